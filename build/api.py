@@ -1,0 +1,232 @@
+"""The API's route table, and the two documents generated from it: the root listing
+(``GET /api/v1``) and the OpenAPI 3.1 document (``GET /api/v1/openapi.json``).
+
+One table feeds both, so the listing, the OpenAPI document, the docs page and the shim's
+parameter checks cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from scoring.genres import GENRES
+
+API_VERSION = "1.0.0"
+API_PREFIX = "/api/v1"
+ATTRIBUTION_TEXT = "Game value ratings by BangScore"
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One request parameter as the listing shows it (name, in, type, required, description)."""
+
+    name: str
+    location: str
+    type: str
+    description: str
+    required: bool = False
+    schema: dict[str, Any] = field(default_factory=dict)
+
+    def listing(self) -> dict[str, Any]:
+        """Return this parameter as the root listing shows it."""
+        return {
+            "name": self.name,
+            "in": self.location,
+            "type": self.type,
+            "required": self.required,
+            "description": self.description,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """One endpoint: method, path, description, whether it needs a key, params, responses."""
+
+    name: str
+    path: str
+    description: str
+    auth: bool
+    params: tuple[Param, ...]
+    response_schema: str
+    statuses: tuple[int, ...]
+    method: str = "GET"
+
+
+_YEAR = {"type": "integer", "minimum": 1000, "maximum": 9999}
+API_KEY_PARAM = Param(
+    "api_key",
+    "query",
+    "string",
+    "API key, as an alternative to the Authorization: Bearer header (which wins if both are sent)",
+    schema={"type": "string"},
+)
+PAGE_PARAM = Param(
+    "page",
+    "query",
+    "integer",
+    "1-based page number, 10 games per page; a page past the last returns an empty games list",
+    schema={"type": "integer", "minimum": 1},
+)
+LIST_PARAMS = (
+    Param(
+        "genre",
+        "query",
+        "string",
+        "Comma-separated genres, any of: " + ", ".join(GENRES) + " (case-insensitive, OR)",
+        schema={"type": "string"},
+    ),
+    Param(
+        "tag",
+        "query",
+        "string",
+        "Comma-separated storefront user tags, all required (AND, case-insensitive); "
+        "at most 20 tags of at most 64 characters",
+        schema={"type": "string"},
+    ),
+    Param("year_from", "query", "integer", "Earliest release year, inclusive", schema=_YEAR),
+    Param("year_to", "query", "integer", "Latest release year, inclusive", schema=_YEAR),
+    Param(
+        "on_sale",
+        "query",
+        "boolean",
+        "Only the value true: keep games with discount_percent > 0",
+        schema={"type": "string", "enum": ["true"]},
+    ),
+    PAGE_PARAM,
+    API_KEY_PARAM,
+)
+
+ROUTES: tuple[Route, ...] = (
+    Route("root", API_PREFIX, "This listing of the API's endpoints", False, (), "Root", (200,)),
+    Route(
+        "openapi",
+        f"{API_PREFIX}/openapi.json",
+        "The OpenAPI 3.1 document of this API",
+        False,
+        (),
+        "OpenAPI",
+        (200,),
+    ),
+    Route(
+        "games",
+        f"{API_PREFIX}/games",
+        "Games ranked by bang_score, filtered and paginated",
+        True,
+        LIST_PARAMS,
+        "GameList",
+        (200, 304, 400, 401, 429),
+    ),
+    Route(
+        "game",
+        f"{API_PREFIX}/games/{{appid}}",
+        "One game's detail record by storefront application id",
+        True,
+        (
+            Param(
+                "appid",
+                "path",
+                "integer",
+                "Storefront application id (decimal digits)",
+                required=True,
+                schema={"type": "string", "pattern": "^[0-9]+$"},
+            ),
+            API_KEY_PARAM,
+        ),
+        "GameDetail",
+        (200, 304, 400, 401, 404, 429),
+    ),
+    Route(
+        "search",
+        f"{API_PREFIX}/search",
+        "Games whose name matches the query, best match first, paginated",
+        True,
+        (
+            Param(
+                "q",
+                "query",
+                "string",
+                "The name to search for, 1-100 characters after trimming",
+                required=True,
+                schema={"type": "string"},
+            ),
+            PAGE_PARAM,
+            API_KEY_PARAM,
+        ),
+        "SearchResult",
+        (200, 304, 400, 401, 429),
+    ),
+    Route(
+        "usage",
+        f"{API_PREFIX}/usage",
+        "Your key's plan, today's count and the last 30 days; not counted",
+        True,
+        (API_KEY_PARAM,),
+        "Usage",
+        (200, 401),
+    ),
+    Route(
+        "export",
+        f"{API_PREFIX}/export",
+        "The latest Bulk export manifest with presigned download URLs (bulk keys only)",
+        True,
+        (API_KEY_PARAM,),
+        "ExportManifest",
+        (200, 401, 403, 404, 429),
+    ),
+)
+
+
+def root_listing(site_url: str, base_url: str) -> dict[str, Any]:
+    """Given the site and API base URLs, return the ``GET /api/v1`` body (CONTRACT.md)."""
+    return {
+        "name": "BangScore",
+        "version": API_VERSION,
+        "documentation_url": f"{site_url}/docs",
+        "openapi_url": f"{base_url}{API_PREFIX}/openapi.json",
+        "attribution": {"required": True, "text": ATTRIBUTION_TEXT, "url": site_url},
+        "endpoints": [
+            {
+                "method": r.method,
+                "path": r.path,
+                "description": r.description,
+                "auth": r.auth,
+                "parameters": [p.listing() for p in r.params],
+            }
+            for r in ROUTES
+        ],
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorCode:
+    """One problem ``code``: its HTTP status, title and when it is used."""
+
+    status: int
+    title: str
+    description: str
+
+
+ERROR_CODES: dict[str, ErrorCode] = {
+    "invalid_parameter": ErrorCode(
+        400, "Invalid parameter", "A query or path parameter is malformed, repeated or unknown."
+    ),
+    "missing_key": ErrorCode(401, "API key required", "No API key was sent."),
+    "invalid_key": ErrorCode(401, "Invalid API key", "The key is malformed or unknown."),
+    "revoked_key": ErrorCode(401, "API key revoked", "The key was revoked and cannot be used."),
+    "insufficient_scope": ErrorCode(
+        403, "Plan does not allow this", "The endpoint needs a key on another plan (bulk)."
+    ),
+    "not_found": ErrorCode(404, "Not found", "No resource at this path."),
+    "game_not_found": ErrorCode(404, "Game not found", "No rated game has this appid."),
+    "method_not_allowed": ErrorCode(405, "Method not allowed", "Only GET (and HEAD) are served."),
+    "quota_exceeded": ErrorCode(
+        429, "Daily request limit exceeded", "Wait Retry-After seconds, until 00:00 UTC."
+    ),
+    "internal_error": ErrorCode(
+        500, "Internal error", "A fault on our side; quote the request id to support."
+    ),
+    "unavailable": ErrorCode(
+        503, "Temporarily unavailable", "A backing store is unreachable; retry after Retry-After."
+    ),
+}

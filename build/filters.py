@@ -1,0 +1,87 @@
+"""List filters (CONTRACT.md GET /api/v1/games) and which combinations the builder precomputes.
+
+:class:`Filters` is the canonical, validated form of a list query's filters, shared by the
+builder (which writes a page set per precomputed combination) and the shim (which serves
+those files or composes any other combination from the compact index).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from scoring.genres import GENRES
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """Canonical list filters: genre set (OR), tags (AND, lowercase), inclusive years, on_sale."""
+
+    genres: frozenset[str] = frozenset()
+    tags: frozenset[str] = frozenset()
+    year_from: int | None = None
+    year_to: int | None = None
+    on_sale: bool = False
+
+    @property
+    def combo_key(self) -> str | None:
+        """Return the folder name of this combination if the builder precomputes it, else None.
+
+        Precomputed: no filter (``all``), one genre (``genre-rpg``), ``on_sale``, and one genre
+        with on_sale (``genre-rpg+on_sale``).
+        """
+        if self.tags or self.year_from is not None or self.year_to is not None:
+            return None
+        if len(self.genres) > 1:
+            return None
+        parts = [f"genre-{g}" for g in self.genres] + (["on_sale"] if self.on_sale else [])
+        return "+".join(parts) or "all"
+
+    def matches(
+        self, genre: str, year: int | None, discount_percent: float, tags: frozenset[str]
+    ) -> bool:
+        """Given one game's genre, release year, discount and lowercase tags, return a match.
+
+        This is the reference semantics; the shim's vectorised index must agree with it.
+        """
+        if self.genres and genre not in self.genres:
+            return False
+        if self.on_sale and not discount_percent > 0:
+            return False
+        if self.year_from is not None and (year is None or year < self.year_from):
+            return False
+        if self.year_to is not None and (year is None or year > self.year_to):
+            return False
+        return self.tags <= tags
+
+
+def precomputed_combos() -> Iterator[Filters]:
+    """Yield every precomputed combination: none, each genre, on_sale, each genre + on_sale."""
+    for on_sale in (False, True):
+        yield Filters(on_sale=on_sale)
+        for genre in GENRES:
+            yield Filters(genres=frozenset({genre}), on_sale=on_sale)
+
+
+def list_key(combo_key: str, page: int) -> str:
+    """Given a combination folder and a 1-based page, return its key inside a snapshot."""
+    return f"lists/{combo_key}/{page}.json"
+
+
+def detail_key(appid: int) -> str:
+    """Given an appid, return the key of its detail record inside a snapshot."""
+    return f"games/{appid}.json"
+
+
+def game_page_key(appid: int) -> str:
+    """Given an appid, return the key of its rendered HTML page inside a snapshot."""
+    return f"site/game/{appid}.html"
+
+
+INDEX_KEY = "index/games.json"
+SEARCH_KEY = "index/search.json"
+MANIFEST_KEY = "manifest.json"
+ROOT_KEY = "api/v1/index.json"
+OPENAPI_KEY = "api/v1/openapi.json"
+DOCS_KEY = "site/docs.html"
+HOME_KEY = "site/index.html"

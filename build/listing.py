@@ -1,0 +1,40 @@
+"""The list envelope (SPEC 2.4), shared by the builder and the shim so their bytes are equal.
+
+A list page is assembled from already-serialized list items, so the shim composes a filtered
+page with a join and no JSON encoding of games at request time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import orjson
+
+PAGE_SIZE = 10
+
+
+def page_count(total: int) -> int:
+    """Given a number of matching games, return ceil(total / PAGE_SIZE) (0 when none match)."""
+    return -(-total // PAGE_SIZE)
+
+
+def page_bounds(page: int) -> tuple[int, int]:
+    """Given a 1-based page number, return the [start, stop) indexes of its games."""
+    start = (page - 1) * PAGE_SIZE
+    return start, start + PAGE_SIZE
+
+
+def render_page(items: Sequence[bytes], page: int, total: int, query: str | None = None) -> bytes:
+    """Given the page's serialized items, its number and the total, return the envelope bytes.
+
+    Shape: ``{"query"?, "page", "pages", "total", "games": [...]}``; ``query`` only for search.
+    """
+    head = b'{"query":' + orjson.dumps(query) + b"," if query is not None else b"{"
+    return b"".join(
+        (
+            head,
+            b'"page":%d,"pages":%d,"total":%d,"games":[' % (page, page_count(total), total),
+            b",".join(items),
+            b"]}",
+        )
+    )

@@ -1,0 +1,218 @@
+"""The OpenAPI 3.1 document, generated from the route table in :mod:`build.api`.
+
+Schemas are strict about every field the wire records carry (:mod:`build.wire`), so the
+fuzzer can check each response against them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from build.api import API_VERSION, ROUTES, Route
+from scoring.genres import GENRES
+from scoring.tiers import TIERS
+
+_NUM = {"type": "number"}
+_NUM_NULL = {"type": ["number", "null"]}
+_INT_NULL = {"type": ["integer", "null"]}
+_FRACTION_NULL = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
+_DATE_NULL = {"type": ["string", "null"], "format": "date"}
+_STR_NULL = {"type": ["string", "null"]}
+
+GAME_PROPERTIES: dict[str, Any] = {
+    "appid": {"type": "integer", "minimum": 1},
+    "name": {"type": "string"},
+    "bang_score": {"type": "integer", "minimum": 0, "maximum": 100},
+    "tier": {"type": "string", "enum": list(TIERS)},
+    "genre": {"type": "string", "enum": list(GENRES)},
+    "price_usd": {"type": "number", "minimum": 0},
+    "discount_percent": {"type": "number", "minimum": 0, "maximum": 100},
+    "review_score": _FRACTION_NULL,
+    "length_hours": _NUM_NULL,
+    "finish_rate": _FRACTION_NULL,
+    "release_year": _INT_NULL,
+    "url": {"type": "string", "format": "uri"},
+    "refunded_review_share": _FRACTION_NULL,
+    "refunded_review_sample": _INT_NULL,
+    "refunded_review_flagged": _INT_NULL,
+    "refunded_review_percentile": _FRACTION_NULL,
+    "refunded_review_genre_percentile": _FRACTION_NULL,
+    "refunded_review_genre_pool": _INT_NULL,
+}
+
+DETAIL_PROPERTIES: dict[str, Any] = {
+    **GAME_PROPERTIES,
+    "developer": _STR_NULL,
+    "publisher": _STR_NULL,
+    "metacritic": {"type": ["integer", "null"], "minimum": 0, "maximum": 100},
+    "completionist_hours": _NUM_NULL,
+    "becomes_banger_at_usd": _NUM_NULL,
+    "worth_it_at_usd": _NUM_NULL,
+    "list_price_usd": _NUM,
+    "historical_low_usd": _NUM_NULL,
+    "review_count": {"type": "integer", "minimum": 0},
+    "tags": {"type": "array", "items": {"type": "string"}},
+    "refunded_review_over_2h": _FRACTION_NULL,
+    "refunded_review_window": {
+        "type": ["object", "null"],
+        "properties": {"from": {"type": "string"}, "to": {"type": "string"}},
+        "required": ["from", "to"],
+    },
+    "refunded_review_first_30_days": {
+        "type": ["object", "null"],
+        "properties": {
+            "sample": {"type": "integer"},
+            "flagged": {"type": "integer"},
+            "share": _FRACTION_NULL,
+        },
+        "required": ["sample", "flagged", "share"],
+    },
+    "early_window_reviews": _INT_NULL,
+    "early_window_positive_share": _FRACTION_NULL,
+    "early_window_review_share": _FRACTION_NULL,
+    "sources": {
+        "type": "object",
+        "properties": {
+            k: _DATE_NULL
+            for k in ("storefront", "player_stats", "play_length", "price_history", "wiki")
+        },
+        "required": ["storefront", "player_stats", "play_length", "price_history", "wiki"],
+    },
+    "estimated": {"type": "array", "items": {"type": "string"}},
+}
+
+
+def _obj(properties: dict[str, Any], extra: bool = False) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": extra,
+    }
+
+
+_ENVELOPE = {
+    "page": {"type": "integer", "minimum": 1},
+    "pages": {"type": "integer", "minimum": 0},
+    "total": {"type": "integer", "minimum": 0},
+    "games": {"type": "array", "maxItems": 10, "items": {"$ref": "#/components/schemas/Game"}},
+}
+
+SCHEMAS: dict[str, Any] = {
+    "Game": _obj(GAME_PROPERTIES),
+    "GameDetail": _obj(DETAIL_PROPERTIES),
+    "GameList": _obj(_ENVELOPE),
+    "SearchResult": _obj({"query": {"type": "string"}, **_ENVELOPE}),
+    "Root": {"type": "object", "required": ["name", "version", "endpoints", "attribution"]},
+    "OpenAPI": {"type": "object", "required": ["openapi", "paths"]},
+    "Usage": _obj(
+        {
+            "key_id": {"type": "string"},
+            "plan": {"type": "string", "enum": ["free", "pro", "bulk"]},
+            "limit": {"type": "integer"},
+            "used": {"type": "integer"},
+            "remaining": {"type": "integer"},
+            "reset_at": {"type": "string", "format": "date-time"},
+            "days": {
+                "type": "array",
+                "items": _obj({"date": {"type": "string"}, "count": {"type": "integer"}}),
+            },
+        }
+    ),
+    "ExportManifest": {"type": "object", "required": ["snapshot", "created_at", "files"]},
+    "Problem": {
+        "type": "object",
+        "required": ["type", "title", "status", "detail", "code"],
+        "properties": {
+            "type": {"type": "string"},
+            "title": {"type": "string"},
+            "status": {"type": "integer"},
+            "detail": {"type": "string"},
+            "code": {"type": "string"},
+            "request_id": {"type": "string"},
+            "errors": {
+                "type": "array",
+                "items": _obj({"parameter": {"type": "string"}, "message": {"type": "string"}}),
+            },
+        },
+    },
+}
+
+_RATE_HEADERS = {
+    name: {"schema": {"type": "string"}, "description": desc}
+    for name, desc in (
+        ("X-RateLimit-Limit", "Daily request limit of the key (or of the client IP without one)"),
+        ("X-RateLimit-Remaining", "Requests left today"),
+        ("X-RateLimit-Used", "Requests counted today"),
+        ("X-RateLimit-Reset", "Unix seconds of the next reset (00:00:00 UTC)"),
+        ("RateLimit-Policy", 'IETF draft: "daily";q=<limit>;w=86400'),
+        ("RateLimit", 'IETF draft: "daily";r=<remaining>;t=<seconds to reset>'),
+        ("X-Request-Id", "Identifier of this request, for support"),
+    )
+}
+_DESCRIPTIONS = {
+    200: "OK",
+    304: "Not Modified: the If-None-Match ETag matched; not counted",
+    400: "A parameter is invalid; errors[] names it",
+    401: "API key missing, malformed, unknown or revoked",
+    403: "The key's plan does not allow this endpoint",
+    404: "Unknown resource",
+    429: "Daily request limit exceeded; Retry-After gives the seconds to the reset",
+}
+
+
+def _operation(route: Route) -> dict[str, Any]:
+    responses: dict[str, Any] = {}
+    for status in route.statuses:
+        body: dict[str, Any] = {"description": _DESCRIPTIONS[status], "headers": _RATE_HEADERS}
+        if status == 200:
+            body["content"] = {
+                "application/json": {
+                    "schema": {"$ref": f"#/components/schemas/{route.response_schema}"}
+                }
+            }
+        elif status != 304:
+            body["content"] = {
+                "application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}
+            }
+        responses[str(status)] = body
+    op: dict[str, Any] = {
+        "operationId": route.name,
+        "summary": route.description,
+        "parameters": [
+            {
+                "name": p.name,
+                "in": p.location,
+                "required": p.required,
+                "description": p.description,
+                "schema": p.schema,
+            }
+            for p in route.params
+        ],
+        "responses": responses,
+    }
+    if route.auth:
+        op["security"] = [{"bearer": []}, {"api_key": []}]
+    return op
+
+
+def openapi_document(site_url: str, base_url: str) -> dict[str, Any]:
+    """Given the site and API base URLs, return the OpenAPI 3.1 document as a dict."""
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "BangScore API",
+            "version": API_VERSION,
+            "description": "Read-only game value ratings (bang_score 0-100) for PC games. "
+            "Attribution required: credit BangScore with a link to " + site_url + ".",
+        },
+        "servers": [{"url": base_url}],
+        "paths": {r.path: {"get": _operation(r)} for r in ROUTES},
+        "components": {
+            "schemas": SCHEMAS,
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer"},
+                "api_key": {"type": "apiKey", "in": "query", "name": "api_key"},
+            },
+        },
+    }

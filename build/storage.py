@@ -1,0 +1,233 @@
+"""Object storage for snapshots: one small interface, a local folder by default, memory for tests.
+
+Keys are ``/``-separated relative paths such as ``snapshots/<id>/games/620.json``. The
+``current`` pointer is a separate tiny object holding the id of the live snapshot; it moves
+only by compare-and-swap, so two concurrent builds can never both win.
+
+The S3 backend lives in :mod:`build.s3` and is chosen by :func:`open_storage` for
+``s3://bucket/prefix`` locations.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import tempfile
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+POINTER_KEY = "current"
+
+
+class StorageError(Exception):
+    """Base class of storage failures."""
+
+
+class ObjectNotFound(StorageError, KeyError):
+    """Raised when a key does not exist in the store."""
+
+
+class StorageUnavailable(StorageError):
+    """Raised when the store cannot be reached or answered with a fault (retry later)."""
+
+
+class PointerConflict(StorageError):
+    """Raised when the ``current`` pointer moved since it was read (another build won)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredObject:
+    """One object to write: key, body bytes and its HTTP Content-Type."""
+
+    key: str
+    body: bytes
+    content_type: str = "application/json"
+
+
+class Storage(Protocol):
+    """The storage interface every backend implements (local folder, memory, S3)."""
+
+    location: str
+
+    def get(self, key: str) -> bytes:
+        """Given a key, return its bytes; raise ObjectNotFound or StorageUnavailable."""
+        ...
+
+    def put_many(self, objects: Iterable[StoredObject]) -> int:
+        """Given objects, write them all and return how many were written; raise StorageError."""
+        ...
+
+    def list_keys(self, prefix: str) -> Iterator[str]:
+        """Given a prefix, yield every key under it."""
+        ...
+
+    def delete_many(self, keys: Iterable[str]) -> int:
+        """Given keys, delete those that exist and return how many were deleted."""
+        ...
+
+    def read_pointer(self) -> str | None:
+        """Return the id in the ``current`` pointer, or None if no snapshot was published."""
+        ...
+
+    def swap_pointer(self, new: str, expected: str | None) -> None:
+        """Set the pointer to ``new`` if it still holds ``expected``; else raise PointerConflict."""
+        ...
+
+
+def _check_key(key: str) -> str:
+    """Given a key, return it if safe to map onto a path; raise ValueError on traversal."""
+    parts = key.split("/")
+    if not key or key.startswith("/") or any(p in ("", ".", "..") for p in parts):
+        raise ValueError(f"unsafe storage key: {key!r}")
+    return key
+
+
+class LocalStorage:
+    """A folder on disk. Each object is written to a temporary file and renamed into place."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root)
+        self.location = str(self.root)
+
+    def _path(self, key: str) -> Path:
+        return self.root / _check_key(key)
+
+    def get(self, key: str) -> bytes:
+        try:
+            return self._path(key).read_bytes()
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as exc:
+            raise ObjectNotFound(key) from exc
+        except OSError as exc:
+            raise StorageUnavailable(f"{self.location}: {exc}") from exc
+
+    def _write(self, path: Path, body: bytes) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(body)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
+
+    def put_many(self, objects: Iterable[StoredObject]) -> int:
+        count = 0
+        try:
+            for obj in objects:
+                self._write(self._path(obj.key), obj.body)
+                count += 1
+        except OSError as exc:
+            raise StorageUnavailable(f"{self.location}: {exc}") from exc
+        return count
+
+    def list_keys(self, prefix: str) -> Iterator[str]:
+        base = self.root / prefix if prefix else self.root
+        if not base.exists():
+            return
+        for path in sorted(base.rglob("*")):
+            if path.is_file() and not path.name.startswith(".tmp-"):
+                yield path.relative_to(self.root).as_posix()
+
+    def delete_many(self, keys: Iterable[str]) -> int:
+        count = 0
+        for key in keys:
+            path = self._path(key)
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+                count += 1
+                # Drop folders left empty so a pruned store does not keep a tree of husks.
+                with contextlib.suppress(OSError):
+                    path.parent.rmdir()
+        return count
+
+    def read_pointer(self) -> str | None:
+        try:
+            return self.get(POINTER_KEY).decode().strip() or None
+        except ObjectNotFound:
+            return None
+
+    def swap_pointer(self, new: str, expected: str | None) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        # An advisory lock makes read-compare-write atomic across processes on this host.
+        with open(self.root / ".pointer.lock", "a+b") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            current = self.read_pointer()
+            if current != expected:
+                raise PointerConflict(f"pointer is {current!r}, expected {expected!r}")
+            self._write(self._path(POINTER_KEY), new.encode())
+
+
+class MemoryStorage:
+    """A dict in memory, for tests. Thread-safe; counts gets so tests can see cache hits."""
+
+    def __init__(self, location: str = "memory://") -> None:
+        self.location = location
+        self.objects: dict[str, bytes] = {}
+        self.content_types: dict[str, str] = {}
+        self.gets = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> bytes:
+        with self._lock:
+            self.gets += 1
+            try:
+                return self.objects[_check_key(key)]
+            except KeyError as exc:
+                raise ObjectNotFound(key) from exc
+
+    def put_many(self, objects: Iterable[StoredObject]) -> int:
+        count = 0
+        for obj in objects:
+            with self._lock:
+                self.objects[_check_key(obj.key)] = obj.body
+                self.content_types[obj.key] = obj.content_type
+            count += 1
+        return count
+
+    def list_keys(self, prefix: str) -> Iterator[str]:
+        with self._lock:
+            keys = sorted(k for k in self.objects if k.startswith(prefix))
+        yield from keys
+
+    def delete_many(self, keys: Iterable[str]) -> int:
+        count = 0
+        with self._lock:
+            for key in keys:
+                if self.objects.pop(key, None) is not None:
+                    count += 1
+        return count
+
+    def read_pointer(self) -> str | None:
+        with self._lock:
+            raw = self.objects.get(POINTER_KEY)
+        return raw.decode() if raw else None
+
+    def swap_pointer(self, new: str, expected: str | None) -> None:
+        with self._lock:
+            raw = self.objects.get(POINTER_KEY)
+            current = raw.decode() if raw else None
+            if current != expected:
+                raise PointerConflict(f"pointer is {current!r}, expected {expected!r}")
+            self.objects[POINTER_KEY] = new.encode()
+
+
+def open_storage(location: str) -> Storage:
+    """Given a location (a folder path, ``memory://``, or ``s3://bucket/prefix``), return a Storage.
+
+    Raises ValueError for an unknown scheme.
+    """
+    if location.startswith("s3://"):
+        from build.s3 import S3Storage  # imported lazily: boto3 is slow to import
+
+        return S3Storage.from_url(location)
+    if location.startswith("memory://"):
+        return MemoryStorage(location)
+    if "://" in location:
+        raise ValueError(f"unsupported storage location: {location!r} (use a folder or s3://)")
+    return LocalStorage(location)

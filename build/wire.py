@@ -1,0 +1,164 @@
+"""Wire records: a scored game as the list item (SPEC 2.1, 2.2) and detail record (SPEC 2.3).
+
+Pure functions from :class:`ScoredGame` to plain dicts in wire field order; the builder turns
+them into bytes with :func:`dumps`. Rounding follows CONTRACT.md: prices 2 decimals, fractions
+3 decimals, hours 1 decimal, ``bang_score`` an integer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from unidecode import unidecode
+
+from ingest.records import GameRecord
+
+JSON = dict[str, Any]
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def dumps(value: Any) -> bytes:
+    """Given a JSON-able value, return its compact UTF-8 JSON bytes (the one serializer we use)."""
+    return orjson.dumps(value)
+
+
+def digest(body: bytes) -> str:
+    """Given bytes, return their SHA-256 as 64 hex digits (the content address of an object)."""
+    return hashlib.sha256(body).hexdigest()
+
+
+def etag_from_digest(sha256_hex: str) -> str:
+    """Given a SHA-256 hex digest, return the strong ETag built from it (quoted, 128 bits)."""
+    return '"' + sha256_hex[:32] + '"'
+
+
+def etag_for(body: bytes) -> str:
+    """Given response bytes, return their strong ETag (the same as the builder's manifest)."""
+    return etag_from_digest(digest(body))
+
+
+def slugify(name: str) -> str:
+    """Given a game name, return its slug: lowercase ASCII words joined by ``-`` ("game" if none).
+
+    Accented letters are transliterated (``Pokémon`` -> ``pokemon``); marks like ™ are dropped.
+    """
+    words = _WORD.findall(unidecode(name).lower())
+    return "-".join(words) or "game"
+
+
+def game_url(site_url: str, appid: int, name: str) -> str:
+    """Given the site's base URL, an appid and a name, return ``{site}/game/<appid>/<slug>``."""
+    return f"{site_url.rstrip('/')}/game/{appid}/{slugify(name)}"
+
+
+def _r(value: float | None, digits: int) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+@dataclass(frozen=True, slots=True)
+class RefundRanks:
+    """Catalog-level ranks of a game's refunded-review share (filled at build time)."""
+
+    percentile: float
+    genre_percentile: float
+    genre_pool: int
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredGame:
+    """A catalog record with everything the builder derived: genre, score, tier, thresholds."""
+
+    record: GameRecord
+    genre: str
+    score: float
+    bang_score: int
+    tier: str
+    becomes_banger_at_usd: float | None
+    worth_it_at_usd: float | None
+    refund_ranks: RefundRanks | None = None
+
+    @property
+    def sort_key(self) -> tuple[int, float, int]:
+        """Return the list order key: bang_score desc, unrounded score desc, appid asc."""
+        return (-self.bang_score, -self.score, self.record.appid)
+
+
+def list_item(game: ScoredGame, site_url: str) -> JSON:
+    """Given a scored game and the site URL, return the list item dict (SPEC 2.1 + 2.2)."""
+    rec = game.record
+    sample = rec.reviews
+    ranks = game.refund_ranks
+    return {
+        "appid": rec.appid,
+        "name": rec.name,
+        "bang_score": game.bang_score,
+        "tier": game.tier,
+        "genre": game.genre,
+        "price_usd": round(rec.price_usd, 2),
+        "discount_percent": rec.discount_percent,
+        "review_score": _r(rec.review_score, 3),
+        "length_hours": _r(rec.main_story_hours, 1),
+        "finish_rate": _r(rec.finish_rate, 3),
+        "release_year": rec.release_year,
+        "url": game_url(site_url, rec.appid, rec.name),
+        "refunded_review_share": _r(sample.share, 3) if sample else None,
+        "refunded_review_sample": sample.sample if sample else None,
+        "refunded_review_flagged": sample.flagged if sample else None,
+        "refunded_review_percentile": _r(ranks.percentile, 3) if ranks else None,
+        "refunded_review_genre_percentile": _r(ranks.genre_percentile, 3) if ranks else None,
+        "refunded_review_genre_pool": ranks.genre_pool if ranks else None,
+    }
+
+
+def detail_record(game: ScoredGame, site_url: str) -> JSON:
+    """Given a scored game and the site URL, return the detail record (SPEC 2.3, CONTRACT.md).
+
+    Holds every list field, every refund-signal field (null until sampled), the SPEC 2.3
+    fields and the CONTRACT.md additions (``tags``, ``historical_low_usd``, ``sources``, ...).
+    ``estimated`` names the inputs that are documented estimates rather than observations.
+    """
+    rec = game.record
+    sample = rec.reviews
+    first = sample.first_30_days if sample else None
+    window = sample.window if sample else None
+    out = list_item(game, site_url)
+    out.update(
+        {
+            "developer": rec.developer,
+            "publisher": rec.publisher,
+            "metacritic": rec.metacritic,
+            "completionist_hours": _r(rec.completionist_hours, 1),
+            "becomes_banger_at_usd": game.becomes_banger_at_usd,
+            "worth_it_at_usd": game.worth_it_at_usd,
+            "list_price_usd": round(rec.list_price_usd, 2),
+            "historical_low_usd": _r(rec.historical_low_usd, 2),
+            "review_count": rec.review_count,
+            "tags": list(rec.tags),
+            "refunded_review_over_2h": _r(sample.over_2h, 3) if sample else None,
+            "refunded_review_window": (
+                {"from": window.from_.isoformat(), "to": window.to.isoformat()} if window else None
+            ),
+            "refunded_review_first_30_days": (
+                {"sample": first.sample, "flagged": first.flagged, "share": _r(first.share, 3)}
+                if first
+                else None
+            ),
+            "early_window_reviews": sample.early_window_reviews if sample else None,
+            "early_window_positive_share": (
+                _r(sample.early_window_positive_share, 3) if sample else None
+            ),
+            "early_window_review_share": (
+                _r(sample.early_window_review_share, 3) if sample else None
+            ),
+            "sources": {
+                name: (day.isoformat() if day else None)
+                for name, day in rec.sources.model_dump().items()
+            },
+            "estimated": list(rec.estimated),
+        }
+    )
+    return out

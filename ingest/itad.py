@@ -1,0 +1,78 @@
+"""IsThereAnyDeal (API v2) adapter: the historical low price in US dollars.
+
+Endpoints (key from configuration, sent as the ``key`` query parameter):
+- ``GET api.isthereanydeal.com/games/lookup/v1?appid=<steam appid>`` -> ``{"found": bool,
+  "game": {"id": "<uuid>", "slug", "title", "type", "mature"}}``.
+- ``POST api.isthereanydeal.com/games/historylow/v1?country=US`` with a JSON list of game ids ->
+  ``[{"id": "<uuid>", "low": {"shop": {"id", "name"}, "price": {"amount", "amountInt",
+  "currency"}, "regular": {...}, "cut", "timestamp"}}]``.
+The low is over every shop ITAD tracks in the US region, which is what "lowest price seen by the
+price-history source" (CONTRACT ``historical_low_usd``) asks for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ingest.http import PoliteClient
+from ingest.records import GameRecord, SourceName
+
+
+def parse_lookup(payload: Mapping[str, Any]) -> str | None:
+    """Given a ``games/lookup/v1`` response, return the ITAD game id, or None if not found."""
+    if not payload.get("found"):
+        return None
+    game = payload.get("game") or {}
+    game_id = game.get("id")
+    return str(game_id) if game_id else None
+
+
+def parse_history_low(payload: Sequence[Mapping[str, Any]], game_id: str) -> float | None:
+    """Given a ``games/historylow/v1`` response, return the game's low in USD, or None.
+
+    A low in another currency is refused (None): the catalog holds US dollars only.
+    """
+    for item in payload:
+        if item.get("id") != game_id:
+            continue
+        price = (item.get("low") or {}).get("price") or {}
+        if price.get("currency") != "USD":
+            return None
+        if "amountInt" in price:
+            return round(int(price["amountInt"]) / 100, 2)
+        if "amount" in price:
+            return round(float(price["amount"]), 2)
+    return None
+
+
+@dataclass(frozen=True)
+class ItadAdapter:
+    """Adapter: refresh ``historical_low_usd`` from IsThereAnyDeal v2.
+
+    ``api_key`` comes from configuration; with no key the adapter cannot run (ValueError).
+    """
+
+    base: str
+    api_key: str = field(repr=False)
+    country: str = "US"
+    name: str = "itad"
+    source: SourceName = "price_history"
+
+    def fetch(self, client: PoliteClient, record: GameRecord) -> dict[str, object] | None:
+        """Given a client and a record, return ``{"historical_low_usd": x}``, or None if unknown."""
+        if not self.api_key:
+            raise ValueError("IsThereAnyDeal needs an API key (configuration itad_api_key)")
+        base = self.base.rstrip("/")
+        lookup = client.get_json(
+            f"{base}/games/lookup/v1", {"key": self.api_key, "appid": record.appid}
+        )
+        game_id = parse_lookup(lookup)
+        if game_id is None:
+            return None
+        lows = client.post_json(
+            f"{base}/games/historylow/v1", [game_id], {"key": self.api_key, "country": self.country}
+        )
+        low = parse_history_low(lows, game_id)
+        return None if low is None else {"historical_low_usd": low}

@@ -1,0 +1,338 @@
+"""``bangscore ingest``: refresh the catalog from the live sources, never losing the last good one.
+
+The pipeline reads the previous catalog, runs each selected adapter over its games (storefront
+first, since the review sampler and the wiki build on its fields), merges every fresh value into
+the previous record, dates it in ``sources``, and writes the new catalog only when the run is
+complete. Per adapter the outcome is one of:
+
+- ``ok``: every game was tried (a game the source does not know keeps its previous values);
+- ``unreachable``: the very first request could not get through (no network, DNS, refused,
+  retries exhausted on 429/5xx, or 401/403): the adapter stops, previous values and dates stay;
+- ``failed``: the source went away after some games had succeeded, or every game errored: the
+  run is partial, so the catalog is NOT written (the raw responses already fetched stay cached,
+  and a rerun the same day resumes from them);
+- ``skipped``: not selected, or not configured (IsThereAnyDeal without an API key).
+
+The new catalog is written when no adapter ``failed`` and at least one was ``ok``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, Protocol
+
+from tqdm import tqdm
+
+from ingest.achievements import AchievementsAdapter
+from ingest.catalog import read_catalog, write_catalog
+from ingest.hltb import HltbAdapter
+from ingest.http import (
+    ClientSettings,
+    PoliteClient,
+    RateLimit,
+    ResponseCache,
+    SourceError,
+    SourceUnreachableError,
+)
+from ingest.itad import ItadAdapter
+from ingest.pcgw import PcgwAdapter
+from ingest.records import Catalog, GameRecord, SourceName
+from ingest.reviews import ReviewsAdapter
+from ingest.steamspy import SteamSpyAdapter
+from ingest.storefront import StorefrontAdapter
+
+AdapterName = Literal["storefront", "reviews", "steamspy", "achievements", "hltb", "itad", "pcgw"]
+ADAPTER_NAMES: tuple[AdapterName, ...] = (
+    "storefront",
+    "reviews",
+    "steamspy",
+    "achievements",
+    "hltb",
+    "itad",
+    "pcgw",
+)
+Status = Literal["ok", "unreachable", "failed", "skipped"]
+# A host that answers these is refusing service as a whole, not failing one game.
+_FATAL_STATUSES = frozenset({401, 403, 429, 500, 502, 503, 504})
+
+DEFAULT_RATE_LIMITS: Mapping[str, RateLimit] = {
+    # appdetails tolerates about 200 requests per 5 minutes; appreviews shares the host.
+    "store.steampowered.com": RateLimit(200, 300.0),
+    "api.steampowered.com": RateLimit(60, 60.0),
+    # SteamSpy asks for at most one appdetails request per second.
+    "steamspy.com": RateLimit(1, 1.0),
+    "howlongtobeat.com": RateLimit(1, 2.0),
+    "api.isthereanydeal.com": RateLimit(60, 60.0),
+    "www.pcgamingwiki.com": RateLimit(1, 1.0),
+}
+
+
+DEFAULT_HOST_LIMIT = RateLimit(60, 60.0)
+
+
+class Adapter(Protocol):
+    """What every source adapter offers: a name, the source it dates, and a per-game fetch."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def source(self) -> SourceName: ...
+
+    def fetch(self, client: PoliteClient, record: GameRecord) -> dict[str, object] | None:
+        """Given a client and a record, return fresh field values, or None if the source lacks
+        the game. Raises SourceUnreachableError/SourceError from the client, ValueError or
+        KeyError on a malformed answer."""
+        ...
+
+
+@dataclass(frozen=True)
+class Endpoints:
+    """Base URLs of the live sources (tests point them at a local replay server)."""
+
+    store: str = "https://store.steampowered.com"
+    steam_api: str = "https://api.steampowered.com"
+    steamspy: str = "https://steamspy.com"
+    hltb: str = "https://howlongtobeat.com"
+    hltb_search_path: str = "/api/search"
+    itad: str = "https://api.isthereanydeal.com"
+    pcgw: str = "https://www.pcgamingwiki.com"
+
+    @classmethod
+    def all_at(cls, base: str) -> Endpoints:
+        """Given one base URL, return endpoints that all point at it (replay servers, tests)."""
+        return cls(store=base, steam_api=base, steamspy=base, hltb=base, itad=base, pcgw=base)
+
+
+@dataclass(frozen=True)
+class IngestConfig:
+    """Configuration of a live ingest, passed in by the CLI.
+
+    ``catalog_path``: the catalog read and (when complete) replaced. ``cache_dir``: raw response
+    cache root. ``itad_api_key``: IsThereAnyDeal key (None skips that source). ``review_depth``:
+    reviews sampled per paid game. Rate limits are per host; timeouts and backoff in seconds.
+    """
+
+    catalog_path: Path
+    cache_dir: Path
+    itad_api_key: str | None = field(default=None, repr=False)
+    review_depth: int = 500
+    endpoints: Endpoints = Endpoints()
+    rate_limits: Mapping[str, RateLimit] = field(default_factory=lambda: dict(DEFAULT_RATE_LIMITS))
+    default_rate_limit: RateLimit = DEFAULT_HOST_LIMIT
+    timeout_seconds: float = 30.0
+    retry_attempts: int = 5
+    backoff_base_seconds: float = 2.0
+    backoff_max_seconds: float = 120.0
+    progress: bool = True
+
+
+@dataclass
+class SourceOutcome:
+    """What one adapter did in a run: status, games updated / unknown to it / erroring / skipped."""
+
+    adapter: str
+    source: SourceName
+    status: Status = "ok"
+    updated: int = 0
+    no_data: int = 0
+    errors: int = 0
+    skipped: int = 0
+    message: str = ""
+
+
+@dataclass
+class RefreshReport:
+    """Result of :func:`run_ingest`: per-adapter outcomes, whether the catalog was written, why."""
+
+    catalog_path: Path
+    games: int
+    outcomes: dict[str, SourceOutcome] = field(default_factory=dict)
+    written: bool = False
+    reason: str = ""
+    network_requests: int = 0
+    cache_hits: int = 0
+
+    @property
+    def unreachable(self) -> list[str]:
+        """Given the report, return the names of adapters whose source could not be reached."""
+        return [name for name, o in self.outcomes.items() if o.status == "unreachable"]
+
+    def summary(self) -> str:
+        """Given the report, return human-readable lines, unreachable sources named first."""
+        lines = []
+        if self.unreachable:
+            lines.append(
+                "could not reach: "
+                + "; ".join(f"{n} ({self.outcomes[n].message})" for n in self.unreachable)
+            )
+            lines.append("  previous values of those sources are kept with their dates")
+        for name, o in self.outcomes.items():
+            lines.append(
+                f"{name:<13} {o.status:<12} updated {o.updated:>6}  no data {o.no_data:>6}  "
+                f"errors {o.errors:>5}  skipped {o.skipped:>6}"
+                + (f"  {o.message}" if o.message and o.status != "unreachable" else "")
+            )
+        lines.append(f"requests: {self.network_requests} sent, {self.cache_hits} from cache")
+        verdict = "written" if self.written else "NOT written (last good catalog kept)"
+        lines.append(f"catalog {self.catalog_path}: {verdict}: {self.reason}")
+        return "\n".join(lines)
+
+
+def build_adapters(config: IngestConfig, today: dt.date) -> dict[AdapterName, Adapter | None]:
+    """Given the configuration, return every adapter by name; None where it is not configured."""
+    e = config.endpoints
+    return {
+        "storefront": StorefrontAdapter(e.store, e.steam_api),
+        "reviews": ReviewsAdapter(e.store, config.review_depth, today),
+        "steamspy": SteamSpyAdapter(e.steamspy),
+        "achievements": AchievementsAdapter(e.steam_api),
+        "hltb": HltbAdapter(e.hltb, e.hltb_search_path),
+        "itad": ItadAdapter(e.itad, config.itad_api_key) if config.itad_api_key else None,
+        "pcgw": PcgwAdapter(e.pcgw),
+    }
+
+
+def merge_patch(
+    record: GameRecord, patch: Mapping[str, object], source: SourceName, today: dt.date
+) -> GameRecord:
+    """Given a record and fresh values from one source, return the merged, re-validated record.
+
+    The source's date in ``sources`` becomes ``today``. A freshly observed field leaves
+    ``estimated`` unless the patch sets ``estimated`` itself. Raises pydantic.ValidationError
+    if a value breaks the record's constraints.
+    """
+    data = record.model_dump()
+    if "estimated" not in patch:
+        data["estimated"] = tuple(name for name in record.estimated if name not in patch)
+    data.update(patch)
+    data["sources"] = record.sources.model_copy(update={source: today})
+    return GameRecord.model_validate(data)
+
+
+def _last_refreshed(record: GameRecord, adapter: Adapter) -> dt.date | None:
+    if adapter.name == "reviews":
+        return record.reviews.sampled_on if record.reviews else None
+    date: dt.date | None = getattr(record.sources, adapter.source)
+    return date
+
+
+def _run_adapter(
+    adapter: Adapter,
+    client: PoliteClient,
+    records: dict[int, GameRecord],
+    appids: Sequence[int],
+    *,
+    since: dt.date | None,
+    today: dt.date,
+    progress: bool,
+) -> SourceOutcome:
+    outcome = SourceOutcome(adapter.name, adapter.source)
+    reached = False
+    for appid in tqdm(appids, desc=adapter.name, unit="game", disable=not progress):
+        record = records[appid]
+        last = _last_refreshed(record, adapter)
+        if since is not None and last is not None and last >= since:
+            outcome.skipped += 1
+            continue
+        try:
+            patch = adapter.fetch(client, record)
+        except (SourceUnreachableError, SourceError) as err:
+            if isinstance(err, SourceError) and err.status not in _FATAL_STATUSES:
+                outcome.errors += 1
+                reached = True
+                continue
+            outcome.status = "failed" if reached else "unreachable"
+            outcome.message = str(err)
+            return outcome
+        except (ValueError, KeyError, TypeError) as err:
+            # A malformed answer for one game should not sink the other games of the source.
+            outcome.errors += 1
+            outcome.message = f"last error: appid {appid}: {type(err).__name__}: {err}"[:300]
+            reached = True
+            continue
+        reached = True
+        if patch is None:
+            outcome.no_data += 1
+            continue
+        records[appid] = merge_patch(record, patch, adapter.source, today)
+        outcome.updated += 1
+    if outcome.errors and not outcome.updated and not outcome.no_data:
+        outcome.status = "failed"
+    return outcome
+
+
+def run_ingest(
+    config: IngestConfig,
+    *,
+    sources: Sequence[str] | None = None,
+    limit: int | None = None,
+    since: dt.date | None = None,
+    today: dt.date | None = None,
+    now: dt.datetime | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> RefreshReport:
+    """Given the configuration, refresh the catalog at ``config.catalog_path`` from live sources.
+
+    ``sources``: adapter names to run (default all of :data:`ADAPTER_NAMES`); ``limit``: refresh
+    at most the first N games by appid; ``since``: skip a game's source when its data is already
+    dated on or after that date. ``today`` dates the fresh values and keys the response cache
+    (default: UTC today); ``now`` stamps ``created_at``. ``sleep`` waits between retries and for
+    rate limits. Returns a :class:`RefreshReport`; the catalog is replaced only when complete.
+    Raises ValueError for an unknown source name and CatalogError if there is no previous
+    catalog to refresh.
+    """
+    selected = list(sources) if sources else list(ADAPTER_NAMES)
+    unknown = sorted(set(selected) - set(ADAPTER_NAMES))
+    if unknown:
+        raise ValueError(f"unknown sources {unknown}; known: {', '.join(ADAPTER_NAMES)}")
+    day = today or dt.datetime.now(dt.UTC).date()
+    previous = read_catalog(config.catalog_path)
+    records = {game.appid: game for game in previous.games}
+    appids = sorted(records)[:limit] if limit is not None else sorted(records)
+    report = RefreshReport(config.catalog_path, games=len(appids))
+    settings = ClientSettings(
+        timeout_seconds=config.timeout_seconds,
+        attempts=config.retry_attempts,
+        backoff_base_seconds=config.backoff_base_seconds,
+        backoff_max_seconds=config.backoff_max_seconds,
+        rate_limits=config.rate_limits,
+        default_rate_limit=config.default_rate_limit,
+    )
+    adapters = build_adapters(config, day)
+    with PoliteClient(settings, ResponseCache(config.cache_dir, day), sleep=sleep) as client:
+        for name in ADAPTER_NAMES:
+            adapter = adapters[name]
+            if name not in selected:
+                continue
+            if adapter is None:
+                report.outcomes[name] = SourceOutcome(
+                    name, "price_history", "skipped", message="no API key configured"
+                )
+                continue
+            report.outcomes[name] = _run_adapter(
+                adapter, client, records, appids, since=since, today=day, progress=config.progress
+            )
+        report.network_requests = client.network_requests
+        report.cache_hits = client.cache_hits
+    statuses = {o.status for o in report.outcomes.values()}
+    if "failed" in statuses:
+        failed = [n for n, o in report.outcomes.items() if o.status == "failed"]
+        report.reason = f"partial ingest ({', '.join(failed)} failed); rerun to resume from cache"
+    elif "ok" not in statuses:
+        report.reason = "no source could be refreshed"
+    else:
+        catalog = Catalog(
+            created_at=now or dt.datetime.now(dt.UTC),
+            origin="live ingest",
+            games=tuple(records[appid] for appid in sorted(records)),
+        )
+        write_catalog(catalog, config.catalog_path)
+        report.written = True
+        fresh = [n for n, o in report.outcomes.items() if o.status == "ok"]
+        report.reason = f"{len(appids)} games refreshed from {', '.join(fresh)}"
+    return report

@@ -1,0 +1,221 @@
+"""One genre per game, from storefront genres, user tags and length (CONTRACT.md ``genre``).
+
+The storefront gives several genres per game and players vote on dozens of tags, but the API
+files every game under exactly one of :data:`GENRES`. :func:`genre_for` walks :data:`RULES` in
+order and returns the genre of the first rule that matches, else ``other``.
+
+Why this order:
+
+1. ``roguelike`` first: the tag names a run-based structure that defines the game more than
+   its combat does (Hades is an action RPG and Slay the Spire a card strategy game, but both
+   are played as roguelikes).
+2. ``multiplayer`` for online-only forms (MMO, MOBA, battle royale, the storefront's
+   "Massively Multiplayer"): their value lies in the service, not in a story length (Dota 2).
+3. ``shooter``, 4. ``strategy``, 5. ``rpg``, 6. ``narrative``: the genre-defining tags, from the
+   most to the least specific about how the game plays. A shooter with RPG elements
+   (Borderlands) stays a shooter; a grand strategy game tagged RPG (Crusader Kings) stays
+   strategy; an RPG tagged "Story Rich" (The Witcher 3) stays an RPG.
+7. ``multiplayer`` again for the plain "Multiplayer"/"PvP" tags, but only as the game's
+   most-voted tag: nearly every game with an online mode carries them further down (GTA V).
+8. Storefront genres Strategy and RPG, for games whose tags said nothing specific.
+9. ``indie_short``: an indie game (storefront genre or tag) whose main story takes under
+   :data:`INDIE_SHORT_HOURS`; with no known length, the "Short" tag stands in. It comes after
+   the genre rules so a short indie shooter is still a shooter.
+10. ``action``: the storefront's broadest genre and action-like tags (platformer, hack and
+    slash, metroidvania...), last because so many games carry it.
+
+Matching ignores case, spaces and punctuation ("Rogue-like" = "roguelike" = "ROGUE LIKE"; the
+"&" of "Point & Click" is punctuation too, so "Point and Click" is listed separately). Only
+the first :data:`TAG_WINDOW` tags (most-voted first) count: lower tags are often incidental.
+Tag names are Steam user tags; storefront genres are Steam's; a few HowLongToBeat genre
+spellings ("Role-Playing", "Battle Arena") are included so that a catalog whose tags come
+from that source maps too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+GENRES: Final = (
+    "rpg",
+    "shooter",
+    "strategy",
+    "narrative",
+    "roguelike",
+    "multiplayer",
+    "indie_short",
+    "action",
+    "other",
+)
+
+TAG_WINDOW: Final = 5
+INDIE_SHORT_HOURS: Final = 5.0
+
+_NON_ALNUM = re.compile(r"[^0-9a-z]+")
+
+
+def _key(name: str) -> str:
+    return _NON_ALNUM.sub("", name.casefold())
+
+
+def _keys(*names: str) -> frozenset[str]:
+    return frozenset(_key(n) for n in names)
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One line of the mapping: ``genre`` when any of ``tags`` (within the top ``tag_window``)
+    or any of ``storefront_genres`` is present and, if ``short_only``, the game is short (main
+    story under :data:`INDIE_SHORT_HOURS`, or the "Short" tag when the length is unknown).
+    Names are stored normalized (see ``_key``)."""
+
+    genre: str
+    tags: frozenset[str] = frozenset()
+    storefront_genres: frozenset[str] = frozenset()
+    tag_window: int = TAG_WINDOW
+    short_only: bool = False
+
+
+ROGUELIKE_TAGS: Final = _keys(
+    "Roguelike",
+    "Roguelite",
+    "Rogue-like",
+    "Rogue-lite",
+    "Action Roguelike",
+    "Roguelike Deckbuilder",
+    "Traditional Roguelike",
+    "Roguevania",
+)
+ONLINE_ONLY_TAGS: Final = _keys(
+    "MMORPG", "MMO", "MOBA", "Battle Royale", "Massively Multiplayer", "Battle Arena"
+)
+SHOOTER_TAGS: Final = _keys(
+    "FPS",
+    "Shooter",
+    "First-Person Shooter",
+    "Third-Person Shooter",
+    "Looter Shooter",
+    "Arena Shooter",
+    "Hero Shooter",
+    "Tactical Shooter",
+    "Boomer Shooter",
+    "Top-Down Shooter",
+    "Twin Stick Shooter",
+    "On-Rails Shooter",
+    "Shoot 'Em Up",
+    "Shmup",
+    "Bullet Hell",
+    "Run and Gun",
+)
+STRATEGY_TAGS: Final = _keys(
+    "Strategy",
+    "RTS",
+    "Real-Time Strategy",
+    "Turn-Based Strategy",
+    "TBS",
+    "Grand Strategy",
+    "4X",
+    "Tower Defense",
+    "City Builder",
+    "City-Building",
+    "Colony Sim",
+    "Real-Time Tactics",
+    "Turn-Based Tactics",
+    "Strategy/Tactical",
+    "Wargame",
+    "Auto Battler",
+)
+RPG_TAGS: Final = _keys(
+    "RPG",
+    "JRPG",
+    "CRPG",
+    "Action RPG",
+    "ARPG",
+    "Party-Based RPG",
+    "Tactical RPG",
+    "Strategy RPG",
+    "Role-Playing",
+    "Dungeon Crawler",
+)
+NARRATIVE_TAGS: Final = _keys(
+    "Story Rich",
+    "Visual Novel",
+    "Interactive Fiction",
+    "Walking Simulator",
+    "Point & Click",
+    "Point and Click",
+    "Choices Matter",
+    "Choose Your Own Adventure",
+    "Dating Sim",
+    "Otome",
+    "FMV",
+    "Full Motion Video (FMV)",
+    "Text-Based",
+    "Detective",
+)
+MULTIPLAYER_TAGS: Final = _keys(
+    "Multiplayer", "PvP", "Online PvP", "Competitive", "Team-Based", "eSports"
+)
+ACTION_TAGS: Final = _keys(
+    "Action",
+    "Platformer",
+    "Platform",
+    "Hack and Slash",
+    "Metroidvania",
+    "Souls-like",
+    "Fighting",
+    "Beat 'em up",
+    "Action-Adventure",
+    "Character Action Game",
+)
+INDIE_NAMES: Final = _keys("Indie")
+SHORT_TAGS: Final = _keys("Short")
+
+RULES: Final = (
+    Rule("roguelike", tags=ROGUELIKE_TAGS),
+    Rule("multiplayer", tags=ONLINE_ONLY_TAGS, storefront_genres=_keys("Massively Multiplayer")),
+    Rule("shooter", tags=SHOOTER_TAGS),
+    Rule("strategy", tags=STRATEGY_TAGS),
+    Rule("rpg", tags=RPG_TAGS),
+    Rule("narrative", tags=NARRATIVE_TAGS),
+    Rule("multiplayer", tags=MULTIPLAYER_TAGS, tag_window=1),
+    Rule("strategy", storefront_genres=_keys("Strategy")),
+    Rule("rpg", storefront_genres=_keys("RPG")),
+    Rule("indie_short", tags=INDIE_NAMES, storefront_genres=INDIE_NAMES, short_only=True),
+    Rule("action", tags=ACTION_TAGS, storefront_genres=_keys("Action")),
+)
+
+
+def _is_short(tags: Sequence[str], main_story_hours: float | None) -> bool:
+    if main_story_hours is None:
+        return any(t in SHORT_TAGS for t in tags[:TAG_WINDOW])
+    return main_story_hours < INDIE_SHORT_HOURS
+
+
+def _matches(
+    rule: Rule, storefront: frozenset[str], tags: Sequence[str], main_story_hours: float | None
+) -> bool:
+    named = bool(rule.storefront_genres & storefront) or any(
+        t in rule.tags for t in tags[: rule.tag_window]
+    )
+    return named and (not rule.short_only or _is_short(tags, main_story_hours))
+
+
+def genre_for(
+    storefront_genres: Sequence[str], tags: Sequence[str], main_story_hours: float | None
+) -> str:
+    """Given a game's storefront genres, its user tags (most-voted first) and its main-story
+    length in hours (or None), return its one genre, a member of :data:`GENRES`.
+
+    Names are matched case- and punctuation-insensitively; unknown names are ignored, and a game
+    with nothing recognisable is ``other``. The priority order is in the module docstring.
+    """
+    storefront = frozenset(_key(g) for g in storefront_genres)
+    tag_keys = [_key(t) for t in tags]
+    for rule in RULES:
+        if _matches(rule, storefront, tag_keys, main_story_hours):
+            return rule.genre
+    return "other"

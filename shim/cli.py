@@ -1,0 +1,323 @@
+"""The ``bangscore`` command line: build, serve, keys, snapshots, ingest.
+
+Configuration enters here once (:class:`shim.settings.Settings`, environment variables
+prefixed ``BANGSCORE_``), with command-line options overriding it; everything below receives
+typed values.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import datetime as dt
+import logging
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+
+from shim.keys import generate_key, key_digest, key_id, redact
+from shim.settings import Settings
+from shim.store import KeyRecord, StoreError, default_limit, open_store
+
+log = logging.getLogger("bangscore")
+
+
+class RedactKeys(logging.Filter):
+    """A logging filter that replaces API keys in messages and arguments by their key id."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(redact(a) if isinstance(a, str) else a for a in record.args)
+        if isinstance(record.msg, str):
+            record.msg = redact(record.msg)
+        return True
+
+
+def app_from_settings(settings: Settings) -> Starlette:
+    """Given settings, return the ASGI app wired to its snapshot store and key store."""
+    from build.storage import open_storage
+    from shim.app import create_app
+    from shim.quota import Quota
+    from shim.snapshot import SnapshotSource
+
+    source = SnapshotSource(
+        open_storage(settings.snapshot_location),
+        cache_bytes=settings.cache_bytes,
+        poll_seconds=settings.pointer_poll_seconds,
+    )
+    quota = Quota(
+        open_store(settings.store_url),
+        anonymous_limit=settings.anonymous_daily_limit,
+        key_cache_seconds=settings.key_cache_seconds,
+    )
+    return create_app(source, quota, site_url=settings.site_url, base_url=settings.api_base_url)
+
+
+def asgi_app() -> Starlette:
+    """Return the app configured from the environment: the factory uvicorn workers call."""
+    return app_from_settings(Settings())
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    overrides = {
+        name: getattr(args, name)
+        for name in ("state_dir", "snapshot", "store", "site_url", "host", "port", "workers")
+        if getattr(args, name, None) is not None
+    }
+    return Settings(**overrides)
+
+
+# -- build ------------------------------------------------------------------------------------
+
+
+def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
+    """Build a snapshot from the catalog (or the bundled dumps) and publish it."""
+    from build.publish import new_snapshot_id, publish
+    from build.snapshot import score_catalog, snapshot_objects
+    from build.storage import open_storage
+    from ingest.catalog import load_bundled_catalog, read_catalog
+
+    started = time.perf_counter()
+    catalog_path = args.catalog or settings.catalog
+    if catalog_path is not None:
+        catalog = read_catalog(Path(catalog_path))
+        print(f"catalog: {catalog_path} ({len(catalog.games)} games, {catalog.origin})")
+    else:
+        catalog, report = load_bundled_catalog(settings.data_dir, progress=True)
+        print(report.summary())
+    games = score_catalog(catalog, progress=True)
+    now = dt.datetime.now(dt.UTC)
+    snapshot_id = new_snapshot_id(now)
+    location = args.out or settings.snapshot_location
+    storage = open_storage(location)
+    objects = snapshot_objects(
+        games,
+        site_url=settings.site_url,
+        base_url=settings.api_base_url,
+        snapshot_id=snapshot_id,
+        progress=True,
+    )
+    meta = {
+        "games": len(games),
+        "catalog": {"origin": catalog.origin, "created_at": catalog.created_at.isoformat()},
+        "site_url": settings.site_url,
+    }
+    result = publish(
+        storage,
+        snapshot_id,
+        objects,
+        created_at=now,
+        meta=meta,
+        keep=settings.keep_snapshots,
+        progress=True,
+    )
+    print(
+        f"published snapshot {result.snapshot_id} to {location}: {len(games)} games, "
+        f"{result.objects} objects ({result.bytes_total / 1e6:.1f} MB), uploaded "
+        f"{result.uploaded}, skipped {result.skipped} unchanged, pruned {len(result.pruned)}; "
+        f"{time.perf_counter() - started:.1f} s"
+    )
+    return 0
+
+
+# -- serve ------------------------------------------------------------------------------------
+
+
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    """Serve the current snapshot with uvicorn."""
+    import uvicorn
+    from uvicorn.config import LOGGING_CONFIG
+
+    # Workers are separate processes that read Settings() themselves: hand them the overrides.
+    for name, value in settings.model_dump(exclude_none=True).items():
+        os.environ[f"BANGSCORE_{name.upper()}"] = str(value)
+    log_config: dict[str, Any] = copy.deepcopy(LOGGING_CONFIG)
+    log_config["filters"] = {"redact": {"()": "shim.cli.RedactKeys"}}
+    for handler in log_config["handlers"].values():
+        handler["filters"] = ["redact"]
+    uvicorn.run(
+        "shim.cli:asgi_app",
+        factory=True,
+        host=settings.host,
+        port=settings.port,
+        workers=settings.workers,
+        server_header=False,
+        proxy_headers=True,
+        forwarded_allow_ips=settings.forwarded_allow_ips,
+        log_config=log_config,
+        access_log=not args.quiet,
+    )
+    return 0
+
+
+# -- keys -------------------------------------------------------------------------------------
+
+
+def cmd_keys_create(args: argparse.Namespace, settings: Settings) -> int:
+    """Create a key and print it once, alone on the last line."""
+    try:
+        limit = default_limit(args.plan, args.limit)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    store = open_store(settings.store_url)
+    for _ in range(5):  # a clash of 8-character ids is rare; try again with a fresh key
+        key = generate_key()
+        record = KeyRecord(
+            key_id(key), key_digest(key), args.account, args.plan, limit, "active", int(time.time())
+        )
+        try:
+            store.add_key(record)
+            break
+        except StoreError:
+            continue
+    else:
+        print("error: could not allocate a unique key id", file=sys.stderr)
+        return 1
+    print(f"created key {record.key_id} for {record.account}: plan {record.plan}, {limit}/day")
+    print("the key is shown only once; store it now:")
+    print(key)
+    return 0
+
+
+def cmd_keys_revoke(args: argparse.Namespace, settings: Settings) -> int:
+    """Revoke a key by its id."""
+    from shim.store import UnknownKey
+
+    try:
+        record = open_store(settings.store_url).revoke_key(args.key_id)
+    except UnknownKey:
+        print(f"error: no key with id {args.key_id}", file=sys.stderr)
+        return 1
+    print(f"revoked key {record.key_id} ({record.account})")
+    return 0
+
+
+def _when(ts: int | None) -> str:
+    return dt.datetime.fromtimestamp(ts, dt.UTC).strftime("%Y-%m-%d %H:%M") if ts else "never"
+
+
+def cmd_keys_list(args: argparse.Namespace, settings: Settings) -> int:
+    """List keys: id, account, plan, limit, state, created, last used, today's count."""
+    today = dt.datetime.now(dt.UTC).date()
+    views = open_store(settings.store_url).list_keys(today, args.account)
+    print(
+        f"{'id':<9} {'account':<28} {'plan':<5} {'limit':>7} {'state':<8} "
+        f"{'created':<17} {'last used':<17} {'today':>6}"
+    )
+    for v in views:
+        r = v.record
+        print(
+            f"{r.key_id:<9} {r.account:<28} {r.plan:<5} {r.daily_limit:>7} {r.state:<8} "
+            f"{_when(r.created_at):<17} {_when(v.last_used):<17} {v.today:>6}"
+        )
+    return 0
+
+
+# -- snapshots --------------------------------------------------------------------------------
+
+
+def cmd_snapshots(args: argparse.Namespace, settings: Settings) -> int:
+    """List, roll back to, or verify snapshots."""
+    from build.publish import SnapshotError, list_snapshots, read_manifest, rollback, verify
+    from build.storage import open_storage
+
+    storage = open_storage(args.snapshot or settings.snapshot_location)
+    try:
+        if args.action == "list":
+            current = storage.read_pointer()
+            for sid in list_snapshots(storage):
+                m = read_manifest(storage, sid)
+                mark = "*" if sid == current else " "
+                size = sum(e.size for e in m.entries.values())
+                print(
+                    f"{mark} {sid}  {m.created_at:%Y-%m-%d %H:%M:%S}  "
+                    f"{m.meta.get('games', '?')} games  {len(m.entries)} objects  "
+                    f"{size / 1e6:.1f} MB"
+                )
+            return 0
+        if args.action == "rollback":
+            previous = rollback(storage, args.id)
+            print(f"current is now {args.id} (was {previous})")
+            return 0
+        report = verify(storage, args.id, progress=True)
+        print(
+            f"{report.snapshot_id}: {report.checked} objects checked, "
+            f"{len(report.missing)} missing, {len(report.corrupt)} corrupt"
+        )
+        for key in report.missing[:20]:
+            print(f"missing: {key}")
+        for key in report.corrupt[:20]:
+            print(f"corrupt: {key}")
+        return 0 if report.ok else 1
+    except SnapshotError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+
+# -- parser -----------------------------------------------------------------------------------
+
+
+def parser() -> argparse.ArgumentParser:
+    """Return the argument parser of the ``bangscore`` command."""
+    top = argparse.ArgumentParser(prog="bangscore", description=__doc__.split("\n")[0])
+    top.add_argument("--state-dir", type=Path, help="state folder (default ./var)")
+    top.add_argument("--store", help="key/counter store: sqlite:///PATH or redis://HOST:PORT/DB")
+    sub = top.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("build", help="score the catalog and publish a snapshot")
+    p.add_argument("--out", help="snapshot store: folder or s3://bucket/prefix")
+    p.add_argument("--catalog", type=Path, help="catalog file from `bangscore ingest`")
+    p.add_argument("--site-url", help="the website's base URL baked into the snapshot")
+    p.set_defaults(func=cmd_build)
+
+    p = sub.add_parser("serve", help="serve the current snapshot")
+    p.add_argument("--snapshot", help="snapshot store: folder or s3://bucket/prefix")
+    p.add_argument("--host")
+    p.add_argument("--port", type=int)
+    p.add_argument("--workers", type=int)
+    p.add_argument("--site-url")
+    p.add_argument("--quiet", action="store_true", help="no access log")
+    p.set_defaults(func=cmd_serve)
+
+    keys = sub.add_parser("keys", help="create, revoke and list API keys").add_subparsers(
+        dest="keys_command", required=True
+    )
+    p = keys.add_parser("create", help="create a key and print it once")
+    p.add_argument("--account", required=True, help="owning account (email)")
+    p.add_argument("--plan", required=True, choices=["free", "pro", "bulk"])
+    p.add_argument("--limit", type=int, help="daily limit (default: the plan's)")
+    p.set_defaults(func=cmd_keys_create)
+    p = keys.add_parser("revoke", help="revoke a key by id")
+    p.add_argument("key_id")
+    p.set_defaults(func=cmd_keys_revoke)
+    p = keys.add_parser("list", help="list keys")
+    p.add_argument("--account")
+    p.set_defaults(func=cmd_keys_list)
+
+    snaps = sub.add_parser("snapshots", help="list, roll back or verify snapshots")
+    snaps.add_argument("--snapshot", help="snapshot store: folder or s3://bucket/prefix")
+    ssub = snaps.add_subparsers(dest="action", required=True)
+    ssub.add_parser("list", help="list snapshots (* marks the current one)")
+    ssub.add_parser("rollback", help="make an older snapshot current").add_argument("id")
+    ssub.add_parser("verify", help="check every object's digest").add_argument("id")
+    snaps.set_defaults(func=cmd_snapshots)
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``bangscore`` command with ``argv`` (default: sys.argv); return the exit code."""
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger().addFilter(RedactKeys())
+    args = parser().parse_args(argv)
+    settings = _settings(args)
+    return int(args.func(args, settings))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

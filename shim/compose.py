@@ -1,0 +1,82 @@
+"""Composing list pages for filter combinations the builder did not precompute.
+
+:class:`CompactIndex` loads the builder's compact index (parallel columns in list order) into
+numpy arrays, so a filter is a few vectorised comparisons and a page is a join of
+already-serialized items: the same bytes :func:`build.listing.render_page` gives the builder.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import orjson
+
+from build.filters import Filters
+from build.listing import page_bounds, render_page
+from build.wire import etag_for
+
+Positions = npt.NDArray[np.int64]
+
+
+class CompactIndex:
+    """The catalog's filter columns and serialized list items, in list order."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.appids: list[int] = [int(a) for a in data["appid"]]
+        self.items: list[bytes] = [orjson.dumps(i) for i in data["items"]]
+        if len(self.items) != len(self.appids):
+            raise ValueError("compact index columns differ in length")
+        self.genres = np.array(data["genre"], dtype=object)
+        self.years = np.array([y or 0 for y in data["year"]], dtype=np.int32)
+        self.on_sale = np.array([d > 0 for d in data["discount"]], dtype=bool)
+        postings: dict[str, list[int]] = {}
+        for pos, tags in enumerate(data["tags"]):
+            for tag in tags:
+                postings.setdefault(tag, []).append(pos)
+        self.tag_postings = {t: np.array(p, dtype=np.int64) for t, p in postings.items()}
+        self.position = {a: i for i, a in enumerate(self.appids)}
+        self.urls: list[str] = [str(i["url"]) for i in data["items"]]
+        self._all = np.arange(len(self.appids), dtype=np.int64)
+
+    @classmethod
+    def from_bytes(cls, raw: bytes) -> CompactIndex:
+        """Given the index object's bytes, return the loaded index; ValueError if malformed."""
+        try:
+            return cls(orjson.loads(raw))
+        except (KeyError, TypeError, orjson.JSONDecodeError) as exc:
+            raise ValueError(f"corrupt compact index: {exc}") from exc
+
+    def select(self, filters: Filters) -> Positions:
+        """Given filters, return the positions (list order) of every matching game."""
+        candidates = self._all
+        for tag in sorted(filters.tags, key=lambda t: len(self.tag_postings.get(t, ()))):
+            posting = self.tag_postings.get(tag)
+            if posting is None:
+                return candidates[:0]
+            candidates = np.intersect1d(candidates, posting, assume_unique=True)
+        mask = np.ones(len(candidates), dtype=bool)
+        if filters.genres:
+            mask &= np.isin(self.genres[candidates], list(filters.genres))
+        if filters.on_sale:
+            mask &= self.on_sale[candidates]
+        if filters.year_from is not None:
+            mask &= self.years[candidates] >= filters.year_from
+        if filters.year_to is not None:
+            years = self.years[candidates]
+            mask &= (years <= filters.year_to) & (years > 0)  # 0 stands for an unknown year
+        return candidates[mask]
+
+    @lru_cache(maxsize=4096)  # noqa: B019 -- one index per immutable snapshot
+    def page(self, filters: Filters, page: int) -> tuple[bytes, str]:
+        """Given filters and a 1-based page, return (envelope bytes, strong ETag)."""
+        hits = self.select(filters)
+        start, stop = page_bounds(page)
+        body = render_page([self.items[i] for i in hits[start:stop]], page, len(hits))
+        return body, etag_for(body)
+
+    def items_for(self, appids: list[int]) -> list[bytes]:
+        """Given appids in the catalog, return their serialized list items in that order."""
+        return [self.items[self.position[a]] for a in appids]

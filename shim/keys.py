@@ -1,0 +1,67 @@
+"""API key format (CONTRACT.md): ``bsk_`` + 27 base62 characters of randomness (160 bits) +
+a 6-character base62 CRC32 checksum of the random part.
+
+A malformed key is refused without a store lookup; secret scanners can match the format
+(regex :data:`KEY_PATTERN`). Keys are stored only as their SHA-256 digest; the key id, the
+first 8 characters after the prefix, names a key in lists and logs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+import zlib
+
+PREFIX = "bsk_"
+ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+RANDOM_CHARS = 27  # 62**27 > 2**160
+CHECK_CHARS = 6  # 62**6 > 2**32
+KEY_ID_CHARS = 8
+KEY_LENGTH = len(PREFIX) + RANDOM_CHARS + CHECK_CHARS
+KEY_PATTERN = re.compile(rf"\b{PREFIX}[0-9A-Za-z]{{{RANDOM_CHARS + CHECK_CHARS}}}\b")
+_INDEX = {c: i for i, c in enumerate(ALPHABET)}
+
+
+def _base62(number: int, width: int) -> str:
+    chars = []
+    for _ in range(width):
+        number, rem = divmod(number, 62)
+        chars.append(ALPHABET[rem])
+    return "".join(reversed(chars))
+
+
+def checksum(random_part: str) -> str:
+    """Given the random part of a key, return its 6-character base62 CRC32 checksum."""
+    return _base62(zlib.crc32(random_part.encode()), CHECK_CHARS)
+
+
+def generate_key() -> str:
+    """Return a new random API key (``bsk_`` + 27 random base62 chars + 6 checksum chars)."""
+    random_part = "".join(secrets.choice(ALPHABET) for _ in range(RANDOM_CHARS))
+    return PREFIX + random_part + checksum(random_part)
+
+
+def is_well_formed(key: str) -> bool:
+    """Given a candidate key, return True if prefix, length, alphabet and checksum are right."""
+    if len(key) != KEY_LENGTH or not key.startswith(PREFIX):
+        return False
+    body = key[len(PREFIX) :]
+    if any(c not in _INDEX for c in body):
+        return False
+    return checksum(body[:RANDOM_CHARS]) == body[RANDOM_CHARS:]
+
+
+def key_digest(key: str) -> str:
+    """Given a key, return the SHA-256 hex digest under which it is stored."""
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def key_id(key: str) -> str:
+    """Given a key, return its short public id: the first 8 characters after the prefix."""
+    return key[len(PREFIX) : len(PREFIX) + KEY_ID_CHARS]
+
+
+def redact(text: str) -> str:
+    """Given text (a log line, a URL), return it with every API key replaced by its id."""
+    return KEY_PATTERN.sub(lambda m: f"{PREFIX}{key_id(m.group(0))}…", text)

@@ -1,0 +1,59 @@
+"""RFC 9457 problem details: the one shape every error body takes (CONTRACT.md "Errors")."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from build.api import ERROR_CODES
+
+PROBLEM_TYPE = "application/problem+json"
+
+
+@dataclass(frozen=True, slots=True)
+class ParamError:
+    """One invalid parameter: its name and what it accepts."""
+
+    parameter: str
+    message: str
+
+
+class BadRequest(Exception):
+    """Raised by request parsing with every invalid parameter found (answered as 400)."""
+
+    def __init__(self, errors: Sequence[ParamError]) -> None:
+        super().__init__("; ".join(f"{e.parameter}: {e.message}" for e in errors))
+        self.errors = list(errors)
+
+
+def problem_body(
+    code: str,
+    detail: str,
+    *,
+    site_url: str,
+    request_id: str,
+    errors: Sequence[ParamError] = (),
+    extra: dict[str, Any] | None = None,
+) -> tuple[int, bytes]:
+    """Given a problem code and detail, return (status, body bytes) of the problem document.
+
+    ``type`` is ``{site}/docs/errors#<code>``; ``errors`` is added for 400s. Raises KeyError
+    for an unknown code (a programming error).
+    """
+    spec = ERROR_CODES[code]
+    doc: dict[str, Any] = {
+        "type": f"{site_url}/docs/errors#{code}",
+        "title": spec.title,
+        "status": spec.status,
+        "detail": detail,
+        "code": code,
+        "request_id": request_id,
+    }
+    if errors:
+        doc["errors"] = [{"parameter": e.parameter, "message": e.message} for e in errors]
+    if extra:
+        doc.update(extra)
+    return spec.status, orjson.dumps(doc)

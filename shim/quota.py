@@ -1,0 +1,160 @@
+"""Daily quota (CONTRACT.md "Quota"): the UTC-day window, key authentication with a short
+cache, exact counting through the store, fail-open local counting when the store is down,
+and the rate-limit headers every response carries.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from shim.keys import is_well_formed, key_digest
+from shim.store import Hit, KeyRecord, Store, StoreUnavailable
+
+DAY_SECONDS = 86_400
+log = logging.getLogger("bangscore.quota")
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """The quota window containing a moment: its UTC day and the next reset (Unix seconds)."""
+
+    day: dt.date
+    reset_at: int
+    seconds_to_reset: int
+
+
+def window_at(now: float) -> Window:
+    """Given Unix seconds, return the UTC-day window: counts reset at 00:00:00 UTC."""
+    whole = int(now)
+    start = whole - whole % DAY_SECONDS
+    reset = start + DAY_SECONDS
+    return Window(dt.datetime.fromtimestamp(start, dt.UTC).date(), reset, reset - whole)
+
+
+def rate_headers(limit: int, used: int, window: Window) -> list[tuple[str, str]]:
+    """Given a limit, the count so far and the window, return the rate-limit headers.
+
+    ``X-RateLimit-*`` plus the IETF draft ``RateLimit-Policy`` and ``RateLimit`` fields;
+    remaining is never overstated (never above limit - used, never negative).
+    """
+    remaining = max(0, limit - used)
+    return [
+        ("X-RateLimit-Limit", str(limit)),
+        ("X-RateLimit-Remaining", str(remaining)),
+        ("X-RateLimit-Used", str(min(used, limit))),
+        ("X-RateLimit-Reset", str(window.reset_at)),
+        ("RateLimit-Policy", f'"daily";q={limit};w={DAY_SECONDS}'),
+        ("RateLimit", f'"daily";r={remaining};t={window.seconds_to_reset}'),
+    ]
+
+
+class AuthFailure(Exception):
+    """Raised when a request's key cannot be used; ``code`` is the problem code."""
+
+    def __init__(self, code: str, detail: str) -> None:
+        super().__init__(detail)
+        self.code = code
+        self.detail = detail
+
+
+@dataclass
+class QuotaMetrics:
+    """Counters exported on ``/metrics``: store faults and requests admitted while failing open."""
+
+    store_errors: int = 0
+    fail_open_admits: int = 0
+    key_cache_hits: int = 0
+    key_lookups: int = 0
+    extra: dict[str, int] = field(default_factory=dict)
+
+
+class Quota:
+    """Authenticates keys and counts requests against a Store, failing open if it is down."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        anonymous_limit: int,
+        key_cache_seconds: float = 2.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self.anonymous_limit = anonymous_limit
+        self.key_cache_seconds = key_cache_seconds
+        self.clock = clock
+        self.metrics = QuotaMetrics()
+        self._keys: dict[str, tuple[KeyRecord | None, float]] = {}
+        self._local: dict[tuple[str, dt.date], int] = {}
+        self._lock = threading.Lock()
+        self._last_log = 0.0
+
+    def authenticate(self, key: str) -> KeyRecord:
+        """Given a presented key, return its active record.
+
+        Raises AuthFailure (``invalid_key`` or ``revoked_key``), or StoreUnavailable when the
+        store is down and the key was not seen recently (the caller answers 503).
+        """
+        if not is_well_formed(key):
+            raise AuthFailure("invalid_key", "The API key is malformed.")
+        digest = key_digest(key)
+        now = self.clock()
+        cached = self._keys.get(digest)
+        if cached is not None and cached[1] > now:
+            self.metrics.key_cache_hits += 1
+            record = cached[0]
+        else:
+            self.metrics.key_lookups += 1
+            try:
+                record = self.store.find_key(digest)
+            except StoreUnavailable:
+                self._fault("key lookup")
+                if cached is None:
+                    raise
+                record = cached[0]  # a key seen before keeps working while the store is down
+            self._keys[digest] = (record, now + self.key_cache_seconds)
+        if record is None:
+            raise AuthFailure("invalid_key", "The API key is not known.")
+        if record.state != "active":
+            raise AuthFailure("revoked_key", "The API key was revoked.")
+        return record
+
+    def charge(self, subject: str, limit: int) -> tuple[Hit, Window]:
+        """Given a subject and its daily limit, count one request if under the limit.
+
+        Never raises for a store fault: it fails open on a per-process local count.
+        """
+        win = window_at(self.clock())
+        try:
+            return self.store.hit(subject, win.day, limit, int(self.clock())), win
+        except StoreUnavailable:
+            self._fault("count")
+            with self._lock:
+                used = self._local.get((subject, win.day), 0)
+                if used >= limit:
+                    return Hit(False, used, limit), win
+                self._local[(subject, win.day)] = used + 1
+                self.metrics.fail_open_admits += 1
+                return Hit(True, used + 1, limit), win
+
+    def peek(self, subject: str, limit: int) -> tuple[Hit, Window]:
+        """Given a subject and its limit, return today's count without counting (for 304s)."""
+        win = window_at(self.clock())
+        try:
+            used = self.store.peek(subject, win.day)
+        except StoreUnavailable:
+            self._fault("peek")
+            used = self._local.get((subject, win.day), 0)
+        return Hit(used < limit, used, limit), win
+
+    def _fault(self, what: str) -> None:
+        self.metrics.store_errors += 1
+        now = self.clock()
+        if now - self._last_log > 10:  # one line per 10 s, not one per request
+            self._last_log = now
+            log.warning("counter store unavailable during %s: failing open on local counts", what)

@@ -1,0 +1,158 @@
+"""The shim's view of the published snapshot: the ``current`` pointer, the manifest, the
+compact and search indexes, and a byte-bounded cache of object bodies.
+
+A :class:`LoadedSnapshot` is immutable; switching snapshots replaces one reference, and each
+request takes that reference once, so a response never mixes two snapshots. Bodies are
+cached by their SHA-256 (content address), checked against it when fetched, and shared
+between snapshots that contain the same bytes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from functools import lru_cache
+
+import anyio.to_thread
+import orjson
+
+from build.filters import INDEX_KEY, SEARCH_KEY
+from build.listing import page_bounds, render_page
+from build.publish import Entry, Manifest, SnapshotError, object_key, read_manifest
+from build.search import SearchIndex
+from build.storage import ObjectNotFound, Storage, StorageError
+from build.wire import digest, etag_for, etag_from_digest
+from shim.compose import CompactIndex
+
+log = logging.getLogger("bangscore.snapshot")
+
+
+class CorruptObject(StorageError):
+    """Raised when a fetched body does not match its manifest digest."""
+
+
+@dataclass(frozen=True, eq=False)  # identity hashing: per-snapshot caches key on the object
+class LoadedSnapshot:
+    """One snapshot, ready to serve: manifest entries, compact index and search index."""
+
+    id: str
+    manifest: Manifest
+    index: CompactIndex
+    search: SearchIndex
+
+    def entry(self, key: str) -> Entry | None:
+        """Given a key inside the snapshot, return its manifest entry or None."""
+        return self.manifest.entries.get(key)
+
+    def etag(self, key: str) -> str | None:
+        """Given a key inside the snapshot, return its strong ETag or None if absent."""
+        entry = self.manifest.entries.get(key)
+        return etag_from_digest(entry.sha256) if entry else None
+
+    @lru_cache(maxsize=4096)  # noqa: B019 -- lives and dies with its immutable snapshot
+    def search_page(self, q: str, page: int) -> tuple[bytes, str]:
+        """Given a validated query and a 1-based page, return (envelope bytes, strong ETag)."""
+        appids = self.search.search(q)
+        start, stop = page_bounds(page)
+        body = render_page(self.index.items_for(appids[start:stop]), page, len(appids), query=q)
+        return body, etag_for(body)
+
+
+class BodyCache:
+    """Bodies by SHA-256, least recently used dropped first beyond ``max_bytes``."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.size = 0
+        self._data: OrderedDict[str, bytes] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, sha: str) -> bytes | None:
+        """Given a digest, return the cached body or None."""
+        body = self._data.get(sha)
+        if body is not None:
+            self._data.move_to_end(sha)
+        return body
+
+    def put(self, sha: str, body: bytes) -> None:
+        """Given a digest and its body, cache it, evicting the oldest beyond the budget."""
+        with self._lock:
+            if sha in self._data or len(body) > self.max_bytes:
+                return
+            self._data[sha] = body
+            self.size += len(body)
+            while self.size > self.max_bytes:
+                _, old = self._data.popitem(last=False)
+                self.size -= len(old)
+
+
+class SnapshotSource:
+    """Loads the current snapshot from storage, serves bodies, and follows the pointer."""
+
+    def __init__(self, storage: Storage, *, cache_bytes: int, poll_seconds: float) -> None:
+        self.storage = storage
+        self.poll_seconds = poll_seconds
+        self.cache = BodyCache(cache_bytes)
+        self.current: LoadedSnapshot | None = None
+        self.switches = 0
+
+    def _fetch(self, entry: Entry) -> bytes:
+        body = self.cache.get(entry.sha256)
+        if body is None:
+            body = self.storage.get(object_key(entry.sha256))
+            if digest(body) != entry.sha256:
+                raise CorruptObject(f"object {entry.sha256} does not match its digest")
+            self.cache.put(entry.sha256, body)
+        return body
+
+    def load(self, snapshot_id: str) -> LoadedSnapshot:
+        """Given a snapshot id, load its manifest and indexes; raise SnapshotError if broken."""
+        manifest = read_manifest(self.storage, snapshot_id)
+        try:
+            index_entry = manifest.entries[INDEX_KEY]
+            search_entry = manifest.entries[SEARCH_KEY]
+            index = CompactIndex.from_bytes(self._fetch(index_entry))
+            search = SearchIndex.from_json(orjson.loads(self._fetch(search_entry)))
+        except (KeyError, ValueError, StorageError) as exc:
+            raise SnapshotError(f"snapshot {snapshot_id} cannot be loaded: {exc}") from exc
+        return LoadedSnapshot(snapshot_id, manifest, index, search)
+
+    def refresh(self) -> bool:
+        """Re-read the pointer; load and switch to a new snapshot. Return True if switched.
+
+        Raises SnapshotError or StorageError; the current snapshot stays in place then.
+        """
+        pointer = self.storage.read_pointer()
+        if pointer is None or (self.current is not None and pointer == self.current.id):
+            return False
+        loaded = self.load(pointer)
+        self.current = loaded  # one reference swap: requests hold the one they started with
+        self.switches += 1
+        log.info("serving snapshot %s", pointer)
+        return True
+
+    async def body(self, snap: LoadedSnapshot, key: str) -> bytes:
+        """Given a snapshot and a key in it, return the body bytes.
+
+        Raises ObjectNotFound if the snapshot has no such key, StorageUnavailable if the store
+        cannot be reached, CorruptObject if the stored bytes do not match the manifest.
+        """
+        entry = snap.entry(key)
+        if entry is None:
+            raise ObjectNotFound(key)
+        body = self.cache.get(entry.sha256)
+        if body is not None:
+            return body
+        return await anyio.to_thread.run_sync(self._fetch, entry)
+
+    async def follow(self) -> None:
+        """Poll the pointer forever, switching snapshots as they are published."""
+        while True:
+            await asyncio.sleep(self.poll_seconds)
+            try:
+                await anyio.to_thread.run_sync(self.refresh)
+            except (SnapshotError, StorageError) as exc:
+                log.warning("could not switch snapshot: %s", exc)

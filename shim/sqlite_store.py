@@ -1,0 +1,196 @@
+"""The embedded key and counter store: one SQLite file in WAL mode.
+
+Safe with several uvicorn workers on one host: each process has its own connection and each
+count is one atomic ``INSERT ... ON CONFLICT DO UPDATE ... WHERE n < limit RETURNING n``
+statement, so SQLite's write lock makes counting exact. ``synchronous=NORMAL`` keeps a
+commit off the disk's flush path; a crashed process loses nothing already committed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import sqlite3
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+from shim.store import Hit, KeyRecord, KeyView, StoreError, StoreUnavailable, UnknownKey
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS accounts (
+    email TEXT PRIMARY KEY,
+    password_hash TEXT,
+    created_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS keys (
+    key_id TEXT PRIMARY KEY,
+    digest TEXT NOT NULL UNIQUE,
+    account TEXT NOT NULL,
+    plan TEXT NOT NULL,
+    daily_limit INTEGER NOT NULL CHECK (daily_limit >= 1),
+    state TEXT NOT NULL CHECK (state IN ('active', 'revoked')),
+    created_at INTEGER NOT NULL,
+    revoked_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS keys_account ON keys(account);
+CREATE TABLE IF NOT EXISTS counts (
+    subject TEXT NOT NULL,
+    day TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    last_at INTEGER NOT NULL,
+    PRIMARY KEY (subject, day)
+) WITHOUT ROWID;
+"""
+
+_HIT = """
+INSERT INTO counts(subject, day, n, last_at) VALUES (?, ?, 1, ?)
+ON CONFLICT(subject, day) DO UPDATE SET n = n + 1, last_at = excluded.last_at WHERE n < ?
+RETURNING n
+"""
+
+
+@contextlib.contextmanager
+def _faults() -> Iterator[None]:
+    """Turn SQLite's operational failures (locked too long, disk gone) into StoreUnavailable."""
+    try:
+        yield
+    except sqlite3.IntegrityError:
+        raise
+    except sqlite3.Error as exc:
+        raise StoreUnavailable(f"sqlite: {exc}") from exc
+
+
+_KEY_COLUMNS = "key_id, digest, account, plan, daily_limit, state, created_at"
+
+
+def _record(row: tuple[object, ...]) -> KeyRecord:
+    key_id, digest, account, plan, limit, state, created = row
+    return KeyRecord(
+        str(key_id),
+        str(digest),
+        str(account),
+        plan,
+        int(limit),
+        state,
+        int(created),  # type: ignore[arg-type]
+    )
+
+
+class SQLiteStore:
+    """Keys, accounts and counts in one SQLite file; one connection per thread."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._local = threading.local()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with _faults():
+            self._conn().executescript(SCHEMA)
+
+    def _conn(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, isolation_level=None, timeout=10.0)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            self._local.conn = conn
+        return conn
+
+    def add_key(self, record: KeyRecord) -> None:
+        with _faults():
+            try:
+                self._conn().execute(
+                    f"INSERT INTO keys({_KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        record.key_id,
+                        record.digest,
+                        record.account,
+                        record.plan,
+                        record.daily_limit,
+                        record.state,
+                        record.created_at,
+                    ),
+                )
+            except sqlite3.IntegrityError as exc:
+                raise StoreError(f"key {record.key_id} already exists") from exc
+
+    def find_key(self, digest: str) -> KeyRecord | None:
+        with _faults():
+            row = (
+                self._conn()
+                .execute(f"SELECT {_KEY_COLUMNS} FROM keys WHERE digest = ?", (digest,))
+                .fetchone()
+            )
+        return _record(row) if row else None
+
+    def revoke_key(self, key_id: str) -> KeyRecord:
+        with _faults():
+            conn = self._conn()
+            conn.execute(
+                "UPDATE keys SET state = 'revoked', revoked_at = strftime('%s','now') "
+                "WHERE key_id = ? AND state = 'active'",
+                (key_id,),
+            )
+            row = conn.execute(
+                f"SELECT {_KEY_COLUMNS} FROM keys WHERE key_id = ?", (key_id,)
+            ).fetchone()
+        if row is None:
+            raise UnknownKey(key_id)
+        return _record(row)
+
+    def list_keys(self, day: dt.date, account: str | None = None) -> list[KeyView]:
+        where, args = ("WHERE k.account = ?", (account,)) if account else ("", ())
+        sql = f"""
+            SELECT {", ".join("k." + c for c in _KEY_COLUMNS.split(", "))},
+                   (SELECT MAX(last_at) FROM counts c WHERE c.subject = 'key:' || k.key_id),
+                   COALESCE((SELECT n FROM counts c
+                             WHERE c.subject = 'key:' || k.key_id AND c.day = ?), 0)
+            FROM keys k {where} ORDER BY k.created_at, k.key_id
+        """
+        with _faults():
+            rows = self._conn().execute(sql, (day.isoformat(), *args)).fetchall()
+        return [KeyView(_record(r[:7]), r[7], int(r[8])) for r in rows]
+
+    def hit(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
+        with _faults():
+            conn = self._conn()
+            row = conn.execute(_HIT, (subject, day.isoformat(), now, limit)).fetchone()
+            if row is not None:
+                return Hit(True, int(row[0]), limit)
+            used = conn.execute(
+                "SELECT n FROM counts WHERE subject = ? AND day = ?", (subject, day.isoformat())
+            ).fetchone()
+        return Hit(False, int(used[0]) if used else limit, limit)
+
+    def peek(self, subject: str, day: dt.date) -> int:
+        with _faults():
+            row = (
+                self._conn()
+                .execute(
+                    "SELECT n FROM counts WHERE subject = ? AND day = ?",
+                    (subject, day.isoformat()),
+                )
+                .fetchone()
+            )
+        return int(row[0]) if row else 0
+
+    def history(self, subject: str, days: list[dt.date]) -> dict[dt.date, int]:
+        if not days:
+            return {}
+        with _faults():
+            rows = (
+                self._conn()
+                .execute(
+                    "SELECT day, n FROM counts WHERE subject = ? AND day BETWEEN ? AND ?",
+                    (subject, min(days).isoformat(), max(days).isoformat()),
+                )
+                .fetchall()
+            )
+        found = {dt.date.fromisoformat(d): int(n) for d, n in rows}
+        return {d: found.get(d, 0) for d in days}
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None

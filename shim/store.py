@@ -1,0 +1,134 @@
+"""The key and counter store interface, its records, and the factory choosing a backend.
+
+Backends: :class:`shim.sqlite_store.SQLiteStore` (embedded default, safe across processes on
+one host) and :class:`shim.redis_store.RedisStore` (many replicas). Both count exactly: a
+subject never gets more than its limit of admitted hits in a day.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+Plan = Literal["free", "pro", "bulk"]
+KeyState = Literal["active", "revoked"]
+PLAN_LIMITS: dict[str, int] = {"free": 1_000, "pro": 50_000}
+
+
+class StoreError(Exception):
+    """Base class of store failures."""
+
+
+class StoreUnavailable(StoreError):
+    """Raised when the store cannot be reached; callers fail open on counts (CONTRACT.md)."""
+
+
+class UnknownKey(StoreError, LookupError):
+    """Raised when a key id names no key."""
+
+
+@dataclass(frozen=True, slots=True)
+class KeyRecord:
+    """A stored key: id, SHA-256 digest, account, plan, daily limit, state, created (Unix s)."""
+
+    key_id: str
+    digest: str
+    account: str
+    plan: Plan
+    daily_limit: int
+    state: KeyState
+    created_at: int
+
+    @property
+    def subject(self) -> str:
+        """Return the counter subject of this key (``key:<id>``)."""
+        return f"key:{self.key_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class KeyView:
+    """A key as lists show it: the record plus last use (Unix s or None) and today's count."""
+
+    record: KeyRecord
+    last_used: int | None
+    today: int
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """Result of counting one request: admitted or not, the count after it, and the limit."""
+
+    admitted: bool
+    used: int
+    limit: int
+
+    @property
+    def remaining(self) -> int:
+        """Return how many more requests the subject may make today (never negative)."""
+        return max(0, self.limit - self.used)
+
+
+def default_limit(plan: str, limit: int | None) -> int:
+    """Given a plan and an optional explicit limit, return the key's daily limit.
+
+    Raises ValueError for a bulk key without a limit, an unknown plan, or a limit below 1.
+    """
+    if limit is not None:
+        if limit < 1:
+            raise ValueError("a daily limit must be at least 1")
+        return limit
+    if plan == "bulk":
+        raise ValueError("bulk keys need an explicit --limit set by the operator")
+    if plan not in PLAN_LIMITS:
+        raise ValueError(f"unknown plan {plan!r}: use free, pro or bulk")
+    return PLAN_LIMITS[plan]
+
+
+class Store(Protocol):
+    """Keys, accounts and daily counters. Days are UTC calendar dates."""
+
+    def add_key(self, record: KeyRecord) -> None:
+        """Given a new key record, store it; raise StoreError if its id or digest exists."""
+        ...
+
+    def find_key(self, digest: str) -> KeyRecord | None:
+        """Given a key digest, return its record or None; raise StoreUnavailable if down."""
+        ...
+
+    def revoke_key(self, key_id: str) -> KeyRecord:
+        """Given a key id, mark it revoked (final) and return it; raise UnknownKey."""
+        ...
+
+    def list_keys(self, day: dt.date, account: str | None = None) -> list[KeyView]:
+        """Given today's date and optionally an account, return its keys, oldest first."""
+        ...
+
+    def hit(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
+        """Count one request for ``subject`` on ``day`` if it is under ``limit``, atomically."""
+        ...
+
+    def peek(self, subject: str, day: dt.date) -> int:
+        """Given a subject and a day, return its count without changing it."""
+        ...
+
+    def history(self, subject: str, days: list[dt.date]) -> dict[dt.date, int]:
+        """Given a subject and days, return the count of each of those days (0 if none)."""
+        ...
+
+    def close(self) -> None:
+        """Release connections."""
+        ...
+
+
+def open_store(url: str) -> Store:
+    """Given ``sqlite:///PATH`` or ``redis://HOST:PORT/DB``, return the store; ValueError else."""
+    if url.startswith("sqlite:///"):
+        from shim.sqlite_store import SQLiteStore
+
+        return SQLiteStore(url.removeprefix("sqlite:///"))
+    if url.startswith(("redis://", "rediss://", "unix://")):
+        from shim.redis_store import RedisStore
+
+        return RedisStore.from_url(url)
+    raise ValueError(f"unsupported store {url!r}: use sqlite:///PATH or redis://HOST:PORT/DB")

@@ -1,0 +1,114 @@
+"""A real HTTP server on 127.0.0.1 that replays recorded responses, for the ingest tests.
+
+Routes map (method, path) to a handler that receives the parsed query and the request body and
+returns (status, headers, body). Every request is logged in ``hits`` so tests can assert what
+went over the wire (retries, resumes, cache hits that never reached the server).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from ingest.http import ClientSettings, PoliteClient, RateLimit, ResponseCache
+
+DAY = dt.date(2025, 3, 1)
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+Reply = tuple[int, Mapping[str, str], bytes]
+Handler = Callable[[dict[str, str], bytes], Reply]
+
+
+def fixture_bytes(relative: str) -> bytes:
+    """Given a path under tests/fixtures, return the file's bytes."""
+    return (FIXTURES / relative).read_bytes()
+
+
+def fixture_json(relative: str) -> Any:
+    """Given a path under tests/fixtures, return the decoded JSON."""
+    return json.loads(fixture_bytes(relative))
+
+
+def ok(body: bytes | Any) -> Reply:
+    """Given raw bytes or a JSON-able value, return a 200 JSON reply."""
+    raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+    return 200, {"Content-Type": "application/json"}, raw
+
+
+@dataclass
+class Hit:
+    method: str
+    path: str
+    query: dict[str, str]
+    body: bytes
+
+
+@dataclass
+class Replay:
+    """A running replay server: ``base_url``, its ``routes`` and the ``hits`` it received."""
+
+    server: ThreadingHTTPServer
+    routes: dict[tuple[str, str], Handler]
+    hits: list[Hit] = field(default_factory=list)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self.server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def paths(self) -> list[str]:
+        return [hit.path for hit in self.hits]
+
+
+def start_replay(routes: dict[tuple[str, str], Handler]) -> Replay:
+    """Given routes, start a replay server in a daemon thread and return it (stop with close)."""
+    replay: Replay
+
+    class _Handler(BaseHTTPRequestHandler):
+        def _serve(self) -> None:
+            parts = urlsplit(self.path)
+            query = {k: v[-1] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            replay.hits.append(Hit(self.command, parts.path, query, body))
+            handler = replay.routes.get((self.command, parts.path))
+            status, headers, payload = (
+                handler(query, body) if handler else (404, {}, b'{"error": "no route"}')
+            )
+            self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        do_GET = _serve  # noqa: N815
+        do_POST = _serve  # noqa: N815
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    replay = Replay(server, routes)
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+    return replay
+
+
+def quiet_client(cache_dir: Path | None) -> PoliteClient:
+    """Given a cache folder (or None), return a client with no rate-limit or retry waiting."""
+    settings = ClientSettings(attempts=2, default_rate_limit=RateLimit(1000, 1.0))
+    cache = ResponseCache(cache_dir, DAY) if cache_dir is not None else None
+    return PoliteClient(settings, cache, sleep=lambda seconds: None)
+
+
+def stop_replay(replay: Replay) -> None:
+    """Given a running replay server, stop it and release its socket."""
+    replay.server.shutdown()
+    replay.server.server_close()

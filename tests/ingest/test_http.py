@@ -1,0 +1,196 @@
+"""Polite client over real sockets: retries, Retry-After, rate limit, cache, no network."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from ingest.http import (
+    ClientSettings,
+    PoliteClient,
+    RateLimit,
+    ResponseCache,
+    SourceError,
+    SourceUnreachableError,
+    TokenBucket,
+    parse_retry_after,
+)
+from tests.ingest.replay import Handler, Replay, fixture_bytes, ok, start_replay, stop_replay
+
+DAY = dt.date(2025, 3, 1)
+
+
+@pytest.fixture
+def replay() -> Iterator[Callable[[dict[tuple[str, str], Handler]], Replay]]:
+    started: list[Replay] = []
+
+    def start(routes: dict[tuple[str, str], Handler]) -> Replay:
+        started.append(start_replay(routes))
+        return started[-1]
+
+    yield start
+    for server in started:
+        stop_replay(server)
+
+
+@pytest.fixture
+def make_client(tmp_path: Path) -> Callable[..., tuple[PoliteClient, list[float]]]:
+    def make(
+        *, attempts: int = 4, cache: bool = True, day: dt.date = DAY
+    ) -> tuple[PoliteClient, list[float]]:
+        waits: list[float] = []
+        settings = ClientSettings(
+            timeout_seconds=5,
+            attempts=attempts,
+            backoff_base_seconds=1.0,
+            backoff_max_seconds=60.0,
+            default_rate_limit=RateLimit(1000, 1.0),
+        )
+        store = ResponseCache(tmp_path / "cache", day) if cache else None
+        return PoliteClient(settings, store, sleep=waits.append), waits
+
+    return make
+
+
+def flaky(statuses: list[int], headers: dict[str, str], body: bytes) -> Handler:
+    """A handler answering each status in turn (with ``headers``), then 200 with ``body``."""
+    remaining = list(statuses)
+
+    def handle(query: dict[str, str], _: bytes) -> tuple[int, dict[str, str], bytes]:
+        if remaining:
+            return remaining.pop(0), headers, b"{}"
+        return ok(body)
+
+    return handle
+
+
+@pytest.mark.parametrize(
+    ("statuses", "headers", "expected_waits"),
+    [
+        ([429], {"Retry-After": "7"}, [7.0]),
+        ([503, 503], {}, [1.0, 2.0]),
+        ([429], {"Retry-After": "3600"}, [60.0]),
+        ([502], {"Retry-After": "not-a-date"}, [1.0]),
+    ],
+    ids=["429-retry-after-seconds", "5xx-exponential-backoff", "retry-after-capped", "bad-header"],
+)
+def test_retries_then_succeeds(replay, make_client, statuses, headers, expected_waits) -> None:
+    body = fixture_bytes("storefront/appdetails_620_usd.json")
+    server = replay({("GET", "/api/appdetails"): flaky(statuses, headers, body)})
+    client, waits = make_client()
+    with client:
+        payload = client.get_json(f"{server.base_url}/api/appdetails", {"appids": 620, "cc": "us"})
+    assert payload["620"]["data"]["price_overview"]["currency"] == "USD"
+    assert waits == expected_waits
+    assert len(server.hits) == len(statuses) + 1
+
+
+def test_gives_up_after_attempts_with_source_error(replay, make_client) -> None:
+    server = replay({("GET", "/x"): flaky([503] * 10, {}, b"{}")})
+    client, waits = make_client(attempts=3)
+    with client, pytest.raises(SourceError) as caught:
+        client.get_json(f"{server.base_url}/x")
+    assert caught.value.status == 503
+    assert len(server.hits) == 3
+    assert waits == [1.0, 2.0]
+
+
+def test_client_error_is_not_retried(replay, make_client) -> None:
+    server = replay({})
+    client, _ = make_client()
+    with client, pytest.raises(SourceError) as caught:
+        client.get_json(f"{server.base_url}/missing")
+    assert caught.value.status == 404
+    assert len(server.hits) == 1
+
+
+def test_cache_serves_rerun_same_day_and_refetches_next_day(replay, make_client) -> None:
+    body = fixture_bytes("hltb/search_half_life_alyx.json")
+    server = replay({("POST", "/api/search"): lambda q, b: ok(body)})
+    url = f"{server.base_url}/api/search"
+    first, _ = make_client()
+    with first:
+        assert first.post_json(url, {"searchTerms": ["alyx"]})["data"][0]["game_id"] == 72067
+    again, _ = make_client()
+    with again:
+        assert again.post_json(url, {"searchTerms": ["alyx"]})["count"] == 1
+        assert (again.network_requests, again.cache_hits) == (0, 1)
+        again.post_json(url, {"searchTerms": ["other"]})
+    assert len(server.hits) == 2
+    tomorrow, _ = make_client(day=DAY + dt.timedelta(days=1))
+    with tomorrow:
+        tomorrow.post_json(url, {"searchTerms": ["alyx"]})
+    assert len(server.hits) == 3
+
+
+def test_cache_key_ignores_query_order(tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path, DAY)
+    a = cache.path_for("GET", httpx.URL("http://h/p", params={"a": 1, "b": 2}), b"")
+    b = cache.path_for("GET", httpx.URL("http://h/p", params={"b": 2, "a": 1}), b"")
+    c = cache.path_for("GET", httpx.URL("http://h/p", params={"a": 1, "b": 3}), b"")
+    assert a == b
+    assert a != c
+    assert a.parent == tmp_path / "2025-03-01" / "h"
+
+
+def test_errors_are_not_cached(replay, make_client) -> None:
+    server = replay({("GET", "/x"): flaky([500], {}, b'{"ok": 1}')})
+    client, _ = make_client(attempts=1)
+    with client, pytest.raises(SourceError):
+        client.get_json(f"{server.base_url}/x")
+    retry, _ = make_client(attempts=1)
+    with retry:
+        assert retry.get_json(f"{server.base_url}/x") == {"ok": 1}
+    assert len(server.hits) == 2
+
+
+def test_closed_port_is_unreachable(make_client) -> None:
+    client, waits = make_client(attempts=2)
+    with client, pytest.raises(SourceUnreachableError, match=r"127\.0\.0\.1"):
+        client.get_json("http://127.0.0.1:1/api/appdetails")
+    assert waits == [1.0]
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.sleeps: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+
+def test_token_bucket_bursts_then_paces_to_the_rate() -> None:
+    clock = FakeClock()
+    # 200 requests per 300 s: a full bucket of 200, then one token every 1.5 s.
+    bucket = TokenBucket(RateLimit(200, 300.0), clock=clock, sleep=clock.sleep)
+    waits = [bucket.acquire() for _ in range(202)]
+    assert waits[:200] == [0.0] * 200
+    assert waits[200:] == pytest.approx([1.5, 1.5])
+    clock.now += 30.0  # 30 s idle refill 20 tokens
+    assert [bucket.acquire() for _ in range(20)] == [0.0] * 20
+    assert bucket.acquire() == pytest.approx(1.5)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("120", 120.0),
+        ("Sat, 01 Mar 2025 00:00:30 GMT", 30.0),
+        ("Fri, 28 Feb 2025 23:00:00 GMT", 0.0),
+        ("soon", None),
+        (None, None),
+    ],
+    ids=["seconds", "http-date", "past-date", "garbage", "absent"],
+)
+def test_parse_retry_after(value: str | None, expected: float | None) -> None:
+    now = dt.datetime(2025, 3, 1, tzinfo=dt.UTC)
+    assert parse_retry_after(value, now) == expected

@@ -1,0 +1,254 @@
+"""The one-genre mapping (CONTRACT.md ``genre``), rule by rule, on real games.
+
+Storefront genres and the top user tags below are the real ones from the bundled Steam store
+dump of 2019 (data/raw/steam_store_games_2019, ``genres`` and ``steamspy_tags``); Hades,
+released later, carries its HowLongToBeat genres (data/raw/hltb_2023). Hours are HLTB main
+story times.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from scoring.genres import GENRES, INDIE_SHORT_HOURS, TAG_WINDOW, genre_for
+
+
+def test_genre_names_match_the_contract() -> None:
+    assert GENRES == (
+        "rpg",
+        "shooter",
+        "strategy",
+        "narrative",
+        "roguelike",
+        "multiplayer",
+        "indie_short",
+        "action",
+        "other",
+    )
+
+
+@pytest.mark.parametrize(
+    ("storefront", "tags", "hours", "expected"),
+    [
+        # 1. roguelike, even over the RPG and action words it also carries.
+        pytest.param(
+            [], ["Action", "Roguelike", "Role-Playing"], 23.3, "roguelike", id="hades-hltb"
+        ),
+        pytest.param(
+            ["Indie", "Strategy"],
+            ["Card Game", "Turn-Based", "Rogue-like"],
+            12.6,
+            "roguelike",
+            id="slay-the-spire-over-strategy",
+        ),
+        pytest.param(
+            ["Action"], ["Indie", "Replay Value", "Rogue-like"], 15.0, "roguelike", id="isaac"
+        ),
+        # 2. online-only forms: MOBA tag, MMORPG tag, storefront "Massively Multiplayer".
+        pytest.param(
+            ["Action", "Free to Play", "Strategy"],
+            ["Free to Play", "MOBA", "Strategy"],
+            None,
+            "multiplayer",
+            id="dota-2-moba-over-strategy",
+        ),
+        pytest.param(
+            ["Massively Multiplayer", "RPG"],
+            ["MMORPG", "Massively Multiplayer", "RPG"],
+            None,
+            "multiplayer",
+            id="final-fantasy-xiv",
+        ),
+        pytest.param(
+            ["Action", "Adventure", "Massively Multiplayer"],
+            ["Survival", "Shooter", "Multiplayer"],
+            None,
+            "multiplayer",
+            id="pubg-storefront-mmo-over-shooter",
+        ),
+        # 3. shooter, over multiplayer and RPG tags.
+        pytest.param(
+            ["Action", "Free to Play"],
+            ["FPS", "Multiplayer", "Shooter"],
+            None,
+            "shooter",
+            id="counter-strike-go",
+        ),
+        pytest.param(["Action"], ["Action", "FPS", "Multiplayer"], 5.0, "shooter", id="cs-1.6"),
+        pytest.param(
+            ["Action", "RPG"], ["FPS", "Co-op", "RPG"], 30.0, "shooter", id="borderlands-2"
+        ),
+        # 4. strategy, over an RPG tag.
+        pytest.param(
+            ["Strategy"],
+            ["Turn-Based Strategy", "Strategy", "Turn-Based"],
+            47.3,
+            "strategy",
+            id="civilization-v",
+        ),
+        pytest.param(
+            ["RPG", "Simulation", "Strategy"],
+            ["Grand Strategy", "Strategy", "Medieval"],
+            None,
+            "strategy",
+            id="crusader-kings-ii",
+        ),
+        # 5. rpg, over "Story Rich".
+        pytest.param(["RPG"], ["Open World", "RPG", "Story Rich"], 52.6, "rpg", id="the-witcher-3"),
+        pytest.param(
+            ["Adventure", "RPG", "Strategy"],
+            ["RPG", "Turn-Based", "Story Rich"],
+            60.0,
+            "rpg",
+            id="divinity-os2-tag-over-storefront-strategy",
+        ),
+        # 6. narrative.
+        pytest.param(
+            ["Adventure", "Indie"],
+            ["Story Rich", "Atmospheric", "Walking Simulator"],
+            2.2,
+            "narrative",
+            id="edith-finch-over-indie-short",
+        ),
+        pytest.param(
+            ["Casual", "Free to Play", "Indie"],
+            ["Psychological Horror", "Anime", "Visual Novel"],
+            4.0,
+            "narrative",
+            id="doki-doki-literature-club",
+        ),
+        # 7. plain multiplayer, only as the most-voted tag.
+        pytest.param(
+            ["Action", "Indie", "Racing", "Sports"],
+            ["Multiplayer", "Racing", "Soccer"],
+            None,
+            "multiplayer",
+            id="rocket-league-top-tag",
+        ),
+        pytest.param(
+            ["Action", "Adventure"],
+            ["Open World", "Action", "Multiplayer"],
+            31.0,
+            "action",
+            id="gta-v-multiplayer-not-top",
+        ),
+        # 8. storefront Strategy / RPG when no tag is specific.
+        pytest.param(
+            ["Casual", "Indie", "Simulation", "Strategy", "Early Access"],
+            ["Early Access", "Base-Building", "Resource Management"],
+            40.0,
+            "strategy",
+            id="factorio-storefront-strategy",
+        ),
+        pytest.param(
+            ["Action", "Adventure", "Indie", "RPG"],
+            ["Sandbox", "Adventure", "Survival"],
+            51.6,
+            "rpg",
+            id="terraria-storefront-rpg-over-action",
+        ),
+        # 9. indie_short.
+        pytest.param(
+            ["Adventure", "Indie"],
+            ["Indie", "Platformer", "Puzzle"],
+            3.5,
+            "indie_short",
+            id="limbo",
+        ),
+        pytest.param(
+            ["Action", "Adventure", "Indie"],
+            ["Atmospheric", "Dark", "Indie"],
+            3.4,
+            "indie_short",
+            id="inside-over-action",
+        ),
+        pytest.param(
+            ["Adventure", "Indie"],
+            ["Puzzle", "Short"],
+            None,
+            "indie_short",
+            id="short-tag-no-hours",
+        ),
+        # 10. action.
+        pytest.param(
+            ["Action", "Adventure", "Indie"],
+            ["Metroidvania", "Difficult", "Great Soundtrack"],
+            28.0,
+            "action",
+            id="hollow-knight-long-indie",
+        ),
+        pytest.param(
+            ["Action", "Adventure"],
+            ["Puzzle", "Co-op", "First-Person"],
+            8.9,
+            "action",
+            id="portal-2",
+        ),
+        pytest.param([], ["Platformer", "Pixel Graphics"], 8.5, "action", id="platformer-tag"),
+        # 11. other.
+        pytest.param(["Indie"], ["Indie", "Puzzle", "Difficult"], 20.0, "other", id="baba-is-you"),
+        pytest.param(["Simulation", "Sports"], ["Sports", "Football"], 30.0, "other", id="sports"),
+        pytest.param([], [], None, "other", id="nothing-known"),
+    ],
+)
+def test_real_games_map_by_priority(
+    storefront: list[str], tags: list[str], hours: float | None, expected: str
+) -> None:
+    assert genre_for(storefront, tags, hours) == expected
+
+
+@pytest.mark.parametrize(
+    ("storefront", "tags", "expected"),
+    [
+        pytest.param([], ["ROGUE-LITE"], "roguelike", id="upper-case-hyphen"),
+        pytest.param([], ["turn based strategy"], "strategy", id="lower-case-spaces"),
+        pytest.param([], ["point & click"], "narrative", id="ampersand"),
+        pytest.param([], ["Point-and-Click"], "narrative", id="hltb-spelling"),
+        pytest.param(["massively multiplayer"], [], "multiplayer", id="storefront-lower-case"),
+        pytest.param(["rpg"], [], "rpg", id="storefront-rpg-lower-case"),
+    ],
+)
+def test_matching_ignores_case_and_punctuation(
+    storefront: list[str], tags: list[str], expected: str
+) -> None:
+    assert genre_for(storefront, tags, 30.0) == expected
+
+
+@pytest.mark.parametrize(
+    ("hours", "expected"),
+    [
+        pytest.param(0.1, "indie_short", id="minutes"),
+        pytest.param(INDIE_SHORT_HOURS - 0.01, "indie_short", id="just-under"),
+        pytest.param(INDIE_SHORT_HOURS, "action", id="at-the-limit-is-not-short"),
+        pytest.param(None, "action", id="unknown-length-without-short-tag"),
+    ],
+)
+def test_indie_short_boundary(hours: float | None, expected: str) -> None:
+    assert genre_for(["Action", "Indie"], ["Indie", "Pixel Graphics"], hours) == expected
+
+
+def test_only_the_top_tags_count() -> None:
+    filler = ["Pixel Graphics", "2D", "Cute", "Funny", "Colorful", "Relaxing", "Family Friendly"]
+    within = [*filler[: TAG_WINDOW - 1], "Roguelike"]
+    beyond = [*filler[:TAG_WINDOW], "Roguelike"]
+    assert genre_for([], within, 10.0) == "roguelike"
+    assert genre_for([], beyond, 10.0) == "other"
+
+
+def test_indie_as_a_tag_counts_like_the_storefront_genre() -> None:
+    assert genre_for([], ["Indie", "Cute"], 1.0) == "indie_short"
+    assert genre_for(["Indie"], ["Cute"], 1.0) == "indie_short"
+    assert genre_for(["Casual"], ["Cute"], 1.0) == "other"
+
+
+@given(
+    st.lists(st.text(max_size=30), max_size=8),
+    st.lists(st.text(max_size=30), max_size=25),
+    st.none() | st.floats(min_value=0.01, max_value=5000, allow_nan=False),
+)
+def test_every_game_gets_exactly_one_known_genre(
+    storefront: list[str], tags: list[str], hours: float | None
+) -> None:
+    assert genre_for(storefront, tags, hours) in GENRES

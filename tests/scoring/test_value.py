@@ -1,0 +1,226 @@
+"""Properties of the bang_score (CONTRACT.md "Tiers and thresholds") and its input checks."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from scoring import value
+from scoring.value import ValueInputs, bang_score, score
+
+prices = st.floats(min_value=0, max_value=1000, allow_nan=False)
+review_scores = st.floats(min_value=0, max_value=1, allow_nan=False)
+review_counts = st.integers(min_value=0, max_value=10_000_000)
+lengths = st.floats(min_value=0.01, max_value=5000, allow_nan=False)
+known_finish_rates = st.floats(min_value=0, max_value=1, allow_nan=False)
+finish_rates = st.none() | known_finish_rates
+
+
+@st.composite
+def value_inputs(draw: st.DrawFn) -> ValueInputs:
+    return ValueInputs(
+        price_usd=draw(prices),
+        review_score=draw(review_scores),
+        review_count=draw(review_counts),
+        length_hours=draw(lengths),
+        finish_rate=draw(finish_rates),
+    )
+
+
+@pytest.fixture
+def make_inputs() -> Callable[..., ValueInputs]:
+    """Return a factory of ValueInputs: a well-reviewed 20-hour $20 game, fields overridable."""
+
+    def make(**overrides: object) -> ValueInputs:
+        fields: dict[str, object] = {
+            "price_usd": 20.0,
+            "review_score": 0.9,
+            "review_count": 5_000,
+            "length_hours": 20.0,
+            "finish_rate": None,
+        }
+        fields.update(overrides)
+        return ValueInputs(**fields)  # type: ignore[arg-type]
+
+    return make
+
+
+@given(value_inputs())
+def test_score_is_bounded_and_bang_score_rounds_half_up(inputs: ValueInputs) -> None:
+    raw = score(inputs)
+    assert 0.0 <= raw <= 100.0
+    published = bang_score(inputs)
+    assert isinstance(published, int)
+    assert 0 <= published <= 100
+    assert published == math.floor(raw + 0.5)
+    assert abs(published - raw) <= 0.5
+
+
+@given(value_inputs(), prices, prices)
+def test_score_never_rises_with_price(inputs: ValueInputs, a: float, b: float) -> None:
+    low, high = sorted((a, b))
+    cheap = dataclasses.replace(inputs, price_usd=low)
+    dear = dataclasses.replace(inputs, price_usd=high)
+    assert score(dear) <= score(cheap)
+    assert bang_score(dear) <= bang_score(cheap)
+
+
+@given(value_inputs(), review_scores, review_scores)
+def test_score_never_falls_as_review_score_rises(inputs: ValueInputs, a: float, b: float) -> None:
+    low, high = sorted((a, b))
+    worse = dataclasses.replace(inputs, review_score=low)
+    better = dataclasses.replace(inputs, review_score=high)
+    assert score(better) >= score(worse)
+
+
+@given(value_inputs(), lengths, lengths)
+def test_score_never_falls_as_length_rises(inputs: ValueInputs, a: float, b: float) -> None:
+    low, high = sorted((a, b))
+    short = dataclasses.replace(inputs, length_hours=low)
+    long = dataclasses.replace(inputs, length_hours=high)
+    assert score(long) >= score(short)
+
+
+@given(value_inputs(), known_finish_rates, known_finish_rates)
+def test_score_never_falls_as_finish_rate_rises(inputs: ValueInputs, a: float, b: float) -> None:
+    low, high = sorted((a, b))
+    fewer = dataclasses.replace(inputs, finish_rate=low)
+    more = dataclasses.replace(inputs, finish_rate=high)
+    assert score(more) >= score(fewer)
+
+
+@given(
+    value_inputs(),
+    st.floats(min_value=0.01, max_value=500, allow_nan=False),
+    st.floats(min_value=0.01, max_value=500, allow_nan=False),
+)
+def test_length_has_diminishing_returns(inputs: ValueInputs, start: float, step: float) -> None:
+    # Concavity: each further `step` hours adds no more than the previous `step` hours did.
+    at = [dataclasses.replace(inputs, length_hours=start + i * step) for i in range(3)]
+    first_gain = score(at[1]) - score(at[0])
+    second_gain = score(at[2]) - score(at[1])
+    assert second_gain <= first_gain + 1e-9
+
+
+@given(value_inputs(), st.floats(min_value=0, max_value=value.PRICE_FLOOR_USD, allow_nan=False))
+def test_price_term_saturates_below_the_floor(inputs: ValueInputs, price: float) -> None:
+    free = dataclasses.replace(inputs, price_usd=0.0)
+    cheap = dataclasses.replace(inputs, price_usd=price)
+    assert score(cheap) == score(free)
+
+
+@given(
+    st.floats(min_value=0, max_value=0.69, allow_nan=False),
+    review_counts,
+    lengths,
+    finish_rates,
+)
+def test_free_game_with_mixed_or_worse_reviews_is_not_a_banger(
+    review_score: float, review_count: int, length: float, finish_rate: float | None
+) -> None:
+    # Steam calls 40-69% positive "Mixed": no length makes such a free game a banger.
+    inputs = ValueInputs(0.0, review_score, review_count, length, finish_rate)
+    assert bang_score(inputs) < 80
+
+
+@given(
+    st.floats(min_value=0.01, max_value=1.0, allow_nan=False),
+    review_scores,
+    review_counts,
+    finish_rates,
+)
+def test_free_game_of_an_hour_or_less_is_not_a_banger(
+    length: float, review_score: float, review_count: int, finish_rate: float | None
+) -> None:
+    inputs = ValueInputs(0.0, review_score, review_count, length, finish_rate)
+    assert bang_score(inputs) < 80
+
+
+@given(value_inputs())
+def test_free_games_are_scored_like_any_other(inputs: ValueInputs) -> None:
+    free = dataclasses.replace(inputs, price_usd=0.0)
+    assert 0.0 <= score(free) <= 100.0
+
+
+@given(value_inputs())
+def test_unknown_finish_rate_sits_between_the_known_extremes(inputs: ValueInputs) -> None:
+    unknown = dataclasses.replace(inputs, finish_rate=None)
+    nobody = dataclasses.replace(inputs, finish_rate=0.0)
+    everybody = dataclasses.replace(inputs, finish_rate=1.0)
+    typical = dataclasses.replace(inputs, finish_rate=value.NEUTRAL_FINISH_RATE)
+    assert score(nobody) <= score(unknown) <= score(everybody)
+    assert score(unknown) == score(typical)
+
+
+@given(value_inputs(), review_counts, review_counts)
+def test_review_count_only_moves_the_score_toward_the_stated_review_score(
+    inputs: ValueInputs, a: int, b: int
+) -> None:
+    # More reviews mean more confidence: the score moves in the direction of the game's own
+    # review score (up when it beats the prior, down when it trails it), never past it.
+    few, many = sorted((a, b))
+    with_few = score(dataclasses.replace(inputs, review_count=few))
+    with_many = score(dataclasses.replace(inputs, review_count=many))
+    if inputs.review_score >= value.PRIOR_REVIEW_SCORE:
+        assert with_many >= with_few - 1e-9
+    else:
+        assert with_many <= with_few + 1e-9
+
+
+@given(value_inputs())
+def test_price_for_score_inverts_score(inputs: ValueInputs) -> None:
+    current = score(inputs)
+    assume(1.0 <= current <= 99.0 and inputs.price_usd > value.PRICE_FLOOR_USD)
+    price = value.price_for_score(inputs, current)
+    assert price is not None
+    assert price == pytest.approx(inputs.price_usd, rel=1e-6)
+
+
+def test_price_for_score_is_none_when_unreachable(
+    make_inputs: Callable[..., ValueInputs],
+) -> None:
+    hopeless = make_inputs(review_score=0.2)  # quality part is 0
+    assert value.price_for_score(hopeless, 10) is None
+    tiny = make_inputs(length_hours=0.1)  # even at the floor price it is worth little
+    assert value.price_for_score(tiny, 80) is None
+
+
+@pytest.mark.parametrize("target", [0, -1, 100.5, math.nan])
+def test_price_for_score_rejects_bad_targets(
+    make_inputs: Callable[..., ValueInputs], target: float
+) -> None:
+    with pytest.raises(ValueError, match="target"):
+        value.price_for_score(make_inputs(), target)
+
+
+@pytest.mark.parametrize(
+    ("field", "bad"),
+    [
+        pytest.param("price_usd", -0.01, id="negative-price"),
+        pytest.param("price_usd", math.inf, id="infinite-price"),
+        pytest.param("price_usd", math.nan, id="nan-price"),
+        pytest.param("review_score", 1.01, id="review-score-above-1"),
+        pytest.param("review_score", -0.1, id="review-score-below-0"),
+        pytest.param("review_count", -1, id="negative-review-count"),
+        pytest.param("length_hours", 0.0, id="zero-length"),
+        pytest.param("length_hours", -2.0, id="negative-length"),
+        pytest.param("finish_rate", 1.5, id="finish-rate-above-1"),
+        pytest.param("finish_rate", math.nan, id="nan-finish-rate"),
+    ],
+)
+def test_inputs_reject_out_of_range_values(
+    make_inputs: Callable[..., ValueInputs], field: str, bad: float
+) -> None:
+    with pytest.raises(ValueError, match=field):
+        make_inputs(**{field: bad})
+
+
+def test_inputs_are_frozen(make_inputs: Callable[..., ValueInputs]) -> None:
+    inputs = make_inputs()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        inputs.price_usd = 1.0  # type: ignore[misc]

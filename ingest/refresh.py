@@ -75,13 +75,14 @@ DEFAULT_HOST_LIMIT = RateLimit(60, 60.0)
 
 
 class Adapter(Protocol):
-    """What every source adapter offers: a name, the source it dates, and a per-game fetch."""
+    """What every source adapter offers: a name, the source it dates in ``sources`` (None when
+    its values carry their own date, as review samples do), and a per-game fetch."""
 
     @property
     def name(self) -> str: ...
 
     @property
-    def source(self) -> SourceName: ...
+    def source(self) -> SourceName | None: ...
 
     def fetch(self, client: PoliteClient, record: GameRecord) -> dict[str, object] | None:
         """Given a client and a record, return fresh field values, or None if the source lacks
@@ -136,7 +137,7 @@ class SourceOutcome:
     """What one adapter did in a run: status, games updated / unknown to it / erroring / skipped."""
 
     adapter: str
-    source: SourceName
+    source: SourceName | None
     status: Status = "ok"
     updated: int = 0
     no_data: int = 0
@@ -198,24 +199,25 @@ def build_adapters(config: IngestConfig, today: dt.date) -> dict[AdapterName, Ad
 
 
 def merge_patch(
-    record: GameRecord, patch: Mapping[str, object], source: SourceName, today: dt.date
+    record: GameRecord, patch: Mapping[str, object], source: SourceName | None, today: dt.date
 ) -> GameRecord:
     """Given a record and fresh values from one source, return the merged, re-validated record.
 
-    The source's date in ``sources`` becomes ``today``. A freshly observed field leaves
-    ``estimated`` unless the patch sets ``estimated`` itself. Raises pydantic.ValidationError
-    if a value breaks the record's constraints.
+    The source's date in ``sources`` becomes ``today`` (unless ``source`` is None). A freshly
+    observed field leaves ``estimated`` unless the patch sets ``estimated`` itself.
+    Raises pydantic.ValidationError if a value breaks the record's constraints.
     """
     data = record.model_dump()
     if "estimated" not in patch:
         data["estimated"] = tuple(name for name in record.estimated if name not in patch)
     data.update(patch)
-    data["sources"] = record.sources.model_copy(update={source: today})
+    if source is not None:
+        data["sources"] = record.sources.model_copy(update={source: today})
     return GameRecord.model_validate(data)
 
 
 def _last_refreshed(record: GameRecord, adapter: Adapter) -> dt.date | None:
-    if adapter.name == "reviews":
+    if adapter.source is None:
         return record.reviews.sampled_on if record.reviews else None
     date: dt.date | None = getattr(record.sources, adapter.source)
     return date

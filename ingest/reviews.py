@@ -345,13 +345,15 @@ class ReviewsAdapter:
     """Adapter: sample each paid game's storefront-purchase reviews into ``GameRecord.reviews``.
 
     Free games (list price 0) are skipped: the refund signal is defined over paid games only.
+    ``source`` is None: the sample carries its own date (``sampled_on``), so it does not move
+    the storefront's date in ``sources``.
     """
 
     store_base: str
     depth: int
     today: dt.date
     name: str = "reviews"
-    source: SourceName = "storefront"
+    source: SourceName | None = None
 
     def fetch(self, client: PoliteClient, record: GameRecord) -> dict[str, object] | None:
         """Given a client and a record, return ``{"reviews": ReviewSample}``, or None if free."""

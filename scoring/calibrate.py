@@ -156,7 +156,8 @@ class Summary:
     zero_scores: int
     score_quartiles: tuple[float, float, float]
     median_by_price_band: dict[str, tuple[int, float | None]]
-    median_by_finish_rate: dict[str, float | None]
+    median_by_finish_rate: dict[str, tuple[float | None, float | None]]
+    neutral_shift: tuple[float, float, float] | None
     spearman_review_score: float
     spearman_metacritic: tuple[int, float | None]
     spearman_hours_per_usd: float
@@ -165,6 +166,23 @@ class Summary:
 
 def _median(values: Sequence[float]) -> float | None:
     return statistics.median(values) if values else None
+
+
+def _neutral_shift(scored: Sequence[ScoredGame]) -> tuple[float, float, float] | None:
+    # For games with a known finish rate: how far would the score move if it were unknown?
+    # Centred on 0 means the neutral value is the typical one.
+    shifts = [
+        value.score(
+            value.ValueInputs(g.price_usd, g.review_score, g.review_count, g.main_story_hours, None)
+        )
+        - g.score
+        for g in scored
+        if g.finish_rate is not None
+    ]
+    if len(shifts) < 2:
+        return None
+    deciles = statistics.quantiles(shifts, n=10)
+    return (deciles[0], statistics.median(shifts), deciles[-1])
 
 
 def summarize(scored: Sequence[ScoredGame]) -> Summary:
@@ -192,9 +210,16 @@ def summarize(scored: Sequence[ScoredGame]) -> Summary:
         score_quartiles=(quartiles[0], quartiles[1], quartiles[2]),
         median_by_price_band={k: (len(v), _median(v)) for k, v in bands.items()},
         median_by_finish_rate={
-            "known": _median([g.score for g in scored if g.finish_rate is not None]),
-            "unknown": _median([g.score for g in scored if g.finish_rate is None]),
+            label: (
+                _median([g.score for g in group]),
+                _median([g.main_story_hours for g in group]),
+            )
+            for label, group in (
+                ("known", [g for g in scored if g.finish_rate is not None]),
+                ("unknown", [g for g in scored if g.finish_rate is None]),
+            )
         },
+        neutral_shift=_neutral_shift(scored),
         spearman_review_score=spearman(scores, [g.review_score for g in scored]),
         spearman_metacritic=(
             len(with_metacritic),
@@ -218,6 +243,13 @@ def _pct(count: int, total: int) -> str:
 
 def _num(x: float | None, fmt: str = ".1f") -> str:
     return "-" if x is None else format(x, fmt)
+
+
+def _shift(shift: tuple[float, float, float] | None) -> str:
+    if shift is None:
+        return "-"
+    low, mid, high = shift
+    return f"{mid:+.1f} points at the median ({low:+.1f} to {high:+.1f} from 1st to 9th decile)"
 
 
 def _num_date(day: dt.date | None) -> str:
@@ -254,6 +286,8 @@ def render_report(
     tc, gc = summary.tier_counts, summary.genre_counts
     q1, q2, q3 = summary.score_quartiles
     meta_n, meta_rho = summary.spearman_metacritic
+    known_score, known_hours = summary.median_by_finish_rate["known"]
+    unknown_score, unknown_hours = summary.median_by_finish_rate["unknown"]
     lines = [
         "# Calibration of the bang_score (internal)",
         "",
@@ -274,6 +308,10 @@ def render_report(
         *[f"| {t} | {tc[t]:,} | {_pct(tc[t], n)} |" for t in TIERS],
         "",
         "Target when calibrating: banger ~5-12%, worth_it ~15-25%, fair ~30%, the rest below.",
+        f"`wait_for_sale` is rare ({tc['wait_for_sale']:,} games): below 45 a game is mostly "
+        "either poorly reviewed or short, and neither is fixed by a sale, since the price term "
+        f"stops at its floor (${value.PRICE_FLOOR_USD:.2f}); the prices are also sale-day prices "
+        "already.",
         "",
         "## Genres",
         "",
@@ -315,8 +353,10 @@ def render_report(
         f"{summary.spearman_hours_per_usd:.2f}; with the critics' metacritic score "
         f"({meta_n:,} games have one): {_num(meta_rho, '.2f')}. Both inputs pull the ranking, "
         "and critics agree only loosely, as expected of a value (not quality) score.",
-        "- Median score by price band (cheaper should rate higher, and free must not be "
-        "automatically best, since the price term stops at its floor):",
+        "- Median score by price band. Free games are not automatically best (the price term "
+        "stops at its floor); beyond that, a band's median mixes price with what games at that "
+        "price are like (many cheap games are short), so the property tests, not this table, "
+        "are the check that price alone never raises a score:",
         "",
         "| price band | games | median score |",
         "|---|---:|---:|",
@@ -328,10 +368,12 @@ def render_report(
         f"- Finish rate known for {summary.finish_rate_known:,} games "
         f"({_pct(summary.finish_rate_known, n)}); their median estimated finish rate is "
         f"{_num(summary.finish_rate_median, '.3f')}, which `NEUTRAL_FINISH_RATE` "
-        f"({value.NEUTRAL_FINISH_RATE}) stands in for when unknown. Median score with a known "
-        f"finish rate {_num(summary.median_by_finish_rate['known'])}, with an unknown one "
-        f"{_num(summary.median_by_finish_rate['unknown'])}: the neutral value neither lifts nor "
-        "sinks the unknown ones as a group.",
+        f"({value.NEUTRAL_FINISH_RATE}) stands in for when unknown. Were their rate unknown, "
+        f"their scores would move by {_shift(summary.neutral_shift)}: centred on 0, so an "
+        "unknown rate neither rewards nor punishes on average. The median score of games with "
+        f"a known rate is {_num(known_score)} against {_num(unknown_score)} for the others; "
+        "the gap comes from their other inputs, chiefly length (median main story "
+        f"{_num(known_hours)} h against {_num(unknown_hours)} h).",
         "",
         "## Known weaknesses",
         "",

@@ -111,6 +111,7 @@ class Shim:
         *,
         errors: list[ParamError] | None = None,
         headers: dict[str, str] | None = None,
+        extra: dict[str, object] | None = None,
     ) -> Response:
         """Given a problem code and detail, return the problem+json response (no-store)."""
         status, body = problem_body(
@@ -119,6 +120,7 @@ class Shim:
             site_url=self.site_url,
             request_id=request.state.request_id,
             errors=errors or (),
+            extra=extra,
         )
         out = dict(rate)
         out["Cache-Control"] = "no-store"
@@ -148,6 +150,7 @@ class Shim:
             f"The daily limit of {hit.limit} requests is used up; it resets at 00:00 UTC.",
             rate,
             headers={"Retry-After": str(window.seconds_to_reset)},
+            extra={"violated-policies": ["daily"]},
         )
 
     # -- counting ----------------------------------------------------------------------------

@@ -36,7 +36,7 @@ def problem_body(
     site_url: str,
     request_id: str,
     errors: Sequence[ParamError] = (),
-    extra: dict[str, Any] | None = None,
+    extra: dict[str, object] | None = None,
 ) -> tuple[int, bytes]:
     """Given a problem code and detail, return (status, body bytes) of the problem document.
 

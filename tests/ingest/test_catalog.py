@@ -22,12 +22,14 @@ from ingest.catalog import (
     STOREFRONT_DATE,
     CatalogError,
     Dumps,
+    IngestReport,
     finish_rate_estimate,
     join_dumps,
     load_bundled_catalog,
     rated_catalog_reason,
     read_catalog,
     read_dumps,
+    select_rated,
     write_catalog,
 )
 from ingest.dumps import DumpRead, HltbGame, ItadGame, PlayerCount, SteamSpyApp, StoreGame
@@ -241,6 +243,23 @@ def test_join_dumps_fields_sources_and_estimates(small_dumps: Dumps) -> None:
     assert report.joined == 6
 
 
+def test_select_rated_counts_drops_and_summary_shows_them(small_dumps: Dumps) -> None:
+    records, report = join_dumps(small_dumps)
+    # Every small-dumps app has 900 + 100 reviews; 6, 7 and 8 have no HLTB length.
+    kept = select_rated(records, report, min_reviews=1000)
+
+    assert [r.appid for r in kept] == [1, 2, 5]
+    assert (report.kept, report.dropped) == (3, Counter({"no main-story length": 3}))
+    summary = report.summary()
+    assert "kept in rated catalog: 3" in summary
+    assert "no main-story length" in summary
+    assert "steamspy_2025: no USD price" in summary
+
+    stricter = IngestReport()
+    assert select_rated(records, stricter, min_reviews=1001) == []
+    assert stricter.dropped == Counter({"fewer than 1001 reviews": 6})
+
+
 def test_write_then_read_catalog_round_trips(tmp_path: Path, make_record: MakeRecord) -> None:
     catalog = Catalog(
         created_at=dt.datetime(2025, 1, 2, 3, 4, tzinfo=dt.UTC),
@@ -273,7 +292,7 @@ def test_read_catalog_errors(tmp_path: Path, content: bytes | None, message: str
 
 
 def test_read_dumps_names_the_missing_file(tmp_path: Path) -> None:
-    with pytest.raises(CatalogError, match="missing raw dump .*steamspy_all_2025-01-01"):
+    with pytest.raises(CatalogError, match=r"missing raw dump .*steamspy_all_2025-01-01"):
         read_dumps(tmp_path)
 
 

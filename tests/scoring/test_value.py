@@ -224,3 +224,26 @@ def test_inputs_are_frozen(make_inputs: Callable[..., ValueInputs]) -> None:
     inputs = make_inputs()
     with pytest.raises(dataclasses.FrozenInstanceError):
         inputs.price_usd = 1.0  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("inputs", "lowest", "highest"),
+    [
+        # Famous good value: an acclaimed 20+ hour game for about $10 is a banger.
+        pytest.param(ValueInputs(9.99, 0.983, 272_988, 23.3, None), 80, 100, id="hades-on-sale"),
+        pytest.param(
+            ValueInputs(7.99, 0.961, 700_000, 52.6, 0.31), 80, 100, id="witcher-3-on-sale"
+        ),
+        pytest.param(ValueInputs(4.99, 0.975, 1_361_676, 51.6, 0.36), 80, 100, id="terraria"),
+        # Full price for a 15-hour game with middling reviews is not "worth it".
+        pytest.param(ValueInputs(59.99, 0.75, 20_000, 15.0, 0.3), 0, 64, id="aaa-full-price"),
+        # Short, poorly reviewed and expensive: skip territory.
+        pytest.param(ValueInputs(29.99, 0.5, 300, 2.0, 0.5), 0, 44, id="short-bad-expensive"),
+        # Mostly negative reviews leave nothing to sell, free or not.
+        pytest.param(ValueInputs(0.0, 0.3, 5_000, 40.0, 0.5), 0, 0, id="free-but-disliked"),
+    ],
+)
+def test_landmark_games_land_in_sensible_bands(
+    inputs: ValueInputs, lowest: int, highest: int
+) -> None:
+    assert lowest <= bang_score(inputs) <= highest

@@ -1,0 +1,35 @@
+"""Shared fixtures: factories for records, published snapshots and app clients."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from build.storage import Storage
+from tests import factories
+
+
+@pytest.fixture(scope="session")
+def small_snapshot() -> tuple[Storage, list[factories.ScoredGame]]:
+    """The small 45-game catalog, published once per session into memory."""
+    return factories.publish_catalog(factories.small_catalog())
+
+
+@pytest.fixture
+def client_factory(tmp_path: Path) -> Iterator[Callable[..., tuple[TestClient, factories.SQLiteStore]]]:
+    """Return a factory: given a store (and options), a started TestClient and its key store."""
+    clients: list[TestClient] = []
+
+    def make(storage: Storage, **options: object) -> tuple[TestClient, factories.SQLiteStore]:
+        app, store, _ = factories.make_app(storage, tmp_path, **options)  # type: ignore[arg-type]
+        client = TestClient(app, base_url=factories.SITE)
+        client.__enter__()
+        clients.append(client)
+        return client, store
+
+    yield make
+    for client in clients:
+        client.__exit__(None, None, None)

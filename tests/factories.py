@@ -1,0 +1,151 @@
+"""Factories shared by the tests: catalog records, published snapshots, and app clients.
+
+Everything here is real: snapshots are built by the real builder into a real store (memory
+or a folder), apps use the real SQLite store in a temporary folder.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+
+from build.publish import publish
+from build.snapshot import score_catalog, snapshot_objects
+from build.storage import MemoryStorage, Storage
+from build.wire import ScoredGame
+from ingest.records import Catalog, GameRecord, Sources
+from shim.app import create_app
+from shim.keys import generate_key, key_digest, key_id
+from shim.quota import Quota
+from shim.snapshot import SnapshotSource
+from shim.sqlite_store import SQLiteStore
+from shim.store import KeyRecord
+
+SITE = "http://testserver"
+_appids = itertools.count(1000, 10)
+
+
+def make_record(**overrides: Any) -> GameRecord:
+    """Given field overrides, return a valid GameRecord with plausible defaults."""
+    appid = overrides.pop("appid", next(_appids))
+    fields: dict[str, Any] = {
+        "appid": appid,
+        "name": f"Game {appid}",
+        "developer": "Dev",
+        "publisher": "Pub",
+        "price_usd": 19.99,
+        "list_price_usd": 19.99,
+        "discount_percent": 0,
+        "review_positive": 900,
+        "review_negative": 100,
+        "release_year": 2018,
+        "main_story_hours": 12.0,
+        "completionist_hours": 30.0,
+        "finish_rate": 0.4,
+        "sources": Sources(storefront=dt.date(2025, 1, 1), play_length=dt.date(2023, 6, 1)),
+    }
+    fields.update(overrides)
+    return GameRecord(**fields)
+
+
+def make_catalog(records: Sequence[GameRecord]) -> Catalog:
+    """Given records, return a Catalog of them."""
+    return Catalog(
+        created_at=dt.datetime(2026, 11, 1, tzinfo=dt.UTC), origin="tests", games=tuple(records)
+    )
+
+
+def publish_catalog(
+    records: Sequence[GameRecord], storage: Storage | None = None, snapshot_id: str = "s1"
+) -> tuple[Storage, list[ScoredGame]]:
+    """Given records, build and publish a snapshot; return the store and the scored games."""
+    store = storage if storage is not None else MemoryStorage()
+    games = score_catalog(make_catalog(records))
+    objects = snapshot_objects(games, site_url=SITE, base_url=SITE, snapshot_id=snapshot_id)
+    publish(
+        store,
+        snapshot_id,
+        objects,
+        created_at=dt.datetime(2026, 11, 1, tzinfo=dt.UTC),
+        meta={"games": len(games)},
+    )
+    return store, games
+
+
+class Clock:
+    """A settable clock (Unix seconds) for quota tests."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def make_app(
+    storage: Storage,
+    state_dir: Path,
+    *,
+    clock: Callable[[], float] | None = None,
+    anonymous_limit: int = 1000,
+) -> tuple[Starlette, SQLiteStore, Quota]:
+    """Given a published store and a folder, return (app, its SQLite store, its quota)."""
+    store = SQLiteStore(state_dir / "keys.sqlite3")
+    quota = Quota(
+        store,
+        anonymous_limit=anonymous_limit,
+        key_cache_seconds=0,
+        **({"clock": clock} if clock else {}),
+    )
+    source = SnapshotSource(storage, cache_bytes=64 << 20, poll_seconds=3600)
+    app = create_app(source, quota, site_url=SITE, base_url=SITE, follow=False)
+    return app, store, quota
+
+
+def add_key(store: SQLiteStore, *, plan: str = "free", limit: int = 1000, account: str = "a@x.io") -> str:
+    """Given a store, create an active key and return the plaintext key."""
+    key = generate_key()
+    store.add_key(KeyRecord(key_id(key), key_digest(key), account, plan, limit, "active", 0))  # type: ignore[arg-type]
+    return key
+
+
+# A small catalog whose genres are set by unambiguous tags (see scoring.genres).
+GENRE_TAGS: dict[str, dict[str, Any]] = {
+    "rpg": {"tags": ("RPG",)},
+    "shooter": {"tags": ("FPS",)},
+    "strategy": {"tags": ("Strategy",)},
+    "narrative": {"tags": ("Story Rich",)},
+    "roguelike": {"tags": ("Roguelike",)},
+    "multiplayer": {"tags": ("MMO",)},
+    "indie_short": {"storefront_genres": ("Indie",), "main_story_hours": 3.0},
+    "action": {"storefront_genres": ("Action",)},
+    "other": {},
+}
+
+
+def small_catalog() -> list[GameRecord]:
+    """Return 45 records: 5 per genre, with varied prices, discounts, years and tags."""
+    records = []
+    for g_index, (genre, extra) in enumerate(GENRE_TAGS.items()):
+        for i in range(5):
+            appid = 10_000 + g_index * 100 + i
+            tags = tuple(extra.get("tags", ())) + (("Co-op",) if i % 2 == 0 else ("Pixel Graphics",))
+            records.append(
+                make_record(
+                    appid=appid,
+                    name=f"{genre.title()} Quest {i}",
+                    price_usd=[0.0, 4.99, 9.99, 19.99, 59.99][i],
+                    list_price_usd=[0.0, 9.99, 9.99, 39.99, 59.99][i],
+                    discount_percent=[0, 50, 0, 50, 0][i],
+                    release_year=2010 + g_index + i,
+                    main_story_hours=extra.get("main_story_hours", 5.0 + 4 * i),
+                    storefront_genres=tuple(extra.get("storefront_genres", ())),
+                    tags=tags,
+                )
+            )
+    return records

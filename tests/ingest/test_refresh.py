@@ -1,0 +1,311 @@
+"""The ingest pipeline end to end over a local replay server: merge, dates, resume, no network."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ingest.catalog import read_catalog, write_catalog
+from ingest.http import RateLimit
+from ingest.records import Catalog, GameRecord, Sources
+from ingest.refresh import Endpoints, IngestConfig, merge_patch, run_ingest
+from tests.ingest.replay import Handler, Replay, fixture_json, ok, start_replay, stop_replay
+
+TODAY = dt.date(2025, 3, 1)
+OLD = dt.date(2025, 1, 1)
+NOW = dt.datetime(2025, 3, 1, 4, 0, tzinfo=dt.UTC)
+PORTAL, ALYX = 620, 546560
+
+
+def old_record(appid: int, name: str, **fields: Any) -> GameRecord:
+    base: dict[str, Any] = {
+        "appid": appid,
+        "name": name,
+        "price_usd": 5.0,
+        "list_price_usd": 10.0,
+        "discount_percent": 50,
+        "review_positive": 10,
+        "review_negative": 2,
+        "owners_range": "old range",
+        "historical_low_usd": 3.0,
+        "main_story_hours": 7.0,
+        "sources": Sources(
+            storefront=OLD, player_stats=OLD, play_length=OLD, price_history=OLD, wiki=OLD
+        ),
+    }
+    return GameRecord.model_validate(base | fields)
+
+
+@pytest.fixture
+def previous_catalog(tmp_path: Path) -> Path:
+    path = tmp_path / "catalog.json.gz"
+    games = (old_record(PORTAL, "Portal 2"), old_record(ALYX, "Half-Life: Alyx"))
+    write_catalog(
+        Catalog(created_at=NOW - dt.timedelta(days=60), origin="bundled dumps", games=games), path
+    )
+    return path
+
+
+def source_routes(
+    overrides: dict[tuple[str, str], Handler] | None = None,
+) -> dict[tuple[str, str], Handler]:
+    """Every live source, replaying recorded (or labelled hand-built) responses by appid."""
+    review_page = fixture_json("reviews/app_reviews_page.json")
+    empty_page = {"success": 1, "reviews": [], "cursor": review_page["cursor"]}
+
+    def appdetails(q: dict[str, str], _: bytes) -> Any:
+        if q["appids"] == str(PORTAL):
+            return ok(fixture_json("storefront/appdetails_620_usd.json"))
+        return ok({q["appids"]: {"success": False}})
+
+    def reviews(q: dict[str, str], _: bytes) -> Any:
+        if q["purchase_type"] == "all":
+            return ok(
+                {"success": 1, "query_summary": {"total_positive": 435000, "total_negative": 5100}}
+            )
+        if q["review_type"] in ("all", "negative") and q["cursor"] == "*":
+            return ok(review_page)  # totals 1/13; three negatives under two hours
+        return ok(empty_page)
+
+    def steamspy(q: dict[str, str], _: bytes) -> Any:
+        name = "appdetails_620" if q["appid"] == str(PORTAL) else "appdetails_unknown"
+        return ok(fixture_json(f"steamspy/handbuilt_{name}.json"))
+
+    def achievements(q: dict[str, str], _: bytes) -> Any:
+        name = (
+            "handbuilt_get_game_achievements_story"
+            if q["appid"] == str(PORTAL)
+            else "get_game_achievements_tf2"
+        )
+        return ok(fixture_json(f"achievements/{name}.json"))
+
+    def lookup(q: dict[str, str], _: bytes) -> Any:
+        name = "lookup_620" if q["appid"] == str(PORTAL) else "lookup_not_found"
+        return ok(fixture_json(f"itad/handbuilt_{name}.json"))
+
+    def cargo(q: dict[str, str], _: bytes) -> Any:
+        name = "cargoquery_620" if f'"{PORTAL}"' in q["where"] else "cargoquery_empty"
+        return ok(fixture_json(f"pcgw/handbuilt_{name}.json"))
+
+    routes: dict[tuple[str, str], Handler] = {
+        ("GET", "/api/appdetails"): appdetails,
+        ("GET", f"/appreviews/{PORTAL}"): reviews,
+        ("GET", f"/appreviews/{ALYX}"): lambda q, b: ok(
+            {
+                "success": 1,
+                "query_summary": {"total_positive": 0, "total_negative": 0},
+                "reviews": [],
+            }
+        ),
+        ("GET", "/IStoreBrowseService/GetItems/v1/"): lambda q, b: ok(
+            fixture_json("storefront/get_items_620.json")
+        ),
+        ("GET", "/IStoreService/GetTagList/v1/"): lambda q, b: ok(
+            fixture_json("storefront/handbuilt_tag_list.json")
+        ),
+        ("GET", "/api.php"): steamspy,
+        ("GET", "/IPlayerService/GetGameAchievements/v1/"): achievements,
+        ("POST", "/api/search"): lambda q, b: ok(fixture_json("hltb/search_half_life_alyx.json")),
+        ("GET", "/games/lookup/v1"): lookup,
+        ("POST", "/games/historylow/v1"): lambda q, b: ok(
+            fixture_json("itad/handbuilt_historylow_620.json")
+        ),
+        ("GET", "/w/api.php"): cargo,
+    }
+    routes.update(overrides or {})
+    return routes
+
+
+@pytest.fixture
+def servers() -> Iterator[Callable[[dict[tuple[str, str], Handler]], Replay]]:
+    started: list[Replay] = []
+
+    def start(routes: dict[tuple[str, str], Handler]) -> Replay:
+        started.append(start_replay(routes))
+        return started[-1]
+
+    yield start
+    for server in started:
+        stop_replay(server)
+
+
+@pytest.fixture
+def make_config(previous_catalog: Path, tmp_path: Path) -> Callable[..., IngestConfig]:
+    def make(endpoints: Endpoints, **overrides: Any) -> IngestConfig:
+        settings: dict[str, Any] = {
+            "catalog_path": previous_catalog,
+            "cache_dir": tmp_path / "cache",
+            "itad_api_key": "test-key",
+            "review_depth": 10,
+            "endpoints": endpoints,
+            "rate_limits": {},
+            "default_rate_limit": RateLimit(1000, 1.0),
+            "retry_attempts": 2,
+            "progress": False,
+        }
+        return IngestConfig(**(settings | overrides))
+
+    return make
+
+
+def ingest(config: IngestConfig, **kwargs: Any) -> Any:
+    return run_ingest(config, today=TODAY, now=NOW, sleep=lambda seconds: None, **kwargs)
+
+
+def test_full_ingest_merges_every_source(servers, make_config, previous_catalog: Path) -> None:
+    server = servers(source_routes())
+    report = ingest(make_config(Endpoints.all_at(server.base_url)))
+    assert report.written, report.summary()
+    assert {name: o.status for name, o in report.outcomes.items()} == dict.fromkeys(
+        ("storefront", "reviews", "steamspy", "achievements", "hltb", "itad", "pcgw"), "ok"
+    )
+    catalog = read_catalog(previous_catalog)
+    assert (catalog.origin, catalog.created_at) == ("live ingest", NOW)
+    portal, alyx = catalog.games
+    # Storefront (recorded 2025 USD appdetails + recorded GetItems tags).
+    assert (portal.price_usd, portal.list_price_usd, portal.discount_percent) == (9.99, 9.99, 0)
+    assert (portal.review_positive, portal.review_negative) == (435000, 5100)
+    assert portal.tags == ("Puzzle", "Co-op", "First-Person", "Sci-fi", "Comedy")
+    assert (portal.metacritic, portal.release_year) == (95, 2011)
+    # Reviews: the recorded page's three negatives, all written under two hours.
+    assert portal.reviews is not None
+    assert (portal.reviews.sample, portal.reviews.early_window_reviews) == (3, 3)
+    assert portal.reviews.sampled_on == TODAY
+    # Player stats, price history, wiki (hand-built responses).
+    assert (portal.owners_range, portal.median_playtime_hours) == ("20,000,000 .. 50,000,000", 10.9)
+    assert portal.finish_rate == 0.385
+    assert portal.historical_low_usd == 0.99
+    assert portal.developer == "Valve"  # storefront's value; the wiki only fills gaps
+    assert portal.sources == Sources(
+        storefront=TODAY, player_stats=TODAY, play_length=OLD, price_history=TODAY, wiki=TODAY
+    )
+    assert portal.main_story_hours == 7.0  # HLTB has no entry linked to 620: previous value kept
+    # Alyx: delisted on the (replayed) storefront, so its storefront fields and date stay.
+    assert (alyx.price_usd, alyx.sources.storefront) == (5.0, OLD)
+    assert (alyx.main_story_hours, alyx.completionist_hours) == (12.1, 18.3)
+    assert alyx.sources.play_length == TODAY
+    assert (alyx.historical_low_usd, alyx.sources.price_history) == (3.0, OLD)
+
+
+def test_no_network_names_sources_and_keeps_catalog(make_config, previous_catalog: Path) -> None:
+    before = previous_catalog.read_bytes()
+    report = ingest(make_config(Endpoints.all_at("http://127.0.0.1:1")))
+    assert not report.written
+    assert report.unreachable == [
+        "storefront",
+        "reviews",
+        "steamspy",
+        "achievements",
+        "hltb",
+        "itad",
+        "pcgw",
+    ]
+    summary = report.summary()
+    assert summary.startswith("could not reach: storefront (127.0.0.1: ConnectError")
+    assert "previous values of those sources are kept with their dates" in summary
+    assert "NOT written (last good catalog kept)" in summary
+    assert previous_catalog.read_bytes() == before
+
+
+def test_one_unreachable_source_keeps_its_values_and_dates(
+    servers, make_config, previous_catalog: Path
+) -> None:
+    server = servers(source_routes())
+    endpoints = Endpoints(
+        store=server.base_url,
+        steam_api=server.base_url,
+        steamspy=server.base_url,
+        hltb=server.base_url,
+        itad="http://127.0.0.1:1",
+        pcgw=server.base_url,
+    )
+    report = ingest(make_config(endpoints))
+    assert report.written
+    assert report.unreachable == ["itad"]
+    portal = read_catalog(previous_catalog).games[0]
+    assert (portal.historical_low_usd, portal.sources.price_history) == (3.0, OLD)
+    assert portal.sources.storefront == TODAY
+
+
+def test_partial_ingest_is_not_written_and_rerun_resumes(
+    servers, make_config, previous_catalog: Path
+) -> None:
+    before = previous_catalog.read_bytes()
+    healthy = source_routes()
+
+    def steamspy_dies_after_first_game(q: dict[str, str], b: bytes) -> Any:
+        if q["appid"] == str(ALYX):
+            return 503, {"Retry-After": "1"}, b"{}"
+        return healthy[("GET", "/api.php")](q, b)
+
+    broken = servers(source_routes({("GET", "/api.php"): steamspy_dies_after_first_game}))
+    config = make_config(Endpoints.all_at(broken.base_url))
+    report = ingest(config)
+    assert report.outcomes["steamspy"].status == "failed"
+    assert not report.written
+    assert "partial ingest (steamspy failed)" in report.reason
+    assert previous_catalog.read_bytes() == before
+    # The host recovers; the rerun the same day resumes: everything fetched before comes from
+    # the cache, and only the request that failed goes over the wire again.
+    broken.routes[("GET", "/api.php")] = healthy[("GET", "/api.php")]
+    sent_before = len(broken.hits)
+    rerun = ingest(config)
+    assert rerun.written, rerun.summary()
+    resumed = broken.hits[sent_before:]
+    assert [(h.path, h.query.get("appid")) for h in resumed] == [("/api.php", str(ALYX))]
+    assert rerun.network_requests == 1
+    assert read_catalog(previous_catalog).games[0].owners_range == "20,000,000 .. 50,000,000"
+
+
+def test_rerun_same_day_refetches_nothing(servers, make_config) -> None:
+    server = servers(source_routes())
+    config = make_config(Endpoints.all_at(server.base_url))
+    first = ingest(config)
+    sent = len(server.hits)
+    second = ingest(config)
+    assert (first.written, second.written) == (True, True)
+    assert len(server.hits) == sent
+    assert (second.network_requests, second.cache_hits) == (0, first.network_requests)
+
+
+def test_sources_limit_and_since(servers, make_config, previous_catalog: Path) -> None:
+    server = servers(source_routes())
+    config = make_config(Endpoints.all_at(server.base_url))
+    report = ingest(config, sources=["steamspy"], limit=1)
+    assert list(report.outcomes) == ["steamspy"]
+    assert [h.query["appid"] for h in server.hits] == [str(PORTAL)]
+    # Portal's player stats are now dated TODAY: --since TODAY skips it; Alyx (OLD) is tried.
+    again = ingest(config, sources=["steamspy"], since=TODAY)
+    assert (again.outcomes["steamspy"].skipped, again.outcomes["steamspy"].no_data) == (1, 1)
+    assert [h.query["appid"] for h in server.hits] == [str(PORTAL), str(ALYX)]
+
+
+def test_itad_without_key_is_skipped_not_failed(servers, make_config) -> None:
+    server = servers(source_routes())
+    report = ingest(
+        make_config(Endpoints.all_at(server.base_url), itad_api_key=None), sources=["itad", "pcgw"]
+    )
+    assert report.outcomes["itad"].status == "skipped"
+    assert report.outcomes["itad"].message == "no API key configured"
+    assert report.written
+    assert not any(h.path.startswith("/games/") for h in server.hits)
+
+
+def test_unknown_source_is_refused(make_config) -> None:
+    with pytest.raises(ValueError, match="unknown sources"):
+        ingest(make_config(Endpoints()), sources=["steamdb"])
+
+
+def test_merge_patch_dates_source_and_clears_estimate() -> None:
+    record = old_record(
+        PORTAL, "Portal 2", finish_rate=0.2, estimated=("finish_rate", "players_estimate")
+    )
+    merged = merge_patch(record, {"finish_rate": 0.5}, "player_stats", TODAY)
+    assert (merged.finish_rate, merged.estimated) == (0.5, ("players_estimate",))
+    assert (merged.sources.player_stats, merged.sources.storefront) == (TODAY, OLD)
+    assert json.loads(merged.model_dump_json())["sources"]["player_stats"] == "2025-03-01"

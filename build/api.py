@@ -54,6 +54,23 @@ class Route:
 
 
 _YEAR = {"type": "integer", "minimum": 1000, "maximum": 9999}
+MAX_PAGE = 1_000_000_000
+
+
+def _any_case(word: str) -> str:
+    return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in word)
+
+
+# Patterns state what the shim's parameter checks accept (shim.params), so that a client and
+# the fuzzer can tell a valid request from an invalid one from the document alone.
+# Whitespace is what str.strip() removes, spelled out: "\\s" differs between regex dialects.
+_SPACES = "".join(f"\\u{i:04x}" for i in range(0x3001) if chr(i).isspace())
+_WS = f"[{_SPACES}]*"
+_SOLID = f"[^,{_SPACES}]"
+_GENRE = "(" + "|".join(_any_case(g) for g in GENRES) + ")"
+GENRE_PATTERN = f"^{_WS}{_GENRE}{_WS}(,{_WS}{_GENRE}{_WS})*$"
+_TAG = f"{_WS}{_SOLID}([^,]{{0,62}}{_SOLID})?{_WS}"
+TAG_PATTERN = f"^{_TAG}(,{_TAG}){{0,19}}$"
 API_KEY_PARAM = Param(
     "api_key",
     "query",
@@ -66,7 +83,7 @@ PAGE_PARAM = Param(
     "query",
     "integer",
     "1-based page number, 10 games per page; a page past the last returns an empty games list",
-    schema={"type": "integer", "minimum": 1},
+    schema={"type": "integer", "minimum": 1, "maximum": MAX_PAGE},
 )
 LIST_PARAMS = (
     Param(
@@ -74,7 +91,7 @@ LIST_PARAMS = (
         "query",
         "string",
         "Comma-separated genres, any of: " + ", ".join(GENRES) + " (case-insensitive, OR)",
-        schema={"type": "string"},
+        schema={"type": "string", "pattern": GENRE_PATTERN},
     ),
     Param(
         "tag",
@@ -82,7 +99,7 @@ LIST_PARAMS = (
         "string",
         "Comma-separated storefront user tags, all required (AND, case-insensitive); "
         "at most 20 tags of at most 64 characters",
-        schema={"type": "string"},
+        schema={"type": "string", "pattern": TAG_PATTERN},
     ),
     Param("year_from", "query", "integer", "Earliest release year, inclusive", schema=_YEAR),
     Param("year_to", "query", "integer", "Latest release year, inclusive", schema=_YEAR),
@@ -129,7 +146,7 @@ ROUTES: tuple[Route, ...] = (
                 "integer",
                 "Storefront application id (decimal digits)",
                 required=True,
-                schema={"type": "string", "pattern": "^[0-9]+$"},
+                schema={"type": "string", "pattern": "^[0-9]+$", "maxLength": 12},
             ),
             API_KEY_PARAM,
         ),
@@ -148,7 +165,8 @@ ROUTES: tuple[Route, ...] = (
                 "string",
                 "The name to search for, 1-100 characters after trimming",
                 required=True,
-                schema={"type": "string"},
+                # A non-blank string of at most 100 characters is 1-100 after trimming.
+                schema={"type": "string", "minLength": 1, "maxLength": 100, "pattern": r"\S"},
             ),
             PAGE_PARAM,
             API_KEY_PARAM,

@@ -25,7 +25,7 @@ from typing import Any
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
-_DROPPED = dict.fromkeys(map(ord, "™®©℠'’`´"), None)
+DROPPED_CHARS = dict.fromkeys(map(ord, "™®©℠'’`´"), None)
 _SPLIT = re.compile(r"[^\w]+|_")
 _ROMAN = {
     numeral: str(value)
@@ -58,7 +58,7 @@ _ROMAN = {
 
 def fold(text: str) -> str:
     """Given text, return it lowercased, without accents, marks or apostrophes, spaces folded."""
-    text = unicodedata.normalize("NFKD", text.translate(_DROPPED))
+    text = unicodedata.normalize("NFKD", text.translate(DROPPED_CHARS))
     text = "".join(ch for ch in text if not unicodedata.combining(ch)).casefold()
     return " ".join(_ROMAN.get(w, w) for w in _SPLIT.sub(" ", text).split())
 
@@ -70,7 +70,7 @@ def name_words(name: str) -> list[str]:
     """
     words = fold(name).split()
     extra = []
-    for chunk in unicodedata.normalize("NFKD", name.translate(_DROPPED)).split():
+    for chunk in unicodedata.normalize("NFKD", name.translate(DROPPED_CHARS)).split():
         parts = fold(chunk).split()
         if len(parts) > 1:
             extra.append("".join(parts))

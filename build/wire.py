@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 from unidecode import unidecode
 
+from build.search import DROPPED_CHARS
 from ingest.records import GameRecord
 
 JSON = dict[str, Any]
@@ -44,9 +45,10 @@ def etag_for(body: bytes) -> str:
 def slugify(name: str) -> str:
     """Given a game name, return its slug: lowercase ASCII words joined by ``-`` ("game" if none).
 
-    Accented letters are transliterated (``Pokémon`` -> ``pokemon``); marks like ™ are dropped.
+    Accented letters are transliterated (``Pokémon`` -> ``pokemon``); marks like ™ and
+    apostrophes are dropped (``Let's`` -> ``lets``), as search folding drops them.
     """
-    words = _WORD.findall(unidecode(name).lower())
+    words = _WORD.findall(unidecode(name.translate(DROPPED_CHARS)).lower())
     return "-".join(words) or "game"
 
 

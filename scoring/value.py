@@ -7,7 +7,7 @@ The score is the geometric mean of two parts, each in [0, 1]:
 
 * **quality** -- the review score shrunk toward a prior by review count (a Bayesian average,
   so ten glowing reviews are not trusted like ten thousand), then stretched linearly so that
-  "Mixed" reviews sit near 0 and "Overwhelmingly Positive" near 1;
+  45% positive or less is 0 and 95% or more is 1;
 * **value** -- engaged hours per effective dollar, squashed as ``h / (h + H0)``. Engaged hours are
   the main-story length weighted by the finish rate; the effective price has a floor, so every
   price up to the floor counts the same (the price term saturates and a free game is not a

@@ -24,7 +24,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from build.filters import (
@@ -411,6 +411,9 @@ def build_routes(shim: Shim) -> list[Route]:
             f"bangscore_snapshot_switches_total {shim.source.switches}",
             f"bangscore_body_cache_bytes {shim.source.cache.size}",
         ]
+        lines += [f"bangscore_quota_{name}_total {n}" for name, n in sorted(m.extra.items())]
+        stats = shim.quota.store.stats()
+        lines += [f"bangscore_store_{name}_total {n}" for name, n in sorted(stats.items())]
         return Response(
             "\n".join(lines) + "\n",
             headers={"Cache-Control": "no-store"},
@@ -505,11 +508,14 @@ def create_app(
     site_url: str,
     base_url: str,
     follow: bool = True,
+    session_secret: str | None = None,
 ) -> Starlette:
     """Given a snapshot source and a quota, return the ASGI app.
 
     The current snapshot is loaded at start-up if one is published; with ``follow`` a
-    background task re-reads the pointer every ``source.poll_seconds``.
+    background task re-reads the pointer every ``source.poll_seconds``. With a
+    ``session_secret`` the account website (:mod:`shim.accounts`) is served under /account.
+    The key store is closed (buffered counts flushed) at shutdown.
     """
     shim = Shim(source, quota, site_url=site_url, base_url=base_url)
 
@@ -540,9 +546,19 @@ def create_app(
         yield
         if task is not None:
             task.cancel()
+        quota.store.close()
+
+    # -- account website (issue 5): its own routes, each with its session middleware --------
+    routes: list[BaseRoute] = [*build_routes(shim)]
+    if session_secret is not None:
+        from shim.accounts import AccountSite, account_routes
+
+        site = AccountSite(quota.store, site_url=site_url)
+        https = site_url.startswith("https://")
+        routes += account_routes(site, session_secret=session_secret, https_only=https)
 
     app = Starlette(
-        routes=build_routes(shim),
+        routes=routes,
         exception_handlers={HTTPException: http_error},
         lifespan=lifespan,
     )

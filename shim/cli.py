@@ -55,7 +55,15 @@ def app_from_settings(settings: Settings) -> Starlette:
         anonymous_limit=settings.anonymous_daily_limit,
         key_cache_seconds=settings.key_cache_seconds,
     )
-    return create_app(source, quota, site_url=settings.site_url, base_url=settings.api_base_url)
+    from shim.accounts import load_session_secret
+
+    return create_app(
+        source,
+        quota,
+        site_url=settings.site_url,
+        base_url=settings.api_base_url,
+        session_secret=load_session_secret(settings.session_secret, settings.state_dir),
+    )
 
 
 def asgi_app() -> Starlette:
@@ -83,9 +91,9 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
     from ingest.catalog import load_bundled_catalog, read_catalog
 
     started = time.perf_counter()
-    catalog_path = args.catalog or settings.catalog
-    if catalog_path is not None:
-        catalog = read_catalog(Path(catalog_path))
+    catalog_path: Path = args.catalog or settings.catalog_path
+    if args.catalog or catalog_path.exists():
+        catalog = read_catalog(catalog_path)
         print(f"catalog: {catalog_path} ({len(catalog.games)} games, {catalog.origin})")
     else:
         catalog, report = load_bundled_catalog(settings.data_dir, progress=True)
@@ -123,6 +131,35 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
         f"{time.perf_counter() - started:.1f} s"
     )
     return 0
+
+
+# -- ingest -----------------------------------------------------------------------------------
+
+
+def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
+    """Refresh the catalog from the live sources; keep the last good one on any failure."""
+    from ingest.catalog import load_bundled_catalog, write_catalog
+    from ingest.refresh import IngestConfig, run_ingest
+
+    path = settings.catalog_path
+    if not path.exists():
+        catalog, report = load_bundled_catalog(settings.data_dir, progress=True)
+        write_catalog(catalog, path)
+        print(f"no catalog at {path} yet: seeded it from the bundled dumps ({report.kept} games)")
+    config = IngestConfig(
+        catalog_path=path,
+        cache_dir=settings.state_dir / "cache",
+        itad_api_key=(settings.itad_api_key.get_secret_value() if settings.itad_api_key else None),
+        review_depth=settings.review_depth,
+    )
+    sources = [s.strip() for s in args.sources.split(",")] if args.sources else None
+    try:
+        result = run_ingest(config, sources=sources, limit=args.limit, since=args.since)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(result.summary())
+    return 0 if result.written else 1
 
 
 # -- serve ------------------------------------------------------------------------------------
@@ -219,6 +256,26 @@ def cmd_keys_list(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+# -- usage ------------------------------------------------------------------------------------
+
+
+def cmd_usage_report(args: argparse.Namespace, settings: Settings) -> int:
+    """Print accounts whose keys together exceed one key's plan limit on a UTC day (term 4)."""
+    from shim.usage import abuse_report, format_report
+
+    try:
+        day = dt.date.fromisoformat(args.date) if args.date else dt.datetime.now(dt.UTC).date()
+    except ValueError:
+        print(f"error: --date must be YYYY-MM-DD, not {args.date!r}", file=sys.stderr)
+        return 2
+    store = open_store(settings.store_url)
+    try:
+        print(format_report(abuse_report(store.list_keys(day)), day.isoformat()), end="")
+    finally:
+        store.close()
+    return 0
+
+
 # -- snapshots --------------------------------------------------------------------------------
 
 
@@ -276,6 +333,16 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--site-url", help="the website's base URL baked into the snapshot")
     p.set_defaults(func=cmd_build)
 
+    p = sub.add_parser("ingest", help="refresh the catalog from the live sources")
+    p.add_argument("--sources", help="comma-separated adapters (default: all)")
+    p.add_argument("--limit", type=int, help="refresh at most the first N games by appid")
+    p.add_argument(
+        "--since",
+        type=dt.date.fromisoformat,
+        help="skip a game's source when its data is dated on or after DATE (YYYY-MM-DD)",
+    )
+    p.set_defaults(func=cmd_ingest)
+
     p = sub.add_parser("serve", help="serve the current snapshot")
     p.add_argument("--snapshot", help="snapshot store: folder or s3://bucket/prefix")
     p.add_argument("--host")
@@ -299,6 +366,13 @@ def parser() -> argparse.ArgumentParser:
     p = keys.add_parser("list", help="list keys")
     p.add_argument("--account")
     p.set_defaults(func=cmd_keys_list)
+
+    usage = sub.add_parser("usage", help="operators' usage reports").add_subparsers(
+        dest="usage_command", required=True
+    )
+    p = usage.add_parser("report", help="accounts whose keys together exceed one key's limit")
+    p.add_argument("--date", help="UTC day YYYY-MM-DD (default: today)")
+    p.set_defaults(func=cmd_usage_report)
 
     snaps = sub.add_parser("snapshots", help="list, roll back or verify snapshots")
     snaps.add_argument("--snapshot", help="snapshot store: folder or s3://bucket/prefix")

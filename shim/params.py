@@ -103,7 +103,8 @@ def parse_list_query(items: Items) -> ListQuery:
                 ParamError("tag", f"comma-separated tags of 1-{MAX_TAG_LENGTH} characters")
             )
         tags = {p.lower() for p in parts}
-        if len(tags) > MAX_TAGS:
+        # Counted as sent, not after merging duplicates, so the documented pattern can state it.
+        if len(parts) > MAX_TAGS:
             errors.append(ParamError("tag", f"at most {MAX_TAGS} tags"))
     year_from = _year(values, "year_from", errors)
     year_to = _year(values, "year_to", errors)

@@ -91,6 +91,8 @@ class Quota:
         self.metrics = QuotaMetrics()
         self._keys: dict[str, tuple[KeyRecord | None, float]] = {}
         self._local: dict[tuple[str, dt.date], int] = {}
+        # Fail-open admits not yet added to the store; pushed when it answers again.
+        self._unsynced: dict[tuple[str, dt.date], int] = {}
         self._lock = threading.Lock()
         self._last_log = 0.0
 
@@ -131,7 +133,7 @@ class Quota:
         """
         win = window_at(self.clock())
         try:
-            return self.store.hit(subject, win.day, limit, int(self.clock())), win
+            hit = self.store.hit(subject, win.day, limit, int(self.clock()))
         except StoreUnavailable:
             self._fault("count")
             with self._lock:
@@ -139,8 +141,30 @@ class Quota:
                 if used >= limit:
                     return Hit(False, used, limit), win
                 self._local[(subject, win.day)] = used + 1
+                self._unsynced[(subject, win.day)] = self._unsynced.get((subject, win.day), 0) + 1
                 self.metrics.fail_open_admits += 1
                 return Hit(True, used + 1, limit), win
+        if self._unsynced:
+            self._reconcile()
+        return hit, win
+
+    def _reconcile(self) -> None:
+        """Add the fail-open admits counted locally to the store, now that it answers again."""
+        with self._lock:
+            pending, self._unsynced = self._unsynced, {}
+        now = int(self.clock())
+        items = list(pending.items())
+        for i, ((subject, day), n) in enumerate(items):
+            try:
+                self.store.add(subject, day, n, now)
+            except StoreUnavailable:
+                with self._lock:
+                    for key, left in items[i:]:
+                        self._unsynced[key] = self._unsynced.get(key, 0) + left
+                return
+            self.metrics.extra["fail_open_reconciled"] = (
+                self.metrics.extra.get("fail_open_reconciled", 0) + n
+            )
 
     def peek(self, subject: str, limit: int) -> tuple[Hit, Window]:
         """Given a subject and its limit, return today's count without counting (for 304s)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -43,6 +43,13 @@ class Settings(BaseSettings):
         "127.0.0.1", description="Proxies whose X-Forwarded-For is trusted for the client IP"
     )
     keep_snapshots: int = Field(7, ge=1)
+    session_secret: str | None = Field(
+        None,
+        description="Signs account-site cookies; the same on every replica "
+        "(default: generated once under STATE/session_secret)",
+    )
+    itad_api_key: SecretStr | None = Field(None, description="IsThereAnyDeal API key (ingest)")
+    review_depth: int = Field(500, ge=1, le=10_000, description="Reviews sampled per paid game")
 
     @field_validator("site_url", "base_url")
     @classmethod
@@ -58,6 +65,11 @@ class Settings(BaseSettings):
     def snapshot_location(self) -> str:
         """Return the snapshot store location (folder or s3:// URL)."""
         return self.snapshot or str(self.state_dir / "snapshots")
+
+    @property
+    def catalog_path(self) -> Path:
+        """Return the catalog file `bangscore ingest` writes and `bangscore build` reads."""
+        return self.catalog or self.state_dir / "catalog.json.gz"
 
     @property
     def store_url(self) -> str:

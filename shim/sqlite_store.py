@@ -12,10 +12,20 @@ import contextlib
 import datetime as dt
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
-from shim.store import Hit, KeyRecord, KeyView, StoreError, StoreUnavailable, UnknownKey
+from shim.store import (
+    AccountExists,
+    AccountRecord,
+    Hit,
+    KeyRecord,
+    KeyView,
+    StoreError,
+    StoreUnavailable,
+    UnknownKey,
+)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS accounts (
@@ -49,6 +59,11 @@ ON CONFLICT(subject, day) DO UPDATE SET n = n + 1, last_at = excluded.last_at WH
 RETURNING n
 """
 
+_ADD = """
+INSERT INTO counts(subject, day, n, last_at) VALUES (?, ?, ?, ?)
+ON CONFLICT(subject, day) DO UPDATE SET n = n + excluded.n, last_at = MAX(last_at, excluded.last_at)
+"""
+
 
 @contextlib.contextmanager
 def _faults() -> Iterator[None]:
@@ -64,17 +79,9 @@ def _faults() -> Iterator[None]:
 _KEY_COLUMNS = "key_id, digest, account, plan, daily_limit, state, created_at"
 
 
-def _record(row: tuple[object, ...]) -> KeyRecord:
+def _record(row: Sequence[Any]) -> KeyRecord:
     key_id, digest, account, plan, limit, state, created = row
-    return KeyRecord(
-        str(key_id),
-        str(digest),
-        str(account),
-        plan,
-        int(limit),
-        state,
-        int(created),  # type: ignore[arg-type]
-    )
+    return KeyRecord(str(key_id), str(digest), str(account), plan, int(limit), state, int(created))
 
 
 class SQLiteStore:
@@ -188,6 +195,37 @@ class SQLiteStore:
             )
         found = {dt.date.fromisoformat(d): int(n) for d, n in rows}
         return {d: found.get(d, 0) for d in days}
+
+    def add(self, subject: str, day: dt.date, n: int, now: int) -> None:
+        if n < 1:
+            raise ValueError("add needs a count of at least 1")
+        with _faults():
+            self._conn().execute(_ADD, (subject, day.isoformat(), n, now))
+
+    def create_account(self, account: AccountRecord) -> None:
+        with _faults():
+            try:
+                self._conn().execute(
+                    "INSERT INTO accounts(email, password_hash, created_at) VALUES (?, ?, ?)",
+                    (account.email, account.password_hash, account.created_at),
+                )
+            except sqlite3.IntegrityError as exc:
+                raise AccountExists(account.email) from exc
+
+    def find_account(self, email: str) -> AccountRecord | None:
+        with _faults():
+            row = (
+                self._conn()
+                .execute(
+                    "SELECT email, password_hash, created_at FROM accounts WHERE email = ?",
+                    (email,),
+                )
+                .fetchone()
+            )
+        return AccountRecord(str(row[0]), str(row[1] or ""), int(row[2])) if row else None
+
+    def stats(self) -> dict[str, int]:
+        return {}
 
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)

@@ -28,6 +28,10 @@ class UnknownKey(StoreError, LookupError):
     """Raised when a key id names no key."""
 
 
+class AccountExists(StoreError):
+    """Raised when an account with the same email is already stored."""
+
+
 @dataclass(frozen=True, slots=True)
 class KeyRecord:
     """A stored key: id, SHA-256 digest, account, plan, daily limit, state, created (Unix s)."""
@@ -53,6 +57,15 @@ class KeyView:
     record: KeyRecord
     last_used: int | None
     today: int
+
+
+@dataclass(frozen=True, slots=True)
+class AccountRecord:
+    """A website account: lowercase email, argon2 password hash, created (Unix s)."""
+
+    email: str
+    password_hash: str
+    created_at: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,8 +129,26 @@ class Store(Protocol):
         """Given a subject and days, return the count of each of those days (0 if none)."""
         ...
 
+    def add(self, subject: str, day: dt.date, n: int, now: int) -> None:
+        """Given a subject, a day and a count ``n`` >= 1 of requests admitted elsewhere (the
+        fail-open local counts of a replica), add them to the stored count, whatever the limit.
+        Raise StoreUnavailable if down."""
+        ...
+
+    def create_account(self, account: AccountRecord) -> None:
+        """Given a new account, store it; raise AccountExists if its email is taken."""
+        ...
+
+    def find_account(self, email: str) -> AccountRecord | None:
+        """Given a lowercase email, return its account or None; raise StoreUnavailable if down."""
+        ...
+
+    def stats(self) -> dict[str, int]:
+        """Return the store's operation counters by name (exported on ``/metrics``)."""
+        ...
+
     def close(self) -> None:
-        """Release connections."""
+        """Flush what is buffered and release connections; the store may be used again."""
         ...
 
 

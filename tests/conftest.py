@@ -33,3 +33,12 @@ def client_factory(tmp_path: Path) -> Iterator[Callable[..., tuple[TestClient, f
     yield make
     for client in clients:
         client.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="session")
+def real_snapshot() -> tuple[Storage, list[factories.ScoredGame]]:
+    """The real catalog from the bundled dumps, scored and published once per session."""
+    from ingest.catalog import load_bundled_catalog
+
+    catalog, _ = load_bundled_catalog(Path(__file__).parent.parent / "data")
+    return factories.publish_catalog(catalog.games)

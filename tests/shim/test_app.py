@@ -62,10 +62,17 @@ def test_root_listing_needs_no_key_and_lists_every_endpoint(api: Any) -> None:
     games = next(e for e in body["endpoints"] if e["path"] == "/api/v1/games")
     assert games["auth"] is True
     assert {p["name"] for p in games["parameters"]} == {
-        "genre", "tag", "year_from", "year_to", "on_sale", "page", "api_key",
+        "genre",
+        "tag",
+        "year_from",
+        "year_to",
+        "on_sale",
+        "page",
+        "api_key",
     }
-    assert all(set(p) == {"name", "in", "type", "required", "description"}
-               for p in games["parameters"])
+    assert all(
+        set(p) == {"name", "in", "type", "required", "description"} for p in games["parameters"]
+    )
     for name in RATE_HEADERS:
         assert name in response.headers
 
@@ -95,10 +102,18 @@ def test_docs_and_home_pages_are_html(api: Any) -> None:
     ("headers", "query", "code", "challenge"),
     [
         ({}, "", "missing_key", 'Bearer realm="bangscore"'),
-        ({"Authorization": "Bearer nonsense"}, "", "invalid_key",
-         'Bearer realm="bangscore", error="invalid_token"'),
-        ({}, "?api_key=bsk_tooshort", "invalid_key",
-         'Bearer realm="bangscore", error="invalid_token"'),
+        (
+            {"Authorization": "Bearer nonsense"},
+            "",
+            "invalid_key",
+            'Bearer realm="bangscore", error="invalid_token"',
+        ),
+        (
+            {},
+            "?api_key=bsk_tooshort",
+            "invalid_key",
+            'Bearer realm="bangscore", error="invalid_token"',
+        ),
         ({"Authorization": "Basic dXNlcjpwYXNz"}, "", "missing_key", 'Bearer realm="bangscore"'),
     ],
     ids=["missing", "malformed-header", "malformed-query", "wrong-scheme"],
@@ -216,12 +231,22 @@ def test_page_past_the_last_is_empty_with_real_totals(api: Any) -> None:
         ("genre=RPG,Shooter", lambda g: g["genre"] in {"rpg", "shooter"}),
         ("genre=rpg&genre=strategy", lambda g: g["genre"] in {"rpg", "strategy"}),
         ("on_sale=true", lambda g: g["discount_percent"] > 0),
-        ("on_sale=TRUE&genre=action", lambda g: g["discount_percent"] > 0 and g["genre"] == "action"),
+        (
+            "on_sale=TRUE&genre=action",
+            lambda g: g["discount_percent"] > 0 and g["genre"] == "action",
+        ),
         ("year_from=2014&year_to=2016", lambda g: 2014 <= g["release_year"] <= 2016),
         ("year_from=2016&year_to=2016", lambda g: g["release_year"] == 2016),
     ],
-    ids=["genre", "genre-list-case", "genre-repeated", "on-sale", "on-sale-genre", "years",
-         "years-inclusive"],
+    ids=[
+        "genre",
+        "genre-list-case",
+        "genre-repeated",
+        "on-sale",
+        "on-sale-genre",
+        "years",
+        "years-inclusive",
+    ],
 )
 def test_filters_keep_exactly_the_matching_games(
     api: Any, small_snapshot: Any, query: str, check: Callable[[dict[str, Any]], bool]
@@ -287,7 +312,8 @@ def test_link_header_has_first_prev_next_last(api: Any) -> None:
     )
     link = client.get("/api/v1/games?page=3", headers=headers).headers["link"]
     rels = dict(
-        (part.split("; rel=")[1].strip('"'), part.split(">")[0].lstrip("<")) for part in link.split(", ")
+        (part.split("; rel=")[1].strip('"'), part.split(">")[0].lstrip("<"))
+        for part in link.split(", ")
     )
     assert rels == {
         "first": f"{SITE}/api/v1/games?page=1",
@@ -295,9 +321,10 @@ def test_link_header_has_first_prev_next_last(api: Any) -> None:
         "next": f"{SITE}/api/v1/games?page=4",
         "last": f"{SITE}/api/v1/games?page=5",
     }
-    assert "api_key" not in client.get(
-        "/api/v1/games?api_key=" + headers["Authorization"][7:]
-    ).headers["link"]
+    assert (
+        "api_key"
+        not in client.get("/api/v1/games?api_key=" + headers["Authorization"][7:]).headers["link"]
+    )
 
 
 def test_composed_pages_equal_precomputed_bytes(small_snapshot: Any, client_factory: Any) -> None:
@@ -312,8 +339,12 @@ def test_composed_pages_equal_precomputed_bytes(small_snapshot: Any, client_fact
     for filters in precomputed_combos():
         page = 1
         while (key := list_key(filters.combo_key or "", page)) in snap.manifest.entries:
-            stored = storage.get("objects/" + snap.manifest.entries[key].sha256[:2] + "/"
-                                 + snap.manifest.entries[key].sha256)
+            stored = storage.get(
+                "objects/"
+                + snap.manifest.entries[key].sha256[:2]
+                + "/"
+                + snap.manifest.entries[key].sha256
+            )
             assert snap.index.page(filters, page)[0] == stored
             page += 1
             checked += 1
@@ -351,7 +382,10 @@ def test_detail_holds_every_field_with_contract_rounding(api: Any, small_snapsho
     assert body["refunded_review_share"] is None and body["early_window_reviews"] is None
     assert body["sources"]["storefront"] == "2025-01-01"
     assert body["sources"]["wiki"] is None
-    assert body["url"] == f"{SITE}/game/{game.record.appid}/{game.record.name.lower().replace(' ', '-')}"
+    assert (
+        body["url"]
+        == f"{SITE}/game/{game.record.appid}/{game.record.name.lower().replace(' ', '-')}"
+    )
     listed = next(g for g in all_pages(client, headers) if g["appid"] == game.record.appid)
     assert {k: body[k] for k in listed} == listed
 
@@ -389,9 +423,7 @@ def test_search_envelope_and_ranking(api: Any) -> None:
     assert scores == sorted(scores)
 
 
-@pytest.mark.parametrize(
-    "q", ["", "   ", "x" * 101], ids=["empty", "blank", "too-long"]
-)
+@pytest.mark.parametrize("q", ["", "   ", "x" * 101], ids=["empty", "blank", "too-long"])
 def test_search_rejects_bad_q(api: Any, q: str) -> None:
     client, _, headers = api
     response = client.get("/api/v1/search", params={"q": q}, headers=headers)
@@ -407,14 +439,17 @@ def test_search_without_q_is_400(api: Any) -> None:
 # -- quota, caching and headers ---------------------------------------------------------------
 
 
-def test_limit_then_429_with_retry_after_and_reset(client_factory: ClientFactory,
-                                                   small_snapshot: Any) -> None:
+def test_limit_then_429_with_retry_after_and_reset(
+    client_factory: ClientFactory, small_snapshot: Any
+) -> None:
     clock = factories.Clock(1_795_000_000.0)  # 2026-11-19 ... UTC
     client, store = client_factory(small_snapshot[0], clock=clock)
     key = add_key(store, limit=3)
     headers = {"Authorization": f"Bearer {key}"}
-    remaining = [client.get("/api/v1/games", headers=headers).headers["x-ratelimit-remaining"]
-                 for _ in range(3)]
+    remaining = [
+        client.get("/api/v1/games", headers=headers).headers["x-ratelimit-remaining"]
+        for _ in range(3)
+    ]
     assert remaining == ["2", "1", "0"]
     over = client.get("/api/v1/games", headers=headers)
     assert over.status_code == 429
@@ -454,8 +489,10 @@ def test_etag_revalidation_is_304_and_not_counted(api: Any) -> None:
 
 def test_errors_with_a_valid_key_are_counted(api: Any) -> None:
     client, _, headers = api
-    used = [int(client.get(p, headers=headers).headers["x-ratelimit-used"])
-            for p in ("/api/v1/games", "/api/v1/games?page=0", "/api/v1/games/1")]
+    used = [
+        int(client.get(p, headers=headers).headers["x-ratelimit-used"])
+        for p in ("/api/v1/games", "/api/v1/games?page=0", "/api/v1/games/1")
+    ]
     assert used == [1, 2, 3]
 
 
@@ -473,8 +510,13 @@ def test_usage_is_free_and_reports_counts(api: Any) -> None:
 
 def test_every_response_has_request_id_cors_and_rate_headers(api: Any) -> None:
     client, _, headers = api
-    for path, h in (("/api/v1", {}), ("/api/v1/games", headers), ("/api/v1/games", {}),
-                    ("/nope", {}), ("/api/v1/games/1", headers)):
+    for path, h in (
+        ("/api/v1", {}),
+        ("/api/v1/games", headers),
+        ("/api/v1/games", {}),
+        ("/nope", {}),
+        ("/api/v1/games/1", headers),
+    ):
         response = client.get(path, headers=h)
         assert len(response.headers["x-request-id"]) == 16
         assert response.headers["access-control-allow-origin"] == "*"

@@ -1,0 +1,478 @@
+"""The shared key and counter store for many shim replicas: Redis, counting with leases.
+
+Exact counting without a round trip per request. A replica *leases* a block of a subject's
+daily quota from Redis with one atomic Lua script, which grants ``min(block, limit - leased)``
+and adds it to the subject's ``leased`` total; the replica then admits requests locally until
+its block is spent. Redis's ``leased`` total only grows by what it grants and never past the
+limit, so the admitted requests of all replicas together never exceed the limit: a lease that
+is never spent can only under-admit. The block shrinks as the remaining count falls::
+
+    block = clamp((limit - leased) // (2 * replicas), 1, max_block)
+
+so when ``replicas`` replicas each hold a block, at most half of what remained is parked in
+leases, and the last requests of a day go one by one. A background thread gives back the
+unspent part of a lease idle for ``lease_idle`` seconds (so another replica can use it) and
+every ``flush_every`` seconds adds the requests really admitted to the subject's ``spent``
+count and its last-use time, which lists and reports show. Both happen in one pipelined
+round trip. ``close()`` flushes and gives back every lease.
+
+Headers stay honest: a Hit reports ``used`` = the leased total Redis last returned to this
+replica, which counts every request admitted so far by this replica plus every block any
+replica held, so it is at least the true count at the moment of that lease. Only requests
+another replica admits from a block leased *after* ours can go unseen until our next lease
+(bounded by that block).
+
+Round trips: one lease per block (a refused lease is remembered for up to a second, so a key
+past its limit costs no round trip per 429 either), one flush per ``flush_every`` seconds per process, and
+key lookups once per key per ``Quota.key_cache_seconds`` (which also bounds revocation lag:
+every replica re-reads a key within that time, 2 s by default, under the 5 s of CONTRACT.md).
+``stats()`` counts them.
+
+Layout (prefix ``bs:``): ``key:<digest>`` hash of a key record, ``keyid:<id>`` -> digest,
+``keys`` and ``acctkeys:<email>`` sorted sets of key ids by creation time, ``acct:<email>``
+hash of an account, ``n:<subject>:<day>`` hash with ``leased`` and ``spent`` (expires after
+40 days), ``last:<subject>`` Unix seconds of the last admitted request.
+
+Redis down: every call raises StoreUnavailable at once for ``retry_after`` seconds after a
+failure (a breaker, so that a dead Redis costs no connect attempt per request) and the caller
+fails open; local leases keep being spent meanwhile, and unflushed counts wait for Redis.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
+from shim.store import (
+    AccountExists,
+    AccountRecord,
+    Hit,
+    KeyRecord,
+    KeyView,
+    StoreError,
+    StoreUnavailable,
+    UnknownKey,
+)
+
+log = logging.getLogger("bangscore.redis_store")
+T = TypeVar("T")
+PREFIX = "bs:"
+COUNT_TTL_SECONDS = 40 * 86_400
+
+# KEYS: counter hash. ARGV: limit, divisor (2 * replicas), max block, ttl.
+# Returns {granted, leased total after the grant}; granted 0 means the limit is reached.
+_LEASE = """
+local limit = tonumber(ARGV[1])
+local leased = tonumber(redis.call('HGET', KEYS[1], 'leased') or '0')
+if leased >= limit then return {0, leased} end
+local block = math.floor((limit - leased) / tonumber(ARGV[2]))
+block = math.max(1, math.min(block, tonumber(ARGV[3])))
+leased = redis.call('HINCRBY', KEYS[1], 'leased', block)
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
+return {block, leased}
+"""
+
+# KEYS: counter hash, last-use key. ARGV: spent delta, leased delta, now, ttl.
+_FLUSH = """
+local spent = tonumber(ARGV[1])
+local leased = tonumber(ARGV[2])
+if spent ~= 0 then redis.call('HINCRBY', KEYS[1], 'spent', spent) end
+if leased ~= 0 then redis.call('HINCRBY', KEYS[1], 'leased', leased) end
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
+if spent > 0 then
+  local last = tonumber(redis.call('GET', KEYS[2]) or '0')
+  if tonumber(ARGV[3]) > last then
+    redis.call('SET', KEYS[2], ARGV[3], 'EX', tonumber(ARGV[4]))
+  end
+end
+return 1
+"""
+
+# KEYS: record hash, id index, all-keys set, account's keys set. ARGV: id, created, fields...
+_ADD_KEY = """
+if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+redis.call('SET', KEYS[2], ARGV[3 + 3])
+redis.call('ZADD', KEYS[3], tonumber(ARGV[2]), ARGV[1])
+redis.call('ZADD', KEYS[4], tonumber(ARGV[2]), ARGV[1])
+return 1
+"""
+
+# KEYS: id index. ARGV: key prefix, now. Returns the record's fields, or nil for no such id.
+_REVOKE = """
+local digest = redis.call('GET', KEYS[1])
+if not digest then return nil end
+local key = ARGV[1] .. digest
+if redis.call('HGET', key, 'state') == 'active' then
+  redis.call('HSET', key, 'state', 'revoked', 'revoked_at', ARGV[2])
+end
+return redis.call('HGETALL', key)
+"""
+
+_ADD_ACCOUNT = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return 1
+"""
+
+
+@dataclass
+class _Lease:
+    """This replica's share of one subject-day: unspent block, last leased total, unflushed
+    count, last use, and until when a refused lease is taken as final (no round trip)."""
+
+    left: int = 0
+    leased_total: int = 0
+    unflushed: int = 0
+    last_at: int = 0
+    touched: float = 0.0
+    spent_until: float = 0.0
+
+
+def _record(fields: dict[str, str]) -> KeyRecord:
+    return KeyRecord(
+        fields["key_id"],
+        fields["digest"],
+        fields["account"],
+        fields["plan"],  # type: ignore[arg-type]
+        int(fields["daily_limit"]),
+        fields["state"],  # type: ignore[arg-type]
+        int(fields["created_at"]),
+    )
+
+
+def _pairs(flat: list[Any]) -> dict[str, str]:
+    return {str(k): str(v) for k, v in zip(flat[::2], flat[1::2], strict=True)}
+
+
+def _text(fields: Any) -> dict[str, str]:
+    # The client decodes responses; this only narrows redis-py's bytes | str types.
+    return {str(k): str(v) for k, v in dict(fields).items()}
+
+
+class RedisStore:
+    """Keys, accounts and leased daily counts in Redis, shared by every replica.
+
+    ``replicas`` is the expected number of processes counting the same keys (replicas x
+    workers); ``max_block`` caps a lease; ``lease_idle`` and ``flush_every`` are seconds;
+    ``retry_after`` is how long calls fail fast after a Redis fault.
+    """
+
+    def __init__(
+        self,
+        client: redis.Redis,
+        *,
+        replicas: int = 2,
+        max_block: int = 200,
+        lease_idle: float = 5.0,
+        flush_every: float = 1.0,
+        retry_after: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if replicas < 1 or max_block < 1:
+            raise ValueError("replicas and max_block must be at least 1")
+        self.client = client
+        self.replicas = replicas
+        self.max_block = max_block
+        self.lease_idle = lease_idle
+        self.flush_every = flush_every
+        self.retry_after = retry_after
+        self.clock = clock
+        self._lease = client.register_script(_LEASE)
+        self._flush = client.register_script(_FLUSH)
+        self._add_key = client.register_script(_ADD_KEY)
+        self._revoke = client.register_script(_REVOKE)
+        self._add_account = client.register_script(_ADD_ACCOUNT)
+        self._leases: dict[tuple[str, dt.date], _Lease] = {}
+        self._lock = threading.Lock()
+        self._down_until = 0.0
+        self._stats = {"round_trips": 0, "hits": 0, "local_hits": 0, "leases": 0, "flushes": 0}
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @classmethod
+    def from_url(cls, url: str) -> RedisStore:
+        """Given ``redis://HOST:PORT/DB`` with optional query parameters ``replicas``,
+        ``max_block``, ``lease_idle``, ``flush_every``, ``retry_after`` and ``timeout``
+        (seconds per Redis call, default 0.25), return the store. Raises ValueError."""
+        parts = urlsplit(url)
+        ours: dict[str, str] = {}
+        theirs: list[tuple[str, str]] = []
+        names = {"replicas", "max_block", "lease_idle", "flush_every", "retry_after", "timeout"}
+        for name, value in parse_qsl(parts.query):
+            (ours.__setitem__(name, value) if name in names else theirs.append((name, value)))
+        timeout = float(ours.pop("timeout", "0.25"))
+        client = redis.Redis.from_url(
+            urlunsplit(parts._replace(query=urlencode(theirs))),
+            decode_responses=True,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+            retry=Retry(NoBackoff(), 0),  # fail fast: the caller fails open instead of waiting
+            health_check_interval=0,
+        )
+        return cls(
+            client,
+            replicas=int(ours.get("replicas", "2")),
+            max_block=int(ours.get("max_block", "200")),
+            lease_idle=float(ours.get("lease_idle", "5")),
+            flush_every=float(ours.get("flush_every", "1")),
+            retry_after=float(ours.get("retry_after", "1")),
+        )
+
+    # -- plumbing ----------------------------------------------------------------------------
+
+    def _call(self, fn: Callable[[], T]) -> T:
+        """Run one round trip to Redis; StoreUnavailable on a fault and for a while after it."""
+        if self.clock() < self._down_until:
+            raise StoreUnavailable("redis: unavailable (retrying shortly)")
+        self._stats["round_trips"] += 1
+        try:
+            return fn()
+        except redis.RedisError as exc:
+            self._down_until = self.clock() + self.retry_after
+            raise StoreUnavailable(f"redis: {exc}") from exc
+
+    def _ensure_flusher(self) -> None:
+        if self._thread is None or not self._thread.is_alive():
+            self._stop.clear()
+            self._thread = threading.Thread(
+                target=self._flush_loop, name="bangscore-redis-flush", daemon=True
+            )
+            self._thread.start()
+
+    def _flush_loop(self) -> None:
+        while not self._stop.wait(self.flush_every):
+            try:
+                self.flush()
+            except StoreUnavailable:
+                pass  # counts stay buffered until Redis answers
+            except Exception:  # a background thread must not die silently on a bug
+                log.exception("flushing counts to redis failed")
+
+    @staticmethod
+    def _counter(subject: str, day: dt.date) -> str:
+        return f"{PREFIX}n:{subject}:{day.isoformat()}"
+
+    # -- counting ----------------------------------------------------------------------------
+
+    def hit(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
+        with self._lock:
+            self._stats["hits"] += 1
+            lease = self._leases.setdefault((subject, day), _Lease())
+            if lease.left > 0:
+                lease.left -= 1
+                lease.unflushed += 1
+                lease.last_at = now
+                lease.touched = self.clock()
+                self._stats["local_hits"] += 1
+                return Hit(True, lease.leased_total, limit)
+            if self.clock() < lease.spent_until:
+                # Redis refused a lease a moment ago: refuse locally rather than ask again.
+                self._stats["local_hits"] += 1
+                return Hit(False, max(lease.leased_total, limit), limit)
+        divisor = 2 * self.replicas
+        args = [limit, divisor, self.max_block, COUNT_TTL_SECONDS]
+        granted, total = self._call(
+            lambda: self._lease(keys=[self._counter(subject, day)], args=args)
+        )
+        self._ensure_flusher()
+        with self._lock:
+            self._stats["leases"] += 1
+            lease = self._leases.setdefault((subject, day), _Lease())
+            lease.leased_total = max(lease.leased_total, int(total))
+            lease.touched = self.clock()
+            if int(granted) == 0:
+                lease.spent_until = self.clock() + min(1.0, self.lease_idle)
+                return Hit(False, max(int(total), limit), limit)
+            lease.left += int(granted) - 1
+            lease.unflushed += 1
+            lease.last_at = now
+            return Hit(True, lease.leased_total, limit)
+
+    def flush(self, *, release_all: bool = False) -> int:
+        """Add buffered counts to Redis and give back idle (or, with ``release_all``, every)
+        unspent lease, in one round trip; return how many subject-days were written.
+
+        Raises StoreUnavailable if Redis is down; the counts stay buffered for the next try.
+        """
+        now = self.clock()
+        batch: list[tuple[str, dt.date, int, int, int]] = []
+        with self._lock:
+            latest = max((day for _, day in self._leases), default=None)
+            for (subject, day), lease in list(self._leases.items()):
+                stale = day != latest or now - lease.touched > self.lease_idle
+                release = lease.left if (release_all or stale) else 0
+                if lease.unflushed or release:
+                    batch.append((subject, day, lease.unflushed, release, lease.last_at))
+                    lease.unflushed = 0
+                    lease.left -= release
+                if stale and lease.left == 0 and lease.unflushed == 0:
+                    del self._leases[(subject, day)]
+        if not batch:
+            return 0
+
+        def send() -> list[Any]:
+            pipe = self.client.pipeline(transaction=False)
+            for subject, day, spent, release, last_at in batch:
+                self._flush(
+                    keys=[self._counter(subject, day), f"{PREFIX}last:{subject}"],
+                    args=[spent, -release, last_at, COUNT_TTL_SECONDS],
+                    client=pipe,
+                )
+            return pipe.execute()
+
+        try:
+            self._call(send)
+        except StoreUnavailable:
+            # Put the counts back; released tokens are dropped, which can only under-admit.
+            with self._lock:
+                for subject, day, spent, _, last_at in batch:
+                    lease = self._leases.setdefault((subject, day), _Lease())
+                    lease.unflushed += spent
+                    lease.last_at = max(lease.last_at, last_at)
+            raise
+        self._stats["flushes"] += 1
+        return len(batch)
+
+    def add(self, subject: str, day: dt.date, n: int, now: int) -> None:
+        if n < 1:
+            raise ValueError("add needs a count of at least 1")
+        keys = [self._counter(subject, day), f"{PREFIX}last:{subject}"]
+        self._call(lambda: self._flush(keys=keys, args=[n, n, now, COUNT_TTL_SECONDS]))
+
+    def peek(self, subject: str, day: dt.date) -> int:
+        leased = self._call(lambda: self.client.hget(self._counter(subject, day), "leased"))
+        return int(leased or 0)
+
+    def history(self, subject: str, days: list[dt.date]) -> dict[dt.date, int]:
+        if not days:
+            return {}
+
+        def send() -> list[Any]:
+            pipe = self.client.pipeline(transaction=False)
+            for day in days:
+                pipe.hget(self._counter(subject, day), "spent")
+            return pipe.execute()
+
+        spent = self._call(send)
+        with self._lock:
+            local = {d: lease.unflushed for (s, d), lease in self._leases.items() if s == subject}
+        return {d: int(n or 0) + local.get(d, 0) for d, n in zip(days, spent, strict=True)}
+
+    # -- keys --------------------------------------------------------------------------------
+
+    def add_key(self, record: KeyRecord) -> None:
+        fields: list[str | int] = []
+        for name in ("key_id", "digest", "account", "plan", "daily_limit", "state", "created_at"):
+            fields += [name, getattr(record, name)]
+        keys = [
+            f"{PREFIX}key:{record.digest}",
+            f"{PREFIX}keyid:{record.key_id}",
+            f"{PREFIX}keys",
+            f"{PREFIX}acctkeys:{record.account}",
+        ]
+        # ARGV: id, created, then the field pairs (digest is the 4th pair's value: ARGV[6]).
+        args = [record.key_id, record.created_at, *fields]
+        if not int(self._call(lambda: self._add_key(keys=keys, args=args))):
+            raise StoreError(f"key {record.key_id} already exists")
+
+    def find_key(self, digest: str) -> KeyRecord | None:
+        fields = _text(self._call(lambda: self.client.hgetall(f"{PREFIX}key:{digest}")))
+        return _record(fields) if fields else None
+
+    def revoke_key(self, key_id: str) -> KeyRecord:
+        now = int(time.time())
+        flat = self._call(
+            lambda: self._revoke(keys=[f"{PREFIX}keyid:{key_id}"], args=[f"{PREFIX}key:", now])
+        )
+        if not flat:
+            raise UnknownKey(key_id)
+        return _record(_pairs(flat))
+
+    def list_keys(self, day: dt.date, account: str | None = None) -> list[KeyView]:
+        index = f"{PREFIX}acctkeys:{account}" if account else f"{PREFIX}keys"
+        ids = [str(i) for i in self._call(lambda: self.client.zrange(index, 0, -1))]
+        if not ids:
+            return []
+
+        def digests() -> list[Any]:
+            pipe = self.client.pipeline(transaction=False)
+            for key_id in ids:
+                pipe.get(f"{PREFIX}keyid:{key_id}")
+            return pipe.execute()
+
+        found = [d for d in self._call(digests) if d]
+
+        def details() -> list[Any]:
+            pipe = self.client.pipeline(transaction=False)
+            for digest in found:
+                pipe.hgetall(f"{PREFIX}key:{digest}")
+            return pipe.execute()
+
+        records = [_record(_text(f)) for f in self._call(details) if f]
+
+        def counts() -> list[Any]:
+            pipe = self.client.pipeline(transaction=False)
+            for r in records:
+                pipe.hget(self._counter(r.subject, day), "spent")
+                pipe.get(f"{PREFIX}last:{r.subject}")
+            return pipe.execute()
+
+        raw = self._call(counts)
+        views = []
+        with self._lock:
+            for i, r in enumerate(records):
+                lease = self._leases.get((r.subject, day))
+                pending = lease.unflushed if lease else 0
+                last = int(raw[2 * i + 1]) if raw[2 * i + 1] else None
+                if lease and pending:
+                    last = max(last or 0, lease.last_at)
+                views.append(KeyView(r, last, int(raw[2 * i] or 0) + pending))
+        return views
+
+    # -- accounts ----------------------------------------------------------------------------
+
+    def create_account(self, account: AccountRecord) -> None:
+        args: list[str | int] = [
+            "email",
+            account.email,
+            "password_hash",
+            account.password_hash,
+            "created_at",
+            account.created_at,
+        ]
+        key = f"{PREFIX}acct:{account.email}"
+        if not int(self._call(lambda: self._add_account(keys=[key], args=args))):
+            raise AccountExists(account.email)
+
+    def find_account(self, email: str) -> AccountRecord | None:
+        fields = _text(self._call(lambda: self.client.hgetall(f"{PREFIX}acct:{email}")))
+        if not fields:
+            return None
+        return AccountRecord(fields["email"], fields["password_hash"], int(fields["created_at"]))
+
+    # -- housekeeping ------------------------------------------------------------------------
+
+    def stats(self) -> dict[str, int]:
+        return dict(self._stats)
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+            self._thread = None
+        try:
+            self.flush(release_all=True)
+        except StoreUnavailable:
+            log.warning("redis unavailable at close: %d subject-days unflushed", len(self._leases))
+        self.client.close()

@@ -1,0 +1,103 @@
+"""The builder's objects: list pages per combination, details, indexes, documents, pages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+
+from build.filters import (
+    DOCS_KEY,
+    INDEX_KEY,
+    OPENAPI_KEY,
+    ROOT_KEY,
+    SEARCH_KEY,
+    Filters,
+    detail_key,
+    game_page_key,
+    list_key,
+    precomputed_combos,
+)
+from build.publish import object_key, read_manifest
+from build.snapshot import UnscorableGame, score_game, select
+from build.storage import Storage
+from build.wire import ScoredGame, slugify
+from scoring.genres import GENRES
+from tests.factories import make_record
+
+
+def body(storage: Storage, key: str) -> Any:
+    entry = read_manifest(storage, "s1").entries[key]
+    return orjson.loads(storage.get(object_key(entry.sha256)))
+
+
+def test_every_precomputed_combination_has_its_pages(small_snapshot: Any) -> None:
+    storage, games = small_snapshot
+    entries = read_manifest(storage, "s1").entries
+    combos = list(precomputed_combos())
+    assert len(combos) == 2 * (1 + len(GENRES))
+    for filters in combos:
+        hits = select(games, filters)
+        pages = max(1, -(-len(hits) // 10))
+        for page in range(1, pages + 1):
+            assert list_key(filters.combo_key or "", page) in entries
+        assert list_key(filters.combo_key or "", pages + 1) not in entries
+        first = body(storage, list_key(filters.combo_key or "", 1))
+        assert first["total"] == len(hits)
+        assert [g["appid"] for g in first["games"]] == [games[i].record.appid for i in hits[:10]]
+
+
+def test_one_detail_and_page_per_game_plus_documents(small_snapshot: Any) -> None:
+    storage, games = small_snapshot
+    entries = read_manifest(storage, "s1").entries
+    for game in games:
+        assert detail_key(game.record.appid) in entries
+        assert entries[game_page_key(game.record.appid)].content_type.startswith("text/html")
+    for key in (INDEX_KEY, SEARCH_KEY, ROOT_KEY, OPENAPI_KEY, DOCS_KEY):
+        assert key in entries
+
+
+@pytest.mark.parametrize(
+    ("filters", "combo"),
+    [
+        (Filters(), "all"),
+        (Filters(genres=frozenset({"rpg"})), "genre-rpg"),
+        (Filters(on_sale=True), "on_sale"),
+        (Filters(genres=frozenset({"rpg"}), on_sale=True), "genre-rpg+on_sale"),
+        (Filters(genres=frozenset({"rpg", "action"})), None),
+        (Filters(tags=frozenset({"co-op"})), None),
+        (Filters(year_from=2010), None),
+    ],
+    ids=["all", "genre", "sale", "genre-sale", "two-genres", "tag", "year"],
+)
+def test_combo_keys(filters: Filters, combo: str | None) -> None:
+    assert filters.combo_key == combo
+
+
+@pytest.mark.parametrize(
+    ("name", "slug"),
+    [
+        ("Portal 2", "portal-2"),
+        ("Pokémon™: Let's Go!", "pokemon-lets-go"),
+        ("ファイナルファンタジー", "huainaruhuantazi"),
+        ("!!!", "game"),
+    ],
+    ids=["plain", "accents-marks", "non-latin", "no-words"],
+)
+def test_slugify(name: str, slug: str) -> None:
+    assert slugify(name) == slug
+
+
+def test_score_game_derives_thresholds_consistent_with_the_score() -> None:
+    game: ScoredGame = score_game(make_record(price_usd=29.99, list_price_usd=29.99))
+    assert game.tier in {"banger", "worth_it", "fair", "wait_for_sale", "skip"}
+    if game.becomes_banger_at_usd is not None:
+        assert game.becomes_banger_at_usd <= 29.99 or game.bang_score >= 80
+    if game.worth_it_at_usd is not None and game.becomes_banger_at_usd is not None:
+        assert game.becomes_banger_at_usd <= game.worth_it_at_usd
+
+
+def test_unscorable_record_is_a_clear_error() -> None:
+    with pytest.raises(UnscorableGame, match="main-story length"):
+        score_game(make_record(main_story_hours=None))

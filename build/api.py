@@ -61,10 +61,21 @@ def _any_case(word: str) -> str:
     return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in word)
 
 
+def _spaces() -> str:
+    # What str.strip() removes, as ranges: "\\s" means other things in other regex dialects.
+    points = [i for i in range(0x3001) if chr(i).isspace()]
+    runs: list[list[int]] = []
+    for i in points:
+        if runs and i == runs[-1][1] + 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    return "".join(f"\\u{a:04x}" + (f"-\\u{b:04x}" if b > a else "") for a, b in runs)
+
+
 # Patterns state what the shim's parameter checks accept (shim.params), so that a client and
 # the fuzzer can tell a valid request from an invalid one from the document alone.
-# Whitespace is what str.strip() removes, spelled out: "\\s" differs between regex dialects.
-_SPACES = "".join(f"\\u{i:04x}" for i in range(0x3001) if chr(i).isspace())
+_SPACES = _spaces()
 _WS = f"[{_SPACES}]*"
 _SOLID = f"[^,{_SPACES}]"
 _GENRE = "(" + "|".join(_any_case(g) for g in GENRES) + ")"
@@ -166,7 +177,7 @@ ROUTES: tuple[Route, ...] = (
                 "The name to search for, 1-100 characters after trimming",
                 required=True,
                 # A non-blank string of at most 100 characters is 1-100 after trimming.
-                schema={"type": "string", "minLength": 1, "maxLength": 100, "pattern": r"\S"},
+                schema={"type": "string", "maxLength": 100, "pattern": f"[^{_SPACES}]"},
             ),
             PAGE_PARAM,
             API_KEY_PARAM,

@@ -59,7 +59,11 @@ class SteamSpyApp:
 
 @dataclass(frozen=True, slots=True)
 class StoreGame:
-    """One row of the 2019 Steam store dump (genres, top-3 tags, release date, playtime)."""
+    """One row of the 2019 Steam store dump (genres, top-3 tags, release date, playtime).
+
+    ``paid`` says whether it was sold for money then (its price, GBP, above 0); None if the
+    price cell is empty or not a number. The amount itself is not kept: it is not in dollars.
+    """
 
     appid: int
     name: str
@@ -68,11 +72,14 @@ class StoreGame:
     tags: tuple[str, ...]
     average_playtime_min: int
     median_playtime_min: int
+    paid: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class HltbGame:
-    """One HowLongToBeat entry. Hours are None when HLTB has no time for it."""
+    """One HowLongToBeat entry. Hours are None when HLTB has no time for it. ``genres`` are
+    HLTB's own (``"Role-Playing"``, ``"Point-and-Click"``...), in HLTB's order, not vote order;
+    they are not storefront genres."""
 
     name: str
     release_year: int | None
@@ -80,6 +87,7 @@ class HltbGame:
     steam_appid: int | None
     main_story_hours: float | None
     completionist_hours: float | None
+    genres: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,11 +261,19 @@ def _split(value: str, sep: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in value.split(sep) if part.strip())
 
 
+def _paid(value: str) -> bool | None:
+    """Given a price cell in any currency, return whether it is above 0; None if not a number."""
+    try:
+        return float(value) > 0
+    except ValueError:
+        return None
+
+
 def read_store_games_2019(path: Path) -> DumpRead[StoreGame]:
     """Given ``steam.csv(.gz)`` of the 2019 Steam Store Games dump (Nik Davis, Kaggle), return
     its games: storefront genres (``;``-separated), the top-3 user tags most-voted first
-    (``steamspy_tags``) and playtimes in minutes (0 = unknown). Its ``price`` is GBP and is
-    deliberately not read.
+    (``steamspy_tags``) and playtimes in minutes (0 = unknown). Its ``price`` is GBP: only
+    whether it is above 0 is read (``paid``), never the amount.
     """
     result: DumpRead[StoreGame] = DumpRead()
     for row in _csv_rows(path):
@@ -276,6 +292,7 @@ def read_store_games_2019(path: Path) -> DumpRead[StoreGame]:
                 average_playtime_min=_optional_int(row.get("average_playtime"), "bad playtime")
                 or 0,
                 median_playtime_min=_optional_int(row.get("median_playtime"), "bad playtime") or 0,
+                paid=_paid(row.get("price") or ""),
             )
         except RowError as err:
             result.skipped[str(err)] += 1
@@ -323,6 +340,7 @@ def read_hltb(path: Path) -> DumpRead[HltbGame]:
                 steam_appid=appid if appid and appid > 0 else None,
                 main_story_hours=parse_hltb_duration(row.get("main_story") or ""),
                 completionist_hours=parse_hltb_duration(row.get("completionist") or ""),
+                genres=_split(row.get("Genres") or "", ","),
             )
         except RowError as err:
             result.skipped[str(err)] += 1

@@ -101,6 +101,11 @@ class GameRecord(BaseModel):
     release_year: int | None = Field(default=None, ge=1970, le=2100)
     storefront_genres: tuple[str, ...] = ()
     tags: tuple[str, ...] = Field(default=(), description="User tags, most-voted first")
+    # Not storefront genres: the play-length source's own (HowLongToBeat: "Role-Playing",
+    # "Point-and-Click"...), in its order. Scoring falls back on them to pick a genre.
+    play_length_genres: tuple[str, ...] = Field(
+        default=(), description="Genres from the play-length source (HLTB), not the storefront"
+    )
     main_story_hours: float | None = Field(default=None, gt=0)
     completionist_hours: float | None = Field(default=None, gt=0)
     finish_rate: float | None = Field(default=None, ge=0, le=1)

@@ -84,7 +84,22 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
-    """Build a snapshot from the catalog (or the bundled dumps) and publish it."""
+    """Build a snapshot from the catalog (or the bundled dumps) and publish it.
+
+    Any failure leaves the current snapshot as it was and exits 1 with a one-line reason.
+    """
+    from build.snapshot import UnscorableGame
+    from build.storage import StorageError
+    from ingest.catalog import CatalogError
+
+    try:
+        return _build(args, settings)
+    except (CatalogError, UnscorableGame, StorageError, OSError, ValueError) as exc:
+        print(f"error: build failed, the current snapshot is unchanged: {exc}", file=sys.stderr)
+        return 1
+
+
+def _build(args: argparse.Namespace, settings: Settings) -> int:
     from build.publish import new_snapshot_id, publish
     from build.snapshot import score_catalog, snapshot_objects
     from build.storage import open_storage

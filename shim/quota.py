@@ -133,6 +133,8 @@ class Quota:
         """
         win = window_at(self.clock())
         try:
+            if self._unsynced:
+                self._reconcile()  # first, so the count below already includes them
             hit = self.store.hit(subject, win.day, limit, int(self.clock()))
         except StoreUnavailable:
             self._fault("count")
@@ -144,12 +146,11 @@ class Quota:
                 self._unsynced[(subject, win.day)] = self._unsynced.get((subject, win.day), 0) + 1
                 self.metrics.fail_open_admits += 1
                 return Hit(True, used + 1, limit), win
-        if self._unsynced:
-            self._reconcile()
         return hit, win
 
     def _reconcile(self) -> None:
-        """Add the fail-open admits counted locally to the store, now that it answers again."""
+        """Add the fail-open admits counted locally to the store; raise StoreUnavailable (and
+        keep what was not added) if it is still down."""
         with self._lock:
             pending, self._unsynced = self._unsynced, {}
         now = int(self.clock())
@@ -161,7 +162,7 @@ class Quota:
                 with self._lock:
                     for key, left in items[i:]:
                         self._unsynced[key] = self._unsynced.get(key, 0) + left
-                return
+                raise
             self.metrics.extra["fail_open_reconciled"] = (
                 self.metrics.extra.get("fail_open_reconciled", 0) + n
             )

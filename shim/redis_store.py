@@ -23,10 +23,10 @@ another replica admits from a block leased *after* ours can go unseen until our 
 (bounded by that block).
 
 Round trips: one lease per block (a refused lease is remembered for up to a second, so a key
-past its limit costs no round trip per 429 either), one flush per ``flush_every`` seconds per process, and
-key lookups once per key per ``Quota.key_cache_seconds`` (which also bounds revocation lag:
-every replica re-reads a key within that time, 2 s by default, under the 5 s of CONTRACT.md).
-``stats()`` counts them.
+past its limit costs no round trip per 429 either), one flush per ``flush_every`` seconds per
+process, and key lookups once per key per ``Quota.key_cache_seconds`` (which also bounds
+revocation lag: every replica re-reads a key within that time, 2 s by default, under the 5 s
+of CONTRACT.md). ``stats()`` counts them.
 
 Layout (prefix ``bs:``): ``key:<digest>`` hash of a key record, ``keyid:<id>`` -> digest,
 ``keys`` and ``acctkeys:<email>`` sorted sets of key ids by creation time, ``acct:<email>``
@@ -136,7 +136,7 @@ class _Lease:
     unflushed: int = 0
     last_at: int = 0
     touched: float = 0.0
-    spent_until: float = 0.0
+    refused_until: float = 0.0
 
 
 def _record(fields: dict[str, str]) -> KeyRecord:
@@ -276,7 +276,7 @@ class RedisStore:
                 lease.touched = self.clock()
                 self._stats["local_hits"] += 1
                 return Hit(True, lease.leased_total, limit)
-            if self.clock() < lease.spent_until:
+            if self.clock() < lease.refused_until:
                 # Redis refused a lease a moment ago: refuse locally rather than ask again.
                 self._stats["local_hits"] += 1
                 return Hit(False, max(lease.leased_total, limit), limit)
@@ -292,7 +292,7 @@ class RedisStore:
             lease.leased_total = max(lease.leased_total, int(total))
             lease.touched = self.clock()
             if int(granted) == 0:
-                lease.spent_until = self.clock() + min(1.0, self.lease_idle)
+                lease.refused_until = self.clock() + min(1.0, self.lease_idle)
                 return Hit(False, max(int(total), limit), limit)
             lease.left += int(granted) - 1
             lease.unflushed += 1

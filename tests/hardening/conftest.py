@@ -110,7 +110,11 @@ class LiveServer:
         with open(self.log_path, "ab") as log:
             # A session of its own, so that stop() can end the supervisor and its workers as one.
             self.process = subprocess.Popen(
-                args, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
+                args,
+                cwd=REPO,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
         self._wait_ready()

@@ -107,12 +107,15 @@ def test_read_store_games_2019(write_file: WriteFile) -> None:
         "222,,2004-11-16,1,V,V,windows,0,x,Action,FPS,0,1,1,0,0,0-20000,0.0\n"
         "223,Software,2010-01-02,1,V,V,windows,0,x,Utilities;Design & Illustration,,"
         "0,1,1,0,0,0-20000,3.99\n"
+        "570,Dota 2,2013-07-09,1,Valve,Valve,windows,0,x,Action;Free to Play;Strategy,"
+        "Free to Play;MOBA;Strategy,0,1,1,0,0,0-20000,0.0\n"
+        "224,Odd Price,2010-01-02,1,V,V,windows,0,x,Action,,0,1,1,0,0,0-20000,n/a\n"
     )
     result = read_store_games_2019(write_file("steam.csv.gz", text))
 
-    assert result.read == 4
+    assert result.read == 6
     assert result.skipped == {"bad date": 1, "missing name": 1}
-    hl2, software = result.rows
+    hl2, software, dota, odd = result.rows
     assert hl2.appid == 220
     assert hl2.release_date == dt.date(2004, 11, 16)
     assert hl2.genres == ("Action",)
@@ -120,6 +123,8 @@ def test_read_store_games_2019(write_file: WriteFile) -> None:
     assert (hl2.average_playtime_min, hl2.median_playtime_min) == (691, 402)
     assert software.genres == ("Utilities", "Design & Illustration")
     assert software.tags == ()
+    # The GBP price is read only as "sold for money or not"; a broken cell is unknown.
+    assert (hl2.paid, dota.paid, odd.paid) == (True, False, None)
 
 
 @pytest.mark.parametrize(
@@ -174,6 +179,8 @@ def test_read_hltb(write_file: WriteFile) -> None:
     assert borderlands.completionist_hours == pytest.approx(77 + 27 / 60)
     assert (morrowind.release_year, morrowind.release_date) == (2003, None)
     assert (console.steam_appid, console.main_story_hours) == (None, None)
+    assert borderlands.genres == ("First-Person", "Action", "Shooter")  # HLTB's order
+    assert morrowind.genres == ("RPG",)
 
 
 def test_read_players_2018_handles_cr_lines_and_latin1(write_file: WriteFile) -> None:

@@ -442,7 +442,7 @@ def test_search_without_q_is_400(api: Any) -> None:
 def test_limit_then_429_with_retry_after_and_reset(
     client_factory: ClientFactory, small_snapshot: Any
 ) -> None:
-    clock = factories.Clock(1_795_000_000.0)  # 2026-11-19 ... UTC
+    clock = factories.Clock(1_795_000_000.0)  # 2026-11-18 11:06:40 UTC
     client, store = client_factory(small_snapshot[0], clock=clock)
     key = add_key(store, limit=3)
     headers = {"Authorization": f"Bearer {key}"}

@@ -1,0 +1,402 @@
+"""The Bulk export: the whole catalog as downloadable files, written by each build.
+
+Layout in the export store (a folder or ``s3://bucket/prefix``, separate from snapshots)::
+
+    export/<snapshot id>/games.jsonl.gz     one detail record per line, in list order
+    export/<snapshot id>/games.csv.gz       the same records flattened (columns below)
+    export/<snapshot id>/changes.jsonl.gz   {"appid", "change", "record"} per game added,
+                                            changed or removed since the previous export
+    export/<snapshot id>/manifest.json      snapshot id, created_at, and per file: name,
+                                            format, bytes, sha256, rows, schema_version
+    export/latest.json                      a copy of the newest manifest, written last
+
+Files are gzip with mtime 0 and no file name in the header, so equal content gives equal
+bytes and an equal sha256: a customer can skip a download whose digest they already hold.
+A change is decided per appid by comparing the SHA-256 of the compact JSON detail record
+with the previous export's; with no previous export, every game is ``added``.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import gzip
+import io
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import orjson
+
+from build.openapi import DETAIL_PROPERTIES
+from build.storage import ObjectNotFound, Storage, StoredObject
+from build.wire import ScoredGame, detail_record, digest, dumps
+
+SCHEMA_VERSION = 1
+PREFIX = "export/"
+LATEST_KEY = "export/latest.json"
+GAMES_JSONL = "games.jsonl.gz"
+GAMES_CSV = "games.csv.gz"
+CHANGES_JSONL = "changes.jsonl.gz"
+GZIP_TYPE = "application/gzip"
+KEEP_EXPORTS = 7
+_CHUNK_ROWS = 2000  # rows rendered per write into the compressor: bounds peak memory
+
+
+class ExportError(Exception):
+    """Raised when an export manifest is corrupt."""
+
+
+def file_key(snapshot_id: str, name: str) -> str:
+    """Given a snapshot id and a file name, return the file's key in the export store."""
+    return f"{PREFIX}{snapshot_id}/{name}"
+
+
+def manifest_key(snapshot_id: str) -> str:
+    """Given a snapshot id, return the key of its export manifest."""
+    return file_key(snapshot_id, "manifest.json")
+
+
+@dataclass(frozen=True, slots=True)
+class ExportFile:
+    """One exported file: name, format (jsonl/csv), size in bytes, SHA-256 hex, data rows."""
+
+    name: str
+    format: str
+    bytes: int
+    sha256: str
+    rows: int
+    schema_version: int = SCHEMA_VERSION
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the file as the manifest lists it."""
+        return {
+            "name": self.name,
+            "format": self.format,
+            "compression": "gzip",
+            "bytes": self.bytes,
+            "sha256": self.sha256,
+            "rows": self.rows,
+            "schema_version": self.schema_version,
+        }
+
+
+@dataclass(frozen=True)
+class ExportManifest:
+    """An export's manifest: snapshot id, creation time, the previous export's id, files."""
+
+    snapshot: str
+    created_at: dt.datetime
+    previous: str | None
+    files: tuple[ExportFile, ...]
+
+    def to_bytes(self) -> bytes:
+        """Return the manifest as JSON bytes."""
+        return orjson.dumps(
+            {
+                "schema_version": SCHEMA_VERSION,
+                "snapshot": self.snapshot,
+                "created_at": self.created_at.isoformat(),
+                "previous": self.previous,
+                "files": [f.to_json() for f in self.files],
+            }
+        )
+
+    @classmethod
+    def from_bytes(cls, raw: bytes) -> ExportManifest:
+        """Given manifest bytes, return the manifest; raise ExportError if corrupt."""
+        try:
+            data = orjson.loads(raw)
+            files = tuple(
+                ExportFile(
+                    name=str(f["name"]),
+                    format=str(f["format"]),
+                    bytes=int(f["bytes"]),
+                    sha256=str(f["sha256"]),
+                    rows=int(f["rows"]),
+                    schema_version=int(f["schema_version"]),
+                )
+                for f in data["files"]
+            )
+            return cls(
+                snapshot=str(data["snapshot"]),
+                created_at=dt.datetime.fromisoformat(data["created_at"]),
+                previous=data["previous"],
+                files=files,
+            )
+        except (ValueError, KeyError, TypeError, orjson.JSONDecodeError) as exc:
+            raise ExportError(f"corrupt export manifest: {exc}") from exc
+
+    def file(self, name: str) -> ExportFile:
+        """Given a file name, return its entry; raise KeyError if the export has none."""
+        for entry in self.files:
+            if entry.name == name:
+                return entry
+        raise KeyError(name)
+
+
+# -- rendering (pure) -------------------------------------------------------------------------
+
+
+def gzip_bytes(chunks: Iterable[bytes], level: int = 6) -> bytes:
+    """Given byte chunks, return them gzip-compressed with mtime 0 and no file name, so the
+    same input always gives the same output bytes."""
+    out = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", compresslevel=level, fileobj=out, mtime=0) as gz:
+        for chunk in chunks:
+            gz.write(chunk)
+    return out.getvalue()
+
+
+def csv_columns() -> tuple[str, ...]:
+    """Return the CSV header: every detail field in schema order, objects flattened to
+    ``parent.child`` columns (``sources.storefront``, ``refunded_review_window.from``, ...)."""
+    columns: list[str] = []
+    for name, schema in DETAIL_PROPERTIES.items():
+        children = schema.get("properties")
+        if children:
+            columns.extend(f"{name}.{child}" for child in children)
+        else:
+            columns.append(name)
+    return tuple(columns)
+
+
+CSV_COLUMNS = csv_columns()
+
+
+def csv_cell(value: Any) -> str:
+    """Given a JSON value, return its CSV cell: "" for null, lists joined by ``|``."""
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return "|".join(str(v) for v in value)
+    return str(value)
+
+
+def csv_row(record: dict[str, Any]) -> list[str]:
+    """Given a detail record, return its CSV cells in CSV_COLUMNS order."""
+    row = []
+    for column in CSV_COLUMNS:
+        parent, _, child = column.partition(".")
+        value = record.get(parent)
+        if child:
+            value = value.get(child) if isinstance(value, dict) else None
+        row.append(csv_cell(value))
+    return row
+
+
+def _csv_text(rows: Iterable[Sequence[str]]) -> bytes:
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(rows)
+    return buffer.getvalue().encode()
+
+
+def _csv_chunks(records: Sequence[dict[str, Any]]) -> Iterator[bytes]:
+    yield _csv_text([CSV_COLUMNS])
+    for start in range(0, len(records), _CHUNK_ROWS):
+        yield _csv_text(csv_row(r) for r in records[start : start + _CHUNK_ROWS])
+
+
+def _jsonl_chunks(lines: Sequence[bytes]) -> Iterator[bytes]:
+    for start in range(0, len(lines), _CHUNK_ROWS):
+        yield b"".join(line + b"\n" for line in lines[start : start + _CHUNK_ROWS])
+
+
+def jsonl_digests(jsonl_gz: bytes) -> dict[int, str]:
+    """Given a games.jsonl.gz body, return each record's appid -> SHA-256 of its line."""
+    found: dict[int, str] = {}
+    with gzip.GzipFile(fileobj=io.BytesIO(jsonl_gz)) as gz:
+        for line in gz:
+            line = line.rstrip(b"\n")
+            if line:
+                found[int(orjson.loads(line)["appid"])] = digest(line)
+    return found
+
+
+def changes(
+    previous: dict[int, str] | None, lines: Sequence[tuple[int, bytes]]
+) -> list[tuple[str, bytes]]:
+    """Given the previous export's appid -> line digest (None if there is none) and the new
+    (appid, JSON line) pairs, return the change lines sorted by appid: ``{"appid", "change",
+    "record"}`` with change ``added``/``changed``/``removed`` (record null for removals),
+    each paired with its change kind."""
+    before = previous or {}
+    out: list[tuple[int, str, bytes]] = []
+    for appid, line in lines:
+        old = before.get(appid)
+        if old == digest(line):
+            continue
+        change = "added" if old is None else "changed"
+        entry = {"appid": appid, "change": change, "record": orjson.Fragment(line)}
+        out.append((appid, change, dumps(entry)))
+    for appid in sorted(set(before) - {appid for appid, _ in lines}):
+        removal = {"appid": appid, "change": "removed", "record": None}
+        out.append((appid, "removed", dumps(removal)))
+    return [(change, line) for _, change, line in sorted(out)]
+
+
+@dataclass(frozen=True)
+class Export:
+    """A rendered export: its manifest, its file bodies by name, and the change counts."""
+
+    manifest: ExportManifest
+    bodies: dict[str, bytes]
+    counts: dict[str, int]
+
+    def objects(self) -> list[StoredObject]:
+        """Return the objects to write, files first, then the manifest, then latest.json."""
+        snap = self.manifest.snapshot
+        files = [StoredObject(file_key(snap, n), b, GZIP_TYPE) for n, b in self.bodies.items()]
+        raw = self.manifest.to_bytes()
+        return [*files, StoredObject(manifest_key(snap), raw), StoredObject(LATEST_KEY, raw)]
+
+
+def render_export(
+    records: Sequence[dict[str, Any]],
+    *,
+    snapshot_id: str,
+    created_at: dt.datetime,
+    previous: ExportManifest | None = None,
+    previous_games: bytes | None = None,
+) -> Export:
+    """Given detail records in list order and the previous export (its manifest and its
+    games.jsonl.gz body, or None), return the rendered export. Pure."""
+    lines = [dumps(r) for r in records]
+    before = jsonl_digests(previous_games) if previous_games is not None else None
+    pairs = [(int(r["appid"]), line) for r, line in zip(records, lines, strict=True)]
+    delta = changes(before, pairs)
+    counts = {"added": 0, "changed": 0, "removed": 0}
+    for change, _ in delta:
+        counts[change] += 1
+    bodies = {
+        GAMES_JSONL: gzip_bytes(_jsonl_chunks(lines)),
+        GAMES_CSV: gzip_bytes(_csv_chunks(records)),
+        CHANGES_JSONL: gzip_bytes(_jsonl_chunks([line for _, line in delta])),
+    }
+    rows = {GAMES_JSONL: len(lines), GAMES_CSV: len(records), CHANGES_JSONL: len(delta)}
+    formats = {GAMES_JSONL: "jsonl", GAMES_CSV: "csv", CHANGES_JSONL: "jsonl"}
+    files = tuple(
+        ExportFile(name, formats[name], len(body), digest(body), rows[name])
+        for name, body in bodies.items()
+    )
+    manifest = ExportManifest(
+        snapshot_id, created_at, previous.snapshot if previous else None, files
+    )
+    return Export(manifest, bodies, counts)
+
+
+# -- the export store (I/O) -------------------------------------------------------------------
+
+
+def read_latest(storage: Storage) -> ExportManifest | None:
+    """Given an export store, return its newest manifest, or None if nothing was exported.
+
+    Raises ExportError if latest.json is corrupt, StorageUnavailable if the store is down.
+    """
+    try:
+        return ExportManifest.from_bytes(storage.get(LATEST_KEY))
+    except ObjectNotFound:
+        return None
+
+
+def list_exports(storage: Storage) -> list[str]:
+    """Given an export store, return the snapshot ids it holds exports of, oldest first."""
+    ids = {
+        key.removeprefix(PREFIX).split("/", 1)[0]
+        for key in storage.list_keys(PREFIX)
+        if key.count("/") >= 2
+    }
+    return sorted(ids)
+
+
+def write_export(
+    storage: Storage,
+    games: Sequence[ScoredGame],
+    *,
+    snapshot_id: str,
+    created_at: dt.datetime,
+    site_url: str,
+    keep: int = KEEP_EXPORTS,
+) -> Export:
+    """Given an export store and a build's scored games (list order), write its export and
+    return it; prune to the newest ``keep`` exports. latest.json is written last, so a
+    reader never sees a manifest whose files are missing. Raises StorageError."""
+    previous = read_latest(storage)
+    previous_games = None
+    if previous is not None and previous.snapshot != snapshot_id:
+        try:
+            previous_games = storage.get(file_key(previous.snapshot, GAMES_JSONL))
+        except ObjectNotFound:
+            previous = None  # an export whose files are gone cannot be diffed against
+    export = render_export(
+        [detail_record(g, site_url) for g in games],
+        snapshot_id=snapshot_id,
+        created_at=created_at,
+        previous=previous,
+        previous_games=previous_games,
+    )
+    *files, manifest, latest = export.objects()
+    storage.put_many(files)
+    storage.put_many([manifest])
+    storage.put_many([latest])
+    prune_exports(storage, keep)
+    return export
+
+
+def prune_exports(storage: Storage, keep: int = KEEP_EXPORTS) -> list[str]:
+    """Given an export store, delete all but the newest ``keep`` exports (never the one
+    latest.json names); return the ids deleted, oldest first."""
+    ids = list_exports(storage)
+    latest = read_latest(storage)
+    kept = set(ids[-keep:]) | ({latest.snapshot} if latest else set())
+    doomed = [i for i in ids if i not in kept]
+    for snapshot_id in doomed:
+        storage.delete_many(list(storage.list_keys(f"{PREFIX}{snapshot_id}/")))
+    return doomed
+
+
+# -- download links ---------------------------------------------------------------------------
+
+
+class LinkSigner(Protocol):
+    """Makes a download URL for a key of a store that cannot presign (a local folder)."""
+
+    def __call__(self, key: str, expires_at: int) -> str:
+        """Given a key and the Unix second it expires, return the URL."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A download link: URL and the Unix second it stops working."""
+
+    url: str
+    expires_at: int
+
+
+def presigned_urls(
+    storage: Storage,
+    manifest: ExportManifest,
+    *,
+    expires_in: int,
+    now: float,
+    fallback: LinkSigner | None = None,
+) -> dict[str, Link]:
+    """Given an export store, a manifest, a lifetime (seconds) and the time (Unix seconds),
+    return a download Link per file name.
+
+    An S3 store presigns GET URLs (computed locally, no request); any other store needs
+    ``fallback`` (the shim's signed ``/export/...`` links). Raises ValueError without one.
+    """
+    presign: Callable[[str, int], str] | None = getattr(storage, "presigned_url", None)
+    expires_at = int(now) + expires_in
+    links: dict[str, Link] = {}
+    for entry in manifest.files:
+        key = file_key(manifest.snapshot, entry.name)
+        if presign is not None:
+            links[entry.name] = Link(presign(key, expires_in), expires_at)
+        elif fallback is not None:
+            links[entry.name] = Link(fallback(key, expires_at), expires_at)
+        else:
+            raise ValueError(f"{storage.location} cannot presign URLs and no fallback was given")
+    return links

@@ -1,0 +1,180 @@
+"""``GET /api/v1/export``: the latest Bulk export manifest with download links, bulk keys only.
+
+Links: an S3 export store gets presigned GET URLs (the store checks them; the shim is not
+in the download path). A local export folder cannot presign, so the shim serves its files
+itself at ``{base_url}/export/<snapshot id>/<file>?expires=<unix s>&signature=<sig>``: an
+HMAC-SHA256 (itsdangerous) over the key and the expiry, with a secret shared by every
+replica (``export_secret``). Like a presigned URL, such a link needs no API key, works
+until it expires and then answers 403.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import hmac
+import time
+from collections.abc import Callable
+
+import anyio.to_thread
+import orjson
+from itsdangerous import Signer
+from starlette.requests import Request
+from starlette.responses import Response
+
+from build.export import (
+    GZIP_TYPE,
+    PREFIX,
+    ExportError,
+    ExportManifest,
+    presigned_urls,
+    read_latest,
+)
+from build.storage import ObjectNotFound, Storage, StorageUnavailable
+from build.wire import etag_for
+from shim.app import NotFound, Resolved, Shim
+from shim.store import KeyRecord
+
+LINK_SECONDS = 3600
+SALT = "bangscore-export-link"
+
+
+class LocalLinks:
+    """Signed, expiring links to files of a local export folder, served under ``/export/``."""
+
+    def __init__(self, secret: str, base_url: str) -> None:
+        self._signer = Signer(secret, salt=SALT, digest_method=hashlib.sha256)
+        self.base_url = base_url.rstrip("/")
+
+    def _signature(self, key: str, expires_at: int) -> str:
+        return self._signer.get_signature(f"{key}\n{expires_at}").decode()
+
+    def __call__(self, key: str, expires_at: int) -> str:
+        """Given an export key and its expiry (Unix seconds), return the signed URL."""
+        return (
+            f"{self.base_url}/{key}?expires={expires_at}"
+            f"&signature={self._signature(key, expires_at)}"
+        )
+
+    def valid(self, key: str, expires: str, signature: str, now: float) -> bool:
+        """Given a key, the link's expires and signature values and the time, return True if
+        the signature matches and the link has not expired."""
+        if not expires.isdigit() or int(expires) < now:
+            return False
+        expected = self._signature(key, int(expires))
+        return hmac.compare_digest(expected.encode(), signature.encode())
+
+
+class ExportService:
+    """The export store as the shim sees it: the latest manifest, links, local downloads."""
+
+    def __init__(
+        self,
+        storage: Storage,
+        *,
+        links: LocalLinks | None,
+        link_seconds: int = LINK_SECONDS,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.storage = storage
+        self.links = links
+        self.link_seconds = link_seconds
+        self.clock = clock
+
+    def manifest_body(self) -> bytes | None:
+        """Return the ``GET /api/v1/export`` body for the latest export, or None if none.
+
+        Shape: ``snapshot``, ``created_at``, ``previous``, ``expires_at`` and ``files``: each
+        with name, format, compression, bytes, sha256, rows, schema_version, ``url`` and
+        ``expires_at`` (ISO 8601 UTC). Raises StorageError if the store is unreachable or
+        the manifest is corrupt.
+        """
+        try:
+            manifest = read_latest(self.storage)
+        except ExportError as exc:
+            raise StorageUnavailable(str(exc)) from exc
+        if manifest is None:
+            return None
+        return self._body(manifest)
+
+    def _body(self, manifest: ExportManifest) -> bytes:
+        now = self.clock()
+        links = presigned_urls(
+            self.storage,
+            manifest,
+            expires_in=self.link_seconds,
+            now=now,
+            fallback=self.links,
+        )
+        expires_at = dt.datetime.fromtimestamp(int(now) + self.link_seconds, dt.UTC).isoformat()
+        files = []
+        for entry in manifest.files:
+            link = links[entry.name]
+            at = dt.datetime.fromtimestamp(link.expires_at, dt.UTC).isoformat()
+            files.append({**entry.to_json(), "url": link.url, "expires_at": at})
+        return orjson.dumps(
+            {
+                "snapshot": manifest.snapshot,
+                "created_at": manifest.created_at.isoformat(),
+                "previous": manifest.previous,
+                "expires_at": expires_at,
+                "files": files,
+            }
+        )
+
+
+async def export_manifest(service: ExportService | None, record: KeyRecord) -> Resolved:
+    """Given the export service (None when no export store is configured) and the caller's
+    key, return the manifest answer.
+
+    Raises NotFound with code ``insufficient_scope`` (403) for keys not on the bulk plan,
+    ``not_found`` (404) when nothing was exported, and StorageError (503) when the export
+    store is unreachable.
+    """
+    if record.plan != "bulk":
+        raise NotFound(
+            "insufficient_scope",
+            f"The export needs a key on the bulk plan; this key is on the {record.plan} plan.",
+        )
+    body = None if service is None else await anyio.to_thread.run_sync(service.manifest_body)
+    if body is None:
+        raise NotFound("not_found", "No Bulk export has been published yet.")
+    return Resolved(body, etag_for(body))
+
+
+async def download(shim: Shim, service: ExportService | None, request: Request) -> Response:
+    """Given the shim, the export service and a ``GET /export/<id>/<file>`` request with
+    ``expires`` and ``signature``, return the file (``application/gzip``).
+
+    Answers 403 ``insufficient_scope`` for a missing, forged or expired link, 404 for a
+    file that is gone, 503 when the export folder cannot be read. Not counted: the link
+    was already paid for by the ``/api/v1/export`` request that issued it.
+    """
+    snapshot, name = request.path_params["snapshot"], request.path_params["name"]
+    key = f"{PREFIX}{snapshot}/{name}"
+    links = service.links if service is not None else None
+    if service is None or links is None:
+        return shim.problem(request, "not_found", f"No resource at {request.url.path}.", [])
+    query = request.query_params
+    if not links.valid(key, query.get("expires", ""), query.get("signature", ""), service.clock()):
+        return shim.problem(
+            request,
+            "insufficient_scope",
+            "The download link is invalid or expired; get a fresh one from /api/v1/export.",
+            [],
+        )
+    try:
+        body = await anyio.to_thread.run_sync(service.storage.get, key)
+    except (ObjectNotFound, ValueError):  # ValueError: a key no store could hold
+        return shim.problem(request, "not_found", f"No export file {snapshot}/{name}.", [])
+    except StorageUnavailable:
+        return shim.unavailable(request, [])
+    return Response(
+        body,
+        headers={
+            "Cache-Control": "private, max-age=3600",
+            "ETag": etag_for(body),
+            "Content-Disposition": f'attachment; filename="{name}"',
+        },
+        media_type=GZIP_TYPE,
+    )

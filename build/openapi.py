@@ -119,7 +119,33 @@ SCHEMAS: dict[str, Any] = {
             },
         }
     ),
-    "ExportManifest": {"type": "object", "required": ["snapshot", "created_at", "files"]},
+    "ExportManifest": _obj(
+        {
+            "snapshot": {"type": "string"},
+            "created_at": {"type": "string", "format": "date-time"},
+            "previous": _STR_NULL,
+            "expires_at": {"type": "string", "format": "date-time"},
+            "files": {
+                "type": "array",
+                "items": _obj(
+                    {
+                        "name": {
+                            "type": "string",
+                            "enum": ["games.jsonl.gz", "games.csv.gz", "changes.jsonl.gz"],
+                        },
+                        "format": {"type": "string", "enum": ["jsonl", "csv"]},
+                        "compression": {"type": "string", "enum": ["gzip"]},
+                        "bytes": {"type": "integer", "minimum": 0},
+                        "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+                        "rows": {"type": "integer", "minimum": 0},
+                        "schema_version": {"type": "integer", "minimum": 1},
+                        "url": {"type": "string", "format": "uri"},
+                        "expires_at": {"type": "string", "format": "date-time"},
+                    }
+                ),
+            },
+        }
+    ),
     "Problem": {
         "type": "object",
         "required": ["type", "title", "status", "detail", "code"],

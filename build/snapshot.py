@@ -68,7 +68,12 @@ def score_game(record: GameRecord) -> ScoredGame:
     worth_it_at = threshold_usd(inputs, WORTH_IT_AT)
     return ScoredGame(
         record=record,
-        genre=genre_for(record.storefront_genres, record.tags, record.main_story_hours),
+        genre=genre_for(
+            record.storefront_genres,
+            record.tags,
+            record.main_story_hours,
+            fallback_genres=record.play_length_genres,
+        ),
         score=score(inputs),
         bang_score=points,
         tier=tier(points, record.price_usd, worth_it_at),

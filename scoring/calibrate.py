@@ -109,7 +109,12 @@ def score_record(record: GameRecord) -> ScoredGame:
         score=value.score(inputs),
         bang_score=bang,
         tier=tiers.tier(bang, record.price_usd, worth_it_at),
-        genre=genre_for(record.storefront_genres, record.tags, record.main_story_hours),
+        genre=genre_for(
+            record.storefront_genres,
+            record.tags,
+            record.main_story_hours,
+            fallback_genres=record.play_length_genres,
+        ),
         worth_it_at_usd=worth_it_at,
         becomes_banger_at_usd=tiers.threshold_usd(inputs, tiers.BANGER_MIN),
     )

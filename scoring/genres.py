@@ -1,8 +1,13 @@
-"""One genre per game, from storefront genres, user tags and length (CONTRACT.md ``genre``).
+"""One genre per game, from storefront genres, user tags and length (CONTRACT.md ``genre``),
+falling back on the play-length source's genres.
 
 The storefront gives several genres per game and players vote on dozens of tags, but the API
 files every game under exactly one of :data:`GENRES`. :func:`genre_for` walks :data:`RULES` in
-order and returns the genre of the first rule that matches, else ``other``.
+order and returns the genre of the first rule that matches the storefront genres and tags.
+Only when none does, it walks :data:`RULES` again over the fallback genres (HowLongToBeat's,
+for games released after the 2019 store dump, which have neither storefront genres nor tags),
+and only then answers ``other``. Storefront genres and tags therefore always win over the
+fallback, whatever rule the fallback would match.
 
 Why this order:
 
@@ -28,8 +33,13 @@ Matching ignores case, spaces and punctuation ("Rogue-like" = "roguelike" = "ROG
 "&" of "Point & Click" is punctuation too, so "Point and Click" is listed separately). Only
 the first :data:`TAG_WINDOW` tags (most-voted first) count: lower tags are often incidental.
 Tag names are Steam user tags; storefront genres are Steam's; a few HowLongToBeat genre
-spellings ("Role-Playing", "Battle Arena") are included so that a catalog whose tags come
-from that source maps too.
+spellings ("Role-Playing", "Battle Arena", "Tactical role-playing") are included for the
+fallback. Fallback genres are matched against both the tag and the storefront-genre names of a
+rule, wherever they stand in their list: HLTB lists a game's two or three genres in no vote
+order, so the tag window does not apply to them. One exception: HLTB files clickers and
+mouse-driven games (Don't Starve Together, LYNE) under "Point-and-Click" too, so in the
+fallback that name means ``narrative`` only alongside "Adventure" or "Hidden Object"
+(:data:`FALLBACK_POINT_AND_CLICK_WITH`).
 """
 
 from __future__ import annotations
@@ -138,6 +148,8 @@ RPG_TAGS: Final = _keys(
     "Tactical RPG",
     "Strategy RPG",
     "Role-Playing",
+    "Tactical role-playing",
+    "Action role-playing",
     "Dungeon Crawler",
 )
 NARRATIVE_TAGS: Final = _keys(
@@ -171,6 +183,7 @@ ACTION_TAGS: Final = _keys(
     "Action-Adventure",
     "Character Action Game",
 )
+FALLBACK_POINT_AND_CLICK_WITH: Final = _keys("Adventure", "Hidden Object")
 INDIE_NAMES: Final = _keys("Indie")
 SHORT_TAGS: Final = _keys("Short")
 
@@ -196,26 +209,52 @@ def _is_short(tags: Sequence[str], main_story_hours: float | None) -> bool:
 
 
 def _matches(
-    rule: Rule, storefront: frozenset[str], tags: Sequence[str], main_story_hours: float | None
+    rule: Rule,
+    storefront: frozenset[str],
+    tags: Sequence[str],
+    main_story_hours: float | None,
+    *,
+    unordered: bool,
 ) -> bool:
-    named = bool(rule.storefront_genres & storefront) or any(
-        t in rule.tags for t in tags[: rule.tag_window]
-    )
+    window = tags if unordered else tags[: rule.tag_window]
+    named = bool(rule.storefront_genres & storefront) or any(t in rule.tags for t in window)
     return named and (not rule.short_only or _is_short(tags, main_story_hours))
 
 
+def _first_match(
+    storefront: frozenset[str],
+    tags: Sequence[str],
+    main_story_hours: float | None,
+    *,
+    unordered: bool = False,
+) -> str | None:
+    for rule in RULES:
+        if _matches(rule, storefront, tags, main_story_hours, unordered=unordered):
+            return rule.genre
+    return None
+
+
 def genre_for(
-    storefront_genres: Sequence[str], tags: Sequence[str], main_story_hours: float | None
+    storefront_genres: Sequence[str],
+    tags: Sequence[str],
+    main_story_hours: float | None,
+    *,
+    fallback_genres: Sequence[str] = (),
 ) -> str:
-    """Given a game's storefront genres, its user tags (most-voted first) and its main-story
-    length in hours (or None), return its one genre, a member of :data:`GENRES`.
+    """Given a game's storefront genres, its user tags (most-voted first), its main-story
+    length in hours (or None) and, optionally, genres from another source that are consulted
+    only when the first two match no rule (``fallback_genres``: the play-length source's, e.g.
+    HLTB's ``("Action", "Role-Playing")``), return its one genre, a member of :data:`GENRES`.
 
     Names are matched case- and punctuation-insensitively; unknown names are ignored, and a game
     with nothing recognisable is ``other``. The priority order is in the module docstring.
     """
     storefront = frozenset(_key(g) for g in storefront_genres)
-    tag_keys = [_key(t) for t in tags]
-    for rule in RULES:
-        if _matches(rule, storefront, tag_keys, main_story_hours):
-            return rule.genre
-    return "other"
+    found = _first_match(storefront, [_key(t) for t in tags], main_story_hours)
+    if found is None and fallback_genres:
+        # Each fallback name counts both as a storefront genre and as a tag at any position.
+        keys = [_key(g) for g in fallback_genres]
+        if FALLBACK_POINT_AND_CLICK_WITH.isdisjoint(keys):
+            keys = [k for k in keys if k != _key("Point-and-Click")]
+        found = _first_match(frozenset(keys), keys, main_story_hours, unordered=True)
+    return found or "other"

@@ -17,6 +17,7 @@ import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 import orjson
@@ -43,8 +44,11 @@ from build.wire import etag_for
 from shim import params
 from shim.problems import PROBLEM_TYPE, BadRequest, ParamError, problem_body
 from shim.quota import AuthFailure, Quota, Window, rate_headers
-from shim.snapshot import LoadedSnapshot, SnapshotSource
+from shim.snapshot import CorruptObject, LoadedSnapshot, SnapshotSource
 from shim.store import Hit, KeyRecord, StoreUnavailable
+
+if TYPE_CHECKING:
+    from shim.export import ExportService
 
 log = logging.getLogger("bangscore.shim")
 JSON_TYPE = "application/json"
@@ -173,8 +177,8 @@ class Shim:
         except NotFound as exc:
             hit, window, rate = self.charge_anonymous(request)
             return self.problem(request, exc.code, str(exc), rate)
-        except StorageError:
-            return self.unavailable(request, [])
+        except StorageError as exc:
+            return self.unavailable(request, [], exc)
         if isinstance(resolved, Response):
             return resolved
         ip = request.client.host if request.client else "unknown"
@@ -186,13 +190,17 @@ class Shim:
             return self._over_limit(request, hit, window, rate)
         return self.ok(snap, resolved, rate, 200)
 
-    def unavailable(self, request: Request, rate: list[tuple[str, str]]) -> Response:
-        """Return the 503 problem for an unreachable or unpublished snapshot store."""
-        detail = (
-            "No snapshot is published yet; run `bangscore build`."
-            if self.source.current is None
-            else "The object store is unreachable; retry shortly."
-        )
+    def unavailable(
+        self, request: Request, rate: list[tuple[str, str]], fault: StorageError | None = None
+    ) -> Response:
+        """Return the 503 problem for an unreachable, corrupt or unpublished snapshot store."""
+        if self.source.current is None:
+            detail = "No snapshot is published yet; run `bangscore build`."
+        elif isinstance(fault, CorruptObject):
+            log.error("request %s: %s", request.state.request_id, fault)
+            detail = "A stored object failed its integrity check; retry shortly."
+        else:
+            detail = "The object store is unreachable; retry shortly."
         return self.problem(
             request, "unavailable", detail, rate, headers={"Retry-After": RETRY_UNAVAILABLE}
         )
@@ -244,7 +252,7 @@ class Shim:
                 return self.problem(request, "invalid_parameter", str(exc), rate, errors=exc.errors)
             if isinstance(exc, NotFound):
                 return self.problem(request, exc.code, str(exc), rate)
-            return self.unavailable(request, rate)
+            return self.unavailable(request, rate, exc)
         if not counted:
             hit, window = self.quota.peek(subject, limit)
             return self.ok(snap, resolved, rate_headers(hit.limit, hit.used, window), 200)
@@ -265,6 +273,30 @@ class Shim:
         return self.problem(request, code, detail, rate, headers={"WWW-Authenticate": challenge})
 
     # -- resolvers ---------------------------------------------------------------------------
+
+    def memo(
+        self, request: Request, resolve: Callable[[LoadedSnapshot, KeyRecord], Awaitable[Resolved]]
+    ) -> Callable[[LoadedSnapshot, KeyRecord], Awaitable[Resolved]]:
+        """Given a key-independent resolver, return it cached per snapshot, path and query.
+
+        A snapshot never changes, so the same path and query string always resolve to the same
+        answer (or the same 400): repeats skip parsing, lookups and the Link header.
+        """
+
+        async def cached(snap: LoadedSnapshot, record: KeyRecord) -> Resolved:
+            key = (request.scope["path"], request.scope["query_string"])
+            answer = snap.answers.get(key)
+            if answer is None:
+                try:
+                    answer = await resolve(snap, record)
+                except BadRequest as exc:
+                    answer = exc
+                snap.remember(key, answer)
+            if isinstance(answer, BadRequest):
+                raise answer
+            return answer
+
+        return cached
 
     async def stored(self, snap: LoadedSnapshot, key: str, content_type: str) -> Resolved:
         """Given a snapshot key, return its stored body as a Resolved answer."""
@@ -328,7 +360,7 @@ def build_routes(shim: Shim) -> list[Route]:
             )
             return Resolved(body, etag, headers=(("Link", link),) if link else ())
 
-        return await shim.keyed(request, resolve)
+        return await shim.keyed(request, shim.memo(request, resolve))
 
     async def game(request: Request) -> Response:
         async def resolve(snap: LoadedSnapshot, _: KeyRecord) -> Resolved:
@@ -338,7 +370,7 @@ def build_routes(shim: Shim) -> list[Route]:
                 raise NotFound("game_not_found", f"No rated game has appid {appid}.")
             return await shim.stored(snap, detail_key(appid), JSON_TYPE)
 
-        return await shim.keyed(request, resolve)
+        return await shim.keyed(request, shim.memo(request, resolve))
 
     async def search(request: Request) -> Response:
         async def resolve(snap: LoadedSnapshot, _: KeyRecord) -> Resolved:
@@ -349,7 +381,7 @@ def build_routes(shim: Shim) -> list[Route]:
             )
             return Resolved(body, etag, headers=(("Link", link),) if link else ())
 
-        return await shim.keyed(request, resolve)
+        return await shim.keyed(request, shim.memo(request, resolve))
 
     async def usage(request: Request) -> Response:
         async def resolve(snap: LoadedSnapshot, record: KeyRecord) -> Resolved:
@@ -509,13 +541,15 @@ def create_app(
     base_url: str,
     follow: bool = True,
     session_secret: str | None = None,
+    export: ExportService | None = None,
 ) -> Starlette:
     """Given a snapshot source and a quota, return the ASGI app.
 
     The current snapshot is loaded at start-up if one is published; with ``follow`` a
     background task re-reads the pointer every ``source.poll_seconds``. With a
     ``session_secret`` the account website (:mod:`shim.accounts`) is served under /account.
-    The key store is closed (buffered counts flushed) at shutdown.
+    The key store is closed (buffered counts flushed) at shutdown. ``export`` serves the
+    Bulk export (:mod:`shim.export`); without it ``/api/v1/export`` answers 403 or 404.
     """
     shim = Shim(source, quota, site_url=site_url, base_url=base_url)
 
@@ -556,6 +590,11 @@ def create_app(
         site = AccountSite(quota.store, site_url=site_url)
         https = site_url.startswith("https://")
         routes += account_routes(site, session_secret=session_secret, https_only=https)
+
+    # -- Bulk export (issue 4): GET /api/v1/export and signed local download links -----------
+    from shim.export import export_routes  # imported here: shim.export builds on this module
+
+    routes += export_routes(shim, export)
 
     app = Starlette(
         routes=routes,

@@ -16,13 +16,16 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 
 from shim.keys import generate_key, key_digest, key_id, redact
 from shim.settings import Settings
 from shim.store import KeyRecord, StoreError, default_limit, open_store
+
+if TYPE_CHECKING:
+    from shim.export import ExportService
 
 log = logging.getLogger("bangscore")
 
@@ -57,13 +60,29 @@ def app_from_settings(settings: Settings) -> Starlette:
     )
     from shim.accounts import load_session_secret
 
+    session_secret = load_session_secret(settings.session_secret, settings.state_dir)
     return create_app(
         source,
         quota,
         site_url=settings.site_url,
         base_url=settings.api_base_url,
-        session_secret=load_session_secret(settings.session_secret, settings.state_dir),
+        session_secret=session_secret,
+        export=_export_service(settings, session_secret),
     )
+
+
+def _export_service(settings: Settings, secret: str) -> ExportService | None:
+    # Bulk export (issue 4). A local folder cannot presign: the shim signs its own links with
+    # the session secret (under its own salt), which every replica already shares.
+    if settings.export is None:
+        return None
+    from build.storage import open_storage
+    from shim.export import ExportService, LocalLinks
+
+    storage = open_storage(settings.export)
+    local = not settings.export.startswith("s3://")
+    links = LocalLinks(secret, settings.api_base_url) if local else None
+    return ExportService(storage, links=links, link_seconds=settings.export_link_seconds)
 
 
 def asgi_app() -> Starlette:
@@ -74,7 +93,10 @@ def asgi_app() -> Starlette:
 def _settings(args: argparse.Namespace) -> Settings:
     overrides = {
         name: getattr(args, name)
-        for name in ("state_dir", "snapshot", "store", "site_url", "host", "port", "workers")
+        for name in (
+            *("state_dir", "snapshot", "store", "site_url", "host", "port", "workers"),
+            "export",
+        )
         if getattr(args, name, None) is not None
     }
     return Settings(**overrides)
@@ -145,7 +167,30 @@ def _build(args: argparse.Namespace, settings: Settings) -> int:
         f"{result.uploaded}, skipped {result.skipped} unchanged, pruned {len(result.pruned)}; "
         f"{time.perf_counter() - started:.1f} s"
     )
+    if settings.export is not None:
+        _export(settings, games, snapshot_id, now)
     return 0
+
+
+def _export(settings: Settings, games: list[Any], snapshot_id: str, now: dt.datetime) -> None:
+    # Bulk export (issue 4): after the pointer moved, so only a published build exports.
+    from build.export import write_export
+    from build.storage import open_storage
+
+    assert settings.export is not None
+    export = write_export(
+        open_storage(settings.export),
+        games,
+        snapshot_id=snapshot_id,
+        created_at=now,
+        site_url=settings.site_url,
+        keep=settings.keep_snapshots,
+    )
+    counts = export.counts
+    print(
+        f"exported {len(games)} games to {settings.export}: {counts['added']} added, "
+        f"{counts['changed']} changed, {counts['removed']} removed since the previous export"
+    )
 
 
 # -- ingest -----------------------------------------------------------------------------------
@@ -344,6 +389,7 @@ def parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("build", help="score the catalog and publish a snapshot")
     p.add_argument("--out", help="snapshot store: folder or s3://bucket/prefix")
+    p.add_argument("--export", help="Bulk export store: folder or s3://bucket/prefix")
     p.add_argument("--catalog", type=Path, help="catalog file from `bangscore ingest`")
     p.add_argument("--site-url", help="the website's base URL baked into the snapshot")
     p.set_defaults(func=cmd_build)
@@ -360,6 +406,7 @@ def parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("serve", help="serve the current snapshot")
     p.add_argument("--snapshot", help="snapshot store: folder or s3://bucket/prefix")
+    p.add_argument("--export", help="Bulk export store: folder or s3://bucket/prefix")
     p.add_argument("--host")
     p.add_argument("--port", type=int)
     p.add_argument("--workers", type=int)

@@ -21,6 +21,7 @@ import orjson
 from itsdangerous import Signer
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import Route
 
 from build.export import (
     GZIP_TYPE,
@@ -32,7 +33,9 @@ from build.export import (
 )
 from build.storage import ObjectNotFound, Storage, StorageUnavailable
 from build.wire import etag_for
+from shim import params
 from shim.app import NotFound, Resolved, Shim
+from shim.snapshot import LoadedSnapshot
 from shim.store import KeyRecord
 
 LINK_SECONDS = 3600
@@ -178,3 +181,26 @@ async def download(shim: Shim, service: ExportService | None, request: Request) 
         },
         media_type=GZIP_TYPE,
     )
+
+
+def export_routes(shim: Shim, service: ExportService | None) -> list[Route]:
+    """Given the shim and the export service (None: no export store configured), return the
+    routes ``GET /api/v1/export`` (keyed, counted) and ``GET /export/{snapshot}/{name}``."""
+
+    async def manifest(request: Request) -> Response:
+        async def resolve(snap: LoadedSnapshot, record: KeyRecord) -> Resolved:
+            params.parse_plain_query(request.query_params.multi_items())
+            return await export_manifest(service, record)
+
+        response = await shim.keyed(request, resolve)
+        if response.status_code == 200:
+            response.headers["Cache-Control"] = "no-store"  # its links expire
+        return response
+
+    async def file(request: Request) -> Response:
+        return await download(shim, service, request)
+
+    return [
+        Route("/api/v1/export", manifest),
+        Route("/export/{snapshot}/{name}", file),
+    ]

@@ -11,11 +11,13 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from shim.keys import is_well_formed, key_digest
 from shim.store import Hit, KeyRecord, Store, StoreUnavailable
 
 DAY_SECONDS = 86_400
+MAX_CACHED_KEYS = 100_000
 log = logging.getLogger("bangscore.quota")
 
 
@@ -30,7 +32,11 @@ class Window:
 
 def window_at(now: float) -> Window:
     """Given Unix seconds, return the UTC-day window: counts reset at 00:00:00 UTC."""
-    whole = int(now)
+    return _window(int(now))
+
+
+@lru_cache(maxsize=8)
+def _window(whole: int) -> Window:
     start = whole - whole % DAY_SECONDS
     reset = start + DAY_SECONDS
     return Window(dt.datetime.fromtimestamp(start, dt.UTC).date(), reset, reset - whole)
@@ -102,24 +108,26 @@ class Quota:
         Raises AuthFailure (``invalid_key`` or ``revoked_key``), or StoreUnavailable when the
         store is down and the key was not seen recently (the caller answers 503).
         """
-        if not is_well_formed(key):
-            raise AuthFailure("invalid_key", "The API key is malformed.")
-        digest = key_digest(key)
         now = self.clock()
-        cached = self._keys.get(digest)
+        # Cached by the presented string, so a repeat skips the checksum and the digest.
+        cached = self._keys.get(key)
         if cached is not None and cached[1] > now:
             self.metrics.key_cache_hits += 1
             record = cached[0]
         else:
+            if cached is None and not is_well_formed(key):
+                raise AuthFailure("invalid_key", "The API key is malformed.")
             self.metrics.key_lookups += 1
             try:
-                record = self.store.find_key(digest)
+                record = self.store.find_key(key_digest(key))
             except StoreUnavailable:
                 self._fault("key lookup")
                 if cached is None:
                     raise
                 record = cached[0]  # a key seen before keeps working while the store is down
-            self._keys[digest] = (record, now + self.key_cache_seconds)
+            if len(self._keys) >= MAX_CACHED_KEYS:
+                self._keys.clear()  # bounded: a flood of made-up keys cannot grow memory
+            self._keys[key] = (record, now + self.key_cache_seconds)
         if record is None:
             raise AuthFailure("invalid_key", "The API key is not known.")
         if record.state != "active":

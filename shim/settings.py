@@ -43,6 +43,12 @@ class Settings(BaseSettings):
         "127.0.0.1", description="Proxies whose X-Forwarded-For is trusted for the client IP"
     )
     keep_snapshots: int = Field(7, ge=1)
+    export: str | None = Field(
+        None, description="Bulk export store: a folder or s3://bucket/prefix (unset: no export)"
+    )
+    export_link_seconds: int = Field(
+        3600, ge=60, le=7 * 86400, description="Lifetime of Bulk export download links"
+    )
     session_secret: str | None = Field(
         None,
         description="Signs account-site cookies; the same on every replica "

@@ -13,8 +13,9 @@ import asyncio
 import logging
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 import anyio.to_thread
 import orjson
@@ -28,6 +29,7 @@ from build.wire import digest, etag_for, etag_from_digest
 from shim.compose import CompactIndex
 
 log = logging.getLogger("bangscore.snapshot")
+MAX_ANSWERS = 16_384
 
 
 class CorruptObject(StorageError):
@@ -42,6 +44,13 @@ class LoadedSnapshot:
     manifest: Manifest
     index: CompactIndex
     search: SearchIndex
+    answers: dict[tuple[str, bytes], Any] = field(default_factory=dict, repr=False)
+
+    def remember(self, key: tuple[str, bytes], answer: object) -> None:
+        """Given a request's (path, query string) and its answer, keep it (bounded)."""
+        if len(self.answers) >= MAX_ANSWERS:
+            self.answers.clear()  # crude but bounded; hot answers come back within a request
+        self.answers[key] = answer
 
     def entry(self, key: str) -> Entry | None:
         """Given a key inside the snapshot, return its manifest entry or None."""

@@ -12,11 +12,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from build.publish import object_key
 from build.storage import LocalStorage
-from shim.keys import key_id
+from shim.keys import generate_key, key_id
 from shim.quota import Quota
 from shim.sqlite_store import SQLiteStore
+from shim.store import KeyRecord
 from tests import factories
 from tests.hardening.conftest import REPO, SharedServer
 
@@ -24,7 +24,7 @@ from tests.hardening.conftest import REPO, SharedServer
 
 
 def test_keys_never_appear_in_the_access_log(shared_server: SharedServer) -> None:
-    key, stranger = shared_server.key(), factories.generate_key()
+    key, stranger = shared_server.key(), generate_key()
     url = shared_server.server.url
     sent = [
         httpx.get(f"{url}/api/v1/games?api_key={key}"),
@@ -54,7 +54,7 @@ def test_store_holds_only_the_digest_and_lookups_use_it(tmp_path: Path) -> None:
     seen: list[str] = []
     find_key = store.find_key
 
-    def spy(digest: str) -> object:
+    def spy(digest: str) -> KeyRecord | None:
         seen.append(digest)
         return find_key(digest)
 
@@ -137,7 +137,9 @@ TRAVERSALS = [
 
 
 @pytest.mark.parametrize("raw_path", TRAVERSALS)
-def test_no_path_traversal_through_appid_or_slug(shared_server: SharedServer, raw_path: str) -> None:
+def test_no_path_traversal_through_appid_or_slug(
+    shared_server: SharedServer, raw_path: str
+) -> None:
     key = shared_server.key()
     conn = http.client.HTTPConnection("127.0.0.1", shared_server.server.port, timeout=5)
     try:
@@ -150,13 +152,11 @@ def test_no_path_traversal_through_appid_or_slug(shared_server: SharedServer, ra
     assert response.status in (301, 400, 404), body[:200]
     if response.status == 301:  # a slug fix-up may only point at a game's canonical page
         assert response.getheader("location", "").startswith(f"{factories.SITE}/game/10000/")
-    state = shared_server.server.state_dir / "snapshots"
-    storage = LocalStorage(state)
-    manifest = storage.get("snapshots/s1.json")
-    assert b"s1" not in body.replace(b'"s1"', b"") or body != storage.get("current")
-    assert manifest not in body and body != storage.get("current")
-    assert b'"objects"' not in body  # no manifest content
-    assert object_key("0" * 64).split("/")[0] not in body.decode(errors="replace").split("#")[0]
+    storage = LocalStorage(shared_server.server.state_dir / "snapshots")
+    assert body != storage.get("current")
+    assert b'"objects"' not in body  # no manifest
+    if response.status != 301:
+        assert response.getheader("content-type") == "application/problem+json"
 
 
 # -- response headers -------------------------------------------------------------------------
@@ -182,9 +182,7 @@ def test_headers_leak_no_server_version_and_forbid_sniffing(
 ) -> None:
     key = shared_server.key()
     headers = {} if method == "GET-nokey" else {"Authorization": f"Bearer {key}"}
-    response = httpx.request(
-        method.split("-")[0], shared_server.server.url + path, headers=headers
-    )
+    response = httpx.request(method.split("-")[0], shared_server.server.url + path, headers=headers)
     assert response.status_code == status
     assert "server" not in response.headers
     assert "x-powered-by" not in response.headers

@@ -1,4 +1,4 @@
-"""Tests of the join, the rated-catalog rule and catalog files (ingest.catalog).
+"""Tests of the rated-catalog rule, catalog files and the bundled catalog (ingest.catalog).
 
 The last group loads the real bundled dumps once per session and checks facts that can be
 read off the raw files by hand (SteamSpy 2025 JSON, HLTB CSV, ITAD CSV).
@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime as dt
 import gzip
-import math
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -17,14 +16,8 @@ from typing import Any
 import pytest
 
 from ingest.catalog import (
-    HLTB_DATE,
-    PLAYTIME_2023_DATE,
-    STOREFRONT_DATE,
     CatalogError,
-    Dumps,
     IngestReport,
-    finish_rate_estimate,
-    join_dumps,
     load_bundled_catalog,
     rated_catalog_reason,
     read_catalog,
@@ -32,44 +25,10 @@ from ingest.catalog import (
     select_rated,
     write_catalog,
 )
-from ingest.dumps import DumpRead, HltbGame, ItadGame, PlayerCount, SteamSpyApp, StoreGame
-from ingest.records import Catalog, GameRecord, Sources
+from ingest.join import FREE_BUT_PAID_EARLIER, STOREFRONT_DATE
+from ingest.records import Catalog, GameRecord
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "data"
-
-
-def _phi(x: float) -> float:
-    """Standard normal CDF, written independently of the code under test."""
-    return 0.5 * (1 + math.erf(x / math.sqrt(2)))
-
-
-@pytest.mark.parametrize(
-    ("median", "mean", "hours", "expected"),
-    [
-        # Half of a log-normal lies above its median, whatever sigma.
-        pytest.param(600, 600, 10, 0.5, id="median-equals-length-default-sigma"),
-        pytest.param(600, 1500, 10, 0.5, id="median-equals-length-fitted-sigma"),
-        # mean/median = e^0.5 gives sigma^2 = 1; length = 2 x median gives z = ln 2.
-        pytest.param(60, 60 * math.exp(0.5), 2, 1 - _phi(math.log(2)), id="fitted-sigma-1"),
-        # mean <= median falls back to the default sigma 1.0: the same answer.
-        pytest.param(60, 50, 2, 1 - _phi(math.log(2)), id="default-sigma-1"),
-        pytest.param(60, 60, 0.5, _phi(math.log(2)), id="length-half-median"),
-        pytest.param(1, 1, 10_000, 0.0, id="far-too-long"),
-    ],
-)
-def test_finish_rate_estimate(median: float, mean: float, hours: float, expected: float) -> None:
-    assert finish_rate_estimate(median, mean, hours) == pytest.approx(expected, abs=1e-9)
-
-
-def test_finish_rate_estimate_rises_with_playtime_and_falls_with_length() -> None:
-    assert finish_rate_estimate(300, 400, 10) < finish_rate_estimate(600, 800, 10)
-    assert finish_rate_estimate(600, 800, 20) < finish_rate_estimate(600, 800, 10)
-
-
-@pytest.mark.parametrize(("median", "mean", "hours"), [(0, 10, 1), (10, 0, 1), (10, 10, 0)])
-def test_finish_rate_estimate_refuses_non_positive(median: int, mean: int, hours: int) -> None:
-    with pytest.raises(ValueError, match="positive"):
-        finish_rate_estimate(median, mean, hours)
 
 
 MakeRecord = Callable[..., GameRecord]
@@ -139,125 +98,28 @@ def test_rated_catalog_reason_threshold_is_a_parameter(make_record: MakeRecord) 
     assert rated_catalog_reason(record, min_reviews=11) == "fewer than 11 reviews"
 
 
-def _spy(
-    appid: int, name: str, price: int | None, lst: int | None, disc: int | None, **more: Any
-) -> SteamSpyApp:
-    fields: dict[str, Any] = {
-        "appid": appid, "name": name, "developer": "Dev", "publisher": "Pub",
-        "price_cents": price, "list_price_cents": lst, "discount_percent": disc,
-        "positive": 900, "negative": 100, "owners": "1 .. 2", "average_forever_min": 0,
-        "median_forever_min": 0, "ccu": 1,
-    }  # fmt: skip
-    return SteamSpyApp(**(fields | more))
-
-
-def _hltb(name: str, appid: int | None, main: float | None, year: int = 2020) -> HltbGame:
-    return HltbGame(name, year, dt.date(year, 1, 2), appid, main, main * 3 if main else None)
-
-
-@pytest.fixture
-def small_dumps() -> Dumps:
-    """A hand-made set of dumps covering each join path."""
-    spy_2025 = [
-        _spy(1, "Hades", 999, 2499, 60),
-        _spy(2, "Portal 2", 499, 999, 50),
-        _spy(3, "No Price", None, None, None),
-        _spy(4, "Wrong Discount", 999, 999, 100),
-        _spy(5, "Control", 1999, 3999, 50),
-        _spy(6, "Life Is Strange", 0, 0, 0),
-        _spy(7, "Was Unlisted", 1500, 1500, 0),
-        _spy(8, "Dearer Now", 1200, 1500, 20),
+def test_select_rated_counts_drops(make_record: MakeRecord) -> None:
+    records = [
+        make_record(appid=1),
+        make_record(appid=2, main_story_hours=None),
+        make_record(appid=3, name="Portal 2 Soundtrack"),
+        make_record(appid=4, review_positive=5000),
+        make_record(appid=5, main_story_hours=None),
     ]
-    spy_2023 = [
-        _spy(2, "Portal 2", 199, 999, 80, median_forever_min=600, average_forever_min=600),
-        _spy(7, "Was Unlisted", 0, 0, 0),
-        _spy(8, "Dearer Now", 1100, 1100, 0),
-    ]
-    store = [StoreGame(2, "Portal 2", dt.date(2011, 4, 18), ("Action",), ("Puzzle",), 0, 0)]
-    hltb = [
-        _hltb("Hades", 1, 23.3),
-        _hltb("Portal 2", 2, 10.0, 2011),
-        _hltb("Control: Ultimate Edition", 5, 12.7),
-        _hltb("Control", 5, 11.7, 2019),
-        _hltb("Life Is Strange - Episode 1", 6, 2.3),
-        _hltb("Life Is Strange 2", 6, 16.4),
-    ]
-    itad = [
-        ItadGame("Hades", "i1", 2019, ("Roguelite",), 93, 75, dt.date(2025, 10, 16)),
-        ItadGame("Portal 2", "i2", 2011, ("Puzzle",), None, 50, dt.date(2025, 9, 1)),
-    ]
-    return Dumps(
-        steamspy_2025=DumpRead(spy_2025, read=9, skipped=Counter({"missing name": 1})),
-        steamspy_2023=DumpRead(spy_2023, read=3),
-        store_2019=DumpRead(store, read=1),
-        hltb=DumpRead(hltb, read=6),
-        players_2018=DumpRead([PlayerCount(2, "Portal 2", 13_062_700)], read=1),
-        itad=DumpRead(itad, read=2),
-    )
+    report = IngestReport()
+    kept = select_rated(records, report)
 
-
-def test_join_dumps_fields_sources_and_estimates(small_dumps: Dumps) -> None:
-    records, report = join_dumps(small_dumps)
-    by_id = {r.appid: r for r in records}
-
-    assert [r.appid for r in records] == [1, 2, 5, 6, 7, 8]
-    hades = by_id[1]
-    assert (hades.price_usd, hades.list_price_usd, hades.discount_percent) == (9.99, 24.99, 60)
-    assert (hades.review_positive, hades.review_negative) == (900, 100)
-    assert hades.release_year == 2020  # from HLTB: not in the 2019 dump
-    assert hades.storefront_genres == ()  # HLTB genres never become storefront genres
-    assert hades.tags == ("Roguelite",)  # from ITAD, since the 2019 dump lacks the game
-    assert hades.main_story_hours == 23.3
-    assert hades.metacritic == 93
-    assert hades.historical_low_usd == 6.24  # 24.99 at the deepest ITAD discount (-75%)
-    assert hades.finish_rate is None  # no playtime data
-    assert hades.estimated == ("historical_low_usd",)
-    assert hades.sources == Sources(
-        storefront=STOREFRONT_DATE, play_length=HLTB_DATE, price_history=dt.date(2025, 10, 16)
-    )
-
-    portal = by_id[2]
-    assert portal.storefront_genres == ("Action",)
-    assert portal.tags == ("Puzzle",)
-    assert portal.release_date == dt.date(2011, 4, 18)
-    assert portal.finish_rate == pytest.approx(0.5)  # median playtime == 10 h main story
-    assert portal.median_playtime_hours == 10.0
-    assert portal.players_estimate == 13_062_700
-    assert portal.historical_low_usd == 1.99  # 2023 price beats ITAD's 9.99 x 0.5
-    assert portal.estimated == ("finish_rate",)
-    assert portal.sources.player_stats == PLAYTIME_2023_DATE
-
-    assert by_id[5].main_story_hours == 11.7  # duplicate appid resolved by equal title
-    assert by_id[6].main_story_hours is None  # duplicate appid, neither title equal
-    assert by_id[6].sources.play_length is None
-    assert by_id[7].historical_low_usd == 15.0  # a 2023 price of 0 there meant "not sold"
-    assert by_id[8].historical_low_usd == 11.0  # cheaper in 2023 than on 2025 sale
-
-    assert report.read["steamspy_2025"] == 9
-    assert report.skipped["steamspy_2025: missing name"] == 1
-    assert report.skipped["steamspy_2025: no USD price"] == 1
-    assert report.skipped["steamspy_2025: discount disagrees with prices"] == 1
-    assert report.matched["hltb: appid listed twice, resolved by title"] == 1
-    assert report.matched["hltb: appid listed twice, unresolved"] == 1
-    assert report.matched["itad: by sound title"] == 2
-    assert report.joined == 6
-
-
-def test_select_rated_counts_drops_and_summary_shows_them(small_dumps: Dumps) -> None:
-    records, report = join_dumps(small_dumps)
-    # Every small-dumps app has 900 + 100 reviews; 6, 7 and 8 have no HLTB length.
-    kept = select_rated(records, report, min_reviews=1000)
-
-    assert [r.appid for r in kept] == [1, 2, 5]
-    assert (report.kept, report.dropped) == (3, Counter({"no main-story length": 3}))
+    assert [r.appid for r in kept] == [1, 4]
+    assert report.kept == 2
+    assert report.dropped == Counter({"no main-story length": 2, "non-game by name": 1})
     summary = report.summary()
-    assert "kept in rated catalog: 3" in summary
+    assert "kept in rated catalog: 2" in summary
     assert "no main-story length" in summary
-    assert "steamspy_2025: no USD price" in summary
 
     stricter = IngestReport()
-    assert select_rated(records, stricter, min_reviews=1001) == []
-    assert stricter.dropped == Counter({"fewer than 1001 reviews": 6})
+    assert [r.appid for r in select_rated(records, stricter, min_reviews=51)] == [4]
+    # 1, 2 and 5: reviews are checked before length; 3 fails by name first.
+    assert stricter.dropped == Counter({"fewer than 51 reviews": 3, "non-game by name": 1})
 
 
 def test_write_then_read_catalog_round_trips(tmp_path: Path, make_record: MakeRecord) -> None:
@@ -338,3 +200,40 @@ def test_bundled_catalog_invariants(bundled: tuple[Catalog, Any]) -> None:
         assert game.sources.storefront == STOREFRONT_DATE and game.sources.wiki is None
         assert (game.metacritic is None) or game.sources.price_history is not None
         assert (game.finish_rate is None) == ("finish_rate" not in game.estimated)
+
+
+@pytest.mark.parametrize(
+    "appid",
+    [
+        # SteamSpy 2025: price "0", initialprice "0"; SteamSpy 2023: "5999" / "5999".
+        pytest.param(1904540, id="football-manager-2023"),
+        pytest.param(1080110, id="f1-2020"),
+        # 0 in SteamSpy 2023 and 2025; the 2019 store dump sold it (GBP 15.49 / 30.99).
+        pytest.param(465650, id="out-of-the-park-baseball-18"),
+        pytest.param(831980, id="out-of-the-park-baseball-20"),
+    ],
+)
+def test_bundled_catalog_drops_delisted_games_at_zero(
+    bundled: tuple[Catalog, Any], appid: int
+) -> None:
+    assert appid not in {g.appid for g in bundled[0].games}
+
+
+def test_bundled_catalog_drop_count_and_free_games(bundled: tuple[Catalog, Any]) -> None:
+    catalog, report = bundled
+    dropped = report.skipped[f"steamspy_2025: {FREE_BUT_PAID_EARLIER}"]
+    # Counted over the raw dumps by a separate script: apps at 0/0 in 2025 with a 2023 price or list price
+    # above 0 (1,318), or else a 2019 store price above 0 (1,451).
+    assert dropped == 2_769
+    games = {g.appid: g for g in catalog.games}
+    # Free on 2025-01-01 and free in the 2019 store dump (price 0.0): kept as free games.
+    assert games[1289310].price_usd == 0.0  # Helltaker, absent from both earlier dumps
+    assert games[698780].price_usd == 0.0  # Doki Doki Literature Club!, free in 2019
+
+
+def test_bundled_catalog_keeps_hltb_genres_apart(bundled: tuple[Catalog, Any]) -> None:
+    elden = {g.appid: g for g in bundled[0].games}[1245620]
+    # Released after the 2019 store dump and not in ITAD: no storefront genres, no tags;
+    # HLTB's row lists "Third-Person, Action, Open World, Role-Playing".
+    assert (elden.storefront_genres, elden.tags) == ((), ())
+    assert elden.play_length_genres == ("Third-Person", "Action", "Open World", "Role-Playing")

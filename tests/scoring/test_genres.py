@@ -3,7 +3,9 @@
 Storefront genres and the top user tags below are the real ones from the bundled Steam store
 dump of 2019 (data/raw/steam_store_games_2019, ``genres`` and ``steamspy_tags``); Hades,
 released later, carries its HowLongToBeat genres (data/raw/hltb_2023). Hours are HLTB main
-story times.
+story times. The fallback cases use HLTB's ``Genres`` column of the same games (read off
+data/raw/hltb_2023/hltb_clean.csv); most were released after the 2019 store dump and so have
+no storefront genres or tags in the catalog.
 """
 
 from __future__ import annotations
@@ -243,6 +245,79 @@ def test_indie_as_a_tag_counts_like_the_storefront_genre() -> None:
     assert genre_for(["Casual"], ["Cute"], 1.0) == "other"
 
 
+@pytest.mark.parametrize(
+    ("storefront", "tags", "fallback", "hours", "expected"),
+    [
+        # Games after the 2019 dump: only HLTB's genres are known.
+        pytest.param(
+            [], [], ["Third-Person", "Action", "Open World", "Role-Playing"], 54.3, "rpg",
+            id="elden-ring",
+        ),
+        pytest.param([], [], ["First-Person", "Shooter"], 8.1, "shooter", id="cod-mw2"),
+        pytest.param(
+            [], [], ["Top-Down", "Action", "Roguelike"], 11.7, "roguelike", id="vampire-survivors"
+        ),
+        pytest.param(
+            [], [], ["Massively Multiplayer", "Role-Playing"], 37.7, "multiplayer", id="lost-ark"
+        ),
+        pytest.param([], [], ["City-Building", "Open World"], 93.0, "strategy", id="satisfactory"),
+        pytest.param([], [], ["Visual Novel"], 2.5, "narrative", id="mirror-2"),
+        pytest.param([], [], ["Side", "Platform"], 5.9, "action", id="pizza-tower"),
+        pytest.param([], [], ["Simulation", "Sports"], 60.6, "other", id="fifa-23"),
+        # HLTB lists genres in no vote order: the sixth counts (a 5-tag window would say rpg).
+        pytest.param(
+            [], [],
+            ["First-Person", "Third-Person", "Action", "Open World", "Role-Playing", "Shooter"],
+            27.6, "shooter", id="fallout-new-vegas-no-window",
+        ),
+        # Point-and-Click means narrative only with Adventure (or Hidden Object).
+        pytest.param(
+            [], [], ["Third-Person", "Point-and-Click", "Adventure", "Horror"], 12.6, "narrative",
+            id="the-walking-dead",
+        ),
+        pytest.param(
+            ["Adventure", "Indie", "Simulation"], ["Survival", "Multiplayer", "Co-op"],
+            ["Point-and-Click", "Third-Person", "Real-Time", "Survival"], 35.4, "other",
+            id="dont-starve-together-clicks-but-tells-no-story",
+        ),
+        # Storefront genres and tags matched nothing, so the fallback decides.
+        pytest.param(
+            ["Adventure", "Indie"], ["3D Platformer", "Cute", "Female Protagonist"],
+            ["Third-Person", "Action", "Adventure", "Platform"], 9.7, "action", id="a-hat-in-time",
+        ),
+        pytest.param(
+            ["Adventure", "Simulation", "Sports"], ["Hunting", "Open World", "Multiplayer"],
+            ["First-Person", "Shooter", "Simulation", "Sports"], 26.1, "shooter",
+            id="thehunter-call-of-the-wild",
+        ),
+        # Storefront genres and tags matched: the fallback is never consulted.
+        pytest.param(
+            ["RPG"], ["Open World", "Post-apocalyptic", "Exploration"],
+            ["First-Person", "Third-Person", "Action", "Open World", "Role-Playing", "Shooter"],
+            28.0, "rpg", id="fallout-4-storefront-wins",
+        ),
+        pytest.param(
+            ["Indie", "RPG"], ["Great Soundtrack", "Story Rich", "Choices Matter"],
+            ["Turn-Based", "Role-Playing"], 7.0, "narrative", id="undertale-tags-win",
+        ),
+        pytest.param(
+            [], ["Action Roguelike", "Roguelite", "Hack and Slash", "Indie", "Mythology"],
+            ["Action", "Roguelike", "Role-Playing"], 23.3, "roguelike", id="hades-itad-tags",
+        ),
+    ],
+)  # fmt: skip
+def test_fallback_genres_decide_only_when_nothing_else_matches(
+    storefront: list[str], tags: list[str], fallback: list[str], hours: float, expected: str
+) -> None:
+    assert genre_for(storefront, tags, hours, fallback_genres=fallback) == expected
+
+
+def test_fallback_defaults_to_none() -> None:
+    # Without fallback genres, the HLTB-only games of the table above are all "other".
+    assert genre_for([], [], 54.3) == "other"
+    assert genre_for([], [], 54.3, fallback_genres=()) == "other"
+
+
 @given(
     st.lists(st.text(max_size=30), max_size=8),
     st.lists(st.text(max_size=30), max_size=25),
@@ -252,3 +327,17 @@ def test_every_game_gets_exactly_one_known_genre(
     storefront: list[str], tags: list[str], hours: float | None
 ) -> None:
     assert genre_for(storefront, tags, hours) in GENRES
+    assert genre_for([], [], hours, fallback_genres=[*storefront, *tags]) in GENRES
+
+
+@given(
+    st.lists(st.sampled_from(["Strategy", "RPG", "Action", "Indie", "Casual"]), max_size=4),
+    st.lists(st.sampled_from(["FPS", "Roguelike", "Story Rich", "Puzzle", "Cute"]), max_size=6),
+    st.lists(st.sampled_from(["Shooter", "Role-Playing", "Visual Novel", "Sports"]), max_size=4),
+)
+def test_fallback_never_overrides_a_match(
+    storefront: list[str], tags: list[str], fallback: list[str]
+) -> None:
+    without = genre_for(storefront, tags, 30.0)
+    with_fallback = genre_for(storefront, tags, 30.0, fallback_genres=fallback)
+    assert with_fallback == without or without == "other"

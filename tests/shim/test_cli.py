@@ -27,7 +27,9 @@ def run(state: Path, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[in
     return code, out, err
 
 
-def test_build_publishes_from_the_state_catalog(state: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_build_publishes_from_the_state_catalog(
+    state: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, out, _ = run(state, capsys, "build")
     assert code == 0
     assert "catalog: " in out and "45 games" in out
@@ -52,8 +54,9 @@ def test_build_with_a_corrupt_catalog_fails_cleanly(
 
 
 def test_keys_create_list_revoke(state: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(state, capsys, "keys", "create", "--account", "a@x.io", "--plan", "free",
-                       "--limit", "3")
+    code, out, _ = run(
+        state, capsys, "keys", "create", "--account", "a@x.io", "--plan", "free", "--limit", "3"
+    )
     assert code == 0
     key = out.strip().splitlines()[-1]
     assert is_well_formed(key)

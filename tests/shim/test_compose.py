@@ -41,9 +41,7 @@ def test_every_precomputed_page_equals_its_composed_page(
             assert composed == stored, (filters, page)
             assert etag == loaded.etag(list_key(filters.combo_key or "", page))
             pages += 1
-    expected = sum(
-        max(1, -(-len(select(real_snapshot[1], f)) // 10)) for f in precomputed_combos()
-    )
+    expected = sum(max(1, -(-len(select(real_snapshot[1], f)) // 10)) for f in precomputed_combos())
     assert pages == expected > 3000
 
 

@@ -1,0 +1,223 @@
+"""Tests of the Bulk export (build.export): files, determinism, changes, manifest, links."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import gzip
+import hashlib
+import io
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from build.export import (
+    CHANGES_JSONL,
+    CSV_COLUMNS,
+    GAMES_CSV,
+    GAMES_JSONL,
+    LATEST_KEY,
+    Export,
+    ExportManifest,
+    changes,
+    file_key,
+    gzip_bytes,
+    list_exports,
+    manifest_key,
+    presigned_urls,
+    read_latest,
+    render_export,
+    write_export,
+)
+from build.snapshot import score_catalog
+from build.storage import LocalStorage, MemoryStorage
+from build.wire import ScoredGame, detail_record
+from ingest.records import GameRecord
+from tests import factories
+
+T0 = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
+
+
+def scored(records: list[GameRecord]) -> list[ScoredGame]:
+    return score_catalog(factories.make_catalog(records))
+
+
+def records_of(games: list[ScoredGame]) -> list[dict[str, Any]]:
+    return [detail_record(g, factories.SITE) for g in games]
+
+
+def unzip_lines(body: bytes) -> list[dict[str, Any]]:
+    return [orjson.loads(line) for line in gzip.decompress(body).splitlines()]
+
+
+@pytest.fixture
+def catalog_factory() -> Callable[..., list[GameRecord]]:
+    """Return a factory: given appids and price overrides, records with those appids."""
+
+    def make(appids: list[int], prices: dict[int, float] | None = None) -> list[GameRecord]:
+        prices = prices or {}
+        return [
+            factories.make_record(
+                appid=a,
+                name=f"Game {a}",
+                price_usd=prices.get(a, 19.99),
+                list_price_usd=max(prices.get(a, 19.99), 19.99),
+            )
+            for a in appids
+        ]
+
+    return make
+
+
+def test_gzip_is_deterministic() -> None:
+    first = gzip_bytes([b"a" * 1000, b"b\n"])
+    second = gzip_bytes([b"a" * 1000 + b"b\n"])
+    assert first == second
+    assert first[4:8] == b"\0\0\0\0"  # MTIME field of the gzip header (RFC 1952)
+    assert gzip.decompress(first) == b"a" * 1000 + b"b\n"
+
+
+def test_files_hold_the_detail_records(catalog_factory: Callable[..., list[GameRecord]]) -> None:
+    games = scored(catalog_factory([10, 20, 30]))
+    records = records_of(games)
+    export = render_export(records, snapshot_id="s1", created_at=T0)
+    assert unzip_lines(export.bodies[GAMES_JSONL]) == records
+    rows = list(csv.reader(io.StringIO(gzip.decompress(export.bodies[GAMES_CSV]).decode())))
+    assert tuple(rows[0]) == CSV_COLUMNS
+    assert [int(r[CSV_COLUMNS.index("appid")]) for r in rows[1:]] == [r["appid"] for r in records]
+    first = dict(zip(CSV_COLUMNS, rows[1], strict=True))
+    assert first["sources.storefront"] == "2025-01-01"
+    assert first["sources.wiki"] == ""
+    assert first["price_usd"] == "19.99"
+    assert first["tags"] == "|".join(records[0]["tags"])
+
+
+def test_manifest_describes_each_file(catalog_factory: Callable[..., list[GameRecord]]) -> None:
+    records = records_of(scored(catalog_factory([10, 20, 30])))
+    export = render_export(records, snapshot_id="s1", created_at=T0)
+    expected = {GAMES_JSONL: ("jsonl", 3), GAMES_CSV: ("csv", 3), CHANGES_JSONL: ("jsonl", 3)}
+    assert {f.name: (f.format, f.rows) for f in export.manifest.files} == expected
+    for entry in export.manifest.files:
+        body = export.bodies[entry.name]
+        assert entry.bytes == len(body)
+        assert entry.sha256 == hashlib.sha256(body).hexdigest()
+        assert entry.schema_version == 1
+    assert ExportManifest.from_bytes(export.manifest.to_bytes()) == export.manifest
+
+
+def test_equal_content_gives_equal_bytes(catalog_factory: Callable[..., list[GameRecord]]) -> None:
+    records = records_of(scored(catalog_factory([10, 20])))
+    one = render_export(records, snapshot_id="s1", created_at=T0)
+    two = render_export(records, snapshot_id="s2", created_at=T0 + dt.timedelta(days=1))
+    assert one.bodies == two.bodies
+    assert one.manifest.files == two.manifest.files
+
+
+def _line(appid: int, price: float) -> tuple[int, bytes]:
+    return appid, orjson.dumps({"appid": appid, "price_usd": price})
+
+
+def _digests(*lines: tuple[int, bytes]) -> dict[int, str]:
+    return {a: hashlib.sha256(line).hexdigest() for a, line in lines}
+
+
+@pytest.mark.parametrize(
+    ("previous", "current", "expected"),
+    [
+        (None, [_line(2, 1.0), _line(1, 1.0)], [(1, "added"), (2, "added")]),
+        ({}, [_line(1, 1.0)], [(1, "added")]),
+        (_digests(_line(1, 1.0)), [_line(1, 1.0)], []),
+        (_digests(_line(1, 1.0)), [_line(1, 2.0)], [(1, "changed")]),
+        (_digests(_line(1, 1.0), _line(5, 1.0)), [_line(1, 1.0)], [(5, "removed")]),
+        (
+            _digests(_line(1, 1.0), _line(2, 1.0), _line(3, 1.0)),
+            [_line(4, 1.0), _line(3, 9.0), _line(1, 1.0)],
+            [(2, "removed"), (3, "changed"), (4, "added")],
+        ),
+    ],
+    ids=["first-export", "empty-previous", "unchanged", "changed", "removed", "mixed-sorted"],
+)
+def test_changes(
+    previous: dict[int, str] | None,
+    current: list[tuple[int, bytes]],
+    expected: list[tuple[int, str]],
+) -> None:
+    out = changes(previous, current)
+    decoded = [orjson.loads(line) for _, line in out]
+    assert [(d["appid"], d["change"]) for d in decoded] == expected
+    assert [kind for kind, _ in out] == [kind for _, kind in expected]
+    new = dict(current)
+    for entry in decoded:
+        if entry["change"] == "removed":
+            assert entry["record"] is None
+        else:
+            assert orjson.dumps(entry["record"]) == new[entry["appid"]]
+
+
+def test_write_export_diffs_against_the_previous_one(
+    tmp_path: Path, catalog_factory: Callable[..., list[GameRecord]]
+) -> None:
+    storage = LocalStorage(tmp_path / "export")
+    assert read_latest(storage) is None
+    first = write_export(
+        storage,
+        scored(catalog_factory([10, 20, 30])),
+        snapshot_id="s1",
+        created_at=T0,
+        site_url=factories.SITE,
+    )
+    assert first.counts == {"added": 3, "changed": 0, "removed": 0}
+    games = scored(catalog_factory([20, 30, 40], prices={30: 4.99}))
+    second = write_export(storage, games, snapshot_id="s2", created_at=T0, site_url=factories.SITE)
+    assert second.counts == {"added": 1, "changed": 1, "removed": 1}
+    assert second.manifest.previous == "s1"
+    latest = read_latest(storage)
+    assert latest == second.manifest
+    assert storage.get(manifest_key("s2")) == storage.get(LATEST_KEY)
+    delta = unzip_lines(storage.get(file_key("s2", CHANGES_JSONL)))
+    assert [(d["appid"], d["change"]) for d in delta] == [
+        (10, "removed"),
+        (30, "changed"),
+        (40, "added"),
+    ]
+    assert delta[1]["record"]["price_usd"] == 4.99
+    for entry in second.manifest.files:
+        body = storage.get(file_key("s2", entry.name))
+        assert hashlib.sha256(body).hexdigest() == entry.sha256
+
+
+def test_write_export_keeps_the_newest(catalog_factory: Callable[..., list[GameRecord]]) -> None:
+    storage = MemoryStorage()
+    for i in range(4):
+        games = scored(catalog_factory([10 + i]))
+        write_export(
+            storage, games, snapshot_id=f"s{i}", created_at=T0, site_url=factories.SITE, keep=2
+        )
+    assert list_exports(storage) == ["s2", "s3"]
+    assert read_latest(storage) is not None
+    assert storage.get(LATEST_KEY) == storage.get(manifest_key("s3"))
+
+
+def _export(catalog_factory: Callable[..., list[GameRecord]]) -> Export:
+    return render_export(records_of(scored(catalog_factory([10]))), snapshot_id="s1", created_at=T0)
+
+
+def test_presigned_urls_need_a_fallback_for_a_folder(
+    tmp_path: Path, catalog_factory: Callable[..., list[GameRecord]]
+) -> None:
+    manifest = _export(catalog_factory).manifest
+    storage = LocalStorage(tmp_path)
+    with pytest.raises(ValueError, match="presign"):
+        presigned_urls(storage, manifest, expires_in=60, now=1000.0)
+    links = presigned_urls(
+        storage,
+        manifest,
+        expires_in=60,
+        now=1000.5,
+        fallback=lambda key, expires_at: f"https://x/{key}?e={expires_at}",
+    )
+    assert links[GAMES_CSV].url == "https://x/export/s1/games.csv.gz?e=1060"
+    assert {link.expires_at for link in links.values()} == {1060}

@@ -1,0 +1,318 @@
+"""The account website: sign up, sign in, CSRF, rate limits, keys shown once, revocation,
+over the real app and a real SQLite store (and Redis for the account records)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from argon2 import PasswordHasher
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+
+from build.storage import Storage
+from build.wire import ScoredGame
+from shim.accounts import (
+    MAX_ACTIVE_KEYS,
+    AccountSite,
+    SignInLimits,
+    account_routes,
+    load_session_secret,
+    normalize_email,
+)
+from shim.app import create_app
+from shim.keys import KEY_PATTERN, is_well_formed, key_digest
+from shim.quota import Quota
+from shim.snapshot import SnapshotSource
+from shim.sqlite_store import SQLiteStore
+from tests.factories import SITE
+
+CSRF = re.compile(r'name="csrf" value="([^"]+)"')
+NEW_KEY = re.compile(r'id="new-key-value" readonly value="([^"]+)"')
+PASSWORD = "correct horse battery"
+FAST_HASHER = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+
+
+def csrf_of(page: str) -> str:
+    match = CSRF.search(page)
+    assert match, "page has no CSRF field"
+    return match.group(1)
+
+
+class Browser:
+    """A TestClient with helpers to load a page and post its forms with the CSRF token."""
+
+    def __init__(self, client: TestClient) -> None:
+        self.client = client
+        self.csrf = ""
+
+    def open(self, path: str = "/account") -> str:
+        response = self.client.get(path)
+        assert response.status_code == 200
+        self.csrf = csrf_of(response.text)
+        return response.text
+
+    def post(self, path: str, **fields: str) -> tuple[int, str]:
+        response = self.client.post(path, data={"csrf": self.csrf, **fields})
+        if response.status_code == 303:
+            return 303, response.headers["location"]
+        if CSRF.search(response.text):
+            self.csrf = csrf_of(response.text)
+        return response.status_code, response.text
+
+    def signup(self, email: str, password: str = PASSWORD) -> tuple[int, str]:
+        self.open()
+        return self.post("/account/signup", email=email, password=password)
+
+
+@pytest.fixture
+def site_factory(tmp_path: Path) -> Callable[..., tuple[Browser, SQLiteStore]]:
+    """Return a factory: given sign-in limits, a Browser over the account routes alone."""
+
+    def make(limits: SignInLimits | None = None) -> tuple[Browser, SQLiteStore]:
+        limits = limits or SignInLimits()
+        store = SQLiteStore(tmp_path / f"accounts-{id(limits)}.sqlite3")
+        site = AccountSite(store, site_url=SITE, limits=limits, hasher=FAST_HASHER)
+        app = Starlette(routes=account_routes(site, session_secret="s" * 32))
+        client = TestClient(app, base_url=SITE, follow_redirects=False)
+        return Browser(client), store
+
+    return make
+
+
+@pytest.fixture
+def full_app(
+    tmp_path: Path, small_snapshot: tuple[Storage, list[ScoredGame]]
+) -> Iterator[tuple[Browser, TestClient, SQLiteStore]]:
+    """The whole app (API and account site) over the small catalog: browser, API client, store."""
+    store = SQLiteStore(tmp_path / "keys.sqlite3")
+    quota = Quota(store, anonymous_limit=1000, key_cache_seconds=0)
+    source = SnapshotSource(small_snapshot[0], cache_bytes=1 << 24, poll_seconds=3600)
+    app = create_app(
+        source, quota, site_url=SITE, base_url=SITE, follow=False, session_secret="t" * 32
+    )
+    with TestClient(app, base_url=SITE, follow_redirects=False) as client:
+        yield Browser(client), client, store
+
+
+# -- pure helpers --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "expected"),
+    [
+        pytest.param("  Ann@Example.COM ", "ann@example.com", id="trim-lower"),
+        pytest.param("a.b+tag@sub.example.org", "a.b+tag@sub.example.org", id="plus-sub"),
+        pytest.param("no-at-sign.example.com", None, id="no-at"),
+        pytest.param("two@@example.com", None, id="two-ats"),
+        pytest.param("x@localhost", None, id="no-dot-domain"),
+        pytest.param("sp ace@example.com", None, id="space"),
+        pytest.param("a" * 250 + "@x.io", None, id="too-long"),
+    ],
+)
+def test_normalize_email(typed: str, expected: str | None) -> None:
+    assert normalize_email(typed) == expected
+
+
+def test_session_secret_is_configured_or_generated_once_and_private(tmp_path: Path) -> None:
+    assert load_session_secret("configured", tmp_path) == "configured"
+    assert not (tmp_path / "session_secret").exists()
+    first = load_session_secret(None, tmp_path / "state")
+    assert len(first) >= 48
+    assert load_session_secret(None, tmp_path / "state") == first
+    assert os.stat(tmp_path / "state" / "session_secret").st_mode & 0o777 == 0o600
+    assert [p.name for p in (tmp_path / "state").iterdir()] == ["session_secret"]
+
+
+# -- sign up and sign in -------------------------------------------------------------------------
+
+
+def test_sign_up_signs_in_and_stores_only_an_argon2_hash(
+    site_factory: Callable[..., tuple[Browser, SQLiteStore]],
+) -> None:
+    browser, store = site_factory()
+    assert browser.signup("Ann@Example.com") == (303, f"{SITE}/account")
+    page = browser.open()
+    assert "API keys" in page and 'id="who">ann@example.com<' in page
+    account = store.find_account("ann@example.com")
+    assert account is not None
+    assert account.password_hash.startswith("$argon2id$")
+    assert PASSWORD not in account.password_hash
+
+
+@pytest.mark.parametrize(
+    ("email", "password", "status", "message"),
+    [
+        pytest.param("not-an-email", PASSWORD, 400, "valid email", id="bad-email"),
+        pytest.param("b@x.io", "short", 400, "at least 10", id="short-password"),
+        pytest.param("taken@x.io", PASSWORD, 409, "exists", id="taken"),
+    ],
+)
+def test_sign_up_refusals(
+    site_factory: Callable[..., tuple[Browser, SQLiteStore]],
+    email: str,
+    password: str,
+    status: int,
+    message: str,
+) -> None:
+    browser, _ = site_factory()
+    Browser(browser.client).signup("taken@x.io")
+    browser.client.cookies.clear()
+    code, page = browser.signup(email, password)
+    assert code == status
+    assert message in page
+    assert 'id="create-key"' not in page  # still signed out
+
+
+@pytest.mark.parametrize("token", [None, "", "forged-token"], ids=["missing", "empty", "forged"])
+def test_posts_without_the_session_csrf_token_are_refused(
+    site_factory: Callable[..., tuple[Browser, SQLiteStore]], token: str | None
+) -> None:
+    browser, store = site_factory()
+    browser.open()
+    data = {"email": "c@x.io", "password": PASSWORD}
+    if token is not None:
+        data["csrf"] = token
+    response = browser.client.post("/account/signup", data=data)
+    assert response.status_code == 403
+    assert store.find_account("c@x.io") is None
+
+
+def test_sign_in_checks_the_password_and_says_the_same_for_unknown_emails(
+    site_factory: Callable[..., tuple[Browser, SQLiteStore]],
+) -> None:
+    browser, _ = site_factory()
+    browser.signup("d@x.io")
+    browser.client.cookies.clear()
+    browser.open()
+    wrong = browser.post("/account/signin", email="d@x.io", password="wrong password!")
+    unknown = browser.post("/account/signin", email="nobody@x.io", password=PASSWORD)
+    assert wrong[0] == unknown[0] == 401
+    assert "Wrong email or password." in wrong[1] and "Wrong email or password." in unknown[1]
+    assert browser.post("/account/signin", email="D@x.io", password=PASSWORD)[0] == 303
+    assert 'id="who">d@x.io<' in browser.open()
+
+
+def test_a_tampered_session_cookie_is_not_signed_in(
+    site_factory: Callable[..., tuple[Browser, SQLiteStore]],
+) -> None:
+    browser, _ = site_factory()
+    browser.signup("e@x.io")
+    cookie = browser.client.cookies["bangscore_session"]
+    browser.client.cookies.clear()
+    browser.client.cookies.set("bangscore_session", cookie[:-4] + "AAAA")
+    assert "Sign in" in browser.open() and "e@x.io" not in browser.open()
+
+
+@pytest.mark.parametrize(
+    ("limits", "emails"),
+    [
+        pytest.param(SignInLimits(per_email=3, per_ip=100), ["f@x.io"] * 4, id="per-email"),
+        pytest.param(
+            SignInLimits(per_email=100, per_ip=3),
+            ["g1@x.io", "g2@x.io", "g3@x.io", "f@x.io"],
+            id="per-ip",
+        ),
+    ],
+)
+def test_sign_in_is_rate_limited_even_with_the_right_password(
+    site_factory: Callable[..., tuple[Browser, SQLiteStore]],
+    limits: SignInLimits,
+    emails: list[str],
+) -> None:
+    browser, _ = site_factory(limits)
+    browser.signup("f@x.io")
+    browser.client.cookies.clear()
+    browser.open()
+    codes = [
+        browser.post("/account/signin", email=e, password="wrong password!")[0] for e in emails[:3]
+    ]
+    assert codes == [401, 401, 401]
+    code, page = browser.post("/account/signin", email=emails[3], password=PASSWORD)
+    assert code == 429 and "Too many attempts" in page
+
+
+def test_sign_out_ends_the_session(
+    site_factory: Callable[..., tuple[Browser, SQLiteStore]],
+) -> None:
+    browser, _ = site_factory()
+    browser.signup("h@x.io")
+    browser.open()
+    assert browser.post("/account/signout")[0] == 303
+    assert "Create an account" in browser.open()
+
+
+# -- keys ----------------------------------------------------------------------------------------
+
+
+def test_a_key_is_shown_once_works_counts_and_is_revoked(
+    full_app: tuple[Browser, TestClient, SQLiteStore],
+) -> None:
+    browser, api, store = full_app
+    browser.signup("k@x.io")
+    browser.open()
+    code, page = browser.post("/account/keys")
+    assert code == 200
+    match = NEW_KEY.search(page)
+    assert match is not None
+    key = match.group(1)
+    assert is_well_formed(key)
+    listing = browser.open()
+    assert not KEY_PATTERN.search(listing)  # shown once: never again
+    assert f"bsk_{key[4:12]}" in listing
+    assert api.get("/api/v1/games", headers={"Authorization": f"Bearer {key}"}).status_code == 200
+    row = browser.open().split(f'data-key-id="{key[4:12]}"')[1].split("</tr>")[0]
+    assert '<td class="today">1</td>' in row and "free" in row and "never" not in row
+    status, location = browser.post(f"/account/keys/{key[4:12]}/revoke")
+    assert (status, location) == (303, f"{SITE}/account")
+    refused = api.get("/api/v1/games", headers={"Authorization": f"Bearer {key}"})
+    assert (refused.status_code, refused.json()["code"]) == (401, "revoked_key")
+    [view] = store.list_keys(dt.datetime.now(dt.UTC).date(), "k@x.io")
+    assert view.record.state == "revoked"
+
+
+def test_an_account_cannot_revoke_another_accounts_key(
+    full_app: tuple[Browser, TestClient, SQLiteStore],
+) -> None:
+    browser, api, store = full_app
+    browser.signup("owner@x.io")
+    browser.open()
+    created = NEW_KEY.search(browser.post("/account/keys")[1])
+    assert created is not None
+    key = created.group(1)
+    api.cookies.clear()
+    browser.signup("thief@x.io")
+    browser.open()
+    code, page = browser.post(f"/account/keys/{key[4:12]}/revoke")
+    assert code == 200 and "No such key on this account." in page
+    record = store.find_key(key_digest(key))
+    assert record is not None and record.state == "active"
+
+
+def test_an_account_holds_at_most_the_maximum_of_active_keys(
+    site_factory: Callable[..., tuple[Browser, SQLiteStore]],
+) -> None:
+    browser, store = site_factory()
+    browser.signup("m@x.io")
+    browser.open()
+    for _ in range(MAX_ACTIVE_KEYS):
+        assert NEW_KEY.search(browser.post("/account/keys")[1])
+    code, page = browser.post("/account/keys")
+    assert code == 200 and "at most" in page and not NEW_KEY.search(page)
+    assert len(store.list_keys(dt.datetime.now(dt.UTC).date(), "m@x.io")) == MAX_ACTIVE_KEYS
+
+
+def test_account_pages_are_never_cached_or_framed(
+    full_app: tuple[Browser, TestClient, SQLiteStore],
+) -> None:
+    _, api, _ = full_app
+    response = api.get("/account")
+    assert response.headers["cache-control"] == "no-store"
+    assert response.headers["x-frame-options"] == "DENY"
+    assert "bangscore_session" in response.headers["set-cookie"]
+    assert "httponly" in response.headers["set-cookie"].lower()
+    assert "set-cookie" not in api.get("/api/v1").headers  # API routes carry no session

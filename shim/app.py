@@ -39,7 +39,8 @@ from build.filters import (
     list_key,
 )
 from build.listing import page_count
-from build.storage import ObjectNotFound, StorageError
+from build.publish import SnapshotError
+from build.storage import StorageError
 from build.wire import etag_for
 from shim import params
 from shim.problems import PROBLEM_TYPE, BadRequest, ParamError, problem_body
@@ -194,7 +195,9 @@ class Shim:
         self, request: Request, rate: list[tuple[str, str]], fault: StorageError | None = None
     ) -> Response:
         """Return the 503 problem for an unreachable, corrupt or unpublished snapshot store."""
-        if self.source.current is None:
+        if self.source.current is None and self.source.load_error:
+            detail = "The published snapshot could not be loaded; retry shortly."
+        elif self.source.current is None:
             detail = "No snapshot is published yet; run `bangscore build`."
         elif isinstance(fault, CorruptObject):
             log.error("request %s: %s", request.state.request_id, fault)
@@ -572,7 +575,7 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         try:
             source.refresh()
-        except (StorageError, ObjectNotFound, ValueError) as exc:
+        except (SnapshotError, StorageError, ValueError) as exc:
             log.error("no snapshot loaded at start-up: %s", exc)
         task = None
         if follow:

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import SecretStr
 from starlette.applications import Starlette
 
 from shim.keys import generate_key, key_digest, key_id, redact
@@ -232,7 +233,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
     # Workers are separate processes that read Settings() themselves: hand them the overrides.
     for name, value in settings.model_dump(exclude_none=True).items():
-        os.environ[f"BANGSCORE_{name.upper()}"] = str(value)
+        secret = value.get_secret_value() if isinstance(value, SecretStr) else value
+        os.environ[f"BANGSCORE_{name.upper()}"] = str(secret)
     log_config: dict[str, Any] = copy.deepcopy(LOGGING_CONFIG)
     log_config["filters"] = {"redact": {"()": "shim.cli.RedactKeys"}}
     for handler in log_config["handlers"].values():

@@ -107,6 +107,7 @@ class SnapshotSource:
         self.cache = BodyCache(cache_bytes)
         self.current: LoadedSnapshot | None = None
         self.switches = 0
+        self.load_error: str | None = None  # why the last load failed, for operators and 503s
 
     def _fetch(self, entry: Entry) -> bytes:
         body = self.cache.get(entry.sha256)
@@ -137,7 +138,12 @@ class SnapshotSource:
         pointer = self.storage.read_pointer()
         if pointer is None or (self.current is not None and pointer == self.current.id):
             return False
-        loaded = self.load(pointer)
+        try:
+            loaded = self.load(pointer)
+        except (SnapshotError, StorageError) as exc:
+            self.load_error = str(exc)
+            raise
+        self.load_error = None
         self.current = loaded  # one reference swap: requests hold the one they started with
         self.switches += 1
         log.info("serving snapshot %s", pointer)

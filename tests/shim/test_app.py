@@ -588,3 +588,16 @@ def test_game_page_and_slug_redirect(api: Any, small_snapshot: Any) -> None:
         assert redirect.status_code == 301
         assert redirect.headers["location"] == f"{SITE}/game/{game.appid}/{slug}"
     assert client.get("/game/1/x").status_code == 404
+
+
+def test_corrupt_manifest_at_start_is_a_clear_503(client_factory: ClientFactory) -> None:
+    from build.publish import manifest_key
+    from build.storage import StoredObject
+
+    storage = MemoryStorage()
+    storage.put_many([StoredObject(manifest_key("bad"), b"{truncated")])
+    storage.swap_pointer("bad", None)
+    client, store = client_factory(storage)
+    response = client.get("/api/v1/games", headers={"Authorization": f"Bearer {add_key(store)}"})
+    assert response.status_code == 503
+    assert response.json()["detail"] == "The published snapshot could not be loaded; retry shortly."

@@ -1,0 +1,185 @@
+"""RESULTS.md from one benchmark run's figures."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bench.catalogs import Workload
+from bench.wrk import CONNECTIONS, WRK_THREADS, WrkResult
+
+SYSTEMS = ("shim", "bare", "nginx", "datasette")
+BULK_LIMIT = 1_000_000_000
+
+
+@dataclass(frozen=True)
+class BuildFigure:
+    """One ``bangscore build`` child: games, wall seconds, peak RSS (MiB), objects, MB."""
+
+    label: str
+    games: int
+    seconds: float
+    peak_mib: float
+    objects: int
+    megabytes: float
+
+
+def _ratio(a: WrkResult | None, b: WrkResult | None) -> str:
+    return f"{a.rps / b.rps:.2f}" if a and b and b.rps else "-"
+
+
+def _rps(r: WrkResult | None) -> str:
+    return f"{r.rps:,.0f}" if r else "-"
+
+
+def _lat(r: WrkResult | None) -> str:
+    return f"{r.p50_ms:.2f} / {r.p99_ms:.2f}" if r else "-"
+
+
+def report(
+    facts: dict[str, str],
+    vers: dict[str, str],
+    workloads: Sequence[Workload],
+    rotation_names: Sequence[str],
+    results: dict[tuple[str, str], WrkResult],
+    builds: Sequence[BuildFigure],
+    profile_lines: Sequence[str],
+    *,
+    seconds: float,
+    rotation_sizes: dict[str, int],
+    total_seconds: float,
+    tag: str,
+) -> str:
+    """Given every figure of the run, return RESULTS.md."""
+    get = results.get
+    names = [w.name for w in workloads] + list(rotation_names)
+    lines = [
+        "# BangScore benchmarks",
+        "",
+        f"Written by `make bench` (`.venv/bin/python -m bench.run`) on "
+        f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC; the whole run took "
+        f"{total_seconds / 60:.1f} min. Every figure below comes from this one run on this "
+        "machine; compare ratios, not absolute numbers, across machines.",
+        "",
+        "## Machine and versions",
+        "",
+        "| | |",
+        "|---|---|",
+        *(f"| {k} | {v} |" for k, v in facts.items()),
+        *(f"| {k} | {v} |" for k, v in vers.items()),
+        "",
+        "## Method",
+        "",
+        f"- wrk, {WRK_THREADS} thread, {CONNECTIONS} connections, {seconds:.0f} s per figure "
+        "after a 1 s warm-up (rotating runs have none), `--latency` for p50/p99; everything on "
+        "loopback; each server is one process (one uvicorn worker, one nginx worker), so on "
+        "2 cores the server has one core and wrk the other.",
+        "- **shim**: `bangscore serve --workers 1 --quiet` (uvicorn, httptools, uvloop) on the "
+        "real catalog, every request with a bulk key (limit "
+        f"{BULK_LIMIT:,}/day) so each one is counted in SQLite and none is refused.",
+        "- **bare**: `bench/bare.py`, a Starlette app answering the same bytes from a dict "
+        "under the same uvicorn settings: the framework's ceiling.",
+        "- **nginx**: the same bytes as static files, minimal config, access log off: the ceiling.",
+        "- **Datasette**: the catalog's detail records in SQLite (`games`, indexes on genre, "
+        "release_year, bang_score; FTS5 on name), served with `datasette serve -i` "
+        "(immutable), facet suggestions off, JSON `_shape=objects`, 10 rows, ranked by "
+        "bang_score. Composed: `genre__in` + `tags__arraycontains` + `release_year__gte/lte`; "
+        "search: `_search=` (FTS). Datasette sends no ETag, so it has no 304 figure.",
+        f"- Composed request: `{workloads[2].shim}` (tag `{tag}`, the most common). "
+        "Rotating runs cycle through "
+        + ", ".join(f"{rotation_sizes[n]:,} distinct requests ({n})" for n in rotation_names)
+        + ", more than the shim's 4,096-entry caches hold, so they measure uncached work.",
+        "",
+        "## Requests per second and latency",
+        "",
+        "| request | shim req/s | shim p50 / p99 ms | bare req/s | shim / bare | nginx req/s "
+        "| shim / nginx | Datasette req/s | Datasette p50 / p99 ms | shim / Datasette "
+        "| shim non-2xx |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name in names:
+        s, b, n, d = (get((name, x)) for x in SYSTEMS)
+        lines.append(
+            f"| {name} | {_rps(s)} | {_lat(s)} | {_rps(b)} | {_ratio(s, b)} | {_rps(n)} | "
+            f"{_ratio(s, n)} | {_rps(d)} | {_lat(d)} | {_ratio(s, d)} | "
+            f"{(s.non_2xx + s.errors) if s else '-'} |"
+        )
+    errors = {
+        x: sum(r.non_2xx + r.errors for (_, y), r in results.items() if y == x) for x in SYSTEMS
+    }
+    lines += [
+        "",
+        "Non-2xx/3xx answers and socket errors over all runs: "
+        + ", ".join(f"{x} {errors[x]}" for x in SYSTEMS)
+        + ".",
+        "",
+        "## Targets",
+        "",
+        "| target | measured | reached |",
+        "|---|---|---|",
+    ]
+
+    def target(label: str, ok: bool, shown: str) -> None:
+        lines.append(f"| {label} | {shown} | {'reached' if ok else '**not reached**'} |")
+
+    pre_s, pre_b = get(("precomputed list page", "shim")), get(("precomputed list page", "bare"))
+    com_s, com_b = get(("composed filter page", "shim")), get(("composed filter page", "bare"))
+    if pre_s and pre_b:
+        v = pre_s.rps / pre_b.rps
+        target("precomputed page >= 70% of bare Starlette", v >= 0.70, f"{v:.0%}")
+    if com_s and com_b:
+        v = com_s.rps / com_b.rps
+        target("composed page >= 50% of bare Starlette", v >= 0.50, f"{v:.0%}")
+    rot_c = get(("composed, rotating", "shim"))
+    if rot_c and com_b:
+        v = rot_c.rps / com_b.rps
+        target("composed page, rotating (uncached) >= 50% of bare", v >= 0.50, f"{v:.0%}")
+    for name in ("search", "search, rotating"):
+        r = get((name, "shim"))
+        if r:
+            target(f"{name}: p99 < 10 ms", r.p99_ms < 10, f"{r.p99_ms:.2f} ms")
+    for name in names:
+        s, d = get((name, "shim")), get((name, "datasette"))
+        if s and d:
+            v = s.rps / d.rps
+            target(f"{name}: >= 5x Datasette", v >= 5, f"{v:.1f}x")
+    lines += [
+        "",
+        "## Build (score, render, publish to a local folder)",
+        "",
+        "Each build is a child process (`bangscore build --catalog FILE`); peak memory is its "
+        "`ru_maxrss` from `wait4`.",
+        "",
+        "| catalog | games | wall s | peak RSS MiB | objects | MB written | µs per game "
+        "| KiB RSS per game |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for b in builds:
+        lines.append(
+            f"| {b.label} | {b.games:,} | {b.seconds:.1f} | {b.peak_mib:,.0f} | {b.objects:,} "
+            f"| {b.megabytes:,.1f} | {1e6 * b.seconds / b.games:,.0f} "
+            f"| {1024 * b.peak_mib / b.games:,.1f} |"
+        )
+    if len(builds) == 2:
+        a, b = builds
+        lines += [
+            "",
+            f"Growth from {a.games:,} to {b.games:,} games (x{b.games / a.games:.1f}): wall "
+            f"time x{b.seconds / a.seconds:.1f}, peak memory x{b.peak_mib / a.peak_mib:.1f}, "
+            f"objects x{b.objects / max(a.objects, 1):.1f}.",
+        ]
+    if profile_lines:
+        lines += [
+            "",
+            "## Where the shim's time goes (targets not reached)",
+            "",
+            "py-spy samples of the shim process under the same wrk load; share of samples "
+            "by innermost function:",
+            "",
+            *(
+                f"- {line}" if line and not line.startswith("**") else line
+                for line in profile_lines
+            ),
+        ]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,472 @@
+"""The benchmark suite behind ``make bench``: writes ``bench/RESULTS.md`` from one real run.
+
+Same machine, same run, loopback only, one server process each, wrk with 64 connections:
+
+- the shim (``bangscore serve``, quota counting on with a bulk key) for a precomputed list
+  page, a detail record, a composed filter page (genres + tag + year range), a search and a
+  304 revalidation; composed pages and searches also rotating over thousands of distinct
+  requests, which defeats the shim's per-snapshot LRU caches;
+- nginx serving the same bytes as static files (the ceiling);
+- a bare Starlette app on uvicorn answering the same bytes as constants (:mod:`bench.bare`,
+  the framework's ceiling, with the shim's uvicorn settings);
+- Datasette serving the same catalog from SQLite (JSON API, filters, FTS on name);
+- the build (score, render, publish) of the real catalog and of a 200,000-game scaled copy
+  (:mod:`bench.scale`): wall time and peak memory of the child process.
+
+If a throughput target is missed, the shim is profiled under load with py-spy and the
+hottest functions are written into the results.
+
+    .venv/bin/python -m bench.run [--seconds 6] [--scaled 200000] [--out bench/RESULTS.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib.metadata
+import json
+import os
+import platform
+import re
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import httpx
+
+from bench.catalogs import (
+    Workload,
+    build_sqlite,
+    common_tag,
+    composed_rotation,
+    datasette_composed,
+    datasette_list,
+    detail_records,
+    search_words,
+    shim_composed,
+)
+from bench.report import BULK_LIMIT, BuildFigure, WrkResult, report
+from bench.scale import scale_catalog
+from bench.wrk import profile, rotation_script, wrk
+from ingest.catalog import load_bundled_catalog, write_catalog
+from shim.keys import generate_key, key_digest, key_id
+from shim.sqlite_store import SQLiteStore
+from shim.store import KeyRecord
+
+REPO = Path(__file__).resolve().parents[1]
+
+PY = sys.executable
+
+DETAIL_APPID = 620
+
+SEARCH_WORD = "portal"
+
+ROTATIONS = 6000
+
+
+def free_port() -> int:
+    """Return a loopback TCP port that was free a moment ago."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_ready(url: str, process: subprocess.Popen[bytes], seconds: float = 60.0) -> None:
+    """Given a URL and the process serving it, wait until it answers; RuntimeError if not."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server for {url} exited with {process.returncode}")
+        with contextlib.suppress(httpx.HTTPError):
+            httpx.get(url, timeout=2.0)
+            return
+        time.sleep(0.2)
+    raise RuntimeError(f"{url} not ready after {seconds} s")
+
+
+@contextlib.contextmanager
+def serving(
+    args: Sequence[str], ready_url: str, log: Path, env: dict[str, str] | None = None
+) -> Iterator[subprocess.Popen[bytes]]:
+    """Given a command line, run it until the block ends; yield the process once it answers."""
+    with open(log, "ab") as out:
+        process = subprocess.Popen(
+            list(args), cwd=REPO, stdout=out, stderr=subprocess.STDOUT, env=env
+        )
+    try:
+        wait_ready(ready_url, process)
+        yield process
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def version(package: str) -> str:
+    """Given a distribution name, return its installed version or ``-``."""
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return "-"
+
+
+def command_version(args: Sequence[str], pattern: str) -> str:
+    """Given a command printing its version, return the part matching ``pattern``."""
+    try:
+        out = subprocess.run(list(args), capture_output=True, text=True, timeout=10)
+    except OSError:
+        return "-"
+    found = re.search(pattern, out.stdout + out.stderr)
+    return found.group(1) if found else "-"
+
+
+def machine() -> dict[str, str]:
+    """Return the machine: cores, CPU model, memory, kernel and load average now."""
+    cpuinfo = Path("/proc/cpuinfo").read_text()
+    model = re.search(r"model name\s*:\s*(.+)", cpuinfo)
+    meminfo = re.search(r"MemTotal:\s*(\d+) kB", Path("/proc/meminfo").read_text())
+    return {
+        "cores (nproc)": str(len(os.sched_getaffinity(0))),
+        "CPU": model.group(1).strip() if model else "-",
+        "memory": f"{int(meminfo.group(1)) / 2**20:.1f} GiB" if meminfo else "-",
+        "kernel": platform.release(),
+        "load average at start (1/5/15 min)": " / ".join(f"{x:.2f}" for x in os.getloadavg()),
+    }
+
+
+def versions() -> dict[str, str]:
+    """Return the versions of everything measured."""
+    return {
+        "Python": platform.python_version(),
+        "bangscore": version("bangscore"),
+        "starlette": version("starlette"),
+        "uvicorn": version("uvicorn"),
+        "httptools": version("httptools"),
+        "uvloop": version("uvloop"),
+        "datasette": version("datasette"),
+        "SQLite": sqlite3.sqlite_version,
+        "nginx": command_version(["nginx", "-v"], r"nginx/(\S+)"),
+        "wrk": command_version(["wrk", "-v"], r"wrk (\S+)"),
+    }
+
+
+def measure_build(label: str, catalog: Path, state_dir: Path, games: int) -> BuildFigure:
+    """Given a catalog file and an empty state folder, run the build as a child; measure it.
+
+    Peak memory is the child's own ``ru_maxrss`` from ``wait4``. Raises RuntimeError if the
+    build fails.
+    """
+    args = [PY, "-m", "shim.cli", "--state-dir", str(state_dir), "build", "--catalog", str(catalog)]
+    log = state_dir.parent / f"build-{label}.log"
+    state_dir.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    with open(log, "wb") as out:
+        process = subprocess.Popen(args, cwd=REPO, stdout=out, stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - started
+    process.returncode = os.waitstatus_to_exitcode(status)
+    text = log.read_text(errors="replace")
+    if process.returncode != 0:
+        raise RuntimeError(f"build {label} failed:\n{text[-3000:]}")
+    found = re.search(r"(\d+) objects \(([\d.]+) MB\)", text)
+    return BuildFigure(
+        label=label,
+        games=games,
+        seconds=seconds,
+        peak_mib=usage.ru_maxrss / 1024,
+        objects=int(found.group(1)) if found else 0,
+        megabytes=float(found.group(2)) if found else 0.0,
+    )
+
+
+def nginx_conf(prefix: Path, root: Path, port: int) -> Path:
+    """Given a prefix folder, a document root and a port, write a minimal nginx.conf."""
+    conf = prefix / "nginx.conf"
+    conf.write_text(
+        f"""
+worker_processes 1;
+daemon off;
+pid {prefix}/nginx.pid;
+error_log {prefix}/error.log warn;
+events {{ worker_connections 1024; }}
+http {{
+    access_log off;
+    server_tokens off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 1000000;
+    client_body_temp_path {prefix}/tmp;
+    proxy_temp_path {prefix}/tmp;
+    fastcgi_temp_path {prefix}/tmp;
+    uwsgi_temp_path {prefix}/tmp;
+    scgi_temp_path {prefix}/tmp;
+    types {{ application/json json; }}
+    server {{
+        listen 127.0.0.1:{port};
+        root {root};
+    }}
+}}
+"""
+    )
+    (prefix / "tmp").mkdir(exist_ok=True)
+    return conf
+
+
+def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
+    """Run every measurement into ``work`` and write the results to ``out``."""
+    started = time.perf_counter()
+    facts = machine()
+    print("machine:", facts, flush=True)
+
+    # Catalog files: the real one, and its scaled copy.
+    catalog, _ = load_bundled_catalog(REPO / "data")
+    real_file, scaled_file = work / "real.catalog.json.gz", work / "scaled.catalog.json.gz"
+    write_catalog(catalog, real_file)
+
+    real_state = work / "real"
+    builds = [measure_build("real", real_file, real_state, len(catalog.games))]
+    print("build:", builds[-1], flush=True)
+
+    # Keys: a bulk key with a limit no run can reach, so every request is counted and admitted.
+    store = SQLiteStore(real_state / "bangscore.sqlite3")
+    key = generate_key()
+    store.add_key(
+        KeyRecord(
+            key_id(key),
+            key_digest(key),
+            "bench@bangscore.local",
+            "bulk",
+            BULK_LIMIT,
+            "active",
+            int(time.time()),
+        )
+    )
+    store.close()
+    auth = {"Authorization": f"Bearer {key}"}
+
+    records = detail_records(real_state / "snapshots")
+    tag = common_tag(records)
+    top_tags = [t for t, _ in Counter(t for r in records for t in r["tags"]).most_common(6)]
+    combo = ("rpg,strategy", tag, 2010, 2020)
+    workloads = [
+        Workload(
+            "precomputed list page",
+            "/api/v1/games?genre=rpg",
+            "list",
+            datasette_list("genre=rpg&_sort_desc=bang_score"),
+        ),
+        Workload(
+            "detail record",
+            f"/api/v1/games/{DETAIL_APPID}",
+            "detail",
+            f"/bench/games/{DETAIL_APPID}.json?_shape=objects",
+        ),
+        Workload(
+            "composed filter page", shim_composed(*combo), "composed", datasette_composed(*combo)
+        ),
+        Workload(
+            "search",
+            f"/api/v1/search?q={SEARCH_WORD}",
+            "search",
+            datasette_list(f"_search={SEARCH_WORD}"),
+        ),
+        Workload("304 revalidation", f"/api/v1/games/{DETAIL_APPID}", "detail", None),
+    ]
+    combos = composed_rotation(top_tags, ROTATIONS)
+    words = search_words(records, ROTATIONS)
+    rotations = {
+        "composed, rotating": (
+            rotation_script(work, "shim-composed", [shim_composed(*c) for c in combos]),
+            rotation_script(work, "ds-composed", [datasette_composed(*c) for c in combos]),
+            len(combos),
+        ),
+        "search, rotating": (
+            rotation_script(work, "shim-search", [f"/api/v1/search?q={w}" for w in words]),
+            rotation_script(work, "ds-search", [datasette_list(f"_search={w}") for w in words]),
+            len(words),
+        ),
+    }
+
+    results: dict[tuple[str, str], WrkResult] = {}
+    logs = work / "logs"
+    logs.mkdir()
+
+    # The shim: one uvicorn worker, access log off, quota counting on.
+    shim_port = free_port()
+    shim_url = f"http://127.0.0.1:{shim_port}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BANGSCORE_")}
+    shim_cmd = [
+        PY,
+        "-m",
+        "shim.cli",
+        "--state-dir",
+        str(real_state),
+        "serve",
+        "--port",
+        str(shim_port),
+        "--workers",
+        "1",
+        "--quiet",
+    ]
+    static = work / "static"
+    static.mkdir()
+    profile_lines: list[str] = []
+    with serving(shim_cmd, f"{shim_url}/metrics", logs / "shim.log", env):
+        etag = ""
+        for w in workloads:
+            r = httpx.get(shim_url + w.shim, headers=auth)
+            assert r.status_code == 200, (w.shim, r.status_code, r.text[:300])
+            if w.static and not (static / f"{w.static}.json").exists():
+                (static / f"{w.static}.json").write_bytes(r.content)
+            if w.name == "304 revalidation":
+                etag = r.headers["etag"]
+        assert json.loads((static / "composed.json").read_bytes())["total"] > 0
+        for w in workloads:
+            headers = {**auth, "If-None-Match": etag} if w.name == "304 revalidation" else auth
+            results[(w.name, "shim")] = wrk(shim_url + w.shim, seconds, headers=headers)
+            print("shim", w.name, results[(w.name, "shim")], flush=True)
+        for name, (script, _, _) in rotations.items():
+            results[(name, "shim")] = wrk(
+                shim_url, seconds, headers=auth, script=script, warmup=False
+            )
+            print("shim", name, results[(name, "shim")], flush=True)
+
+    # The framework's ceiling: bare Starlette answering the same bytes.
+    bare_port = free_port()
+    bare_url = f"http://127.0.0.1:{bare_port}"
+    detail_etag = ""
+    with serving(
+        [PY, "-m", "bench.bare", str(static), str(bare_port)], f"{bare_url}/list", logs / "bare.log"
+    ):
+        detail_etag = httpx.get(f"{bare_url}/detail").headers["etag"]
+        for w in workloads:
+            assert w.static is not None
+            headers = {"If-None-Match": detail_etag} if w.name == "304 revalidation" else {}
+            results[(w.name, "bare")] = wrk(f"{bare_url}/{w.static}", seconds, headers=headers)
+            print("bare", w.name, results[(w.name, "bare")], flush=True)
+
+    # The ceiling: nginx serving the same bytes as static files.
+    nginx_port = free_port()
+    prefix = work / "nginx"
+    prefix.mkdir()
+    for folder in (work, static, prefix):
+        folder.chmod(0o755)  # nginx workers drop root: they must be able to read the files
+    conf = nginx_conf(prefix, static, nginx_port)
+    nginx_url = f"http://127.0.0.1:{nginx_port}"
+    with serving(
+        ["nginx", "-c", str(conf), "-p", str(prefix)], f"{nginx_url}/list.json", logs / "nginx.log"
+    ):
+        nginx_etag = httpx.get(f"{nginx_url}/detail.json").headers["etag"]
+        for w in workloads:
+            headers = {"If-None-Match": nginx_etag} if w.name == "304 revalidation" else {}
+            results[(w.name, "nginx")] = wrk(
+                f"{nginx_url}/{w.static}.json", seconds, headers=headers
+            )
+            print("nginx", w.name, results[(w.name, "nginx")], flush=True)
+
+    # Datasette over the same catalog in SQLite, immutable, facet suggestions off.
+    db = work / "bench.db"
+    build_sqlite(records, db)
+    ds_port = free_port()
+    ds_url = f"http://127.0.0.1:{ds_port}"
+    ds_cmd = [
+        str(Path(PY).parent / "datasette"),
+        "serve",
+        "-i",
+        str(db),
+        "-h",
+        "127.0.0.1",
+        "-p",
+        str(ds_port),
+        "--setting",
+        "suggest_facets",
+        "off",
+    ]
+    with serving(ds_cmd, f"{ds_url}/-/versions.json", logs / "datasette.log"):
+        for w in workloads:
+            if w.datasette is None:
+                continue
+            r = httpx.get(ds_url + w.datasette)
+            assert r.status_code == 200 and r.json()["rows"], (w.datasette, r.text[:300])
+            results[(w.name, "datasette")] = wrk(ds_url + w.datasette, seconds)
+            print("datasette", w.name, results[(w.name, "datasette")], flush=True)
+        for name, (_, script, _) in rotations.items():
+            results[(name, "datasette")] = wrk(ds_url, seconds, script=script, warmup=False)
+            print("datasette", name, results[(name, "datasette")], flush=True)
+
+    # Profile the shim under load if a throughput target is missed.
+    missed = [
+        w.name
+        for w, share in ((workloads[0], 0.70), (workloads[2], 0.50))
+        if results[(w.name, "shim")].rps < share * results[(w.name, "bare")].rps
+    ]
+    if missed:
+        with serving(shim_cmd, f"{shim_url}/metrics", logs / "shim-profile.log", env) as shim:
+            for w in (workloads[0], workloads[2]):
+                if w.name in missed:
+                    lines = profile(
+                        shim.pid,
+                        shim_url + w.shim,
+                        auth,
+                        seconds,
+                        work / f"profile-{len(profile_lines)}.txt",
+                    )
+                    profile_lines += [f"**{w.name}** (py-spy, own time):", *lines, ""]
+
+    # The scaled build last: it is the heaviest and must not disturb the servers above.
+    scaled_catalog = scale_catalog(catalog, scaled)
+    write_catalog(scaled_catalog, scaled_file)
+    del scaled_catalog
+    builds.append(measure_build("scaled", scaled_file, work / "scaled", scaled))
+    print("build:", builds[-1], flush=True)
+    shutil.rmtree(work / "scaled", ignore_errors=True)
+
+    facts["load average at end (1/5/15 min)"] = " / ".join(f"{x:.2f}" for x in os.getloadavg())
+    text = report(
+        facts,
+        versions(),
+        workloads,
+        list(rotations),
+        results,
+        builds,
+        profile_lines,
+        seconds=seconds,
+        rotation_sizes={n: v[2] for n, v in rotations.items()},
+        total_seconds=time.perf_counter() - started,
+        tag=tag,
+    )
+    out.write_text(text)
+    print(text)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark suite; return the exit code."""
+    parser = argparse.ArgumentParser(prog="bench.run", description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=6.0, help="wrk duration per figure")
+    parser.add_argument("--scaled", type=int, default=200_000, help="games in the scaled copy")
+    parser.add_argument("--out", type=Path, default=REPO / "bench" / "RESULTS.md")
+    parser.add_argument("--keep", action="store_true", help="keep the work folder")
+    args = parser.parse_args(argv)
+    work = Path(tempfile.mkdtemp(prefix="bangscore-bench-"))
+    try:
+        run(args.seconds, args.scaled, args.out, work)
+    finally:
+        if args.keep:
+            print(f"work folder kept: {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

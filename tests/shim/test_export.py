@@ -1,0 +1,282 @@
+"""Tests of the shim over S3 (SeaweedFS) and of ``GET /api/v1/export`` (shim.export).
+
+The S3 apps are wired exactly as ``bangscore serve`` wires them (shim.cli.app_from_settings,
+standard AWS environment variables); the local-folder export uses the shim's signed links.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from starlette.testclient import TestClient
+
+from build.export import GAMES_JSONL, write_export
+from build.publish import publish
+from build.snapshot import score_catalog, snapshot_objects
+from build.storage import LocalStorage, Storage, open_storage
+from ingest.records import GameRecord
+from shim.app import create_app
+from shim.cli import app_from_settings
+from shim.export import ExportService, LocalLinks
+from shim.keys import generate_key, key_digest, key_id
+from shim.quota import Quota
+from shim.settings import Settings
+from shim.snapshot import SnapshotSource
+from shim.sqlite_store import SQLiteStore
+from shim.store import KeyRecord, Plan, Store, open_store
+from tests import factories
+from tests.servers import (  # noqa: F401 -- fixtures
+    SeaweedServer,
+    aws_env,
+    bucket,
+    seaweed,
+    seaweed_factory,
+)
+
+T0 = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
+
+
+def add_key(store: Store, plan: Plan) -> dict[str, str]:
+    """Given a key store and a plan, create a key; return the Authorization header."""
+    key = generate_key()
+    store.add_key(KeyRecord(key_id(key), key_digest(key), "a@x.io", plan, 1000, "active", 0))
+    return {"Authorization": f"Bearer {key}"}
+
+
+def build(storage: Storage, snapshot_id: str, records: list[GameRecord]) -> None:
+    games = score_catalog(factories.make_catalog(records))
+    objects = snapshot_objects(
+        games, site_url=factories.SITE, base_url=factories.SITE, snapshot_id=snapshot_id
+    )
+    publish(storage, snapshot_id, objects, created_at=T0, meta={"games": len(games)})
+
+
+def export(storage: Storage, snapshot_id: str, records: list[GameRecord]) -> None:
+    games = score_catalog(factories.make_catalog(records))
+    write_export(storage, games, snapshot_id=snapshot_id, created_at=T0, site_url=factories.SITE)
+
+
+@pytest.fixture
+def s3_app(tmp_path: Path) -> Iterator[Callable[[str], tuple[TestClient, Settings]]]:
+    """Return a factory: given a bucket, a started client of the app ``serve`` would run with
+    snapshots under s3://bucket/snap and the export under s3://bucket/bulk."""
+    clients: list[TestClient] = []
+
+    def make(bucket_name: str) -> tuple[TestClient, Settings]:
+        settings = Settings(
+            state_dir=tmp_path / "state",
+            snapshot=f"s3://{bucket_name}/snap",
+            export=f"s3://{bucket_name}/bulk",
+            site_url=factories.SITE,
+            pointer_poll_seconds=3600,
+            key_cache_seconds=0,
+        )
+        client = TestClient(app_from_settings(settings), base_url=factories.SITE)
+        client.__enter__()
+        clients.append(client)
+        return client, settings
+
+    yield make
+    for client in clients:
+        client.__exit__(None, None, None)
+
+
+def source_of(client: TestClient) -> SnapshotSource:
+    source = client.app.state.shim.source  # type: ignore[attr-defined]
+    assert isinstance(source, SnapshotSource)
+    return source
+
+
+@pytest.mark.s3
+def test_running_shim_switches_to_a_new_pointer(
+    aws_env: SeaweedServer,  # noqa: F811
+    bucket: str,  # noqa: F811
+    s3_app: Callable[[str], tuple[TestClient, Settings]],
+) -> None:
+    records = factories.small_catalog()
+    snapshots = open_storage(f"s3://{bucket}/snap")
+    build(snapshots, "s1", records)
+    client, settings = s3_app(bucket)
+    headers = add_key(open_store(settings.store_url), "free")
+    appid = records[0].appid
+    first = client.get(f"/api/v1/games/{appid}", headers=headers)
+    assert first.status_code == 200
+    assert first.headers["x-snapshot"] == "s1"
+    assert first.json()["price_usd"] == records[0].price_usd
+
+    repriced = [records[0].model_copy(update={"price_usd": 1.49}), *records[1:]]
+    build(snapshots, "s2", repriced)
+    assert client.get(f"/api/v1/games/{appid}", headers=headers).headers["x-snapshot"] == "s1"
+    assert source_of(client).refresh() is True
+    second = client.get(f"/api/v1/games/{appid}", headers=headers)
+    assert second.headers["x-snapshot"] == "s2"
+    assert second.json()["price_usd"] == 1.49
+    assert second.headers["etag"] != first.headers["etag"]
+
+
+@pytest.mark.s3
+def test_export_gives_bulk_keys_presigned_urls_to_the_right_bytes(
+    aws_env: SeaweedServer,  # noqa: F811
+    bucket: str,  # noqa: F811
+    s3_app: Callable[[str], tuple[TestClient, Settings]],
+) -> None:
+    records = factories.small_catalog()
+    build(open_storage(f"s3://{bucket}/snap"), "s1", records)
+    client, settings = s3_app(bucket)
+    keys = open_store(settings.store_url)
+    bulk, free = add_key(keys, "bulk"), add_key(keys, "free")
+    assert client.get("/api/v1/export", headers=bulk).status_code == 404  # nothing exported
+
+    exports = open_storage(f"s3://{bucket}/bulk")
+    export(exports, "s1", records)
+    before = time.time()
+    response = client.get("/api/v1/export", headers=bulk)
+    assert response.status_code == 200
+    assert response.headers["cache-control"] == "no-store"
+    body = response.json()
+    assert body["snapshot"] == "s1"
+    assert {f["name"] for f in body["files"]} == {
+        "games.jsonl.gz",
+        "games.csv.gz",
+        "changes.jsonl.gz",
+    }
+    for entry in body["files"]:
+        assert entry["url"].startswith(aws_env.endpoint)
+        expires = dt.datetime.fromisoformat(entry["expires_at"]).timestamp()
+        assert before + 3600 - 5 <= expires <= time.time() + 3600
+        download = httpx.get(entry["url"])
+        assert download.status_code == 200
+        assert hashlib.sha256(download.content).hexdigest() == entry["sha256"]
+        assert len(download.content) == entry["bytes"]
+    games = next(f for f in body["files"] if f["name"] == GAMES_JSONL)
+    assert games["rows"] == len(records)
+    tampered = games["url"].replace("Signature=", "Signature=0")
+    assert httpx.get(tampered).status_code == 403
+
+    denied = client.get("/api/v1/export", headers=free)
+    assert denied.status_code == 403
+    assert denied.json()["code"] == "insufficient_scope"
+    assert "url" not in denied.text
+
+
+@pytest.mark.s3
+def test_store_going_away_keeps_cached_answers_and_503s_the_rest(
+    seaweed_factory: Callable[[], SeaweedServer],  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+    s3_app: Callable[[str], tuple[TestClient, Settings]],
+) -> None:
+    server = seaweed_factory()
+    for name, value in (
+        ("AWS_ENDPOINT_URL", server.endpoint),
+        ("AWS_ACCESS_KEY_ID", server.access_key),
+        ("AWS_SECRET_ACCESS_KEY", server.secret_key),
+        ("AWS_DEFAULT_REGION", server.region),
+    ):
+        monkeypatch.setenv(name, value)
+    bucket_name = server.create_bucket("private")
+    records = factories.small_catalog()
+    build(open_storage(f"s3://{bucket_name}/snap"), "s1", records)
+    export(open_storage(f"s3://{bucket_name}/bulk"), "s1", records)
+    client, settings = s3_app(bucket_name)
+    headers = add_key(open_store(settings.store_url), "bulk")
+    seen, unseen = records[0].appid, records[1].appid
+    assert client.get(f"/api/v1/games/{seen}", headers=headers).status_code == 200
+
+    server.stop()
+    cached = client.get(f"/api/v1/games/{seen}", headers=headers)
+    assert cached.status_code == 200
+    assert cached.headers["x-snapshot"] == "s1"
+    for path in (f"/api/v1/games/{unseen}", "/api/v1/export"):
+        response = client.get(path, headers=headers)
+        assert response.status_code == 503, path
+        assert response.headers["retry-after"] == "5"
+        assert response.json()["code"] == "unavailable"
+
+
+class Clock:
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def local_export(
+    tmp_path: Path,
+) -> Iterator[tuple[TestClient, Clock, dict[str, str], dict[str, str]]]:
+    """A shim over a memory snapshot and a local export folder: (client, clock, bulk and
+    free Authorization headers)."""
+    records = factories.small_catalog()
+    snapshots, _ = factories.publish_catalog(records)
+    exports = LocalStorage(tmp_path / "export")
+    export(exports, "s1", records)
+    clock = Clock(1_800_000_000.0)
+    service = ExportService(
+        exports, links=LocalLinks("test-secret", factories.SITE), link_seconds=600, clock=clock
+    )
+    store = SQLiteStore(tmp_path / "keys.sqlite3")
+    quota = Quota(store, anonymous_limit=1000, key_cache_seconds=0)
+    source = SnapshotSource(snapshots, cache_bytes=1 << 20, poll_seconds=3600)
+    app = create_app(
+        source,
+        quota,
+        site_url=factories.SITE,
+        base_url=factories.SITE,
+        follow=False,
+        export=service,
+    )
+    with TestClient(app, base_url=factories.SITE) as client:
+        yield client, clock, add_key(store, "bulk"), add_key(store, "pro")
+
+
+def test_local_export_links_download_until_they_expire(local_export: Any) -> None:
+    client, clock, bulk, _ = local_export
+    body = client.get("/api/v1/export", headers=bulk).json()
+    for entry in body["files"]:
+        assert entry["url"].startswith(f"{factories.SITE}/export/s1/{entry['name']}?expires=")
+        assert dt.datetime.fromisoformat(entry["expires_at"]).timestamp() == clock.now + 600
+        download = client.get(entry["url"])
+        assert download.status_code == 200
+        assert download.headers["content-type"] == "application/gzip"
+        assert hashlib.sha256(download.content).hexdigest() == entry["sha256"]
+    url = body["files"][0]["url"]
+    clock.now += 601
+    expired = client.get(url)
+    assert expired.status_code == 403
+    assert expired.json()["code"] == "insufficient_scope"
+
+
+@pytest.mark.parametrize(
+    "mangle",
+    [
+        lambda u: u.replace("signature=", "signature=x"),
+        lambda u: u.replace("expires=", "expires=9"),
+        lambda u: u.replace("games.jsonl.gz", "games.csv.gz"),
+        lambda u: u.split("?")[0],
+    ],
+    ids=["signature", "expiry", "other-file", "no-query"],
+)
+def test_local_export_links_cannot_be_forged(
+    local_export: Any, mangle: Callable[[str], str]
+) -> None:
+    client, _, bulk, _ = local_export
+    files = client.get("/api/v1/export", headers=bulk).json()["files"]
+    url = next(f["url"] for f in files if f["name"] == GAMES_JSONL)
+    assert client.get(mangle(url)).status_code == 403
+
+
+def test_export_needs_a_bulk_key(local_export: Any) -> None:
+    client, _, _, pro = local_export
+    assert client.get("/api/v1/export").status_code == 401
+    denied = client.get("/api/v1/export", headers=pro)
+    assert denied.status_code == 403
+    assert denied.json()["code"] == "insufficient_scope"
+    assert denied.headers["x-ratelimit-used"] == "1"  # counted like any keyed request

@@ -91,7 +91,7 @@ class Workload:
 def common_tag(records: Sequence[dict[str, Any]]) -> str:
     """Given detail records, return the most frequent tag (its original spelling)."""
     counts = Counter(t for r in records for t in r["tags"])
-    return counts.most_common(1)[0][0]
+    return str(counts.most_common(1)[0][0])
 
 
 def search_words(records: Sequence[dict[str, Any]], n: int) -> list[str]:

@@ -155,19 +155,20 @@ def report(
         "| KiB RSS per game |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for b in builds:
+    for fig in builds:
         lines.append(
-            f"| {b.label} | {b.games:,} | {b.seconds:.1f} | {b.peak_mib:,.0f} | {b.objects:,} "
-            f"| {b.megabytes:,.1f} | {1e6 * b.seconds / b.games:,.0f} "
-            f"| {1024 * b.peak_mib / b.games:,.1f} |"
+            f"| {fig.label} | {fig.games:,} | {fig.seconds:.1f} | {fig.peak_mib:,.0f} "
+            f"| {fig.objects:,} | {fig.megabytes:,.1f} | {1e6 * fig.seconds / fig.games:,.0f} "
+            f"| {1024 * fig.peak_mib / fig.games:,.1f} |"
         )
     if len(builds) == 2:
-        a, b = builds
+        small, large = builds
         lines += [
             "",
-            f"Growth from {a.games:,} to {b.games:,} games (x{b.games / a.games:.1f}): wall "
-            f"time x{b.seconds / a.seconds:.1f}, peak memory x{b.peak_mib / a.peak_mib:.1f}, "
-            f"objects x{b.objects / max(a.objects, 1):.1f}.",
+            f"Growth from {small.games:,} to {large.games:,} games "
+            f"(x{large.games / small.games:.1f}): wall time x{large.seconds / small.seconds:.1f}, "
+            f"peak memory x{large.peak_mib / small.peak_mib:.1f}, "
+            f"objects x{large.objects / max(small.objects, 1):.1f}.",
         ]
     if profile_lines:
         lines += [

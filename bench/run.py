@@ -52,9 +52,9 @@ from bench.catalogs import (
     search_words,
     shim_composed,
 )
-from bench.report import BULK_LIMIT, BuildFigure, WrkResult, report
+from bench.report import BULK_LIMIT, BuildFigure, report
 from bench.scale import scale_catalog
-from bench.wrk import profile, rotation_script, wrk
+from bench.wrk import WrkResult, profile, rotation_script, wrk
 from ingest.catalog import load_bundled_catalog, write_catalog
 from shim.keys import generate_key, key_digest, key_id
 from shim.sqlite_store import SQLiteStore

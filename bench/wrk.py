@@ -7,6 +7,7 @@ import contextlib
 import re
 import shutil
 import subprocess
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -106,7 +107,7 @@ def wrk(
 def profile(pid: int, url: str, headers: dict[str, str], seconds: float, out: Path) -> list[str]:
     """Given the shim's pid, record py-spy samples while wrk loads ``url``; return the top
     functions by own time as ``share% function (file:line)`` lines (empty if py-spy fails)."""
-    spy = shutil.which("py-spy") or str(Path(PY).parent / "py-spy")
+    spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
     recorder = subprocess.Popen(
         [
             spy,

@@ -135,7 +135,8 @@ fi
 
 # -- two shim replicas -------------------------------------------------------------------------
 for port in "$SHIM1" "$SHIM2"; do
-  bangscore serve --snapshot "$SNAPSHOT" --host 127.0.0.1 --port "$port" --site-url "$SITE" \
+  # Not through the function: $! must be the server's own pid, not a subshell's.
+  "$VENV/bin/bangscore" --state-dir "$DIR/state" --store "$STORE" serve --snapshot "$SNAPSHOT" --host 127.0.0.1 --port "$port" --site-url "$SITE" \
     --quiet >"$DIR/logs/shim-$port.log" 2>&1 &
   PIDS+=($!)
 done

@@ -226,7 +226,7 @@ def price_error(
     price above 0). SteamSpy lists titles withdrawn from sale at 0 (Football Manager 2023,
     Out of the Park Baseball 18), so that 0 is no price; a game that really went free to play
     is dropped with them, since the dumps cannot tell the two apart. Games free in every dump
-    (Dota 2, Team Fortress 2) or absent from both earlier dumps keep their 0.
+    where they appear (Dota 2, Team Fortress 2) or absent from both earlier dumps keep their 0.
     """
     if app.price_cents is None or app.list_price_cents is None or app.discount_percent is None:
         return "no USD price"

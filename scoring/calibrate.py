@@ -390,11 +390,18 @@ def render_report(
         "largely unattended play, so they crowd the top of the list.",
         f"- Prices are one day's storefront prices ({_num_date(price_date)}), in the winter "
         "sale. "
-        f"{summary.free_games:,} games are at $0; some of those are delisted titles that the "
-        "storefront dump lists at price 0 (e.g. Football Manager 2020-2023), not free games.",
-        f"- Genre: {gc['other']:,} games ({_pct(gc['other'], n)}) are `other`, mostly games "
-        "released after the 2019 store dump, which have neither storefront genres nor tags "
-        "unless ITAD matched them.",
+        f"{summary.free_games:,} games are at $0. A game at $0 that an earlier dump shows sold "
+        "for money (SteamSpy 2023 or the 2019 store dump) is not rated: the storefront dump "
+        "lists delisted titles at 0 (`ingest.join.price_error`). Delisted games missing from "
+        "both earlier dumps cannot be seen that way and still rank as free, e.g. Football "
+        "Manager 2021 and 2022; the rule also drops the few paid games that really went free "
+        "to play (Crusader Kings II, Kingdom: Classic).",
+        f"- Genre: {gc['other']:,} games ({_pct(gc['other'], n)}) are `other`. Where storefront "
+        "genres and tags match no rule (chiefly games released after the 2019 store dump and "
+        "not in ITAD, which have neither), HowLongToBeat's genres decide; `other` is left "
+        "with genres the API has no bucket for (sports, racing, simulation, puzzle, hidden "
+        "object, survival) and games no dump gives a genre. HLTB's genres are coarser than "
+        "tags and sometimes wrong (World of Tanks is filed under Role-Playing).",
         "- Reviews count every purchase type and language the storefront summary counts; the "
         "shrinkage toward the prior matters little here because the rated catalog needs 50 "
         "reviews.",

@@ -222,8 +222,8 @@ def test_bundled_catalog_drops_delisted_games_at_zero(
 def test_bundled_catalog_drop_count_and_free_games(bundled: tuple[Catalog, Any]) -> None:
     catalog, report = bundled
     dropped = report.skipped[f"steamspy_2025: {FREE_BUT_PAID_EARLIER}"]
-    # Counted over the raw dumps by a separate script: apps at 0/0 in 2025 with a 2023 price or list price
-    # above 0 (1,318), or else a 2019 store price above 0 (1,451).
+    # Counted over the raw dumps by a separate script: apps at 0/0 in 2025 with a 2023 price
+    # or list price above 0 (1,318), or else a 2019 store price above 0 (1,451).
     assert dropped == 2_769
     games = {g.appid: g for g in catalog.games}
     # Free on 2025-01-01 and free in the 2019 store dump (price 0.0): kept as free games.

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import datetime as dt
 import importlib.metadata
 import json
 import os
@@ -158,6 +159,18 @@ def versions() -> dict[str, str]:
         "nginx": command_version(["nginx", "-v"], r"nginx/(\S+)"),
         "wrk": command_version(["wrk", "-v"], r"wrk (\S+)"),
     }
+
+
+def count_cost(folder: Path, n: int = 20_000) -> float:
+    """Given a scratch folder, return the mean µs of one exact count in the SQLite store."""
+    store = SQLiteStore(folder / "count-cost.sqlite3")
+    day = dt.datetime.now(dt.UTC).date()
+    started = time.perf_counter()
+    for i in range(n):
+        store.hit("key:cost", day, BULK_LIMIT, i)
+    cost = (time.perf_counter() - started) / n * 1e6
+    store.close()
+    return cost
 
 
 def measure_build(label: str, catalog: Path, state_dir: Path, games: int) -> BuildFigure:
@@ -440,6 +453,7 @@ def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
         results,
         builds,
         profile_lines,
+        count_us=count_cost(work),
         seconds=seconds,
         rotation_sizes={n: v[2] for n, v in rotations.items()},
         total_seconds=time.perf_counter() - started,

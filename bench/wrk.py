@@ -108,6 +108,8 @@ def profile(pid: int, url: str, headers: dict[str, str], seconds: float, out: Pa
     """Given the shim's pid, record py-spy samples while wrk loads ``url``; return the top
     functions by own time as ``share% function (file:line)`` lines (empty if py-spy fails)."""
     spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
+    if not Path(spy).exists():
+        return [f"py-spy is not installed ({spy}): no profile"]
     recorder = subprocess.Popen(
         [
             spy,
@@ -137,11 +139,20 @@ def profile(pid: int, url: str, headers: dict[str, str], seconds: float, out: Pa
     if not out.exists():
         return []
     own: Counter[str] = Counter()
+    inclusive: Counter[str] = Counter()
     total = 0
     for line in out.read_text(errors="replace").splitlines():
         stack, _, count = line.rpartition(" ")
         if not count.isdigit():
             continue
+        frames = stack.split(";")
         total += int(count)
-        own[stack.split(";")[-1]] += int(count)
-    return [f"{100 * n / total:.1f}% {frame}" for frame, n in own.most_common(15)] if total else []
+        own[frames[-1]] += int(count)
+        for frame in set(frames):
+            if "(shim/" in frame:
+                inclusive[frame] += int(count)
+    if not total:
+        return []
+    return [f"{100 * n / total:.1f}% own: {f}" for f, n in own.most_common(12)] + [
+        f"{100 * n / total:.1f}% inclusive: {f}" for f, n in inclusive.most_common(12)
+    ]

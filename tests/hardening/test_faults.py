@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+import pytest
 
 from build.publish import object_key, read_manifest
 from build.storage import LocalStorage
@@ -17,6 +18,8 @@ from build.wire import etag_for
 from ingest.records import GameRecord
 from tests import factories
 from tests.hardening.conftest import ServerFactory, add_key, publish_into
+
+pytestmark = pytest.mark.slow  # real servers
 
 DEADLINE_SECONDS = 20.0
 PATHS = (

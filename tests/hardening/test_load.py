@@ -8,8 +8,11 @@ import re
 from dataclasses import dataclass
 
 import httpx
+import pytest
 
 from tests.hardening.conftest import SharedServer
+
+pytestmark = pytest.mark.slow  # real servers
 
 LIMITS = (40, 75, 110, 150)
 OVERDRIVE = 45  # requests per key beyond its limit

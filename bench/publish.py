@@ -122,11 +122,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.games:
         catalog = scale_catalog(catalog, args.games, seed=0)
         label = f"scaled {args.games}"
-    rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="bench-publish-") as tmp:
         for target in args.target:
             if target == "local":
-                rows += measure(LocalStorage(Path(tmp) / "local"), target, catalog, label, {})
+                rows = measure(LocalStorage(Path(tmp) / "local"), target, catalog, label, {})
+                _save(args.results, rows)
                 continue
             from tests.servers import start_seaweed
 
@@ -144,14 +144,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                     processes=args.processes,
                 )
                 extra = {"threads": args.threads, "processes": args.processes}
-                rows += measure(S3Storage(config), "seaweedfs", catalog, label, extra)
+                rows = measure(S3Storage(config), "seaweedfs", catalog, label, extra)
+                _save(args.results, rows)
             finally:
                 server.stop()
+    return 0
+
+
+def _save(path: Path, rows: list[dict[str, Any]]) -> None:
+    # Saved per target, before the temporary store is removed (which takes minutes at scale).
     load = os.getloadavg()[0]
-    with args.results.open("a") as out:
+    with path.open("a") as out:
         for row in rows:
             out.write(json.dumps({**row, "loadavg_1m": round(load, 1)}) + "\n")
-    return 0
 
 
 if __name__ == "__main__":

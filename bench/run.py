@@ -53,9 +53,9 @@ from bench.catalogs import (
     search_words,
     shim_composed,
 )
-from bench.report import BULK_LIMIT, BuildFigure, report
+from bench.report import BULK_LIMIT, LATENCY_ROW, BuildFigure, report
 from bench.scale import scale_catalog
-from bench.wrk import WrkResult, profile, rotation_script, wrk
+from bench.wrk import CONNECTIONS, WrkResult, profile, rotation_script, wrk
 from ingest.catalog import load_bundled_catalog, write_catalog
 from shim.keys import generate_key, key_digest, key_id
 from shim.sqlite_store import SQLiteStore
@@ -185,7 +185,12 @@ def measure_build(label: str, catalog: Path, state_dir: Path, games: int) -> Bui
     started = time.perf_counter()
     with open(log, "wb") as out:
         process = subprocess.Popen(args, cwd=REPO, stdout=out, stderr=subprocess.STDOUT)
-        _, status, usage = os.wait4(process.pid, 0)
+        try:
+            _, status, usage = os.wait4(process.pid, 0)
+        except BaseException:  # interrupted: do not leave the build running
+            process.kill()
+            process.wait()
+            raise
     seconds = time.perf_counter() - started
     process.returncode = os.waitstatus_to_exitcode(status)
     text = log.read_text(errors="replace")
@@ -302,13 +307,17 @@ def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
             rotation_script(work, "shim-composed", [shim_composed(*c) for c in combos]),
             rotation_script(work, "ds-composed", [datasette_composed(*c) for c in combos]),
             len(combos),
+            CONNECTIONS,
         ),
         "search, rotating": (
             rotation_script(work, "shim-search", [f"/api/v1/search?q={w}" for w in words]),
             rotation_script(work, "ds-search", [datasette_list(f"_search={w}") for w in words]),
             len(words),
+            CONNECTIONS,
         ),
     }
+    # Latency without queueing: one connection, so p99 is the service time of a search.
+    rotations[LATENCY_ROW] = (*rotations["search, rotating"][:3], 1)
 
     results: dict[tuple[str, str], WrkResult] = {}
     logs = work / "logs"
@@ -348,9 +357,9 @@ def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
             headers = {**auth, "If-None-Match": etag} if w.name == "304 revalidation" else auth
             results[(w.name, "shim")] = wrk(shim_url + w.shim, seconds, headers=headers)
             print("shim", w.name, results[(w.name, "shim")], flush=True)
-        for name, (script, _, _) in rotations.items():
+        for name, (script, _, _, conns) in rotations.items():
             results[(name, "shim")] = wrk(
-                shim_url, seconds, headers=auth, script=script, warmup=False
+                shim_url, seconds, headers=auth, script=script, warmup=False, connections=conns
             )
             print("shim", name, results[(name, "shim")], flush=True)
 
@@ -413,8 +422,10 @@ def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
             assert r.status_code == 200 and r.json()["rows"], (w.datasette, r.text[:300])
             results[(w.name, "datasette")] = wrk(ds_url + w.datasette, seconds)
             print("datasette", w.name, results[(w.name, "datasette")], flush=True)
-        for name, (_, script, _) in rotations.items():
-            results[(name, "datasette")] = wrk(ds_url, seconds, script=script, warmup=False)
+        for name, (_, script, _, conns) in rotations.items():
+            results[(name, "datasette")] = wrk(
+                ds_url, seconds, script=script, warmup=False, connections=conns
+            )
             print("datasette", name, results[(name, "datasette")], flush=True)
 
     # Profile the shim under load if a throughput target is missed.

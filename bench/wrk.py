@@ -85,9 +85,10 @@ def wrk(
     headers: dict[str, str] | None = None,
     script: Path | None = None,
     warmup: bool = True,
+    connections: int = CONNECTIONS,
 ) -> WrkResult:
     """Given a URL, run wrk (64 connections, --latency) for ``seconds``; return its figures."""
-    args = ["wrk", f"-t{WRK_THREADS}", f"-c{CONNECTIONS}", "--latency", "--timeout", "5s"]
+    args = ["wrk", f"-t{WRK_THREADS}", f"-c{connections}", "--latency", "--timeout", "5s"]
     for name, value in (headers or {}).items():
         args += ["-H", f"{name}: {value}"]
     if script is not None:

@@ -34,7 +34,7 @@ from build.export import (
 from build.storage import ObjectNotFound, Storage, StorageUnavailable
 from build.wire import etag_for
 from shim import params
-from shim.app import NotFound, Resolved, Shim
+from shim.handlers import NotFound, Resolved, Shim
 from shim.snapshot import LoadedSnapshot
 from shim.store import KeyRecord
 

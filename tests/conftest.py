@@ -19,7 +19,9 @@ def small_snapshot() -> tuple[Storage, list[factories.ScoredGame]]:
 
 
 @pytest.fixture
-def client_factory(tmp_path: Path) -> Iterator[Callable[..., tuple[TestClient, factories.SQLiteStore]]]:
+def client_factory(
+    tmp_path: Path,
+) -> Iterator[Callable[..., tuple[TestClient, factories.SQLiteStore]]]:
     """Return a factory: given a store (and options), a started TestClient and its key store."""
     clients: list[TestClient] = []
 

@@ -107,7 +107,9 @@ def make_app(
     return app, store, quota
 
 
-def add_key(store: SQLiteStore, *, plan: str = "free", limit: int = 1000, account: str = "a@x.io") -> str:
+def add_key(
+    store: SQLiteStore, *, plan: str = "free", limit: int = 1000, account: str = "a@x.io"
+) -> str:
     """Given a store, create an active key and return the plaintext key."""
     key = generate_key()
     store.add_key(KeyRecord(key_id(key), key_digest(key), account, plan, limit, "active", 0))  # type: ignore[arg-type]
@@ -134,7 +136,9 @@ def small_catalog() -> list[GameRecord]:
     for g_index, (genre, extra) in enumerate(GENRE_TAGS.items()):
         for i in range(5):
             appid = 10_000 + g_index * 100 + i
-            tags = tuple(extra.get("tags", ())) + (("Co-op",) if i % 2 == 0 else ("Pixel Graphics",))
+            tags = tuple(extra.get("tags", ())) + (
+                ("Co-op",) if i % 2 == 0 else ("Pixel Graphics",)
+            )
             records.append(
                 make_record(
                     appid=appid,

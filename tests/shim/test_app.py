@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -181,7 +182,7 @@ def test_query_key_works_alone(api: Any) -> None:
 
 
 def test_401s_are_never_charged_to_a_key_but_count_per_ip(api: Any) -> None:
-    client, store, headers = api
+    client, store, _ = api
     client.get("/api/v1/games", headers={"Authorization": "Bearer nope"})
     second = client.get("/api/v1/games")
     assert second.status_code == 401
@@ -212,7 +213,7 @@ def test_list_is_ranked_and_paginated(api: Any, small_snapshot: Any) -> None:
     games = all_pages(client, headers)
     expected = sorted(scored, key=lambda g: (-g.bang_score, -g.score, g.record.appid))
     assert [g["appid"] for g in games] == [g.record.appid for g in expected]
-    assert all(a["bang_score"] >= b["bang_score"] for a, b in zip(games, games[1:], strict=False))
+    assert all(a["bang_score"] >= b["bang_score"] for a, b in itertools.pairwise(games))
     assert set(games[0]) == set(GAME_PROPERTIES)
 
 
@@ -328,7 +329,7 @@ def test_link_header_has_first_prev_next_last(api: Any) -> None:
 
 
 def test_composed_pages_equal_precomputed_bytes(small_snapshot: Any, client_factory: Any) -> None:
-    storage, scored = small_snapshot
+    storage, _ = small_snapshot
     from shim.snapshot import SnapshotSource
 
     source = SnapshotSource(storage, cache_bytes=1 << 24, poll_seconds=60)

@@ -1,0 +1,136 @@
+"""The outermost layer: request id, CORS and security headers on every response, a 500
+problem without a trace for any unexpected fault, and a fast path for repeated answers.
+
+The fast path serves a request whose answer this snapshot already resolved (the same path
+and query string) to a Bearer key in the key cache: it counts the request and writes the
+bytes straight to the server, skipping routing and response objects. Anything else (a first
+request, a query key, a 429, an error) takes the full route, which gives the same answer.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from shim.handlers import EDGE_HEADERS, Resolved, Shim, etag_matches
+from shim.problems import PROBLEM_TYPE, problem_body
+from shim.quota import AuthFailure, rate_headers
+from shim.store import StoreUnavailable
+
+log = logging.getLogger("bangscore.shim")
+
+
+class EdgeMiddleware:
+    """Pure ASGI middleware: request id, CORS and nosniff on every response; 500 on faults."""
+
+    def __init__(self, app: ASGIApp, shim: Shim) -> None:
+        self.app = app
+        self.shim = shim
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request_id = secrets.token_hex(8)
+        scope.setdefault("state", {})["request_id"] = request_id
+        extra = [*EDGE_HEADERS, (b"x-request-id", request_id.encode())]
+        started = False
+
+        async def send_with_headers(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                message["headers"] = [*message.get("headers", []), *extra]
+            await send(message)
+
+        if scope["method"] == "OPTIONS" and _is_preflight(scope):
+            await _preflight(send_with_headers)
+            return
+        try:
+            if scope["method"] in ("GET", "HEAD") and await _fast_path(
+                self.shim, scope, send, extra
+            ):
+                return
+            await self.app(scope, receive, send_with_headers)
+        except Exception:
+            log.exception("unhandled error in request %s", request_id)
+            if started:
+                raise
+            status, body = problem_body(
+                "internal_error",
+                f"An internal error occurred; quote request id {request_id}.",
+                site_url=self.shim.site_url,
+                request_id=request_id,
+            )
+            response = Response(
+                body, status, headers={"Cache-Control": "no-store"}, media_type=PROBLEM_TYPE
+            )
+            await response(scope, receive, send_with_headers)
+
+
+async def _fast_path(shim: Shim, scope: Scope, send: Send, edge: list[tuple[bytes, bytes]]) -> bool:
+    """Given a request, serve it from this snapshot's resolved answers if it can; return
+    True if it answered. It never counts a request it does not answer."""
+    snap = shim.source.current
+    if snap is None:
+        return False
+    answer = snap.answers.get((scope["path"], scope["query_string"]))
+    if not isinstance(answer, Resolved):
+        return False
+    auth = condition = None
+    for name, value in scope["headers"]:
+        if name == b"authorization":
+            auth = value
+        elif name == b"if-none-match":
+            condition = value
+    if auth is None or auth[:7].lower() != b"bearer ":
+        return False
+    quota = shim.quota
+    try:
+        record = quota.authenticate(auth[7:].decode("latin-1").strip())
+    except (AuthFailure, StoreUnavailable):
+        return False
+    if condition is not None and etag_matches(condition.decode("latin-1"), answer.etag):
+        hit, window = quota.peek(record.subject, record.daily_limit)
+        status, body, entity = 304, b"", []
+    else:
+        hit, window = quota.charge(record.subject, record.daily_limit)
+        if not hit.admitted:
+            return False  # the full route answers the 429; a refused hit was not counted
+        status, body = 200, answer.body
+        entity = [
+            (b"content-type", answer.content_type.encode()),
+            (b"content-length", str(len(body)).encode()),
+        ]
+    rate = [(k.lower().encode(), v.encode()) for k, v in rate_headers(hit.limit, hit.used, window)]
+    headers = [*rate, *answer.raw_headers, (b"x-snapshot", snap.id.encode()), *entity, *edge]
+    await _send(send, status, headers, body)
+    return True
+
+
+def _is_preflight(scope: Scope) -> bool:
+    names = {name for name, _ in scope["headers"]}
+    return b"origin" in names and b"access-control-request-method" in names
+
+
+async def _preflight(send: Send) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 204,
+            "headers": [
+                (b"access-control-allow-methods", b"GET, HEAD"),
+                (b"access-control-allow-headers", b"Authorization, If-None-Match"),
+                (b"access-control-max-age", b"86400"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": b""})
+
+
+async def _send(send: Send, status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,177 @@
+"""The route table: each endpoint of CONTRACT.md as a resolver handed to :class:`Shim`."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Awaitable, Callable
+
+import orjson
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Route
+
+from build.filters import (
+    DOCS_KEY,
+    HOME_KEY,
+    OPENAPI_KEY,
+    ROOT_KEY,
+    Filters,
+    detail_key,
+    game_page_key,
+    list_key,
+)
+from build.listing import page_count
+from build.storage import StorageError
+from build.wire import etag_for
+from shim import params
+from shim.handlers import HTML, JSON_TYPE, NotFound, Resolved, Shim
+from shim.snapshot import LoadedSnapshot
+from shim.store import KeyRecord, StoreUnavailable
+
+
+def _canonical(filters: Filters) -> dict[str, str]:
+    query: dict[str, str] = {}
+    if filters.genres:
+        query["genre"] = ",".join(sorted(filters.genres))
+    if filters.tags:
+        query["tag"] = ",".join(sorted(filters.tags))
+    if filters.year_from is not None:
+        query["year_from"] = str(filters.year_from)
+    if filters.year_to is not None:
+        query["year_to"] = str(filters.year_to)
+    if filters.on_sale:
+        query["on_sale"] = "true"
+    return query
+
+
+def _total(body: bytes) -> int:
+    # The envelope starts {"page":N,"pages":N,"total":N, ...: read total without parsing games.
+    head = body[: body.index(b',"games"')]
+    return int(head.rsplit(b":", 1)[1])
+
+
+def build_routes(shim: Shim) -> list[Route]:
+    """Given the shim, return the route table of the app."""
+
+    async def games(request: Request) -> Response:
+        async def resolve(snap: LoadedSnapshot, _: KeyRecord) -> Resolved:
+            query = params.parse_list_query(request.query_params.multi_items())
+            combo = query.filters.combo_key
+            key = list_key(combo, query.page) if combo else None
+            if key is not None and snap.entry(key) is not None:
+                stored = await shim.stored(snap, key, JSON_TYPE)
+                body, etag = stored.body, stored.etag
+            else:
+                body, etag = snap.index.page(query.filters, query.page)
+            link = shim.links(
+                "/api/v1/games", _canonical(query.filters), query.page, page_count(_total(body))
+            )
+            return Resolved(body, etag, headers=(("Link", link),) if link else ())
+
+        return await shim.keyed(request, shim.memo(request, resolve))
+
+    async def game(request: Request) -> Response:
+        async def resolve(snap: LoadedSnapshot, _: KeyRecord) -> Resolved:
+            appid = params.parse_appid(request.path_params["appid"])
+            params.parse_plain_query(request.query_params.multi_items())
+            if snap.entry(detail_key(appid)) is None:
+                raise NotFound("game_not_found", f"No rated game has appid {appid}.")
+            return await shim.stored(snap, detail_key(appid), JSON_TYPE)
+
+        return await shim.keyed(request, shim.memo(request, resolve))
+
+    async def search(request: Request) -> Response:
+        async def resolve(snap: LoadedSnapshot, _: KeyRecord) -> Resolved:
+            query = params.parse_search_query(request.query_params.multi_items())
+            body, etag = snap.search_page(query.q, query.page)
+            link = shim.links(
+                "/api/v1/search", {"q": query.q}, query.page, page_count(_total(body))
+            )
+            return Resolved(body, etag, headers=(("Link", link),) if link else ())
+
+        return await shim.keyed(request, shim.memo(request, resolve))
+
+    async def usage(request: Request) -> Response:
+        async def resolve(snap: LoadedSnapshot, record: KeyRecord) -> Resolved:
+            params.parse_plain_query(request.query_params.multi_items())
+            hit, window = shim.quota.peek(record.subject, record.daily_limit)
+            days = [window.day - dt.timedelta(days=n) for n in range(29, -1, -1)]
+            try:
+                counts = shim.quota.store.history(record.subject, days)
+            except StoreUnavailable as exc:
+                raise StorageError("key store unreachable") from exc
+            body = orjson.dumps(
+                {
+                    "key_id": record.key_id,
+                    "plan": record.plan,
+                    "limit": record.daily_limit,
+                    "used": hit.used,
+                    "remaining": hit.remaining,
+                    "reset_at": dt.datetime.fromtimestamp(window.reset_at, dt.UTC).isoformat(),
+                    "days": [{"date": d.isoformat(), "count": counts[d]} for d in days],
+                }
+            )
+            return Resolved(body, etag_for(body))
+
+        response = await shim.keyed(request, resolve, counted=False)
+        if response.status_code == 200:
+            response.headers["Cache-Control"] = "no-store"  # live counts, not a snapshot
+        return response
+
+    def document(key: str, content_type: str) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(request: Request) -> Response:
+            async def resolve(snap: LoadedSnapshot) -> Resolved:
+                return await shim.stored(snap, key, content_type)
+
+            return await shim.anonymous(request, resolve)
+
+        return endpoint
+
+    async def game_page(request: Request) -> Response:
+        async def resolve(snap: LoadedSnapshot) -> Resolved | Response:
+            raw = request.path_params["appid"]
+            pos = snap.index.position.get(int(raw)) if raw.isdigit() and len(raw) < 13 else None
+            if pos is None:
+                raise NotFound("game_not_found", f"No rated game has appid {raw}.")
+            canonical = snap.index.urls[pos]
+            if not canonical.endswith(request.url.path):
+                _, _, rate = shim.charge_anonymous(request)
+                return RedirectResponse(canonical, 301, headers=dict(rate))
+            return await shim.stored(snap, game_page_key(int(raw)), HTML)
+
+        return await shim.anonymous(request, resolve)
+
+    async def metrics(request: Request) -> Response:
+        m = shim.quota.metrics
+        lines = [
+            f"bangscore_store_errors_total {m.store_errors}",
+            f"bangscore_fail_open_admits_total {m.fail_open_admits}",
+            f"bangscore_key_cache_hits_total {m.key_cache_hits}",
+            f"bangscore_key_lookups_total {m.key_lookups}",
+            f"bangscore_snapshot_switches_total {shim.source.switches}",
+            f"bangscore_body_cache_bytes {shim.source.cache.size}",
+        ]
+        lines += [f"bangscore_quota_{name}_total {n}" for name, n in sorted(m.extra.items())]
+        stats = shim.quota.store.stats()
+        lines += [f"bangscore_store_{name}_total {n}" for name, n in sorted(stats.items())]
+        return Response(
+            "\n".join(lines) + "\n",
+            headers={"Cache-Control": "no-store"},
+            media_type="text/plain; version=0.0.4",
+        )
+
+    return [
+        Route("/api/v1", document(ROOT_KEY, JSON_TYPE)),
+        Route("/api/v1/", document(ROOT_KEY, JSON_TYPE)),
+        Route("/api/v1/openapi.json", document(OPENAPI_KEY, JSON_TYPE)),
+        Route("/api/v1/games", games),
+        Route("/api/v1/games/{appid}", game),
+        Route("/api/v1/search", search),
+        Route("/api/v1/usage", usage),
+        Route("/", document(HOME_KEY, HTML)),
+        Route("/docs", document(DOCS_KEY, HTML)),
+        Route("/docs/errors", document(DOCS_KEY, HTML)),
+        Route("/game/{appid}", game_page),
+        Route("/game/{appid}/{slug}", game_page),
+        Route("/metrics", metrics),
+    ]

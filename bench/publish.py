@@ -40,7 +40,7 @@ def render(catalog: Catalog, snapshot_id: str) -> tuple[list[StoredObject], floa
     """Given a catalog, return (every object of its snapshot, seconds to score and render)."""
     started = time.perf_counter()
     games = score_catalog(catalog)
-    objects = list(snapshot_objects(games, site_url=SITE, base_url=SITE, snapshot_id=snapshot_id))
+    objects = list(snapshot_objects(games, site_url=SITE, base_url=SITE))
     return objects, time.perf_counter() - started
 
 

@@ -34,7 +34,7 @@ from concurrent.futures import (
 from dataclasses import dataclass, replace
 from itertools import islice
 from typing import TYPE_CHECKING, Any, TypeVar
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 import boto3
 from botocore.config import Config
@@ -77,6 +77,15 @@ def checksum_sha256(body: bytes) -> str:
     return base64.b64encode(hashlib.sha256(body).digest()).decode()
 
 
+_URL_OPTIONS: dict[str, Any] = {
+    "threads": int,
+    "processes": int,
+    "max_attempts": int,
+    "connect_timeout": float,
+    "read_timeout": float,
+}
+
+
 @dataclass(frozen=True)
 class S3Config:
     """Where and how to reach one S3 location.
@@ -101,14 +110,21 @@ class S3Config:
 
     @classmethod
     def from_url(cls, url: str, **options: Any) -> S3Config:
-        """Given ``s3://bucket/prefix`` and field overrides, return the config.
+        """Given ``s3://bucket/prefix[?threads=N&processes=N]`` and field overrides, return the
+        config. Upload tuning may ride in the query (``threads``, ``processes``,
+        ``max_attempts``, ``connect_timeout``, ``read_timeout``), as for the Redis store URL.
 
-        Raises ValueError if the URL is not s3:// or names no bucket.
+        Raises ValueError if the URL is not s3://, names no bucket, or has an unknown option.
         """
         parts = urlsplit(url)
         if parts.scheme != "s3" or not parts.netloc:
             raise ValueError(f"not an s3://bucket/prefix location: {url!r}")
-        return cls(bucket=parts.netloc, prefix=parts.path.strip("/"), **options)
+        tuning: dict[str, Any] = {}
+        for name, value in parse_qsl(parts.query):
+            if name not in _URL_OPTIONS:
+                raise ValueError(f"unknown s3 option {name!r}; known: {', '.join(_URL_OPTIONS)}")
+            tuning[name] = _URL_OPTIONS[name](value)
+        return cls(bucket=parts.netloc, prefix=parts.path.strip("/"), **{**tuning, **options})
 
     @property
     def url(self) -> str:

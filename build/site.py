@@ -26,7 +26,7 @@ def _fmt_hours(value: float | None) -> str:
 class SiteRenderer:
     """Renders the site's pages to bytes; one instance per build (templates load once)."""
 
-    def __init__(self, *, site_url: str, base_url: str, snapshot_id: str) -> None:
+    def __init__(self, *, site_url: str, base_url: str) -> None:
         self.env = Environment(
             loader=PackageLoader("build", "templates"),
             autoescape=select_autoescape(["html"]),
@@ -38,7 +38,6 @@ class SiteRenderer:
         self.env.globals.update(
             site_url=site_url,
             base_url=base_url,
-            snapshot_id=snapshot_id,
             attribution=ATTRIBUTION_TEXT,
         )
         self._game = self.env.get_template("game.html")

@@ -156,8 +156,6 @@ def snapshot_objects(
     *,
     site_url: str,
     base_url: str,
-    snapshot_id: str,
-    progress: bool = False,
 ) -> Iterator[StoredObject]:
     """Given scored games in list order and the URLs, yield every object of the snapshot.
 
@@ -173,8 +171,8 @@ def snapshot_objects(
             chunk = hits[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
             body = render_page([item_bytes[i] for i in chunk], page, len(hits))
             yield StoredObject(list_key(key, page), body, JSON_TYPE)
-    site = SiteRenderer(site_url=site_url, base_url=base_url, snapshot_id=snapshot_id)
-    for game in tqdm(games, desc="records", unit="game", disable=not progress):
+    site = SiteRenderer(site_url=site_url, base_url=base_url)
+    for game in games:
         detail = detail_record(game, site_url)
         yield StoredObject(detail_key(game.record.appid), dumps(detail), JSON_TYPE)
         yield StoredObject(game_page_key(game.record.appid), site.game_page(detail), HTML_TYPE)

@@ -145,8 +145,6 @@ def _build(args: argparse.Namespace, settings: Settings) -> int:
         games,
         site_url=settings.site_url,
         base_url=settings.api_base_url,
-        snapshot_id=snapshot_id,
-        progress=True,
     )
     meta = {
         "games": len(games),

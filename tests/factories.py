@@ -66,7 +66,7 @@ def publish_catalog(
     """Given records, build and publish a snapshot; return the store and the scored games."""
     store = storage if storage is not None else MemoryStorage()
     games = score_catalog(make_catalog(records))
-    objects = snapshot_objects(games, site_url=SITE, base_url=SITE, snapshot_id=snapshot_id)
+    objects = snapshot_objects(games, site_url=SITE, base_url=SITE)
     publish(
         store,
         snapshot_id,

@@ -131,9 +131,7 @@ def objects(n: int, salt: str = "") -> list[StoredObject]:
 
 def render(records: list[Any], snapshot_id: str) -> Iterator[StoredObject]:
     games = score_catalog(factories.make_catalog(records))
-    return snapshot_objects(
-        games, site_url=factories.SITE, base_url=factories.SITE, snapshot_id=snapshot_id
-    )
+    return snapshot_objects(games, site_url=factories.SITE, base_url=factories.SITE)
 
 
 def publish_records(storage: Storage, snapshot_id: str, records: list[Any]) -> None:
@@ -373,3 +371,25 @@ def test_prune_keeps_the_newest_on_s3(s3_factory: Callable[..., S3Storage]) -> N
     assert list_snapshots(storage) == ["s2", "s3"]
     live = {e.sha256 for s in ("s2", "s3") for e in read_manifest(storage, s).entries.values()}
     assert {k.rsplit("/", 1)[1] for k in storage.list_keys("objects/")} == live
+
+
+@pytest.mark.parametrize(
+    ("url", "fields"),
+    [
+        ("s3://bucket", {"threads": 16, "processes": 1}),
+        ("s3://b/p?threads=8&processes=2", {"threads": 8, "processes": 2}),
+        ("s3://b/p?read_timeout=1.5", {"read_timeout": 1.5}),
+    ],
+    ids=["defaults", "tuning", "timeout"],
+)
+def test_config_tuning_from_url(url: str, fields: dict[str, object]) -> None:
+    config = S3Config.from_url(url)
+    assert {name: getattr(config, name) for name in fields} == fields
+
+
+@pytest.mark.parametrize(
+    "url", ["http://b/p", "s3:///p", "s3://b/p?thread=8"], ids=["scheme", "no-bucket", "option"]
+)
+def test_config_from_url_rejects(url: str) -> None:
+    with pytest.raises(ValueError):
+        S3Config.from_url(url)

@@ -52,9 +52,7 @@ def add_key(store: Store, plan: Plan) -> dict[str, str]:
 
 def build(storage: Storage, snapshot_id: str, records: list[GameRecord]) -> None:
     games = score_catalog(factories.make_catalog(records))
-    objects = snapshot_objects(
-        games, site_url=factories.SITE, base_url=factories.SITE, snapshot_id=snapshot_id
-    )
+    objects = snapshot_objects(games, site_url=factories.SITE, base_url=factories.SITE)
     publish(storage, snapshot_id, objects, created_at=T0, meta={"games": len(games)})
 
 

@@ -59,7 +59,10 @@ PAGE_HEADERS = {
     "Referrer-Policy": "same-origin",
 }
 _TEMPLATES = jinja2.Environment(
-    loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+    # The site's stylesheet lives with the builder's templates; both sites share it.
+    loader=jinja2.FileSystemLoader(
+        [Path(__file__).parent / "templates", Path(__file__).parent.parent / "build" / "templates"]
+    ),
     autoescape=True,
     undefined=jinja2.StrictUndefined,
 )

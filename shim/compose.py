@@ -29,7 +29,10 @@ class CompactIndex:
         self.items: list[bytes] = [orjson.dumps(i) for i in data["items"]]
         if len(self.items) != len(self.appids):
             raise ValueError("compact index columns differ in length")
-        self.genres = np.array(data["genre"], dtype=object)
+        # Genres as small integer codes: a genre filter is then one table lookup per game.
+        self.genre_names: list[str] = sorted(set(data["genre"]))
+        code = {g: i for i, g in enumerate(self.genre_names)}
+        self.genres = np.array([code[g] for g in data["genre"]], dtype=np.int16)
         self.years = np.array([y or 0 for y in data["year"]], dtype=np.int32)
         self.on_sale = np.array([d > 0 for d in data["discount"]], dtype=bool)
         postings: dict[str, list[int]] = {}
@@ -50,24 +53,31 @@ class CompactIndex:
             raise ValueError(f"corrupt compact index: {exc}") from exc
 
     def select(self, filters: Filters) -> Positions:
-        """Given filters, return the positions (list order) of every matching game."""
-        candidates = self._all
-        for tag in sorted(filters.tags, key=lambda t: len(self.tag_postings.get(t, ()))):
+        """Given filters, return the positions (list order) of every matching game.
+
+        Every filter is a boolean mask over the whole catalog (tens of microseconds for ten
+        thousand games); the positions are the mask's true indexes, already in list order.
+        """
+        mask = np.ones(len(self.appids), dtype=bool)
+        for tag in filters.tags:
             posting = self.tag_postings.get(tag)
             if posting is None:
-                return candidates[:0]
-            candidates = np.intersect1d(candidates, posting, assume_unique=True)
-        mask = np.ones(len(candidates), dtype=bool)
+                return self._all[:0]
+            tagged = np.zeros(len(self.appids), dtype=bool)
+            tagged[posting] = True
+            mask &= tagged
         if filters.genres:
-            mask &= np.isin(self.genres[candidates], list(filters.genres))
+            wanted = np.zeros(len(self.genre_names), dtype=bool)
+            for i, name in enumerate(self.genre_names):
+                wanted[i] = name in filters.genres
+            mask &= wanted[self.genres]
         if filters.on_sale:
-            mask &= self.on_sale[candidates]
+            mask &= self.on_sale
         if filters.year_from is not None:
-            mask &= self.years[candidates] >= filters.year_from
+            mask &= self.years >= filters.year_from
         if filters.year_to is not None:
-            years = self.years[candidates]
-            mask &= (years <= filters.year_to) & (years > 0)  # 0 stands for an unknown year
-        return candidates[mask]
+            mask &= (self.years <= filters.year_to) & (self.years > 0)  # 0: year unknown
+        return np.flatnonzero(mask).astype(np.int64, copy=False)
 
     @lru_cache(maxsize=4096)  # noqa: B019 -- one index per immutable snapshot
     def page(self, filters: Filters, page: int) -> tuple[bytes, str]:

@@ -377,6 +377,22 @@ def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
             results[(w.name, "bare")] = wrk(f"{bare_url}/{w.static}", seconds, headers=headers)
             print("bare", w.name, results[(w.name, "bare")], flush=True)
 
+    # The same, sending the contract's fourteen response headers: the response's own cost.
+    hdr_port = free_port()
+    hdr_url = f"http://127.0.0.1:{hdr_port}"
+    with serving(
+        [PY, "-m", "bench.bare", str(static), str(hdr_port), "--contract-headers"],
+        f"{hdr_url}/list",
+        logs / "bare-headers.log",
+    ):
+        for w in workloads:
+            assert w.static is not None
+            headers = {"If-None-Match": detail_etag} if w.name == "304 revalidation" else {}
+            results[(w.name, "bare+headers")] = wrk(
+                f"{hdr_url}/{w.static}", seconds, headers=headers
+            )
+            print("bare+headers", w.name, results[(w.name, "bare+headers")], flush=True)
+
     # The ceiling: nginx serving the same bytes as static files.
     nginx_port = free_port()
     prefix = work / "nginx"

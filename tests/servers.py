@@ -46,7 +46,8 @@ def weed_binary() -> Path | None:
     return Path(found) if found else None
 
 
-def _bindable(port: int) -> bool:
+def bindable(port: int) -> bool:
+    """Given a port, return True if 127.0.0.1 can bind it right now."""
     with socket.socket() as sock:
         try:
             sock.bind(("127.0.0.1", port))
@@ -60,7 +61,7 @@ def free_port_pair(taken: set[int]) -> int:
     for _ in range(500):
         port = random.randint(20000, 50000)
         pair = {port, port + GRPC_OFFSET}
-        if not pair & taken and all(_bindable(p) for p in pair):
+        if not pair & taken and all(bindable(p) for p in pair):
             taken.update(pair)
             return port
     raise RuntimeError("no free port pair found")

@@ -2,24 +2,16 @@
 port, over a snapshot published into a state folder, with keys in that folder's SQLite store.
 
 The pattern is uvicorn's own ``run_server``: start, wait until it answers, hand it to the test,
-stop it afterwards. A :class:`LiveServer` can also be killed with SIGKILL and started again on
+stop it afterwards. A :class:`ShimServer` can also be killed with SIGKILL and started again on
 the same state folder, which is what the fault tests need.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
 import pytest
 
 from build.storage import LocalStorage
@@ -27,17 +19,9 @@ from build.wire import ScoredGame
 from ingest.records import GameRecord
 from shim.sqlite_store import SQLiteStore
 from tests import factories
+from tests.live import ShimServer
 
-REPO = Path(__file__).resolve().parents[2]
 SITE = factories.SITE
-READY_SECONDS = 30.0
-
-
-def free_port() -> int:
-    """Return a TCP port on 127.0.0.1 that was free a moment ago."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def publish_into(
@@ -59,108 +43,7 @@ def add_key(state_dir: Path, *, plan: str = "bulk", limit: int = 1_000_000) -> s
         store.close()
 
 
-@dataclass
-class LiveServer:
-    """One ``bangscore serve`` process (and its workers) on a loopback port.
-
-    ``log_path`` collects its stdout and stderr (uvicorn's access and error logs).
-    """
-
-    state_dir: Path
-    log_path: Path
-    workers: int = 1
-    access_log: bool = False
-    env: dict[str, str] = field(default_factory=dict)
-    port: int = 0
-    process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        """Return the server's base URL, ``http://127.0.0.1:<port>``."""
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self) -> LiveServer:
-        """Start the server on a fresh free port and wait until it answers; return self."""
-        self.port = free_port()
-        env = {k: v for k, v in os.environ.items() if not k.startswith("BANGSCORE_")}
-        env.update(
-            {
-                # Every test client is 127.0.0.1: give the anonymous allowance room for all.
-                "BANGSCORE_ANONYMOUS_DAILY_LIMIT": "10000000",
-                "BANGSCORE_POINTER_POLL_SECONDS": "0.2",
-                **self.env,
-            }
-        )
-        args = [
-            sys.executable,
-            "-m",
-            "shim.cli",
-            "--state-dir",
-            str(self.state_dir),
-            "serve",
-            "--port",
-            str(self.port),
-            "--workers",
-            str(self.workers),
-            "--site-url",
-            SITE,
-        ]
-        if not self.access_log:
-            args.append("--quiet")
-        with open(self.log_path, "ab") as log:
-            # A session of its own, so that stop() can end the supervisor and its workers as one.
-            self.process = subprocess.Popen(
-                args,
-                cwd=REPO,
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        self._wait_ready()
-        return self
-
-    def _wait_ready(self) -> None:
-        deadline = time.monotonic() + READY_SECONDS
-        assert self.process is not None
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"server exited early:\n{self.log()}")
-            with contextlib.suppress(httpx.HTTPError):
-                # /metrics is neither counted nor keyed: polling it changes no count.
-                if httpx.get(f"{self.url}/metrics", timeout=1.0).status_code == 200:
-                    return
-            time.sleep(0.1)
-        self.stop()
-        raise RuntimeError(f"server not ready after {READY_SECONDS} s:\n{self.log()}")
-
-    def kill(self) -> None:
-        """SIGKILL the server's whole process group, as a crash would, and reap it."""
-        if self.process is None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait(timeout=10)
-        self.process = None
-
-    def stop(self) -> None:
-        """Stop the server gracefully (SIGTERM), killing it if it lingers."""
-        if self.process is None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGTERM)
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.kill()
-        self.process = None
-
-    def log(self) -> str:
-        """Return everything the server has logged so far."""
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
-
-
-ServerFactory = Callable[..., LiveServer]
+ServerFactory = Callable[..., ShimServer]
 
 
 @pytest.fixture
@@ -169,10 +52,12 @@ def server_factory(tmp_path: Path) -> Iterator[ServerFactory]:
 
     Every server started is stopped at teardown.
     """
-    servers: list[LiveServer] = []
+    servers: list[ShimServer] = []
 
-    def make(state_dir: Path, **options: object) -> LiveServer:
-        server = LiveServer(state_dir, tmp_path / f"server-{len(servers)}.log", **options)  # type: ignore[arg-type]
+    def make(state_dir: Path, **options: object) -> ShimServer:
+        options = {"site_url": SITE, **options}
+        options["env"] = {"BANGSCORE_POINTER_POLL_SECONDS": "0.2", **options.get("env", {})}  # type: ignore[dict-item]
+        server = ShimServer(state_dir, tmp_path / f"server-{len(servers)}.log", **options)  # type: ignore[arg-type]
         servers.append(server)
         return server.start()
 
@@ -185,7 +70,7 @@ def server_factory(tmp_path: Path) -> Iterator[ServerFactory]:
 class SharedServer:
     """The session's server: 2 workers, access log on, the small catalog as snapshot ``s1``."""
 
-    server: LiveServer
+    server: ShimServer
     games: list[ScoredGame]
 
     def key(self, *, plan: str = "bulk", limit: int = 1_000_000) -> str:
@@ -198,7 +83,14 @@ def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedSe
     """A real server for the whole session (2 uvicorn workers, access log on)."""
     state = tmp_path_factory.mktemp("shared-state")
     games = publish_into(state, factories.small_catalog(), "s1")
-    server = LiveServer(state, state / "server.log", workers=2, access_log=True).start()
+    server = ShimServer(
+        state,
+        state / "server.log",
+        workers=2,
+        access_log=True,
+        site_url=SITE,
+        env={"BANGSCORE_POINTER_POLL_SECONDS": "0.2"},
+    ).start()
     try:
         yield SharedServer(server, games)
     finally:

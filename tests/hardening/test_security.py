@@ -18,7 +18,8 @@ from shim.quota import Quota
 from shim.sqlite_store import SQLiteStore
 from shim.store import KeyRecord
 from tests import factories
-from tests.hardening.conftest import REPO, SharedServer
+from tests.hardening.conftest import SharedServer
+from tests.live import REPO
 
 # -- keys never appear in logs ----------------------------------------------------------------
 

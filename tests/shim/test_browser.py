@@ -12,7 +12,8 @@ import httpx
 import pytest
 
 from shim.keys import is_well_formed
-from tests.shim.conftest import REPO, ShimFactory, wait_for
+from tests.live import REPO, wait_for
+from tests.shim.conftest import ShimFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 CHROMIUM = "/usr/bin/chromium"

@@ -28,7 +28,8 @@ from shim.store import (
     StoreUnavailable,
     UnknownKey,
 )
-from tests.shim.conftest import REPO, RedisServer, ShimFactory, create_key, wait_for
+from tests.live import REPO, wait_for
+from tests.shim.conftest import RedisServer, ShimFactory, create_key
 
 pytestmark = pytest.mark.redis
 DAY = dt.date(2026, 11, 22)

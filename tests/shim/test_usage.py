@@ -13,7 +13,7 @@ import pytest
 
 from shim.store import KeyRecord, KeyView, Store
 from shim.usage import AccountUsage, abuse_report, format_report
-from tests.shim.conftest import REPO
+from tests.live import REPO
 
 DAY = dt.date(2026, 11, 20)
 

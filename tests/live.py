@@ -1,0 +1,140 @@
+"""Real ``bangscore serve`` processes for tests, in uvicorn's ``run_server`` manner: start on a
+free loopback port, wait until it answers, hand it to the test, stop it afterwards.
+
+One class serves every suite that needs a server in its own process: the store and browser
+tests (a given store URL and snapshot folder) and the hardening tests (several workers, the
+access log on, SIGKILL and restart on the same state folder).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parents[1]
+READY_SECONDS = 30.0
+
+
+def free_port() -> int:
+    """Return a TCP port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for(check: Callable[[], bool], seconds: float, what: str) -> None:
+    """Poll ``check`` every 50 ms until it is true; raise AssertionError after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with contextlib.suppress(Exception):
+            if check():
+                return
+        time.sleep(0.05)
+    raise AssertionError(f"not {what} within {seconds} s")
+
+
+@dataclass
+class ShimServer:
+    """One ``bangscore serve`` process (and its workers) on a free loopback port.
+
+    ``store_url`` and ``snapshot`` default to the state folder's SQLite store and snapshots;
+    ``site_url`` defaults to the server's own URL. ``log_path`` collects stdout and stderr.
+    Every test client is 127.0.0.1, so the anonymous allowance is raised for all of them.
+    """
+
+    state_dir: Path
+    log_path: Path
+    store_url: str | None = None
+    snapshot: Path | None = None
+    workers: int = 1
+    access_log: bool = False
+    site_url: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    port: int = 0
+    process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        """Return the server's base URL, ``http://127.0.0.1:<port>``."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> ShimServer:
+        """Start the server on a fresh free port and wait until ``/metrics`` answers."""
+        self.port = free_port()
+        env = {k: v for k, v in os.environ.items() if not k.startswith("BANGSCORE_")}
+        env.update({"BANGSCORE_ANONYMOUS_DAILY_LIMIT": "10000000", **self.env})
+        args = [sys.executable, "-m", "shim.cli", "--state-dir", str(self.state_dir)]
+        if self.store_url:
+            args += ["--store", self.store_url]
+        args += ["serve", "--port", str(self.port), "--workers", str(self.workers)]
+        args += ["--site-url", self.site_url or self.url]
+        if self.snapshot is not None:
+            args += ["--snapshot", str(self.snapshot)]
+        if not self.access_log:
+            args.append("--quiet")
+        with open(self.log_path, "ab") as log:
+            # A session of its own, so that stop() and kill() reach the workers too.
+            self.process = subprocess.Popen(
+                args,
+                cwd=REPO,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        try:
+            wait_for(self._ready, READY_SECONDS, "serving")
+        except AssertionError:
+            self.stop()
+            raise AssertionError(f"server did not start:\n{self.log()}") from None
+        return self
+
+    def _ready(self) -> bool:
+        assert self.process is not None
+        if self.process.poll() is not None:
+            raise AssertionError(f"server exited early:\n{self.log()}")
+        # /metrics is neither counted nor keyed: polling it changes no count.
+        return httpx.get(f"{self.url}/metrics", timeout=1.0).status_code == 200
+
+    def metrics(self) -> dict[str, float]:
+        """Return the process's ``/metrics`` as a name -> value mapping."""
+        text = httpx.get(f"{self.url}/metrics", timeout=5.0).text
+        return {n: float(v) for n, v in (line.split() for line in text.splitlines() if line)}
+
+    def _signal(self, signum: int) -> None:
+        assert self.process is not None
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signum)
+
+    def kill(self) -> None:
+        """SIGKILL the server's whole process group, as a crash would, and reap it."""
+        if self.process is None:
+            return
+        self._signal(signal.SIGKILL)
+        self.process.wait(timeout=10)
+        self.process = None
+
+    def stop(self) -> None:
+        """Stop the server with SIGTERM (a graceful shutdown flushes counts), else SIGKILL."""
+        if self.process is None:
+            return
+        self._signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.kill()
+        self.process = None
+
+    def log(self) -> str:
+        """Return everything the server has logged so far."""
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.scale import perturb, scale_catalog
-from build.publish import publish, read_manifest
+from build.publish import PublishReport, publish, read_manifest
 from build.s3 import S3Config, S3Storage
 from build.snapshot import score_catalog, snapshot_objects
 from build.storage import LocalStorage, Storage, StoredObject
@@ -36,7 +36,7 @@ SITE = "http://127.0.0.1:8000"
 T0 = dt.datetime(2026, 11, 22, tzinfo=dt.UTC)
 
 
-def render(catalog: Catalog, snapshot_id: str) -> tuple[list[StoredObject], float]:
+def render(catalog: Catalog) -> tuple[list[StoredObject], float]:
     """Given a catalog, return (every object of its snapshot, seconds to score and render)."""
     started = time.perf_counter()
     games = score_catalog(catalog)
@@ -44,58 +44,45 @@ def render(catalog: Catalog, snapshot_id: str) -> tuple[list[StoredObject], floa
     return objects, time.perf_counter() - started
 
 
+def _row(kind: str, report: PublishReport, render_s: float, **fields: Any) -> dict[str, Any]:
+    """Given a publish report and its render time, return one result row."""
+    return {
+        "kind": kind,
+        "objects": report.objects,
+        "uploaded": report.uploaded,
+        "skipped": report.skipped,
+        "mb_uploaded": round(report.bytes_uploaded / 1e6, 1),
+        "render_s": round(render_s, 1),
+        "publish_s": round(report.seconds, 1),
+        "objects_per_s": round(report.uploaded / report.seconds),
+        **fields,
+    }
+
+
 def measure(
     storage: Storage, target: str, catalog: Catalog, label: str, extra: dict[str, Any]
 ) -> list[dict[str, Any]]:
     """Given an empty store and a catalog, return the full and incremental publish figures."""
-    rows = []
-    objects, render_s = render(catalog, "bench-1")
+    common = {"catalog": label, "games": len(catalog.games), "target": target, **extra}
+    objects, render_s = render(catalog)
     report = publish(storage, "bench-1", objects, created_at=T0, meta={})
-    rows.append(
-        {
-            "catalog": label,
-            "games": len(catalog.games),
-            "target": target,
-            "kind": "full",
-            "objects": report.objects,
-            "uploaded": report.uploaded,
-            "skipped": report.skipped,
-            "mb_uploaded": round(report.bytes_uploaded / 1e6, 1),
-            "render_s": round(render_s, 1),
-            "publish_s": round(report.seconds, 1),
-            "objects_per_s": round(report.uploaded / report.seconds),
-            **extra,
-        }
-    )
+    rows = [_row("full", report, render_s, **common)]
     print(json.dumps(rows[-1]), flush=True)
     del objects
     changed, n_changed = perturb(catalog, 0.01)
-    objects, render_s = render(changed, "bench-2")
+    objects, render_s = render(changed)
     before = {e.sha256 for e in read_manifest(storage, "bench-1").entries.values()}
     by_kind = Counter(_kind(o.key) for o in objects if digest(o.body) not in before)
-    # Website pages print the snapshot id, so each build changes all of them; rendering
-    # with the previous id shows what the incremental upload would be without that.
-    same_id, _ = render(changed, "bench-1")
-    without_id = len({digest(o.body) for o in same_id} - before)
-    del same_id
     report = publish(storage, "bench-2", objects, created_at=T0, meta={})
     rows.append(
-        {
-            "catalog": label,
-            "games": len(catalog.games),
-            "target": target,
-            "kind": "incremental 1%",
-            "games_changed": n_changed,
-            "objects": report.objects,
-            "uploaded": report.uploaded,
-            "skipped": report.skipped,
-            "mb_uploaded": round(report.bytes_uploaded / 1e6, 1),
-            "render_s": round(render_s, 1),
-            "publish_s": round(report.seconds, 1),
-            "changed_by_kind": dict(sorted(by_kind.items())),
-            "uploaded_if_pages_without_snapshot_id": without_id,
-            **extra,
-        }
+        _row(
+            "incremental 1%",
+            report,
+            render_s,
+            games_changed=n_changed,
+            changed_by_kind=dict(sorted(by_kind.items())),
+            **common,
+        )
     )
     print(json.dumps(rows[-1]), flush=True)
     return rows

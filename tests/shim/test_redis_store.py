@@ -181,6 +181,18 @@ def test_a_refused_lease_is_remembered_instead_of_asked_again(
     assert store.stats()["round_trips"] == trips + 1
 
 
+def test_peek_answers_from_the_lease_without_a_round_trip(
+    redis_url: str, store_factory: StoreFactory
+) -> None:
+    store = redis_store(store_factory, redis_url, replicas=1)
+    assert store.peek("key:p", DAY) == 0  # no lease yet: asks Redis
+    used = store.hit("key:p", DAY, 1000, 1).used
+    trips = store.stats()["round_trips"]
+    assert [store.peek("key:p", DAY) for _ in range(20)] == [used] * 20
+    assert store.stats()["round_trips"] == trips
+    assert counter(redis_url, "key:p")["leased"] == used  # what Redis holds, too
+
+
 @pytest.mark.parametrize("limit", [1, 37, 1000])
 def test_two_replicas_hammered_by_threads_never_over_admit(
     redis_url: str, store_factory: StoreFactory, limit: int

@@ -9,6 +9,7 @@ compact index, the search index, the API documents and the website pages. The pu
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -107,16 +108,7 @@ def score_catalog(catalog: Catalog, *, progress: bool = False) -> list[ScoredGam
 
 
 def _with_ranks(game: ScoredGame, rank: tuple[float, float, int]) -> ScoredGame:
-    return ScoredGame(
-        record=game.record,
-        genre=game.genre,
-        score=game.score,
-        bang_score=game.bang_score,
-        tier=game.tier,
-        becomes_banger_at_usd=game.becomes_banger_at_usd,
-        worth_it_at_usd=game.worth_it_at_usd,
-        refund_ranks=RefundRanks(*rank),
-    )
+    return dataclasses.replace(game, refund_ranks=RefundRanks(*rank))
 
 
 def lower_tags(record: GameRecord) -> frozenset[str]:
@@ -126,11 +118,16 @@ def lower_tags(record: GameRecord) -> frozenset[str]:
 
 def select(games: Sequence[ScoredGame], filters: Filters) -> list[int]:
     """Given games in list order and filters, return the positions of the matching games."""
+    no_tags: frozenset[str] = frozenset()
     return [
         i
         for i, g in enumerate(games)
         if filters.matches(
-            g.genre, g.record.release_year, g.record.discount_percent, lower_tags(g.record)
+            g.genre,
+            g.record.release_year,
+            g.record.discount_percent,
+            # Only a tag filter reads the tags: skip building every game's set otherwise.
+            lower_tags(g.record) if filters.tags else no_tags,
         )
     ]
 

@@ -85,3 +85,7 @@ ROOT_KEY = "api/v1/index.json"
 OPENAPI_KEY = "api/v1/openapi.json"
 DOCS_KEY = "site/docs.html"
 HOME_KEY = "site/index.html"
+FAVICON_KEY = "site/favicon.svg"
+# Known apps that are not rated, {"<appid>": {"name": ..., "reason": ...}}: written by the
+# builder once the catalog keeps them; the website's search reads it when present.
+NOT_RATED_KEY = "index/not_rated.json"

@@ -10,14 +10,16 @@ compact index, the search index, the API documents and the website pages. The pu
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from tqdm import tqdm
 
 from build.api import root_listing
+from build.chart import price_curve_svg
 from build.filters import (
     DOCS_KEY,
+    FAVICON_KEY,
     HOME_KEY,
     INDEX_KEY,
     OPENAPI_KEY,
@@ -31,6 +33,7 @@ from build.filters import (
 )
 from build.listing import PAGE_SIZE, render_page
 from build.openapi import openapi_document
+from build.pages import better_in_genre
 from build.search import SearchIndex
 from build.site import SiteRenderer
 from build.storage import StoredObject
@@ -43,6 +46,7 @@ from scoring.value import ValueInputs, bang_score, score
 
 JSON_TYPE = "application/json"
 HTML_TYPE = "text/html; charset=utf-8"
+SVG_TYPE = "image/svg+xml"
 BANGER_AT = 80
 WORTH_IT_AT = 65
 
@@ -169,10 +173,16 @@ def snapshot_objects(
             body = render_page([item_bytes[i] for i in chunk], page, len(hits))
             yield StoredObject(list_key(key, page), body, JSON_TYPE)
     site = SiteRenderer(site_url=site_url, base_url=base_url)
-    for game in games:
+    better = better_in_genre([g.genre for g in games])
+    for game, above in zip(games, better, strict=True):
         detail = detail_record(game, site_url)
         yield StoredObject(detail_key(game.record.appid), dumps(detail), JSON_TYPE)
-        yield StoredObject(game_page_key(game.record.appid), site.game_page(detail), HTML_TYPE)
+        html = site.game_page(
+            detail,
+            chart=price_chart(game, detail),
+            better=[items[i] for i in reversed(above)],
+        )
+        yield StoredObject(game_page_key(game.record.appid), html, HTML_TYPE)
     yield StoredObject(INDEX_KEY, dumps(compact_index(games, items)), JSON_TYPE)
     search = SearchIndex.build((g.record.appid, g.bang_score, g.record.name) for g in games)
     yield StoredObject(SEARCH_KEY, dumps(search.to_json()), JSON_TYPE)
@@ -181,3 +191,32 @@ def snapshot_objects(
     yield StoredObject(OPENAPI_KEY, dumps(openapi), JSON_TYPE)
     yield StoredObject(DOCS_KEY, site.docs_page(openapi), HTML_TYPE)
     yield StoredObject(HOME_KEY, site.home_page(items[:25], len(games)), HTML_TYPE)
+    yield StoredObject(FAVICON_KEY, site.favicon(), SVG_TYPE)
+
+
+def score_at_price(game: ScoredGame) -> Callable[[float], float]:
+    """Given a scored game, return a callable giving its unrounded score (0..100) at a price in
+    USD, every other input as :func:`score_game` takes it. The one place the game page's chart
+    meets the scoring model."""
+    rec = game.record
+    assert rec.review_score is not None and rec.main_story_hours is not None  # as score_game
+    inputs = ValueInputs(
+        price_usd=rec.price_usd,
+        review_score=rec.review_score,
+        review_count=rec.review_count,
+        length_hours=rec.main_story_hours,
+        finish_rate=rec.finish_rate,
+    )
+    return lambda p: score(dataclasses.replace(inputs, price_usd=p))
+
+
+def price_chart(game: ScoredGame, detail: dict[str, Any]) -> str:
+    """Given a scored game and its detail record, return the game page's price chart (SVG)."""
+    return price_curve_svg(
+        score_at_price(game),
+        price_usd=detail["price_usd"],
+        historical_low_usd=detail["historical_low_usd"],
+        worth_it_at_usd=detail["worth_it_at_usd"],
+        becomes_banger_at_usd=detail["becomes_banger_at_usd"],
+        name=detail["name"],
+    )

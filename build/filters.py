@@ -37,6 +37,22 @@ class Filters:
         parts = [f"genre-{g}" for g in self.genres] + (["on_sale"] if self.on_sale else [])
         return "+".join(parts) or "all"
 
+    def to_query(self) -> dict[str, str]:
+        """Return the filters as canonical query parameters (sorted lists, only those set): what
+        ``Link`` headers and the website's paging links carry."""
+        query: dict[str, str] = {}
+        if self.genres:
+            query["genre"] = ",".join(sorted(self.genres))
+        if self.tags:
+            query["tag"] = ",".join(sorted(self.tags))
+        if self.year_from is not None:
+            query["year_from"] = str(self.year_from)
+        if self.year_to is not None:
+            query["year_to"] = str(self.year_to)
+        if self.on_sale:
+            query["on_sale"] = "true"
+        return query
+
     def matches(
         self, genre: str, year: int | None, discount_percent: float, tags: frozenset[str]
     ) -> bool:

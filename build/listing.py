@@ -24,6 +24,20 @@ def page_bounds(page: int) -> tuple[int, int]:
     return start, start + PAGE_SIZE
 
 
+def page_rels(page: int, pages: int) -> list[tuple[str, int]]:
+    """Given the current page and the page count, return the (relation, page) links that exist:
+    ``first``, ``prev``, ``next``, ``last`` (RFC 8288 relation names), none when pages is 0."""
+    rels: list[tuple[str, int]] = []
+    if pages >= 1:
+        rels.append(("first", 1))
+        if page > 1:
+            rels.append(("prev", min(page - 1, pages)))
+        if page < pages:
+            rels.append(("next", page + 1))
+        rels.append(("last", pages))
+    return rels
+
+
 def render_page(items: Sequence[bytes], page: int, total: int, query: str | None = None) -> bytes:
     """Given the page's serialized items, its number and the total, return the envelope bytes.
 

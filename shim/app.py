@@ -20,6 +20,7 @@ from build.publish import SnapshotError
 from build.storage import StorageError
 from shim.edge import EdgeMiddleware
 from shim.handlers import Shim
+from shim.pages import Pages
 from shim.quota import Quota
 from shim.routes import build_routes
 from shim.snapshot import SnapshotSource
@@ -49,9 +50,12 @@ def create_app(
     Bulk export (:mod:`shim.export`); without it ``/api/v1/export`` answers 403 or 404.
     """
     shim = Shim(source, quota, site_url=site_url, base_url=base_url)
+    pages = Pages(shim)
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
+        if pages.is_page(request.url.path):
+            return await pages.http_error(request, exc.status_code)
         hit, window, rate = shim.charge_anonymous(request)
         if not hit.admitted:
             return shim.over_limit(request, hit, window, rate)
@@ -80,7 +84,7 @@ def create_app(
         quota.store.close()
 
     # -- account website (issue 5): its own routes, each with its session middleware --------
-    routes: list[BaseRoute] = [*build_routes(shim)]
+    routes: list[BaseRoute] = [*build_routes(shim), *pages.routes()]
     if session_secret is not None:
         from shim.accounts import AccountSite, account_routes
 

@@ -57,6 +57,7 @@ def app_from_settings(settings: Settings) -> Starlette:
     quota = Quota(
         open_store(settings.store_url),
         anonymous_limit=settings.anonymous_daily_limit,
+        page_limit=settings.page_daily_limit,
         key_cache_seconds=settings.key_cache_seconds,
     )
     from shim.accounts import load_session_secret

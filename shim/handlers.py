@@ -18,6 +18,8 @@ from urllib.parse import urlencode
 from starlette.requests import Request
 from starlette.responses import Response
 
+from build.filters import Filters, list_key
+from build.listing import page_rels
 from build.storage import StorageError
 from shim.problems import PROBLEM_TYPE, BadRequest, ParamError, problem_body
 from shim.quota import AuthFailure, Quota, Window, rate_headers
@@ -289,15 +291,20 @@ class Shim:
 
     def links(self, path: str, query: dict[str, str], page: int, pages: int) -> str:
         """Given a path, canonical query and paging, return the RFC 8288 Link header value."""
-        rels: list[tuple[str, int]] = []
-        if pages >= 1:
-            rels.append(("first", 1))
-            if page > 1:
-                rels.append(("prev", min(page - 1, pages)))
-            if page < pages:
-                rels.append(("next", page + 1))
-            rels.append(("last", pages))
         return ", ".join(
             f'<{self.base_url}{path}?{urlencode({**query, "page": str(n)})}>; rel="{rel}"'
-            for rel, n in rels
+            for rel, n in page_rels(page, pages)
         )
+
+    async def list_page(
+        self, snap: LoadedSnapshot, filters: Filters, page: int
+    ) -> tuple[bytes, str]:
+        """Given filters and a 1-based page, return (list envelope bytes, strong ETag): the
+        precomputed page if the builder wrote one, else composed from the compact index. The
+        one path by which the API's list and the website's browse page select games."""
+        combo = filters.combo_key
+        key = list_key(combo, page) if combo else None
+        if key is not None and snap.entry(key) is not None:
+            stored = await self.stored(snap, key, JSON_TYPE)
+            return stored.body, stored.etag
+        return snap.index.page(filters, page)

@@ -17,6 +17,7 @@ from shim.keys import is_well_formed, key_digest
 from shim.store import Hit, KeyRecord, Store, StoreUnavailable
 
 DAY_SECONDS = 86_400
+DEFAULT_PAGE_LIMIT = 5_000
 MAX_CACHED_KEYS = 100_000
 log = logging.getLogger("bangscore.quota")
 
@@ -80,18 +81,24 @@ class QuotaMetrics:
 
 
 class Quota:
-    """Authenticates keys and counts requests against a Store, failing open if it is down."""
+    """Authenticates keys and counts requests against a Store, failing open if it is down.
+
+    Two per-IP allowances exist beside the keys' limits: ``anonymous_limit`` for API requests
+    without a valid key, and ``page_limit`` for the website's pages.
+    """
 
     def __init__(
         self,
         store: Store,
         *,
         anonymous_limit: int,
+        page_limit: int = DEFAULT_PAGE_LIMIT,
         key_cache_seconds: float = 2.0,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.store = store
         self.anonymous_limit = anonymous_limit
+        self.page_limit = page_limit  # the website's own per-IP allowance (shim.pages)
         self.key_cache_seconds = key_cache_seconds
         self.clock = clock
         self.metrics = QuotaMetrics()

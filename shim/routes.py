@@ -7,41 +7,21 @@ from collections.abc import Awaitable, Callable
 
 import orjson
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from build.filters import (
-    DOCS_KEY,
-    HOME_KEY,
     OPENAPI_KEY,
     ROOT_KEY,
-    Filters,
     detail_key,
-    game_page_key,
-    list_key,
 )
 from build.listing import page_count
 from build.storage import StorageError
 from build.wire import etag_for
 from shim import params
-from shim.handlers import HTML, JSON_TYPE, NotFound, Resolved, Shim
+from shim.handlers import JSON_TYPE, NotFound, Resolved, Shim
 from shim.snapshot import LoadedSnapshot
 from shim.store import KeyRecord, StoreUnavailable
-
-
-def _canonical(filters: Filters) -> dict[str, str]:
-    query: dict[str, str] = {}
-    if filters.genres:
-        query["genre"] = ",".join(sorted(filters.genres))
-    if filters.tags:
-        query["tag"] = ",".join(sorted(filters.tags))
-    if filters.year_from is not None:
-        query["year_from"] = str(filters.year_from)
-    if filters.year_to is not None:
-        query["year_to"] = str(filters.year_to)
-    if filters.on_sale:
-        query["on_sale"] = "true"
-    return query
 
 
 def _total(body: bytes) -> int:
@@ -56,15 +36,9 @@ def build_routes(shim: Shim) -> list[Route]:
     async def games(request: Request) -> Response:
         async def resolve(snap: LoadedSnapshot, _: KeyRecord) -> Resolved:
             query = params.parse_list_query(request.query_params.multi_items())
-            combo = query.filters.combo_key
-            key = list_key(combo, query.page) if combo else None
-            if key is not None and snap.entry(key) is not None:
-                stored = await shim.stored(snap, key, JSON_TYPE)
-                body, etag = stored.body, stored.etag
-            else:
-                body, etag = snap.index.page(query.filters, query.page)
+            body, etag = await shim.list_page(snap, query.filters, query.page)
             link = shim.links(
-                "/api/v1/games", _canonical(query.filters), query.page, page_count(_total(body))
+                "/api/v1/games", query.filters.to_query(), query.page, page_count(_total(body))
             )
             return Resolved(body, etag, headers=(("Link", link),) if link else ())
 
@@ -127,20 +101,6 @@ def build_routes(shim: Shim) -> list[Route]:
 
         return endpoint
 
-    async def game_page(request: Request) -> Response:
-        async def resolve(snap: LoadedSnapshot) -> Resolved | Response:
-            raw = request.path_params["appid"]
-            pos = snap.index.position.get(int(raw)) if raw.isdigit() and len(raw) < 13 else None
-            if pos is None:
-                raise NotFound("game_not_found", f"No rated game has appid {raw}.")
-            canonical = snap.index.urls[pos]
-            if not canonical.endswith(request.url.path):
-                _, _, rate = shim.charge_anonymous(request)
-                return RedirectResponse(canonical, 301, headers=dict(rate))
-            return await shim.stored(snap, game_page_key(int(raw)), HTML)
-
-        return await shim.anonymous(request, resolve)
-
     async def metrics(request: Request) -> Response:
         m = shim.quota.metrics
         lines = [
@@ -168,10 +128,5 @@ def build_routes(shim: Shim) -> list[Route]:
         Route("/api/v1/games/{appid}", game),
         Route("/api/v1/search", search),
         Route("/api/v1/usage", usage),
-        Route("/", document(HOME_KEY, HTML)),
-        Route("/docs", document(DOCS_KEY, HTML)),
-        Route("/docs/errors", document(DOCS_KEY, HTML)),
-        Route("/game/{appid}", game_page),
-        Route("/game/{appid}/{slug}", game_page),
         Route("/metrics", metrics),
     ]

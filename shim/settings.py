@@ -36,6 +36,7 @@ class Settings(BaseSettings):
     port: int = Field(8000, ge=1, le=65535)
     workers: int = Field(1, ge=1, le=64)
     anonymous_daily_limit: int = Field(1000, ge=1, description="Per-IP allowance without a key")
+    page_daily_limit: int = Field(5000, ge=1, description="Per-IP allowance of website pages")
     pointer_poll_seconds: float = Field(5.0, gt=0, description="How often replicas re-read current")
     key_cache_seconds: float = Field(2.0, ge=0, description="Key lookups cached (revocation lag)")
     cache_bytes: int = Field(512 * 1024 * 1024, ge=0, description="Snapshot object cache budget")

@@ -93,12 +93,14 @@ def make_app(
     *,
     clock: Callable[[], float] | None = None,
     anonymous_limit: int = 1000,
+    page_limit: int = 5000,
 ) -> tuple[Starlette, SQLiteStore, Quota]:
     """Given a published store and a folder, return (app, its SQLite store, its quota)."""
     store = SQLiteStore(state_dir / "keys.sqlite3")
     quota = Quota(
         store,
         anonymous_limit=anonymous_limit,
+        page_limit=page_limit,
         key_cache_seconds=0,
         **({"clock": clock} if clock else {}),
     )

@@ -49,7 +49,7 @@ class ShimServer:
 
     ``store_url`` and ``snapshot`` default to the state folder's SQLite store and snapshots;
     ``site_url`` defaults to the server's own URL. ``log_path`` collects stdout and stderr.
-    Every test client is 127.0.0.1, so the anonymous allowance is raised for all of them.
+    Every test client is 127.0.0.1, so the anonymous and page allowances are raised for all.
     """
 
     state_dir: Path
@@ -72,7 +72,13 @@ class ShimServer:
         """Start the server on a fresh free port and wait until ``/metrics`` answers."""
         self.port = free_port()
         env = {k: v for k, v in os.environ.items() if not k.startswith("BANGSCORE_")}
-        env.update({"BANGSCORE_ANONYMOUS_DAILY_LIMIT": "10000000", **self.env})
+        env.update(
+            {
+                "BANGSCORE_ANONYMOUS_DAILY_LIMIT": "10000000",
+                "BANGSCORE_PAGE_DAILY_LIMIT": "10000000",
+                **self.env,
+            }
+        )
         args = [sys.executable, "-m", "shim.cli", "--state-dir", str(self.state_dir)]
         if self.store_url:
             args += ["--store", self.store_url]

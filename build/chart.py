@@ -33,7 +33,7 @@ class Marker:
     price: float
     shape: str  # "circle", "square", "diamond" or "triangle"
     dash: str  # SVG stroke-dasharray ("" for solid)
-    said: str  # the marker in the text alternative: "today's price of $19.99"
+    said: str  # its sentence in the text alternative; "{score}" stands for the score there
 
 
 def usd(value: float) -> str:
@@ -117,21 +117,47 @@ def price_curve_svg(
     ]
     top, step = nice_ceiling(axis_top(candidates, price_usd))
     today = usd(price_usd)
-    markers = [Marker(f"today {today}", price_usd, "circle", "", f"today's price, {today}")]
+    markers = [
+        Marker(
+            f"today {today}",
+            price_usd,
+            "circle",
+            "",
+            f"At today's price of {today} it scores {{score}}.",
+        )
+    ]
     if historical_low_usd is not None and historical_low_usd <= top:
         low = usd(historical_low_usd)
         markers.append(
-            Marker(f"low {low}", historical_low_usd, "square", "2 3", f"its historical low, {low}")
+            Marker(
+                f"low {low}",
+                historical_low_usd,
+                "square",
+                "2 3",
+                f"At its historical low of {low} it scores {{score}}.",
+            )
         )
     if worth_it_at_usd is not None and worth_it_at_usd <= top:
         at = usd(worth_it_at_usd)
         markers.append(
-            Marker(f"worth it {at}", worth_it_at_usd, "diamond", "6 4", f"{at}, worth it")
+            Marker(
+                f"worth it {at}",
+                worth_it_at_usd,
+                "diamond",
+                "6 4",
+                f"It is worth it (65 or more) at {at} or less.",
+            )
         )
     if becomes_banger_at_usd is not None and becomes_banger_at_usd <= top:
         at = usd(becomes_banger_at_usd)
         markers.append(
-            Marker(f"banger {at}", becomes_banger_at_usd, "triangle", "12 4", f"{at}, a banger")
+            Marker(
+                f"banger {at}",
+                becomes_banger_at_usd,
+                "triangle",
+                "12 4",
+                f"It is a banger (80 or more) at {at} or less.",
+            )
         )
     ordered = sorted(markers, key=lambda m: m.price)
     left, right = float(_LEFT), float(WIDTH - _RIGHT)
@@ -212,5 +238,5 @@ def _describe(markers: list[Marker], score_at: Callable[[float], float], name: s
     """Given the drawn markers, return the chart's text alternative (one sentence a marker)."""
     sentences = [f"The score of {name} never rises with its price."]
     for m in markers:
-        sentences.append(f"At {m.said} it scores {math.floor(score_at(m.price) + 0.5)}.")
+        sentences.append(m.said.format(score=math.floor(score_at(m.price) + 0.5)))
     return " ".join(sentences)

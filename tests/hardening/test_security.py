@@ -156,8 +156,10 @@ def test_no_path_traversal_through_appid_or_slug(
     storage = LocalStorage(shared_server.server.state_dir / "snapshots")
     assert body != storage.get("current")
     assert b'"objects"' not in body  # no manifest
-    if response.status != 301:
-        assert response.getheader("content-type") == "application/problem+json"
+    if response.status != 301:  # the API answers problems, the website HTML pages
+        api = raw_path.startswith("/api/")
+        expected = "application/problem+json" if api else "text/html; charset=utf-8"
+        assert response.getheader("content-type") == expected
 
 
 # -- response headers -------------------------------------------------------------------------

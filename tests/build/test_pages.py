@@ -1,0 +1,146 @@
+"""What game pages show beyond the wire record: the chart, drivers, the length's source and the
+better-value games of the same genre."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from build.filters import game_page_key
+from build.pages import better_in_genre, driver_label, drivers_view, length_source_label
+from build.publish import object_key, read_manifest
+from build.site import SiteRenderer
+from build.snapshot import price_chart, score_at_price
+from build.storage import Storage
+from build.wire import ScoredGame, detail_record, list_item
+from tests.factories import SITE
+
+
+def page_of(storage: Storage, appid: int) -> str:
+    entry = read_manifest(storage, "s1").entries[game_page_key(appid)]
+    return storage.get(object_key(entry.sha256)).decode()
+
+
+@pytest.mark.parametrize(
+    ("genres", "expected"),
+    [
+        (["rpg", "rpg", "rpg"], [[], [0], [0, 1]]),
+        (["rpg", "action", "rpg", "action"], [[], [], [0], [1]]),
+        (["rpg"] * 7, [[], [0], [0, 1], [0, 1, 2], [0, 1, 2, 3], [0, 1, 2, 3, 4], [1, 2, 3, 4, 5]]),
+    ],
+    ids=["one-genre", "two-genres", "at-most-five-nearest"],
+)
+def test_better_in_genre_is_the_nearest_above_in_the_same_genre(
+    genres: list[str], expected: list[list[int]]
+) -> None:
+    assert better_in_genre(genres) == expected
+
+
+@pytest.mark.parametrize(
+    ("detail", "expected"),
+    [
+        ({}, []),
+        (
+            {"drivers": {"raises": ["reviews", "length"], "lowers": ["price"], "neutral": []}},
+            [("Raises the score", ["Player reviews", "Length"]), ("Lowers the score", ["Price"])],
+        ),
+        (
+            {"drivers": {"raises": [], "lowers": ["unattended_time"], "neutral": ["finish_rate"]}},
+            [
+                ("Lowers the score", ["Unattended (idle) play time"]),
+                ("Neither raises nor lowers it", ["Share of players who finish"]),
+            ],
+        ),
+    ],
+    ids=["absent", "raises-and-lowers", "neutral"],
+)
+def test_drivers_view_labels_each_group(
+    detail: dict[str, Any], expected: list[tuple[str, list[str]]]
+) -> None:
+    assert drivers_view(detail) == expected
+
+
+def test_unknown_driver_names_still_read_as_words() -> None:
+    assert driver_label("new_signal") == "New signal"
+
+
+@pytest.mark.parametrize(
+    ("detail", "expected"),
+    [
+        ({"length_source": "hltb"}, "main-story time from a play-length source"),
+        (
+            {"length_source": "playtime_estimate"},
+            "estimated from how long the game's reviewers play",
+        ),
+        ({"estimated": ["length"]}, "an estimate"),
+        ({"estimated": []}, None),
+    ],
+    ids=["hltb", "playtime-estimate", "estimated-before-length-source", "measured"],
+)
+def test_length_source_label(detail: dict[str, Any], expected: str | None) -> None:
+    assert length_source_label(detail) == expected
+
+
+def test_score_at_price_is_the_model_at_todays_price_and_never_rises(
+    small_snapshot: tuple[Storage, list[ScoredGame]],
+) -> None:
+    for game in small_snapshot[1]:
+        at = score_at_price(game)
+        assert at(game.record.price_usd) == game.score
+        prices = [p / 4 for p in range(0, 400)]
+        scores = [at(p) for p in prices]
+        assert scores == sorted(scores, reverse=True)
+        if game.worth_it_at_usd is not None:
+            assert round(at(game.worth_it_at_usd)) >= 65 > round(at(game.worth_it_at_usd + 0.01))
+
+
+def test_game_page_has_chart_and_better_value_games_of_its_genre(
+    small_snapshot: tuple[Storage, list[ScoredGame]],
+) -> None:
+    storage, games = small_snapshot
+    rpgs = [g for g in games if g.genre == "rpg"]
+    last = rpgs[-1]
+    html = page_of(storage, last.record.appid)
+    assert '<svg xmlns="http://www.w3.org/2000/svg"' in html
+    assert f"today ${last.record.price_usd:,.2f}" in html
+    better = re.search(r'<ol id="better-list">(.*?)</ol>', html, re.S)
+    assert better is not None
+    names = re.findall(r">([^<]+)</a>", better[1])
+    assert names == [g.record.name for g in rpgs[:-1][-5:]][::-1]
+    assert 'href="/game/' in better[1]  # root-relative: works on whatever host serves it
+    top = page_of(storage, rpgs[0].record.appid)
+    assert "No game of this genre is better value today." in top
+
+
+def test_game_page_renders_drivers_length_source_and_score_version_when_present(
+    small_snapshot: tuple[Storage, list[ScoredGame]],
+) -> None:
+    game = small_snapshot[1][0]
+    detail = detail_record(game, SITE) | {
+        "drivers": {"raises": ["reviews"], "lowers": ["price", "estimated_length"], "neutral": []},
+        "length_source": "playtime_estimate",
+        "score_version": "2026.11-b",
+    }
+    site = SiteRenderer(site_url=SITE, base_url=SITE)
+    html = site.game_page(detail, chart=price_chart(game, detail), better=[]).decode()
+    drivers = html[html.index('id="drivers"') :]
+    assert "<h3>Raises the score</h3>" in drivers and "<li>Player reviews</li>" in drivers
+    assert "<li>Price</li><li>Length is an estimate</li>" in drivers
+    assert "estimated from how long the game&#39;s reviewers play" in html
+    assert "score version 2026.11-b" in html
+    plain = site.game_page(detail_record(game, SITE), chart="", better=[]).decode()
+    assert 'id="drivers"' not in plain and "score version" not in plain
+
+
+def test_home_page_leads_into_browse_and_search(
+    small_snapshot: tuple[Storage, list[ScoredGame]],
+) -> None:
+    games = small_snapshot[1]
+    site = SiteRenderer(site_url=SITE, base_url=SITE)
+    html = site.home_page([list_item(g, SITE) for g in games[:25]], len(games)).decode()
+    assert 'href="/games" id="browse-all"' in html
+    assert 'href="/games?genre=rpg"' in html and 'href="/games?on_sale=true"' in html
+    assert 'action="/search"' in html and 'name="q"' in html
+    assert html.count('<tr data-appid="') == 25

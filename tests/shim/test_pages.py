@@ -1,0 +1,265 @@
+"""The website as the shim serves it: browse and search from the same code as the API, HTML
+for refused and missing pages, and the pages' own per-IP allowance."""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import itertools
+import re
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+import pytest
+from starlette.testclient import TestClient
+
+from build.filters import NOT_RATED_KEY
+from build.publish import publish
+from build.snapshot import score_catalog, snapshot_objects
+from build.storage import MemoryStorage, Storage, StoredObject
+from build.wire import ScoredGame
+from tests import factories
+from tests.factories import SITE, add_key
+
+ClientFactory = Callable[..., tuple[TestClient, factories.SQLiteStore]]
+HTML = "text/html; charset=utf-8"
+NOT_RATED = {
+    "1145360": {"name": "Hades Demo", "reason": "not_a_game"},
+    "999001": {"name": "Rpg Quest Remastered", "reason": "too_few_reviews"},
+}
+
+
+@pytest.fixture
+def site(
+    client_factory: ClientFactory, small_snapshot: tuple[Storage, list[ScoredGame]]
+) -> tuple[TestClient, dict[str, str]]:
+    """A client over the small catalog and the auth headers of a free key."""
+    client, store = client_factory(small_snapshot[0])
+    return client, {"Authorization": f"Bearer {add_key(store)}"}
+
+
+@pytest.fixture(scope="module")
+def with_not_rated() -> Storage:
+    """The small catalog published with a not-rated object, as the builder will write it."""
+    storage = MemoryStorage()
+    games = score_catalog(factories.make_catalog(factories.small_catalog()))
+    extra = StoredObject(NOT_RATED_KEY, orjson.dumps(NOT_RATED), "application/json")
+    objects = itertools.chain(snapshot_objects(games, site_url=SITE, base_url=SITE), [extra])
+    publish(storage, "s1", objects, created_at=dt.datetime(2026, 11, 1, tzinfo=dt.UTC), meta={})
+    return storage
+
+
+def appids(html: str) -> list[int]:
+    """Given a browse or search page, return the appids of its results table in order."""
+    table = re.search(r'<table class="games" id="results">(.*?)</table>', html, re.S)
+    return [int(a) for a in re.findall(r'data-appid="(\d+)"', table[1])] if table else []
+
+
+def rel_links(html: str) -> dict[str, str]:
+    """Given a page, return its paging links by relation (first, prev, next, last)."""
+    return {rel: href for href, rel in re.findall(r'<a href="([^"]+)"[^>]*data-rel="(\w+)"', html)}
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "",
+        "page=2",
+        "genre=rpg",
+        "genre=rpg,action&on_sale=true",
+        "genre=rpg&genre=strategy",
+        "tag=co-op&year_from=2012&year_to=2016",
+        "on_sale=true&page=2",
+        "year_from=2030",
+        "page=99",
+    ],
+    ids=[
+        "all",
+        "page-2",
+        "genre",
+        "genres-on-sale",
+        "repeated-genre",
+        "tag-years",
+        "sale-p2",
+        "none-match",
+        "past-the-end",
+    ],
+)
+def test_browse_shows_exactly_what_the_api_lists(site: Any, query: str) -> None:
+    client, auth = site
+    page = client.get(f"/games?{query}")
+    api = client.get(f"/api/v1/games?{query}", headers=auth).json()
+    assert page.status_code == 200 and page.headers["content-type"] == HTML
+    assert appids(page.text) == [g["appid"] for g in api["games"]]
+    if api["total"]:
+        assert f"{api['total']:,} game" in page.text
+    else:
+        assert "No game matches these filters." in page.text
+
+
+def test_browse_form_keeps_the_filters_and_links_pages_and_the_api(site: Any) -> None:
+    client, _ = site
+    html = client.get("/games?on_sale=true&year_from=2010&page=2").text
+    assert 'name="on_sale" value="true" id="f-on-sale" checked' in html
+    assert 'name="year_from" min="1970" max="2100" value="2010"' in html
+    links = rel_links(html)
+    assert links == {
+        "first": "/games?year_from=2010&amp;on_sale=true&amp;page=1",
+        "prev": "/games?year_from=2010&amp;on_sale=true&amp;page=1",
+        "last": "/games?year_from=2010&amp;on_sale=true&amp;page=2",
+    }
+    assert "Page 2 of 2" in html
+    api = re.search(r'<a href="([^"]+)" id="api-link">', html)
+    assert api is not None
+    assert api[1] == f"{SITE}/api/v1/games?year_from=2010&amp;on_sale=true&amp;page=2"
+    checked = client.get("/games?genre=rpg,action").text
+    assert 'value="rpg" checked' in checked and 'value="action" checked' in checked
+    assert 'value="shooter" checked' not in checked
+
+
+def test_empty_form_fields_redirect_to_the_clean_url(site: Any) -> None:
+    client, _ = site
+    answer = client.get(
+        "/games?genre=rpg&tag=&year_from=&year_to=2020&on_sale=true", follow_redirects=False
+    )
+    assert answer.status_code == 302
+    assert answer.headers["location"] == "/games?genre=rpg&year_to=2020&on_sale=true"
+    bare = client.get("/games?tag=&year_from=", follow_redirects=False)
+    assert bare.headers["location"] == "/games"
+
+
+@pytest.mark.parametrize(
+    ("query", "parameter"),
+    [
+        ("year_from=15", "year_from"),
+        ("genre=racing", "genre"),
+        ("year_from=2020&year_to=2015", "year_from"),
+        ("on_sale=yes", "on_sale"),
+        ("page=0", "page"),
+        ("colour=red", "colour"),
+    ],
+    ids=["short-year", "unknown-genre", "years-reversed", "on-sale-value", "page-0", "unknown"],
+)
+def test_bad_filters_answer_an_html_400_with_the_form(
+    site: Any, query: str, parameter: str
+) -> None:
+    client, _ = site
+    page = client.get(f"/games?{query}")
+    assert page.status_code == 400 and page.headers["content-type"] == HTML
+    assert f"<strong>{parameter}</strong>" in page.text
+    assert 'id="filters"' in page.text and page.headers["cache-control"] == "no-store"
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["quest", "rpg quest", "RPG  QUEST 3", "qeust", "10203", "nothing like it"],
+    ids=["word", "two-words", "case-space", "typo", "appid", "no-match"],
+)
+def test_search_shows_exactly_what_the_api_finds(site: Any, query: str) -> None:
+    client, auth = site
+    page = client.get("/search", params={"q": query})
+    api = client.get("/api/v1/search", params={"q": query}, headers=auth).json()
+    assert page.status_code == 200
+    assert appids(page.text) == [g["appid"] for g in api["games"]]
+    assert f'name="q" value="{html.escape(query.strip())}"' in page.text
+
+
+def test_search_pages_forward_and_without_a_query_shows_the_box(site: Any) -> None:
+    client, auth = site
+    second = client.get("/search?q=quest&page=2")
+    api = client.get("/api/v1/search?q=quest&page=2", headers=auth).json()
+    assert appids(second.text) == [g["appid"] for g in api["games"]]
+    assert rel_links(second.text)["prev"] == "/search?q=quest&amp;page=1"
+    for path in ("/search", "/search?q=", "/search?q=%20%20"):
+        empty = client.get(path)
+        assert empty.status_code == 200 and "<h1>Search games</h1>" in empty.text
+    long = client.get("/search", params={"q": "x" * 101})
+    assert long.status_code == 400 and long.headers["content-type"] == HTML
+
+
+def test_search_names_known_games_that_are_not_rated(
+    client_factory: ClientFactory, with_not_rated: Storage, site: Any
+) -> None:
+    client, _ = client_factory(with_not_rated)
+    html = client.get("/search?q=hades").text
+    assert appids(html) == []
+    assert "Hades Demo</strong> — not rated: not a game" in html
+    both = client.get("/search?q=rpg quest").text
+    assert len(appids(both)) == 5 and "Rpg Quest Remastered" in both
+    assert "too few reviews" in both
+    without, _ = site  # a snapshot without the object: no not-rated section, no error
+    assert 'id="not-rated"' not in without.get("/search?q=rpg quest").text
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/nowhere", "/game/99999", "/game/abc", "/games/extra", "/docs/nope"],
+    ids=["unknown-path", "unknown-game", "bad-appid", "under-games", "under-docs"],
+)
+def test_missing_pages_answer_html_and_the_api_json(site: Any, path: str) -> None:
+    client, _ = site
+    page = client.get(path)
+    assert page.status_code == 404 and page.headers["content-type"] == HTML
+    assert "<h1>Page not found</h1>" in page.text and 'action="/search"' in page.text
+    api = client.get("/api/v1" + path)
+    assert api.status_code in (401, 404)
+    assert api.headers["content-type"] == "application/problem+json"
+
+
+def test_post_to_a_page_answers_an_html_405(site: Any) -> None:
+    client, _ = site
+    answer = client.post("/games")
+    assert answer.status_code == 405 and answer.headers["content-type"] == HTML
+    assert answer.headers["allow"] == "GET, HEAD"
+
+
+def test_favicon_is_served_and_not_counted(site: Any) -> None:
+    client, _ = site
+    before = client.get("/").headers["x-ratelimit-used"]
+    for path in ("/favicon.svg", "/favicon.ico"):
+        icon = client.get(path)
+        assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"
+        assert icon.content.startswith(b"<svg")
+    assert client.get("/docs").headers["x-ratelimit-used"] == str(int(before) + 1)
+
+
+def test_pages_have_their_own_allowance_apart_from_the_api_and_keys(
+    client_factory: ClientFactory, small_snapshot: tuple[Storage, list[ScoredGame]]
+) -> None:
+    client, store = client_factory(small_snapshot[0], page_limit=4, anonymous_limit=3)
+    key = add_key(store)
+    auth = {"Authorization": f"Bearer {key}"}
+    paths = ["/", "/games?genre=rpg", "/search?q=quest", "/game/10000"]
+    for n, path in enumerate(paths, start=1):
+        page = client.get(path, headers=auth, follow_redirects=False)  # a key is ignored
+        assert page.status_code in (200, 301), path
+        assert page.headers["x-ratelimit-limit"] == "4"
+        assert page.headers["x-ratelimit-remaining"] == str(4 - n)
+    refused = client.get("/games?page=2")
+    assert refused.status_code == 429 and refused.headers["content-type"] == HTML
+    assert "<h1>Too many page views today</h1>" in refused.text
+    assert 0 < int(refused.headers["retry-after"]) <= 86_400
+    assert refused.headers["cache-control"] == "no-store"
+    assert client.get("/nowhere").status_code == 429  # a missing page counts too
+    # The API's anonymous allowance and the key's count are untouched by page views.
+    root = client.get("/api/v1")
+    assert root.status_code == 200 and root.headers["x-ratelimit-remaining"] == "2"
+    usage = client.get("/api/v1/usage", headers=auth).json()
+    assert usage["used"] == 0
+
+
+def test_a_revalidated_page_is_free(site: Any) -> None:
+    client, _ = site
+    first = client.get("/games?genre=rpg")
+    again = client.get("/games?genre=rpg", headers={"If-None-Match": first.headers["etag"]})
+    assert again.status_code == 304
+    assert again.headers["x-ratelimit-used"] == first.headers["x-ratelimit-used"]
+
+
+def test_every_page_has_the_search_box_and_a_favicon(site: Any) -> None:
+    client, _ = site
+    for path in ("/", "/games", "/search?q=quest", "/docs", "/game/10000/rpg-quest-0", "/x"):
+        html = client.get(path).text
+        assert '<form class="site-search" role="search" method="get" action="/search">' in html
+        assert '<link rel="icon" href="/favicon.svg" type="image/svg+xml">' in html

@@ -17,9 +17,10 @@ from html import escape
 BANGER_AT = 80
 WORTH_IT_AT = 65
 WIDTH = 640
+NARROW_WIDTH = 360  # drawn for phones: at 640 wide its 12 px text would shrink to 7 px
 HEIGHT = 300
 SAMPLES = 96
-_LEFT, _RIGHT, _BOTTOM = 44, 100, 36
+_LEFT, _BOTTOM = 44, 36
 _ROW = 15  # height of one row of marker labels above the plot
 _CHAR_PX = 6.6  # mean width of a character of the 12 px labels, for overlap checks
 _NICE_STEPS = (1.0, 2.0, 2.5, 5.0)
@@ -102,6 +103,7 @@ def price_curve_svg(
     becomes_banger_at_usd: float | None,
     name: str = "this game",
     chart_id: str = "price-chart",
+    width: int = WIDTH,
 ) -> str:
     """Given a callable giving the unrounded score (0..100) at a price in USD, today's price,
     the historical low and the two thresholds (None where unknown or unreachable), return the
@@ -110,8 +112,15 @@ def price_curve_svg(
     Marks today's price (filled circle, solid line), the historical low (open square, dotted),
     where the game becomes worth it (open diamond, dashed) and a banger (filled triangle,
     long dashes). Thresholds beyond the chart's right edge are left out of the drawing (the
-    page's text names them).
+    page's text names them). ``width`` is the drawing's width in SVG units (its text is 12
+    units high): ``NARROW_WIDTH`` for phones, where the tier lines are named more briefly.
     """
+    narrow = width < 500
+    tier_labels = (
+        ((BANGER_AT, "banger"), (WORTH_IT_AT, "worth it"))
+        if narrow
+        else ((BANGER_AT, "banger 80+"), (WORTH_IT_AT, "worth it 65+"))
+    )
     candidates = [
         p for p in (price_usd, historical_low_usd, worth_it_at_usd, becomes_banger_at_usd) if p
     ]
@@ -160,7 +169,7 @@ def price_curve_svg(
             )
         )
     ordered = sorted(markers, key=lambda m: m.price)
-    left, right = float(_LEFT), float(WIDTH - _RIGHT)
+    left, right = float(_LEFT), float(width - (60 if narrow else 100))
     rows = _label_rows([(_x(m.price, top, left, right), m.label) for m in ordered], left, right)
     plot_top = 10 + _ROW * (max(rows) + 1) + 6
     plot_bottom = float(HEIGHT - _BOTTOM)
@@ -174,7 +183,7 @@ def price_curve_svg(
     prices = sorted({top * i / SAMPLES for i in range(SAMPLES + 1)} | {m.price for m in markers})
     curve = " ".join(f"{x_of(p):.1f},{y_of(score_at(p)):.1f}" for p in prices)
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {HEIGHT}" '
         f'class="price-chart" id="{chart_id}" role="img" '
         f'aria-labelledby="{chart_id}-title {chart_id}-desc">',
         f'<title id="{chart_id}-title">bang_score of {escape(name)} against its price</title>',
@@ -198,7 +207,7 @@ def price_curve_svg(
         f'<text x="{(left + right) / 2:.1f}" y="{HEIGHT - 4}" class="axis-label" '
         'text-anchor="middle">price (USD)</text>'
     )
-    for score, label in ((BANGER_AT, "banger 80+"), (WORTH_IT_AT, "worth it 65+")):
+    for score, label in tier_labels:
         y = y_of(score)
         parts.append(
             f'<line x1="{left}" x2="{right}" y1="{y:.1f}" y2="{y:.1f}" class="tier-line"/>'

@@ -16,6 +16,8 @@ from typing import Any
 from tqdm import tqdm
 
 from build.api import root_listing
+from build.chart import NARROW_WIDTH as NARROW_CHART
+from build.chart import WIDTH as WIDE_CHART
 from build.chart import price_curve_svg
 from build.filters import (
     DOCS_KEY,
@@ -211,12 +213,19 @@ def score_at_price(game: ScoredGame) -> Callable[[float], float]:
 
 
 def price_chart(game: ScoredGame, detail: dict[str, Any]) -> str:
-    """Given a scored game and its detail record, return the game page's price chart (SVG)."""
-    return price_curve_svg(
-        score_at_price(game),
-        price_usd=detail["price_usd"],
-        historical_low_usd=detail["historical_low_usd"],
-        worth_it_at_usd=detail["worth_it_at_usd"],
-        becomes_banger_at_usd=detail["becomes_banger_at_usd"],
-        name=detail["name"],
+    """Given a scored game and its detail record, return the game page's price charts (SVG):
+    one drawn for wide screens and one for phones, the page's style showing one of them."""
+    score_at = score_at_price(game)
+    return "\n".join(
+        price_curve_svg(
+            score_at,
+            price_usd=detail["price_usd"],
+            historical_low_usd=detail["historical_low_usd"],
+            worth_it_at_usd=detail["worth_it_at_usd"],
+            becomes_banger_at_usd=detail["becomes_banger_at_usd"],
+            name=detail["name"],
+            chart_id=chart_id,
+            width=width,
+        )
+        for chart_id, width in (("price-chart", WIDE_CHART), ("price-chart-narrow", NARROW_CHART))
     )

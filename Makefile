@@ -6,6 +6,7 @@ STAMP   := $(VENV)/.installed
 HOST    ?= 127.0.0.1
 PORT    ?= 8000
 APT_PACKAGES := chromium nginx wrk
+AXE     := node_modules/axe-core/axe.min.js
 
 .PHONY: help venv deps build run serve demo-key test lint format typecheck bench stack clean
 
@@ -20,13 +21,16 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)  ## create .venv and install the project with its dev tools
 
-deps:  ## install the Debian packages the tests and benchmarks use (chromium, nginx, wrk)
+deps:  ## install what the tests and benchmarks use: chromium, nginx, wrk (Debian), axe-core (npm)
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	command -v npm >/dev/null 2>&1 || missing="$$missing nodejs npm"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
 	fi
+	@# axe-core, the accessibility engine the browser tests inject (pinned in package-lock.json)
+	@[ -f $(AXE) ] || npm ci --no-audit --no-fund --loglevel=error
 
 build: $(STAMP)  ## score the bundled real catalog and publish a snapshot under ./var
 	$(BIN)/bangscore build
@@ -66,4 +70,4 @@ stack: $(STAMP) deps  ## start SeaweedFS, Redis, two shim replicas and nginx on 
 	bash infra/stack.sh
 
 clean:  ## remove the state folder and caches (keeps .venv)
-	rm -rf var .pytest_cache .mypy_cache .ruff_cache .hypothesis tests/output
+	rm -rf var .pytest_cache .mypy_cache .ruff_cache .hypothesis tests/output node_modules

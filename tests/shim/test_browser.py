@@ -4,7 +4,6 @@ revoke it. A screenshot of the keys page is saved to ``tests/output/keys_page.pn
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,37 +11,24 @@ import httpx
 import pytest
 
 from shim.keys import is_well_formed
+from tests.browser import chromium, missing_tools
 from tests.live import REPO, wait_for
 from tests.shim.conftest import ShimFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 SCREENSHOT = REPO / "tests" / "output" / "keys_page.png"
 
-if shutil.which(CHROMIUM) is None:  # `make deps` installs it; a bare machine fails loudly
-    pytest.fail(f"{CHROMIUM} is missing: run `make deps` (apt-get install chromium)")
+if (why := missing_tools()) is not None:  # `make deps` installs them; a bare machine fails loudly
+    pytest.fail(why)
 
 
 @pytest.fixture
 def page() -> Iterator[object]:
     """A fresh chromium page (Playwright gives it a new empty profile), closed after the test."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium() as browser:
         context = browser.new_context(viewport={"width": 1100, "height": 760})
         yield context.new_page()
         context.close()
-        browser.close()
 
 
 def test_sign_up_create_key_call_api_and_revoke_in_chromium(
@@ -66,6 +52,8 @@ def test_sign_up_create_key_call_api_and_revoke_in_chromium(
     page.click("#create-key")
     key = page.input_value("#new-key-value")
     assert is_well_formed(key)
+    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    page.locator("#newkey").screenshot(path=str(SCREENSHOT.parent / "new_key.png"))
     page.click("#copy-key")
     expect(page.locator("#copy-key")).to_have_text("Copied")
 

@@ -125,49 +125,35 @@ def price_curve_svg(
         p for p in (price_usd, historical_low_usd, worth_it_at_usd, becomes_banger_at_usd) if p
     ]
     top, step = nice_ceiling(axis_top(candidates, price_usd))
-    today = usd(price_usd)
+    specs = (  # price, word, shape, dash, sentence ({at}: the price, {score}: the score)
+        (price_usd, "today", "circle", "", "At today's price of {at} it scores {score}."),
+        (
+            historical_low_usd,
+            "low",
+            "square",
+            "2 3",
+            "At its historical low of {at} it scores {score}.",
+        ),
+        (
+            worth_it_at_usd,
+            "worth it",
+            "diamond",
+            "6 4",
+            "It is worth it (65 or more) at {at} or less.",
+        ),
+        (
+            becomes_banger_at_usd,
+            "banger",
+            "triangle",
+            "12 4",
+            "It is a banger (80 or more) at {at} or less.",
+        ),
+    )
     markers = [
-        Marker(
-            f"today {today}",
-            price_usd,
-            "circle",
-            "",
-            f"At today's price of {today} it scores {{score}}.",
-        )
+        Marker(f"{word} {usd(price)}", price, shape, dash, said.replace("{at}", usd(price)))
+        for price, word, shape, dash, said in specs
+        if price is not None and price <= top
     ]
-    if historical_low_usd is not None and historical_low_usd <= top:
-        low = usd(historical_low_usd)
-        markers.append(
-            Marker(
-                f"low {low}",
-                historical_low_usd,
-                "square",
-                "2 3",
-                f"At its historical low of {low} it scores {{score}}.",
-            )
-        )
-    if worth_it_at_usd is not None and worth_it_at_usd <= top:
-        at = usd(worth_it_at_usd)
-        markers.append(
-            Marker(
-                f"worth it {at}",
-                worth_it_at_usd,
-                "diamond",
-                "6 4",
-                f"It is worth it (65 or more) at {at} or less.",
-            )
-        )
-    if becomes_banger_at_usd is not None and becomes_banger_at_usd <= top:
-        at = usd(becomes_banger_at_usd)
-        markers.append(
-            Marker(
-                f"banger {at}",
-                becomes_banger_at_usd,
-                "triangle",
-                "12 4",
-                f"It is a banger (80 or more) at {at} or less.",
-            )
-        )
     ordered = sorted(markers, key=lambda m: m.price)
     left, right = float(_LEFT), float(width - (60 if narrow else 100))
     rows = _label_rows([(_x(m.price, top, left, right), m.label) for m in ordered], left, right)

@@ -19,6 +19,7 @@ from markupsafe import Markup
 
 from build.api import ATTRIBUTION_TEXT, ERROR_CODES
 from build.chart import usd
+from build.listing import PAGE_SIZE
 from build.pages import drivers_view, genre_label, length_source_label
 from scoring.genres import GENRES
 
@@ -67,10 +68,17 @@ class Listing:
     total: int
     links: Mapping[str, str] = field(default_factory=dict)
 
-    @property
-    def first_rank(self) -> int:
-        """Return the rank of the page's first game (1 on page 1, 11 on page 2, ...)."""
-        return (self.page - 1) * 10 + 1
+    def template_vars(self) -> dict[str, Any]:
+        """Return the listing as the templates' variables: games, paging figures, links, and
+        ``first_rank``, the rank of the page's first game (11 on page 2)."""
+        return {
+            "games": self.games,
+            "page": self.page,
+            "pages": self.pages,
+            "total": self.total,
+            "links": self.links,
+            "first_rank": (self.page - 1) * PAGE_SIZE + 1,
+        }
 
 
 class SiteRenderer:
@@ -128,12 +136,7 @@ class SiteRenderer:
         return (
             self.env.get_template("browse.html")
             .render(
-                games=listing.games,
-                page=listing.page,
-                pages=listing.pages,
-                total=listing.total,
-                links=listing.links,
-                first_rank=listing.first_rank,
+                **listing.template_vars(),
                 form=form,
                 api_url=api_url,
                 errors=errors,
@@ -155,13 +158,8 @@ class SiteRenderer:
         return (
             self.env.get_template("search.html")
             .render(
+                **listing.template_vars(),
                 query=query,
-                games=listing.games,
-                page=listing.page,
-                pages=listing.pages,
-                total=listing.total,
-                links=listing.links,
-                first_rank=listing.first_rank,
                 not_rated=not_rated,
                 api_url=api_url,
                 errors=errors,

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ingest.http import PoliteClient
-from ingest.records import GameRecord, SourceName
+from scoring.records import GameRecord, SourceName
 
 _VERB = r"(finish(ed|es|ing)?|complet(e|ed|es|ing)|beat(en|s|ing)?|clear(ed|s)?)"
 _WHOLE = r"(the (game|story|campaign|main (story|quest)|adventure)|main (story|quest)"

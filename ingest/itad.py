@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ingest.http import PoliteClient
-from ingest.records import GameRecord, SourceName
+from scoring.records import GameRecord, SourceName
 
 
 def parse_lookup(payload: Mapping[str, Any]) -> str | None:

@@ -40,7 +40,7 @@ from tqdm import tqdm
 
 from ingest.dumps import DumpRead, HltbGame, ItadGame, PlayerCount, SteamSpyApp, StoreGame
 from ingest.names import normalise_name, sound_matches
-from ingest.records import GameRecord, Sources
+from scoring.records import GameRecord, Sources
 
 STOREFRONT_DATE = dt.date(2025, 1, 1)
 PLAYTIME_2023_DATE = dt.date(2023, 2, 4)

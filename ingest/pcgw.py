@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ingest.http import PoliteClient
-from ingest.records import GameRecord, SourceName
+from scoring.records import GameRecord, SourceName
 
 FIELDS = (
     "Infobox_game._pageName=Page",

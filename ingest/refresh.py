@@ -40,7 +40,7 @@ from ingest.http import (
 )
 from ingest.itad import ItadAdapter
 from ingest.pcgw import PcgwAdapter
-from ingest.records import Catalog, GameRecord, SourceName
+from scoring.records import Catalog, GameRecord, SourceName
 from ingest.reviews import ReviewsAdapter
 from ingest.steamspy import SteamSpyAdapter
 from ingest.storefront import StorefrontAdapter

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ingest.records import GameRecord
+from scoring.records import GameRecord
 from scoring import tiers, value
 from scoring.genres import GENRES, genre_for
 from scoring.tiers import TIERS

@@ -111,7 +111,7 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
 
     Any failure leaves the current snapshot as it was and exits 1 with a one-line reason.
     """
-    from build.snapshot import UnscorableGame
+    from scoring.pipeline import UnscorableGame
     from build.storage import StorageError
     from ingest.catalog import CatalogError
 
@@ -124,7 +124,8 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
 
 def _build(args: argparse.Namespace, settings: Settings) -> int:
     from build.publish import new_snapshot_id, publish
-    from build.snapshot import score_catalog, snapshot_objects
+    from build.snapshot import snapshot_objects
+    from scoring.pipeline import score_catalog
     from build.storage import open_storage
     from ingest.catalog import load_bundled_catalog, read_catalog
 
@@ -136,7 +137,7 @@ def _build(args: argparse.Namespace, settings: Settings) -> int:
     else:
         catalog, report = load_bundled_catalog(settings.data_dir, progress=True)
         print(report.summary())
-    games = score_catalog(catalog, progress=True)
+    games = score_catalog(catalog.games, progress=True)
     now = dt.datetime.now(dt.UTC)
     snapshot_id = new_snapshot_id(now)
     location = args.out or settings.snapshot_location
@@ -145,6 +146,7 @@ def _build(args: argparse.Namespace, settings: Settings) -> int:
         games,
         site_url=settings.site_url,
         base_url=settings.api_base_url,
+        not_rated=catalog.not_rated,
     )
     meta = {
         "games": len(games),

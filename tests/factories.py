@@ -18,7 +18,7 @@ from build.publish import publish
 from build.snapshot import score_catalog, snapshot_objects
 from build.storage import MemoryStorage, Storage
 from build.wire import ScoredGame
-from ingest.records import Catalog, GameRecord, Sources
+from scoring.records import Catalog, GameRecord, Sources
 from shim.app import create_app
 from shim.keys import generate_key, key_digest, key_id
 from shim.quota import Quota

@@ -35,7 +35,7 @@ from build.export import (
 from build.snapshot import score_catalog
 from build.storage import LocalStorage, MemoryStorage
 from build.wire import ScoredGame, detail_record
-from ingest.records import GameRecord
+from scoring.records import GameRecord
 from tests import factories
 
 T0 = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)

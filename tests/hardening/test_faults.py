@@ -15,7 +15,7 @@ import pytest
 from build.publish import object_key, read_manifest
 from build.storage import LocalStorage
 from build.wire import etag_for
-from ingest.records import GameRecord
+from scoring.records import GameRecord
 from tests import factories
 from tests.hardening.conftest import ServerFactory, add_key, publish_into
 

@@ -13,7 +13,7 @@ from ingest.achievements import (
     derive_finish_rate,
     parse_achievements,
 )
-from ingest.records import GameRecord
+from scoring.records import GameRecord
 from tests.ingest.replay import fixture_json, ok, quiet_client, start_replay, stop_replay
 
 

@@ -26,7 +26,7 @@ from ingest.catalog import (
     write_catalog,
 )
 from ingest.join import FREE_BUT_PAID_EARLIER, STOREFRONT_DATE
-from ingest.records import Catalog, GameRecord
+from scoring.records import Catalog, GameRecord
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "data"
 

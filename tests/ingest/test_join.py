@@ -20,7 +20,7 @@ from ingest.join import (
     join_dumps,
     price_error,
 )
-from ingest.records import Sources
+from scoring.records import Sources
 
 
 def _phi(x: float) -> float:

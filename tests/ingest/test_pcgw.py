@@ -6,7 +6,7 @@ import datetime as dt
 from pathlib import Path
 
 from ingest.pcgw import PcgwAdapter, parse_infobox, wiki_fields
-from ingest.records import GameRecord
+from scoring.records import GameRecord
 from tests.ingest.replay import fixture_json, ok, quiet_client, start_replay, stop_replay
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from ingest.catalog import read_catalog, write_catalog
 from ingest.http import RateLimit
-from ingest.records import Catalog, GameRecord, Sources
+from scoring.records import Catalog, GameRecord, Sources
 from ingest.refresh import Endpoints, IngestConfig, merge_patch, run_ingest
 from tests.ingest.replay import Handler, fixture_json, ok
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from ingest.http import ClientSettings, PoliteClient, RateLimit, ResponseCache
-from ingest.records import DateWindow, FirstDaysSplit
+from scoring.records import DateWindow, FirstDaysSplit
 from ingest.reviews import (
     Review,
     allocate,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest.records import GameRecord
+from scoring.records import GameRecord
 from ingest.steamspy import (
     SteamSpyAdapter,
     parse_steamspy_app,

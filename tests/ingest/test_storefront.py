@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest.records import GameRecord
+from scoring.records import GameRecord
 from ingest.storefront import (
     StorefrontAdapter,
     parse_app_list,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest.records import GameRecord
+from scoring.records import GameRecord
 from scoring import calibrate
 from scoring.tiers import TIERS
 

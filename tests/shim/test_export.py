@@ -21,7 +21,7 @@ from build.export import GAMES_JSONL, write_export
 from build.publish import publish
 from build.snapshot import score_catalog, snapshot_objects
 from build.storage import LocalStorage, Storage, open_storage
-from ingest.records import GameRecord
+from scoring.records import GameRecord
 from shim.app import create_app
 from shim.cli import app_from_settings
 from shim.export import ExportService, LocalLinks

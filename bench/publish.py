@@ -27,10 +27,10 @@ from bench.scale import perturb, scale_catalog
 from build.publish import PublishReport, publish, read_manifest
 from build.s3 import S3Config, S3Storage
 from build.snapshot import snapshot_objects
-from scoring.pipeline import score_catalog
 from build.storage import LocalStorage, Storage, StoredObject
 from build.wire import digest
 from ingest.catalog import load_bundled_catalog
+from scoring.pipeline import score_catalog
 from scoring.records import Catalog
 
 SITE = "http://127.0.0.1:8000"

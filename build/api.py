@@ -247,7 +247,13 @@ ERROR_CODES: dict[str, ErrorCode] = {
         403, "Plan does not allow this", "The endpoint needs a key on another plan (bulk)."
     ),
     "not_found": ErrorCode(404, "Not found", "No resource at this path."),
-    "game_not_found": ErrorCode(404, "Game not found", "No rated game has this appid."),
+    "game_not_found": ErrorCode(404, "Game not found", "No known app has this appid."),
+    "game_not_rated": ErrorCode(
+        404,
+        "Game not rated",
+        "A known app that is not rated; `reason` says why: delisted, too_few_reviews, "
+        "no_usd_price, no_length or not_a_game.",
+    ),
     "method_not_allowed": ErrorCode(405, "Method not allowed", "Only GET (and HEAD) are served."),
     "quota_exceeded": ErrorCode(
         429, "Daily request limit exceeded", "Wait Retry-After seconds, until 00:00 UTC."

@@ -1,8 +1,9 @@
 """The snapshot builder: given a catalog, score it and yield every object of a snapshot.
 
-Pure: no I/O. Scoring is :func:`scoring.pipeline.score_catalog`; :func:`snapshot_objects` yields ``StoredObject`` (key inside the snapshot, final bytes,
-Content-Type) for every list page of every precomputed combination, every detail record, the
-compact index, the search index, the not-rated index, the API documents and the website pages. The publisher
+Pure: no I/O. Scoring is :func:`scoring.pipeline.score_catalog`; :func:`snapshot_objects`
+yields ``StoredObject`` (key inside the snapshot, final bytes, Content-Type) for every list page
+of every precomputed combination, every detail record, the compact index, the search index,
+the not-rated index, the API documents and the website pages. The publisher
 (:mod:`build.publish`) is the only code that writes them.
 """
 
@@ -10,8 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from typing import Any
-
-from tqdm import tqdm
 
 from build.api import root_listing
 from build.filters import (

@@ -16,7 +16,7 @@ from unidecode import unidecode
 
 from build.search import DROPPED_CHARS
 from scoring.pipeline import ScoredGame
-from scoring.records import EarlyWindow, NotRated
+from scoring.records import EarlyWindow
 from scoring.value import SCORE_VERSION
 
 JSON = dict[str, Any]
@@ -105,12 +105,6 @@ def _early_window(game: ScoredGame) -> EarlyWindow | None:
     return game.record.early_window
 
 
-def not_rated_problem(app: NotRated) -> JSON:
-    """Given a known app that is not rated, return the fields its 404 problem carries:
-    ``appid``, ``name`` and ``reason`` (CONTRACT.md ``game_not_rated``)."""
-    return {"appid": app.appid, "name": app.name, "reason": app.reason}
-
-
 def detail_record(game: ScoredGame, site_url: str) -> JSON:
     """Given a scored game and the site URL, return the detail record (SPEC 2.3, CONTRACT.md).
 
@@ -166,7 +160,7 @@ def detail_record(game: ScoredGame, site_url: str) -> JSON:
                 for name, day in rec.sources.model_dump().items()
             },
             "provenance": {
-                name: {"source": p.source, "date": p.date.isoformat()}
+                name: {"source": p.source, "kind": p.kind, "date": p.date.isoformat()}
                 for name, p in rec.provenance.items()
             },
             "checks": list(rec.checks),

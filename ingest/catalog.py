@@ -349,7 +349,7 @@ def assemble(
 @functools.lru_cache(maxsize=256)
 def _provenance(layer: Layer) -> Provenance:
     """Return the (frozen, shared) provenance entry of one layer."""
-    return Provenance(source=layer.name, date=layer.date)
+    return Provenance(source=layer.name, kind=layer.kind, date=layer.date)
 
 
 def _record(
@@ -379,7 +379,15 @@ def _record(
         assert reviewer is not None
         provenance["length_hours"] = reviewer.layer
         estimated.append("length_hours")
-    finish = _finish_rate(known, appid, length.hours) if length.source == "hltb" else None
+    # A finish rate a source observed directly (the live achievements adapter) wins over one
+    # estimated here from playtime; an estimated length gets no estimated finish rate.
+    observed_finish = known.get(appid, "finish_rate")
+    if observed_finish is not None:
+        finish: tuple[float, Layer] | None = (observed_finish.value, observed_finish.layer)
+    elif length.source == "hltb":
+        finish = _finish_rate(known, appid, length.hours)
+    else:
+        finish = None
     if finish is not None:
         provenance["finish_rate"] = finish[1]
         estimated.append("finish_rate")
@@ -389,7 +397,8 @@ def _record(
         estimated.append("historical_low_usd")
     released = known.value(appid, "release_date")
     window = known.value(appid, "early_window")
-    up_hours = reviewer.value[0] if reviewer and reviewer.value[2] >= MIN_REVIEWERS else None
+    trusted = reviewer is not None and reviewer.value[2] >= MIN_REVIEWERS
+    up_hours = reviewer.value[0] if reviewer is not None and trusted else None
     counted = known.get(appid, "review_count")
     if counted is not None and counted.layer.trust >= TRUST_MATCHED:
         # Only a recent sample's count is known: a lower bound on the real total.
@@ -418,15 +427,14 @@ def _record(
         completionist_hours=known.value(appid, "completionist_hours"),
         finish_rate=finish[0] if finish else None,
         positive_reviewer_hours=up_hours,
+        positive_reviewers=reviewer.value[2] if reviewer is not None and trusted else None,
         rarest_achievement_percent=known.value(appid, "rarest_achievement_percent"),
         players_estimate=known.value(appid, "players_estimate"),
         owners_range=known.value(appid, "owners_range"),
         historical_low_usd=round(low, 2),
         metacritic=known.value(appid, "metacritic"),
         early_window=window,
-        sources=Sources(
-            **dates, review_sample=window.window.to if window is not None else None
-        ),
+        sources=Sources(**dates, review_sample=window.window.to if window is not None else None),
         provenance={wire: _provenance(layer) for wire, layer in sorted(provenance.items())},
         estimated=tuple(estimated),
         checks=tuple(checks),
@@ -490,4 +498,3 @@ def read_catalog(path: Path) -> Catalog:
         raise CatalogError(
             f"catalog file {path} is not a valid catalog ({err.error_count()} errors)"
         ) from None
-

@@ -93,7 +93,9 @@ def _hltb_fields(appid: int, game: HltbGame) -> Iterator[Observation]:
         yield Observation(appid, "play_length_genres", game.genres)
 
 
-def observe_hltb_2023_by_appid(rows: Sequence[HltbGame], known: Observations) -> Iterator[Observation]:
+def observe_hltb_2023_by_appid(
+    rows: Sequence[HltbGame], known: Observations
+) -> Iterator[Observation]:
     """Given HowLongToBeat 2023 entries, yield the hours of those carrying a Steam appid. Where
     HLTB lists an appid twice, the entry whose title equals the app's name wins, else none."""
     grouped: dict[int, list[HltbGame]] = {}
@@ -109,7 +111,9 @@ def observe_hltb_2023_by_appid(rows: Sequence[HltbGame], known: Observations) ->
         yield from _hltb_fields(appid, games[0])
 
 
-def observe_hltb_2023_by_title(rows: Sequence[HltbGame], known: Observations) -> Iterator[Observation]:
+def observe_hltb_2023_by_title(
+    rows: Sequence[HltbGame], known: Observations
+) -> Iterator[Observation]:
     """Given HowLongToBeat 2023 entries, yield the hours of entries without a Steam appid that
     soundly match one app's name, with both release years known and within one year."""
     loose = [g for g in rows if g.steam_appid is None]

@@ -13,6 +13,7 @@ players 2018) parse rows with :mod:`ingest.dumps` and turn them into observation
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as dt
 import gzip
@@ -122,9 +123,7 @@ def observe_pics(folder: Path) -> Iterator[Observation]:
                 role = assoc.get("type") if isinstance(assoc, dict) else None
                 if role in ("developer", "publisher") and assoc.get("name"):
                     yield Observation(appid, role, str(assoc["name"]).strip())
-            released = _day(app.get("steam_release_date")) or _day(
-                app.get("original_release_date")
-            )
+            released = _day(app.get("steam_release_date")) or _day(app.get("original_release_date"))
             if released is not None:
                 yield Observation(appid, "release_date", released)
             ranked = [tags[t] for t in _ordered(app.get("store_tags")) if t in tags]
@@ -159,10 +158,8 @@ def observe_insights(folder: Path) -> Iterator[Observation]:
             yield Observation(appid, "name", name.strip())
         if kind.lower() in PICS_TYPES:
             yield Observation(appid, "app_type", kind.lower())
-        try:
+        with contextlib.suppress(ValueError):
             yield Observation(appid, "release_date", dt.date.fromisoformat(released))
-        except ValueError:
-            pass
         if is_free == "1":
             yield Observation(appid, "free", True)
     grouped: dict[int, list[str]] = {}
@@ -196,17 +193,23 @@ def observe_insights(folder: Path) -> Iterator[Observation]:
         metacritic = _int(metacritic_text)
         if metacritic is not None and 0 < metacritic <= 100:
             yield Observation(appid, "metacritic", metacritic)
-    for appid_text, developer, publisher, price_text, initial_text, discount_text, owners in (
-        _zip_rows(
-            folder / "steamspy_insights.zip",
-            "app_id",
-            "developer",
-            "publisher",
-            "price",
-            "initial_price",
-            "discount",
-            "owners_range",
-        )
+    for (
+        appid_text,
+        developer,
+        publisher,
+        price_text,
+        initial_text,
+        discount_text,
+        owners,
+    ) in _zip_rows(
+        folder / "steamspy_insights.zip",
+        "app_id",
+        "developer",
+        "publisher",
+        "price",
+        "initial_price",
+        "discount",
+        "owners_range",
     ):
         appid = _int(appid_text)
         if appid is None:
@@ -291,8 +294,9 @@ def observe_review_playtime(path: Path) -> Iterator[Observation]:
             continue
         up, down, n_up, n_down = row
         n_up, n_down = _int(n_up) or 0, _int(n_down) or 0
-        up_h = _float(up) / 60 if _float(up) is not None else None
-        down_h = _float(down) / 60 if _float(down) is not None else None
+        up_min, down_min = _float(up), _float(down)
+        up_h = up_min / 60 if up_min is not None else None
+        down_h = down_min / 60 if down_min is not None else None
         yield Observation(appid, "reviewer_playtime", (up_h, down_h, n_up, n_down))
         if n_up + n_down:
             yield Observation(appid, "review_count", n_up + n_down)

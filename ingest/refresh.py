@@ -40,10 +40,10 @@ from ingest.http import (
 )
 from ingest.itad import ItadAdapter
 from ingest.pcgw import PcgwAdapter
-from scoring.records import Catalog, GameRecord, SourceName
 from ingest.reviews import ReviewsAdapter
 from ingest.steamspy import SteamSpyAdapter
 from ingest.storefront import StorefrontAdapter
+from scoring.records import Catalog, GameRecord, SourceName
 
 AdapterName = Literal["storefront", "reviews", "steamspy", "achievements", "hltb", "itad", "pcgw"]
 ADAPTER_NAMES: tuple[AdapterName, ...] = (

@@ -19,9 +19,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from scoring.records import GameRecord
 from scoring import tiers, value
 from scoring.genres import GENRES, genre_for
+from scoring.records import GameRecord
 from scoring.tiers import TIERS
 
 PACKAGE_DIR = Path(__file__).resolve().parent

@@ -68,9 +68,7 @@ def drivers(inputs: ValueInputs) -> dict[str, list[str]]:
     """Given a game's inputs, return ``{"raises": [...], "lowers": [...], "neutral": [...]}``
     with the names of :data:`DRIVERS` that apply, each in vocabulary order."""
     effects: dict[Driver, float] = {
-        "reviews": _effect(
-            inputs, dataclasses.replace(inputs, review_score=TYPICAL_REVIEW_SCORE)
-        ),
+        "reviews": _effect(inputs, dataclasses.replace(inputs, review_score=TYPICAL_REVIEW_SCORE)),
         "price": value.score(inputs)
         - value.score(dataclasses.replace(inputs, price_usd=value.fair_price(inputs))),
     }

@@ -41,11 +41,13 @@ class Sources(BaseModel):
 
 
 class Provenance(BaseModel):
-    """Where one resolved field came from: the source's name and the date of its data."""
+    """Where one resolved field came from: the source's name, the kind of source it is (the
+    ``sources`` key it dates) and the date of its data."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     source: str
+    kind: SourceName
     date: dt.date
 
 
@@ -146,6 +148,7 @@ class GameRecord(BaseModel):
     # Median playtime (hours, at collection time) of the game's positive reviewers: how long
     # people who liked it keep playing; scoring credits it as replay depth for replayable games.
     positive_reviewer_hours: float | None = Field(default=None, ge=0)
+    positive_reviewers: int | None = Field(default=None, ge=0)
     rarest_achievement_percent: float | None = Field(default=None, ge=0, le=100)
     players_estimate: int | None = Field(default=None, ge=0)
     owners_range: str | None = None

@@ -170,14 +170,15 @@ def norm_hours(genre: str) -> float:
 def fair_price(inputs: ValueInputs) -> float:
     """Given the inputs, return the game's fair price in US dollars (> 0): the price at which
     price and length balance for its genre."""
-    return FAIR_PRICE_USD * (real_hours(inputs) / norm_hours(inputs.genre)) ** LENGTH_EXPONENT
+    relative: float = real_hours(inputs) / norm_hours(inputs.genre)
+    return FAIR_PRICE_USD * math.pow(relative, LENGTH_EXPONENT)
 
 
 def _value_at(price: float, fair: float) -> float:
     # Written as 1 - p/(p + F) rather than F/(p + F): the latter can drop by an ulp as F grows,
     # because the rounding of the denominator can outrun the numerator.
     paid = max(price, PRICE_FLOOR_USD)
-    return (1.0 - paid / (paid + fair)) ** VALUE_EXPONENT
+    return math.pow(1.0 - paid / (paid + fair), VALUE_EXPONENT)
 
 
 def value(inputs: ValueInputs) -> float:

@@ -111,9 +111,9 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
 
     Any failure leaves the current snapshot as it was and exits 1 with a one-line reason.
     """
-    from scoring.pipeline import UnscorableGame
     from build.storage import StorageError
     from ingest.catalog import CatalogError
+    from scoring.pipeline import UnscorableGame
 
     try:
         return _build(args, settings)
@@ -125,9 +125,9 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
 def _build(args: argparse.Namespace, settings: Settings) -> int:
     from build.publish import new_snapshot_id, publish
     from build.snapshot import snapshot_objects
-    from scoring.pipeline import score_catalog
     from build.storage import open_storage
     from ingest.catalog import load_bundled_catalog, read_catalog
+    from scoring.pipeline import score_catalog
 
     started = time.perf_counter()
     catalog_path: Path = args.catalog or settings.catalog_path
@@ -206,7 +206,7 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     if not path.exists():
         catalog, report = load_bundled_catalog(settings.data_dir, progress=True)
         write_catalog(catalog, path)
-        print(f"no catalog at {path} yet: seeded it from the bundled dumps ({report.kept} games)")
+        print(f"no catalog at {path} yet: seeded it from the bundled dumps ({report.rated} games)")
     config = IngestConfig(
         catalog_path=path,
         cache_dir=settings.state_dir / "cache",

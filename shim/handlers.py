@@ -57,11 +57,13 @@ class Resolved:
 
 
 class NotFound(Exception):
-    """Raised by a resolver for an unknown resource; ``code`` is the problem code."""
+    """Raised by a resolver for an unknown resource; ``code`` is the problem code and
+    ``extra`` any members the problem document carries besides the standard ones."""
 
-    def __init__(self, code: str, detail: str) -> None:
+    def __init__(self, code: str, detail: str, extra: dict[str, object] | None = None) -> None:
         super().__init__(detail)
         self.code = code
+        self.extra = extra
 
 
 def etag_matches(header: str | None, etag: str) -> bool:
@@ -156,7 +158,7 @@ class Shim:
             resolved = await resolve(snap)
         except NotFound as exc:
             hit, window, rate = self.charge_anonymous(request)
-            return self.problem(request, exc.code, str(exc), rate)
+            return self.problem(request, exc.code, str(exc), rate, extra=exc.extra)
         except StorageError as exc:
             return self.unavailable(request, [], exc)
         if isinstance(resolved, Response):
@@ -233,7 +235,7 @@ class Shim:
             if isinstance(exc, BadRequest):
                 return self.problem(request, "invalid_parameter", str(exc), rate, errors=exc.errors)
             if isinstance(exc, NotFound):
-                return self.problem(request, exc.code, str(exc), rate)
+                return self.problem(request, exc.code, str(exc), rate, extra=exc.extra)
             return self.unavailable(request, rate, exc)
         if not counted:
             hit, window = self.quota.peek(subject, limit)

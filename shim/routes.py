@@ -28,6 +28,14 @@ from shim.handlers import HTML, JSON_TYPE, NotFound, Resolved, Shim
 from shim.snapshot import LoadedSnapshot
 from shim.store import KeyRecord, StoreUnavailable
 
+NOT_RATED_DETAIL = {
+    "delisted": "it has been removed from sale on the storefront",
+    "too_few_reviews": "it has too few reviews to rate it fairly",
+    "no_usd_price": "no source gives its US price",
+    "no_length": "neither a play length nor enough reviewers' playtime is known",
+    "not_a_game": "it is not a game (DLC, demo, soundtrack, tool or software)",
+}
+
 
 def _canonical(filters: Filters) -> dict[str, str]:
     query: dict[str, str] = {}
@@ -75,7 +83,16 @@ def build_routes(shim: Shim) -> list[Route]:
             appid = params.parse_appid(request.path_params["appid"])
             params.parse_plain_query(request.query_params.multi_items())
             if snap.entry(detail_key(appid)) is None:
-                raise NotFound("game_not_found", f"No rated game has appid {appid}.")
+                known = snap.not_rated.lookup(appid)
+                if known is None:
+                    raise NotFound("game_not_found", f"No known app has appid {appid}.")
+                name, reason = known
+                raise NotFound(
+                    "game_not_rated",
+                    f"{name or 'App ' + str(appid)} (appid {appid}) is not rated: "
+                    f"{NOT_RATED_DETAIL[reason]}.",
+                    extra={"appid": appid, "name": name, "reason": reason},
+                )
             return await shim.stored(snap, detail_key(appid), JSON_TYPE)
 
         return await shim.keyed(request, shim.memo(request, resolve))

@@ -18,9 +18,10 @@ from functools import lru_cache
 from typing import Any
 
 import anyio.to_thread
+import numpy as np
 import orjson
 
-from build.filters import INDEX_KEY, SEARCH_KEY
+from build.filters import INDEX_KEY, NOT_RATED_KEY, SEARCH_KEY
 from build.listing import page_bounds, render_page
 from build.publish import Entry, Manifest, SnapshotError, object_key, read_manifest
 from build.search import SearchIndex
@@ -36,14 +37,40 @@ class CorruptObject(StorageError):
     """Raised when a fetched body does not match its manifest digest."""
 
 
+class NotRatedIndex:
+    """The known apps that are not rated, by appid: their name and ``reason``.
+
+    Loaded from the builder's ``index/not_rated.json`` (parallel arrays sorted by appid); kept
+    as a sorted numpy array of appids and a reason code per app, so 150k apps cost a few MB.
+    """
+
+    def __init__(self, doc: dict[str, Any] | None = None) -> None:
+        doc = doc or {}
+        self.reasons: list[str] = list(doc.get("reasons", []))
+        self.appids = np.asarray(doc.get("appid", []), dtype=np.int64)
+        self.codes = np.asarray(doc.get("reason", []), dtype=np.int8)
+        self.names: list[str] = list(doc.get("name", []))
+        if len(self.appids) > 1 and not bool(np.all(self.appids[1:] > self.appids[:-1])):
+            raise ValueError("not-rated appids are not sorted")
+
+    def lookup(self, appid: int) -> tuple[str, str] | None:
+        """Given an appid, return (name, reason) if it is a known app that is not rated."""
+        at = int(np.searchsorted(self.appids, appid))
+        if at < len(self.appids) and int(self.appids[at]) == appid:
+            return self.names[at], self.reasons[int(self.codes[at])]
+        return None
+
+
 @dataclass(frozen=True, eq=False)  # identity hashing: per-snapshot caches key on the object
 class LoadedSnapshot:
-    """One snapshot, ready to serve: manifest entries, compact index and search index."""
+    """One snapshot, ready to serve: manifest entries, compact index, search index and the
+    not-rated index."""
 
     id: str
     manifest: Manifest
     index: CompactIndex
     search: SearchIndex
+    not_rated: NotRatedIndex = field(default_factory=NotRatedIndex)
     answers: dict[tuple[str, bytes], Any] = field(default_factory=dict, repr=False)
 
     def remember(self, key: tuple[str, bytes], answer: object) -> None:
@@ -126,9 +153,14 @@ class SnapshotSource:
             search_entry = manifest.entries[SEARCH_KEY]
             index = CompactIndex.from_bytes(self._fetch(index_entry))
             search = SearchIndex.from_json(orjson.loads(self._fetch(search_entry)))
+            # Snapshots built before the not-rated index simply have no such answers.
+            not_rated_entry = manifest.entries.get(NOT_RATED_KEY)
+            not_rated = NotRatedIndex(
+                orjson.loads(self._fetch(not_rated_entry)) if not_rated_entry else None
+            )
         except (KeyError, ValueError, StorageError) as exc:
             raise SnapshotError(f"snapshot {snapshot_id} cannot be loaded: {exc}") from exc
-        return LoadedSnapshot(snapshot_id, manifest, index, search)
+        return LoadedSnapshot(snapshot_id, manifest, index, search, not_rated)
 
     def refresh(self) -> bool:
         """Re-read the pointer; load and switch to a new snapshot. Return True if switched.

@@ -12,8 +12,8 @@ import pytest
 
 from ingest.catalog import read_catalog, write_catalog
 from ingest.http import RateLimit
-from scoring.records import Catalog, GameRecord, Sources
 from ingest.refresh import Endpoints, IngestConfig, merge_patch, run_ingest
+from scoring.records import Catalog, GameRecord, Sources
 from tests.ingest.replay import Handler, fixture_json, ok
 
 TODAY = dt.date(2025, 3, 1)

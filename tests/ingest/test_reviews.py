@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from ingest.http import ClientSettings, PoliteClient, RateLimit, ResponseCache
-from scoring.records import DateWindow, FirstDaysSplit
 from ingest.reviews import (
     Review,
     allocate,
@@ -21,6 +20,7 @@ from ingest.reviews import (
     sample_game,
     summarise_sample,
 )
+from scoring.records import DateWindow, FirstDaysSplit
 from tests.ingest.replay import Replay, fixture_json, ok, start_replay, stop_replay
 
 DAY = dt.date(2025, 3, 1)

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from scoring.records import GameRecord
 from ingest.storefront import (
     StorefrontAdapter,
     parse_app_list,
@@ -17,6 +16,7 @@ from ingest.storefront import (
     parse_release_date,
     parse_tag_list,
 )
+from scoring.records import GameRecord
 from tests.ingest.replay import Replay, fixture_json, ok, quiet_client, start_replay, stop_replay
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from scoring.records import GameRecord
 from scoring import calibrate
+from scoring.records import GameRecord
 from scoring.tiers import TIERS
 
 

@@ -8,6 +8,7 @@ Adding a source is one reader and one line in :data:`BUNDLED`.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import functools
 import gzip
@@ -363,6 +364,7 @@ def _record(
     newest: dt.date,
 ) -> GameRecord:
     """Build one rated record from the winners of every field (see :func:`assemble`)."""
+    observed_price = price[0]
     price = current_price(price, price_layer.date, newest)
     provenance: dict[str, Layer] = {}
     for field_name, wire in _PUBLIC.items():
@@ -389,9 +391,12 @@ def _record(
     else:
         finish = None
     if finish is not None:
-        provenance["finish_rate"] = finish[1]
+        # Whatever dump the playtime came from, a finish rate is player statistics.
+        provenance["finish_rate"] = dataclasses.replace(finish[1], kind="player_stats")
         estimated.append("finish_rate")
     low, low_layer, low_estimated = _historical_low(known, appid, price[0], price[1])
+    if observed_price < low:  # a sale long over still is a price the game was sold at
+        low, low_layer, low_estimated = observed_price, price_layer, False
     provenance["historical_low_usd"] = low_layer or price_layer
     if low_estimated:
         estimated.append("historical_low_usd")

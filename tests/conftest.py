@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from starlette.testclient import TestClient
 
 from build.storage import Storage
+from scoring.records import Catalog
 from tests import factories
+
+if TYPE_CHECKING:
+    from ingest.catalog import IngestReport
 
 
 @pytest.fixture(scope="session")
@@ -38,9 +43,17 @@ def client_factory(
 
 
 @pytest.fixture(scope="session")
-def real_snapshot() -> tuple[Storage, list[factories.ScoredGame]]:
-    """The real catalog from the bundled dumps, scored and published once per session."""
+def bundled() -> tuple[Catalog, IngestReport]:
+    """The catalog of the real bundled dumps and its report, loaded once per test session."""
     from ingest.catalog import load_bundled_catalog
 
-    catalog, _ = load_bundled_catalog(Path(__file__).parent.parent / "data")
-    return factories.publish_catalog(catalog.games)
+    return load_bundled_catalog(Path(__file__).parent.parent / "data")
+
+
+@pytest.fixture(scope="session")
+def real_snapshot(
+    bundled: tuple[Catalog, IngestReport],
+) -> tuple[Storage, list[factories.ScoredGame]]:
+    """The real catalog from the bundled dumps, scored and published once per session."""
+    catalog, _ = bundled
+    return factories.publish_catalog(catalog.games, not_rated=catalog.not_rated)

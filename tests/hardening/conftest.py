@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from build.storage import LocalStorage
-from build.wire import ScoredGame
+from scoring.pipeline import ScoredGame
 from scoring.records import GameRecord
 from shim.sqlite_store import SQLiteStore
 from tests import factories

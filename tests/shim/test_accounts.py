@@ -15,7 +15,7 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from build.storage import Storage
-from build.wire import ScoredGame
+from scoring.pipeline import ScoredGame
 from shim.accounts import (
     MAX_ACTIVE_KEYS,
     AccountSite,

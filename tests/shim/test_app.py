@@ -13,7 +13,7 @@ from starlette.testclient import TestClient
 from build.filters import list_key, precomputed_combos
 from build.openapi import DETAIL_PROPERTIES, GAME_PROPERTIES
 from build.storage import MemoryStorage, Storage
-from build.wire import ScoredGame
+from scoring.pipeline import ScoredGame
 from tests import factories
 from tests.factories import SITE, add_key
 

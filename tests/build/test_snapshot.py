@@ -86,5 +86,3 @@ def test_combo_keys(filters: Filters, combo: str | None) -> None:
 )
 def test_slugify(name: str, slug: str) -> None:
     assert slugify(name) == slug
-
-

@@ -42,7 +42,7 @@ def test_precedence(layers: list[Layer], winner: str) -> None:
     assert found is not None
     assert (found.value, found.layer.name) == (winner, winner)
     assert known.value(1, "main_story_hours") == winner
-    assert [c.layer.name for c in known.candidates(1, "main_story_hours")][0] == winner
+    assert next(c.layer.name for c in known.candidates(1, "main_story_hours")) == winner
 
 
 def test_fields_resolve_independently_and_unknowns_are_none() -> None:

@@ -14,8 +14,9 @@ from build.filters import list_key, precomputed_combos
 from build.openapi import DETAIL_PROPERTIES, GAME_PROPERTIES
 from build.storage import MemoryStorage, Storage
 from scoring.pipeline import ScoredGame
+from scoring.value import SCORE_VERSION
 from tests import factories
-from tests.factories import SITE, add_key
+from tests.factories import NOT_RATED, SITE, add_key
 
 ClientFactory = Callable[..., tuple[TestClient, factories.SQLiteStore]]
 RATE_HEADERS = (
@@ -383,6 +384,10 @@ def test_detail_holds_every_field_with_contract_rounding(api: Any, small_snapsho
     assert body["refunded_review_share"] is None and body["early_window_reviews"] is None
     assert body["sources"]["storefront"] == "2025-01-01"
     assert body["sources"]["wiki"] is None
+    assert body["length_source"] == game.record.length_source == "hltb"
+    assert body["drivers"] == game.drivers
+    assert set(body["drivers"]) == {"raises", "lowers", "neutral"}
+    assert body["score_version"] == SCORE_VERSION
     assert (
         body["url"]
         == f"{SITE}/game/{game.record.appid}/{game.record.name.lower().replace(' ', '-')}"
@@ -407,6 +412,27 @@ def test_detail_errors(api: Any, path: str, status: int, code: str) -> None:
     response = client.get(path, headers=headers)
     assert response.status_code == status
     assert response.json()["code"] == code
+
+
+@pytest.mark.parametrize(
+    ("appid", "name", "reason"),
+    [(a.appid, a.name, a.reason) for a in NOT_RATED],
+    ids=[a.reason for a in NOT_RATED],
+)
+def test_known_app_that_is_not_rated_says_why(api: Any, appid: int, name: str, reason: str) -> None:
+    client, _, headers = api
+    response = client.get(f"/api/v1/games/{appid}", headers=headers)
+    assert response.status_code == 404
+    assert response.headers["content-type"] == "application/problem+json"
+    body = response.json()
+    assert (body["code"], body["reason"], body["appid"], body["name"]) == (
+        "game_not_rated",
+        reason,
+        appid,
+        name,
+    )
+    assert name in body["detail"] and "not rated" in body["detail"]
+    assert body["type"].endswith("/docs/errors#game_not_rated")
 
 
 # -- search -----------------------------------------------------------------------------------

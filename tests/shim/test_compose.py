@@ -88,7 +88,8 @@ def test_vectorised_filter_agrees_with_the_reference(
 
 def test_real_catalog_spot_values(real_snapshot: Any) -> None:
     games = {g.record.appid: g for g in real_snapshot[1]}
-    assert len(games) > 10_000
+    assert len(games) > 25_000
     hades = games[1145360].record
-    assert (hades.price_usd, hades.list_price_usd, hades.discount_percent) == (9.99, 24.99, 60)
+    # SteamSpy 2025-01-01's winter-sale price is long over: published at its list price.
+    assert (hades.price_usd, hades.list_price_usd, hades.discount_percent) == (24.99, 24.99, 0)
     assert "co-op" in lower_tags(games[620].record)

@@ -390,7 +390,7 @@ def render_report(
         "recent sample's count, a lower bound, listed in `estimated` as `review_count`.",
         f"- Genre: {gc['other']:,} games ({_pct(gc['other'], n)}) are `other`; the one-genre "
         "mapping walks rules in a fixed order, so a game's most-voted tag does not always "
-        "decide (Undertale is filed under narrative for its "Choices Matter" tag, not RPG).",
+        "decide (Undertale is filed under narrative for its 'Choices Matter' tag, not RPG).",
         "",
     ]
     return "\n".join(lines)

@@ -610,6 +610,11 @@ def test_game_page_and_slug_redirect(api: Any, small_snapshot: Any) -> None:
     page = client.get(f"/game/{game.appid}/{slug}")
     assert page.status_code == 200 and game.name in page.text
     assert "Game value ratings by BangScore" in page.text
+    drivers = small_snapshot[1][0].drivers
+    assert 'data-testid="drivers"' in page.text
+    assert page.text.count('class="raises"') == len(drivers["raises"]) > 0
+    assert page.text.count('class="lowers"') == len(drivers["lowers"])
+    assert "(HowLongToBeat)" in page.text
     for wrong in (f"/game/{game.appid}/wrong-slug", f"/game/{game.appid}"):
         redirect = client.get(wrong, follow_redirects=False)
         assert redirect.status_code == 301

@@ -40,7 +40,8 @@ def scale_catalog(catalog: Catalog, n: int, *, seed: int = 0) -> Catalog:
         raise ValueError("need a non-empty catalog and n >= 1")
     rng = random.Random(seed)
     games = list(base[:n])
-    next_appid = max(g.appid for g in base) + 1
+    # Above every known appid, rated or not, so a clone never shadows a not-rated app.
+    next_appid = max(a.appid for a in (*base, *catalog.not_rated)) + 1
     copy = 1
     while len(games) < n:
         source = base[rng.randrange(len(base))]

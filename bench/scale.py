@@ -41,7 +41,8 @@ def scale_catalog(catalog: Catalog, n: int, *, seed: int = 0) -> Catalog:
     rng = random.Random(seed)
     games = list(base[:n])
     # Above every known appid, rated or not, so a clone never shadows a not-rated app.
-    next_appid = max(a.appid for a in (*base, *catalog.not_rated)) + 1
+    known = [g.appid for g in base] + [a.appid for a in catalog.not_rated]
+    next_appid = max(known) + 1
     copy = 1
     while len(games) < n:
         source = base[rng.randrange(len(base))]

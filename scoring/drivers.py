@@ -20,7 +20,7 @@ Inputs that do not apply to a game (no replay depth, unknown finish rate) are le
 from __future__ import annotations
 
 import dataclasses
-from typing import Final, Literal
+from typing import Final, Literal, get_args
 
 from scoring import value
 from scoring.value import ValueInputs
@@ -34,15 +34,7 @@ Driver = Literal[
     "estimated_length",
     "unattended_time",
 ]
-DRIVERS: Final[tuple[Driver, ...]] = (
-    "reviews",
-    "price",
-    "length",
-    "replayability",
-    "finish_rate",
-    "estimated_length",
-    "unattended_time",
-)
+DRIVERS: Final[tuple[Driver, ...]] = get_args(Driver)
 # Median review score of the rated catalog (CALIBRATION.md).
 TYPICAL_REVIEW_SCORE: Final = 0.85
 NEUTRAL_POINTS: Final = 1.0

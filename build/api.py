@@ -237,6 +237,7 @@ class ErrorCode:
 
 
 ERROR_CODES: dict[str, ErrorCode] = {
+    "bad_request": ErrorCode(400, "Malformed request", "The request is not valid HTTP/1.1."),
     "invalid_parameter": ErrorCode(
         400, "Invalid parameter", "A query or path parameter is malformed, repeated or unknown."
     ),
@@ -255,6 +256,15 @@ ERROR_CODES: dict[str, ErrorCode] = {
         "no_usd_price, no_length or not_a_game.",
     ),
     "method_not_allowed": ErrorCode(405, "Method not allowed", "Only GET (and HEAD) are served."),
+    "request_timeout": ErrorCode(
+        408, "Request timeout", "The request head did not arrive in time (10 s by default)."
+    ),
+    "uri_too_long": ErrorCode(414, "URI too long", "The request target is over 16 KiB."),
+    "header_too_large": ErrorCode(
+        431,
+        "Request header fields too large",
+        "A header field is over 16 KiB, or the request head over 64 KiB.",
+    ),
     "quota_exceeded": ErrorCode(
         429, "Daily request limit exceeded", "Wait Retry-After seconds, until 00:00 UTC."
     ),

@@ -31,19 +31,15 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from shim.keys import generate_key, key_digest, key_id
 from shim.quota import window_at
 from shim.store import (
     AccountExists,
     AccountRecord,
-    KeyRecord,
     KeyView,
-    Plan,
     Store,
-    StoreError,
     StoreUnavailable,
     UnknownKey,
-    default_limit,
+    issue_key,
 )
 
 EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]+$")
@@ -108,28 +104,6 @@ def load_session_secret(configured: str | None, state_dir: Path) -> str:
     finally:
         temp.unlink()
     return path.read_text().strip()
-
-
-def issue_key(
-    store: Store, account: str, plan: Plan, limit: int | None, now: int
-) -> tuple[str, KeyRecord]:
-    """Given an account, a plan and an optional limit, store a new key; return (key, record).
-
-    The key itself is returned once and never stored (only its digest). Raises ValueError for
-    a bad plan or limit, StoreError if no unique id could be allocated, StoreUnavailable.
-    """
-    daily = default_limit(plan, limit)
-    for _ in range(5):  # an 8-character id clash is rare; retry with a fresh key
-        key = generate_key()
-        record = KeyRecord(key_id(key), key_digest(key), account, plan, daily, "active", now)
-        try:
-            store.add_key(record)
-        except StoreUnavailable:
-            raise
-        except StoreError:
-            continue
-        return key, record
-    raise StoreError("could not allocate a unique key id")
 
 
 def render(name: str, status: int = 200, **context: Any) -> HTMLResponse:

@@ -98,6 +98,9 @@ def create_app(
         exception_handlers={HTTPException: http_error},
         lifespan=lifespan,
     )
+    # A trailing slash is dropped by the edge before routing: no redirect, so none is built
+    # from the request's Host header.
+    app.router.redirect_slashes = False
     app.add_middleware(EdgeMiddleware, shim=shim)
     app.state.shim = shim
     return app

@@ -62,7 +62,9 @@ class LocalLinks:
     def valid(self, key: str, expires: str, signature: str, now: float) -> bool:
         """Given a key, the link's expires and signature values and the time, return True if
         the signature matches and the link has not expired."""
-        if not expires.isdigit() or int(expires) < now:
+        if not (expires.isascii() and expires.isdigit() and len(expires) <= 12):
+            return False
+        if int(expires) < now:
             return False
         expected = self._signature(key, int(expires))
         return hmac.compare_digest(expected.encode(), signature.encode())

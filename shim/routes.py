@@ -21,12 +21,11 @@ from build.filters import (
     list_key,
 )
 from build.listing import page_count
-from build.storage import StorageError
 from build.wire import etag_for
 from shim import params
 from shim.handlers import HTML, JSON_TYPE, NotFound, Resolved, Shim
 from shim.snapshot import LoadedSnapshot
-from shim.store import KeyRecord, StoreUnavailable
+from shim.store import KeyRecord
 
 NOT_RATED_DETAIL = {
     "delisted": "it has been removed from sale on the storefront",
@@ -72,7 +71,11 @@ def build_routes(shim: Shim) -> list[Route]:
             else:
                 body, etag = snap.index.page(query.filters, query.page)
             link = shim.links(
-                "/api/v1/games", _canonical(query.filters), query.page, page_count(_total(body))
+                snap,
+                "/api/v1/games",
+                _canonical(query.filters),
+                query.page,
+                page_count(_total(body)),
             )
             return Resolved(body, etag, headers=(("Link", link),) if link else ())
 
@@ -102,7 +105,7 @@ def build_routes(shim: Shim) -> list[Route]:
             query = params.parse_search_query(request.query_params.multi_items())
             body, etag = snap.search_page(query.q, query.page)
             link = shim.links(
-                "/api/v1/search", {"q": query.q}, query.page, page_count(_total(body))
+                snap, "/api/v1/search", {"q": query.q}, query.page, page_count(_total(body))
             )
             return Resolved(body, etag, headers=(("Link", link),) if link else ())
 
@@ -113,10 +116,7 @@ def build_routes(shim: Shim) -> list[Route]:
             params.parse_plain_query(request.query_params.multi_items())
             hit, window = shim.quota.peek(record.subject, record.daily_limit)
             days = [window.day - dt.timedelta(days=n) for n in range(29, -1, -1)]
-            try:
-                counts = shim.quota.store.history(record.subject, days)
-            except StoreUnavailable as exc:
-                raise StorageError("key store unreachable") from exc
+            counts = shim.quota.store.history(record.subject, days)  # StoreUnavailable: 503
             body = orjson.dumps(
                 {
                     "key_id": record.key_id,
@@ -147,7 +147,8 @@ def build_routes(shim: Shim) -> list[Route]:
     async def game_page(request: Request) -> Response:
         async def resolve(snap: LoadedSnapshot) -> Resolved | Response:
             raw = request.path_params["appid"]
-            pos = snap.index.position.get(int(raw)) if raw.isdigit() and len(raw) < 13 else None
+            ok = raw.isascii() and raw.isdigit() and len(raw) < 13
+            pos = snap.index.position.get(int(raw)) if ok else None
             if pos is None:
                 raise NotFound("game_not_found", f"No rated game has appid {raw}.")
             canonical = snap.index.urls[pos]
@@ -179,7 +180,6 @@ def build_routes(shim: Shim) -> list[Route]:
 
     return [
         Route("/api/v1", document(ROOT_KEY, JSON_TYPE)),
-        Route("/api/v1/", document(ROOT_KEY, JSON_TYPE)),
         Route("/api/v1/openapi.json", document(OPENAPI_KEY, JSON_TYPE)),
         Route("/api/v1/games", games),
         Route("/api/v1/games/{appid}", game),

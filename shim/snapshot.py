@@ -14,7 +14,6 @@ import logging
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 import anyio.to_thread
@@ -28,6 +27,7 @@ from build.search import SearchIndex
 from build.storage import ObjectNotFound, Storage, StorageError
 from build.wire import digest, etag_for, etag_from_digest
 from shim.compose import CompactIndex
+from shim.lru import Lru
 
 log = logging.getLogger("bangscore.snapshot")
 MAX_ANSWERS = 16_384
@@ -72,6 +72,14 @@ class LoadedSnapshot:
     search: SearchIndex
     not_rated: NotRatedIndex = field(default_factory=NotRatedIndex)
     answers: dict[tuple[str, bytes], Any] = field(default_factory=dict, repr=False)
+    search_pages: Lru[tuple[bytes, str]] = field(default_factory=lambda: Lru(4096), repr=False)
+
+    @property
+    def base_url(self) -> str | None:
+        """Return the API base URL this snapshot's bodies were built with, if it recorded one."""
+        meta = self.manifest.meta
+        url = meta.get("base_url") or meta.get("site_url")
+        return str(url) if url else None
 
     def remember(self, key: tuple[str, bytes], answer: object) -> None:
         """Given a request's (path, query string) and its answer, keep it (bounded)."""
@@ -88,13 +96,18 @@ class LoadedSnapshot:
         entry = self.manifest.entries.get(key)
         return etag_from_digest(entry.sha256) if entry else None
 
-    @lru_cache(maxsize=4096)  # noqa: B019 -- lives and dies with its immutable snapshot
     def search_page(self, q: str, page: int) -> tuple[bytes, str]:
-        """Given a validated query and a 1-based page, return (envelope bytes, strong ETag)."""
-        appids = self.search.search(q)
-        start, stop = page_bounds(page)
-        body = render_page(self.index.items_for(appids[start:stop]), page, len(appids), query=q)
-        return body, etag_for(body)
+        """Given a validated query and a 1-based page, return (envelope bytes, strong ETag),
+        cached with this snapshot (and freed with it)."""
+
+        def render() -> tuple[bytes, str]:
+            appids = self.search.search(q)
+            start, stop = page_bounds(page)
+            items = self.index.items_for(appids[start:stop])
+            body = render_page(items, page, len(appids), query=q)
+            return body, etag_for(body)
+
+        return self.search_pages.get((q, page), render)
 
 
 class BodyCache:

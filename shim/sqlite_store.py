@@ -23,6 +23,7 @@ from shim.store import (
     KeyRecord,
     KeyView,
     StoreError,
+    StoreMissing,
     StoreUnavailable,
     UnknownKey,
 )
@@ -87,10 +88,17 @@ def _record(row: Sequence[Any]) -> KeyRecord:
 class SQLiteStore:
     """Keys, accounts and counts in one SQLite file; one connection per thread."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, create: bool = True) -> None:
         self.path = Path(path)
         self._local = threading.local()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not create and not self.path.is_file():
+            raise StoreMissing(
+                f"no key store at {self.path} (create one with `bangscore keys create`)"
+            )
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreUnavailable(f"cannot create {self.path.parent}: {exc.strerror}") from exc
         with _faults():
             self._conn().executescript(SCHEMA)
 

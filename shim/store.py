@@ -11,6 +11,8 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from shim.keys import generate_key, key_digest, key_id
+
 Plan = Literal["free", "pro", "bulk"]
 KeyState = Literal["active", "revoked"]
 PLAN_LIMITS: dict[str, int] = {"free": 1_000, "pro": 50_000}
@@ -22,6 +24,10 @@ class StoreError(Exception):
 
 class StoreUnavailable(StoreError):
     """Raised when the store cannot be reached; callers fail open on counts (CONTRACT.md)."""
+
+
+class StoreMissing(StoreError):
+    """Raised when a store that must already exist (a command that only reads keys) does not."""
 
 
 class UnknownKey(StoreError, LookupError):
@@ -98,6 +104,29 @@ def default_limit(plan: str, limit: int | None) -> int:
     return PLAN_LIMITS[plan]
 
 
+def issue_key(
+    store: Store, account: str, plan: Plan, limit: int | None, now: int
+) -> tuple[str, KeyRecord]:
+    """Given an account, a plan and an optional limit, store a new key; return (key, record).
+
+    The key itself is returned once and never stored (only its digest). Raises ValueError for
+    a bad plan or limit, StoreError if no unique id could be allocated, StoreUnavailable if
+    the store cannot be written (down, read-only).
+    """
+    daily = default_limit(plan, limit)
+    for _ in range(5):  # an 8-character id clash is rare; retry with a fresh key
+        key = generate_key()
+        record = KeyRecord(key_id(key), key_digest(key), account, plan, daily, "active", now)
+        try:
+            store.add_key(record)
+        except StoreUnavailable:
+            raise
+        except StoreError:
+            continue
+        return key, record
+    raise StoreError("could not allocate a unique key id")
+
+
 class Store(Protocol):
     """Keys, accounts and daily counters. Days are UTC calendar dates."""
 
@@ -152,12 +181,17 @@ class Store(Protocol):
         ...
 
 
-def open_store(url: str) -> Store:
-    """Given ``sqlite:///PATH`` or ``redis://HOST:PORT/DB``, return the store; ValueError else."""
+def open_store(url: str, *, create: bool = True) -> Store:
+    """Given ``sqlite:///PATH`` or ``redis://HOST:PORT/DB``, return the store; ValueError else.
+
+    Without ``create``, a SQLite file that does not exist yet raises StoreMissing instead of
+    becoming a new, empty store (a mistyped path would otherwise answer 401 to every real
+    key). A path that cannot hold a database raises StoreUnavailable.
+    """
     if url.startswith("sqlite:///"):
         from shim.sqlite_store import SQLiteStore
 
-        return SQLiteStore(url.removeprefix("sqlite:///"))
+        return SQLiteStore(url.removeprefix("sqlite:///"), create=create)
     if url.startswith(("redis://", "rediss://", "unix://")):
         from shim.redis_store import RedisStore
 

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import httpx
 
+from shim.store import open_store
+
 REPO = Path(__file__).resolve().parents[1]
 READY_SECONDS = 30.0
 
@@ -71,6 +73,10 @@ class ShimServer:
     def start(self) -> ShimServer:
         """Start the server on a fresh free port and wait until ``/metrics`` answers."""
         self.port = free_port()
+        if self.store_url and self.store_url.startswith("sqlite:///"):
+            # As an operator would (`bangscore keys create`): serve refuses a configured
+            # store that does not exist, so a mistyped path is not taken for an empty store.
+            open_store(self.store_url).close()
         env = {k: v for k, v in os.environ.items() if not k.startswith("BANGSCORE_")}
         env.update({"BANGSCORE_ANONYMOUS_DAILY_LIMIT": "10000000", **self.env})
         args = [sys.executable, "-m", "shim.cli", "--state-dir", str(self.state_dir)]

@@ -22,7 +22,10 @@ def state(tmp_path: Path) -> Path:
 
 
 def run(state: Path, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(["--state-dir", str(state), *argv])
+    try:
+        code = main(["--state-dir", str(state), *argv])
+    except SystemExit as exc:  # argparse refuses a bad option value with exit status 2
+        code = int(exc.code or 0)
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -72,9 +75,11 @@ def test_keys_create_list_revoke(state: Path, capsys: pytest.CaptureFixture[str]
     ("argv", "message"),
     [
         (["--plan", "bulk"], "bulk keys need an explicit --limit"),
-        (["--plan", "free", "--limit", "0"], "at least 1"),
+        (["--plan", "free", "--limit", "0"], "--limit: must be an integer from 1 to"),
+        (["--plan", "bulk", "--limit", "9" * 5000], "--limit: must be an integer from 1 to"),
+        (["--plan", "bulk", "--limit", "-5"], "--limit: must be an integer from 1 to"),
     ],
-    ids=["bulk-without-limit", "zero-limit"],
+    ids=["bulk-without-limit", "zero-limit", "5000-digit-limit", "negative-limit"],
 )
 def test_keys_create_rejects_bad_limits(
     state: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str

@@ -69,6 +69,8 @@ def app_from_settings(settings: Settings) -> Starlette:
         base_url=settings.api_base_url,
         session_secret=session_secret,
         export=_export_service(settings, session_secret),
+        session_idle=settings.session_idle_seconds,
+        session_max=settings.session_max_seconds,
     )
 
 

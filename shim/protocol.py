@@ -20,20 +20,25 @@ leaves the parser and the request cycle to uvicorn:
 - Errors: every protocol error (400 for a malformed request, 408, 414, 431) is answered by the
   ASGI app itself, through a synthetic request whose scope carries :data:`PROTOCOL_ERROR`, so
   the answer is the same ``application/problem+json`` with ``X-Request-Id`` and rate-limit
-  headers as every other error (:mod:`shim.edge`). The connection is closed after it.
+  headers as every other error (:mod:`shim.edge`). The connection is then closed the way
+  nginx's lingering close does it: our side is shut for writing and what the client still
+  sends is read and dropped (never buffered) until it closes or :data:`LINGER_SECONDS` pass,
+  so a client still sending its oversized head reads the answer instead of a reset.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from uvicorn.config import Config
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
 from uvicorn.server import ServerState
 
 PROTOCOL_ERROR = "bangscore.protocol_error"  # scope["extensions"] key of a rejected request
+LINGER_SECONDS = 3.0  # after refusing a head: read and drop the rest this long at most
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +74,8 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._head_bytes = 0
         self._head_timer: asyncio.TimerHandle | None = None
         self._rejection: tuple[int, str, str] | None = None
-        self._rejected = False
+        self._rejected = False  # from then on, whatever arrives is dropped
+        self._linger_timer: asyncio.TimerHandle | None = None
 
     # -- connection --------------------------------------------------------------------------
 
@@ -79,6 +85,9 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_head_timer()
+        if self._linger_timer is not None:
+            self._linger_timer.cancel()
+            self._linger_timer = None
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
@@ -183,7 +192,6 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._rejected = True
         self._cancel_head_timer()
         self._unset_keepalive_if_required()
-        self.flow.pause_reading()
         scope: Any = {  # the refused head is not parsed: its method and path are logged as "-"
             "type": "http",
             "asgi": {"version": self.asgi_version, "spec_version": "2.3"},
@@ -202,7 +210,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         }
         cycle = RequestResponseCycle(
             scope=scope,
-            transport=self.transport,
+            transport=cast(asyncio.Transport, _LingeringClose(self.transport, self._linger)),
             flow=self.flow,
             logger=self.logger,
             access_logger=self.access_logger,
@@ -220,6 +228,28 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         else:
             self.cycle = cycle
             self._start_asgi_task(cycle, self.app)
+
+    def _linger(self) -> None:
+        """After the refusal is written: shut our side for writing, keep reading (and
+        dropping) until the client closes, and close for good after LINGER_SECONDS."""
+        transport = self.transport
+        if transport.is_closing():
+            return
+        if transport.can_write_eof():
+            transport.write_eof()
+        self.flow.resume_reading()
+        self._linger_timer = self.loop.call_later(LINGER_SECONDS, transport.close)
+
+
+class _LingeringClose:
+    """The transport as a refusal's response cycle sees it: ``close()`` lingers instead."""
+
+    def __init__(self, transport: asyncio.Transport, linger: Callable[[], None]) -> None:
+        self._transport = transport
+        self.close = linger
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
 
 
 @dataclass(frozen=True, slots=True)

@@ -75,6 +75,25 @@ class AccountRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class SessionRecord:
+    """A signed-in website session: its account, when it began, and when it ends unless
+    extended (Unix s). Stored under the SHA-256 of the session token, never the token."""
+
+    email: str
+    created_at: int
+    expires_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class Failures:
+    """Recent failed attempts of one subject (sign-in throttling): how many, and the last
+    one's time (Unix s; 0 when there are none)."""
+
+    count: int
+    last_at: int
+
+
+@dataclass(frozen=True, slots=True)
 class Hit:
     """Result of counting one request: admitted or not, the count after it, and the limit."""
 
@@ -170,6 +189,36 @@ class Store(Protocol):
 
     def find_account(self, email: str) -> AccountRecord | None:
         """Given a lowercase email, return its account or None; raise StoreUnavailable if down."""
+        ...
+
+    def start_session(self, digest: str, email: str, created_at: int, expires_at: int) -> None:
+        """Given a session token's digest, its account and lifetime, store the session."""
+        ...
+
+    def find_session(self, digest: str, now: int) -> SessionRecord | None:
+        """Given a session token's digest, return its session, or None if unknown, ended or
+        expired at ``now``; raise StoreUnavailable if down."""
+        ...
+
+    def extend_session(self, digest: str, expires_at: int) -> None:
+        """Given a session token's digest and a new end (Unix s), move the session's end."""
+        ...
+
+    def end_session(self, digest: str) -> None:
+        """Given a session token's digest, end the session: every copy of its cookie stops."""
+        ...
+
+    def fail(self, subject: str, now: int, forget_after: int) -> Failures:
+        """Count one failed attempt of ``subject`` at ``now``; failures are forgotten
+        ``forget_after`` seconds after the last one. Return the failures after this one."""
+        ...
+
+    def failures(self, subject: str, now: int) -> Failures:
+        """Given a subject, return its failures not yet forgotten at ``now``."""
+        ...
+
+    def forgive(self, subject: str) -> None:
+        """Given a subject, forget its failures (after a success)."""
         ...
 
     def stats(self) -> dict[str, int]:

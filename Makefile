@@ -29,7 +29,7 @@ deps:  ## install the Debian packages the tests and benchmarks use (chromium, ng
 	fi
 
 build: $(STAMP)  ## score the bundled real catalog and publish a snapshot under ./var
-	$(BIN)/bangscore build
+	BANGSCORE_HOST=$(HOST) BANGSCORE_PORT=$(PORT) $(BIN)/bangscore build
 
 demo-key: $(STAMP)  ## create a demo key (free plan) and print it with a curl example
 	@key=$$($(BIN)/bangscore keys create --account demo@bangscore.local --plan free | tail -n 1); \

@@ -411,3 +411,14 @@ def test_account_pages_are_never_cached_or_framed(
     assert "bangscore_session" in response.headers["set-cookie"]
     assert "httponly" in response.headers["set-cookie"].lower()
     assert "set-cookie" not in api.get("/api/v1").headers  # API routes carry no session
+
+
+def test_account_pages_carry_rate_limit_headers(
+    full_app: tuple[Browser, TestClient, SQLiteStore],
+) -> None:
+    browser, _, _ = full_app
+    responses = [browser.client.get("/account"), browser.signup("rate@x.io")]
+    page = browser.client.get("/account")
+    redirect = browser.client.post("/account/signout", data={"csrf": csrf_of(page.text)})
+    for response in (*responses[:1], page, redirect):
+        assert "x-ratelimit-limit" in response.headers and "ratelimit" in response.headers

@@ -20,9 +20,16 @@ from shim.sqlite_store import SQLiteStore
 from shim.store import KeyRecord
 from tests import factories
 from tests.hardening.conftest import SharedServer
-from tests.live import REPO
+from tests.live import REPO, wait_for
 
 # -- keys never appear in logs ----------------------------------------------------------------
+
+
+def logged(shared_server: SharedServer, text: str) -> str:
+    """Given a text a request will log, return the server log once it holds it (the access
+    log is written after the response: wait for it, 5 s at most)."""
+    wait_for(lambda: text in shared_server.server.log(), 5, f"logging {text}")
+    return shared_server.server.log()
 
 
 def test_keys_never_appear_in_the_access_log(shared_server: SharedServer) -> None:
@@ -35,12 +42,7 @@ def test_keys_never_appear_in_the_access_log(shared_server: SharedServer) -> Non
         httpx.get(f"{url}/api/v1/games", headers={"Authorization": f"Bearer {key}"}),
     ]
     assert [r.status_code for r in sent] == [200, 400, 401, 200]
-    log = ""
-    for _ in range(50):  # the access log is written after the response: give it a moment
-        log = shared_server.server.log()
-        if f"api_key=bsk_{key_id(stranger)}" in log:
-            break
-        time.sleep(0.1)
+    log = logged(shared_server, f"api_key=bsk_{key_id(stranger)}")
     assert key not in log and stranger not in log
     # The requests are logged, with each key replaced by its public id.
     assert log.count(f"api_key=bsk_{key_id(key)}…") >= 2
@@ -66,12 +68,7 @@ def test_percent_encoded_keys_never_appear_in_the_access_log(
     marker = f"marker{time.monotonic_ns()}"
     httpx.get(f"{url}/api/v1/games?api_key={sent}&{marker}=1")
     httpx.get(f"{url}/api/v1/games/{sent}?{marker}=2")  # a key in the path, too
-    log = ""
-    for _ in range(50):  # the access log is written after the response: give it a moment
-        log = shared_server.server.log()
-        if f"{marker}=2" in log:
-            break
-        time.sleep(0.1)
+    log = logged(shared_server, f"{marker}=2")
     lines = [line for line in log.splitlines() if marker in line]
     assert len(lines) == 2
     for line in lines:

@@ -240,6 +240,7 @@ _PUBLIC = {
     "completionist_hours": "completionist_hours",
     "metacritic": "metacritic",
     "early_window": "early_window_reviews",
+    "median_playtime_hours": "median_playtime_hours",
 }
 
 
@@ -438,6 +439,8 @@ def _record(
         owners_range=known.value(appid, "owners_range"),
         historical_low_usd=round(low, 2),
         metacritic=known.value(appid, "metacritic"),
+        median_playtime_hours=known.value(appid, "median_playtime_hours"),
+        reviews=known.value(appid, "reviews"),
         early_window=window,
         sources=Sources(**dates, review_sample=window.window.to if window is not None else None),
         provenance={wire: _provenance(layer) for wire, layer in sorted(provenance.items())},

@@ -75,7 +75,7 @@ def test_named_rule_table(name: str, desc: str, named: bool) -> None:
     assert (result.rule == "named") is named
 
 
-def test_adapter_marks_chapter_estimate(tmp_path: Path) -> None:
+def test_adapter_returns_the_last_chapter_rate(tmp_path: Path) -> None:
     story = fixture_json("achievements/handbuilt_get_game_achievements_chapters.json")
     server = start_replay(
         {("GET", "/IPlayerService/GetGameAchievements/v1/"): lambda q, b: ok(story)}
@@ -86,14 +86,14 @@ def test_adapter_marks_chapter_estimate(tmp_path: Path) -> None:
         price_usd=5,
         list_price_usd=5,
         discount_percent=0,
-        review_positive=1,
-        review_negative=0,
-        estimated=("players_estimate",),
+        review_score=1.0,
+        review_count=100,
     )
     try:
         with quiet_client(tmp_path) as client:
             patch = AchievementsAdapter(server.base_url).fetch(client, record)
     finally:
         stop_replay(server)
-    assert patch == {"finish_rate": 0.2225, "estimated": ("players_estimate", "finish_rate")}
+    # The last chapter's 22.25% stands in; the resolver lists every finish_rate as estimated.
+    assert patch == {"finish_rate": 0.2225}
     assert server.hits[0].query == {"appid": "9", "language": "english"}

@@ -45,8 +45,8 @@ def test_adapter_posts_search_and_fills_hours(tmp_path: Path) -> None:
         price_usd=59.99,
         list_price_usd=59.99,
         discount_percent=0,
-        review_positive=1,
-        review_negative=0,
+        review_score=1.0,
+        review_count=100,
     )
     try:
         with quiet_client(tmp_path) as client:

@@ -17,8 +17,8 @@ def make_record(**overrides: object) -> GameRecord:
         "price_usd": 9.99,
         "list_price_usd": 9.99,
         "discount_percent": 0,
-        "review_positive": 1,
-        "review_negative": 0,
+        "review_score": 1.0,
+        "review_count": 100,
     }
     return GameRecord.model_validate(base | overrides)
 
@@ -42,7 +42,6 @@ def test_wiki_fills_gaps_only() -> None:
         "developer": "Valve Corporation",
         "publisher": "Valve Corporation",
         "release_date": dt.date(2011, 4, 18),
-        "release_year": 2011,
     }
     known = make_record(developer="Valve", publisher="Valve", release_date=dt.date(2011, 4, 18))
     assert wiki_fields(box, known) == {}

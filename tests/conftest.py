@@ -9,11 +9,13 @@ import pytest
 from starlette.testclient import TestClient
 
 from build.storage import Storage
+from build.wire import ScoredGame
+from shim.sqlite_store import SQLiteStore
 from tests import factories
 
 
 @pytest.fixture(scope="session")
-def small_snapshot() -> tuple[Storage, list[factories.ScoredGame]]:
+def small_snapshot() -> tuple[Storage, list[ScoredGame]]:
     """The small 45-game catalog, published once per session into memory."""
     return factories.publish_catalog(factories.small_catalog())
 
@@ -21,11 +23,11 @@ def small_snapshot() -> tuple[Storage, list[factories.ScoredGame]]:
 @pytest.fixture
 def client_factory(
     tmp_path: Path,
-) -> Iterator[Callable[..., tuple[TestClient, factories.SQLiteStore]]]:
+) -> Iterator[Callable[..., tuple[TestClient, SQLiteStore]]]:
     """Return a factory: given a store (and options), a started TestClient and its key store."""
     clients: list[TestClient] = []
 
-    def make(storage: Storage, **options: object) -> tuple[TestClient, factories.SQLiteStore]:
+    def make(storage: Storage, **options: object) -> tuple[TestClient, SQLiteStore]:
         app, store, _ = factories.make_app(storage, tmp_path, **options)  # type: ignore[arg-type]
         client = TestClient(app, base_url=factories.SITE)
         client.__enter__()
@@ -38,7 +40,7 @@ def client_factory(
 
 
 @pytest.fixture(scope="session")
-def real_snapshot() -> tuple[Storage, list[factories.ScoredGame]]:
+def real_snapshot() -> tuple[Storage, list[ScoredGame]]:
     """The real catalog from the bundled dumps, scored and published once per session."""
     from ingest.catalog import load_bundled_catalog
 

@@ -14,11 +14,12 @@ from ingest.catalog import read_catalog, write_catalog
 from ingest.http import RateLimit
 from ingest.records import Catalog, GameRecord, Sources
 from ingest.refresh import Endpoints, IngestConfig, merge_patch, run_ingest
-from tests.ingest.replay import Handler, fixture_json, ok
+from tests.ingest.replay import Handler, ReplayFactory, fixture_json, ok
 
 TODAY = dt.date(2025, 3, 1)
 OLD = dt.date(2025, 1, 1)
 NOW = dt.datetime(2025, 3, 1, 4, 0, tzinfo=dt.UTC)
+MakeConfig = Callable[..., IngestConfig]
 PORTAL, ALYX = 620, 546560
 
 
@@ -122,7 +123,7 @@ def source_routes(
 
 
 @pytest.fixture
-def make_config(previous_catalog: Path, tmp_path: Path) -> Callable[..., IngestConfig]:
+def make_config(previous_catalog: Path, tmp_path: Path) -> MakeConfig:
     def make(endpoints: Endpoints, **overrides: Any) -> IngestConfig:
         settings: dict[str, Any] = {
             "catalog_path": previous_catalog,
@@ -144,7 +145,9 @@ def ingest(config: IngestConfig, **kwargs: Any) -> Any:
     return run_ingest(config, today=TODAY, now=NOW, sleep=lambda seconds: None, **kwargs)
 
 
-def test_full_ingest_merges_every_source(replay, make_config, previous_catalog: Path) -> None:
+def test_full_ingest_merges_every_source(
+    replay: ReplayFactory, make_config: MakeConfig, previous_catalog: Path
+) -> None:
     server = replay(source_routes())
     report = ingest(make_config(Endpoints.all_at(server.base_url)))
     assert report.written, report.summary()
@@ -179,7 +182,9 @@ def test_full_ingest_merges_every_source(replay, make_config, previous_catalog: 
     assert (alyx.historical_low_usd, alyx.sources.price_history) == (3.0, OLD)
 
 
-def test_no_network_names_sources_and_keeps_catalog(make_config, previous_catalog: Path) -> None:
+def test_no_network_names_sources_and_keeps_catalog(
+    make_config: MakeConfig, previous_catalog: Path
+) -> None:
     before = previous_catalog.read_bytes()
     report = ingest(make_config(Endpoints.all_at("http://127.0.0.1:1")))
     assert not report.written
@@ -200,7 +205,7 @@ def test_no_network_names_sources_and_keeps_catalog(make_config, previous_catalo
 
 
 def test_one_unreachable_source_keeps_its_values_and_dates(
-    replay, make_config, previous_catalog: Path
+    replay: ReplayFactory, make_config: MakeConfig, previous_catalog: Path
 ) -> None:
     server = replay(source_routes())
     endpoints = Endpoints(
@@ -220,7 +225,7 @@ def test_one_unreachable_source_keeps_its_values_and_dates(
 
 
 def test_partial_ingest_is_not_written_and_rerun_resumes(
-    replay, make_config, previous_catalog: Path
+    replay: ReplayFactory, make_config: MakeConfig, previous_catalog: Path
 ) -> None:
     before = previous_catalog.read_bytes()
     healthy = source_routes()
@@ -249,7 +254,7 @@ def test_partial_ingest_is_not_written_and_rerun_resumes(
     assert read_catalog(previous_catalog).games[0].owners_range == "20,000,000 .. 50,000,000"
 
 
-def test_rerun_same_day_refetches_nothing(replay, make_config) -> None:
+def test_rerun_same_day_refetches_nothing(replay: ReplayFactory, make_config: MakeConfig) -> None:
     server = replay(source_routes())
     config = make_config(Endpoints.all_at(server.base_url))
     first = ingest(config)
@@ -260,7 +265,9 @@ def test_rerun_same_day_refetches_nothing(replay, make_config) -> None:
     assert (second.network_requests, second.cache_hits) == (0, first.network_requests)
 
 
-def test_sources_limit_and_since(replay, make_config, previous_catalog: Path) -> None:
+def test_sources_limit_and_since(
+    replay: ReplayFactory, make_config: MakeConfig, previous_catalog: Path
+) -> None:
     server = replay(source_routes())
     config = make_config(Endpoints.all_at(server.base_url))
     report = ingest(config, sources=["steamspy"], limit=1)
@@ -272,7 +279,9 @@ def test_sources_limit_and_since(replay, make_config, previous_catalog: Path) ->
     assert [h.query["appid"] for h in server.hits] == [str(PORTAL), str(ALYX)]
 
 
-def test_itad_without_key_is_skipped_not_failed(replay, make_config) -> None:
+def test_itad_without_key_is_skipped_not_failed(
+    replay: ReplayFactory, make_config: MakeConfig
+) -> None:
     server = replay(source_routes())
     report = ingest(
         make_config(Endpoints.all_at(server.base_url), itad_api_key=None), sources=["itad", "pcgw"]
@@ -283,7 +292,7 @@ def test_itad_without_key_is_skipped_not_failed(replay, make_config) -> None:
     assert not any(h.path.startswith("/games/") for h in server.hits)
 
 
-def test_unknown_source_is_refused(make_config) -> None:
+def test_unknown_source_is_refused(make_config: MakeConfig) -> None:
     with pytest.raises(ValueError, match="unknown sources"):
         ingest(make_config(Endpoints()), sources=["steamdb"])
 

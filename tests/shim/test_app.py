@@ -14,10 +14,11 @@ from build.filters import list_key, precomputed_combos
 from build.openapi import DETAIL_PROPERTIES, GAME_PROPERTIES
 from build.storage import MemoryStorage, Storage
 from build.wire import ScoredGame
+from shim.sqlite_store import SQLiteStore
 from tests import factories
 from tests.factories import SITE, add_key
 
-ClientFactory = Callable[..., tuple[TestClient, factories.SQLiteStore]]
+ClientFactory = Callable[..., tuple[TestClient, SQLiteStore]]
 RATE_HEADERS = (
     "x-ratelimit-limit",
     "x-ratelimit-remaining",
@@ -31,7 +32,7 @@ RATE_HEADERS = (
 @pytest.fixture
 def api(
     client_factory: ClientFactory, small_snapshot: tuple[Storage, list[ScoredGame]]
-) -> tuple[TestClient, factories.SQLiteStore, dict[str, str]]:
+) -> tuple[TestClient, SQLiteStore, dict[str, str]]:
     """A client over the small catalog, its store, and auth headers of a free key."""
     client, store = client_factory(small_snapshot[0])
     key = add_key(store)

@@ -13,6 +13,38 @@ from build.wire import ScoredGame
 from shim.sqlite_store import SQLiteStore
 from tests import factories
 
+# Markers implied by a fixture, so that `make check` can leave these tests out by marker and a
+# new test that uses one of these fixtures is marked without having to remember it. Tests that
+# start a replay server themselves (``start_replay``) carry ``@pytest.mark.server`` in place.
+MARKS_BY_FIXTURE = {
+    # the real catalog: its dumps joined, scored and published (seconds each)
+    "real_snapshot": "slow",
+    "bundled": "slow",
+    # real servers: shim processes, redis-server, SeaweedFS, replay HTTP servers
+    "shared_server": "server",
+    "server_factory": "server",
+    "shim_factory": "server",
+    "redis_server": "server",
+    "redis_url": "server",
+    "redis_factory": "server",
+    "seaweed": "server",
+    "seaweed_factory": "server",
+    "bucket": "server",
+    "aws_env": "server",
+    "replay": "server",
+    "served": "server",
+    "storefront_server": "server",
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Add the markers that :data:`MARKS_BY_FIXTURE` implies to each collected test."""
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        for fixture, marker in MARKS_BY_FIXTURE.items():
+            if fixture in used:
+                item.add_marker(marker)
+
 
 @pytest.fixture(scope="session")
 def small_snapshot() -> tuple[Storage, list[ScoredGame]]:

@@ -73,6 +73,7 @@ def test_named_rule_table(name: str, desc: str, named: bool) -> None:
     assert (result.rule == "named") is named
 
 
+@pytest.mark.server
 def test_adapter_marks_chapter_estimate(tmp_path: Path) -> None:
     story = fixture_json("achievements/handbuilt_get_game_achievements_chapters.json")
     server = start_replay(

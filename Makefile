@@ -30,8 +30,15 @@ $(STAMP): pyproject.toml $(wildcard $(LOCK))
 
 venv: $(STAMP)  ## create .venv and install the project with its dev tools, as pinned in the lock
 
-lock: $(STAMP)  ## regenerate requirements.lock from pyproject.toml (LOCK_FLAGS=--upgrade: newest)
-	$(BIN)/pip-compile --quiet $(LOCK_FLAGS) --extra dev --strip-extras --allow-unsafe \
+# pip-compile runs from a venv of its own: pip-tools needs the `build` package from PyPI, which
+# would shadow our build/ package for the console scripts of the project's venv.
+LOCK_TOOLS := $(VENV)/lock-tools
+PIP_TOOLS  := pip-tools==7.6.2
+
+lock:  ## regenerate requirements.lock from pyproject.toml (LOCK_FLAGS=--upgrade: newest)
+	test -x $(LOCK_TOOLS)/bin/pip-compile || \
+	  { $(PY) -m venv $(LOCK_TOOLS) && $(LOCK_TOOLS)/bin/pip install --quiet $(PIP_TOOLS); }
+	$(LOCK_TOOLS)/bin/pip-compile --quiet $(LOCK_FLAGS) --extra dev --strip-extras --allow-unsafe \
 	  --no-emit-index-url --no-emit-find-links --no-emit-trusted-host \
 	  --output-file $(LOCK) pyproject.toml
 

@@ -19,10 +19,8 @@ from tests.ingest.replay import fixture_json, ok, quiet_client, start_replay, st
 
 def test_parse_recorded_response() -> None:
     achievements = parse_achievements(fixture_json("achievements/get_game_achievements_tf2.json"))
-    assert [(a.display_name, a.unlocked) for a in achievements] == [
-        ("Head of the Class", pytest.approx(0.719)),
-        ("Team Doctor", pytest.approx(0.234)),
-    ]
+    assert [a.display_name for a in achievements] == ["Head of the Class", "Team Doctor"]
+    assert [a.unlocked for a in achievements] == pytest.approx([0.719, 0.234])
 
 
 @pytest.mark.parametrize(
@@ -75,6 +73,7 @@ def test_named_rule_table(name: str, desc: str, named: bool) -> None:
     assert (result.rule == "named") is named
 
 
+@pytest.mark.server
 def test_adapter_returns_the_last_chapter_rate(tmp_path: Path) -> None:
     story = fixture_json("achievements/handbuilt_get_game_achievements_chapters.json")
     server = start_replay(

@@ -36,6 +36,7 @@ def test_search_words(name: str, words: list[str]) -> None:
     assert search_words(name) == words
 
 
+@pytest.mark.server
 def test_adapter_posts_search_and_fills_hours(tmp_path: Path) -> None:
     body = fixture_json("hltb/search_half_life_alyx.json")
     server = start_replay({("POST", "/api/search"): lambda q, b: ok(body)})

@@ -34,6 +34,7 @@ def test_parse_history_low(price: dict[str, object], expected: float | None) -> 
     assert parse_history_low(payload, "other") is None
 
 
+@pytest.mark.server
 def test_adapter_sends_key_and_country(tmp_path: Path) -> None:
     server = start_replay(
         {

@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+import pytest
+
 from ingest.pcgw import PcgwAdapter, parse_infobox, wiki_fields
 from scoring.records import GameRecord
 from tests.ingest.replay import fixture_json, ok, quiet_client, start_replay, stop_replay
@@ -47,6 +49,7 @@ def test_wiki_fills_gaps_only() -> None:
     assert wiki_fields(box, known) == {}
 
 
+@pytest.mark.server
 def test_adapter_queries_by_appid(tmp_path: Path) -> None:
     body = fixture_json("pcgw/handbuilt_cargoquery_620.json")
     server = start_replay({("GET", "/w/api.php"): lambda q, b: ok(body)})

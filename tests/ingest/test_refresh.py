@@ -14,11 +14,12 @@ from ingest.catalog import read_catalog, write_catalog
 from ingest.http import RateLimit
 from ingest.refresh import Endpoints, IngestConfig, run_ingest
 from scoring.records import Catalog, GameRecord, NotRated, Sources
-from tests.ingest.replay import Handler, fixture_json, ok
+from tests.ingest.replay import Handler, ReplayFactory, fixture_json, ok
 
 TODAY = dt.date(2025, 3, 1)
 OLD = dt.date(2025, 1, 1)
 NOW = dt.datetime(2025, 3, 1, 4, 0, tzinfo=dt.UTC)
+MakeConfig = Callable[..., IngestConfig]
 PORTAL, ALYX = 620, 546560
 # Not rated in the previous catalog: stays not rated.
 TINY = NotRated(appid=77, name="Tiny Game", reason="too_few_reviews", review_count=12)
@@ -128,7 +129,7 @@ def source_routes(
 
 
 @pytest.fixture
-def make_config(previous_catalog: Path, tmp_path: Path) -> Callable[..., IngestConfig]:
+def make_config(previous_catalog: Path, tmp_path: Path) -> MakeConfig:
     def make(endpoints: Endpoints, **overrides: Any) -> IngestConfig:
         settings: dict[str, Any] = {
             "catalog_path": previous_catalog,
@@ -150,7 +151,9 @@ def ingest(config: IngestConfig, **kwargs: Any) -> Any:
     return run_ingest(config, today=TODAY, now=NOW, sleep=lambda seconds: None, **kwargs)
 
 
-def test_full_ingest_resolves_every_source(replay, make_config, previous_catalog: Path) -> None:
+def test_full_ingest_resolves_every_source(
+    replay: ReplayFactory, make_config: MakeConfig, previous_catalog: Path
+) -> None:
     server = replay(source_routes())
     report = ingest(make_config(Endpoints.all_at(server.base_url)))
     assert report.written, report.summary()
@@ -207,7 +210,7 @@ def test_full_ingest_resolves_every_source(replay, make_config, previous_catalog
 
 
 def test_game_refused_by_fresh_values_moves_to_not_rated(
-    replay, make_config, previous_catalog: Path
+    replay: ReplayFactory, make_config: MakeConfig, previous_catalog: Path
 ) -> None:
     healthy = source_routes()
     details = fixture_json("storefront/appdetails_620_usd.json")[str(PORTAL)]
@@ -235,7 +238,7 @@ def test_game_refused_by_fresh_values_moves_to_not_rated(
 
 
 def test_invalid_fresh_value_is_an_error_and_keeps_the_record(
-    replay, make_config, previous_catalog: Path
+    replay: ReplayFactory, make_config: MakeConfig, previous_catalog: Path
 ) -> None:
     details = fixture_json("storefront/appdetails_620_usd.json")
     details[str(PORTAL)]["data"]["metacritic"] = {"score": 101}
@@ -249,7 +252,9 @@ def test_invalid_fresh_value_is_an_error_and_keeps_the_record(
     assert portal == old_record(PORTAL, "Portal 2")
 
 
-def test_no_network_names_sources_and_keeps_catalog(make_config, previous_catalog: Path) -> None:
+def test_no_network_names_sources_and_keeps_catalog(
+    make_config: MakeConfig, previous_catalog: Path
+) -> None:
     before = previous_catalog.read_bytes()
     report = ingest(make_config(Endpoints.all_at("http://127.0.0.1:1")))
     assert not report.written
@@ -270,7 +275,7 @@ def test_no_network_names_sources_and_keeps_catalog(make_config, previous_catalo
 
 
 def test_one_unreachable_source_keeps_its_values_and_dates(
-    replay, make_config, previous_catalog: Path
+    replay: ReplayFactory, make_config: MakeConfig, previous_catalog: Path
 ) -> None:
     server = replay(source_routes())
     endpoints = Endpoints(
@@ -291,7 +296,7 @@ def test_one_unreachable_source_keeps_its_values_and_dates(
 
 
 def test_partial_ingest_is_not_written_and_rerun_resumes(
-    replay, make_config, previous_catalog: Path
+    replay: ReplayFactory, make_config: MakeConfig, previous_catalog: Path
 ) -> None:
     before = previous_catalog.read_bytes()
     healthy = source_routes()
@@ -320,7 +325,7 @@ def test_partial_ingest_is_not_written_and_rerun_resumes(
     assert read_catalog(previous_catalog).games[0].owners_range == "20,000,000 .. 50,000,000"
 
 
-def test_rerun_same_day_refetches_nothing(replay, make_config) -> None:
+def test_rerun_same_day_refetches_nothing(replay: ReplayFactory, make_config: MakeConfig) -> None:
     server = replay(source_routes())
     config = make_config(Endpoints.all_at(server.base_url))
     first = ingest(config)
@@ -331,7 +336,9 @@ def test_rerun_same_day_refetches_nothing(replay, make_config) -> None:
     assert (second.network_requests, second.cache_hits) == (0, first.network_requests)
 
 
-def test_sources_limit_and_since(replay, make_config, previous_catalog: Path) -> None:
+def test_sources_limit_and_since(
+    replay: ReplayFactory, make_config: MakeConfig, previous_catalog: Path
+) -> None:
     server = replay(source_routes())
     config = make_config(Endpoints.all_at(server.base_url))
     report = ingest(config, sources=["steamspy"], limit=1)
@@ -345,7 +352,9 @@ def test_sources_limit_and_since(replay, make_config, previous_catalog: Path) ->
     assert [h.query["appid"] for h in server.hits] == [str(PORTAL), str(ALYX)]
 
 
-def test_itad_without_key_is_skipped_not_failed(replay, make_config) -> None:
+def test_itad_without_key_is_skipped_not_failed(
+    replay: ReplayFactory, make_config: MakeConfig
+) -> None:
     server = replay(source_routes())
     report = ingest(
         make_config(Endpoints.all_at(server.base_url), itad_api_key=None), sources=["itad", "pcgw"]
@@ -356,6 +365,6 @@ def test_itad_without_key_is_skipped_not_failed(replay, make_config) -> None:
     assert not any(h.path.startswith("/games/") for h in server.hits)
 
 
-def test_unknown_source_is_refused(make_config) -> None:
+def test_unknown_source_is_refused(make_config: MakeConfig) -> None:
     with pytest.raises(ValueError, match="unknown sources"):
         ingest(make_config(Endpoints()), sources=["steamdb"])

@@ -24,6 +24,7 @@ from tests.ingest.replay import Replay, fixture_json, ok, start_replay, stop_rep
 
 DAY = dt.date(2025, 3, 1)
 MakeReviews = Callable[..., list[Review]]
+Served = Callable[[dict[str, Any]], tuple[Replay, PoliteClient]]
 _ids = itertools.count(1)
 
 
@@ -80,7 +81,15 @@ def test_weighted_share_of_the_worked_example(reviews: MakeReviews) -> None:
     ],
     ids=["positives-only", "negatives-only", "even-mix", "all-refunded", "unknown-mix"],
 )
-def test_weighted_share_table(reviews, pos, pos_ref, neg, neg_ref, mix, expected) -> None:
+def test_weighted_share_table(
+    reviews: MakeReviews,
+    pos: int,
+    pos_ref: int,
+    neg: int,
+    neg_ref: int,
+    mix: float | None,
+    expected: float,
+) -> None:
     result = summarise(
         reviews(pos, up=True, refunded=pos_ref) + reviews(neg, up=False, refunded=neg_ref), mix
     )
@@ -203,7 +212,7 @@ def archive_pages(review_type: str, per_page: int = 100) -> dict[str, dict[str, 
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[Callable[[dict[str, Any]], tuple[Replay, PoliteClient]]]:
+def served(tmp_path: Path) -> Iterator[Served]:
     servers: list[Replay] = []
     clients: list[PoliteClient] = []
 
@@ -230,7 +239,7 @@ def served(tmp_path: Path) -> Iterator[Callable[[dict[str, Any]], tuple[Replay, 
         stop_replay(s)
 
 
-def test_sample_game_on_recorded_2019_reviews(served) -> None:
+def test_sample_game_on_recorded_2019_reviews(served: Served) -> None:
     server, client = served(
         {t: archive_pages(t, per_page=50) for t in ("all", "positive", "negative")}
     )
@@ -254,7 +263,7 @@ def test_sample_game_on_recorded_2019_reviews(served) -> None:
     ]
 
 
-def test_sample_game_on_recorded_current_page(served) -> None:
+def test_sample_game_on_recorded_current_page(served: Served) -> None:
     page = fixture_json("reviews/app_reviews_page.json")
     cursor = page["cursor"]
     empty = {"success": 1, "reviews": [], "cursor": cursor}

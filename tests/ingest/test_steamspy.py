@@ -42,6 +42,7 @@ def test_unknown_app_is_none() -> None:
     assert parse_steamspy_app(fixture_json("steamspy/handbuilt_appdetails_unknown.json")) is None
 
 
+@pytest.mark.server
 def test_adapter_fetch_over_replay(tmp_path: Path) -> None:
     server = start_replay(
         {

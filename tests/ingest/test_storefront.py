@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -83,7 +84,9 @@ def test_recorded_eur_price_is_refused() -> None:
     ],
     ids=["delisted", "free", "no-price"],
 )
-def test_appdetails_edge_cases(payload, expected) -> None:
+def test_appdetails_edge_cases(
+    payload: dict[str, Any], expected: tuple[float | None, float | None, int | None] | None
+) -> None:
     details = parse_appdetails(payload, 7)
     if expected is None:
         assert details is None

@@ -240,6 +240,7 @@ _PUBLIC = {
     "completionist_hours": "completionist_hours",
     "metacritic": "metacritic",
     "early_window": "early_window_reviews",
+    "median_playtime_hours": "median_playtime_hours",
 }
 
 
@@ -438,6 +439,8 @@ def _record(
         owners_range=known.value(appid, "owners_range"),
         historical_low_usd=round(low, 2),
         metacritic=known.value(appid, "metacritic"),
+        median_playtime_hours=known.value(appid, "median_playtime_hours"),
+        reviews=known.value(appid, "reviews"),
         early_window=window,
         sources=Sources(**dates, review_sample=window.window.to if window is not None else None),
         provenance={wire: _provenance(layer) for wire, layer in sorted(provenance.items())},
@@ -496,10 +499,31 @@ def read_catalog(path: Path) -> Catalog:
     except (OSError, EOFError, zlib.error) as err:
         raise CatalogError(f"catalog file {path} is not readable gzip: {err}") from None
     try:
-        return Catalog.model_validate(orjson.loads(raw))
+        data = orjson.loads(raw)
+        del raw
+        return _validate_catalog(data)
     except orjson.JSONDecodeError as err:
         raise CatalogError(f"catalog file {path} is not valid JSON: {err}") from None
     except ValidationError as err:
         raise CatalogError(
             f"catalog file {path} is not a valid catalog ({err.error_count()} errors)"
         ) from None
+
+
+def _validate_catalog(data: Any) -> Catalog:
+    """Validate a parsed catalog one game at a time, dropping each parsed dict as soon as its
+    record exists and sharing equal provenance entries, so a large catalog never holds its
+    JSON and its records whole at once (the builder's peak memory)."""
+    if not isinstance(data, dict) or not isinstance(data.get("games"), list):
+        return Catalog.model_validate(data)  # raises the ValidationError that says why
+    parsed: list[Any] = data.pop("games")
+    shared: dict[Provenance, Provenance] = {}
+    games: list[GameRecord] = []
+    for i, item in enumerate(parsed):
+        parsed[i] = None
+        record = GameRecord.model_validate(item)
+        for name, entry in record.provenance.items():
+            record.provenance[name] = shared.setdefault(entry, entry)
+        games.append(record)
+    del parsed
+    return Catalog.model_validate({**data, "games": ()}).model_copy(update={"games": tuple(games)})

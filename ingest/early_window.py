@@ -6,8 +6,9 @@ Per game and dump: among the sample's storefront-purchase reviews (``steam_purch
 reviews are those written with under :data:`EARLY_WINDOW_MINUTES` played. The summary is raw
 counts over the sample: ``reviews`` = early-window count, ``positive_share`` = their positive
 share, ``review_share`` = early-window / all storefront-purchase reviews with a known playtime,
-``window`` = first and last review date of the sample. A game with fewer than
-:data:`MIN_SAMPLE` such reviews in a dump gets nothing from it.
+``window`` = first and last review date of the sample. Every game with at least one such
+review gets its figures: the sample size is published beside them (``early_window_sample``),
+so a client can weigh a small sample itself.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from ingest.observations import Observation
 from scoring.records import DateWindow, EarlyWindow
 
 EARLY_WINDOW_MINUTES = 120
-MIN_SAMPLE = 20
+MIN_SAMPLE = 1
 
 
 @dataclass
@@ -46,7 +47,7 @@ class _Tally:
 def summarise(rows: Iterable[tuple[int, int, int, bool]], source: str) -> dict[int, EarlyWindow]:
     """Given (appid, created unix seconds, playtime at review in minutes, voted up) rows of
     storefront-purchase reviews and the source's name, return appid -> :class:`EarlyWindow`
-    for games with at least :data:`MIN_SAMPLE` rows."""
+    for every game with at least :data:`MIN_SAMPLE` rows."""
     tallies: dict[int, _Tally] = {}
     for appid, created, playtime, positive in rows:
         tally = tallies.get(appid)

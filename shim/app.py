@@ -95,7 +95,7 @@ def create_app(
         routes += account_routes(site, session_secret=session_secret, https_only=https)
 
     # -- Bulk export (issue 4): GET /api/v1/export and signed local download links -----------
-    from shim.export import export_routes  # imported here: shim.export builds on this module
+    from shim.export import export_routes  # no cycle: shim.export does not import this module
 
     routes += export_routes(shim, export)
 

@@ -4,8 +4,9 @@ Links: an S3 export store gets presigned GET URLs (the store checks them; the sh
 in the download path). A local export folder cannot presign, so the shim serves its files
 itself at ``{base_url}/export/<snapshot id>/<file>?expires=<unix s>&signature=<sig>``: an
 HMAC-SHA256 (itsdangerous) over the key and the expiry, with a secret shared by every
-replica (``export_secret``). Like a presigned URL, such a link needs no API key, works
-until it expires and then answers 403.
+replica (the session secret: ``BANGSCORE_SESSION_SECRET``, else ``STATE/session_secret``).
+Like a presigned URL, such a link needs no API key, works until it expires and then
+answers 403.
 """
 
 from __future__ import annotations

@@ -15,10 +15,11 @@ from build.openapi import DETAIL_PROPERTIES, GAME_PROPERTIES
 from build.storage import MemoryStorage, Storage
 from scoring.pipeline import ScoredGame
 from scoring.value import SCORE_VERSION
+from shim.sqlite_store import SQLiteStore
 from tests import factories
 from tests.factories import NOT_RATED, SITE, add_key
 
-ClientFactory = Callable[..., tuple[TestClient, factories.SQLiteStore]]
+ClientFactory = Callable[..., tuple[TestClient, SQLiteStore]]
 RATE_HEADERS = (
     "x-ratelimit-limit",
     "x-ratelimit-remaining",
@@ -32,7 +33,7 @@ RATE_HEADERS = (
 @pytest.fixture
 def api(
     client_factory: ClientFactory, small_snapshot: tuple[Storage, list[ScoredGame]]
-) -> tuple[TestClient, factories.SQLiteStore, dict[str, str]]:
+) -> tuple[TestClient, SQLiteStore, dict[str, str]]:
     """A client over the small catalog, its store, and auth headers of a free key."""
     client, store = client_factory(small_snapshot[0])
     key = add_key(store)

@@ -17,6 +17,7 @@ import httpx
 import pytest
 import redis
 
+from shim.keys import key_id
 from shim.quota import Quota
 from shim.redis_store import RedisStore
 from shim.store import (
@@ -330,7 +331,21 @@ def test_two_shim_processes_sharing_redis_never_over_admit(
     first = asyncio.run(fire(urls, key, 3 * limit, concurrency=64))
     assert set(first) <= {200, 429}
     assert first[200] <= limit  # over-admission under concurrency: none
-    time.sleep(1.5)  # idle leases go back to Redis
+    today = dt.datetime.now(dt.UTC).date()
+    subject = f"key:{key_id(key)}"
+    auth = {"Authorization": f"Bearer {key}"}
+
+    def leases_back() -> bool:
+        # Every admitted request flushed and every idle lease given back to Redis ...
+        if counter(redis_url, subject, today) != {"leased": first[200], "spent": first[200]}:
+            return False
+        # ... and no replica still holds a lease of its own: a replica that holds one answers
+        # /usage (not counted) from it, and one that was refused a lease saw the full limit.
+        return all(
+            httpx.get(f"{u}/api/v1/usage", headers=auth).json()["used"] == first[200] for u in urls
+        )
+
+    wait_for(leases_back, 10, "idle leases given back to Redis")
     second = asyncio.run(fire(urls, key, limit))
     assert first[200] + second[200] == limit
     reader = store_factory(redis_url)

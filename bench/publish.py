@@ -26,11 +26,12 @@ from typing import Any
 from bench.scale import perturb, scale_catalog
 from build.publish import PublishReport, publish, read_manifest
 from build.s3 import S3Config, S3Storage
-from build.snapshot import score_catalog, snapshot_objects
+from build.snapshot import snapshot_objects
 from build.storage import LocalStorage, Storage, StoredObject
 from build.wire import digest
 from ingest.catalog import load_bundled_catalog
-from ingest.records import Catalog
+from scoring.pipeline import score_catalog
+from scoring.records import Catalog
 
 SITE = "http://127.0.0.1:8000"
 T0 = dt.datetime(2026, 11, 22, tzinfo=dt.UTC)
@@ -39,8 +40,10 @@ T0 = dt.datetime(2026, 11, 22, tzinfo=dt.UTC)
 def render(catalog: Catalog) -> tuple[list[StoredObject], float]:
     """Given a catalog, return (every object of its snapshot, seconds to score and render)."""
     started = time.perf_counter()
-    games = score_catalog(catalog)
-    objects = list(snapshot_objects(games, site_url=SITE, base_url=SITE))
+    games = score_catalog(catalog.games)
+    objects = list(
+        snapshot_objects(games, site_url=SITE, base_url=SITE, not_rated=catalog.not_rated)
+    )
     return objects, time.perf_counter() - started
 
 

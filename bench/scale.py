@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 
-from ingest.records import Catalog, GameRecord
+from scoring.records import Catalog, GameRecord
 
 
 def _scaled_price(price: float, factor: float) -> float:
@@ -40,7 +40,9 @@ def scale_catalog(catalog: Catalog, n: int, *, seed: int = 0) -> Catalog:
         raise ValueError("need a non-empty catalog and n >= 1")
     rng = random.Random(seed)
     games = list(base[:n])
-    next_appid = max(g.appid for g in base) + 1
+    # Above every known appid, rated or not, so a clone never shadows a not-rated app.
+    known = [g.appid for g in base] + [a.appid for a in catalog.not_rated]
+    next_appid = max(known) + 1
     copy = 1
     while len(games) < n:
         source = base[rng.randrange(len(base))]

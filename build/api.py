@@ -237,6 +237,7 @@ class ErrorCode:
 
 
 ERROR_CODES: dict[str, ErrorCode] = {
+    "bad_request": ErrorCode(400, "Malformed request", "The request is not valid HTTP/1.1."),
     "invalid_parameter": ErrorCode(
         400, "Invalid parameter", "A query or path parameter is malformed, repeated or unknown."
     ),
@@ -247,8 +248,23 @@ ERROR_CODES: dict[str, ErrorCode] = {
         403, "Plan does not allow this", "The endpoint needs a key on another plan (bulk)."
     ),
     "not_found": ErrorCode(404, "Not found", "No resource at this path."),
-    "game_not_found": ErrorCode(404, "Game not found", "No rated game has this appid."),
+    "game_not_found": ErrorCode(404, "Game not found", "No known app has this appid."),
+    "game_not_rated": ErrorCode(
+        404,
+        "Game not rated",
+        "A known app that is not rated; `reason` says why: delisted, too_few_reviews, "
+        "no_usd_price, no_length or not_a_game.",
+    ),
     "method_not_allowed": ErrorCode(405, "Method not allowed", "Only GET (and HEAD) are served."),
+    "request_timeout": ErrorCode(
+        408, "Request timeout", "The request head did not arrive in time (10 s by default)."
+    ),
+    "uri_too_long": ErrorCode(414, "URI too long", "The request target is over 16 KiB."),
+    "header_too_large": ErrorCode(
+        431,
+        "Request header fields too large",
+        "A header field is over 16 KiB, or the request head over 64 KiB.",
+    ),
     "quota_exceeded": ErrorCode(
         429, "Daily request limit exceeded", "Wait Retry-After seconds, until 00:00 UTC."
     ),

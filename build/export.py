@@ -30,7 +30,8 @@ import orjson
 
 from build.openapi import DETAIL_PROPERTIES
 from build.storage import ObjectNotFound, Storage, StoredObject
-from build.wire import ScoredGame, detail_record, digest, dumps
+from build.wire import detail_record, digest, dumps
+from scoring.pipeline import ScoredGame
 
 SCHEMA_VERSION = 1
 PREFIX = "export/"

@@ -96,12 +96,10 @@ def game_page_key(appid: int) -> str:
 
 INDEX_KEY = "index/games.json"
 SEARCH_KEY = "index/search.json"
+NOT_RATED_KEY = "index/not_rated.json"
 MANIFEST_KEY = "manifest.json"
 ROOT_KEY = "api/v1/index.json"
 OPENAPI_KEY = "api/v1/openapi.json"
 DOCS_KEY = "site/docs.html"
 HOME_KEY = "site/index.html"
 FAVICON_KEY = "site/favicon.svg"
-# Known apps that are not rated, {"<appid>": {"name": ..., "reason": ...}}: written by the
-# builder once the catalog keeps them; the website's search reads it when present.
-NOT_RATED_KEY = "index/not_rated.json"

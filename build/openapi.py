@@ -9,7 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from build.api import API_VERSION, ROUTES, Route
+from scoring.drivers import DRIVERS
 from scoring.genres import GENRES
+from scoring.records import NOT_RATED_REASONS
 from scoring.tiers import TIERS
 
 _NUM = {"type": "number"}
@@ -18,6 +20,25 @@ _INT_NULL = {"type": ["integer", "null"]}
 _FRACTION_NULL = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
 _DATE_NULL = {"type": ["string", "null"], "format": "date"}
 _STR_NULL = {"type": ["string", "null"]}
+
+SOURCE_KINDS = (
+    "storefront",
+    "player_stats",
+    "play_length",
+    "price_history",
+    "wiki",
+    "review_sample",
+)
+
+
+def _obj(properties: dict[str, Any], extra: bool = False) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": extra,
+    }
+
 
 GAME_PROPERTIES: dict[str, Any] = {
     "appid": {"type": "integer", "minimum": 1},
@@ -70,25 +91,66 @@ DETAIL_PROPERTIES: dict[str, Any] = {
     "early_window_reviews": _INT_NULL,
     "early_window_positive_share": _FRACTION_NULL,
     "early_window_review_share": _FRACTION_NULL,
+    "early_window_sample": {
+        "type": ["object", "null"],
+        "description": "The single reviews the early-window fields were computed from: "
+        "storefront-purchase reviews with a known playtime at review, their date span and source.",
+        "properties": {
+            "sample": {"type": "integer", "minimum": 0},
+            "from": {"type": "string", "format": "date"},
+            "to": {"type": "string", "format": "date"},
+            "source": {"type": "string"},
+        },
+        "required": ["sample", "from", "to", "source"],
+    },
+    "length_source": {
+        "type": "string",
+        "enum": ["hltb", "playtime_estimate"],
+        "description": "hltb: a HowLongToBeat main-story time; playtime_estimate: estimated "
+        "from how long the game's positive reviewers play (also listed in estimated).",
+    },
+    "drivers": {
+        "type": "object",
+        "description": "The direction each public input pushes this game's score, never a "
+        "weight. Names: " + ", ".join(DRIVERS) + ".",
+        "properties": {
+            side: {"type": "array", "items": {"type": "string", "enum": list(DRIVERS)}}
+            for side in ("raises", "lowers", "neutral")
+        },
+        "required": ["raises", "lowers", "neutral"],
+    },
+    "score_version": {
+        "type": "string",
+        "description": "Changes whenever the scoring model changes: scores of two versions "
+        "are not comparable.",
+    },
     "sources": {
         "type": "object",
-        "properties": {
-            k: _DATE_NULL
-            for k in ("storefront", "player_stats", "play_length", "price_history", "wiki")
-        },
-        "required": ["storefront", "player_stats", "play_length", "price_history", "wiki"],
+        "description": "Per kind of source, the date of the oldest data any public input of "
+        "that kind came from; review_sample: the newest review of the early-window sample.",
+        "properties": {k: _DATE_NULL for k in SOURCE_KINDS},
+        "required": list(SOURCE_KINDS),
+    },
+    "provenance": {
+        "type": "object",
+        "description": "Per public input, the source (a bundled dump or live adapter) its "
+        "value came from and that source's date.",
+        "additionalProperties": _obj(
+            {
+                "source": {"type": "string"},
+                "kind": {"type": "string", "enum": list(SOURCE_KINDS[:5])},
+                "date": {"type": "string", "format": "date"},
+            }
+        ),
     },
     "estimated": {"type": "array", "items": {"type": "string"}},
+    "checks": {
+        "type": "array",
+        "description": "Cross-checks that fired on this game's inputs, e.g. "
+        "length_shorter_than_reviewers_play.",
+        "items": {"type": "string"},
+    },
 }
-
-
-def _obj(properties: dict[str, Any], extra: bool = False) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": list(properties),
-        "additionalProperties": extra,
-    }
 
 
 _ENVELOPE = {
@@ -156,6 +218,11 @@ SCHEMAS: dict[str, Any] = {
             "detail": {"type": "string"},
             "code": {"type": "string"},
             "request_id": {"type": "string"},
+            "reason": {
+                "type": "string",
+                "enum": list(NOT_RATED_REASONS),
+                "description": "game_not_rated only: why the known app is not rated",
+            },
             "errors": {
                 "type": "array",
                 "items": _obj({"parameter": {"type": "string"}, "message": {"type": "string"}}),

@@ -19,7 +19,6 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from rapidfuzz import process
@@ -100,6 +99,9 @@ class SearchIndex:
         self.postings = postings
         self.vocab = sorted(postings)
         self.by_appid = {e.appid: i for i, e in enumerate(self.entries)}
+        # Per index (not functools.lru_cache, which would keep every index alive); one entry
+        # per word length, so it stays small.
+        self._truncated: dict[int, dict[str, list[str]]] = {}
 
     @classmethod
     def build(cls, games: Iterable[tuple[int, int, str]]) -> SearchIndex:
@@ -133,12 +135,14 @@ class SearchIndex:
             found.update(self.postings[w])
         return found
 
-    @lru_cache(maxsize=64)  # noqa: B019 -- the index lives as long as its snapshot
     def _truncated_vocab(self, length: int) -> dict[str, list[str]]:
-        out: dict[str, list[str]] = {}
-        for w in self.vocab:
-            out.setdefault(w[:length], []).append(w)
-        return out
+        found = self._truncated.get(length)
+        if found is None:
+            found = {}
+            for w in self.vocab:
+                found.setdefault(w[:length], []).append(w)
+            self._truncated[length] = found
+        return found
 
     def _fuzzy_positions(self, word: str) -> set[int]:
         edits = max_edits(word)

@@ -1,19 +1,16 @@
 """The snapshot builder: given a catalog, score it and yield every object of a snapshot.
 
-Pure: no I/O. :func:`score_catalog` turns records into :class:`ScoredGame` in list order;
-:func:`snapshot_objects` yields ``StoredObject`` (key inside the snapshot, final bytes,
-Content-Type) for every list page of every precomputed combination, every detail record, the
-compact index, the search index, the API documents and the website pages. The publisher
+Pure: no I/O. Scoring is :func:`scoring.pipeline.score_catalog`; :func:`snapshot_objects`
+yields ``StoredObject`` (key inside the snapshot, final bytes, Content-Type) for every list page
+of every precomputed combination, every detail record, the compact index, the search index,
+the not-rated index, the API documents and the website pages. The publisher
 (:mod:`build.publish`) is the only code that writes them.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
-
-from tqdm import tqdm
 
 from build.api import root_listing
 from build.chart import NARROW_WIDTH as NARROW_CHART
@@ -24,6 +21,7 @@ from build.filters import (
     FAVICON_KEY,
     HOME_KEY,
     INDEX_KEY,
+    NOT_RATED_KEY,
     OPENAPI_KEY,
     ROOT_KEY,
     SEARCH_KEY,
@@ -39,82 +37,13 @@ from build.pages import better_in_genre
 from build.search import SearchIndex
 from build.site import SiteRenderer
 from build.storage import StoredObject
-from build.wire import RefundRanks, ScoredGame, detail_record, dumps, list_item
-from ingest.records import Catalog, GameRecord
-from ingest.reviews import review_percentiles
-from scoring.genres import genre_for
-from scoring.tiers import threshold_usd, tier
-from scoring.value import ValueInputs, bang_score, score
+from build.wire import detail_record, dumps, list_item
+from scoring.pipeline import ScoredGame
+from scoring.records import NOT_RATED_REASONS, GameRecord, NotRated
 
 JSON_TYPE = "application/json"
 HTML_TYPE = "text/html; charset=utf-8"
 SVG_TYPE = "image/svg+xml"
-BANGER_AT = 80
-WORTH_IT_AT = 65
-
-
-class UnscorableGame(ValueError):
-    """Raised when a record lacks an input the score needs (the catalog rule should prevent it)."""
-
-
-def score_game(record: GameRecord) -> ScoredGame:
-    """Given one catalog record, return it scored: genre, score, tier and price thresholds.
-
-    Raises UnscorableGame when the record has no review score or no main-story length.
-    """
-    if record.review_score is None or record.main_story_hours is None:
-        raise UnscorableGame(f"appid {record.appid}: needs reviews and a main-story length")
-    inputs = ValueInputs(
-        price_usd=record.price_usd,
-        review_score=record.review_score,
-        review_count=record.review_count,
-        length_hours=record.main_story_hours,
-        finish_rate=record.finish_rate,
-    )
-    points = bang_score(inputs)
-    worth_it_at = threshold_usd(inputs, WORTH_IT_AT)
-    return ScoredGame(
-        record=record,
-        genre=genre_for(
-            record.storefront_genres,
-            record.tags,
-            record.main_story_hours,
-            fallback_genres=record.play_length_genres,
-        ),
-        score=score(inputs),
-        bang_score=points,
-        tier=tier(points, record.price_usd, worth_it_at),
-        becomes_banger_at_usd=threshold_usd(inputs, BANGER_AT),
-        worth_it_at_usd=worth_it_at,
-    )
-
-
-def score_catalog(catalog: Catalog, *, progress: bool = False) -> list[ScoredGame]:
-    """Given a catalog, return its games scored, with refund ranks, in list order.
-
-    List order (CONTRACT.md): bang_score desc, then the unrounded score desc, then appid asc.
-    """
-    games = [
-        score_game(rec)
-        for rec in tqdm(catalog.games, desc="score", unit="game", disable=not progress)
-    ]
-    ranks = review_percentiles(
-        [
-            (g.record.appid, g.genre, g.record.reviews.depth, g.record.reviews.share)
-            for g in games
-            if g.record.reviews is not None and g.record.price_usd > 0
-        ]
-    )
-    if ranks:
-        games = [
-            _with_ranks(g, ranks[g.record.appid]) if g.record.appid in ranks else g for g in games
-        ]
-    games.sort(key=lambda g: g.sort_key)
-    return games
-
-
-def _with_ranks(game: ScoredGame, rank: tuple[float, float, int]) -> ScoredGame:
-    return dataclasses.replace(game, refund_ranks=RefundRanks(*rank))
 
 
 def lower_tags(record: GameRecord) -> frozenset[str]:
@@ -154,13 +83,29 @@ def compact_index(games: Sequence[ScoredGame], items: Sequence[dict[str, Any]]) 
     }
 
 
+def not_rated_index(apps: Sequence[NotRated]) -> dict[str, Any]:
+    """Given the known apps that are not rated, return the index the shim answers their
+    ``game_not_rated`` 404 from: parallel arrays sorted by appid (``appid``, ``reason`` as an
+    index into ``reasons``, ``name``)."""
+    ordered = sorted(apps, key=lambda a: a.appid)
+    reasons = list(NOT_RATED_REASONS)
+    return {
+        "reasons": reasons,
+        "appid": [a.appid for a in ordered],
+        "reason": [reasons.index(a.reason) for a in ordered],
+        "name": [a.name for a in ordered],
+    }
+
+
 def snapshot_objects(
     games: Sequence[ScoredGame],
     *,
     site_url: str,
     base_url: str,
+    not_rated: Sequence[NotRated] = (),
 ) -> Iterator[StoredObject]:
-    """Given scored games in list order and the URLs, yield every object of the snapshot.
+    """Given scored games in list order, the known apps that are not rated and the URLs,
+    yield every object of the snapshot.
 
     Keys are relative to the snapshot (see :mod:`build.filters`); bodies are final bytes.
     """
@@ -186,6 +131,7 @@ def snapshot_objects(
         )
         yield StoredObject(game_page_key(game.record.appid), html, HTML_TYPE)
     yield StoredObject(INDEX_KEY, dumps(compact_index(games, items)), JSON_TYPE)
+    yield StoredObject(NOT_RATED_KEY, dumps(not_rated_index(not_rated)), JSON_TYPE)
     search = SearchIndex.build((g.record.appid, g.bang_score, g.record.name) for g in games)
     yield StoredObject(SEARCH_KEY, dumps(search.to_json()), JSON_TYPE)
     yield StoredObject(ROOT_KEY, dumps(root_listing(site_url, base_url)), JSON_TYPE)
@@ -198,18 +144,8 @@ def snapshot_objects(
 
 def score_at_price(game: ScoredGame) -> Callable[[float], float]:
     """Given a scored game, return a callable giving its unrounded score (0..100) at a price in
-    USD, every other input as :func:`score_game` takes it. The one place the game page's chart
-    meets the scoring model."""
-    rec = game.record
-    assert rec.review_score is not None and rec.main_story_hours is not None  # as score_game
-    inputs = ValueInputs(
-        price_usd=rec.price_usd,
-        review_score=rec.review_score,
-        review_count=rec.review_count,
-        length_hours=rec.main_story_hours,
-        finish_rate=rec.finish_rate,
-    )
-    return lambda p: score(dataclasses.replace(inputs, price_usd=p))
+    USD, every other input unchanged. The one place the game page's chart meets the model."""
+    return game.score_at
 
 
 def price_chart(game: ScoredGame, detail: dict[str, Any]) -> str:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import tempfile
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -92,6 +91,7 @@ class LocalStorage:
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
         self.location = str(self.root)
+        self._made: set[Path] = set()  # folders known to exist: one mkdir each per process
 
     def _path(self, key: str) -> Path:
         return self.root / _check_key(key)
@@ -105,10 +105,20 @@ class LocalStorage:
             raise StorageUnavailable(f"{self.location}: {exc}") from exc
 
     def _write(self, path: Path, body: bytes) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        parent = path.parent
+        if parent not in self._made:
+            parent.mkdir(parents=True, exist_ok=True)
+            self._made.add(parent)
+        # One writer per key at a time (content-addressed bodies, one pointer lock), so a
+        # temporary name unique to this process is enough: cheaper than mkstemp's random names.
+        tmp = parent / f".tmp-{path.name}-{os.getpid()}"
         try:
-            with os.fdopen(fd, "wb") as fh:
+            try:
+                fh = open(tmp, "wb")  # noqa: SIM115 -- closed below, after a retry
+            except FileNotFoundError:  # the folder was removed since: make it again
+                parent.mkdir(parents=True, exist_ok=True)
+                fh = open(tmp, "wb")  # noqa: SIM115
+            with fh:
                 fh.write(body)
             os.replace(tmp, path)
         except BaseException:

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
 from unidecode import unidecode
 
 from build.search import DROPPED_CHARS
-from ingest.records import GameRecord
+from scoring.pipeline import ScoredGame
+from scoring.records import EarlyWindow
+from scoring.value import SCORE_VERSION
 
 JSON = dict[str, Any]
 _WORD = re.compile(r"[a-z0-9]+")
@@ -61,34 +62,6 @@ def _r(value: float | None, digits: int) -> float | None:
     return None if value is None else round(value, digits)
 
 
-@dataclass(frozen=True, slots=True)
-class RefundRanks:
-    """Catalog-level ranks of a game's refunded-review share (filled at build time)."""
-
-    percentile: float
-    genre_percentile: float
-    genre_pool: int
-
-
-@dataclass(frozen=True, slots=True)
-class ScoredGame:
-    """A catalog record with everything the builder derived: genre, score, tier, thresholds."""
-
-    record: GameRecord
-    genre: str
-    score: float
-    bang_score: int
-    tier: str
-    becomes_banger_at_usd: float | None
-    worth_it_at_usd: float | None
-    refund_ranks: RefundRanks | None = None
-
-    @property
-    def sort_key(self) -> tuple[int, float, int]:
-        """Return the list order key: bang_score desc, unrounded score desc, appid asc."""
-        return (-self.bang_score, -self.score, self.record.appid)
-
-
 def list_item(game: ScoredGame, site_url: str) -> JSON:
     """Given a scored game and the site URL, return the list item dict (SPEC 2.1 + 2.2)."""
     rec = game.record
@@ -102,7 +75,7 @@ def list_item(game: ScoredGame, site_url: str) -> JSON:
         "genre": game.genre,
         "price_usd": round(rec.price_usd, 2),
         "discount_percent": rec.discount_percent,
-        "review_score": _r(rec.review_score, 3),
+        "review_score": round(rec.review_score, 3),
         "length_hours": _r(rec.main_story_hours, 1),
         "finish_rate": _r(rec.finish_rate, 3),
         "release_year": rec.release_year,
@@ -116,6 +89,22 @@ def list_item(game: ScoredGame, site_url: str) -> JSON:
     }
 
 
+def _early_window(game: ScoredGame) -> EarlyWindow | None:
+    """Return the game's early-window signals: the live sampler's when it has them (it is
+    newer than any dump), else the review dumps'."""
+    sample = game.record.reviews
+    if sample is not None and sample.early_window_reviews is not None and sample.window:
+        return EarlyWindow(
+            reviews=sample.early_window_reviews,
+            positive_share=sample.early_window_positive_share,
+            review_share=sample.early_window_review_share,
+            sample=sample.sample,
+            window=sample.window,
+            source="live review sampler",
+        )
+    return game.record.early_window
+
+
 def detail_record(game: ScoredGame, site_url: str) -> JSON:
     """Given a scored game and the site URL, return the detail record (SPEC 2.3, CONTRACT.md).
 
@@ -125,6 +114,7 @@ def detail_record(game: ScoredGame, site_url: str) -> JSON:
     """
     rec = game.record
     sample = rec.reviews
+    early = _early_window(game)
     first = sample.first_30_days if sample else None
     window = sample.window if sample else None
     out = list_item(game, site_url)
@@ -149,17 +139,31 @@ def detail_record(game: ScoredGame, site_url: str) -> JSON:
                 if first
                 else None
             ),
-            "early_window_reviews": sample.early_window_reviews if sample else None,
-            "early_window_positive_share": (
-                _r(sample.early_window_positive_share, 3) if sample else None
+            "early_window_reviews": early.reviews if early else None,
+            "early_window_positive_share": _r(early.positive_share, 3) if early else None,
+            "early_window_review_share": _r(early.review_share, 3) if early else None,
+            "early_window_sample": (
+                {
+                    "sample": early.sample,
+                    "from": early.window.from_.isoformat(),
+                    "to": early.window.to.isoformat(),
+                    "source": early.source,
+                }
+                if early
+                else None
             ),
-            "early_window_review_share": (
-                _r(sample.early_window_review_share, 3) if sample else None
-            ),
+            "length_source": rec.length_source,
+            "drivers": game.drivers,
+            "score_version": SCORE_VERSION,
             "sources": {
                 name: (day.isoformat() if day else None)
                 for name, day in rec.sources.model_dump().items()
             },
+            "provenance": {
+                name: {"source": p.source, "kind": p.kind, "date": p.date.isoformat()}
+                for name, p in rec.provenance.items()
+            },
+            "checks": list(rec.checks),
             "estimated": list(rec.estimated),
         }
     )

@@ -137,7 +137,7 @@ fi
 for port in "$SHIM1" "$SHIM2"; do
   # Not through the function: $! must be the server's own pid, not a subshell's.
   "$VENV/bin/bangscore" --state-dir "$DIR/state" --store "$STORE" serve --snapshot "$SNAPSHOT" --host 127.0.0.1 --port "$port" --site-url "$SITE" \
-    --quiet >"$DIR/logs/shim-$port.log" 2>&1 &
+    --forwarded-allow-ips 127.0.0.1 --quiet >"$DIR/logs/shim-$port.log" 2>&1 &
   PIDS+=($!)
 done
 wait_port "$SHIM1" "shim on $SHIM1" "${PIDS[-2]}"

@@ -17,7 +17,8 @@ Finishing rule (which achievement marks finishing the game), in order:
    lower bound on finishers.
 2. Last chapter (a documented estimate): failing names, if two or more achievements are
    numbered parts of a series ("Chapter 3", "Act II", "Episode four") the highest-numbered
-   one's percentage is used and ``finish_rate`` is listed in ``estimated``.
+   one's percentage is used (an estimate; the resolver lists every ``finish_rate`` in
+   ``estimated``).
 3. Otherwise None: no rarest-achievement or median guess stands in for an unknown.
 """
 
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ingest.http import PoliteClient
-from ingest.records import GameRecord, SourceName
+from scoring.records import GameRecord, SourceName
 
 _VERB = r"(finish(ed|es|ing)?|complet(e|ed|es|ing)|beat(en|s|ing)?|clear(ed|s)?)"
 _WHOLE = r"(the (game|story|campaign|main (story|quest)|adventure)|main (story|quest)"
@@ -142,15 +143,11 @@ class AchievementsAdapter:
     source: SourceName = "player_stats"
 
     def fetch(self, client: PoliteClient, record: GameRecord) -> dict[str, object] | None:
-        """Given a client and a record, return ``finish_rate`` (and ``estimated``), or None.
+        """Given a client and a record, return ``{"finish_rate": rate}``, or None.
 
         None when the app has no achievements or no rule applies: the previous value stays.
         """
         url = f"{self.api_base.rstrip('/')}/IPlayerService/GetGameAchievements/v1/"
         params: dict[str, str | int] = {"appid": record.appid, "language": "english"}
         result = derive_finish_rate(parse_achievements(client.get_json(url, params)))
-        if result.rate is None:
-            return None
-        others = tuple(name for name in record.estimated if name != "finish_rate")
-        estimated = (*others, "finish_rate") if result.rule == "last_chapter" else others
-        return {"finish_rate": round(result.rate, 4), "estimated": estimated}
+        return None if result.rate is None else {"finish_rate": round(result.rate, 4)}

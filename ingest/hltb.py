@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ingest.http import PoliteClient
-from ingest.records import GameRecord, SourceName
+from scoring.records import GameRecord, SourceName
 
 _MARKS = re.compile(r"[\u2122\u00ae\u00a9]")
 _NON_WORD = re.compile(r"[^0-9a-z]+")

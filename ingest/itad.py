@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ingest.http import PoliteClient
-from ingest.records import GameRecord, SourceName
+from scoring.records import GameRecord, SourceName
 
 
 def parse_lookup(payload: Mapping[str, Any]) -> str | None:
@@ -61,7 +61,8 @@ class ItadAdapter:
     source: SourceName = "price_history"
 
     def fetch(self, client: PoliteClient, record: GameRecord) -> dict[str, object] | None:
-        """Given a client and a record, return ``{"historical_low_usd": x}``, or None if unknown."""
+        """Given a client and a record, return ``{"historical_low_usd": x}`` (a US price seen,
+        ``usd_price_seen`` once observed), or None if unknown."""
         if not self.api_key:
             raise ValueError("IsThereAnyDeal needs an API key (configuration itad_api_key)")
         base = self.base.rstrip("/")

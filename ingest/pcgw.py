@@ -9,8 +9,8 @@ Fields taken, and why:
 - ``Steam_AppID``: to confirm the page really lists this appid.
 - ``Developers``, ``Publishers`` (``Company:`` prefixed lists): fill ``developer``/``publisher``
   when the storefront left them empty (the detail record shows both).
-- ``Released`` (ISO date): fills ``release_date``/``release_year`` when the storefront has no
-  full date (``release_year`` feeds the score and the year filters).
+- ``Released`` (ISO date): fills ``release_date`` when the storefront has no full date (its
+  year, ``release_year``, feeds the score and the year filters).
 - ``Genres``: parsed and returned by :func:`parse_infobox` for the genre mapping to consult, but
   not stored: the record has no wiki-genre field and the mapping runs on storefront genres/tags.
 The wiki never overrides a storefront value: it only fills gaps.
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ingest.http import PoliteClient
-from ingest.records import GameRecord, SourceName
+from scoring.records import GameRecord, SourceName
 
 FIELDS = (
     "Infobox_game._pageName=Page",
@@ -102,7 +102,6 @@ def wiki_fields(box: WikiInfobox, record: GameRecord) -> dict[str, object]:
         fields["publisher"] = box.publishers[0]
     if record.release_date is None and box.released is not None:
         fields["release_date"] = box.released
-        fields["release_year"] = box.released.year
     return fields
 
 

@@ -1,14 +1,20 @@
 """``bangscore ingest``: refresh the catalog from the live sources, never losing the last good one.
 
 The pipeline reads the previous catalog, runs each selected adapter over its games (storefront
-first, since the review sampler and the wiki build on its fields), merges every fresh value into
-the previous record, dates it in ``sources``, and writes the new catalog only when the run is
-complete. Per adapter the outcome is one of:
+first, since the review sampler and the wiki build on its fields) and re-resolves every game an
+adapter answered for (:mod:`ingest.live`): the previous record becomes layered observations
+again, each answer is one more layer (keyed by appid, dated today), and
+:func:`ingest.catalog.assemble` resolves them by the same precedence and cross-checks as the
+bundled dumps. So fresh values win, provenance and ``sources`` date them, and a game the fresh
+values refuse (no longer a game, no USD price...) moves to ``not_rated``. The new catalog is
+written only when the run is complete. Per adapter the outcome is one of:
 
-- ``ok``: every game was tried (a game the source does not know keeps its previous values);
+- ``ok``: every game was tried (a game the source does not know keeps its previous values, and a
+  game an earlier adapter refused is skipped);
 - ``unreachable``: the very first request could not get through (no network, DNS, refused,
   retries exhausted on 429/5xx, or 401/403): the adapter stops, previous values and dates stay;
-- ``failed``: the source went away after some games had succeeded, or every game errored: the
+- ``failed``: the source went away after some games had succeeded, or every game errored (a
+  malformed answer, or values that break a record's constraints, count as errors): the
   run is partial, so the catalog is NOT written (the raw responses already fetched stay cached,
   and a rerun the same day resumes from them);
 - ``skipped``: not selected, or not configured (IsThereAnyDeal without an API key).
@@ -20,6 +26,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,11 +46,12 @@ from ingest.http import (
     SourceUnreachableError,
 )
 from ingest.itad import ItadAdapter
+from ingest.live import LayerObservations, live_layer, patch_observations, resolve_game
 from ingest.pcgw import PcgwAdapter
-from ingest.records import Catalog, GameRecord, SourceName
 from ingest.reviews import ReviewsAdapter
 from ingest.steamspy import SteamSpyAdapter
 from ingest.storefront import StorefrontAdapter
+from scoring.records import Catalog, GameRecord, NotRated, SourceName
 
 AdapterName = Literal["storefront", "reviews", "steamspy", "achievements", "hltb", "itad", "pcgw"]
 ADAPTER_NAMES: tuple[AdapterName, ...] = (
@@ -85,9 +93,10 @@ class Adapter(Protocol):
     def source(self) -> SourceName | None: ...
 
     def fetch(self, client: PoliteClient, record: GameRecord) -> dict[str, object] | None:
-        """Given a client and a record, return fresh field values, or None if the source lacks
-        the game. Raises SourceUnreachableError/SourceError from the client, ValueError or
-        KeyError on a malformed answer."""
+        """Given a client and a record, return fresh values by field (the observation fields of
+        :mod:`ingest.live`), or None if the source lacks the game. Raises
+        SourceUnreachableError/SourceError from the client, ValueError or KeyError on a
+        malformed answer."""
         ...
 
 
@@ -157,6 +166,7 @@ class RefreshReport:
     reason: str = ""
     network_requests: int = 0
     cache_hits: int = 0
+    not_rated: Counter[str] = field(default_factory=Counter)
 
     @property
     def unreachable(self) -> list[str]:
@@ -178,6 +188,9 @@ class RefreshReport:
                 f"errors {o.errors:>5}  skipped {o.skipped:>6}"
                 + (f"  {o.message}" if o.message and o.status != "unreachable" else "")
             )
+        if self.not_rated:
+            reasons = ", ".join(f"{k} {v}" for k, v in self.not_rated.most_common())
+            lines.append(f"no longer rated: {sum(self.not_rated.values())} ({reasons})")
         lines.append(f"requests: {self.network_requests} sent, {self.cache_hits} from cache")
         verdict = "written" if self.written else "NOT written (last good catalog kept)"
         lines.append(f"catalog {self.catalog_path}: {verdict}: {self.reason}")
@@ -198,27 +211,41 @@ def build_adapters(config: IngestConfig, today: dt.date) -> dict[AdapterName, Ad
     }
 
 
-def merge_patch(
-    record: GameRecord, patch: Mapping[str, object], source: SourceName | None, today: dt.date
-) -> GameRecord:
-    """Given a record and fresh values from one source, return the merged, re-validated record.
+@dataclass
+class _Games:
+    """The games of one run: the ``previous`` records, the ``current`` ones (re-resolved after
+    every answer, so later adapters see fresh values), the ``live`` layers gathered per game,
+    and the games a cross-check ``refused`` on the way."""
 
-    The source's date in ``sources`` becomes ``today`` (unless ``source`` is None). A freshly
-    observed field leaves ``estimated`` unless the patch sets ``estimated`` itself.
-    Raises pydantic.ValidationError if a value breaks the record's constraints.
-    """
-    data = record.model_dump()
-    if "estimated" not in patch:
-        data["estimated"] = tuple(name for name in record.estimated if name not in patch)
-    data.update(patch)
-    if source is not None:
-        data["sources"] = record.sources.model_copy(update={source: today})
-    return GameRecord.model_validate(data)
+    previous: Mapping[int, GameRecord]
+    current: dict[int, GameRecord]
+    live: dict[int, list[LayerObservations]] = field(default_factory=dict)
+    refused: dict[int, NotRated] = field(default_factory=dict)
+
+    def answer(self, appid: int, layer_observations: LayerObservations) -> None:
+        """Given a game and one adapter's layer for it, re-resolve the game with it.
+
+        Raises ValueError (the layer is not kept) when a value breaks the record's constraints.
+        """
+        live = [*self.live.get(appid, []), layer_observations]
+        resolved = resolve_game(self.previous[appid], live)
+        self.live[appid] = live
+        if isinstance(resolved, NotRated):
+            self.refused[appid] = resolved
+        else:
+            self.current[appid] = resolved
 
 
 def _last_refreshed(record: GameRecord, adapter: Adapter) -> dt.date | None:
+    """Given a record and an adapter, return the date of the adapter's newest value the record
+    holds (its live layer in ``provenance``, the review sample's date), else the date
+    ``sources`` gives the adapter's kind; None if neither."""
     if adapter.source is None:
         return record.reviews.sampled_on if record.reviews else None
+    name = live_layer(adapter.name, adapter.source, dt.date.min).name
+    dates = [p.date for p in record.provenance.values() if p.source == name]
+    if dates:
+        return max(dates)
     date: dt.date | None = getattr(record.sources, adapter.source)
     return date
 
@@ -226,7 +253,7 @@ def _last_refreshed(record: GameRecord, adapter: Adapter) -> dt.date | None:
 def _run_adapter(
     adapter: Adapter,
     client: PoliteClient,
-    records: dict[int, GameRecord],
+    games: _Games,
     appids: Sequence[int],
     *,
     since: dt.date | None,
@@ -234,15 +261,18 @@ def _run_adapter(
     progress: bool,
 ) -> SourceOutcome:
     outcome = SourceOutcome(adapter.name, adapter.source)
+    layer = live_layer(adapter.name, adapter.source, today)
     reached = False
     for appid in tqdm(appids, desc=adapter.name, unit="game", disable=not progress):
-        record = records[appid]
+        record = games.current[appid]
         last = _last_refreshed(record, adapter)
-        if since is not None and last is not None and last >= since:
+        if appid in games.refused or (since is not None and last is not None and last >= since):
             outcome.skipped += 1
             continue
         try:
             patch = adapter.fetch(client, record)
+            if patch is not None:
+                games.answer(appid, (layer, patch_observations(appid, patch)))
         except (SourceUnreachableError, SourceError) as err:
             if isinstance(err, SourceError) and err.status not in _FATAL_STATUSES:
                 outcome.errors += 1
@@ -261,7 +291,6 @@ def _run_adapter(
         if patch is None:
             outcome.no_data += 1
             continue
-        records[appid] = merge_patch(record, patch, adapter.source, today)
         outcome.updated += 1
     if outcome.errors and not outcome.updated and not outcome.no_data:
         outcome.status = "failed"
@@ -282,9 +311,11 @@ def run_ingest(
 
     ``sources``: adapter names to run (default all of :data:`ADAPTER_NAMES`); ``limit``: refresh
     at most the first N games by appid; ``since``: skip a game's source when its data is already
-    dated on or after that date. ``today`` dates the fresh values and keys the response cache
-    (default: UTC today); ``now`` stamps ``created_at``. ``sleep`` waits between retries and for
-    rate limits. Returns a :class:`RefreshReport`; the catalog is replaced only when complete.
+    dated on or after that date (a value of its live layer in ``provenance``, the review
+    sample's date, else the date ``sources`` gives its kind). ``today`` dates the fresh values
+    and keys the response cache (default: UTC today); ``now`` stamps ``created_at``. ``sleep``
+    waits between retries and for rate limits. Returns a :class:`RefreshReport`; the catalog is
+    replaced only when complete, with the games fresh values refused added to ``not_rated``.
     Raises ValueError for an unknown source name and CatalogError if there is no previous
     catalog to refresh.
     """
@@ -295,6 +326,7 @@ def run_ingest(
     day = today or dt.datetime.now(dt.UTC).date()
     previous = read_catalog(config.catalog_path)
     records = {game.appid: game for game in previous.games}
+    games = _Games(records, dict(records))
     appids = sorted(records)[:limit] if limit is not None else sorted(records)
     report = RefreshReport(config.catalog_path, games=len(appids))
     settings = ClientSettings(
@@ -317,7 +349,7 @@ def run_ingest(
                 )
                 continue
             report.outcomes[name] = _run_adapter(
-                adapter, client, records, appids, since=since, today=day, progress=config.progress
+                adapter, client, games, appids, since=since, today=day, progress=config.progress
             )
         report.network_requests = client.network_requests
         report.cache_hits = client.cache_hits
@@ -328,13 +360,18 @@ def run_ingest(
     elif "ok" not in statuses:
         report.reason = "no source could be refreshed"
     else:
+        not_rated = {app.appid: app for app in previous.not_rated} | games.refused
         catalog = Catalog(
             created_at=now or dt.datetime.now(dt.UTC),
             origin="live ingest",
-            games=tuple(records[appid] for appid in sorted(records)),
+            games=tuple(
+                games.current[appid] for appid in sorted(games.current) if appid not in not_rated
+            ),
+            not_rated=tuple(not_rated[appid] for appid in sorted(not_rated)),
         )
         write_catalog(catalog, config.catalog_path)
         report.written = True
+        report.not_rated.update(app.reason for app in games.refused.values())
         fresh = [n for n, o in report.outcomes.items() if o.status == "ok"]
         report.reason = f"{len(appids)} games refreshed from {', '.join(fresh)}"
     return report

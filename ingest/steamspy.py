@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ingest.http import PoliteClient
-from ingest.records import GameRecord, SourceName
+from scoring.records import GameRecord, SourceName
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ Endpoints (Steam storefront and Web API, no key needed):
   (US cents with ``cc=us``), ``is_free``, genres, ``release_date``, ``metacritic``, developers,
   publishers.
 - ``store.steampowered.com/appreviews/<id>?json=1&purchase_type=all&num_per_page=0``: the
-  ``query_summary`` totals that fill ``review_positive`` / ``review_negative`` (all purchase types).
+  ``query_summary`` totals that give ``review_count`` and ``review_score`` (all purchase types).
 - ``api.steampowered.com/IStoreBrowseService/GetItems/v1?input_json=...``: user tag ids with
   their vote weights; ``IStoreService/GetTagList/v1?language=english`` names the ids.
 - ``api.steampowered.com/ISteamApps/GetAppList/v2/``: every appid with its name.
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ingest.http import PoliteClient
-from ingest.records import GameRecord, SourceName
+from scoring.records import GameRecord, SourceName
 
 _FULL_DATE_FORMATS = ("%d %b, %Y", "%b %d, %Y", "%d %B, %Y", "%B %d, %Y", "%d %b %Y", "%Y-%m-%d")
 _MONTH_FORMATS = ("%b %Y", "%B %Y", "%b, %Y", "%B, %Y")
@@ -148,6 +148,12 @@ def parse_app_list(payload: Mapping[str, Any]) -> dict[int, str]:
     }
 
 
+def review_totals(summary: Mapping[str, Any]) -> tuple[int, int]:
+    """Given an ``appreviews`` ``query_summary``, return (positive reviews, all reviews)."""
+    positive = int(summary["total_positive"])
+    return positive, positive + int(summary["total_negative"])
+
+
 def items_request(appid: int) -> dict[str, str]:
     """Given an appid, return the query of a GetItems call asking for its tags (US, English)."""
     request = {
@@ -181,10 +187,13 @@ class StorefrontAdapter:
         return self._tag_names
 
     def fetch(self, client: PoliteClient, record: GameRecord) -> dict[str, object] | None:
-        """Given a client and a record, return the fresh storefront fields, or None if delisted.
+        """Given a client and a record, return the fresh storefront values by observation field
+        (:mod:`ingest.live`), or None if delisted.
 
         Price fields are left out of the result when the storefront gives no USD price, so the
-        previous price is kept rather than replaced by a guess.
+        previous price is kept rather than replaced by a guess. ``review_count`` is the
+        storefront's total of reviews and ``review_score`` their positive share (left out with
+        no reviews); ``app_type`` feeds the not-a-game check.
         """
         store = self.store_base.rstrip("/")
         params: dict[str, str | int] = {"appids": record.appid, "cc": "us", "l": "english"}
@@ -194,10 +203,11 @@ class StorefrontAdapter:
         patch: dict[str, object] = {
             "name": details.name or record.name,
             "storefront_genres": details.genres,
-            "metacritic": details.metacritic,
         }
-        # An absent credit or date is more likely a storefront gap than a change: keep ours.
+        # An absent credit, date or score is more likely a storefront gap than a change: keep ours.
         optional = {
+            "app_type": details.app_type or None,
+            "metacritic": details.metacritic,
             "developer": details.developer,
             "publisher": details.publisher,
             "release_date": details.release_date,
@@ -218,8 +228,10 @@ class StorefrontAdapter:
         summary = client.get_json(f"{store}/appreviews/{record.appid}", summary_params)
         totals = summary.get("query_summary") or {}
         if "total_positive" in totals and "total_negative" in totals:
-            patch["review_positive"] = int(totals["total_positive"])
-            patch["review_negative"] = int(totals["total_negative"])
+            positive, total = review_totals(totals)
+            patch["review_count"] = total
+            if total:
+                patch["review_score"] = positive / total
         items_url = f"{self.api_base.rstrip('/')}/IStoreBrowseService/GetItems/v1/"
         items = client.get_json(items_url, items_request(record.appid))
         pairs = parse_item_tags(items, record.appid)

@@ -2,11 +2,12 @@
 
 Usage: ``.venv/bin/python -m scoring.calibrate [--data-dir data] [--out-dir scoring]``.
 
-Loads the rated catalog of the bundled dumps (:func:`ingest.catalog.load_bundled_catalog`),
-scores every game, and writes the internal calibration report: score histogram with the tier
-boundaries, top and bottom 25, counts per tier and per genre, and the evidence for (and
-against) the ranking. The pure steps (:func:`score_record`, :func:`score_catalog`,
-:func:`summarize`, :func:`render_report`) return values; :func:`main` does the I/O.
+Loads the catalog of the bundled dumps (:func:`ingest.catalog.load_bundled_catalog`), scores
+it with the one pipeline (:func:`scoring.pipeline.score_catalog`) and writes the internal
+calibration report: the catalog's drop counts and years, score histogram with the tier
+boundaries, tiers, genres, landmarks before and after, top and bottom 25, each genre's top 10,
+and the evidence for (and against) the ranking. The pure steps (:func:`summarize`,
+:func:`render_report`) return values; :func:`main` does the I/O.
 """
 
 from __future__ import annotations
@@ -15,34 +16,58 @@ import argparse
 import datetime as dt
 import statistics
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ingest.records import GameRecord
 from scoring import tiers, value
-from scoring.genres import GENRES, genre_for
+from scoring.genres import GENRES
+from scoring.pipeline import ScoredGame, score_catalog
+from scoring.records import NotRated
 from scoring.tiers import TIERS
+
+if TYPE_CHECKING:
+    from ingest.catalog import IngestReport
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 DEFAULT_DATA_DIR = PACKAGE_DIR.parent / "data"
 REPORT_NAME = "CALIBRATION.md"
 HISTOGRAM_NAME = "score_histogram.png"
 LIST_LENGTH = 25
+GENRE_LIST_LENGTH = 10
 
-# Well-known games widely held to be good value, to see where the ranking puts them. Appids
-# are the storefront's; a game missing from the rated catalog is reported as missing.
-LANDMARKS: tuple[tuple[int, str], ...] = (
-    (105600, "Terraria"),
-    (292030, "The Witcher 3: Wild Hunt"),
-    (413150, "Stardew Valley"),
-    (1145360, "Hades"),
-    (367520, "Hollow Knight"),
-    (646570, "Slay the Spire"),
-    (504230, "Celeste"),
-    (620, "Portal 2"),
-    (489830, "The Elder Scrolls V: Skyrim Special Edition"),
-    (391540, "Undertale"),
+# Games a player knows, old and new, long and short, cheap and dear, to see where the ranking
+# puts them. ``before`` is where score version 1 put them (the issue that led to version 2),
+# or "" when it was not reported.
+LANDMARKS: tuple[tuple[int, str, str], ...] = (
+    (400, "Portal", "63 fair at $1.99"),
+    (1055540, "A Short Hike", "55 fair"),
+    (504230, "Celeste", ""),
+    (638230, "Journey", "56 fair"),
+    (501300, "What Remains of Edith Finch", "58 fair"),
+    (1147690, "NGU IDLE", "#1 (free, 730 h)"),
+    (1454400, "Cookie Clicker", "#2"),
+    (1468260, "Leaf Blower Revolution - Idle Game", "top 10"),
+    (1263850, "Football Manager 2021", "#3 (delisted, shown free)"),
+    (1569040, "Football Manager 2022", "top 10 (delisted)"),
+    (1086940, "Baldur's Gate 3", "fair, 23 h main story"),
+    (2379780, "Balatro", "not in the catalog"),
+    (1145350, "Hades II", "not in the catalog"),
+    (553850, "HELLDIVERS 2", "not in the catalog"),
+    (1623730, "Palworld", "not in the catalog"),
+    (2358720, "Black Myth: Wukong", "not in the catalog"),
+    (1363080, "Manor Lords", "not in the catalog"),
+    (1145360, "Hades", ""),
+    (105600, "Terraria", ""),
+    (413150, "Stardew Valley", ""),
+    (292030, "The Witcher 3: Wild Hunt", ""),
+    (1245620, "ELDEN RING", ""),
+    (367520, "Hollow Knight", ""),
+    (646570, "Slay the Spire", ""),
+    (620, "Portal 2", ""),
+    (1091500, "Cyberpunk 2077", ""),
+    (570, "Dota 2", ""),
 )
 PRICE_BANDS: tuple[tuple[str, float, float], ...] = (
     ("free", 0.0, 0.0),
@@ -58,74 +83,6 @@ TIER_COLOURS = {
     "wait_for_sale": "#fb8c00",
     "skip": "#c62828",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class ScoredGame:
-    """One rated game with its public inputs and everything scoring derives from them."""
-
-    appid: int
-    name: str
-    price_usd: float
-    review_score: float
-    review_count: int
-    main_story_hours: float
-    finish_rate: float | None
-    metacritic: int | None
-    score: float
-    bang_score: int
-    tier: str
-    genre: str
-    worth_it_at_usd: float | None
-    becomes_banger_at_usd: float | None
-
-
-def score_record(record: GameRecord) -> ScoredGame:
-    """Given a catalog record with a review score and a main-story length, return it scored.
-
-    Raises ValueError when the record lacks either (the rated catalog never does).
-    """
-    review_score = record.review_score
-    if review_score is None or record.main_story_hours is None:
-        raise ValueError(f"appid {record.appid}: no review score or no main-story length")
-    inputs = value.ValueInputs(
-        price_usd=record.price_usd,
-        review_score=review_score,
-        review_count=record.review_count,
-        length_hours=record.main_story_hours,
-        finish_rate=record.finish_rate,
-    )
-    bang = value.bang_score(inputs)
-    worth_it_at = tiers.threshold_usd(inputs, tiers.WORTH_IT_MIN)
-    return ScoredGame(
-        appid=record.appid,
-        name=record.name,
-        price_usd=record.price_usd,
-        review_score=review_score,
-        review_count=record.review_count,
-        main_story_hours=record.main_story_hours,
-        finish_rate=record.finish_rate,
-        metacritic=record.metacritic,
-        score=value.score(inputs),
-        bang_score=bang,
-        tier=tiers.tier(bang, record.price_usd, worth_it_at),
-        genre=genre_for(
-            record.storefront_genres,
-            record.tags,
-            record.main_story_hours,
-            fallback_genres=record.play_length_genres,
-        ),
-        worth_it_at_usd=worth_it_at,
-        becomes_banger_at_usd=tiers.threshold_usd(inputs, tiers.BANGER_MIN),
-    )
-
-
-def score_catalog(records: Iterable[GameRecord]) -> list[ScoredGame]:
-    """Given catalog records, return them scored in the API's order: bang_score descending,
-    then the unrounded score descending, then appid ascending (CONTRACT.md)."""
-    scored = [score_record(r) for r in records]
-    scored.sort(key=lambda g: (-g.bang_score, -g.score, g.appid))
-    return scored
 
 
 def _ranks(values: Sequence[float]) -> list[float]:
@@ -149,96 +106,99 @@ def spearman(xs: Sequence[float], ys: Sequence[float]) -> float:
 
 
 @dataclass(frozen=True, slots=True)
+class Landmark:
+    """Where one landmark game landed: its rank (1-based) and scored game, or why it is not
+    rated, or neither (unknown to every source)."""
+
+    appid: int
+    name: str
+    before: str
+    rank: int | None
+    game: ScoredGame | None
+    not_rated: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class Summary:
     """Figures of one calibration run; counts are numbers of games."""
 
     games: int
     tier_counts: dict[str, int]
     genre_counts: dict[str, int]
+    genre_median_hours: dict[str, float | None]
     finish_rate_known: int
-    finish_rate_median: float | None
     free_games: int
     zero_scores: int
     score_quartiles: tuple[float, float, float]
     median_by_price_band: dict[str, tuple[int, float | None]]
-    median_by_finish_rate: dict[str, tuple[float | None, float | None]]
-    neutral_shift: tuple[float, float, float] | None
     spearman_review_score: float
     spearman_metacritic: tuple[int, float | None]
     spearman_hours_per_usd: float
-    landmarks: list[tuple[str, int | None, ScoredGame | None]]
+    unattended_in_top_100: int
+    free_in_top_30: int
+    landmarks: list[Landmark]
 
 
 def _median(values: Sequence[float]) -> float | None:
     return statistics.median(values) if values else None
 
 
-def _neutral_shift(scored: Sequence[ScoredGame]) -> tuple[float, float, float] | None:
-    # For games with a known finish rate: how far would the score move if it were unknown?
-    # Centred on 0 means the neutral value is the typical one.
-    shifts = [
-        value.score(
-            value.ValueInputs(g.price_usd, g.review_score, g.review_count, g.main_story_hours, None)
-        )
-        - g.score
-        for g in scored
-        if g.finish_rate is not None
-    ]
-    if len(shifts) < 2:
-        return None
-    deciles = statistics.quantiles(shifts, n=10)
-    return (deciles[0], statistics.median(shifts), deciles[-1])
-
-
-def summarize(scored: Sequence[ScoredGame]) -> Summary:
-    """Given the scored catalog in API order (at least 4 games), return its :class:`Summary`."""
+def summarize(scored: Sequence[ScoredGame], not_rated: Sequence[NotRated] = ()) -> Summary:
+    """Given the scored catalog in API order (at least 4 games) and the known apps that are
+    not rated, return its :class:`Summary`."""
     scores = [g.score for g in scored]
     tier_counts = Counter(g.tier for g in scored)
     genre_counts = Counter(g.genre for g in scored)
-    known = [g.finish_rate for g in scored if g.finish_rate is not None]
     bands = {
-        label: [g.score for g in scored if low <= g.price_usd <= high]
+        label: [g.score for g in scored if low <= g.record.price_usd <= high]
         for label, low, high in PRICE_BANDS
     }
-    with_metacritic = [g for g in scored if g.metacritic is not None]
-    rank_of = {g.appid: i + 1 for i, g in enumerate(scored)}
-    by_appid = {g.appid: g for g in scored}
+    with_metacritic = [g for g in scored if g.record.metacritic is not None]
+    rank_of = {g.record.appid: i + 1 for i, g in enumerate(scored)}
+    by_appid = {g.record.appid: g for g in scored}
+    refused = {a.appid: a.reason for a in not_rated}
     quartiles = statistics.quantiles(scores, n=4)
     return Summary(
         games=len(scored),
         tier_counts={t: tier_counts[t] for t in TIERS},
         genre_counts={g: genre_counts[g] for g in GENRES},
-        finish_rate_known=len(known),
-        finish_rate_median=_median(known),
-        free_games=sum(1 for g in scored if g.price_usd == 0),
+        genre_median_hours={
+            genre: _median(
+                [
+                    g.inputs.length_hours
+                    for g in scored
+                    if g.genre == genre and g.record.length_source == "hltb"
+                ]
+            )
+            for genre in GENRES
+        },
+        finish_rate_known=sum(1 for g in scored if g.record.finish_rate is not None),
+        free_games=sum(1 for g in scored if g.record.price_usd == 0),
         zero_scores=sum(1 for g in scored if g.bang_score == 0),
         score_quartiles=(quartiles[0], quartiles[1], quartiles[2]),
         median_by_price_band={k: (len(v), _median(v)) for k, v in bands.items()},
-        median_by_finish_rate={
-            label: (
-                _median([g.score for g in group]),
-                _median([g.main_story_hours for g in group]),
-            )
-            for label, group in (
-                ("known", [g for g in scored if g.finish_rate is not None]),
-                ("unknown", [g for g in scored if g.finish_rate is None]),
-            )
-        },
-        neutral_shift=_neutral_shift(scored),
-        spearman_review_score=spearman(scores, [g.review_score for g in scored]),
+        spearman_review_score=spearman(scores, [g.record.review_score for g in scored]),
         spearman_metacritic=(
             len(with_metacritic),
             spearman(
                 [g.score for g in with_metacritic],
-                [float(g.metacritic or 0) for g in with_metacritic],
+                [float(g.record.metacritic or 0) for g in with_metacritic],
             )
             if len(with_metacritic) > 2
             else None,
         ),
         spearman_hours_per_usd=spearman(
-            scores, [g.main_story_hours / max(g.price_usd, 0.01) for g in scored]
+            scores,
+            [g.inputs.length_hours / max(g.record.price_usd, 0.01) for g in scored],
         ),
-        landmarks=[(name, rank_of.get(appid), by_appid.get(appid)) for appid, name in LANDMARKS],
+        unattended_in_top_100=sum(1 for g in scored[:100] if g.inputs.unattended),
+        free_in_top_30=sum(1 for g in scored[:30] if g.record.price_usd == 0),
+        landmarks=[
+            Landmark(
+                appid, name, before, rank_of.get(appid), by_appid.get(appid), refused.get(appid)
+            )
+            for appid, name, before in LANDMARKS
+        ],
     )
 
 
@@ -250,30 +210,69 @@ def _num(x: float | None, fmt: str = ".1f") -> str:
     return "-" if x is None else format(x, fmt)
 
 
-def _shift(shift: tuple[float, float, float] | None) -> str:
-    if shift is None:
-        return "-"
-    low, mid, high = shift
-    return f"{mid:+.1f} points at the median ({low:+.1f} to {high:+.1f} from 1st to 9th decile)"
-
-
-def _num_date(day: dt.date | None) -> str:
-    return "-" if day is None else day.isoformat()
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
 
 
 def _game_table(games: Sequence[ScoredGame], first_rank: int) -> list[str]:
     lines = [
-        "| # | name | appid | price | reviews (n) | hours | finish rate | score | tier | genre |",
+        "| # | name | appid | price | reviews (n) | hours (source) | finish rate | score "
+        "| tier | genre |",
         "|---:|---|---:|---:|---:|---:|---:|---:|---|---|",
     ]
     for i, g in enumerate(games):
-        name = g.name.replace("|", "\\|")
+        r = g.record
+        source = "est." if r.length_source == "playtime_estimate" else "HLTB"
         lines.append(
-            f"| {first_rank + i} | {name} | {g.appid} | ${g.price_usd:.2f} "
-            f"| {g.review_score:.3f} ({g.review_count:,}) | {g.main_story_hours:.1f} "
-            f"| {_num(g.finish_rate, '.2f')} | {g.score:.1f} | {g.tier} | {g.genre} |"
+            f"| {first_rank + i} | {_cell(r.name)} | {r.appid} | ${r.price_usd:.2f} "
+            f"| {r.review_score:.3f} ({r.review_count:,}) | {g.inputs.length_hours:.1f} "
+            f"({source}) | {_num(r.finish_rate, '.2f')} | {g.score:.1f} | {g.tier} | {g.genre} |"
         )
     return lines
+
+
+def _landmark_row(mark: Landmark, n: int) -> str:
+    before = mark.before or "-"
+    if mark.game is None or mark.rank is None:
+        why = f"not rated: `{mark.not_rated}`" if mark.not_rated else "unknown to every source"
+        return f"| {_cell(mark.name)} | {before} | {why} | - | - | - | - |"
+    g, r = mark.game, mark.game.record
+    return (
+        f"| {_cell(mark.name)} | {before} | #{mark.rank:,} of {n:,} | {g.bang_score} {g.tier} "
+        f"| ${r.price_usd:.2f} | {g.inputs.length_hours:.1f} h ({r.length_source}) "
+        f"| {_num(g.worth_it_at_usd, '.2f')} |"
+    )
+
+
+def _report_lines(report: IngestReport | None) -> list[str]:
+    if report is None:
+        return []
+    years = sorted(report.years.items(), key=lambda kv: kv[0] or 0)
+    return [
+        "## The catalog",
+        "",
+        f"{report.apps:,} known apps; {report.rated:,} rated. Not rated, per rule (the first "
+        "rule that refuses an app; its detail answers 404 `game_not_rated` with this `reason`):",
+        "",
+        "| reason | apps |",
+        "|---|---:|",
+        *[f"| {k} | {v:,} |" for k, v in report.dropped.most_common()],
+        "",
+        "Length source of the rated games, and the length cross-check (`ingest/checks.py`):",
+        "",
+        "| | games |",
+        "|---|---:|",
+        *[f"| length_source {k} | {v:,} |" for k, v in report.length_sources.most_common()],
+        *[f"| check {k} | {v:,} |" for k, v in report.checks.most_common()],
+        f"| early-window reviews known | {report.early_window:,} |",
+        "",
+        "Rated games per release year:",
+        "",
+        "| year | games |",
+        "|---|---:|",
+        *[f"| {k or 'unknown'} | {v:,} |" for k, v in years],
+        "",
+    ]
 
 
 def render_report(
@@ -282,25 +281,24 @@ def render_report(
     *,
     origin: str,
     generated: dt.date,
-    price_date: dt.date | None,
+    report: IngestReport | None = None,
 ) -> str:
     """Given the scored catalog in API order, its summary, the catalog's origin, the date of
-    the run and the date of the storefront prices (or None), return CALIBRATION.md as
-    Markdown text."""
+    the run and the ingest report (or None), return CALIBRATION.md as Markdown text."""
     n = summary.games
     tc, gc = summary.tier_counts, summary.genre_counts
     q1, q2, q3 = summary.score_quartiles
     meta_n, meta_rho = summary.spearman_metacritic
-    known_score, known_hours = summary.median_by_finish_rate["known"]
-    unknown_score, unknown_hours = summary.median_by_finish_rate["unknown"]
     lines = [
         "# Calibration of the bang_score (internal)",
         "",
         "Internal to the team: the formula and these constants are private (CONTRACT.md).",
         f"Generated by `.venv/bin/python -m scoring.calibrate` on {generated.isoformat()} from "
-        f"the rated catalog of the {origin}: **{n:,} games**. The formula and the meaning of "
-        "every constant are in the docstring and comments of `scoring/value.py`.",
+        f"the rated catalog of the {origin}: **{n:,} games**, score version "
+        f"`{value.SCORE_VERSION}`. The formula and the meaning of every constant are in the "
+        "docstring and comments of `scoring/value.py`.",
         "",
+        *_report_lines(report),
         "## Score distribution",
         "",
         f"![Histogram of bang_score]({HISTOGRAM_NAME})",
@@ -312,17 +310,27 @@ def render_report(
         "|---|---:|---:|",
         *[f"| {t} | {tc[t]:,} | {_pct(tc[t], n)} |" for t in TIERS],
         "",
-        "Target when calibrating: banger ~5-12%, worth_it ~15-25%, fair ~30%, the rest below.",
-        f"`wait_for_sale` is rare ({tc['wait_for_sale']:,} games): below 45 a game is mostly "
-        "either poorly reviewed or short, and neither is fixed by a sale, since the price term "
-        f"stops at its floor (${value.PRICE_FLOOR_USD:.2f}); the prices are also sale-day prices "
-        "already.",
-        "",
         "## Genres",
         "",
-        "| genre | games | share |",
-        "|---|---:|---:|",
-        *[f"| {g} | {gc[g]:,} | {_pct(gc[g], n)} |" for g in GENRES],
+        "The median HowLongToBeat main story per genre is what `GENRE_NORM_HOURS` judges length "
+        "against (floored at `MIN_NORM_HOURS`).",
+        "",
+        "| genre | games | share | median main story |",
+        "|---|---:|---:|---:|",
+        *[
+            f"| {g} | {gc[g]:,} | {_pct(gc[g], n)} | {_num(summary.genre_median_hours[g])} h |"
+            for g in GENRES
+        ],
+        "",
+        "## Landmarks: where known games landed, before (score version 1) and now",
+        "",
+        "| game | version 1 | rank now | score | price | length | worth it up to |",
+        "|---|---|---|---|---:|---|---:|",
+        *[_landmark_row(mark, n) for mark in summary.landmarks],
+        "",
+        f"Idle, clicker or incremental games in the top 100: {summary.unattended_in_top_100} "
+        f"(version 1: the top 2). Free games in the top 30: {summary.free_in_top_30} "
+        "(version 1: 10).",
         "",
         f"## Top {LIST_LENGTH}",
         "",
@@ -332,36 +340,28 @@ def render_report(
         "",
         *_game_table(scored[-LIST_LENGTH:], n - min(LIST_LENGTH, n) + 1),
         "",
-        "## Why we believe the ranking",
+        f"## Top {GENRE_LIST_LENGTH} per genre",
         "",
-        "Landmarks: games widely held to be good value, at the catalog's price of the day "
-        "(the storefront snapshot was taken during the winter sale):",
-        "",
-        "| game | rank | price | score | tier |",
-        "|---|---:|---:|---:|---|",
     ]
-    for name, rank, game in summary.landmarks:
-        if game is None or rank is None:
-            lines.append(f"| {name} | not in the rated catalog | - | - | - |")
-        else:
-            lines.append(
-                f"| {name} | {rank:,} of {n:,} (top {_pct(rank, n)}) | ${game.price_usd:.2f} "
-                f"| {game.score:.1f} | {game.tier} |"
-            )
+    for genre in GENRES:
+        best = [g for g in scored if g.genre == genre][:GENRE_LIST_LENGTH]
+        names = "; ".join(f"{_cell(g.record.name)} ({g.bang_score})" for g in best)
+        lines.append(f"- **{genre}**: {names or '-'}")
     lines += [
         "",
-        "- The score never rises with price and never falls with review score, length or "
-        "finish rate: property tests in `tests/scoring/test_value.py` check this on "
-        "arbitrary inputs, not only on the catalog.",
+        "## Why we believe the ranking",
+        "",
+        "- Reviews lead: the score never exceeds the review-quality ceiling, and price against "
+        "length only moves a game down within it. The score never rises with price and never "
+        "falls with review score, length, replay depth or finish rate: property tests in "
+        "`tests/scoring/test_value.py` check this on arbitrary inputs, not only on the catalog.",
         f"- Rank correlation (Spearman) of the score with the review score: "
         f"{summary.spearman_review_score:.2f}; with main-story hours per dollar: "
         f"{summary.spearman_hours_per_usd:.2f}; with the critics' metacritic score "
-        f"({meta_n:,} games have one): {_num(meta_rho, '.2f')}. Both inputs pull the ranking, "
-        "and critics agree only loosely, as expected of a value (not quality) score.",
-        "- Median score by price band. Free games are not automatically best (the price term "
-        "stops at its floor); beyond that, a band's median mixes price with what games at that "
-        "price are like (many cheap games are short), so the property tests, not this table, "
-        "are the check that price alone never raises a score:",
+        f"({meta_n:,} games have one): {_num(meta_rho, '.2f')}.",
+        "- Median score by price band (every price up to the floor, "
+        f"${value.PRICE_FLOOR_USD:.2f}, counts as the floor, so free games are not best by "
+        "price alone):",
         "",
         "| price band | games | median score |",
         "|---|---:|---:|",
@@ -370,41 +370,27 @@ def render_report(
             for band, (count, med) in summary.median_by_price_band.items()
         ],
         "",
-        f"- Finish rate known for {summary.finish_rate_known:,} games "
-        f"({_pct(summary.finish_rate_known, n)}); their median estimated finish rate is "
-        f"{_num(summary.finish_rate_median, '.3f')}, which `NEUTRAL_FINISH_RATE` "
-        f"({value.NEUTRAL_FINISH_RATE}) stands in for when unknown. Were their rate unknown, "
-        f"their scores would move by {_shift(summary.neutral_shift)}: centred on 0, so an "
-        "unknown rate neither rewards nor punishes on average. The median score of games with "
-        f"a known rate is {_num(known_score)} against {_num(unknown_score)} for the others; "
-        "the gap comes from their other inputs, chiefly length (median main story "
-        f"{_num(known_hours)} h against {_num(unknown_hours)} h).",
+        f"- Finish rate known (estimated) for {summary.finish_rate_known:,} games "
+        f"({_pct(summary.finish_rate_known, n)}); it is a bonus, never a requirement.",
         "",
         "## Known weaknesses",
         "",
         "- Finish rate is an estimate (share of players whose playtime reaches the main-story "
-        "length under a log-normal fit of SteamSpy median/mean playtime), not an observed "
-        "completion statistic; unknown for the rest.",
-        "- Length is HowLongToBeat's main story (2023) and only games with one are rated. For "
-        "idle, sandbox and management games HLTB's 'main story' is hundreds of hours of "
-        "largely unattended play, so they crowd the top of the list.",
-        f"- Prices are one day's storefront prices ({_num_date(price_date)}), in the winter "
-        "sale. "
-        f"{summary.free_games:,} games are at $0. A game at $0 that an earlier dump shows sold "
-        "for money (SteamSpy 2023 or the 2019 store dump) is not rated: the storefront dump "
-        "lists delisted titles at 0 (`ingest.join.price_error`). Delisted games missing from "
-        "both earlier dumps cannot be seen that way and still rank as free, e.g. Football "
-        "Manager 2021 and 2022; the rule also drops the few paid games that really went free "
-        "to play (Crusader Kings II, Kingdom: Classic).",
-        f"- Genre: {gc['other']:,} games ({_pct(gc['other'], n)}) are `other`. Where storefront "
-        "genres and tags match no rule (chiefly games released after the 2019 store dump and "
-        "not in ITAD, which have neither), HowLongToBeat's genres decide; `other` is left "
-        "with genres the API has no bucket for (sports, racing, simulation, puzzle, hidden "
-        "object, survival) and games no dump gives a genre. HLTB's genres are coarser than "
-        "tags and sometimes wrong (World of Tanks is filed under Role-Playing).",
-        "- Reviews count every purchase type and language the storefront summary counts; the "
-        "shrinkage toward the prior matters little here because the rated catalog needs 50 "
-        "reviews.",
+        "length under a log-normal fit of owners' or, failing that, reviewers' playtime), not "
+        "an observed completion statistic. Reviewers play longer than owners, so the second "
+        "source overstates it.",
+        "- Lengths estimated from reviewers' playtime (`length_source` `playtime_estimate`) "
+        "are 0.7 x the positive reviewers' median playtime, capped at 30 h and discounted in "
+        "the score; for games played in long sessions of idle time they can still be high.",
+        "- Prices: the July 2026 US price list covers appids up to ~1,019,000 only; newer "
+        "games take SteamSpy's January 2025 or the October 2024 catalogue's price (a sale "
+        "price that old is replaced by the list price). Games released in 2025-2026 with no "
+        "US price in any dump are not rated (`no_usd_price`).",
+        "- Review counts of games with no full total (released after January 2025) are the "
+        "recent sample's count, a lower bound, listed in `estimated` as `review_count`.",
+        f"- Genre: {gc['other']:,} games ({_pct(gc['other'], n)}) are `other`; the one-genre "
+        "mapping walks rules in a fixed order, so a game's most-voted tag does not always "
+        "decide (Undertale is filed under narrative for its 'Choices Matter' tag, not RPG).",
         "",
     ]
     return "\n".join(lines)
@@ -453,18 +439,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out-dir", type=Path, default=PACKAGE_DIR)
     parser.add_argument("--progress", action="store_true", help="show progress bars")
     args = parser.parse_args(argv)
-    catalog, _report = load_bundled_catalog(args.data_dir, progress=args.progress)
-    scored = score_catalog(catalog.games)
-    summary = summarize(scored)
+    catalog, report = load_bundled_catalog(args.data_dir, progress=args.progress)
+    scored = score_catalog(catalog.games, progress=args.progress)
+    summary = summarize(scored, catalog.not_rated)
     args.out_dir.mkdir(parents=True, exist_ok=True)
     plot_histogram(scored, args.out_dir / HISTOGRAM_NAME)
-    price_dates = Counter(g.sources.storefront for g in catalog.games if g.sources.storefront)
     text = render_report(
-        scored,
-        summary,
-        origin=catalog.origin,
-        generated=catalog.created_at.date(),
-        price_date=price_dates.most_common(1)[0][0] if price_dates else None,
+        scored, summary, origin=catalog.origin, generated=catalog.created_at.date(), report=report
     )
     (args.out_dir / REPORT_NAME).write_text(text, encoding="utf-8")
     counts = ", ".join(f"{t} {c}" for t, c in summary.tier_counts.items())

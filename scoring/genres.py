@@ -117,7 +117,6 @@ SHOOTER_TAGS: Final = _keys(
     "On-Rails Shooter",
     "Shoot 'Em Up",
     "Shmup",
-    "Bullet Hell",
     "Run and Gun",
 )
 STRATEGY_TAGS: Final = _keys(

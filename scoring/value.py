@@ -1,68 +1,109 @@
-"""The bang_score: how much good game a buyer gets per dollar, 0 to 100.
+"""The bang_score: how much real game a buyer gets for the price, 0 to 100.
 
 PRIVATE: this formula is the product's core. It never appears in a response, a page or a
-public document; only the score and its public inputs are published (CONTRACT.md).
+public document; only the score, its public inputs and the direction each input pushes it
+(:mod:`scoring.drivers`) are published (CONTRACT.md).
 
-The score is the geometric mean of two parts, each in [0, 1]:
+Reviews lead. The score is ``100 * quality * value``:
 
-* **quality** -- the review score shrunk toward a prior by review count (a Bayesian average,
-  so ten glowing reviews are not trusted like ten thousand), then stretched linearly so that
-  45% positive or less is 0 and 95% or more is 1;
-* **value** -- engaged hours per effective dollar, squashed as ``h / (h + H0)``. Engaged hours are
-  the main-story length weighted by the finish rate; the effective price has a floor, so every
-  price up to the floor counts the same (the price term saturates and a free game is not a
-  banger by price alone).
+* **quality** in [0, 1] sets the ceiling: the review score shrunk toward a prior by review
+  count (a Bayesian average, so ten glowing reviews are not trusted like ten thousand), then
+  stretched linearly so that 45% positive or less is 0 and 95% or more is 1. A game can never
+  score above its quality, whatever its price or length.
+* **value** in (0, 1] only moves a game down within that ceiling, by its price against how much
+  real game it holds: ``value = (F / (p + F)) ** VALUE_EXPONENT``, where ``p`` is the price
+  (with a floor, so a free game counts as a cheap one and price 0 alone never makes a banger)
+  and ``F`` the game's *fair price*: ``FAIR_PRICE_USD * (h / N) ** LENGTH_EXPONENT``.
+  ``h`` is the real hours of game and ``N`` what is normal for the game's genre
+  (:data:`GENRE_NORM_HOURS`, never below :data:`MIN_NORM_HOURS`): a 4-hour narrative game is
+  judged against narrative games, not against 100-hour RPGs. At the genre's normal length the
+  fair price is ``FAIR_PRICE_USD``; twice the length is worth about 1.4 times as much.
 
-``score = 100 * sqrt(quality * value)``. A geometric mean needs both parts: a cheap bad game and
-an excellent overpriced one both score low.
+Real hours ``h`` start from the main story and are adjusted in this order:
+
+1. unattended time does not count: an idle, clicker or incremental game counts at most
+   :data:`UNATTENDED_CAP_HOURS` (its hours run while nobody plays);
+2. an estimated length (from reviewers' playtime, not HowLongToBeat) is discounted by
+   :data:`ESTIMATED_LENGTH_FACTOR`;
+3. a replayable game (roguelike, co-op, sandbox, competitive...) gains replay depth:
+   :data:`REPLAY_SHARE` of its positive reviewers' median playtime, capped at
+   :data:`REPLAY_CAP_HOURS`;
+4. a known finish rate is a bonus of up to :data:`FINISH_BONUS` (everyone finishes), never a
+   requirement: an unknown rate counts as no bonus.
 
 Properties (checked by tests/scoring/test_value.py): the score never rises with price, never
-falls as review score, length or finish rate rise, is concave in length (diminishing returns),
-and lies in [0, 100]. Every step is a composition of IEEE operations that are monotone under
-correct rounding (``+``, ``*``, ``/`` by positives, ``sqrt``, ``min``, ``max``), so the monotonicity
-holds exactly in floating point, not only on paper.
+falls as review score, length, replay depth or finish rate rise, has diminishing returns in
+length (concave), lies in [0, 100] and never exceeds the quality ceiling. Every step is a
+composition of IEEE operations that are monotone under correct rounding, so monotonicity holds
+in floating point too.
 
-Constants were calibrated on the bundled catalog; see scoring/CALIBRATION.md.
+Constants were calibrated on the bundled catalog; see scoring/CALIBRATION.md. Change any of
+them and :data:`SCORE_VERSION` must change too.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Final
+
+# Published in every detail record: changes whenever the model or a constant changes, so
+# clients know when two scores are not comparable.
+SCORE_VERSION: Final = "2.0"
 
 # Bayesian average of the review score: PRIOR_REVIEWS imaginary reviews at PRIOR_REVIEW_SCORE.
-# The prior sits below the catalog median (~0.83) on purpose: an unproven game earns trust.
-PRIOR_REVIEW_SCORE = 0.70
-PRIOR_REVIEWS = 20
+# The prior sits below the catalog median (~0.85) on purpose: an unproven game earns trust.
+PRIOR_REVIEW_SCORE: Final = 0.70
+PRIOR_REVIEWS: Final = 20
 
 # Linear stretch of the shrunk review score to quality in [0, 1]. Steam calls < 0.40
-# "Mostly Negative"; below QUALITY_FLOOR a game has no quality left to sell at any price.
-QUALITY_FLOOR = 0.45
-QUALITY_CEILING = 0.95
+# "Mostly Negative" and >= 0.95 "Overwhelmingly Positive".
+QUALITY_FLOOR: Final = 0.45
+QUALITY_CEILING: Final = 0.95
 
-# Engaged hours = length * (1 + finish_rate - NEUTRAL_FINISH_RATE): at the typical finish rate
-# the weight is 1 (the stated length); a game everyone finishes counts 1.65x its length, one
-# nobody finishes 0.65x. NEUTRAL_FINISH_RATE is the median of the estimated finish rates of the
-# rated catalog (0.34, see CALIBRATION.md), and stands in for an unknown one, so an unknown
-# rate neither rewards nor punishes.
-NEUTRAL_FINISH_RATE = 0.35
+# Every price up to PRICE_FLOOR_USD counts as PRICE_FLOOR_USD: below it, money is not what
+# limits value, and a free game is judged as a cheap one.
+PRICE_FLOOR_USD: Final = 10.0
+# The fair price of a game of its genre's normal length.
+FAIR_PRICE_USD: Final = 25.0
+# Diminishing returns of length: the fair price grows with the square root of relative length.
+LENGTH_EXPONENT: Final = 0.5
+# How hard price pushes within the ceiling: at the fair price value is 0.71, at twice it 0.58.
+VALUE_EXPONENT: Final = 0.5
 
-# Every price up to PRICE_FLOOR_USD counts as PRICE_FLOOR_USD: below it, the money is not what
-# limits value, and free games must not become bangers by price alone.
-PRICE_FLOOR_USD = 5.0
+# Median HowLongToBeat main story per genre over the rated catalog (CALIBRATION.md), floored
+# at MIN_NORM_HOURS so a genre defined by brevity does not make one hour look like plenty.
+GENRE_NORM_HOURS: Final = {
+    "rpg": 10.8,
+    "strategy": 9.9,
+    "other": 7.1,
+    "action": 6.8,
+    "multiplayer": 6.8,
+    "roguelike": 5.8,
+    "shooter": 4.4,
+    "narrative": 3.6,
+    "indie_short": 3.0,
+}
+MIN_NORM_HOURS: Final = 3.0
 
-# Engaged hours per dollar at which the value part is one half.
-HALF_VALUE_HOURS_PER_USD = 1.0
+UNATTENDED_CAP_HOURS: Final = 2.0
+ESTIMATED_LENGTH_FACTOR: Final = 0.8
+REPLAY_SHARE: Final = 0.25
+REPLAY_CAP_HOURS: Final = 100.0
+FINISH_BONUS: Final = 0.3
 
 
 @dataclass(frozen=True, slots=True)
 class ValueInputs:
-    """The public inputs of one game's score.
+    """The inputs of one game's score.
 
     ``price_usd`` current price in US dollars (>= 0); ``review_score`` positive share of
     reviews (0..1); ``review_count`` number of reviews (>= 0); ``length_hours`` main-story hours
-    (> 0); ``finish_rate`` share of players who finish (0..1), or None when unknown.
-    Raises ValueError on any value outside those ranges, NaN or infinity.
+    (> 0); ``finish_rate`` share of players who finish (0..1), or None when unknown; ``genre``
+    one of :data:`GENRE_NORM_HOURS` (unknown genres are judged like ``other``); ``replay_hours``
+    positive reviewers' median playtime (>= 0) or None, credited only when ``replayable``;
+    ``unattended`` marks idle/clicker games; ``estimated_length`` a length estimated from
+    playtime. Raises ValueError on any value outside those ranges, NaN or infinity.
     """
 
     price_usd: float
@@ -70,6 +111,11 @@ class ValueInputs:
     review_count: int
     length_hours: float
     finish_rate: float | None = None
+    genre: str = "other"
+    replay_hours: float | None = None
+    replayable: bool = False
+    unattended: bool = False
+    estimated_length: bool = False
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.price_usd) and self.price_usd >= 0):
@@ -84,36 +130,65 @@ class ValueInputs:
             math.isfinite(self.finish_rate) and 0 <= self.finish_rate <= 1
         ):
             raise ValueError(f"finish_rate must be within 0..1 or None, got {self.finish_rate!r}")
+        if self.replay_hours is not None and not (
+            math.isfinite(self.replay_hours) and self.replay_hours >= 0
+        ):
+            raise ValueError(f"replay_hours must be >= 0 or None, got {self.replay_hours!r}")
 
 
 def quality(inputs: ValueInputs) -> float:
-    """Given the inputs, return the quality part in [0, 1] (reviews only, no price or length)."""
+    """Given the inputs, return the quality part in [0, 1] (reviews only): the ceiling."""
     n = inputs.review_count
     shrunk = (inputs.review_score * n + PRIOR_REVIEW_SCORE * PRIOR_REVIEWS) / (n + PRIOR_REVIEWS)
     stretched = (shrunk - QUALITY_FLOOR) / (QUALITY_CEILING - QUALITY_FLOOR)
     return min(1.0, max(0.0, stretched))
 
 
-def engaged_hours(inputs: ValueInputs) -> float:
-    """Given the inputs, return the length weighted by finish rate, in hours (> 0)."""
-    rate = NEUTRAL_FINISH_RATE if inputs.finish_rate is None else inputs.finish_rate
-    return inputs.length_hours * (1.0 + rate - NEUTRAL_FINISH_RATE)
+def replay_credit(inputs: ValueInputs) -> float:
+    """Given the inputs, return the hours of replay depth credited (0 unless replayable)."""
+    if not inputs.replayable or inputs.unattended or inputs.replay_hours is None:
+        return 0.0
+    return REPLAY_SHARE * min(inputs.replay_hours, REPLAY_CAP_HOURS)
 
 
-def _value_at(hours_per_usd: float) -> float:
-    # Written as 1 - H0/(x + H0) rather than x/(x + H0): the latter can drop by an ulp as x
-    # grows, because the rounding of the denominator can outrun the numerator.
-    return 1.0 - HALF_VALUE_HOURS_PER_USD / (hours_per_usd + HALF_VALUE_HOURS_PER_USD)
+def real_hours(inputs: ValueInputs) -> float:
+    """Given the inputs, return the hours of real game (> 0), as the module docstring says."""
+    hours = inputs.length_hours
+    if inputs.unattended:
+        hours = min(hours, UNATTENDED_CAP_HOURS)
+    if inputs.estimated_length:
+        hours *= ESTIMATED_LENGTH_FACTOR
+    hours += replay_credit(inputs)
+    return hours * (1.0 + FINISH_BONUS * (inputs.finish_rate or 0.0))
+
+
+def norm_hours(genre: str) -> float:
+    """Given a genre, return its normal main-story length in hours (>= MIN_NORM_HOURS)."""
+    return max(GENRE_NORM_HOURS.get(genre, GENRE_NORM_HOURS["other"]), MIN_NORM_HOURS)
+
+
+def fair_price(inputs: ValueInputs) -> float:
+    """Given the inputs, return the game's fair price in US dollars (> 0): the price at which
+    price and length balance for its genre."""
+    relative: float = real_hours(inputs) / norm_hours(inputs.genre)
+    return FAIR_PRICE_USD * math.pow(relative, LENGTH_EXPONENT)
+
+
+def _value_at(price: float, fair: float) -> float:
+    # Written as 1 - p/(p + F) rather than F/(p + F): the latter can drop by an ulp as F grows,
+    # because the rounding of the denominator can outrun the numerator.
+    paid = max(price, PRICE_FLOOR_USD)
+    return math.pow(1.0 - paid / (paid + fair), VALUE_EXPONENT)
 
 
 def value(inputs: ValueInputs) -> float:
-    """Given the inputs, return the value part in [0, 1): engaged hours per effective dollar."""
-    return _value_at(engaged_hours(inputs) / max(inputs.price_usd, PRICE_FLOOR_USD))
+    """Given the inputs, return the value part in (0, 1]: price against real game."""
+    return _value_at(inputs.price_usd, fair_price(inputs))
 
 
 def score(inputs: ValueInputs) -> float:
     """Given the inputs, return the unrounded bang score, a float in [0, 100]."""
-    return min(100.0, max(0.0, 100.0 * math.sqrt(quality(inputs) * value(inputs))))
+    return min(100.0, max(0.0, 100.0 * quality(inputs) * value(inputs)))
 
 
 def bang_score(inputs: ValueInputs) -> int:
@@ -122,13 +197,13 @@ def bang_score(inputs: ValueInputs) -> int:
 
 
 def price_for_score(inputs: ValueInputs, target: float) -> float | None:
-    """Given the inputs and a target unrounded score in (0, 100], return the price in US dollars
-    at which ``score`` equals the target, every other input unchanged.
+    """Given the inputs and a target unrounded score in (0, 100], return the price in US
+    dollars at which ``score`` equals the target, every other input unchanged.
 
     Since the score never rises with price, every price at or below the answer scores at least
     the target (up to float rounding: callers that need exact cents check the neighbours, as
     :func:`scoring.tiers.threshold_usd` does). Returns None when no price reaches the target:
-    the quality part is too low, or even the floor price leaves too little value. The answer
+    the quality ceiling is below it, or even the floor price leaves too little value. The answer
     is never below ``PRICE_FLOOR_USD`` because the score is flat below the floor.
     Raises ValueError for a target outside (0, 100].
     """
@@ -137,9 +212,9 @@ def price_for_score(inputs: ValueInputs, target: float) -> float | None:
     q = quality(inputs)
     if q == 0:
         return None
-    needed_value = (target / 100.0) ** 2 / q
-    if needed_value >= 1:
+    needed = target / (100.0 * q)
+    if needed > 1:
         return None
-    hours_per_usd = HALF_VALUE_HOURS_PER_USD * needed_value / (1.0 - needed_value)
-    price = engaged_hours(inputs) / hours_per_usd
+    share = needed ** (1.0 / VALUE_EXPONENT)
+    price = fair_price(inputs) * (1.0 / share - 1.0)
     return price if price >= PRICE_FLOOR_USD else None

@@ -1,16 +1,27 @@
 """The account website (CONTRACT.md "Website"): sign up, sign in, and a keys page.
 
 Served by the shim under ``{site}/account`` with jinja2 templates from ``shim/templates``.
-Passwords are hashed with argon2id (argon2-cffi's defaults) off the event loop; the session
-is a signed cookie (Starlette's SessionMiddleware, itsdangerous) holding only the account's
-email and a CSRF token, which every POST form must echo. Sign-in attempts are limited per
-email and per client IP in 15-minute buckets counted in the same Store as API requests, so
-the limit holds across replicas; sign-ups are limited per IP the same way. A new key is shown
-once, in the response to the POST that created it, and never stored in the session.
+Passwords are hashed with argon2id (argon2-cffi's defaults) off the event loop.
+
+Sessions are server-side: the signed cookie (Starlette's SessionMiddleware, itsdangerous)
+holds a random session token and a CSRF token, which every POST form must echo; the Store
+holds the session under the token's SHA-256, with its account and end. A request is signed in
+only while that record exists and has not expired, so sign-out (which deletes it) ends every
+copy of the cookie at once. A session ends after ``session_idle`` seconds without a request
+(1 hour by default) and ``session_max`` seconds after sign-in (12 hours), whichever is first.
+
+Sign-in throttling slows the failing client, never the account's owner: failures are counted
+per (account, client IP) and per client IP in the Store (so every replica sees them), and
+past a few free attempts each further attempt must wait a delay that doubles with every
+failure, up to 15 minutes; a refused attempt answers 429 with ``Retry-After`` and is not
+checked. The owner signing in from another client starts with a clean slate; a success
+forgets that pair's failures. Sign-ups are limited per IP in 15-minute buckets.
+A new key is shown once, in the response to the POST that created it, and never stored.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import os
 import re
@@ -31,19 +42,16 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from shim.keys import generate_key, key_digest, key_id
+from shim.keys import key_digest
 from shim.quota import window_at
 from shim.store import (
     AccountExists,
     AccountRecord,
-    KeyRecord,
     KeyView,
-    Plan,
     Store,
-    StoreError,
     StoreUnavailable,
     UnknownKey,
-    default_limit,
+    issue_key,
 )
 
 EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]+$")
@@ -52,7 +60,9 @@ MAX_PASSWORD = 1024  # argon2 takes any length; a bound keeps form bodies small
 MAX_ACTIVE_KEYS = 10
 BUCKET_SECONDS = 900
 SESSION_COOKIE = "bangscore_session"
-SESSION_MAX_AGE = 14 * 86_400
+SESSION_IDLE_SECONDS = 3600
+SESSION_MAX_SECONDS = 12 * 3600
+SESSION_EXTEND_EVERY = 60  # a session's end moves at most once a minute (one write)
 PAGE_HEADERS = {
     "Cache-Control": "no-store",
     "X-Frame-Options": "DENY",
@@ -70,11 +80,27 @@ _TEMPLATES = jinja2.Environment(
 
 @dataclass(frozen=True, slots=True)
 class SignInLimits:
-    """Attempts allowed per 15-minute bucket: sign-ins per email and per IP, sign-ups per IP."""
+    """Sign-in throttling and the sign-up limit.
 
-    per_email: int = 10
-    per_ip: int = 30
+    ``free_per_account_client`` failed sign-ins of one account from one client IP, and
+    ``free_per_client`` from one client IP over all accounts, wait for nothing; each failure
+    past them makes the next attempt wait ``2 ** (failures - free)`` seconds, at most
+    ``max_delay``. Failures are forgotten ``forget_after`` seconds after the last one.
+    ``signups_per_ip`` sign-ups are allowed per 15-minute bucket.
+    """
+
+    free_per_account_client: int = 3
+    free_per_client: int = 10
+    max_delay: int = 900
+    forget_after: int = 3600
     signups_per_ip: int = 10
+
+    def delay(self, failures: int, free: int) -> int:
+        """Given a subject's failures and its free attempts, return the seconds the next
+        attempt must wait after the last failure."""
+        if failures < free:
+            return 0
+        return min(self.max_delay, 1 << min(failures - free, 20))
 
 
 def normalize_email(raw: str) -> str | None:
@@ -110,28 +136,6 @@ def load_session_secret(configured: str | None, state_dir: Path) -> str:
     return path.read_text().strip()
 
 
-def issue_key(
-    store: Store, account: str, plan: Plan, limit: int | None, now: int
-) -> tuple[str, KeyRecord]:
-    """Given an account, a plan and an optional limit, store a new key; return (key, record).
-
-    The key itself is returned once and never stored (only its digest). Raises ValueError for
-    a bad plan or limit, StoreError if no unique id could be allocated, StoreUnavailable.
-    """
-    daily = default_limit(plan, limit)
-    for _ in range(5):  # an 8-character id clash is rare; retry with a fresh key
-        key = generate_key()
-        record = KeyRecord(key_id(key), key_digest(key), account, plan, daily, "active", now)
-        try:
-            store.add_key(record)
-        except StoreUnavailable:
-            raise
-        except StoreError:
-            continue
-        return key, record
-    raise StoreError("could not allocate a unique key id")
-
-
 def render(name: str, status: int = 200, **context: Any) -> HTMLResponse:
     """Given a template name and its context, return the page (never cached, never framed)."""
     body = _TEMPLATES.get_template(name).render(**context)
@@ -149,10 +153,14 @@ class AccountSite:
         limits: SignInLimits = SignInLimits(),
         hasher: PasswordHasher | None = None,
         clock: Callable[[], float] = time.time,
+        session_idle: int = SESSION_IDLE_SECONDS,
+        session_max: int = SESSION_MAX_SECONDS,
     ) -> None:
         self.store = store
         self.site_url = site_url
         self.limits = limits
+        self.session_idle = session_idle
+        self.session_max = session_max
         self.hasher = hasher or PasswordHasher()
         self.clock = clock
         # Verified against when the email is unknown, so both cases take the same time.
@@ -174,7 +182,7 @@ class AccountSite:
             name,
             status,
             site_url=self.site_url,
-            email=request.session.get("email"),
+            email=getattr(request.state, "account", None),
             csrf=self.csrf_token(request),
             **context,
         )
@@ -200,6 +208,50 @@ class AccountSite:
             return True
         return hit.admitted
 
+    def account(self, request: Request) -> str | None:
+        """Given a request, return the email its session is signed in as, or None.
+
+        The cookie's token must name a stored session that has not ended; its end moves on
+        (idle lifetime), never past the absolute one. Raises StoreUnavailable if down.
+        """
+        token = request.session.get("sid")
+        if not isinstance(token, str):
+            return None
+        now = int(self.clock())
+        digest = key_digest(token)
+        record = self.store.find_session(digest, now)
+        if record is None:
+            request.session.pop("sid", None)
+            return None
+        end = min(now + self.session_idle, record.created_at + self.session_max)
+        if end - record.expires_at >= SESSION_EXTEND_EVERY:
+            self.store.extend_session(digest, end)
+        request.state.account = record.email
+        return record.email
+
+    def wait_before_signin(self, email: str, ip: str) -> int:
+        """Given an email and a client IP, return the seconds that client must still wait
+        before its next sign-in attempt (0: go ahead). A store fault fails open."""
+        now = int(self.clock())
+        limits = self.limits
+        try:
+            pair = self.store.failures(f"signin:pair:{email}:{ip}", now)
+            client = self.store.failures(f"signin:ip:{ip}", now)
+        except StoreUnavailable:
+            return 0
+        ready = max(
+            pair.last_at + limits.delay(pair.count, limits.free_per_account_client),
+            client.last_at + limits.delay(client.count, limits.free_per_client),
+        )
+        return max(0, ready - now)
+
+    def signin_failed(self, email: str, ip: str) -> None:
+        """Given the email and client IP of a failed sign-in, count it for both subjects."""
+        now, forget = int(self.clock()), self.limits.forget_after
+        with contextlib.suppress(StoreUnavailable):  # fail open: the password still guards
+            self.store.fail(f"signin:pair:{email}:{ip}", now, forget)
+            self.store.fail(f"signin:ip:{ip}", now, forget)
+
     @staticmethod
     def client_ip(request: Request) -> str:
         """Return the client IP (uvicorn applies the trusted proxies' X-Forwarded-For)."""
@@ -221,8 +273,11 @@ class AccountSite:
     # -- handlers ----------------------------------------------------------------------------
 
     async def home(self, request: Request) -> Response:
-        email = request.session.get("email")
-        if isinstance(email, str):
+        try:
+            email = self.account(request)
+        except StoreUnavailable:
+            return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
+        if email is not None:
             return self.keys_page(request, email)
         return self.page(request, "account_signin.html", error="", typed="")
 
@@ -255,15 +310,23 @@ class AccountSite:
         typed = fields.get("email", "")[:254]
         email = normalize_email(typed) or typed.strip().lower()
         password = fields.get("password", "")[:MAX_PASSWORD]
-        ip_ok = self.allowed(f"signin:ip:{self.client_ip(request)}", self.limits.per_ip)
-        if not (ip_ok and self.allowed(f"signin:email:{email}", self.limits.per_email)):
-            return self.page(request, "account_signin.html", 429, error=_SLOW, typed=typed)
+        ip = self.client_ip(request)
+        wait = self.wait_before_signin(email, ip)
+        if wait > 0:
+            response = self.page(
+                request, "account_signin.html", 429, error=_slow(wait), typed=typed
+            )
+            response.headers["Retry-After"] = str(wait)
+            return response
         try:
             account = self.store.find_account(email)
         except StoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
         if not await anyio.to_thread.run_sync(self._verify, account, password):
+            self.signin_failed(email, ip)
             return self.page(request, "account_signin.html", 401, error=_WRONG, typed=typed)
+        with contextlib.suppress(StoreUnavailable):
+            self.store.forgive(f"signin:pair:{email}:{ip}")
         return self.signed_in(request, email)
 
     def _verify(self, account: AccountRecord | None, password: str) -> bool:
@@ -274,19 +337,45 @@ class AccountSite:
         return account is not None
 
     def signed_in(self, request: Request, email: str) -> Response:
-        """Start a fresh session for ``email`` (new CSRF token) and go to the keys page."""
+        """Start a fresh server-side session for ``email`` (new token, new CSRF token) and go
+        to the keys page. Any session the cookie held before is ended."""
+        now = int(self.clock())
+        old = request.session.get("sid")
+        token = secrets.token_urlsafe(32)
+        try:
+            if isinstance(old, str):
+                self.store.end_session(key_digest(old))
+            end = now + min(self.session_idle, self.session_max)
+            self.store.start_session(key_digest(token), email, now, end)
+        except StoreUnavailable:
+            return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
         request.session.clear()
-        request.session["email"] = email
+        request.session["sid"] = token
         self.csrf_token(request)
         return RedirectResponse(f"{self.site_url}/account", 303, headers=PAGE_HEADERS)
 
     async def signout(self, request: Request) -> Response:
+        """End the session server-side (every copy of the cookie) and clear the cookie."""
         if await self.form(request) is not None:
+            token = request.session.get("sid")
+            if isinstance(token, str):
+                try:
+                    self.store.end_session(key_digest(token))
+                except StoreUnavailable:
+                    return self.page(
+                        request, "account_message.html", 503, title="Try again", message=_DOWN
+                    )
             request.session.clear()
         return RedirectResponse(f"{self.site_url}/account", 303, headers=PAGE_HEADERS)
 
+    def _signed_in_email(self, request: Request) -> str | None:
+        try:
+            return self.account(request)
+        except StoreUnavailable:
+            return None
+
     async def create_key(self, request: Request) -> Response:
-        email = request.session.get("email")
+        email = self._signed_in_email(request)
         fields = await self.form(request)
         if not isinstance(email, str) or fields is None:
             return self.page(request, "account_message.html", 403, title="Expired", message=_CSRF)
@@ -300,7 +389,7 @@ class AccountSite:
         return self.keys_page(request, email, new_key=key)
 
     async def revoke(self, request: Request) -> Response:
-        email = request.session.get("email")
+        email = self._signed_in_email(request)
         fields = await self.form(request)
         if not isinstance(email, str) or fields is None:
             return self.page(request, "account_message.html", 403, title="Expired", message=_CSRF)
@@ -326,6 +415,12 @@ def _when(ts: int | None) -> str:
 _CSRF = "Your session expired or the form was stale. Go back, reload the page and try again."
 _DOWN = "The account store is unreachable right now; please try again in a minute."
 _SLOW = "Too many attempts. Wait 15 minutes and try again."
+
+
+def _slow(seconds: int) -> str:
+    return f"Too many failed attempts from here. Wait {seconds} s and try again."
+
+
 _BAD_EMAIL = "Enter a valid email address."
 _BAD_PW = f"Choose a password of at least {MIN_PASSWORD} characters."
 _TAKEN = "An account with this email exists. Sign in instead."
@@ -338,15 +433,16 @@ def account_routes(
 ) -> list[BaseRoute]:
     """Given the account site and the session secret, return the ``/account`` routes.
 
-    Each route carries its own SessionMiddleware (signed cookie ``bangscore_session``, 14
-    days, SameSite=Lax, Secure when ``https_only``), so API routes never parse a session.
+    Each route carries its own SessionMiddleware (signed cookie ``bangscore_session`` living
+    as long as the site's absolute session lifetime, SameSite=Lax, Secure when
+    ``https_only``), so API routes never parse a session.
     """
     session = [
         Middleware(
             SessionMiddleware,
             secret_key=session_secret,
             session_cookie=SESSION_COOKIE,
-            max_age=SESSION_MAX_AGE,
+            max_age=site.session_max,
             same_site="lax",
             https_only=https_only,
         )

@@ -40,12 +40,16 @@ def create_app(
     follow: bool = True,
     session_secret: str | None = None,
     export: ExportService | None = None,
+    session_idle: int = 3600,
+    session_max: int = 12 * 3600,
 ) -> Starlette:
     """Given a snapshot source and a quota, return the ASGI app.
 
     The current snapshot is loaded at start-up if one is published; with ``follow`` a
     background task re-reads the pointer every ``source.poll_seconds``. With a
-    ``session_secret`` the account website (:mod:`shim.accounts`) is served under /account.
+    ``session_secret`` the account website (:mod:`shim.accounts`) is served under /account,
+    its sessions ending ``session_idle`` seconds after the last request or ``session_max``
+    seconds after sign-in.
     The key store is closed (buffered counts flushed) at shutdown. ``export`` serves the
     Bulk export (:mod:`shim.export`); without it ``/api/v1/export`` answers 403 or 404.
     """
@@ -88,12 +92,14 @@ def create_app(
     if session_secret is not None:
         from shim.accounts import AccountSite, account_routes
 
-        site = AccountSite(quota.store, site_url=site_url)
+        site = AccountSite(
+            quota.store, site_url=site_url, session_idle=session_idle, session_max=session_max
+        )
         https = site_url.startswith("https://")
         routes += account_routes(site, session_secret=session_secret, https_only=https)
 
     # -- Bulk export (issue 4): GET /api/v1/export and signed local download links -----------
-    from shim.export import export_routes  # imported here: shim.export builds on this module
+    from shim.export import export_routes  # no cycle: shim.export does not import this module
 
     routes += export_routes(shim, export)
 
@@ -102,6 +108,9 @@ def create_app(
         exception_handlers={HTTPException: http_error},
         lifespan=lifespan,
     )
+    # A trailing slash is dropped by the edge before routing: no redirect, so none is built
+    # from the request's Host header.
+    app.router.redirect_slashes = False
     app.add_middleware(EdgeMiddleware, shim=shim)
     app.state.shim = shim
     return app

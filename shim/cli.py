@@ -14,16 +14,16 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import SecretStr
+from pydantic import SecretStr, ValidationError
 from starlette.applications import Starlette
 
-from shim.keys import generate_key, key_digest, key_id, redact
+from shim.keys import redact
 from shim.settings import Settings
-from shim.store import KeyRecord, StoreError, default_limit, open_store
+from shim.store import Store, StoreError, StoreUnavailable, issue_key, open_store
 
 if TYPE_CHECKING:
     from shim.export import ExportService
@@ -55,7 +55,7 @@ def app_from_settings(settings: Settings) -> Starlette:
         poll_seconds=settings.pointer_poll_seconds,
     )
     quota = Quota(
-        open_store(settings.store_url),
+        _open_store(settings, create=settings.store is None),
         anonymous_limit=settings.anonymous_daily_limit,
         page_limit=settings.page_daily_limit,
         key_cache_seconds=settings.key_cache_seconds,
@@ -70,6 +70,8 @@ def app_from_settings(settings: Settings) -> Starlette:
         base_url=settings.api_base_url,
         session_secret=session_secret,
         export=_export_service(settings, session_secret),
+        session_idle=settings.session_idle_seconds,
+        session_max=settings.session_max_seconds,
     )
 
 
@@ -87,6 +89,29 @@ def _export_service(settings: Settings, secret: str) -> ExportService | None:
     return ExportService(storage, links=links, link_seconds=settings.export_link_seconds)
 
 
+def _open_store(settings: Settings, *, create: bool) -> Store:
+    """Given settings, open their key store. ``create``: a SQLite file may be created; without
+    it a missing one raises StoreMissing (a mistyped path must not look like an empty store).
+    """
+    return open_store(settings.store_url, create=create)
+
+
+def bounded_int(low: int, high: int) -> Callable[[str], int]:
+    """Given inclusive bounds, return an argparse ``type`` that accepts decimal integers in
+    them (checking the length first, so a 5,000-digit value is refused, not converted)."""
+
+    def parse(raw: str) -> int:
+        text = raw.strip()
+        if not (text.isascii() and text.isdigit()) or len(text) > len(str(high)):
+            raise argparse.ArgumentTypeError(f"must be an integer from {low} to {high}")
+        value = int(text)
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be an integer from {low} to {high}")
+        return value
+
+    return parse
+
+
 def asgi_app() -> Starlette:
     """Return the app configured from the environment: the factory uvicorn workers call."""
     return app_from_settings(Settings())
@@ -97,7 +122,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         name: getattr(args, name)
         for name in (
             *("state_dir", "snapshot", "store", "site_url", "host", "port", "workers"),
-            "export",
+            *("export", "forwarded_allow_ips"),
         )
         if getattr(args, name, None) is not None
     }
@@ -112,9 +137,9 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
 
     Any failure leaves the current snapshot as it was and exits 1 with a one-line reason.
     """
-    from build.snapshot import UnscorableGame
     from build.storage import StorageError
     from ingest.catalog import CatalogError
+    from scoring.pipeline import UnscorableGame
 
     try:
         return _build(args, settings)
@@ -125,9 +150,10 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
 
 def _build(args: argparse.Namespace, settings: Settings) -> int:
     from build.publish import new_snapshot_id, publish
-    from build.snapshot import score_catalog, snapshot_objects
+    from build.snapshot import snapshot_objects
     from build.storage import open_storage
     from ingest.catalog import load_bundled_catalog, read_catalog
+    from scoring.pipeline import score_catalog
 
     started = time.perf_counter()
     catalog_path: Path = args.catalog or settings.catalog_path
@@ -137,7 +163,7 @@ def _build(args: argparse.Namespace, settings: Settings) -> int:
     else:
         catalog, report = load_bundled_catalog(settings.data_dir, progress=True)
         print(report.summary())
-    games = score_catalog(catalog, progress=True)
+    games = score_catalog(catalog.games, progress=True)
     now = dt.datetime.now(dt.UTC)
     snapshot_id = new_snapshot_id(now)
     location = args.out or settings.snapshot_location
@@ -146,11 +172,13 @@ def _build(args: argparse.Namespace, settings: Settings) -> int:
         games,
         site_url=settings.site_url,
         base_url=settings.api_base_url,
+        not_rated=catalog.not_rated,
     )
     meta = {
         "games": len(games),
         "catalog": {"origin": catalog.origin, "created_at": catalog.created_at.isoformat()},
         "site_url": settings.site_url,
+        "base_url": settings.api_base_url,
     }
     result = publish(
         storage,
@@ -205,7 +233,7 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     if not path.exists():
         catalog, report = load_bundled_catalog(settings.data_dir, progress=True)
         write_catalog(catalog, path)
-        print(f"no catalog at {path} yet: seeded it from the bundled dumps ({report.kept} games)")
+        print(f"no catalog at {path} yet: seeded it from the bundled dumps ({report.rated} games)")
     config = IngestConfig(
         catalog_path=path,
         cache_dir=settings.state_dir / "cache",
@@ -226,9 +254,24 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
-    """Serve the current snapshot with uvicorn."""
+    """Serve the current snapshot with uvicorn, behind the bounded request-head protocol.
+
+    A configured key store that does not exist yet is refused (exit 1) before the server
+    starts; the default store under the state folder is created. No proxy is trusted unless
+    ``forwarded_allow_ips`` names it.
+    """
     import uvicorn
     from uvicorn.config import LOGGING_CONFIG
+
+    from shim.protocol import BoundedProtocols, HeadLimits
+
+    _open_store(settings, create=settings.store is None).close()
+    limits = HeadLimits(
+        max_line=settings.max_request_line,
+        max_field=settings.max_header_field,
+        max_head=settings.max_request_head,
+        head_seconds=settings.head_timeout_seconds,
+    )
 
     # Workers are separate processes that read Settings() themselves: hand them the overrides.
     for name, value in settings.model_dump(exclude_none=True).items():
@@ -245,8 +288,10 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         port=settings.port,
         workers=settings.workers,
         server_header=False,
-        proxy_headers=True,
-        forwarded_allow_ips=settings.forwarded_allow_ips,
+        http=BoundedProtocols(limits),  # type: ignore[arg-type]  # a protocol factory
+        timeout_keep_alive=settings.keep_alive_seconds,
+        proxy_headers=bool(settings.forwarded_allow_ips.strip()),
+        forwarded_allow_ips=settings.forwarded_allow_ips.strip() or None,
         log_config=log_config,
         access_log=not args.quiet,
     )
@@ -257,27 +302,18 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_keys_create(args: argparse.Namespace, settings: Settings) -> int:
-    """Create a key and print it once, alone on the last line."""
+    """Create a key and print it once, alone on the last line (the store is created if
+    it does not exist yet: creating keys is what starts one)."""
     try:
-        limit = default_limit(args.plan, args.limit)
+        store = _open_store(settings, create=True)
+        key, record = issue_key(store, args.account, args.plan, args.limit, int(time.time()))
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    store = open_store(settings.store_url)
-    for _ in range(5):  # a clash of 8-character ids is rare; try again with a fresh key
-        key = generate_key()
-        record = KeyRecord(
-            key_id(key), key_digest(key), args.account, args.plan, limit, "active", int(time.time())
-        )
-        try:
-            store.add_key(record)
-            break
-        except StoreError:
-            continue
-    else:
-        print("error: could not allocate a unique key id", file=sys.stderr)
-        return 1
-    print(f"created key {record.key_id} for {record.account}: plan {record.plan}, {limit}/day")
+    print(
+        f"created key {record.key_id} for {record.account}: plan {record.plan}, "
+        f"{record.daily_limit}/day"
+    )
     print("the key is shown only once; store it now:")
     print(key)
     return 0
@@ -288,7 +324,7 @@ def cmd_keys_revoke(args: argparse.Namespace, settings: Settings) -> int:
     from shim.store import UnknownKey
 
     try:
-        record = open_store(settings.store_url).revoke_key(args.key_id)
+        record = _open_store(settings, create=False).revoke_key(args.key_id)
     except UnknownKey:
         print(f"error: no key with id {args.key_id}", file=sys.stderr)
         return 1
@@ -303,7 +339,7 @@ def _when(ts: int | None) -> str:
 def cmd_keys_list(args: argparse.Namespace, settings: Settings) -> int:
     """List keys: id, account, plan, limit, state, created, last used, today's count."""
     today = dt.datetime.now(dt.UTC).date()
-    views = open_store(settings.store_url).list_keys(today, args.account)
+    views = _open_store(settings, create=False).list_keys(today, args.account)
     print(
         f"{'id':<9} {'account':<28} {'plan':<5} {'limit':>7} {'state':<8} "
         f"{'created':<17} {'last used':<17} {'today':>6}"
@@ -329,7 +365,7 @@ def cmd_usage_report(args: argparse.Namespace, settings: Settings) -> int:
     except ValueError:
         print(f"error: --date must be YYYY-MM-DD, not {args.date!r}", file=sys.stderr)
         return 2
-    store = open_store(settings.store_url)
+    store = _open_store(settings, create=False)
     try:
         print(format_report(abuse_report(store.list_keys(day)), day.isoformat()), end="")
     finally:
@@ -397,7 +433,9 @@ def parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("ingest", help="refresh the catalog from the live sources")
     p.add_argument("--sources", help="comma-separated adapters (default: all)")
-    p.add_argument("--limit", type=int, help="refresh at most the first N games by appid")
+    p.add_argument(
+        "--limit", type=bounded_int(1, 10_000_000), help="refresh at most the first N games"
+    )
     p.add_argument(
         "--since",
         type=dt.date.fromisoformat,
@@ -409,9 +447,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--snapshot", help="snapshot store: folder or s3://bucket/prefix")
     p.add_argument("--export", help="Bulk export store: folder or s3://bucket/prefix")
     p.add_argument("--host")
-    p.add_argument("--port", type=int)
-    p.add_argument("--workers", type=int)
-    p.add_argument("--site-url")
+    p.add_argument("--port", type=bounded_int(1, 65535))
+    p.add_argument("--workers", type=bounded_int(1, 64))
+    p.add_argument("--site-url", help="the website's base URL (default: http://HOST:PORT)")
+    p.add_argument(
+        "--forwarded-allow-ips",
+        help="proxies trusted to set X-Forwarded-For, comma-separated (default: none)",
+    )
     p.add_argument("--quiet", action="store_true", help="no access log")
     p.set_defaults(func=cmd_serve)
 
@@ -421,7 +463,9 @@ def parser() -> argparse.ArgumentParser:
     p = keys.add_parser("create", help="create a key and print it once")
     p.add_argument("--account", required=True, help="owning account (email)")
     p.add_argument("--plan", required=True, choices=["free", "pro", "bulk"])
-    p.add_argument("--limit", type=int, help="daily limit (default: the plan's)")
+    p.add_argument(
+        "--limit", type=bounded_int(1, 1_000_000_000), help="daily limit (default: the plan's)"
+    )
     p.set_defaults(func=cmd_keys_create)
     p = keys.add_parser("revoke", help="revoke a key by id")
     p.add_argument("key_id")
@@ -452,8 +496,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger().addFilter(RedactKeys())
     args = parser().parse_args(argv)
-    settings = _settings(args)
-    return int(args.func(args, settings))
+    try:
+        settings = _settings(args)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
+        )
+        print(f"error: invalid configuration: {problems}", file=sys.stderr)
+        return 2
+    try:
+        return int(args.func(args, settings))
+    except StoreUnavailable as exc:
+        print(f"error: the key store {settings.store_url} failed: {exc}", file=sys.stderr)
+        return 1
+    except StoreError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ already-serialized items: the same bytes :func:`build.listing.render_page` gives
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -17,6 +16,7 @@ import orjson
 from build.filters import Filters
 from build.listing import page_bounds, render_page
 from build.wire import etag_for
+from shim.lru import Lru
 
 Positions = npt.NDArray[np.int64]
 
@@ -43,6 +43,7 @@ class CompactIndex:
         self.position = {a: i for i, a in enumerate(self.appids)}
         self.urls: list[str] = [str(i["url"]) for i in data["items"]]
         self._all = np.arange(len(self.appids), dtype=np.int64)
+        self._pages: Lru[tuple[bytes, str]] = Lru(4096)  # freed with this index
 
     @classmethod
     def from_bytes(cls, raw: bytes) -> CompactIndex:
@@ -79,13 +80,17 @@ class CompactIndex:
             mask &= (self.years <= filters.year_to) & (self.years > 0)  # 0: year unknown
         return np.flatnonzero(mask).astype(np.int64, copy=False)
 
-    @lru_cache(maxsize=4096)  # noqa: B019 -- one index per immutable snapshot
     def page(self, filters: Filters, page: int) -> tuple[bytes, str]:
-        """Given filters and a 1-based page, return (envelope bytes, strong ETag)."""
-        hits = self.select(filters)
-        start, stop = page_bounds(page)
-        body = render_page([self.items[i] for i in hits[start:stop]], page, len(hits))
-        return body, etag_for(body)
+        """Given filters and a 1-based page, return (envelope bytes, strong ETag), cached with
+        this index."""
+
+        def render() -> tuple[bytes, str]:
+            hits = self.select(filters)
+            start, stop = page_bounds(page)
+            body = render_page([self.items[i] for i in hits[start:stop]], page, len(hits))
+            return body, etag_for(body)
+
+        return self._pages.get((filters, page), render)
 
     def items_for(self, appids: list[int]) -> list[bytes]:
         """Given appids in the catalog, return their serialized list items in that order."""

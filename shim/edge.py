@@ -1,5 +1,12 @@
-"""The outermost layer: request id, CORS and security headers on every response, a 500
-problem without a trace for any unexpected fault, and a fast path for repeated answers.
+"""The outermost layer: request id, CORS, security and rate-limit headers on every response,
+a 500 problem without a trace for any unexpected fault, the answer to a request head the
+server refused (:mod:`shim.protocol`), one URL per resource (a trailing slash is dropped
+before routing, so no redirect is built from the request's ``Host``), and a fast path for
+repeated answers.
+
+Rate-limit headers: a response that did not count against a key or the anonymous allowance
+(``/metrics``, the account pages, export downloads, CORS preflights, a 500) carries the
+client IP's anonymous allowance as it stands, without counting the request.
 
 The fast path serves a request whose answer this snapshot already resolved (the same path
 and query string) to a Bearer key in the key cache: it counts the request and writes the
@@ -12,11 +19,13 @@ from __future__ import annotations
 import logging
 import secrets
 
+from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from shim.handlers import EDGE_HEADERS, Resolved, Shim, etag_matches
 from shim.problems import PROBLEM_TYPE, problem_body
+from shim.protocol import PROTOCOL_ERROR
 from shim.quota import AuthFailure, rate_headers
 from shim.store import StoreUnavailable
 
@@ -24,7 +33,8 @@ log = logging.getLogger("bangscore.shim")
 
 
 class EdgeMiddleware:
-    """Pure ASGI middleware: request id, CORS and nosniff on every response; 500 on faults."""
+    """Pure ASGI middleware: request id, CORS, nosniff and rate-limit headers on every
+    response; 500 on faults; protocol errors as problems; trailing slashes dropped."""
 
     def __init__(self, app: ASGIApp, shim: Shim) -> None:
         self.app = app
@@ -43,9 +53,20 @@ class EdgeMiddleware:
             nonlocal started
             if message["type"] == "http.response.start":
                 started = True
-                message["headers"] = [*message.get("headers", []), *extra]
+                headers = [*message.get("headers", []), *extra]
+                if not any(name == b"x-ratelimit-limit" for name, _ in headers):
+                    headers += self._uncounted_rate(scope)
+                message["headers"] = headers
             await send(message)
 
+        error = scope.get("extensions", {}).get(PROTOCOL_ERROR)
+        if error is not None:
+            await self._protocol_error(scope, receive, send_with_headers, error)
+            return
+        path = scope["path"]
+        if len(path) > 1 and path.endswith("/"):
+            scope["path"] = path.rstrip("/") or "/"
+            scope["raw_path"] = scope.get("raw_path", b"").rstrip(b"/") or b"/"
         if scope["method"] == "OPTIONS" and _is_preflight(scope):
             await _preflight(send_with_headers)
             return
@@ -69,6 +90,28 @@ class EdgeMiddleware:
                 body, status, headers={"Cache-Control": "no-store"}, media_type=PROBLEM_TYPE
             )
             await response(scope, receive, send_with_headers)
+
+    def _uncounted_rate(self, scope: Scope) -> list[tuple[bytes, bytes]]:
+        """Given a request's scope, return its client IP's anonymous rate-limit headers,
+        without counting the request."""
+        client = scope.get("client")
+        ip = client[0] if client else "unknown"
+        quota = self.shim.quota
+        hit, window = quota.peek(f"ip:{ip}", quota.anonymous_limit)
+        rate = rate_headers(hit.limit, hit.used, window)
+        return [(k.lower().encode(), v.encode()) for k, v in rate]
+
+    async def _protocol_error(
+        self, scope: Scope, receive: Receive, send: Send, error: dict[str, object]
+    ) -> None:
+        """Answer a request head the server refused (:mod:`shim.protocol`) as a problem,
+        counted against the client IP's anonymous allowance; the connection then closes."""
+        request = Request(scope)
+        _, _, rate = self.shim.charge_anonymous(request)
+        response = self.shim.problem(
+            request, str(error["code"]), str(error["detail"]), rate, headers={"Connection": "close"}
+        )
+        await response(scope, receive, send)
 
 
 async def _fast_path(shim: Shim, scope: Scope, send: Send, edge: list[tuple[bytes, bytes]]) -> bool:

@@ -4,8 +4,9 @@ Links: an S3 export store gets presigned GET URLs (the store checks them; the sh
 in the download path). A local export folder cannot presign, so the shim serves its files
 itself at ``{base_url}/export/<snapshot id>/<file>?expires=<unix s>&signature=<sig>``: an
 HMAC-SHA256 (itsdangerous) over the key and the expiry, with a secret shared by every
-replica (``export_secret``). Like a presigned URL, such a link needs no API key, works
-until it expires and then answers 403.
+replica (the session secret: ``BANGSCORE_SESSION_SECRET``, else ``STATE/session_secret``).
+Like a presigned URL, such a link needs no API key, works until it expires and then
+answers 403.
 """
 
 from __future__ import annotations
@@ -62,7 +63,9 @@ class LocalLinks:
     def valid(self, key: str, expires: str, signature: str, now: float) -> bool:
         """Given a key, the link's expires and signature values and the time, return True if
         the signature matches and the link has not expired."""
-        if not expires.isdigit() or int(expires) < now:
+        if not (expires.isascii() and expires.isdigit() and len(expires) <= 12):
+            return False
+        if int(expires) < now:
             return False
         expected = self._signature(key, int(expires))
         return hmac.compare_digest(expected.encode(), signature.encode())

@@ -20,7 +20,7 @@ from starlette.responses import Response
 
 from build.filters import Filters, list_key
 from build.listing import page_rels
-from build.storage import StorageError
+from build.storage import ObjectNotFound, StorageError
 from shim.problems import PROBLEM_TYPE, BadRequest, ParamError, problem_body
 from shim.quota import AuthFailure, Quota, Window, rate_headers
 from shim.snapshot import CorruptObject, LoadedSnapshot, SnapshotSource
@@ -59,11 +59,13 @@ class Resolved:
 
 
 class NotFound(Exception):
-    """Raised by a resolver for an unknown resource; ``code`` is the problem code."""
+    """Raised by a resolver for an unknown resource; ``code`` is the problem code and
+    ``extra`` any members the problem document carries besides the standard ones."""
 
-    def __init__(self, code: str, detail: str) -> None:
+    def __init__(self, code: str, detail: str, extra: dict[str, object] | None = None) -> None:
         super().__init__(detail)
         self.code = code
+        self.extra = extra
 
 
 def etag_matches(header: str | None, etag: str) -> bool:
@@ -158,7 +160,7 @@ class Shim:
             resolved = await resolve(snap)
         except NotFound as exc:
             hit, window, rate = self.charge_anonymous(request)
-            return self.problem(request, exc.code, str(exc), rate)
+            return self.problem(request, exc.code, str(exc), rate, extra=exc.extra)
         except StorageError as exc:
             return self.unavailable(request, [], exc)
         if isinstance(resolved, Response):
@@ -173,17 +175,29 @@ class Shim:
         return self.ok(snap, resolved, rate, 200)
 
     def unavailable(
-        self, request: Request, rate: list[tuple[str, str]], fault: StorageError | None = None
+        self,
+        request: Request,
+        rate: list[tuple[str, str]],
+        fault: StorageError | StoreUnavailable | None = None,
     ) -> Response:
-        """Return the 503 problem for an unreachable, corrupt or unpublished snapshot store."""
-        if self.source.current is None and self.source.load_error:
+        """Return the 503 problem naming what failed: the snapshot (unpublished or unloadable),
+        one stored object (missing or corrupt), the object store, or the key store."""
+        request_id = request.state.request_id
+        if isinstance(fault, StoreUnavailable):
+            log.error("request %s: key store: %s", request_id, fault)
+            detail = "The key store is unreachable; retry shortly."
+        elif self.source.current is None and self.source.load_error:
             detail = "The published snapshot could not be loaded; retry shortly."
         elif self.source.current is None:
             detail = "No snapshot is published yet; run `bangscore build`."
         elif isinstance(fault, CorruptObject):
-            log.error("request %s: %s", request.state.request_id, fault)
+            log.error("request %s: %s", request_id, fault)
             detail = "A stored object failed its integrity check; retry shortly."
+        elif isinstance(fault, ObjectNotFound):
+            log.error("request %s: object missing from the object store: %s", request_id, fault)
+            detail = "A stored object of this snapshot is missing from the object store."
         else:
+            log.error("request %s: object store: %s", request_id, fault)
             detail = "The object store is unreachable; retry shortly."
         return self.problem(
             request, "unavailable", detail, rate, headers={"Retry-After": RETRY_UNAVAILABLE}
@@ -210,21 +224,15 @@ class Shim:
             record = self.quota.authenticate(key)
         except AuthFailure as exc:
             return self._unauthorized(request, exc.code, exc.detail, sent=True)
-        except StoreUnavailable:
-            return self.problem(
-                request,
-                "unavailable",
-                "The key store is unreachable; retry shortly.",
-                [],
-                headers={"Retry-After": RETRY_UNAVAILABLE},
-            )
+        except StoreUnavailable as exc:
+            return self.unavailable(request, [], exc)
         subject, limit = record.subject, record.daily_limit
         snap = self.source.current
         try:
             if snap is None:
                 raise StorageError("no snapshot")
             resolved = await resolve(snap, record)
-        except (BadRequest, NotFound, StorageError) as exc:
+        except (BadRequest, NotFound, StorageError, StoreUnavailable) as exc:
             if counted:
                 hit, window = self.quota.charge(subject, limit)
             else:
@@ -235,7 +243,7 @@ class Shim:
             if isinstance(exc, BadRequest):
                 return self.problem(request, "invalid_parameter", str(exc), rate, errors=exc.errors)
             if isinstance(exc, NotFound):
-                return self.problem(request, exc.code, str(exc), rate)
+                return self.problem(request, exc.code, str(exc), rate, extra=exc.extra)
             return self.unavailable(request, rate, exc)
         if not counted:
             hit, window = self.quota.peek(subject, limit)
@@ -289,10 +297,15 @@ class Shim:
             raise NotFound("not_found", "No resource at this path.")
         return Resolved(await self.source.body(snap, key), etag, content_type)
 
-    def links(self, path: str, query: dict[str, str], page: int, pages: int) -> str:
-        """Given a path, canonical query and paging, return the RFC 8288 Link header value."""
+    def links(
+        self, snap: LoadedSnapshot, path: str, query: dict[str, str], page: int, pages: int
+    ) -> str:
+        """Given the snapshot, a path, canonical query and paging, return the RFC 8288 Link
+        header value, on the base URL the snapshot's bodies were built with (so Link and body
+        URLs agree), or this server's for a snapshot that did not record one."""
+        base = snap.base_url or self.base_url
         return ", ".join(
-            f'<{self.base_url}{path}?{urlencode({**query, "page": str(n)})}>; rel="{rel}"'
+            f'<{base}{path}?{urlencode({**query, "page": str(n)})}>; rel="{rel}"'
             for rel, n in page_rels(page, pages)
         )
 

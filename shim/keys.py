@@ -12,6 +12,7 @@ import hashlib
 import re
 import secrets
 import zlib
+from urllib.parse import unquote
 
 PREFIX = "bsk_"
 ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -20,6 +21,11 @@ CHECK_CHARS = 6  # 62**6 > 2**32
 KEY_ID_CHARS = 8
 KEY_LENGTH = len(PREFIX) + RANDOM_CHARS + CHECK_CHARS
 KEY_PATTERN = re.compile(rf"\b{PREFIX}[0-9A-Za-z]{{{RANDOM_CHARS + CHECK_CHARS}}}\b")
+# A run of characters that could spell a key once percent-decoded (once or more): letters,
+# digits, underscores and %XX escapes. Logged URLs are raw, so keys are found decoded.
+_ENCODED_RUN = re.compile(r"(?:[0-9A-Za-z_]|%[0-9A-Fa-f]{2})+")
+_KEY_INSIDE = re.compile(rf"{PREFIX}[0-9A-Za-z]{{{RANDOM_CHARS + CHECK_CHARS}}}", re.IGNORECASE)
+_DECODE_ROUNDS = 3
 _INDEX = {c: i for i, c in enumerate(ALPHABET)}
 
 
@@ -62,6 +68,25 @@ def key_id(key: str) -> str:
     return key[len(PREFIX) : len(PREFIX) + KEY_ID_CHARS]
 
 
+def _redact_run(match: re.Match[str]) -> str:
+    run = match.group(0)
+    decoded = run
+    for _ in range(_DECODE_ROUNDS):  # %255F is %5F is _: a key encoded twice is still a key
+        found = _KEY_INSIDE.search(decoded)
+        if found is not None:
+            key = found.group(0)
+            return f"{PREFIX}{key[len(PREFIX) : len(PREFIX) + KEY_ID_CHARS]}…"
+        if "%" not in decoded:
+            break
+        decoded = unquote(decoded, errors="replace")
+    return run
+
+
 def redact(text: str) -> str:
-    """Given text (a log line, a URL), return it with every API key replaced by its id."""
-    return KEY_PATTERN.sub(lambda m: f"{PREFIX}{key_id(m.group(0))}…", text)
+    """Given text (a log line, a URL), return it with every API key replaced by its id.
+
+    Keys are matched after percent-decoding (up to three times), so ``bsk%5F...``, a fully
+    escaped key or a doubly escaped one are redacted like the plain form; the whole run of
+    characters that held the key (the key and anything glued to it) is replaced.
+    """
+    return _ENCODED_RUN.sub(_redact_run, text)

@@ -89,14 +89,28 @@ NO_UNRATED = NotRated({}, None)
 
 
 def parse_not_rated(raw: bytes) -> NotRated:
-    """Given the bytes of the snapshot's not-rated object (``{"<appid>": {"name", "reason"}}``),
-    return it loaded; ValueError if malformed."""
+    """Given the bytes of the snapshot's not-rated index (parallel arrays sorted by appid:
+    ``appid``, ``reason`` as an index into ``reasons``, ``name``; see
+    :func:`build.snapshot.not_rated_index`), return it loaded with a name index; ValueError if
+    malformed."""
     try:
         data = orjson.loads(raw)
-        apps = {int(k): (str(v["name"]), str(v["reason"])) for k, v in data.items()}
-    except (orjson.JSONDecodeError, AttributeError, KeyError, TypeError, ValueError) as exc:
+        reasons = [str(r) for r in data["reasons"]]
+        apps = {
+            int(a): (str(n), reasons[int(r)])
+            for a, r, n in zip(data["appid"], data["reason"], data["name"], strict=True)
+        }
+    except (
+        orjson.JSONDecodeError,
+        AttributeError,
+        KeyError,
+        TypeError,
+        ValueError,
+        IndexError,
+    ) as exc:
         raise ValueError(f"corrupt not-rated object: {exc}") from exc
-    index = SearchIndex.build((a, 0, name) for a, (name, _) in apps.items()) if apps else None
+    named = ((a, 0, name) for a, (name, _) in apps.items() if name)
+    index = SearchIndex.build(named) if apps else None
     return NotRated(apps, index)
 
 
@@ -327,7 +341,11 @@ class Pages:
 
         async def resolve(snap: LoadedSnapshot) -> Resolved | Response:
             raw = request.path_params["appid"]
-            pos = snap.index.position.get(int(raw)) if raw.isdigit() and len(raw) < 13 else None
+            pos = (
+                snap.index.position.get(int(raw))
+                if raw.isascii() and raw.isdigit() and len(raw) < 13
+                else None
+            )
             if pos is None:
                 raise NotFound("game_not_found", f"No rated game has appid {raw}.")
             canonical = snap.index.urls[pos]

@@ -61,7 +61,8 @@ def _collect(
 
 def _page(values: dict[str, list[str]], errors: list[ParamError]) -> int:
     raw = values.get("page", ["1"])[0]
-    if not _DIGITS.fullmatch(raw) or not 1 <= int(raw) <= MAX_PAGE:
+    # The length first: int() of a 4,301-digit string raises (and costs) before any bound.
+    if len(raw) > len(str(MAX_PAGE)) or not _DIGITS.fullmatch(raw) or not 1 <= int(raw) <= MAX_PAGE:
         errors.append(ParamError("page", f"an integer from 1 to {MAX_PAGE}"))
         return 1
     return int(raw)
@@ -145,6 +146,6 @@ def parse_plain_query(items: Items) -> None:
 
 def parse_appid(raw: str) -> int:
     """Given the appid path segment, return it as an int; BadRequest unless decimal digits."""
-    if not _DIGITS.fullmatch(raw) or len(raw) > 12:
+    if len(raw) > 12 or not _DIGITS.fullmatch(raw):
         raise BadRequest([ParamError("appid", "decimal digits, e.g. 620")])
     return int(raw)

@@ -56,9 +56,11 @@ from redis.retry import Retry
 from shim.store import (
     AccountExists,
     AccountRecord,
+    Failures,
     Hit,
     KeyRecord,
     KeyView,
+    SessionRecord,
     StoreError,
     StoreUnavailable,
     UnknownKey,
@@ -117,6 +119,14 @@ if redis.call('HGET', key, 'state') == 'active' then
   redis.call('HSET', key, 'state', 'revoked', 'revoked_at', ARGV[2])
 end
 return redis.call('HGETALL', key)
+"""
+
+# KEYS: failures hash. ARGV: now, seconds until forgotten. Returns {count, last}.
+_FAIL = """
+local n = redis.call('HINCRBY', KEYS[1], 'n', 1)
+redis.call('HSET', KEYS[1], 'last', ARGV[1])
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
+return {n, tonumber(ARGV[1])}
 """
 
 _ADD_ACCOUNT = """
@@ -193,6 +203,7 @@ class RedisStore:
         self._add_key = client.register_script(_ADD_KEY)
         self._revoke = client.register_script(_REVOKE)
         self._add_account = client.register_script(_ADD_ACCOUNT)
+        self._fail = client.register_script(_FAIL)
         self._leases: dict[tuple[str, dt.date], _Lease] = {}
         self._lock = threading.Lock()
         self._down_until = 0.0
@@ -466,6 +477,54 @@ class RedisStore:
         if not fields:
             return None
         return AccountRecord(fields["email"], fields["password_hash"], int(fields["created_at"]))
+
+    # -- website sessions and sign-in failures (expire in Redis) -------------------------------
+
+    def start_session(self, digest: str, email: str, created_at: int, expires_at: int) -> None:
+        key = f"{PREFIX}sess:{digest}"
+
+        def send() -> list[Any]:
+            pipe = self.client.pipeline(transaction=True)
+            pipe.hset(
+                key, mapping={"email": email, "created_at": created_at, "expires_at": expires_at}
+            )
+            pipe.expireat(key, expires_at)
+            return pipe.execute()
+
+        self._call(send)
+
+    def find_session(self, digest: str, now: int) -> SessionRecord | None:
+        fields = _text(self._call(lambda: self.client.hgetall(f"{PREFIX}sess:{digest}")))
+        if not fields or int(fields["expires_at"]) <= now:
+            return None
+        return SessionRecord(fields["email"], int(fields["created_at"]), int(fields["expires_at"]))
+
+    def extend_session(self, digest: str, expires_at: int) -> None:
+        key = f"{PREFIX}sess:{digest}"
+
+        def send() -> list[Any]:
+            pipe = self.client.pipeline(transaction=True)
+            pipe.hset(key, "expires_at", expires_at)
+            pipe.expireat(key, expires_at)
+            return pipe.execute()
+
+        if self._call(lambda: self.client.exists(key)):
+            self._call(send)
+
+    def end_session(self, digest: str) -> None:
+        self._call(lambda: self.client.delete(f"{PREFIX}sess:{digest}"))
+
+    def fail(self, subject: str, now: int, forget_after: int) -> Failures:
+        key = f"{PREFIX}fail:{subject}"
+        n, last = self._call(lambda: self._fail(keys=[key], args=[now, forget_after]))
+        return Failures(int(n), int(last))
+
+    def failures(self, subject: str, now: int) -> Failures:
+        n, last = self._call(lambda: self.client.hmget(f"{PREFIX}fail:{subject}", ["n", "last"]))
+        return Failures(int(n), int(last or 0)) if n else Failures(0, 0)
+
+    def forgive(self, subject: str) -> None:
+        self._call(lambda: self.client.delete(f"{PREFIX}fail:{subject}"))
 
     # -- housekeeping ------------------------------------------------------------------------
 

@@ -16,12 +16,19 @@ from build.filters import (
     detail_key,
 )
 from build.listing import page_count
-from build.storage import StorageError
 from build.wire import etag_for
 from shim import params
 from shim.handlers import JSON_TYPE, NotFound, Resolved, Shim
 from shim.snapshot import LoadedSnapshot
-from shim.store import KeyRecord, StoreUnavailable
+from shim.store import KeyRecord
+
+NOT_RATED_DETAIL = {
+    "delisted": "it has been removed from sale on the storefront",
+    "too_few_reviews": "it has too few reviews to rate it fairly",
+    "no_usd_price": "no source gives its US price",
+    "no_length": "neither a play length nor enough reviewers' playtime is known",
+    "not_a_game": "it is not a game (DLC, demo, soundtrack, tool or software)",
+}
 
 
 def _total(body: bytes) -> int:
@@ -38,7 +45,11 @@ def build_routes(shim: Shim) -> list[Route]:
             query = params.parse_list_query(request.query_params.multi_items())
             body, etag = await shim.list_page(snap, query.filters, query.page)
             link = shim.links(
-                "/api/v1/games", query.filters.to_query(), query.page, page_count(_total(body))
+                snap,
+                "/api/v1/games",
+                query.filters.to_query(),
+                query.page,
+                page_count(_total(body)),
             )
             return Resolved(body, etag, headers=(("Link", link),) if link else ())
 
@@ -49,7 +60,16 @@ def build_routes(shim: Shim) -> list[Route]:
             appid = params.parse_appid(request.path_params["appid"])
             params.parse_plain_query(request.query_params.multi_items())
             if snap.entry(detail_key(appid)) is None:
-                raise NotFound("game_not_found", f"No rated game has appid {appid}.")
+                known = snap.not_rated.lookup(appid)
+                if known is None:
+                    raise NotFound("game_not_found", f"No known app has appid {appid}.")
+                name, reason = known
+                raise NotFound(
+                    "game_not_rated",
+                    f"{name or 'App ' + str(appid)} (appid {appid}) is not rated: "
+                    f"{NOT_RATED_DETAIL[reason]}.",
+                    extra={"appid": appid, "name": name, "reason": reason},
+                )
             return await shim.stored(snap, detail_key(appid), JSON_TYPE)
 
         return await shim.keyed(request, shim.memo(request, resolve))
@@ -59,7 +79,7 @@ def build_routes(shim: Shim) -> list[Route]:
             query = params.parse_search_query(request.query_params.multi_items())
             body, etag = snap.search_page(query.q, query.page)
             link = shim.links(
-                "/api/v1/search", {"q": query.q}, query.page, page_count(_total(body))
+                snap, "/api/v1/search", {"q": query.q}, query.page, page_count(_total(body))
             )
             return Resolved(body, etag, headers=(("Link", link),) if link else ())
 
@@ -70,10 +90,7 @@ def build_routes(shim: Shim) -> list[Route]:
             params.parse_plain_query(request.query_params.multi_items())
             hit, window = shim.quota.peek(record.subject, record.daily_limit)
             days = [window.day - dt.timedelta(days=n) for n in range(29, -1, -1)]
-            try:
-                counts = shim.quota.store.history(record.subject, days)
-            except StoreUnavailable as exc:
-                raise StorageError("key store unreachable") from exc
+            counts = shim.quota.store.history(record.subject, days)  # StoreUnavailable: 503
             body = orjson.dumps(
                 {
                     "key_id": record.key_id,
@@ -122,7 +139,6 @@ def build_routes(shim: Shim) -> list[Route]:
 
     return [
         Route("/api/v1", document(ROOT_KEY, JSON_TYPE)),
-        Route("/api/v1/", document(ROOT_KEY, JSON_TYPE)),
         Route("/api/v1/openapi.json", document(OPENAPI_KEY, JSON_TYPE)),
         Route("/api/v1/games", games),
         Route("/api/v1/games/{appid}", game),

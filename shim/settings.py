@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -30,7 +30,9 @@ class Settings(BaseSettings):
     catalog: Path | None = Field(
         None, description="Catalog file from `bangscore ingest` (default: built from bundled dumps)"
     )
-    site_url: str = Field("http://127.0.0.1:8000", description="The website's base URL")
+    site_url: str = Field(
+        "", description="The website's base URL (default: http://HOST:PORT of `serve`)"
+    )
     base_url: str | None = Field(None, description="The API's base URL (default: site_url)")
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65535)
@@ -41,7 +43,30 @@ class Settings(BaseSettings):
     key_cache_seconds: float = Field(2.0, ge=0, description="Key lookups cached (revocation lag)")
     cache_bytes: int = Field(512 * 1024 * 1024, ge=0, description="Snapshot object cache budget")
     forwarded_allow_ips: str = Field(
-        "127.0.0.1", description="Proxies whose X-Forwarded-For is trusted for the client IP"
+        "",
+        description="Proxies whose X-Forwarded-For is trusted for the client IP "
+        "(comma-separated addresses or networks; empty: none, the peer address counts)",
+    )
+    max_request_line: int = Field(
+        16 * 1024, ge=1024, le=1 << 20, description="Bytes of a request line (else 414)"
+    )
+    max_header_field: int = Field(
+        16 * 1024, ge=1024, le=1 << 20, description="Bytes of one header field (else 431)"
+    )
+    max_request_head: int = Field(
+        64 * 1024, ge=4096, le=4 << 20, description="Bytes of a whole request head (else 431)"
+    )
+    head_timeout_seconds: float = Field(
+        10.0, gt=0, le=300, description="Time to send a complete request head (else 408/closed)"
+    )
+    keep_alive_seconds: int = Field(
+        5, ge=1, le=300, description="Idle keep-alive connections are closed after this"
+    )
+    session_idle_seconds: int = Field(
+        3600, ge=60, description="An account session ends after this long without a request"
+    )
+    session_max_seconds: int = Field(
+        12 * 3600, ge=60, description="An account session ends this long after sign-in"
     )
     keep_snapshots: int = Field(7, ge=1)
     export: str | None = Field(
@@ -63,6 +88,14 @@ class Settings(BaseSettings):
     def _strip_slash(cls, value: str | None) -> str | None:
         return value.rstrip("/") if value else value
 
+    @model_validator(mode="after")
+    def _site_follows_host_and_port(self) -> Settings:
+        # Unconfigured, the site is where `serve` listens, so that body URLs, Link headers,
+        # redirects and the account forms point at the server a browser really reaches.
+        if not self.site_url:
+            self.site_url = local_url(self.host, self.port)
+        return self
+
     @property
     def api_base_url(self) -> str:
         """Return the API base URL: base_url if set, else site_url."""
@@ -82,3 +115,18 @@ class Settings(BaseSettings):
     def store_url(self) -> str:
         """Return the key/counter store URL (default: SQLite file under the state folder)."""
         return self.store or f"sqlite:///{self.state_dir / 'bangscore.sqlite3'}"
+
+
+def local_url(host: str, port: int) -> str:
+    """Given the address and port ``serve`` binds, return the URL a local browser uses for it.
+
+    A wildcard address (0.0.0.0, ::) becomes the loopback address; an IPv6 literal is
+    bracketed. Behind a proxy or on a public name, configure ``BANGSCORE_SITE_URL`` instead.
+    """
+    if host in ("", "0.0.0.0"):
+        host = "127.0.0.1"
+    elif host == "::":
+        host = "::1"
+    if ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{port}"

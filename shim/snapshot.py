@@ -14,19 +14,20 @@ import logging
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 import anyio.to_thread
+import numpy as np
 import orjson
 
-from build.filters import INDEX_KEY, SEARCH_KEY
+from build.filters import INDEX_KEY, NOT_RATED_KEY, SEARCH_KEY
 from build.listing import page_bounds, render_page
 from build.publish import Entry, Manifest, SnapshotError, object_key, read_manifest
 from build.search import SearchIndex
 from build.storage import ObjectNotFound, Storage, StorageError
 from build.wire import digest, etag_for, etag_from_digest
 from shim.compose import CompactIndex
+from shim.lru import Lru
 
 log = logging.getLogger("bangscore.snapshot")
 MAX_ANSWERS = 16_384
@@ -36,15 +37,49 @@ class CorruptObject(StorageError):
     """Raised when a fetched body does not match its manifest digest."""
 
 
+class NotRatedIndex:
+    """The known apps that are not rated, by appid: their name and ``reason``.
+
+    Loaded from the builder's ``index/not_rated.json`` (parallel arrays sorted by appid); kept
+    as a sorted numpy array of appids and a reason code per app, so 150k apps cost a few MB.
+    """
+
+    def __init__(self, doc: dict[str, Any] | None = None) -> None:
+        doc = doc or {}
+        self.reasons: list[str] = list(doc.get("reasons", []))
+        self.appids = np.asarray(doc.get("appid", []), dtype=np.int64)
+        self.codes = np.asarray(doc.get("reason", []), dtype=np.int8)
+        self.names: list[str] = list(doc.get("name", []))
+        if len(self.appids) > 1 and not bool(np.all(self.appids[1:] > self.appids[:-1])):
+            raise ValueError("not-rated appids are not sorted")
+
+    def lookup(self, appid: int) -> tuple[str, str] | None:
+        """Given an appid, return (name, reason) if it is a known app that is not rated."""
+        at = int(np.searchsorted(self.appids, appid))
+        if at < len(self.appids) and int(self.appids[at]) == appid:
+            return self.names[at], self.reasons[int(self.codes[at])]
+        return None
+
+
 @dataclass(frozen=True, eq=False)  # identity hashing: per-snapshot caches key on the object
 class LoadedSnapshot:
-    """One snapshot, ready to serve: manifest entries, compact index and search index."""
+    """One snapshot, ready to serve: manifest entries, compact index, search index and the
+    not-rated index."""
 
     id: str
     manifest: Manifest
     index: CompactIndex
     search: SearchIndex
+    not_rated: NotRatedIndex = field(default_factory=NotRatedIndex)
     answers: dict[tuple[str, bytes], Any] = field(default_factory=dict, repr=False)
+    search_pages: Lru[tuple[bytes, str]] = field(default_factory=lambda: Lru(4096), repr=False)
+
+    @property
+    def base_url(self) -> str | None:
+        """Return the API base URL this snapshot's bodies were built with, if it recorded one."""
+        meta = self.manifest.meta
+        url = meta.get("base_url") or meta.get("site_url")
+        return str(url) if url else None
 
     def remember(self, key: tuple[str, bytes], answer: object) -> None:
         """Given a request's (path, query string) and its answer, keep it (bounded)."""
@@ -61,13 +96,18 @@ class LoadedSnapshot:
         entry = self.manifest.entries.get(key)
         return etag_from_digest(entry.sha256) if entry else None
 
-    @lru_cache(maxsize=4096)  # noqa: B019 -- lives and dies with its immutable snapshot
     def search_page(self, q: str, page: int) -> tuple[bytes, str]:
-        """Given a validated query and a 1-based page, return (envelope bytes, strong ETag)."""
-        appids = self.search.search(q)
-        start, stop = page_bounds(page)
-        body = render_page(self.index.items_for(appids[start:stop]), page, len(appids), query=q)
-        return body, etag_for(body)
+        """Given a validated query and a 1-based page, return (envelope bytes, strong ETag),
+        cached with this snapshot (and freed with it)."""
+
+        def render() -> tuple[bytes, str]:
+            appids = self.search.search(q)
+            start, stop = page_bounds(page)
+            items = self.index.items_for(appids[start:stop])
+            body = render_page(items, page, len(appids), query=q)
+            return body, etag_for(body)
+
+        return self.search_pages.get((q, page), render)
 
 
 class BodyCache:
@@ -126,9 +166,14 @@ class SnapshotSource:
             search_entry = manifest.entries[SEARCH_KEY]
             index = CompactIndex.from_bytes(self._fetch(index_entry))
             search = SearchIndex.from_json(orjson.loads(self._fetch(search_entry)))
+            # Snapshots built before the not-rated index simply have no such answers.
+            not_rated_entry = manifest.entries.get(NOT_RATED_KEY)
+            not_rated = NotRatedIndex(
+                orjson.loads(self._fetch(not_rated_entry)) if not_rated_entry else None
+            )
         except (KeyError, ValueError, StorageError) as exc:
             raise SnapshotError(f"snapshot {snapshot_id} cannot be loaded: {exc}") from exc
-        return LoadedSnapshot(snapshot_id, manifest, index, search)
+        return LoadedSnapshot(snapshot_id, manifest, index, search, not_rated)
 
     def refresh(self) -> bool:
         """Re-read the pointer; load and switch to a new snapshot. Return True if switched.

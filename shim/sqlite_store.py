@@ -19,10 +19,13 @@ from typing import Any
 from shim.store import (
     AccountExists,
     AccountRecord,
+    Failures,
     Hit,
     KeyRecord,
     KeyView,
+    SessionRecord,
     StoreError,
+    StoreMissing,
     StoreUnavailable,
     UnknownKey,
 )
@@ -51,6 +54,27 @@ CREATE TABLE IF NOT EXISTS counts (
     last_at INTEGER NOT NULL,
     PRIMARY KEY (subject, day)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sessions (
+    digest TEXT PRIMARY KEY,
+    email TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS failures (
+    subject TEXT PRIMARY KEY,
+    n INTEGER NOT NULL,
+    last_at INTEGER NOT NULL,
+    forget_at INTEGER NOT NULL
+) WITHOUT ROWID;
+"""
+
+_FAIL = """
+INSERT INTO failures(subject, n, last_at, forget_at) VALUES (?, 1, ?, ?)
+ON CONFLICT(subject) DO UPDATE SET
+    n = CASE WHEN forget_at <= excluded.last_at THEN 1 ELSE n + 1 END,
+    last_at = excluded.last_at,
+    forget_at = excluded.forget_at
+RETURNING n, last_at
 """
 
 _HIT = """
@@ -87,10 +111,17 @@ def _record(row: Sequence[Any]) -> KeyRecord:
 class SQLiteStore:
     """Keys, accounts and counts in one SQLite file; one connection per thread."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, create: bool = True) -> None:
         self.path = Path(path)
         self._local = threading.local()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not create and not self.path.is_file():
+            raise StoreMissing(
+                f"no key store at {self.path} (create one with `bangscore keys create`)"
+            )
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreUnavailable(f"cannot create {self.path.parent}: {exc.strerror}") from exc
         with _faults():
             self._conn().executescript(SCHEMA)
 
@@ -223,6 +254,59 @@ class SQLiteStore:
                 .fetchone()
             )
         return AccountRecord(str(row[0]), str(row[1] or ""), int(row[2])) if row else None
+
+    def start_session(self, digest: str, email: str, created_at: int, expires_at: int) -> None:
+        with _faults():
+            conn = self._conn()
+            conn.execute("DELETE FROM sessions WHERE expires_at <= ?", (created_at,))
+            conn.execute(
+                "INSERT INTO sessions(digest, email, created_at, expires_at) VALUES (?, ?, ?, ?)",
+                (digest, email, created_at, expires_at),
+            )
+
+    def find_session(self, digest: str, now: int) -> SessionRecord | None:
+        with _faults():
+            row = (
+                self._conn()
+                .execute(
+                    "SELECT email, created_at, expires_at FROM sessions "
+                    "WHERE digest = ? AND expires_at > ?",
+                    (digest, now),
+                )
+                .fetchone()
+            )
+        return SessionRecord(str(row[0]), int(row[1]), int(row[2])) if row else None
+
+    def extend_session(self, digest: str, expires_at: int) -> None:
+        with _faults():
+            self._conn().execute(
+                "UPDATE sessions SET expires_at = ? WHERE digest = ?", (expires_at, digest)
+            )
+
+    def end_session(self, digest: str) -> None:
+        with _faults():
+            self._conn().execute("DELETE FROM sessions WHERE digest = ?", (digest,))
+
+    def fail(self, subject: str, now: int, forget_after: int) -> Failures:
+        with _faults():
+            row = self._conn().execute(_FAIL, (subject, now, now + forget_after)).fetchone()
+        return Failures(int(row[0]), int(row[1]))
+
+    def failures(self, subject: str, now: int) -> Failures:
+        with _faults():
+            row = (
+                self._conn()
+                .execute(
+                    "SELECT n, last_at FROM failures WHERE subject = ? AND forget_at > ?",
+                    (subject, now),
+                )
+                .fetchone()
+            )
+        return Failures(int(row[0]), int(row[1])) if row else Failures(0, 0)
+
+    def forgive(self, subject: str) -> None:
+        with _faults():
+            self._conn().execute("DELETE FROM failures WHERE subject = ?", (subject,))
 
     def stats(self) -> dict[str, int]:
         return {}

@@ -11,6 +11,8 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from shim.keys import generate_key, key_digest, key_id
+
 Plan = Literal["free", "pro", "bulk"]
 KeyState = Literal["active", "revoked"]
 PLAN_LIMITS: dict[str, int] = {"free": 1_000, "pro": 50_000}
@@ -22,6 +24,10 @@ class StoreError(Exception):
 
 class StoreUnavailable(StoreError):
     """Raised when the store cannot be reached; callers fail open on counts (CONTRACT.md)."""
+
+
+class StoreMissing(StoreError):
+    """Raised when a store that must already exist (a command that only reads keys) does not."""
 
 
 class UnknownKey(StoreError, LookupError):
@@ -69,6 +75,25 @@ class AccountRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class SessionRecord:
+    """A signed-in website session: its account, when it began, and when it ends unless
+    extended (Unix s). Stored under the SHA-256 of the session token, never the token."""
+
+    email: str
+    created_at: int
+    expires_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class Failures:
+    """Recent failed attempts of one subject (sign-in throttling): how many, and the last
+    one's time (Unix s; 0 when there are none)."""
+
+    count: int
+    last_at: int
+
+
+@dataclass(frozen=True, slots=True)
 class Hit:
     """Result of counting one request: admitted or not, the count after it, and the limit."""
 
@@ -96,6 +121,29 @@ def default_limit(plan: str, limit: int | None) -> int:
     if plan not in PLAN_LIMITS:
         raise ValueError(f"unknown plan {plan!r}: use free, pro or bulk")
     return PLAN_LIMITS[plan]
+
+
+def issue_key(
+    store: Store, account: str, plan: Plan, limit: int | None, now: int
+) -> tuple[str, KeyRecord]:
+    """Given an account, a plan and an optional limit, store a new key; return (key, record).
+
+    The key itself is returned once and never stored (only its digest). Raises ValueError for
+    a bad plan or limit, StoreError if no unique id could be allocated, StoreUnavailable if
+    the store cannot be written (down, read-only).
+    """
+    daily = default_limit(plan, limit)
+    for _ in range(5):  # an 8-character id clash is rare; retry with a fresh key
+        key = generate_key()
+        record = KeyRecord(key_id(key), key_digest(key), account, plan, daily, "active", now)
+        try:
+            store.add_key(record)
+        except StoreUnavailable:
+            raise
+        except StoreError:
+            continue
+        return key, record
+    raise StoreError("could not allocate a unique key id")
 
 
 class Store(Protocol):
@@ -143,6 +191,36 @@ class Store(Protocol):
         """Given a lowercase email, return its account or None; raise StoreUnavailable if down."""
         ...
 
+    def start_session(self, digest: str, email: str, created_at: int, expires_at: int) -> None:
+        """Given a session token's digest, its account and lifetime, store the session."""
+        ...
+
+    def find_session(self, digest: str, now: int) -> SessionRecord | None:
+        """Given a session token's digest, return its session, or None if unknown, ended or
+        expired at ``now``; raise StoreUnavailable if down."""
+        ...
+
+    def extend_session(self, digest: str, expires_at: int) -> None:
+        """Given a session token's digest and a new end (Unix s), move the session's end."""
+        ...
+
+    def end_session(self, digest: str) -> None:
+        """Given a session token's digest, end the session: every copy of its cookie stops."""
+        ...
+
+    def fail(self, subject: str, now: int, forget_after: int) -> Failures:
+        """Count one failed attempt of ``subject`` at ``now``; failures are forgotten
+        ``forget_after`` seconds after the last one. Return the failures after this one."""
+        ...
+
+    def failures(self, subject: str, now: int) -> Failures:
+        """Given a subject, return its failures not yet forgotten at ``now``."""
+        ...
+
+    def forgive(self, subject: str) -> None:
+        """Given a subject, forget its failures (after a success)."""
+        ...
+
     def stats(self) -> dict[str, int]:
         """Return the store's operation counters by name (exported on ``/metrics``)."""
         ...
@@ -152,12 +230,17 @@ class Store(Protocol):
         ...
 
 
-def open_store(url: str) -> Store:
-    """Given ``sqlite:///PATH`` or ``redis://HOST:PORT/DB``, return the store; ValueError else."""
+def open_store(url: str, *, create: bool = True) -> Store:
+    """Given ``sqlite:///PATH`` or ``redis://HOST:PORT/DB``, return the store; ValueError else.
+
+    Without ``create``, a SQLite file that does not exist yet raises StoreMissing instead of
+    becoming a new, empty store (a mistyped path would otherwise answer 401 to every real
+    key). A path that cannot hold a database raises StoreUnavailable.
+    """
     if url.startswith("sqlite:///"):
         from shim.sqlite_store import SQLiteStore
 
-        return SQLiteStore(url.removeprefix("sqlite:///"))
+        return SQLiteStore(url.removeprefix("sqlite:///"), create=create)
     if url.startswith(("redis://", "rediss://", "unix://")):
         from shim.redis_store import RedisStore
 

@@ -4,16 +4,55 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from starlette.testclient import TestClient
 
 from build.storage import Storage
+from scoring.pipeline import ScoredGame
+from scoring.records import Catalog
+from shim.sqlite_store import SQLiteStore
 from tests import factories
+
+if TYPE_CHECKING:
+    from ingest.catalog import IngestReport
+
+# Markers implied by a fixture, so that `make check` can leave these tests out by marker and a
+# new test that uses one of these fixtures is marked without having to remember it. Tests that
+# start a replay server themselves (``start_replay``) carry ``@pytest.mark.server`` in place.
+MARKS_BY_FIXTURE = {
+    # the real catalog: its dumps joined, scored and published (seconds each)
+    "real_snapshot": "slow",
+    "bundled": "slow",
+    # real servers: shim processes, redis-server, SeaweedFS, replay HTTP servers
+    "shared_server": "server",
+    "server_factory": "server",
+    "shim_factory": "server",
+    "redis_server": "server",
+    "redis_url": "server",
+    "redis_factory": "server",
+    "seaweed": "server",
+    "seaweed_factory": "server",
+    "bucket": "server",
+    "aws_env": "server",
+    "replay": "server",
+    "served": "server",
+    "storefront_server": "server",
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Add the markers that :data:`MARKS_BY_FIXTURE` implies to each collected test."""
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        for fixture, marker in MARKS_BY_FIXTURE.items():
+            if fixture in used:
+                item.add_marker(marker)
 
 
 @pytest.fixture(scope="session")
-def small_snapshot() -> tuple[Storage, list[factories.ScoredGame]]:
+def small_snapshot() -> tuple[Storage, list[ScoredGame]]:
     """The small 45-game catalog, published once per session into memory."""
     return factories.publish_catalog(factories.small_catalog())
 
@@ -21,11 +60,11 @@ def small_snapshot() -> tuple[Storage, list[factories.ScoredGame]]:
 @pytest.fixture
 def client_factory(
     tmp_path: Path,
-) -> Iterator[Callable[..., tuple[TestClient, factories.SQLiteStore]]]:
+) -> Iterator[Callable[..., tuple[TestClient, SQLiteStore]]]:
     """Return a factory: given a store (and options), a started TestClient and its key store."""
     clients: list[TestClient] = []
 
-    def make(storage: Storage, **options: object) -> tuple[TestClient, factories.SQLiteStore]:
+    def make(storage: Storage, **options: object) -> tuple[TestClient, SQLiteStore]:
         app, store, _ = factories.make_app(storage, tmp_path, **options)  # type: ignore[arg-type]
         client = TestClient(app, base_url=factories.SITE)
         client.__enter__()
@@ -38,9 +77,17 @@ def client_factory(
 
 
 @pytest.fixture(scope="session")
-def real_snapshot() -> tuple[Storage, list[factories.ScoredGame]]:
-    """The real catalog from the bundled dumps, scored and published once per session."""
+def bundled() -> tuple[Catalog, IngestReport]:
+    """The catalog of the real bundled dumps and its report, loaded once per test session."""
     from ingest.catalog import load_bundled_catalog
 
-    catalog, _ = load_bundled_catalog(Path(__file__).parent.parent / "data")
-    return factories.publish_catalog(catalog.games)
+    return load_bundled_catalog(Path(__file__).parent.parent / "data")
+
+
+@pytest.fixture(scope="session")
+def real_snapshot(
+    bundled: tuple[Catalog, IngestReport],
+) -> tuple[Storage, list[ScoredGame]]:
+    """The real catalog from the bundled dumps, scored and published once per session."""
+    catalog, _ = bundled
+    return factories.publish_catalog(catalog.games, not_rated=catalog.not_rated)

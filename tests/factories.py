@@ -15,10 +15,10 @@ from typing import Any
 from starlette.applications import Starlette
 
 from build.publish import publish
-from build.snapshot import score_catalog, snapshot_objects
+from build.snapshot import snapshot_objects
 from build.storage import MemoryStorage, Storage
-from build.wire import ScoredGame
-from ingest.records import Catalog, GameRecord, Sources
+from scoring.pipeline import ScoredGame, score_catalog
+from scoring.records import Catalog, GameRecord, NotRated, Sources
 from shim.app import create_app
 from shim.keys import generate_key, key_digest, key_id
 from shim.quota import Quota
@@ -41,10 +41,11 @@ def make_record(**overrides: Any) -> GameRecord:
         "price_usd": 19.99,
         "list_price_usd": 19.99,
         "discount_percent": 0,
-        "review_positive": 900,
-        "review_negative": 100,
+        "review_score": 0.9,
+        "review_count": 1000,
         "release_year": 2018,
         "main_story_hours": 12.0,
+        "length_source": "hltb",
         "completionist_hours": 30.0,
         "finish_rate": 0.4,
         "sources": Sources(storefront=dt.date(2025, 1, 1), play_length=dt.date(2023, 6, 1)),
@@ -53,20 +54,39 @@ def make_record(**overrides: Any) -> GameRecord:
     return GameRecord(**fields)
 
 
-def make_catalog(records: Sequence[GameRecord]) -> Catalog:
-    """Given records, return a Catalog of them."""
+# Known apps that are not rated, one per reason, in every published test snapshot.
+NOT_RATED: tuple[NotRated, ...] = (
+    NotRated(appid=1263850, name="Football Manager 2021", reason="delisted", review_count=23895),
+    NotRated(appid=77, name="Tiny Game", reason="too_few_reviews", review_count=12),
+    NotRated(appid=78, name="Priceless Game", reason="no_usd_price"),
+    NotRated(appid=79, name="Lengthless Game", reason="no_length", review_count=400),
+    NotRated(appid=80, name="Some Soundtrack", reason="not_a_game"),
+)
+
+
+def make_catalog(
+    records: Sequence[GameRecord], not_rated: Sequence[NotRated] = NOT_RATED
+) -> Catalog:
+    """Given records (and known apps that are not rated), return a Catalog of them."""
     return Catalog(
-        created_at=dt.datetime(2026, 11, 1, tzinfo=dt.UTC), origin="tests", games=tuple(records)
+        created_at=dt.datetime(2026, 11, 1, tzinfo=dt.UTC),
+        origin="tests",
+        games=tuple(records),
+        not_rated=tuple(not_rated),
     )
 
 
 def publish_catalog(
-    records: Sequence[GameRecord], storage: Storage | None = None, snapshot_id: str = "s1"
+    records: Sequence[GameRecord],
+    storage: Storage | None = None,
+    snapshot_id: str = "s1",
+    not_rated: Sequence[NotRated] = NOT_RATED,
 ) -> tuple[Storage, list[ScoredGame]]:
-    """Given records, build and publish a snapshot; return the store and the scored games."""
+    """Given records (and known apps that are not rated), build and publish a snapshot;
+    return the store and the scored games."""
     store = storage if storage is not None else MemoryStorage()
-    games = score_catalog(make_catalog(records))
-    objects = snapshot_objects(games, site_url=SITE, base_url=SITE)
+    games = score_catalog(records)
+    objects = snapshot_objects(games, site_url=SITE, base_url=SITE, not_rated=not_rated)
     publish(
         store,
         snapshot_id,

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import httpx
 
+from shim.store import open_store
+
 REPO = Path(__file__).resolve().parents[1]
 READY_SECONDS = 30.0
 
@@ -71,6 +73,10 @@ class ShimServer:
     def start(self) -> ShimServer:
         """Start the server on a fresh free port and wait until ``/metrics`` answers."""
         self.port = free_port()
+        if self.store_url and self.store_url.startswith("sqlite:///"):
+            # As an operator would (`bangscore keys create`): serve refuses a configured
+            # store that does not exist, so a mistyped path is not taken for an empty store.
+            open_store(self.store_url).close()
         env = {k: v for k, v in os.environ.items() if not k.startswith("BANGSCORE_")}
         env.update(
             {
@@ -117,6 +123,30 @@ class ShimServer:
         text = httpx.get(f"{self.url}/metrics", timeout=5.0).text
         return {n: float(v) for n, v in (line.split() for line in text.splitlines() if line)}
 
+    def worker_clients(self, headers: dict[str, str] | None = None) -> list[httpx.Client]:
+        """Return one keep-alive client per worker process, each pinned to a different worker.
+
+        A fresh connection is accepted by whichever worker wins it, so connections are opened
+        until each worker owns one (found through ``/proc``: the worker holding the accepted
+        socket). The caller closes the clients. Linux only, as the rest of these servers are.
+        """
+        assert self.process is not None
+        pinned: dict[int, httpx.Client] = {}
+        for _ in range(50 * self.workers):
+            client = httpx.Client(base_url=self.url, headers=headers, timeout=5.0)
+            answer = client.get("/metrics")  # neither counted nor keyed
+            local_port = answer.extensions["network_stream"].get_extra_info("client_addr")[1]
+            owner = _owner_of_connection(self.process.pid, self.port, local_port)
+            if owner is None or owner in pinned:
+                client.close()
+            else:
+                pinned[owner] = client
+            if len(pinned) == self.workers:
+                return list(pinned.values())
+        for client in pinned.values():
+            client.close()
+        raise AssertionError(f"no connection reached each of the {self.workers} workers")
+
     def _signal(self, signum: int) -> None:
         assert self.process is not None
         with contextlib.suppress(ProcessLookupError):
@@ -144,3 +174,28 @@ class ShimServer:
     def log(self) -> str:
         """Return everything the server has logged so far."""
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+
+def _owner_of_connection(group: int, server_port: int, client_port: int) -> int | None:
+    """Given a process group and the two ports of a loopback connection, return the pid in
+    that group holding the server's end of it (None if it is gone)."""
+    inode = None
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        local, remote = fields[1], fields[2]
+        ports = (int(local.rsplit(":", 1)[1], 16), int(remote.rsplit(":", 1)[1], 16))
+        if ports == (server_port, client_port) and fields[9] != "0":  # 0: no owner left
+            inode = f"socket:[{fields[9]}]"
+            break
+    if inode is None:
+        return None
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        with contextlib.suppress(OSError, ValueError):
+            # /proc/<pid>/stat: "pid (comm) state ppid pgrp ...", comm may hold spaces.
+            if int((proc / "stat").read_text().rsplit(")", 1)[1].split()[2]) != group:
+                continue
+            if any(os.readlink(fd) == inode for fd in (proc / "fd").iterdir()):
+                return int(proc.name)
+    return None

@@ -72,7 +72,7 @@ def test_axis_covers_the_marked_prices_within_a_cap(
 def test_markers_drawn_only_for_known_prices_on_the_chart(
     kwargs: dict[str, float | None], expected: list[str]
 ) -> None:
-    svg = price_curve_svg(falling(), price_usd=19.99, name="Hades", **kwargs)
+    svg = price_curve_svg(falling(), price_usd=19.99, name="Hades", **kwargs)  # type: ignore[arg-type]
     assert sorted(labels(svg)) == sorted(expected)
 
 

@@ -32,17 +32,17 @@ from build.export import (
     render_export,
     write_export,
 )
-from build.snapshot import score_catalog
 from build.storage import LocalStorage, MemoryStorage
-from build.wire import ScoredGame, detail_record
-from ingest.records import GameRecord
+from build.wire import detail_record
+from scoring.pipeline import ScoredGame, score_catalog
+from scoring.records import GameRecord
 from tests import factories
 
 T0 = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
 
 
 def scored(records: list[GameRecord]) -> list[ScoredGame]:
-    return score_catalog(factories.make_catalog(records))
+    return score_catalog(records)
 
 
 def records_of(games: list[ScoredGame]) -> list[dict[str, Any]]:

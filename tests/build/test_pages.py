@@ -14,7 +14,8 @@ from build.publish import object_key, read_manifest
 from build.site import SiteRenderer
 from build.snapshot import price_chart, score_at_price
 from build.storage import Storage
-from build.wire import ScoredGame, detail_record, list_item
+from build.wire import detail_record, list_item
+from scoring.pipeline import ScoredGame
 from tests.factories import SITE
 
 

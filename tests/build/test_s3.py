@@ -28,7 +28,7 @@ from build.publish import (
     verify,
 )
 from build.s3 import IMMUTABLE, REVALIDATE, S3Config, S3Storage, cache_control
-from build.snapshot import score_catalog, snapshot_objects
+from build.snapshot import snapshot_objects
 from build.storage import (
     ObjectNotFound,
     PointerConflict,
@@ -37,6 +37,7 @@ from build.storage import (
     StoredObject,
     open_storage,
 )
+from scoring.pipeline import score_catalog
 from tests import factories
 from tests.servers import SeaweedServer, free_port_pair
 
@@ -130,7 +131,7 @@ def objects(n: int, salt: str = "") -> list[StoredObject]:
 
 
 def render(records: list[Any], snapshot_id: str) -> Iterator[StoredObject]:
-    games = score_catalog(factories.make_catalog(records))
+    games = score_catalog(records)
     return snapshot_objects(games, site_url=factories.SITE, base_url=factories.SITE)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from build.search import SearchIndex, fold, name_words
@@ -90,3 +92,20 @@ def test_all_digit_appid_comes_first(index: SearchIndex) -> None:
     assert index.search("620") == [620]
     assert index.search("2")[0] == 2  # appid 2 first, then names with the word 2
     assert set(index.search("2")) == {2, 220, 620}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("query", "appid"),
+    [
+        pytest.param("balatro", 2379780, id="balatro"),
+        pytest.param("hades ii", 1145350, id="hades-ii"),
+        pytest.param("hades 2", 1145350, id="hades-2-as-digits"),
+        pytest.param("helldivers 2", 553850, id="helldivers-2"),
+        pytest.param("baldur's gate 3", 1086940, id="baldurs-gate-3"),
+    ],
+)
+def test_real_catalog_finds_the_2024_2026_games(real_snapshot: Any, query: str, appid: int) -> None:
+    games = real_snapshot[1]
+    index = SearchIndex.build((g.record.appid, g.bang_score, g.record.name) for g in games)
+    assert index.search(query)[0] == appid

@@ -20,11 +20,10 @@ from build.filters import (
     precomputed_combos,
 )
 from build.publish import object_key, read_manifest
-from build.snapshot import UnscorableGame, score_game, select
+from build.snapshot import select
 from build.storage import Storage
-from build.wire import ScoredGame, slugify
+from build.wire import slugify
 from scoring.genres import GENRES
-from tests.factories import make_record
 
 
 def body(storage: Storage, key: str) -> Any:
@@ -87,17 +86,3 @@ def test_combo_keys(filters: Filters, combo: str | None) -> None:
 )
 def test_slugify(name: str, slug: str) -> None:
     assert slugify(name) == slug
-
-
-def test_score_game_derives_thresholds_consistent_with_the_score() -> None:
-    game: ScoredGame = score_game(make_record(price_usd=29.99, list_price_usd=29.99))
-    assert game.tier in {"banger", "worth_it", "fair", "wait_for_sale", "skip"}
-    if game.becomes_banger_at_usd is not None:
-        assert game.becomes_banger_at_usd <= 29.99 or game.bang_score >= 80
-    if game.worth_it_at_usd is not None and game.becomes_banger_at_usd is not None:
-        assert game.becomes_banger_at_usd <= game.worth_it_at_usd
-
-
-def test_unscorable_record_is_a_clear_error() -> None:
-    with pytest.raises(UnscorableGame, match="main-story length"):
-        score_game(make_record(main_story_hours=None))

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from build.storage import LocalStorage
-from build.wire import ScoredGame
-from ingest.records import GameRecord
+from scoring.pipeline import ScoredGame
+from scoring.records import GameRecord
 from shim.sqlite_store import SQLiteStore
 from tests import factories
 from tests.live import ShimServer

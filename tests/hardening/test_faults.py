@@ -15,9 +15,10 @@ import pytest
 from build.publish import object_key, read_manifest
 from build.storage import LocalStorage
 from build.wire import etag_for
-from ingest.records import GameRecord
+from scoring.records import GameRecord
 from tests import factories
 from tests.hardening.conftest import ServerFactory, add_key, publish_into
+from tests.live import wait_for
 
 pytestmark = pytest.mark.slow  # real servers
 
@@ -148,7 +149,18 @@ def test_snapshot_switch_under_load_never_mixes(
     assert hammer.wait_for(lambda: len(hammer.seen) >= 200)
     publish_into(tmp_path, renamed(records, "Remastered"), "s2")
     switched = hammer.wait_for(lambda: hammer.seen[-1].snapshot == "s2")
-    time.sleep(0.5)  # the pointer is polled every 0.2 s: let both workers switch
+    # Each worker polls the pointer on its own (every 0.2 s): wait until every one serves s2,
+    # asking each through a connection of its own, while the hammer goes on.
+    pinned = server.worker_clients({"Authorization": f"Bearer {key}"})
+    try:
+        wait_for(
+            lambda: all(c.get(PATHS[0]).headers["x-snapshot"] == "s2" for c in pinned),
+            DEADLINE_SECONDS,
+            "every worker serving s2",
+        )
+    finally:
+        for client in pinned:
+            client.close()
     hammer.join()
     assert switched
     after = quiet_answers(server.url, key, "s2")

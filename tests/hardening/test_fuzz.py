@@ -21,7 +21,7 @@ from schemathesis.generation.modes import GenerationMode
 
 from build.api import ROUTES
 from build.storage import Storage
-from build.wire import ScoredGame
+from scoring.pipeline import ScoredGame
 from tests import factories
 
 MAX_EXAMPLES = 40

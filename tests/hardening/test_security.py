@@ -7,6 +7,7 @@ import ast
 import hashlib
 import http.client
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -19,9 +20,16 @@ from shim.sqlite_store import SQLiteStore
 from shim.store import KeyRecord
 from tests import factories
 from tests.hardening.conftest import SharedServer
-from tests.live import REPO
+from tests.live import REPO, wait_for
 
 # -- keys never appear in logs ----------------------------------------------------------------
+
+
+def logged(shared_server: SharedServer, text: str) -> str:
+    """Given a text a request will log, return the server log once it holds it (the access
+    log is written after the response: wait for it, 5 s at most)."""
+    wait_for(lambda: text in shared_server.server.log(), 5, f"logging {text}")
+    return shared_server.server.log()
 
 
 def test_keys_never_appear_in_the_access_log(shared_server: SharedServer) -> None:
@@ -34,16 +42,38 @@ def test_keys_never_appear_in_the_access_log(shared_server: SharedServer) -> Non
         httpx.get(f"{url}/api/v1/games", headers={"Authorization": f"Bearer {key}"}),
     ]
     assert [r.status_code for r in sent] == [200, 400, 401, 200]
-    log = ""
-    for _ in range(50):  # the access log is written after the response: give it a moment
-        log = shared_server.server.log()
-        if f"api_key=bsk_{key_id(stranger)}" in log:
-            break
-        time.sleep(0.1)
+    log = logged(shared_server, f"api_key=bsk_{key_id(stranger)}")
     assert key not in log and stranger not in log
     # The requests are logged, with each key replaced by its public id.
     assert log.count(f"api_key=bsk_{key_id(key)}…") >= 2
     assert f"api_key=bsk_{key_id(stranger)}…" in log
+
+
+ENCODINGS = {
+    "underscore-escaped": lambda k: k.replace("_", "%5F"),
+    "lowercase-escape": lambda k: k.replace("_", "%5f"),
+    "fully-escaped": lambda k: "".join(f"%{b:02X}" for b in k.encode()),
+    "one-char-escaped": lambda k: k[:10] + f"%{ord(k[10]):02X}" + k[11:],
+    "double-escaped": lambda k: k.replace("_", "%255F"),
+}
+
+
+@pytest.mark.parametrize("encode", list(ENCODINGS.values()), ids=list(ENCODINGS))
+def test_percent_encoded_keys_never_appear_in_the_access_log(
+    shared_server: SharedServer, encode: Callable[[str], str]
+) -> None:
+    key = shared_server.key()
+    sent = encode(key)
+    url = shared_server.server.url
+    marker = f"marker{time.monotonic_ns()}"
+    httpx.get(f"{url}/api/v1/games?api_key={sent}&{marker}=1")
+    httpx.get(f"{url}/api/v1/games/{sent}?{marker}=2")  # a key in the path, too
+    log = logged(shared_server, f"{marker}=2")
+    lines = [line for line in log.splitlines() if marker in line]
+    assert len(lines) == 2
+    for line in lines:
+        assert sent not in line and key not in line and key[4:] not in line
+        assert f"bsk_{key_id(key)}…" in line
 
 
 # -- secrets: digests in the store, no == on them ---------------------------------------------

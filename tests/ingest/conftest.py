@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
 
-from tests.ingest.replay import Handler, Replay, start_replay, stop_replay
+from tests.ingest.replay import Handler, Replay, ReplayFactory, start_replay, stop_replay
 
 
 @pytest.fixture
-def replay() -> Iterator[Callable[[dict[tuple[str, str], Handler]], Replay]]:
+def replay() -> Iterator[ReplayFactory]:
     """Return a factory: given routes, start a replay server on a free port; all stop after."""
     started: list[Replay] = []
 

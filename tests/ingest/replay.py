@@ -67,6 +67,10 @@ class Replay:
         return [hit.path for hit in self.hits]
 
 
+ReplayFactory = Callable[[dict[tuple[str, str], Handler]], Replay]
+"""The ``replay`` fixture: given routes, a started replay server (stopped at teardown)."""
+
+
 def start_replay(routes: dict[tuple[str, str], Handler]) -> Replay:
     """Given routes, start a replay server in a daemon thread and return it (stop with close)."""
     replay: Replay

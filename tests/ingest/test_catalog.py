@@ -1,132 +1,178 @@
-"""Tests of the rated-catalog rule, catalog files and the bundled catalog (ingest.catalog).
+"""The catalog (ingest.catalog): resolution into rated records and not-rated apps, provenance,
+Catalog files, and the real bundled catalog.
 
-The last group loads the real bundled dumps once per session and checks facts that can be
-read off the raw files by hand (SteamSpy 2025 JSON, HLTB CSV, ITAD CSV).
+The first group assembles hand-built observations; the last group loads the real bundled dumps
+once per session and checks facts that can be read off the raw files by hand.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import gzip
-from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from ingest.catalog import (
+    BUNDLED,
     CatalogError,
     IngestReport,
-    load_bundled_catalog,
-    rated_catalog_reason,
+    assemble,
     read_catalog,
-    read_dumps,
-    select_rated,
+    read_observations,
     write_catalog,
 )
-from ingest.join import FREE_BUT_PAID_EARLIER, STOREFRONT_DATE
-from ingest.records import Catalog, GameRecord
+from ingest.observations import TRUST_MATCHED, Layer, Observation, Observations
+from scoring.play import is_unattended
+from scoring.records import Catalog, EarlyWindow, GameRecord
+from tests import factories
 
-DATA_DIR = Path(__file__).resolve().parents[2] / "data"
-
-
-MakeRecord = Callable[..., GameRecord]
-
-
-@pytest.fixture
-def make_record() -> MakeRecord:
-    """Return a factory of records that pass the rule unless a field is overridden."""
-
-    def make(**fields: Any) -> GameRecord:
-        base: dict[str, Any] = {
-            "appid": 620,
-            "name": "Portal 2",
-            "price_usd": 9.99,
-            "list_price_usd": 9.99,
-            "discount_percent": 0,
-            "review_positive": 40,
-            "review_negative": 10,
-            "release_year": 2011,
-            "storefront_genres": ("Action", "Adventure"),
-            "main_story_hours": 8.9,
-        }
-        return GameRecord(**(base | fields))
-
-    return make
+PICS = Layer("steam_pics_2026", "storefront", dt.date(2026, 7, 24))
+PRICES = Layer("steam_prices_usd_2026", "storefront", dt.date(2026, 7, 13))
+SPY = Layer("steamspy_2025-01-01", "player_stats", dt.date(2025, 1, 1))
+HLTB = Layer("hltb_steam_2025-12", "play_length", dt.date(2025, 12, 27))
+OLD_HLTB = Layer("hltb_2023", "play_length", dt.date(2023, 12, 31))
+PLAYTIME = Layer("steam_review_playtime_2026", "player_stats", dt.date(2026, 7, 24), TRUST_MATCHED)
+DELISTED = Layer("steam_delisted_2026-08", "storefront", dt.date(2026, 8, 22))
 
 
-@pytest.mark.parametrize(
-    ("fields", "reason"),
-    [
-        pytest.param({}, None, id="kept-at-exactly-50-reviews"),
-        pytest.param({"price_usd": 0.0, "list_price_usd": 0.0}, None, id="free-game-kept"),
-        pytest.param({"storefront_genres": ()}, None, id="no-genres-kept"),
-        pytest.param({"review_negative": 9}, "fewer than 50 reviews", id="49-reviews"),
-        pytest.param({"main_story_hours": None}, "no main-story length", id="no-length"),
-        pytest.param({"release_year": None}, "no release year", id="no-year"),
-        pytest.param({"name": "Portal 2 Soundtrack"}, "non-game by name", id="soundtrack"),
-        pytest.param({"name": "Hades - OST"}, "non-game by name", id="ost"),
-        pytest.param({"name": "HOMEFRONT Demo"}, "non-game by name", id="demo"),
-        pytest.param({"name": "Rust Dedicated Server"}, "non-game by name", id="server"),
-        pytest.param({"name": "Demolition Inc."}, None, id="demo-inside-a-word-kept"),
-        pytest.param({"name": "Host Master"}, None, id="ost-inside-a-word-kept"),
-        pytest.param(
-            {"storefront_genres": ("Utilities", "Design & Illustration")},
-            "non-game by genre",
-            id="software",
-        ),
-        pytest.param(
-            {"storefront_genres": ("Casual", "Education")}, None, id="educational-game-kept"
-        ),
-        pytest.param(
-            {"name": "Demo", "review_positive": 0, "main_story_hours": None},
-            "non-game by name",
-            id="first-reason-wins",
-        ),
-    ],
-)
-def test_rated_catalog_reason(
-    make_record: MakeRecord, fields: dict[str, Any], reason: str | None
-) -> None:
-    assert rated_catalog_reason(make_record(**fields)) == reason
+def o(appid: int, field: str, value: object) -> Observation:
+    return Observation(appid, field, value)
 
 
-def test_rated_catalog_reason_threshold_is_a_parameter(make_record: MakeRecord) -> None:
-    record = make_record(review_positive=5, review_negative=5)
-    assert rated_catalog_reason(record, min_reviews=10) is None
-    assert rated_catalog_reason(record, min_reviews=11) == "fewer than 11 reviews"
+def world() -> Observations:
+    """Six apps, one per outcome: rated (2), delisted by list and by $0, no price, too few
+    reviews, not a game, no length."""
+    known = Observations()
+    known.add(
+        PICS,
+        [
+            o(1, "name", "Great RPG"),
+            o(1, "app_type", "game"),
+            o(1, "tags", ("RPG", "Story Rich")),
+            o(1, "storefront_genres", ("RPG",)),
+            o(1, "release_date", dt.date(2023, 8, 3)),
+            o(1, "review_score", 0.96),
+            o(2, "name", "Estimated"),
+            o(3, "name", "Football Manager 2021"),
+            o(4, "name", "No Price"),
+            o(5, "name", "Tiny"),
+            o(6, "name", "Great RPG Soundtrack"),
+            o(7, "name", "Withdrawn"),
+            o(8, "name", "Lengthless"),
+        ],
+    )
+    known.add(PRICES, [o(1, "price", (47.99, 59.99, 20)), o(6, "price", (4.99, 4.99, 0))])
+    known.add(
+        SPY,
+        [
+            o(1, "review_count", 700_000),
+            o(1, "review_score", 0.9),  # older than PICS: loses
+            o(1, "usd_price_seen", 39.99),
+            o(2, "price", (9.99, 19.99, 50)),  # a sale seen long ago: published at list price
+            o(2, "review_count", 400),
+            o(2, "review_score", 0.8),
+            o(3, "price", (0.0, 0.0, 0)),
+            o(3, "review_count", 23_895),
+            o(4, "review_count", 900),
+            o(5, "price", (4.99, 4.99, 0)),
+            o(5, "review_count", 49),
+            o(6, "review_count", 500),
+            o(7, "price", (0.0, 0.0, 0)),
+            o(7, "paid_before", True),
+            o(7, "review_count", 5000),
+            o(8, "price", (9.99, 9.99, 0)),
+            o(8, "review_count", 5000),
+        ],
+    )
+    known.add(HLTB, [o(1, "main_story_hours", 72.2), o(1, "completionist_hours", 150.0)])
+    known.add(OLD_HLTB, [o(1, "main_story_hours", 23.0)])
+    known.add(
+        PLAYTIME,
+        [
+            o(1, "reviewer_playtime", (105.0, 18.9, 955, 45)),
+            o(2, "reviewer_playtime", (10.0, 2.0, 300, 30)),
+        ],
+    )
+    known.add(DELISTED, [o(3, "delisted", dt.date(2026, 6, 1))])
+    return known
 
 
-def test_select_rated_counts_drops(make_record: MakeRecord) -> None:
-    records = [
-        make_record(appid=1),
-        make_record(appid=2, main_story_hours=None),
-        make_record(appid=3, name="Portal 2 Soundtrack"),
-        make_record(appid=4, review_positive=5000),
-        make_record(appid=5, main_story_hours=None),
-    ]
+@pytest.fixture(scope="module")
+def assembled() -> tuple[dict[int, GameRecord], dict[int, str], IngestReport]:
     report = IngestReport()
-    kept = select_rated(records, report)
-
-    assert [r.appid for r in kept] == [1, 4]
-    assert report.kept == 2
-    assert report.dropped == Counter({"no main-story length": 2, "non-game by name": 1})
-    summary = report.summary()
-    assert "kept in rated catalog: 2" in summary
-    assert "no main-story length" in summary
-
-    stricter = IngestReport()
-    assert [r.appid for r in select_rated(records, stricter, min_reviews=51)] == [4]
-    # 1, 2 and 5: reviews are checked before length; 3 fails by name first.
-    assert stricter.dropped == Counter({"fewer than 51 reviews": 3, "non-game by name": 1})
+    rated, refused = assemble(world(), report)
+    return {r.appid: r for r in rated}, {a.appid: a.reason for a in refused}, report
 
 
-def test_write_then_read_catalog_round_trips(tmp_path: Path, make_record: MakeRecord) -> None:
-    catalog = Catalog(
-        created_at=dt.datetime(2025, 1, 2, 3, 4, tzinfo=dt.UTC),
-        origin="bundled dumps",
-        games=(make_record(), make_record(appid=1145360, name="Hades", metacritic=93)),
+def test_assemble_splits_rated_and_not_rated(
+    assembled: tuple[dict[int, GameRecord], dict[int, str], IngestReport],
+) -> None:
+    rated, refused, report = assembled
+    assert sorted(rated) == [1, 2]
+    assert refused == {
+        3: "delisted",
+        4: "no_usd_price",
+        5: "too_few_reviews",
+        6: "not_a_game",
+        7: "delisted",
+        8: "no_length",
+    }
+    assert report.rated == 2 and report.apps == 8
+    assert report.dropped["delisted"] == 2
+    assert report.length_sources == {"hltb": 1, "playtime_estimate": 1}
+    assert "rated games: 2" in report.summary()
+
+
+def test_assemble_resolves_each_field_by_precedence_with_provenance(
+    assembled: tuple[dict[int, GameRecord], dict[int, str], IngestReport],
+) -> None:
+    rpg = assembled[0][1]
+    assert (rpg.price_usd, rpg.list_price_usd, rpg.discount_percent) == (47.99, 59.99, 20)
+    assert (rpg.review_score, rpg.review_count) == (0.96, 700_000)
+    assert (rpg.main_story_hours, rpg.length_source, rpg.checks) == (72.2, "hltb", ())
+    assert rpg.release_year == 2023
+    assert rpg.historical_low_usd == 39.99
+    assert rpg.positive_reviewer_hours == 105.0 and rpg.positive_reviewers == 955
+    assert {k: (p.source, p.kind) for k, p in rpg.provenance.items()} == {
+        "completionist_hours": ("hltb_steam_2025-12", "play_length"),
+        "finish_rate": ("steam_review_playtime_2026", "player_stats"),
+        "genre": ("steam_pics_2026", "storefront"),
+        "historical_low_usd": ("steamspy_2025-01-01", "player_stats"),
+        "length_hours": ("hltb_steam_2025-12", "play_length"),
+        "name": ("steam_pics_2026", "storefront"),
+        "price_usd": ("steam_prices_usd_2026", "storefront"),
+        "release_year": ("steam_pics_2026", "storefront"),
+        "review_count": ("steamspy_2025-01-01", "player_stats"),
+        "review_score": ("steam_pics_2026", "storefront"),
+        "tags": ("steam_pics_2026", "storefront"),
+    }
+    # Oldest date of each kind's inputs.
+    assert rpg.sources.storefront == dt.date(2026, 7, 13)
+    assert rpg.sources.player_stats == dt.date(2025, 1, 1)
+    assert rpg.sources.play_length == dt.date(2025, 12, 27)
+    assert rpg.estimated == ("finish_rate",)
+
+
+def test_assemble_estimates_length_and_publishes_stale_sales_at_list_price(
+    assembled: tuple[dict[int, GameRecord], dict[int, str], IngestReport],
+) -> None:
+    estimated = assembled[0][2]
+    assert (estimated.price_usd, estimated.list_price_usd, estimated.discount_percent) == (
+        19.99,
+        19.99,
+        0,
+    )
+    assert estimated.historical_low_usd == 9.99
+    assert (estimated.main_story_hours, estimated.length_source) == (7.0, "playtime_estimate")
+    assert estimated.estimated == ("length_hours",)
+    assert estimated.finish_rate is None
+    assert estimated.provenance["length_hours"].source == "steam_review_playtime_2026"
+
+
+def test_write_then_read_catalog_round_trips(tmp_path: Path) -> None:
+    catalog = factories.make_catalog(
+        [factories.make_record(appid=10), factories.make_record(appid=1145360, name="Hades")]
     )
     path = tmp_path / "out" / "catalog.json.gz"
     write_catalog(catalog, path)
@@ -153,87 +199,122 @@ def test_read_catalog_errors(tmp_path: Path, content: bytes | None, message: str
         read_catalog(path)
 
 
-def test_read_dumps_names_the_missing_file(tmp_path: Path) -> None:
-    with pytest.raises(CatalogError, match=r"missing raw dump .*steamspy_all_2025-01-01"):
-        read_dumps(tmp_path)
+def test_read_observations_names_the_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(CatalogError, match=r"missing raw dump .*steam_pics_2026"):
+        read_observations(tmp_path)
 
 
-@pytest.fixture(scope="session")
-def bundled() -> tuple[Catalog, Any]:
-    """The rated catalog of the real bundled dumps, loaded once per test session."""
-    return load_bundled_catalog(DATA_DIR)
+def test_every_bundled_source_has_a_distinct_layer() -> None:
+    names = [source.layer.name for source in BUNDLED]
+    assert len(names) == len(set(names))
 
 
-def test_bundled_catalog_hades(bundled: tuple[Catalog, Any]) -> None:
-    games = {g.appid: g for g in bundled[0].games}
-    hades = games[1145360]
-    # SteamSpy 2025-01-01: price "999", initialprice "2499", discount "60", 268301 positive.
-    assert (hades.price_usd, hades.list_price_usd, hades.discount_percent) == (9.99, 24.99, 60)
-    assert hades.review_positive == 268_301
-    # HLTB: "23h 18m" main story; ITAD: Metacritic 93.0, deepest discount 75%.
-    assert hades.main_story_hours == pytest.approx(23.3)
-    assert hades.metacritic == 93
-    assert hades.historical_low_usd == 6.24
-    assert hades.release_year == 2020
+# -- the real bundled catalog -------------------------------------------------------------------
 
 
-def test_bundled_catalog_portal_2(bundled: tuple[Catalog, Any]) -> None:
-    portal = {g.appid: g for g in bundled[0].games}[620]
-    assert portal.main_story_hours == pytest.approx(8 + 52 / 60)  # HLTB "8h 52m"
-    assert portal.completionist_hours == pytest.approx(22.7)  # HLTB "22h 42m"
-    assert portal.release_date == dt.date(2011, 4, 18)  # 2019 store dump
-    assert "Puzzle" in portal.tags
-    assert portal.finish_rate is not None and "finish_rate" in portal.estimated
+def rated_of(bundled: tuple[Catalog, IngestReport]) -> dict[int, GameRecord]:
+    return {g.appid: g for g in bundled[0].games}
 
 
-def test_bundled_catalog_invariants(bundled: tuple[Catalog, Any]) -> None:
+def test_bundled_catalog_size_years_and_rules(bundled: tuple[Catalog, IngestReport]) -> None:
     catalog, report = bundled
+    assert len(catalog.games) == report.rated >= 25_000
+    assert (
+        report.apps
+        == report.rated + sum(report.dropped.values())
+        == (len(catalog.games) + len(catalog.not_rated))
+    )
+    assert set(report.dropped) == {
+        "delisted",
+        "too_few_reviews",
+        "no_usd_price",
+        "no_length",
+        "not_a_game",
+    }
+    assert all(report.years[year] > 0 for year in (2024, 2025, 2026))
+    assert report.early_window >= 1_300  # 1,393 rated games have a review in the dumps
+
+
+def test_bundled_catalog_invariants(bundled: tuple[Catalog, IngestReport]) -> None:
+    catalog, _ = bundled
     appids = [g.appid for g in catalog.games]
-    assert catalog.origin == "bundled dumps"
     assert appids == sorted(set(appids))
-    assert 8_000 <= report.kept == len(catalog.games) <= 15_000
-    assert report.joined == report.kept + sum(report.dropped.values())
+    assert not set(appids) & {a.appid for a in catalog.not_rated}
     for game in catalog.games:
-        assert rated_catalog_reason(game) is None
+        assert game.review_count >= 50
         assert game.price_usd <= game.list_price_usd
         assert game.historical_low_usd is not None and game.historical_low_usd <= game.price_usd
-        assert game.sources.storefront == STOREFRONT_DATE and game.sources.wiki is None
-        assert (game.metacritic is None) or game.sources.price_history is not None
-        assert (game.finish_rate is None) == ("finish_rate" not in game.estimated)
+        assert game.length_source in ("hltb", "playtime_estimate")
+        assert (game.length_source == "playtime_estimate") == ("length_hours" in game.estimated)
+        assert (game.finish_rate is None) == ("finish_rate" not in game.provenance)
+        assert {"price_usd", "review_count", "length_hours"} <= set(game.provenance)
+        assert len(game.tags) <= 20
+
+
+def test_bundled_baldurs_gate_3_takes_the_2025_length(
+    bundled: tuple[Catalog, IngestReport],
+) -> None:
+    bg3 = rated_of(bundled)[1086940]
+    # hltb_steam_2025-12: comp_main 259,845 s; hltb_2023 says 23 h (early access).
+    assert bg3.main_story_hours == pytest.approx(259_845 / 3600)
+    assert bg3.provenance["length_hours"].source == "hltb_steam_2025-12"
+    assert bg3.tags[:3] == ("RPG", "Character Customization", "Choices Matter")  # PICS order
 
 
 @pytest.mark.parametrize(
-    "appid",
+    ("appid", "name"),
     [
-        # SteamSpy 2025: price "0", initialprice "0"; SteamSpy 2023: "5999" / "5999".
-        pytest.param(1904540, id="football-manager-2023"),
-        pytest.param(1080110, id="f1-2020"),
-        # 0 in SteamSpy 2023 and 2025; the 2019 store dump sold it (GBP 15.49 / 30.99).
-        pytest.param(465650, id="out-of-the-park-baseball-18"),
-        pytest.param(831980, id="out-of-the-park-baseball-20"),
+        pytest.param(2379780, "Balatro", id="balatro"),
+        pytest.param(1145350, "Hades II", id="hades-ii"),
+        pytest.param(553850, "HELLDIVERS™ 2", id="helldivers-2"),
+        pytest.param(1623730, "Palworld", id="palworld"),
     ],
 )
-def test_bundled_catalog_drops_delisted_games_at_zero(
-    bundled: tuple[Catalog, Any], appid: int
+def test_bundled_new_releases_are_rated(
+    bundled: tuple[Catalog, IngestReport], appid: int, name: str
 ) -> None:
-    assert appid not in {g.appid for g in bundled[0].games}
+    assert rated_of(bundled)[appid].name == name
 
 
-def test_bundled_catalog_drop_count_and_free_games(bundled: tuple[Catalog, Any]) -> None:
-    catalog, report = bundled
-    dropped = report.skipped[f"steamspy_2025: {FREE_BUT_PAID_EARLIER}"]
-    # Counted over the raw dumps by a separate script: apps at 0/0 in 2025 with a 2023 price
-    # or list price above 0 (1,318), or else a 2019 store price above 0 (1,451).
-    assert dropped == 2_769
-    games = {g.appid: g for g in catalog.games}
-    # Free on 2025-01-01 and free in the 2019 store dump (price 0.0): kept as free games.
-    assert games[1289310].price_usd == 0.0  # Helltaker, absent from both earlier dumps
-    assert games[698780].price_usd == 0.0  # Doki Doki Literature Club!, free in 2019
+def test_bundled_hades_fills_pics_gaps_from_the_2024_catalogue(
+    bundled: tuple[Catalog, IngestReport],
+) -> None:
+    hades = rated_of(bundled)[1145360]
+    # SteamSpy 2025-01-01: "999" / "2499" at -60% in the winter sale, long over: list price.
+    assert (hades.price_usd, hades.list_price_usd, hades.discount_percent) == (24.99, 24.99, 0)
+    # ITAD: deepest discount 75% of $24.99, rounded down to the cent.
+    assert hades.historical_low_usd == 6.24 and "historical_low_usd" in hades.estimated
+    assert hades.provenance["tags"].source == "steam_insights_2024"
+    assert "Roguelike" in hades.tags
 
 
-def test_bundled_catalog_keeps_hltb_genres_apart(bundled: tuple[Catalog, Any]) -> None:
-    elden = {g.appid: g for g in bundled[0].games}[1245620]
-    # Released after the 2019 store dump and not in ITAD: no storefront genres, no tags;
-    # HLTB's row lists "Third-Person, Action, Open World, Role-Playing".
-    assert (elden.storefront_genres, elden.tags) == ((), ())
-    assert elden.play_length_genres == ("Third-Person", "Action", "Open World", "Role-Playing")
+@pytest.mark.parametrize(
+    ("appid", "reason"),
+    [
+        pytest.param(1263850, "delisted", id="football-manager-2021"),
+        pytest.param(1569040, "delisted", id="football-manager-2022"),
+        pytest.param(1904540, "delisted", id="football-manager-2023"),
+        pytest.param(465650, "delisted", id="out-of-the-park-baseball-18-free-but-paid"),
+    ],
+)
+def test_bundled_not_rated_reasons(
+    bundled: tuple[Catalog, IngestReport], appid: int, reason: str
+) -> None:
+    refused = {a.appid: a.reason for a in bundled[0].not_rated}
+    assert refused[appid] == reason
+
+
+def test_bundled_early_window_from_the_review_dumps(bundled: tuple[Catalog, IngestReport]) -> None:
+    portal = rated_of(bundled)[400]
+    window = portal.early_window
+    assert isinstance(window, EarlyWindow)
+    assert window.source == "steam_reviews_window_2025-01"
+    assert window.window.to == dt.date(2025, 1, 20) == portal.sources.review_sample
+    assert 0 < window.reviews < window.sample
+    assert window.review_share == pytest.approx(window.reviews / window.sample)
+
+
+def test_bundled_idle_games_are_marked_unattended(bundled: tuple[Catalog, IngestReport]) -> None:
+    games = rated_of(bundled)
+    assert is_unattended(games[1147690].tags)  # NGU IDLE
+    assert is_unattended(games[1454400].tags)  # Cookie Clicker

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ingest.hltb import HltbAdapter, match_appid, search_words
-from ingest.records import GameRecord
+from scoring.records import GameRecord
 from tests.ingest.replay import fixture_json, ok, quiet_client, start_replay, stop_replay
 
 
@@ -36,6 +36,7 @@ def test_search_words(name: str, words: list[str]) -> None:
     assert search_words(name) == words
 
 
+@pytest.mark.server
 def test_adapter_posts_search_and_fills_hours(tmp_path: Path) -> None:
     body = fixture_json("hltb/search_half_life_alyx.json")
     server = start_replay({("POST", "/api/search"): lambda q, b: ok(body)})
@@ -45,8 +46,8 @@ def test_adapter_posts_search_and_fills_hours(tmp_path: Path) -> None:
         price_usd=59.99,
         list_price_usd=59.99,
         discount_percent=0,
-        review_positive=1,
-        review_negative=0,
+        review_score=1.0,
+        review_count=100,
     )
     try:
         with quiet_client(tmp_path) as client:

@@ -19,13 +19,14 @@ from ingest.http import (
     TokenBucket,
     parse_retry_after,
 )
-from tests.ingest.replay import Handler, fixture_bytes, ok
+from tests.ingest.replay import Handler, ReplayFactory, Reply, fixture_bytes, ok
 
 DAY = dt.date(2025, 3, 1)
+MakeClient = Callable[..., tuple[PoliteClient, list[float]]]
 
 
 @pytest.fixture
-def make_client(tmp_path: Path) -> Callable[..., tuple[PoliteClient, list[float]]]:
+def make_client(tmp_path: Path) -> MakeClient:
     def make(
         *, attempts: int = 4, cache: bool = True, day: dt.date = DAY
     ) -> tuple[PoliteClient, list[float]]:
@@ -47,7 +48,7 @@ def flaky(statuses: list[int], headers: dict[str, str], body: bytes) -> Handler:
     """A handler answering each status in turn (with ``headers``), then 200 with ``body``."""
     remaining = list(statuses)
 
-    def handle(query: dict[str, str], _: bytes) -> tuple[int, dict[str, str], bytes]:
+    def handle(query: dict[str, str], _: bytes) -> Reply:
         if remaining:
             return remaining.pop(0), headers, b"{}"
         return ok(body)
@@ -65,7 +66,13 @@ def flaky(statuses: list[int], headers: dict[str, str], body: bytes) -> Handler:
     ],
     ids=["429-retry-after-seconds", "5xx-exponential-backoff", "retry-after-capped", "bad-header"],
 )
-def test_retries_then_succeeds(replay, make_client, statuses, headers, expected_waits) -> None:
+def test_retries_then_succeeds(
+    replay: ReplayFactory,
+    make_client: MakeClient,
+    statuses: list[int],
+    headers: dict[str, str],
+    expected_waits: list[float],
+) -> None:
     body = fixture_bytes("storefront/appdetails_620_usd.json")
     server = replay({("GET", "/api/appdetails"): flaky(statuses, headers, body)})
     client, waits = make_client()
@@ -76,7 +83,9 @@ def test_retries_then_succeeds(replay, make_client, statuses, headers, expected_
     assert len(server.hits) == len(statuses) + 1
 
 
-def test_gives_up_after_attempts_with_source_error(replay, make_client) -> None:
+def test_gives_up_after_attempts_with_source_error(
+    replay: ReplayFactory, make_client: MakeClient
+) -> None:
     server = replay({("GET", "/x"): flaky([503] * 10, {}, b"{}")})
     client, waits = make_client(attempts=3)
     with client, pytest.raises(SourceError) as caught:
@@ -86,7 +95,7 @@ def test_gives_up_after_attempts_with_source_error(replay, make_client) -> None:
     assert waits == [1.0, 2.0]
 
 
-def test_client_error_is_not_retried(replay, make_client) -> None:
+def test_client_error_is_not_retried(replay: ReplayFactory, make_client: MakeClient) -> None:
     server = replay({})
     client, _ = make_client()
     with client, pytest.raises(SourceError) as caught:
@@ -95,7 +104,9 @@ def test_client_error_is_not_retried(replay, make_client) -> None:
     assert len(server.hits) == 1
 
 
-def test_cache_serves_rerun_same_day_and_refetches_next_day(replay, make_client) -> None:
+def test_cache_serves_rerun_same_day_and_refetches_next_day(
+    replay: ReplayFactory, make_client: MakeClient
+) -> None:
     body = fixture_bytes("hltb/search_half_life_alyx.json")
     server = replay({("POST", "/api/search"): lambda q, b: ok(body)})
     url = f"{server.base_url}/api/search"
@@ -124,7 +135,7 @@ def test_cache_key_ignores_query_order(tmp_path: Path) -> None:
     assert a.parent == tmp_path / "2025-03-01" / "h"
 
 
-def test_errors_are_not_cached(replay, make_client) -> None:
+def test_errors_are_not_cached(replay: ReplayFactory, make_client: MakeClient) -> None:
     server = replay({("GET", "/x"): flaky([500], {}, b'{"ok": 1}')})
     client, _ = make_client(attempts=1)
     with client, pytest.raises(SourceError):
@@ -135,7 +146,7 @@ def test_errors_are_not_cached(replay, make_client) -> None:
     assert len(server.hits) == 2
 
 
-def test_closed_port_is_unreachable(make_client) -> None:
+def test_closed_port_is_unreachable(make_client: MakeClient) -> None:
     client, waits = make_client(attempts=2)
     with client, pytest.raises(SourceUnreachableError, match=r"127\.0\.0\.1"):
         client.get_json("http://127.0.0.1:1/api/appdetails")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ingest.itad import ItadAdapter, parse_history_low, parse_lookup
-from ingest.records import GameRecord
+from scoring.records import GameRecord
 from tests.ingest.replay import fixture_json, ok, quiet_client, start_replay, stop_replay
 
 GAME_ID = "018d937f-07fa-73d5-b4c4-cb6d4a25dd54"
@@ -34,6 +34,7 @@ def test_parse_history_low(price: dict[str, object], expected: float | None) -> 
     assert parse_history_low(payload, "other") is None
 
 
+@pytest.mark.server
 def test_adapter_sends_key_and_country(tmp_path: Path) -> None:
     server = start_replay(
         {
@@ -51,8 +52,8 @@ def test_adapter_sends_key_and_country(tmp_path: Path) -> None:
         price_usd=9.99,
         list_price_usd=9.99,
         discount_percent=0,
-        review_positive=1,
-        review_negative=0,
+        review_score=1.0,
+        review_count=100,
     )
     try:
         with quiet_client(tmp_path) as client:
@@ -73,8 +74,8 @@ def test_adapter_refuses_to_run_without_key() -> None:
         price_usd=9.99,
         list_price_usd=9.99,
         discount_percent=0,
-        review_positive=1,
-        review_negative=0,
+        review_score=1.0,
+        review_count=100,
     )
     with quiet_client(None) as client, pytest.raises(ValueError, match="API key"):
         ItadAdapter("http://127.0.0.1:1", "").fetch(client, record)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+import pytest
+
 from ingest.pcgw import PcgwAdapter, parse_infobox, wiki_fields
-from ingest.records import GameRecord
+from scoring.records import GameRecord
 from tests.ingest.replay import fixture_json, ok, quiet_client, start_replay, stop_replay
 
 
@@ -17,8 +19,8 @@ def make_record(**overrides: object) -> GameRecord:
         "price_usd": 9.99,
         "list_price_usd": 9.99,
         "discount_percent": 0,
-        "review_positive": 1,
-        "review_negative": 0,
+        "review_score": 1.0,
+        "review_count": 100,
     }
     return GameRecord.model_validate(base | overrides)
 
@@ -42,12 +44,12 @@ def test_wiki_fills_gaps_only() -> None:
         "developer": "Valve Corporation",
         "publisher": "Valve Corporation",
         "release_date": dt.date(2011, 4, 18),
-        "release_year": 2011,
     }
     known = make_record(developer="Valve", publisher="Valve", release_date=dt.date(2011, 4, 18))
     assert wiki_fields(box, known) == {}
 
 
+@pytest.mark.server
 def test_adapter_queries_by_appid(tmp_path: Path) -> None:
     body = fixture_json("pcgw/handbuilt_cargoquery_620.json")
     server = start_replay({("GET", "/w/api.php"): lambda q, b: ok(body)})

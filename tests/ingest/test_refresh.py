@@ -1,9 +1,9 @@
-"""The ingest pipeline end to end over a local replay server: merge, dates, resume, no network."""
+"""The ingest pipeline end to end over a local replay server: live answers re-resolved with the
+previous records (ingest.live), provenance and dates, refusals, resume, no network."""
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,14 +12,17 @@ import pytest
 
 from ingest.catalog import read_catalog, write_catalog
 from ingest.http import RateLimit
-from ingest.records import Catalog, GameRecord, Sources
-from ingest.refresh import Endpoints, IngestConfig, merge_patch, run_ingest
-from tests.ingest.replay import Handler, fixture_json, ok
+from ingest.refresh import Endpoints, IngestConfig, run_ingest
+from scoring.records import Catalog, GameRecord, NotRated, Sources
+from tests.ingest.replay import Handler, ReplayFactory, fixture_json, ok
 
 TODAY = dt.date(2025, 3, 1)
 OLD = dt.date(2025, 1, 1)
 NOW = dt.datetime(2025, 3, 1, 4, 0, tzinfo=dt.UTC)
+MakeConfig = Callable[..., IngestConfig]
 PORTAL, ALYX = 620, 546560
+# Not rated in the previous catalog: stays not rated.
+TINY = NotRated(appid=77, name="Tiny Game", reason="too_few_reviews", review_count=12)
 
 
 def old_record(appid: int, name: str, **fields: Any) -> GameRecord:
@@ -29,8 +32,8 @@ def old_record(appid: int, name: str, **fields: Any) -> GameRecord:
         "price_usd": 5.0,
         "list_price_usd": 10.0,
         "discount_percent": 50,
-        "review_positive": 10,
-        "review_negative": 2,
+        "review_score": 0.8,
+        "review_count": 12_000,
         "owners_range": "old range",
         "historical_low_usd": 3.0,
         "main_story_hours": 7.0,
@@ -45,9 +48,13 @@ def old_record(appid: int, name: str, **fields: Any) -> GameRecord:
 def previous_catalog(tmp_path: Path) -> Path:
     path = tmp_path / "catalog.json.gz"
     games = (old_record(PORTAL, "Portal 2"), old_record(ALYX, "Half-Life: Alyx"))
-    write_catalog(
-        Catalog(created_at=NOW - dt.timedelta(days=60), origin="bundled dumps", games=games), path
+    catalog = Catalog(
+        created_at=NOW - dt.timedelta(days=60),
+        origin="bundled dumps",
+        games=games,
+        not_rated=(TINY,),
     )
+    write_catalog(catalog, path)
     return path
 
 
@@ -122,7 +129,7 @@ def source_routes(
 
 
 @pytest.fixture
-def make_config(previous_catalog: Path, tmp_path: Path) -> Callable[..., IngestConfig]:
+def make_config(previous_catalog: Path, tmp_path: Path) -> MakeConfig:
     def make(endpoints: Endpoints, **overrides: Any) -> IngestConfig:
         settings: dict[str, Any] = {
             "catalog_path": previous_catalog,
@@ -144,7 +151,9 @@ def ingest(config: IngestConfig, **kwargs: Any) -> Any:
     return run_ingest(config, today=TODAY, now=NOW, sleep=lambda seconds: None, **kwargs)
 
 
-def test_full_ingest_merges_every_source(replay, make_config, previous_catalog: Path) -> None:
+def test_full_ingest_resolves_every_source(
+    replay: ReplayFactory, make_config: MakeConfig, previous_catalog: Path
+) -> None:
     server = replay(source_routes())
     report = ingest(make_config(Endpoints.all_at(server.base_url)))
     assert report.written, report.summary()
@@ -152,11 +161,11 @@ def test_full_ingest_merges_every_source(replay, make_config, previous_catalog: 
         ("storefront", "reviews", "steamspy", "achievements", "hltb", "itad", "pcgw"), "ok"
     )
     catalog = read_catalog(previous_catalog)
-    assert (catalog.origin, catalog.created_at) == ("live ingest", NOW)
+    assert (catalog.origin, catalog.created_at, catalog.not_rated) == ("live ingest", NOW, (TINY,))
     portal, alyx = catalog.games
     # Storefront (recorded 2025 USD appdetails + recorded GetItems tags).
     assert (portal.price_usd, portal.list_price_usd, portal.discount_percent) == (9.99, 9.99, 0)
-    assert (portal.review_positive, portal.review_negative) == (435000, 5100)
+    assert (portal.review_count, portal.review_score) == (440_100, 435_000 / 440_100)
     assert portal.tags == ("Puzzle", "Co-op", "First-Person", "Sci-fi", "Comedy")
     assert (portal.metacritic, portal.release_year) == (95, 2011)
     # Reviews: the recorded page's three negatives, all written under two hours.
@@ -168,18 +177,84 @@ def test_full_ingest_merges_every_source(replay, make_config, previous_catalog: 
     assert portal.finish_rate == 0.385
     assert portal.historical_low_usd == 0.99
     assert portal.developer == "Valve"  # storefront's value; the wiki only fills gaps
+    # HLTB has no entry linked to 620: the previous length is kept, with its date.
+    assert (portal.main_story_hours, portal.length_source) == (7.0, "hltb")
+    assert {k: (p.source, p.date) for k, p in portal.provenance.items()} == {
+        "developer": ("live storefront", TODAY),
+        "finish_rate": ("live achievements", TODAY),
+        "genre": ("live storefront", TODAY),
+        "historical_low_usd": ("live itad", TODAY),
+        "length_hours": ("previous catalog play_length", OLD),
+        "median_playtime_hours": ("live steamspy", TODAY),
+        "metacritic": ("live storefront", TODAY),
+        "name": ("live storefront", TODAY),
+        "price_usd": ("live storefront", TODAY),
+        "publisher": ("live storefront", TODAY),
+        "release_year": ("live storefront", TODAY),
+        "review_count": ("live storefront", TODAY),
+        "review_score": ("live storefront", TODAY),
+        "tags": ("live storefront", TODAY),
+    }
+    # Dates follow provenance: the wiki filled nothing, so no value is dated by it.
     assert portal.sources == Sources(
-        storefront=TODAY, player_stats=TODAY, play_length=OLD, price_history=TODAY, wiki=TODAY
+        storefront=TODAY, player_stats=TODAY, play_length=OLD, price_history=TODAY
     )
-    assert portal.main_story_hours == 7.0  # HLTB has no entry linked to 620: previous value kept
-    # Alyx: delisted on the (replayed) storefront, so its storefront fields and date stay.
+    assert portal.estimated == ("finish_rate",)
+    # Alyx: delisted on the (replayed) storefront, so its storefront values and date stay.
     assert (alyx.price_usd, alyx.sources.storefront) == (5.0, OLD)
     assert (alyx.main_story_hours, alyx.completionist_hours) == (12.1, 18.3)
     assert alyx.sources.play_length == TODAY
+    assert alyx.provenance["length_hours"].source == "live hltb"
     assert (alyx.historical_low_usd, alyx.sources.price_history) == (3.0, OLD)
+    assert alyx.reviews is not None and alyx.reviews.sample == 0
 
 
-def test_no_network_names_sources_and_keeps_catalog(make_config, previous_catalog: Path) -> None:
+def test_game_refused_by_fresh_values_moves_to_not_rated(
+    replay: ReplayFactory, make_config: MakeConfig, previous_catalog: Path
+) -> None:
+    healthy = source_routes()
+    details = fixture_json("storefront/appdetails_620_usd.json")[str(PORTAL)]
+    dlc = details | {"data": details["data"] | {"type": "dlc", "steam_appid": ALYX}}
+
+    def appdetails(q: dict[str, str], b: bytes) -> Any:
+        if q["appids"] == str(ALYX):
+            return ok({str(ALYX): dlc})
+        return healthy[("GET", "/api/appdetails")](q, b)
+
+    server = replay(source_routes({("GET", "/api/appdetails"): appdetails}))
+    report = ingest(make_config(Endpoints.all_at(server.base_url)), sources=["storefront", "hltb"])
+    assert report.written, report.summary()
+    assert report.not_rated == {"not_a_game": 1}
+    assert "no longer rated: 1 (not_a_game 1)" in report.summary()
+    # A game refused on the way is not asked for by the later adapters.
+    assert (report.outcomes["hltb"].skipped, report.outcomes["hltb"].no_data) == (1, 1)
+    catalog = read_catalog(previous_catalog)
+    assert [g.appid for g in catalog.games] == [PORTAL]
+    # The replayed review summary of Alyx counts no reviews: review_count 0 is left out.
+    assert catalog.not_rated == (
+        TINY,
+        NotRated(appid=ALYX, name="Portal 2", reason="not_a_game", review_count=None),
+    )
+
+
+def test_invalid_fresh_value_is_an_error_and_keeps_the_record(
+    replay: ReplayFactory, make_config: MakeConfig, previous_catalog: Path
+) -> None:
+    details = fixture_json("storefront/appdetails_620_usd.json")
+    details[str(PORTAL)]["data"]["metacritic"] = {"score": 101}
+    server = replay(source_routes({("GET", "/api/appdetails"): lambda q, b: ok(details)}))
+    report = ingest(make_config(Endpoints.all_at(server.base_url)), sources=["storefront"])
+    outcome = report.outcomes["storefront"]
+    assert (outcome.status, outcome.errors, outcome.updated, outcome.no_data) == ("ok", 1, 0, 1)
+    assert "appid 620: ValueError" in outcome.message and "metacritic" in outcome.message
+    assert report.written
+    portal = read_catalog(previous_catalog).games[0]
+    assert portal == old_record(PORTAL, "Portal 2")
+
+
+def test_no_network_names_sources_and_keeps_catalog(
+    make_config: MakeConfig, previous_catalog: Path
+) -> None:
     before = previous_catalog.read_bytes()
     report = ingest(make_config(Endpoints.all_at("http://127.0.0.1:1")))
     assert not report.written
@@ -200,7 +275,7 @@ def test_no_network_names_sources_and_keeps_catalog(make_config, previous_catalo
 
 
 def test_one_unreachable_source_keeps_its_values_and_dates(
-    replay, make_config, previous_catalog: Path
+    replay: ReplayFactory, make_config: MakeConfig, previous_catalog: Path
 ) -> None:
     server = replay(source_routes())
     endpoints = Endpoints(
@@ -216,11 +291,12 @@ def test_one_unreachable_source_keeps_its_values_and_dates(
     assert report.unreachable == ["itad"]
     portal = read_catalog(previous_catalog).games[0]
     assert (portal.historical_low_usd, portal.sources.price_history) == (3.0, OLD)
+    assert portal.provenance["historical_low_usd"].source == "previous catalog price_history"
     assert portal.sources.storefront == TODAY
 
 
 def test_partial_ingest_is_not_written_and_rerun_resumes(
-    replay, make_config, previous_catalog: Path
+    replay: ReplayFactory, make_config: MakeConfig, previous_catalog: Path
 ) -> None:
     before = previous_catalog.read_bytes()
     healthy = source_routes()
@@ -249,7 +325,7 @@ def test_partial_ingest_is_not_written_and_rerun_resumes(
     assert read_catalog(previous_catalog).games[0].owners_range == "20,000,000 .. 50,000,000"
 
 
-def test_rerun_same_day_refetches_nothing(replay, make_config) -> None:
+def test_rerun_same_day_refetches_nothing(replay: ReplayFactory, make_config: MakeConfig) -> None:
     server = replay(source_routes())
     config = make_config(Endpoints.all_at(server.base_url))
     first = ingest(config)
@@ -260,19 +336,25 @@ def test_rerun_same_day_refetches_nothing(replay, make_config) -> None:
     assert (second.network_requests, second.cache_hits) == (0, first.network_requests)
 
 
-def test_sources_limit_and_since(replay, make_config, previous_catalog: Path) -> None:
+def test_sources_limit_and_since(
+    replay: ReplayFactory, make_config: MakeConfig, previous_catalog: Path
+) -> None:
     server = replay(source_routes())
     config = make_config(Endpoints.all_at(server.base_url))
     report = ingest(config, sources=["steamspy"], limit=1)
     assert list(report.outcomes) == ["steamspy"]
     assert [h.query["appid"] for h in server.hits] == [str(PORTAL)]
-    # Portal's player stats are now dated TODAY: --since TODAY skips it; Alyx (OLD) is tried.
+    portal = read_catalog(previous_catalog).games[0]
+    assert portal.provenance["median_playtime_hours"].date == TODAY
+    # Portal holds SteamSpy values dated TODAY: --since TODAY skips it; Alyx (OLD) is tried.
     again = ingest(config, sources=["steamspy"], since=TODAY)
     assert (again.outcomes["steamspy"].skipped, again.outcomes["steamspy"].no_data) == (1, 1)
     assert [h.query["appid"] for h in server.hits] == [str(PORTAL), str(ALYX)]
 
 
-def test_itad_without_key_is_skipped_not_failed(replay, make_config) -> None:
+def test_itad_without_key_is_skipped_not_failed(
+    replay: ReplayFactory, make_config: MakeConfig
+) -> None:
     server = replay(source_routes())
     report = ingest(
         make_config(Endpoints.all_at(server.base_url), itad_api_key=None), sources=["itad", "pcgw"]
@@ -283,16 +365,6 @@ def test_itad_without_key_is_skipped_not_failed(replay, make_config) -> None:
     assert not any(h.path.startswith("/games/") for h in server.hits)
 
 
-def test_unknown_source_is_refused(make_config) -> None:
+def test_unknown_source_is_refused(make_config: MakeConfig) -> None:
     with pytest.raises(ValueError, match="unknown sources"):
         ingest(make_config(Endpoints()), sources=["steamdb"])
-
-
-def test_merge_patch_dates_source_and_clears_estimate() -> None:
-    record = old_record(
-        PORTAL, "Portal 2", finish_rate=0.2, estimated=("finish_rate", "players_estimate")
-    )
-    merged = merge_patch(record, {"finish_rate": 0.5}, "player_stats", TODAY)
-    assert (merged.finish_rate, merged.estimated) == (0.5, ("players_estimate",))
-    assert (merged.sources.player_stats, merged.sources.storefront) == (TODAY, OLD)
-    assert json.loads(merged.model_dump_json())["sources"]["player_stats"] == "2025-03-01"

@@ -12,19 +12,19 @@ from typing import Any
 import pytest
 
 from ingest.http import ClientSettings, PoliteClient, RateLimit, ResponseCache
-from ingest.records import DateWindow, FirstDaysSplit
 from ingest.reviews import (
     Review,
     allocate,
     parse_page,
-    review_percentiles,
     sample_game,
     summarise_sample,
 )
+from scoring.records import DateWindow, FirstDaysSplit
 from tests.ingest.replay import Replay, fixture_json, ok, start_replay, stop_replay
 
 DAY = dt.date(2025, 3, 1)
 MakeReviews = Callable[..., list[Review]]
+Served = Callable[[dict[str, Any]], tuple[Replay, PoliteClient]]
 _ids = itertools.count(1)
 
 
@@ -81,7 +81,15 @@ def test_weighted_share_of_the_worked_example(reviews: MakeReviews) -> None:
     ],
     ids=["positives-only", "negatives-only", "even-mix", "all-refunded", "unknown-mix"],
 )
-def test_weighted_share_table(reviews, pos, pos_ref, neg, neg_ref, mix, expected) -> None:
+def test_weighted_share_table(
+    reviews: MakeReviews,
+    pos: int,
+    pos_ref: int,
+    neg: int,
+    neg_ref: int,
+    mix: float | None,
+    expected: float,
+) -> None:
     result = summarise(
         reviews(pos, up=True, refunded=pos_ref) + reviews(neg, up=False, refunded=neg_ref), mix
     )
@@ -161,32 +169,6 @@ def test_allocate(depth: int, pos: int, neg: int, expected: tuple[int, int]) -> 
     assert allocate(depth, pos, neg) == expected
 
 
-def test_review_percentiles_ties_pools_depths_and_nulls() -> None:
-    rows = [
-        (1, "rpg", 500, 0.1),
-        (2, "rpg", 500, 0.2),
-        (3, "rpg", 500, 0.2),
-        (4, "shooter", 500, 0.4),
-        (5, "rpg", 500, None),
-        (6, "rpg", 100, 0.9),
-    ]
-    result = review_percentiles(rows)
-    # Depth 500 pool [0.1, 0.2, 0.2, 0.4]; each game is ranked against the 3 others.
-    # App 2: one lower, one tie -> (1 + 0.5) / 3. Within rpg@500 [0.1, 0.2, 0.2]: 1.5 / 2.
-    assert result == {
-        1: (0.0, 0.0, 3),
-        2: (pytest.approx(0.5), pytest.approx(0.75), 3),
-        3: (pytest.approx(0.5), pytest.approx(0.75), 3),
-        4: (1.0, 0.5, 1),
-        6: (0.5, 0.5, 1),
-    }
-
-
-def test_review_percentiles_all_tied() -> None:
-    result = review_percentiles([(i, "other", 500, 0.3) for i in range(1, 5)])
-    assert set(result.values()) == {(0.5, 0.5, 4)}
-
-
 def test_parse_recorded_page() -> None:
     page = parse_page(fixture_json("reviews/app_reviews_page.json"))
     assert (page.total_positive, page.total_negative) == (1, 13)
@@ -230,7 +212,7 @@ def archive_pages(review_type: str, per_page: int = 100) -> dict[str, dict[str, 
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[Callable[[dict[str, Any]], tuple[Replay, PoliteClient]]]:
+def served(tmp_path: Path) -> Iterator[Served]:
     servers: list[Replay] = []
     clients: list[PoliteClient] = []
 
@@ -257,7 +239,7 @@ def served(tmp_path: Path) -> Iterator[Callable[[dict[str, Any]], tuple[Replay, 
         stop_replay(s)
 
 
-def test_sample_game_on_recorded_2019_reviews(served) -> None:
+def test_sample_game_on_recorded_2019_reviews(served: Served) -> None:
     server, client = served(
         {t: archive_pages(t, per_page=50) for t in ("all", "positive", "negative")}
     )
@@ -281,7 +263,7 @@ def test_sample_game_on_recorded_2019_reviews(served) -> None:
     ]
 
 
-def test_sample_game_on_recorded_current_page(served) -> None:
+def test_sample_game_on_recorded_current_page(served: Served) -> None:
     page = fixture_json("reviews/app_reviews_page.json")
     cursor = page["cursor"]
     empty = {"success": 1, "reviews": [], "cursor": cursor}

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from ingest.records import GameRecord
 from ingest.steamspy import (
     SteamSpyAdapter,
     parse_steamspy_app,
     parse_steamspy_page,
     steamspy_fields,
 )
+from scoring.records import GameRecord
 from tests.ingest.replay import fixture_json, ok, quiet_client, start_replay, stop_replay
 
 
@@ -42,6 +42,7 @@ def test_unknown_app_is_none() -> None:
     assert parse_steamspy_app(fixture_json("steamspy/handbuilt_appdetails_unknown.json")) is None
 
 
+@pytest.mark.server
 def test_adapter_fetch_over_replay(tmp_path: Path) -> None:
     server = start_replay(
         {
@@ -56,8 +57,8 @@ def test_adapter_fetch_over_replay(tmp_path: Path) -> None:
         price_usd=9.99,
         list_price_usd=9.99,
         discount_percent=0,
-        review_positive=1,
-        review_negative=0,
+        review_score=1.0,
+        review_count=100,
     )
     try:
         with quiet_client(tmp_path) as client:

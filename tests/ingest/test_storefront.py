@@ -5,10 +5,10 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from ingest.records import GameRecord
 from ingest.storefront import (
     StorefrontAdapter,
     parse_app_list,
@@ -16,7 +16,9 @@ from ingest.storefront import (
     parse_item_tags,
     parse_release_date,
     parse_tag_list,
+    review_totals,
 )
+from scoring.records import GameRecord
 from tests.ingest.replay import Replay, fixture_json, ok, quiet_client, start_replay, stop_replay
 
 
@@ -82,7 +84,9 @@ def test_recorded_eur_price_is_refused() -> None:
     ],
     ids=["delisted", "free", "no-price"],
 )
-def test_appdetails_edge_cases(payload, expected) -> None:
+def test_appdetails_edge_cases(
+    payload: dict[str, Any], expected: tuple[float | None, float | None, int | None] | None
+) -> None:
     details = parse_appdetails(payload, 7)
     if expected is None:
         assert details is None
@@ -97,6 +101,19 @@ def test_parse_recorded_item_tags_with_handbuilt_names() -> None:
     names = parse_tag_list(fixture_json("storefront/handbuilt_tag_list.json"))
     assert [names[t] for t, _ in pairs] == ["Puzzle", "Co-op", "First-Person", "Sci-fi", "Comedy"]
     assert parse_item_tags(fixture_json("storefront/get_items_620.json"), 1) == []
+
+
+@pytest.mark.parametrize(
+    ("summary", "expected"),
+    [
+        ({"total_positive": 435000, "total_negative": 5100}, (435000, 440100)),
+        ({"total_positive": "3", "total_negative": "1"}, (3, 4)),
+        ({"total_positive": 0, "total_negative": 0}, (0, 0)),
+    ],
+    ids=["recorded-totals", "string-counts", "no-reviews"],
+)
+def test_review_totals(summary: dict[str, object], expected: tuple[int, int]) -> None:
+    assert review_totals(summary) == expected
 
 
 def test_parse_app_list_drops_nameless() -> None:
@@ -132,8 +149,8 @@ def test_adapter_fetch_over_replay(storefront_server: Replay, tmp_path: Path) ->
         price_usd=1.99,
         list_price_usd=9.99,
         discount_percent=80,
-        review_positive=1,
-        review_negative=1,
+        review_score=1.0,
+        review_count=100,
     )
     adapter = StorefrontAdapter(storefront_server.base_url, storefront_server.base_url)
     with quiet_client(tmp_path) as client:
@@ -144,7 +161,10 @@ def test_adapter_fetch_over_replay(storefront_server: Replay, tmp_path: Path) ->
         9.99,
         0,
     )
-    assert (patch["review_positive"], patch["review_negative"]) == (435000, 5100)
+    # The storefront's totals: 435,000 positive of 440,100 reviews.
+    assert (patch["review_count"], patch["review_score"]) == (440_100, 435_000 / 440_100)
+    assert (patch["app_type"], patch["metacritic"], patch["developer"]) == ("game", 95, "Valve")
+    assert "review_positive" not in patch and "release_year" in patch
     assert patch["tags"] == ("Puzzle", "Co-op", "First-Person", "Sci-fi", "Comedy")
     assert patch["release_date"] == dt.date(2011, 4, 18)
     details_hit = next(h for h in storefront_server.hits if h.path == "/api/appdetails")

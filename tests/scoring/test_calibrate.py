@@ -1,17 +1,17 @@
-"""The calibration report's pure steps: scoring records, order, summary, rendering, plot."""
+"""The calibration report's pure steps: summary, rendering, plot (scoring itself is
+tests/scoring/test_pipeline.py)."""
 
 from __future__ import annotations
 
 import datetime as dt
-import math
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from ingest.records import GameRecord
-from scoring import calibrate
-from scoring.tiers import TIERS
+from scoring import calibrate, value
+from scoring.pipeline import score_catalog
+from scoring.records import GameRecord, NotRated
 
 
 @pytest.fixture
@@ -25,45 +25,18 @@ def make_record() -> Callable[..., GameRecord]:
             "price_usd": 10.0,
             "list_price_usd": 10.0,
             "discount_percent": 0,
-            "review_positive": 900,
-            "review_negative": 100,
+            "review_score": 0.9,
+            "review_count": 1000,
             "release_year": 2015,
             "storefront_genres": ("Action",),
             "tags": ("Action",),
             "main_story_hours": 20.0,
+            "length_source": "hltb",
         }
         fields.update(overrides)
         return GameRecord.model_validate(fields)
 
     return make
-
-
-def test_score_record_carries_inputs_and_derived_fields(
-    make_record: Callable[..., GameRecord],
-) -> None:
-    game = calibrate.score_record(make_record(7, tags=("FPS",), finish_rate=0.4))
-    assert (game.appid, game.price_usd, game.review_count) == (7, 10.0, 1000)
-    assert game.review_score == pytest.approx(0.9)
-    assert game.genre == "shooter"
-    assert game.bang_score == math.floor(game.score + 0.5)
-    assert game.tier in TIERS
-
-
-def test_score_record_refuses_a_record_without_length(
-    make_record: Callable[..., GameRecord],
-) -> None:
-    with pytest.raises(ValueError, match="appid 3"):
-        calibrate.score_record(make_record(3, main_story_hours=None))
-
-
-def test_catalog_is_in_api_order(make_record: Callable[..., GameRecord]) -> None:
-    records = [
-        make_record(30, price_usd=60.0),  # dearest: lowest score
-        make_record(20),
-        make_record(10),  # same inputs as 20: the lower appid goes first
-        make_record(40, price_usd=2.0),  # cheapest: highest score
-    ]
-    assert [g.appid for g in calibrate.score_catalog(records)] == [40, 10, 20, 30]
 
 
 @pytest.mark.parametrize(
@@ -84,13 +57,14 @@ def test_summary_report_and_histogram(
 ) -> None:
     records = [
         make_record(620, price_usd=1.99, main_story_hours=8.9, metacritic=95),
-        make_record(2, price_usd=59.99, main_story_hours=3.0, review_positive=300, metacritic=60),
-        make_record(3, price_usd=0.0, review_positive=10, finish_rate=0.2, metacritic=40),
+        make_record(2, price_usd=59.99, main_story_hours=3.0, review_score=0.75, metacritic=60),
+        make_record(3, price_usd=0.0, review_score=0.01, finish_rate=0.2, metacritic=40),
         make_record(4, price_usd=5.0, main_story_hours=60.0, finish_rate=0.5),
         make_record(5, price_usd=14.99, tags=("Visual Novel",)),
     ]
-    scored = calibrate.score_catalog(records)
-    summary = calibrate.summarize(scored)
+    scored = score_catalog(records)
+    refused = [NotRated(appid=1263850, name="Football Manager 2021", reason="delisted")]
+    summary = calibrate.summarize(scored, refused)
     assert summary.games == 5
     assert sum(summary.tier_counts.values()) == 5
     assert sum(summary.genre_counts.values()) == 5
@@ -98,21 +72,24 @@ def test_summary_report_and_histogram(
     assert summary.finish_rate_known == 2
     assert summary.free_games == 1
     assert summary.spearman_metacritic[0] == 3
-    portal = next(lm for lm in summary.landmarks if lm[0] == "Portal 2")
-    assert portal[2] is not None and portal[1] == [g.appid for g in scored].index(620) + 1
+    portal = next(mark for mark in summary.landmarks if mark.name == "Portal 2")
+    assert portal.game is not None
+    assert portal.rank == [g.record.appid for g in scored].index(620) + 1
+    fm = next(mark for mark in summary.landmarks if mark.appid == 1263850)
+    assert (fm.game, fm.not_rated) == (None, "delisted")
 
     text = calibrate.render_report(
         scored,
         summary,
         origin="test records",
         generated=dt.date(2025, 1, 2),
-        price_date=dt.date(2025, 1, 1),
     )
     assert "**5 games**" in text
-    assert "| Portal 2 |" in text
-    assert "| Terraria | not in the rated catalog |" in text
+    assert "| Portal 2 | - | #" in text
+    assert "| Terraria | - | unknown to every source |" in text
+    assert "| Football Manager 2021 | #3 (delisted, shown free) | not rated: `delisted` |" in text
     assert f"![Histogram of bang_score]({calibrate.HISTOGRAM_NAME})" in text
-    assert "(2025-01-01)" in text
+    assert f"score version `{value.SCORE_VERSION}`" in text
 
     png = tmp_path / "hist.png"
     calibrate.plot_histogram(scored, png)

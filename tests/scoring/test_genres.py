@@ -201,6 +201,78 @@ def test_real_games_map_by_priority(
     assert genre_for(storefront, tags, hours) == expected
 
 
+# Storefront genres and the first tags of Steam PICS (July 2026), most-voted first, as the
+# bundled catalog resolves them (tags of up to 20; only the top ones count).
+PICS_2026 = [
+    (
+        "Balatro",
+        ("Casual", "Indie", "Strategy"),
+        ("Card Game", "Roguelike", "Roguelike Deckbuilder", "Deckbuilding"),
+        7.4,
+        "roguelike",
+    ),
+    (
+        "Baldur's Gate 3",
+        ("Adventure", "RPG", "Strategy"),
+        ("RPG", "Character Customization", "Choices Matter", "Turn-Based Combat"),
+        72.2,
+        "rpg",
+    ),
+    (
+        "HELLDIVERS 2",
+        ("Action",),
+        ("Online Co-Op", "PvE", "Third-Person Shooter", "Multiplayer", "Shooter"),
+        33.0,
+        "shooter",
+    ),
+    (
+        "Hades II",
+        ("Action", "Indie", "RPG"),
+        ("Action", "Roguelike", "Roguelite", "Hack and Slash", "Mythology"),
+        28.9,
+        "roguelike",
+    ),
+    (
+        "Undertale",
+        ("Indie", "RPG"),
+        ("2D", "Bullet Hell", "Choices Matter", "Comedy", "Cute"),
+        7.0,
+        "narrative",  # "Choices Matter" outranks the storefront genre; no longer a shooter
+    ),
+    (
+        "Dota 2",
+        ("Action", "Strategy", "Free to Play"),
+        ("Free to Play", "MOBA", "Multiplayer", "Strategy", "eSports"),
+        772.1,
+        "multiplayer",
+    ),
+    (
+        "Counter-Strike 2",
+        ("Action", "Free to Play"),
+        ("FPS", "Shooter", "Multiplayer", "Competitive", "Action"),
+        127.7,
+        "shooter",
+    ),
+    (
+        "Hollow Knight",
+        ("Action", "Adventure", "Indie"),
+        ("Metroidvania", "Platformer", "Souls-like", "Difficult"),
+        26.9,
+        "action",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("storefront", "tags", "hours", "expected"),
+    [pytest.param(sf, tags, hours, want, id=name) for name, sf, tags, hours, want in PICS_2026],
+)
+def test_games_with_2026_tags(
+    storefront: tuple[str, ...], tags: tuple[str, ...], hours: float, expected: str
+) -> None:
+    assert genre_for(storefront, tags, hours) == expected
+
+
 @pytest.mark.parametrize(
     ("storefront", "tags", "expected"),
     [

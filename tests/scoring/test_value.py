@@ -19,6 +19,8 @@ review_counts = st.integers(min_value=0, max_value=10_000_000)
 lengths = st.floats(min_value=0.01, max_value=5000, allow_nan=False)
 known_finish_rates = st.floats(min_value=0, max_value=1, allow_nan=False)
 finish_rates = st.none() | known_finish_rates
+genres = st.sampled_from(sorted(value.GENRE_NORM_HOURS))
+replay_hours = st.none() | st.floats(min_value=0, max_value=5000, allow_nan=False)
 
 
 @st.composite
@@ -29,6 +31,11 @@ def value_inputs(draw: st.DrawFn) -> ValueInputs:
         review_count=draw(review_counts),
         length_hours=draw(lengths),
         finish_rate=draw(finish_rates),
+        genre=draw(genres),
+        replay_hours=draw(replay_hours),
+        replayable=draw(st.booleans()),
+        unattended=draw(st.booleans()),
+        estimated_length=draw(st.booleans()),
     )
 
 
@@ -119,12 +126,13 @@ def test_price_term_saturates_below_the_floor(inputs: ValueInputs, price: float)
     review_counts,
     lengths,
     finish_rates,
+    genres,
 )
 def test_free_game_with_mixed_or_worse_reviews_is_not_a_banger(
-    review_score: float, review_count: int, length: float, finish_rate: float | None
+    review_score: float, review_count: int, length: float, finish_rate: float | None, genre: str
 ) -> None:
     # Steam calls 40-69% positive "Mixed": no length makes such a free game a banger.
-    inputs = ValueInputs(0.0, review_score, review_count, length, finish_rate)
+    inputs = ValueInputs(0.0, review_score, review_count, length, finish_rate, genre)
     assert bang_score(inputs) < 80
 
 
@@ -133,11 +141,12 @@ def test_free_game_with_mixed_or_worse_reviews_is_not_a_banger(
     review_scores,
     review_counts,
     finish_rates,
+    genres,
 )
 def test_free_game_of_an_hour_or_less_is_not_a_banger(
-    length: float, review_score: float, review_count: int, finish_rate: float | None
+    length: float, review_score: float, review_count: int, finish_rate: float | None, genre: str
 ) -> None:
-    inputs = ValueInputs(0.0, review_score, review_count, length, finish_rate)
+    inputs = ValueInputs(0.0, review_score, review_count, length, finish_rate, genre)
     assert bang_score(inputs) < 80
 
 
@@ -148,13 +157,48 @@ def test_free_games_are_scored_like_any_other(inputs: ValueInputs) -> None:
 
 
 @given(value_inputs())
-def test_unknown_finish_rate_sits_between_the_known_extremes(inputs: ValueInputs) -> None:
+def test_reviews_set_the_ceiling(inputs: ValueInputs) -> None:
+    # Price against length only moves a game down within what its reviews allow.
+    assert score(inputs) <= 100.0 * value.quality(inputs) + 1e-9
+
+
+@given(value_inputs())
+def test_finish_rate_is_a_bonus_never_a_requirement(inputs: ValueInputs) -> None:
     unknown = dataclasses.replace(inputs, finish_rate=None)
     nobody = dataclasses.replace(inputs, finish_rate=0.0)
     everybody = dataclasses.replace(inputs, finish_rate=1.0)
-    typical = dataclasses.replace(inputs, finish_rate=value.NEUTRAL_FINISH_RATE)
-    assert score(nobody) <= score(unknown) <= score(everybody)
-    assert score(unknown) == score(typical)
+    assert score(unknown) == score(nobody) <= score(everybody)
+
+
+@given(value_inputs(), replay_hours, replay_hours)
+def test_replay_depth_never_lowers_the_score(
+    inputs: ValueInputs, a: float | None, b: float | None
+) -> None:
+    low, high = sorted((a or 0.0, b or 0.0))
+    assert score(dataclasses.replace(inputs, replay_hours=high)) >= score(
+        dataclasses.replace(inputs, replay_hours=low)
+    )
+    assert score(dataclasses.replace(inputs, replayable=True)) >= score(
+        dataclasses.replace(inputs, replayable=False)
+    )
+
+
+@given(value_inputs())
+def test_unattended_time_and_estimated_lengths_never_raise_the_score(inputs: ValueInputs) -> None:
+    assert score(dataclasses.replace(inputs, unattended=True)) <= score(
+        dataclasses.replace(inputs, unattended=False)
+    )
+    assert score(dataclasses.replace(inputs, estimated_length=True)) <= score(
+        dataclasses.replace(inputs, estimated_length=False)
+    )
+
+
+@given(value_inputs())
+def test_length_is_judged_against_the_genre(inputs: ValueInputs) -> None:
+    # The same hours are worth more in a genre whose games are short.
+    short_genre = dataclasses.replace(inputs, genre="narrative")
+    long_genre = dataclasses.replace(inputs, genre="rpg")
+    assert score(short_genre) >= score(long_genre)
 
 
 @given(value_inputs(), review_counts, review_counts)
@@ -211,6 +255,7 @@ def test_price_for_score_rejects_bad_targets(
         pytest.param("length_hours", -2.0, id="negative-length"),
         pytest.param("finish_rate", 1.5, id="finish-rate-above-1"),
         pytest.param("finish_rate", math.nan, id="nan-finish-rate"),
+        pytest.param("replay_hours", -1.0, id="negative-replay-hours"),
     ],
 )
 def test_inputs_reject_out_of_range_values(
@@ -226,21 +271,41 @@ def test_inputs_are_frozen(make_inputs: Callable[..., ValueInputs]) -> None:
         inputs.price_usd = 1.0  # type: ignore[misc]
 
 
+def game(
+    price: float, reviews: float, n: int, hours: float, genre: str, **more: object
+) -> ValueInputs:
+    return ValueInputs(price, reviews, n, hours, genre=genre, **more)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize(
     ("inputs", "lowest", "highest"),
     [
-        # Famous good value: an acclaimed 20+ hour game for about $10 is a banger.
-        pytest.param(ValueInputs(9.99, 0.983, 272_988, 23.3, None), 80, 100, id="hades-on-sale"),
+        # Short, brilliant games are good value at a low price (score version 1 called them
+        # "fair": Portal 63, A Short Hike 55).
         pytest.param(
-            ValueInputs(7.99, 0.961, 700_000, 52.6, 0.31), 80, 100, id="witcher-3-on-sale"
+            game(9.99, 0.98, 170_744, 3.1, "action", finish_rate=0.4), 65, 100, id="portal"
         ),
-        pytest.param(ValueInputs(4.99, 0.975, 1_361_676, 51.6, 0.36), 80, 100, id="terraria"),
+        pytest.param(game(7.99, 0.99, 17_877, 1.5, "indie_short"), 65, 100, id="a-short-hike"),
+        pytest.param(game(19.99, 0.97, 112_717, 8.3, "action"), 65, 100, id="celeste"),
+        # A 72-hour RPG loved by its players is worth it at full price.
+        pytest.param(game(59.99, 0.96, 712_677, 72.2, "rpg"), 65, 100, id="baldurs-gate-3"),
+        # A roguelike's replay depth makes a short main story a banger.
+        pytest.param(
+            game(14.99, 0.97, 107_575, 7.4, "roguelike", replayable=True, replay_hours=26.0),
+            80,
+            100,
+            id="balatro",
+        ),
+        # Idle hours do not count: a free, loved idle game is no banger.
+        pytest.param(
+            game(0.0, 0.95, 11_658, 1591.6, "other", unattended=True), 0, 79, id="ngu-idle"
+        ),
         # Full price for a 15-hour game with middling reviews is not "worth it".
-        pytest.param(ValueInputs(59.99, 0.75, 20_000, 15.0, 0.3), 0, 64, id="aaa-full-price"),
+        pytest.param(game(59.99, 0.75, 20_000, 15.0, "action"), 0, 64, id="aaa-full-price"),
         # Short, poorly reviewed and expensive: skip territory.
-        pytest.param(ValueInputs(29.99, 0.5, 300, 2.0, 0.5), 0, 44, id="short-bad-expensive"),
+        pytest.param(game(29.99, 0.5, 300, 2.0, "narrative"), 0, 44, id="short-bad-expensive"),
         # Mostly negative reviews leave nothing to sell, free or not.
-        pytest.param(ValueInputs(0.0, 0.3, 5_000, 40.0, 0.5), 0, 0, id="free-but-disliked"),
+        pytest.param(game(0.0, 0.3, 5_000, 40.0, "rpg"), 0, 0, id="free-but-disliked"),
     ],
 )
 def test_landmark_games_land_in_sensible_bands(

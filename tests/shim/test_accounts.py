@@ -7,6 +7,7 @@ import datetime as dt
 import os
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from build.storage import Storage
-from build.wire import ScoredGame
+from scoring.pipeline import ScoredGame
 from shim.accounts import (
     MAX_ACTIVE_KEYS,
     AccountSite,
@@ -29,7 +30,8 @@ from shim.keys import KEY_PATTERN, is_well_formed, key_digest
 from shim.quota import Quota
 from shim.snapshot import SnapshotSource
 from shim.sqlite_store import SQLiteStore
-from tests.factories import SITE
+from shim.store import StoreUnavailable
+from tests.factories import SITE, Clock
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 NEW_KEY = re.compile(r'id="new-key-value" readonly value="([^"]+)"')
@@ -82,6 +84,35 @@ def site_factory(tmp_path: Path) -> Callable[..., tuple[Browser, SQLiteStore]]:
         return Browser(client), store
 
     return make
+
+
+@dataclass
+class Site:
+    """One account site on a settable clock, with a browser per client IP."""
+
+    app: Starlette
+    store: SQLiteStore
+    clock: Clock
+
+    def browser(self, ip: str = "192.0.2.1") -> Browser:
+        """Given a client IP, return a fresh browser (no cookies) coming from it."""
+        return Browser(TestClient(self.app, base_url=SITE, follow_redirects=False, client=(ip, 1)))
+
+
+@pytest.fixture
+def timed_site(tmp_path: Path) -> Site:
+    """The account routes on a settable clock: 1 h idle and 12 h absolute session lifetimes."""
+    store = SQLiteStore(tmp_path / "timed.sqlite3")
+    clock = Clock(1_800_000_000.0)
+    site = AccountSite(
+        store,
+        site_url=SITE,
+        hasher=FAST_HASHER,
+        clock=clock,
+        session_idle=3600,
+        session_max=12 * 3600,
+    )
+    return Site(Starlette(routes=account_routes(site, session_secret="c" * 32)), store, clock)
 
 
 @pytest.fixture
@@ -208,34 +239,6 @@ def test_a_tampered_session_cookie_is_not_signed_in(
     assert "Sign in" in browser.open() and "e@x.io" not in browser.open()
 
 
-@pytest.mark.parametrize(
-    ("limits", "emails"),
-    [
-        pytest.param(SignInLimits(per_email=3, per_ip=100), ["f@x.io"] * 4, id="per-email"),
-        pytest.param(
-            SignInLimits(per_email=100, per_ip=3),
-            ["g1@x.io", "g2@x.io", "g3@x.io", "f@x.io"],
-            id="per-ip",
-        ),
-    ],
-)
-def test_sign_in_is_rate_limited_even_with_the_right_password(
-    site_factory: Callable[..., tuple[Browser, SQLiteStore]],
-    limits: SignInLimits,
-    emails: list[str],
-) -> None:
-    browser, _ = site_factory(limits)
-    browser.signup("f@x.io")
-    browser.client.cookies.clear()
-    browser.open()
-    codes = [
-        browser.post("/account/signin", email=e, password="wrong password!")[0] for e in emails[:3]
-    ]
-    assert codes == [401, 401, 401]
-    code, page = browser.post("/account/signin", email=emails[3], password=PASSWORD)
-    assert code == 429 and "Too many attempts" in page
-
-
 def test_sign_out_ends_the_session(
     site_factory: Callable[..., tuple[Browser, SQLiteStore]],
 ) -> None:
@@ -244,6 +247,98 @@ def test_sign_out_ends_the_session(
     browser.open()
     assert browser.post("/account/signout")[0] == 303
     assert "Create an account" in browser.open()
+
+
+def test_sign_out_ends_every_copy_of_the_session_cookie(timed_site: Site) -> None:
+    owner = timed_site.browser()
+    owner.signup("copy@x.io")
+    owner.open()
+    thief = timed_site.browser("198.51.100.7")
+    thief.client.cookies.set("bangscore_session", owner.client.cookies["bangscore_session"])
+    assert 'id="who">copy@x.io<' in thief.open()  # a copy works while the session lives
+    thief_csrf = thief.csrf
+    assert owner.post("/account/signout")[0] == 303
+    assert "copy@x.io" not in thief.open() and "Sign in" in thief.open()
+    thief.csrf = thief_csrf
+    code, page = thief.post("/account/keys")
+    assert code == 403 and not NEW_KEY.search(page)
+    assert timed_site.store.list_keys(dt.date(2027, 1, 15), "copy@x.io") == []
+
+
+@pytest.mark.parametrize(
+    ("steps", "signed_in"),
+    [
+        pytest.param([3599], True, id="active-within-idle"),
+        pytest.param([3601], False, id="idle-too-long"),
+        pytest.param([3000] * 14, True, id="active-under-12h"),
+        pytest.param([3000] * 15, False, id="past-12h-absolute"),
+    ],
+)
+def test_sessions_end_after_an_idle_and_an_absolute_lifetime(
+    timed_site: Site, steps: list[int], signed_in: bool
+) -> None:
+    browser = timed_site.browser()
+    browser.signup("life@x.io")
+    for seconds in steps:
+        timed_site.clock.now += seconds
+        page = browser.client.get("/account").text
+    assert ('id="who">life@x.io<' in page) is signed_in
+
+
+def _fail(browser: Browser, email: str) -> tuple[int, str, str | None]:
+    browser.open()
+    response = browser.client.post(
+        "/account/signin",
+        data={"csrf": browser.csrf, "email": email, "password": "wrong password!"},
+    )
+    return response.status_code, response.text, response.headers.get("retry-after")
+
+
+def test_failed_sign_ins_slow_the_failing_client_never_the_owner(timed_site: Site) -> None:
+    owner = timed_site.browser("203.0.113.5")
+    owner.signup("own@x.io")
+    owner.client.cookies.clear()
+    attacker = timed_site.browser("198.51.100.66")
+    # Three free failures, then each attempt waits a delay that doubles: 1, 2, 4, 8 s.
+    assert [_fail(attacker, "own@x.io")[0] for _ in range(3)] == [401, 401, 401]
+    waits = []
+    for _ in range(4):
+        code, page, retry = _fail(attacker, "own@x.io")
+        assert code == 429 and retry is not None and "Wait" in page
+        waits.append(int(retry))
+        timed_site.clock.now += int(retry)
+        assert _fail(attacker, "own@x.io")[0] == 401  # after waiting, one more guess
+    assert waits == [1, 2, 4, 8]
+    assert _fail(attacker, "own@x.io")[:2][0] == 429
+    # Meanwhile the owner, from their own address, signs in at once with the right password.
+    owner.open()
+    assert owner.post("/account/signin", email="own@x.io", password=PASSWORD)[0] == 303
+    assert 'id="who">own@x.io<' in owner.open()
+
+
+def test_one_client_guessing_many_accounts_is_slowed_too(timed_site: Site) -> None:
+    attacker = timed_site.browser("198.51.100.99")
+    codes = [_fail(attacker, f"victim{n}@x.io")[0] for n in range(11)]
+    assert codes == [401] * 10 + [429]
+    assert _fail(attacker, "victim99@x.io")[2] == "1"
+    assert _fail(timed_site.browser("192.0.2.200"), "victim0@x.io")[0] == 401  # others are not
+
+
+def test_a_store_fault_during_sign_in_throttling_fails_open(
+    timed_site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    owner = timed_site.browser()
+    owner.signup("open@x.io")
+    owner.client.cookies.clear()
+
+    def down(*_: object) -> None:
+        raise StoreUnavailable("sqlite: disk gone")
+
+    monkeypatch.setattr(timed_site.store, "failures", down)
+    monkeypatch.setattr(timed_site.store, "fail", down)
+    owner.open()
+    assert owner.post("/account/signin", email="open@x.io", password="wrong password!")[0] == 401
+    assert owner.post("/account/signin", email="open@x.io", password=PASSWORD)[0] == 303
 
 
 # -- keys ----------------------------------------------------------------------------------------
@@ -316,3 +411,15 @@ def test_account_pages_are_never_cached_or_framed(
     assert "bangscore_session" in response.headers["set-cookie"]
     assert "httponly" in response.headers["set-cookie"].lower()
     assert "set-cookie" not in api.get("/api/v1").headers  # API routes carry no session
+
+
+def test_account_pages_carry_rate_limit_headers(
+    full_app: tuple[Browser, TestClient, SQLiteStore],
+) -> None:
+    browser, _, _ = full_app
+    first = browser.client.get("/account")
+    browser.signup("rate@x.io")
+    page = browser.client.get("/account")
+    redirect = browser.client.post("/account/signout", data={"csrf": csrf_of(page.text)})
+    for response in (first, page, redirect):
+        assert "x-ratelimit-limit" in response.headers and "ratelimit" in response.headers

@@ -13,11 +13,13 @@ from starlette.testclient import TestClient
 from build.filters import list_key, precomputed_combos
 from build.openapi import DETAIL_PROPERTIES, GAME_PROPERTIES
 from build.storage import MemoryStorage, Storage
-from build.wire import ScoredGame
+from scoring.pipeline import ScoredGame
+from scoring.value import SCORE_VERSION
+from shim.sqlite_store import SQLiteStore
 from tests import factories
-from tests.factories import SITE, add_key
+from tests.factories import NOT_RATED, SITE, add_key
 
-ClientFactory = Callable[..., tuple[TestClient, factories.SQLiteStore]]
+ClientFactory = Callable[..., tuple[TestClient, SQLiteStore]]
 RATE_HEADERS = (
     "x-ratelimit-limit",
     "x-ratelimit-remaining",
@@ -31,7 +33,7 @@ RATE_HEADERS = (
 @pytest.fixture
 def api(
     client_factory: ClientFactory, small_snapshot: tuple[Storage, list[ScoredGame]]
-) -> tuple[TestClient, factories.SQLiteStore, dict[str, str]]:
+) -> tuple[TestClient, SQLiteStore, dict[str, str]]:
     """A client over the small catalog, its store, and auth headers of a free key."""
     client, store = client_factory(small_snapshot[0])
     key = add_key(store)
@@ -383,6 +385,10 @@ def test_detail_holds_every_field_with_contract_rounding(api: Any, small_snapsho
     assert body["refunded_review_share"] is None and body["early_window_reviews"] is None
     assert body["sources"]["storefront"] == "2025-01-01"
     assert body["sources"]["wiki"] is None
+    assert body["length_source"] == game.record.length_source == "hltb"
+    assert body["drivers"] == game.drivers
+    assert set(body["drivers"]) == {"raises", "lowers", "neutral"}
+    assert body["score_version"] == SCORE_VERSION
     assert (
         body["url"]
         == f"{SITE}/game/{game.record.appid}/{game.record.name.lower().replace(' ', '-')}"
@@ -407,6 +413,27 @@ def test_detail_errors(api: Any, path: str, status: int, code: str) -> None:
     response = client.get(path, headers=headers)
     assert response.status_code == status
     assert response.json()["code"] == code
+
+
+@pytest.mark.parametrize(
+    ("appid", "name", "reason"),
+    [(a.appid, a.name, a.reason) for a in NOT_RATED],
+    ids=[a.reason for a in NOT_RATED],
+)
+def test_known_app_that_is_not_rated_says_why(api: Any, appid: int, name: str, reason: str) -> None:
+    client, _, headers = api
+    response = client.get(f"/api/v1/games/{appid}", headers=headers)
+    assert response.status_code == 404
+    assert response.headers["content-type"] == "application/problem+json"
+    body = response.json()
+    assert (body["code"], body["reason"], body["appid"], body["name"]) == (
+        "game_not_rated",
+        reason,
+        appid,
+        name,
+    )
+    assert name in body["detail"] and "not rated" in body["detail"]
+    assert body["type"].endswith("/docs/errors#game_not_rated")
 
 
 # -- search -----------------------------------------------------------------------------------
@@ -584,6 +611,8 @@ def test_game_page_and_slug_redirect(api: Any, small_snapshot: Any) -> None:
     page = client.get(f"/game/{game.appid}/{slug}")
     assert page.status_code == 200 and game.name in page.text
     assert "Game value ratings by BangScore" in page.text
+    assert 'id="drivers"' in page.text and "What drives the score" in page.text
+    assert "score version" in page.text
     for wrong in (f"/game/{game.appid}/wrong-slug", f"/game/{game.appid}"):
         redirect = client.get(wrong, follow_redirects=False)
         assert redirect.status_code == 301
@@ -602,3 +631,123 @@ def test_corrupt_manifest_at_start_is_a_clear_503(client_factory: ClientFactory)
     response = client.get("/api/v1/games", headers={"Authorization": f"Bearer {add_key(store)}"})
     assert response.status_code == 503
     assert response.json()["detail"] == "The published snapshot could not be loaded; retry shortly."
+
+
+# -- hardening round 2: oversized integers, headers everywhere, one URL, what failed ---------
+
+
+@pytest.mark.parametrize(
+    ("path", "parameter"),
+    [
+        ("/api/v1/games?page=" + "9" * 4301, "page"),
+        ("/api/v1/games?page=" + "1" * 11, "page"),
+        ("/api/v1/search?q=quest&page=" + "1" * 5000, "page"),
+        ("/api/v1/games?year_from=" + "2" * 5000, "year_from"),
+        ("/api/v1/games?year_to=" + "2" * 5000, "year_to"),
+        ("/api/v1/games/" + "6" * 5000, "appid"),
+        ("/api/v1/games/%C2%B2", "appid"),
+    ],
+    ids=["page-4301", "page-11", "search-page", "year_from", "year_to", "appid", "appid-unicode"],
+)
+def test_oversized_integers_are_400_naming_the_parameter(
+    api: Any, path: str, parameter: str
+) -> None:
+    client, _, headers = api
+    response = client.get(path, headers=headers)
+    assert response.status_code == 400
+    assert response.headers["content-type"] == "application/problem+json"
+    assert [e["parameter"] for e in response.json()["errors"]] == [parameter]
+
+
+@pytest.mark.parametrize("appid", ["%C2%B2", "9" * 5000, "%D9%A3"], ids=["sup2", "5000", "arabic"])
+def test_game_pages_take_ascii_appids_only(api: Any, appid: str) -> None:
+    client, _, _ = api
+    response = client.get(f"/game/{appid}/x", follow_redirects=False)
+    assert response.status_code == 404
+    assert response.headers["content-type"].startswith("text/html")  # a page, not JSON
+
+
+def test_a_trailing_slash_is_answered_directly_never_redirected_by_host(api: Any) -> None:
+    client, _, headers = api
+    plain = client.get("/api/v1/games?genre=rpg", headers=headers)
+    for path in ("/api/v1/games/?genre=rpg", "/api/v1/games//?genre=rpg"):
+        slashed = client.get(
+            path, headers={**headers, "Host": "evil.example"}, follow_redirects=False
+        )
+        assert slashed.status_code == 200 and "location" not in slashed.headers
+        assert slashed.content == plain.content
+        assert "evil.example" not in slashed.headers.get("link", "")
+    assert client.get("/api/v1/", follow_redirects=False).status_code == 200
+
+
+def test_uncounted_responses_carry_the_ip_allowance_too(api: Any, monkeypatch: Any) -> None:
+    client, _, headers = api
+    used = int(client.get("/api/v1").headers["x-ratelimit-used"])
+    preflight = {"Origin": "https://example.org", "Access-Control-Request-Method": "GET"}
+    answers = {
+        "metrics": client.get("/metrics"),
+        "cors-204": client.options("/api/v1/games", headers=preflight),
+        "export-download": client.get("/export/s1/games.csv.gz?expires=1&signature=x"),
+    }
+    from shim.compose import CompactIndex
+
+    def boom(*_: Any) -> Any:
+        raise RuntimeError("fault")
+
+    monkeypatch.setattr(CompactIndex, "page", boom)
+    with TestClient(client.app, raise_server_exceptions=False, base_url=SITE) as faulty:
+        answers["500"] = faulty.get("/api/v1/games?tag=rpg", headers=headers)
+    assert [r.status_code for r in answers.values()] == [200, 204, 404, 500]
+    for name, response in answers.items():
+        for header in RATE_HEADERS:
+            assert header in response.headers, (name, header)
+    # Not counted: the anonymous count is where the root listing left it.
+    assert int(answers["metrics"].headers["x-ratelimit-used"]) == used
+
+
+def test_a_deleted_object_and_a_key_store_outage_say_what_failed(
+    client_factory: ClientFactory, monkeypatch: Any
+) -> None:
+    from build.publish import object_key, read_manifest
+    from shim.store import StoreUnavailable
+
+    storage, _ = factories.publish_catalog(factories.small_catalog())
+    client, store = client_factory(storage)
+    headers = {"Authorization": f"Bearer {add_key(store)}"}
+    sha = read_manifest(storage, "s1").entries["games/10101.json"].sha256
+    storage.delete_many([object_key(sha)])
+    missing = client.get("/api/v1/games/10101", headers=headers)
+    assert missing.status_code == 503
+    assert missing.json()["detail"] == (
+        "A stored object of this snapshot is missing from the object store."
+    )
+
+    def down(*_: Any) -> Any:
+        raise StoreUnavailable("sqlite: disk I/O error")
+
+    monkeypatch.setattr(store, "history", down)
+    outage = client.get("/api/v1/usage", headers=headers)
+    assert outage.status_code == 503
+    assert outage.json()["detail"] == "The key store is unreachable; retry shortly."
+    assert "object store" not in outage.text
+
+
+def test_link_headers_use_the_base_url_the_snapshot_was_built_with(
+    client_factory: ClientFactory,
+) -> None:
+    import datetime as dt
+
+    from build.publish import publish
+    from build.snapshot import snapshot_objects
+    from scoring.pipeline import score_catalog
+
+    built_for = "http://127.0.0.1:9123"
+    games = score_catalog(factories.small_catalog())
+    storage = MemoryStorage()
+    objects = snapshot_objects(games, site_url=built_for, base_url=built_for)
+    created = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
+    publish(storage, "s9", objects, created_at=created, meta={"site_url": built_for})
+    client, store = client_factory(storage)  # the serving process says SITE
+    response = client.get("/api/v1/games", headers={"Authorization": f"Bearer {add_key(store)}"})
+    assert response.json()["games"][0]["url"].startswith(f"{built_for}/game/")
+    assert response.headers["link"].startswith(f"<{built_for}/api/v1/games?page=1>")

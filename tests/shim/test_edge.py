@@ -9,10 +9,10 @@ import pytest
 from starlette.testclient import TestClient
 
 from shim.handlers import Shim
-from tests import factories
+from shim.sqlite_store import SQLiteStore
 from tests.factories import add_key
 
-ClientFactory = Callable[..., tuple[TestClient, factories.SQLiteStore]]
+ClientFactory = Callable[..., tuple[TestClient, SQLiteStore]]
 PATHS = [
     "/api/v1/games?genre=rpg",
     "/api/v1/games?tag=co-op&year_from=2012",

@@ -19,9 +19,10 @@ from starlette.testclient import TestClient
 
 from build.export import GAMES_JSONL, write_export
 from build.publish import publish
-from build.snapshot import score_catalog, snapshot_objects
+from build.snapshot import snapshot_objects
 from build.storage import LocalStorage, Storage, open_storage
-from ingest.records import GameRecord
+from scoring.pipeline import score_catalog
+from scoring.records import GameRecord
 from shim.app import create_app
 from shim.cli import app_from_settings
 from shim.export import ExportService, LocalLinks
@@ -51,13 +52,13 @@ def add_key(store: Store, plan: Plan) -> dict[str, str]:
 
 
 def build(storage: Storage, snapshot_id: str, records: list[GameRecord]) -> None:
-    games = score_catalog(factories.make_catalog(records))
+    games = score_catalog(records)
     objects = snapshot_objects(games, site_url=factories.SITE, base_url=factories.SITE)
     publish(storage, snapshot_id, objects, created_at=T0, meta={"games": len(games)})
 
 
 def export(storage: Storage, snapshot_id: str, records: list[GameRecord]) -> None:
-    games = score_catalog(factories.make_catalog(records))
+    games = score_catalog(records)
     write_export(storage, games, snapshot_id=snapshot_id, created_at=T0, site_url=factories.SITE)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from shim.keys import (
@@ -58,3 +60,32 @@ def test_redact_replaces_keys_by_their_id() -> None:
     redacted = redact(line)
     assert key not in redacted
     assert f"api_key=bsk_{key_id(key)}…&page=2" in redacted
+
+
+@pytest.mark.parametrize(
+    "encode",
+    [
+        lambda k: k,
+        lambda k: k.replace("_", "%5F"),
+        lambda k: k.replace("_", "%5f"),
+        lambda k: "".join(f"%{b:02X}" for b in k.encode()),
+        lambda k: k.replace("_", "%255F"),
+        lambda k: k.upper(),
+        lambda k: k + "trailing",
+    ],
+    ids=["plain", "escaped-underscore", "lowercase-escape", "fully-escaped", "double-escaped",
+         "upper-case", "glued-to-text"],
+)  # fmt: skip
+def test_redact_finds_keys_in_every_encoding(encode: Callable[[str], str]) -> None:
+    key = generate_key()
+    line = f'127.0.0.1:5 - "GET /api/v1/games?genre=rpg&api_key={encode(key)}&page=2 HTTP/1.1"'
+    redacted = redact(line)
+    assert key[4:12] in redacted or key[4:12].upper() in redacted
+    assert key[12:] not in redacted and key[12:].upper() not in redacted
+    assert redacted.startswith('127.0.0.1:5 - "GET /api/v1/games?genre=rpg&api_key=bsk_')
+    assert redacted.endswith('…&page=2 HTTP/1.1"')
+
+
+def test_redact_leaves_text_without_keys_alone() -> None:
+    line = "GET /api/v1/search?q=bsk%5Fnot%20a%20key&page=2 HTTP/1.1 %ZZ %"
+    assert redact(line) == line

@@ -3,31 +3,27 @@ for refused and missing pages, and the pages' own per-IP allowance."""
 
 from __future__ import annotations
 
-import datetime as dt
 import html
-import itertools
 import re
 from collections.abc import Callable
 from typing import Any
 
-import orjson
 import pytest
 from starlette.testclient import TestClient
 
-from build.filters import NOT_RATED_KEY
-from build.publish import publish
-from build.snapshot import score_catalog, snapshot_objects
-from build.storage import MemoryStorage, Storage, StoredObject
-from build.wire import ScoredGame
+from build.storage import Storage
+from scoring.pipeline import ScoredGame
+from scoring.records import NotRated
+from shim.sqlite_store import SQLiteStore
 from tests import factories
 from tests.factories import SITE, add_key
 
-ClientFactory = Callable[..., tuple[TestClient, factories.SQLiteStore]]
+ClientFactory = Callable[..., tuple[TestClient, SQLiteStore]]
 HTML = "text/html; charset=utf-8"
-NOT_RATED = {
-    "1145360": {"name": "Hades Demo", "reason": "not_a_game"},
-    "999001": {"name": "Rpg Quest Remastered", "reason": "too_few_reviews"},
-}
+NOT_RATED = (
+    NotRated(appid=999001, name="Rpg Quest Remastered", reason="too_few_reviews"),
+    NotRated(appid=1145361, name="Hades Demo", reason="not_a_game"),
+)
 
 
 @pytest.fixture
@@ -41,12 +37,8 @@ def site(
 
 @pytest.fixture(scope="module")
 def with_not_rated() -> Storage:
-    """The small catalog published with a not-rated object, as the builder will write it."""
-    storage = MemoryStorage()
-    games = score_catalog(factories.make_catalog(factories.small_catalog()))
-    extra = StoredObject(NOT_RATED_KEY, orjson.dumps(NOT_RATED), "application/json")
-    objects = itertools.chain(snapshot_objects(games, site_url=SITE, base_url=SITE), [extra])
-    publish(storage, "s1", objects, created_at=dt.datetime(2026, 11, 1, tzinfo=dt.UTC), meta={})
+    """The small catalog published with its not-rated apps, as the builder writes them."""
+    storage, _ = factories.publish_catalog(factories.small_catalog(), not_rated=NOT_RATED)
     return storage
 
 

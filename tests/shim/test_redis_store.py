@@ -17,12 +17,15 @@ import httpx
 import pytest
 import redis
 
+from shim.keys import key_id
 from shim.quota import Quota
 from shim.redis_store import RedisStore
 from shim.store import (
     AccountExists,
     AccountRecord,
+    Failures,
     KeyRecord,
+    SessionRecord,
     Store,
     StoreError,
     StoreUnavailable,
@@ -328,7 +331,21 @@ def test_two_shim_processes_sharing_redis_never_over_admit(
     first = asyncio.run(fire(urls, key, 3 * limit, concurrency=64))
     assert set(first) <= {200, 429}
     assert first[200] <= limit  # over-admission under concurrency: none
-    time.sleep(1.5)  # idle leases go back to Redis
+    today = dt.datetime.now(dt.UTC).date()
+    subject = f"key:{key_id(key)}"
+    auth = {"Authorization": f"Bearer {key}"}
+
+    def leases_back() -> bool:
+        # Every admitted request flushed and every idle lease given back to Redis ...
+        if counter(redis_url, subject, today) != {"leased": first[200], "spent": first[200]}:
+            return False
+        # ... and no replica still holds a lease of its own: a replica that holds one answers
+        # /usage (not counted) from it, and one that was refused a lease saw the full limit.
+        return all(
+            httpx.get(f"{u}/api/v1/usage", headers=auth).json()["used"] == first[200] for u in urls
+        )
+
+    wait_for(leases_back, 10, "idle leases given back to Redis")
     second = asyncio.run(fire(urls, key, limit))
     assert first[200] + second[200] == limit
     reader = store_factory(redis_url)
@@ -389,3 +406,42 @@ def test_redis_killed_mid_load_fails_open_and_counts_continue_when_back(
     # Reconciliation is asynchronous (flush every 0.2 s); a generous bound keeps a loaded CI
     # machine from failing a run whose counts are right.
     wait_for(lambda: reader.list_keys(today)[0].today == 700, 30, "every request counted")
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "redis"])
+def test_sessions_are_found_until_they_end_or_expire(
+    backend: str, redis_url: str, store_factory: StoreFactory, tmp_path: object
+) -> None:
+    url = redis_url if backend == "redis" else f"sqlite:///{tmp_path}/s.sqlite3"
+    store = store_factory(url)
+    now = int(time.time())
+    store.start_session("a" * 64, "a@x.io", now, now + 60)
+    store.start_session("b" * 64, "b@x.io", now, now + 60)
+    assert store.find_session("a" * 64, now) == SessionRecord("a@x.io", now, now + 60)
+    assert store.find_session("a" * 64, now + 60) is None  # expired at its end
+    store.extend_session("a" * 64, now + 120)
+    assert store.find_session("a" * 64, now + 100) == SessionRecord("a@x.io", now, now + 120)
+    store.end_session("a" * 64)
+    assert store.find_session("a" * 64, now) is None
+    assert store.find_session("b" * 64, now) is not None  # only that session ended
+    assert store.find_session("c" * 64, now) is None
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "redis"])
+def test_failures_count_until_forgiven_or_forgotten(
+    backend: str, redis_url: str, store_factory: StoreFactory, tmp_path: object
+) -> None:
+    url = redis_url if backend == "redis" else f"sqlite:///{tmp_path}/s.sqlite3"
+    store = store_factory(url)
+    now = int(time.time())
+    assert store.failures("signin:ip:x", now) == Failures(0, 0)
+    assert store.fail("signin:ip:x", now, 3600) == Failures(1, now)
+    assert store.fail("signin:ip:x", now + 5, 3600) == Failures(2, now + 5)
+    assert store.failures("signin:ip:x", now + 6) == Failures(2, now + 5)
+    assert store.failures("signin:ip:y", now + 6) == Failures(0, 0)
+    store.forgive("signin:ip:x")
+    assert store.failures("signin:ip:x", now + 7) == Failures(0, 0)
+    if backend == "sqlite":  # Redis forgets by expiry on the real clock; SQLite by `now`
+        store.fail("signin:ip:z", now, 10)
+        assert store.failures("signin:ip:z", now + 11) == Failures(0, 0)
+        assert store.fail("signin:ip:z", now + 12, 10) == Failures(1, now + 12)

@@ -22,7 +22,7 @@ from build.filters import Filters, detail_key
 from build.publish import object_key, read_manifest
 from build.snapshot import select
 from build.storage import LocalStorage
-from build.wire import ScoredGame
+from scoring.pipeline import ScoredGame
 from tests import factories
 from tests.browser import (
     DESKTOP,

@@ -1,9 +1,11 @@
-"""Typed records of the joined catalog: one :class:`GameRecord` per storefront appid.
+"""Typed records of the catalog: one :class:`GameRecord` per rated storefront appid, and one
+:class:`NotRated` per known app that is not rated, with the reason.
 
-The catalog is the contract between ingest (which writes it) and the builder (which reads it).
-Every public input carries where it came from: ``sources`` gives the date of the data each
-source contributed, and ``estimated`` names any input that is a documented estimate rather
-than a direct observation.
+The catalog is the contract between ingest (which writes it) and scoring and the builder (which
+read it). It lives in ``scoring`` so that both sides import it without importing the ingest
+adapters. Every public input carries where it came from: ``sources`` gives the date of the data
+each kind of source contributed, ``provenance`` the source and date of every resolved field, and
+``estimated`` names any input that is a documented estimate rather than a direct observation.
 """
 
 from __future__ import annotations
@@ -14,12 +16,14 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 SourceName = Literal["storefront", "player_stats", "play_length", "price_history", "wiki"]
-SOURCE_NAMES: tuple[SourceName, ...] = (
-    "storefront",
-    "player_stats",
-    "play_length",
-    "price_history",
-    "wiki",
+LengthSource = Literal["hltb", "playtime_estimate"]
+NotRatedReason = Literal["delisted", "too_few_reviews", "no_usd_price", "no_length", "not_a_game"]
+NOT_RATED_REASONS: tuple[NotRatedReason, ...] = (
+    "delisted",
+    "too_few_reviews",
+    "no_usd_price",
+    "no_length",
+    "not_a_game",
 )
 
 
@@ -33,6 +37,18 @@ class Sources(BaseModel):
     play_length: dt.date | None = None
     price_history: dt.date | None = None
     wiki: dt.date | None = None
+    review_sample: dt.date | None = None
+
+
+class Provenance(BaseModel):
+    """Where one resolved field came from: the source's name, the kind of source it is (the
+    ``sources`` key it dates) and the date of its data."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    source: str
+    kind: SourceName
+    date: dt.date
 
 
 class DateWindow(BaseModel):
@@ -42,6 +58,22 @@ class DateWindow(BaseModel):
 
     from_: dt.date = Field(alias="from")
     to: dt.date
+
+
+class EarlyWindow(BaseModel):
+    """Early-window review counts of one game (SPEC 2.3), from single reviews with the
+    playtime at review time: ``reviews`` written with under 2 hours played, their positive
+    share, and their share of all storefront-purchase reviews of the sample; ``window`` is the
+    span of the sample's review dates and ``source`` the dump or sampler it came from."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    reviews: int = Field(ge=0)
+    positive_share: float | None = Field(ge=0, le=1)
+    review_share: float | None = Field(ge=0, le=1)
+    sample: int = Field(ge=0, description="Storefront-purchase reviews in the sample")
+    window: DateWindow
+    source: str
 
 
 class FirstDaysSplit(BaseModel):
@@ -77,11 +109,12 @@ class ReviewSample(BaseModel):
 
 
 class GameRecord(BaseModel):
-    """One game of the joined catalog, before scoring.
+    """One rated game of the catalog, before scoring.
 
     Units: prices in US dollars (float, cents precision), hours as float hours, fractions 0..1.
     A None means the input is unknown; it is never silently replaced by a guess. Where a value
-    is a documented estimate, its field name is listed in ``estimated``.
+    is a documented estimate, its field name is listed in ``estimated``; ``checks`` names the
+    cross-checks that fired (``ingest.checks``), ``provenance`` the source of every input.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -94,50 +127,65 @@ class GameRecord(BaseModel):
     price_usd: float = Field(ge=0)
     list_price_usd: float = Field(ge=0)
     discount_percent: int = Field(ge=0, le=100)
-    # Storefront review counts (all purchase types, as the storefront summary gives them).
-    review_positive: int = Field(ge=0)
-    review_negative: int = Field(ge=0)
+    # Storefront review summary: positive share (all languages, all purchase types) and count.
+    review_score: float = Field(ge=0, le=1)
+    review_count: int = Field(ge=0)
     release_date: dt.date | None = None
     release_year: int | None = Field(default=None, ge=1970, le=2100)
     storefront_genres: tuple[str, ...] = ()
-    tags: tuple[str, ...] = Field(default=(), description="User tags, most-voted first")
+    tags: tuple[str, ...] = Field(
+        default=(), max_length=20, description="Storefront user tags, most-voted first"
+    )
     # Not storefront genres: the play-length source's own (HowLongToBeat: "Role-Playing",
     # "Point-and-Click"...), in its order. Scoring falls back on them to pick a genre.
     play_length_genres: tuple[str, ...] = Field(
         default=(), description="Genres from the play-length source (HLTB), not the storefront"
     )
     main_story_hours: float | None = Field(default=None, gt=0)
+    length_source: LengthSource | None = None
     completionist_hours: float | None = Field(default=None, gt=0)
     finish_rate: float | None = Field(default=None, ge=0, le=1)
+    # Median playtime (hours, at collection time) of the game's positive reviewers: how long
+    # people who liked it keep playing; scoring credits it as replay depth for replayable games.
+    positive_reviewer_hours: float | None = Field(default=None, ge=0)
+    positive_reviewers: int | None = Field(default=None, ge=0)
+    rarest_achievement_percent: float | None = Field(default=None, ge=0, le=100)
     players_estimate: int | None = Field(default=None, ge=0)
     owners_range: str | None = None
     median_playtime_hours: float | None = Field(default=None, ge=0)
     historical_low_usd: float | None = Field(default=None, ge=0)
     metacritic: int | None = Field(default=None, ge=0, le=100)
     reviews: ReviewSample | None = None
+    early_window: EarlyWindow | None = None
     sources: Sources = Sources()
+    provenance: dict[str, Provenance] = Field(default_factory=dict)
     estimated: tuple[str, ...] = Field(
         default=(), description="Names of fields that are documented estimates"
     )
-
-    @property
-    def review_count(self) -> int:
-        """Given the record, return positive + negative storefront reviews."""
-        return self.review_positive + self.review_negative
-
-    @property
-    def review_score(self) -> float | None:
-        """Given the record, return the positive share of reviews (0..1), or None if none."""
-        total = self.review_count
-        return self.review_positive / total if total else None
+    checks: tuple[str, ...] = Field(
+        default=(), description="Cross-checks that fired on this record (ingest.checks)"
+    )
 
 
-class Catalog(BaseModel):
-    """A whole joined catalog as ingest writes it and the builder reads it."""
+class NotRated(BaseModel):
+    """A known app that is not rated, and why (CONTRACT.md ``game_not_rated``)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    schema_version: Literal[1] = 1
+    appid: int = Field(gt=0)
+    name: str
+    reason: NotRatedReason
+    review_count: int | None = Field(default=None, ge=0)
+
+
+class Catalog(BaseModel):
+    """A whole catalog as ingest writes it and the builder reads it: the rated games and the
+    known apps that are not rated."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_version: Literal[2] = 2
     created_at: dt.datetime
     origin: str = Field(description="What produced it, e.g. 'bundled dumps' or 'live ingest'")
     games: tuple[GameRecord, ...]
+    not_rated: tuple[NotRated, ...] = ()

@@ -1,0 +1,233 @@
+"""Cross-checks run on resolved observations before anything is scored.
+
+Each function is pure: it takes resolved values (see :mod:`ingest.observations`) and returns a
+decision. :mod:`ingest.catalog` applies them in this order, and the first that refuses a game
+gives the ``reason`` of its ``game_not_rated`` answer:
+
+1. ``not_a_game``: the storefront's app type is not a game (DLC, demo, soundtrack, tool...), the
+   name says so (soundtrack, demo, playtest...), or its only storefront genres are software.
+2. ``delisted``: steam-tracker lists the app as removed from sale, or its only price is $0
+   while an earlier dump shows it sold for money (SteamSpy lists withdrawn titles at 0), unless
+   a later storefront record says it is free to play. A delisted game is never rated as free.
+3. ``no_usd_price``: no source gives a US price.
+4. ``too_few_reviews``: fewer than :data:`MIN_REVIEWS` reviews.
+5. ``no_length``: neither a HowLongToBeat main story that survives :func:`choose_length` nor
+   enough reviewers' playtime to estimate one.
+
+The length check (:func:`choose_length`): a main-story time that disagrees strongly with how
+long the game's own positive reviewers play is set aside, and the next candidate is tried:
+
+* *too short*: positive reviewers' median playtime is more than :data:`SHORT_FACTOR` times the
+  length, for a game that is not replayable (a replayable game's fans are expected to play far
+  past the story). This is Baldur's Gate 3's early-access row: 23 h against a 105 h median.
+* *too long*: a title-matched length more than :data:`LONG_FACTOR` times the median (a title
+  match to the wrong game). Appid-keyed lengths are not refused for this: people do abandon
+  long games.
+
+When every candidate is set aside, a too-short length is replaced by the playtime estimate
+(``length_source`` ``"playtime_estimate"``) and a too-long keyed one is kept; either way the
+record's ``checks`` names the disagreement, so it is never silently used. A game with no
+HowLongToBeat time at all gets the playtime estimate too: :data:`PLAYTIME_TO_MAIN` times the
+positive reviewers' median playtime, at most :data:`ESTIMATE_CAP_HOURS`.
+
+Prices (:func:`current_price`): a sale price observed more than :data:`SALE_MAX_AGE_DAYS`
+before the newest storefront data is over by now, so such an observation gives its list price
+with no discount (the sale price still counts toward the historical low).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from ingest.names import normalise_name
+from ingest.observations import TRUST_MATCHED, Resolved
+from scoring.records import LengthSource, NotRatedReason
+
+MIN_REVIEWS: Final = 50
+# Positive reviewers needed before their median playtime is trusted (check or estimate).
+MIN_REVIEWERS: Final = 20
+SHORT_FACTOR: Final = 4.0
+LONG_FACTOR: Final = 4.0
+# Main story = PLAYTIME_TO_MAIN x the positive reviewers' median playtime, for games with no
+# HowLongToBeat time. The median of HLTB main / that playtime over the rated, non-replayable
+# games that have both (scoring/CALIBRATION.md): reviewers keep playing past the story.
+PLAYTIME_TO_MAIN: Final = 0.70
+# An estimate never exceeds the 95th percentile of HowLongToBeat main stories in the rated
+# catalog (31 h): beyond it reviewers' hours are replays, idling or a game left running.
+ESTIMATE_CAP_HOURS: Final = 30.0
+# Where the owners' playtime has no usable spread (mean <= median), the typical fitted sigma of
+# a log-normal playtime (median 0.97 over SteamSpy 2023 games with mean > median).
+DEFAULT_SIGMA: Final = 1.0
+
+GAME_TYPES: Final = frozenset({"game"})
+SOFTWARE_GENRES: Final = frozenset(
+    {
+        "Utilities",
+        "Design & Illustration",
+        "Animation & Modeling",
+        "Education",
+        "Video Production",
+        "Software Training",
+        "Audio Production",
+        "Web Publishing",
+        "Game Development",
+        "Photo Editing",
+        "Accounting",
+        "Documentary",
+        "Tutorial",
+    }
+)
+GAME_GENRES: Final = frozenset(
+    {
+        "Action",
+        "Adventure",
+        "Casual",
+        "Indie",
+        "RPG",
+        "Simulation",
+        "Strategy",
+        "Sports",
+        "Racing",
+        "Massively Multiplayer",
+    }
+)
+NON_GAME_WORDS: Final = frozenset({"soundtrack", "ost", "artbook", "demo", "playtest", "sdk"})
+NON_GAME_PHRASES: Final = ("dedicated server", "season pass", "art book")
+
+LENGTH_TOO_SHORT: Final = "length_shorter_than_reviewers_play"
+LENGTH_TOO_LONG: Final = "length_longer_than_reviewers_play"
+
+
+def non_game(name: str, app_type: str | None, genres: Iterable[str]) -> bool:
+    """Given a name, the storefront app type (None if unknown) and storefront genres, return
+    True when the app is not a game (see the module docstring, rule 1)."""
+    if app_type is not None and app_type not in GAME_TYPES:
+        return True
+    words = normalise_name(name)
+    if NON_GAME_WORDS.intersection(words.split()) or any(p in words for p in NON_GAME_PHRASES):
+        return True
+    found = set(genres)
+    return bool(found & SOFTWARE_GENRES) and not found & GAME_GENRES
+
+
+def delisted(
+    listed_delisted: bool, price_usd: float | None, paid_before: bool, free_to_play: bool
+) -> bool:
+    """Given whether steam-tracker lists the app as delisted, its resolved current price
+    (None if unknown), whether any dump shows it sold for money, and whether a storefront
+    record calls it free to play, return True when it must be treated as delisted."""
+    if listed_delisted:
+        return True
+    return price_usd == 0 and paid_before and not free_to_play
+
+
+@dataclass(frozen=True, slots=True)
+class Length:
+    """The chosen main-story length: hours, where from, and the checks that fired."""
+
+    hours: float
+    source: LengthSource
+    resolved: Resolved | None
+    checks: tuple[str, ...] = ()
+
+
+def choose_length(
+    candidates: Sequence[Resolved],
+    positive_reviewer_hours: float | None,
+    positive_reviewers: int,
+    *,
+    replayable: bool,
+) -> Length | None:
+    """Given the main-story candidates best first, the positive reviewers' median playtime
+    (hours, None if unknown) and their count, and whether the game is replayable, return the
+    length to use, or None when there is none (see the module docstring)."""
+    trusted = positive_reviewer_hours if positive_reviewers >= MIN_REVIEWERS else None
+    fired: list[str] = []
+    kept_long: Resolved | None = None
+    for candidate in candidates:
+        hours = float(candidate.value)
+        if trusted is None or trusted <= 0:
+            return Length(hours, "hltb", candidate, tuple(fired))
+        if not replayable and trusted > SHORT_FACTOR * hours:
+            fired.append(LENGTH_TOO_SHORT)
+            continue
+        if hours > LONG_FACTOR * trusted:
+            fired.append(LENGTH_TOO_LONG)
+            if candidate.layer.trust >= TRUST_MATCHED:
+                continue
+            kept_long = kept_long or candidate
+            continue
+        return Length(hours, "hltb", candidate, tuple(dict.fromkeys(fired)))
+    if kept_long is not None:
+        return Length(float(kept_long.value), "hltb", kept_long, tuple(dict.fromkeys(fired)))
+    if trusted is not None and trusted > 0:
+        estimate = round(min(PLAYTIME_TO_MAIN * trusted, ESTIMATE_CAP_HOURS), 2)
+        if estimate > 0:
+            return Length(estimate, "playtime_estimate", None, tuple(dict.fromkeys(fired)))
+    return None
+
+
+SALE_MAX_AGE_DAYS: Final = 60
+
+
+def current_price(
+    observed: tuple[float, float, int], observed_on: dt.date, newest: dt.date
+) -> tuple[float, float, int]:
+    """Given an observed (price, list price, discount percent) in US dollars, the date it was
+    observed and the date of the newest storefront data, return the price to publish as
+    current: the observation itself, or its list price undiscounted when the sale is stale."""
+    price, list_price, discount = observed
+    if discount and (newest - observed_on).days > SALE_MAX_AGE_DAYS:
+        return list_price, list_price, 0
+    return price, list_price, discount
+
+
+def finish_rate_estimate(
+    median_minutes: float,
+    mean_minutes: float,
+    main_story_hours: float,
+    *,
+    default_sigma: float = DEFAULT_SIGMA,
+) -> float:
+    """Given a game's median and mean playtime (minutes, > 0) and its main-story length
+    (hours, > 0), return the estimated share of players who played at least that long, 0..1.
+
+    Playtime is modelled as log-normal: mu = ln(median) and, from mean = exp(mu + sigma^2/2),
+    sigma^2 = 2 ln(mean / median) when mean > median, else ``default_sigma``. Result:
+    P(X >= L) = erfc((ln L - mu) / (sigma sqrt 2)) / 2, clamped to [0, 1]. Raises ValueError
+    for a non-positive input.
+    """
+    if median_minutes <= 0 or mean_minutes <= 0 or main_story_hours <= 0:
+        raise ValueError("playtimes and length must be positive")
+    mu = math.log(median_minutes)
+    ratio = mean_minutes / median_minutes
+    sigma = math.sqrt(2 * math.log(ratio)) if ratio > 1 else default_sigma
+    z = (math.log(main_story_hours * 60) - mu) / (sigma * math.sqrt(2))
+    return min(1.0, max(0.0, 0.5 * math.erfc(z)))
+
+
+def not_rated_reason(
+    *,
+    is_non_game: bool,
+    is_delisted: bool,
+    has_price: bool,
+    review_count: int,
+    has_length: bool,
+) -> NotRatedReason | None:
+    """Given the outcome of each check, return the first reason that refuses the game, in the
+    module docstring's order, or None when it is rated."""
+    if is_non_game:
+        return "not_a_game"
+    if is_delisted:
+        return "delisted"
+    if not has_price:
+        return "no_usd_price"
+    if review_count < MIN_REVIEWS:
+        return "too_few_reviews"
+    if not has_length:
+        return "no_length"
+    return None

@@ -1,0 +1,272 @@
+"""Live refresh as layered sources: a previous record and each adapter's answer become
+observations, and one game is re-resolved by :func:`ingest.catalog.assemble`.
+
+So a live refresh and the bundled dumps produce the same kind of record: the same precedence
+(:mod:`ingest.observations`), the same cross-checks (:mod:`ingest.checks`), the same provenance.
+
+- :func:`record_observations`: a catalog record back into layers. Each distinct provenance entry
+  (source, kind, date) is one layer, ``TRUST_KEYED`` except the bundled sources registered as
+  ``TRUST_MATCHED`` (:data:`MATCHED_SOURCES`). Each resolved value is observed on the layer its
+  provenance names. Values that carry no provenance (owners, player counts, reviewers' playtime,
+  the review sample...) sit on a ``previous catalog <kind>`` layer dated by the record's
+  ``sources``; a record written before provenance existed puts every value there.
+- :func:`patch_observations`: an adapter's patch (field -> fresh value) into observations, on
+  the layer :func:`live_layer` gives the adapter (keyed, dated today), so live values win.
+- :func:`resolve_game`: a previous record plus live layers, resolved into a rated record or a
+  :class:`NotRated` app.
+
+What a record cannot say is lost on the way back: the main-story candidates that were set
+aside (their ``checks`` are carried over while the chosen length stays the same), the other
+sources' values that lost, and a release year without a full release date.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Final
+
+from ingest.catalog import BUNDLED, IngestReport, assemble
+from ingest.observations import TRUST_KEYED, TRUST_MATCHED, Layer, Observation, Observations
+from scoring.records import GameRecord, NotRated, SourceName
+
+__all__ = [
+    "MATCHED_SOURCES",
+    "LayerObservations",
+    "combine",
+    "live_layer",
+    "patch_observations",
+    "record_observations",
+    "resolve_game",
+]
+
+LayerObservations = tuple[Layer, list[Observation]]
+
+# Bundled sources that join by title or only sample (ingest.catalog.BUNDLED): a provenance entry
+# naming one of them keeps its TRUST_MATCHED rank when the record is read back.
+MATCHED_SOURCES: Final = frozenset(s.layer.name for s in BUNDLED if s.layer.trust == TRUST_MATCHED)
+# The only bundled source of reviewers' playtime, used when a record's provenance does not name
+# the layer its positive reviewers' hours came from.
+REVIEWER_PLAYTIME_SOURCE: Final = "steam_review_playtime_2026"
+_BUNDLED_LAYERS: Final = {s.layer.name: s.layer for s in BUNDLED}
+# A value with no provenance and no date for its kind: older than any dated layer.
+UNDATED: Final = dt.date.min
+
+# (observation field, provenance key, kind of the fallback layer, value of the record).
+_Getter = Callable[[GameRecord], Any]
+_PUBLIC: Final[tuple[tuple[str, str, SourceName, _Getter], ...]] = (
+    ("name", "name", "storefront", lambda r: r.name),
+    ("developer", "developer", "storefront", lambda r: r.developer),
+    ("publisher", "publisher", "storefront", lambda r: r.publisher),
+    (
+        "price",
+        "price_usd",
+        "storefront",
+        lambda r: (r.price_usd, r.list_price_usd, r.discount_percent),
+    ),
+    ("review_score", "review_score", "storefront", lambda r: r.review_score),
+    ("review_count", "review_count", "storefront", lambda r: r.review_count),
+    ("release_date", "release_year", "storefront", lambda r: r.release_date),
+    ("tags", "tags", "storefront", lambda r: r.tags),
+    ("storefront_genres", "genre", "storefront", lambda r: r.storefront_genres),
+    ("completionist_hours", "completionist_hours", "play_length", lambda r: r.completionist_hours),
+    ("metacritic", "metacritic", "storefront", lambda r: r.metacritic),
+    ("early_window", "early_window_reviews", "player_stats", lambda r: r.early_window),
+    ("finish_rate", "finish_rate", "player_stats", lambda r: r.finish_rate),
+)
+# Values no provenance entry covers: observed on the ``previous catalog player_stats`` layer.
+_UNSOURCED: Final[tuple[tuple[str, _Getter], ...]] = (
+    ("rarest_achievement_percent", lambda r: r.rarest_achievement_percent),
+    ("players_estimate", lambda r: r.players_estimate),
+    ("owners_range", lambda r: r.owners_range),
+    ("median_playtime_hours", lambda r: r.median_playtime_hours),
+    ("reviews", lambda r: r.reviews),
+)
+
+
+def _is_set(value: Any) -> bool:
+    return value is not None and value != ()
+
+
+class _Layers:
+    """The layers of one record, by provenance entry, and what each observes."""
+
+    def __init__(self, record: GameRecord) -> None:
+        self.record = record
+        self.observed: dict[Layer, list[Observation]] = {}
+        self.by_key: dict[str, Layer] = {}
+        taken: dict[str, Layer] = {}
+        # finish_rate's entry is dated as player statistics whatever its layer's kind, so it
+        # goes last and reuses the layer of the same source and date when there is one.
+        for key in sorted(record.provenance, key=lambda key: key == "finish_rate"):
+            entry = record.provenance[key]
+            trust = TRUST_MATCHED if entry.source in MATCHED_SOURCES else TRUST_KEYED
+            layer = Layer(entry.source, entry.kind, entry.date, trust)
+            known = taken.get(entry.source)
+            if known is not None and key == "finish_rate" and known.date == entry.date:
+                layer = known
+            elif known is not None and known != layer:
+                # Two entries of one name that disagree (not written by assemble): both kept.
+                name = f"{entry.source} ({entry.kind}, {entry.date.isoformat()})"
+                layer = dataclasses.replace(layer, name=name)
+            taken.setdefault(layer.name, layer)
+            self.by_key[key] = layer
+
+    def fallback(self, kind: SourceName) -> Layer:
+        """Given a kind, return the record's ``previous catalog`` layer of that kind."""
+        date: dt.date | None = getattr(self.record.sources, kind)
+        return Layer(f"previous catalog {kind}", kind, date or UNDATED, TRUST_KEYED)
+
+    def observe(self, layer: Layer, field: str, value: Any) -> None:
+        """Given a layer, a field and a value, record that the layer observed it."""
+        self.observed.setdefault(layer, []).append(Observation(self.record.appid, field, value))
+
+    def named(self, name: str) -> Layer | None:
+        """Given a source name, return the record's layer of that name, or None."""
+        return next((layer for layer in self.by_key.values() if layer.name == name), None)
+
+
+def _deepest_discount(list_price: float, low: float) -> int | None:
+    """Given a list price and an estimated historical low, return the deepest discount (percent)
+    that :func:`ingest.catalog.assemble` turns back into that low, or None if none does."""
+    cents = round(list_price * 100)
+    for percent in range(101):
+        if round(int(cents * (100 - percent) // 100) / 100, 2) == round(low, 2):
+            return percent
+    return None
+
+
+def record_observations(record: GameRecord) -> list[LayerObservations]:
+    """Given a catalog record, return its resolved values as (layer, observations) pairs, one
+    layer per distinct provenance entry plus ``previous catalog <kind>`` layers for values with
+    no provenance (see the module docstring); resolving them gives the record back."""
+    layers = _Layers(record)
+    legacy = not record.provenance
+    for field, key, kind, get in _PUBLIC:
+        value = get(record)
+        if key in layers.by_key:
+            layers.observe(layers.by_key[key], field, value)
+        elif legacy and _is_set(value) and not (field == "review_score" and value == 0):
+            layers.observe(layers.fallback(kind), field, value)
+    length_layer = layers.by_key.get("length_hours") or layers.fallback("play_length")
+    if record.main_story_hours is not None and record.length_source != "playtime_estimate":
+        layers.observe(length_layer, "main_story_hours", record.main_story_hours)
+    if record.play_length_genres:
+        genres_layer = length_layer if record.length_source == "hltb" else None
+        layers.observe(
+            genres_layer or layers.fallback("play_length"),
+            "play_length_genres",
+            record.play_length_genres,
+        )
+    if record.positive_reviewer_hours is not None:
+        if record.length_source == "playtime_estimate" and "length_hours" in layers.by_key:
+            reviewer_layer = layers.by_key["length_hours"]
+        else:
+            reviewer_layer = (
+                layers.named(REVIEWER_PLAYTIME_SOURCE)
+                or _BUNDLED_LAYERS.get(REVIEWER_PLAYTIME_SOURCE)
+                or layers.fallback("player_stats")
+            )
+        playtime = (record.positive_reviewer_hours, None, record.positive_reviewers or 0, 0)
+        layers.observe(reviewer_layer, "reviewer_playtime", playtime)
+    low = record.historical_low_usd
+    low_layer = layers.by_key.get("historical_low_usd") or (
+        layers.fallback("price_history") if legacy else None
+    )
+    if low is not None and low_layer is not None:
+        deepest = None
+        if "historical_low_usd" in record.estimated:
+            deepest = _deepest_discount(record.list_price_usd, low)
+        if deepest is not None:
+            layers.observe(low_layer, "deepest_discount_percent", deepest)
+        else:
+            layers.observe(low_layer, "usd_price_seen", low)
+    for field, get in _UNSOURCED:
+        value = get(record)
+        if _is_set(value):
+            layers.observe(layers.fallback("player_stats"), field, value)
+    return list(layers.observed.items())
+
+
+def live_layer(adapter: str, source: SourceName | None, today: dt.date) -> Layer:
+    """Given an adapter's name and the kind it dates (None: it dates its own values, as the
+    review sampler does), return the layer of its answers today: keyed by appid, so it wins."""
+    return Layer(f"live {adapter}", source or "player_stats", today, TRUST_KEYED)
+
+
+# Patch keys that are not observation fields, and the one each becomes.
+_RENAMED: Final = {"historical_low_usd": "usd_price_seen"}
+_PRICE_KEYS: Final = ("price_usd", "list_price_usd", "discount_percent")
+# Dropped: the year is the release date's (a bare year is no date), and ``estimated`` is the
+# resolver's to decide.
+_DROPPED: Final = frozenset({"release_year", "estimated"})
+
+
+def patch_observations(appid: int, patch: Mapping[str, object]) -> list[Observation]:
+    """Given an appid and an adapter's patch (field -> fresh value), return its observations.
+
+    ``price_usd``/``list_price_usd``/``discount_percent`` become one ``price`` triple (only when
+    both prices are there; a missing discount is 0); ``historical_low_usd`` becomes
+    ``usd_price_seen``; ``release_year`` and ``estimated`` are dropped; a None value is not an
+    observation. Every other key already names an observation field.
+    """
+    observations: list[Observation] = []
+    price, list_price = patch.get("price_usd"), patch.get("list_price_usd")
+    if price is not None and list_price is not None:
+        discount = patch.get("discount_percent") or 0
+        observations.append(Observation(appid, "price", (price, list_price, discount)))
+    for key, value in patch.items():
+        if value is None or key in _DROPPED or key in _PRICE_KEYS:
+            continue
+        observations.append(Observation(appid, _RENAMED.get(key, key), value))
+    return observations
+
+
+def combine(record: Iterable[LayerObservations], live: Iterable[LayerObservations]) -> Observations:
+    """Given a record's layers and live layers, return them registered in one
+    :class:`Observations`, live layers first (so they win a tie of trust and date).
+
+    A record layer equal to a live layer (a game refreshed twice the same day) is merged into
+    it, the live values last; one that only shares its name (an earlier live refresh) is kept
+    under ``"<name> <date>"``.
+    """
+    known = Observations()
+    previous = list(record)
+    live_names: set[str] = set()
+    for layer, observations in live:
+        earlier = [obs for same, batch in previous if same == layer for obs in batch]
+        known.add(layer, [*earlier, *observations])
+        live_names.add(layer.name)
+    for layer, observations in previous:
+        if layer.name not in live_names:
+            known.add(layer, observations)
+        elif layer not in known.layers:
+            renamed = dataclasses.replace(layer, name=f"{layer.name} {layer.date.isoformat()}")
+            known.add(renamed, observations)
+    return known
+
+
+def resolve_game(
+    record: GameRecord, live: Sequence[LayerObservations] = ()
+) -> GameRecord | NotRated:
+    """Given a previous record and live layers, return the game resolved over both by
+    :func:`ingest.catalog.assemble`: a rated record, or the :class:`NotRated` app a cross-check
+    refused. While the chosen length stays the same, the previous record's ``checks`` carry
+    over (the candidates they set aside are not in a record). Raises ValueError when a value
+    breaks the record's constraints."""
+    report = IngestReport()
+    rated, refused = assemble(combine(record_observations(record), live), report)
+    if refused:
+        return refused[0]
+    if not rated:
+        raise ValueError(f"appid {record.appid}: {', '.join(report.dropped) or 'no record'}")
+    fresh = rated[0]
+    same_length = (fresh.main_story_hours, fresh.length_source) == (
+        record.main_story_hours,
+        record.length_source,
+    ) and fresh.provenance.get("length_hours") == record.provenance.get("length_hours")
+    if same_length and record.checks:
+        checks = tuple(dict.fromkeys((*record.checks, *fresh.checks)))
+        fresh = fresh.model_copy(update={"checks": checks})
+    return fresh

@@ -1,0 +1,336 @@
+"""Readers of the bundled 2024-2026 dumps, each yielding :class:`Observation` s by appid.
+
+One function per dump (provenance of every file: ``data/README.md``). A reader never raises on
+a bad row: it skips what it cannot read (an unparsable number, a missing id) and yields the
+rest; it raises ``OSError`` only when the file itself cannot be read. Field names are the
+catalog's (:mod:`ingest.catalog` lists them all); values are plain Python values in the
+record's units: US dollars, hours, fractions 0..1, ``datetime.date``.
+
+The readers of the older dumps (SteamSpy, the 2019 store dump, HowLongToBeat 2023, ITAD,
+players 2018) parse rows with :mod:`ingest.dumps` and turn them into observations in
+:mod:`ingest.legacy`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import datetime as dt
+import gzip
+import io
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ingest.observations import Observation
+
+# MySQL's CSV export (steam_insights_2024): backslash escapes, \N for NULL.
+csv.register_dialect("mysql", escapechar="\\", doublequote=False, strict=False)
+csv.field_size_limit(1 << 24)
+
+
+def _json(path: Path) -> Any:
+    raw = path.read_bytes()
+    return orjson.loads(gzip.decompress(raw) if path.suffix == ".gz" else raw)
+
+
+def _int(value: Any) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _float(value: Any) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if number == number else None
+
+
+def _day(timestamp: Any) -> dt.date | None:
+    seconds = _int(timestamp)
+    if seconds is None or seconds <= 0:
+        return None
+    return dt.datetime.fromtimestamp(seconds, dt.UTC).date()
+
+
+def _zip_rows(path: Path, *columns: str) -> Iterator[list[str]]:
+    """Given a zip of steam_insights_2024 holding one MySQL-dialect CSV, yield each row's
+    ``columns`` in that order ("" for NULL or a missing cell)."""
+    with zipfile.ZipFile(path) as archive, archive.open(archive.namelist()[0]) as raw:
+        rows = csv.reader(io.TextIOWrapper(raw, encoding="utf-8", newline=""), dialect="mysql")
+        header = next(rows, [])
+        where = [header.index(c) for c in columns]
+        for row in rows:
+            if len(row) == len(header):
+                # The dialect reads MySQL's \N (NULL) as "N".
+                yield [("" if row[i] == "N" else row[i]) for i in where]
+
+
+# -- Steam PICS app info, July 2026 (MLMariss/SteamQTPD) ---------------------------------------
+
+PICS_TYPES = {
+    "game": "game",
+    "dlc": "dlc",
+    "demo": "demo",
+    "application": "application",
+    "tool": "tool",
+    "music": "music",
+    "video": "video",
+    "beta": "beta",
+}
+
+
+def _ordered(block: Any) -> list[str]:
+    """Given PICS's ``{"0": v, "1": v}`` list encoding, return the values in index order.
+
+    The shards list the indexes in order (JSON objects keep their order when parsed), so the
+    values are taken as they come unless a key is out of place."""
+    if not isinstance(block, dict):
+        return []
+    values = [str(v) for v in block.values()]
+    if all(key == str(i) for i, key in enumerate(block)):
+        return values
+    pairs = sorted(((_int(k), str(v)) for k, v in block.items()), key=lambda kv: kv[0] or 0)
+    return [v for k, v in pairs if k is not None]
+
+
+def observe_pics(folder: Path) -> Iterator[Observation]:
+    """Given ``steam_pics_2026`` (``pics_raw/shard_*.json.gz`` and ``lookups/*.json``), yield
+    name, app type, developer, publisher, release date, ranked tags (up to 20, most-voted
+    first), storefront genres, review score (Steam's percentage / 100) and
+    Metacritic score of each app."""
+    tags = {str(k): v for k, v in _json(folder / "lookups" / "tags.json").items()}
+    genres = {str(k): v for k, v in _json(folder / "lookups" / "genres.json").items()}
+    for shard in sorted((folder / "pics_raw").glob("shard_*.json*")):
+        apps = _json(shard).get("apps") or {}
+        for key, app in apps.items():
+            appid = _int(key)
+            if appid is None or appid <= 0 or not isinstance(app, dict):
+                continue
+            name = app.get("name")
+            if isinstance(name, str) and name.strip():
+                yield Observation(appid, "name", name.strip())
+            kind = PICS_TYPES.get(str(app.get("type", "")).lower())
+            if kind:
+                yield Observation(appid, "app_type", kind)
+            for assoc in (app.get("associations") or {}).values():
+                role = assoc.get("type") if isinstance(assoc, dict) else None
+                if role in ("developer", "publisher") and assoc.get("name"):
+                    yield Observation(appid, role, str(assoc["name"]).strip())
+            released = _day(app.get("steam_release_date")) or _day(app.get("original_release_date"))
+            if released is not None:
+                yield Observation(appid, "release_date", released)
+            ranked = [tags[t] for t in _ordered(app.get("store_tags")) if t in tags]
+            if ranked:
+                yield Observation(appid, "tags", tuple(ranked[:20]))
+            named = [genres[g] for g in _ordered(app.get("genres")) if g in genres]
+            if named:
+                yield Observation(appid, "storefront_genres", tuple(named))
+            percent = _float(app.get("review_percentage"))
+            if percent is not None and 0 <= percent <= 100:
+                yield Observation(appid, "review_score", percent / 100)
+            metacritic = _int(app.get("metacritic_score"))
+            if metacritic is not None and 0 < metacritic <= 100:
+                yield Observation(appid, "metacritic", metacritic)
+
+
+# -- Steam store catalogue, Oct 2024 (NewbieIndieGameDev/steam-insights) ------------------------
+
+
+def observe_insights(folder: Path) -> Iterator[Observation]:
+    """Given ``steam_insights_2024``, yield name, app type, release date, storefront genres,
+    tag sets (alphabetical: the vote order was lost), review totals, Metacritic, developer,
+    publisher and SteamSpy's USD price of each app (prices in cents there)."""
+    names: dict[str, str] = {}  # one string object per distinct tag or genre name
+    for appid_text, name, released, is_free, kind in _zip_rows(
+        folder / "games.zip", "app_id", "name", "release_date", "is_free", "type"
+    ):
+        appid = _int(appid_text)
+        if appid is None or appid <= 0:
+            continue
+        if name.strip():
+            yield Observation(appid, "name", name.strip())
+        if kind.lower() in PICS_TYPES:
+            yield Observation(appid, "app_type", kind.lower())
+        with contextlib.suppress(ValueError):
+            yield Observation(appid, "release_date", dt.date.fromisoformat(released))
+        if is_free == "1":
+            yield Observation(appid, "free", True)
+    grouped: dict[int, list[str]] = {}
+    for appid_text, genre in _zip_rows(folder / "genres.zip", "app_id", "genre"):
+        appid = _int(appid_text)
+        if appid is not None and genre:
+            grouped.setdefault(appid, []).append(names.setdefault(genre, genre))
+    for appid, found in grouped.items():
+        yield Observation(appid, "storefront_genres", tuple(found))
+    grouped = {}
+    with gzip.open(folder / "tags.csv.gz", "rt", encoding="utf-8", newline="") as text:
+        rows = csv.reader(text)
+        next(rows, None)
+        for appid_text, tag in rows:
+            appid = _int(appid_text)
+            if appid is not None and tag:
+                grouped.setdefault(appid, []).append(names.setdefault(tag, tag))
+    for appid, found in grouped.items():
+        yield Observation(appid, "tags", tuple(found[:20]))
+    for appid_text, positive_text, negative_text, metacritic_text in _zip_rows(
+        folder / "reviews.zip", "app_id", "positive", "negative", "metacritic_score"
+    ):
+        appid = _int(appid_text)
+        positive, negative = _int(positive_text), _int(negative_text)
+        if appid is None or positive is None or negative is None or min(positive, negative) < 0:
+            continue
+        total = positive + negative
+        yield Observation(appid, "review_count", total)
+        if total:
+            yield Observation(appid, "review_score", positive / total)
+        metacritic = _int(metacritic_text)
+        if metacritic is not None and 0 < metacritic <= 100:
+            yield Observation(appid, "metacritic", metacritic)
+    for (
+        appid_text,
+        developer,
+        publisher,
+        price_text,
+        initial_text,
+        discount_text,
+        owners,
+    ) in _zip_rows(
+        folder / "steamspy_insights.zip",
+        "app_id",
+        "developer",
+        "publisher",
+        "price",
+        "initial_price",
+        "discount",
+        "owners_range",
+    ):
+        appid = _int(appid_text)
+        if appid is None:
+            continue
+        for role, value in (("developer", developer), ("publisher", publisher)):
+            if value.strip():
+                yield Observation(appid, role, value.strip())
+        price, initial = _int(price_text), _int(initial_text)
+        if price is not None and initial is not None and 0 <= price <= initial:
+            discount = _int(discount_text) or 0
+            yield Observation(appid, "price", (price / 100, initial / 100, discount))
+            yield Observation(appid, "usd_price_seen", price / 100)
+            if initial > 0:
+                yield Observation(appid, "paid_before", True)
+        if owners:
+            yield Observation(appid, "owners_range", owners)
+
+
+# -- USD prices, July 2026 (MLMariss/SteamQTPD) ------------------------------------------------
+
+
+def observe_prices_usd(path: Path) -> Iterator[Observation]:
+    """Given ``prices.json.gz``, yield each app's (price, list price, discount percent) in US
+    dollars as the US storefront showed it on 2026-07-13."""
+    for key, row in (_json(path).get("prices") or {}).items():
+        appid = _int(key)
+        final, initial = _float(row.get("price_final")), _float(row.get("price_initial"))
+        discount = _int(row.get("discount_pct")) or 0
+        if appid is None or final is None or initial is None or not 0 <= final <= initial:
+            continue
+        yield Observation(appid, "price", (final, initial, discount))
+        yield Observation(appid, "usd_price_seen", final)
+
+
+# -- HowLongToBeat by Steam appid, Dec 2025 (julianxhokaxhiu/hltb-scraper) ---------------------
+
+
+def observe_hltb_2025(path: Path) -> Iterator[Observation]:
+    """Given ``howlongtobeat_games.csv.gz`` (times in seconds, 0 = unknown, keyed by HLTB's own
+    Steam link), yield main-story and completionist hours per appid (first row of a duplicate
+    appid wins; duplicates are identical paging repeats)."""
+    seen: set[int] = set()
+    with gzip.open(path, "rt", encoding="utf-8", newline="") as text:
+        for row in csv.DictReader(text):
+            appid = _int(row.get("steam_id"))
+            if not appid or appid in seen:
+                continue
+            seen.add(appid)
+            main, complete = _int(row.get("comp_main")) or 0, _int(row.get("comp_100")) or 0
+            if main > 0:
+                yield Observation(appid, "main_story_hours", main / 3600)
+            if complete > 0:
+                yield Observation(appid, "completionist_hours", complete / 3600)
+
+
+def observe_hltb_2026(path: Path) -> Iterator[Observation]:
+    """Given ``hltb.json.gz`` (HLTB matched by title similarity, June 2026), yield only the
+    times HLTB itself returned (``raw``), never the repository's estimates."""
+    for key, row in (_json(path).get("hltb") or {}).items():
+        appid = _int(key)
+        raw = row.get("raw") if isinstance(row, dict) else None
+        if appid is None or not isinstance(raw, dict):
+            continue
+        main, complete = _float(raw.get("main")), _float(raw.get("complete"))
+        if main is not None and main > 0:
+            yield Observation(appid, "main_story_hours", main)
+        if complete is not None and complete > 0:
+            yield Observation(appid, "completionist_hours", complete)
+
+
+# -- Reviewers' playtime, June-July 2026 (MLMariss/SteamQTPD) ----------------------------------
+
+
+def observe_review_playtime(path: Path) -> Iterator[Observation]:
+    """Given ``playtime.json.gz``, yield per game the positive and negative reviewers' median
+    playtime (hours) and counts as ``reviewer_playtime`` = (up_hours|None, down_hours|None,
+    n_up, n_down), plus the recent sample's review count and positive share (a lower bound on
+    the count: up to 3,000 most recent reviews)."""
+    for key, row in (_json(path).get("playtime") or {}).items():
+        appid = _int(key)
+        if appid is None or not isinstance(row, list) or len(row) != 4:
+            continue
+        up, down, n_up, n_down = row
+        n_up, n_down = _int(n_up) or 0, _int(n_down) or 0
+        up_min, down_min = _float(up), _float(down)
+        up_h = up_min / 60 if up_min is not None else None
+        down_h = down_min / 60 if down_min is not None else None
+        yield Observation(appid, "reviewer_playtime", (up_h, down_h, n_up, n_down))
+        if n_up + n_down:
+            yield Observation(appid, "review_count", n_up + n_down)
+            yield Observation(appid, "review_score", n_up / (n_up + n_down))
+
+
+# -- Delisted apps, Aug 2026 (steam-tracker via Epithalamium/Steam_delisted_done) ---------------
+
+
+def observe_delisted(path: Path) -> Iterator[Observation]:
+    """Given ``delisted_first_last_seen.csv.gz``, yield ``delisted`` = the date the app was
+    first seen in the list, for every app still in the latest list."""
+    with gzip.open(path, "rt", encoding="utf-8", newline="") as text:
+        for row in csv.DictReader(text):
+            appid = _int(row.get("appid"))
+            if appid is None or row.get("in_latest_list") != "True":
+                continue
+            try:
+                first = dt.date.fromisoformat(row.get("first_seen_in_list") or "")
+            except ValueError:
+                continue
+            yield Observation(appid, "delisted", first)
+            if row.get("name"):
+                yield Observation(appid, "name", row["name"].strip())
+
+
+# -- Rarest achievement, Dec 2024 (mori-bund/SteamCompletionist) -------------------------------
+
+
+def observe_rarest_achievement(path: Path) -> Iterator[Observation]:
+    """Given ``steam_hltb_map.json.gz``, yield each app's rarest global achievement percentage
+    (an upper bound on the share of players who earned every achievement)."""
+    for row in _json(path):
+        appid = _int(row.get("AppID")) if isinstance(row, dict) else None
+        percent = _float(row.get("Rarest Achievement %")) if appid else None
+        if appid and percent is not None and 0 <= percent <= 100:
+            yield Observation(appid, "rarest_achievement_percent", percent)

@@ -1,0 +1,126 @@
+"""The one place that turns a catalog into scored games, used by the builder, the calibration
+report and the benchmarks.
+
+:func:`score_game` derives from one :class:`GameRecord` its genre, the model's inputs
+(:class:`ValueInputs`), the score, tier, price thresholds and drivers; :func:`score_catalog`
+scores a whole catalog, ranks refund shares (:mod:`scoring.refunds`) and sorts the games in list
+order (CONTRACT.md: bang_score descending, then the unrounded score descending, then appid).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from tqdm import tqdm
+
+from scoring import tiers, value
+from scoring.drivers import drivers
+from scoring.genres import genre_for
+from scoring.play import is_replayable, is_unattended
+from scoring.records import GameRecord
+from scoring.refunds import RefundRanks, refund_percentiles
+
+
+class UnscorableGame(ValueError):
+    """Raised when a record lacks an input the score needs (the catalog rules prevent it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredGame:
+    """A catalog record with everything scoring derived: genre, the model's inputs, score,
+    tier, price thresholds (US dollars, or None when no price reaches them), drivers and the
+    catalog-level refund ranks (None until sampled)."""
+
+    record: GameRecord
+    genre: str
+    inputs: value.ValueInputs
+    score: float
+    bang_score: int
+    tier: str
+    becomes_banger_at_usd: float | None
+    worth_it_at_usd: float | None
+    drivers: dict[str, list[str]]
+    refund_ranks: RefundRanks | None = None
+
+    @property
+    def sort_key(self) -> tuple[int, float, int]:
+        """Return the list order key: bang_score desc, unrounded score desc, appid asc."""
+        return (-self.bang_score, -self.score, self.record.appid)
+
+    def score_at(self, price_usd: float) -> float:
+        """Given a price in US dollars (>= 0), return the unrounded score the game would have
+        at that price, every other input unchanged."""
+        return value.score(dataclasses.replace(self.inputs, price_usd=price_usd))
+
+
+def value_inputs(record: GameRecord, genre: str) -> value.ValueInputs:
+    """Given a record with a length and its genre, return the model's inputs.
+
+    Raises UnscorableGame when the record has no main-story length.
+    """
+    if record.main_story_hours is None:
+        raise UnscorableGame(f"appid {record.appid}: needs a main-story length")
+    return value.ValueInputs(
+        price_usd=record.price_usd,
+        review_score=record.review_score,
+        review_count=record.review_count,
+        length_hours=record.main_story_hours,
+        finish_rate=record.finish_rate,
+        genre=genre,
+        replay_hours=record.positive_reviewer_hours,
+        replayable=is_replayable(record.tags),
+        unattended=is_unattended(record.tags),
+        estimated_length=record.length_source == "playtime_estimate",
+    )
+
+
+def score_game(record: GameRecord) -> ScoredGame:
+    """Given one catalog record, return it scored: genre, score, tier, thresholds, drivers.
+
+    Raises UnscorableGame when the record has no main-story length.
+    """
+    genre = genre_for(
+        record.storefront_genres,
+        record.tags,
+        record.main_story_hours,
+        fallback_genres=record.play_length_genres,
+    )
+    inputs = value_inputs(record, genre)
+    points = value.bang_score(inputs)
+    worth_it_at = tiers.threshold_usd(inputs, tiers.WORTH_IT_MIN)
+    return ScoredGame(
+        record=record,
+        genre=genre,
+        inputs=inputs,
+        score=value.score(inputs),
+        bang_score=points,
+        tier=tiers.tier(points, record.price_usd, worth_it_at),
+        becomes_banger_at_usd=tiers.threshold_usd(inputs, tiers.BANGER_MIN),
+        worth_it_at_usd=worth_it_at,
+        drivers=drivers(inputs),
+    )
+
+
+def score_catalog(records: Iterable[GameRecord], *, progress: bool = False) -> list[ScoredGame]:
+    """Given catalog records, return them scored, with refund ranks, in list order."""
+    games = [
+        score_game(rec) for rec in tqdm(records, desc="score", unit="game", disable=not progress)
+    ]
+    ranks = refund_percentiles(
+        [
+            (g.record.appid, g.genre, g.record.reviews.depth, g.record.reviews.share)
+            for g in games
+            if g.record.reviews is not None and g.record.price_usd > 0
+        ]
+    )
+    if ranks:
+        games = [
+            dataclasses.replace(g, refund_ranks=RefundRanks(*ranks[g.record.appid]))
+            if g.record.appid in ranks
+            else g
+            for g in games
+        ]
+    games.sort(key=lambda g: g.sort_key)
+    return games

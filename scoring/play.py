@@ -1,0 +1,98 @@
+"""How a game is played, from its storefront tags: replayable (its hours are not bounded by a
+story) or built on unattended time (idle, clicker and incremental games, whose hours run
+while nobody plays).
+
+Used by the value model (:mod:`scoring.value`) and by ingest's length cross-check, which does
+not expect a replayable game's reviewers to stop at the story's length. Tags are Steam user
+tags; only the first :data:`TAG_WINDOW` (most-voted first) count, as lower tags are often
+incidental. Matching ignores case and punctuation, as :mod:`scoring.genres` does.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+from typing import Final
+
+TAG_WINDOW: Final = 10
+
+_NON_ALNUM = re.compile(r"[^0-9a-z]+")
+
+
+@functools.lru_cache(maxsize=4096)
+def _key(name: str) -> str:
+    # Cached: a catalog has a few hundred distinct tags over a hundred thousand games.
+    return _NON_ALNUM.sub("", name.casefold())
+
+
+REPLAYABLE_TAGS: Final = frozenset(
+    _key(t)
+    for t in (
+        "Roguelike",
+        "Roguelite",
+        "Action Roguelike",
+        "Roguelike Deckbuilder",
+        "Traditional Roguelike",
+        "Deckbuilding",
+        "Card Battler",
+        "Co-op",
+        "Online Co-Op",
+        "Local Co-Op",
+        "Sandbox",
+        "Open World Survival Craft",
+        "Survival",
+        "Crafting",
+        "Building",
+        "Base Building",
+        "Colony Sim",
+        "City Builder",
+        "Automation",
+        "Factory Building",
+        "PvP",
+        "Online PvP",
+        "Competitive",
+        "eSports",
+        "Multiplayer",
+        "Massively Multiplayer",
+        "MMORPG",
+        "MOBA",
+        "Battle Royale",
+        "Hero Shooter",
+        "Arena Shooter",
+        "Procedural Generation",
+        "Replay Value",
+        "Grand Strategy",
+        "4X",
+        "Auto Battler",
+        "Sports",
+        "Racing",
+        "Fighting",
+        "Party Game",
+        "Level Editor",
+        "Moddable",
+        "Life Sim",
+        "Farming Sim",
+        "Management",
+        "Rhythm",
+    )
+)
+UNATTENDED_TAGS: Final = frozenset(
+    _key(t) for t in ("Idler", "Idle", "Clicker", "Incremental", "Idle Clicker")
+)
+
+
+def _window(tags: Iterable[str]) -> set[str]:
+    return {_key(t) for i, t in enumerate(tags) if i < TAG_WINDOW}
+
+
+def is_replayable(tags: Iterable[str]) -> bool:
+    """Given tags most-voted first, return True when one of the top :data:`TAG_WINDOW` says the
+    game is replayed rather than finished (roguelike, co-op, sandbox, competitive...)."""
+    return bool(_window(tags) & REPLAYABLE_TAGS)
+
+
+def is_unattended(tags: Iterable[str]) -> bool:
+    """Given tags most-voted first, return True when one of the top :data:`TAG_WINDOW` marks an
+    idle, clicker or incremental game, whose playtime is mostly unattended."""
+    return bool(_window(tags) & UNATTENDED_TAGS)

@@ -1,0 +1,270 @@
+"""The embedded server's HTTP/1.1 protocol: uvicorn's httptools protocol with a bounded,
+timed request head (CONTRACT.md "Network edge"), so ``bangscore serve`` is safe to expose
+without nginx in front.
+
+Why here: the head is parsed before any ASGI app runs, and httptools buffers a header that
+has not ended yet, so only the protocol can bound that memory or time a connection that never
+finishes its head. uvicorn has no setting for either (``h11_max_incomplete_event_size``
+bounds h11 only, and no timer covers an unfinished head), so this subclass adds both and
+leaves the parser and the request cycle to uvicorn:
+
+- Size: the request line (URL) may hold :attr:`HeadLimits.max_line` bytes (else 414), one
+  header field :attr:`HeadLimits.max_field` bytes (else 431), and the whole head
+  :attr:`HeadLimits.max_head` bytes (else 431). Bytes are fed to the parser in slices while a
+  head is being read, so at most ``max_head`` + 1 bytes of an unfinished head are buffered.
+- Time: a request head must be complete within :attr:`HeadLimits.head_seconds` of the moment
+  the server started waiting for it (the connection opened, or the previous response was
+  sent); trickling bytes does not restart the clock. A connection that sent nothing of a new
+  head is closed silently; one that sent part of it gets 408. Idle keep-alive connections are
+  closed after uvicorn's ``timeout_keep_alive``.
+- Errors: every protocol error (400 for a malformed request, 408, 414, 431) is answered by the
+  ASGI app itself, through a synthetic request whose scope carries :data:`PROTOCOL_ERROR`, so
+  the answer is the same ``application/problem+json`` with ``X-Request-Id`` and rate-limit
+  headers as every other error (:mod:`shim.edge`). The connection is then closed the way
+  nginx's lingering close does it: our side is shut for writing and what the client still
+  sends is read and dropped (never buffered) until it closes or :data:`LINGER_SECONDS` pass,
+  so a client still sending its oversized head reads the answer instead of a reset.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, cast
+
+from uvicorn.config import Config
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
+from uvicorn.server import ServerState
+
+PROTOCOL_ERROR = "bangscore.protocol_error"  # scope["extensions"] key of a rejected request
+LINGER_SECONDS = 3.0  # after refusing a head: read and drop the rest this long at most
+
+
+@dataclass(frozen=True, slots=True)
+class HeadLimits:
+    """Bounds of one request head: bytes of the request line, of one header field (name and
+    value), of the whole head, and seconds to receive it."""
+
+    max_line: int = 16 * 1024
+    max_field: int = 16 * 1024
+    max_head: int = 64 * 1024
+    head_seconds: float = 10.0
+
+
+class _Rejected(Exception):
+    """Raised inside a parser callback to stop parsing a head that broke a limit."""
+
+
+class BoundedHttpToolsProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol with the head bounded in size and time (see the module)."""
+
+    def __init__(
+        self,
+        config: Config,
+        server_state: ServerState,
+        app_state: dict[str, Any],
+        _loop: asyncio.AbstractEventLoop | None = None,
+        *,
+        limits: HeadLimits,
+    ) -> None:
+        super().__init__(config, server_state, app_state, _loop)
+        self.limits = limits
+        self._reading_head = True  # between the end of a message and the end of the next head
+        self._head_bytes = 0
+        self._head_timer: asyncio.TimerHandle | None = None
+        self._rejection: tuple[int, str, str] | None = None
+        self._rejected = False  # from then on, whatever arrives is dropped
+        self._linger_timer: asyncio.TimerHandle | None = None
+
+    # -- connection --------------------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm_head_timer()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel_head_timer()
+        if self._linger_timer is not None:
+            self._linger_timer.cancel()
+            self._linger_timer = None
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        """Feed ``data`` to the parser; while a head is read, in slices that stop one byte
+        past the head limit, so an endless head is refused before it is buffered."""
+        if self._rejected:
+            return
+        while data:
+            if self._reading_head:
+                room = self.limits.max_head - self._head_bytes + 1
+                piece, data = (data, b"") if len(data) <= room else (data[:room], data[room:])
+                self._head_bytes += len(piece)
+            else:
+                piece, data = data, b""
+            super().data_received(piece)
+            if self._rejected or self.transport.is_closing():
+                return
+            if self._reading_head and self._head_bytes > self.limits.max_head:
+                self._reject(
+                    431,
+                    "header_too_large",
+                    f"The request head is larger than {self.limits.max_head} bytes.",
+                )
+                return
+
+    # -- parser callbacks --------------------------------------------------------------------
+
+    def on_url(self, url: bytes) -> None:
+        super().on_url(url)
+        if len(self.url) > self.limits.max_line:
+            self._rejection = (
+                414,
+                "uri_too_long",
+                f"The request target is longer than {self.limits.max_line} bytes.",
+            )
+            raise _Rejected
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        if len(name) + len(value) > self.limits.max_field:
+            self._rejection = (
+                431,
+                "header_too_large",
+                f"A header field is larger than {self.limits.max_field} bytes.",
+            )
+            raise _Rejected
+        super().on_header(name, value)
+
+    def on_headers_complete(self) -> None:
+        self._cancel_head_timer()
+        self._reading_head = False
+        super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        self._reading_head = True
+        self._head_bytes = 0
+        super().on_message_complete()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing() and self._reading_head and not self.pipeline:
+            self._arm_head_timer()
+
+    def send_400_response(self, msg: str) -> None:
+        """Answer a request the parser refused: the limit it broke, else a malformed request."""
+        status, code, detail = self._rejection or (
+            400,
+            "bad_request",
+            "The request is not valid HTTP/1.1.",
+        )
+        self._reject(status, code, detail)
+
+    # -- head timer --------------------------------------------------------------------------
+
+    def _arm_head_timer(self) -> None:
+        self._cancel_head_timer()
+        self._head_timer = self.loop.call_later(self.limits.head_seconds, self._head_timeout)
+
+    def _cancel_head_timer(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _head_timeout(self) -> None:
+        self._head_timer = None
+        if self.transport.is_closing() or not self._reading_head or self._rejected:
+            return
+        if self._head_bytes == 0:
+            self.transport.close()  # nothing of a request arrived: nothing to answer
+            return
+        self._reject(
+            408,
+            "request_timeout",
+            f"The request head did not arrive within {self.limits.head_seconds:g} s.",
+        )
+
+    # -- answering a refused head ------------------------------------------------------------
+
+    def _reject(self, status: int, code: str, detail: str) -> None:
+        """Stop reading, and let the app answer the problem on a closing connection."""
+        if self._rejected:
+            return
+        self._rejected = True
+        self._cancel_head_timer()
+        self._unset_keepalive_if_required()
+        scope: Any = {  # the refused head is not parsed: its method and path are logged as "-"
+            "type": "http",
+            "asgi": {"version": self.asgi_version, "spec_version": "2.3"},
+            "http_version": "1.1",
+            "server": self.server,
+            "client": self.client,
+            "scheme": self.scheme,
+            "root_path": self.root_path,
+            "method": "-",
+            "path": "-",
+            "raw_path": b"-",
+            "query_string": b"",
+            "headers": [],
+            "state": self.app_state.copy(),
+            "extensions": {PROTOCOL_ERROR: {"status": status, "code": code, "detail": detail}},
+        }
+        cycle = RequestResponseCycle(
+            scope=scope,
+            transport=cast(asyncio.Transport, _LingeringClose(self.transport, self._linger)),
+            flow=self.flow,
+            logger=self.logger,
+            access_logger=self.access_logger,
+            access_log=self.access_log,
+            default_headers=self.server_state.default_headers,
+            message_event=asyncio.Event(),
+            expect_100_continue=False,
+            keep_alive=False,
+            on_response=lambda: None,
+        )
+        cycle.more_body = False
+        busy = self.cycle is not None and not self.cycle.response_complete
+        if busy:
+            self.pipeline.appendleft((cycle, self.app))  # after the response in flight
+        else:
+            self.cycle = cycle
+            self._start_asgi_task(cycle, self.app)
+
+    def _linger(self) -> None:
+        """After the refusal is written: shut our side for writing, keep reading (and
+        dropping) until the client closes, and close for good after LINGER_SECONDS."""
+        transport = self.transport
+        if transport.is_closing():
+            return
+        if transport.can_write_eof():
+            transport.write_eof()
+        self.flow.resume_reading()
+        self._linger_timer = self.loop.call_later(LINGER_SECONDS, transport.close)
+
+
+class _LingeringClose:
+    """The transport as a refusal's response cycle sees it: ``close()`` lingers instead."""
+
+    def __init__(self, transport: asyncio.Transport, linger: Callable[[], None]) -> None:
+        self._transport = transport
+        self.close = linger
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
+@dataclass(frozen=True, slots=True)
+class BoundedProtocols:
+    """The protocol factory handed to uvicorn (``http=``): picklable, so every worker process
+    gets the same limits."""
+
+    limits: HeadLimits
+
+    def __call__(
+        self,
+        config: Config,
+        server_state: ServerState,
+        app_state: dict[str, Any],
+        _loop: asyncio.AbstractEventLoop | None = None,
+    ) -> BoundedHttpToolsProtocol:
+        """Given what uvicorn passes a protocol class, return a bounded protocol."""
+        return BoundedHttpToolsProtocol(config, server_state, app_state, _loop, limits=self.limits)

@@ -1,0 +1,62 @@
+"""The drivers of a score (scoring.drivers): directions from a small vocabulary, no weights."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+
+from scoring.drivers import DRIVERS, drivers
+from scoring.value import ValueInputs
+from tests.scoring.test_value import value_inputs
+
+
+@pytest.mark.parametrize(
+    ("inputs", "raises", "lowers"),
+    [
+        pytest.param(
+            ValueInputs(14.99, 0.97, 107_575, 7.4, 0.89, "roguelike", 26.0, True),
+            ["reviews", "price", "length", "replayability", "finish_rate"],
+            [],
+            id="balatro",
+        ),
+        pytest.param(
+            ValueInputs(0.0, 0.95, 11_658, 1591.6, None, "other", unattended=True),
+            ["reviews", "price", "length"],
+            ["unattended_time"],
+            id="ngu-idle",
+        ),
+        pytest.param(
+            ValueInputs(59.99, 0.75, 20_000, 4.0, None, "shooter"),
+            [],
+            ["reviews", "price"],
+            id="dear-mixed-shooter",
+        ),
+        pytest.param(
+            ValueInputs(9.99, 0.9, 400, 20.0, None, "rpg", estimated_length=True),
+            ["reviews", "price", "length"],
+            ["estimated_length"],
+            id="estimated-length",
+        ),
+        pytest.param(
+            ValueInputs(7.99, 0.99, 17_877, 1.5, 0.77, "indie_short"),
+            ["reviews", "price", "finish_rate"],
+            ["length"],
+            id="a-short-hike",
+        ),
+    ],
+)
+def test_drivers_of_known_games(inputs: ValueInputs, raises: list[str], lowers: list[str]) -> None:
+    found = drivers(inputs)
+    assert (found["raises"], found["lowers"]) == (raises, lowers)
+
+
+@given(value_inputs())
+def test_drivers_use_the_vocabulary_once_each(inputs: ValueInputs) -> None:
+    found = drivers(inputs)
+    names = found["raises"] + found["lowers"] + found["neutral"]
+    assert set(found) == {"raises", "lowers", "neutral"}
+    assert len(names) == len(set(names))
+    assert set(names) <= set(DRIVERS)
+    assert {"reviews", "price", "length"} <= set(names)
+    assert ("finish_rate" in names) == (inputs.finish_rate is not None)
+    assert ("estimated_length" in names) == inputs.estimated_length

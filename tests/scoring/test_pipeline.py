@@ -1,0 +1,67 @@
+"""The one scoring pipeline (scoring.pipeline): inputs from a record, score, tier, thresholds,
+drivers and list order."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from scoring import tiers, value
+from scoring.pipeline import UnscorableGame, score_catalog, score_game, value_inputs
+from tests.factories import make_record
+
+
+@pytest.mark.parametrize(
+    ("overrides", "expected"),
+    [
+        pytest.param(
+            {}, {"replayable": False, "unattended": False, "estimated_length": False}, id="plain"
+        ),
+        pytest.param(
+            {"tags": ("Roguelike", "Deckbuilding"), "positive_reviewer_hours": 26.0},
+            {"replayable": True, "replay_hours": 26.0},
+            id="replayable",
+        ),
+        pytest.param({"tags": ("Idler", "Clicker")}, {"unattended": True}, id="idle"),
+        pytest.param(
+            {"length_source": "playtime_estimate"}, {"estimated_length": True}, id="estimated"
+        ),
+    ],
+)
+def test_value_inputs_from_a_record(
+    overrides: dict[str, object], expected: dict[str, object]
+) -> None:
+    inputs = value_inputs(make_record(**overrides), "rpg")
+    assert inputs.genre == "rpg"
+    assert (inputs.price_usd, inputs.review_score, inputs.review_count) == (19.99, 0.9, 1000)
+    for name, wanted in expected.items():
+        assert getattr(inputs, name) == wanted
+
+
+def test_score_game_derives_everything_consistently() -> None:
+    game = score_game(make_record(appid=7, tags=("FPS",), price_usd=29.99, list_price_usd=29.99))
+    assert game.genre == "shooter"
+    assert game.bang_score == math.floor(game.score + 0.5)
+    assert game.score == pytest.approx(value.score(game.inputs))
+    assert game.tier == tiers.tier(game.bang_score, 29.99, game.worth_it_at_usd)
+    assert game.worth_it_at_usd == tiers.threshold_usd(game.inputs, tiers.WORTH_IT_MIN)
+    assert game.becomes_banger_at_usd == tiers.threshold_usd(game.inputs, tiers.BANGER_MIN)
+    assert set(game.drivers) == {"raises", "lowers", "neutral"}
+    assert game.score_at(game.record.price_usd) == game.score
+    assert game.score_at(0.0) >= game.score >= game.score_at(200.0)
+
+
+def test_unscorable_record_is_a_clear_error() -> None:
+    with pytest.raises(UnscorableGame, match="main-story length"):
+        score_game(make_record(main_story_hours=None))
+
+
+def test_catalog_is_in_api_order() -> None:
+    records = [
+        make_record(appid=30, price_usd=60.0, list_price_usd=60.0),  # dearest: lowest score
+        make_record(appid=20),
+        make_record(appid=10),  # same inputs as 20: the lower appid goes first
+        make_record(appid=40, price_usd=2.0),  # cheapest: highest score
+    ]
+    assert [g.record.appid for g in score_catalog(records)] == [40, 10, 20, 30]

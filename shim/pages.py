@@ -13,12 +13,14 @@ Rendered browse and search pages are kept per snapshot (bounded), never in the s
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
+import anyio.to_thread
 import orjson
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
@@ -168,6 +170,7 @@ class Pages:
         self._rendered: dict[tuple[str, str, bytes], Resolved | PageAnswer] = {}
         self._rendered_for = ""
         self._not_rated: tuple[str, NotRated] | None = None
+        self._not_rated_lock = asyncio.Lock()
 
     # -- allowance and answers ---------------------------------------------------------------
 
@@ -299,14 +302,19 @@ class Pages:
         such object, or a malformed one, which is logged)."""
         if self._not_rated is not None and self._not_rated[0] == snap.id:
             return self._not_rated[1]
-        loaded = NO_UNRATED
-        if snap.entry(NOT_RATED_KEY) is not None:
-            try:
-                loaded = parse_not_rated(await self.shim.source.body(snap, NOT_RATED_KEY))
-            except ValueError as exc:
-                log.error("snapshot %s: %s", snap.id, exc)
-        self._not_rated = (snap.id, loaded)
-        return loaded
+        async with self._not_rated_lock:  # one build per snapshot, however many searches wait
+            if self._not_rated is not None and self._not_rated[0] == snap.id:
+                return self._not_rated[1]
+            loaded = NO_UNRATED
+            if snap.entry(NOT_RATED_KEY) is not None:
+                raw = await self.shim.source.body(snap, NOT_RATED_KEY)
+                try:
+                    # Indexing 150k names takes seconds: off the event loop, once per snapshot.
+                    loaded = await anyio.to_thread.run_sync(parse_not_rated, raw)
+                except ValueError as exc:
+                    log.error("snapshot %s: %s", snap.id, exc)
+            self._not_rated = (snap.id, loaded)
+            return loaded
 
     # -- pages -------------------------------------------------------------------------------
 

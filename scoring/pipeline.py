@@ -10,6 +10,7 @@ order (CONTRACT.md: bang_score descending, then the unrounded score descending, 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -27,7 +28,7 @@ class UnscorableGame(ValueError):
     """Raised when a record lacks an input the score needs (the catalog rules prevent it)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ScoredGame:
     """A catalog record with everything scoring derived: genre, the model's inputs, score,
     tier, price thresholds (US dollars, or None when no price reaches them), drivers and the
@@ -52,7 +53,12 @@ class ScoredGame:
     def score_at(self, price_usd: float) -> float:
         """Given a price in US dollars (>= 0), return the unrounded score the game would have
         at that price, every other input unchanged."""
-        return value.score(dataclasses.replace(self.inputs, price_usd=price_usd))
+        return value.score_from(self._curve[0], self._curve[1], price_usd)
+
+    @functools.cached_property
+    def _curve(self) -> tuple[float, float]:
+        # Only the price varies along a price curve: quality and fair price are computed once.
+        return value.quality(self.inputs), value.fair_price(self.inputs)
 
 
 def value_inputs(record: GameRecord, genre: str) -> value.ValueInputs:

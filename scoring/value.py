@@ -188,7 +188,14 @@ def value(inputs: ValueInputs) -> float:
 
 def score(inputs: ValueInputs) -> float:
     """Given the inputs, return the unrounded bang score, a float in [0, 100]."""
-    return min(100.0, max(0.0, 100.0 * quality(inputs) * value(inputs)))
+    return score_from(quality(inputs), fair_price(inputs), inputs.price_usd)
+
+
+def score_from(quality_part: float, fair: float, price_usd: float) -> float:
+    """Given a game's quality part (0..1), its fair price and a price (US dollars), return the
+    unrounded score at that price: what :func:`score` computes, for callers that vary only the
+    price and so compute the other two once (the game page's price curve)."""
+    return min(100.0, max(0.0, 100.0 * quality_part * _value_at(price_usd, fair)))
 
 
 def bang_score(inputs: ValueInputs) -> int:

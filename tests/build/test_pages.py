@@ -16,6 +16,7 @@ from build.snapshot import price_chart, score_at_price
 from build.storage import Storage
 from build.wire import detail_record, list_item
 from scoring.pipeline import ScoredGame
+from scoring.value import SCORE_VERSION
 from tests.factories import SITE
 
 
@@ -131,8 +132,9 @@ def test_game_page_renders_drivers_length_source_and_score_version_when_present(
     assert "<li>Price</li><li>Length is an estimate</li>" in drivers
     assert "estimated from how long the game&#39;s reviewers play" in html
     assert "score version 2026.11-b" in html
-    plain = site.game_page(detail_record(game, SITE), chart="", better=[]).decode()
-    assert 'id="drivers"' not in plain and "score version" not in plain
+    # Every record of the pipeline carries its own drivers and version.
+    own = site.game_page(detail_record(game, SITE), chart="", better=[]).decode()
+    assert 'id="drivers"' in own and f"score version {SCORE_VERSION}" in own
 
 
 def test_home_page_leads_into_browse_and_search(

@@ -31,8 +31,7 @@ $(STAMP): pyproject.toml $(wildcard $(LOCK))
 
 venv: $(STAMP)  ## create .venv and install the project with its dev tools, as pinned in the lock
 
-# pip-compile runs from a venv of its own: pip-tools needs the `build` package from PyPI, which
-# would shadow our build/ package for the console scripts of the project's venv.
+# pip-compile runs from a venv of its own, so the lock pins what the project uses, not pip-tools.
 LOCK_TOOLS := $(VENV)/lock-tools
 PIP_TOOLS  := pip-tools==7.6.2
 

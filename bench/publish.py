@@ -23,15 +23,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bangscore.build.publish import PublishReport, publish, read_manifest
+from bangscore.build.s3 import S3Config, S3Storage
+from bangscore.build.snapshot import snapshot_objects
+from bangscore.build.storage import LocalStorage, Storage, StoredObject
+from bangscore.build.wire import digest
+from bangscore.ingest.catalog import load_bundled_catalog
+from bangscore.scoring.pipeline import score_catalog
+from bangscore.scoring.records import Catalog
 from bench.scale import perturb, scale_catalog
-from build.publish import PublishReport, publish, read_manifest
-from build.s3 import S3Config, S3Storage
-from build.snapshot import snapshot_objects
-from build.storage import LocalStorage, Storage, StoredObject
-from build.wire import digest
-from ingest.catalog import load_bundled_catalog
-from scoring.pipeline import score_catalog
-from scoring.records import Catalog
 
 SITE = "http://127.0.0.1:8000"
 T0 = dt.datetime(2026, 11, 22, tzinfo=dt.UTC)

@@ -42,6 +42,10 @@ from pathlib import Path
 
 import httpx
 
+from bangscore.ingest.catalog import load_bundled_catalog, write_catalog
+from bangscore.shim.keys import generate_key, key_digest, key_id
+from bangscore.shim.sqlite_store import SQLiteStore
+from bangscore.shim.store import KeyRecord, open_store
 from bench.catalogs import (
     Workload,
     build_sqlite,
@@ -56,10 +60,6 @@ from bench.catalogs import (
 from bench.report import BULK_LIMIT, LATENCY_ROW, BuildFigure, report
 from bench.scale import scale_catalog
 from bench.wrk import CONNECTIONS, WrkResult, profile, rotation_script, wrk
-from ingest.catalog import load_bundled_catalog, write_catalog
-from shim.keys import generate_key, key_digest, key_id
-from shim.sqlite_store import SQLiteStore
-from shim.store import KeyRecord, open_store
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -208,7 +208,7 @@ def measure_build(label: str, catalog: Path | None, state_dir: Path, games: int)
     Peak memory is the child's own ``ru_maxrss`` from ``wait4``. Raises RuntimeError if the
     build fails.
     """
-    args = [PY, "-m", "shim.cli", "--state-dir", str(state_dir), "build"]
+    args = [PY, "-m", "bangscore", "--state-dir", str(state_dir), "build"]
     if catalog is not None:
         args += ["--catalog", str(catalog)]
     log = state_dir.parent / f"build-{label}.log"
@@ -357,7 +357,7 @@ def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
     shim_cmd = [
         PY,
         "-m",
-        "shim.cli",
+        "bangscore",
         "--state-dir",
         str(real_state),
         "serve",

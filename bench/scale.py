@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 
-from scoring.records import Catalog, GameRecord
+from bangscore.scoring.records import Catalog, GameRecord
 
 
 def _scaled_price(price: float, factor: float) -> float:

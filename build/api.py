@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from scoring.genres import GENRES
+from bangscore.scoring.genres import GENRES
 
 API_VERSION = "1.0.0"
 API_PREFIX = "/api/v1"

@@ -28,10 +28,10 @@ from typing import Any, Protocol
 
 import orjson
 
-from build.openapi import DETAIL_PROPERTIES
-from build.storage import ObjectNotFound, Storage, StoredObject
-from build.wire import detail_record, digest, dumps
-from scoring.pipeline import ScoredGame
+from bangscore.build.openapi import DETAIL_PROPERTIES
+from bangscore.build.storage import ObjectNotFound, Storage, StoredObject
+from bangscore.build.wire import detail_record, digest, dumps
+from bangscore.scoring.pipeline import ScoredGame
 
 SCHEMA_VERSION = 1
 PREFIX = "export/"

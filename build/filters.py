@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from scoring.genres import GENRES
+from bangscore.scoring.genres import GENRES
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from build.api import API_VERSION, ROUTES, Route
-from scoring.drivers import DRIVERS
-from scoring.genres import GENRES
-from scoring.records import NOT_RATED_REASONS
-from scoring.tiers import TIERS
+from bangscore.build.api import API_VERSION, ROUTES, Route
+from bangscore.scoring.drivers import DRIVERS
+from bangscore.scoring.genres import GENRES
+from bangscore.scoring.records import NOT_RATED_REASONS
+from bangscore.scoring.tiers import TIERS
 
 _NUM = {"type": "number"}
 _NUM_NULL = {"type": ["number", "null"]}

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from scoring.genres import GENRES
+from bangscore.scoring.genres import GENRES
 
 BETTER_VALUE_COUNT = 5
 

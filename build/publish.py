@@ -25,8 +25,8 @@ from typing import Any
 import orjson
 from tqdm import tqdm
 
-from build.storage import ObjectNotFound, Storage, StoredObject
-from build.wire import digest
+from bangscore.build.storage import ObjectNotFound, Storage, StoredObject
+from bangscore.build.wire import digest
 
 MANIFEST_SCHEMA = 1
 KEEP_SNAPSHOTS = 7

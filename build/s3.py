@@ -40,7 +40,7 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
-from build.storage import (
+from bangscore.build.storage import (
     POINTER_KEY,
     ObjectNotFound,
     PointerConflict,

@@ -17,11 +17,11 @@ from urllib.parse import urlsplit
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
-from build.api import ATTRIBUTION_TEXT, ERROR_CODES
-from build.chart import usd
-from build.listing import PAGE_SIZE
-from build.pages import drivers_view, genre_label, length_source_label
-from scoring.genres import GENRES
+from bangscore.build.api import ATTRIBUTION_TEXT, ERROR_CODES
+from bangscore.build.chart import usd
+from bangscore.build.listing import PAGE_SIZE
+from bangscore.build.pages import drivers_view, genre_label, length_source_label
+from bangscore.scoring.genres import GENRES
 
 JSON = dict[str, Any]
 
@@ -87,7 +87,7 @@ class SiteRenderer:
 
     def __init__(self, *, site_url: str, base_url: str) -> None:
         self.env = Environment(
-            loader=PackageLoader("build", "templates"),
+            loader=PackageLoader("bangscore.build", "templates"),
             autoescape=select_autoescape(["html"]),
             undefined=StrictUndefined,
             trim_blocks=True,

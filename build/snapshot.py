@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from build.api import root_listing
-from build.chart import NARROW_WIDTH as NARROW_CHART
-from build.chart import WIDTH as WIDE_CHART
-from build.chart import price_curve_svg
-from build.filters import (
+from bangscore.build.api import root_listing
+from bangscore.build.chart import NARROW_WIDTH as NARROW_CHART
+from bangscore.build.chart import WIDTH as WIDE_CHART
+from bangscore.build.chart import price_curve_svg
+from bangscore.build.filters import (
     DOCS_KEY,
     FAVICON_KEY,
     HOME_KEY,
@@ -31,15 +31,15 @@ from build.filters import (
     list_key,
     precomputed_combos,
 )
-from build.listing import PAGE_SIZE, render_page
-from build.openapi import openapi_document
-from build.pages import better_in_genre
-from build.search import SearchIndex
-from build.site import SiteRenderer
-from build.storage import StoredObject
-from build.wire import detail_record, dumps, list_item
-from scoring.pipeline import ScoredGame
-from scoring.records import NOT_RATED_REASONS, GameRecord, NotRated
+from bangscore.build.listing import PAGE_SIZE, render_page
+from bangscore.build.openapi import openapi_document
+from bangscore.build.pages import better_in_genre
+from bangscore.build.search import SearchIndex
+from bangscore.build.site import SiteRenderer
+from bangscore.build.storage import StoredObject
+from bangscore.build.wire import detail_record, dumps, list_item
+from bangscore.scoring.pipeline import ScoredGame
+from bangscore.scoring.records import NOT_RATED_REASONS, GameRecord, NotRated
 
 JSON_TYPE = "application/json"
 HTML_TYPE = "text/html; charset=utf-8"

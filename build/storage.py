@@ -233,7 +233,7 @@ def open_storage(location: str) -> Storage:
     Raises ValueError for an unknown scheme.
     """
     if location.startswith("s3://"):
-        from build.s3 import S3Storage  # imported lazily: boto3 is slow to import
+        from bangscore.build.s3 import S3Storage  # imported lazily: boto3 is slow to import
 
         return S3Storage.from_url(location)
     if location.startswith("memory://"):

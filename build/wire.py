@@ -14,10 +14,10 @@ from typing import Any
 import orjson
 from unidecode import unidecode
 
-from build.search import DROPPED_CHARS
-from scoring.pipeline import ScoredGame
-from scoring.records import EarlyWindow
-from scoring.value import SCORE_VERSION
+from bangscore.build.search import DROPPED_CHARS
+from bangscore.scoring.pipeline import ScoredGame
+from bangscore.scoring.records import EarlyWindow
+from bangscore.scoring.value import SCORE_VERSION
 
 JSON = dict[str, Any]
 _WORD = re.compile(r"[a-z0-9]+")

@@ -29,8 +29,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ingest.http import PoliteClient
-from scoring.records import GameRecord, SourceName
+from bangscore.ingest.http import PoliteClient
+from bangscore.scoring.records import GameRecord, SourceName
 
 _VERB = r"(finish(ed|es|ing)?|complet(e|ed|es|ing)|beat(en|s|ing)?|clear(ed|s)?)"
 _WHOLE = r"(the (game|story|campaign|main (story|quest)|adventure)|main (story|quest)"

@@ -26,8 +26,8 @@ import orjson
 from pydantic import ValidationError
 from tqdm import tqdm
 
-from ingest import dumps, early_window, legacy, readers
-from ingest.checks import (
+from bangscore.ingest import dumps, early_window, legacy, readers
+from bangscore.ingest.checks import (
     MIN_REVIEWERS,
     MIN_REVIEWS,
     choose_length,
@@ -37,9 +37,9 @@ from ingest.checks import (
     non_game,
     not_rated_reason,
 )
-from ingest.observations import TRUST_MATCHED, Layer, Observation, Observations
-from scoring.play import is_replayable
-from scoring.records import Catalog, GameRecord, NotRated, Provenance, Sources
+from bangscore.ingest.observations import TRUST_MATCHED, Layer, Observation, Observations
+from bangscore.scoring.play import is_replayable
+from bangscore.scoring.records import Catalog, GameRecord, NotRated, Provenance, Sources
 
 __all__ = [
     "BUNDLED",

@@ -43,9 +43,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from ingest.names import normalise_name
-from ingest.observations import TRUST_MATCHED, Resolved
-from scoring.records import LengthSource, NotRatedReason
+from bangscore.ingest.names import normalise_name
+from bangscore.ingest.observations import TRUST_MATCHED, Resolved
+from bangscore.scoring.records import LengthSource, NotRatedReason
 
 MIN_REVIEWS: Final = 50
 # Positive reviewers needed before their median playtime is trusted (check or estimate).

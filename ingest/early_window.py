@@ -20,8 +20,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ingest.observations import Observation
-from scoring.records import DateWindow, EarlyWindow
+from bangscore.ingest.observations import Observation
+from bangscore.scoring.records import DateWindow, EarlyWindow
 
 EARLY_WINDOW_MINUTES = 120
 MIN_SAMPLE = 1

@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ingest.http import PoliteClient
-from scoring.records import GameRecord, SourceName
+from bangscore.ingest.http import PoliteClient
+from bangscore.scoring.records import GameRecord, SourceName
 
 _MARKS = re.compile(r"[\u2122\u00ae\u00a9]")
 _NON_WORD = re.compile(r"[^0-9a-z]+")

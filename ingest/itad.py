@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ingest.http import PoliteClient
-from scoring.records import GameRecord, SourceName
+from bangscore.ingest.http import PoliteClient
+from bangscore.scoring.records import GameRecord, SourceName
 
 
 def parse_lookup(payload: Mapping[str, Any]) -> str | None:

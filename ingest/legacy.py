@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from ingest.dumps import HltbGame, ItadGame, PlayerCount, SteamSpyApp, StoreGame
-from ingest.names import normalise_name, sound_matches
-from ingest.observations import Observation, Observations
+from bangscore.ingest.dumps import HltbGame, ItadGame, PlayerCount, SteamSpyApp, StoreGame
+from bangscore.ingest.names import normalise_name, sound_matches
+from bangscore.ingest.observations import Observation, Observations
 
 
 def observe_steamspy(apps: Sequence[SteamSpyApp], *, current: bool) -> Iterator[Observation]:

@@ -27,9 +27,15 @@ import datetime as dt
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from ingest.catalog import BUNDLED, IngestReport, assemble
-from ingest.observations import TRUST_KEYED, TRUST_MATCHED, Layer, Observation, Observations
-from scoring.records import GameRecord, NotRated, SourceName
+from bangscore.ingest.catalog import BUNDLED, IngestReport, assemble
+from bangscore.ingest.observations import (
+    TRUST_KEYED,
+    TRUST_MATCHED,
+    Layer,
+    Observation,
+    Observations,
+)
+from bangscore.scoring.records import GameRecord, NotRated, SourceName
 
 __all__ = [
     "MATCHED_SOURCES",

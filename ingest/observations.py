@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from scoring.records import SourceName
+from bangscore.scoring.records import SourceName
 
 TRUST_KEYED = 0
 TRUST_MATCHED = 1

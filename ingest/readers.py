@@ -25,7 +25,7 @@ from typing import Any
 
 import orjson
 
-from ingest.observations import Observation
+from bangscore.ingest.observations import Observation
 
 # MySQL's CSV export (steam_insights_2024): backslash escapes, \N for NULL.
 csv.register_dialect("mysql", escapechar="\\", doublequote=False, strict=False)

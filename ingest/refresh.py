@@ -34,10 +34,10 @@ from typing import Literal, Protocol
 
 from tqdm import tqdm
 
-from ingest.achievements import AchievementsAdapter
-from ingest.catalog import read_catalog, write_catalog
-from ingest.hltb import HltbAdapter
-from ingest.http import (
+from bangscore.ingest.achievements import AchievementsAdapter
+from bangscore.ingest.catalog import read_catalog, write_catalog
+from bangscore.ingest.hltb import HltbAdapter
+from bangscore.ingest.http import (
     ClientSettings,
     PoliteClient,
     RateLimit,
@@ -45,13 +45,13 @@ from ingest.http import (
     SourceError,
     SourceUnreachableError,
 )
-from ingest.itad import ItadAdapter
-from ingest.live import LayerObservations, live_layer, patch_observations, resolve_game
-from ingest.pcgw import PcgwAdapter
-from ingest.reviews import ReviewsAdapter
-from ingest.steamspy import SteamSpyAdapter
-from ingest.storefront import StorefrontAdapter
-from scoring.records import Catalog, GameRecord, NotRated, SourceName
+from bangscore.ingest.itad import ItadAdapter
+from bangscore.ingest.live import LayerObservations, live_layer, patch_observations, resolve_game
+from bangscore.ingest.pcgw import PcgwAdapter
+from bangscore.ingest.reviews import ReviewsAdapter
+from bangscore.ingest.steamspy import SteamSpyAdapter
+from bangscore.ingest.storefront import StorefrontAdapter
+from bangscore.scoring.records import Catalog, GameRecord, NotRated, SourceName
 
 AdapterName = Literal["storefront", "reviews", "steamspy", "achievements", "hltb", "itad", "pcgw"]
 ADAPTER_NAMES: tuple[AdapterName, ...] = (

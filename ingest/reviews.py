@@ -20,8 +20,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ingest.http import PoliteClient
-from scoring.records import DateWindow, FirstDaysSplit, GameRecord, ReviewSample, SourceName
+from bangscore.ingest.http import PoliteClient
+from bangscore.scoring.records import (
+    DateWindow,
+    FirstDaysSplit,
+    GameRecord,
+    ReviewSample,
+    SourceName,
+)
 
 EARLY_WINDOW_MINUTES = 120
 FIRST_DAYS = 30

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ingest.http import PoliteClient
-from scoring.records import GameRecord, SourceName
+from bangscore.ingest.http import PoliteClient
+from bangscore.scoring.records import GameRecord, SourceName
 
 
 @dataclass(frozen=True)

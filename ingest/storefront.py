@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ingest.http import PoliteClient
-from scoring.records import GameRecord, SourceName
+from bangscore.ingest.http import PoliteClient
+from bangscore.scoring.records import GameRecord, SourceName
 
 _FULL_DATE_FORMATS = ("%d %b, %Y", "%b %d, %Y", "%d %B, %Y", "%B %d, %Y", "%d %b %Y", "%Y-%m-%d")
 _MONTH_FORMATS = ("%b %Y", "%B %Y", "%b, %Y", "%B, %Y")

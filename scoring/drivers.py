@@ -22,8 +22,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Final, Literal, get_args
 
-from scoring import value
-from scoring.value import ValueInputs
+from bangscore.scoring import value
+from bangscore.scoring.value import ValueInputs
 
 Driver = Literal[
     "reviews",

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 
 from tqdm import tqdm
 
-from scoring import tiers, value
-from scoring.drivers import drivers
-from scoring.genres import genre_for
-from scoring.play import is_replayable, is_unattended
-from scoring.records import GameRecord
-from scoring.refunds import RefundRanks, refund_percentiles
+from bangscore.scoring import tiers, value
+from bangscore.scoring.drivers import drivers
+from bangscore.scoring.genres import genre_for
+from bangscore.scoring.play import is_replayable, is_unattended
+from bangscore.scoring.records import GameRecord
+from bangscore.scoring.refunds import RefundRanks, refund_percentiles
 
 
 class UnscorableGame(ValueError):

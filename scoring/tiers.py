@@ -13,8 +13,8 @@ import dataclasses
 import math
 from typing import Final
 
-from scoring import value
-from scoring.value import ValueInputs
+from bangscore.scoring import value
+from bangscore.scoring.value import ValueInputs
 
 TIERS: Final = ("banger", "worth_it", "fair", "wait_for_sale", "skip")
 

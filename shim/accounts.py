@@ -42,9 +42,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from shim.keys import key_digest
-from shim.quota import window_at
-from shim.store import (
+from bangscore.shim.keys import key_digest
+from bangscore.shim.quota import window_at
+from bangscore.shim.store import (
     AccountExists,
     AccountRecord,
     KeyView,

@@ -16,17 +16,17 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 
-from build.publish import SnapshotError
-from build.storage import StorageError
-from shim.edge import EdgeMiddleware
-from shim.handlers import Shim
-from shim.pages import Pages
-from shim.quota import Quota
-from shim.routes import build_routes
-from shim.snapshot import SnapshotSource
+from bangscore.build.publish import SnapshotError
+from bangscore.build.storage import StorageError
+from bangscore.shim.edge import EdgeMiddleware
+from bangscore.shim.handlers import Shim
+from bangscore.shim.pages import Pages
+from bangscore.shim.quota import Quota
+from bangscore.shim.routes import build_routes
+from bangscore.shim.snapshot import SnapshotSource
 
 if TYPE_CHECKING:
-    from shim.export import ExportService
+    from bangscore.shim.export import ExportService
 
 log = logging.getLogger("bangscore.shim")
 
@@ -90,7 +90,7 @@ def create_app(
     # -- account website (issue 5): its own routes, each with its session middleware --------
     routes: list[BaseRoute] = [*build_routes(shim), *pages.routes()]
     if session_secret is not None:
-        from shim.accounts import AccountSite, account_routes
+        from bangscore.shim.accounts import AccountSite, account_routes
 
         site = AccountSite(
             quota.store, site_url=site_url, session_idle=session_idle, session_max=session_max
@@ -99,7 +99,9 @@ def create_app(
         routes += account_routes(site, session_secret=session_secret, https_only=https)
 
     # -- Bulk export (issue 4): GET /api/v1/export and signed local download links -----------
-    from shim.export import export_routes  # no cycle: shim.export does not import this module
+    from bangscore.shim.export import (
+        export_routes,  # no cycle: shim.export does not import this module
+    )
 
     routes += export_routes(shim, export)
 

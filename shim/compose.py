@@ -13,10 +13,10 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from build.filters import Filters
-from build.listing import page_bounds, render_page
-from build.wire import etag_for
-from shim.lru import Lru
+from bangscore.build.filters import Filters
+from bangscore.build.listing import page_bounds, render_page
+from bangscore.build.wire import etag_for
+from bangscore.shim.lru import Lru
 
 Positions = npt.NDArray[np.int64]
 

@@ -23,11 +23,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from shim.handlers import EDGE_HEADERS, Resolved, Shim, etag_matches
-from shim.problems import PROBLEM_TYPE, problem_body
-from shim.protocol import PROTOCOL_ERROR
-from shim.quota import AuthFailure, rate_headers
-from shim.store import StoreUnavailable
+from bangscore.shim.handlers import EDGE_HEADERS, Resolved, Shim, etag_matches
+from bangscore.shim.problems import PROBLEM_TYPE, problem_body
+from bangscore.shim.protocol import PROTOCOL_ERROR
+from bangscore.shim.quota import AuthFailure, rate_headers
+from bangscore.shim.store import StoreUnavailable
 
 log = logging.getLogger("bangscore.shim")
 

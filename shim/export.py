@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from build.export import (
+from bangscore.build.export import (
     GZIP_TYPE,
     PREFIX,
     ExportError,
@@ -32,12 +32,12 @@ from build.export import (
     presigned_urls,
     read_latest,
 )
-from build.storage import ObjectNotFound, Storage, StorageUnavailable
-from build.wire import etag_for
-from shim import params
-from shim.handlers import NotFound, Resolved, Shim
-from shim.snapshot import LoadedSnapshot
-from shim.store import KeyRecord
+from bangscore.build.storage import ObjectNotFound, Storage, StorageUnavailable
+from bangscore.build.wire import etag_for
+from bangscore.shim import params
+from bangscore.shim.handlers import NotFound, Resolved, Shim
+from bangscore.shim.snapshot import LoadedSnapshot
+from bangscore.shim.store import KeyRecord
 
 LINK_SECONDS = 3600
 SALT = "bangscore-export-link"

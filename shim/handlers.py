@@ -18,13 +18,13 @@ from urllib.parse import urlencode
 from starlette.requests import Request
 from starlette.responses import Response
 
-from build.filters import Filters, list_key
-from build.listing import page_rels
-from build.storage import ObjectNotFound, StorageError
-from shim.problems import PROBLEM_TYPE, BadRequest, ParamError, problem_body
-from shim.quota import AuthFailure, Quota, Window, rate_headers
-from shim.snapshot import CorruptObject, LoadedSnapshot, SnapshotSource
-from shim.store import Hit, KeyRecord, StoreUnavailable
+from bangscore.build.filters import Filters, list_key
+from bangscore.build.listing import page_rels
+from bangscore.build.storage import ObjectNotFound, StorageError
+from bangscore.shim.problems import PROBLEM_TYPE, BadRequest, ParamError, problem_body
+from bangscore.shim.quota import AuthFailure, Quota, Window, rate_headers
+from bangscore.shim.snapshot import CorruptObject, LoadedSnapshot, SnapshotSource
+from bangscore.shim.store import Hit, KeyRecord, StoreUnavailable
 
 log = logging.getLogger("bangscore.shim")
 JSON_TYPE = "application/json"

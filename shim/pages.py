@@ -26,7 +26,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from build.filters import (
+from bangscore.build.filters import (
     DOCS_KEY,
     FAVICON_KEY,
     HOME_KEY,
@@ -34,16 +34,16 @@ from build.filters import (
     Filters,
     game_page_key,
 )
-from build.listing import page_rels
-from build.search import SearchIndex
-from build.site import FormState, Listing, SiteRenderer
-from build.storage import StorageError
-from build.wire import etag_for
-from shim import params
-from shim.handlers import HTML, NotFound, Resolved, Shim, etag_matches
-from shim.problems import BadRequest, ParamError
-from shim.quota import rate_headers
-from shim.snapshot import LoadedSnapshot
+from bangscore.build.listing import page_rels
+from bangscore.build.search import SearchIndex
+from bangscore.build.site import FormState, Listing, SiteRenderer
+from bangscore.build.storage import StorageError
+from bangscore.build.wire import etag_for
+from bangscore.shim import params
+from bangscore.shim.handlers import HTML, NotFound, Resolved, Shim, etag_matches
+from bangscore.shim.problems import BadRequest, ParamError
+from bangscore.shim.quota import rate_headers
+from bangscore.shim.snapshot import LoadedSnapshot
 
 log = logging.getLogger("bangscore.pages")
 MAX_RENDERED = 4096

@@ -10,9 +10,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from build.filters import Filters
-from scoring.genres import GENRES
-from shim.problems import BadRequest, ParamError
+from bangscore.build.filters import Filters
+from bangscore.scoring.genres import GENRES
+from bangscore.shim.problems import BadRequest, ParamError
 
 MAX_TAGS = 20
 MAX_TAG_LENGTH = 64

@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from build.api import ERROR_CODES
+from bangscore.build.api import ERROR_CODES
 
 PROBLEM_TYPE = "application/problem+json"
 

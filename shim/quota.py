@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from shim.keys import is_well_formed, key_digest
-from shim.store import Hit, KeyRecord, Store, StoreUnavailable
+from bangscore.shim.keys import is_well_formed, key_digest
+from bangscore.shim.store import Hit, KeyRecord, Store, StoreUnavailable
 
 DAY_SECONDS = 86_400
 DEFAULT_PAGE_LIMIT = 5_000

@@ -53,7 +53,7 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from shim.store import (
+from bangscore.shim.store import (
     AccountExists,
     AccountRecord,
     Failures,

@@ -10,17 +10,17 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from build.filters import (
+from bangscore.build.filters import (
     OPENAPI_KEY,
     ROOT_KEY,
     detail_key,
 )
-from build.listing import page_count
-from build.wire import etag_for
-from shim import params
-from shim.handlers import JSON_TYPE, NotFound, Resolved, Shim
-from shim.snapshot import LoadedSnapshot
-from shim.store import KeyRecord
+from bangscore.build.listing import page_count
+from bangscore.build.wire import etag_for
+from bangscore.shim import params
+from bangscore.shim.handlers import JSON_TYPE, NotFound, Resolved, Shim
+from bangscore.shim.snapshot import LoadedSnapshot
+from bangscore.shim.store import KeyRecord
 
 NOT_RATED_DETAIL = {
     "delisted": "it has been removed from sale on the storefront",

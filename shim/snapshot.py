@@ -20,14 +20,14 @@ import anyio.to_thread
 import numpy as np
 import orjson
 
-from build.filters import INDEX_KEY, NOT_RATED_KEY, SEARCH_KEY
-from build.listing import page_bounds, render_page
-from build.publish import Entry, Manifest, SnapshotError, object_key, read_manifest
-from build.search import SearchIndex
-from build.storage import ObjectNotFound, Storage, StorageError
-from build.wire import digest, etag_for, etag_from_digest
-from shim.compose import CompactIndex
-from shim.lru import Lru
+from bangscore.build.filters import INDEX_KEY, NOT_RATED_KEY, SEARCH_KEY
+from bangscore.build.listing import page_bounds, render_page
+from bangscore.build.publish import Entry, Manifest, SnapshotError, object_key, read_manifest
+from bangscore.build.search import SearchIndex
+from bangscore.build.storage import ObjectNotFound, Storage, StorageError
+from bangscore.build.wire import digest, etag_for, etag_from_digest
+from bangscore.shim.compose import CompactIndex
+from bangscore.shim.lru import Lru
 
 log = logging.getLogger("bangscore.snapshot")
 MAX_ANSWERS = 16_384

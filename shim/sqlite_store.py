@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from shim.store import (
+from bangscore.shim.store import (
     AccountExists,
     AccountRecord,
     Failures,

@@ -11,7 +11,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from shim.keys import generate_key, key_digest, key_id
+from bangscore.shim.keys import generate_key, key_digest, key_id
 
 Plan = Literal["free", "pro", "bulk"]
 KeyState = Literal["active", "revoked"]
@@ -238,11 +238,11 @@ def open_store(url: str, *, create: bool = True) -> Store:
     key). A path that cannot hold a database raises StoreUnavailable.
     """
     if url.startswith("sqlite:///"):
-        from shim.sqlite_store import SQLiteStore
+        from bangscore.shim.sqlite_store import SQLiteStore
 
         return SQLiteStore(url.removeprefix("sqlite:///"), create=create)
     if url.startswith(("redis://", "rediss://", "unix://")):
-        from shim.redis_store import RedisStore
+        from bangscore.shim.redis_store import RedisStore
 
         return RedisStore.from_url(url)
     raise ValueError(f"unsupported store {url!r}: use sqlite:///PATH or redis://HOST:PORT/DB")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from shim.store import KeyView
+from bangscore.shim.store import KeyView
 
 
 @dataclass(frozen=True, slots=True)

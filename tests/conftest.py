@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING
 import pytest
 from starlette.testclient import TestClient
 
-from build.storage import Storage
-from scoring.pipeline import ScoredGame
-from scoring.records import Catalog
-from shim.sqlite_store import SQLiteStore
+from bangscore.build.storage import Storage
+from bangscore.scoring.pipeline import ScoredGame
+from bangscore.scoring.records import Catalog
+from bangscore.shim.sqlite_store import SQLiteStore
 from tests import factories
 
 if TYPE_CHECKING:
-    from ingest.catalog import IngestReport
+    from bangscore.ingest.catalog import IngestReport
 
 # Markers implied by a fixture, so that `make check` can leave these tests out by marker and a
 # new test that uses one of these fixtures is marked without having to remember it. Tests that
@@ -79,7 +79,7 @@ def client_factory(
 @pytest.fixture(scope="session")
 def bundled() -> tuple[Catalog, IngestReport]:
     """The catalog of the real bundled dumps and its report, loaded once per test session."""
-    from ingest.catalog import load_bundled_catalog
+    from bangscore.ingest.catalog import load_bundled_catalog
 
     return load_bundled_catalog(Path(__file__).parent.parent / "data")
 

@@ -14,17 +14,17 @@ from typing import Any
 
 from starlette.applications import Starlette
 
-from build.publish import publish
-from build.snapshot import snapshot_objects
-from build.storage import MemoryStorage, Storage
-from scoring.pipeline import ScoredGame, score_catalog
-from scoring.records import Catalog, GameRecord, NotRated, Sources
-from shim.app import create_app
-from shim.keys import generate_key, key_digest, key_id
-from shim.quota import Quota
-from shim.snapshot import SnapshotSource
-from shim.sqlite_store import SQLiteStore
-from shim.store import KeyRecord
+from bangscore.build.publish import publish
+from bangscore.build.snapshot import snapshot_objects
+from bangscore.build.storage import MemoryStorage, Storage
+from bangscore.scoring.pipeline import ScoredGame, score_catalog
+from bangscore.scoring.records import Catalog, GameRecord, NotRated, Sources
+from bangscore.shim.app import create_app
+from bangscore.shim.keys import generate_key, key_digest, key_id
+from bangscore.shim.quota import Quota
+from bangscore.shim.snapshot import SnapshotSource
+from bangscore.shim.sqlite_store import SQLiteStore
+from bangscore.shim.store import KeyRecord
 
 SITE = "http://testserver"
 _appids = itertools.count(1000, 10)

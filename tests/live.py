@@ -21,7 +21,7 @@ from pathlib import Path
 
 import httpx
 
-from shim.store import open_store
+from bangscore.shim.store import open_store
 
 REPO = Path(__file__).resolve().parents[1]
 READY_SECONDS = 30.0
@@ -85,7 +85,7 @@ class ShimServer:
                 **self.env,
             }
         )
-        args = [sys.executable, "-m", "shim.cli", "--state-dir", str(self.state_dir)]
+        args = [sys.executable, "-m", "bangscore", "--state-dir", str(self.state_dir)]
         if self.store_url:
             args += ["--store", self.store_url]
         args += ["serve", "--port", str(self.port), "--workers", str(self.workers)]

@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 import pytest
 
-from build.export import (
+from bangscore.build.export import (
     CHANGES_JSONL,
     CSV_COLUMNS,
     GAMES_CSV,
@@ -32,10 +32,10 @@ from build.export import (
     render_export,
     write_export,
 )
-from build.storage import LocalStorage, MemoryStorage
-from build.wire import detail_record
-from scoring.pipeline import ScoredGame, score_catalog
-from scoring.records import GameRecord
+from bangscore.build.storage import LocalStorage, MemoryStorage
+from bangscore.build.wire import detail_record
+from bangscore.scoring.pipeline import ScoredGame, score_catalog
+from bangscore.scoring.records import GameRecord
 from tests import factories
 
 T0 = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)

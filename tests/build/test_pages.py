@@ -8,15 +8,15 @@ from typing import Any
 
 import pytest
 
-from build.filters import game_page_key
-from build.pages import better_in_genre, driver_label, drivers_view, length_source_label
-from build.publish import object_key, read_manifest
-from build.site import SiteRenderer
-from build.snapshot import price_chart, score_at_price
-from build.storage import Storage
-from build.wire import detail_record, list_item
-from scoring.pipeline import ScoredGame
-from scoring.value import SCORE_VERSION
+from bangscore.build.filters import game_page_key
+from bangscore.build.pages import better_in_genre, driver_label, drivers_view, length_source_label
+from bangscore.build.publish import object_key, read_manifest
+from bangscore.build.site import SiteRenderer
+from bangscore.build.snapshot import price_chart, score_at_price
+from bangscore.build.storage import Storage
+from bangscore.build.wire import detail_record, list_item
+from bangscore.scoring.pipeline import ScoredGame
+from bangscore.scoring.value import SCORE_VERSION
 from tests.factories import SITE
 
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from build.publish import (
+from bangscore.build.publish import (
     SnapshotError,
     list_snapshots,
     manifest_key,
@@ -18,8 +18,8 @@ from build.publish import (
     rollback,
     verify,
 )
-from build.storage import MemoryStorage, PointerConflict, StoredObject
-from build.wire import digest
+from bangscore.build.storage import MemoryStorage, PointerConflict, StoredObject
+from bangscore.build.wire import digest
 
 T0 = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
 

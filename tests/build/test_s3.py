@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from build.filters import detail_key
-from build.publish import (
+from bangscore.build.filters import detail_key
+from bangscore.build.publish import (
     list_snapshots,
     manifest_key,
     object_key,
@@ -27,9 +27,9 @@ from build.publish import (
     rollback,
     verify,
 )
-from build.s3 import IMMUTABLE, REVALIDATE, S3Config, S3Storage, cache_control
-from build.snapshot import snapshot_objects
-from build.storage import (
+from bangscore.build.s3 import IMMUTABLE, REVALIDATE, S3Config, S3Storage, cache_control
+from bangscore.build.snapshot import snapshot_objects
+from bangscore.build.storage import (
     ObjectNotFound,
     PointerConflict,
     Storage,
@@ -37,7 +37,7 @@ from build.storage import (
     StoredObject,
     open_storage,
 )
-from scoring.pipeline import score_catalog
+from bangscore.scoring.pipeline import score_catalog
 from tests import factories
 from tests.servers import SeaweedServer, free_port_pair
 

@@ -7,7 +7,7 @@ from typing import Any
 import orjson
 import pytest
 
-from build.filters import (
+from bangscore.build.filters import (
     DOCS_KEY,
     INDEX_KEY,
     OPENAPI_KEY,
@@ -19,11 +19,11 @@ from build.filters import (
     list_key,
     precomputed_combos,
 )
-from build.publish import object_key, read_manifest
-from build.snapshot import select
-from build.storage import Storage
-from build.wire import slugify
-from scoring.genres import GENRES
+from bangscore.build.publish import object_key, read_manifest
+from bangscore.build.snapshot import select
+from bangscore.build.storage import Storage
+from bangscore.build.wire import slugify
+from bangscore.scoring.genres import GENRES
 
 
 def body(storage: Storage, key: str) -> Any:

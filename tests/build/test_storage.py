@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from build.storage import (
+from bangscore.build.storage import (
     LocalStorage,
     MemoryStorage,
     ObjectNotFound,

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from build.storage import LocalStorage
-from scoring.pipeline import ScoredGame
-from scoring.records import GameRecord
-from shim.sqlite_store import SQLiteStore
+from bangscore.build.storage import LocalStorage
+from bangscore.scoring.pipeline import ScoredGame
+from bangscore.scoring.records import GameRecord
+from bangscore.shim.sqlite_store import SQLiteStore
 from tests import factories
 from tests.live import ShimServer
 

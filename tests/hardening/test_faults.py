@@ -12,10 +12,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from build.publish import object_key, read_manifest
-from build.storage import LocalStorage
-from build.wire import etag_for
-from scoring.records import GameRecord
+from bangscore.build.publish import object_key, read_manifest
+from bangscore.build.storage import LocalStorage
+from bangscore.build.wire import etag_for
+from bangscore.scoring.records import GameRecord
 from tests import factories
 from tests.hardening.conftest import ServerFactory, add_key, publish_into
 from tests.live import wait_for

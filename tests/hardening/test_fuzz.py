@@ -19,9 +19,9 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis.generation.modes import GenerationMode
 
-from build.api import ROUTES
-from build.storage import Storage
-from scoring.pipeline import ScoredGame
+from bangscore.build.api import ROUTES
+from bangscore.build.storage import Storage
+from bangscore.scoring.pipeline import ScoredGame
 from tests import factories
 
 MAX_EXAMPLES = 40

@@ -13,11 +13,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from build.storage import LocalStorage
-from shim.keys import generate_key, key_id
-from shim.quota import Quota
-from shim.sqlite_store import SQLiteStore
-from shim.store import KeyRecord
+from bangscore.build.storage import LocalStorage
+from bangscore.shim.keys import generate_key, key_id
+from bangscore.shim.quota import Quota
+from bangscore.shim.sqlite_store import SQLiteStore
+from bangscore.shim.store import KeyRecord
 from tests import factories
 from tests.hardening.conftest import SharedServer
 from tests.live import REPO, wait_for

@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from ingest.catalog import write_catalog
+from bangscore.ingest.catalog import write_catalog
 from tests import factories
 from tests.servers import bindable
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from ingest.http import ClientSettings, PoliteClient, RateLimit, ResponseCache
+from bangscore.ingest.http import ClientSettings, PoliteClient, RateLimit, ResponseCache
 
 DAY = dt.date(2025, 3, 1)
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

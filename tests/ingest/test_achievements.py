@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from ingest.achievements import (
+from bangscore.ingest.achievements import (
     Achievement,
     AchievementsAdapter,
     FinishRate,
     derive_finish_rate,
     parse_achievements,
 )
-from scoring.records import GameRecord
+from bangscore.scoring.records import GameRecord
 from tests.ingest.replay import fixture_json, ok, quiet_client, start_replay, stop_replay
 
 

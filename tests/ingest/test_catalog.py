@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest.catalog import (
+from bangscore.ingest.catalog import (
     BUNDLED,
     CatalogError,
     IngestReport,
@@ -22,9 +22,9 @@ from ingest.catalog import (
     read_observations,
     write_catalog,
 )
-from ingest.observations import TRUST_MATCHED, Layer, Observation, Observations
-from scoring.play import is_unattended
-from scoring.records import Catalog, EarlyWindow, GameRecord
+from bangscore.ingest.observations import TRUST_MATCHED, Layer, Observation, Observations
+from bangscore.scoring.play import is_unattended
+from bangscore.scoring.records import Catalog, EarlyWindow, GameRecord
 from tests import factories
 
 PICS = Layer("steam_pics_2026", "storefront", dt.date(2026, 7, 24))

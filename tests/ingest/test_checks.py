@@ -8,8 +8,8 @@ import math
 
 import pytest
 
-from ingest import checks
-from ingest.observations import TRUST_KEYED, TRUST_MATCHED, Layer, Resolved
+from bangscore.ingest import checks
+from bangscore.ingest.observations import TRUST_KEYED, TRUST_MATCHED, Layer, Resolved
 
 HLTB_2025 = Layer("hltb_steam_2025-12", "play_length", dt.date(2025, 12, 27), TRUST_KEYED)
 HLTB_2023 = Layer("hltb_2023", "play_length", dt.date(2023, 12, 31), TRUST_KEYED)

@@ -10,7 +10,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from ingest.dumps import (
+from bangscore.ingest.dumps import (
     RowError,
     parse_hltb_duration,
     read_hltb,

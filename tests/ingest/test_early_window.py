@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest.early_window import EARLY_WINDOW_MINUTES, read_review_rows, summarise
+from bangscore.ingest.early_window import EARLY_WINDOW_MINUTES, read_review_rows, summarise
 
 DAY = 86_400
 JAN_1 = 1_735_689_600  # 2025-01-01 00:00 UTC

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ingest.hltb import HltbAdapter, match_appid, search_words
-from scoring.records import GameRecord
+from bangscore.ingest.hltb import HltbAdapter, match_appid, search_words
+from bangscore.scoring.records import GameRecord
 from tests.ingest.replay import fixture_json, ok, quiet_client, start_replay, stop_replay
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from ingest.http import (
+from bangscore.ingest.http import (
     ClientSettings,
     PoliteClient,
     RateLimit,

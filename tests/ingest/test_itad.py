@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ingest.itad import ItadAdapter, parse_history_low, parse_lookup
-from scoring.records import GameRecord
+from bangscore.ingest.itad import ItadAdapter, parse_history_low, parse_lookup
+from bangscore.scoring.records import GameRecord
 from tests.ingest.replay import fixture_json, ok, quiet_client, start_replay, stop_replay
 
 GAME_ID = "018d937f-07fa-73d5-b4c4-cb6d4a25dd54"

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from ingest.catalog import IngestReport, assemble
-from ingest.checks import LENGTH_TOO_LONG, LENGTH_TOO_SHORT
-from ingest.live import (
+from bangscore.ingest.catalog import IngestReport, assemble
+from bangscore.ingest.checks import LENGTH_TOO_LONG, LENGTH_TOO_SHORT
+from bangscore.ingest.live import (
     MATCHED_SOURCES,
     LayerObservations,
     combine,
@@ -24,8 +24,14 @@ from ingest.live import (
     record_observations,
     resolve_game,
 )
-from ingest.observations import TRUST_KEYED, TRUST_MATCHED, Layer, Observation, Observations
-from scoring.records import (
+from bangscore.ingest.observations import (
+    TRUST_KEYED,
+    TRUST_MATCHED,
+    Layer,
+    Observation,
+    Observations,
+)
+from bangscore.scoring.records import (
     Catalog,
     DateWindow,
     EarlyWindow,

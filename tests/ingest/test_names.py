@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ingest.names import normalise_name, sound_matches, years_agree
+from bangscore.ingest.names import normalise_name, sound_matches, years_agree
 
 
 @pytest.mark.parametrize(

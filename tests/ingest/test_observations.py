@@ -6,7 +6,13 @@ import datetime as dt
 
 import pytest
 
-from ingest.observations import TRUST_KEYED, TRUST_MATCHED, Layer, Observation, Observations
+from bangscore.ingest.observations import (
+    TRUST_KEYED,
+    TRUST_MATCHED,
+    Layer,
+    Observation,
+    Observations,
+)
 
 OLD_KEYED = Layer("old keyed", "storefront", dt.date(2023, 1, 1), TRUST_KEYED)
 NEW_KEYED = Layer("new keyed", "storefront", dt.date(2026, 7, 1), TRUST_KEYED)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ingest.pcgw import PcgwAdapter, parse_infobox, wiki_fields
-from scoring.records import GameRecord
+from bangscore.ingest.pcgw import PcgwAdapter, parse_infobox, wiki_fields
+from bangscore.scoring.records import GameRecord
 from tests.ingest.replay import fixture_json, ok, quiet_client, start_replay, stop_replay
 
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from ingest.catalog import read_catalog, write_catalog
-from ingest.http import RateLimit
-from ingest.refresh import Endpoints, IngestConfig, run_ingest
-from scoring.records import Catalog, GameRecord, NotRated, Sources
+from bangscore.ingest.catalog import read_catalog, write_catalog
+from bangscore.ingest.http import RateLimit
+from bangscore.ingest.refresh import Endpoints, IngestConfig, run_ingest
+from bangscore.scoring.records import Catalog, GameRecord, NotRated, Sources
 from tests.ingest.replay import Handler, ReplayFactory, fixture_json, ok
 
 TODAY = dt.date(2025, 3, 1)

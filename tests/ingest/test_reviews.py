@@ -11,15 +11,15 @@ from typing import Any
 
 import pytest
 
-from ingest.http import ClientSettings, PoliteClient, RateLimit, ResponseCache
-from ingest.reviews import (
+from bangscore.ingest.http import ClientSettings, PoliteClient, RateLimit, ResponseCache
+from bangscore.ingest.reviews import (
     Review,
     allocate,
     parse_page,
     sample_game,
     summarise_sample,
 )
-from scoring.records import DateWindow, FirstDaysSplit
+from bangscore.scoring.records import DateWindow, FirstDaysSplit
 from tests.ingest.replay import Replay, fixture_json, ok, start_replay, stop_replay
 
 DAY = dt.date(2025, 3, 1)

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from ingest.steamspy import (
+from bangscore.ingest.steamspy import (
     SteamSpyAdapter,
     parse_steamspy_app,
     parse_steamspy_page,
     steamspy_fields,
 )
-from scoring.records import GameRecord
+from bangscore.scoring.records import GameRecord
 from tests.ingest.replay import fixture_json, ok, quiet_client, start_replay, stop_replay
 
 

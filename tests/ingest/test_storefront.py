@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from ingest.storefront import (
+from bangscore.ingest.storefront import (
     StorefrontAdapter,
     parse_app_list,
     parse_appdetails,
@@ -18,7 +18,7 @@ from ingest.storefront import (
     parse_tag_list,
     review_totals,
 )
-from scoring.records import GameRecord
+from bangscore.scoring.records import GameRecord
 from tests.ingest.replay import Replay, fixture_json, ok, quiet_client, start_replay, stop_replay
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from scoring import calibrate, value
-from scoring.pipeline import score_catalog
-from scoring.records import GameRecord, NotRated
+from bangscore.scoring import calibrate, value
+from bangscore.scoring.pipeline import score_catalog
+from bangscore.scoring.records import GameRecord, NotRated
 
 
 @pytest.fixture

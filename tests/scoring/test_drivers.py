@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 
-from scoring.drivers import DRIVERS, drivers
-from scoring.value import ValueInputs
+from bangscore.scoring.drivers import DRIVERS, drivers
+from bangscore.scoring.value import ValueInputs
 from tests.scoring.test_value import value_inputs
 
 

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scoring.genres import GENRES, INDIE_SHORT_HOURS, TAG_WINDOW, genre_for
+from bangscore.scoring.genres import GENRES, INDIE_SHORT_HOURS, TAG_WINDOW, genre_for
 
 
 def test_genre_names_match_the_contract() -> None:

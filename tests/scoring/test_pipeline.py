@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from scoring import tiers, value
-from scoring.pipeline import UnscorableGame, score_catalog, score_game, value_inputs
+from bangscore.scoring import tiers, value
+from bangscore.scoring.pipeline import UnscorableGame, score_catalog, score_game, value_inputs
 from tests.factories import make_record
 
 

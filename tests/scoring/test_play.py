@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scoring.play import TAG_WINDOW, is_replayable, is_unattended
+from bangscore.scoring.play import TAG_WINDOW, is_replayable, is_unattended
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scoring.refunds import refund_percentiles
+from bangscore.scoring.refunds import refund_percentiles
 
 
 def test_refund_percentiles_ties_pools_depths_and_nulls() -> None:

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scoring import tiers, value
-from scoring.tiers import TIERS, threshold_usd, tier
-from scoring.value import ValueInputs, bang_score
+from bangscore.scoring import tiers, value
+from bangscore.scoring.tiers import TIERS, threshold_usd, tier
+from bangscore.scoring.value import ValueInputs, bang_score
 
 targets = st.integers(min_value=1, max_value=100)
 

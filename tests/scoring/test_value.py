@@ -10,8 +10,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from scoring import value
-from scoring.value import ValueInputs, bang_score, score
+from bangscore.scoring import value
+from bangscore.scoring.value import ValueInputs, bang_score, score
 
 prices = st.floats(min_value=0, max_value=1000, allow_nan=False)
 review_scores = st.floats(min_value=0, max_value=1, allow_nan=False)

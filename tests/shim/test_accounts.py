@@ -15,9 +15,9 @@ from argon2 import PasswordHasher
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from build.storage import Storage
-from scoring.pipeline import ScoredGame
-from shim.accounts import (
+from bangscore.build.storage import Storage
+from bangscore.scoring.pipeline import ScoredGame
+from bangscore.shim.accounts import (
     MAX_ACTIVE_KEYS,
     AccountSite,
     SignInLimits,
@@ -25,12 +25,12 @@ from shim.accounts import (
     load_session_secret,
     normalize_email,
 )
-from shim.app import create_app
-from shim.keys import KEY_PATTERN, is_well_formed, key_digest
-from shim.quota import Quota
-from shim.snapshot import SnapshotSource
-from shim.sqlite_store import SQLiteStore
-from shim.store import StoreUnavailable
+from bangscore.shim.app import create_app
+from bangscore.shim.keys import KEY_PATTERN, is_well_formed, key_digest
+from bangscore.shim.quota import Quota
+from bangscore.shim.snapshot import SnapshotSource
+from bangscore.shim.sqlite_store import SQLiteStore
+from bangscore.shim.store import StoreUnavailable
 from tests.factories import SITE, Clock
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')

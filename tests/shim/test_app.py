@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from build.filters import list_key, precomputed_combos
-from build.openapi import DETAIL_PROPERTIES, GAME_PROPERTIES
-from build.storage import MemoryStorage, Storage
-from scoring.pipeline import ScoredGame
-from scoring.value import SCORE_VERSION
-from shim.sqlite_store import SQLiteStore
+from bangscore.build.filters import list_key, precomputed_combos
+from bangscore.build.openapi import DETAIL_PROPERTIES, GAME_PROPERTIES
+from bangscore.build.storage import MemoryStorage, Storage
+from bangscore.scoring.pipeline import ScoredGame
+from bangscore.scoring.value import SCORE_VERSION
+from bangscore.shim.sqlite_store import SQLiteStore
 from tests import factories
 from tests.factories import NOT_RATED, SITE, add_key
 
@@ -138,7 +138,7 @@ def test_bad_keys_get_401_problems(
 
 def test_unknown_well_formed_key_is_invalid(api: Any) -> None:
     client, _, _ = api
-    from shim.keys import generate_key
+    from bangscore.shim.keys import generate_key
 
     response = client.get("/api/v1/games", headers={"Authorization": f"Bearer {generate_key()}"})
     assert response.status_code == 401
@@ -149,7 +149,7 @@ def test_revoked_key_answers_401_revoked(api: Any) -> None:
     client, store, headers = api
     key = headers["Authorization"].removeprefix("Bearer ")
     assert client.get("/api/v1/games", headers=headers).status_code == 200
-    from shim.keys import key_id
+    from bangscore.shim.keys import key_id
 
     store.revoke_key(key_id(key))
     response = client.get("/api/v1/games", headers=headers)
@@ -163,7 +163,7 @@ def test_header_wins_over_query_key(api: Any) -> None:
     response = client.get(f"/api/v1/games?api_key={other}", headers=headers)
     assert response.status_code == 200
     # The query key was ignored: only the header's key was counted.
-    from shim.keys import key_id
+    from bangscore.shim.keys import key_id
 
     counts = {v.record.key_id: v.today for v in store.list_keys(factories_today())}
     assert counts[key_id(other)] == 0
@@ -332,7 +332,7 @@ def test_link_header_has_first_prev_next_last(api: Any) -> None:
 
 def test_composed_pages_equal_precomputed_bytes(small_snapshot: Any, client_factory: Any) -> None:
     storage, _ = small_snapshot
-    from shim.snapshot import SnapshotSource
+    from bangscore.shim.snapshot import SnapshotSource
 
     source = SnapshotSource(storage, cache_bytes=1 << 24, poll_seconds=60)
     source.refresh()
@@ -575,7 +575,7 @@ def test_cors_preflight(api: Any) -> None:
 
 def test_server_fault_is_500_problem_without_trace(api: Any, monkeypatch: Any) -> None:
     client, _, headers = api
-    from shim.compose import CompactIndex
+    from bangscore.shim.compose import CompactIndex
 
     def boom(*_: Any) -> Any:
         raise RuntimeError("secret internals")
@@ -621,8 +621,8 @@ def test_game_page_and_slug_redirect(api: Any, small_snapshot: Any) -> None:
 
 
 def test_corrupt_manifest_at_start_is_a_clear_503(client_factory: ClientFactory) -> None:
-    from build.publish import manifest_key
-    from build.storage import StoredObject
+    from bangscore.build.publish import manifest_key
+    from bangscore.build.storage import StoredObject
 
     storage = MemoryStorage()
     storage.put_many([StoredObject(manifest_key("bad"), b"{truncated")])
@@ -689,7 +689,7 @@ def test_uncounted_responses_carry_the_ip_allowance_too(api: Any, monkeypatch: A
         "cors-204": client.options("/api/v1/games", headers=preflight),
         "export-download": client.get("/export/s1/games.csv.gz?expires=1&signature=x"),
     }
-    from shim.compose import CompactIndex
+    from bangscore.shim.compose import CompactIndex
 
     def boom(*_: Any) -> Any:
         raise RuntimeError("fault")
@@ -708,8 +708,8 @@ def test_uncounted_responses_carry_the_ip_allowance_too(api: Any, monkeypatch: A
 def test_a_deleted_object_and_a_key_store_outage_say_what_failed(
     client_factory: ClientFactory, monkeypatch: Any
 ) -> None:
-    from build.publish import object_key, read_manifest
-    from shim.store import StoreUnavailable
+    from bangscore.build.publish import object_key, read_manifest
+    from bangscore.shim.store import StoreUnavailable
 
     storage, _ = factories.publish_catalog(factories.small_catalog())
     client, store = client_factory(storage)
@@ -737,9 +737,9 @@ def test_link_headers_use_the_base_url_the_snapshot_was_built_with(
 ) -> None:
     import datetime as dt
 
-    from build.publish import publish
-    from build.snapshot import snapshot_objects
-    from scoring.pipeline import score_catalog
+    from bangscore.build.publish import publish
+    from bangscore.build.snapshot import snapshot_objects
+    from bangscore.scoring.pipeline import score_catalog
 
     built_for = "http://127.0.0.1:9123"
     games = score_catalog(factories.small_catalog())

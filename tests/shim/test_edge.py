@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from shim.handlers import Shim
-from shim.sqlite_store import SQLiteStore
+from bangscore.shim.handlers import Shim
+from bangscore.shim.sqlite_store import SQLiteStore
 from tests.factories import add_key
 
 ClientFactory = Callable[..., tuple[TestClient, SQLiteStore]]

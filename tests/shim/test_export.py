@@ -1,6 +1,6 @@
 """Tests of the shim over S3 (SeaweedFS) and of ``GET /api/v1/export`` (shim.export).
 
-The S3 apps are wired exactly as ``bangscore serve`` wires them (shim.cli.app_from_settings,
+The S3 apps are wired exactly as ``bangscore serve`` wires them (bangscore.cli.app_from_settings,
 standard AWS environment variables); the local-folder export uses the shim's signed links.
 """
 
@@ -17,21 +17,21 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
-from build.export import GAMES_JSONL, write_export
-from build.publish import publish
-from build.snapshot import snapshot_objects
-from build.storage import LocalStorage, Storage, open_storage
-from scoring.pipeline import score_catalog
-from scoring.records import GameRecord
-from shim.app import create_app
-from shim.cli import app_from_settings
-from shim.export import ExportService, LocalLinks
-from shim.keys import generate_key, key_digest, key_id
-from shim.quota import Quota
-from shim.settings import Settings
-from shim.snapshot import SnapshotSource
-from shim.sqlite_store import SQLiteStore
-from shim.store import KeyRecord, Plan, Store, open_store
+from bangscore.build.export import GAMES_JSONL, write_export
+from bangscore.build.publish import publish
+from bangscore.build.snapshot import snapshot_objects
+from bangscore.build.storage import LocalStorage, Storage, open_storage
+from bangscore.cli import app_from_settings
+from bangscore.scoring.pipeline import score_catalog
+from bangscore.scoring.records import GameRecord
+from bangscore.settings import Settings
+from bangscore.shim.app import create_app
+from bangscore.shim.export import ExportService, LocalLinks
+from bangscore.shim.keys import generate_key, key_digest, key_id
+from bangscore.shim.quota import Quota
+from bangscore.shim.snapshot import SnapshotSource
+from bangscore.shim.sqlite_store import SQLiteStore
+from bangscore.shim.store import KeyRecord, Plan, Store, open_store
 from tests import factories
 from tests.servers import (  # noqa: F401 -- fixtures
     SeaweedServer,

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from shim.keys import (
+from bangscore.shim.keys import (
     KEY_LENGTH,
     KEY_PATTERN,
     generate_key,

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from build.storage import Storage
-from scoring.pipeline import ScoredGame
-from scoring.records import NotRated
-from shim.sqlite_store import SQLiteStore
+from bangscore.build.storage import Storage
+from bangscore.scoring.pipeline import ScoredGame
+from bangscore.scoring.records import NotRated
+from bangscore.shim.sqlite_store import SQLiteStore
 from tests import factories
 from tests.factories import SITE, add_key
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from shim.keys import generate_key, key_digest, key_id
-from shim.quota import AuthFailure, Quota, rate_headers, window_at
-from shim.sqlite_store import SQLiteStore
-from shim.store import Hit, KeyRecord, KeyView, StoreUnavailable
+from bangscore.shim.keys import generate_key, key_digest, key_id
+from bangscore.shim.quota import AuthFailure, Quota, rate_headers, window_at
+from bangscore.shim.sqlite_store import SQLiteStore
+from bangscore.shim.store import Hit, KeyRecord, KeyView, StoreUnavailable
 from tests.factories import Clock
 
 

@@ -17,10 +17,10 @@ import httpx
 import pytest
 import redis
 
-from shim.keys import key_id
-from shim.quota import Quota
-from shim.redis_store import RedisStore
-from shim.store import (
+from bangscore.shim.keys import key_id
+from bangscore.shim.quota import Quota
+from bangscore.shim.redis_store import RedisStore
+from bangscore.shim.store import (
     AccountExists,
     AccountRecord,
     Failures,
@@ -367,7 +367,7 @@ def test_a_revoked_key_is_refused_by_both_processes_within_5_seconds(
     for shim in shims:
         assert httpx.get(f"{shim.url}/api/v1/games", headers=headers).status_code == 200
     revoked = subprocess.run(
-        [sys.executable, "-m", "shim.cli", "--store", redis_url, "keys", "revoke", key[4:12]],
+        [sys.executable, "-m", "bangscore", "--store", redis_url, "keys", "revoke", key[4:12]],
         cwd=REPO,
         capture_output=True,
         text=True,

@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import pytest
 
-from build.filters import Filters, detail_key
-from build.publish import object_key, read_manifest
-from build.snapshot import select
-from build.storage import LocalStorage
-from scoring.pipeline import ScoredGame
+from bangscore.build.filters import Filters, detail_key
+from bangscore.build.publish import object_key, read_manifest
+from bangscore.build.snapshot import select
+from bangscore.build.storage import LocalStorage
+from bangscore.scoring.pipeline import ScoredGame
 from tests import factories
 from tests.browser import (
     DESKTOP,
@@ -69,7 +69,7 @@ class Site:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     """The real bundled catalog published into a folder and served by ``bangscore serve``."""
-    from ingest.catalog import load_bundled_catalog
+    from bangscore.ingest.catalog import load_bundled_catalog
 
     folder = tmp_path_factory.mktemp("real-snapshot")
     catalog, _ = load_bundled_catalog(Path(__file__).parents[2] / "data")

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from shim.sqlite_store import SQLiteStore
-from shim.store import KeyRecord, StoreError, UnknownKey
+from bangscore.shim.sqlite_store import SQLiteStore
+from bangscore.shim.store import KeyRecord, StoreError, UnknownKey
 
 DAY = dt.date(2026, 11, 22)
 

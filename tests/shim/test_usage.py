@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from shim.store import KeyRecord, KeyView, Store
-from shim.usage import AccountUsage, abuse_report, format_report
+from bangscore.shim.store import KeyRecord, KeyView, Store
+from bangscore.shim.usage import AccountUsage, abuse_report, format_report
 from tests.live import REPO
 
 DAY = dt.date(2026, 11, 20)
@@ -105,7 +105,7 @@ def test_usage_report_command_reads_the_store_given_by_store(
     store.close()
 
     def report(*extra: str) -> str:
-        args = [sys.executable, "-m", "shim.cli", "--state-dir", str(tmp_path), "--store", url]
+        args = [sys.executable, "-m", "bangscore", "--state-dir", str(tmp_path), "--store", url]
         done = subprocess.run(
             [*args, "usage", "report", *extra], cwd=REPO, capture_output=True, text=True, check=True
         )

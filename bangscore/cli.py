@@ -1,6 +1,6 @@
 """The ``bangscore`` command line: build, serve, keys, snapshots, ingest.
 
-Configuration enters here once (:class:`shim.settings.Settings`, environment variables
+Configuration enters here once (:class:`bangscore.settings.Settings`, environment variables
 prefixed ``BANGSCORE_``), with command-line options overriding it; everything below receives
 typed values.
 """
@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING, Any
 from pydantic import SecretStr, ValidationError
 from starlette.applications import Starlette
 
-from shim.keys import redact
-from shim.settings import Settings
-from shim.store import Store, StoreError, StoreUnavailable, issue_key, open_store
+from bangscore.settings import Settings
+from bangscore.shim.keys import redact
+from bangscore.shim.store import Store, StoreError, StoreUnavailable, issue_key, open_store
 
 if TYPE_CHECKING:
-    from shim.export import ExportService
+    from bangscore.shim.export import ExportService
 
 log = logging.getLogger("bangscore")
 
@@ -44,10 +44,10 @@ class RedactKeys(logging.Filter):
 
 def app_from_settings(settings: Settings) -> Starlette:
     """Given settings, return the ASGI app wired to its snapshot store and key store."""
-    from build.storage import open_storage
-    from shim.app import create_app
-    from shim.quota import Quota
-    from shim.snapshot import SnapshotSource
+    from bangscore.build.storage import open_storage
+    from bangscore.shim.app import create_app
+    from bangscore.shim.quota import Quota
+    from bangscore.shim.snapshot import SnapshotSource
 
     source = SnapshotSource(
         open_storage(settings.snapshot_location),
@@ -60,7 +60,7 @@ def app_from_settings(settings: Settings) -> Starlette:
         page_limit=settings.page_daily_limit,
         key_cache_seconds=settings.key_cache_seconds,
     )
-    from shim.accounts import load_session_secret
+    from bangscore.shim.accounts import load_session_secret
 
     session_secret = load_session_secret(settings.session_secret, settings.state_dir)
     return create_app(
@@ -80,8 +80,8 @@ def _export_service(settings: Settings, secret: str) -> ExportService | None:
     # the session secret (under its own salt), which every replica already shares.
     if settings.export is None:
         return None
-    from build.storage import open_storage
-    from shim.export import ExportService, LocalLinks
+    from bangscore.build.storage import open_storage
+    from bangscore.shim.export import ExportService, LocalLinks
 
     storage = open_storage(settings.export)
     local = not settings.export.startswith("s3://")
@@ -137,9 +137,9 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
 
     Any failure leaves the current snapshot as it was and exits 1 with a one-line reason.
     """
-    from build.storage import StorageError
-    from ingest.catalog import CatalogError
-    from scoring.pipeline import UnscorableGame
+    from bangscore.build.storage import StorageError
+    from bangscore.ingest.catalog import CatalogError
+    from bangscore.scoring.pipeline import UnscorableGame
 
     try:
         return _build(args, settings)
@@ -149,11 +149,11 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _build(args: argparse.Namespace, settings: Settings) -> int:
-    from build.publish import new_snapshot_id, publish
-    from build.snapshot import snapshot_objects
-    from build.storage import open_storage
-    from ingest.catalog import load_bundled_catalog, read_catalog
-    from scoring.pipeline import score_catalog
+    from bangscore.build.publish import new_snapshot_id, publish
+    from bangscore.build.snapshot import snapshot_objects
+    from bangscore.build.storage import open_storage
+    from bangscore.ingest.catalog import load_bundled_catalog, read_catalog
+    from bangscore.scoring.pipeline import score_catalog
 
     started = time.perf_counter()
     catalog_path: Path = args.catalog or settings.catalog_path
@@ -202,8 +202,8 @@ def _build(args: argparse.Namespace, settings: Settings) -> int:
 
 def _export(settings: Settings, games: list[Any], snapshot_id: str, now: dt.datetime) -> None:
     # Bulk export (issue 4): after the pointer moved, so only a published build exports.
-    from build.export import write_export
-    from build.storage import open_storage
+    from bangscore.build.export import write_export
+    from bangscore.build.storage import open_storage
 
     assert settings.export is not None
     export = write_export(
@@ -226,8 +226,8 @@ def _export(settings: Settings, games: list[Any], snapshot_id: str, now: dt.date
 
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     """Refresh the catalog from the live sources; keep the last good one on any failure."""
-    from ingest.catalog import load_bundled_catalog, write_catalog
-    from ingest.refresh import IngestConfig, run_ingest
+    from bangscore.ingest.catalog import load_bundled_catalog, write_catalog
+    from bangscore.ingest.refresh import IngestConfig, run_ingest
 
     path = settings.catalog_path
     if not path.exists():
@@ -263,7 +263,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
     from uvicorn.config import LOGGING_CONFIG
 
-    from shim.protocol import BoundedProtocols, HeadLimits
+    from bangscore.shim.protocol import BoundedProtocols, HeadLimits
 
     _open_store(settings, create=settings.store is None).close()
     limits = HeadLimits(
@@ -278,11 +278,11 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         secret = value.get_secret_value() if isinstance(value, SecretStr) else value
         os.environ[f"BANGSCORE_{name.upper()}"] = str(secret)
     log_config: dict[str, Any] = copy.deepcopy(LOGGING_CONFIG)
-    log_config["filters"] = {"redact": {"()": "shim.cli.RedactKeys"}}
+    log_config["filters"] = {"redact": {"()": "bangscore.cli.RedactKeys"}}
     for handler in log_config["handlers"].values():
         handler["filters"] = ["redact"]
     uvicorn.run(
-        "shim.cli:asgi_app",
+        "bangscore.cli:asgi_app",
         factory=True,
         host=settings.host,
         port=settings.port,
@@ -321,7 +321,7 @@ def cmd_keys_create(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_keys_revoke(args: argparse.Namespace, settings: Settings) -> int:
     """Revoke a key by its id."""
-    from shim.store import UnknownKey
+    from bangscore.shim.store import UnknownKey
 
     try:
         record = _open_store(settings, create=False).revoke_key(args.key_id)
@@ -358,7 +358,7 @@ def cmd_keys_list(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_usage_report(args: argparse.Namespace, settings: Settings) -> int:
     """Print accounts whose keys together exceed one key's plan limit on a UTC day (term 4)."""
-    from shim.usage import abuse_report, format_report
+    from bangscore.shim.usage import abuse_report, format_report
 
     try:
         day = dt.date.fromisoformat(args.date) if args.date else dt.datetime.now(dt.UTC).date()
@@ -378,8 +378,14 @@ def cmd_usage_report(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_snapshots(args: argparse.Namespace, settings: Settings) -> int:
     """List, roll back to, or verify snapshots."""
-    from build.publish import SnapshotError, list_snapshots, read_manifest, rollback, verify
-    from build.storage import open_storage
+    from bangscore.build.publish import (
+        SnapshotError,
+        list_snapshots,
+        read_manifest,
+        rollback,
+        verify,
+    )
+    from bangscore.build.storage import open_storage
 
     storage = open_storage(args.snapshot or settings.snapshot_location)
     try:

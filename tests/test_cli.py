@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from build.publish import list_snapshots, object_key, read_manifest
-from build.storage import LocalStorage
-from ingest.catalog import write_catalog
-from shim.cli import main
-from shim.keys import is_well_formed, key_id
-from shim.settings import Settings
-from shim.sqlite_store import SQLiteStore
+from bangscore.build.publish import list_snapshots, object_key, read_manifest
+from bangscore.build.storage import LocalStorage
+from bangscore.cli import main
+from bangscore.ingest.catalog import write_catalog
+from bangscore.settings import Settings
+from bangscore.shim.keys import is_well_formed, key_id
+from bangscore.shim.sqlite_store import SQLiteStore
 from tests.factories import make_catalog, small_catalog
 
 

@@ -1,0 +1,5 @@
+"""``python -m bangscore``: the same command line as the ``bangscore`` script."""
+
+from bangscore.cli import main
+
+raise SystemExit(main())

@@ -1,1 +1,0 @@
-"""Build: score the catalog and turn it into a complete snapshot of final bytes per path."""

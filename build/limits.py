@@ -49,7 +49,8 @@ MIN_QUERY_LENGTH: Final[int] = 1
 """Characters of the search ``q`` after trimming, at least: a blank ``q`` is refused."""
 
 MAX_QUERY_LENGTH: Final[int] = 100
-"""Characters of the search ``q`` after trimming, at most (no game name is longer)."""
+"""Characters of the search ``q`` after trimming, at most. A few names are longer (117 in the
+2026 catalog), and their first words find them: every query word matches a prefix."""
 
 MAX_APPID_DIGITS: Final[int] = 12
 """Digits of the ``appid`` path segment, at most: storefront appids have 7 today, and the

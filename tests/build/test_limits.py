@@ -10,6 +10,7 @@ decimal digits in base 10 (``0999`` is 999); anything else is no integer at all.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import jsonschema_rs
@@ -22,6 +23,7 @@ from bangscore.shim import params
 from bangscore.shim.problems import BadRequest
 from tests.factories import SITE
 
+ROOT = Path(__file__).resolve().parents[2]
 DOCUMENT = openapi_document(SITE, SITE)
 GAMES = "/api/v1/games"
 GAME = "/api/v1/games/{appid}"
@@ -259,3 +261,42 @@ def test_the_sites_search_boxes_take_what_the_api_takes() -> None:
     page = SiteRenderer(site_url=SITE, base_url=SITE).search_page("", Listing([], 1, 0, 0))
     assert b'name="q"' in page
     assert b'maxlength="100"' in page
+
+
+def _limits_table() -> dict[str, list[str]]:
+    """Return docs/API.md#limits's table: first cell (the limit's constant) to its row's cells."""
+    markdown = (ROOT / "docs" / "API.md").read_text()
+    start = markdown.index("\n## Limits\n")
+    section = markdown[start : markdown.index("\n## ", start + 1)]
+    rows: dict[str, list[str]] = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("|") and cells[0].startswith("`") and cells[0].endswith("`"):
+            rows[cells[0].strip("`")] = cells
+    return rows
+
+
+@pytest.mark.parametrize(("name", "value"), PUBLISHED, ids=[n for n, _ in PUBLISHED])
+def test_docs_api_md_states_the_same_figure(name: str, value: int) -> None:
+    assert _limits_table()[name][1].replace(",", "") == str(value)
+
+
+@pytest.mark.parametrize(
+    ("heading", "words"),
+    [
+        pytest.param("### List games", "integer 1000-9999", id="list-years"),
+        pytest.param("### List games", "integer 1-1,000,000,000", id="list-page"),
+        pytest.param("### List games", "at most 20 tags of 1-64 characters", id="list-tags"),
+        pytest.param("### Search", "1-100 characters after trimming", id="search-q"),
+        pytest.param("### Search", "integer 1-1,000,000,000", id="search-page"),
+        pytest.param("### Game detail", "1 to 12 ASCII decimal digits", id="detail-appid"),
+        pytest.param("## Pagination", "at most 10 items", id="page-size"),
+    ],
+)
+def test_docs_api_md_restates_the_figures_where_the_parameters_are(
+    heading: str, words: str
+) -> None:
+    markdown = (ROOT / "docs" / "API.md").read_text()
+    start = markdown.index(f"\n{heading}\n")
+    end = markdown.find("\n#", start + len(heading) + 2)
+    assert words in markdown[start:end]

@@ -7,8 +7,9 @@ least work any Starlette app can do for these responses.
 
     python -m bench.bare FOLDER PORT [--contract-headers]
 
-With ``--contract-headers`` every answer also carries the fourteen headers CONTRACT.md puts
-on a shim response (rate limits, caching, CORS, request id, snapshot, Link), with constant
+With ``--contract-headers`` every answer also carries the fourteen headers a shim response
+carries (rate limits, caching, CORS, request id, snapshot, Link: docs/API.md#rate-limit-headers,
+docs/API.md#caching, docs/API.md#cors, docs/API.md#pagination), with constant
 values: what the framework and server spend on the response alone, before any shim work.
 """
 
@@ -47,7 +48,7 @@ CONTRACT_HEADERS = {
 
 def bare_app(folder: Path, *, contract_headers: bool = False) -> Starlette:
     """Given a folder of ``<name>.json`` files, return the app serving them at ``/<name>``,
-    with the contract's response headers as constants when ``contract_headers``."""
+    with the shim's response headers (docs/API.md) as constants when ``contract_headers``."""
     bodies = {f"/{p.stem}": p.read_bytes() for p in folder.glob("*.json")}
     etags = {path: '"' + hashlib.sha256(b).hexdigest()[:32] + '"' for path, b in bodies.items()}
     extra = CONTRACT_HEADERS if contract_headers else {}

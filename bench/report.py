@@ -203,7 +203,7 @@ def report(
         f"(20,000 `SQLiteStore.hit` calls), is **{count_us:.0f} µs**.",
         "",
         "The *bare + contract headers* column is bare Starlette sending the same fourteen "
-        "headers the contract puts on every shim answer: the part of the gap that is the "
+        "headers docs/API.md puts on every shim answer: the part of the gap that is the "
         "response itself (Starlette encodes and uvicorn validates each header), not shim work.",
         "",
         "| request | shim µs/request | bare µs/request | of the gap: the headers µs "

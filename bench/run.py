@@ -415,7 +415,8 @@ def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
             results[(w.name, "bare")] = wrk(f"{bare_url}/{w.static}", seconds, headers=headers)
             print("bare", w.name, results[(w.name, "bare")], flush=True)
 
-    # The same, sending the contract's fourteen response headers: the response's own cost.
+    # The same, sending the fourteen response headers of every shim answer (docs/API.md): the
+    # response's own cost.
     hdr_port = free_port()
     hdr_url = f"http://127.0.0.1:{hdr_port}"
     with serving(

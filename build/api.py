@@ -238,7 +238,8 @@ ROUTES: tuple[Route, ...] = (
 
 
 def root_listing(site_url: str, base_url: str) -> dict[str, Any]:
-    """Given the site and API base URLs, return the ``GET /api/v1`` body (CONTRACT.md)."""
+    """Given the site and API base URLs, return the ``GET /api/v1`` body
+    (docs/API.md#root-listing)."""
     return {
         "name": "BangScore",
         "version": API_VERSION,

@@ -1,4 +1,4 @@
-"""List filters (CONTRACT.md GET /api/v1/games) and which combinations the builder precomputes.
+"""List filters (docs/API.md#list-games) and which combinations the builder precomputes.
 
 :class:`Filters` is the canonical, validated form of a list query's filters, shared by the
 builder (which writes a page set per precomputed combination) and the shim (which serves

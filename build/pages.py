@@ -14,7 +14,7 @@ from bangscore.scoring.genres import GENRES
 
 BETTER_VALUE_COUNT = 5
 
-# Human labels of the ``drivers`` vocabulary (CONTRACT.md GET /api/v1/games/{appid}).
+# Human labels of the ``drivers`` vocabulary (docs/API.md#drivers).
 DRIVER_LABELS: Mapping[str, str] = {
     "reviews": "Player reviews",
     "price": "Price",

@@ -1,4 +1,4 @@
-"""Name search (CONTRACT.md GET /api/v1/search): normalisation, the index, and its queries.
+"""Name search (docs/API.md#search): normalisation, the index, and its queries.
 
 The builder writes the index as JSON (:meth:`SearchIndex.to_json`); the shim loads it once
 per snapshot (:meth:`SearchIndex.from_json`) and answers queries from memory.
@@ -91,7 +91,8 @@ class SearchEntry:
 
 
 class SearchIndex:
-    """An in-memory inverted index of game names, ranked for CONTRACT.md's search rules."""
+    """An in-memory inverted index of game names, ranked by the rules of
+    docs/API.md#matching-and-ranking."""
 
     def __init__(self, entries: Sequence[SearchEntry], postings: dict[str, list[int]]) -> None:
         # Entries are in tie order (bang_score desc, appid asc): a position is a tie rank.

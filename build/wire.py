@@ -1,8 +1,9 @@
-"""Wire records: a scored game as the list item (SPEC 2.1, 2.2) and detail record (SPEC 2.3).
+"""Wire records: a scored game as the list item (docs/API.md#list-item) and the detail record
+(docs/API.md#detail-record).
 
 Pure functions from :class:`ScoredGame` to plain dicts in wire field order; the builder turns
-them into bytes with :func:`dumps`. Rounding follows CONTRACT.md: prices 2 decimals, fractions
-3 decimals, hours 1 decimal, ``bang_score`` an integer.
+them into bytes with :func:`dumps`. Rounding follows docs/API.md#numbers: prices 2 decimals,
+fractions 3 decimals, hours 1 decimal, ``bang_score`` an integer.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ def _r(value: float | None, digits: int) -> float | None:
 
 
 def list_item(game: ScoredGame, site_url: str) -> JSON:
-    """Given a scored game and the site URL, return the list item dict (SPEC 2.1 + 2.2)."""
+    """Given a scored game and the site URL, return the list item dict
+    (docs/API.md#list-item)."""
     rec = game.record
     sample = rec.reviews
     ranks = game.refund_ranks
@@ -90,10 +92,10 @@ def _early_window(game: ScoredGame) -> EarlyWindow | None:
 
 
 def detail_record(game: ScoredGame, site_url: str) -> JSON:
-    """Given a scored game and the site URL, return the detail record (SPEC 2.3, CONTRACT.md).
+    """Given a scored game and the site URL, return the detail record (docs/API.md#detail-record).
 
-    Holds every list field, every refund-signal field (null until sampled), the SPEC 2.3
-    fields and the CONTRACT.md additions (``tags``, ``historical_low_usd``, ``sources``, ...).
+    Holds every list field, every refund-signal field (null until sampled), then the detail
+    fields in the order that section lists them (``developer`` ... ``estimated``).
     ``estimated`` names the inputs that are documented estimates rather than observations.
     """
     rec = game.record

@@ -1,4 +1,5 @@
-"""Early-window review signals (SPEC 2.3) from dumps of single reviews with the playtime at
+"""Early-window review signals (docs/API.md#early-window-signals) from dumps of single reviews
+with the playtime at
 review time (``author_playtime_at_review``, minutes).
 
 Per game and dump: among the sample's storefront-purchase reviews (``steam_purchase`` true,

@@ -7,7 +7,7 @@ Endpoints (key from configuration, sent as the ``key`` query parameter):
   ``[{"id": "<uuid>", "low": {"shop": {"id", "name"}, "price": {"amount", "amountInt",
   "currency"}, "regular": {...}, "cut", "timestamp"}}]``.
 The low is over every shop ITAD tracks in the US region, which is what "lowest price seen by the
-price-history source" (CONTRACT ``historical_low_usd``) asks for.
+price-history source" (``historical_low_usd``, docs/API.md#detail-record) asks for.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Storefront review sampling and the refund and early-window signals (SPEC 2.2, 2.3).
+"""Storefront review sampling and the refund and early-window signals (docs/API.md#refund-signals,
+docs/API.md#early-window-signals).
 
 Source: the storefront's ``appreviews/<appid>`` endpoint with ``json=1``, ``purchase_type=steam``
 (storefront purchases only), ``filter=recent`` (stable cursor paging), ``language=all`` and

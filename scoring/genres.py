@@ -1,4 +1,4 @@
-"""One genre per game, from storefront genres, user tags and length (CONTRACT.md ``genre``),
+"""One genre per game, from storefront genres, user tags and length (docs/API.md#genres),
 falling back on the play-length source's genres.
 
 The storefront gives several genres per game and players vote on dozens of tags, but the API

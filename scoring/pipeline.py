@@ -4,7 +4,8 @@ report and the benchmarks.
 :func:`score_game` derives from one :class:`GameRecord` its genre, the model's inputs
 (:class:`ValueInputs`), the score, tier, price thresholds and drivers; :func:`score_catalog`
 scores a whole catalog, ranks refund shares (:mod:`scoring.refunds`) and sorts the games in list
-order (CONTRACT.md: bang_score descending, then the unrounded score descending, then appid).
+order (docs/API.md#list-games: bang_score descending, then the unrounded score descending,
+then appid).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Typed records of the catalog: one :class:`GameRecord` per rated storefront appid, and one
 :class:`NotRated` per known app that is not rated, with the reason.
 
-The catalog is the contract between ingest (which writes it) and scoring and the builder (which
+The catalog is the interface between ingest (which writes it) and scoring and the builder (which
 read it). It lives in ``scoring`` so that both sides import it without importing the ingest
 adapters. Every public input carries where it came from: ``sources`` gives the date of the data
 each kind of source contributed, ``provenance`` the source and date of every resolved field, and
@@ -28,7 +28,8 @@ NOT_RATED_REASONS: tuple[NotRatedReason, ...] = (
 
 
 class Sources(BaseModel):
-    """Date of the data each public input came from (CONTRACT.md ``sources``); None if unused."""
+    """Date of the data each public input came from (docs/API.md#sources-and-provenance); None
+    if unused."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -61,7 +62,8 @@ class DateWindow(BaseModel):
 
 
 class EarlyWindow(BaseModel):
-    """Early-window review counts of one game (SPEC 2.3), from single reviews with the
+    """Early-window review counts of one game (docs/API.md#early-window-signals), from single
+    reviews with the
     playtime at review time: ``reviews`` written with under 2 hours played, their positive
     share, and their share of all storefront-purchase reviews of the sample; ``window`` is the
     span of the sample's review dates and ``source`` the dump or sampler it came from."""
@@ -87,7 +89,8 @@ class FirstDaysSplit(BaseModel):
 
 
 class ReviewSample(BaseModel):
-    """Per-game result of sampling storefront-purchase reviews (SPEC 2.2 and 2.3).
+    """Per-game result of sampling storefront-purchase reviews (docs/API.md#refund-signals
+    and docs/API.md#early-window-signals).
 
     Filled by the live review sampler (``ingest.reviews``); absent (None on the record) until
     the game is sampled. Percentiles are catalog-level and filled at build time, not here.
@@ -168,7 +171,7 @@ class GameRecord(BaseModel):
 
 
 class NotRated(BaseModel):
-    """A known app that is not rated, and why (CONTRACT.md ``game_not_rated``)."""
+    """A known app that is not rated, and why (docs/API.md#game_not_rated)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

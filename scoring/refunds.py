@@ -1,4 +1,5 @@
-"""Catalog-level ranks of refunded-review shares (SPEC 2.2 percentiles), filled at build time
+"""Catalog-level ranks of refunded-review shares (the percentiles of
+docs/API.md#refund-signals), filled at build time
 from the per-game samples of the live review sampler (:mod:`ingest.reviews`)."""
 
 from __future__ import annotations

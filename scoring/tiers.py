@@ -1,4 +1,4 @@
-"""Tiers and price thresholds of a scored game (CONTRACT.md "Tiers and thresholds").
+"""Tiers and price thresholds of a scored game (docs/API.md#tiers-and-thresholds).
 
 * :func:`tier` maps a bang_score (and, below 45, the price and ``worth_it_at_usd``) to one of
   :data:`TIERS`.

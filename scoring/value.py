@@ -2,7 +2,7 @@
 
 PRIVATE: this formula is the product's core. It never appears in a response, a page or a
 public document; only the score, its public inputs and the direction each input pushes it
-(:mod:`scoring.drivers`) are published (CONTRACT.md).
+(:mod:`scoring.drivers`) are published (docs/API.md#the-score).
 
 Reviews lead. The score is ``100 * quality * value``:
 

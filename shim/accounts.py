@@ -1,4 +1,4 @@
-"""The account website (CONTRACT.md "Website"): sign up, sign in, and a keys page.
+"""The account website (docs/API.md#website): sign up, sign in, and a keys page.
 
 Served by the shim under ``{site}/account`` with jinja2 templates from ``shim/templates``.
 Passwords are hashed with argon2id (argon2-cffi's defaults) off the event loop.

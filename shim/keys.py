@@ -1,4 +1,4 @@
-"""API key format (CONTRACT.md): ``bsk_`` + 27 base62 characters of randomness (160 bits) +
+"""API key format (docs/API.md#api-keys): ``bsk_`` + 27 base62 characters of randomness (160 bits) +
 a 6-character base62 CRC32 checksum of the random part.
 
 A malformed key is refused without a store lookup; secret scanners can match the format

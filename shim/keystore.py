@@ -23,7 +23,8 @@ class KeyStoreError(Exception):
 
 
 class KeyStoreUnavailable(KeyStoreError):
-    """Raised when the store cannot be reached; callers fail open on counts (CONTRACT.md)."""
+    """Raised when the store cannot be reached; callers fail open on counts
+    (docs/API.md#counting)."""
 
 
 class KeyStoreMissing(KeyStoreError):

@@ -1,4 +1,4 @@
-"""The website's pages as the shim serves them (CONTRACT.md "Website"): the static pages of the
+"""The website's pages as the shim serves them (docs/API.md#website): the static pages of the
 snapshot (home, docs, game pages, icon), and browse (``/games``) and search (``/search``)
 rendered per request from the same snapshot, the same filter and search code and the same
 templates as the build.

@@ -1,4 +1,5 @@
-"""RFC 9457 problem details: the one shape every error body takes (CONTRACT.md "Errors")."""
+"""RFC 9457 problem details: the one shape every error body takes
+(docs/API.md#problem-details)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The embedded server's HTTP/1.1 protocol: uvicorn's httptools protocol with a bounded,
-timed request head (CONTRACT.md "Network edge"), so ``bangscore serve`` is safe to expose
+timed request head (docs/API.md#network-edge), so ``bangscore serve`` is safe to expose
 without nginx in front.
 
 Why here: the head is parsed before any ASGI app runs, and httptools buffers a header that

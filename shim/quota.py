@@ -1,4 +1,4 @@
-"""Daily quota (CONTRACT.md "Quota"): the UTC-day window, key authentication with a short
+"""Daily quota (docs/API.md#plans-and-quota): the UTC-day window, key authentication with a short
 cache, exact counting through the store, fail-open local counting when the store is down,
 and the rate-limit headers every response carries.
 """

@@ -26,7 +26,7 @@ Round trips: one lease per block (a refused lease is remembered for up to a seco
 past its limit costs no round trip per 429 either), one flush per ``flush_every`` seconds per
 process, and key lookups once per key per ``Quota.key_cache_seconds`` (which also bounds
 revocation lag: every replica re-reads a key within that time, 2 s by default, under the 5 s
-of CONTRACT.md). ``stats()`` counts them.
+of docs/API.md#key-states). ``stats()`` counts them.
 
 Layout (prefix ``bs:``): ``key:<digest>`` hash of a key record, ``keyid:<id>`` -> digest,
 ``keys`` and ``acctkeys:<email>`` sorted sets of key ids by creation time, ``acct:<email>``

@@ -1,4 +1,5 @@
-"""The route table: each endpoint of CONTRACT.md as a resolver handed to :class:`Shim`."""
+"""The route table: each endpoint of docs/API.md#endpoints as a resolver handed to
+:class:`Shim`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The operators' abuse report (SPEC term 4: several keys used to get around the rate limit).
+"""The operators' abuse report (docs/API.md#terms-of-use, term 4: several keys used to get
+around the rate limit).
 
 An account is reported for a UTC day when two or more of its keys were used that day and their
 counts together exceed one key's plan limit: the largest daily limit among the keys it used,

@@ -1,4 +1,4 @@
-"""Search matching and ranking rules of CONTRACT.md."""
+"""Search matching and ranking rules of docs/API.md#matching-and-ranking."""
 
 from __future__ import annotations
 

@@ -47,7 +47,8 @@ CASES = [
 
 
 def _consistent(case: Any) -> bool:
-    """The one rule a schema cannot state: year_from after year_to is a 400 (CONTRACT.md)."""
+    """The one rule a schema cannot state: year_from after year_to is a 400
+    (docs/API.md#list-games)."""
     query = case.query or {}
     try:
         return not int(query["year_from"]) > int(query["year_to"])

@@ -1,4 +1,4 @@
-"""The one-genre mapping (CONTRACT.md ``genre``), rule by rule, on real games.
+"""The one-genre mapping (docs/API.md#genres), rule by rule, on real games.
 
 Storefront genres and the top user tags below are the real ones from the bundled Steam store
 dump of 2019 (data/raw/steam_store_games_2019, ``genres`` and ``steamspy_tags``); Hades,

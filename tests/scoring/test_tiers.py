@@ -1,4 +1,4 @@
-"""Tier boundaries and the price thresholds (CONTRACT.md "Tiers and thresholds")."""
+"""Tier boundaries and the price thresholds (docs/API.md#tiers-and-thresholds)."""
 
 from __future__ import annotations
 

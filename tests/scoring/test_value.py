@@ -1,4 +1,4 @@
-"""Properties of the bang_score (CONTRACT.md "Tiers and thresholds") and its input checks."""
+"""Properties of the bang_score (docs/API.md#the-score) and its input checks."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The app against CONTRACT.md, endpoint by endpoint, on a real snapshot and a real store."""
+"""The app against docs/API.md#endpoints, endpoint by endpoint, on a real snapshot and a real
+store."""
 
 from __future__ import annotations
 

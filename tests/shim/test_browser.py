@@ -77,7 +77,7 @@ def test_sign_up_create_key_call_api_and_revoke_in_chromium(
     row.locator("button.danger").click()
     expect(row.locator(".state-revoked")).to_have_text("revoked")
 
-    def refused() -> bool:  # within the key cache's lag (CONTRACT.md: 5 s at most)
+    def refused() -> bool:  # within the key cache's lag (docs/API.md#key-states: 5 s at most)
         answer = httpx.get(f"{shim.url}/api/v1/games", headers={"Authorization": f"Bearer {key}"})
         return answer.status_code == 401 and answer.json()["code"] == "revoked_key"
 

@@ -1,4 +1,5 @@
-"""The abuse report (SPEC term 4): accounts whose keys together exceed one key's limit, from
+"""The abuse report (docs/API.md#terms-of-use, term 4): accounts whose keys together exceed one
+key's limit, from
 pure views and through ``bangscore usage report`` on SQLite and on Redis."""
 
 from __future__ import annotations

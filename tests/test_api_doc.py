@@ -1,0 +1,152 @@
+"""docs/API.md, the API reference, against the code, and the repository's citations of it.
+
+The reference lives in the repository so that a fresh clone holds every document its code
+cites: each ``docs/API.md#<anchor>`` in a docstring, comment or document must name a heading of
+docs/API.md, and nothing may cite the specification files that live outside the repository.
+The reference must name every route, error code, wire field and vocabulary word the code has.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bangscore.build.api import ERROR_CODES, ROUTES, Route
+from bangscore.build.openapi import DETAIL_PROPERTIES, SOURCE_KINDS
+from bangscore.scoring.drivers import DRIVERS
+from bangscore.scoring.genres import GENRES
+from bangscore.scoring.records import NOT_RATED_REASONS
+from bangscore.scoring.tiers import TIERS
+
+ROOT = Path(__file__).resolve().parent.parent
+API_MD = ROOT / "docs" / "API.md"
+# Where citations live: the four layer folders (not through bangscore/'s links to them), the
+# package root's own modules, tests, benchmarks, deployment files and the documents.
+FOLDERS = ("build", "shim", "scoring", "ingest", "tests", "bench", "infra", "docs")
+SUFFIXES = frozenset({".py", ".md", ".html", ".sh", ".conf", ".service", ".txt", ".css"})
+CITATION = re.compile(r"docs/API\.md#([\w-]+)")
+# Citations of documents outside the repository; spelled in pieces so this file is no hit.
+OUTSIDE = re.compile("|".join((r"\bCONTRACT" + r"\b", r"\bSPEC" + r"\b", r"\bthe contract\b")))
+
+
+def slug(heading: str) -> str:
+    """Given a Markdown heading's text, return its anchor as GitHub makes it: lowercase, every
+    character but letters, digits, ``_``, ``-`` and spaces dropped, spaces as ``-``."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def anchors(markdown: str) -> list[str]:
+    """Given Markdown, return the anchors of its headings (outside fenced code), in order."""
+    found: list[str] = []
+    fenced = False
+    for line in markdown.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and (match := re.match(r"#{1,6} (.+)", line)):
+            found.append(slug(match.group(1)))
+    return found
+
+
+def cited_files() -> Iterator[Path]:
+    """Yield every source and document file that may cite docs/API.md."""
+    for folder in FOLDERS:
+        yield from (
+            p for p in sorted((ROOT / folder).rglob("*")) if p.is_file() and p.suffix in SUFFIXES
+        )
+    yield from sorted((ROOT / "bangscore").glob("*.py"))
+    yield ROOT / "README.md"
+    yield ROOT / "data" / "README.md"
+
+
+MARKDOWN = API_MD.read_text()
+ANCHORS = anchors(MARKDOWN)
+
+
+def test_slug_follows_github() -> None:
+    assert slug("Tiers and thresholds") == "tiers-and-thresholds"
+    assert slug("game_not_rated") == "game_not_rated"
+    assert slug("sources and provenance") == "sources-and-provenance"
+    assert slug("Base URL and versioning") == "base-url-and-versioning"
+
+
+def test_anchors_are_unique() -> None:
+    assert len(ANCHORS) == len(set(ANCHORS))
+
+
+def test_internal_links_name_headings() -> None:
+    links = set(re.findall(r"\]\(#([\w-]+)\)", MARKDOWN))
+    assert len(links) > 50
+    assert links - set(ANCHORS) == set()
+
+
+def test_every_citation_in_the_repository_names_a_heading() -> None:
+    cited = {
+        (str(path.relative_to(ROOT)), anchor)
+        for path in cited_files()
+        for anchor in CITATION.findall(path.read_text())
+    }
+    assert len(cited) > 40
+    assert {(where, a) for where, a in cited if a not in ANCHORS} == set()
+
+
+def test_nothing_cites_documents_outside_the_repository() -> None:
+    hits = [
+        f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
+        for path in cited_files()
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if OUTSIDE.search(line)
+    ]
+    assert hits == []
+
+
+@pytest.mark.parametrize("code", list(ERROR_CODES))
+def test_every_error_code_has_its_section_and_row(code: str) -> None:
+    assert code in ANCHORS
+    status = ERROR_CODES[code].status
+    assert f"| [`{code}`](#{code}) | {status} | {ERROR_CODES[code].title} |" in MARKDOWN
+
+
+@pytest.mark.parametrize("reason", NOT_RATED_REASONS)
+def test_every_not_rated_reason_is_explained(reason: str) -> None:
+    assert f"| `{reason}` |" in section("### game_not_rated")
+
+
+def section(heading: str) -> str:
+    """Given a heading line, return its section of docs/API.md, up to the next heading."""
+    start = MARKDOWN.index(f"\n{heading}\n")
+    return MARKDOWN[start : MARKDOWN.find("\n#", start + len(heading) + 2)]
+
+
+@pytest.mark.parametrize("route", ROUTES, ids=[r.name for r in ROUTES])
+def test_every_route_is_in_the_endpoint_table(route: Route) -> None:
+    assert f"| `GET {route.path}" in section("## Endpoints")
+
+
+@pytest.mark.parametrize("field", list(DETAIL_PROPERTIES))
+def test_every_wire_field_is_documented(field: str) -> None:
+    start = MARKDOWN.index("\n## Wire records\n")
+    records = MARKDOWN[start : MARKDOWN.index("\n## ", start + 1)]
+    assert f"`{field}`" in records
+
+
+@pytest.mark.parametrize(
+    ("heading", "words"),
+    [
+        pytest.param("#### drivers", [f"| `{d}` |" for d in DRIVERS], id="drivers"),
+        pytest.param("## Tiers and thresholds", [f"| `{t}` |" for t in TIERS], id="tiers"),
+        pytest.param("## Genres", [f"`{g}`" for g in GENRES], id="genres"),
+        pytest.param("#### sources and provenance", [f"`{k}`" for k in SOURCE_KINDS], id="sources"),
+    ],
+)
+def test_every_vocabulary_word_is_in_its_section(heading: str, words: list[str]) -> None:
+    text = section(heading)
+    assert [w for w in words if w not in text] == []
+
+
+def test_the_formula_stays_out_of_the_reference() -> None:
+    # Names of the private scoring model's parts (scoring/value.py): none may be published.
+    private = ("FAIR_PRICE", "VALUE_EXPONENT", "LENGTH_EXPONENT", "Bayesian", "quality *")
+    assert [word for word in private if word in MARKDOWN] == []

@@ -223,10 +223,23 @@ SCHEMAS: dict[str, Any] = {
             "detail": {"type": "string"},
             "code": {"type": "string"},
             "request_id": {"type": "string"},
+            "appid": {
+                "type": "integer",
+                "description": "game_not_rated only: the known app's storefront application id",
+            },
+            "name": {
+                "type": "string",
+                "description": "game_not_rated only: the app's name (empty when unknown)",
+            },
             "reason": {
                 "type": "string",
                 "enum": list(NOT_RATED_REASONS),
                 "description": "game_not_rated only: why the known app is not rated",
+            },
+            "violated-policies": {
+                "type": "array",
+                "items": {"type": "string", "enum": ["daily"]},
+                "description": "quota_exceeded only: the quota policies the request is over",
             },
             "errors": {
                 "type": "array",

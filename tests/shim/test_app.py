@@ -12,7 +12,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from bangscore.build.filters import list_key, precomputed_combos
-from bangscore.build.openapi import DETAIL_PROPERTIES, GAME_PROPERTIES
+from bangscore.build.openapi import DETAIL_PROPERTIES, GAME_PROPERTIES, SCHEMAS
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.value import SCORE_VERSION
 from bangscore.shim.sqlite_store import SQLiteKeyStore
@@ -21,6 +21,7 @@ from tests import factories
 from tests.factories import NOT_RATED, SITE, add_key
 
 ClientFactory = Callable[..., tuple[TestClient, SQLiteKeyStore]]
+PROBLEM_PROPERTIES = SCHEMAS["Problem"]["properties"]
 RATE_HEADERS = (
     "x-ratelimit-limit",
     "x-ratelimit-remaining",
@@ -437,6 +438,7 @@ def test_known_app_that_is_not_rated_says_why(api: Any, appid: int, name: str, r
     )
     assert name in body["detail"] and "not rated" in body["detail"]
     assert body["type"].endswith("/docs/errors#game_not_rated")
+    assert set(body) <= set(PROBLEM_PROPERTIES)  # the document declares every member
 
 
 # -- search -----------------------------------------------------------------------------------
@@ -491,6 +493,7 @@ def test_limit_then_429_with_retry_after_and_reset(
     assert over.headers["ratelimit-policy"] == '"daily";q=3;w=86400'
     body = over.json()
     assert body["code"] == "quota_exceeded" and body["violated-policies"] == ["daily"]
+    assert set(body) <= set(PROBLEM_PROPERTIES)
     assert over.headers["cache-control"] == "no-store"
     # 429s are not counted: the used count stays at the limit.
     assert client.get("/api/v1/games", headers=headers).headers["x-ratelimit-used"] == "3"

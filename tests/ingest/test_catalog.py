@@ -318,3 +318,17 @@ def test_bundled_idle_games_are_marked_unattended(bundled: tuple[Catalog, Ingest
     games = rated_of(bundled)
     assert is_unattended(games[1147690].tags)  # NGU IDLE
     assert is_unattended(games[1454400].tags)  # Cookie Clicker
+
+
+@pytest.mark.parametrize(
+    ("appid", "genre"),
+    [
+        pytest.param(1794680, "RPG", id="vampire-survivors-gdr"),
+        pytest.param(418240, "Strategy", id="shadow-tactics-strategii"),
+        pytest.param(2050650, "Action", id="resident-evil-4-dongzuo"),
+    ],
+)
+def test_bundled_localized_storefront_genres_are_english(
+    bundled: tuple[Catalog, IngestReport], appid: int, genre: str
+) -> None:
+    assert genre in rated_of(bundled)[appid].storefront_genres

@@ -38,6 +38,7 @@ from bangscore.ingest.checks import (
     not_rated_reason,
 )
 from bangscore.ingest.observations import TRUST_MATCHED, Layer, Observation, Observations
+from bangscore.ingest.tags import order_tag_set, typical_positions
 from bangscore.scoring.play import is_replayable
 from bangscore.scoring.records import Catalog, GameRecord, NotRated, Provenance, Sources
 
@@ -278,6 +279,30 @@ def _finish_rate(known: Observations, appid: int, hours: float) -> tuple[float, 
     return rate / sum(n for n, _ in parts), reviewers.layer
 
 
+def _tags_unranked(known: Observations, appid: int) -> bool:
+    """Return True when the winning tags of an appid come from a layer that observed them
+    without their vote order (``tags_unranked``)."""
+    winner = known.get(appid, "tags")
+    return winner is not None and any(
+        c.layer == winner.layer for c in known.candidates(appid, "tags_unranked")
+    )
+
+
+def tag_positions(known: Observations) -> dict[str, float]:
+    """Given every observation, return each tag's typical position over the apps whose winning
+    tags are ranked (:func:`ingest.tags.typical_positions`)."""
+    return typical_positions(
+        known.value(appid, "tags", ()) for appid in known.appids if not _tags_unranked(known, appid)
+    )
+
+
+def _tags(known: Observations, appid: int, typical: dict[str, float]) -> tuple[str, ...]:
+    """Return an appid's tags, most-voted first: the winning ranked tags, or an unranked set in
+    typical order (:mod:`ingest.tags`)."""
+    tags = tuple(known.value(appid, "tags", ()))
+    return order_tag_set(tags, typical) if _tags_unranked(known, appid) else tags
+
+
 def assemble(
     known: Observations, report: IngestReport, *, progress: bool = False
 ) -> tuple[list[GameRecord], list[NotRated]]:
@@ -291,6 +316,7 @@ def assemble(
         (layer.date for layer in known.layers if layer.kind == "storefront"),
         default=dt.date.today(),
     )
+    typical = tag_positions(known)
     for appid in tqdm(appids, desc="resolving", unit="app", disable=not progress):
         name = known.value(appid, "name") or ""
         price = known.get(appid, "price")
@@ -313,7 +339,7 @@ def assemble(
                 list(known.candidates(appid, "main_story_hours")),
                 reviewer[0] if reviewer else None,
                 reviewer[2] if reviewer else 0,
-                replayable=is_replayable(known.value(appid, "tags", ())),
+                replayable=is_replayable(_tags(known, appid, typical)),
             )
         reason = not_rated_reason(
             is_non_game=is_non_game,
@@ -334,7 +360,15 @@ def assemble(
             continue
         try:
             record = _record(
-                known, appid, name, price.value, price.layer, length, review_count, newest
+                known,
+                appid,
+                name,
+                price.value,
+                price.layer,
+                length,
+                review_count,
+                newest,
+                _tags(known, appid, typical),
             )
         except ValidationError as err:
             report.dropped[f"invalid record ({err.errors()[0]['loc']})"] += 1
@@ -363,8 +397,10 @@ def _record(
     length: Any,
     review_count: int,
     newest: dt.date,
+    tags: tuple[str, ...],
 ) -> GameRecord:
-    """Build one rated record from the winners of every field (see :func:`assemble`)."""
+    """Build one rated record from the winners of every field (see :func:`assemble`) and its
+    tags, most-voted first (:func:`_tags`)."""
     observed_price = price[0]
     price = current_price(price, price_layer.date, newest)
     provenance: dict[str, Layer] = {}
@@ -401,6 +437,8 @@ def _record(
     provenance["historical_low_usd"] = low_layer or price_layer
     if low_estimated:
         estimated.append("historical_low_usd")
+    if _tags_unranked(known, appid):
+        estimated.append("tags")  # their order is reconstructed (ingest.tags)
     released = known.value(appid, "release_date")
     window = known.value(appid, "early_window")
     trusted = reviewer is not None and reviewer.value[2] >= MIN_REVIEWERS
@@ -426,7 +464,7 @@ def _record(
         release_date=released,
         release_year=released.year if released else None,
         storefront_genres=tuple(known.value(appid, "storefront_genres", ())),
-        tags=tuple(known.value(appid, "tags", ()))[:20],
+        tags=tags[:20],
         play_length_genres=tuple(known.value(appid, "play_length_genres", ())),
         main_story_hours=length.hours,
         length_source=length.source,

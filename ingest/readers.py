@@ -210,6 +210,7 @@ def observe_insights(folder: Path) -> Iterator[Observation]:
                 grouped.setdefault(appid, []).append(names.setdefault(tag, tag))
     for appid, found in grouped.items():
         yield Observation(appid, "tags", tuple(found[:20]))
+        yield Observation(appid, "tags_unranked", True)  # ingest.tags restores an order
     for appid_text, positive_text, negative_text, metacritic_text in _zip_rows(
         folder / "reviews.zip", "app_id", "positive", "negative", "metacritic_score"
     ):

@@ -30,12 +30,14 @@ from bangscore.ingest import dumps, early_window, legacy, readers
 from bangscore.ingest.checks import (
     MIN_REVIEWERS,
     MIN_REVIEWS,
+    Listing,
     choose_length,
     current_price,
     delisted,
     finish_rate_estimate,
     non_game,
     not_rated_reason,
+    regional_copies,
 )
 from bangscore.ingest.observations import TRUST_MATCHED, Layer, Observation, Observations
 from bangscore.ingest.tags import order_tag_set, typical_positions
@@ -175,7 +177,8 @@ class CatalogError(ValueError):
 class IngestReport:
     """Counts of one catalog build: ``observations`` per layer, known ``apps``, ``dropped`` apps
     per not-rated reason, ``checks`` fired per name, ``rated`` games, rated games per release
-    ``years``, ``length_sources`` of the rated games, and wall ``seconds``."""
+    ``years``, ``length_sources`` of the rated games, how many apps were refused as
+    ``regional_copies`` of another listing (within ``no_usd_price``), and wall ``seconds``."""
 
     observations: Counter[str] = field(default_factory=Counter)
     apps: int = 0
@@ -185,6 +188,7 @@ class IngestReport:
     years: Counter[int | None] = field(default_factory=Counter)
     length_sources: Counter[str] = field(default_factory=Counter)
     early_window: int = 0
+    regional_copies: int = 0
     seconds: float = 0.0
 
     def summary(self) -> str:
@@ -194,6 +198,7 @@ class IngestReport:
         lines.append(f"known apps: {self.apps:,}")
         lines.append("not rated, per reason:")
         lines += [f"  {k:<36} {v:>9,}" for k, v in self.dropped.most_common()]
+        lines.append(f"  of which regional copies of another listing {self.regional_copies:>9,}")
         lines.append("cross-checks fired on rated games:")
         lines += [f"  {k:<36} {v:>9,}" for k, v in self.checks.most_common()]
         lines.append("length source of rated games:")
@@ -317,6 +322,17 @@ def assemble(
         default=dt.date.today(),
     )
     typical = tag_positions(known)
+    copies = regional_copies(
+        Listing(
+            appid,
+            known.value(appid, "name") or "",
+            known.value(appid, "developer"),
+            known.value(appid, "publisher"),
+            int(known.value(appid, "review_count", 0)),
+            known.get(appid, "app_type") is not None,
+        )
+        for appid in appids
+    )
     for appid in tqdm(appids, desc="resolving", unit="app", disable=not progress):
         name = known.value(appid, "name") or ""
         price = known.get(appid, "price")
@@ -330,6 +346,8 @@ def assemble(
             known.get(appid, "paid_before") is not None,
             bool(known.value(appid, "free", False)),
         )
+        if appid in copies:
+            price = None  # a regional copy's only price repeats its twin's: none of its own
         length = None
         # The length check needs the tags and the reviewers' playtime: only for apps that
         # pass every other check, which keeps the walk over 180k apps fast.
@@ -351,6 +369,7 @@ def assemble(
         if reason is not None or price is None or length is None:
             reason = reason or "no_length"
             report.dropped[reason] += 1
+            report.regional_copies += reason == "no_usd_price" and appid in copies
             # Values come from the resolver and the reason list: no need to re-validate.
             refused.append(
                 NotRated.model_construct(

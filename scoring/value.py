@@ -21,8 +21,9 @@ Reviews lead. The score is ``100 * quality * value``:
 
 Real hours ``h`` start from the main story and are adjusted in this order:
 
-1. unattended time does not count: an idle, clicker or incremental game counts at most
-   :data:`UNATTENDED_CAP_HOURS` (its hours run while nobody plays);
+1. unattended time does not count: an idle, clicker or incremental game, or a tool or ambient
+   app (:mod:`scoring.play`), counts at most :data:`UNATTENDED_CAP_HOURS` (its hours run while
+   nobody plays, or are open-ended use: an aim trainer's 308 hours are drill, not a story);
 2. an estimated length (from reviewers' playtime, not HowLongToBeat) is discounted by
    :data:`ESTIMATED_LENGTH_FACTOR`;
 3. a replayable game (roguelike, co-op, sandbox, competitive...) gains replay depth:
@@ -49,7 +50,7 @@ from typing import Final
 
 # Published in every detail record: changes whenever the model or a constant changes, so
 # clients know when two scores are not comparable.
-SCORE_VERSION: Final = "2.0"
+SCORE_VERSION: Final = "2.1"
 
 # Bayesian average of the review score: PRIOR_REVIEWS imaginary reviews at PRIOR_REVIEW_SCORE.
 # The prior sits below the catalog median (~0.85) on purpose: an unproven game earns trust.
@@ -102,7 +103,8 @@ class ValueInputs:
     (> 0); ``finish_rate`` share of players who finish (0..1), or None when unknown; ``genre``
     one of :data:`GENRE_NORM_HOURS` (unknown genres are judged like ``other``); ``replay_hours``
     positive reviewers' median playtime (>= 0) or None, credited only when ``replayable``;
-    ``unattended`` marks idle/clicker games; ``estimated_length`` a length estimated from
+    ``unattended`` marks idle/clicker games, tools and ambient apps (hours that are not play);
+    ``estimated_length`` a length estimated from
     playtime. Raises ValueError on any value outside those ranges, NaN or infinity.
     """
 

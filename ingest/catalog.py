@@ -40,7 +40,7 @@ from bangscore.ingest.checks import (
     regional_copies,
 )
 from bangscore.ingest.observations import TRUST_MATCHED, Layer, Observation, Observations
-from bangscore.ingest.tags import order_tag_set, typical_positions
+from bangscore.ingest.tags import TagPositions, order_tag_set, typical_positions
 from bangscore.scoring.play import is_replayable
 from bangscore.scoring.records import Catalog, GameRecord, NotRated, Provenance, Sources
 
@@ -293,19 +293,23 @@ def _tags_unranked(known: Observations, appid: int) -> bool:
     )
 
 
-def tag_positions(known: Observations) -> dict[str, float]:
-    """Given every observation, return each tag's typical position over the apps whose winning
+def tag_positions(known: Observations) -> TagPositions:
+    """Given every observation, return the typical tag positions over the apps whose winning
     tags are ranked (:func:`ingest.tags.typical_positions`)."""
     return typical_positions(
-        known.value(appid, "tags", ()) for appid in known.appids if not _tags_unranked(known, appid)
+        (known.value(appid, "tags", ()), known.value(appid, "storefront_genres", ()))
+        for appid in known.appids
+        if not _tags_unranked(known, appid)
     )
 
 
-def _tags(known: Observations, appid: int, typical: dict[str, float]) -> tuple[str, ...]:
+def _tags(known: Observations, appid: int, typical: TagPositions) -> tuple[str, ...]:
     """Return an appid's tags, most-voted first: the winning ranked tags, or an unranked set in
     typical order (:mod:`ingest.tags`)."""
     tags = tuple(known.value(appid, "tags", ()))
-    return order_tag_set(tags, typical) if _tags_unranked(known, appid) else tags
+    if not _tags_unranked(known, appid):
+        return tags
+    return order_tag_set(tags, known.value(appid, "storefront_genres", ()), typical)
 
 
 def assemble(

@@ -8,7 +8,14 @@ import pytest
 
 from bangscore.ingest.catalog import IngestReport, assemble
 from bangscore.ingest.observations import Layer, Observation, Observations
-from bangscore.ingest.tags import MIN_RANKED_TAGS, order_tag_set, typical_positions
+from bangscore.ingest.tags import (
+    MIN_PAIR_GAMES,
+    MIN_RANKED_TAGS,
+    UNKNOWN_POSITION,
+    TagPositions,
+    order_tag_set,
+    typical_positions,
+)
 from bangscore.scoring.genres import genre_for
 from bangscore.scoring.pipeline import score_game
 from bangscore.scoring.records import Catalog, GameRecord
@@ -22,19 +29,31 @@ FILLER = tuple(f"Filler {i}" for i in range(MIN_RANKED_TAGS))
 
 def test_typical_positions_average_relative_ranks_of_full_lists() -> None:
     ranked = [
-        ("RPG", "Story Rich", *FILLER[:8]),  # RPG at 0/10, Story Rich at 1/10
-        ("Story Rich", "RPG", *FILLER[:8]),  # Story Rich at 0/10, RPG at 1/10
-        ("RPG", *FILLER),  # RPG at 0/11
-        ("Story Rich", "Choices Matter", "RPG"),  # a top 3: too short to count
+        (("RPG", "Story Rich", *FILLER[:8]), ("RPG",)),  # RPG at 0/10, Story Rich at 1/10
+        (("Story Rich", "RPG", *FILLER[:8]), ("Adventure",)),  # Story Rich 0/10, RPG 1/10
+        (("RPG", *FILLER), ("RPG", "RPG")),  # RPG at 0/11; a repeated genre counts once
+        (("Story Rich", "Choices Matter", "RPG"), ("RPG",)),  # a top 3: too short to count
     ]
-    typical = typical_positions(ranked)
-    assert typical["RPG"] == pytest.approx((0 + 0.1 + 0) / 3)
-    assert typical["Story Rich"] == pytest.approx((0.1 + 0) / 2)
-    assert "Choices Matter" not in typical
+    positions = typical_positions(ranked)
+    assert positions.overall["RPG"] == pytest.approx((0 + 0.1 + 0) / 3)
+    assert positions.overall["Story Rich"] == pytest.approx((0.1 + 0) / 2)
+    assert "Choices Matter" not in positions.overall
+    assert positions.by_genre == {}  # no pair is seen in MIN_PAIR_GAMES games
+
+
+def test_positions_follow_the_storefront_genre_where_it_is_known() -> None:
+    shooters = [(("FPS", "Action", *FILLER), ("Action",))] * MIN_PAIR_GAMES
+    novels = [(("Visual Novel", "Anime", *FILLER[:7], "FPS"), ("Adventure",))] * MIN_PAIR_GAMES
+    positions = typical_positions(shooters + novels)
+    assert positions.of("FPS", ("Action",)) == 0.0
+    assert positions.of("FPS", ("Adventure",)) == pytest.approx(9 / 10)
+    assert positions.of("FPS", ("Action", "Adventure")) == pytest.approx(9 / 20)
+    assert positions.of("FPS", ("Racing",)) == positions.overall["FPS"]
+    assert positions.of("Never Seen", ("Action",)) == UNKNOWN_POSITION
 
 
 @pytest.mark.parametrize(
-    ("tags", "typical", "expected"),
+    ("tags", "overall", "expected"),
     [
         pytest.param(
             ("2D", "Choices Matter", "RPG", "Story Rich"),
@@ -53,9 +72,9 @@ def test_typical_positions_average_relative_ranks_of_full_lists() -> None:
     ],
 )
 def test_order_tag_set(
-    tags: tuple[str, ...], typical: dict[str, float], expected: tuple[str, ...]
+    tags: tuple[str, ...], overall: dict[str, float], expected: tuple[str, ...]
 ) -> None:
-    assert order_tag_set(tags, typical) == expected
+    assert order_tag_set(tags, ("RPG",), TagPositions(overall)) == expected
 
 
 def o(appid: int, field: str, value: object) -> Observation:
@@ -135,7 +154,7 @@ def test_bundled_typical_order_recovers_genres_better_than_alphabetical(
     bundled: tuple[Catalog, IngestReport],
 ) -> None:
     ranked = [g for g in bundled[0].games if "tags" not in g.estimated and len(g.tags) >= 15]
-    typical = typical_positions(g.tags for g in ranked)
+    typical = typical_positions((g.tags, g.storefront_genres) for g in ranked)
 
     def genre(game: GameRecord, tags: tuple[str, ...]) -> str:
         return genre_for(
@@ -150,5 +169,6 @@ def test_bundled_typical_order_recovers_genres_better_than_alphabetical(
         truth = genre(game, game.tags)
         shuffled = tuple(sorted(game.tags, key=str.casefold))
         alphabetical += genre(game, shuffled) == truth
-        typical_order += genre(game, order_tag_set(shuffled, typical)) == truth
+        reordered = order_tag_set(shuffled, game.storefront_genres, typical)
+        typical_order += genre(game, reordered) == truth
     assert typical_order / len(ranked) >= alphabetical / len(ranked) + 0.03

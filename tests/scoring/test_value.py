@@ -193,6 +193,31 @@ def test_unattended_time_and_estimated_lengths_never_raise_the_score(inputs: Val
     )
 
 
+@given(lengths, lengths, genres)
+def test_an_estimate_counts_for_less_and_grows_with_the_estimate(
+    a: float, b: float, genre: str
+) -> None:
+    low, high = sorted((a, b))
+    assert 0 < value.estimated_hours(low, genre) <= value.estimated_hours(high, genre)
+    assert value.estimated_hours(high, genre) <= value.ESTIMATE_SHARE * high
+
+
+@pytest.mark.parametrize(
+    ("hours", "genre", "counted"),
+    [
+        # Up to the knee (1.8 x the genre's normal length) the estimate counts at 70%.
+        pytest.param(4.0, "rpg", 0.7 * 4.0, id="short-rpg-estimate"),
+        pytest.param(1.8 * 10.8, "rpg", 0.7 * 1.8 * 10.8, id="at-the-knee"),
+        # Past it, the geometric mean of the estimate and the knee: a capped 30 h estimate of a
+        # narrative game (knee 6.48 h) counts as 9.8 h, not 24 h as in score version 2.0.
+        pytest.param(30.0, "narrative", 0.7 * (30.0 * 1.8 * 3.6) ** 0.5, id="capped-narrative"),
+        pytest.param(30.0, "other", 0.7 * (30.0 * 1.8 * 7.1) ** 0.5, id="capped-other"),
+    ],
+)
+def test_estimated_hours(hours: float, genre: str, counted: float) -> None:
+    assert value.estimated_hours(hours, genre) == pytest.approx(counted)
+
+
 @given(value_inputs())
 def test_length_is_judged_against_the_genre(inputs: ValueInputs) -> None:
     # The same hours are worth more in a genre whose games are short.
@@ -302,6 +327,44 @@ def game(
         ),
         # Full price for a 15-hour game with middling reviews is not "worth it".
         pytest.param(game(59.99, 0.75, 20_000, 15.0, "action"), 0, 64, id="aaa-full-price"),
+        # Lengths estimated at the 30 h cap from reviewers who idle or replay: out of the top 50
+        # (a score of 90.3 or more), where score version 2.0 put them (91.4, 90.5, 90.4).
+        pytest.param(
+            game(10.99, 0.96, 312, 30.0, "narrative", replay_hours=1044.1, estimated_length=True),
+            0,
+            89,
+            id="wo-mei-k-estimated",
+        ),
+        pytest.param(
+            game(
+                11.99,
+                0.98,
+                154,
+                30.0,
+                "other",
+                replayable=True,
+                replay_hours=53.05,
+                estimated_length=True,
+            ),
+            0,
+            89,
+            id="bean-and-nothingness-estimated",
+        ),
+        pytest.param(
+            game(
+                7.99,
+                0.95,
+                432,
+                28.06,
+                "roguelike",
+                replayable=True,
+                replay_hours=40.08,
+                estimated_length=True,
+            ),
+            0,
+            89,
+            id="cube-chaos-estimated",
+        ),
         # Short, poorly reviewed and expensive: skip territory.
         pytest.param(game(29.99, 0.5, 300, 2.0, "narrative"), 0, 44, id="short-bad-expensive"),
         # Mostly negative reviews leave nothing to sell, free or not.

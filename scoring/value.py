@@ -9,7 +9,10 @@ Reviews lead. The score is ``100 * quality * value``:
 * **quality** in [0, 1] sets the ceiling: the review score shrunk toward a prior by review
   count (a Bayesian average, so ten glowing reviews are not trusted like ten thousand), then
   stretched linearly so that 45% positive or less is 0 and 95% or more is 1. A game can never
-  score above its quality, whatever its price or length.
+  score above its quality, whatever its price or length. Below the stretch a sliver of quality
+  is left (:data:`SLIVER_QUALITY`), proportional to the shrunk review score: every such game
+  still publishes 0, but the list puts the worst reviewed and the dearest last rather than
+  ordering them by appid.
 * **value** in (0, 1] only moves a game down within that ceiling, by its price against how much
   real game it holds: ``value = (F / (p + F)) ** VALUE_EXPONENT``, where ``p`` is the price
   (with a floor, so a free game counts as a cheap one and price 0 alone never makes a banger)
@@ -64,6 +67,10 @@ PRIOR_REVIEWS: Final = 20
 # "Mostly Negative" and >= 0.95 "Overwhelmingly Positive".
 QUALITY_FLOOR: Final = 0.45
 QUALITY_CEILING: Final = 0.95
+# Quality never drops below SLIVER_QUALITY x the shrunk review score: at most 0.004, so such a
+# game's score stays under 0.4 and publishes 0; it only orders the games at 0 (CONTRACT.md: the
+# unrounded score breaks ties of bang_score).
+SLIVER_QUALITY: Final = 0.004
 
 # Every price up to PRICE_FLOOR_USD counts as PRICE_FLOOR_USD: below it, money is not what
 # limits value, and a free game is judged as a cheap one.
@@ -155,7 +162,7 @@ def quality(inputs: ValueInputs) -> float:
     n = inputs.review_count
     shrunk = (inputs.review_score * n + PRIOR_REVIEW_SCORE * PRIOR_REVIEWS) / (n + PRIOR_REVIEWS)
     stretched = (shrunk - QUALITY_FLOOR) / (QUALITY_CEILING - QUALITY_FLOOR)
-    return min(1.0, max(0.0, stretched))
+    return min(1.0, max(SLIVER_QUALITY * shrunk, stretched))
 
 
 def replay_credit(inputs: ValueInputs) -> float:

@@ -163,6 +163,17 @@ def test_reviews_set_the_ceiling(inputs: ValueInputs) -> None:
 
 
 @given(value_inputs())
+def test_reviews_below_the_floor_publish_zero_but_still_order(inputs: ValueInputs) -> None:
+    n = inputs.review_count
+    shrunk = (inputs.review_score * n + value.PRIOR_REVIEW_SCORE * value.PRIOR_REVIEWS) / (
+        n + value.PRIOR_REVIEWS
+    )
+    assume(shrunk <= value.QUALITY_FLOOR)
+    assert 0.0 < score(inputs) < 0.5
+    assert bang_score(inputs) == 0
+
+
+@given(value_inputs())
 def test_finish_rate_is_a_bonus_never_a_requirement(inputs: ValueInputs) -> None:
     unknown = dataclasses.replace(inputs, finish_rate=None)
     nobody = dataclasses.replace(inputs, finish_rate=0.0)
@@ -375,3 +386,26 @@ def test_landmark_games_land_in_sensible_bands(
     inputs: ValueInputs, lowest: int, highest: int
 ) -> None:
     assert lowest <= bang_score(inputs) <= highest
+
+
+@pytest.mark.parametrize(
+    ("better", "worse"),
+    [
+        # Score version 2.0 scored both 0.0 and listed them by appid: 2430990 then 2562240.
+        pytest.param(
+            game(4.99, 0.42, 1_870, 2.7, "indie_short"),
+            game(4.99, 0.11, 210, 0.5, "multiplayer", estimated_length=True),
+            id="their-land-above-only-up",
+        ),
+        pytest.param(
+            game(4.99, 0.31, 433, 1.1, "indie_short", estimated_length=True),
+            game(69.99, 0.312, 12_223, 5.3, "shooter"),
+            id="the-dearer-of-two-disliked-games-last",
+        ),
+    ],
+)
+def test_games_at_zero_are_ordered_by_how_bad_a_buy_they_are(
+    better: ValueInputs, worse: ValueInputs
+) -> None:
+    assert bang_score(better) == bang_score(worse) == 0
+    assert score(better) > score(worse)

@@ -23,10 +23,16 @@ from starlette.applications import Starlette
 
 from bangscore.settings import Settings
 from bangscore.shim.keys import redact
-from bangscore.shim.store import Store, StoreError, StoreUnavailable, issue_key, open_store
+from bangscore.shim.keystore import (
+    KeyStore,
+    KeyStoreError,
+    KeyStoreUnavailable,
+    issue_key,
+    open_key_store,
+)
 
 if TYPE_CHECKING:
-    from bangscore.shim.export import ExportService
+    from bangscore.shim.downloads import ExportService
 
 log = logging.getLogger("bangscore")
 
@@ -44,13 +50,13 @@ class RedactKeys(logging.Filter):
 
 def app_from_settings(settings: Settings) -> Starlette:
     """Given settings, return the ASGI app wired to its snapshot store and key store."""
-    from bangscore.build.storage import open_storage
     from bangscore.shim.app import create_app
     from bangscore.shim.quota import Quota
-    from bangscore.shim.snapshot import SnapshotSource
+    from bangscore.shim.source import SnapshotSource
+    from bangscore.storage import open_object_storage
 
     source = SnapshotSource(
-        open_storage(settings.snapshot_location),
+        open_object_storage(settings.snapshot_location),
         cache_bytes=settings.cache_bytes,
         poll_seconds=settings.pointer_poll_seconds,
     )
@@ -80,20 +86,20 @@ def _export_service(settings: Settings, secret: str) -> ExportService | None:
     # the session secret (under its own salt), which every replica already shares.
     if settings.export is None:
         return None
-    from bangscore.build.storage import open_storage
-    from bangscore.shim.export import ExportService, LocalLinks
+    from bangscore.shim.downloads import ExportService, LocalLinks
+    from bangscore.storage import open_object_storage
 
-    storage = open_storage(settings.export)
+    storage = open_object_storage(settings.export)
     local = not settings.export.startswith("s3://")
     links = LocalLinks(secret, settings.api_base_url) if local else None
     return ExportService(storage, links=links, link_seconds=settings.export_link_seconds)
 
 
-def _open_store(settings: Settings, *, create: bool) -> Store:
+def _open_store(settings: Settings, *, create: bool) -> KeyStore:
     """Given settings, open their key store. ``create``: a SQLite file may be created; without
-    it a missing one raises StoreMissing (a mistyped path must not look like an empty store).
+    it a missing one raises KeyStoreMissing (a mistyped path must not look like an empty store).
     """
-    return open_store(settings.store_url, create=create)
+    return open_key_store(settings.store_url, create=create)
 
 
 def bounded_int(low: int, high: int) -> Callable[[str], int]:
@@ -137,13 +143,13 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
 
     Any failure leaves the current snapshot as it was and exits 1 with a one-line reason.
     """
-    from bangscore.build.storage import StorageError
     from bangscore.ingest.catalog import CatalogError
     from bangscore.scoring.pipeline import UnscorableGame
+    from bangscore.storage import ObjectStorageError
 
     try:
         return _build(args, settings)
-    except (CatalogError, UnscorableGame, StorageError, OSError, ValueError) as exc:
+    except (CatalogError, UnscorableGame, ObjectStorageError, OSError, ValueError) as exc:
         print(f"error: build failed, the current snapshot is unchanged: {exc}", file=sys.stderr)
         return 1
 
@@ -151,9 +157,9 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
 def _build(args: argparse.Namespace, settings: Settings) -> int:
     from bangscore.build.publish import new_snapshot_id, publish
     from bangscore.build.snapshot import snapshot_objects
-    from bangscore.build.storage import open_storage
     from bangscore.ingest.catalog import load_bundled_catalog, read_catalog
     from bangscore.scoring.pipeline import score_catalog
+    from bangscore.storage import open_object_storage
 
     started = time.perf_counter()
     catalog_path: Path = args.catalog or settings.catalog_path
@@ -167,7 +173,7 @@ def _build(args: argparse.Namespace, settings: Settings) -> int:
     now = dt.datetime.now(dt.UTC)
     snapshot_id = new_snapshot_id(now)
     location = args.out or settings.snapshot_location
-    storage = open_storage(location)
+    storage = open_object_storage(location)
     objects = snapshot_objects(
         games,
         site_url=settings.site_url,
@@ -203,11 +209,11 @@ def _build(args: argparse.Namespace, settings: Settings) -> int:
 def _export(settings: Settings, games: list[Any], snapshot_id: str, now: dt.datetime) -> None:
     # Bulk export (issue 4): after the pointer moved, so only a published build exports.
     from bangscore.build.export import write_export
-    from bangscore.build.storage import open_storage
+    from bangscore.storage import open_object_storage
 
     assert settings.export is not None
     export = write_export(
-        open_storage(settings.export),
+        open_object_storage(settings.export),
         games,
         snapshot_id=snapshot_id,
         created_at=now,
@@ -321,7 +327,7 @@ def cmd_keys_create(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_keys_revoke(args: argparse.Namespace, settings: Settings) -> int:
     """Revoke a key by its id."""
-    from bangscore.shim.store import UnknownKey
+    from bangscore.shim.keystore import UnknownKey
 
     try:
         record = _open_store(settings, create=False).revoke_key(args.key_id)
@@ -378,16 +384,11 @@ def cmd_usage_report(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_snapshots(args: argparse.Namespace, settings: Settings) -> int:
     """List, roll back to, or verify snapshots."""
-    from bangscore.build.publish import (
-        SnapshotError,
-        list_snapshots,
-        read_manifest,
-        rollback,
-        verify,
-    )
-    from bangscore.build.storage import open_storage
+    from bangscore.build.publish import rollback
+    from bangscore.manifest import SnapshotError, list_snapshots, read_manifest, verify
+    from bangscore.storage import open_object_storage
 
-    storage = open_storage(args.snapshot or settings.snapshot_location)
+    storage = open_object_storage(args.snapshot or settings.snapshot_location)
     try:
         if args.action == "list":
             current = storage.read_pointer()
@@ -512,10 +513,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args, settings))
-    except StoreUnavailable as exc:
+    except KeyStoreUnavailable as exc:
         print(f"error: the key store {settings.store_url} failed: {exc}", file=sys.stderr)
         return 1
-    except StoreError as exc:
+    except KeyStoreError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
 

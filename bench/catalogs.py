@@ -16,8 +16,8 @@ from urllib.parse import quote
 
 import orjson
 
-from bangscore.build.publish import object_key, read_manifest
-from bangscore.build.storage import LocalStorage
+from bangscore.manifest import object_key, read_manifest
+from bangscore.storage import LocalStorage
 
 
 def detail_records(snapshots: Path) -> list[dict[str, Any]]:

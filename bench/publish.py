@@ -23,14 +23,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bangscore.build.publish import PublishReport, publish, read_manifest
-from bangscore.build.s3 import S3Config, S3Storage
+from bangscore.build.publish import PublishReport, publish
 from bangscore.build.snapshot import snapshot_objects
-from bangscore.build.storage import LocalStorage, Storage, StoredObject
-from bangscore.build.wire import digest
 from bangscore.ingest.catalog import load_bundled_catalog
+from bangscore.manifest import digest, read_manifest
+from bangscore.s3 import S3Config, S3Storage
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import Catalog
+from bangscore.storage import LocalStorage, ObjectStorage, StoredObject
 from bench.scale import perturb, scale_catalog
 
 SITE = "http://127.0.0.1:8000"
@@ -63,7 +63,7 @@ def _row(kind: str, report: PublishReport, render_s: float, **fields: Any) -> di
 
 
 def measure(
-    storage: Storage, target: str, catalog: Catalog, label: str, extra: dict[str, Any]
+    storage: ObjectStorage, target: str, catalog: Catalog, label: str, extra: dict[str, Any]
 ) -> list[dict[str, Any]]:
     """Given an empty store and a catalog, return the full and incremental publish figures."""
     common = {"catalog": label, "games": len(catalog.games), "target": target, **extra}

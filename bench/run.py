@@ -43,9 +43,8 @@ from pathlib import Path
 import httpx
 
 from bangscore.ingest.catalog import load_bundled_catalog, write_catalog
-from bangscore.shim.keys import generate_key, key_digest, key_id
-from bangscore.shim.sqlite_store import SQLiteStore
-from bangscore.shim.store import KeyRecord, open_store
+from bangscore.shim.keystore import issue_key, open_key_store
+from bangscore.shim.sqlite_store import SQLiteKeyStore
 from bench.catalogs import (
     Workload,
     build_sqlite,
@@ -191,7 +190,7 @@ def versions() -> dict[str, str]:
 
 def count_cost(folder: Path, n: int = 20_000) -> float:
     """Given a scratch folder, return the mean µs of one exact count in the SQLite store."""
-    store = SQLiteStore(folder / "count-cost.sqlite3")
+    store = SQLiteKeyStore(folder / "count-cost.sqlite3")
     day = dt.datetime.now(dt.UTC).date()
     started = time.perf_counter()
     for i in range(n):
@@ -290,12 +289,8 @@ def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
     shutil.rmtree(work / "dumps", ignore_errors=True)
 
     # Keys: a bulk key with a limit no run can reach, so every request is counted and admitted.
-    key = generate_key()
-    bulk_key = KeyRecord(
-        key_id(key), key_digest(key), "bench@bangscore.local", "bulk", BULK_LIMIT, "active", 0
-    )
-    store = SQLiteStore(real_state / "bangscore.sqlite3")
-    store.add_key(bulk_key)
+    store = SQLiteKeyStore(real_state / "bangscore.sqlite3")
+    key, bulk_key = issue_key(store, "bench@bangscore.local", "bulk", BULK_LIMIT, 0)
     store.close()
     auth = {"Authorization": f"Bearer {key}"}
 
@@ -391,8 +386,9 @@ def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
             print("shim", name, results[(name, "shim")], flush=True)
 
     # The shim again with the Redis store, whose leases take the count off the request path.
+    # The same key is copied there (its record holds only the digest).
     with redis_server(work / "redis") as redis_url:
-        redis_store = open_store(redis_url)
+        redis_store = open_key_store(redis_url)
         redis_store.add_key(bulk_key)
         redis_store.close()
         redis_port = free_port()

@@ -29,9 +29,10 @@ from typing import Any, Protocol
 import orjson
 
 from bangscore.build.openapi import DETAIL_PROPERTIES
-from bangscore.build.storage import ObjectNotFound, Storage, StoredObject
-from bangscore.build.wire import detail_record, digest, dumps
+from bangscore.build.wire import detail_record, dumps
+from bangscore.manifest import digest
 from bangscore.scoring.pipeline import ScoredGame
+from bangscore.storage import ObjectNotFound, ObjectStorage, StoredObject
 
 SCHEMA_VERSION = 1
 PREFIX = "export/"
@@ -289,10 +290,10 @@ def render_export(
 # -- the export store (I/O) -------------------------------------------------------------------
 
 
-def read_latest(storage: Storage) -> ExportManifest | None:
+def read_latest(storage: ObjectStorage) -> ExportManifest | None:
     """Given an export store, return its newest manifest, or None if nothing was exported.
 
-    Raises ExportError if latest.json is corrupt, StorageUnavailable if the store is down.
+    Raises ExportError if latest.json is corrupt, ObjectStorageUnavailable if the store is down.
     """
     try:
         return ExportManifest.from_bytes(storage.get(LATEST_KEY))
@@ -300,7 +301,7 @@ def read_latest(storage: Storage) -> ExportManifest | None:
         return None
 
 
-def list_exports(storage: Storage) -> list[str]:
+def list_exports(storage: ObjectStorage) -> list[str]:
     """Given an export store, return the snapshot ids it holds exports of, oldest first."""
     ids = {
         key.removeprefix(PREFIX).split("/", 1)[0]
@@ -311,7 +312,7 @@ def list_exports(storage: Storage) -> list[str]:
 
 
 def write_export(
-    storage: Storage,
+    storage: ObjectStorage,
     games: Sequence[ScoredGame],
     *,
     snapshot_id: str,
@@ -321,7 +322,7 @@ def write_export(
 ) -> Export:
     """Given an export store and a build's scored games (list order), write its export and
     return it; prune to the newest ``keep`` exports. latest.json is written last, so a
-    reader never sees a manifest whose files are missing. Raises StorageError."""
+    reader never sees a manifest whose files are missing. Raises ObjectStorageError."""
     previous = read_latest(storage)
     previous_games = None
     if previous is not None and previous.snapshot != snapshot_id:
@@ -344,7 +345,7 @@ def write_export(
     return export
 
 
-def prune_exports(storage: Storage, keep: int = KEEP_EXPORTS) -> list[str]:
+def prune_exports(storage: ObjectStorage, keep: int = KEEP_EXPORTS) -> list[str]:
     """Given an export store, delete all but the newest ``keep`` exports (never the one
     latest.json names); return the ids deleted, oldest first."""
     ids = list_exports(storage)
@@ -376,7 +377,7 @@ class Link:
 
 
 def presigned_urls(
-    storage: Storage,
+    storage: ObjectStorage,
     manifest: ExportManifest,
     *,
     expires_in: int,

@@ -97,7 +97,6 @@ def game_page_key(appid: int) -> str:
 INDEX_KEY = "index/games.json"
 SEARCH_KEY = "index/search.json"
 NOT_RATED_KEY = "index/not_rated.json"
-MANIFEST_KEY = "manifest.json"
 ROOT_KEY = "api/v1/index.json"
 OPENAPI_KEY = "api/v1/openapi.json"
 DOCS_KEY = "site/docs.html"

@@ -1,12 +1,7 @@
-"""Publishing snapshots to storage: content-addressed objects, a manifest, the pointer last.
+"""Publishing snapshots to object storage: content-addressed objects, a manifest, the pointer
+last. The layout itself is :mod:`bangscore.manifest`.
 
-Layout in a store (local folder, S3 prefix, memory)::
-
-    objects/<aa>/<sha256>       immutable bodies, named by the SHA-256 of their bytes
-    snapshots/<id>.json         the manifest: every key of the snapshot -> digest, type, size
-    current                     the id of the live snapshot
-
-A publish writes the bodies the store does not already hold (so an unchanged page costs
+A publish writes the bodies the storage does not already hold (so an unchanged page costs
 nothing on the next build), then the manifest, then moves ``current`` by compare-and-swap.
 Until that last step nothing of the new snapshot is visible; if any step fails, the pointer
 still names the previous, complete snapshot. Pruning keeps the newest ``keep`` snapshots
@@ -22,103 +17,26 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
 from tqdm import tqdm
 
-from bangscore.build.storage import ObjectNotFound, Storage, StoredObject
-from bangscore.build.wire import digest
+from bangscore.manifest import (
+    Entry,
+    Manifest,
+    SnapshotError,
+    digest,
+    list_snapshots,
+    manifest_key,
+    object_key,
+    read_manifest,
+)
+from bangscore.storage import ObjectStorage, StoredObject
 
-MANIFEST_SCHEMA = 1
 KEEP_SNAPSHOTS = 7
-
-
-class SnapshotError(Exception):
-    """Raised when a snapshot is missing, its manifest is corrupt, or it cannot be published."""
 
 
 def new_snapshot_id(now: dt.datetime) -> str:
     """Given the build time (UTC), return a new sortable id like ``20261122T031500Z-9f2c``."""
     return f"{now.astimezone(dt.UTC):%Y%m%dT%H%M%SZ}-{secrets.token_hex(2)}"
-
-
-def object_key(sha256_hex: str) -> str:
-    """Given a body's SHA-256 hex digest, return its content-addressed key."""
-    return f"objects/{sha256_hex[:2]}/{sha256_hex}"
-
-
-def manifest_key(snapshot_id: str) -> str:
-    """Given a snapshot id, return the key of its manifest."""
-    return f"snapshots/{snapshot_id}.json"
-
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """One object of a snapshot as its manifest records it."""
-
-    sha256: str
-    content_type: str
-    size: int
-
-
-@dataclass(frozen=True)
-class Manifest:
-    """A snapshot's manifest: id, creation time, metadata and every object's entry."""
-
-    id: str
-    created_at: dt.datetime
-    meta: dict[str, Any]
-    entries: dict[str, Entry]
-
-    def to_bytes(self) -> bytes:
-        """Return the manifest as JSON bytes (entries as ``[sha256, content_type, size]``)."""
-        return orjson.dumps(
-            {
-                "schema_version": MANIFEST_SCHEMA,
-                "id": self.id,
-                "created_at": self.created_at.isoformat(),
-                "meta": self.meta,
-                "objects": {
-                    k: [e.sha256, e.content_type, e.size] for k, e in sorted(self.entries.items())
-                },
-            }
-        )
-
-    @classmethod
-    def from_bytes(cls, raw: bytes) -> Manifest:
-        """Given manifest bytes, return the Manifest; raise SnapshotError if corrupt."""
-        try:
-            data = orjson.loads(raw)
-            if data.get("schema_version") != MANIFEST_SCHEMA:
-                raise ValueError(f"unknown manifest schema {data.get('schema_version')!r}")
-            return cls(
-                id=str(data["id"]),
-                created_at=dt.datetime.fromisoformat(data["created_at"]),
-                meta=dict(data["meta"]),
-                entries={
-                    str(k): Entry(str(v[0]), str(v[1]), int(v[2]))
-                    for k, v in data["objects"].items()
-                },
-            )
-        except (ValueError, KeyError, TypeError, IndexError, orjson.JSONDecodeError) as exc:
-            raise SnapshotError(f"corrupt manifest: {exc}") from exc
-
-
-def read_manifest(storage: Storage, snapshot_id: str) -> Manifest:
-    """Given a store and a snapshot id, return its manifest; raise SnapshotError if absent."""
-    try:
-        return Manifest.from_bytes(storage.get(manifest_key(snapshot_id)))
-    except ObjectNotFound as exc:
-        raise SnapshotError(f"no snapshot {snapshot_id!r} in {storage.location}") from exc
-
-
-def list_snapshots(storage: Storage) -> list[str]:
-    """Given a store, return the ids of its snapshots, oldest first."""
-    ids = [
-        key.removeprefix("snapshots/").removesuffix(".json")
-        for key in storage.list_keys("snapshots/")
-        if key.endswith(".json")
-    ]
-    return sorted(ids)
 
 
 @dataclass(frozen=True)
@@ -136,7 +54,7 @@ class PublishReport:
 
 
 def publish(
-    storage: Storage,
+    storage: ObjectStorage,
     snapshot_id: str,
     objects: Iterable[StoredObject],
     *,
@@ -149,7 +67,7 @@ def publish(
 
     Bodies already in the store (referenced by a kept manifest) are not uploaded again.
     Raises PointerConflict if another build moved the pointer meanwhile (its snapshot wins;
-    ours is removed), or StorageError from the backend; in both cases ``current`` is unchanged.
+    ours is removed), or ObjectStorageError from the backend; either way ``current`` is unchanged.
     """
     started = time.perf_counter()
     expected = storage.read_pointer()
@@ -190,7 +108,7 @@ def publish(
     )
 
 
-def _referenced(storage: Storage, ids: Iterable[str] | None = None) -> set[str]:
+def _referenced(storage: ObjectStorage, ids: Iterable[str] | None = None) -> set[str]:
     found: set[str] = set()
     for snapshot_id in list_snapshots(storage) if ids is None else ids:
         try:
@@ -200,7 +118,7 @@ def _referenced(storage: Storage, ids: Iterable[str] | None = None) -> set[str]:
     return found
 
 
-def prune(storage: Storage, keep: int = KEEP_SNAPSHOTS) -> list[str]:
+def prune(storage: ObjectStorage, keep: int = KEEP_SNAPSHOTS) -> list[str]:
     """Given a store, delete all but the newest ``keep`` snapshots (never the current one) and
     the bodies no kept manifest references; return the ids deleted, oldest first."""
     ids = list_snapshots(storage)
@@ -216,7 +134,7 @@ def prune(storage: Storage, keep: int = KEEP_SNAPSHOTS) -> list[str]:
     return doomed
 
 
-def rollback(storage: Storage, snapshot_id: str) -> str | None:
+def rollback(storage: ObjectStorage, snapshot_id: str) -> str | None:
     """Given a store and a kept snapshot id, make it current; return the previous current id.
 
     Raises SnapshotError if the snapshot does not exist, PointerConflict on a race.
@@ -225,40 +143,3 @@ def rollback(storage: Storage, snapshot_id: str) -> str | None:
     previous = storage.read_pointer()
     storage.swap_pointer(snapshot_id, previous)
     return previous
-
-
-@dataclass(frozen=True)
-class VerifyReport:
-    """Result of checking every object of a snapshot against its manifest digest."""
-
-    snapshot_id: str
-    checked: int
-    missing: tuple[str, ...]
-    corrupt: tuple[str, ...]
-
-    @property
-    def ok(self) -> bool:
-        """Return True when no object is missing or corrupt."""
-        return not self.missing and not self.corrupt
-
-
-def verify(storage: Storage, snapshot_id: str, *, progress: bool = False) -> VerifyReport:
-    """Given a store and a snapshot id, read every object and compare its SHA-256.
-
-    Raises SnapshotError if the manifest itself is missing or corrupt.
-    """
-    manifest = read_manifest(storage, snapshot_id)
-    missing: list[str] = []
-    corrupt: list[str] = []
-    by_digest: dict[str, list[str]] = {}
-    for key, entry in manifest.entries.items():
-        by_digest.setdefault(entry.sha256, []).append(key)
-    for sha, keys in tqdm(by_digest.items(), desc="verify", unit="obj", disable=not progress):
-        try:
-            body = storage.get(object_key(sha))
-        except ObjectNotFound:
-            missing.extend(keys)
-            continue
-        if digest(body) != sha:
-            corrupt.extend(keys)
-    return VerifyReport(snapshot_id, len(manifest.entries), tuple(missing), tuple(corrupt))

@@ -36,10 +36,10 @@ from bangscore.build.openapi import openapi_document
 from bangscore.build.pages import better_in_genre
 from bangscore.build.search import SearchIndex
 from bangscore.build.site import SiteRenderer
-from bangscore.build.storage import StoredObject
 from bangscore.build.wire import detail_record, dumps, list_item
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import NOT_RATED_REASONS, GameRecord, NotRated
+from bangscore.storage import StoredObject
 
 JSON_TYPE = "application/json"
 HTML_TYPE = "text/html; charset=utf-8"

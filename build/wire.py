@@ -7,7 +7,6 @@ them into bytes with :func:`dumps`. Rounding follows CONTRACT.md: prices 2 decim
 
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import Any
 
@@ -26,21 +25,6 @@ _WORD = re.compile(r"[a-z0-9]+")
 def dumps(value: Any) -> bytes:
     """Given a JSON-able value, return its compact UTF-8 JSON bytes (the one serializer we use)."""
     return orjson.dumps(value)
-
-
-def digest(body: bytes) -> str:
-    """Given bytes, return their SHA-256 as 64 hex digits (the content address of an object)."""
-    return hashlib.sha256(body).hexdigest()
-
-
-def etag_from_digest(sha256_hex: str) -> str:
-    """Given a SHA-256 hex digest, return the strong ETag built from it (quoted, 128 bits)."""
-    return '"' + sha256_hex[:32] + '"'
-
-
-def etag_for(body: bytes) -> str:
-    """Given response bytes, return their strong ETag (the same as the builder's manifest)."""
-    return etag_from_digest(digest(body))
 
 
 def slugify(name: str) -> str:

@@ -1,4 +1,4 @@
-"""Storefront adapter: app details (US prices), review totals, user tags, and the app list.
+"""Storefront adapter: app details (US prices), review totals and user tags.
 
 Endpoints (Steam storefront and Web API, no key needed):
 - ``store.steampowered.com/api/appdetails?appids=<id>&cc=us&l=english``: name, ``price_overview``
@@ -8,7 +8,6 @@ Endpoints (Steam storefront and Web API, no key needed):
   ``query_summary`` totals that give ``review_count`` and ``review_score`` (all purchase types).
 - ``api.steampowered.com/IStoreBrowseService/GetItems/v1?input_json=...``: user tag ids with
   their vote weights; ``IStoreService/GetTagList/v1?language=english`` names the ids.
-- ``api.steampowered.com/ISteamApps/GetAppList/v2/``: every appid with its name.
 """
 
 from __future__ import annotations
@@ -135,19 +134,6 @@ def parse_item_tags(payload: Mapping[str, Any], appid: int) -> list[tuple[int, i
     return []
 
 
-def parse_app_list(payload: Mapping[str, Any]) -> dict[int, str]:
-    """Given a ``GetAppList`` response (``applist.apps`` or ``response.apps``), return id -> name.
-
-    Apps with an empty name (placeholders) are dropped.
-    """
-    container = payload.get("applist") or payload.get("response") or {}
-    return {
-        int(app["appid"]): str(app["name"]).strip()
-        for app in container.get("apps") or []
-        if str(app.get("name", "")).strip()
-    }
-
-
 def review_totals(summary: Mapping[str, Any]) -> tuple[int, int]:
     """Given an ``appreviews`` ``query_summary``, return (positive reviews, all reviews)."""
     positive = int(summary["total_positive"])
@@ -162,11 +148,6 @@ def items_request(appid: int) -> dict[str, str]:
         "data_request": {"include_tag_count": 20},
     }
     return {"input_json": json.dumps(request, separators=(",", ":"))}
-
-
-def fetch_app_list(client: PoliteClient, api_base: str) -> dict[int, str]:
-    """Given a client, return every storefront appid with its name (ISteamApps/GetAppList/v2)."""
-    return parse_app_list(client.get_json(f"{api_base.rstrip('/')}/ISteamApps/GetAppList/v2/"))
 
 
 @dataclass(frozen=True)

@@ -21,9 +21,6 @@ TIERS: Final = ("banger", "worth_it", "fair", "wait_for_sale", "skip")
 BANGER_MIN: Final = 80
 WORTH_IT_MIN: Final = 65
 FAIR_MIN: Final = 45
-# Below FAIR_MIN, a game is worth waiting for when some price at least this share of the
-# current one makes it worth_it; a sale deeper than 75% is too rare to wait for.
-WAIT_FOR_SALE_MIN_SHARE: Final = 0.25
 
 
 def _cents(usd: float) -> int:
@@ -63,7 +60,8 @@ def tier(bang_score: int, price_usd: float, worth_it_at_usd: float | None) -> st
     price_cents = _cents(price_usd)
     if worth_it_at_usd is None or price_cents == 0:
         return "skip"
-    # 25% as integer arithmetic on cents: 4 * threshold >= price, with no float boundary error.
+    # A sale deeper than 75% is too rare to wait for. 25% as integer arithmetic on cents:
+    # 4 * threshold >= price, with no float boundary error.
     if 4 * _cents(worth_it_at_usd) >= price_cents:
         return "wait_for_sale"
     return "skip"

@@ -4,14 +4,14 @@ Served by the shim under ``{site}/account`` with jinja2 templates from ``shim/te
 Passwords are hashed with argon2id (argon2-cffi's defaults) off the event loop.
 
 Sessions are server-side: the signed cookie (Starlette's SessionMiddleware, itsdangerous)
-holds a random session token and a CSRF token, which every POST form must echo; the Store
+holds a random session token and a CSRF token, which every POST form must echo; the KeyStore
 holds the session under the token's SHA-256, with its account and end. A request is signed in
 only while that record exists and has not expired, so sign-out (which deletes it) ends every
 copy of the cookie at once. A session ends after ``session_idle`` seconds without a request
 (1 hour by default) and ``session_max`` seconds after sign-in (12 hours), whichever is first.
 
 Sign-in throttling slows the failing client, never the account's owner: failures are counted
-per (account, client IP) and per client IP in the Store (so every replica sees them), and
+per (account, client IP) and per client IP in the KeyStore (so every replica sees them), and
 past a few free attempts each further attempt must wait a delay that doubles with every
 failure, up to 15 minutes; a refused attempt answers 429 with ``Retry-After`` and is not
 checked. The owner signing in from another client starts with a clean slate; a success
@@ -43,16 +43,16 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from bangscore.shim.keys import key_digest
-from bangscore.shim.quota import window_at
-from bangscore.shim.store import (
+from bangscore.shim.keystore import (
     AccountExists,
     AccountRecord,
+    KeyStore,
+    KeyStoreUnavailable,
     KeyView,
-    Store,
-    StoreUnavailable,
     UnknownKey,
     issue_key,
 )
+from bangscore.shim.quota import window_at
 
 EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]+$")
 MIN_PASSWORD = 10
@@ -143,11 +143,11 @@ def render(name: str, status: int = 200, **context: Any) -> HTMLResponse:
 
 
 class AccountSite:
-    """The account pages over a Store: handlers, rate limits and password hashing."""
+    """The account pages over a KeyStore: handlers, rate limits and password hashing."""
 
     def __init__(
         self,
-        store: Store,
+        store: KeyStore,
         *,
         site_url: str,
         limits: SignInLimits = SignInLimits(),
@@ -204,7 +204,7 @@ class AccountSite:
         bucket = int(now) // BUCKET_SECONDS
         try:
             hit = self.store.hit(f"{subject}:{bucket}", window_at(now).day, limit, int(now))
-        except StoreUnavailable:
+        except KeyStoreUnavailable:
             return True
         return hit.admitted
 
@@ -212,7 +212,7 @@ class AccountSite:
         """Given a request, return the email its session is signed in as, or None.
 
         The cookie's token must name a stored session that has not ended; its end moves on
-        (idle lifetime), never past the absolute one. Raises StoreUnavailable if down.
+        (idle lifetime), never past the absolute one. Raises KeyStoreUnavailable if down.
         """
         token = request.session.get("sid")
         if not isinstance(token, str):
@@ -237,7 +237,7 @@ class AccountSite:
         try:
             pair = self.store.failures(f"signin:pair:{email}:{ip}", now)
             client = self.store.failures(f"signin:ip:{ip}", now)
-        except StoreUnavailable:
+        except KeyStoreUnavailable:
             return 0
         ready = max(
             pair.last_at + limits.delay(pair.count, limits.free_per_account_client),
@@ -248,7 +248,7 @@ class AccountSite:
     def signin_failed(self, email: str, ip: str) -> None:
         """Given the email and client IP of a failed sign-in, count it for both subjects."""
         now, forget = int(self.clock()), self.limits.forget_after
-        with contextlib.suppress(StoreUnavailable):  # fail open: the password still guards
+        with contextlib.suppress(KeyStoreUnavailable):  # fail open: the password still guards
             self.store.fail(f"signin:pair:{email}:{ip}", now, forget)
             self.store.fail(f"signin:ip:{ip}", now, forget)
 
@@ -264,7 +264,7 @@ class AccountSite:
         day = window_at(self.clock()).day
         try:
             views: list[KeyView] = self.store.list_keys(day, email)
-        except StoreUnavailable:
+        except KeyStoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
         return self.page(
             request, "account_keys.html", keys=views, new_key=new_key, error=error, when=_when
@@ -275,7 +275,7 @@ class AccountSite:
     async def home(self, request: Request) -> Response:
         try:
             email = self.account(request)
-        except StoreUnavailable:
+        except KeyStoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
         if email is not None:
             return self.keys_page(request, email)
@@ -299,7 +299,7 @@ class AccountSite:
             self.store.create_account(AccountRecord(email, hashed, int(self.clock())))
         except AccountExists:
             return self.page(request, "account_signin.html", 409, error=_TAKEN, typed=typed)
-        except StoreUnavailable:
+        except KeyStoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
         return self.signed_in(request, email)
 
@@ -320,12 +320,12 @@ class AccountSite:
             return response
         try:
             account = self.store.find_account(email)
-        except StoreUnavailable:
+        except KeyStoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
         if not await anyio.to_thread.run_sync(self._verify, account, password):
             self.signin_failed(email, ip)
             return self.page(request, "account_signin.html", 401, error=_WRONG, typed=typed)
-        with contextlib.suppress(StoreUnavailable):
+        with contextlib.suppress(KeyStoreUnavailable):
             self.store.forgive(f"signin:pair:{email}:{ip}")
         return self.signed_in(request, email)
 
@@ -347,7 +347,7 @@ class AccountSite:
                 self.store.end_session(key_digest(old))
             end = now + min(self.session_idle, self.session_max)
             self.store.start_session(key_digest(token), email, now, end)
-        except StoreUnavailable:
+        except KeyStoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
         request.session.clear()
         request.session["sid"] = token
@@ -361,7 +361,7 @@ class AccountSite:
             if isinstance(token, str):
                 try:
                     self.store.end_session(key_digest(token))
-                except StoreUnavailable:
+                except KeyStoreUnavailable:
                     return self.page(
                         request, "account_message.html", 503, title="Try again", message=_DOWN
                     )
@@ -371,7 +371,7 @@ class AccountSite:
     def _signed_in_email(self, request: Request) -> str | None:
         try:
             return self.account(request)
-        except StoreUnavailable:
+        except KeyStoreUnavailable:
             return None
 
     async def create_key(self, request: Request) -> Response:
@@ -384,7 +384,7 @@ class AccountSite:
             if sum(v.record.state == "active" for v in views) >= MAX_ACTIVE_KEYS:
                 return self.keys_page(request, email, error=_TOO_MANY)
             key, _ = issue_key(self.store, email, "free", None, int(self.clock()))
-        except StoreUnavailable:
+        except KeyStoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
         return self.keys_page(request, email, new_key=key)
 
@@ -403,7 +403,7 @@ class AccountSite:
             self.store.revoke_key(target)
         except UnknownKey:
             return self.keys_page(request, email, error="No such key on this account.")
-        except StoreUnavailable:
+        except KeyStoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
         return RedirectResponse(f"{self.site_url}/account", 303, headers=PAGE_HEADERS)
 

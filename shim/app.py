@@ -16,17 +16,17 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 
-from bangscore.build.publish import SnapshotError
-from bangscore.build.storage import StorageError
+from bangscore.manifest import SnapshotError
 from bangscore.shim.edge import EdgeMiddleware
 from bangscore.shim.handlers import Shim
 from bangscore.shim.pages import Pages
 from bangscore.shim.quota import Quota
 from bangscore.shim.routes import build_routes
-from bangscore.shim.snapshot import SnapshotSource
+from bangscore.shim.source import SnapshotSource
+from bangscore.storage import ObjectStorageError
 
 if TYPE_CHECKING:
-    from bangscore.shim.export import ExportService
+    from bangscore.shim.downloads import ExportService
 
 log = logging.getLogger("bangscore.shim")
 
@@ -77,7 +77,7 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         try:
             source.refresh()
-        except (SnapshotError, StorageError, ValueError) as exc:
+        except (SnapshotError, ObjectStorageError, ValueError) as exc:
             log.error("no snapshot loaded at start-up: %s", exc)
         task = None
         if follow:
@@ -99,7 +99,7 @@ def create_app(
         routes += account_routes(site, session_secret=session_secret, https_only=https)
 
     # -- Bulk export (issue 4): GET /api/v1/export and signed local download links -----------
-    from bangscore.shim.export import (
+    from bangscore.shim.downloads import (
         export_routes,  # no cycle: shim.export does not import this module
     )
 

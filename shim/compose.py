@@ -15,7 +15,7 @@ import orjson
 
 from bangscore.build.filters import Filters
 from bangscore.build.listing import page_bounds, render_page
-from bangscore.build.wire import etag_for
+from bangscore.manifest import etag_for
 from bangscore.shim.lru import Lru
 
 Positions = npt.NDArray[np.int64]

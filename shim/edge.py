@@ -24,10 +24,10 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bangscore.shim.handlers import EDGE_HEADERS, Resolved, Shim, etag_matches
+from bangscore.shim.keystore import KeyStoreUnavailable
 from bangscore.shim.problems import PROBLEM_TYPE, problem_body
 from bangscore.shim.protocol import PROTOCOL_ERROR
 from bangscore.shim.quota import AuthFailure, rate_headers
-from bangscore.shim.store import StoreUnavailable
 
 log = logging.getLogger("bangscore.shim")
 
@@ -134,7 +134,7 @@ async def _fast_path(shim: Shim, scope: Scope, send: Send, edge: list[tuple[byte
     quota = shim.quota
     try:
         record = quota.authenticate(auth[7:].decode("latin-1").strip())
-    except (AuthFailure, StoreUnavailable):
+    except (AuthFailure, KeyStoreUnavailable):
         return False
     if condition is not None and etag_matches(condition.decode("latin-1"), answer.etag):
         hit, window = quota.peek(record.subject, record.daily_limit)

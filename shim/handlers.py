@@ -20,11 +20,11 @@ from starlette.responses import Response
 
 from bangscore.build.filters import Filters, list_key
 from bangscore.build.listing import page_rels
-from bangscore.build.storage import ObjectNotFound, StorageError
+from bangscore.shim.keystore import Hit, KeyRecord, KeyStoreUnavailable
 from bangscore.shim.problems import PROBLEM_TYPE, BadRequest, ParamError, problem_body
 from bangscore.shim.quota import AuthFailure, Quota, Window, rate_headers
-from bangscore.shim.snapshot import CorruptObject, LoadedSnapshot, SnapshotSource
-from bangscore.shim.store import Hit, KeyRecord, StoreUnavailable
+from bangscore.shim.source import CorruptObject, LoadedSnapshot, SnapshotSource
+from bangscore.storage import ObjectNotFound, ObjectStorageError
 
 log = logging.getLogger("bangscore.shim")
 JSON_TYPE = "application/json"
@@ -161,7 +161,7 @@ class Shim:
         except NotFound as exc:
             hit, window, rate = self.charge_anonymous(request)
             return self.problem(request, exc.code, str(exc), rate, extra=exc.extra)
-        except StorageError as exc:
+        except ObjectStorageError as exc:
             return self.unavailable(request, [], exc)
         if isinstance(resolved, Response):
             return resolved
@@ -178,12 +178,12 @@ class Shim:
         self,
         request: Request,
         rate: list[tuple[str, str]],
-        fault: StorageError | StoreUnavailable | None = None,
+        fault: ObjectStorageError | KeyStoreUnavailable | None = None,
     ) -> Response:
         """Return the 503 problem naming what failed: the snapshot (unpublished or unloadable),
         one stored object (missing or corrupt), the object store, or the key store."""
         request_id = request.state.request_id
-        if isinstance(fault, StoreUnavailable):
+        if isinstance(fault, KeyStoreUnavailable):
             log.error("request %s: key store: %s", request_id, fault)
             detail = "The key store is unreachable; retry shortly."
         elif self.source.current is None and self.source.load_error:
@@ -224,15 +224,15 @@ class Shim:
             record = self.quota.authenticate(key)
         except AuthFailure as exc:
             return self._unauthorized(request, exc.code, exc.detail, sent=True)
-        except StoreUnavailable as exc:
+        except KeyStoreUnavailable as exc:
             return self.unavailable(request, [], exc)
         subject, limit = record.subject, record.daily_limit
         snap = self.source.current
         try:
             if snap is None:
-                raise StorageError("no snapshot")
+                raise ObjectStorageError("no snapshot")
             resolved = await resolve(snap, record)
-        except (BadRequest, NotFound, StorageError, StoreUnavailable) as exc:
+        except (BadRequest, NotFound, ObjectStorageError, KeyStoreUnavailable) as exc:
             if counted:
                 hit, window = self.quota.charge(subject, limit)
             else:

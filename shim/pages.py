@@ -37,13 +37,13 @@ from bangscore.build.filters import (
 from bangscore.build.listing import page_rels
 from bangscore.build.search import SearchIndex
 from bangscore.build.site import FormState, Listing, SiteRenderer
-from bangscore.build.storage import StorageError
-from bangscore.build.wire import etag_for
+from bangscore.manifest import etag_for
 from bangscore.shim import params
 from bangscore.shim.handlers import HTML, NotFound, Resolved, Shim, etag_matches
 from bangscore.shim.problems import BadRequest, ParamError
 from bangscore.shim.quota import rate_headers
-from bangscore.shim.snapshot import LoadedSnapshot
+from bangscore.shim.source import LoadedSnapshot
+from bangscore.storage import ObjectStorageError
 
 log = logging.getLogger("bangscore.pages")
 MAX_RENDERED = 4096
@@ -255,7 +255,7 @@ class Pages:
             return self.unavailable(request)
         try:
             resolved = await resolve(snap)
-        except StorageError:
+        except ObjectStorageError:
             return self.unavailable(request)
         except NotFound as exc:
             resolved = PageAnswer(404, str(exc).encode())
@@ -336,7 +336,7 @@ class Pages:
             return Response(status_code=404, headers={"Cache-Control": "no-store"})
         try:
             resolved = await self.shim.stored(snap, FAVICON_KEY, SVG_TYPE)
-        except StorageError:
+        except ObjectStorageError:
             return Response(status_code=503, headers={"Retry-After": "5"})
         hit, window = self.shim.quota.peek(self.subject(request), self.shim.quota.page_limit)
         rate = rate_headers(hit.limit, hit.used, window)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from bangscore.shim.keys import is_well_formed, key_digest
-from bangscore.shim.store import Hit, KeyRecord, Store, StoreUnavailable
+from bangscore.shim.keystore import Hit, KeyRecord, KeyStore, KeyStoreUnavailable
 
 DAY_SECONDS = 86_400
 DEFAULT_PAGE_LIMIT = 5_000
@@ -81,7 +81,7 @@ class QuotaMetrics:
 
 
 class Quota:
-    """Authenticates keys and counts requests against a Store, failing open if it is down.
+    """Authenticates keys and counts requests against a KeyStore, failing open if it is down.
 
     Two per-IP allowances exist beside the keys' limits: ``anonymous_limit`` for API requests
     without a valid key, and ``page_limit`` for the website's pages.
@@ -89,7 +89,7 @@ class Quota:
 
     def __init__(
         self,
-        store: Store,
+        store: KeyStore,
         *,
         anonymous_limit: int,
         page_limit: int = DEFAULT_PAGE_LIMIT,
@@ -112,7 +112,7 @@ class Quota:
     def authenticate(self, key: str) -> KeyRecord:
         """Given a presented key, return its active record.
 
-        Raises AuthFailure (``invalid_key`` or ``revoked_key``), or StoreUnavailable when the
+        Raises AuthFailure (``invalid_key`` or ``revoked_key``), or KeyStoreUnavailable when the
         store is down and the key was not seen recently (the caller answers 503).
         """
         now = self.clock()
@@ -127,7 +127,7 @@ class Quota:
             self.metrics.key_lookups += 1
             try:
                 record = self.store.find_key(key_digest(key))
-            except StoreUnavailable:
+            except KeyStoreUnavailable:
                 self._fault("key lookup")
                 if cached is None:
                     raise
@@ -151,7 +151,7 @@ class Quota:
             if self._unsynced:
                 self._reconcile()  # first, so the count below already includes them
             hit = self.store.hit(subject, win.day, limit, int(self.clock()))
-        except StoreUnavailable:
+        except KeyStoreUnavailable:
             self._fault("count")
             with self._lock:
                 used = self._local.get((subject, win.day), 0)
@@ -164,7 +164,7 @@ class Quota:
         return hit, win
 
     def _reconcile(self) -> None:
-        """Add the fail-open admits counted locally to the store; raise StoreUnavailable (and
+        """Add the fail-open admits counted locally to the store; raise KeyStoreUnavailable (and
         keep what was not added) if it is still down."""
         with self._lock:
             pending, self._unsynced = self._unsynced, {}
@@ -173,7 +173,7 @@ class Quota:
         for i, ((subject, day), n) in enumerate(items):
             try:
                 self.store.add(subject, day, n, now)
-            except StoreUnavailable:
+            except KeyStoreUnavailable:
                 with self._lock:
                     for key, left in items[i:]:
                         self._unsynced[key] = self._unsynced.get(key, 0) + left
@@ -187,7 +187,7 @@ class Quota:
         win = window_at(self.clock())
         try:
             used = self.store.peek(subject, win.day)
-        except StoreUnavailable:
+        except KeyStoreUnavailable:
             self._fault("peek")
             used = self._local.get((subject, win.day), 0)
         return Hit(used < limit, used, limit), win

@@ -33,7 +33,7 @@ Layout (prefix ``bs:``): ``key:<digest>`` hash of a key record, ``keyid:<id>`` -
 hash of an account, ``n:<subject>:<day>`` hash with ``leased`` and ``spent`` (expires after
 40 days), ``last:<subject>`` Unix seconds of the last admitted request.
 
-Redis down: every call raises StoreUnavailable at once for ``retry_after`` seconds after a
+Redis down: every call raises KeyStoreUnavailable at once for ``retry_after`` seconds after a
 failure (a breaker, so that a dead Redis costs no connect attempt per request) and the caller
 fails open; local leases keep being spent meanwhile, and unflushed counts wait for Redis.
 """
@@ -53,16 +53,16 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from bangscore.shim.store import (
+from bangscore.shim.keystore import (
     AccountExists,
     AccountRecord,
     Failures,
     Hit,
     KeyRecord,
+    KeyStoreError,
+    KeyStoreUnavailable,
     KeyView,
     SessionRecord,
-    StoreError,
-    StoreUnavailable,
     UnknownKey,
 )
 
@@ -170,7 +170,7 @@ def _text(fields: Any) -> dict[str, str]:
     return {str(k): str(v) for k, v in dict(fields).items()}
 
 
-class RedisStore:
+class RedisKeyStore:
     """Keys, accounts and leased daily counts in Redis, shared by every replica.
 
     ``replicas`` is the expected number of processes counting the same keys (replicas x
@@ -212,7 +212,7 @@ class RedisStore:
         self._thread: threading.Thread | None = None
 
     @classmethod
-    def from_url(cls, url: str) -> RedisStore:
+    def from_url(cls, url: str) -> RedisKeyStore:
         """Given ``redis://HOST:PORT/DB`` with optional query parameters ``replicas``,
         ``max_block``, ``lease_idle``, ``flush_every``, ``retry_after`` and ``timeout``
         (seconds per Redis call, default 0.25), return the store. Raises ValueError."""
@@ -243,15 +243,15 @@ class RedisStore:
     # -- plumbing ----------------------------------------------------------------------------
 
     def _call(self, fn: Callable[[], T]) -> T:
-        """Run one round trip to Redis; StoreUnavailable on a fault and for a while after it."""
+        """Run one round trip to Redis; KeyStoreUnavailable on a fault and for a while after it."""
         if self.clock() < self._down_until:
-            raise StoreUnavailable("redis: unavailable (retrying shortly)")
+            raise KeyStoreUnavailable("redis: unavailable (retrying shortly)")
         self._stats["round_trips"] += 1
         try:
             return fn()
         except redis.RedisError as exc:
             self._down_until = self.clock() + self.retry_after
-            raise StoreUnavailable(f"redis: {exc}") from exc
+            raise KeyStoreUnavailable(f"redis: {exc}") from exc
 
     def _ensure_flusher(self) -> None:
         if self._thread is None or not self._thread.is_alive():
@@ -265,7 +265,7 @@ class RedisStore:
         while not self._stop.wait(self.flush_every):
             try:
                 self.flush()
-            except StoreUnavailable:
+            except KeyStoreUnavailable:
                 pass  # counts stay buffered until Redis answers
             except Exception:  # a background thread must not die silently on a bug
                 log.exception("flushing counts to redis failed")
@@ -314,7 +314,7 @@ class RedisStore:
         """Add buffered counts to Redis and give back idle (or, with ``release_all``, every)
         unspent lease, in one round trip; return how many subject-days were written.
 
-        Raises StoreUnavailable if Redis is down; the counts stay buffered for the next try.
+        Raises KeyStoreUnavailable if Redis is down; the counts stay buffered for the next try.
         """
         now = self.clock()
         batch: list[tuple[str, dt.date, int, int, int]] = []
@@ -344,7 +344,7 @@ class RedisStore:
 
         try:
             self._call(send)
-        except StoreUnavailable:
+        except KeyStoreUnavailable:
             # Put the counts back; released tokens are dropped, which can only under-admit.
             with self._lock:
                 for subject, day, spent, _, last_at in batch:
@@ -401,7 +401,7 @@ class RedisStore:
         # ARGV: id, created, then the field pairs (digest is the 4th pair's value: ARGV[6]).
         args = [record.key_id, record.created_at, *fields]
         if not int(self._call(lambda: self._add_key(keys=keys, args=args))):
-            raise StoreError(f"key {record.key_id} already exists")
+            raise KeyStoreError(f"key {record.key_id} already exists")
 
     def find_key(self, digest: str) -> KeyRecord | None:
         fields = _text(self._call(lambda: self.client.hgetall(f"{PREFIX}key:{digest}")))
@@ -538,6 +538,6 @@ class RedisStore:
             self._thread = None
         try:
             self.flush(release_all=True)
-        except StoreUnavailable:
+        except KeyStoreUnavailable:
             log.warning("redis unavailable at close: %d subject-days unflushed", len(self._leases))
         self.client.close()

@@ -16,11 +16,11 @@ from bangscore.build.filters import (
     detail_key,
 )
 from bangscore.build.listing import page_count
-from bangscore.build.wire import etag_for
+from bangscore.manifest import etag_for
 from bangscore.shim import params
 from bangscore.shim.handlers import JSON_TYPE, NotFound, Resolved, Shim
-from bangscore.shim.snapshot import LoadedSnapshot
-from bangscore.shim.store import KeyRecord
+from bangscore.shim.keystore import KeyRecord
+from bangscore.shim.source import LoadedSnapshot
 
 NOT_RATED_DETAIL = {
     "delisted": "it has been removed from sale on the storefront",
@@ -90,7 +90,7 @@ def build_routes(shim: Shim) -> list[Route]:
             params.parse_plain_query(request.query_params.multi_items())
             hit, window = shim.quota.peek(record.subject, record.daily_limit)
             days = [window.day - dt.timedelta(days=n) for n in range(29, -1, -1)]
-            counts = shim.quota.store.history(record.subject, days)  # StoreUnavailable: 503
+            counts = shim.quota.store.history(record.subject, days)  # KeyStoreUnavailable: 503
             body = orjson.dumps(
                 {
                     "key_id": record.key_id,

@@ -16,17 +16,17 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from bangscore.shim.store import (
+from bangscore.shim.keystore import (
     AccountExists,
     AccountRecord,
     Failures,
     Hit,
     KeyRecord,
+    KeyStoreError,
+    KeyStoreMissing,
+    KeyStoreUnavailable,
     KeyView,
     SessionRecord,
-    StoreError,
-    StoreMissing,
-    StoreUnavailable,
     UnknownKey,
 )
 
@@ -91,13 +91,13 @@ ON CONFLICT(subject, day) DO UPDATE SET n = n + excluded.n, last_at = MAX(last_a
 
 @contextlib.contextmanager
 def _faults() -> Iterator[None]:
-    """Turn SQLite's operational failures (locked too long, disk gone) into StoreUnavailable."""
+    """Turn SQLite's operational failures (locked too long, disk gone) into KeyStoreUnavailable."""
     try:
         yield
     except sqlite3.IntegrityError:
         raise
     except sqlite3.Error as exc:
-        raise StoreUnavailable(f"sqlite: {exc}") from exc
+        raise KeyStoreUnavailable(f"sqlite: {exc}") from exc
 
 
 _KEY_COLUMNS = "key_id, digest, account, plan, daily_limit, state, created_at"
@@ -108,20 +108,20 @@ def _record(row: Sequence[Any]) -> KeyRecord:
     return KeyRecord(str(key_id), str(digest), str(account), plan, int(limit), state, int(created))
 
 
-class SQLiteStore:
+class SQLiteKeyStore:
     """Keys, accounts and counts in one SQLite file; one connection per thread."""
 
     def __init__(self, path: str | Path, *, create: bool = True) -> None:
         self.path = Path(path)
         self._local = threading.local()
         if not create and not self.path.is_file():
-            raise StoreMissing(
+            raise KeyStoreMissing(
                 f"no key store at {self.path} (create one with `bangscore keys create`)"
             )
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise StoreUnavailable(f"cannot create {self.path.parent}: {exc.strerror}") from exc
+            raise KeyStoreUnavailable(f"cannot create {self.path.parent}: {exc.strerror}") from exc
         with _faults():
             self._conn().executescript(SCHEMA)
 
@@ -150,7 +150,7 @@ class SQLiteStore:
                     ),
                 )
             except sqlite3.IntegrityError as exc:
-                raise StoreError(f"key {record.key_id} already exists") from exc
+                raise KeyStoreError(f"key {record.key_id} already exists") from exc
 
     def find_key(self, digest: str) -> KeyRecord | None:
         with _faults():

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bangscore.shim.store import KeyView
+from bangscore.shim.keystore import KeyView
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +31,7 @@ class AccountUsage:
 
 
 def abuse_report(views: Sequence[KeyView]) -> list[AccountUsage]:
-    """Given every key's view for one day (``Store.list_keys(day)``), return the accounts
+    """Given every key's view for one day (``KeyStore.list_keys(day)``), return the accounts
     whose keys together exceed one key's plan limit, largest excess first (then by email).
     """
     by_account: dict[str, list[KeyView]] = {}

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING
 import pytest
 from starlette.testclient import TestClient
 
-from bangscore.build.storage import Storage
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import Catalog
-from bangscore.shim.sqlite_store import SQLiteStore
+from bangscore.shim.sqlite_store import SQLiteKeyStore
+from bangscore.storage import ObjectStorage
 from tests import factories
+from tests.servers import aws_env, bucket, seaweed, seaweed_factory  # noqa: F401 -- fixtures
 
 if TYPE_CHECKING:
     from bangscore.ingest.catalog import IngestReport
@@ -52,7 +53,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(scope="session")
-def small_snapshot() -> tuple[Storage, list[ScoredGame]]:
+def small_snapshot() -> tuple[ObjectStorage, list[ScoredGame]]:
     """The small 45-game catalog, published once per session into memory."""
     return factories.publish_catalog(factories.small_catalog())
 
@@ -60,11 +61,11 @@ def small_snapshot() -> tuple[Storage, list[ScoredGame]]:
 @pytest.fixture
 def client_factory(
     tmp_path: Path,
-) -> Iterator[Callable[..., tuple[TestClient, SQLiteStore]]]:
+) -> Iterator[Callable[..., tuple[TestClient, SQLiteKeyStore]]]:
     """Return a factory: given a store (and options), a started TestClient and its key store."""
     clients: list[TestClient] = []
 
-    def make(storage: Storage, **options: object) -> tuple[TestClient, SQLiteStore]:
+    def make(storage: ObjectStorage, **options: object) -> tuple[TestClient, SQLiteKeyStore]:
         app, store, _ = factories.make_app(storage, tmp_path, **options)  # type: ignore[arg-type]
         client = TestClient(app, base_url=factories.SITE)
         client.__enter__()
@@ -87,7 +88,7 @@ def bundled() -> tuple[Catalog, IngestReport]:
 @pytest.fixture(scope="session")
 def real_snapshot(
     bundled: tuple[Catalog, IngestReport],
-) -> tuple[Storage, list[ScoredGame]]:
+) -> tuple[ObjectStorage, list[ScoredGame]]:
     """The real catalog from the bundled dumps, scored and published once per session."""
     catalog, _ = bundled
     return factories.publish_catalog(catalog.games, not_rated=catalog.not_rated)

@@ -16,15 +16,14 @@ from starlette.applications import Starlette
 
 from bangscore.build.publish import publish
 from bangscore.build.snapshot import snapshot_objects
-from bangscore.build.storage import MemoryStorage, Storage
 from bangscore.scoring.pipeline import ScoredGame, score_catalog
 from bangscore.scoring.records import Catalog, GameRecord, NotRated, Sources
 from bangscore.shim.app import create_app
-from bangscore.shim.keys import generate_key, key_digest, key_id
+from bangscore.shim.keystore import issue_key
 from bangscore.shim.quota import Quota
-from bangscore.shim.snapshot import SnapshotSource
-from bangscore.shim.sqlite_store import SQLiteStore
-from bangscore.shim.store import KeyRecord
+from bangscore.shim.source import SnapshotSource
+from bangscore.shim.sqlite_store import SQLiteKeyStore
+from bangscore.storage import MemoryStorage, ObjectStorage
 
 SITE = "http://testserver"
 _appids = itertools.count(1000, 10)
@@ -78,10 +77,10 @@ def make_catalog(
 
 def publish_catalog(
     records: Sequence[GameRecord],
-    storage: Storage | None = None,
+    storage: ObjectStorage | None = None,
     snapshot_id: str = "s1",
     not_rated: Sequence[NotRated] = NOT_RATED,
-) -> tuple[Storage, list[ScoredGame]]:
+) -> tuple[ObjectStorage, list[ScoredGame]]:
     """Given records (and known apps that are not rated), build and publish a snapshot;
     return the store and the scored games."""
     store = storage if storage is not None else MemoryStorage()
@@ -108,15 +107,15 @@ class Clock:
 
 
 def make_app(
-    storage: Storage,
+    storage: ObjectStorage,
     state_dir: Path,
     *,
     clock: Callable[[], float] | None = None,
     anonymous_limit: int = 1000,
     page_limit: int = 5000,
-) -> tuple[Starlette, SQLiteStore, Quota]:
+) -> tuple[Starlette, SQLiteKeyStore, Quota]:
     """Given a published store and a folder, return (app, its SQLite store, its quota)."""
-    store = SQLiteStore(state_dir / "keys.sqlite3")
+    store = SQLiteKeyStore(state_dir / "keys.sqlite3")
     quota = Quota(
         store,
         anonymous_limit=anonymous_limit,
@@ -130,11 +129,10 @@ def make_app(
 
 
 def add_key(
-    store: SQLiteStore, *, plan: str = "free", limit: int = 1000, account: str = "a@x.io"
+    store: SQLiteKeyStore, *, plan: str = "free", limit: int = 1000, account: str = "a@x.io"
 ) -> str:
-    """Given a store, create an active key and return the plaintext key."""
-    key = generate_key()
-    store.add_key(KeyRecord(key_id(key), key_digest(key), account, plan, limit, "active", 0))  # type: ignore[arg-type]
+    """Given a store, issue an active key (:func:`issue_key`); return the plaintext key."""
+    key, _ = issue_key(store, account, plan, limit, 0)  # type: ignore[arg-type]
     return key
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import httpx
 
-from bangscore.shim.store import open_store
+from bangscore.shim.keystore import open_key_store
 
 REPO = Path(__file__).resolve().parents[1]
 READY_SECONDS = 30.0
@@ -76,7 +76,7 @@ class ShimServer:
         if self.store_url and self.store_url.startswith("sqlite:///"):
             # As an operator would (`bangscore keys create`): serve refuses a configured
             # store that does not exist, so a mistyped path is not taken for an empty store.
-            open_store(self.store_url).close()
+            open_key_store(self.store_url).close()
         env = {k: v for k, v in os.environ.items() if not k.startswith("BANGSCORE_")}
         env.update(
             {

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from bangscore.build.publish import list_snapshots, object_key, read_manifest
-from bangscore.build.storage import LocalStorage
 from bangscore.cli import main
 from bangscore.ingest.catalog import write_catalog
+from bangscore.manifest import list_snapshots, object_key, read_manifest
 from bangscore.settings import Settings
 from bangscore.shim.keys import is_well_formed, key_id
-from bangscore.shim.sqlite_store import SQLiteStore
+from bangscore.shim.sqlite_store import SQLiteKeyStore
+from bangscore.storage import LocalStorage
 from tests.factories import make_catalog, small_catalog
 
 
@@ -175,7 +175,7 @@ def test_store_errors_are_one_clear_line_and_a_failure(
         expected = "cannot create"
     else:
         url = f"sqlite:///{state}/ro.sqlite3"
-        SQLiteStore(state / "ro.sqlite3").close()
+        SQLiteKeyStore(state / "ro.sqlite3").close()
         _read_only(state / "ro.sqlite3")
         expected = "readonly database"
     code, _, err = run(

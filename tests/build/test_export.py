@@ -32,10 +32,10 @@ from bangscore.build.export import (
     render_export,
     write_export,
 )
-from bangscore.build.storage import LocalStorage, MemoryStorage
 from bangscore.build.wire import detail_record
 from bangscore.scoring.pipeline import ScoredGame, score_catalog
 from bangscore.scoring.records import GameRecord
+from bangscore.storage import LocalStorage, MemoryStorage
 from tests import factories
 
 T0 = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)

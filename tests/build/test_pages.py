@@ -10,17 +10,17 @@ import pytest
 
 from bangscore.build.filters import game_page_key
 from bangscore.build.pages import better_in_genre, driver_label, drivers_view, length_source_label
-from bangscore.build.publish import object_key, read_manifest
 from bangscore.build.site import SiteRenderer
 from bangscore.build.snapshot import price_chart, score_at_price
-from bangscore.build.storage import Storage
 from bangscore.build.wire import detail_record, list_item
+from bangscore.manifest import object_key, read_manifest
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.value import SCORE_VERSION
+from bangscore.storage import ObjectStorage
 from tests.factories import SITE
 
 
-def page_of(storage: Storage, appid: int) -> str:
+def page_of(storage: ObjectStorage, appid: int) -> str:
     entry = read_manifest(storage, "s1").entries[game_page_key(appid)]
     return storage.get(object_key(entry.sha256)).decode()
 
@@ -86,7 +86,7 @@ def test_length_source_label(detail: dict[str, Any], expected: str | None) -> No
 
 
 def test_score_at_price_is_the_model_at_todays_price_and_never_rises(
-    small_snapshot: tuple[Storage, list[ScoredGame]],
+    small_snapshot: tuple[ObjectStorage, list[ScoredGame]],
 ) -> None:
     for game in small_snapshot[1]:
         at = score_at_price(game)
@@ -99,7 +99,7 @@ def test_score_at_price_is_the_model_at_todays_price_and_never_rises(
 
 
 def test_game_page_has_chart_and_better_value_games_of_its_genre(
-    small_snapshot: tuple[Storage, list[ScoredGame]],
+    small_snapshot: tuple[ObjectStorage, list[ScoredGame]],
 ) -> None:
     storage, games = small_snapshot
     rpgs = [g for g in games if g.genre == "rpg"]
@@ -117,7 +117,7 @@ def test_game_page_has_chart_and_better_value_games_of_its_genre(
 
 
 def test_game_page_renders_drivers_length_source_and_score_version_when_present(
-    small_snapshot: tuple[Storage, list[ScoredGame]],
+    small_snapshot: tuple[ObjectStorage, list[ScoredGame]],
 ) -> None:
     game = small_snapshot[1][0]
     detail = detail_record(game, SITE) | {
@@ -138,7 +138,7 @@ def test_game_page_renders_drivers_length_source_and_score_version_when_present(
 
 
 def test_home_page_leads_into_browse_and_search(
-    small_snapshot: tuple[Storage, list[ScoredGame]],
+    small_snapshot: tuple[ObjectStorage, list[ScoredGame]],
 ) -> None:
     games = small_snapshot[1]
     site = SiteRenderer(site_url=SITE, base_url=SITE)

@@ -7,19 +7,17 @@ from collections.abc import Iterator
 
 import pytest
 
-from bangscore.build.publish import (
+from bangscore.build.publish import prune, publish, rollback
+from bangscore.manifest import (
     SnapshotError,
+    digest,
     list_snapshots,
     manifest_key,
     object_key,
-    prune,
-    publish,
     read_manifest,
-    rollback,
     verify,
 )
-from bangscore.build.storage import MemoryStorage, PointerConflict, StoredObject
-from bangscore.build.wire import digest
+from bangscore.storage import MemoryStorage, PointerConflict, StoredObject
 
 T0 = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
 

@@ -19,14 +19,14 @@ from bangscore.build.filters import (
     list_key,
     precomputed_combos,
 )
-from bangscore.build.publish import object_key, read_manifest
 from bangscore.build.snapshot import select
-from bangscore.build.storage import Storage
 from bangscore.build.wire import slugify
+from bangscore.manifest import object_key, read_manifest
 from bangscore.scoring.genres import GENRES
+from bangscore.storage import ObjectStorage
 
 
-def body(storage: Storage, key: str) -> Any:
+def body(storage: ObjectStorage, key: str) -> Any:
     entry = read_manifest(storage, "s1").entries[key]
     return orjson.loads(storage.get(object_key(entry.sha256)))
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from bangscore.build.storage import LocalStorage
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import GameRecord
-from bangscore.shim.sqlite_store import SQLiteStore
+from bangscore.shim.sqlite_store import SQLiteKeyStore
+from bangscore.storage import LocalStorage
 from tests import factories
 from tests.live import ShimServer
 
@@ -36,7 +36,7 @@ def publish_into(
 
 def add_key(state_dir: Path, *, plan: str = "bulk", limit: int = 1_000_000) -> str:
     """Given a state folder, create an active key in its SQLite store; return the plaintext."""
-    store = SQLiteStore(state_dir / "bangscore.sqlite3")
+    store = SQLiteKeyStore(state_dir / "bangscore.sqlite3")
     try:
         return factories.add_key(store, plan=plan, limit=limit)
     finally:

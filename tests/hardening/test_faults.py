@@ -12,10 +12,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bangscore.build.publish import object_key, read_manifest
-from bangscore.build.storage import LocalStorage
-from bangscore.build.wire import etag_for
+from bangscore.manifest import etag_for, object_key, read_manifest
 from bangscore.scoring.records import GameRecord
+from bangscore.storage import LocalStorage
 from tests import factories
 from tests.hardening.conftest import ServerFactory, add_key, publish_into
 from tests.live import wait_for

@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from schemathesis.generation.modes import GenerationMode
 
 from bangscore.build.api import ROUTES
-from bangscore.build.storage import Storage
 from bangscore.scoring.pipeline import ScoredGame
+from bangscore.storage import ObjectStorage
 from tests import factories
 
 MAX_EXAMPLES = 40
@@ -29,7 +29,7 @@ MAX_EXAMPLES = 40
 
 @pytest.fixture
 def fuzz_target(
-    small_snapshot: tuple[Storage, list[ScoredGame]], tmp_path: Path
+    small_snapshot: tuple[ObjectStorage, list[ScoredGame]], tmp_path: Path
 ) -> tuple[Any, str]:
     """The schema loaded from a fresh app over the small catalog, and a key with room to spare."""
     app, store, _ = factories.make_app(small_snapshot[0], tmp_path, anonymous_limit=10_000_000)

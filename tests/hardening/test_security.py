@@ -13,11 +13,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bangscore.build.storage import LocalStorage
 from bangscore.shim.keys import generate_key, key_id
+from bangscore.shim.keystore import KeyRecord
 from bangscore.shim.quota import Quota
-from bangscore.shim.sqlite_store import SQLiteStore
-from bangscore.shim.store import KeyRecord
+from bangscore.shim.sqlite_store import SQLiteKeyStore
+from bangscore.storage import LocalStorage
 from tests import factories
 from tests.hardening.conftest import SharedServer
 from tests.live import REPO, wait_for
@@ -80,7 +80,7 @@ def test_percent_encoded_keys_never_appear_in_the_access_log(
 
 
 def test_store_holds_only_the_digest_and_lookups_use_it(tmp_path: Path) -> None:
-    store = SQLiteStore(tmp_path / "keys.sqlite3")
+    store = SQLiteKeyStore(tmp_path / "keys.sqlite3")
     key = factories.add_key(store)
     seen: list[str] = []
     find_key = store.find_key

@@ -11,7 +11,6 @@ import pytest
 
 from bangscore.ingest.storefront import (
     StorefrontAdapter,
-    parse_app_list,
     parse_appdetails,
     parse_item_tags,
     parse_release_date,
@@ -114,11 +113,6 @@ def test_parse_recorded_item_tags_with_handbuilt_names() -> None:
 )
 def test_review_totals(summary: dict[str, object], expected: tuple[int, int]) -> None:
     assert review_totals(summary) == expected
-
-
-def test_parse_app_list_drops_nameless() -> None:
-    apps = parse_app_list(fixture_json("storefront/handbuilt_app_list.json"))
-    assert apps == {620: "Portal 2", 546560: "Half-Life: Alyx"}
 
 
 @pytest.fixture

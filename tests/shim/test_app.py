@@ -12,14 +12,14 @@ from starlette.testclient import TestClient
 
 from bangscore.build.filters import list_key, precomputed_combos
 from bangscore.build.openapi import DETAIL_PROPERTIES, GAME_PROPERTIES
-from bangscore.build.storage import MemoryStorage, Storage
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.value import SCORE_VERSION
-from bangscore.shim.sqlite_store import SQLiteStore
+from bangscore.shim.sqlite_store import SQLiteKeyStore
+from bangscore.storage import MemoryStorage, ObjectStorage
 from tests import factories
 from tests.factories import NOT_RATED, SITE, add_key
 
-ClientFactory = Callable[..., tuple[TestClient, SQLiteStore]]
+ClientFactory = Callable[..., tuple[TestClient, SQLiteKeyStore]]
 RATE_HEADERS = (
     "x-ratelimit-limit",
     "x-ratelimit-remaining",
@@ -32,8 +32,8 @@ RATE_HEADERS = (
 
 @pytest.fixture
 def api(
-    client_factory: ClientFactory, small_snapshot: tuple[Storage, list[ScoredGame]]
-) -> tuple[TestClient, SQLiteStore, dict[str, str]]:
+    client_factory: ClientFactory, small_snapshot: tuple[ObjectStorage, list[ScoredGame]]
+) -> tuple[TestClient, SQLiteKeyStore, dict[str, str]]:
     """A client over the small catalog, its store, and auth headers of a free key."""
     client, store = client_factory(small_snapshot[0])
     key = add_key(store)
@@ -332,7 +332,7 @@ def test_link_header_has_first_prev_next_last(api: Any) -> None:
 
 def test_composed_pages_equal_precomputed_bytes(small_snapshot: Any, client_factory: Any) -> None:
     storage, _ = small_snapshot
-    from bangscore.shim.snapshot import SnapshotSource
+    from bangscore.shim.source import SnapshotSource
 
     source = SnapshotSource(storage, cache_bytes=1 << 24, poll_seconds=60)
     source.refresh()
@@ -621,8 +621,8 @@ def test_game_page_and_slug_redirect(api: Any, small_snapshot: Any) -> None:
 
 
 def test_corrupt_manifest_at_start_is_a_clear_503(client_factory: ClientFactory) -> None:
-    from bangscore.build.publish import manifest_key
-    from bangscore.build.storage import StoredObject
+    from bangscore.manifest import manifest_key
+    from bangscore.storage import StoredObject
 
     storage = MemoryStorage()
     storage.put_many([StoredObject(manifest_key("bad"), b"{truncated")])
@@ -708,8 +708,8 @@ def test_uncounted_responses_carry_the_ip_allowance_too(api: Any, monkeypatch: A
 def test_a_deleted_object_and_a_key_store_outage_say_what_failed(
     client_factory: ClientFactory, monkeypatch: Any
 ) -> None:
-    from bangscore.build.publish import object_key, read_manifest
-    from bangscore.shim.store import StoreUnavailable
+    from bangscore.manifest import object_key, read_manifest
+    from bangscore.shim.keystore import KeyStoreUnavailable
 
     storage, _ = factories.publish_catalog(factories.small_catalog())
     client, store = client_factory(storage)
@@ -723,7 +723,7 @@ def test_a_deleted_object_and_a_key_store_outage_say_what_failed(
     )
 
     def down(*_: Any) -> Any:
-        raise StoreUnavailable("sqlite: disk I/O error")
+        raise KeyStoreUnavailable("sqlite: disk I/O error")
 
     monkeypatch.setattr(store, "history", down)
     outage = client.get("/api/v1/usage", headers=headers)

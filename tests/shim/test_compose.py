@@ -11,11 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bangscore.build.filters import Filters, list_key, precomputed_combos
-from bangscore.build.publish import object_key
 from bangscore.build.snapshot import lower_tags, select
-from bangscore.build.wire import etag_for
+from bangscore.manifest import etag_for, object_key
 from bangscore.scoring.genres import GENRES
-from bangscore.shim.snapshot import LoadedSnapshot, SnapshotSource
+from bangscore.shim.source import LoadedSnapshot, SnapshotSource
 from tests import factories
 
 
@@ -100,7 +99,7 @@ def test_old_snapshots_are_freed_after_a_switch() -> None:
     import gc
     import weakref
 
-    from bangscore.build.storage import MemoryStorage
+    from bangscore.storage import MemoryStorage
 
     storage = MemoryStorage()
     source = SnapshotSource(storage, cache_bytes=1 << 20, poll_seconds=3600)

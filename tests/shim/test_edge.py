@@ -9,10 +9,10 @@ import pytest
 from starlette.testclient import TestClient
 
 from bangscore.shim.handlers import Shim
-from bangscore.shim.sqlite_store import SQLiteStore
+from bangscore.shim.sqlite_store import SQLiteKeyStore
 from tests.factories import add_key
 
-ClientFactory = Callable[..., tuple[TestClient, SQLiteStore]]
+ClientFactory = Callable[..., tuple[TestClient, SQLiteKeyStore]]
 PATHS = [
     "/api/v1/games?genre=rpg",
     "/api/v1/games?tag=co-op&year_from=2012",

@@ -11,14 +11,14 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from bangscore.build.storage import Storage
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import NotRated
-from bangscore.shim.sqlite_store import SQLiteStore
+from bangscore.shim.sqlite_store import SQLiteKeyStore
+from bangscore.storage import ObjectStorage
 from tests import factories
 from tests.factories import SITE, add_key
 
-ClientFactory = Callable[..., tuple[TestClient, SQLiteStore]]
+ClientFactory = Callable[..., tuple[TestClient, SQLiteKeyStore]]
 HTML = "text/html; charset=utf-8"
 NOT_RATED = (
     NotRated(appid=999001, name="Rpg Quest Remastered", reason="too_few_reviews"),
@@ -28,7 +28,7 @@ NOT_RATED = (
 
 @pytest.fixture
 def site(
-    client_factory: ClientFactory, small_snapshot: tuple[Storage, list[ScoredGame]]
+    client_factory: ClientFactory, small_snapshot: tuple[ObjectStorage, list[ScoredGame]]
 ) -> tuple[TestClient, dict[str, str]]:
     """A client over the small catalog and the auth headers of a free key."""
     client, store = client_factory(small_snapshot[0])
@@ -36,7 +36,7 @@ def site(
 
 
 @pytest.fixture(scope="module")
-def with_not_rated() -> Storage:
+def with_not_rated() -> ObjectStorage:
     """The small catalog published with its not-rated apps, as the builder writes them."""
     storage, _ = factories.publish_catalog(factories.small_catalog(), not_rated=NOT_RATED)
     return storage
@@ -171,7 +171,7 @@ def test_search_pages_forward_and_without_a_query_shows_the_box(site: Any) -> No
 
 
 def test_search_names_known_games_that_are_not_rated(
-    client_factory: ClientFactory, with_not_rated: Storage, site: Any
+    client_factory: ClientFactory, with_not_rated: ObjectStorage, site: Any
 ) -> None:
     client, _ = client_factory(with_not_rated)
     html = client.get("/search?q=hades").text
@@ -217,7 +217,7 @@ def test_favicon_is_served_and_not_counted(site: Any) -> None:
 
 
 def test_pages_have_their_own_allowance_apart_from_the_api_and_keys(
-    client_factory: ClientFactory, small_snapshot: tuple[Storage, list[ScoredGame]]
+    client_factory: ClientFactory, small_snapshot: tuple[ObjectStorage, list[ScoredGame]]
 ) -> None:
     client, store = client_factory(small_snapshot[0], page_limit=4, anonymous_limit=3)
     key = add_key(store)

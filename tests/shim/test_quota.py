@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from bangscore.shim.keys import generate_key, key_digest, key_id
+from bangscore.shim.keys import generate_key, key_id
+from bangscore.shim.keystore import Hit, KeyRecord, KeyStoreUnavailable, KeyView, issue_key
 from bangscore.shim.quota import AuthFailure, Quota, rate_headers, window_at
-from bangscore.shim.sqlite_store import SQLiteStore
-from bangscore.shim.store import Hit, KeyRecord, KeyView, StoreUnavailable
+from bangscore.shim.sqlite_store import SQLiteKeyStore
 from tests.factories import Clock
 
 
@@ -35,19 +35,19 @@ def test_rate_headers_never_overstate() -> None:
     assert headers["RateLimit"] == '"daily";r=0;t=46400'
 
 
-class DownStore(SQLiteStore):
+class DownStore(SQLiteKeyStore):
     """A real SQLite store whose counter calls fail, as if the file went away."""
 
     down = False
 
     def hit(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
         if self.down:
-            raise StoreUnavailable("sqlite: disk I/O error")
+            raise KeyStoreUnavailable("sqlite: disk I/O error")
         return super().hit(subject, day, limit, now)
 
     def find_key(self, digest: str) -> KeyRecord | None:
         if self.down:
-            raise StoreUnavailable("sqlite: disk I/O error")
+            raise KeyStoreUnavailable("sqlite: disk I/O error")
         return super().find_key(digest)
 
     def list_keys(self, day: dt.date, account: str | None = None) -> list[KeyView]:
@@ -56,8 +56,7 @@ class DownStore(SQLiteStore):
 
 def make(tmp_path: Path) -> tuple[Quota, DownStore, str, Clock]:
     store = DownStore(tmp_path / "q.sqlite3")
-    key = generate_key()
-    store.add_key(KeyRecord(key_id(key), key_digest(key), "a@x.io", "free", 3, "active", 0))
+    key, _ = issue_key(store, "a@x.io", "free", 3, 0)
     clock = Clock(1_795_000_000)
     return Quota(store, anonymous_limit=5, key_cache_seconds=2, clock=clock), store, key, clock
 
@@ -78,7 +77,7 @@ def test_known_key_survives_store_outage_unknown_key_does_not(tmp_path: Path) ->
     store.down = True
     clock.now += 10  # cache expired: the lookup fails, the key seen before still works
     assert quota.authenticate(key).key_id == key_id(key)
-    with pytest.raises(StoreUnavailable):
+    with pytest.raises(KeyStoreUnavailable):
         quota.authenticate(generate_key())
 
 

@@ -19,10 +19,10 @@ import orjson
 import pytest
 
 from bangscore.build.filters import Filters, detail_key
-from bangscore.build.publish import object_key, read_manifest
 from bangscore.build.snapshot import select
-from bangscore.build.storage import LocalStorage
+from bangscore.manifest import object_key, read_manifest
 from bangscore.scoring.pipeline import ScoredGame
+from bangscore.storage import LocalStorage
 from tests import factories
 from tests.browser import (
     DESKTOP,

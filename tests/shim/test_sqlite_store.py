@@ -8,21 +8,21 @@ from pathlib import Path
 
 import pytest
 
-from bangscore.shim.sqlite_store import SQLiteStore
-from bangscore.shim.store import KeyRecord, StoreError, UnknownKey
+from bangscore.shim.keystore import KeyRecord, KeyStoreError, UnknownKey
+from bangscore.shim.sqlite_store import SQLiteKeyStore
 
 DAY = dt.date(2026, 11, 22)
 
 
 def hammer(path: str, attempts: int, queue: multiprocessing.Queue[int]) -> None:
-    store = SQLiteStore(path)
+    store = SQLiteKeyStore(path)
     admitted = sum(store.hit("key:race", DAY, 500, 0).admitted for _ in range(attempts))
     queue.put(admitted)
 
 
 def test_counting_is_exact_across_processes(tmp_path: Path) -> None:
     path = str(tmp_path / "race.sqlite3")
-    SQLiteStore(path)
+    SQLiteKeyStore(path)
     ctx = multiprocessing.get_context("spawn")
     queue: multiprocessing.Queue[int] = ctx.Queue()
     workers = [ctx.Process(target=hammer, args=(path, 300, queue)) for _ in range(4)]
@@ -32,7 +32,7 @@ def test_counting_is_exact_across_processes(tmp_path: Path) -> None:
     for w in workers:
         w.join(timeout=60)
     assert admitted == 500  # 1,200 attempts against a limit of 500
-    assert SQLiteStore(path).peek("key:race", DAY) == 500
+    assert SQLiteKeyStore(path).peek("key:race", DAY) == 500
 
 
 def record(key_id: str, account: str = "a@x.io") -> KeyRecord:
@@ -40,10 +40,10 @@ def record(key_id: str, account: str = "a@x.io") -> KeyRecord:
 
 
 def test_keys_revoke_and_list(tmp_path: Path) -> None:
-    store = SQLiteStore(tmp_path / "k.sqlite3")
+    store = SQLiteKeyStore(tmp_path / "k.sqlite3")
     store.add_key(record("k1"))
     store.add_key(record("k2", "b@x.io"))
-    with pytest.raises(StoreError):
+    with pytest.raises(KeyStoreError):
         store.add_key(record("k1"))
     assert store.find_key("dk1") == record("k1")
     assert store.find_key("nope") is None
@@ -60,7 +60,7 @@ def test_keys_revoke_and_list(tmp_path: Path) -> None:
 
 
 def test_history_fills_missing_days_with_zero(tmp_path: Path) -> None:
-    store = SQLiteStore(tmp_path / "h.sqlite3")
+    store = SQLiteKeyStore(tmp_path / "h.sqlite3")
     for _ in range(3):
         store.hit("key:h", DAY, 10, 0)
     days = [DAY - dt.timedelta(days=1), DAY]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bangscore.shim.store import KeyRecord, KeyView, Store
+from bangscore.shim.keystore import KeyRecord, KeyStore, KeyView
 from bangscore.shim.usage import AccountUsage, abuse_report, format_report
 from tests.live import REPO
 
@@ -92,7 +92,7 @@ def test_usage_report_command_reads_the_store_given_by_store(
         if backend == "redis"
         else f"sqlite:///{tmp_path}/keys.sqlite3"
     )
-    store_factory: Callable[[str], Store] = request.getfixturevalue("store_factory")
+    store_factory: Callable[[str], KeyStore] = request.getfixturevalue("store_factory")
     store = store_factory(url)
     for key_id, account, count in [
         ("AAAA0001", "abuser@x.io", 800),

@@ -7,27 +7,27 @@ from pathlib import Path
 
 import pytest
 
-from bangscore.build.storage import (
+from bangscore.storage import (
     LocalStorage,
     MemoryStorage,
     ObjectNotFound,
+    ObjectStorage,
     PointerConflict,
-    Storage,
     StoredObject,
-    open_storage,
+    open_object_storage,
 )
 
-Factory = Callable[[Path], Storage]
+Factory = Callable[[Path], ObjectStorage]
 BACKENDS: list[Factory] = [lambda p: LocalStorage(p / "store"), lambda p: MemoryStorage()]
 
 
 @pytest.fixture(params=BACKENDS, ids=["local", "memory"])
-def storage(request: pytest.FixtureRequest, tmp_path: Path) -> Storage:
+def storage(request: pytest.FixtureRequest, tmp_path: Path) -> ObjectStorage:
     factory: Factory = request.param
     return factory(tmp_path)
 
 
-def test_put_get_list_delete(storage: Storage) -> None:
+def test_put_get_list_delete(storage: ObjectStorage) -> None:
     written = storage.put_many(
         [
             StoredObject("a/1.json", b"one"),
@@ -43,7 +43,7 @@ def test_put_get_list_delete(storage: Storage) -> None:
         storage.get("a/1.json")
 
 
-def test_pointer_is_compare_and_swap(storage: Storage) -> None:
+def test_pointer_is_compare_and_swap(storage: ObjectStorage) -> None:
     assert storage.read_pointer() is None
     storage.swap_pointer("s1", None)
     assert storage.read_pointer() == "s1"
@@ -54,7 +54,7 @@ def test_pointer_is_compare_and_swap(storage: Storage) -> None:
 
 
 @pytest.mark.parametrize("key", ["../x", "/abs", "a/../b", "a//b", ""], ids=repr)
-def test_unsafe_keys_are_refused(storage: Storage, key: str) -> None:
+def test_unsafe_keys_are_refused(storage: ObjectStorage, key: str) -> None:
     with pytest.raises(ValueError, match="unsafe"):
         storage.put_many([StoredObject(key, b"x")])
 
@@ -71,9 +71,9 @@ def test_local_writes_leave_no_temporary_files(tmp_path: Path) -> None:
     ids=["folder", "memory"],
 )
 def test_open_storage_dispatches(location: str, kind: type) -> None:
-    assert isinstance(open_storage(location), kind)
+    assert isinstance(open_object_storage(location), kind)
 
 
 def test_open_storage_rejects_unknown_schemes() -> None:
     with pytest.raises(ValueError, match="unsupported"):
-        open_storage("ftp://host/x")
+        open_object_storage("ftp://host/x")

@@ -20,18 +20,17 @@ from starlette.testclient import TestClient
 from bangscore.build.export import GAMES_JSONL, write_export
 from bangscore.build.publish import publish
 from bangscore.build.snapshot import snapshot_objects
-from bangscore.build.storage import LocalStorage, Storage, open_storage
 from bangscore.cli import app_from_settings
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import GameRecord
 from bangscore.settings import Settings
 from bangscore.shim.app import create_app
-from bangscore.shim.export import ExportService, LocalLinks
-from bangscore.shim.keys import generate_key, key_digest, key_id
+from bangscore.shim.downloads import ExportService, LocalLinks
+from bangscore.shim.keystore import KeyStore, Plan, issue_key, open_key_store
 from bangscore.shim.quota import Quota
-from bangscore.shim.snapshot import SnapshotSource
-from bangscore.shim.sqlite_store import SQLiteStore
-from bangscore.shim.store import KeyRecord, Plan, Store, open_store
+from bangscore.shim.source import SnapshotSource
+from bangscore.shim.sqlite_store import SQLiteKeyStore
+from bangscore.storage import LocalStorage, ObjectStorage, open_object_storage
 from tests import factories
 from tests.servers import (  # noqa: F401 -- fixtures
     SeaweedServer,
@@ -44,20 +43,19 @@ from tests.servers import (  # noqa: F401 -- fixtures
 T0 = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
 
 
-def add_key(store: Store, plan: Plan) -> dict[str, str]:
+def add_key(store: KeyStore, plan: Plan) -> dict[str, str]:
     """Given a key store and a plan, create a key; return the Authorization header."""
-    key = generate_key()
-    store.add_key(KeyRecord(key_id(key), key_digest(key), "a@x.io", plan, 1000, "active", 0))
+    key, _ = issue_key(store, "a@x.io", plan, 1000, 0)
     return {"Authorization": f"Bearer {key}"}
 
 
-def build(storage: Storage, snapshot_id: str, records: list[GameRecord]) -> None:
+def build(storage: ObjectStorage, snapshot_id: str, records: list[GameRecord]) -> None:
     games = score_catalog(records)
     objects = snapshot_objects(games, site_url=factories.SITE, base_url=factories.SITE)
     publish(storage, snapshot_id, objects, created_at=T0, meta={"games": len(games)})
 
 
-def export(storage: Storage, snapshot_id: str, records: list[GameRecord]) -> None:
+def export(storage: ObjectStorage, snapshot_id: str, records: list[GameRecord]) -> None:
     games = score_catalog(records)
     write_export(storage, games, snapshot_id=snapshot_id, created_at=T0, site_url=factories.SITE)
 
@@ -100,10 +98,10 @@ def test_running_shim_switches_to_a_new_pointer(
     s3_app: Callable[[str], tuple[TestClient, Settings]],
 ) -> None:
     records = factories.small_catalog()
-    snapshots = open_storage(f"s3://{bucket}/snap")
+    snapshots = open_object_storage(f"s3://{bucket}/snap")
     build(snapshots, "s1", records)
     client, settings = s3_app(bucket)
-    headers = add_key(open_store(settings.store_url), "free")
+    headers = add_key(open_key_store(settings.store_url), "free")
     appid = records[0].appid
     first = client.get(f"/api/v1/games/{appid}", headers=headers)
     assert first.status_code == 200
@@ -127,13 +125,13 @@ def test_export_gives_bulk_keys_presigned_urls_to_the_right_bytes(
     s3_app: Callable[[str], tuple[TestClient, Settings]],
 ) -> None:
     records = factories.small_catalog()
-    build(open_storage(f"s3://{bucket}/snap"), "s1", records)
+    build(open_object_storage(f"s3://{bucket}/snap"), "s1", records)
     client, settings = s3_app(bucket)
-    keys = open_store(settings.store_url)
+    keys = open_key_store(settings.store_url)
     bulk, free = add_key(keys, "bulk"), add_key(keys, "free")
     assert client.get("/api/v1/export", headers=bulk).status_code == 404  # nothing exported
 
-    exports = open_storage(f"s3://{bucket}/bulk")
+    exports = open_object_storage(f"s3://{bucket}/bulk")
     export(exports, "s1", records)
     before = time.time()
     response = client.get("/api/v1/export", headers=bulk)
@@ -181,10 +179,10 @@ def test_store_going_away_keeps_cached_answers_and_503s_the_rest(
         monkeypatch.setenv(name, value)
     bucket_name = server.create_bucket("private")
     records = factories.small_catalog()
-    build(open_storage(f"s3://{bucket_name}/snap"), "s1", records)
-    export(open_storage(f"s3://{bucket_name}/bulk"), "s1", records)
+    build(open_object_storage(f"s3://{bucket_name}/snap"), "s1", records)
+    export(open_object_storage(f"s3://{bucket_name}/bulk"), "s1", records)
     client, settings = s3_app(bucket_name)
-    headers = add_key(open_store(settings.store_url), "bulk")
+    headers = add_key(open_key_store(settings.store_url), "bulk")
     seen, unseen = records[0].appid, records[1].appid
     assert client.get(f"/api/v1/games/{seen}", headers=headers).status_code == 200
 
@@ -221,7 +219,7 @@ def local_export(
     service = ExportService(
         exports, links=LocalLinks("test-secret", factories.SITE), link_seconds=600, clock=clock
     )
-    store = SQLiteStore(tmp_path / "keys.sqlite3")
+    store = SQLiteKeyStore(tmp_path / "keys.sqlite3")
     quota = Quota(store, anonymous_limit=1000, key_cache_seconds=0)
     source = SnapshotSource(snapshots, cache_bytes=1 << 20, poll_seconds=3600)
     app = create_app(

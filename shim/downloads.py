@@ -32,12 +32,12 @@ from bangscore.build.export import (
     presigned_urls,
     read_latest,
 )
-from bangscore.build.storage import ObjectNotFound, Storage, StorageUnavailable
-from bangscore.build.wire import etag_for
+from bangscore.manifest import etag_for
 from bangscore.shim import params
 from bangscore.shim.handlers import NotFound, Resolved, Shim
-from bangscore.shim.snapshot import LoadedSnapshot
-from bangscore.shim.store import KeyRecord
+from bangscore.shim.keystore import KeyRecord
+from bangscore.shim.source import LoadedSnapshot
+from bangscore.storage import ObjectNotFound, ObjectStorage, ObjectStorageUnavailable
 
 LINK_SECONDS = 3600
 SALT = "bangscore-export-link"
@@ -76,7 +76,7 @@ class ExportService:
 
     def __init__(
         self,
-        storage: Storage,
+        storage: ObjectStorage,
         *,
         links: LocalLinks | None,
         link_seconds: int = LINK_SECONDS,
@@ -92,13 +92,13 @@ class ExportService:
 
         Shape: ``snapshot``, ``created_at``, ``previous``, ``expires_at`` and ``files``: each
         with name, format, compression, bytes, sha256, rows, schema_version, ``url`` and
-        ``expires_at`` (ISO 8601 UTC). Raises StorageError if the store is unreachable or
+        ``expires_at`` (ISO 8601 UTC). Raises ObjectStorageError if the store is unreachable or
         the manifest is corrupt.
         """
         try:
             manifest = read_latest(self.storage)
         except ExportError as exc:
-            raise StorageUnavailable(str(exc)) from exc
+            raise ObjectStorageUnavailable(str(exc)) from exc
         if manifest is None:
             return None
         return self._body(manifest)
@@ -134,7 +134,7 @@ async def export_manifest(service: ExportService | None, record: KeyRecord) -> R
     key, return the manifest answer.
 
     Raises NotFound with code ``insufficient_scope`` (403) for keys not on the bulk plan,
-    ``not_found`` (404) when nothing was exported, and StorageError (503) when the export
+    ``not_found`` (404) when nothing was exported, and ObjectStorageError (503) when the export
     store is unreachable.
     """
     if record.plan != "bulk":
@@ -173,7 +173,7 @@ async def download(shim: Shim, service: ExportService | None, request: Request) 
         body = await anyio.to_thread.run_sync(service.storage.get, key)
     except (ObjectNotFound, ValueError):  # ValueError: a key no store could hold
         return shim.problem(request, "not_found", f"No export file {snapshot}/{name}.", [])
-    except StorageUnavailable:
+    except ObjectStorageUnavailable:
         return shim.unavailable(request, [])
     return Response(
         body,

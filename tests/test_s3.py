@@ -18,26 +18,19 @@ from typing import Any
 import pytest
 
 from bangscore.build.filters import detail_key
-from bangscore.build.publish import (
-    list_snapshots,
-    manifest_key,
-    object_key,
-    publish,
-    read_manifest,
-    rollback,
-    verify,
-)
-from bangscore.build.s3 import IMMUTABLE, REVALIDATE, S3Config, S3Storage, cache_control
+from bangscore.build.publish import publish, rollback
 from bangscore.build.snapshot import snapshot_objects
-from bangscore.build.storage import (
-    ObjectNotFound,
-    PointerConflict,
-    Storage,
-    StorageUnavailable,
-    StoredObject,
-    open_storage,
-)
+from bangscore.manifest import list_snapshots, manifest_key, object_key, read_manifest, verify
+from bangscore.s3 import IMMUTABLE, REVALIDATE, S3Config, S3Storage, cache_control
 from bangscore.scoring.pipeline import score_catalog
+from bangscore.storage import (
+    ObjectNotFound,
+    ObjectStorage,
+    ObjectStorageUnavailable,
+    PointerConflict,
+    StoredObject,
+    open_object_storage,
+)
 from tests import factories
 from tests.servers import SeaweedServer, free_port_pair
 
@@ -97,9 +90,9 @@ def test_unreachable_store_is_unavailable() -> None:
         connect_timeout=0.5,
     )
     storage = S3Storage(config)
-    with pytest.raises(StorageUnavailable):
+    with pytest.raises(ObjectStorageUnavailable):
         storage.get("objects/aa/aa")
-    with pytest.raises(StorageUnavailable):
+    with pytest.raises(ObjectStorageUnavailable):
         storage.read_pointer()
 
 
@@ -135,7 +128,7 @@ def render(records: list[Any], snapshot_id: str) -> Iterator[StoredObject]:
     return snapshot_objects(games, site_url=factories.SITE, base_url=factories.SITE)
 
 
-def publish_records(storage: Storage, snapshot_id: str, records: list[Any]) -> None:
+def publish_records(storage: ObjectStorage, snapshot_id: str, records: list[Any]) -> None:
     meta = {"games": len(records)}
     publish(storage, snapshot_id, render(records, snapshot_id), created_at=T0, meta=meta)
 
@@ -218,7 +211,7 @@ def test_racing_swaps_have_exactly_one_winner(
 
 @pytest.mark.s3
 def test_open_storage_reads_standard_aws_settings(aws_env: SeaweedServer, bucket: str) -> None:
-    storage = open_storage(f"s3://{bucket}/from-env")
+    storage = open_object_storage(f"s3://{bucket}/from-env")
     storage.put_many([StoredObject("a.json", b"1")])
     assert storage.get("a.json") == b"1"
     assert storage.location == f"s3://{bucket}/from-env"
@@ -251,7 +244,7 @@ def test_publish_then_incremental_publish_skips_unchanged(
 
 
 class Racing:
-    """A Storage wrapper whose swap_pointer waits until every racer has reached it."""
+    """A ObjectStorage wrapper whose swap_pointer waits until every racer has reached it."""
 
     def __init__(self, inner: S3Storage, gate: threading.Barrier) -> None:
         self.inner = inner
@@ -293,7 +286,7 @@ def test_two_concurrent_publishers_one_wins(s3_factory: Callable[..., S3Storage]
 
 
 class FailingAfter:
-    """A Storage wrapper whose put_many writes ``n`` objects, then raises (a dying upload)."""
+    """A ObjectStorage wrapper whose put_many writes ``n`` objects, then raises (a dying upload)."""
 
     def __init__(self, inner: S3Storage, n: int) -> None:
         self.inner = inner
@@ -307,7 +300,7 @@ class FailingAfter:
         def limited() -> Iterator[StoredObject]:
             for i, obj in enumerate(objects):
                 if i == self.n:
-                    raise StorageUnavailable("connection reset half way")
+                    raise ObjectStorageUnavailable("connection reset half way")
                 yield obj
 
         return self.inner.put_many(limited())
@@ -321,7 +314,7 @@ def test_upload_failing_half_way_leaves_old_snapshot_current(
     publish_records(storage, "s1", factories.small_catalog()[:10])
     before = set(storage.list_keys("objects/"))
     broken = FailingAfter(storage, 25)
-    with pytest.raises(StorageUnavailable, match="half way"):
+    with pytest.raises(ObjectStorageUnavailable, match="half way"):
         publish_records(broken, "s2", factories.small_catalog())
     assert storage.read_pointer() == "s1"
     assert list_snapshots(storage) == ["s1"]

@@ -4,7 +4,7 @@ Keys are ``/``-separated relative paths such as ``snapshots/<id>/games/620.json`
 ``current`` pointer is a separate tiny object holding the id of the live snapshot; it moves
 only by compare-and-swap, so two concurrent builds can never both win.
 
-The S3 backend lives in :mod:`build.s3` and is chosen by :func:`open_storage` for
+The S3 backend lives in :mod:`build.s3` and is chosen by :func:`open_object_storage` for
 ``s3://bucket/prefix`` locations.
 """
 
@@ -22,19 +22,19 @@ from typing import Protocol
 POINTER_KEY = "current"
 
 
-class StorageError(Exception):
+class ObjectStorageError(Exception):
     """Base class of storage failures."""
 
 
-class ObjectNotFound(StorageError, KeyError):
+class ObjectNotFound(ObjectStorageError, KeyError):
     """Raised when a key does not exist in the store."""
 
 
-class StorageUnavailable(StorageError):
+class ObjectStorageUnavailable(ObjectStorageError):
     """Raised when the store cannot be reached or answered with a fault (retry later)."""
 
 
-class PointerConflict(StorageError):
+class PointerConflict(ObjectStorageError):
     """Raised when the ``current`` pointer moved since it was read (another build won)."""
 
 
@@ -47,17 +47,17 @@ class StoredObject:
     content_type: str = "application/json"
 
 
-class Storage(Protocol):
+class ObjectStorage(Protocol):
     """The storage interface every backend implements (local folder, memory, S3)."""
 
     location: str
 
     def get(self, key: str) -> bytes:
-        """Given a key, return its bytes; raise ObjectNotFound or StorageUnavailable."""
+        """Given a key, return its bytes; raise ObjectNotFound or ObjectStorageUnavailable."""
         ...
 
     def put_many(self, objects: Iterable[StoredObject]) -> int:
-        """Given objects, write them all and return how many were written; raise StorageError."""
+        """Given objects, write them all; return how many were written. Raise ObjectStorageError."""
         ...
 
     def list_keys(self, prefix: str) -> Iterator[str]:
@@ -102,7 +102,7 @@ class LocalStorage:
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as exc:
             raise ObjectNotFound(key) from exc
         except OSError as exc:
-            raise StorageUnavailable(f"{self.location}: {exc}") from exc
+            raise ObjectStorageUnavailable(f"{self.location}: {exc}") from exc
 
     def _write(self, path: Path, body: bytes) -> None:
         parent = path.parent
@@ -133,7 +133,7 @@ class LocalStorage:
                 self._write(self._path(obj.key), obj.body)
                 count += 1
         except OSError as exc:
-            raise StorageUnavailable(f"{self.location}: {exc}") from exc
+            raise ObjectStorageUnavailable(f"{self.location}: {exc}") from exc
         return count
 
     def list_keys(self, prefix: str) -> Iterator[str]:
@@ -227,13 +227,13 @@ class MemoryStorage:
             self.objects[POINTER_KEY] = new.encode()
 
 
-def open_storage(location: str) -> Storage:
-    """Given a location (a folder path, ``memory://``, or ``s3://bucket/prefix``), return a Storage.
+def open_object_storage(location: str) -> ObjectStorage:
+    """Given a location (a folder, ``memory://`` or ``s3://bucket/prefix``), return its storage.
 
     Raises ValueError for an unknown scheme.
     """
     if location.startswith("s3://"):
-        from bangscore.build.s3 import S3Storage  # imported lazily: boto3 is slow to import
+        from bangscore.s3 import S3Storage  # imported lazily: boto3 is slow to import
 
         return S3Storage.from_url(location)
     if location.startswith("memory://"):

@@ -1,7 +1,7 @@
 """The key and counter store interface, its records, and the factory choosing a backend.
 
-Backends: :class:`shim.sqlite_store.SQLiteStore` (embedded default, safe across processes on
-one host) and :class:`shim.redis_store.RedisStore` (many replicas). Both count exactly: a
+Backends: :class:`shim.sqlite_store.SQLiteKeyStore` (embedded default, safe across processes on
+one host) and :class:`shim.redis_store.RedisKeyStore` (many replicas). Both count exactly: a
 subject never gets more than its limit of admitted hits in a day.
 """
 
@@ -18,23 +18,23 @@ KeyState = Literal["active", "revoked"]
 PLAN_LIMITS: dict[str, int] = {"free": 1_000, "pro": 50_000}
 
 
-class StoreError(Exception):
+class KeyStoreError(Exception):
     """Base class of store failures."""
 
 
-class StoreUnavailable(StoreError):
+class KeyStoreUnavailable(KeyStoreError):
     """Raised when the store cannot be reached; callers fail open on counts (CONTRACT.md)."""
 
 
-class StoreMissing(StoreError):
+class KeyStoreMissing(KeyStoreError):
     """Raised when a store that must already exist (a command that only reads keys) does not."""
 
 
-class UnknownKey(StoreError, LookupError):
+class UnknownKey(KeyStoreError, LookupError):
     """Raised when a key id names no key."""
 
 
-class AccountExists(StoreError):
+class AccountExists(KeyStoreError):
     """Raised when an account with the same email is already stored."""
 
 
@@ -124,12 +124,12 @@ def default_limit(plan: str, limit: int | None) -> int:
 
 
 def issue_key(
-    store: Store, account: str, plan: Plan, limit: int | None, now: int
+    store: KeyStore, account: str, plan: Plan, limit: int | None, now: int
 ) -> tuple[str, KeyRecord]:
     """Given an account, a plan and an optional limit, store a new key; return (key, record).
 
     The key itself is returned once and never stored (only its digest). Raises ValueError for
-    a bad plan or limit, StoreError if no unique id could be allocated, StoreUnavailable if
+    a bad plan or limit, KeyStoreError if no unique id could be allocated, KeyStoreUnavailable if
     the store cannot be written (down, read-only).
     """
     daily = default_limit(plan, limit)
@@ -138,23 +138,23 @@ def issue_key(
         record = KeyRecord(key_id(key), key_digest(key), account, plan, daily, "active", now)
         try:
             store.add_key(record)
-        except StoreUnavailable:
+        except KeyStoreUnavailable:
             raise
-        except StoreError:
+        except KeyStoreError:
             continue
         return key, record
-    raise StoreError("could not allocate a unique key id")
+    raise KeyStoreError("could not allocate a unique key id")
 
 
-class Store(Protocol):
+class KeyStore(Protocol):
     """Keys, accounts and daily counters. Days are UTC calendar dates."""
 
     def add_key(self, record: KeyRecord) -> None:
-        """Given a new key record, store it; raise StoreError if its id or digest exists."""
+        """Given a new key record, store it; raise KeyStoreError if its id or digest exists."""
         ...
 
     def find_key(self, digest: str) -> KeyRecord | None:
-        """Given a key digest, return its record or None; raise StoreUnavailable if down."""
+        """Given a key digest, return its record or None; raise KeyStoreUnavailable if down."""
         ...
 
     def revoke_key(self, key_id: str) -> KeyRecord:
@@ -180,7 +180,7 @@ class Store(Protocol):
     def add(self, subject: str, day: dt.date, n: int, now: int) -> None:
         """Given a subject, a day and a count ``n`` >= 1 of requests admitted elsewhere (the
         fail-open local counts of a replica), add them to the stored count, whatever the limit.
-        Raise StoreUnavailable if down."""
+        Raise KeyStoreUnavailable if down."""
         ...
 
     def create_account(self, account: AccountRecord) -> None:
@@ -188,7 +188,7 @@ class Store(Protocol):
         ...
 
     def find_account(self, email: str) -> AccountRecord | None:
-        """Given a lowercase email, return its account or None; raise StoreUnavailable if down."""
+        """Given a lowercase email, return its account or None; KeyStoreUnavailable if down."""
         ...
 
     def start_session(self, digest: str, email: str, created_at: int, expires_at: int) -> None:
@@ -197,7 +197,7 @@ class Store(Protocol):
 
     def find_session(self, digest: str, now: int) -> SessionRecord | None:
         """Given a session token's digest, return its session, or None if unknown, ended or
-        expired at ``now``; raise StoreUnavailable if down."""
+        expired at ``now``; raise KeyStoreUnavailable if down."""
         ...
 
     def extend_session(self, digest: str, expires_at: int) -> None:
@@ -230,19 +230,19 @@ class Store(Protocol):
         ...
 
 
-def open_store(url: str, *, create: bool = True) -> Store:
+def open_key_store(url: str, *, create: bool = True) -> KeyStore:
     """Given ``sqlite:///PATH`` or ``redis://HOST:PORT/DB``, return the store; ValueError else.
 
-    Without ``create``, a SQLite file that does not exist yet raises StoreMissing instead of
+    Without ``create``, a SQLite file that does not exist yet raises KeyStoreMissing instead of
     becoming a new, empty store (a mistyped path would otherwise answer 401 to every real
-    key). A path that cannot hold a database raises StoreUnavailable.
+    key). A path that cannot hold a database raises KeyStoreUnavailable.
     """
     if url.startswith("sqlite:///"):
-        from bangscore.shim.sqlite_store import SQLiteStore
+        from bangscore.shim.sqlite_store import SQLiteKeyStore
 
-        return SQLiteStore(url.removeprefix("sqlite:///"), create=create)
+        return SQLiteKeyStore(url.removeprefix("sqlite:///"), create=create)
     if url.startswith(("redis://", "rediss://", "unix://")):
-        from bangscore.shim.redis_store import RedisStore
+        from bangscore.shim.redis_store import RedisKeyStore
 
-        return RedisStore.from_url(url)
+        return RedisKeyStore.from_url(url)
     raise ValueError(f"unsupported store {url!r}: use sqlite:///PATH or redis://HOST:PORT/DB")

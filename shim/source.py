@@ -22,18 +22,26 @@ import orjson
 
 from bangscore.build.filters import INDEX_KEY, NOT_RATED_KEY, SEARCH_KEY
 from bangscore.build.listing import page_bounds, render_page
-from bangscore.build.publish import Entry, Manifest, SnapshotError, object_key, read_manifest
 from bangscore.build.search import SearchIndex
-from bangscore.build.storage import ObjectNotFound, Storage, StorageError
-from bangscore.build.wire import digest, etag_for, etag_from_digest
+from bangscore.manifest import (
+    Entry,
+    Manifest,
+    SnapshotError,
+    digest,
+    etag_for,
+    etag_from_digest,
+    object_key,
+    read_manifest,
+)
 from bangscore.shim.compose import CompactIndex
 from bangscore.shim.lru import Lru
+from bangscore.storage import ObjectNotFound, ObjectStorage, ObjectStorageError
 
 log = logging.getLogger("bangscore.snapshot")
 MAX_ANSWERS = 16_384
 
 
-class CorruptObject(StorageError):
+class CorruptObject(ObjectStorageError):
     """Raised when a fetched body does not match its manifest digest."""
 
 
@@ -141,7 +149,7 @@ class BodyCache:
 class SnapshotSource:
     """Loads the current snapshot from storage, serves bodies, and follows the pointer."""
 
-    def __init__(self, storage: Storage, *, cache_bytes: int, poll_seconds: float) -> None:
+    def __init__(self, storage: ObjectStorage, *, cache_bytes: int, poll_seconds: float) -> None:
         self.storage = storage
         self.poll_seconds = poll_seconds
         self.cache = BodyCache(cache_bytes)
@@ -171,21 +179,21 @@ class SnapshotSource:
             not_rated = NotRatedIndex(
                 orjson.loads(self._fetch(not_rated_entry)) if not_rated_entry else None
             )
-        except (KeyError, ValueError, StorageError) as exc:
+        except (KeyError, ValueError, ObjectStorageError) as exc:
             raise SnapshotError(f"snapshot {snapshot_id} cannot be loaded: {exc}") from exc
         return LoadedSnapshot(snapshot_id, manifest, index, search, not_rated)
 
     def refresh(self) -> bool:
         """Re-read the pointer; load and switch to a new snapshot. Return True if switched.
 
-        Raises SnapshotError or StorageError; the current snapshot stays in place then.
+        Raises SnapshotError or ObjectStorageError; the current snapshot stays in place then.
         """
         pointer = self.storage.read_pointer()
         if pointer is None or (self.current is not None and pointer == self.current.id):
             return False
         try:
             loaded = self.load(pointer)
-        except (SnapshotError, StorageError) as exc:
+        except (SnapshotError, ObjectStorageError) as exc:
             self.load_error = str(exc)
             raise
         self.load_error = None
@@ -197,7 +205,7 @@ class SnapshotSource:
     async def body(self, snap: LoadedSnapshot, key: str) -> bytes:
         """Given a snapshot and a key in it, return the body bytes.
 
-        Raises ObjectNotFound if the snapshot has no such key, StorageUnavailable if the store
+        Raises ObjectNotFound if the snapshot has no such key, ObjectStorageUnavailable if the store
         cannot be reached, CorruptObject if the stored bytes do not match the manifest.
         """
         entry = snap.entry(key)
@@ -214,5 +222,5 @@ class SnapshotSource:
             await asyncio.sleep(self.poll_seconds)
             try:
                 await anyio.to_thread.run_sync(self.refresh)
-            except (SnapshotError, StorageError) as exc:
+            except (SnapshotError, ObjectStorageError) as exc:
                 log.warning("could not switch snapshot: %s", exc)

@@ -14,7 +14,7 @@ Uploads run on a bounded thread pool; boto3 spends about 1.5-2 ms of CPU per req
 The ``current`` pointer moves by a conditional PutObject: ``If-Match`` with the ETag read
 together with the old value, or ``If-None-Match: *`` when there is no pointer yet. The store
 must honour these headers (AWS S3 does; SeaweedFS 4.x does, atomically, as tests/build/test_s3.py
-checks); a store that answers 501 to them raises StorageUnavailable rather than racing.
+checks); a store that answers 501 to them raises ObjectStorageUnavailable rather than racing.
 """
 
 from __future__ import annotations
@@ -40,12 +40,12 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
-from bangscore.build.storage import (
+from bangscore.storage import (
     POINTER_KEY,
     ObjectNotFound,
+    ObjectStorageError,
+    ObjectStorageUnavailable,
     PointerConflict,
-    StorageError,
-    StorageUnavailable,
     StoredObject,
     _check_key,
 )
@@ -155,7 +155,7 @@ def make_client(config: S3Config) -> S3Client:
 
 
 class S3Storage:
-    """A Storage on an S3 bucket and prefix. Thread-safe (boto3 clients are)."""
+    """A ObjectStorage on an S3 bucket and prefix. Thread-safe (boto3 clients are)."""
 
     def __init__(self, config: S3Config, client: S3Client | None = None) -> None:
         self.config = config
@@ -171,7 +171,7 @@ class S3Storage:
     def _full(self, key: str) -> str:
         return self._root + _check_key(key)
 
-    def _error(self, exc: Exception, key: str) -> StorageError:
+    def _error(self, exc: Exception, key: str) -> ObjectStorageError:
         if isinstance(exc, ClientError):
             err = exc.response.get("Error", {})
             code = str(err.get("Code", ""))
@@ -179,13 +179,15 @@ class S3Storage:
                 return ObjectNotFound(key)
             if code in _CONFLICT or _status(exc) == 412:
                 return PointerConflict(f"{self.location}/{key}: {code}")
-            return StorageUnavailable(f"{self.location}/{key}: {code} {err.get('Message', '')}")
-        return StorageUnavailable(f"{self.location}/{key}: {exc}")
+            return ObjectStorageUnavailable(
+                f"{self.location}/{key}: {code} {err.get('Message', '')}"
+            )
+        return ObjectStorageUnavailable(f"{self.location}/{key}: {exc}")
 
     # -- reads -------------------------------------------------------------------------------
 
     def get(self, key: str) -> bytes:
-        """Given a key, return its bytes; raise ObjectNotFound or StorageUnavailable."""
+        """Given a key, return its bytes; raise ObjectNotFound or ObjectStorageUnavailable."""
         try:
             response = self.client.get_object(Bucket=self.config.bucket, Key=self._full(key))
             return response["Body"].read()
@@ -269,7 +271,7 @@ class S3Storage:
                 raise self._error(exc, batch[0]) from exc
             errors = response.get("Errors", [])
             if errors:
-                raise StorageUnavailable(f"{self.location}: delete failed: {errors[0]}")
+                raise ObjectStorageUnavailable(f"{self.location}: delete failed: {errors[0]}")
             count += len(batch)
         return count
 
@@ -316,7 +318,7 @@ class S3Storage:
         except (ClientError, BotoCoreError) as exc:
             error = self._error(exc, POINTER_KEY)
             if _status(exc) == 501:
-                error = StorageUnavailable(
+                error = ObjectStorageUnavailable(
                     f"{self.location}: the store does not support conditional writes"
                 )
             raise error from exc

@@ -1,0 +1,89 @@
+"""The import rules between the layers, read from the source (no module is imported).
+
+The package root's shared modules (object storage, the snapshot manifest) sit below every
+layer; the server reads snapshots and never reaches the ingest stack or the command line.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ("bangscore.storage", "bangscore.s3", "bangscore.manifest")
+COMPOSITION_ROOT = ("bangscore.cli", "bangscore.settings")
+HTTP_CLIENTS = ("httpx", "tenacity")
+
+
+def imports_of(path: Path) -> set[str]:
+    """Given a Python file, return every module it imports (top level, functions, TYPE_CHECKING)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def modules(folder: str) -> list[Path]:
+    return sorted((ROOT / folder).rglob("*.py"))
+
+
+def offending(
+    paths: list[Path], forbidden: tuple[str, ...], root: Path = ROOT
+) -> dict[str, list[str]]:
+    bad: dict[str, list[str]] = {}
+    for path in paths:
+        hits = sorted(
+            name
+            for name in imports_of(path)
+            if any(name == f or name.startswith(f + ".") for f in forbidden)
+        )
+        if hits:
+            bad[str(path.relative_to(root))] = hits
+    return bad
+
+
+LAYERS = ("bangscore.ingest", "bangscore.scoring", "bangscore.build", "bangscore.shim")
+
+
+@pytest.mark.parametrize(
+    ("paths", "forbidden"),
+    [
+        pytest.param(
+            modules("shim"),
+            ("bangscore.ingest", *COMPOSITION_ROOT, *HTTP_CLIENTS),
+            id="shim-is-only-the-server",
+        ),
+        pytest.param(
+            modules("build"),
+            ("bangscore.ingest", "bangscore.shim", *COMPOSITION_ROOT, *HTTP_CLIENTS),
+            id="build-writes-from-scored-games",
+        ),
+        pytest.param(
+            [ROOT / "bangscore" / f"{name.rsplit('.', 1)[1]}.py" for name in SHARED],
+            (*LAYERS, *COMPOSITION_ROOT),
+            id="shared-format-below-every-layer",
+        ),
+        pytest.param(
+            modules("ingest"),
+            ("bangscore.build", "bangscore.shim", *COMPOSITION_ROOT),
+            id="ingest-feeds-scoring-only",
+        ),
+    ],
+)
+def test_layer_imports(paths: list[Path], forbidden: tuple[str, ...]) -> None:
+    assert paths
+    assert offending(paths, forbidden) == {}
+
+
+def test_the_rule_sees_imports_inside_functions(tmp_path: Path) -> None:
+    source = tmp_path / "m.py"
+    source.write_text("def f():\n    from bangscore.ingest.catalog import read_catalog\n")
+    assert offending([source], ("bangscore.ingest",), tmp_path) == {
+        "m.py": ["bangscore.ingest.catalog", "bangscore.ingest.catalog.read_catalog"]
+    }

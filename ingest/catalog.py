@@ -284,13 +284,22 @@ def _finish_rate(known: Observations, appid: int, hours: float) -> tuple[float, 
     return rate / sum(n for n, _ in parts), reviewers.layer
 
 
-def _tags_unranked(known: Observations, appid: int) -> bool:
-    """Return True when the winning tags of an appid come from a layer that observed them
-    without their vote order (``tags_unranked``)."""
+def _tags_marked(known: Observations, appid: int, mark: str) -> bool:
+    """Return True when the layer of an appid's winning tags also observed ``mark`` for it:
+    ``tags_unranked`` (a set without vote order) or ``tags_reconstructed`` (a previous
+    record's tags, already put in typical order)."""
     winner = known.get(appid, "tags")
     return winner is not None and any(
-        c.layer == winner.layer for c in known.candidates(appid, "tags_unranked")
+        c.layer == winner.layer for c in known.candidates(appid, mark)
     )
+
+
+def _tags_unranked(known: Observations, appid: int) -> bool:
+    return _tags_marked(known, appid, "tags_unranked")
+
+
+def _tag_order_estimated(known: Observations, appid: int) -> bool:
+    return _tags_unranked(known, appid) or _tags_marked(known, appid, "tags_reconstructed")
 
 
 def tag_positions(known: Observations) -> TagPositions:
@@ -299,7 +308,7 @@ def tag_positions(known: Observations) -> TagPositions:
     return typical_positions(
         (known.value(appid, "tags", ()), known.value(appid, "storefront_genres", ()))
         for appid in known.appids
-        if not _tags_unranked(known, appid)
+        if not _tag_order_estimated(known, appid)
     )
 
 
@@ -460,7 +469,7 @@ def _record(
     provenance["historical_low_usd"] = low_layer or price_layer
     if low_estimated:
         estimated.append("historical_low_usd")
-    if _tags_unranked(known, appid):
+    if _tag_order_estimated(known, appid):
         estimated.append("tags")  # their order is reconstructed (ingest.tags)
     released = known.value(appid, "release_date")
     window = known.value(appid, "early_window")

@@ -104,8 +104,8 @@ UNATTENDED_CAP_HOURS: Final = 2.0
 # genre's normal length N (scoring/CALIBRATION.md). Up to ESTIMATE_KNEE_NORMS x N a quarter of
 # measured stories are shorter than ESTIMATE_SHARE x the estimate; past the knee the estimate
 # says less and less (players idle, replay or leave the game running), and the lower quartile
-# grows with the square root of the estimate. The fit holds within 2 points of 25% in every
-# band from 0.25 N to 8 N and beyond.
+# grows with the square root of the estimate. The fit holds within 3 points of 25% in every
+# band from under 0.25 N to 8 N and beyond.
 ESTIMATE_SHARE: Final = 0.70
 ESTIMATE_KNEE_NORMS: Final = 1.8
 REPLAY_SHARE: Final = 0.25
@@ -123,8 +123,8 @@ class ValueInputs:
     one of :data:`GENRE_NORM_HOURS` (unknown genres are judged like ``other``); ``replay_hours``
     positive reviewers' median playtime (>= 0) or None, credited only when ``replayable``;
     ``unattended`` marks idle/clicker games, tools and ambient apps (hours that are not play);
-    ``estimated_length`` a length estimated from
-    playtime. Raises ValueError on any value outside those ranges, NaN or infinity.
+    ``estimated_length`` a length estimated from playtime. Raises ValueError on any value
+    outside those ranges, NaN or infinity.
     """
 
     price_usd: float

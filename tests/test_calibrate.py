@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bangscore.scoring import calibrate, value
+from bangscore import calibrate
+from bangscore.scoring import value
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import GameRecord, NotRated
 

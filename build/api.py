@@ -10,6 +10,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from bangscore.build.limits import (
+    MAX_APPID_DIGITS,
+    MAX_PAGE,
+    MAX_QUERY_LENGTH,
+    MAX_TAG_LENGTH,
+    MAX_TAGS,
+    MAX_YEAR,
+    MIN_PAGE,
+    MIN_QUERY_LENGTH,
+    MIN_YEAR,
+    PAGE_SIZE,
+)
 from bangscore.scoring.genres import GENRES
 
 API_VERSION = "1.0.0"
@@ -53,8 +65,7 @@ class Route:
     method: str = "GET"
 
 
-_YEAR = {"type": "integer", "minimum": 1000, "maximum": 9999}
-MAX_PAGE = 1_000_000_000
+_YEAR = {"type": "integer", "minimum": MIN_YEAR, "maximum": MAX_YEAR}
 
 
 def _any_case(word: str) -> str:
@@ -74,14 +85,21 @@ def _spaces() -> str:
 
 
 # Patterns state what the shim's parameter checks accept (shim.params), so that a client and
-# the fuzzer can tell a valid request from an invalid one from the document alone.
+# the fuzzer can tell a valid request from an invalid one from the document alone. Text is
+# measured after trimming, so each pattern allows whitespace around what it measures: a
+# maxLength would count that whitespace too.
 _SPACES = _spaces()
 _WS = f"[{_SPACES}]*"
 _SOLID = f"[^,{_SPACES}]"
 _GENRE = "(" + "|".join(_any_case(g) for g in GENRES) + ")"
 GENRE_PATTERN = f"^{_WS}{_GENRE}{_WS}(,{_WS}{_GENRE}{_WS})*$"
-_TAG = f"{_WS}{_SOLID}([^,]{{0,62}}{_SOLID})?{_WS}"
-TAG_PATTERN = f"^{_TAG}(,{_TAG}){{0,19}}$"
+# One tag: 1 to MAX_TAG_LENGTH characters from its first to its last non-space character.
+_TAG = f"{_WS}{_SOLID}([^,]{{0,{MAX_TAG_LENGTH - 2}}}{_SOLID})?{_WS}"
+TAG_PATTERN = f"^{_TAG}(,{_TAG}){{0,{MAX_TAGS - 1}}}$"
+# q: MIN_QUERY_LENGTH (1) to MAX_QUERY_LENGTH characters from the first to the last non-space
+# one; [\s\S] is any character in every regex dialect (a dot misses line breaks).
+QUERY_PATTERN = f"^{_WS}[^{_SPACES}]([\\s\\S]{{0,{MAX_QUERY_LENGTH - 2}}}[^{_SPACES}])?{_WS}$"
+ON_SALE_PATTERN = f"^{_any_case('true')}$"
 API_KEY_PARAM = Param(
     "api_key",
     "query",
@@ -93,8 +111,9 @@ PAGE_PARAM = Param(
     "page",
     "query",
     "integer",
-    "1-based page number, 10 games per page; a page past the last returns an empty games list",
-    schema={"type": "integer", "minimum": 1, "maximum": MAX_PAGE},
+    f"1-based page number from {MIN_PAGE} to {MAX_PAGE:,} (default {MIN_PAGE}), {PAGE_SIZE} "
+    "games per page; a page past the last returns an empty games list",
+    schema={"type": "integer", "minimum": MIN_PAGE, "maximum": MAX_PAGE, "default": MIN_PAGE},
 )
 LIST_PARAMS = (
     Param(
@@ -109,17 +128,29 @@ LIST_PARAMS = (
         "query",
         "string",
         "Comma-separated storefront user tags, all required (AND, case-insensitive); "
-        "at most 20 tags of at most 64 characters",
+        f"at most {MAX_TAGS} tags of at most {MAX_TAG_LENGTH} characters",
         schema={"type": "string", "pattern": TAG_PATTERN},
     ),
-    Param("year_from", "query", "integer", "Earliest release year, inclusive", schema=_YEAR),
-    Param("year_to", "query", "integer", "Latest release year, inclusive", schema=_YEAR),
+    Param(
+        "year_from",
+        "query",
+        "integer",
+        f"Earliest release year, inclusive: a year from {MIN_YEAR} to {MAX_YEAR}",
+        schema=_YEAR,
+    ),
+    Param(
+        "year_to",
+        "query",
+        "integer",
+        f"Latest release year, inclusive: a year from {MIN_YEAR} to {MAX_YEAR}",
+        schema=_YEAR,
+    ),
     Param(
         "on_sale",
         "query",
         "boolean",
-        "Only the value true: keep games with discount_percent > 0",
-        schema={"type": "string", "enum": ["true"]},
+        "Only the value true (in any case): keep games with discount_percent > 0",
+        schema={"type": "string", "pattern": ON_SALE_PATTERN},
     ),
     PAGE_PARAM,
     API_KEY_PARAM,
@@ -155,9 +186,9 @@ ROUTES: tuple[Route, ...] = (
                 "appid",
                 "path",
                 "integer",
-                "Storefront application id (decimal digits)",
+                f"Storefront application id: 1 to {MAX_APPID_DIGITS} decimal digits",
                 required=True,
-                schema={"type": "string", "pattern": "^[0-9]+$", "maxLength": 12},
+                schema={"type": "string", "pattern": "^[0-9]+$", "maxLength": MAX_APPID_DIGITS},
             ),
             API_KEY_PARAM,
         ),
@@ -174,10 +205,10 @@ ROUTES: tuple[Route, ...] = (
                 "q",
                 "query",
                 "string",
-                "The name to search for, 1-100 characters after trimming",
+                f"The name to search for, {MIN_QUERY_LENGTH}-{MAX_QUERY_LENGTH} characters "
+                "after trimming",
                 required=True,
-                # A non-blank string of at most 100 characters is 1-100 after trimming.
-                schema={"type": "string", "maxLength": 100, "pattern": f"[^{_SPACES}]"},
+                schema={"type": "string", "pattern": QUERY_PATTERN},
             ),
             PAGE_PARAM,
             API_KEY_PARAM,

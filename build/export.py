@@ -167,11 +167,14 @@ CSV_COLUMNS = csv_columns()
 
 
 def csv_cell(value: Any) -> str:
-    """Given a JSON value, return its CSV cell: "" for null, lists joined by ``|``."""
+    """Given a JSON value, return its CSV cell: "" for null, lists joined by ``|``, an object
+    with no fixed members (``provenance``) as compact JSON, anything else as its text."""
     if value is None:
         return ""
     if isinstance(value, list):
         return "|".join(str(v) for v in value)
+    if isinstance(value, dict):
+        return dumps(value).decode()  # str() would give a Python repr no CSV reader can parse
     return str(value)
 
 

@@ -1,4 +1,5 @@
-"""The list envelope (SPEC 2.4), shared by the builder and the shim so their bytes are equal.
+"""The list envelope (docs/API.md#pagination), shared by the builder and the shim so their
+bytes are equal.
 
 A list page is assembled from already-serialized list items, so the shim composes a filtered
 page with a join and no JSON encoding of games at request time.
@@ -10,7 +11,7 @@ from collections.abc import Sequence
 
 import orjson
 
-PAGE_SIZE = 10
+from bangscore.build.limits import PAGE_SIZE
 
 
 def page_count(total: int) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from bangscore.build.api import API_VERSION, ROUTES, Route
+from bangscore.build.limits import PAGE_SIZE
 from bangscore.scoring.drivers import DRIVERS
 from bangscore.scoring.genres import GENRES
 from bangscore.scoring.records import NOT_RATED_REASONS
@@ -157,7 +158,11 @@ _ENVELOPE = {
     "page": {"type": "integer", "minimum": 1},
     "pages": {"type": "integer", "minimum": 0},
     "total": {"type": "integer", "minimum": 0},
-    "games": {"type": "array", "maxItems": 10, "items": {"$ref": "#/components/schemas/Game"}},
+    "games": {
+        "type": "array",
+        "maxItems": PAGE_SIZE,
+        "items": {"$ref": "#/components/schemas/Game"},
+    },
 }
 
 SCHEMAS: dict[str, Any] = {

@@ -19,7 +19,7 @@ from markupsafe import Markup
 
 from bangscore.build.api import ATTRIBUTION_TEXT, ERROR_CODES
 from bangscore.build.chart import usd
-from bangscore.build.listing import PAGE_SIZE
+from bangscore.build.limits import MAX_QUERY_LENGTH, PAGE_SIZE
 from bangscore.build.pages import drivers_view, genre_label, length_source_label
 from bangscore.scoring.genres import GENRES
 
@@ -102,6 +102,7 @@ class SiteRenderer:
             root=urlsplit(site_url).path.rstrip("/"),
             attribution=ATTRIBUTION_TEXT,
             genres=GENRES,
+            max_query_length=MAX_QUERY_LENGTH,
         )
         self._game = self.env.get_template("game.html")
 

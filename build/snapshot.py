@@ -31,7 +31,8 @@ from bangscore.build.filters import (
     list_key,
     precomputed_combos,
 )
-from bangscore.build.listing import PAGE_SIZE, render_page
+from bangscore.build.limits import PAGE_SIZE
+from bangscore.build.listing import render_page
 from bangscore.build.openapi import openapi_document
 from bangscore.build.pages import better_in_genre
 from bangscore.build.search import SearchIndex

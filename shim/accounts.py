@@ -42,6 +42,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from bangscore.build.limits import MAX_QUERY_LENGTH
 from bangscore.shim.keys import key_digest
 from bangscore.shim.keystore import (
     AccountExists,
@@ -76,6 +77,8 @@ _TEMPLATES = jinja2.Environment(
     autoescape=True,
     undefined=jinja2.StrictUndefined,
 )
+# The header's search box takes what the search endpoint takes.
+_TEMPLATES.globals["max_query_length"] = MAX_QUERY_LENGTH
 
 
 @dataclass(frozen=True, slots=True)

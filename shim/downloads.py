@@ -32,6 +32,7 @@ from bangscore.build.export import (
     presigned_urls,
     read_latest,
 )
+from bangscore.build.limits import MAX_LINK_EXPIRES_DIGITS
 from bangscore.manifest import etag_for
 from bangscore.shim import params
 from bangscore.shim.handlers import NotFound, Resolved, Shim
@@ -63,7 +64,9 @@ class LocalLinks:
     def valid(self, key: str, expires: str, signature: str, now: float) -> bool:
         """Given a key, the link's expires and signature values and the time, return True if
         the signature matches and the link has not expired."""
-        if not (expires.isascii() and expires.isdigit() and len(expires) <= 12):
+        if not (
+            expires.isascii() and expires.isdigit() and len(expires) <= MAX_LINK_EXPIRES_DIGITS
+        ):
             return False
         if int(expires) < now:
             return False

@@ -34,6 +34,7 @@ from bangscore.build.filters import (
     Filters,
     game_page_key,
 )
+from bangscore.build.limits import MAX_APPID_DIGITS, MAX_QUERY_LENGTH
 from bangscore.build.listing import page_rels
 from bangscore.build.search import SearchIndex
 from bangscore.build.site import FormState, Listing, SiteRenderer
@@ -351,7 +352,7 @@ class Pages:
             raw = request.path_params["appid"]
             pos = (
                 snap.index.position.get(int(raw))
-                if raw.isascii() and raw.isdigit() and len(raw) < 13
+                if raw.isascii() and raw.isdigit() and len(raw) <= MAX_APPID_DIGITS
                 else None
             )
             if pos is None:
@@ -413,7 +414,7 @@ class Pages:
             try:
                 query = params.parse_search_query(items)
             except BadRequest as exc:
-                typed = next((v for k, v in items if k == "q"), "").strip()[:100]
+                typed = next((v for k, v in items if k == "q"), "").strip()[:MAX_QUERY_LENGTH]
                 errors: list[ParamError] = exc.errors
                 return PageAnswer(400, self.site.search_page(typed, empty, errors=errors))
             envelope, _ = snap.search_page(query.q, query.page)

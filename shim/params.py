@@ -1,7 +1,9 @@
-"""Query validation (CONTRACT.md): given a request's raw query items, return typed values or
-raise :class:`BadRequest` naming every bad parameter and what it accepts.
+"""Query validation (docs/API.md#parameters): given a request's raw query items, return typed
+values or raise :class:`BadRequest` naming every bad parameter and what it accepts.
 
-Pure functions of ``[(name, value), ...]`` as the query string gave them, in order.
+Pure functions of ``[(name, value), ...]`` as the query string gave them, in order. Every bound
+comes from :mod:`build.limits`, which the OpenAPI document states too: a value the document
+forbids is refused here (``tests/build/test_limits.py``).
 """
 
 from __future__ import annotations
@@ -11,14 +13,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bangscore.build.filters import Filters
+from bangscore.build.limits import (
+    MAX_APPID_DIGITS,
+    MAX_PAGE,
+    MAX_QUERY_LENGTH,
+    MAX_TAG_LENGTH,
+    MAX_TAGS,
+    MAX_YEAR,
+    MIN_PAGE,
+    MIN_QUERY_LENGTH,
+    MIN_YEAR,
+)
 from bangscore.scoring.genres import GENRES
 from bangscore.shim.problems import BadRequest, ParamError
 
-MAX_TAGS = 20
-MAX_TAG_LENGTH = 64
-MAX_PAGE = 1_000_000_000
-MAX_QUERY = 100
-_YEAR = re.compile(r"[0-9]{4}")
 _DIGITS = re.compile(r"[0-9]+")
 _MERGED = frozenset({"genre", "tag"})
 
@@ -59,13 +67,30 @@ def _collect(
     return values, errors
 
 
+def bounded_integer(raw: str, low: int, high: int) -> int | None:
+    """Given a raw query value and inclusive bounds (0 <= low <= high), return its value, or
+    None unless it is ASCII decimal digits (no sign, no spaces) whose value is within bounds.
+
+    Leading zeros are allowed and read in base 10 (``0999`` is 999), as an OpenAPI client reads
+    an integer parameter; the digit count is checked before ``int()``, which would raise on
+    (and spend time over) a 4,301-digit string.
+    """
+    if not _DIGITS.fullmatch(raw):
+        return None
+    significant = raw.lstrip("0") or "0"
+    if len(significant) > len(str(high)):
+        return None
+    value = int(significant)
+    return value if low <= value <= high else None
+
+
 def _page(values: dict[str, list[str]], errors: list[ParamError]) -> int:
-    raw = values.get("page", ["1"])[0]
-    # The length first: int() of a 4,301-digit string raises (and costs) before any bound.
-    if len(raw) > len(str(MAX_PAGE)) or not _DIGITS.fullmatch(raw) or not 1 <= int(raw) <= MAX_PAGE:
-        errors.append(ParamError("page", f"an integer from 1 to {MAX_PAGE}"))
-        return 1
-    return int(raw)
+    raw = values.get("page", [str(MIN_PAGE)])[0]
+    page = bounded_integer(raw, MIN_PAGE, MAX_PAGE)
+    if page is None:
+        errors.append(ParamError("page", f"an integer from {MIN_PAGE} to {MAX_PAGE}"))
+        return MIN_PAGE
+    return page
 
 
 def _split(values: list[str]) -> list[str]:
@@ -75,11 +100,10 @@ def _split(values: list[str]) -> list[str]:
 def _year(values: dict[str, list[str]], name: str, errors: list[ParamError]) -> int | None:
     if name not in values:
         return None
-    raw = values[name][0].strip()
-    if not _YEAR.fullmatch(raw):
-        errors.append(ParamError(name, "a four-digit year such as 2015"))
-        return None
-    return int(raw)
+    year = bounded_integer(values[name][0], MIN_YEAR, MAX_YEAR)
+    if year is None:
+        errors.append(ParamError(name, f"a year from {MIN_YEAR} to {MAX_YEAR}, such as 2015"))
+    return year
 
 
 def parse_list_query(items: Items) -> ListQuery:
@@ -92,7 +116,9 @@ def parse_list_query(items: Items) -> ListQuery:
     genres: set[str] = set()
     if "genre" in values:
         for part in _split(values["genre"]):
-            if part.lower() not in GENRES:
+            # ASCII first: str.lower() maps a few other letters onto ASCII ones (the Kelvin
+            # sign onto k), which the documented pattern, ASCII letters in either case, refuses.
+            if not part.isascii() or part.lower() not in GENRES:
                 errors.append(ParamError("genre", "comma-separated, any of: " + ", ".join(GENRES)))
                 break
             genres.add(part.lower())
@@ -113,8 +139,9 @@ def parse_list_query(items: Items) -> ListQuery:
         errors.append(ParamError("year_from", "must not be greater than year_to"))
     on_sale = False
     if "on_sale" in values:
-        if values["on_sale"][0].lower() != "true":
-            errors.append(ParamError("on_sale", "only the value true"))
+        raw = values["on_sale"][0]
+        if not raw.isascii() or raw.lower() != "true":
+            errors.append(ParamError("on_sale", "only the value true (in any case)"))
         on_sale = True
     page = _page(values, errors)
     if errors:
@@ -125,12 +152,18 @@ def parse_list_query(items: Items) -> ListQuery:
 def parse_search_query(items: Items) -> SearchQuery:
     """Given the raw query items of ``GET /api/v1/search``, return the SearchQuery.
 
-    Raises BadRequest when ``q`` is missing or not 1-100 characters after trimming.
+    Raises BadRequest when ``q`` is missing or not MIN_QUERY_LENGTH to MAX_QUERY_LENGTH
+    (1-100) characters after trimming.
     """
     values, errors = _collect(items, frozenset({"q", "page", "api_key"}))
     q = values.get("q", [""])[0].strip()
-    if not 1 <= len(q) <= MAX_QUERY:
-        errors.append(ParamError("q", f"required: 1 to {MAX_QUERY} characters after trimming"))
+    if not MIN_QUERY_LENGTH <= len(q) <= MAX_QUERY_LENGTH:
+        errors.append(
+            ParamError(
+                "q",
+                f"required: {MIN_QUERY_LENGTH} to {MAX_QUERY_LENGTH} characters after trimming",
+            )
+        )
     page = _page(values, errors)
     if errors:
         raise BadRequest(errors)
@@ -145,7 +178,8 @@ def parse_plain_query(items: Items) -> None:
 
 
 def parse_appid(raw: str) -> int:
-    """Given the appid path segment, return it as an int; BadRequest unless decimal digits."""
-    if len(raw) > 12 or not _DIGITS.fullmatch(raw):
+    """Given the appid path segment, return it as an int; BadRequest unless it is 1 to
+    MAX_APPID_DIGITS (12) ASCII decimal digits."""
+    if len(raw) > MAX_APPID_DIGITS or not _DIGITS.fullmatch(raw):
         raise BadRequest([ParamError("appid", "decimal digits, e.g. 620")])
     return int(raw)

@@ -34,7 +34,7 @@ from bangscore.build.export import (
 )
 from bangscore.build.wire import detail_record
 from bangscore.scoring.pipeline import ScoredGame, score_catalog
-from bangscore.scoring.records import GameRecord
+from bangscore.scoring.records import GameRecord, Provenance
 from bangscore.storage import LocalStorage, MemoryStorage
 from tests import factories
 
@@ -93,6 +93,18 @@ def test_files_hold_the_detail_records(catalog_factory: Callable[..., list[GameR
     assert first["sources.wiki"] == ""
     assert first["price_usd"] == "19.99"
     assert first["tags"] == "|".join(records[0]["tags"])
+
+
+def test_csv_holds_provenance_as_json() -> None:
+    seen = Provenance(source="steam_pics_2026", kind="storefront", date=dt.date(2026, 7, 24))
+    record = factories.make_record(appid=10, provenance={"name": seen, "tags": seen})
+    export = render_export(records_of(scored([record])), snapshot_id="s1", created_at=T0)
+    rows = list(csv.reader(io.StringIO(gzip.decompress(export.bodies[GAMES_CSV]).decode())))
+    cell = dict(zip(CSV_COLUMNS, rows[1], strict=True))["provenance"]
+    assert orjson.loads(cell) == {
+        name: {"source": "steam_pics_2026", "kind": "storefront", "date": "2026-07-24"}
+        for name in ("name", "tags")
+    }
 
 
 def test_manifest_describes_each_file(catalog_factory: Callable[..., list[GameRecord]]) -> None:

@@ -282,6 +282,8 @@ def test_tags_are_anded_and_case_insensitive(api: Any, small_snapshot: Any) -> N
         ("tag=" + ",".join(f"t{i}" for i in range(21)), "tag"),
         ("year_from=15", "year_from"),
         ("year_to=20x5", "year_to"),
+        ("year_from=0999", "year_from"),
+        ("year_to=10000", "year_to"),
         ("year_from=2020&year_to=2010", "year_from"),
         ("on_sale=false", "on_sale"),
         ("on_sale=1", "on_sale"),

@@ -1,0 +1,59 @@
+"""Every bound the API puts on a request parameter, and the page size, in one place.
+
+The shim's parameter checks (:mod:`shim.params`, the website's pages through them), the
+OpenAPI document (:mod:`build.openapi`, from the route table in :mod:`build.api`) and the
+reference (docs/API.md#limits) all state these figures; ``tests/build/test_limits.py`` checks
+that the parser and the document agree at and just past every bound, and that docs/API.md
+states the same numbers.
+
+The rules the figures belong to:
+
+* an integer parameter (``page``, ``year_from``, ``year_to``) is ASCII decimal digits only, no
+  sign and no spaces, read in base 10 (leading zeros allowed: ``0999`` is 999, so it is refused
+  as a year); its value must lie within the bounds;
+* a text parameter (``q``, each ``tag``) is measured in Unicode code points after trimming the
+  whitespace around it (what Python's ``str.strip`` removes).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+PAGE_SIZE: Final[int] = 10
+"""Games per page of ``GET /api/v1/games`` and ``GET /api/v1/search`` (the last page may
+hold fewer); ``pages`` = ceil(total / PAGE_SIZE)."""
+
+MIN_PAGE: Final[int] = 1
+"""The first page: ``page`` is 1-based, and 1 when the parameter is left out."""
+
+MAX_PAGE: Final[int] = 1_000_000_000
+"""The highest ``page`` accepted. Pages past the last answer 200 with an empty ``games`` list;
+the bound only keeps the number a plain integer everywhere (JSON, SQL, NumPy)."""
+
+MIN_YEAR: Final[int] = 1000
+"""The lowest ``year_from`` / ``year_to``: the smallest four-digit year."""
+
+MAX_YEAR: Final[int] = 9999
+"""The highest ``year_from`` / ``year_to``: the largest four-digit year."""
+
+MAX_TAGS: Final[int] = 20
+"""Tags one ``GET /api/v1/games`` request may require, counted as sent over every ``tag``
+parameter (repeated parameters merge), duplicates included. The storefront keeps at most 20
+tags per game, so a 21st could never match."""
+
+MAX_TAG_LENGTH: Final[int] = 64
+"""Characters of one tag after trimming (storefront tag names are far shorter); a tag has at
+least 1."""
+
+MIN_QUERY_LENGTH: Final[int] = 1
+"""Characters of the search ``q`` after trimming, at least: a blank ``q`` is refused."""
+
+MAX_QUERY_LENGTH: Final[int] = 100
+"""Characters of the search ``q`` after trimming, at most (no game name is longer)."""
+
+MAX_APPID_DIGITS: Final[int] = 12
+"""Digits of the ``appid`` path segment, at most: storefront appids have 7 today, and the
+bound keeps a lookup from parsing an arbitrarily long number."""
+
+MAX_LINK_EXPIRES_DIGITS: Final[int] = 12
+"""Digits of the ``expires`` parameter (Unix seconds) of a signed export download link."""

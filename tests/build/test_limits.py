@@ -1,0 +1,261 @@
+"""The API's limits (build/limits.py) as the parser and the OpenAPI document state them.
+
+For every parameter, at and just past each bound, the shim's parser (shim/params.py) and the
+OpenAPI document (build/openapi.py) must give the same verdict, and that verdict is the one
+docs/API.md#limits publishes. A query value is read against the document as an OpenAPI client
+reads a form-style query parameter: for an ``integer`` schema, an optional minus sign and
+decimal digits in base 10 (``0999`` is 999); anything else is no integer at all.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import jsonschema_rs
+import pytest
+
+from bangscore.build import limits
+from bangscore.build.openapi import openapi_document
+from bangscore.build.site import Listing, SiteRenderer
+from bangscore.shim import params
+from bangscore.shim.problems import BadRequest
+from tests.factories import SITE
+
+DOCUMENT = openapi_document(SITE, SITE)
+GAMES = "/api/v1/games"
+GAME = "/api/v1/games/{appid}"
+SEARCH = "/api/v1/search"
+_INTEGER = re.compile(r"-?[0-9]+")
+
+
+def parameter(path: str, name: str) -> dict[str, Any]:
+    """Given a route path and a parameter name, return the parameter object of the document."""
+    found = [p for p in DOCUMENT["paths"][path]["get"]["parameters"] if p["name"] == name]
+    assert len(found) == 1
+    return found[0]  # type: ignore[no-any-return]
+
+
+def schema_accepts(path: str, name: str, raw: str) -> bool:
+    """Given a route, a parameter and its raw query value, return the document's verdict."""
+    schema = parameter(path, name)["schema"]
+    value: object = raw
+    if schema.get("type") == "integer":
+        if not _INTEGER.fullmatch(raw):
+            return False
+        value = int(raw)
+    return bool(jsonschema_rs.validator_for(schema).is_valid(value))
+
+
+def parser_errors(path: str, name: str, raw: str) -> list[str]:
+    """Given a route, a parameter and its raw value, return the parameters the parser's 400
+    names (an empty list when it accepts the request)."""
+    try:
+        if path == GAME:
+            params.parse_appid(raw)
+        elif path == SEARCH:
+            other = [] if name == "q" else [("q", "portal")]
+            params.parse_search_query([*other, (name, raw)])
+        else:
+            params.parse_list_query([(name, raw)])
+    except BadRequest as exc:
+        return [e.parameter for e in exc.errors]
+    return []
+
+
+def _tags(count: int) -> str:
+    return ",".join(f"t{i}" for i in range(count))
+
+
+_X64 = "x" * limits.MAX_TAG_LENGTH
+_Q100 = "q" * limits.MAX_QUERY_LENGTH
+_PAGE_MAX = str(limits.MAX_PAGE)
+_PAGE_PAST = str(limits.MAX_PAGE + 1)
+
+# (route, parameter, raw value, valid), one row per bound and side, and the edge forms.
+CASES = [
+    # page: 1..MAX_PAGE on both paginated routes
+    pytest.param(GAMES, "page", "1", True, id="page-1"),
+    pytest.param(GAMES, "page", "0", False, id="page-0"),
+    pytest.param(GAMES, "page", _PAGE_MAX, True, id="page-max"),
+    pytest.param(GAMES, "page", _PAGE_PAST, False, id="page-max+1"),
+    pytest.param(GAMES, "page", "0" + _PAGE_MAX, True, id="page-max-zero-padded"),
+    pytest.param(GAMES, "page", "0001", True, id="page-1-zero-padded"),
+    pytest.param(GAMES, "page", "-1", False, id="page-negative"),
+    pytest.param(GAMES, "page", "+1", False, id="page-plus-sign"),
+    pytest.param(GAMES, "page", " 1", False, id="page-space"),
+    pytest.param(GAMES, "page", "", False, id="page-empty"),
+    pytest.param(SEARCH, "page", "1", True, id="search-page-1"),
+    pytest.param(SEARCH, "page", "0", False, id="search-page-0"),
+    pytest.param(SEARCH, "page", _PAGE_MAX, True, id="search-page-max"),
+    pytest.param(SEARCH, "page", _PAGE_PAST, False, id="search-page-max+1"),
+    # year_from, year_to: MIN_YEAR..MAX_YEAR
+    *(
+        pytest.param(GAMES, name, raw, valid, id=f"{name}-{label}")
+        for name in ("year_from", "year_to")
+        for raw, valid, label in (
+            ("1000", True, "1000"),
+            ("0999", False, "0999"),
+            ("999", False, "999"),
+            ("9999", True, "9999"),
+            ("10000", False, "10000"),
+            ("02015", True, "2015-zero-padded"),
+            (" 2015", False, "space"),
+            ("-2015", False, "negative"),
+            ("2015.0", False, "decimal"),
+        )
+    ),
+    # tag: at most MAX_TAGS tags of 1..MAX_TAG_LENGTH characters after trimming
+    pytest.param(GAMES, "tag", _X64, True, id="tag-64-chars"),
+    pytest.param(GAMES, "tag", _X64 + "x", False, id="tag-65-chars"),
+    pytest.param(GAMES, "tag", f"  {_X64}\t", True, id="tag-64-chars-padded"),
+    pytest.param(GAMES, "tag", "x", True, id="tag-1-char"),
+    pytest.param(GAMES, "tag", "", False, id="tag-empty"),
+    pytest.param(GAMES, "tag", " ", False, id="tag-blank"),
+    pytest.param(GAMES, "tag", "co-op,,rpg", False, id="tag-empty-between"),
+    pytest.param(GAMES, "tag", "co-op,", False, id="tag-trailing-comma"),
+    pytest.param(GAMES, "tag", _tags(limits.MAX_TAGS), True, id="tags-20"),
+    pytest.param(GAMES, "tag", _tags(limits.MAX_TAGS + 1), False, id="tags-21"),
+    pytest.param(GAMES, "tag", ",".join(["co-op"] * 21), False, id="tags-21-duplicates"),
+    # q: MIN_QUERY_LENGTH..MAX_QUERY_LENGTH characters after trimming
+    pytest.param(SEARCH, "q", "q", True, id="q-1-char"),
+    pytest.param(SEARCH, "q", "", False, id="q-empty"),
+    pytest.param(SEARCH, "q", "   ", False, id="q-blank"),
+    pytest.param(SEARCH, "q", _Q100, True, id="q-100-chars"),
+    pytest.param(SEARCH, "q", _Q100 + "q", False, id="q-101-chars"),
+    pytest.param(SEARCH, "q", f"  {_Q100}\n", True, id="q-100-chars-padded"),
+    pytest.param(SEARCH, "q", f"\u3000{_Q100}", True, id="q-100-chars-ideographic-space"),
+    pytest.param(SEARCH, "q", "a" + " " * 98 + "b", True, id="q-100-with-inner-spaces"),
+    pytest.param(SEARCH, "q", "a" + " " * 99 + "b", False, id="q-101-with-inner-spaces"),
+    pytest.param(SEARCH, "q", "portal\nii", True, id="q-inner-line-break"),
+    # appid: 1..MAX_APPID_DIGITS ASCII digits
+    pytest.param(GAME, "appid", "620", True, id="appid-620"),
+    pytest.param(GAME, "appid", "9" * limits.MAX_APPID_DIGITS, True, id="appid-12-digits"),
+    pytest.param(GAME, "appid", "9" * 13, False, id="appid-13-digits"),
+    pytest.param(GAME, "appid", "0" * 9 + "620", True, id="appid-12-digits-zero-padded"),
+    pytest.param(GAME, "appid", "62a", False, id="appid-letter"),
+    pytest.param(GAME, "appid", "\u00b2", False, id="appid-superscript-two"),
+    pytest.param(GAME, "appid", "-5", False, id="appid-negative"),
+    # genre and on_sale have no numeric bound: their value sets, case and spacing
+    pytest.param(GAMES, "genre", "rpg", True, id="genre-rpg"),
+    pytest.param(GAMES, "genre", " RPG , Shooter ", True, id="genre-any-case-spaced"),
+    pytest.param(GAMES, "genre", "platformer", False, id="genre-unknown"),
+    pytest.param(GAMES, "genre", "rpg,", False, id="genre-trailing-comma"),
+    pytest.param(GAMES, "genre", "", False, id="genre-empty"),
+    pytest.param(GAMES, "genre", "ROGUELI\u212aE", False, id="genre-kelvin-sign"),
+    pytest.param(GAMES, "on_sale", "true", True, id="on_sale-true"),
+    pytest.param(GAMES, "on_sale", "TRUE", True, id="on_sale-TRUE"),
+    pytest.param(GAMES, "on_sale", "false", False, id="on_sale-false"),
+    pytest.param(GAMES, "on_sale", " true", False, id="on_sale-space"),
+    pytest.param(GAMES, "on_sale", "", False, id="on_sale-empty"),
+]
+
+
+@pytest.mark.parametrize(("path", "name", "raw", "valid"), CASES)
+def test_parser_and_openapi_agree_at_and_past_each_bound(
+    path: str, name: str, raw: str, valid: bool
+) -> None:
+    assert schema_accepts(path, name, raw) is valid
+    # Refused: a 400 naming this parameter and no other.
+    assert parser_errors(path, name, raw) == ([] if valid else [name])
+
+
+def test_a_zero_padded_year_below_1000_is_a_400_naming_it() -> None:
+    with pytest.raises(BadRequest) as refused:
+        params.parse_list_query([("year_from", "0999"), ("year_to", "2020")])
+    assert [(e.parameter, e.message) for e in refused.value.errors] == [
+        ("year_from", "a year from 1000 to 9999, such as 2015")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("values", "valid"),
+    [
+        pytest.param([_tags(10), _tags(10)], True, id="10+10"),
+        pytest.param([_tags(10), _tags(11)], False, id="10+11"),
+        pytest.param(["co-op"] * 21, False, id="21-repeated-parameters"),
+    ],
+)
+def test_repeated_tag_parameters_count_together(values: list[str], valid: bool) -> None:
+    items = [("tag", v) for v in values]
+    if valid:
+        assert params.parse_list_query(items).filters.tags >= {"t0", "t9"}
+    else:
+        with pytest.raises(BadRequest) as refused:
+            params.parse_list_query(items)
+        assert [e.message for e in refused.value.errors] == ["at most 20 tags"]
+
+
+def test_page_defaults_to_the_first() -> None:
+    assert params.parse_list_query([]).page == limits.MIN_PAGE == 1
+    assert params.parse_search_query([("q", "portal")]).page == 1
+
+
+# The published figures: changing one changes the API, so it changes here and in docs/API.md.
+PUBLISHED = [
+    ("PAGE_SIZE", 10),
+    ("MIN_PAGE", 1),
+    ("MAX_PAGE", 1_000_000_000),
+    ("MIN_YEAR", 1000),
+    ("MAX_YEAR", 9999),
+    ("MAX_TAGS", 20),
+    ("MAX_TAG_LENGTH", 64),
+    ("MIN_QUERY_LENGTH", 1),
+    ("MAX_QUERY_LENGTH", 100),
+    ("MAX_APPID_DIGITS", 12),
+    ("MAX_LINK_EXPIRES_DIGITS", 12),
+]
+
+
+def test_every_limit_is_published_here() -> None:
+    names = {n for n in vars(limits) if n.isupper()}
+    assert names == {name for name, _ in PUBLISHED}
+
+
+@pytest.mark.parametrize(("name", "value"), PUBLISHED, ids=[n for n, _ in PUBLISHED])
+def test_published_figures(name: str, value: int) -> None:
+    assert getattr(limits, name) == value
+
+
+@pytest.mark.parametrize(
+    ("path", "name", "key", "value"),
+    [
+        pytest.param(GAMES, "page", "minimum", limits.MIN_PAGE, id="page-minimum"),
+        pytest.param(GAMES, "page", "maximum", limits.MAX_PAGE, id="page-maximum"),
+        pytest.param(GAMES, "page", "default", limits.MIN_PAGE, id="page-default"),
+        pytest.param(SEARCH, "page", "maximum", limits.MAX_PAGE, id="search-page-maximum"),
+        pytest.param(GAMES, "year_from", "minimum", limits.MIN_YEAR, id="year_from-minimum"),
+        pytest.param(GAMES, "year_from", "maximum", limits.MAX_YEAR, id="year_from-maximum"),
+        pytest.param(GAMES, "year_to", "minimum", limits.MIN_YEAR, id="year_to-minimum"),
+        pytest.param(GAMES, "year_to", "maximum", limits.MAX_YEAR, id="year_to-maximum"),
+        pytest.param(GAME, "appid", "maxLength", limits.MAX_APPID_DIGITS, id="appid-maxLength"),
+    ],
+)
+def test_openapi_schema_states_the_figure(path: str, name: str, key: str, value: int) -> None:
+    assert parameter(path, name)["schema"][key] == value
+
+
+@pytest.mark.parametrize(
+    ("path", "name", "words"),
+    [
+        pytest.param(GAMES, "page", "from 1 to 1,000,000,000", id="page"),
+        pytest.param(GAMES, "year_from", "from 1000 to 9999", id="year_from"),
+        pytest.param(GAMES, "year_to", "from 1000 to 9999", id="year_to"),
+        pytest.param(GAMES, "tag", "at most 20 tags of at most 64 characters", id="tag"),
+        pytest.param(SEARCH, "q", "1-100 characters after trimming", id="q"),
+        pytest.param(GAME, "appid", "1 to 12 decimal digits", id="appid"),
+    ],
+)
+def test_openapi_descriptions_state_the_figures(path: str, name: str, words: str) -> None:
+    assert words in parameter(path, name)["description"]
+
+
+def test_a_page_holds_at_most_page_size_games() -> None:
+    envelope = DOCUMENT["components"]["schemas"]["GameList"]["properties"]["games"]
+    assert envelope["maxItems"] == limits.PAGE_SIZE == 10
+
+
+def test_the_sites_search_boxes_take_what_the_api_takes() -> None:
+    page = SiteRenderer(site_url=SITE, base_url=SITE).search_page("", Listing([], 1, 0, 0))
+    assert b'name="q"' in page
+    assert b'maxlength="100"' in page

@@ -1,4 +1,4 @@
-"""The list envelope (docs/API.md#pagination), shared by the builder and the shim so their
+"""The list envelope (SPEC 2.4), shared by the builder and the shim so their
 bytes are equal.
 
 A list page is assembled from already-serialized list items, so the shim composes a filtered

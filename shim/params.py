@@ -1,4 +1,4 @@
-"""Query validation (docs/API.md#parameters): given a request's raw query items, return typed
+"""Query validation (CONTRACT.md): given a request's raw query items, return typed
 values or raise :class:`BadRequest` naming every bad parameter and what it accepts.
 
 Pure functions of ``[(name, value), ...]`` as the query string gave them, in order. Every bound

@@ -1,9 +1,10 @@
 """The API's limits (build/limits.py) as the parser and the OpenAPI document state them.
 
 For every parameter, at and just past each bound, the shim's parser (shim/params.py) and the
-OpenAPI document (build/openapi.py) must give the same verdict. A query value is read against the document as an OpenAPI client
-reads a form-style query parameter: for an ``integer`` schema, an optional minus sign and
-decimal digits in base 10 (``0999`` is 999); anything else is no integer at all.
+OpenAPI document (build/openapi.py) must give the same verdict. A query value is read against
+the document as an OpenAPI client reads a form-style query parameter: for an ``integer``
+schema, an optional minus sign and decimal digits in base 10 (``0999`` is 999); anything else
+is no integer at all.
 """
 
 from __future__ import annotations

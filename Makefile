@@ -16,6 +16,7 @@ AXE     := node_modules/axe-core/axe.min.js
 CHECK_MARKERS := not slow and not s3 and not redis and not browser and not server
 
 .PHONY: help venv deps lock hooks build run serve demo-key test check lint format typecheck \
+        calibrate \
         bench stack clean
 
 help:  ## list targets
@@ -94,6 +95,9 @@ test: $(STAMP) deps  ## the whole suite (real servers, chromium), with coverage:
 
 bench: $(STAMP) deps  ## run the benchmark suite and write bench/RESULTS.md
 	$(BIN)/python -m bench.run
+
+calibrate: $(STAMP)  ## score the bundled dumps and rewrite scoring/CALIBRATION.md and its histogram
+	$(BIN)/python -m bangscore.calibrate --progress
 
 stack: $(STAMP) deps  ## start SeaweedFS, Redis, two shim replicas and nginx on loopback
 	bash infra/stack.sh

@@ -22,7 +22,7 @@ DRIVER_LABELS: Mapping[str, str] = {
     "replayability": "Replayability",
     "finish_rate": "Share of players who finish",
     "estimated_length": "Length is an estimate",
-    "unattended_time": "Unattended (idle) play time",
+    "unattended_time": "Idle or tool time (not counted)",
 }
 DRIVER_GROUPS: tuple[tuple[str, str], ...] = (
     ("raises", "Raises the score"),

@@ -30,14 +30,17 @@ from bangscore.ingest import dumps, early_window, legacy, readers
 from bangscore.ingest.checks import (
     MIN_REVIEWERS,
     MIN_REVIEWS,
+    Listing,
     choose_length,
     current_price,
     delisted,
     finish_rate_estimate,
     non_game,
     not_rated_reason,
+    regional_copies,
 )
 from bangscore.ingest.observations import TRUST_MATCHED, Layer, Observation, Observations
+from bangscore.ingest.tags import TagPositions, order_tag_set, typical_positions
 from bangscore.scoring.play import is_replayable
 from bangscore.scoring.records import Catalog, GameRecord, NotRated, Provenance, Sources
 
@@ -174,7 +177,8 @@ class CatalogError(ValueError):
 class IngestReport:
     """Counts of one catalog build: ``observations`` per layer, known ``apps``, ``dropped`` apps
     per not-rated reason, ``checks`` fired per name, ``rated`` games, rated games per release
-    ``years``, ``length_sources`` of the rated games, and wall ``seconds``."""
+    ``years``, ``length_sources`` of the rated games, how many apps were refused as
+    ``regional_copies`` of another listing (within ``no_usd_price``), and wall ``seconds``."""
 
     observations: Counter[str] = field(default_factory=Counter)
     apps: int = 0
@@ -184,6 +188,7 @@ class IngestReport:
     years: Counter[int | None] = field(default_factory=Counter)
     length_sources: Counter[str] = field(default_factory=Counter)
     early_window: int = 0
+    regional_copies: int = 0
     seconds: float = 0.0
 
     def summary(self) -> str:
@@ -193,6 +198,7 @@ class IngestReport:
         lines.append(f"known apps: {self.apps:,}")
         lines.append("not rated, per reason:")
         lines += [f"  {k:<36} {v:>9,}" for k, v in self.dropped.most_common()]
+        lines.append(f"  of which regional copies of another listing {self.regional_copies:>9,}")
         lines.append("cross-checks fired on rated games:")
         lines += [f"  {k:<36} {v:>9,}" for k, v in self.checks.most_common()]
         lines.append("length source of rated games:")
@@ -278,6 +284,43 @@ def _finish_rate(known: Observations, appid: int, hours: float) -> tuple[float, 
     return rate / sum(n for n, _ in parts), reviewers.layer
 
 
+def _tags_marked(known: Observations, appid: int, mark: str) -> bool:
+    """Return True when the layer of an appid's winning tags also observed ``mark`` for it:
+    ``tags_unranked`` (a set without vote order) or ``tags_reconstructed`` (a previous
+    record's tags, already put in typical order)."""
+    winner = known.get(appid, "tags")
+    return winner is not None and any(
+        c.layer == winner.layer for c in known.candidates(appid, mark)
+    )
+
+
+def _tags_unranked(known: Observations, appid: int) -> bool:
+    return _tags_marked(known, appid, "tags_unranked")
+
+
+def _tag_order_estimated(known: Observations, appid: int) -> bool:
+    return _tags_unranked(known, appid) or _tags_marked(known, appid, "tags_reconstructed")
+
+
+def tag_positions(known: Observations) -> TagPositions:
+    """Given every observation, return the typical tag positions over the apps whose winning
+    tags are ranked (:func:`ingest.tags.typical_positions`)."""
+    return typical_positions(
+        (known.value(appid, "tags", ()), known.value(appid, "storefront_genres", ()))
+        for appid in known.appids
+        if not _tag_order_estimated(known, appid)
+    )
+
+
+def _tags(known: Observations, appid: int, typical: TagPositions) -> tuple[str, ...]:
+    """Return an appid's tags, most-voted first: the winning ranked tags, or an unranked set in
+    typical order (:mod:`ingest.tags`)."""
+    tags = tuple(known.value(appid, "tags", ()))
+    if not _tags_unranked(known, appid):
+        return tags
+    return order_tag_set(tags, known.value(appid, "storefront_genres", ()), typical)
+
+
 def assemble(
     known: Observations, report: IngestReport, *, progress: bool = False
 ) -> tuple[list[GameRecord], list[NotRated]]:
@@ -290,6 +333,18 @@ def assemble(
     newest = max(
         (layer.date for layer in known.layers if layer.kind == "storefront"),
         default=dt.date.today(),
+    )
+    typical = tag_positions(known)
+    copies = regional_copies(
+        Listing(
+            appid,
+            known.value(appid, "name") or "",
+            known.value(appid, "developer"),
+            known.value(appid, "publisher"),
+            int(known.value(appid, "review_count", 0)),
+            known.get(appid, "app_type") is not None,
+        )
+        for appid in appids
     )
     for appid in tqdm(appids, desc="resolving", unit="app", disable=not progress):
         name = known.value(appid, "name") or ""
@@ -304,6 +359,8 @@ def assemble(
             known.get(appid, "paid_before") is not None,
             bool(known.value(appid, "free", False)),
         )
+        if appid in copies:
+            price = None  # a regional copy's only price repeats its twin's: none of its own
         length = None
         # The length check needs the tags and the reviewers' playtime: only for apps that
         # pass every other check, which keeps the walk over 180k apps fast.
@@ -313,7 +370,7 @@ def assemble(
                 list(known.candidates(appid, "main_story_hours")),
                 reviewer[0] if reviewer else None,
                 reviewer[2] if reviewer else 0,
-                replayable=is_replayable(known.value(appid, "tags", ())),
+                replayable=is_replayable(_tags(known, appid, typical)),
             )
         reason = not_rated_reason(
             is_non_game=is_non_game,
@@ -325,6 +382,7 @@ def assemble(
         if reason is not None or price is None or length is None:
             reason = reason or "no_length"
             report.dropped[reason] += 1
+            report.regional_copies += reason == "no_usd_price" and appid in copies
             # Values come from the resolver and the reason list: no need to re-validate.
             refused.append(
                 NotRated.model_construct(
@@ -334,7 +392,15 @@ def assemble(
             continue
         try:
             record = _record(
-                known, appid, name, price.value, price.layer, length, review_count, newest
+                known,
+                appid,
+                name,
+                price.value,
+                price.layer,
+                length,
+                review_count,
+                newest,
+                _tags(known, appid, typical),
             )
         except ValidationError as err:
             report.dropped[f"invalid record ({err.errors()[0]['loc']})"] += 1
@@ -363,8 +429,10 @@ def _record(
     length: Any,
     review_count: int,
     newest: dt.date,
+    tags: tuple[str, ...],
 ) -> GameRecord:
-    """Build one rated record from the winners of every field (see :func:`assemble`)."""
+    """Build one rated record from the winners of every field (see :func:`assemble`) and its
+    tags, most-voted first (:func:`_tags`)."""
     observed_price = price[0]
     price = current_price(price, price_layer.date, newest)
     provenance: dict[str, Layer] = {}
@@ -401,6 +469,8 @@ def _record(
     provenance["historical_low_usd"] = low_layer or price_layer
     if low_estimated:
         estimated.append("historical_low_usd")
+    if _tag_order_estimated(known, appid):
+        estimated.append("tags")  # their order is reconstructed (ingest.tags)
     released = known.value(appid, "release_date")
     window = known.value(appid, "early_window")
     trusted = reviewer is not None and reviewer.value[2] >= MIN_REVIEWERS
@@ -426,7 +496,7 @@ def _record(
         release_date=released,
         release_year=released.year if released else None,
         storefront_genres=tuple(known.value(appid, "storefront_genres", ())),
-        tags=tuple(known.value(appid, "tags", ()))[:20],
+        tags=tags[:20],
         play_length_genres=tuple(known.value(appid, "play_length_genres", ())),
         main_story_hours=length.hours,
         length_source=length.source,

@@ -9,7 +9,8 @@ gives the ``reason`` of its ``game_not_rated`` answer:
 2. ``delisted``: steam-tracker lists the app as removed from sale, or its only price is $0
    while an earlier dump shows it sold for money (SteamSpy lists withdrawn titles at 0), unless
    a later storefront record says it is free to play. A delisted game is never rated as free.
-3. ``no_usd_price``: no source gives a US price.
+3. ``no_usd_price``: no source gives a US price, or the app is a *regional copy* of another
+   listing (:func:`regional_copies`): its only price is SteamSpy's repetition of its twin's.
 4. ``too_few_reviews``: fewer than :data:`MIN_REVIEWS` reviews.
 5. ``no_length``: neither a HowLongToBeat main story that survives :func:`choose_length` nor
    enough reviewers' playtime to estimate one.
@@ -169,6 +170,70 @@ def choose_length(
         if estimate > 0:
             return Length(estimate, "playtime_estimate", None, tuple(dict.fromkeys(fired)))
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """What tells two storefront listings of one game apart: ``appid``, ``name``, ``developer``
+    and ``publisher`` (None when unknown; several names are comma-separated), the
+    ``review_count``, and whether a storefront app list (PICS, the store catalogue) knows the
+    app at all (``on_storefront``: it has an app type there)."""
+
+    appid: int
+    name: str
+    developer: str | None
+    publisher: str | None
+    review_count: int
+    on_storefront: bool
+
+
+def _makers(text: str | None) -> frozenset[str]:
+    return frozenset(normalise_name(part) for part in (text or "").split(",")) - {""}
+
+
+def _same_maker(a: Listing, b: Listing) -> bool:
+    developers_a, developers_b = _makers(a.developer), _makers(b.developer)
+    publishers_a, publishers_b = _makers(a.publisher), _makers(b.publisher)
+    return bool(developers_a & developers_b) and (
+        not publishers_a or not publishers_b or bool(publishers_a & publishers_b)
+    )
+
+
+def regional_copies(listings: Iterable[Listing]) -> frozenset[int]:
+    """Given known listings, return the appids of *regional copies*: a second listing of one
+    game that is sold under its own appid in some regions, so the storefront would rank it
+    twice (Fallout: New Vegas 22490, the Eastern European edition of 22380).
+
+    A listing is a copy of another when (a) no storefront app list knows it (PICS and the 2024
+    store catalogue list every app sold to US buyers, with its type; only SteamSpy's pages name
+    the copy, with its twin's price), (b) both have the same name (:func:`normalise_name`), (c)
+    a developer in common and no contradicting publisher, and (d) the other is the listing to
+    keep: one the storefront knows, or else the one with more reviews (as many: the lower
+    appid). Same-name games by different makers (Lords of the Fallen, 2014 and 2023) and
+    listings the storefront knows (Ys IX in two language editions) are never copies. A copy has
+    no US price of its own: it is not rated (``no_usd_price``).
+    """
+    by_name: dict[str, list[Listing]] = {}
+    for listing in listings:
+        key = normalise_name(listing.name)
+        if key:
+            by_name.setdefault(key, []).append(listing)
+    copies: set[int] = set()
+    for group in by_name.values():
+        if len(group) < 2:
+            continue
+        for copy in group:
+            if copy.on_storefront:
+                continue
+            if any(
+                twin is not copy
+                and (twin.on_storefront, twin.review_count, -twin.appid)
+                > (copy.on_storefront, copy.review_count, -copy.appid)
+                and _same_maker(copy, twin)
+                for twin in group
+            ):
+                copies.add(copy.appid)
+    return frozenset(copies)
 
 
 SALE_MAX_AGE_DAYS: Final = 60

@@ -155,6 +155,9 @@ def record_observations(record: GameRecord) -> list[LayerObservations]:
             layers.observe(layers.by_key[key], field, value)
         elif legacy and _is_set(value) and not (field == "review_score" and value == 0):
             layers.observe(layers.fallback(kind), field, value)
+    if "tags" in record.estimated and "tags" in layers.by_key:
+        # Already in typical order (ingest.tags): kept as it is, still an estimate.
+        layers.observe(layers.by_key["tags"], "tags_reconstructed", True)
     length_layer = layers.by_key.get("length_hours") or layers.fallback("play_length")
     if record.main_story_hours is not None and record.length_source != "playtime_estimate":
         layers.observe(length_layer, "main_story_hours", record.main_story_hours)

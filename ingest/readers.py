@@ -142,11 +142,41 @@ def observe_pics(folder: Path) -> Iterator[Observation]:
 
 # -- Steam store catalogue, Oct 2024 (NewbieIndieGameDev/steam-insights) ------------------------
 
+# The 2024 catalogue names about 1% of its apps' storefront genres in the language its scraper
+# was served (``Экшены``, ``GDR``, ``角色扮演``...). Steam's genres are a fixed list, so each
+# localized name seen in the dump maps back to the English one the rest of the catalog uses;
+# an English or unknown name is kept as it is.
+_LOCALIZED_NAMES: dict[str, str] = {
+    "Action": "Экшены|Бойовики|Acción|Ação|Actie|Azione|Akcja|Akční|动作|動作|アクション",
+    "Adventure": "Приключенческие игры|Пригоди|Aventura|Abenteuer|Aventure|Avontuur|Avventura|"
+    "Dobrodružné|Eventyr|Seikkailu|冒险|冒險|アドベンチャー",
+    "RPG": "Ролевые игры|Rollenspiel|Rol|GDR|Roolipelit|角色扮演",
+    "Strategy": "Стратегии|Strategie|Stratégie|Estrategia|Estratégia|Strategia|Strategi|策略|"
+    "ストラテジー",
+    "Simulation": "Симуляторы|Simuladores|Simulationen|Simulação|Simulering|Simulaatio|"
+    "Simulatie|模拟|模擬",
+    "Casual": "Казуальные игры|Казуальні ігри|Gelegenheitsspiele|Occasionnel|Passatempo|休闲|"
+    "休閒|カジュアル",
+    "Indie": "Инди|Інді|Indépendant|Niezależne|独立|獨立製作|インディー",
+    "Free to Play": "Бесплатные|Kostenlos spielbar|Free-to-play|Free To Play|Grátis para Jogar|"
+    "免费开玩|無料プレイ",
+    "Massively Multiplayer": "Многопользовательские игры|Multijugador masivo|"
+    "Massivement multijoueur|MMO|大型多人連線",
+    "Sports": "Спортивные игры|Deportes|Sport|体育",
+    "Racing": "Гонки|Carreras|Course automobile|Race",
+    "Early Access": "Ранний доступ|Acceso anticipado|抢先体验|搶先體驗",
+    "Utilities": "Utilidades",
+}
+LOCALIZED_GENRES: dict[str, str] = {
+    name: english for english, names in _LOCALIZED_NAMES.items() for name in names.split("|")
+}
+
 
 def observe_insights(folder: Path) -> Iterator[Observation]:
-    """Given ``steam_insights_2024``, yield name, app type, release date, storefront genres,
-    tag sets (alphabetical: the vote order was lost), review totals, Metacritic, developer,
-    publisher and SteamSpy's USD price of each app (prices in cents there)."""
+    """Given ``steam_insights_2024``, yield name, app type, release date, storefront genres
+    (in English: :data:`LOCALIZED_GENRES`), tag sets (alphabetical: the vote order was lost),
+    review totals, Metacritic, developer, publisher and SteamSpy's USD price of each app
+    (prices in cents there)."""
     names: dict[str, str] = {}  # one string object per distinct tag or genre name
     for appid_text, name, released, is_free, kind in _zip_rows(
         folder / "games.zip", "app_id", "name", "release_date", "is_free", "type"
@@ -166,9 +196,10 @@ def observe_insights(folder: Path) -> Iterator[Observation]:
     for appid_text, genre in _zip_rows(folder / "genres.zip", "app_id", "genre"):
         appid = _int(appid_text)
         if appid is not None and genre:
-            grouped.setdefault(appid, []).append(names.setdefault(genre, genre))
+            english = LOCALIZED_GENRES.get(genre, genre)
+            grouped.setdefault(appid, []).append(names.setdefault(english, english))
     for appid, found in grouped.items():
-        yield Observation(appid, "storefront_genres", tuple(found))
+        yield Observation(appid, "storefront_genres", tuple(dict.fromkeys(found)))
     grouped = {}
     with gzip.open(folder / "tags.csv.gz", "rt", encoding="utf-8", newline="") as text:
         rows = csv.reader(text)
@@ -179,6 +210,7 @@ def observe_insights(folder: Path) -> Iterator[Observation]:
                 grouped.setdefault(appid, []).append(names.setdefault(tag, tag))
     for appid, found in grouped.items():
         yield Observation(appid, "tags", tuple(found[:20]))
+        yield Observation(appid, "tags_unranked", True)  # ingest.tags restores an order
     for appid_text, positive_text, negative_text, metacritic_text in _zip_rows(
         folder / "reviews.zip", "app_id", "positive", "negative", "metacritic_score"
     ):

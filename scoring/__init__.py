@@ -1,5 +1,6 @@
 """Scoring: the bang_score, its tier and price thresholds, and the one-genre mapping.
 
-Pure functions only; :mod:`scoring.calibrate` is the one module that reads a catalog and
-writes files (the calibration report). The formula in :mod:`scoring.value` is private.
+Pure functions only, importing no other layer: the calibration report that reads a catalog and
+writes files is :mod:`bangscore.calibrate`, above the layers. The formula in
+:mod:`scoring.value` is private.
 """

@@ -12,7 +12,8 @@ sizes, so the formula stays private. The vocabulary (:data:`DRIVERS`):
 * ``replayability``: replay depth credited to a replayable game (raises, or absent);
 * ``finish_rate``: a known finish rate (raises when the bonus counts; absent when unknown);
 * ``estimated_length``: the length is estimated from playtime, so it is discounted (lowers);
-* ``unattended_time``: an idle or clicker game whose unattended hours do not count (lowers).
+* ``unattended_time``: hours that are not play do not count: an idle or clicker game's, or a
+  tool's or ambient app's (lowers).
 
 Inputs that do not apply to a game (no replay depth, unknown finish rate) are left out.
 """

@@ -36,10 +36,14 @@ Tag names are Steam user tags; storefront genres are Steam's; a few HowLongToBea
 spellings ("Role-Playing", "Battle Arena", "Tactical role-playing") are included for the
 fallback. Fallback genres are matched against both the tag and the storefront-genre names of a
 rule, wherever they stand in their list: HLTB lists a game's two or three genres in no vote
-order, so the tag window does not apply to them. One exception: HLTB files clickers and
-mouse-driven games (Don't Starve Together, LYNE) under "Point-and-Click" too, so in the
-fallback that name means ``narrative`` only alongside "Adventure" or "Hidden Object"
-(:data:`FALLBACK_POINT_AND_CLICK_WITH`).
+order, so the tag window does not apply to them.
+
+"Point & Click" (HLTB: "Point-and-Click") says how a game is controlled, not that it tells a
+story: Steam players put it on clickers, coloring books, hidden-object and time-management
+games (Burger Shop 3, Coloring Game 2, Capybara Spa), HLTB on mouse-driven games (Don't Starve
+Together, LYNE). So it means ``narrative`` only for an adventure: alongside "Adventure" or
+"Hidden Object" among the storefront genres or anywhere in the tags
+(:data:`POINT_AND_CLICK_WITH`).
 """
 
 from __future__ import annotations
@@ -79,7 +83,8 @@ def _keys(*names: str) -> frozenset[str]:
 class Rule:
     """One line of the mapping: ``genre`` when any of ``tags`` (within the top ``tag_window``)
     or any of ``storefront_genres`` is present and, if ``short_only``, the game is short (main
-    story under :data:`INDIE_SHORT_HOURS`, or the "Short" tag when the length is unknown).
+    story under :data:`INDIE_SHORT_HOURS`, or the "Short" tag when the length is unknown) and,
+    if ``alongside`` is not empty, one of its names is a storefront genre or a tag anywhere.
     Names are stored normalized (see ``_key``)."""
 
     genre: str
@@ -87,6 +92,9 @@ class Rule:
     storefront_genres: frozenset[str] = frozenset()
     tag_window: int = TAG_WINDOW
     short_only: bool = False
+    # When not empty: one of these names must also be among the storefront genres or the tags
+    # (at any position).
+    alongside: frozenset[str] = frozenset()
 
 
 ROGUELIKE_TAGS: Final = _keys(
@@ -151,13 +159,13 @@ RPG_TAGS: Final = _keys(
     "Action role-playing",
     "Dungeon Crawler",
 )
+POINT_AND_CLICK_TAGS: Final = _keys("Point & Click", "Point and Click")
+POINT_AND_CLICK_WITH: Final = _keys("Adventure", "Hidden Object")
 NARRATIVE_TAGS: Final = _keys(
     "Story Rich",
     "Visual Novel",
     "Interactive Fiction",
     "Walking Simulator",
-    "Point & Click",
-    "Point and Click",
     "Choices Matter",
     "Choose Your Own Adventure",
     "Dating Sim",
@@ -182,7 +190,6 @@ ACTION_TAGS: Final = _keys(
     "Action-Adventure",
     "Character Action Game",
 )
-FALLBACK_POINT_AND_CLICK_WITH: Final = _keys("Adventure", "Hidden Object")
 INDIE_NAMES: Final = _keys("Indie")
 SHORT_TAGS: Final = _keys("Short")
 
@@ -193,6 +200,7 @@ RULES: Final = (
     Rule("strategy", tags=STRATEGY_TAGS),
     Rule("rpg", tags=RPG_TAGS),
     Rule("narrative", tags=NARRATIVE_TAGS),
+    Rule("narrative", tags=POINT_AND_CLICK_TAGS, alongside=POINT_AND_CLICK_WITH),
     Rule("multiplayer", tags=MULTIPLAYER_TAGS, tag_window=1),
     Rule("strategy", storefront_genres=_keys("Strategy")),
     Rule("rpg", storefront_genres=_keys("RPG")),
@@ -217,6 +225,8 @@ def _matches(
 ) -> bool:
     window = tags if unordered else tags[: rule.tag_window]
     named = bool(rule.storefront_genres & storefront) or any(t in rule.tags for t in window)
+    if rule.alongside and not (rule.alongside & storefront or rule.alongside.intersection(tags)):
+        return False
     return named and (not rule.short_only or _is_short(tags, main_story_hours))
 
 
@@ -253,7 +263,5 @@ def genre_for(
     if found is None and fallback_genres:
         # Each fallback name counts both as a storefront genre and as a tag at any position.
         keys = [_key(g) for g in fallback_genres]
-        if FALLBACK_POINT_AND_CLICK_WITH.isdisjoint(keys):
-            keys = [k for k in keys if k != _key("Point-and-Click")]
         found = _first_match(frozenset(keys), keys, main_story_hours, unordered=True)
     return found or "other"

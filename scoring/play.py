@@ -1,6 +1,8 @@
 """How a game is played, from its storefront tags: replayable (its hours are not bounded by a
-story) or built on unattended time (idle, clicker and incremental games, whose hours run
-while nobody plays).
+story) or built on hours that are not play (*unattended*): idle, clicker and incremental
+games, whose hours run while nobody plays, and tools and ambient apps (aim trainers such as
+KovaaK's, utilities, focus and desktop companions such as Virtual Cottage), whose hours are
+open-ended use rather than a game to get through.
 
 Used by the value model (:mod:`scoring.value`) and by ingest's length cross-check, which does
 not expect a replayable game's reviewers to stop at the story's length. Tags are Steam user
@@ -77,9 +79,13 @@ REPLAYABLE_TAGS: Final = frozenset(
         "Rhythm",
     )
 )
-UNATTENDED_TAGS: Final = frozenset(
+IDLE_TAGS: Final = frozenset(
     _key(t) for t in ("Idler", "Idle", "Clicker", "Incremental", "Idle Clicker")
 )
+# Steam's user tags for software: a game's players vote them into its top tags when it is used
+# rather than played (KovaaK's: "Software Training"; Virtual Cottage: "Utilities").
+TOOL_TAGS: Final = frozenset(_key(t) for t in ("Software Training", "Utilities"))
+UNATTENDED_TAGS: Final = IDLE_TAGS | TOOL_TAGS
 
 
 def _window(tags: Iterable[str]) -> set[str]:
@@ -94,5 +100,5 @@ def is_replayable(tags: Iterable[str]) -> bool:
 
 def is_unattended(tags: Iterable[str]) -> bool:
     """Given tags most-voted first, return True when one of the top :data:`TAG_WINDOW` marks an
-    idle, clicker or incremental game, whose playtime is mostly unattended."""
+    idle, clicker or incremental game, or a tool or ambient app: hours that are not play."""
     return bool(_window(tags) & UNATTENDED_TAGS)

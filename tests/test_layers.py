@@ -70,6 +70,11 @@ LAYERS = ("bangscore.ingest", "bangscore.scoring", "bangscore.build", "bangscore
             id="shared-format-below-every-layer",
         ),
         pytest.param(
+            modules("scoring"),
+            ("bangscore.ingest", "bangscore.build", "bangscore.shim", *COMPOSITION_ROOT),
+            id="scoring-is-pure",
+        ),
+        pytest.param(
             modules("ingest"),
             ("bangscore.build", "bangscore.shim", *COMPOSITION_ROOT),
             id="ingest-feeds-scoring-only",

@@ -1,10 +1,10 @@
 """The API's limits (build/limits.py) as the parser and the OpenAPI document state them.
 
 For every parameter, at and just past each bound, the shim's parser (shim/params.py) and the
-OpenAPI document (build/openapi.py) must give the same verdict, and that verdict is the one
-docs/API.md#limits publishes. A query value is read against the document as an OpenAPI client
-reads a form-style query parameter: for an ``integer`` schema, an optional minus sign and
-decimal digits in base 10 (``0999`` is 999); anything else is no integer at all.
+OpenAPI document (build/openapi.py) must give the same verdict, and docs/API.md#limits must
+state the same figures. A query value is read against the document as an OpenAPI client reads
+a form-style query parameter: for an ``integer`` schema, an optional minus sign and decimal
+digits in base 10 (``0999`` is 999); anything else is no integer at all.
 """
 
 from __future__ import annotations
@@ -193,7 +193,7 @@ def test_page_defaults_to_the_first() -> None:
     assert params.parse_search_query([("q", "portal")]).page == 1
 
 
-# The published figures: changing one changes the API, so it changes here and in docs/API.md.
+# The published figures: changing one changes the API, so it changes here and in /docs.
 PUBLISHED = [
     ("PAGE_SIZE", 10),
     ("MIN_PAGE", 1),

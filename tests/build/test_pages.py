@@ -51,7 +51,7 @@ def test_better_in_genre_is_the_nearest_above_in_the_same_genre(
         (
             {"drivers": {"raises": [], "lowers": ["unattended_time"], "neutral": ["finish_rate"]}},
             [
-                ("Lowers the score", ["Unattended (idle) play time"]),
+                ("Lowers the score", ["Idle or tool time (not counted)"]),
                 ("Neither raises nor lowers it", ["Share of players who finish"]),
             ],
         ),

@@ -170,6 +170,36 @@ def test_assemble_estimates_length_and_publishes_stale_sales_at_list_price(
     assert estimated.provenance["length_hours"].source == "steam_review_playtime_2026"
 
 
+def test_assemble_refuses_a_regional_copy_as_without_a_us_price() -> None:
+    known = Observations()
+    maker = [("developer", "Obsidian Entertainment"), ("publisher", "Bethesda Softworks")]
+    known.add(
+        PICS,
+        [o(22380, "name", "Fallout: New Vegas"), o(22380, "app_type", "game")]
+        + [o(22380, k, v) for k, v in maker],
+    )
+    known.add(
+        SPY,
+        [
+            o(22380, "price", (9.99, 9.99, 0)),
+            o(22380, "review_count", 220_829),
+            o(22380, "review_score", 0.95),
+            o(22490, "name", "Fallout: New Vegas"),  # only SteamSpy knows it, at 22380's price
+            o(22490, "price", (9.99, 9.99, 0)),
+            o(22490, "review_count", 48_906),
+            o(22490, "review_score", 0.96),
+        ]
+        + [o(22490, k, v) for k, v in maker],
+    )
+    known.add(HLTB, [o(22380, "main_story_hours", 26.8), o(22490, "main_story_hours", 27.6)])
+    report = IngestReport()
+    rated, refused = assemble(known, report)
+    assert [r.appid for r in rated] == [22380]
+    assert [(a.appid, a.reason) for a in refused] == [(22490, "no_usd_price")]
+    assert report.regional_copies == 1
+    assert "of which regional copies of another listing" in report.summary()
+
+
 def test_write_then_read_catalog_round_trips(tmp_path: Path) -> None:
     catalog = factories.make_catalog(
         [factories.make_record(appid=10), factories.make_record(appid=1145360, name="Hades")]
@@ -295,6 +325,10 @@ def test_bundled_hades_fills_pics_gaps_from_the_2024_catalogue(
         pytest.param(1569040, "delisted", id="football-manager-2022"),
         pytest.param(1904540, "delisted", id="football-manager-2023"),
         pytest.param(465650, "delisted", id="out-of-the-park-baseball-18-free-but-paid"),
+        # Regional copies: only SteamSpy knows them, at their twin's price (22380, 42680, 2545).
+        pytest.param(22490, "no_usd_price", id="fallout-new-vegas-regional-edition"),
+        pytest.param(115300, "no_usd_price", id="modern-warfare-3-second-listing"),
+        pytest.param(2550, "no_usd_price", id="rip-trilogy-second-listing"),
     ],
 )
 def test_bundled_not_rated_reasons(
@@ -302,6 +336,15 @@ def test_bundled_not_rated_reasons(
 ) -> None:
     refused = {a.appid: a.reason for a in bundled[0].not_rated}
     assert refused[appid] == reason
+
+
+def test_bundled_regional_copies_leave_their_twin_rated(
+    bundled: tuple[Catalog, IngestReport],
+) -> None:
+    rated = set(rated_of(bundled))
+    assert {22380, 42680, 2545} <= rated
+    assert not {22490, 115300, 2550} & rated
+    assert bundled[1].regional_copies >= 3
 
 
 def test_bundled_early_window_from_the_review_dumps(bundled: tuple[Catalog, IngestReport]) -> None:
@@ -318,3 +361,17 @@ def test_bundled_idle_games_are_marked_unattended(bundled: tuple[Catalog, Ingest
     games = rated_of(bundled)
     assert is_unattended(games[1147690].tags)  # NGU IDLE
     assert is_unattended(games[1454400].tags)  # Cookie Clicker
+
+
+@pytest.mark.parametrize(
+    ("appid", "genre"),
+    [
+        pytest.param(1794680, "RPG", id="vampire-survivors-gdr"),
+        pytest.param(418240, "Strategy", id="shadow-tactics-strategii"),
+        pytest.param(2050650, "Action", id="resident-evil-4-dongzuo"),
+    ],
+)
+def test_bundled_localized_storefront_genres_are_english(
+    bundled: tuple[Catalog, IngestReport], appid: int, genre: str
+) -> None:
+    assert genre in rated_of(bundled)[appid].storefront_genres

@@ -168,6 +168,95 @@ def test_not_rated_reason_order(outcome: dict[str, object], reason: str | None) 
     assert checks.not_rated_reason(**arguments) == reason  # type: ignore[arg-type]
 
 
+def listing(
+    appid: int, name: str, reviews: int, *, store: bool, **more: str | None
+) -> checks.Listing:
+    makers = {"developer": "Obsidian Entertainment", "publisher": "Bethesda Softworks"} | more
+    return checks.Listing(appid, name, makers["developer"], makers["publisher"], reviews, store)
+
+
+NEW_VEGAS = listing(22380, "Fallout: New Vegas", 220_829, store=True)
+
+
+@pytest.mark.parametrize(
+    ("listings", "copies"),
+    [
+        # 22490 is in no storefront app list; SteamSpy names it with 22380's price.
+        pytest.param(
+            [NEW_VEGAS, listing(22490, "Fallout: New Vegas", 48_906, store=False)],
+            {22490},
+            id="fallout-new-vegas-regional-edition",
+        ),
+        pytest.param(
+            [NEW_VEGAS, listing(22490, "FALLOUT - New Vegas™", 300_000, store=False)],
+            {22490},
+            id="the-storefront-listing-is-kept-even-with-fewer-reviews",
+        ),
+        pytest.param(
+            [
+                listing(2545, "RIP - Trilogy", 340, store=False, developer="Elephant Games"),
+                listing(2550, "RIP - Trilogy", 340, store=False, developer="Elephant Games"),
+            ],
+            {2550},
+            id="neither-on-the-storefront-the-lower-appid-is-kept",
+        ),
+        pytest.param(
+            [
+                listing(
+                    42680,
+                    "Call of Duty®: Modern Warfare® 3 (2011)",
+                    37_082,
+                    store=True,
+                    developer="Sledgehammer Games",
+                    publisher="Activision",
+                ),
+                listing(
+                    115300,
+                    "Call of Duty: Modern Warfare 3 (2011)",
+                    37_334,
+                    store=False,
+                    developer="Infinity Ward, Sledgehammer Games",
+                    publisher="Activision",
+                ),
+            ],
+            {115300},
+            id="one-developer-in-common-is-enough",
+        ),
+        pytest.param(
+            [
+                listing(265300, "Lords Of The Fallen", 19_661, store=True, developer="Deck 13"),
+                listing(1501750, "Lords of the Fallen", 33_885, store=False, developer="CI Games"),
+            ],
+            set(),
+            id="same-name-other-developer",
+        ),
+        pytest.param(
+            [NEW_VEGAS, listing(22490, "Fallout: New Vegas", 48_906, store=False, publisher="1C")],
+            set(),
+            id="contradicting-publisher",
+        ),
+        pytest.param(
+            [
+                listing(1351630, "Ys IX: Monstrum Nox", 1651, store=True, developer="Nihon Falcom"),
+                listing(1732330, "Ys IX -Monstrum NOX-", 508, store=True, developer="Nihon Falcom"),
+            ],
+            set(),
+            id="both-on-the-storefront",
+        ),
+        pytest.param(
+            [NEW_VEGAS, listing(22490, "Fallout: New Vegas", 48_906, store=False, developer=None)],
+            set(),
+            id="unknown-developer",
+        ),
+        pytest.param(
+            [listing(22490, "Fallout: New Vegas", 48_906, store=False)], set(), id="alone"
+        ),
+    ],
+)
+def test_regional_copies(listings: list[checks.Listing], copies: set[int]) -> None:
+    assert checks.regional_copies(listings) == copies
+
+
 @pytest.mark.parametrize(
     ("median", "mean", "hours", "expected"),
     [

@@ -48,6 +48,7 @@ PICS = Layer("steam_pics_2026", "storefront", dt.date(2026, 7, 24))
 PRICES = Layer("steam_prices_usd_2026", "storefront", dt.date(2026, 7, 13))
 LATER_STORE = Layer("steam_store_late", "storefront", dt.date(2026, 10, 1))
 STORE_2019 = Layer("steam_store_2019", "storefront", dt.date(2019, 5, 1))
+INSIGHTS = Layer("steam_insights_2024", "storefront", dt.date(2024, 10, 31))
 SPY = Layer("steamspy_2025-01-01", "player_stats", dt.date(2025, 1, 1))
 HLTB = Layer("hltb_steam_2025-12", "play_length", dt.date(2025, 12, 27))
 OLD_HLTB = Layer("hltb_2023", "play_length", dt.date(2023, 12, 31))
@@ -210,6 +211,17 @@ CASES: dict[str, tuple[Layers, dict[str, Any]]] = {
             (HLTB, [("main_story_hours", 4.0)]),
         ],
         {"storefront_genres": ("Adventure", "Indie"), "estimated": ("finish_rate",)},
+    ),
+    # An unranked tag set is put in typical order once; read back, that order is kept.
+    "unranked-tag-set": (
+        [
+            as_layers(PICS, base(tags=None)),
+            (INSIGHTS, [("tags", ("Story Rich", "Adventure")), ("tags_unranked", True)]),
+            (PRICES, [("price", (9.99, 9.99, 0))]),
+            (SPY, [("review_count", 5000)]),
+            (HLTB, [("main_story_hours", 8.0)]),
+        ],
+        {"tags": ("Adventure", "Story Rich"), "estimated": ("tags",)},
     ),
 }
 
@@ -478,7 +490,7 @@ def test_record_without_provenance_is_read_from_its_sources_dates() -> None:
 
 
 def test_bundled_records_round_trip(bundled: tuple[Catalog, IngestReport]) -> None:
-    # Every 7th rated game of the real catalog (all 28,585 do; this keeps the test quick).
+    # Every 7th rated game of the real catalog (all 28,582 do; this keeps the test quick).
     sample = bundled[0].games[::7]
     assert len(sample) > 4000
     assert [g for g in sample if resolve_game(g) != g] == []

@@ -278,8 +278,8 @@ def test_games_with_2026_tags(
     [
         pytest.param([], ["ROGUE-LITE"], "roguelike", id="upper-case-hyphen"),
         pytest.param([], ["turn based strategy"], "strategy", id="lower-case-spaces"),
-        pytest.param([], ["point & click"], "narrative", id="ampersand"),
-        pytest.param([], ["Point-and-Click"], "narrative", id="hltb-spelling"),
+        pytest.param([], ["point & click", "ADVENTURE"], "narrative", id="ampersand"),
+        pytest.param([], ["Point-and-Click", "adventure"], "narrative", id="hltb-spelling"),
         pytest.param(["massively multiplayer"], [], "multiplayer", id="storefront-lower-case"),
         pytest.param(["rpg"], [], "rpg", id="storefront-rpg-lower-case"),
     ],
@@ -288,6 +288,61 @@ def test_matching_ignores_case_and_punctuation(
     storefront: list[str], tags: list[str], expected: str
 ) -> None:
     assert genre_for(storefront, tags, 30.0) == expected
+
+
+@pytest.mark.parametrize(
+    ("storefront", "tags", "hours", "expected"),
+    [
+        # Point & Click without an adventure: score version 2.0 filed them under narrative.
+        pytest.param(
+            ("Action", "Casual", "Early Access", "Simulation"),
+            ("Action", "Casual", "Simulation", "Point & Click", "Time Management", "Cooking"),
+            20.0,
+            "action",
+            id="burger-shop-3-time-management",
+        ),
+        pytest.param(
+            ("Casual", "Free to Play", "Indie"),
+            ("Puzzle", "Casual", "Point & Click", "Design & Illustration", "Cozy", "2D"),
+            12.5,
+            "other",
+            id="coloring-game-2",
+        ),
+        pytest.param(
+            ("Casual", "Indie"),
+            ("Puzzle", "Indie", "Pixel Graphics", "Point & Click", "Singleplayer"),
+            1.5,
+            "indie_short",
+            id="please-dont-touch-anything",
+        ),
+        # With an adventure, it is one: by storefront genre, tag or hidden objects.
+        pytest.param(
+            ("Adventure", "Indie"),
+            ("Puzzle", "Mystery", "Point & Click", "Atmospheric", "Singleplayer"),
+            2.0,
+            "narrative",
+            id="the-room",
+        ),
+        pytest.param(
+            ("Casual",),
+            ("Puzzle", "Point & Click", "Casual", "Comedy", "Adventure"),
+            6.0,
+            "narrative",
+            id="adventure-as-a-tag",
+        ),
+        pytest.param(
+            ("Casual", "Indie"),
+            ("Puzzle", "Casual", "Hidden Object", "Point & Click", "Exploration"),
+            1.5,
+            "narrative",
+            id="cats-hidden-in-italy",
+        ),
+    ],
+)
+def test_point_and_click_means_narrative_only_for_adventures(
+    storefront: tuple[str, ...], tags: tuple[str, ...], hours: float, expected: str
+) -> None:
+    assert genre_for(storefront, tags, hours) == expected
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ import pytest
 
 from bangscore.scoring import tiers, value
 from bangscore.scoring.pipeline import UnscorableGame, score_catalog, score_game, value_inputs
+from bangscore.scoring.records import GameRecord
 from tests.factories import make_record
 
 
@@ -65,3 +66,58 @@ def test_catalog_is_in_api_order() -> None:
         make_record(appid=40, price_usd=2.0),  # cheapest: highest score
     ]
     assert [g.record.appid for g in score_catalog(records)] == [40, 10, 20, 30]
+
+
+@pytest.mark.parametrize(
+    ("record", "highest"),
+    [
+        # 308 h on HowLongToBeat are drill, not a story: 91.8 (#21) in score version 2.0.
+        pytest.param(
+            make_record(
+                name="KovaaK's",
+                price_usd=9.99,
+                list_price_usd=9.99,
+                review_score=0.92,
+                review_count=33_645,
+                main_story_hours=308.2,
+                finish_rate=0.02,
+                positive_reviewer_hours=34.5,
+                tags=(
+                    "Action",
+                    "Shooter",
+                    "Simulation",
+                    "FPS",
+                    "Indie",
+                    "First-Person",
+                    "Software Training",
+                    "Singleplayer",
+                    "Controller",
+                    "Multiplayer",
+                    "eSports",
+                ),
+            ),
+            79,
+            id="kovaaks-aim-trainer",
+        ),
+        # A free focus app left open for 52.8 h: 93.4 (#6) in score version 2.0.
+        pytest.param(
+            make_record(
+                name="Virtual Cottage",
+                price_usd=0.0,
+                list_price_usd=0.0,
+                review_score=0.978,
+                review_count=9_940,
+                main_story_hours=52.8,
+                finish_rate=None,
+                tags=("Casual", "Idler", "Simulation", "Utilities", "Life Sim", "Cozy"),
+            ),
+            79,
+            id="virtual-cottage-ambient-app",
+        ),
+    ],
+)
+def test_tools_and_ambient_apps_are_not_bangers(record: GameRecord, highest: int) -> None:
+    game = score_game(record)
+    assert game.inputs.unattended
+    assert game.bang_score <= highest
+    assert "unattended_time" in game.drivers["lowers"]

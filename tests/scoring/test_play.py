@@ -21,6 +21,26 @@ from bangscore.scoring.play import TAG_WINDOW, is_replayable, is_unattended
             ("RPG",) * TAG_WINDOW + ("Roguelike", "Idler"), False, False, id="beyond-window"
         ),
         pytest.param((), False, False, id="no-tags"),
+        # Tools and ambient apps: hours of use, not play.
+        pytest.param(
+            (
+                "Action",
+                "Shooter",
+                "Simulation",
+                "FPS",
+                "Indie",
+                "First-Person",
+                "Software Training",
+            ),
+            False,
+            True,
+            id="kovaaks-aim-trainer",
+        ),
+        pytest.param(
+            ("Casual", "Idler", "Simulation", "Utilities"), False, True, id="virtual-cottage"
+        ),
+        pytest.param(("Utilities", "Online Co-Op"), True, True, id="utility-with-co-op"),
+        pytest.param(("Puzzle", "Education", "Programming"), False, False, id="educational-game"),
     ],
 )
 def test_tags(tags: tuple[str, ...], replayable: bool, unattended: bool) -> None:

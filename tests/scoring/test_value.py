@@ -163,6 +163,17 @@ def test_reviews_set_the_ceiling(inputs: ValueInputs) -> None:
 
 
 @given(value_inputs())
+def test_reviews_below_the_floor_publish_zero_but_still_order(inputs: ValueInputs) -> None:
+    n = inputs.review_count
+    shrunk = (inputs.review_score * n + value.PRIOR_REVIEW_SCORE * value.PRIOR_REVIEWS) / (
+        n + value.PRIOR_REVIEWS
+    )
+    assume(shrunk <= value.QUALITY_FLOOR)
+    assert 0.0 < score(inputs) < 0.5
+    assert bang_score(inputs) == 0
+
+
+@given(value_inputs())
 def test_finish_rate_is_a_bonus_never_a_requirement(inputs: ValueInputs) -> None:
     unknown = dataclasses.replace(inputs, finish_rate=None)
     nobody = dataclasses.replace(inputs, finish_rate=0.0)
@@ -191,6 +202,31 @@ def test_unattended_time_and_estimated_lengths_never_raise_the_score(inputs: Val
     assert score(dataclasses.replace(inputs, estimated_length=True)) <= score(
         dataclasses.replace(inputs, estimated_length=False)
     )
+
+
+@given(lengths, lengths, genres)
+def test_an_estimate_counts_for_less_and_grows_with_the_estimate(
+    a: float, b: float, genre: str
+) -> None:
+    low, high = sorted((a, b))
+    assert 0 < value.estimated_hours(low, genre) <= value.estimated_hours(high, genre)
+    assert value.estimated_hours(high, genre) <= value.ESTIMATE_SHARE * high
+
+
+@pytest.mark.parametrize(
+    ("hours", "genre", "counted"),
+    [
+        # Up to the knee (1.8 x the genre's normal length) the estimate counts at 70%.
+        pytest.param(4.0, "rpg", 0.7 * 4.0, id="short-rpg-estimate"),
+        pytest.param(1.8 * 10.8, "rpg", 0.7 * 1.8 * 10.8, id="at-the-knee"),
+        # Past it, the geometric mean of the estimate and the knee: a capped 30 h estimate of a
+        # narrative game (knee 6.48 h) counts as 9.8 h, not 24 h as in score version 2.0.
+        pytest.param(30.0, "narrative", 0.7 * (30.0 * 1.8 * 3.6) ** 0.5, id="capped-narrative"),
+        pytest.param(30.0, "other", 0.7 * (30.0 * 1.8 * 7.1) ** 0.5, id="capped-other"),
+    ],
+)
+def test_estimated_hours(hours: float, genre: str, counted: float) -> None:
+    assert value.estimated_hours(hours, genre) == pytest.approx(counted)
 
 
 @given(value_inputs())
@@ -302,6 +338,44 @@ def game(
         ),
         # Full price for a 15-hour game with middling reviews is not "worth it".
         pytest.param(game(59.99, 0.75, 20_000, 15.0, "action"), 0, 64, id="aaa-full-price"),
+        # Lengths estimated at the 30 h cap from reviewers who idle or replay: out of the top 50
+        # (a score of 90.3 or more), where score version 2.0 put them (91.4, 90.5, 90.4).
+        pytest.param(
+            game(10.99, 0.96, 312, 30.0, "narrative", replay_hours=1044.1, estimated_length=True),
+            0,
+            89,
+            id="wo-mei-k-estimated",
+        ),
+        pytest.param(
+            game(
+                11.99,
+                0.98,
+                154,
+                30.0,
+                "other",
+                replayable=True,
+                replay_hours=53.05,
+                estimated_length=True,
+            ),
+            0,
+            89,
+            id="bean-and-nothingness-estimated",
+        ),
+        pytest.param(
+            game(
+                7.99,
+                0.95,
+                432,
+                28.06,
+                "roguelike",
+                replayable=True,
+                replay_hours=40.08,
+                estimated_length=True,
+            ),
+            0,
+            89,
+            id="cube-chaos-estimated",
+        ),
         # Short, poorly reviewed and expensive: skip territory.
         pytest.param(game(29.99, 0.5, 300, 2.0, "narrative"), 0, 44, id="short-bad-expensive"),
         # Mostly negative reviews leave nothing to sell, free or not.
@@ -312,3 +386,26 @@ def test_landmark_games_land_in_sensible_bands(
     inputs: ValueInputs, lowest: int, highest: int
 ) -> None:
     assert lowest <= bang_score(inputs) <= highest
+
+
+@pytest.mark.parametrize(
+    ("better", "worse"),
+    [
+        # Score version 2.0 scored both 0.0 and listed them by appid: 2430990 then 2562240.
+        pytest.param(
+            game(4.99, 0.42, 1_870, 2.7, "indie_short"),
+            game(4.99, 0.11, 210, 0.5, "multiplayer", estimated_length=True),
+            id="their-land-above-only-up",
+        ),
+        pytest.param(
+            game(4.99, 0.31, 433, 1.1, "indie_short", estimated_length=True),
+            game(69.99, 0.312, 12_223, 5.3, "shooter"),
+            id="the-dearer-of-two-disliked-games-last",
+        ),
+    ],
+)
+def test_games_at_zero_are_ordered_by_how_bad_a_buy_they_are(
+    better: ValueInputs, worse: ValueInputs
+) -> None:
+    assert bang_score(better) == bang_score(worse) == 0
+    assert score(better) > score(worse)

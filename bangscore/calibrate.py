@@ -1,6 +1,6 @@
 """Regenerate scoring/CALIBRATION.md and scoring/score_histogram.png from a real run.
 
-Usage: ``.venv/bin/python -m bangscore.scoring.calibrate [--data-dir data] [--out-dir scoring]``.
+Usage: ``.venv/bin/python -m bangscore.calibrate [--data-dir data] [--out-dir scoring]``.
 
 Loads the catalog of the bundled dumps (:func:`ingest.catalog.load_bundled_catalog`), scores
 it with the one pipeline (:func:`scoring.pipeline.score_catalog`) and writes the internal
@@ -30,44 +30,57 @@ from bangscore.scoring.tiers import TIERS
 if TYPE_CHECKING:
     from bangscore.ingest.catalog import IngestReport
 
-PACKAGE_DIR = Path(__file__).resolve().parent
-DEFAULT_DATA_DIR = PACKAGE_DIR.parent / "data"
+# A tool of the source checkout: it reads data/ and writes beside the model in scoring/.
+REPO_DIR = Path(__file__).resolve().parent.parent
+PACKAGE_DIR = REPO_DIR / "scoring"
+DEFAULT_DATA_DIR = REPO_DIR / "data"
 REPORT_NAME = "CALIBRATION.md"
 HISTOGRAM_NAME = "score_histogram.png"
 LIST_LENGTH = 25
 GENRE_LIST_LENGTH = 10
 
 # Games a player knows, old and new, long and short, cheap and dear, to see where the ranking
-# puts them. ``before`` is where score version 1 put them (the issue that led to version 2),
-# or "" when it was not reported.
-LANDMARKS: tuple[tuple[int, str, str], ...] = (
-    (400, "Portal", "63 fair at $1.99"),
-    (1055540, "A Short Hike", "55 fair"),
-    (504230, "Celeste", ""),
-    (638230, "Journey", "56 fair"),
-    (501300, "What Remains of Edith Finch", "58 fair"),
-    (1147690, "NGU IDLE", "#1 (free, 730 h)"),
-    (1454400, "Cookie Clicker", "#2"),
-    (1468260, "Leaf Blower Revolution - Idle Game", "top 10"),
-    (1263850, "Football Manager 2021", "#3 (delisted, shown free)"),
-    (1569040, "Football Manager 2022", "top 10 (delisted)"),
-    (1086940, "Baldur's Gate 3", "fair, 23 h main story"),
-    (2379780, "Balatro", "not in the catalog"),
-    (1145350, "Hades II", "not in the catalog"),
-    (553850, "HELLDIVERS 2", "not in the catalog"),
-    (1623730, "Palworld", "not in the catalog"),
-    (2358720, "Black Myth: Wukong", "not in the catalog"),
-    (1363080, "Manor Lords", "not in the catalog"),
-    (1145360, "Hades", ""),
-    (105600, "Terraria", ""),
-    (413150, "Stardew Valley", ""),
-    (292030, "The Witcher 3: Wild Hunt", ""),
-    (1245620, "ELDEN RING", ""),
-    (367520, "Hollow Knight", ""),
-    (646570, "Slay the Spire", ""),
-    (620, "Portal 2", ""),
-    (1091500, "Cyberpunk 2077", ""),
-    (570, "Dota 2", ""),
+# puts them, and the games the review of score version 2.0 found misplaced. ``v1`` is where
+# score version 1 put them (the issue that led to version 2), ``v2_0`` where version 2.0 did on
+# these dumps (rank among its 28,585 rated games, score, tier); "" when not reported.
+LANDMARKS: tuple[tuple[int, str, str, str], ...] = (
+    (400, "Portal", "63 fair at $1.99", "#1,616, 80 banger"),
+    (1055540, "A Short Hike", "55 fair", "#1,219, 81 banger"),
+    (504230, "Celeste", "", "#2,402, 78 worth_it"),
+    (638230, "Journey", "56 fair", "#871, 83 banger"),
+    (501300, "What Remains of Edith Finch", "58 fair", "#1,068, 82 banger"),
+    (1147690, "NGU IDLE", "#1 (free, 730 h)", "#3,221, 76 worth_it"),
+    (1454400, "Cookie Clicker", "#2", "#4,105, 74 worth_it"),
+    (1468260, "Leaf Blower Revolution - Idle Game", "top 10", "#3,760, 74 worth_it"),
+    (1263850, "Football Manager 2021", "#3 (delisted, shown free)", "not rated: `delisted`"),
+    (1569040, "Football Manager 2022", "top 10 (delisted)", "not rated: `delisted`"),
+    (1086940, "Baldur's Gate 3", "fair, 23 h main story", "#4,123, 73 worth_it"),
+    (2379780, "Balatro", "not in the catalog", "#334, 86 banger"),
+    (1145350, "Hades II", "not in the catalog", "#663, 84 banger"),
+    (553850, "HELLDIVERS 2", "not in the catalog", "#16,204, 50 fair"),
+    (1623730, "Palworld", "not in the catalog", "#1,678, 80 banger"),
+    (2358720, "Black Myth: Wukong", "not in the catalog", "#7,017, 68 worth_it"),
+    (1363080, "Manor Lords", "not in the catalog", "#13,441, 55 fair"),
+    (1145360, "Hades", "", "#1,145, 82 banger"),
+    (105600, "Terraria", "", "#10, 93 banger"),
+    (413150, "Stardew Valley", "", "#79, 90 banger"),
+    (292030, "The Witcher 3: Wild Hunt", "", "#2,766, 77 worth_it"),
+    (1245620, "ELDEN RING", "", "#4,823, 72 worth_it"),
+    (367520, "Hollow Knight", "", "#193, 88 banger"),
+    (646570, "Slay the Spire", "", "#1,040, 82 banger"),
+    (620, "Portal 2", "", "#297, 87 banger"),
+    (1091500, "Cyberpunk 2077", "", "#14,759, 53 fair"),
+    (570, "Dota 2", "", "#6,482, 69 worth_it"),
+    (1794680, "Vampire Survivors", "", "#95, 89 banger"),
+    (391540, "Undertale", "", "#122, 89 banger (narrative)"),
+    (824270, "KovaaK's (aim trainer)", "", "#21, 92 banger"),
+    (1369320, "Virtual Cottage (focus app)", "", "#6, 93 banger"),
+    (22380, "Fallout: New Vegas", "", "#29, 91 banger"),
+    (22490, "Fallout: New Vegas (regional copy)", "", "#8, 93 banger"),
+    (1661690, "我没K (estimated length)", "", "#28, 91 banger"),
+    (2631960, "14 Minesweeper Variants 2 (estimated length)", "", "#30, 91 banger"),
+    (1706090, "Bean and Nothingness (estimated length)", "", "#44, 91 banger"),
+    (1958340, "Cube Chaos (estimated length)", "", "#48, 90 banger"),
 )
 PRICE_BANDS: tuple[tuple[str, float, float], ...] = (
     ("free", 0.0, 0.0),
@@ -108,11 +121,13 @@ def spearman(xs: Sequence[float], ys: Sequence[float]) -> float:
 @dataclass(frozen=True, slots=True)
 class Landmark:
     """Where one landmark game landed: its rank (1-based) and scored game, or why it is not
-    rated, or neither (unknown to every source)."""
+    rated, or neither (unknown to every source); ``v1`` and ``v2_0`` where earlier score
+    versions put it."""
 
     appid: int
     name: str
-    before: str
+    v1: str
+    v2_0: str
     rank: int | None
     game: ScoredGame | None
     not_rated: str | None
@@ -137,6 +152,54 @@ class Summary:
     unattended_in_top_100: int
     free_in_top_30: int
     landmarks: list[Landmark]
+    estimate_check: list[tuple[str, int, float, float]]
+    estimated_in_top_50: int
+    tags_reordered: int
+
+
+# Bands of an estimate over the genre's normal length, for the check of estimated lengths.
+ESTIMATE_BANDS: tuple[tuple[str, float, float], ...] = (
+    ("under 0.5", 0.0, 0.5),
+    ("0.5-1", 0.5, 1.0),
+    ("1-2", 1.0, 2.0),
+    ("2-4", 2.0, 4.0),
+    ("4-8", 4.0, 8.0),
+    ("8 or more", 8.0, float("inf")),
+)
+# What score version 2.0 counted an estimate for: 80% of it, whatever its size.
+ESTIMATE_FACTOR_2_0 = 0.8
+
+
+def estimate_check(scored: Sequence[ScoredGame]) -> list[tuple[str, int, float, float]]:
+    """Given the scored catalog, return per band of :data:`ESTIMATE_BANDS` (the playtime
+    estimate the games would have, over their genre's normal length): the band, the number of
+    games with a HowLongToBeat length and enough positive reviewers' playtime (idle games and
+    tools left out), and the share of them whose measured main story is shorter than what the
+    estimate counts for, now and in score version 2.0. A share near 25% means the estimate
+    counts as the lower quartile of measured stories, as :mod:`scoring.value` intends."""
+    from bangscore.ingest.checks import PLAYTIME_TO_MAIN
+
+    rows: list[tuple[float, bool, bool]] = []
+    for g in scored:
+        r = g.record
+        if r.length_source != "hltb" or not r.positive_reviewer_hours or g.inputs.unattended:
+            continue
+        assert r.main_story_hours is not None
+        estimate = PLAYTIME_TO_MAIN * r.positive_reviewer_hours
+        rows.append(
+            (
+                estimate / value.norm_hours(g.genre),
+                r.main_story_hours < value.estimated_hours(estimate, g.genre),
+                r.main_story_hours < ESTIMATE_FACTOR_2_0 * estimate,
+            )
+        )
+    out = []
+    for label, low, high in ESTIMATE_BANDS:
+        band = [(now, before) for x, now, before in rows if low <= x < high]
+        if band:
+            n = len(band)
+            out.append((label, n, sum(now for now, _ in band) / n, sum(b for _, b in band) / n))
+    return out
 
 
 def _median(values: Sequence[float]) -> float | None:
@@ -195,10 +258,15 @@ def summarize(scored: Sequence[ScoredGame], not_rated: Sequence[NotRated] = ()) 
         free_in_top_30=sum(1 for g in scored[:30] if g.record.price_usd == 0),
         landmarks=[
             Landmark(
-                appid, name, before, rank_of.get(appid), by_appid.get(appid), refused.get(appid)
+                appid, name, v1, v2_0, rank_of.get(appid), by_appid.get(appid), refused.get(appid)
             )
-            for appid, name, before in LANDMARKS
+            for appid, name, v1, v2_0 in LANDMARKS
         ],
+        estimate_check=estimate_check(scored),
+        estimated_in_top_50=sum(
+            1 for g in scored[:50] if g.record.length_source == "playtime_estimate"
+        ),
+        tags_reordered=sum(1 for g in scored if "tags" in g.record.estimated),
     )
 
 
@@ -232,14 +300,14 @@ def _game_table(games: Sequence[ScoredGame], first_rank: int) -> list[str]:
 
 
 def _landmark_row(mark: Landmark, n: int) -> str:
-    before = mark.before or "-"
+    before = f"{mark.v1 or '-'} | {mark.v2_0 or '-'}"
     if mark.game is None or mark.rank is None:
         why = f"not rated: `{mark.not_rated}`" if mark.not_rated else "unknown to every source"
         return f"| {_cell(mark.name)} | {before} | {why} | - | - | - | - |"
     g, r = mark.game, mark.game.record
     return (
         f"| {_cell(mark.name)} | {before} | #{mark.rank:,} of {n:,} | {g.bang_score} {g.tier} "
-        f"| ${r.price_usd:.2f} | {g.inputs.length_hours:.1f} h ({r.length_source}) "
+        f"({g.genre}) | ${r.price_usd:.2f} | {g.inputs.length_hours:.1f} h ({r.length_source}) "
         f"| {_num(g.worth_it_at_usd, '.2f')} |"
     )
 
@@ -265,6 +333,10 @@ def _report_lines(report: IngestReport | None) -> list[str]:
         *[f"| length_source {k} | {v:,} |" for k, v in report.length_sources.most_common()],
         *[f"| check {k} | {v:,} |" for k, v in report.checks.most_common()],
         f"| early-window reviews known | {report.early_window:,} |",
+        "",
+        f"Of the `no_usd_price` apps, {report.regional_copies:,} are regional copies of another "
+        "listing (`ingest.checks.regional_copies`: Fallout: New Vegas 22490, Call of Duty: "
+        "Modern Warfare 3's 115300), so each game is ranked once.",
         "",
         "Rated games per release year:",
         "",
@@ -294,7 +366,7 @@ def render_report(
         "",
         "Internal to the team: the formula and these constants are private "
         "(docs/API.md#the-score).",
-        "Generated by `.venv/bin/python -m bangscore.scoring.calibrate` on "
+        "Generated by `.venv/bin/python -m bangscore.calibrate` on "
         f"{generated.isoformat()} from the rated catalog of the {origin}: **{n:,} games**, "
         f"score version `{value.SCORE_VERSION}`. The formula and the meaning of every "
         "constant are in the docstring and comments of `scoring/value.py`.",
@@ -323,15 +395,48 @@ def render_report(
             for g in GENRES
         ],
         "",
-        "## Landmarks: where known games landed, before (score version 1) and now",
+        f"Tags: {summary.tags_reordered:,} rated games have only the 2024 catalogue's "
+        "alphabetical tag set; it is put in the order its tags typically hold in ranked lists "
+        "of games of the same storefront genres (`ingest/tags.py`), which recovers the genre "
+        "of 76% of ranked games from their alphabetised tags (70% alphabetical).",
         "",
-        "| game | version 1 | rank now | score | price | length | worth it up to |",
-        "|---|---|---|---|---:|---|---:|",
+        "## Landmarks: where known games landed in score versions 1, 2.0 and now",
+        "",
+        f"Now is score version {value.SCORE_VERSION}.",
+        "",
+        "| game | version 1 | version 2.0 | rank now | score (genre) | price | length "
+        "| worth it up to |",
+        "|---|---|---|---|---|---:|---|---:|",
         *[_landmark_row(mark, n) for mark in summary.landmarks],
         "",
-        f"Idle, clicker or incremental games in the top 100: {summary.unattended_in_top_100} "
-        f"(version 1: the top 2). Free games in the top 30: {summary.free_in_top_30} "
-        "(version 1: 10).",
+        f"Idle or clicker games, tools and ambient apps (unattended) in the top 100: "
+        f"{summary.unattended_in_top_100} (version 1: the top 2; version 2.0: KovaaK's and "
+        f"Virtual Cottage in the top 25). Games with an estimated length in the top 50: "
+        f"{summary.estimated_in_top_50} (version 2.0: 4). Free games in the top 30: "
+        f"{summary.free_in_top_30} (version 1: 10).",
+        "",
+        "## Estimated lengths",
+        "",
+        "A game without a HowLongToBeat time gets 0.7 x its positive reviewers' median "
+        "playtime (at most 30 h, `ingest/checks.py`), and the score counts that estimate as "
+        "what a measured main story is likely to be at least (`scoring.value.estimated_hours`). "
+        "The check, on the rated games that have both a measured length and the playtime the "
+        "estimate is made from: the share whose measured main story is *shorter* than what "
+        "their estimate would count for. 25% means the estimate counts as the lower quartile "
+        "of measured stories; version 2.0 counted 80% of any estimate, which overshot more and "
+        "more as the estimate grew past the genre's normal length (reviewers who idle, replay "
+        "or leave a game running).",
+        "",
+        "| estimate / genre's normal length | games | shorter now | shorter in 2.0 |",
+        "|---|---:|---:|---:|",
+        *[
+            f"| {band} | {count:,} | {now:.0%} | {before:.0%} |"
+            for band, count, now, before in summary.estimate_check
+        ],
+        "",
+        "(Only lengths that passed the length check are here; the constants were fitted by "
+        "quantile regression on every keyed HowLongToBeat time, refused ones included: "
+        "`scoring/value.py`.)",
         "",
         f"## Top {LIST_LENGTH}",
         "",
@@ -381,8 +486,13 @@ def render_report(
         "an observed completion statistic. Reviewers play longer than owners, so the second "
         "source overstates it.",
         "- Lengths estimated from reviewers' playtime (`length_source` `playtime_estimate`) "
-        "are 0.7 x the positive reviewers' median playtime, capped at 30 h and discounted in "
-        "the score; for games played in long sessions of idle time they can still be high.",
+        "count as the lower quartile of measured stories, but a replayable game still gets "
+        "its replay depth from the same playtime, as a measured one does: 14 Minesweeper "
+        "Variants 2 (81 h median, procedural puzzles) stays near the top 50 on its replay "
+        "depth, not on its estimated story.",
+        "- Reconstructed tag order (the 2024 catalogue's alphabetical sets) gets about one "
+        "genre in four wrong, and can lift a low tag into the play rules' top 10: WEBFISHING "
+        "(a social fishing game) counts as idle for its 'Idler' tag.",
         "- Prices: the July 2026 US price list covers appids up to ~1,019,000 only; newer "
         "games take SteamSpy's January 2025 or the October 2024 catalogue's price (a sale "
         "price that old is replaced by the list price). Games released in 2025-2026 with no "
@@ -391,7 +501,11 @@ def render_report(
         "recent sample's count, a lower bound, listed in `estimated` as `review_count`.",
         f"- Genre: {gc['other']:,} games ({_pct(gc['other'], n)}) are `other`; the one-genre "
         "mapping walks rules in a fixed order, so a game's most-voted tag does not always "
-        "decide (Undertale is filed under narrative for its 'Choices Matter' tag, not RPG).",
+        "decide. A genre sets the normal length a game is judged against, so a short RPG "
+        "(Undertale, 7 h, now rpg rather than narrative) scores lower than the same hours "
+        "filed as narrative would.",
+        "- Tools are found by their players' tags ('Software Training', 'Utilities' in the "
+        "top 10); an aim trainer or desktop app without them counts its hours like a game.",
         "",
     ]
     return "\n".join(lines)
@@ -435,9 +549,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     and histogram; return the exit status (0)."""
     from bangscore.ingest.catalog import load_bundled_catalog
 
-    parser = argparse.ArgumentParser(
-        prog="python -m bangscore.scoring.calibrate", description=__doc__
-    )
+    parser = argparse.ArgumentParser(prog="python -m bangscore.calibrate", description=__doc__)
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
     parser.add_argument("--out-dir", type=Path, default=PACKAGE_DIR)
     parser.add_argument("--progress", action="store_true", help="show progress bars")

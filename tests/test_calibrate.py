@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bangscore.scoring import calibrate, value
+from bangscore import calibrate
+from bangscore.scoring import value
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import GameRecord, NotRated
 
@@ -86,7 +87,7 @@ def test_summary_report_and_histogram(
     )
     assert "**5 games**" in text
     assert "| Portal 2 | - | #" in text
-    assert "| Terraria | - | unknown to every source |" in text
+    assert "| Terraria | - | #10, 93 banger | unknown to every source |" in text
     assert "| Football Manager 2021 | #3 (delisted, shown free) | not rated: `delisted` |" in text
     assert f"![Histogram of bang_score]({calibrate.HISTOGRAM_NAME})" in text
     assert f"score version `{value.SCORE_VERSION}`" in text
@@ -94,3 +95,21 @@ def test_summary_report_and_histogram(
     png = tmp_path / "hist.png"
     calibrate.plot_histogram(scored, png)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_estimate_check_counts_measured_stories_shorter_than_the_counted_estimate(
+    make_record: Callable[..., GameRecord],
+) -> None:
+    # Action's normal length is 6.8 h. Positive reviewers' median 9 h: an estimate of 6.3 h
+    # (0.93 x the norm), counted as 4.41 h now and 5.04 h in score version 2.0.
+    records = [
+        make_record(1, main_story_hours=4.0, positive_reviewer_hours=9.0),  # shorter than both
+        make_record(2, main_story_hours=5.0, positive_reviewer_hours=9.0),  # shorter than 2.0's
+        make_record(3, main_story_hours=9.0, positive_reviewer_hours=9.0),  # longer than both
+        make_record(4, main_story_hours=1.0),  # no playtime: no estimate to check
+        make_record(5, main_story_hours=1.0, positive_reviewer_hours=9.0, tags=("Idler",)),
+    ]
+    [(band, games, now, before)] = calibrate.estimate_check(score_catalog(records))
+    assert (band, games) == ("0.5-1", 3)
+    assert now == pytest.approx(1 / 3)
+    assert before == pytest.approx(2 / 3)

@@ -1,0 +1,103 @@
+"""The ranking of the real bundled catalog, as a player reads it: the top and the bottom of the
+list, and where games everybody knows land (scoring/CALIBRATION.md has the full report).
+
+Each check names what score version 2.0 got wrong on these dumps."""
+
+from __future__ import annotations
+
+import pytest
+
+from bangscore.ingest.catalog import IngestReport
+from bangscore.ingest.names import normalise_name
+from bangscore.scoring.pipeline import ScoredGame, score_catalog
+from bangscore.scoring.records import Catalog
+
+
+@pytest.fixture(scope="module")
+def ranked(bundled: tuple[Catalog, IngestReport]) -> list[ScoredGame]:
+    return score_catalog(bundled[0].games)
+
+
+def rank_of(ranked: list[ScoredGame], appid: int) -> tuple[int, ScoredGame]:
+    for i, game in enumerate(ranked):
+        if game.record.appid == appid:
+            return i + 1, game
+    raise AssertionError(f"appid {appid} is not rated")
+
+
+def test_top_50_ranks_each_game_once(ranked: list[ScoredGame]) -> None:
+    # 2.0: Fallout: New Vegas at #8 (22490, a regional copy) and #29 (22380).
+    keys = [(normalise_name(g.record.name), g.record.developer) for g in ranked[:50]]
+    assert len(keys) == len(set(keys))
+
+
+NOT_PLAY = {"Idler", "Clicker", "Incremental", "Software Training", "Utilities"}
+
+
+def test_no_idle_game_tool_or_ambient_app_near_the_top(ranked: list[ScoredGame]) -> None:
+    # 2.0: Virtual Cottage #6, KovaaK's #21 ('Software Training' is its 7th tag).
+    assert [g.record.name for g in ranked[:100] if g.inputs.unattended] == []
+    assert [g.record.name for g in ranked[:100] if NOT_PLAY.intersection(g.record.tags[:10])] == []
+
+
+def test_estimated_lengths_do_not_carry_games_into_the_top_50(ranked: list[ScoredGame]) -> None:
+    # 2.0: four games with a 30 h playtime estimate in the top 50 (#28, #30, #44, #48).
+    estimated = [g for g in ranked[:50] if g.record.length_source == "playtime_estimate"]
+    assert len(estimated) <= 1
+    # What is left there stands on replay depth a measured game would get too, not on its story.
+    assert all(g.inputs.replayable for g in estimated)
+
+
+@pytest.mark.parametrize(
+    ("appid", "lowest_rank"),
+    [
+        pytest.param(1661690, 51, id="wo-mei-k"),
+        pytest.param(1706090, 51, id="bean-and-nothingness"),
+        pytest.param(1958340, 51, id="cube-chaos"),
+        pytest.param(824270, 1000, id="kovaaks"),
+        pytest.param(1369320, 1000, id="virtual-cottage"),
+    ],
+)
+def test_games_2_0_overrated_fall(ranked: list[ScoredGame], appid: int, lowest_rank: int) -> None:
+    rank, _ = rank_of(ranked, appid)
+    assert rank >= lowest_rank
+
+
+def test_bottom_10_are_the_worst_reviewed(ranked: list[ScoredGame]) -> None:
+    # 2.0: the 783 games at 0 were listed by appid, so the bottom was the newest of them.
+    assert all(g.bang_score == 0 for g in ranked[-10:])
+    assert all(g.record.review_score <= 0.25 for g in ranked[-10:])
+
+
+@pytest.mark.parametrize(
+    ("appid", "lowest", "highest", "genre"),
+    [
+        pytest.param(400, 80, 100, "action", id="portal"),
+        pytest.param(620, 80, 100, "action", id="portal-2"),
+        pytest.param(1145360, 80, 100, "roguelike", id="hades"),
+        pytest.param(1145350, 80, 100, "roguelike", id="hades-ii"),
+        pytest.param(2379780, 80, 100, "roguelike", id="balatro"),
+        pytest.param(413150, 80, 100, "rpg", id="stardew-valley"),
+        pytest.param(367520, 80, 100, "action", id="hollow-knight"),
+        pytest.param(105600, 80, 100, "rpg", id="terraria"),
+        pytest.param(1794680, 80, 100, "roguelike", id="vampire-survivors"),
+        pytest.param(638230, 80, 100, "indie_short", id="journey"),
+        pytest.param(501300, 80, 100, "narrative", id="what-remains-of-edith-finch"),
+        pytest.param(1055540, 80, 100, "narrative", id="a-short-hike"),
+        pytest.param(504230, 65, 100, "action", id="celeste"),
+        # Full price for a long, loved RPG: worth it.
+        pytest.param(1086940, 65, 100, "rpg", id="baldurs-gate-3"),
+        pytest.param(1245620, 65, 100, "rpg", id="elden-ring"),
+        # 2.0 filed Undertale under narrative (its alphabetical tags put 'Choices Matter' third).
+        pytest.param(391540, 80, 100, "rpg", id="undertale"),
+        # Idle hours do not count.
+        pytest.param(1454400, 0, 79, "strategy", id="cookie-clicker"),
+        pytest.param(1147690, 0, 79, "other", id="ngu-idle"),
+    ],
+)
+def test_landmarks(
+    ranked: list[ScoredGame], appid: int, lowest: int, highest: int, genre: str
+) -> None:
+    _, game = rank_of(ranked, appid)
+    assert lowest <= game.bang_score <= highest
+    assert game.genre == genre

@@ -20,6 +20,7 @@ from bangscore.scoring.drivers import DRIVERS
 from bangscore.scoring.genres import GENRES
 from bangscore.scoring.records import NOT_RATED_REASONS
 from bangscore.scoring.tiers import TIERS
+from bangscore.scoring.value import SCORE_VERSION
 
 ROOT = Path(__file__).resolve().parent.parent
 API_MD = ROOT / "docs" / "API.md"
@@ -150,3 +151,8 @@ def test_the_formula_stays_out_of_the_reference() -> None:
     # Names of the private scoring model's parts (scoring/value.py): none may be published.
     private = ("FAIR_PRICE", "VALUE_EXPONENT", "LENGTH_EXPONENT", "Bayesian", "quality *")
     assert [word for word in private if word in MARKDOWN] == []
+
+
+def test_the_reference_names_todays_score_version() -> None:
+    assert f'(`"{SCORE_VERSION}"` today)' in section("#### score_version")
+    assert f'"score_version": "{SCORE_VERSION}"' in MARKDOWN

@@ -364,7 +364,7 @@ def cmd_keys_list(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_usage_report(args: argparse.Namespace, settings: Settings) -> int:
     """Print accounts whose keys together exceed one key's plan limit on a UTC day (term 4)."""
-    from bangscore.shim.usage import abuse_report, format_report
+    from bangscore.usage import abuse_report, format_report
 
     try:
         day = dt.date.fromisoformat(args.date) if args.date else dt.datetime.now(dt.UTC).date()

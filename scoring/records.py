@@ -63,10 +63,10 @@ class DateWindow(BaseModel):
 
 class EarlyWindow(BaseModel):
     """Early-window review counts of one game (docs/API.md#early-window-signals), from single
-    reviews with the
-    playtime at review time: ``reviews`` written with under 2 hours played, their positive
-    share, and their share of all storefront-purchase reviews of the sample; ``window`` is the
-    span of the sample's review dates and ``source`` the dump or sampler it came from."""
+    reviews with the playtime at review time: ``reviews`` written with under 2 hours played,
+    their positive share, and their share of all storefront-purchase reviews of the sample;
+    ``window`` is the span of the sample's review dates and ``source`` the dump or sampler it
+    came from."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

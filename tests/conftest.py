@@ -14,6 +14,12 @@ from bangscore.scoring.records import Catalog
 from bangscore.shim.sqlite_store import SQLiteKeyStore
 from bangscore.storage import ObjectStorage
 from tests import factories
+from tests.redis_server import (  # noqa: F401 -- fixtures
+    redis_factory,
+    redis_server,
+    redis_url,
+    store_factory,
+)
 from tests.servers import aws_env, bucket, seaweed, seaweed_factory  # noqa: F401 -- fixtures
 
 if TYPE_CHECKING:

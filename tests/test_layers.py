@@ -13,7 +13,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ("bangscore.storage", "bangscore.s3", "bangscore.manifest")
-COMPOSITION_ROOT = ("bangscore.cli", "bangscore.settings")
+# The command line, its settings and the operators' tools it runs sit above every layer.
+COMPOSITION_ROOT = ("bangscore.cli", "bangscore.settings", "bangscore.usage", "bangscore.calibrate")
 HTTP_CLIENTS = ("httpx", "tenacity")
 
 
@@ -92,3 +93,19 @@ def test_the_rule_sees_imports_inside_functions(tmp_path: Path) -> None:
     assert offending([source], ("bangscore.ingest",), tmp_path) == {
         "m.py": ["bangscore.ingest.catalog", "bangscore.ingest.catalog.read_catalog"]
     }
+
+
+def test_every_shim_module_serves_the_app() -> None:
+    """shim/ holds only the server: each of its modules is imported, directly or through
+    another, by the Starlette app or the edge process that runs it."""
+    by_name = {f"bangscore.shim.{p.stem}": p for p in modules("shim") if p.stem != "__init__"}
+    reached: set[str] = set()
+    todo = ["bangscore.shim.app", "bangscore.shim.edge"]
+    while todo:
+        name = todo.pop()
+        if name in reached or name not in by_name:
+            continue
+        reached.add(name)
+        for imported in imports_of(by_name[name]):
+            todo.extend(m for m in by_name if imported == m or imported.startswith(m + "."))
+    assert sorted(set(by_name) - reached) == []

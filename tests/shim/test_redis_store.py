@@ -32,7 +32,8 @@ from bangscore.shim.keystore import (
 from bangscore.shim.quota import Quota
 from bangscore.shim.redis_store import RedisKeyStore
 from tests.live import REPO, ShimServer, wait_for
-from tests.shim.conftest import RedisServer, ShimFactory, create_key
+from tests.redis_server import RedisServer
+from tests.shim.conftest import ShimFactory, create_key
 
 pytestmark = pytest.mark.redis
 DAY = dt.date(2026, 11, 22)

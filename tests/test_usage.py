@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bangscore.shim.keystore import KeyRecord, KeyStore, KeyView
-from bangscore.shim.usage import AccountUsage, abuse_report, format_report
+from bangscore.usage import AccountUsage, abuse_report, format_report
 from tests.live import REPO
 
 DAY = dt.date(2026, 11, 20)

@@ -27,15 +27,24 @@ class BuildFigure:
 
 
 def _ratio(a: WrkResult | None, b: WrkResult | None) -> str:
-    return f"{a.rps / b.rps:.2f}" if a and b and b.rps else "-"
+    return f"{a.rps / b.rps:.2f}" if a and b and a.requests and b.requests else "-"
+
+
+# A run in which no request completed has no rate or latency: wrk prints zeros for both, and
+# a zero would read as a measurement.
+NO_ANSWER = "none answered"
 
 
 def _rps(r: WrkResult | None) -> str:
-    return f"{r.rps:,.0f}" if r else "-"
+    if r is None:
+        return "-"
+    return f"{r.rps:,.0f}" if r.requests else NO_ANSWER
 
 
 def _lat(r: WrkResult | None) -> str:
-    return f"{r.p50_ms:.2f} / {r.p99_ms:.2f}" if r else "-"
+    if r is None:
+        return "-"
+    return f"{r.p50_ms:.2f} / {r.p99_ms:.2f}" if r.requests else NO_ANSWER
 
 
 def report(
@@ -76,7 +85,8 @@ def report(
         f"- wrk, {WRK_THREADS} thread, {CONNECTIONS} connections, {seconds:.0f} s per figure "
         "after a 1 s warm-up (rotating runs have none), `--latency` for p50/p99; everything on "
         "loopback; each server is one process (one uvicorn worker, one nginx worker), so on "
-        "2 cores the server has one core and wrk the other.",
+        '2 cores the server has one core and wrk the other. "none answered": no request of '
+        "the run completed within it (each waits up to wrk's 5 s timeout).",
         "- **shim**: `bangscore serve --workers 1 --quiet` (uvicorn, httptools, uvloop) on the "
         "real catalog, every request with a bulk key (limit "
         f"{BULK_LIMIT:,}/day) so each one is counted in SQLite and none is refused.",
@@ -200,7 +210,7 @@ def report(
         "the server. The shim's extra over bare Starlette is its own work: key check (cached), "
         "parameter parsing, resolving the snapshot object, the Link and rate-limit headers, "
         "and one exact count in SQLite per request, whose cost alone, measured in-process "
-        f"(20,000 `SQLiteStore.hit` calls), is **{count_us:.0f} µs**.",
+        f"(20,000 `SQLiteKeyStore.hit` calls), is **{count_us:.0f} µs**.",
         "",
         "The *bare + contract headers* column is bare Starlette sending the same fourteen "
         "headers docs/API.md puts on every shim answer: the part of the gap that is the "

@@ -8,7 +8,9 @@ PINNED   = $(if $(wildcard $(LOCK)),--constraint $(LOCK))
 COV_DIR := coverage
 HOST    ?= 127.0.0.1
 PORT    ?= 8000
-APT_PACKAGES := chromium nginx wrk
+# fonts-wqy-microhei: CJK glyphs, so the browser tests' screenshots show the catalog's Chinese,
+# Japanese and Korean game names instead of empty boxes.
+APT_PACKAGES := chromium nginx wrk fonts-wqy-microhei
 AXE     := node_modules/axe-core/axe.min.js
 
 # `make check` leaves out the tests with these markers (pyproject.toml; `server` is added by
@@ -46,7 +48,7 @@ lock:  ## regenerate requirements.lock from pyproject.toml (LOCK_FLAGS=--upgrade
 hooks: $(STAMP)  ## install the git pre-commit hook: `make check` before every commit
 	$(BIN)/pre-commit install
 
-deps:  ## install what the tests and benchmarks use: chromium, nginx, wrk (Debian), axe-core (npm)
+deps:  ## install what the tests and benchmarks use: chromium, a CJK font, nginx, wrk (Debian), axe-core (npm)
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	command -v npm >/dev/null 2>&1 || missing="$$missing nodejs npm"; \
 	if [ -n "$$missing" ]; then \

@@ -336,7 +336,13 @@ def _report_lines(report: IngestReport | None) -> list[str]:
         "",
         f"Of the `no_usd_price` apps, {report.regional_copies:,} are regional copies of another "
         "listing (`ingest.checks.regional_copies`: Fallout: New Vegas 22490, Call of Duty: "
-        "Modern Warfare 3's 115300), so each game is ranked once.",
+        "Modern Warfare 3's 115300), so each game is ranked once; "
+        f"{report.zero_not_free:,} are priced $0 only by SteamSpy while the 2024 catalogue says "
+        "they are not free to play (`ingest.checks.zero_is_no_price`: replaced by a later "
+        "edition, withdrawn or unreleased), "
+        f"{report.zero_not_free_reviewed:,} of them with enough reviews to be rated, which "
+        "were shown as free before this check (the original Sleeping Dogs 202170 and Ori and the "
+        "Blind Forest 261570).",
         "",
         "Rated games per release year:",
         "",

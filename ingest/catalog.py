@@ -38,6 +38,7 @@ from bangscore.ingest.checks import (
     non_game,
     not_rated_reason,
     regional_copies,
+    zero_is_no_price,
 )
 from bangscore.ingest.observations import TRUST_MATCHED, Layer, Observation, Observations
 from bangscore.ingest.tags import TagPositions, order_tag_set, typical_positions
@@ -178,7 +179,10 @@ class IngestReport:
     """Counts of one catalog build: ``observations`` per layer, known ``apps``, ``dropped`` apps
     per not-rated reason, ``checks`` fired per name, ``rated`` games, rated games per release
     ``years``, ``length_sources`` of the rated games, how many apps were refused as
-    ``regional_copies`` of another listing (within ``no_usd_price``), and wall ``seconds``."""
+    ``regional_copies`` of another listing and how many for a ``zero_not_free`` price (a $0
+    the storefront says is not free to play), both within ``no_usd_price``, how many of the
+    latter have enough reviews to be rated (``zero_not_free_reviewed``), and wall
+    ``seconds``."""
 
     observations: Counter[str] = field(default_factory=Counter)
     apps: int = 0
@@ -189,6 +193,8 @@ class IngestReport:
     length_sources: Counter[str] = field(default_factory=Counter)
     early_window: int = 0
     regional_copies: int = 0
+    zero_not_free: int = 0
+    zero_not_free_reviewed: int = 0
     seconds: float = 0.0
 
     def summary(self) -> str:
@@ -199,6 +205,7 @@ class IngestReport:
         lines.append("not rated, per reason:")
         lines += [f"  {k:<36} {v:>9,}" for k, v in self.dropped.most_common()]
         lines.append(f"  of which regional copies of another listing {self.regional_copies:>9,}")
+        lines.append(f"  of which $0 but not free to play {self.zero_not_free:>19,}")
         lines.append("cross-checks fired on rated games:")
         lines += [f"  {k:<36} {v:>9,}" for k, v in self.checks.most_common()]
         lines.append("length source of rated games:")
@@ -359,8 +366,11 @@ def assemble(
             known.get(appid, "paid_before") is not None,
             bool(known.value(appid, "free", False)),
         )
+        zero_not_free = False
         if appid in copies:
             price = None  # a regional copy's only price repeats its twin's: none of its own
+        elif price and zero_is_no_price(price.value[0], price.value[1], known.value(appid, "free")):
+            price, zero_not_free = None, True
         length = None
         # The length check needs the tags and the reviewers' playtime: only for apps that
         # pass every other check, which keeps the walk over 180k apps fast.
@@ -383,6 +393,9 @@ def assemble(
             reason = reason or "no_length"
             report.dropped[reason] += 1
             report.regional_copies += reason == "no_usd_price" and appid in copies
+            if reason == "no_usd_price" and zero_not_free:
+                report.zero_not_free += 1
+                report.zero_not_free_reviewed += review_count >= MIN_REVIEWS
             # Values come from the resolver and the reason list: no need to re-validate.
             refused.append(
                 NotRated.model_construct(

@@ -9,8 +9,9 @@ gives the ``reason`` of its ``game_not_rated`` answer:
 2. ``delisted``: steam-tracker lists the app as removed from sale, or its only price is $0
    while an earlier dump shows it sold for money (SteamSpy lists withdrawn titles at 0), unless
    a later storefront record says it is free to play. A delisted game is never rated as free.
-3. ``no_usd_price``: no source gives a US price, or the app is a *regional copy* of another
-   listing (:func:`regional_copies`): its only price is SteamSpy's repetition of its twin's.
+3. ``no_usd_price``: no source gives a US price, the app is a *regional copy* of another
+   listing (:func:`regional_copies`): its only price is SteamSpy's repetition of its twin's, or
+   its only price is a $0 that is no price (:func:`zero_is_no_price`).
 4. ``too_few_reviews``: fewer than :data:`MIN_REVIEWS` reviews.
 5. ``no_length``: neither a HowLongToBeat main story that survives :func:`choose_length` nor
    enough reviewers' playtime to estimate one.
@@ -124,6 +125,18 @@ def delisted(
     if listed_delisted:
         return True
     return price_usd == 0 and paid_before and not free_to_play
+
+
+def zero_is_no_price(
+    price_usd: float | None, list_price_usd: float | None, free_to_play: bool | None
+) -> bool:
+    """Given the resolved price and list price (US dollars, None if unknown) and what the
+    storefront record says of free to play (True, False, or None when no record says), return
+    True when a $0 is no price at all: the storefront says the app is not free to play, yet no
+    source sells it for more. SteamSpy lists an app it found no US price for at $0: a title
+    replaced by a later edition (the original Sleeping Dogs, Ori and the Blind Forest), one
+    withdrawn from sale, or one not yet released. Such a game must not be shown as free."""
+    return price_usd == 0 and list_price_usd == 0 and free_to_play is False
 
 
 @dataclass(frozen=True, slots=True)

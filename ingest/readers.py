@@ -190,8 +190,8 @@ def observe_insights(folder: Path) -> Iterator[Observation]:
             yield Observation(appid, "app_type", kind.lower())
         with contextlib.suppress(ValueError):
             yield Observation(appid, "release_date", dt.date.fromisoformat(released))
-        if is_free == "1":
-            yield Observation(appid, "free", True)
+        if is_free in ("0", "1"):
+            yield Observation(appid, "free", is_free == "1")
     grouped: dict[int, list[str]] = {}
     for appid_text, genre in _zip_rows(folder / "genres.zip", "app_id", "genre"):
         appid = _int(appid_text)

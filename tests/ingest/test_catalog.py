@@ -325,6 +325,9 @@ def test_bundled_hades_fills_pics_gaps_from_the_2024_catalogue(
         pytest.param(1569040, "delisted", id="football-manager-2022"),
         pytest.param(1904540, "delisted", id="football-manager-2023"),
         pytest.param(465650, "delisted", id="out-of-the-park-baseball-18-free-but-paid"),
+        # $0 in SteamSpy 2025 while the 2024 storefront says not free: replaced by later editions.
+        pytest.param(202170, "no_usd_price", id="sleeping-dogs-original-zero-is-no-price"),
+        pytest.param(261570, "no_usd_price", id="ori-blind-forest-original-zero-is-no-price"),
         # Regional copies: only SteamSpy knows them, at their twin's price (22380, 42680, 2545).
         pytest.param(22490, "no_usd_price", id="fallout-new-vegas-regional-edition"),
         pytest.param(115300, "no_usd_price", id="modern-warfare-3-second-listing"),
@@ -336,6 +339,21 @@ def test_bundled_not_rated_reasons(
 ) -> None:
     refused = {a.appid: a.reason for a in bundled[0].not_rated}
     assert refused[appid] == reason
+
+
+@pytest.mark.parametrize(
+    ("appid", "name"),
+    [
+        pytest.param(570, "Dota 2", id="dota-2"),
+        pytest.param(319630, "Life is Strange™", id="life-is-strange-episode-one-free"),
+        pytest.param(1129190, "Our Life: Beginnings & Always", id="our-life"),
+    ],
+)
+def test_bundled_free_to_play_games_stay_rated_at_zero(
+    bundled: tuple[Catalog, IngestReport], appid: int, name: str
+) -> None:
+    game = rated_of(bundled)[appid]
+    assert (game.name, game.price_usd) == (name, 0.0)
 
 
 def test_bundled_regional_copies_leave_their_twin_rated(

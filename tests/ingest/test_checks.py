@@ -55,6 +55,23 @@ def test_delisted(
     assert checks.delisted(listed, price, paid_before, free) is expected
 
 
+@pytest.mark.parametrize(
+    ("price", "list_price", "free", "expected"),
+    [
+        pytest.param(0.0, 0.0, False, True, id="zero-and-storefront-says-not-free"),
+        pytest.param(0.0, 0.0, True, False, id="free-to-play"),
+        pytest.param(0.0, 0.0, None, False, id="zero-no-storefront-record"),
+        pytest.param(0.0, 19.99, False, False, id="zero-against-a-paid-list-price"),
+        pytest.param(9.99, 9.99, False, False, id="priced"),
+        pytest.param(None, None, False, False, id="no-price"),
+    ],
+)
+def test_zero_is_no_price(
+    price: float | None, list_price: float | None, free: bool | None, expected: bool
+) -> None:
+    assert checks.zero_is_no_price(price, list_price, free) is expected
+
+
 def hltb(hours: float, layer: Layer = HLTB_2025) -> Resolved:
     return Resolved(hours, layer)
 

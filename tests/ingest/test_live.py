@@ -490,7 +490,7 @@ def test_record_without_provenance_is_read_from_its_sources_dates() -> None:
 
 
 def test_bundled_records_round_trip(bundled: tuple[Catalog, IngestReport]) -> None:
-    # Every 7th rated game of the real catalog (all 28,582 do; this keeps the test quick).
+    # Every 7th rated game of the real catalog (all 28,541 do; this keeps the test quick).
     sample = bundled[0].games[::7]
     assert len(sample) > 4000
     assert [g for g in sample if resolve_game(g) != g] == []

@@ -50,6 +50,15 @@ def offending(
 
 
 LAYERS = ("bangscore.ingest", "bangscore.scoring", "bangscore.build", "bangscore.shim")
+# The ingest HTTP stack: the polite client, one adapter per live source, and the refresh that
+# runs them. Everything else in ingest reads dumps and resolves observations offline.
+ADAPTERS = ("achievements", "hltb", "itad", "pcgw", "reviews", "steamspy", "storefront")
+HTTP_STACK = (
+    "bangscore.ingest.http",
+    "bangscore.ingest.refresh",
+    *(f"bangscore.ingest.{name}" for name in ADAPTERS),
+    *HTTP_CLIENTS,
+)
 
 
 @pytest.mark.parametrize(
@@ -79,6 +88,12 @@ LAYERS = ("bangscore.ingest", "bangscore.scoring", "bangscore.build", "bangscore
             modules("ingest"),
             ("bangscore.build", "bangscore.shim", *COMPOSITION_ROOT),
             id="ingest-feeds-scoring-only",
+        ),
+        pytest.param(
+            [p for p in modules("ingest") if p.stem not in {*ADAPTERS, "http", "refresh"}]
+            + [ROOT / "bangscore" / "calibrate.py"],
+            HTTP_STACK,
+            id="only-adapters-reach-the-http-stack",
         ),
     ],
 )

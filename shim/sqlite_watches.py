@@ -241,9 +241,7 @@ class SQLiteWatchStore:
                 )
                 .fetchall()
             )
-        return [
-            SentAlert(str(w), int(s), str(snap), p, t, str(m)) for w, s, snap, p, t, m in rows
-        ]
+        return [SentAlert(str(w), int(s), str(snap), p, t, str(m)) for w, s, snap, p, t, m in rows]
 
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)

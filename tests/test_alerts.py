@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bangscore.alerts import SnapshotDetails, send_alerts
+from bangscore.alerts import Connect, SnapshotDetails, send_alerts
 from bangscore.cli import main
 from bangscore.ingest.catalog import write_catalog
 from bangscore.mail import Mailer, SMTPServer
@@ -75,9 +75,7 @@ def build(tmp_path: Path, run: Callable[..., int], price: float) -> None:
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[ShimServer]:
     """A ``bangscore serve`` on the test's state folder and snapshots (started on demand)."""
-    server = ShimServer(
-        tmp_path / "state", tmp_path / "shim.log", snapshot=tmp_path / "snapshots"
-    )
+    server = ShimServer(tmp_path / "state", tmp_path / "shim.log", snapshot=tmp_path / "snapshots")
     yield server
     server.stop()
 
@@ -199,10 +197,15 @@ def test_a_crash_mid_send_sends_again_with_the_same_message_id(
         with Mailer(server) as mailer:
             yield CrashingMailer(mailer)
 
-    def run(connect: Callable[[], contextlib.AbstractContextManager[object]]) -> list[str]:
+    def run(connect: Connect) -> list[str]:
         details = SnapshotDetails(storage)
         result = send_alerts(
-            store, details, connect, links=links, from_address="a@b.test", now=time.time  # type: ignore[arg-type]
+            store,
+            details,
+            connect,
+            links=links,
+            from_address="a@b.test",
+            now=time.time,
         )
         return result.sent
 

@@ -12,8 +12,16 @@ import pytest
 
 from bangscore.storage import LocalStorage
 from tests import factories
-from tests.browser import DESKTOP, OUTPUT, PHONE, SERIOUS, ConsoleLog, axe_violations, chromium
-from tests.browser import missing_tools
+from tests.browser import (
+    DESKTOP,
+    OUTPUT,
+    PHONE,
+    SERIOUS,
+    ConsoleLog,
+    axe_violations,
+    chromium,
+    missing_tools,
+)
 from tests.live import ShimServer, wait_for
 from tests.smtp_server import SMTPServer, body_text
 

@@ -68,9 +68,10 @@ class Condition:
         return isinstance(price, int | float) and price <= self.below_usd + 1e-9
 
     def describe(self) -> str:
-        """Return the condition in words: ``"becomes worth it"`` or ``"$9.99 or less"``."""
+        """Return the condition in words: ``"becomes worth it"``, ``"becomes a banger"`` or
+        ``"$9.99 or less"``."""
         if self.tier is not None:
-            return "becomes " + self.tier.replace("_", " ")
+            return "becomes a banger" if self.tier == "banger" else "becomes worth it"
         return f"${self.below_usd:,.2f} or less"
 
 

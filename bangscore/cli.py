@@ -1,4 +1,4 @@
-"""The ``bangscore`` command line: build, serve, keys, snapshots, ingest.
+"""The ``bangscore`` command line: build, serve, keys, snapshots, ingest, watch, alerts.
 
 Configuration enters here once (:class:`bangscore.settings.Settings`, environment variables
 prefixed ``BANGSCORE_``), with command-line options overriding it; everything below receives
@@ -32,7 +32,10 @@ from bangscore.shim.keystore import (
 )
 
 if TYPE_CHECKING:
+    from email.message import EmailMessage
+
     from bangscore.shim.downloads import ExportService
+    from bangscore.shim.watches import WatchOptions
 
 log = logging.getLogger("bangscore")
 
@@ -78,7 +81,26 @@ def app_from_settings(settings: Settings) -> Starlette:
         export=_export_service(settings, session_secret),
         session_idle=settings.session_idle_seconds,
         session_max=settings.session_max_seconds,
+        watches=_watch_options(settings),
     )
+
+
+def _watch_options(settings: Settings) -> WatchOptions:
+    # The watch pages share the key store's database; confirmation emails go out through the
+    # configured SMTP server at once (without one, `alerts send` sends them).
+    from bangscore.mail import SMTPServer, send_one
+    from bangscore.shim.watches import WatchOptions
+    from bangscore.shim.watchstore import open_watch_store
+
+    send_mail = None
+    if settings.smtp_url is not None:
+        server = SMTPServer.from_url(settings.smtp_url.get_secret_value())
+
+        def send_mail(message: EmailMessage) -> None:
+            send_one(server, message)
+
+    store = open_watch_store(settings.store_url, create=settings.store is None)
+    return WatchOptions(store, send_mail, settings.mail_from)
 
 
 def _export_service(settings: Settings, secret: str) -> ExportService | None:
@@ -487,6 +509,10 @@ def parser() -> argparse.ArgumentParser:
     p = usage.add_parser("report", help="accounts whose keys together exceed one key's limit")
     p.add_argument("--date", help="UTC day YYYY-MM-DD (default: today)")
     p.set_defaults(func=cmd_usage_report)
+
+    from bangscore.watch_cli import add_parsers as add_watch_parsers
+
+    add_watch_parsers(sub)  # watch add|list|remove, alerts send
 
     snaps = sub.add_parser("snapshots", help="list, roll back or verify snapshots")
     snaps.add_argument("--snapshot", help="snapshot store: folder or s3://bucket/prefix")

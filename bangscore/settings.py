@@ -80,6 +80,14 @@ class Settings(BaseSettings):
         description="Signs account-site cookies; the same on every replica "
         "(default: generated once under STATE/session_secret)",
     )
+    smtp_url: SecretStr | None = Field(
+        None,
+        description="SMTP server of the watch emails: smtp://host:port or "
+        "smtps://user:pass@host:465 (unset: `alerts send` refuses to run)",
+    )
+    mail_from: str = Field(
+        "BangScore <alerts@bangscore.local>", description="From address of the watch emails"
+    )
     itad_api_key: SecretStr | None = Field(None, description="IsThereAnyDeal API key (ingest)")
     review_depth: int = Field(500, ge=1, le=10_000, description="Reviews sampled per paid game")
 

@@ -156,8 +156,11 @@ class AccountSite:
         clock: Callable[[], float] = time.time,
         session_idle: int = SESSION_IDLE_SECONDS,
         session_max: int = SESSION_MAX_SECONDS,
+        page_extras: Callable[[str], dict[str, Any]] | None = None,
     ) -> None:
         self.store = store
+        # More of the signed-in account page (the watches): email -> template context.
+        self.page_extras = page_extras
         self.site_url = site_url
         self.limits = limits
         self.session_idle = session_idle
@@ -267,8 +270,15 @@ class AccountSite:
             views: list[KeyView] = self.store.list_keys(day, email)
         except KeyStoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
+        extras = self.page_extras(email) if self.page_extras else {}
         return self.page(
-            request, "account_keys.html", keys=views, new_key=new_key, error=error, when=_when
+            request,
+            "account_keys.html",
+            keys=views,
+            new_key=new_key,
+            error=error,
+            when=_when,
+            **extras,
         )
 
     # -- handlers ----------------------------------------------------------------------------
@@ -429,16 +439,13 @@ _WRONG = "Wrong email or password."
 _TOO_MANY = f"An account may hold at most {MAX_ACTIVE_KEYS} active keys; revoke one first."
 
 
-def account_routes(
+def session_middleware(
     site: AccountSite, *, session_secret: str, https_only: bool = False
-) -> list[BaseRoute]:
-    """Given the account site and the session secret, return the ``/account`` routes.
-
-    Each route carries its own SessionMiddleware (signed cookie ``bangscore_session`` living
-    as long as the site's absolute session lifetime, SameSite=Lax, Secure when
-    ``https_only``), so API routes never parse a session.
-    """
-    session = [
+) -> list[Middleware]:
+    """Given the account site and the session secret, return the session middleware every
+    account route carries (signed cookie ``bangscore_session`` living as long as the site's
+    absolute session lifetime, SameSite=Lax, Secure when ``https_only``)."""
+    return [
         Middleware(
             SessionMiddleware,
             secret_key=session_secret,
@@ -448,6 +455,18 @@ def account_routes(
             https_only=https_only,
         )
     ]
+
+
+def account_routes(
+    site: AccountSite, *, session_secret: str, https_only: bool = False
+) -> list[BaseRoute]:
+    """Given the account site and the session secret, return the ``/account`` routes.
+
+    Each route carries its own SessionMiddleware (signed cookie ``bangscore_session`` living
+    as long as the site's absolute session lifetime, SameSite=Lax, Secure when
+    ``https_only``), so API routes never parse a session.
+    """
+    session = session_middleware(site, session_secret=session_secret, https_only=https_only)
 
     def route(path: str, endpoint: Callable[[Request], Awaitable[Response]], method: str) -> Route:
         return Route(path, endpoint, methods=[method], middleware=session)

@@ -26,9 +26,27 @@ from bangscore.shim.source import SnapshotSource
 from bangscore.storage import ObjectStorageError
 
 if TYPE_CHECKING:
+    from bangscore.shim.accounts import AccountSite
     from bangscore.shim.downloads import ExportService
+    from bangscore.shim.watches import WatchOptions
 
 log = logging.getLogger("bangscore.shim")
+
+
+def _watch_routes(
+    site: AccountSite, source: SnapshotSource, options: WatchOptions, secret: str, https: bool
+) -> list[BaseRoute]:
+    from bangscore.shim.accounts import session_middleware
+    from bangscore.shim.watch_mail import WatchLinks
+    from bangscore.shim.watches import WatchSite, watch_routes
+
+    links = WatchLinks(secret, site.site_url)
+    watch_site = WatchSite(
+        site, options.store, source, links, send_mail=options.send_mail, mail_from=options.mail_from
+    )
+    site.page_extras = watch_site.extras
+    session = session_middleware(site, session_secret=secret, https_only=https)
+    return watch_routes(watch_site, session)
 
 
 def create_app(
@@ -42,6 +60,7 @@ def create_app(
     export: ExportService | None = None,
     session_idle: int = 3600,
     session_max: int = 12 * 3600,
+    watches: WatchOptions | None = None,
 ) -> Starlette:
     """Given a snapshot source and a quota, return the ASGI app.
 
@@ -52,6 +71,7 @@ def create_app(
     seconds after sign-in.
     The key store is closed (buffered counts flushed) at shutdown. ``export`` serves the
     Bulk export (:mod:`shim.export`); without it ``/api/v1/export`` answers 403 or 404.
+    ``watches`` adds the watch pages to the account website (:mod:`shim.watches`).
     """
     shim = Shim(source, quota, site_url=site_url, base_url=base_url)
     pages = Pages(shim)
@@ -86,6 +106,8 @@ def create_app(
         if task is not None:
             task.cancel()
         quota.store.close()
+        if watches is not None:
+            watches.store.close()
 
     # -- account website (issue 5): its own routes, each with its session middleware --------
     routes: list[BaseRoute] = [*build_routes(shim), *pages.routes()]
@@ -96,6 +118,8 @@ def create_app(
             quota.store, site_url=site_url, session_idle=session_idle, session_max=session_max
         )
         https = site_url.startswith("https://")
+        if watches is not None:
+            routes += _watch_routes(site, source, watches, session_secret, https)
         routes += account_routes(site, session_secret=session_secret, https_only=https)
 
     # -- Bulk export (issue 4): GET /api/v1/export and signed local download links -----------

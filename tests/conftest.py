@@ -21,6 +21,7 @@ from tests.redis_server import (  # noqa: F401 -- fixtures
     store_factory,
 )
 from tests.servers import aws_env, bucket, seaweed, seaweed_factory  # noqa: F401 -- fixtures
+from tests.smtp_server import smtp_server  # noqa: F401 -- fixture
 
 if TYPE_CHECKING:
     from bangscore.ingest.catalog import IngestReport
@@ -46,6 +47,7 @@ MARKS_BY_FIXTURE = {
     "replay": "server",
     "served": "server",
     "storefront_server": "server",
+    "smtp_server": "server",
 }
 
 

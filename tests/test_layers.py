@@ -16,7 +16,12 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ("bangscore.storage", "bangscore.s3", "bangscore.manifest")
 # The command line, its settings and the operators' tools it runs sit above every layer.
-COMPOSITION_ROOT = ("bangscore.cli", "bangscore.settings", "bangscore.usage", "bangscore.calibrate")
+# The watch alerts' sender and its SMTP transport are operators' tools too: the server is handed
+# a way to send its confirmation emails by the command line, never imports the transport.
+COMPOSITION_ROOT = (
+    *("bangscore.cli", "bangscore.settings", "bangscore.usage", "bangscore.calibrate"),
+    *("bangscore.alerts", "bangscore.mail", "bangscore.watch_cli"),
+)
 HTTP_CLIENTS = ("httpx", "tenacity")
 
 
@@ -70,7 +75,7 @@ HTTP_STACK = (
     [
         pytest.param(
             modules("shim"),
-            ("bangscore.ingest", "bangscore.build", *COMPOSITION_ROOT, *HTTP_CLIENTS),
+            ("bangscore.ingest", "bangscore.build", *COMPOSITION_ROOT, *HTTP_CLIENTS, "smtplib"),
             id="shim-is-only-the-server",
         ),
         pytest.param(

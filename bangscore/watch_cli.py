@@ -1,0 +1,184 @@
+"""The ``watch`` and ``alerts`` commands of the command line (docs/API.md#watches).
+
+``watch add|list|remove`` manage watches as the operator (an operator-added watch confirms its
+address); ``alerts send`` runs :func:`bangscore.alerts.send_alerts` against the current
+snapshot and the configured SMTP server. Nothing here prints or logs an address except
+``watch list``, which the operator asks for.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+from bangscore.settings import Settings
+from bangscore.shim.watchstore import (
+    TIERS,
+    Condition,
+    UnknownWatch,
+    WatchRecord,
+    WatchStore,
+    new_watch_id,
+    open_watch_store,
+)
+
+
+def _store(settings: Settings, *, create: bool) -> WatchStore:
+    return open_watch_store(settings.store_url, create=create)
+
+
+def _usd(raw: str) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError("must be a USD amount such as 9.99") from None
+    try:
+        Condition(below_usd=value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return round(value, 2)
+
+
+def cmd_watch_add(args: argparse.Namespace, settings: Settings) -> int:
+    """Add a watch for an address (confirmed by the operator) and print its id."""
+    from bangscore.shim.accounts import normalize_email
+
+    email = normalize_email(args.account)
+    if email is None:
+        print("error: --account must be an email address", file=sys.stderr)
+        return 2
+    condition = Condition(tier=args.tier, below_usd=args.below)
+    now = int(time.time())
+    store = _store(settings, create=True)
+    try:
+        stored = store.add_watch(WatchRecord(new_watch_id(), email, args.appid, condition, now))
+        store.confirm_address(email, now)
+    finally:
+        store.close()
+    print(f"watch {stored.watch_id}: appid {stored.appid}, {condition.describe()}")
+    return 0
+
+
+def cmd_watch_list(args: argparse.Namespace, settings: Settings) -> int:
+    """List watches: id, address, appid, condition, state, last alert."""
+    from bangscore.alerts import at
+
+    store = _store(settings, create=False)
+    try:
+        email = args.account.strip().lower() if args.account else None
+        watches = store.list_watches(email)
+        confirmed = {w.email: store.address(w.email).confirmed for w in watches}
+    finally:
+        store.close()
+    print(f"{'id':<13} {'account':<28} {'appid':>8} {'condition':<22} {'state':<12} last alert")
+    for w in watches:
+        state = "alerted" if w.fired else "waiting"
+        if not confirmed[w.email]:
+            state = "unconfirmed"
+        last = at(w.last_alert_at) if w.last_alert_at else "never"
+        print(
+            f"{w.watch_id:<13} {w.email:<28} {w.appid:>8} {w.condition.describe():<22} "
+            f"{state:<12} {last}"
+        )
+    return 0
+
+
+def cmd_watch_remove(args: argparse.Namespace, settings: Settings) -> int:
+    """Remove a watch by its id."""
+    store = _store(settings, create=False)
+    try:
+        removed = store.remove_watch(args.watch_id)
+    except UnknownWatch:
+        print(f"error: no watch with id {args.watch_id}", file=sys.stderr)
+        return 1
+    finally:
+        store.close()
+    print(f"removed watch {removed.watch_id} (appid {removed.appid})")
+    return 0
+
+
+def cmd_alerts_send(args: argparse.Namespace, settings: Settings) -> int:
+    """Send the alerts of every watch whose condition became true; exit 1 if any stays
+    pending (the SMTP server refused or could not be reached: retried next run)."""
+    from bangscore.alerts import SnapshotDetails, send_alerts
+    from bangscore.mail import Mailer, SMTPServer
+    from bangscore.manifest import SnapshotError
+    from bangscore.shim.accounts import load_session_secret
+    from bangscore.shim.watch_mail import WatchLinks
+    from bangscore.storage import ObjectStorageError, open_object_storage
+
+    if settings.smtp_url is None:
+        print("error: BANGSCORE_SMTP_URL is not set: no alert can be sent", file=sys.stderr)
+        return 2
+    try:
+        server = SMTPServer.from_url(settings.smtp_url.get_secret_value())
+    except ValueError as exc:
+        print(f"error: BANGSCORE_SMTP_URL: {exc}", file=sys.stderr)
+        return 2
+    try:
+        details = SnapshotDetails(open_object_storage(args.snapshot or settings.snapshot_location))
+    except (SnapshotError, ObjectStorageError) as exc:
+        print(f"error: no snapshot to compare the watches with: {exc}", file=sys.stderr)
+        return 1
+    links = WatchLinks(
+        load_session_secret(settings.session_secret, settings.state_dir), settings.site_url
+    )
+    store = _store(settings, create=settings.store is None)
+    started = time.perf_counter()
+    try:
+        watches = len(store.list_watches())
+        run = send_alerts(
+            store,
+            details,
+            lambda: Mailer(server),
+            links=links,
+            from_address=settings.mail_from,
+            now=time.time,
+        )
+    except SnapshotError as exc:
+        print(f"error: {exc}; nothing more was sent, the rest stays due", file=sys.stderr)
+        return 1
+    finally:
+        store.close()
+    print(f"{run.summary(watches, details.snapshot_id)}; {time.perf_counter() - started:.1f} s")
+    for watch_id in run.sent:
+        print(f"sent {watch_id}")
+    if run.error is not None:
+        pending = len(run.pending) + run.confirmations_pending
+        print(
+            f"error: {run.error}; {pending} message(s) left pending, retried on the next run",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+def add_parsers(sub: Any) -> None:
+    """Given the top-level subparsers, add ``watch`` and ``alerts``."""
+    from bangscore.cli import bounded_int
+
+    watch = sub.add_parser("watch", help="add, list and remove watches").add_subparsers(
+        dest="watch_command", required=True
+    )
+    p = watch.add_parser("add", help="watch a game for an address (counts as confirmed)")
+    p.add_argument("--account", required=True, help="the address alerts go to")
+    p.add_argument("--appid", required=True, type=bounded_int(1, 2**31 - 1))
+    cond = p.add_mutually_exclusive_group(required=True)
+    cond.add_argument("--tier", choices=TIERS, help="alert when the game reaches this tier")
+    cond.add_argument("--below", type=_usd, help="alert when its price is this USD or less")
+    p.set_defaults(func=cmd_watch_add)
+    p = watch.add_parser("list", help="list watches")
+    p.add_argument("--account")
+    p.set_defaults(func=cmd_watch_list)
+    p = watch.add_parser("remove", help="remove a watch by id")
+    p.add_argument("watch_id")
+    p.set_defaults(func=cmd_watch_remove)
+
+    alerts = sub.add_parser("alerts", help="watch alerts").add_subparsers(
+        dest="alerts_command", required=True
+    )
+    p = alerts.add_parser("send", help="email every watch whose condition became true")
+    p.add_argument("--snapshot", help="snapshot store: folder or s3://bucket/prefix")
+    p.set_defaults(func=cmd_alerts_send)

@@ -1,0 +1,230 @@
+"""Watches in the shared Redis of the replicas, beside the keys and accounts.
+
+Layout (prefix ``bs:``): ``watch:<id>`` hash of a watch, ``watches`` and ``acctwatches:<email>``
+sorted sets of watch ids by creation time, ``watchcond:<email>:<appid>:<condition>`` -> id
+(one watch per address, game and condition), ``waddr:<email>`` hash of an address's
+confirmation, ``walerts`` and ``walerts:<id>`` lists of the alerts sent (JSON). Every change of
+more than one key is one Lua script, so it is atomic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import orjson
+import redis
+
+from bangscore.shim.keystore import KeyStoreUnavailable
+from bangscore.shim.watchstore import (
+    MAX_WATCHES_PER_ADDRESS,
+    Address,
+    Condition,
+    SentAlert,
+    TooManyWatches,
+    UnknownWatch,
+    WatchRecord,
+)
+
+T = TypeVar("T")
+PREFIX = "bs:"
+BATCH = 500
+
+# KEYS: watch hash, all watches, address's watches, condition index.
+# ARGV: id, created, max per address, fields... Returns {0, id} stored, {1, id} existing, {2} full.
+_ADD = """
+local existing = redis.call('GET', KEYS[4])
+if existing then return {1, existing} end
+if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[3]) then return {2, ''} end
+redis.call('HSET', KEYS[1], unpack(ARGV, 4))
+redis.call('ZADD', KEYS[2], tonumber(ARGV[2]), ARGV[1])
+redis.call('ZADD', KEYS[3], tonumber(ARGV[2]), ARGV[1])
+redis.call('SET', KEYS[4], ARGV[1])
+return {0, ARGV[1]}
+"""
+
+# KEYS: watch hash, all watches. ARGV: prefix, id. Returns the removed hash, or {} if none.
+_REMOVE = """
+local fields = redis.call('HGETALL', KEYS[1])
+if #fields == 0 then return fields end
+local h = {}
+for i = 1, #fields, 2 do h[fields[i]] = fields[i + 1] end
+redis.call('DEL', KEYS[1], ARGV[1] .. 'watchcond:' .. h['cond'])
+redis.call('ZREM', KEYS[2], ARGV[2])
+redis.call('ZREM', ARGV[1] .. 'acctwatches:' .. h['email'], ARGV[2])
+return fields
+"""
+
+# KEYS: watch hash, all alerts, the watch's alerts. ARGV: sent_at, record JSON.
+_RECORD = """
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('HSET', KEYS[1], 'fired', '1', 'last_alert_at', ARGV[1])
+end
+redis.call('RPUSH', KEYS[2], ARGV[2])
+redis.call('RPUSH', KEYS[3], ARGV[2])
+return 1
+"""
+
+# KEYS: watch hashes. Clears ``fired`` on those that still exist.
+_REARM = """
+for _, key in ipairs(KEYS) do
+  if redis.call('EXISTS', key) == 1 then redis.call('HSET', key, 'fired', '0') end
+end
+return #KEYS
+"""
+
+
+def _condition_key(watch: WatchRecord) -> str:
+    c = watch.condition
+    return f"{watch.email}:{watch.appid}:" + (c.tier or f"below:{c.below_usd!r}")
+
+
+def _from_hash(fields: dict[str, str]) -> WatchRecord:
+    below = fields.get("below_usd", "")
+    last = fields.get("last_alert_at", "")
+    return WatchRecord(
+        fields["watch_id"],
+        fields["email"],
+        int(fields["appid"]),
+        Condition(tier=fields.get("tier") or None, below_usd=float(below) if below else None),  # type: ignore[arg-type]
+        int(fields["created_at"]),
+        fields.get("fired") == "1",
+        int(last) if last else None,
+    )
+
+
+def _alert(raw: str) -> SentAlert:
+    data = orjson.loads(raw)
+    return SentAlert(
+        data["watch_id"],
+        int(data["sent_at"]),
+        data["snapshot_id"],
+        data["price_usd"],
+        data["tier"],
+        data["message_id"],
+    )
+
+
+class RedisWatchStore:
+    """Watches, addresses and sent alerts in Redis; every replica and ``alerts send`` share
+    them. A Redis fault raises KeyStoreUnavailable."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        self.client = client
+        self._add = client.register_script(_ADD)
+        self._remove = client.register_script(_REMOVE)
+        self._record = client.register_script(_RECORD)
+        self._rearm = client.register_script(_REARM)
+
+    @classmethod
+    def from_url(cls, url: str) -> RedisWatchStore:
+        """Given the key store's ``redis://HOST:PORT/DB`` (its lease parameters are ignored;
+        ``timeout`` in seconds, default 5), return the store."""
+        parts = urlsplit(url)
+        ours = {"replicas", "max_block", "lease_idle", "flush_every", "retry_after", "timeout"}
+        pairs = parse_qsl(parts.query)
+        timeout = float(dict(pairs).get("timeout", "5"))
+        client = redis.Redis.from_url(
+            urlunsplit(parts._replace(query=urlencode([p for p in pairs if p[0] not in ours]))),
+            decode_responses=True,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+        )
+        return cls(client)
+
+    @staticmethod
+    def _call(fn: Callable[[], T]) -> T:
+        try:
+            return fn()
+        except redis.RedisError as exc:
+            raise KeyStoreUnavailable(f"redis: {exc}") from exc
+
+    def add_watch(self, watch: WatchRecord) -> WatchRecord:
+        c = watch.condition
+        cond = _condition_key(watch)
+        fields: list[Any] = ["watch_id", watch.watch_id, "email", watch.email]
+        fields += ["appid", watch.appid, "tier", c.tier or ""]
+        fields += ["below_usd", "" if c.below_usd is None else repr(c.below_usd)]
+        fields += ["created_at", watch.created_at, "fired", "1" if watch.fired else "0"]
+        fields += ["last_alert_at", watch.last_alert_at or "", "cond", cond]
+        keys = [
+            f"{PREFIX}watch:{watch.watch_id}",
+            f"{PREFIX}watches",
+            f"{PREFIX}acctwatches:{watch.email}",
+            f"{PREFIX}watchcond:{cond}",
+        ]
+        args = [watch.watch_id, watch.created_at, MAX_WATCHES_PER_ADDRESS, *fields]
+        status, found = self._call(lambda: self._add(keys=keys, args=args))
+        if int(status) == 2:
+            raise TooManyWatches(f"at most {MAX_WATCHES_PER_ADDRESS} watches an address")
+        if int(status) == 1:
+            existing = self.find_watch(str(found))
+            if existing is not None:
+                return existing
+        return watch
+
+    def find_watch(self, watch_id: str) -> WatchRecord | None:
+        fields = self._call(lambda: self.client.hgetall(f"{PREFIX}watch:{watch_id}"))
+        return _from_hash({str(k): str(v) for k, v in dict(fields).items()}) if fields else None
+
+    def list_watches(self, email: str | None = None) -> list[WatchRecord]:
+        index = f"{PREFIX}acctwatches:{email}" if email is not None else f"{PREFIX}watches"
+        ids = [str(i) for i in self._call(lambda: self.client.zrange(index, 0, -1))]
+        found: list[WatchRecord] = []
+        for start in range(0, len(ids), BATCH):
+            pipe = self.client.pipeline(transaction=False)
+            for watch_id in ids[start : start + BATCH]:
+                pipe.hgetall(f"{PREFIX}watch:{watch_id}")
+            rows = self._call(pipe.execute)
+            found += [_from_hash({str(k): str(v) for k, v in r.items()}) for r in rows if r]
+        return found
+
+    def remove_watch(self, watch_id: str) -> WatchRecord:
+        keys = [f"{PREFIX}watch:{watch_id}", f"{PREFIX}watches"]
+        flat = self._call(lambda: self._remove(keys=keys, args=[PREFIX, watch_id]))
+        if not flat:
+            raise UnknownWatch(watch_id)
+        return _from_hash({str(k): str(v) for k, v in zip(flat[::2], flat[1::2], strict=True)})
+
+    def address(self, email: str) -> Address:
+        fields = self._call(lambda: self.client.hgetall(f"{PREFIX}waddr:{email}"))
+        confirmed = fields.get("confirmed_at") if fields else None
+        sent = fields.get("confirm_sent_at") if fields else None
+        return Address(email, int(confirmed) if confirmed else None, int(sent) if sent else None)
+
+    def confirm_address(self, email: str, now: int) -> None:
+        self._call(lambda: self.client.hsetnx(f"{PREFIX}waddr:{email}", "confirmed_at", now))
+
+    def confirmation_sent(self, email: str, now: int) -> None:
+        self._call(lambda: self.client.hset(f"{PREFIX}waddr:{email}", "confirm_sent_at", now))
+
+    def record_alert(self, alert: SentAlert) -> None:
+        record = orjson.dumps(
+            {
+                "watch_id": alert.watch_id,
+                "sent_at": alert.sent_at,
+                "snapshot_id": alert.snapshot_id,
+                "price_usd": alert.price_usd,
+                "tier": alert.tier,
+                "message_id": alert.message_id,
+            }
+        ).decode()
+        keys = [
+            f"{PREFIX}watch:{alert.watch_id}",
+            f"{PREFIX}walerts",
+            f"{PREFIX}walerts:{alert.watch_id}",
+        ]
+        self._call(lambda: self._record(keys=keys, args=[alert.sent_at, record]))
+
+    def rearm(self, watch_ids: list[str]) -> None:
+        for start in range(0, len(watch_ids), BATCH):
+            keys = [f"{PREFIX}watch:{w}" for w in watch_ids[start : start + BATCH]]
+            self._call(lambda keys=keys: self._rearm(keys=keys, args=[]))  # type: ignore[misc]
+
+    def sent_alerts(self, watch_id: str | None = None) -> list[SentAlert]:
+        key = f"{PREFIX}walerts:{watch_id}" if watch_id else f"{PREFIX}walerts"
+        return [_alert(str(r)) for r in self._call(lambda: self.client.lrange(key, 0, -1))]
+
+    def close(self) -> None:
+        self.client.close()

@@ -1,0 +1,188 @@
+"""The watch store interface, its records, the watch condition, and the factory choosing a
+backend (docs/API.md#watches).
+
+A watch is one address, one game and one condition: the game reaches a tier (``worth_it`` or
+``banger``) or its current price falls to ``below_usd`` or less. Watches live in the same store
+as accounts (the same SQLite file, or the same Redis) behind this interface of their own:
+:class:`shim.sqlite_watches.SQLiteWatchStore` and :class:`shim.redis_watches.RedisWatchStore`.
+
+Alerts are sent by ``bangscore alerts send`` (:mod:`bangscore.alerts`), only to confirmed
+addresses. A watch is *fired* once its alert was sent and stays so while its condition holds;
+it is re-armed when the condition stops holding, so each time the condition becomes true
+again gives one more alert.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from bangscore.shim.keystore import KeyStoreError
+
+WatchTier = Literal["worth_it", "banger"]
+TIERS: tuple[WatchTier, ...] = ("worth_it", "banger")
+# The tiers that satisfy each watched tier (a banger is also worth it).
+_REACHES: dict[str, frozenset[str]] = {
+    "worth_it": frozenset({"worth_it", "banger"}),
+    "banger": frozenset({"banger"}),
+}
+MAX_BELOW_USD = 10_000.0
+MAX_WATCHES_PER_ADDRESS = 100
+
+
+class UnknownWatch(KeyStoreError, LookupError):
+    """Raised when a watch id names no watch."""
+
+
+class TooManyWatches(KeyStoreError):
+    """Raised when an address already holds :data:`MAX_WATCHES_PER_ADDRESS` watches."""
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    """What a watch waits for: a tier reached (``tier``) or a price at or below ``below_usd``
+    (USD); exactly one of the two is set."""
+
+    tier: WatchTier | None = None
+    below_usd: float | None = None
+
+    def __post_init__(self) -> None:
+        if (self.tier is None) == (self.below_usd is None):
+            raise ValueError("a watch needs exactly one condition: a tier or a price")
+        if self.tier is not None and self.tier not in TIERS:
+            raise ValueError(f"unknown tier {self.tier!r}: use worth_it or banger")
+        if self.below_usd is not None and not (
+            math.isfinite(self.below_usd) and 0 <= self.below_usd <= MAX_BELOW_USD
+        ):
+            raise ValueError(f"a price must be from 0 to {MAX_BELOW_USD:,.0f} USD")
+
+    def met(self, record: dict[str, Any]) -> bool:
+        """Given a game's detail record (snapshot JSON: ``tier``, ``price_usd``), return
+        whether the condition holds for it."""
+        if self.tier is not None:
+            return str(record.get("tier")) in _REACHES[self.tier]
+        price = record.get("price_usd")
+        assert self.below_usd is not None
+        return isinstance(price, int | float) and price <= self.below_usd + 1e-9
+
+    def describe(self) -> str:
+        """Return the condition in words: ``"becomes worth it"``, ``"becomes a banger"`` or
+        ``"$9.99 or less"``."""
+        if self.tier is not None:
+            return "becomes a banger" if self.tier == "banger" else "becomes worth it"
+        return f"${self.below_usd:,.2f} or less"
+
+
+@dataclass(frozen=True, slots=True)
+class WatchRecord:
+    """A stored watch: id, lowercase address, Steam appid, condition, created (Unix s),
+    whether its alert has fired (and the condition still holds), and the last alert's time."""
+
+    watch_id: str
+    email: str
+    appid: int
+    condition: Condition
+    created_at: int
+    fired: bool = False
+    last_alert_at: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Address:
+    """What the store knows of an address: when it was confirmed and when the confirmation
+    email went out (Unix s, or None)."""
+
+    email: str
+    confirmed_at: int | None
+    confirm_sent_at: int | None
+
+    @property
+    def confirmed(self) -> bool:
+        """Return True once the address is confirmed (by its link, or by the operator)."""
+        return self.confirmed_at is not None
+
+
+@dataclass(frozen=True, slots=True)
+class SentAlert:
+    """One alert as recorded after the SMTP server accepted it: the watch, when (Unix s),
+    the snapshot it was read from, the price and tier it announced, and its Message-ID."""
+
+    watch_id: str
+    sent_at: int
+    snapshot_id: str
+    price_usd: float | None
+    tier: str | None
+    message_id: str
+
+
+def new_watch_id() -> str:
+    """Return a fresh watch id: ``w_`` and 10 URL-safe random characters."""
+    return "w_" + secrets.token_urlsafe(8)[:10]
+
+
+class WatchStore(Protocol):
+    """Watches, their addresses' confirmation, and the record of alerts sent."""
+
+    def add_watch(self, watch: WatchRecord) -> WatchRecord:
+        """Given a new watch, store it and return it. The same address, game and condition
+        already watched returns the stored watch instead. Raise TooManyWatches past the
+        per-address limit, KeyStoreUnavailable if the store is down."""
+        ...
+
+    def find_watch(self, watch_id: str) -> WatchRecord | None:
+        """Given a watch id, return the watch or None."""
+        ...
+
+    def list_watches(self, email: str | None = None) -> list[WatchRecord]:
+        """Given an address (or None: all), return its watches, oldest first."""
+        ...
+
+    def remove_watch(self, watch_id: str) -> WatchRecord:
+        """Given a watch id, delete the watch and return it; raise UnknownWatch."""
+        ...
+
+    def address(self, email: str) -> Address:
+        """Given an address, return its confirmation state (unknown: never confirmed)."""
+        ...
+
+    def confirm_address(self, email: str, now: int) -> None:
+        """Given an address, mark it confirmed at ``now`` (kept if already confirmed)."""
+        ...
+
+    def confirmation_sent(self, email: str, now: int) -> None:
+        """Given an address, record that its confirmation email went out at ``now``."""
+        ...
+
+    def record_alert(self, alert: SentAlert) -> None:
+        """Given an alert the SMTP server accepted, mark its watch fired and keep the record,
+        atomically. A watch removed meanwhile keeps only the record."""
+        ...
+
+    def rearm(self, watch_ids: list[str]) -> None:
+        """Given watches whose condition no longer holds, clear their fired flag."""
+        ...
+
+    def sent_alerts(self, watch_id: str | None = None) -> list[SentAlert]:
+        """Given a watch id (or None: all), return the alerts recorded, oldest first."""
+        ...
+
+    def close(self) -> None:
+        """Release connections; the store may be used again."""
+        ...
+
+
+def open_watch_store(url: str, *, create: bool = True) -> WatchStore:
+    """Given the key store's URL (``sqlite:///PATH`` or ``redis://HOST:PORT/DB``), return the
+    watch store in the same database; ValueError for another scheme. Without ``create`` a
+    missing SQLite file raises KeyStoreMissing."""
+    if url.startswith("sqlite:///"):
+        from bangscore.shim.sqlite_watches import SQLiteWatchStore
+
+        return SQLiteWatchStore(url.removeprefix("sqlite:///"), create=create)
+    if url.startswith(("redis://", "rediss://", "unix://")):
+        from bangscore.shim.redis_watches import RedisWatchStore
+
+        return RedisWatchStore.from_url(url)
+    raise ValueError(f"unsupported store {url!r}: use sqlite:///PATH or redis://HOST:PORT/DB")

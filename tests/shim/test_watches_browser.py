@@ -1,0 +1,106 @@
+"""Watching a game in a real browser (Debian's chromium, headless, Playwright) against a real
+``bangscore serve`` that sends its confirmation emails to a real SMTP server (aiosmtpd): a new
+user signs up, confirms the address through the emailed link, watches a game from its page
+and sees it listed on the account page, at 1280 and 375 px. Screenshots go to tests/output.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bangscore.storage import LocalStorage
+from tests import factories
+from tests.browser import (
+    DESKTOP,
+    OUTPUT,
+    PHONE,
+    SERIOUS,
+    ConsoleLog,
+    axe_violations,
+    chromium,
+    missing_tools,
+)
+from tests.live import ShimServer, wait_for
+from tests.smtp_server import SMTPServer, body_text
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.server]
+HOLLOW_KNIGHT = 367520
+
+
+@pytest.fixture(autouse=True)
+def _tools_installed() -> None:
+    """Fail (never skip) when chromium or axe-core is missing: `make deps` installs them."""
+    if (why := missing_tools()) is not None:
+        pytest.fail(why)
+
+
+@pytest.mark.parametrize(
+    "viewport", [pytest.param(DESKTOP, id="1280"), pytest.param(PHONE, id="375")]
+)
+def test_sign_up_confirm_and_watch_a_game_in_chromium(
+    viewport: dict[str, int], tmp_path: Path, smtp_server: SMTPServer
+) -> None:
+    from playwright.sync_api import expect
+
+    folder = tmp_path / "snapshots"
+    record = factories.make_record(
+        appid=HOLLOW_KNIGHT, name="Hollow Knight", price_usd=14.99, list_price_usd=14.99
+    )
+    factories.publish_catalog([*factories.small_catalog()[:5], record], LocalStorage(folder))
+    server = ShimServer(
+        tmp_path / "state",
+        tmp_path / "shim.log",
+        snapshot=folder,
+        env={"BANGSCORE_SMTP_URL": smtp_server.url},
+    ).start()
+    email = f"new-{viewport['width']}@example.com"
+    width = viewport["width"]
+    try:
+        with chromium() as browser:
+            context = browser.new_context(viewport=viewport)  # type: ignore[arg-type]
+            console = ConsoleLog()
+            page = console.watch(context.new_page())
+            page.goto(f"{server.url}/account")
+            page.fill("#signup-email", email)
+            page.fill("#signup-password", "a long enough password")
+            page.click("#signup")
+            expect(page.locator("#no-watches")).to_be_visible()
+
+            page.goto(f"{server.url}/game/{HOLLOW_KNIGHT}/hollow-knight")
+            page.click("#watch-game")
+            expect(page.locator("h1")).to_have_text("Watch Hollow Knight")
+            page.check("#cond-below")
+            page.fill("#below-usd", "10")
+            page.screenshot(path=str(OUTPUT / f"watch_form_{width}.png"), full_page=True)
+            page.click("#watch-submit")
+
+            rows = page.locator("#watch-list tbody tr")
+            expect(rows).to_have_count(1)
+            expect(rows.first).to_contain_text("Hollow Knight")
+            expect(rows.first).to_contain_text("$10.00 or less")
+            expect(page.locator("#unconfirmed")).to_be_visible()
+
+            wait_for(lambda: len(smtp_server.inbox.to(email)) == 1, 10, "emailed")
+            [confirmation] = smtp_server.inbox.to(email)
+            [link] = [line for line in body_text(confirmation).splitlines() if "?t=" in line]
+            page.goto(link.strip())
+            expect(page.locator("h1")).to_have_text("Address confirmed")
+
+            page.goto(f"{server.url}/account")
+            expect(page.locator("#unconfirmed")).to_have_count(0)
+            expect(page.locator("#watch-list tbody tr").first).to_contain_text("Hollow Knight")
+            overflow = page.evaluate(
+                "document.documentElement.scrollWidth > document.documentElement.clientWidth"
+            )
+            assert overflow is False
+            serious = [v for v in axe_violations(page) if v["impact"] in SERIOUS]
+            assert serious == []
+            OUTPUT.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(OUTPUT / f"account_watches_{width}.png"), full_page=True)
+            assert console.errors == []
+            context.close()
+    finally:
+        server.stop()
+    assert len(smtp_server.inbox.messages) == 1  # the confirmation, nothing else

@@ -1,0 +1,168 @@
+"""The watch store on both backends: SQLite (the accounts' file) and a real redis-server."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from bangscore.shim.keystore import AccountRecord, open_key_store
+from bangscore.shim.watchstore import (
+    MAX_WATCHES_PER_ADDRESS,
+    Condition,
+    SentAlert,
+    TooManyWatches,
+    UnknownWatch,
+    WatchRecord,
+    WatchStore,
+    open_watch_store,
+)
+
+StoreFactory = Callable[[], WatchStore]
+
+
+@pytest.fixture
+def sqlite_watches(tmp_path: Path) -> Iterator[StoreFactory]:
+    """Return a factory of watch stores on one SQLite file."""
+    opened: list[WatchStore] = []
+
+    def make() -> WatchStore:
+        opened.append(open_watch_store(f"sqlite:///{tmp_path / 'bangscore.sqlite3'}"))
+        return opened[-1]
+
+    yield make
+    for store in opened:
+        store.close()
+
+
+@pytest.fixture
+def redis_watches(redis_url: str) -> Iterator[StoreFactory]:
+    """Return a factory of watch stores on the session's real Redis (emptied)."""
+    opened: list[WatchStore] = []
+
+    def make() -> WatchStore:
+        opened.append(open_watch_store(redis_url))
+        return opened[-1]
+
+    yield make
+    for store in opened:
+        store.close()
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def make_store(request: pytest.FixtureRequest) -> StoreFactory:
+    """Each test once per backend."""
+    factory: StoreFactory = request.getfixturevalue(f"{request.param}_watches")
+    return factory
+
+
+def watch(watch_id: str, email: str = "a@x.io", appid: int = 367520, **cond: object) -> WatchRecord:
+    condition = Condition(**cond) if cond else Condition(below_usd=10.0)  # type: ignore[arg-type]
+    return WatchRecord(watch_id, email, appid, condition, created_at=100 + len(watch_id))
+
+
+def test_add_find_list_remove(make_store: StoreFactory) -> None:
+    store = make_store()
+    first = store.add_watch(watch("w_1"))
+    store.add_watch(watch("w_22", appid=620, tier="banger"))
+    store.add_watch(watch("w_333", email="b@x.io", tier="worth_it"))
+    assert store.find_watch("w_1") == first
+    assert [w.watch_id for w in store.list_watches("a@x.io")] == ["w_1", "w_22"]
+    assert [w.watch_id for w in store.list_watches()] == ["w_1", "w_22", "w_333"]
+    assert store.list_watches("a@x.io")[1].condition == Condition(tier="banger")
+    assert store.remove_watch("w_1") == first
+    assert store.find_watch("w_1") is None
+    with pytest.raises(UnknownWatch):
+        store.remove_watch("w_1")
+    assert [w.watch_id for w in make_store().list_watches()] == ["w_22", "w_333"]
+
+
+def test_the_same_condition_twice_is_one_watch(make_store: StoreFactory) -> None:
+    store = make_store()
+    store.add_watch(watch("w_1"))
+    again = store.add_watch(watch("w_2"))
+    assert again.watch_id == "w_1"
+    assert len(store.list_watches()) == 1
+    store.remove_watch("w_1")  # and once removed, it may be watched again
+    assert store.add_watch(watch("w_3")).watch_id == "w_3"
+
+
+def test_an_address_holds_a_bounded_number_of_watches(make_store: StoreFactory) -> None:
+    store = make_store()
+    for n in range(MAX_WATCHES_PER_ADDRESS):
+        store.add_watch(watch(f"w_{n}", appid=n + 1))
+    with pytest.raises(TooManyWatches):
+        store.add_watch(watch("w_over", appid=999_999))
+    assert store.add_watch(watch("w_other", email="b@x.io")).watch_id == "w_other"
+
+
+def test_alerts_fire_a_watch_and_rearm_clears_it(make_store: StoreFactory) -> None:
+    store = make_store()
+    store.add_watch(watch("w_1"))
+    alert = SentAlert("w_1", 500, "s2", 7.49, "banger", "<alert.w_1.s2@bangscore>")
+    store.record_alert(alert)
+    fired = store.find_watch("w_1")
+    assert fired is not None and fired.fired and fired.last_alert_at == 500
+    assert store.sent_alerts("w_1") == [alert]
+    assert store.sent_alerts() == [alert]
+    store.rearm(["w_1", "w_gone"])
+    rearmed = store.find_watch("w_1")
+    assert rearmed is not None and not rearmed.fired and rearmed.last_alert_at == 500
+    assert store.find_watch("w_gone") is None  # rearm never recreates a removed watch
+
+
+def test_addresses_are_confirmed_once(make_store: StoreFactory) -> None:
+    store = make_store()
+    assert not store.address("a@x.io").confirmed
+    store.confirmation_sent("a@x.io", 10)
+    assert store.address("a@x.io").confirm_sent_at == 10
+    store.confirm_address("a@x.io", 20)
+    store.confirm_address("a@x.io", 30)
+    address = store.address("a@x.io")
+    assert (address.confirmed, address.confirmed_at, address.confirm_sent_at) == (True, 20, 10)
+
+
+def test_sqlite_watches_share_the_accounts_file(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'bangscore.sqlite3'}"
+    keys = open_key_store(url)
+    keys.create_account(AccountRecord("a@x.io", "hash", 1))
+    watches = open_watch_store(url)
+    watches.add_watch(watch("w_1"))
+    assert keys.find_account("a@x.io") is not None
+    assert [w.watch_id for w in open_watch_store(url).list_watches()] == ["w_1"]
+    keys.close()
+    watches.close()
+
+
+@pytest.mark.parametrize(
+    ("condition", "record", "met"),
+    [
+        pytest.param(Condition(below_usd=10.0), {"price_usd": 7.49}, True, id="below"),
+        pytest.param(Condition(below_usd=10.0), {"price_usd": 10.0}, True, id="at-the-price"),
+        pytest.param(Condition(below_usd=10.0), {"price_usd": 14.99}, False, id="above"),
+        pytest.param(Condition(below_usd=10.0), {}, False, id="no-price"),
+        pytest.param(Condition(tier="worth_it"), {"tier": "banger"}, True, id="banger-is-worth"),
+        pytest.param(Condition(tier="worth_it"), {"tier": "worth_it"}, True, id="worth-it"),
+        pytest.param(Condition(tier="banger"), {"tier": "worth_it"}, False, id="not-a-banger"),
+        pytest.param(Condition(tier="worth_it"), {"tier": "skip"}, False, id="skip"),
+    ],
+)
+def test_condition_met(condition: Condition, record: dict[str, object], met: bool) -> None:
+    assert condition.met(record) is met
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        pytest.param({}, id="none"),
+        pytest.param({"tier": "banger", "below_usd": 5.0}, id="both"),
+        pytest.param({"tier": "cheap"}, id="unknown-tier"),
+        pytest.param({"below_usd": -1.0}, id="negative"),
+        pytest.param({"below_usd": float("nan")}, id="nan"),
+        pytest.param({"below_usd": 1e9}, id="huge"),
+    ],
+)
+def test_bad_conditions_are_refused(fields: dict[str, object]) -> None:
+    with pytest.raises(ValueError):
+        Condition(**fields)  # type: ignore[arg-type]

@@ -1,0 +1,275 @@
+"""``bangscore watch`` and ``bangscore alerts send`` end to end: real builds into a folder, the
+real SQLite store, a real SMTP server (aiosmtpd) whose received messages are read, and a real
+``bangscore serve`` answering the unsubscribe link."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator
+from email.message import EmailMessage
+from pathlib import Path
+
+import httpx
+import pytest
+
+from bangscore.alerts import Connect, SnapshotDetails, send_alerts
+from bangscore.cli import main
+from bangscore.ingest.catalog import write_catalog
+from bangscore.mail import Mailer, SMTPServer
+from bangscore.shim.watch_mail import WatchLinks
+from bangscore.shim.watchstore import Condition, WatchRecord, open_watch_store
+from bangscore.storage import LocalStorage
+from tests import factories
+from tests.live import ShimServer, free_port
+from tests.smtp_server import SMTPServer as LiveSMTP
+from tests.smtp_server import body_text
+
+HOLLOW_KNIGHT = 367520
+PLAYER = "player@example.com"
+
+
+def hollow_knight(price: float) -> list[object]:
+    """The small catalogue with Hollow Knight (list price $14.99) at ``price``."""
+    discount = round(100 * (1 - price / 14.99))
+    return [
+        *factories.small_catalog()[:6],
+        factories.make_record(
+            appid=HOLLOW_KNIGHT,
+            name="Hollow Knight",
+            price_usd=price,
+            list_price_usd=14.99,
+            discount_percent=discount,
+            main_story_hours=27.0,
+            review_score=0.97,
+            review_count=300_000,
+        ),
+    ]
+
+
+@pytest.fixture
+def bangscore(
+    tmp_path: Path, smtp_server: LiveSMTP, monkeypatch: pytest.MonkeyPatch
+) -> Callable[..., int]:
+    """Return a runner of the command line on this test's state folder and snapshot store,
+    with the SMTP server configured."""
+    for name in list(__import__("os").environ):
+        if name.startswith("BANGSCORE_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("BANGSCORE_SMTP_URL", smtp_server.url)
+    monkeypatch.setenv("BANGSCORE_MAIL_FROM", "BangScore <alerts@bangscore.test>")
+
+    def run(*args: str) -> int:
+        return main(["--state-dir", str(tmp_path / "state"), *args])
+
+    return run
+
+
+def build(tmp_path: Path, run: Callable[..., int], price: float) -> None:
+    """Build and publish the catalogue with Hollow Knight at ``price`` into tmp/snapshots."""
+    path = tmp_path / f"catalog-{price}.json.gz"
+    write_catalog(factories.make_catalog(hollow_knight(price)), path)  # type: ignore[arg-type]
+    assert run("build", "--catalog", str(path), "--out", str(tmp_path / "snapshots")) == 0
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[ShimServer]:
+    """A ``bangscore serve`` on the test's state folder and snapshots (started on demand)."""
+    server = ShimServer(tmp_path / "state", tmp_path / "shim.log", snapshot=tmp_path / "snapshots")
+    yield server
+    server.stop()
+
+
+def test_an_operator_watch_alerts_once_and_unsubscribes_in_one_click(
+    tmp_path: Path,
+    bangscore: Callable[..., int],
+    smtp_server: LiveSMTP,
+    served: ShimServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    snapshots = str(tmp_path / "snapshots")
+    build(tmp_path, bangscore, 14.99)
+    served.start()
+    monkeypatch.setenv("BANGSCORE_SITE_URL", served.url)
+    assert bangscore("watch", "add", "--account", "Player@Example.com", "--appid", "367520",
+                     "--below", "10") == 0  # fmt: skip
+    assert bangscore("alerts", "send", "--snapshot", snapshots) == 0
+    assert smtp_server.inbox.messages == []
+
+    build(tmp_path, bangscore, 7.49)
+    capsys.readouterr()
+    assert bangscore("alerts", "send", "--snapshot", snapshots) == 0
+    out = capsys.readouterr()
+    assert PLAYER not in out.out + out.err  # addresses are never printed by the sender
+    assert len(smtp_server.inbox.messages) == 1
+    message = smtp_server.inbox.messages[0]
+    assert message["To"] == PLAYER
+    assert "Hollow Knight" in message["Subject"] and "$7.49" in message["Subject"]
+    text = body_text(message)
+    assert "Price: $7.49 (50% off $14.99), as of 2025-01-01" in text
+    assert "Hollow Knight" in body_text(message, "html")
+    assert message["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    unsubscribe = str(message["List-Unsubscribe"]).strip("<>")
+    assert unsubscribe.startswith(f"{served.url}/account/watches/unsubscribe?t=")
+    assert unsubscribe in text
+
+    assert bangscore("alerts", "send", "--snapshot", snapshots) == 0
+    assert len(smtp_server.inbox.messages) == 1  # idempotent: nothing new
+
+    store = open_watch_store(f"sqlite:///{tmp_path / 'state' / 'bangscore.sqlite3'}")
+    [watch] = store.list_watches()
+    [sent] = store.sent_alerts()
+    assert (sent.watch_id, sent.price_usd, sent.message_id) == (
+        watch.watch_id,
+        7.49,
+        message["Message-ID"],
+    )
+    # RFC 8058: the mail client POSTs the body below, with no cookie and no sign-in.
+    answer = httpx.post(unsubscribe, data={"List-Unsubscribe": "One-Click"}, timeout=10)
+    assert answer.status_code == 200
+    assert "Watch removed" in answer.text
+    assert store.list_watches() == []
+    store.close()
+
+
+def test_a_refused_or_unreachable_server_leaves_alerts_pending(
+    tmp_path: Path,
+    bangscore: Callable[..., int],
+    smtp_server: LiveSMTP,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    snapshots = str(tmp_path / "snapshots")
+    build(tmp_path, bangscore, 7.49)
+    assert bangscore("watch", "add", "--account", PLAYER, "--appid", "367520",
+                     "--tier", "worth_it") == 0  # fmt: skip
+    capsys.readouterr()
+
+    smtp_server.inbox.refuse = True
+    assert bangscore("alerts", "send", "--snapshot", snapshots) == 1
+    err = capsys.readouterr().err
+    assert "refused the recipient [550]" in err and "1 message(s) left pending" in err
+    assert PLAYER not in err
+
+    monkeypatch.setenv("BANGSCORE_SMTP_URL", f"smtp://127.0.0.1:{free_port()}")
+    assert bangscore("alerts", "send", "--snapshot", snapshots) == 1
+    err = capsys.readouterr().err
+    assert "cannot reach the SMTP server 127.0.0.1:" in err and "Connection refused" in err
+    assert smtp_server.inbox.messages == []
+
+    monkeypatch.setenv("BANGSCORE_SMTP_URL", smtp_server.url)
+    smtp_server.inbox.refuse = False
+    assert bangscore("alerts", "send", "--snapshot", snapshots) == 0
+    assert [m["To"] for m in smtp_server.inbox.messages] == [PLAYER]
+    # watched for worth_it; a banger is worth it too
+    assert "is now a banger on BangScore" in smtp_server.inbox.messages[0]["Subject"]
+
+
+class Crash(BaseException):
+    """A crash after the SMTP server accepted a message and before it was recorded."""
+
+
+class CrashingMailer:
+    """A real Mailer that dies right after its first message was accepted."""
+
+    def __init__(self, mailer: Mailer) -> None:
+        self.mailer = mailer
+
+    def send(self, message: EmailMessage) -> None:
+        self.mailer.send(message)
+        raise Crash
+
+
+def test_a_crash_mid_send_sends_again_with_the_same_message_id(
+    tmp_path: Path, smtp_server: LiveSMTP
+) -> None:
+    storage = LocalStorage(tmp_path / "snapshots")
+    factories.publish_catalog(hollow_knight(7.49), storage)  # type: ignore[arg-type]
+    store = open_watch_store(f"sqlite:///{tmp_path / 'bangscore.sqlite3'}")
+    store.add_watch(WatchRecord("w_1", PLAYER, HOLLOW_KNIGHT, Condition(below_usd=10.0), 1))
+    store.confirm_address(PLAYER, 1)
+    server = SMTPServer.from_url(smtp_server.url)
+    links = WatchLinks("secret", "http://site.test")
+
+    @contextlib.contextmanager
+    def crashing() -> Iterator[CrashingMailer]:
+        with Mailer(server) as mailer:
+            yield CrashingMailer(mailer)
+
+    def run(connect: Connect) -> list[str]:
+        details = SnapshotDetails(storage)
+        result = send_alerts(
+            store,
+            details,
+            connect,
+            links=links,
+            from_address="a@b.test",
+            now=time.time,
+        )
+        return result.sent
+
+    with pytest.raises(Crash):
+        run(crashing)
+    assert store.sent_alerts() == []  # the crash came before the record
+    assert run(lambda: Mailer(server)) == ["w_1"]
+    first, second = smtp_server.inbox.messages
+    assert first["Message-ID"] == second["Message-ID"] == "<alert.w_1.s1@b.test>"
+    assert run(lambda: Mailer(server)) == []
+    store.close()
+
+
+def test_unconfirmed_addresses_get_only_their_confirmation(
+    tmp_path: Path, smtp_server: LiveSMTP
+) -> None:
+    storage = LocalStorage(tmp_path / "snapshots")
+    factories.publish_catalog(hollow_knight(7.49), storage)  # type: ignore[arg-type]
+    store = open_watch_store(f"sqlite:///{tmp_path / 'bangscore.sqlite3'}")
+    store.add_watch(WatchRecord("w_1", PLAYER, HOLLOW_KNIGHT, Condition(below_usd=10.0), 1))
+    server = SMTPServer.from_url(smtp_server.url)
+    links = WatchLinks("secret", "http://site.test")
+
+    def run() -> tuple[int, int, int]:
+        r = send_alerts(
+            store,
+            SnapshotDetails(storage),
+            lambda: Mailer(server),
+            links=links,
+            from_address="a@b.test",
+            now=time.time,
+        )
+        return len(r.sent), r.unconfirmed, r.confirmations
+
+    assert run() == (0, 1, 1)  # the confirmation the site could not send
+    assert run() == (0, 1, 0)  # and only once
+    [confirmation] = smtp_server.inbox.messages
+    assert "Confirm" in confirmation["Subject"]
+    [link] = [line for line in body_text(confirmation).splitlines() if "?t=" in line]
+    assert links.confirmed_email(link.split("t=", 1)[1]) == PLAYER
+    store.confirm_address(PLAYER, 2)
+    assert run() == (1, 0, 0)
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        pytest.param("smtp://127.0.0.1:8025", SMTPServer("127.0.0.1", 8025), id="plain"),
+        pytest.param("smtp://mail.test", SMTPServer("mail.test", 25), id="default-port"),
+        pytest.param(
+            "smtps://us%40er:p%3Ass@mail.test:465",
+            SMTPServer("mail.test", 465, True, "us@er", "p:ss"),
+            id="tls-credentials",
+        ),
+        pytest.param("smtps://mail.test", SMTPServer("mail.test", 465, True), id="tls-port"),
+    ],
+)
+def test_smtp_urls(url: str, expected: SMTPServer) -> None:
+    assert SMTPServer.from_url(url) == expected
+
+
+@pytest.mark.parametrize(
+    "url", [pytest.param("http://mail.test", id="scheme"), pytest.param("smtp://", id="no-host")]
+)
+def test_bad_smtp_urls(url: str) -> None:
+    with pytest.raises(ValueError):
+        SMTPServer.from_url(url)

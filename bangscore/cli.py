@@ -277,6 +277,10 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         max_field=settings.max_header_field,
         max_head=settings.max_request_head,
         head_seconds=settings.head_timeout_seconds,
+        max_headers=settings.max_header_count,
+        body_seconds=settings.body_timeout_seconds,
+        max_client_connections=settings.max_client_connections,
+        exempt=frozenset(a.strip() for a in settings.forwarded_allow_ips.split(",") if a.strip()),
     )
 
     # Workers are separate processes that read Settings() themselves: hand them the overrides.

@@ -25,8 +25,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bangscore.shim.handlers import EDGE_HEADERS, Resolved, Shim, etag_matches
 from bangscore.shim.keystore import KeyStoreUnavailable
+from bangscore.shim.page_policy import HSTS, browser_headers
 from bangscore.shim.problems import PROBLEM_TYPE, problem_body
-from bangscore.shim.protocol import PROTOCOL_ERROR
+from bangscore.shim.protocol import PROTOCOL_ERROR, BodyRefused
 from bangscore.shim.quota import AuthFailure, rate_headers
 
 log = logging.getLogger("bangscore.shim")
@@ -47,6 +48,8 @@ class EdgeMiddleware:
         request_id = secrets.token_hex(8)
         scope.setdefault("state", {})["request_id"] = request_id
         extra = [*EDGE_HEADERS, (b"x-request-id", request_id.encode())]
+        if self.shim.site_url.startswith("https://"):
+            extra.append((b"strict-transport-security", HSTS))
         started = False
 
         async def send_with_headers(message: Message) -> None:
@@ -56,7 +59,7 @@ class EdgeMiddleware:
                 headers = [*message.get("headers", []), *extra]
                 if not any(name == b"x-ratelimit-limit" for name, _ in headers):
                     headers += self._uncounted_rate(scope)
-                message["headers"] = headers
+                message["headers"] = browser_headers(scope["path"], headers)
             await send(message)
 
         error = scope.get("extensions", {}).get(PROTOCOL_ERROR)
@@ -76,6 +79,11 @@ class EdgeMiddleware:
             ):
                 return
             await self.app(scope, receive, send_with_headers)
+        except BodyRefused as refused:
+            if started:
+                return  # answered already; the protocol closes the connection
+            error = {"status": refused.status, "code": refused.code, "detail": refused.detail}
+            await self._protocol_error(scope, receive, send_with_headers, error)
         except Exception:
             log.exception("unhandled error in request %s", request_id)
             if started:

@@ -37,12 +37,25 @@ if TYPE_CHECKING:
 log = logging.getLogger("bangscore")
 
 
+def _log_safe(text: str) -> str:
+    """Given a request's text (a path and query), return it fit for a quoted log field:
+    ``"``, ``\\`` and control characters percent-encoded, so a line cannot be forged."""
+    return "".join(
+        f"%{ord(c):02X}" if c in '"\\' or ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 else c
+        for c in text
+    )
+
+
 class RedactKeys(logging.Filter):
-    """A logging filter that replaces API keys in messages and arguments by their key id."""
+    """A logging filter that replaces API keys in messages and arguments by their key id, and
+    escapes the request fields of access-log lines."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if isinstance(record.args, tuple):
-            record.args = tuple(redact(a) if isinstance(a, str) else a for a in record.args)
+            escape = _log_safe if record.name == "uvicorn.access" else (lambda a: a)
+            record.args = tuple(
+                escape(redact(a)) if isinstance(a, str) else a for a in record.args
+            )
         if isinstance(record.msg, str):
             record.msg = redact(record.msg)
         return True

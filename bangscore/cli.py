@@ -74,14 +74,14 @@ def app_from_settings(settings: Settings) -> Starlette:
         poll_seconds=settings.pointer_poll_seconds,
     )
     quota = Quota(
-        _open_store(settings, create=settings.store is None),
+        _open_store(settings, create=False),
         anonymous_limit=settings.anonymous_daily_limit,
         page_limit=settings.page_daily_limit,
         key_cache_seconds=settings.key_cache_seconds,
     )
     from bangscore.shim.accounts import load_session_secret
 
-    session_secret = load_session_secret(settings.session_secret, settings.state_dir)
+    session_secret = load_session_secret(settings.session_secret, settings.state_dir, create=False)
     return create_app(
         source,
         quota,
@@ -309,9 +309,13 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
     from uvicorn.config import LOGGING_CONFIG
 
+    from bangscore.shim.accounts import load_session_secret
     from bangscore.shim.protocol import BoundedProtocols, HeadLimits
 
-    _open_store(settings, create=settings.store is None).close()
+    # Never created here: a state folder removed under a running server must not come back
+    # empty on restart (every key 401, every account gone); `keys create` creates both.
+    _open_store(settings, create=False).close()
+    load_session_secret(settings.session_secret, settings.state_dir, create=False)
     limits = HeadLimits(
         max_line=settings.max_request_line,
         max_field=settings.max_header_field,
@@ -363,8 +367,11 @@ def cmd_keys_create(args: argparse.Namespace, settings: Settings) -> int:
             file=sys.stderr,
         )
         return 2
+    from bangscore.shim.accounts import load_session_secret
+
     try:
         store = _open_store(settings, create=True)
+        load_session_secret(settings.session_secret, settings.state_dir)
         key, record = issue_key(store, account, args.plan, args.limit, int(time.time()))
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -52,6 +52,7 @@ from bangscore.shim.keystore import (
     AccountExists,
     AccountRecord,
     KeyStore,
+    KeyStoreMissing,
     KeyStoreUnavailable,
     KeyView,
     UnknownKey,
@@ -125,18 +126,25 @@ class FormTooLarge(Exception):
     than :data:`MAX_FIELD_BYTES`."""
 
 
-def load_session_secret(configured: str | None, state_dir: Path) -> str:
+def load_session_secret(configured: str | None, state_dir: Path, *, create: bool = True) -> str:
     """Given the configured secret (or None) and the state folder, return the session secret.
 
     Without configuration, a random secret is created once in ``STATE/session_secret`` (mode
     0600) and reused, so every process sharing the state folder signs cookies alike; replicas
-    on several hosts must be configured with one secret. Raises OSError if it cannot be saved.
+    on several hosts must be configured with one secret. Raises OSError if it cannot be saved,
+    and KeyStoreMissing if it does not exist and ``create`` is false (``serve``: a vanished
+    state folder must not become new, empty state).
     """
     if configured:
         return configured
     path = state_dir / "session_secret"
     if path.exists():
         return path.read_text().strip()
+    if not create:
+        raise KeyStoreMissing(
+            f"no session secret at {path} (`bangscore keys create` creates it, or set "
+            "BANGSCORE_SESSION_SECRET)"
+        )
     state_dir.mkdir(parents=True, exist_ok=True)
     # Written aside then hard-linked into place: atomic, and the first process to link wins.
     temp = state_dir / f".session_secret.{os.getpid()}.tmp"

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from pathlib import Path
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -29,6 +30,7 @@ from bangscore.shim.page_policy import HSTS, browser_headers
 from bangscore.shim.problems import PROBLEM_TYPE, problem_body
 from bangscore.shim.protocol import PROTOCOL_ERROR, BodyRefused
 from bangscore.shim.quota import AuthFailure, rate_headers
+from bangscore.shim.store_watch import StoreWatch
 
 log = logging.getLogger("bangscore.shim")
 
@@ -40,6 +42,8 @@ class EdgeMiddleware:
     def __init__(self, app: ASGIApp, shim: Shim) -> None:
         self.app = app
         self.shim = shim
+        path = getattr(shim.quota.store, "path", None)  # a SQLite store's file
+        self.watch = StoreWatch(path if isinstance(path, Path) else None)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -70,6 +74,18 @@ class EdgeMiddleware:
         if len(path) > 1 and path.endswith("/"):
             scope["path"] = path.rstrip("/") or "/"
             scope["raw_path"] = scope.get("raw_path", b"").rstrip(b"/") or b"/"
+        if scope["path"] != "/metrics" and self.watch.vanished():
+            self.shim.quota.metrics.extra["store_vanished"] = 1
+            request = Request(scope)
+            response = self.shim.problem(
+                request,
+                "unavailable",
+                "The key store is unavailable; try again later.",
+                [],
+                headers={"Retry-After": "60"},
+            )
+            await response(scope, receive, send_with_headers)
+            return
         if scope["method"] == "OPTIONS" and _is_preflight(scope):
             await _preflight(send_with_headers)
             return

@@ -430,7 +430,12 @@ def cmd_keys_list(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_usage_report(args: argparse.Namespace, settings: Settings) -> int:
     """Print accounts whose keys together exceed one key's plan limit on a UTC day (term 4)."""
-    from bangscore.usage import abuse_report, format_report
+    from bangscore.usage import (
+        abuse_report,
+        format_network_report,
+        format_report,
+        network_report,
+    )
 
     try:
         day = dt.date.fromisoformat(args.date) if args.date else dt.datetime.now(dt.UTC).date()
@@ -439,7 +444,15 @@ def cmd_usage_report(args: argparse.Namespace, settings: Settings) -> int:
         return 2
     store = _open_store(settings, create=False)
     try:
-        report = format_report(abuse_report(store.list_keys(day)), day.isoformat())
+        views = store.list_keys(day)
+        networks: dict[str, str] = {}
+        for email in {v.record.account for v in views if v.today > 0}:
+            account = store.find_account(email)
+            if account is not None and account.network:
+                networks[email] = account.network
+        report = format_report(abuse_report(views), day.isoformat()) + format_network_report(
+            network_report(views, networks), day.isoformat()
+        )
         print("\n".join(_printable(line) for line in report.splitlines()))
     finally:
         store.close()

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import hmac
+import ipaddress
 import os
 import secrets
 import time
@@ -124,6 +125,18 @@ class SignInLimits:
 class FormTooLarge(Exception):
     """Raised when a posted form is larger than :data:`MAX_FORM_BYTES` or has a field larger
     than :data:`MAX_FIELD_BYTES`."""
+
+
+def signup_network(ip: str) -> str:
+    """Given a client IP, return the network an abuse report groups it in: its /24 (IPv4)
+    or /48 (IPv6), the block one subscriber or host usually holds; the text as given if it is
+    not an address."""
+    try:
+        address = ipaddress.ip_address(ip)
+    except ValueError:
+        return ip
+    prefix = 24 if address.version == 4 else 48
+    return str(ipaddress.ip_network(f"{address}/{prefix}", strict=False))
 
 
 def load_session_secret(configured: str | None, state_dir: Path, *, create: bool = True) -> str:
@@ -355,7 +368,8 @@ class AccountSite:
         except HashingBusy:
             return self.page(request, "account_message.html", 503, title="Try again", message=_BUSY)
         try:
-            self.store.create_account(AccountRecord(email, hashed, int(self.clock())))
+            record = AccountRecord(email, hashed, int(self.clock()), signup_network(ip))
+            self.store.create_account(record)
         except AccountExists:
             return self.page(request, "account_signin.html", 409, error=_TAKEN, typed=typed)
         except KeyStoreUnavailable:

@@ -184,3 +184,34 @@ def test_a_store_removed_while_serving_answers_503(
     assert answer.status_code == 503 and answer.json()["code"] == "unavailable"
     assert server.metrics()["bangscore_quota_store_vanished_total"] == 1
     wait_for(lambda: "removed or replaced while serving" in server.log(), 5, "logging it")
+
+
+# -- 9: the abuse report groups by sign-up network --------------------------------------------
+
+
+def test_the_abuse_report_groups_accounts_by_sign_up_network(
+    tmp_path: Path, server_factory: ServerFactory
+) -> None:
+    import datetime as dt
+
+    from bangscore.shim.keystore import issue_key
+    from bangscore.shim.sqlite_store import SQLiteKeyStore
+    from tests.hardening.test_abuse import sign_up
+
+    publish_into(tmp_path, small_catalog(), "s1")
+    server = server_factory(tmp_path)
+    emails = ["one@example.com", "two@example.com"]
+    assert [sign_up(server, email).status_code for email in emails] == [303, 303]
+    store = SQLiteKeyStore(tmp_path / "bangscore.sqlite3")
+    now = int(time.time())
+    day = dt.datetime.fromtimestamp(now, dt.UTC).date()
+    for email in emails:  # one free key each, 600 requests each today: 1,200 > 1,000
+        _, record = issue_key(store, email, "free", None, now)
+        store.add(record.subject, day, 600, now)
+    store.close()
+    run = cli(tmp_path, "usage", "report")
+    assert run.returncode == 0, run.stderr
+    assert "no account's keys together exceed" in run.stdout  # one key per account
+    line = next(x for x in run.stdout.splitlines() if x.startswith("127.0.0.0/24"))
+    assert line.split()[:5] == ["127.0.0.0/24", "2", "1200", "1000", "200"]
+    assert "one@example.com=600" in line and "two@example.com=600" in line

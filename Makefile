@@ -63,7 +63,7 @@ build: $(STAMP)  ## score the bundled real catalog and publish a snapshot under 
 	BANGSCORE_HOST=$(HOST) BANGSCORE_PORT=$(PORT) $(BIN)/bangscore build
 
 demo-key: $(STAMP)  ## create a demo key (free plan) and print it with a curl example
-	@key=$$($(BIN)/bangscore keys create --account demo@bangscore.local --plan free | tail -n 1); \
+	@key=$$($(BIN)/bangscore keys create --account demo@bangscore.example --plan free | tail -n 1); \
 	echo; echo "Demo API key (shown once): $$key"; echo; \
 	echo "Try:"; \
 	echo "  curl -H 'Authorization: Bearer $$key' 'http://$(HOST):$(PORT)/api/v1/games?genre=rpg&on_sale=true'"; \

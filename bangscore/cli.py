@@ -12,6 +12,7 @@ import copy
 import datetime as dt
 import logging
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -38,14 +39,26 @@ if TYPE_CHECKING:
     from bangscore.shim.watches import WatchOptions
 
 log = logging.getLogger("bangscore")
+SNAPSHOT_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z_-]{0,63}")  # never a path: no '.', no '/'
+
+
+def _log_safe(text: str) -> str:
+    """Given a request's text (a path and query), return it fit for a quoted log field:
+    ``"``, ``\\`` and control characters percent-encoded, so a line cannot be forged."""
+    return "".join(
+        f"%{ord(c):02X}" if c in '"\\' or ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 else c
+        for c in text
+    )
 
 
 class RedactKeys(logging.Filter):
-    """A logging filter that replaces API keys in messages and arguments by their key id."""
+    """A logging filter that replaces API keys in messages and arguments by their key id, and
+    escapes the request fields of access-log lines."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if isinstance(record.args, tuple):
-            record.args = tuple(redact(a) if isinstance(a, str) else a for a in record.args)
+            escape = _log_safe if record.name == "uvicorn.access" else (lambda a: a)
+            record.args = tuple(escape(redact(a)) if isinstance(a, str) else a for a in record.args)
         if isinstance(record.msg, str):
             record.msg = redact(record.msg)
         return True
@@ -64,14 +77,14 @@ def app_from_settings(settings: Settings) -> Starlette:
         poll_seconds=settings.pointer_poll_seconds,
     )
     quota = Quota(
-        _open_store(settings, create=settings.store is None),
+        _open_store(settings, create=False),
         anonymous_limit=settings.anonymous_daily_limit,
         page_limit=settings.page_daily_limit,
         key_cache_seconds=settings.key_cache_seconds,
     )
     from bangscore.shim.accounts import load_session_secret
 
-    session_secret = load_session_secret(settings.session_secret, settings.state_dir)
+    session_secret = load_session_secret(settings.session_secret, settings.state_dir, create=False)
     return create_app(
         source,
         quota,
@@ -171,13 +184,21 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
 
     try:
         return _build(args, settings)
-    except (CatalogError, UnscorableGame, ObjectStorageError, OSError, ValueError) as exc:
+    except (
+        CatalogError,
+        UnscorableGame,
+        ObjectStorageError,
+        OSError,
+        ValueError,
+        ArithmeticError,
+    ) as exc:
         print(f"error: build failed, the current snapshot is unchanged: {exc}", file=sys.stderr)
         return 1
 
 
 def _build(args: argparse.Namespace, settings: Settings) -> int:
-    from bangscore.build.publish import new_snapshot_id, publish
+    from bangscore.build.guard import check_catalog, check_shrink
+    from bangscore.build.publish import GC_GRACE_SECONDS, collect_garbage, new_snapshot_id, publish
     from bangscore.build.snapshot import snapshot_objects
     from bangscore.ingest.catalog import load_bundled_catalog, read_catalog
     from bangscore.scoring.pipeline import score_catalog
@@ -191,11 +212,13 @@ def _build(args: argparse.Namespace, settings: Settings) -> int:
     else:
         catalog, report = load_bundled_catalog(settings.data_dir, progress=True)
         print(report.summary())
+    check_catalog(catalog.games)
     games = score_catalog(catalog.games, progress=True)
     now = dt.datetime.now(dt.UTC)
     snapshot_id = new_snapshot_id(now)
     location = args.out or settings.snapshot_location
     storage = open_object_storage(location)
+    check_shrink(len(games), _current_games(storage), allow_shrink=args.allow_shrink)
     objects = snapshot_objects(
         games,
         site_url=settings.site_url,
@@ -216,16 +239,33 @@ def _build(args: argparse.Namespace, settings: Settings) -> int:
         meta=meta,
         keep=settings.keep_snapshots,
         progress=True,
+        repair=args.repair,
     )
+    collected, freed = collect_garbage(storage, grace_seconds=GC_GRACE_SECONDS)
     print(
         f"published snapshot {result.snapshot_id} to {location}: {len(games)} games, "
         f"{result.objects} objects ({result.bytes_total / 1e6:.1f} MB), uploaded "
-        f"{result.uploaded}, skipped {result.skipped} unchanged, pruned {len(result.pruned)}; "
+        f"{result.uploaded}, skipped {result.skipped} unchanged, pruned {len(result.pruned)}, "
+        f"collected {collected} unreferenced ({freed / 1e6:.1f} MB); "
         f"{time.perf_counter() - started:.1f} s"
     )
     if settings.export is not None:
         _export(settings, games, snapshot_id, now)
     return 0
+
+
+def _current_games(storage: Any) -> int | None:
+    """Given a snapshot store, return the current snapshot's game count (None: none yet)."""
+    from bangscore.manifest import SnapshotError, read_manifest
+
+    current = storage.read_pointer()
+    if current is None:
+        return None
+    try:
+        games = read_manifest(storage, current).meta.get("games")
+    except SnapshotError:
+        return None
+    return games if isinstance(games, int) else None
 
 
 def _export(settings: Settings, games: list[Any], snapshot_id: str, now: dt.datetime) -> None:
@@ -291,14 +331,22 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
     from uvicorn.config import LOGGING_CONFIG
 
+    from bangscore.shim.accounts import load_session_secret
     from bangscore.shim.protocol import BoundedProtocols, HeadLimits
 
-    _open_store(settings, create=settings.store is None).close()
+    # Never created here: a state folder removed under a running server must not come back
+    # empty on restart (every key 401, every account gone); `keys create` creates both.
+    _open_store(settings, create=False).close()
+    load_session_secret(settings.session_secret, settings.state_dir, create=False)
     limits = HeadLimits(
         max_line=settings.max_request_line,
         max_field=settings.max_header_field,
         max_head=settings.max_request_head,
         head_seconds=settings.head_timeout_seconds,
+        max_headers=settings.max_header_count,
+        body_seconds=settings.body_timeout_seconds,
+        max_client_connections=settings.max_client_connections,
+        exempt=frozenset(a.strip() for a in settings.forwarded_allow_ips.split(",") if a.strip()),
     )
 
     # Workers are separate processes that read Settings() themselves: hand them the overrides.
@@ -332,9 +380,21 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_keys_create(args: argparse.Namespace, settings: Settings) -> int:
     """Create a key and print it once, alone on the last line (the store is created if
     it does not exist yet: creating keys is what starts one)."""
+    from bangscore.shim.passwords import normalize_email
+
+    account = normalize_email(args.account)
+    if account is None:
+        print(
+            f"error: --account must be an email address, not {_printable(args.account[:80])}",
+            file=sys.stderr,
+        )
+        return 2
+    from bangscore.shim.accounts import load_session_secret
+
     try:
         store = _open_store(settings, create=True)
-        key, record = issue_key(store, args.account, args.plan, args.limit, int(time.time()))
+        load_session_secret(settings.session_secret, settings.state_dir)
+        key, record = issue_key(store, account, args.plan, args.limit, int(time.time()))
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -360,6 +420,12 @@ def cmd_keys_revoke(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _printable(text: str) -> str:
+    """Given text from the store (an email, typed by anyone), return it safe for a terminal:
+    control characters and escapes shown as ``\\xNN`` instead of acting on the terminal."""
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text)
+
+
 def _when(ts: int | None) -> str:
     return dt.datetime.fromtimestamp(ts, dt.UTC).strftime("%Y-%m-%d %H:%M") if ts else "never"
 
@@ -375,8 +441,8 @@ def cmd_keys_list(args: argparse.Namespace, settings: Settings) -> int:
     for v in views:
         r = v.record
         print(
-            f"{r.key_id:<9} {r.account:<28} {r.plan:<5} {r.daily_limit:>7} {r.state:<8} "
-            f"{_when(r.created_at):<17} {_when(v.last_used):<17} {v.today:>6}"
+            f"{r.key_id:<9} {_printable(r.account):<28} {r.plan:<5} {r.daily_limit:>7} "
+            f"{r.state:<8} {_when(r.created_at):<17} {_when(v.last_used):<17} {v.today:>6}"
         )
     return 0
 
@@ -386,7 +452,12 @@ def cmd_keys_list(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_usage_report(args: argparse.Namespace, settings: Settings) -> int:
     """Print accounts whose keys together exceed one key's plan limit on a UTC day (term 4)."""
-    from bangscore.usage import abuse_report, format_report
+    from bangscore.usage import (
+        abuse_report,
+        format_network_report,
+        format_report,
+        network_report,
+    )
 
     try:
         day = dt.date.fromisoformat(args.date) if args.date else dt.datetime.now(dt.UTC).date()
@@ -395,7 +466,16 @@ def cmd_usage_report(args: argparse.Namespace, settings: Settings) -> int:
         return 2
     store = _open_store(settings, create=False)
     try:
-        print(format_report(abuse_report(store.list_keys(day)), day.isoformat()), end="")
+        views = store.list_keys(day)
+        networks: dict[str, str] = {}
+        for email in {v.record.account for v in views if v.today > 0}:
+            account = store.find_account(email)
+            if account is not None and account.network:
+                networks[email] = account.network
+        report = format_report(abuse_report(views), day.isoformat()) + format_network_report(
+            network_report(views, networks), day.isoformat()
+        )
+        print("\n".join(_printable(line) for line in report.splitlines()))
     finally:
         store.close()
     return 0
@@ -405,13 +485,21 @@ def cmd_usage_report(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_snapshots(args: argparse.Namespace, settings: Settings) -> int:
-    """List, roll back to, or verify snapshots."""
-    from bangscore.build.publish import rollback
+    """List, roll back to or verify snapshots, or delete unreferenced objects (gc)."""
+    from bangscore.build.publish import collect_garbage, rollback
     from bangscore.manifest import SnapshotError, list_snapshots, read_manifest, verify
     from bangscore.storage import open_object_storage
 
+    snapshot_id = getattr(args, "id", None)
+    if snapshot_id is not None and not SNAPSHOT_ID.fullmatch(snapshot_id):
+        print(f"error: {_printable(snapshot_id[:80])!s} is not a snapshot id", file=sys.stderr)
+        return 1
     storage = open_object_storage(args.snapshot or settings.snapshot_location)
     try:
+        if args.action == "gc":
+            count, freed = collect_garbage(storage, grace_seconds=args.grace_hours * 3600)
+            print(f"deleted {count} unreferenced objects ({freed / 1e6:.1f} MB)")
+            return 0
         if args.action == "list":
             current = storage.read_pointer()
             for sid in list_snapshots(storage):
@@ -458,6 +546,16 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--export", help="Bulk export store: folder or s3://bucket/prefix")
     p.add_argument("--catalog", type=Path, help="catalog file from `bangscore ingest`")
     p.add_argument("--site-url", help="the website's base URL baked into the snapshot")
+    p.add_argument(
+        "--allow-shrink",
+        action="store_true",
+        help="publish even if the build rates over 20%% fewer games than the current snapshot",
+    )
+    p.add_argument(
+        "--repair",
+        action="store_true",
+        help="re-hash every reused object and upload again any whose bytes are wrong",
+    )
     p.set_defaults(func=cmd_build)
 
     p = sub.add_parser("ingest", help="refresh the catalog from the live sources")
@@ -520,6 +618,9 @@ def parser() -> argparse.ArgumentParser:
     ssub.add_parser("list", help="list snapshots (* marks the current one)")
     ssub.add_parser("rollback", help="make an older snapshot current").add_argument("id")
     ssub.add_parser("verify", help="check every object's digest").add_argument("id")
+    ssub.add_parser(
+        "gc", help="delete objects no snapshot references (older than the grace period)"
+    ).add_argument("--grace-hours", type=bounded_int(0, 24 * 365), default=24)
     snaps.set_defaults(func=cmd_snapshots)
     return top
 

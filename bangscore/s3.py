@@ -42,6 +42,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from bangscore.storage import (
     POINTER_KEY,
+    ObjectInfo,
     ObjectNotFound,
     ObjectStorageError,
     ObjectStorageUnavailable,
@@ -201,6 +202,17 @@ class S3Storage:
             for page in paginator.paginate(Bucket=self.config.bucket, Prefix=self._root + prefix):
                 for item in page.get("Contents", []):
                     yield item["Key"][len(self._root) :]
+        except (ClientError, BotoCoreError) as exc:
+            raise self._error(exc, prefix) from exc
+
+    def list_objects(self, prefix: str) -> Iterator[ObjectInfo]:
+        """Given a prefix, yield every object under it with its size and last write."""
+        paginator = self.client.get_paginator("list_objects_v2")
+        try:
+            for page in paginator.paginate(Bucket=self.config.bucket, Prefix=self._root + prefix):
+                for item in page.get("Contents", []):
+                    key = item["Key"][len(self._root) :]
+                    yield ObjectInfo(key, int(item["Size"]), item["LastModified"].timestamp())
         except (ClientError, BotoCoreError) as exc:
             raise self._error(exc, prefix) from exc
 

@@ -59,6 +59,15 @@ class Settings(BaseSettings):
     head_timeout_seconds: float = Field(
         10.0, gt=0, le=300, description="Time to send a complete request head (else 408/closed)"
     )
+    body_timeout_seconds: float = Field(
+        10.0, gt=0, le=300, description="Time to send a request body after its head (else 408)"
+    )
+    max_header_count: int = Field(
+        100, ge=10, le=10_000, description="Header fields in one request head (else 431)"
+    )
+    max_client_connections: int = Field(
+        64, ge=1, le=100_000, description="Open connections per client address per process"
+    )
     keep_alive_seconds: int = Field(
         5, ge=1, le=300, description="Idle keep-alive connections are closed after this"
     )

@@ -39,6 +39,15 @@ class PointerConflict(ObjectStorageError):
 
 
 @dataclass(frozen=True, slots=True)
+class ObjectInfo:
+    """One stored object as listed: its key, size in bytes and last write (Unix seconds)."""
+
+    key: str
+    size: int
+    modified: float
+
+
+@dataclass(frozen=True, slots=True)
 class StoredObject:
     """One object to write: key, body bytes and its HTTP Content-Type."""
 
@@ -62,6 +71,10 @@ class ObjectStorage(Protocol):
 
     def list_keys(self, prefix: str) -> Iterator[str]:
         """Given a prefix, yield every key under it."""
+        ...
+
+    def list_objects(self, prefix: str) -> Iterator[ObjectInfo]:
+        """Given a prefix, yield every object under it with its size and last write."""
         ...
 
     def delete_many(self, keys: Iterable[str]) -> int:
@@ -144,6 +157,12 @@ class LocalStorage:
             if path.is_file() and not path.name.startswith(".tmp-"):
                 yield path.relative_to(self.root).as_posix()
 
+    def list_objects(self, prefix: str) -> Iterator[ObjectInfo]:
+        for key in self.list_keys(prefix):
+            with contextlib.suppress(FileNotFoundError):
+                stat = self._path(key).stat()
+                yield ObjectInfo(key, stat.st_size, stat.st_mtime)
+
     def delete_many(self, keys: Iterable[str]) -> int:
         count = 0
         for key in keys:
@@ -204,6 +223,13 @@ class MemoryStorage:
         with self._lock:
             keys = sorted(k for k in self.objects if k.startswith(prefix))
         yield from keys
+
+    def list_objects(self, prefix: str) -> Iterator[ObjectInfo]:
+        for key in self.list_keys(prefix):
+            with self._lock:
+                found = self.objects.get(key)
+            if found is not None:
+                yield ObjectInfo(key, len(found), 0.0)  # written "long ago": gc may take it
 
     def delete_many(self, keys: Iterable[str]) -> int:
         count = 0

@@ -43,6 +43,7 @@ from pathlib import Path
 import httpx
 
 from bangscore.ingest.catalog import load_bundled_catalog, write_catalog
+from bangscore.shim.accounts import load_session_secret
 from bangscore.shim.keystore import issue_key, open_key_store
 from bangscore.shim.sqlite_store import SQLiteKeyStore
 from bench.catalogs import (
@@ -292,6 +293,7 @@ def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
     store = SQLiteKeyStore(real_state / "bangscore.sqlite3")
     key, bulk_key = issue_key(store, "bench@bangscore.local", "bulk", BULK_LIMIT, 0)
     store.close()
+    load_session_secret(None, real_state)  # as `keys create` does: serve creates none
     auth = {"Authorization": f"Bearer {key}"}
 
     records = detail_records(real_state / "snapshots")

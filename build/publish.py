@@ -29,9 +29,10 @@ from bangscore.manifest import (
     object_key,
     read_manifest,
 )
-from bangscore.storage import ObjectStorage, StoredObject
+from bangscore.storage import ObjectNotFound, ObjectStorage, StoredObject
 
 KEEP_SNAPSHOTS = 7
+GC_GRACE_SECONDS = 24 * 3600  # an unreferenced object younger than this may be a build's
 
 
 def new_snapshot_id(now: dt.datetime) -> str:
@@ -62,16 +63,20 @@ def publish(
     meta: dict[str, Any],
     keep: int = KEEP_SNAPSHOTS,
     progress: bool = False,
+    repair: bool = False,
 ) -> PublishReport:
     """Given a store and a snapshot's objects, write them, then the manifest, then the pointer.
 
-    Bodies already in the store (referenced by a kept manifest) are not uploaded again.
+    A body already in the store is not uploaded again if the stored object has the right
+    size, and with ``repair`` only if its bytes also hash to its key; a missing, truncated or
+    (with ``repair``) corrupted object is uploaded again, so a new build heals the store.
     Raises PointerConflict if another build moved the pointer meanwhile (its snapshot wins;
     ours is removed), or ObjectStorageError from the backend; either way ``current`` is unchanged.
     """
     started = time.perf_counter()
     expected = storage.read_pointer()
-    present = _referenced(storage)
+    sizes = {info.key: info.size for info in storage.list_objects("objects/")}
+    present: set[str] = set()
     entries: dict[str, Entry] = {}
     counts = {"uploaded": 0, "bytes_total": 0, "bytes_uploaded": 0}
 
@@ -80,7 +85,8 @@ def publish(
             sha = digest(obj.body)
             entries[obj.key] = Entry(sha, obj.content_type, len(obj.body))
             counts["bytes_total"] += len(obj.body)
-            if sha in present:
+            if sha in present or _intact(storage, sha, len(obj.body), sizes, repair=repair):
+                present.add(sha)
                 continue
             present.add(sha)
             counts["uploaded"] += 1
@@ -106,6 +112,37 @@ def publish(
         seconds=time.perf_counter() - started,
         pruned=tuple(pruned),
     )
+
+
+def _intact(
+    storage: ObjectStorage, sha: str, size: int, sizes: dict[str, int], *, repair: bool
+) -> bool:
+    key = object_key(sha)
+    if sizes.get(key) != size:
+        return False
+    if not repair:
+        return True
+    try:
+        return digest(storage.get(key)) == sha
+    except ObjectNotFound:
+        return False
+
+
+def collect_garbage(
+    storage: ObjectStorage, *, grace_seconds: float, now: float | None = None
+) -> tuple[int, int]:
+    """Given a store, delete the objects no snapshot manifest references that were written
+    more than ``grace_seconds`` ago (younger ones may belong to a build in progress); return
+    (objects deleted, bytes freed)."""
+    live = _referenced(storage)
+    cutoff = (time.time() if now is None else now) - grace_seconds
+    doomed = [
+        info
+        for info in storage.list_objects("objects/")
+        if info.key.rsplit("/", 1)[-1] not in live and info.modified <= cutoff
+    ]
+    storage.delete_many(info.key for info in doomed)
+    return len(doomed), sum(info.size for info in doomed)
 
 
 def _referenced(storage: ObjectStorage, ids: Iterable[str] | None = None) -> set[str]:

@@ -155,7 +155,7 @@ PIDS+=($!)
 wait_port "$PORT" nginx "$!"
 
 # -- a demo key --------------------------------------------------------------------------------
-KEY="$(bangscore keys create --account demo@bangscore.local --plan free | tail -n 1)"
+KEY="$(bangscore keys create --account demo@bangscore.example --plan free | tail -n 1)"
 (umask 077 && echo "$KEY" >"$DIR/demo_key")
 log "demo key (free plan, shown once; also in $DIR/demo_key): $KEY"
 log "try: curl -H 'Authorization: Bearer $KEY' '$SITE/api/v1/games?genre=rpg'"

@@ -14,8 +14,13 @@ Sign-in throttling slows the failing client, never the account's owner: failures
 per (account, client IP) and per client IP in the KeyStore (so every replica sees them), and
 past a few free attempts each further attempt must wait a delay that doubles with every
 failure, up to 15 minutes; a refused attempt answers 429 with ``Retry-After`` and is not
-checked. The owner signing in from another client starts with a clean slate; a success
-forgets that pair's failures. Sign-ups are limited per IP in 15-minute buckets.
+checked. The attempt is reserved before its password is checked (counted as a failure of
+the pair at once, forgiven on success), so concurrent attempts cannot all pass the same free
+allowance; password hashing runs at most :data:`passwords.HASHING_SLOTS` at a time per process
+(:class:`passwords.HashingGate`). The owner signing in from another client starts with a clean
+slate; a success forgets that pair's failures. Sign-ups are limited per IP per hour and per
+day. Emails and passwords are checked by :mod:`shim.passwords`; a form larger than
+:data:`MAX_FORM_BYTES`, or with a field over :data:`MAX_FIELD_BYTES`, answers 413.
 A new key is shown once, in the response to the POST that created it, and never stored.
 """
 
@@ -23,8 +28,8 @@ from __future__ import annotations
 
 import contextlib
 import hmac
+import ipaddress
 import os
-import re
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -32,10 +37,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import anyio.to_thread
+from importlib import resources
+
 import jinja2
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.requests import Request
@@ -48,18 +55,27 @@ from bangscore.shim.keystore import (
     AccountExists,
     AccountRecord,
     KeyStore,
+    KeyStoreMissing,
     KeyStoreUnavailable,
     KeyView,
     UnknownKey,
     issue_key,
 )
+from bangscore.shim.passwords import (
+    MAX_PASSWORD,
+    HashingBusy,
+    HashingGate,
+    normalize_email,
+    password_problem,
+)
 from bangscore.shim.quota import window_at
 
-EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]+$")
-MIN_PASSWORD = 10
-MAX_PASSWORD = 1024  # argon2 takes any length; a bound keeps form bodies small
+__all__ = ["AccountSite", "SignInLimits", "account_routes", "normalize_email"]
+
 MAX_ACTIVE_KEYS = 10
 BUCKET_SECONDS = 900
+MAX_FORM_BYTES = 16 * 1024
+MAX_FIELD_BYTES = 4096
 SESSION_COOKIE = "bangscore_session"
 SESSION_IDLE_SECONDS = 3600
 SESSION_MAX_SECONDS = 12 * 3600
@@ -87,14 +103,16 @@ class SignInLimits:
     ``free_per_client`` from one client IP over all accounts, wait for nothing; each failure
     past them makes the next attempt wait ``2 ** (failures - free)`` seconds, at most
     ``max_delay``. Failures are forgotten ``forget_after`` seconds after the last one.
-    ``signups_per_ip`` sign-ups are allowed per 15-minute bucket.
+    ``signups_per_ip`` sign-ups are allowed per client IP per hour, and
+    ``signups_per_ip_day`` per UTC day.
     """
 
     free_per_account_client: int = 3
     free_per_client: int = 10
     max_delay: int = 900
     forget_after: int = 3600
-    signups_per_ip: int = 10
+    signups_per_ip: int = 3
+    signups_per_ip_day: int = 10
 
     def delay(self, failures: int, free: int) -> int:
         """Given a subject's failures and its free attempts, return the seconds the next
@@ -104,24 +122,42 @@ class SignInLimits:
         return min(self.max_delay, 1 << min(failures - free, 20))
 
 
-def normalize_email(raw: str) -> str | None:
-    """Given a typed email, return it trimmed and lowercased, or None if it is not an email."""
-    email = raw.strip().lower()
-    return email if len(email) <= 254 and EMAIL.match(email) else None
+class FormTooLarge(Exception):
+    """Raised when a posted form is larger than :data:`MAX_FORM_BYTES` or has a field larger
+    than :data:`MAX_FIELD_BYTES`."""
 
 
-def load_session_secret(configured: str | None, state_dir: Path) -> str:
+def signup_network(ip: str) -> str:
+    """Given a client IP, return the network an abuse report groups it in: its /24 (IPv4)
+    or /48 (IPv6), the block one subscriber or host usually holds; the text as given if it is
+    not an address."""
+    try:
+        address = ipaddress.ip_address(ip)
+    except ValueError:
+        return ip
+    prefix = 24 if address.version == 4 else 48
+    return str(ipaddress.ip_network(f"{address}/{prefix}", strict=False))
+
+
+def load_session_secret(configured: str | None, state_dir: Path, *, create: bool = True) -> str:
     """Given the configured secret (or None) and the state folder, return the session secret.
 
     Without configuration, a random secret is created once in ``STATE/session_secret`` (mode
     0600) and reused, so every process sharing the state folder signs cookies alike; replicas
-    on several hosts must be configured with one secret. Raises OSError if it cannot be saved.
+    on several hosts must be configured with one secret. Raises OSError if it cannot be saved,
+    and KeyStoreMissing if it does not exist and ``create`` is false (``serve``: a vanished
+    state folder must not become new, empty state).
     """
     if configured:
         return configured
     path = state_dir / "session_secret"
     if path.exists():
         return path.read_text().strip()
+    if not create:
+        raise KeyStoreMissing(
+            f"no session secret at {path} (`bangscore keys create` creates it, or set "
+            "BANGSCORE_SESSION_SECRET)"
+        )
     state_dir.mkdir(parents=True, exist_ok=True)
     # Written aside then hard-linked into place: atomic, and the first process to link wins.
     temp = state_dir / f".session_secret.{os.getpid()}.tmp"
@@ -166,6 +202,7 @@ class AccountSite:
         self.session_idle = session_idle
         self.session_max = session_max
         self.hasher = hasher or PasswordHasher()
+        self.gate = HashingGate()
         self.clock = clock
         # Verified against when the email is unknown, so both cases take the same time.
         self._dummy_hash = self.hasher.hash(secrets.token_urlsafe(16))
@@ -192,20 +229,31 @@ class AccountSite:
         )
 
     async def form(self, request: Request) -> dict[str, str] | None:
-        """Given a POST, return its text fields, or None if the CSRF token is missing or wrong."""
-        async with request.form(max_files=0, max_fields=10, max_part_size=4096) as data:
-            fields = {k: v for k, v in data.items() if isinstance(v, str)}
+        """Given a POST, return its text fields, or None if the CSRF token is missing or wrong.
+        Raises FormTooLarge past :data:`MAX_FORM_BYTES` or a field past :data:`MAX_FIELD_BYTES`."""
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > MAX_FORM_BYTES:
+            raise FormTooLarge
+        try:
+            async with request.form(
+                max_files=0, max_fields=10, max_part_size=MAX_FIELD_BYTES
+            ) as data:
+                fields = {k: v for k, v in data.items() if isinstance(v, str)}
+        except HTTPException:  # a multipart part past max_part_size
+            raise FormTooLarge from None
+        if any(len(v.encode()) > MAX_FIELD_BYTES for v in fields.values()):
+            raise FormTooLarge
         expected = request.session.get("csrf")
         sent = fields.get("csrf", "")
         if not isinstance(expected, str) or not hmac.compare_digest(expected, sent):
             return None
         return fields
 
-    def allowed(self, subject: str, limit: int) -> bool:
+    def allowed(self, subject: str, limit: int, bucket_seconds: int = BUCKET_SECONDS) -> bool:
         """Given a rate-limit subject and its limit per bucket, count one attempt; True if
         under the limit. A store fault fails open (the password check still guards)."""
         now = self.clock()
-        bucket = int(now) // BUCKET_SECONDS
+        bucket = int(now) // bucket_seconds
         try:
             hit = self.store.hit(f"{subject}:{bucket}", window_at(now).day, limit, int(now))
         except KeyStoreUnavailable:
@@ -249,11 +297,27 @@ class AccountSite:
         )
         return max(0, ready - now)
 
+    def reserve_signin(self, email: str, ip: str) -> int:
+        """Given an email and a client IP allowed to try now, reserve the attempt: count it
+        as a failure of the pair before any password is checked (a success forgives it).
+        Return the seconds to wait instead if attempts raced past the free allowance: of N
+        concurrent attempts, only those within the free ones go on. A store fault fails open."""
+        now, limits = int(self.clock()), self.limits
+        subject = f"signin:pair:{email}:{ip}"
+        try:
+            before = self.store.failures(subject, now)
+            reserved = self.store.fail(subject, now, limits.forget_after)
+        except KeyStoreUnavailable:
+            return 0
+        raced = reserved.count - 1 > before.count
+        wait = limits.delay(reserved.count - 1, limits.free_per_account_client)
+        return wait if raced and wait > 0 else 0
+
     def signin_failed(self, email: str, ip: str) -> None:
-        """Given the email and client IP of a failed sign-in, count it for both subjects."""
+        """Given the email and client IP of a failed sign-in, count it for the client IP (the
+        pair's failure was counted when the attempt was reserved)."""
         now, forget = int(self.clock()), self.limits.forget_after
         with contextlib.suppress(KeyStoreUnavailable):  # fail open: the password still guards
-            self.store.fail(f"signin:pair:{email}:{ip}", now, forget)
             self.store.fail(f"signin:ip:{ip}", now, forget)
 
     @staticmethod
@@ -299,15 +363,23 @@ class AccountSite:
         email = normalize_email(fields.get("email", ""))
         password = fields.get("password", "")
         typed = fields.get("email", "")[:254]
-        if not self.allowed(f"signup:ip:{self.client_ip(request)}", self.limits.signups_per_ip):
+        ip, limits = self.client_ip(request), self.limits
+        if not self.allowed(f"signup:ip:{ip}", limits.signups_per_ip, 3600) or not self.allowed(
+            f"signup:ip-day:{ip}", limits.signups_per_ip_day, 86400
+        ):
             return self.page(request, "account_signin.html", 429, error=_SLOW, typed=typed)
         if email is None:
             return self.page(request, "account_signin.html", 400, error=_BAD_EMAIL, typed=typed)
-        if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
-            return self.page(request, "account_signin.html", 400, error=_BAD_PW, typed=typed)
-        hashed = await anyio.to_thread.run_sync(self.hasher.hash, password)
+        problem = password_problem(password, email)
+        if problem is not None:
+            return self.page(request, "account_signin.html", 400, error=problem, typed=typed)
         try:
-            self.store.create_account(AccountRecord(email, hashed, int(self.clock())))
+            hashed = await self.gate.run(lambda: self.hasher.hash(password))
+        except HashingBusy:
+            return self.page(request, "account_message.html", 503, title="Try again", message=_BUSY)
+        try:
+            record = AccountRecord(email, hashed, int(self.clock()), signup_network(ip))
+            self.store.create_account(record)
         except AccountExists:
             return self.page(request, "account_signin.html", 409, error=_TAKEN, typed=typed)
         except KeyStoreUnavailable:
@@ -322,7 +394,7 @@ class AccountSite:
         email = normalize_email(typed) or typed.strip().lower()
         password = fields.get("password", "")[:MAX_PASSWORD]
         ip = self.client_ip(request)
-        wait = self.wait_before_signin(email, ip)
+        wait = self.wait_before_signin(email, ip) or self.reserve_signin(email, ip)
         if wait > 0:
             response = self.page(
                 request, "account_signin.html", 429, error=_slow(wait), typed=typed
@@ -333,7 +405,11 @@ class AccountSite:
             account = self.store.find_account(email)
         except KeyStoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
-        if not await anyio.to_thread.run_sync(self._verify, account, password):
+        try:
+            verified = await self.gate.run(lambda: self._verify(account, password))
+        except HashingBusy:
+            return self.page(request, "account_message.html", 503, title="Try again", message=_BUSY)
+        if not verified:
             self.signin_failed(email, ip)
             return self.page(request, "account_signin.html", 401, error=_WRONG, typed=typed)
         with contextlib.suppress(KeyStoreUnavailable):
@@ -425,7 +501,9 @@ def _when(ts: int | None) -> str:
 
 _CSRF = "Your session expired or the form was stale. Go back, reload the page and try again."
 _DOWN = "The account store is unreachable right now; please try again in a minute."
-_SLOW = "Too many attempts. Wait 15 minutes and try again."
+_SLOW = "Too many sign-ups from here. Wait an hour and try again."
+_BUSY = "Too many sign-ins are being checked right now; please try again in a few seconds."
+_TOO_LARGE = "The form sent was too large."
 
 
 def _slow(seconds: int) -> str:
@@ -433,10 +511,21 @@ def _slow(seconds: int) -> str:
 
 
 _BAD_EMAIL = "Enter a valid email address."
-_BAD_PW = f"Choose a password of at least {MIN_PASSWORD} characters."
 _TAKEN = "An account with this email exists. Sign in instead."
 _WRONG = "Wrong email or password."
 _TOO_MANY = f"An account may hold at most {MAX_ACTIVE_KEYS} active keys; revoke one first."
+
+
+async def keys_script(request: Request) -> Response:
+    """Serve the keys page's script (copy a new key, confirm a revocation)."""
+    return Response(
+        _KEYS_JS,
+        headers={"Cache-Control": "public, max-age=3600"},
+        media_type="text/javascript; charset=utf-8",
+    )
+
+
+_KEYS_JS = (resources.files("bangscore.site") / "templates" / "keys.js").read_bytes()
 
 
 def session_middleware(
@@ -469,9 +558,26 @@ def account_routes(
     session = session_middleware(site, session_secret=session_secret, https_only=https_only)
 
     def route(path: str, endpoint: Callable[[Request], Awaitable[Response]], method: str) -> Route:
-        return Route(path, endpoint, methods=[method], middleware=session)
+        async def guarded(request: Request) -> Response:
+            try:
+                return await endpoint(request)
+            except FormTooLarge:
+                response = render(
+                    "account_message.html",
+                    413,
+                    site_url=site.site_url,
+                    email=None,
+                    csrf="",
+                    title="Too large",
+                    message=_TOO_LARGE,
+                )
+                response.headers["Connection"] = "close"
+                return response
+
+        return Route(path, guarded, methods=[method], middleware=session)
 
     return [
+        Route("/account/keys.js", keys_script, methods=["GET"]),
         route("/account", site.home, "GET"),
         route("/account/signup", site.signup, "POST"),
         route("/account/signin", site.signin, "POST"),

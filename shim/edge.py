@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from pathlib import Path
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -25,9 +26,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bangscore.shim.handlers import EDGE_HEADERS, Resolved, Shim, etag_matches
 from bangscore.shim.keystore import KeyStoreUnavailable
+from bangscore.shim.page_policy import HSTS, browser_headers
 from bangscore.shim.problems import PROBLEM_TYPE, problem_body
-from bangscore.shim.protocol import PROTOCOL_ERROR
+from bangscore.shim.protocol import PROTOCOL_ERROR, BodyRefused
 from bangscore.shim.quota import AuthFailure, rate_headers
+from bangscore.shim.store_watch import StoreWatch
 
 log = logging.getLogger("bangscore.shim")
 
@@ -39,6 +42,8 @@ class EdgeMiddleware:
     def __init__(self, app: ASGIApp, shim: Shim) -> None:
         self.app = app
         self.shim = shim
+        path = getattr(shim.quota.store, "path", None)  # a SQLite store's file
+        self.watch = StoreWatch(path if isinstance(path, Path) else None)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -47,6 +52,8 @@ class EdgeMiddleware:
         request_id = secrets.token_hex(8)
         scope.setdefault("state", {})["request_id"] = request_id
         extra = [*EDGE_HEADERS, (b"x-request-id", request_id.encode())]
+        if self.shim.site_url.startswith("https://"):
+            extra.append((b"strict-transport-security", HSTS))
         started = False
 
         async def send_with_headers(message: Message) -> None:
@@ -56,7 +63,7 @@ class EdgeMiddleware:
                 headers = [*message.get("headers", []), *extra]
                 if not any(name == b"x-ratelimit-limit" for name, _ in headers):
                     headers += self._uncounted_rate(scope)
-                message["headers"] = headers
+                message["headers"] = browser_headers(scope["path"], headers)
             await send(message)
 
         error = scope.get("extensions", {}).get(PROTOCOL_ERROR)
@@ -67,6 +74,18 @@ class EdgeMiddleware:
         if len(path) > 1 and path.endswith("/"):
             scope["path"] = path.rstrip("/") or "/"
             scope["raw_path"] = scope.get("raw_path", b"").rstrip(b"/") or b"/"
+        if scope["path"] != "/metrics" and self.watch.vanished():
+            self.shim.quota.metrics.extra["store_vanished"] = 1
+            request = Request(scope)
+            response = self.shim.problem(
+                request,
+                "unavailable",
+                "The key store is unavailable; try again later.",
+                [],
+                headers={"Retry-After": "60"},
+            )
+            await response(scope, receive, send_with_headers)
+            return
         if scope["method"] == "OPTIONS" and _is_preflight(scope):
             await _preflight(send_with_headers)
             return
@@ -76,6 +95,11 @@ class EdgeMiddleware:
             ):
                 return
             await self.app(scope, receive, send_with_headers)
+        except BodyRefused as refused:
+            if started:
+                return  # answered already; the protocol closes the connection
+            error = {"status": refused.status, "code": refused.code, "detail": refused.detail}
+            await self._protocol_error(scope, receive, send_with_headers, error)
         except Exception:
             log.exception("unhandled error in request %s", request_id)
             if started:

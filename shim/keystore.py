@@ -68,11 +68,14 @@ class KeyView:
 
 @dataclass(frozen=True, slots=True)
 class AccountRecord:
-    """A website account: lowercase email, argon2 password hash, created (Unix s)."""
+    """A website account: lowercase email, argon2 password hash, created (Unix s), and the
+    network it signed up from (``203.0.113.0/24``, ``2001:db8:1::/48``; empty: unknown, as for
+    accounts older than this field)."""
 
     email: str
     password_hash: str
     created_at: int
+    network: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,16 @@ leaves the parser and the request cycle to uvicorn:
   sent); trickling bytes does not restart the clock. A connection that sent nothing of a new
   head is closed silently; one that sent part of it gets 408. Idle keep-alive connections are
   closed after uvicorn's ``timeout_keep_alive``.
+- Body: a request's body must be complete within :attr:`HeadLimits.body_seconds` of the end
+  of its head; the app reading it past that gets :class:`BodyRefused` (answered 408 by
+  :mod:`shim.edge`, connection closed). A body the parser refuses (a bad chunk size) ends the
+  request the same way, with 400: one answer per request, never a second one for the rest.
+- Identity: HTTP/1.1 needs exactly one ``Host``; a second ``Host`` or ``Authorization``
+  header, or a ``Transfer-Encoding`` other than ``chunked``, is refused with 400, and a head
+  of more than :attr:`HeadLimits.max_headers` fields with 431.
+- Connections: one client address may hold :attr:`HeadLimits.max_client_connections` open
+  connections to this process; past that a new one is closed at once, so one client cannot
+  take every file descriptor (trusted proxies, :attr:`HeadLimits.exempt`, are not capped).
 - Errors: every protocol error (400 for a malformed request, 408, 414, 431) is answered by the
   ASGI app itself, through a synthetic request whose scope carries :data:`PROTOCOL_ERROR`, so
   the answer is the same ``application/problem+json`` with ``X-Request-Id`` and rate-limit
@@ -29,27 +39,45 @@ leaves the parser and the request cycle to uvicorn:
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
 from uvicorn.config import Config
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
+from uvicorn.protocols.utils import get_remote_addr
 from uvicorn.server import ServerState
 
 PROTOCOL_ERROR = "bangscore.protocol_error"  # scope["extensions"] key of a rejected request
 LINGER_SECONDS = 3.0  # after refusing a head: read and drop the rest this long at most
+_OPEN: Counter[str] = Counter()  # open connections per client address, in this process
+
+
+class BodyRefused(Exception):
+    """Raised to the app by ``receive`` when a request body stalls or is malformed: the app
+    answers ``status``/``code`` as a problem, and the connection closes after it."""
+
+    def __init__(self, status: int, code: str, detail: str) -> None:
+        super().__init__(detail)
+        self.status, self.code, self.detail = status, code, detail
 
 
 @dataclass(frozen=True, slots=True)
 class HeadLimits:
-    """Bounds of one request head: bytes of the request line, of one header field (name and
-    value), of the whole head, and seconds to receive it."""
+    """Bounds of one request: bytes of the request line, of one header field (name and
+    value), of the whole head, header fields in it, seconds to receive the head and then the
+    body, and open connections per client address (per process; ``exempt`` addresses, the
+    trusted proxies, are not capped)."""
 
     max_line: int = 16 * 1024
     max_field: int = 16 * 1024
     max_head: int = 64 * 1024
     head_seconds: float = 10.0
+    max_headers: int = 100
+    body_seconds: float = 10.0
+    max_client_connections: int = 64
+    exempt: frozenset[str] = frozenset()
 
 
 class _Rejected(Exception):
@@ -76,14 +104,32 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._rejection: tuple[int, str, str] | None = None
         self._rejected = False  # from then on, whatever arrives is dropped
         self._linger_timer: asyncio.TimerHandle | None = None
+        self._peer: str | None = None  # counted in _OPEN while this connection is open
+        self._fields = 0
+        self._seen: set[bytes] = set()  # of the names that may appear once
+        self._body_error: BodyRefused | None = None
 
     # -- connection --------------------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        peer = get_remote_addr(transport)
+        host = peer[0] if peer else "unknown"
+        if host not in self.limits.exempt and "*" not in self.limits.exempt:
+            if _OPEN[host] >= self.limits.max_client_connections:
+                self._rejected = True
+                transport.abort()  # no answer: answering is what the flood wants to cost us
+                return
+            _OPEN[host] += 1
+            self._peer = host
         self._arm_head_timer()
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if self._peer is not None:
+            _OPEN[self._peer] -= 1
+            if _OPEN[self._peer] <= 0:
+                del _OPEN[self._peer]
+            self._peer = None
         self._cancel_head_timer()
         if self._linger_timer is not None:
             self._linger_timer.cancel()
@@ -133,12 +179,43 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
                 f"A header field is larger than {self.limits.max_field} bytes.",
             )
             raise _Rejected
+        self._fields += 1
+        if self._fields > self.limits.max_headers:
+            self._rejection = (
+                431,
+                "header_too_large",
+                f"The request head has more than {self.limits.max_headers} header fields.",
+            )
+            raise _Rejected
+        lower = name.lower()
+        if lower in (b"host", b"authorization"):
+            if lower in self._seen:
+                self._rejection = (
+                    400,
+                    "bad_request",
+                    f"The request has more than one {lower.decode().title()} header.",
+                )
+                raise _Rejected
+            self._seen.add(lower)
+        elif lower == b"transfer-encoding" and value.strip().lower() != b"chunked":
+            self._rejection = (
+                400,
+                "bad_request",
+                "The only Transfer-Encoding accepted is chunked.",
+            )
+            raise _Rejected
         super().on_header(name, value)
 
     def on_headers_complete(self) -> None:
+        if b"host" not in self._seen and self.parser.get_http_version() == "1.1":
+            self._rejection = (400, "bad_request", "An HTTP/1.1 request needs a Host header.")
+            raise _Rejected
         self._cancel_head_timer()
         self._reading_head = False
+        self._fields = 0
+        self._seen = set()
         super().on_headers_complete()
+        self._time_body(self.cycle)
 
     def on_message_complete(self) -> None:
         self._reading_head = True
@@ -151,13 +228,62 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
             self._arm_head_timer()
 
     def send_400_response(self, msg: str) -> None:
-        """Answer a request the parser refused: the limit it broke, else a malformed request."""
+        """Answer a request the parser refused: the limit it broke, else a malformed request.
+
+        A fault in the body of a request the app already has ends that request instead: the
+        app reading on gets :class:`BodyRefused`, and nothing more is answered."""
         status, code, detail = self._rejection or (
             400,
             "bad_request",
             "The request is not valid HTTP/1.1.",
         )
+        if not self._reading_head and self.cycle is not None:
+            self._end_body(self.cycle, BodyRefused(status, code, detail))
+            return
         self._reject(status, code, detail)
+
+    # -- body ----------------------------------------------------------------------------------
+
+    def _time_body(self, cycle: RequestResponseCycle | None) -> None:
+        """Give ``cycle`` a ``receive`` that raises BodyRefused once the body is refused or
+        has not arrived within ``body_seconds``."""
+        if cycle is None:
+            return
+        original = cycle.receive
+        deadline = self.loop.time() + self.limits.body_seconds
+        seconds = self.limits.body_seconds
+
+        async def receive() -> Any:
+            if self._body_error is not None:
+                raise self._body_error
+            if not cycle.more_body:  # the body is in: waiting now is for a disconnect
+                return await original()
+            try:
+                message = await asyncio.wait_for(original(), max(0.0, deadline - self.loop.time()))
+            except TimeoutError:
+                refused = BodyRefused(
+                    408, "request_timeout", f"The request body did not arrive within {seconds:g} s."
+                )
+                self._end_body(cycle, refused)
+                raise refused from None
+            if self._body_error is not None:
+                raise self._body_error
+            return message
+
+        cycle.receive = receive  # type: ignore[method-assign]
+
+    def _end_body(self, cycle: RequestResponseCycle, refused: BodyRefused) -> None:
+        """Stop reading this connection: the request in flight is answered once (by the app,
+        if it has not answered yet), then the connection closes."""
+        self._rejected = True
+        self._body_error = refused
+        self._cancel_head_timer()
+        cycle.keep_alive = False
+        self.pipeline.clear()
+        if cycle.response_complete:
+            self.transport.close()
+        else:
+            cycle.message_event.set()  # wakes a receive() waiting for the body
 
     # -- head timer --------------------------------------------------------------------------
 

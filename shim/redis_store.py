@@ -467,6 +467,8 @@ class RedisKeyStore:
             account.password_hash,
             "created_at",
             account.created_at,
+            "network",
+            account.network,
         ]
         key = f"{PREFIX}acct:{account.email}"
         if not int(self._call(lambda: self._add_account(keys=[key], args=args))):
@@ -476,7 +478,12 @@ class RedisKeyStore:
         fields = _text(self._call(lambda: self.client.hgetall(f"{PREFIX}acct:{email}")))
         if not fields:
             return None
-        return AccountRecord(fields["email"], fields["password_hash"], int(fields["created_at"]))
+        return AccountRecord(
+            fields["email"],
+            fields["password_hash"],
+            int(fields["created_at"]),
+            fields.get("network", ""),
+        )
 
     # -- website sessions and sign-in failures (expire in Redis) -------------------------------
 

@@ -124,6 +124,11 @@ class SQLiteKeyStore:
             raise KeyStoreUnavailable(f"cannot create {self.path.parent}: {exc.strerror}") from exc
         with _faults():
             self._conn().executescript(SCHEMA)
+            columns = {row[1] for row in self._conn().execute("PRAGMA table_info(accounts)")}
+            if "network" not in columns:  # a store made before accounts recorded it
+                self._conn().execute(
+                    "ALTER TABLE accounts ADD COLUMN network TEXT NOT NULL DEFAULT ''"
+                )
 
     def _conn(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
@@ -237,8 +242,9 @@ class SQLiteKeyStore:
         with _faults():
             try:
                 self._conn().execute(
-                    "INSERT INTO accounts(email, password_hash, created_at) VALUES (?, ?, ?)",
-                    (account.email, account.password_hash, account.created_at),
+                    "INSERT INTO accounts(email, password_hash, created_at, network) "
+                    "VALUES (?, ?, ?, ?)",
+                    (account.email, account.password_hash, account.created_at, account.network),
                 )
             except sqlite3.IntegrityError as exc:
                 raise AccountExists(account.email) from exc
@@ -248,12 +254,15 @@ class SQLiteKeyStore:
             row = (
                 self._conn()
                 .execute(
-                    "SELECT email, password_hash, created_at FROM accounts WHERE email = ?",
+                    "SELECT email, password_hash, created_at, network FROM accounts "
+                    "WHERE email = ?",
                     (email,),
                 )
                 .fetchone()
             )
-        return AccountRecord(str(row[0]), str(row[1] or ""), int(row[2])) if row else None
+        if not row:
+            return None
+        return AccountRecord(str(row[0]), str(row[1] or ""), int(row[2]), str(row[3] or ""))
 
     def start_session(self, digest: str, email: str, created_at: int, expires_at: int) -> None:
         with _faults():

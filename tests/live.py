@@ -21,6 +21,7 @@ from pathlib import Path
 
 import httpx
 
+from bangscore.shim.accounts import load_session_secret
 from bangscore.shim.keystore import open_key_store
 
 REPO = Path(__file__).resolve().parents[1]
@@ -73,10 +74,12 @@ class ShimServer:
     def start(self) -> ShimServer:
         """Start the server on a fresh free port and wait until ``/metrics`` answers."""
         self.port = free_port()
-        if self.store_url and self.store_url.startswith("sqlite:///"):
-            # As an operator would (`bangscore keys create`): serve refuses a configured
-            # store that does not exist, so a mistyped path is not taken for an empty store.
-            open_key_store(self.store_url).close()
+        store_url = self.store_url or f"sqlite:///{self.state_dir / 'bangscore.sqlite3'}"
+        if store_url.startswith("sqlite:///"):
+            # As an operator would (`bangscore keys create`): serve creates neither a store
+            # nor a session secret, so a mistyped or vanished path is not taken for empty state.
+            open_key_store(store_url).close()
+        load_session_secret(None, self.state_dir)
         env = {k: v for k, v in os.environ.items() if not k.startswith("BANGSCORE_")}
         env.update(
             {

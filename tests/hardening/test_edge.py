@@ -26,11 +26,13 @@ SOCKETS = 200
 
 @pytest.fixture
 def edge_server(tmp_path: Path, server_factory: ServerFactory) -> ShimServer:
-    """One worker, a 1 s head timeout and a 1 s keep-alive, over the small catalog."""
+    """One worker, a 1 s head timeout and a 1 s keep-alive, over the small catalog; the
+    per-client connection cap is raised above SOCKETS (this test's one client opens them all)."""
     publish_into(tmp_path, factories.small_catalog(), "s1")
     env = {
         "BANGSCORE_HEAD_TIMEOUT_SECONDS": str(HEAD_SECONDS),
         "BANGSCORE_KEEP_ALIVE_SECONDS": str(KEEP_ALIVE_SECONDS),
+        "BANGSCORE_MAX_CLIENT_CONNECTIONS": str(SOCKETS + 50),
     }
     return server_factory(tmp_path, env=env)
 

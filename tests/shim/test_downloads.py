@@ -25,6 +25,7 @@ from bangscore.contract.export import GAMES_JSONL
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import GameRecord
 from bangscore.settings import Settings
+from bangscore.shim.accounts import load_session_secret
 from bangscore.shim.app import create_app
 from bangscore.shim.downloads import ExportService, LocalLinks
 from bangscore.shim.keystore import KeyStore, Plan, issue_key, open_key_store
@@ -76,6 +77,9 @@ def s3_app(tmp_path: Path) -> Iterator[Callable[[str], tuple[TestClient, Setting
             pointer_poll_seconds=3600,
             key_cache_seconds=0,
         )
+        # As `bangscore keys create` would: serve creates neither the store nor the secret.
+        open_key_store(settings.store_url).close()
+        load_session_secret(None, settings.state_dir)
         client = TestClient(app_from_settings(settings), base_url=factories.SITE)
         client.__enter__()
         clients.append(client)

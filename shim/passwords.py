@@ -1,0 +1,85 @@
+"""Account credentials (docs/API.md#website): which emails and passwords the account site
+accepts, and a per-process gate on password hashing.
+
+Emails are checked by ``email-validator`` (syntax only: no DNS lookup at sign-up), which
+refuses control characters and terminal escapes, and kept lowercased. Passwords must hold
+:data:`MIN_PASSWORD` to :data:`MAX_PASSWORD` characters, not be blank, not contain the email
+or its local part, and not be guessable by ``zxcvbn`` (its score below
+:data:`MIN_STRENGTH`: common passwords, those in its breach-derived lists, keyboard walks,
+dates, repeats). Argon2id hashing takes 64 MiB and tens of milliseconds per call, so at most
+:data:`HASHING_SLOTS` run at once per process and at most :data:`HASHING_QUEUE` wait; past
+that a request is refused (:class:`HashingBusy`) rather than queued without bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+import anyio
+import anyio.to_thread
+from email_validator import EmailNotValidError, validate_email
+from zxcvbn import zxcvbn
+
+MIN_PASSWORD = 10
+MAX_PASSWORD = 1024  # argon2 takes any length; a bound keeps form bodies small
+STRENGTH_CHARS = 72  # zxcvbn's cost grows with length; a longer password is judged by its start
+MIN_STRENGTH = 2  # zxcvbn score 0-4; below 2 it is guessed within about a million tries
+MAX_EMAIL = 254
+HASHING_SLOTS = 1
+HASHING_QUEUE = 32
+
+T = TypeVar("T")
+
+
+class HashingBusy(Exception):
+    """Raised when more password checks wait in this process than :data:`HASHING_QUEUE`."""
+
+
+def normalize_email(raw: str) -> str | None:
+    """Given a typed email, return it normalized (``email-validator``) and lowercased, or None
+    if it is not a valid address (including any control character or escape sequence)."""
+    text = raw.strip()
+    if not text or len(text) > MAX_EMAIL:
+        return None
+    try:
+        checked = validate_email(text, check_deliverability=False)
+    except EmailNotValidError:
+        return None
+    email = checked.normalized.lower()
+    return email if len(email) <= MAX_EMAIL else None
+
+
+def password_problem(password: str, email: str) -> str | None:
+    """Given a chosen password and the account's email, return why it is refused (a sentence
+    for the sign-up form), or None if it is acceptable."""
+    if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
+        return f"Choose a password of {MIN_PASSWORD} to {MAX_PASSWORD:,} characters."
+    if not password.strip():
+        return "A password cannot be only spaces."
+    folded, local = password.casefold(), email.split("@", 1)[0].casefold()
+    if email.casefold() in folded or (len(local) >= 4 and local in folded):
+        return "A password cannot contain your email address."
+    result = zxcvbn(password[:STRENGTH_CHARS], user_inputs=[email, local])
+    if int(result["score"]) < MIN_STRENGTH:
+        return (
+            "This password is too common or too easy to guess (it appears in lists of "
+            "leaked passwords, or is a pattern such as a word with digits); choose a longer "
+            "phrase of unrelated words."
+        )
+    return None
+
+
+class HashingGate:
+    """Runs password hashing and checks in a worker thread, :data:`HASHING_SLOTS` at a time."""
+
+    def __init__(self, slots: int = HASHING_SLOTS, queue: int = HASHING_QUEUE) -> None:
+        self.limiter = anyio.CapacityLimiter(slots)
+        self.queue = queue
+
+    async def run(self, work: Callable[[], T]) -> T:
+        """Given a call, return its result, run in a thread under the gate. Raises HashingBusy
+        if too many calls already wait."""
+        if self.limiter.statistics().tasks_waiting >= self.queue:
+            raise HashingBusy
+        return await anyio.to_thread.run_sync(work, limiter=self.limiter)

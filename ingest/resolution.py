@@ -168,17 +168,29 @@ class ReviewCount(NamedTuple):
     lower_bound: bool
 
 
+def _layer_named(known: Observations, name: str, day: dt.date) -> Layer:
+    """Return the layer called ``name`` dated ``day`` (the day of one of its observations): a
+    price point names its source, which a record read back may hold under no layer of its
+    own (then a storefront layer of that name)."""
+    found = next((layer for layer in known.layers if layer.name == name), None)
+    return dataclasses.replace(found or Layer(name, "storefront", day), date=day)
+
+
 def _review_count(known: Observations, appid: int) -> ReviewCount:
-    """Return an appid's review count. Reviews only accumulate, so every source's count is a
-    lower bound on today's total: the largest wins (the freshest full total on a tie), and
-    it is an estimate when it comes from a sample or from the review summary's band."""
+    """Return an appid's review count: the resolved total (a keyed full total first, the
+    freshest), raised to a lower bound (a recent sample's size, the least count Steam's
+    review summary implies) that is higher and no older. Reviews accumulate, so such a bound
+    outdates an older total; a total newer than the bound stands (reviews can be removed)."""
+    winner = known.get(appid, "review_count")
     best = ReviewCount(0, None, False)
-    for found in known.candidates(appid, "review_count"):
-        if int(found.value) > best.total:
-            best = ReviewCount(int(found.value), found.layer, found.layer.trust >= TRUST_MATCHED)
-    floor = known.get(appid, "review_count_floor")
-    if floor is not None and int(floor.value) > best.total:
-        best = ReviewCount(int(floor.value), floor.layer, True)
+    if winner is not None:
+        best = ReviewCount(int(winner.value), winner.layer, winner.layer.trust >= TRUST_MATCHED)
+    bounds = [c for c in known.candidates(appid, "review_count") if c.layer.trust >= TRUST_MATCHED]
+    bounds += list(known.candidates(appid, "review_count_floor"))
+    for bound in bounds:
+        newer = best.layer is None or bound.layer.date >= best.layer.date
+        if int(bound.value) > best.total and newer:
+            best = ReviewCount(int(bound.value), bound.layer, True)
     return best
 
 
@@ -411,9 +423,7 @@ def _record(
     price observation it is priced at (``seen``, held to ``as_of`` by
     :func:`ingest.prices.current_price`) and its tags, most-voted first (:func:`_tags`)."""
     price = current_price(seen, as_of)
-    price_layer = dataclasses.replace(
-        next(layer for layer in known.layers if layer.name == seen.source), date=seen.at.date()
-    )
+    price_layer = _layer_named(known, seen.source, seen.at.date())
     provenance: dict[str, Layer] = {}
     for field_name, wire in _PUBLIC.items():
         found = known.get(appid, field_name)
@@ -453,8 +463,7 @@ def _record(
     # A sale long over still is a price the game was sold at: the whole history counts.
     low = _historical_low(known, appid, observed, price.list_price_usd)
     if low is not None:
-        low_layer = next(layer for layer in known.layers if layer.name == low.source)
-        provenance["historical_low_usd"] = dataclasses.replace(low_layer, date=low.at)
+        provenance["historical_low_usd"] = _layer_named(known, low.source, low.at)
         if low.estimated:
             estimated.append("historical_low_usd")
     if _tag_order_estimated(known, appid):

@@ -51,7 +51,7 @@ __all__ = [
 
 LayerObservations = tuple[Layer, list[Observation]]
 
-# Bundled sources that join by title or only sample (ingest.catalog.BUNDLED): a provenance entry
+# Bundled sources that join by title or only sample (ingest.registry.BUNDLED): a provenance entry
 # naming one of them keeps its TRUST_MATCHED rank when the record is read back.
 MATCHED_SOURCES: Final = frozenset(s.layer.name for s in BUNDLED if s.layer.trust == TRUST_MATCHED)
 # The only bundled source of reviewers' playtime, used when a record's provenance does not name

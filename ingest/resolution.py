@@ -109,7 +109,7 @@ class IngestReport:
         lines.append("not rated, per reason:")
         lines += [f"  {k:<36} {v:>9,}" for k, v in self.dropped.most_common()]
         lines.append(f"  of which regional copies of another listing {self.regional_copies:>9,}")
-        lines.append(f"  of which $0 but not free to play {self.zero_not_free:>19,}")
+        lines.append(f"  of which $0 that is no price {self.zero_not_free:>24,}")
         lines.append("cross-checks fired on rated games:")
         lines += [f"  {k:<36} {v:>9,}" for k, v in self.checks.most_common()]
         lines.append("length source of rated games:")
@@ -174,6 +174,18 @@ def _layer_named(known: Observations, name: str, day: dt.date) -> Layer:
     own (then a storefront layer of that name)."""
     found = next((layer for layer in known.layers if layer.name == name), None)
     return dataclasses.replace(found or Layer(name, "storefront", day), date=day)
+
+
+def _zero_before_release(known: Observations, appid: int, price: Resolved) -> bool:
+    """Return True when an appid's only price is a $0 seen before its release date: the app
+    was not on sale yet (the 2024 catalogue lists unreleased apps at $0), so it is no price."""
+    released = known.value(appid, "release_date")
+    seen = Price(*price.value)
+    return (
+        seen.price_usd == 0
+        and released is not None
+        and _priced_at(known, appid, price).at.date() < released
+    )
 
 
 def _review_count(known: Observations, appid: int) -> ReviewCount:
@@ -341,10 +353,13 @@ def assemble(
         zero_not_free = False
         if appid in copies:
             price = None  # a regional copy's only price repeats its twin's: none of its own
-        elif price and zero_is_no_price(
-            Price(*price.value).price_usd,
-            Price(*price.value).list_price_usd,
-            known.value(appid, "free"),
+        elif price and (
+            zero_is_no_price(
+                Price(*price.value).price_usd,
+                Price(*price.value).list_price_usd,
+                known.value(appid, "free"),
+            )
+            or _zero_before_release(known, appid, price)
         ):
             price, zero_not_free = None, True
         length = None

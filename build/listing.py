@@ -50,15 +50,16 @@ def render_page(
     and the catalog's ``prices_as_of`` (RFC 3339, or None for a catalog without it), return
     the envelope bytes.
 
-    Shape: ``{"query"?, "page", "pages", "total", "prices_as_of", "games": [...]}``; ``query``
+    Shape: ``{"query"?, "page", "pages", "prices_as_of", "total", "games": [...]}``; ``query``
     only for search.
     """
     head = b'{"query":' + orjson.dumps(query) + b"," if query is not None else b"{"
     return b"".join(
         (
             head,
-            b'"page":%d,"pages":%d,"total":%d,' % (page, page_count(total), total),
-            b'"prices_as_of":' + orjson.dumps(prices_as_of) + b',"games":[',
+            b'"page":%d,"pages":%d,"prices_as_of":' % (page, page_count(total)),
+            # Before "total": the shim reads the total just ahead of "games" without parsing.
+            orjson.dumps(prices_as_of) + b',"total":%d,"games":[' % total,
             b",".join(items),
             b"]}",
         )

@@ -126,7 +126,7 @@ def historical_low(
     """Given every dated observation of a game, lows seen without a full price
     ((dollars, date, layer), e.g. a live price-history adapter's), the current list price and
     the deepest discount a non-USD source saw ((percent, date, layer) or None), return the
-    lowest price over the whole history (its latest day on a tie), or None when nothing
+    lowest price over the whole history (its first day on a tie), or None when nothing
     priced it.
 
     A $0 while today's list price is paid means "not sold then", not "free", and is skipped. The
@@ -137,8 +137,9 @@ def historical_low(
         paid = seen.price.price_usd
         if paid > 0 or list_price == 0:
             day = seen.at.date()
-            # On a tie the latest day wins: "last sold this low on ..." is what a buyer asks.
-            if low is None or paid < low.price_usd or (paid == low.price_usd and day > low.at):
+            # On a tie the first day wins: the day the price first reached its low, which the
+            # history keeps (it keeps the first point of every run of equal prices).
+            if low is None or paid < low.price_usd or (paid == low.price_usd and day < low.at):
                 low = Low(paid, day, seen.source)
     for paid, day, source in other_lows:
         if (paid > 0 or list_price == 0) and (low is None or paid < low.price_usd):

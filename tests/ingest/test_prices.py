@@ -82,12 +82,10 @@ def test_historical_low_over_the_whole_history() -> None:
     assert low == Low(4.99, dt.date(2025, 1, 1), "spy")
 
 
-def test_historical_low_ties_take_the_latest_day() -> None:
+def test_historical_low_ties_take_the_first_day() -> None:
     first = seen(dt.datetime(2026, 6, 1, tzinfo=dt.UTC))
     again = seen(dt.datetime(2026, 7, 2, tzinfo=dt.UTC), source="later")
-    assert historical_low([again, first], [], 19.99, None) == Low(
-        14.99, dt.date(2026, 7, 2), "later"
-    )
+    assert historical_low([again, first], [], 19.99, None) == Low(14.99, dt.date(2026, 6, 1), "s")
 
 
 def test_historical_low_from_a_euro_discount_depth_is_an_estimate() -> None:

@@ -168,7 +168,11 @@ def record_observations(record: GameRecord) -> list[LayerObservations]:
     for field, key, kind, get in _PUBLIC:
         value = get(record)
         if key in layers.by_key:
-            layers.observe(layers.by_key[key], field, value)
+            layer = layers.by_key[key]
+            if field == "review_count" and "review_count" in record.estimated:
+                # A lower bound from a keyed source is its review summary's band.
+                field = "review_count_floor" if layer.trust == TRUST_KEYED else field
+            layers.observe(layer, field, value)
         elif legacy and _is_set(value) and not (field == "review_score" and value == 0):
             layers.observe(layers.fallback(kind), field, value)
     if record.price_history and "price_usd" in layers.by_key:

@@ -499,12 +499,15 @@ def render_report(
         "- Reconstructed tag order (the 2024 catalogue's alphabetical sets) gets about one "
         "genre in four wrong, and can lift a low tag into the play rules' top 10: WEBFISHING "
         "(a social fishing game) counts as idle for its 'Idler' tag.",
-        "- Prices: the July 2026 US price list covers appids up to ~1,019,000 only; newer "
-        "games take SteamSpy's January 2025 or the October 2024 catalogue's price (a sale "
-        "price that old is replaced by the list price). Games released in 2025-2026 with no "
-        "US price in any dump are not rated (`no_usd_price`).",
-        "- Review counts of games with no full total (released after January 2025) are the "
-        "recent sample's count, a lower bound, listed in `estimated` as `review_count`.",
+        "- Prices: the June-July 2026 US price history prices 82% of the 2019-2026 "
+        "catalogue; a 2025-2026 release with no US price in any dump is not rated "
+        "(`no_usd_price`, about 4,400 with 50 reviews or more). Apps above appid ~745,000 were "
+        "last seen in the Summer Sale 2026 (June 26 - July 3): that sale is over at the "
+        "catalogue's as-of time (2026-07-24), so they are scored at their list price.",
+        "- Review counts: the largest no-older lower bound wins (the 2026 sample of at most "
+        "1,000-3,000 recent reviews of any purchase type, or the least count Steam's review "
+        "summary implies), listed in `estimated` as `review_count`; for many small games the "
+        "2026 sample outnumbers SteamSpy's January 2025 total.",
         f"- Genre: {gc['other']:,} games ({_pct(gc['other'], n)}) are `other`; the one-genre "
         "mapping walks rules in a fixed order, so a game's most-voted tag does not always "
         "decide. A genre sets the normal length a game is judged against, so a short RPG "

@@ -9,11 +9,12 @@ the not-rated index, the API documents and the website pages. The publisher
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from bangscore.build.openapi import openapi_document
-from bangscore.build.wire import detail_record, dumps, list_item
+from bangscore.build.wire import detail_record, dumps, list_item, rfc3339
 from bangscore.contract.api import root_listing
 from bangscore.contract.filters import (
     DOCS_KEY,
@@ -68,13 +69,18 @@ def select(games: Sequence[ScoredGame], filters: Filters) -> list[int]:
     ]
 
 
-def compact_index(games: Sequence[ScoredGame], items: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Given games in list order and their list items, return the compact index the shim loads.
+def compact_index(
+    games: Sequence[ScoredGame], items: Sequence[dict[str, Any]], prices_as_of: str | None = None
+) -> dict[str, Any]:
+    """Given games in list order, their list items and the catalog's ``prices_as_of``
+    (RFC 3339 or None), return the compact index the shim loads.
 
     Columns (parallel arrays in list order): appid, genre, release year, discount, lowercase
-    tags, and the list item itself, from which the shim composes any filter combination.
+    tags, and the list item itself, from which the shim composes any filter combination;
+    ``prices_as_of`` goes into every envelope the shim composes.
     """
     return {
+        "prices_as_of": prices_as_of,
         "appid": [g.record.appid for g in games],
         "genre": [g.genre for g in games],
         "year": [g.record.release_year for g in games],
@@ -104,13 +110,15 @@ def snapshot_objects(
     site_url: str,
     base_url: str,
     not_rated: Sequence[NotRated] = (),
+    prices_as_of: dt.datetime | None = None,
 ) -> Iterator[StoredObject]:
-    """Given scored games in list order, the known apps that are not rated and the URLs,
-    yield every object of the snapshot.
+    """Given scored games in list order, the known apps that are not rated, the URLs and the
+    catalog's ``prices_as_of`` (UTC), yield every object of the snapshot.
 
     Keys are relative to the snapshot (see :mod:`bangscore.contract.filters`); bodies are final
     bytes.
     """
+    as_of = rfc3339(prices_as_of)
     items = [list_item(g, site_url) for g in games]
     item_bytes = [dumps(i) for i in items]
     for filters in precomputed_combos():
@@ -119,12 +127,12 @@ def snapshot_objects(
         hits = select(games, filters)
         for page in range(1, max(1, -(-len(hits) // PAGE_SIZE)) + 1):
             chunk = hits[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
-            body = render_page([item_bytes[i] for i in chunk], page, len(hits))
+            body = render_page([item_bytes[i] for i in chunk], page, len(hits), None, as_of)
             yield StoredObject(list_key(key, page), body, JSON_TYPE)
     site = SiteRenderer(site_url=site_url, base_url=base_url)
     better = better_in_genre([g.genre for g in games])
     for game, above in zip(games, better, strict=True):
-        detail = detail_record(game, site_url)
+        detail = detail_record(game, site_url, prices_as_of)
         yield StoredObject(detail_key(game.record.appid), dumps(detail), JSON_TYPE)
         html = site.game_page(
             detail,
@@ -132,11 +140,11 @@ def snapshot_objects(
             better=[items[i] for i in reversed(above)],
         )
         yield StoredObject(game_page_key(game.record.appid), html, HTML_TYPE)
-    yield StoredObject(INDEX_KEY, dumps(compact_index(games, items)), JSON_TYPE)
+    yield StoredObject(INDEX_KEY, dumps(compact_index(games, items, as_of)), JSON_TYPE)
     yield StoredObject(NOT_RATED_KEY, dumps(not_rated_index(not_rated)), JSON_TYPE)
     search = SearchIndex.build((g.record.appid, g.bang_score, g.record.name) for g in games)
     yield StoredObject(SEARCH_KEY, dumps(search.to_json()), JSON_TYPE)
-    yield StoredObject(ROOT_KEY, dumps(root_listing(site_url, base_url)), JSON_TYPE)
+    yield StoredObject(ROOT_KEY, dumps(root_listing(site_url, base_url, as_of)), JSON_TYPE)
     openapi = openapi_document(site_url, base_url)
     yield StoredObject(OPENAPI_KEY, dumps(openapi), JSON_TYPE)
     yield StoredObject(DOCS_KEY, site.docs_page(openapi), HTML_TYPE)

@@ -34,10 +34,9 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any
-
-from importlib import resources
 
 import jinja2
 from argon2 import PasswordHasher

@@ -19,7 +19,7 @@ SHARED = ("bangscore.storage", "bangscore.s3", "bangscore.manifest")
 # The watch alerts' sender and its SMTP transport are operators' tools too: the server is handed
 # a way to send its confirmation emails by the command line, never imports the transport.
 COMPOSITION_ROOT = (
-    *("bangscore.cli", "bangscore.settings", "bangscore.usage", "bangscore.calibrate"),
+    *("bangscore.cli", "bangscore.settings", "bangscore.usage", "bench.calibrate"),
     *("bangscore.alerts", "bangscore.mail", "bangscore.watch_cli"),
 )
 HTTP_CLIENTS = ("httpx", "tenacity")
@@ -117,7 +117,7 @@ HTTP_STACK = (
         ),
         pytest.param(
             [p for p in modules("ingest") if p.stem not in {*ADAPTERS, "http", "refresh"}]
-            + [ROOT / "bangscore" / "calibrate.py"],
+            + [ROOT / "bench" / "calibrate.py"],
             HTTP_STACK,
             id="only-adapters-reach-the-http-stack",
         ),

@@ -62,7 +62,7 @@ def create_app(
             return await pages.http_error(request, exc.status_code)
         hit, window, rate = shim.charge_anonymous(request)
         if not hit.admitted:
-            return shim.over_limit(request, hit, window, rate)
+            return shim.refused(request, hit, window, rate)
         if exc.status_code == 405:
             return shim.problem(
                 request,

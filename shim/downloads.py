@@ -35,7 +35,8 @@ from bangscore.contract.export import (
 from bangscore.contract.limits import MAX_LINK_EXPIRES_DIGITS
 from bangscore.manifest import etag_for
 from bangscore.shim import params
-from bangscore.shim.handlers import NotFound, Resolved, Shim
+from bangscore.shim.answer import NotFound, Resolved
+from bangscore.shim.handlers import Shim
 from bangscore.shim.keystore import KeyRecord
 from bangscore.shim.source import LoadedSnapshot
 from bangscore.storage import ObjectNotFound, ObjectStorage, ObjectStorageUnavailable

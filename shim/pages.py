@@ -5,7 +5,8 @@ templates as the build.
 
 Pages have their own per-IP allowance (``Quota.page_limit``, subject ``page:<ip>``), apart
 from the API's anonymous allowance and from API keys: a key sent to a page is ignored. A
-refused, missing or failed page answers HTML, never JSON; 304s are free.
+refused, missing or failed page answers HTML, never JSON; a 304 to an ``If-None-Match`` naming
+the page's ETag is free (the answer policy, :func:`bangscore.shim.answer.answer`).
 
 Rendered browse and search pages are kept per snapshot (bounded), never in the snapshot's
 ``answers``, which the edge's fast path serves to API keys.
@@ -39,12 +40,13 @@ from bangscore.contract.paging import page_rels
 from bangscore.contract.search import SearchIndex
 from bangscore.manifest import etag_for
 from bangscore.shim import params
-from bangscore.shim.handlers import HTML, NotFound, Resolved, Shim, etag_matches
+from bangscore.shim.answer import HTML, Allowance, Fault, NotFound, Resolved, Stored
+from bangscore.shim.handlers import Shim
+from bangscore.shim.keystore import Hit
 from bangscore.shim.problems import BadRequest, ParamError
-from bangscore.shim.quota import rate_headers
+from bangscore.shim.quota import Window, rate_headers
 from bangscore.shim.source import LoadedSnapshot
 from bangscore.site.render import FormState, Listing, SiteRenderer
-from bangscore.storage import ObjectStorageError
 
 log = logging.getLogger("bangscore.pages")
 MAX_RENDERED = 4096
@@ -179,10 +181,9 @@ class Pages:
         """Given a request, return the subject its page views count against."""
         return f"page:{request.client.host if request.client else 'unknown'}"
 
-    def charge(self, request: Request) -> tuple[bool, Rate, int]:
-        """Given a page request, count it; return (admitted, rate headers, seconds to reset)."""
-        hit, window = self.shim.quota.charge(self.subject(request), self.shim.quota.page_limit)
-        return hit.admitted, rate_headers(hit.limit, hit.used, window), window.seconds_to_reset
+    def allowance(self, request: Request, *, counted: bool = True) -> Allowance:
+        """Given a page request, return its client IP's page allowance, in the website's voice."""
+        return Allowance(self.subject(request), self.shim.quota.page_limit, self, counted)
 
     def html(
         self,
@@ -198,8 +199,9 @@ class Pages:
         out = {**dict(rate), "Cache-Control": "no-store", **(headers or {})}
         return Response(body, status, headers=out, media_type=HTML)
 
-    def refused(self, request: Request, rate: Rate, seconds: int) -> Response:
+    def refused(self, request: Request, hit: Hit, window: Window, rate: Rate) -> Response:
         """Return the HTML 429 of a client past its daily page allowance."""
+        seconds = window.seconds_to_reset
         hours, minutes = divmod(-(-seconds // 60), 60)
         return self.html(
             request,
@@ -217,22 +219,30 @@ class Pages:
         message = detail or f"There is no page at {request.url.path}."
         return self.html(request, 404, "Page not found", message, rate)
 
-    def unavailable(self, request: Request) -> Response:
+    def failed(self, request: Request, error: BadRequest | NotFound, rate: Rate) -> Response:
+        """Return a page resolver's 404 as the HTML not-found page."""
+        return self.missing(request, rate, str(error))
+
+    def unavailable(self, request: Request, rate: Rate, fault: Fault | None = None) -> Response:
         """Return the HTML 503 page (snapshot store unreachable or nothing published)."""
+        if fault is not None:
+            log.error("request %s: %s", request.state.request_id, fault)
         return self.html(
             request,
             503,
             "BangScore is briefly unavailable",
             "The ratings could not be loaded just now; try again in a few seconds.",
-            [],
+            rate,
             {"Retry-After": "5"},
         )
 
     async def http_error(self, request: Request, status: int) -> Response:
         """Given a page request that routing refused (404, 405), count it and answer HTML."""
-        admitted, rate, seconds = self.charge(request)
-        if not admitted:
-            return self.refused(request, rate, seconds)
+        allowance = self.allowance(request)
+        hit, window = self.shim.quota.charge(allowance.subject, allowance.limit)
+        rate = rate_headers(hit.limit, hit.used, window)
+        if not hit.admitted:
+            return self.refused(request, hit, window, rate)
         if status == 405:
             return self.html(
                 request,
@@ -247,36 +257,19 @@ class Pages:
     async def serve(
         self,
         request: Request,
-        resolve: Callable[[LoadedSnapshot], Awaitable[Resolved | PageAnswer | Response]],
+        resolve: Callable[[LoadedSnapshot], Awaitable[Resolved | Stored | PageAnswer | Response]],
     ) -> Response:
-        """Serve a page: resolve it, answer 304 free if the ETag matches, else count the view
-        against the page allowance (an HTML 429 past it) and answer."""
-        snap = self.shim.source.current
-        if snap is None:
-            return self.unavailable(request)
-        try:
-            resolved = await resolve(snap)
-        except ObjectStorageError:
-            return self.unavailable(request)
-        except NotFound as exc:
-            resolved = PageAnswer(404, str(exc).encode())
-        if isinstance(resolved, Resolved) and etag_matches(
-            request.headers.get("if-none-match"), resolved.etag
-        ):
-            hit, window = self.shim.quota.peek(self.subject(request), self.shim.quota.page_limit)
-            return self.shim.ok(snap, resolved, rate_headers(hit.limit, hit.used, window), 304)
-        admitted, rate, seconds = self.charge(request)
-        if not admitted:
-            return self.refused(request, rate, seconds)
-        if isinstance(resolved, Resolved):
-            return self.shim.ok(snap, resolved, rate, 200)
-        if isinstance(resolved, PageAnswer):
-            if resolved.status == 404:
-                return self.missing(request, rate, resolved.body.decode())
-            headers = {**dict(rate), "Cache-Control": "no-store"}
-            return Response(resolved.body, resolved.status, headers=headers, media_type=HTML)
-        resolved.headers.update(dict(rate))
-        return resolved
+        """Serve a page by the answer policy against the client IP's page allowance: a
+        rendered 400 (:class:`PageAnswer`) is counted and answered as HTML."""
+
+        async def resolved(snap: LoadedSnapshot) -> Resolved | Stored | Response:
+            found = await resolve(snap)
+            if isinstance(found, PageAnswer):
+                headers = {"Cache-Control": "no-store"}
+                return Response(found.body, found.status, headers=headers, media_type=HTML)
+            return found
+
+        return await self.shim.answer(request, resolved, self.allowance(request))
 
     def remembered(
         self, request: Request, render: Callable[[LoadedSnapshot], Awaitable[Resolved | PageAnswer]]
@@ -323,8 +316,8 @@ class Pages:
         """Given a snapshot key, return the endpoint serving that stored HTML page."""
 
         async def endpoint(request: Request) -> Response:
-            async def resolve(snap: LoadedSnapshot) -> Resolved:
-                return await self.shim.stored(snap, key, HTML)
+            async def resolve(snap: LoadedSnapshot) -> Stored:
+                return self.shim.stored(snap, key, HTML)
 
             return await self.serve(request, resolve)
 
@@ -332,23 +325,19 @@ class Pages:
 
     async def favicon(self, request: Request) -> Response:
         """Serve the site icon, not counted (a browser asks for it with every first page)."""
-        snap = self.shim.source.current
-        if snap is None or snap.entry(FAVICON_KEY) is None:
-            return Response(status_code=404, headers={"Cache-Control": "no-store"})
-        try:
-            resolved = await self.shim.stored(snap, FAVICON_KEY, SVG_TYPE)
-        except ObjectStorageError:
-            return Response(status_code=503, headers={"Retry-After": "5"})
-        hit, window = self.shim.quota.peek(self.subject(request), self.shim.quota.page_limit)
-        rate = rate_headers(hit.limit, hit.used, window)
-        matched = etag_matches(request.headers.get("if-none-match"), resolved.etag)
-        return self.shim.ok(snap, resolved, rate, 304 if matched else 200)
+
+        async def resolve(snap: LoadedSnapshot) -> Stored | Response:
+            if snap.entry(FAVICON_KEY) is None:
+                return Response(status_code=404, headers={"Cache-Control": "no-store"})
+            return self.shim.stored(snap, FAVICON_KEY, SVG_TYPE)
+
+        return await self.shim.answer(request, resolve, self.allowance(request, counted=False))
 
     async def game(self, request: Request) -> Response:
         """Serve ``/game/<appid>/<slug>``; a wrong or missing slug redirects (301) to the
         canonical URL."""
 
-        async def resolve(snap: LoadedSnapshot) -> Resolved | Response:
+        async def resolve(snap: LoadedSnapshot) -> Stored | Response:
             raw = request.path_params["appid"]
             pos = (
                 snap.index.position.get(int(raw))
@@ -360,7 +349,7 @@ class Pages:
             canonical = snap.index.urls[pos]
             if not canonical.endswith(request.url.path):
                 return RedirectResponse(canonical, 301)
-            return await self.shim.stored(snap, game_page_key(int(raw)), HTML)
+            return self.shim.stored(snap, game_page_key(int(raw)), HTML)
 
         return await self.serve(request, resolve)
 

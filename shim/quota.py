@@ -104,6 +104,12 @@ class Quota:
         self.metrics = QuotaMetrics()
         self._keys: dict[str, tuple[KeyRecord | None, float]] = {}
         self._local: dict[tuple[str, dt.date], int] = {}
+        # The last count the store confirmed per subject-day, and the subject-days it refused:
+        # during an outage the headers go on from the confirmed count (what the store holds
+        # once the local admits are added back), and a refused subject is refused before any
+        # work. Both bounded like the key cache.
+        self._confirmed: dict[tuple[str, dt.date], int] = {}
+        self._refused: dict[tuple[str, dt.date], int] = {}
         # Fail-open admits not yet added to the store; pushed when it answers again.
         self._unsynced: dict[tuple[str, dt.date], int] = {}
         self._lock = threading.Lock()
@@ -154,14 +160,36 @@ class Quota:
         except KeyStoreUnavailable:
             self._fault("count")
             with self._lock:
-                used = self._local.get((subject, win.day), 0)
+                at = (subject, win.day)
+                used = self._confirmed.get(at, 0) + self._local.get(at, 0)
                 if used >= limit:
                     return Hit(False, used, limit), win
-                self._local[(subject, win.day)] = used + 1
-                self._unsynced[(subject, win.day)] = self._unsynced.get((subject, win.day), 0) + 1
+                self._local[at] = self._local.get(at, 0) + 1
+                self._unsynced[at] = self._unsynced.get(at, 0) + 1
                 self.metrics.fail_open_admits += 1
                 return Hit(True, used + 1, limit), win
+        self._remember(subject, win.day, hit)
         return hit, win
+
+    def _remember(self, subject: str, day: dt.date, hit: Hit) -> None:
+        """Given the store's answer for a subject-day, keep its count (the base of fail-open
+        counting) and whether it refused."""
+        at = (subject, day)
+        if len(self._confirmed) >= MAX_CACHED_KEYS:
+            self._confirmed.clear()
+        if self._local:
+            self._local.pop(at, None)  # the store's count now includes what was reconciled
+        self._confirmed[at] = hit.used
+        if not hit.admitted:
+            if len(self._refused) >= MAX_CACHED_KEYS:
+                self._refused.clear()
+            self._refused[at] = hit.used
+
+    def exhausted(self, subject: str, limit: int) -> bool:
+        """Given a subject and its limit, return True if the store already refused it today at
+        a count of at least that limit (no store round trip: a refused client costs nothing)."""
+        used = self._refused.get((subject, window_at(self.clock()).day))
+        return used is not None and used >= limit
 
     def _reconcile(self) -> None:
         """Add the fail-open admits counted locally to the store; raise KeyStoreUnavailable (and
@@ -185,11 +213,14 @@ class Quota:
     def peek(self, subject: str, limit: int) -> tuple[Hit, Window]:
         """Given a subject and its limit, return today's count without counting (for 304s)."""
         win = window_at(self.clock())
+        at = (subject, win.day)
         try:
             used = self.store.peek(subject, win.day)
         except KeyStoreUnavailable:
             self._fault("peek")
-            used = self._local.get((subject, win.day), 0)
+            used = self._confirmed.get(at, 0) + self._local.get(at, 0)
+        else:
+            used += self._unsynced.get(at, 0)  # admitted here, not yet added to the store
         return Hit(used < limit, used, limit), win
 
     def _fault(self, what: str) -> None:

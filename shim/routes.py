@@ -19,7 +19,8 @@ from bangscore.contract.filters import (
 from bangscore.contract.paging import page_count
 from bangscore.manifest import etag_for
 from bangscore.shim import params
-from bangscore.shim.handlers import JSON_TYPE, NotFound, Resolved, Shim
+from bangscore.shim.answer import JSON_TYPE, NotFound, Resolved, Stored
+from bangscore.shim.handlers import Shim
 from bangscore.shim.keystore import KeyRecord
 from bangscore.shim.source import LoadedSnapshot
 
@@ -57,7 +58,7 @@ def build_routes(shim: Shim) -> list[Route]:
         return await shim.keyed(request, shim.memo(request, resolve))
 
     async def game(request: Request) -> Response:
-        async def resolve(snap: LoadedSnapshot, _: KeyRecord) -> Resolved:
+        async def resolve(snap: LoadedSnapshot, _: KeyRecord) -> Stored:
             appid = params.parse_appid(request.path_params["appid"])
             params.parse_plain_query(request.query_params.multi_items())
             if snap.entry(detail_key(appid)) is None:
@@ -71,7 +72,7 @@ def build_routes(shim: Shim) -> list[Route]:
                     f"{NOT_RATED_DETAIL[reason]}.",
                     extra={"appid": appid, "name": name, "reason": reason},
                 )
-            return await shim.stored(snap, detail_key(appid), JSON_TYPE)
+            return shim.stored(snap, detail_key(appid), JSON_TYPE)
 
         return await shim.keyed(request, shim.memo(request, resolve))
 
@@ -112,8 +113,8 @@ def build_routes(shim: Shim) -> list[Route]:
 
     def document(key: str, content_type: str) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
-            async def resolve(snap: LoadedSnapshot) -> Resolved:
-                return await shim.stored(snap, key, content_type)
+            async def resolve(snap: LoadedSnapshot) -> Stored:
+                return shim.stored(snap, key, content_type)
 
             return await shim.anonymous(request, resolve)
 

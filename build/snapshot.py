@@ -37,7 +37,7 @@ from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import NOT_RATED_REASONS, GameRecord, NotRated
 from bangscore.site.chart import NARROW_WIDTH as NARROW_CHART
 from bangscore.site.chart import WIDTH as WIDE_CHART
-from bangscore.site.chart import price_curve_svg
+from bangscore.site.chart import chart_prices, price_curve_svg
 from bangscore.site.labels import better_in_genre
 from bangscore.site.render import SiteRenderer
 from bangscore.storage import StoredObject
@@ -144,16 +144,25 @@ def snapshot_objects(
     yield StoredObject(FAVICON_KEY, site.favicon(), SVG_TYPE)
 
 
-def score_at_price(game: ScoredGame) -> Callable[[float], float]:
-    """Given a scored game, return a callable giving its unrounded score (0..100) at a price in
-    USD, every other input unchanged. The one place the game page's chart meets the model."""
-    return game.score_at
+def score_at_price(game: ScoredGame, detail: dict[str, Any]) -> Callable[[float], float]:
+    """Given a scored game and its detail record, return the lookup of its unrounded score
+    (0..100) at each price the chart reads (:func:`chart_prices`), sampled once from the score
+    curve scoring returned: the chart makes no call into the model."""
+    samples = game.curve.sample(
+        chart_prices(
+            detail["price_usd"],
+            detail["historical_low_usd"],
+            detail["worth_it_at_usd"],
+            detail["becomes_banger_at_usd"],
+        )
+    )
+    return samples.__getitem__
 
 
 def price_chart(game: ScoredGame, detail: dict[str, Any]) -> str:
     """Given a scored game and its detail record, return the game page's price charts (SVG):
     one drawn for wide screens and one for phones, the page's style showing one of them."""
-    score_at = score_at_price(game)
+    score_at = score_at_price(game, detail)
     return "\n".join(
         price_curve_svg(
             score_at,

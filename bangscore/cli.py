@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import SecretStr, ValidationError
 from starlette.applications import Starlette
 
+from bangscore.errors import BangScoreError
 from bangscore.settings import Settings
 from bangscore.shim.keys import redact
 from bangscore.shim.keystore import (
@@ -82,7 +83,7 @@ def app_from_settings(settings: Settings) -> Starlette:
 
 
 def _export_service(settings: Settings, secret: str) -> ExportService | None:
-    # Bulk export (issue 4). A local folder cannot presign: the shim signs its own links with
+    # The Bulk export. A local folder cannot presign: the shim signs its own links with
     # the session secret (under its own salt), which every replica already shares.
     if settings.export is None:
         return None
@@ -145,11 +146,10 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
     """
     from bangscore.ingest.catalog import CatalogError
     from bangscore.scoring.pipeline import UnscorableGame
-    from bangscore.storage import ObjectStorageError
 
     try:
         return _build(args, settings)
-    except (CatalogError, UnscorableGame, ObjectStorageError, OSError, ValueError) as exc:
+    except (CatalogError, UnscorableGame, BangScoreError, OSError) as exc:
         print(f"error: build failed, the current snapshot is unchanged: {exc}", file=sys.stderr)
         return 1
 
@@ -207,7 +207,7 @@ def _build(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _export(settings: Settings, games: list[Any], snapshot_id: str, now: dt.datetime) -> None:
-    # Bulk export (issue 4): after the pointer moved, so only a published build exports.
+    # The Bulk export: after the pointer moved, so only a published build exports.
     from bangscore.build.export import write_export
     from bangscore.storage import open_object_storage
 

@@ -19,10 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from bangscore.errors import BangScoreError, InvalidLocation
+
 POINTER_KEY = "current"
 
 
-class ObjectStorageError(Exception):
+class ObjectStorageError(BangScoreError):
     """Base class of storage failures."""
 
 
@@ -81,7 +83,7 @@ def _check_key(key: str) -> str:
     """Given a key, return it if safe to map onto a path; raise ValueError on traversal."""
     parts = key.split("/")
     if not key or key.startswith("/") or any(p in ("", ".", "..") for p in parts):
-        raise ValueError(f"unsafe storage key: {key!r}")
+        raise InvalidLocation(f"unsafe storage key: {key!r}")
     return key
 
 
@@ -239,5 +241,5 @@ def open_object_storage(location: str) -> ObjectStorage:
     if location.startswith("memory://"):
         return MemoryStorage(location)
     if "://" in location:
-        raise ValueError(f"unsupported storage location: {location!r} (use a folder or s3://)")
+        raise InvalidLocation(f"unsupported storage location: {location!r} (use a folder or s3://)")
     return LocalStorage(location)

@@ -29,6 +29,7 @@ from typing import Protocol
 from starlette.requests import Request
 from starlette.responses import Response
 
+from bangscore.errors import BangScoreError
 from bangscore.shim.keystore import Hit, KeyStoreUnavailable
 from bangscore.shim.problems import BadRequest
 from bangscore.shim.quota import Quota, Window, rate_headers
@@ -41,14 +42,23 @@ CACHE_OK = "private, max-age=300"
 Rate = list[tuple[str, str]]
 
 
-class NotFound(Exception):
-    """Raised by a resolver for an unknown resource; ``code`` is the problem code and
-    ``extra`` any members the problem document carries besides the standard ones."""
+class Refusal(BangScoreError):
+    """Raised by a resolver that refuses a request with a problem: ``code`` is the problem code
+    (its status comes from the route table's error codes) and ``extra`` any members the problem
+    document carries besides the standard ones."""
 
     def __init__(self, code: str, detail: str, extra: dict[str, object] | None = None) -> None:
         super().__init__(detail)
         self.code = code
         self.extra = extra
+
+
+class NotFound(Refusal):
+    """A 404: an unknown resource (``not_found``, ``game_not_found``, ``game_not_rated``)."""
+
+
+class Forbidden(Refusal):
+    """A 403: a key whose plan does not cover the resource (``insufficient_scope``)."""
 
 
 @dataclass(frozen=True)
@@ -89,7 +99,7 @@ class Voice(Protocol):
         """Given a request past its daily limit, return the 429 with ``Retry-After``."""
         ...
 
-    def failed(self, request: Request, error: BadRequest | NotFound, rate: Rate) -> Response:
+    def failed(self, request: Request, error: BadRequest | Refusal, rate: Rate) -> Response:
         """Given a resolver's 400 or 404, return its answer."""
         ...
 
@@ -164,8 +174,8 @@ async def answer(
         hit = Hit(False, max(seen.used, limit), limit)
         return voice.refused(request, hit, window, _rate(hit, window))
     try:
-        resolved: Resolution | BadRequest | NotFound = await resolve(snap)
-    except (BadRequest, NotFound) as exc:
+        resolved: Resolution | BadRequest | Refusal = await resolve(snap)
+    except (BadRequest, Refusal) as exc:
         resolved = exc
     except (ObjectStorageError, KeyStoreUnavailable) as exc:
         return voice.unavailable(request, _peek(quota, subject, limit), exc)
@@ -190,7 +200,7 @@ async def answer(
         if not hit.admitted:
             return voice.refused(request, hit, window, _rate(hit, window))
     rate = _rate(hit, window)
-    if isinstance(resolved, BadRequest | NotFound):
+    if isinstance(resolved, BadRequest | Refusal):
         return voice.failed(request, resolved, rate)
     if isinstance(resolved, Response):
         resolved.headers.update(dict(rate))

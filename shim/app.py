@@ -87,7 +87,7 @@ def create_app(
             task.cancel()
         quota.store.close()
 
-    # -- account website (issue 5): its own routes, each with its session middleware --------
+    # -- account website: its own routes, each with its session middleware ---------------------
     routes: list[BaseRoute] = [*build_routes(shim), *pages.routes()]
     if session_secret is not None:
         from bangscore.shim.accounts import AccountSite, account_routes
@@ -98,7 +98,7 @@ def create_app(
         https = site_url.startswith("https://")
         routes += account_routes(site, session_secret=session_secret, https_only=https)
 
-    # -- Bulk export (issue 4): GET /api/v1/export and signed local download links -----------
+    # -- Bulk export: GET /api/v1/export and signed local download links ----------------------
     from bangscore.shim.downloads import (
         export_routes,  # no cycle: shim.export does not import this module
     )

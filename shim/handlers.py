@@ -23,6 +23,7 @@ from bangscore.shim.answer import (
     JSON_TYPE,
     Allowance,
     NotFound,
+    Refusal,
     Resolved,
     Resolver,
     Stored,
@@ -133,9 +134,9 @@ class Shim:
         return await answer(request, resolve, allowance, source=self.source, quota=self.quota)
 
     def failed(
-        self, request: Request, error: BadRequest | NotFound, rate: list[tuple[str, str]]
+        self, request: Request, error: BadRequest | Refusal, rate: list[tuple[str, str]]
     ) -> Response:
-        """Return a resolver's 400 ``invalid_parameter`` or 404 as problem+json."""
+        """Return a resolver's 400 ``invalid_parameter``, 403 or 404 as problem+json."""
         if isinstance(error, BadRequest):
             return self.problem(request, "invalid_parameter", str(error), rate, errors=error.errors)
         return self.problem(request, error.code, str(error), rate, extra=error.extra)

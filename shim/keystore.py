@@ -11,6 +11,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from bangscore.errors import BangScoreError
 from bangscore.shim.keys import generate_key, key_digest, key_id
 
 Plan = Literal["free", "pro", "bulk"]
@@ -18,7 +19,7 @@ KeyState = Literal["active", "revoked"]
 PLAN_LIMITS: dict[str, int] = {"free": 1_000, "pro": 50_000}
 
 
-class KeyStoreError(Exception):
+class KeyStoreError(BangScoreError):
     """Base class of store failures."""
 
 

@@ -40,7 +40,7 @@ from bangscore.contract.paging import page_rels
 from bangscore.contract.search import SearchIndex
 from bangscore.manifest import etag_for
 from bangscore.shim import params
-from bangscore.shim.answer import HTML, Allowance, Fault, NotFound, Resolved, Stored
+from bangscore.shim.answer import HTML, Allowance, Fault, NotFound, Refusal, Resolved, Stored
 from bangscore.shim.handlers import Shim
 from bangscore.shim.keystore import Hit
 from bangscore.shim.problems import BadRequest, ParamError
@@ -219,7 +219,7 @@ class Pages:
         message = detail or f"There is no page at {request.url.path}."
         return self.html(request, 404, "Page not found", message, rate)
 
-    def failed(self, request: Request, error: BadRequest | NotFound, rate: Rate) -> Response:
+    def failed(self, request: Request, error: BadRequest | Refusal, rate: Rate) -> Response:
         """Return a page resolver's 404 as the HTML not-found page."""
         return self.missing(request, rate, str(error))
 

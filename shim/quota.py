@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from bangscore.errors import BangScoreError
 from bangscore.shim.keys import is_well_formed, key_digest
 from bangscore.shim.keystore import Hit, KeyRecord, KeyStore, KeyStoreUnavailable
 
@@ -60,7 +61,7 @@ def rate_headers(limit: int, used: int, window: Window) -> list[tuple[str, str]]
     ]
 
 
-class AuthFailure(Exception):
+class AuthFailure(BangScoreError):
     """Raised when a request's key cannot be used; ``code`` is the problem code."""
 
     def __init__(self, code: str, detail: str) -> None:

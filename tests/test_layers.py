@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ("bangscore.storage", "bangscore.s3", "bangscore.manifest")
+SHARED = ("bangscore.errors", "bangscore.storage", "bangscore.s3", "bangscore.manifest")
 # The command line, its settings and the operators' tools it runs sit above every layer.
 COMPOSITION_ROOT = ("bangscore.cli", "bangscore.settings", "bangscore.usage", "bangscore.calibrate")
 HTTP_CLIENTS = ("httpx", "tenacity")

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 import orjson
 
+from bangscore.errors import BangScoreError
 from bangscore.storage import ObjectNotFound, ObjectStorage
 
 SCHEMA_VERSION = 1
@@ -36,7 +37,7 @@ GZIP_TYPE = "application/gzip"
 KEEP_EXPORTS = 7
 
 
-class ExportError(Exception):
+class ExportError(BangScoreError):
     """Raised when an export manifest is corrupt."""
 
 

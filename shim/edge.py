@@ -125,7 +125,7 @@ async def _fast_path(shim: Shim, scope: Scope) -> Response | None:
     snap = shim.source.current
     if snap is None:
         return None
-    remembered = snap.answers.get((scope["path"], scope["query_string"]))
+    remembered = snap.answers.find((scope["path"], scope["query_string"]))
     if not isinstance(remembered, Resolved):
         return None
     request = Request(scope)

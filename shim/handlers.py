@@ -226,7 +226,7 @@ class Shim:
 
         async def cached(snap: LoadedSnapshot, record: KeyRecord) -> Resolved:
             key = (request.scope["path"], request.scope["query_string"])
-            answer = snap.answers.get(key)
+            answer = snap.answers.find(key)
             if answer is None:
                 try:
                     found = await resolve(snap, record)

@@ -43,6 +43,7 @@ from bangscore.shim import params
 from bangscore.shim.answer import HTML, Allowance, Fault, NotFound, Refusal, Resolved, Stored
 from bangscore.shim.handlers import Shim
 from bangscore.shim.keystore import Hit
+from bangscore.shim.lru import Lru
 from bangscore.shim.problems import BadRequest, ParamError
 from bangscore.shim.quota import Window, rate_headers
 from bangscore.shim.source import LoadedSnapshot
@@ -170,8 +171,8 @@ class Pages:
         self.shim = shim
         self.site = SiteRenderer(site_url=shim.site_url, base_url=shim.base_url)
         self.root = self.site.env.globals["root"]
-        self._rendered: dict[tuple[str, str, bytes], Resolved | PageAnswer] = {}
-        self._rendered_for = ""
+        # Keyed by snapshot id too: an old snapshot's pages age out as the new one's come in.
+        self._rendered: Lru[Resolved | PageAnswer] = Lru(MAX_RENDERED)
         self._not_rated: tuple[str, NotRated] | None = None
         self._not_rated_lock = asyncio.Lock()
 
@@ -278,13 +279,11 @@ class Pages:
         snapshot, path and query string (a snapshot never changes), bounded."""
 
         async def resolve(snap: LoadedSnapshot) -> Resolved | PageAnswer:
-            if self._rendered_for != snap.id or len(self._rendered) >= MAX_RENDERED:
-                self._rendered, self._rendered_for = {}, snap.id
             key = (snap.id, request.scope["path"], request.scope["query_string"])
-            answer = self._rendered.get(key)
+            answer = self._rendered.find(key)
             if answer is None:
                 answer = await render(snap)
-                self._rendered[key] = answer
+                self._rendered.put(key, answer)
             return answer
 
         return resolve

@@ -16,6 +16,7 @@ from functools import lru_cache
 from bangscore.errors import BangScoreError
 from bangscore.shim.keys import is_well_formed, key_digest
 from bangscore.shim.keystore import Hit, KeyRecord, KeyStore, KeyStoreUnavailable
+from bangscore.shim.lru import Lru
 
 DAY_SECONDS = 86_400
 DEFAULT_PAGE_LIMIT = 5_000
@@ -103,14 +104,14 @@ class Quota:
         self.key_cache_seconds = key_cache_seconds
         self.clock = clock
         self.metrics = QuotaMetrics()
-        self._keys: dict[str, tuple[KeyRecord | None, float]] = {}
+        self._keys: Lru[tuple[KeyRecord | None, float]] = Lru(MAX_CACHED_KEYS)
         self._local: dict[tuple[str, dt.date], int] = {}
         # The last count the store confirmed per subject-day, and the subject-days it refused:
         # during an outage the headers go on from the confirmed count (what the store holds
         # once the local admits are added back), and a refused subject is refused before any
         # work. Both bounded like the key cache.
-        self._confirmed: dict[tuple[str, dt.date], int] = {}
-        self._refused: dict[tuple[str, dt.date], int] = {}
+        self._confirmed: Lru[int] = Lru(MAX_CACHED_KEYS)
+        self._refused: Lru[int] = Lru(MAX_CACHED_KEYS)
         # Fail-open admits not yet added to the store; pushed when it answers again.
         self._unsynced: dict[tuple[str, dt.date], int] = {}
         self._lock = threading.Lock()
@@ -124,7 +125,7 @@ class Quota:
         """
         now = self.clock()
         # Cached by the presented string, so a repeat skips the checksum and the digest.
-        cached = self._keys.get(key)
+        cached = self._keys.find(key)
         if cached is not None and cached[1] > now:
             self.metrics.key_cache_hits += 1
             record = cached[0]
@@ -139,9 +140,8 @@ class Quota:
                 if cached is None:
                     raise
                 record = cached[0]  # a key seen before keeps working while the store is down
-            if len(self._keys) >= MAX_CACHED_KEYS:
-                self._keys.clear()  # bounded: a flood of made-up keys cannot grow memory
-            self._keys[key] = (record, now + self.key_cache_seconds)
+            # Bounded: a flood of made-up keys cannot grow memory.
+            self._keys.put(key, (record, now + self.key_cache_seconds))
         if record is None:
             raise AuthFailure("invalid_key", "The API key is not known.")
         if record.state != "active":
@@ -162,7 +162,7 @@ class Quota:
             self._fault("count")
             with self._lock:
                 at = (subject, win.day)
-                used = self._confirmed.get(at, 0) + self._local.get(at, 0)
+                used = (self._confirmed.find(at) or 0) + self._local.get(at, 0)
                 if used >= limit:
                     return Hit(False, used, limit), win
                 self._local[at] = self._local.get(at, 0) + 1
@@ -176,20 +176,16 @@ class Quota:
         """Given the store's answer for a subject-day, keep its count (the base of fail-open
         counting) and whether it refused."""
         at = (subject, day)
-        if len(self._confirmed) >= MAX_CACHED_KEYS:
-            self._confirmed.clear()
         if self._local:
             self._local.pop(at, None)  # the store's count now includes what was reconciled
-        self._confirmed[at] = hit.used
+        self._confirmed.put(at, hit.used)
         if not hit.admitted:
-            if len(self._refused) >= MAX_CACHED_KEYS:
-                self._refused.clear()
-            self._refused[at] = hit.used
+            self._refused.put(at, hit.used)
 
     def exhausted(self, subject: str, limit: int) -> bool:
         """Given a subject and its limit, return True if the store already refused it today at
         a count of at least that limit (no store round trip: a refused client costs nothing)."""
-        used = self._refused.get((subject, window_at(self.clock()).day))
+        used = self._refused.find((subject, window_at(self.clock()).day))
         return used is not None and used >= limit
 
     def _reconcile(self) -> None:
@@ -219,7 +215,7 @@ class Quota:
             used = self.store.peek(subject, win.day)
         except KeyStoreUnavailable:
             self._fault("peek")
-            used = self._confirmed.get(at, 0) + self._local.get(at, 0)
+            used = (self._confirmed.find(at) or 0) + self._local.get(at, 0)
         else:
             used += self._unsynced.get(at, 0)  # admitted here, not yet added to the store
         return Hit(used < limit, used, limit), win

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,7 +77,7 @@ class LoadedSnapshot:
     index: CompactIndex
     search: SearchIndex
     not_rated: NotRatedIndex = field(default_factory=NotRatedIndex)
-    answers: dict[tuple[str, bytes], Any] = field(default_factory=dict, repr=False)
+    answers: Lru[Any] = field(default_factory=lambda: Lru(MAX_ANSWERS), repr=False)
     search_pages: Lru[tuple[bytes, str]] = field(default_factory=lambda: Lru(4096), repr=False)
 
     @property
@@ -91,9 +89,7 @@ class LoadedSnapshot:
 
     def remember(self, key: tuple[str, bytes], answer: object) -> None:
         """Given a request's (path, query string) and its answer, keep it (bounded)."""
-        if len(self.answers) >= MAX_ANSWERS:
-            self.answers.clear()  # crude but bounded; hot answers come back within a request
-        self.answers[key] = answer
+        self.answers.put(key, answer)
 
     def entry(self, key: str) -> Entry | None:
         """Given a key inside the snapshot, return its manifest entry or None."""
@@ -118,47 +114,19 @@ class LoadedSnapshot:
         return self.search_pages.get((q, page), render)
 
 
-class BodyCache:
-    """Bodies by SHA-256, least recently used dropped first beyond ``max_bytes``."""
-
-    def __init__(self, max_bytes: int) -> None:
-        self.max_bytes = max_bytes
-        self.size = 0
-        self._data: OrderedDict[str, bytes] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, sha: str) -> bytes | None:
-        """Given a digest, return the cached body or None."""
-        body = self._data.get(sha)
-        if body is not None:
-            self._data.move_to_end(sha)
-        return body
-
-    def put(self, sha: str, body: bytes) -> None:
-        """Given a digest and its body, cache it, evicting the oldest beyond the budget."""
-        with self._lock:
-            if sha in self._data or len(body) > self.max_bytes:
-                return
-            self._data[sha] = body
-            self.size += len(body)
-            while self.size > self.max_bytes:
-                _, old = self._data.popitem(last=False)
-                self.size -= len(old)
-
-
 class SnapshotSource:
     """Loads the current snapshot from storage, serves bodies, and follows the pointer."""
 
     def __init__(self, storage: ObjectStorage, *, cache_bytes: int, poll_seconds: float) -> None:
         self.storage = storage
         self.poll_seconds = poll_seconds
-        self.cache = BodyCache(cache_bytes)
+        self.cache: Lru[bytes] = Lru(cache_bytes, weigh=len)  # bodies by SHA-256
         self.current: LoadedSnapshot | None = None
         self.switches = 0
         self.load_error: str | None = None  # why the last load failed, for operators and 503s
 
     def _fetch(self, entry: Entry) -> bytes:
-        body = self.cache.get(entry.sha256)
+        body = self.cache.find(entry.sha256)
         if body is None:
             body = self.storage.get(object_key(entry.sha256))
             if digest(body) != entry.sha256:
@@ -211,7 +179,7 @@ class SnapshotSource:
         entry = snap.entry(key)
         if entry is None:
             raise ObjectNotFound(key)
-        body = self.cache.get(entry.sha256)
+        body = self.cache.find(entry.sha256)
         if body is not None:
             return body
         return await anyio.to_thread.run_sync(self._fetch, entry)

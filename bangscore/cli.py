@@ -71,14 +71,11 @@ def app_from_settings(settings: Settings) -> Starlette:
 
     session_secret = load_session_secret(settings.session_secret, settings.state_dir)
     return create_app(
+        settings,
         source,
         quota,
-        site_url=settings.site_url,
-        base_url=settings.api_base_url,
         session_secret=session_secret,
         export=_export_service(settings, session_secret),
-        session_idle=settings.session_idle_seconds,
-        session_max=settings.session_max_seconds,
     )
 
 

@@ -61,8 +61,6 @@ MAX_PASSWORD = 1024  # argon2 takes any length; a bound keeps form bodies small
 MAX_ACTIVE_KEYS = 10
 BUCKET_SECONDS = 900
 SESSION_COOKIE = "bangscore_session"
-SESSION_IDLE_SECONDS = 3600
-SESSION_MAX_SECONDS = 12 * 3600
 SESSION_EXTEND_EVERY = 60  # a session's end moves at most once a minute (one write)
 PAGE_HEADERS = {
     "Cache-Control": "no-store",
@@ -154,8 +152,8 @@ class AccountSite:
         limits: SignInLimits = SignInLimits(),
         hasher: PasswordHasher | None = None,
         clock: Callable[[], float] = time.time,
-        session_idle: int = SESSION_IDLE_SECONDS,
-        session_max: int = SESSION_MAX_SECONDS,
+        session_idle: int,
+        session_max: int,
     ) -> None:
         self.store = store
         self.site_url = site_url

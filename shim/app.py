@@ -17,6 +17,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute
 
 from bangscore.manifest import SnapshotError
+from bangscore.settings import Settings
 from bangscore.shim.edge import EdgeMiddleware
 from bangscore.shim.handlers import Shim
 from bangscore.shim.pages import Pages
@@ -32,28 +33,33 @@ log = logging.getLogger("bangscore.shim")
 
 
 def create_app(
+    settings: Settings,
     source: SnapshotSource,
     quota: Quota,
     *,
-    site_url: str,
-    base_url: str,
     follow: bool = True,
     session_secret: str | None = None,
     export: ExportService | None = None,
-    session_idle: int = 3600,
-    session_max: int = 12 * 3600,
 ) -> Starlette:
-    """Given a snapshot source and a quota, return the ASGI app.
+    """Given the settings, a snapshot source and a quota, return the ASGI app.
 
-    The current snapshot is loaded at start-up if one is published; with ``follow`` a
-    background task re-reads the pointer every ``source.poll_seconds``. With a
-    ``session_secret`` the account website (:mod:`shim.accounts`) is served under /account,
-    its sessions ending ``session_idle`` seconds after the last request or ``session_max``
-    seconds after sign-in.
-    The key store is closed (buffered counts flushed) at shutdown. ``export`` serves the
-    Bulk export (:mod:`shim.export`); without it ``/api/v1/export`` answers 403 or 404.
+    The settings give the site and API base URLs, the account sessions' lifetimes and the
+    Retry-After of a 503; the source and the quota are built by the caller (the command line
+    from the same settings, tests with their own clocks). The current snapshot is loaded at
+    start-up if one is published; with ``follow`` a background task re-reads the pointer every
+    ``source.poll_seconds``. With a ``session_secret`` the account website
+    (:mod:`bangscore.shim.accounts`) is served under /account. The key store is closed (leased
+    and buffered counts settled) at shutdown. ``export`` serves the Bulk export
+    (:mod:`bangscore.shim.downloads`); without it ``/api/v1/export`` answers 403 or 404.
     """
-    shim = Shim(source, quota, site_url=site_url, base_url=base_url)
+    site_url, base_url = settings.site_url, settings.api_base_url
+    shim = Shim(
+        source,
+        quota,
+        site_url=site_url,
+        base_url=base_url,
+        retry_after=settings.retry_after_seconds,
+    )
     pages = Pages(shim)
 
     async def http_error(request: Request, exc: Exception) -> Response:
@@ -93,7 +99,10 @@ def create_app(
         from bangscore.shim.accounts import AccountSite, account_routes
 
         site = AccountSite(
-            quota.store, site_url=site_url, session_idle=session_idle, session_max=session_max
+            quota.store,
+            site_url=site_url,
+            session_idle=settings.session_idle_seconds,
+            session_max=settings.session_max_seconds,
         )
         https = site_url.startswith("https://")
         routes += account_routes(site, session_secret=session_secret, https_only=https)

@@ -41,7 +41,6 @@ from bangscore.shim.keystore import KeyRecord
 from bangscore.shim.source import LoadedSnapshot
 from bangscore.storage import ObjectNotFound, ObjectStorage, ObjectStorageUnavailable
 
-LINK_SECONDS = 3600
 SALT = "bangscore-export-link"
 
 
@@ -83,7 +82,7 @@ class ExportService:
         storage: ObjectStorage,
         *,
         links: LocalLinks | None,
-        link_seconds: int = LINK_SECONDS,
+        link_seconds: int,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.storage = storage

@@ -46,19 +46,25 @@ EDGE_HEADERS = [
     (b"access-control-expose-headers", EXPOSED.encode()),
     (b"x-content-type-options", b"nosniff"),
 ]
-RETRY_UNAVAILABLE = "5"
 
 
 class Shim:
     """The app's state and handlers: snapshot source, quota, URLs."""
 
     def __init__(
-        self, source: SnapshotSource, quota: Quota, *, site_url: str, base_url: str
+        self,
+        source: SnapshotSource,
+        quota: Quota,
+        *,
+        site_url: str,
+        base_url: str,
+        retry_after: int,
     ) -> None:
         self.source = source
         self.quota = quota
         self.site_url = site_url
         self.base_url = base_url
+        self.retry_after = str(retry_after)  # seconds, the Retry-After of every 503
 
     # -- responses ---------------------------------------------------------------------------
 
@@ -167,7 +173,7 @@ class Shim:
             log.error("request %s: object store: %s", request_id, fault)
             detail = "The object store is unreachable; retry shortly."
         return self.problem(
-            request, "unavailable", detail, rate, headers={"Retry-After": RETRY_UNAVAILABLE}
+            request, "unavailable", detail, rate, headers={"Retry-After": self.retry_after}
         )
 
     def presented_key(self, request: Request) -> str | None:

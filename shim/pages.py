@@ -234,7 +234,7 @@ class Pages:
             "BangScore is briefly unavailable",
             "The ratings could not be loaded just now; try again in a few seconds.",
             rate,
-            {"Retry-After": "5"},
+            {"Retry-After": self.shim.retry_after},
         )
 
     async def http_error(self, request: Request, status: int) -> Response:

@@ -19,7 +19,6 @@ from bangscore.shim.keystore import Hit, KeyRecord, KeyStore, KeyStoreUnavailabl
 from bangscore.shim.lru import Lru
 
 DAY_SECONDS = 86_400
-DEFAULT_PAGE_LIMIT = 5_000
 MAX_CACHED_KEYS = 100_000
 log = logging.getLogger("bangscore.quota")
 
@@ -94,8 +93,8 @@ class Quota:
         store: KeyStore,
         *,
         anonymous_limit: int,
-        page_limit: int = DEFAULT_PAGE_LIMIT,
-        key_cache_seconds: float = 2.0,
+        page_limit: int,
+        key_cache_seconds: float,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.store = store

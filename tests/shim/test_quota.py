@@ -58,7 +58,12 @@ def make(tmp_path: Path) -> tuple[Quota, DownStore, str, Clock]:
     store = DownStore(tmp_path / "q.sqlite3")
     key, _ = issue_key(store, "a@x.io", "free", 3, 0)
     clock = Clock(1_795_000_000)
-    return Quota(store, anonymous_limit=5, key_cache_seconds=2, clock=clock), store, key, clock
+    return (
+        Quota(store, anonymous_limit=5, page_limit=5, key_cache_seconds=2, clock=clock),
+        store,
+        key,
+        clock,
+    )
 
 
 def test_fail_open_on_local_counts_and_metric(tmp_path: Path) -> None:

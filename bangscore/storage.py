@@ -4,7 +4,7 @@ Keys are ``/``-separated relative paths such as ``snapshots/<id>/games/620.json`
 ``current`` pointer is a separate tiny object holding the id of the live snapshot; it moves
 only by compare-and-swap, so two concurrent builds can never both win.
 
-The S3 backend lives in :mod:`build.s3` and is chosen by :func:`open_object_storage` for
+The S3 backend lives in :mod:`bangscore.build.s3` and is chosen by :func:`open_object_storage` for
 ``s3://bucket/prefix`` locations.
 """
 

@@ -1,10 +1,10 @@
 """The snapshot builder: given a catalog, score it and yield every object of a snapshot.
 
-Pure: no I/O. Scoring is :func:`scoring.pipeline.score_catalog`; :func:`snapshot_objects`
+Pure: no I/O. Scoring is :func:`bangscore.scoring.pipeline.score_catalog`; :func:`snapshot_objects`
 yields ``StoredObject`` (key inside the snapshot, final bytes, Content-Type) for every list page
 of every precomputed combination, every detail record, the compact index, the search index,
 the not-rated index, the API documents and the website pages. The publisher
-(:mod:`build.publish`) is the only code that writes them.
+(:mod:`bangscore.build.publish`) is the only code that writes them.
 """
 
 from __future__ import annotations

@@ -109,7 +109,7 @@ def create_app(
 
     # -- Bulk export: GET /api/v1/export and signed local download links ----------------------
     from bangscore.shim.downloads import (
-        export_routes,  # no cycle: shim.export does not import this module
+        export_routes,  # no cycle: bangscore.shim.downloads does not import this module
     )
 
     routes += export_routes(shim, export)

@@ -1,6 +1,6 @@
 """The outermost layer: request id, CORS, security and rate-limit headers on every response,
 a 500 problem without a trace for any unexpected fault, the answer to a request head the
-server refused (:mod:`shim.protocol`), one URL per resource (a trailing slash is dropped
+server refused (:mod:`bangscore.shim.protocol`), one URL per resource (a trailing slash is dropped
 before routing, so no redirect is built from the request's ``Host``), and a fast path for
 repeated answers.
 
@@ -108,7 +108,7 @@ class EdgeMiddleware:
     async def _protocol_error(
         self, scope: Scope, receive: Receive, send: Send, error: dict[str, object]
     ) -> None:
-        """Answer a request head the server refused (:mod:`shim.protocol`) as a problem,
+        """Answer a request head the server refused (:mod:`bangscore.shim.protocol`) as a problem,
         counted against the client IP's anonymous allowance; the connection then closes."""
         request = Request(scope)
         _, _, rate = self.shim.charge_anonymous(request)

@@ -1,8 +1,9 @@
 """The key and counter store interface, its records, and the factory choosing a backend.
 
-Backends: :class:`shim.sqlite_store.SQLiteKeyStore` (embedded default, safe across processes on
-one host) and :class:`shim.redis_store.RedisKeyStore` (many replicas). Both count exactly: a
-subject never gets more than its limit of admitted hits in a day.
+Backends: :class:`bangscore.shim.sqlite_store.SQLiteKeyStore` (embedded default, safe across
+processes on one host) and :class:`bangscore.shim.redis_store.RedisKeyStore` (many replicas).
+Both lease blocks of a subject's quota and never over-admit: a subject never gets more than
+its limit of admitted hits in a day.
 """
 
 from __future__ import annotations

@@ -97,8 +97,8 @@ NO_UNRATED = NotRated({}, None)
 def parse_not_rated(raw: bytes) -> NotRated:
     """Given the bytes of the snapshot's not-rated index (parallel arrays sorted by appid:
     ``appid``, ``reason`` as an index into ``reasons``, ``name``; see
-    :func:`build.snapshot.not_rated_index`), return it loaded with a name index; ValueError if
-    malformed."""
+    :func:`bangscore.build.snapshot.not_rated_index`), return it loaded with a name index;
+    ValueError if malformed."""
     try:
         data = orjson.loads(raw)
         reasons = [str(r) for r in data["reasons"]]

@@ -31,10 +31,11 @@ from bangscore.contract.filters import (
     precomputed_combos,
 )
 from bangscore.contract.limits import PAGE_SIZE
+from bangscore.contract.not_rated import not_rated_index
 from bangscore.contract.paging import render_page
 from bangscore.contract.search import SearchIndex
 from bangscore.scoring.pipeline import ScoredGame
-from bangscore.scoring.records import NOT_RATED_REASONS, GameRecord, NotRated
+from bangscore.scoring.records import GameRecord, NotRated
 from bangscore.site.chart import NARROW_WIDTH as NARROW_CHART
 from bangscore.site.chart import WIDTH as WIDE_CHART
 from bangscore.site.chart import chart_prices, price_curve_svg
@@ -81,20 +82,6 @@ def compact_index(games: Sequence[ScoredGame], items: Sequence[dict[str, Any]]) 
         "discount": [g.record.discount_percent for g in games],
         "tags": [sorted(lower_tags(g.record)) for g in games],
         "items": list(items),
-    }
-
-
-def not_rated_index(apps: Sequence[NotRated]) -> dict[str, Any]:
-    """Given the known apps that are not rated, return the index the shim answers their
-    ``game_not_rated`` 404 from: parallel arrays sorted by appid (``appid``, ``reason`` as an
-    index into ``reasons``, ``name``)."""
-    ordered = sorted(apps, key=lambda a: a.appid)
-    reasons = list(NOT_RATED_REASONS)
-    return {
-        "reasons": reasons,
-        "appid": [a.appid for a in ordered],
-        "reason": [reasons.index(a.reason) for a in ordered],
-        "name": [a.name for a in ordered],
     }
 
 

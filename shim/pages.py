@@ -31,11 +31,11 @@ from bangscore.contract.filters import (
     DOCS_KEY,
     FAVICON_KEY,
     HOME_KEY,
-    NOT_RATED_KEY,
     Filters,
     game_page_key,
 )
 from bangscore.contract.limits import MAX_APPID_DIGITS, MAX_QUERY_LENGTH
+from bangscore.contract.not_rated import REASON_LABEL, NotRatedIndex
 from bangscore.contract.paging import page_rels
 from bangscore.contract.search import SearchIndex
 from bangscore.manifest import etag_for
@@ -53,13 +53,6 @@ log = logging.getLogger("bangscore.pages")
 MAX_RENDERED = 4096
 SVG_TYPE = "image/svg+xml"
 BROWSE_PARAMS = frozenset({"genre", "tag", "year_from", "year_to", "on_sale", "page"})
-NOT_RATED_REASONS: Mapping[str, str] = {
-    "delisted": "delisted from the storefront",
-    "too_few_reviews": "too few reviews to rate it fairly",
-    "no_usd_price": "no price in US dollars",
-    "no_length": "no known length",
-    "not_a_game": "not a game (software, a soundtrack or a video)",
-}
 Rate = list[tuple[str, str]]
 
 
@@ -72,10 +65,11 @@ class PageAnswer:
 
 
 @dataclass(frozen=True)
-class NotRated:
-    """The snapshot's known-but-unrated apps: ``{appid: (name, reason)}`` and a name index."""
+class UnratedNames:
+    """A snapshot's known-but-unrated apps as the website's search reads them: the snapshot's
+    not-rated index and a name search index over it (None when no app has a name)."""
 
-    apps: Mapping[int, tuple[str, str]]
+    apps: NotRatedIndex
     index: SearchIndex | None
 
     def search(self, q: str) -> list[dict[str, Any]]:
@@ -85,39 +79,13 @@ class NotRated:
             return []
         out = []
         for appid in self.index.search(q):
-            name, reason = self.apps[appid]
-            text = NOT_RATED_REASONS.get(reason, reason.replace("_", " "))
+            known = self.apps.lookup(appid)
+            if known is None:
+                continue
+            name, reason = known
+            text = REASON_LABEL.get(reason, reason.replace("_", " "))
             out.append({"appid": appid, "name": name, "reason": reason, "reason_text": text})
         return out
-
-
-NO_UNRATED = NotRated({}, None)
-
-
-def parse_not_rated(raw: bytes) -> NotRated:
-    """Given the bytes of the snapshot's not-rated index (parallel arrays sorted by appid:
-    ``appid``, ``reason`` as an index into ``reasons``, ``name``; see
-    :func:`bangscore.build.snapshot.not_rated_index`), return it loaded with a name index;
-    ValueError if malformed."""
-    try:
-        data = orjson.loads(raw)
-        reasons = [str(r) for r in data["reasons"]]
-        apps = {
-            int(a): (str(n), reasons[int(r)])
-            for a, r, n in zip(data["appid"], data["reason"], data["name"], strict=True)
-        }
-    except (
-        orjson.JSONDecodeError,
-        AttributeError,
-        KeyError,
-        TypeError,
-        ValueError,
-        IndexError,
-    ) as exc:
-        raise ValueError(f"corrupt not-rated object: {exc}") from exc
-    named = ((a, 0, name) for a, (name, _) in apps.items() if name)
-    index = SearchIndex.build(named) if apps else None
-    return NotRated(apps, index)
 
 
 def browse_redirect(items: Sequence[tuple[str, str]]) -> str | None:
@@ -173,7 +141,7 @@ class Pages:
         self.root = self.site.env.globals["root"]
         # Keyed by snapshot id too: an old snapshot's pages age out as the new one's come in.
         self._rendered: Lru[Resolved | PageAnswer] = Lru(MAX_RENDERED)
-        self._not_rated: tuple[str, NotRated] | None = None
+        self._not_rated: tuple[str, UnratedNames] | None = None
         self._not_rated_lock = asyncio.Lock()
 
     # -- allowance and answers ---------------------------------------------------------------
@@ -290,22 +258,17 @@ class Pages:
 
     # -- the not-rated apps ------------------------------------------------------------------
 
-    async def not_rated(self, snap: LoadedSnapshot) -> NotRated:
-        """Given a snapshot, return its known-but-unrated apps (none when the snapshot has no
-        such object, or a malformed one, which is logged)."""
+    async def not_rated(self, snap: LoadedSnapshot) -> UnratedNames:
+        """Given a snapshot, return its known-but-unrated apps with a name index, built once
+        per snapshot from the index the snapshot loaded (off the event loop: seconds for 150k
+        names)."""
         if self._not_rated is not None and self._not_rated[0] == snap.id:
             return self._not_rated[1]
         async with self._not_rated_lock:  # one build per snapshot, however many searches wait
             if self._not_rated is not None and self._not_rated[0] == snap.id:
                 return self._not_rated[1]
-            loaded = NO_UNRATED
-            if snap.entry(NOT_RATED_KEY) is not None:
-                raw = await self.shim.source.body(snap, NOT_RATED_KEY)
-                try:
-                    # Indexing 150k names takes seconds: off the event loop, once per snapshot.
-                    loaded = await anyio.to_thread.run_sync(parse_not_rated, raw)
-                except ValueError as exc:
-                    log.error("snapshot %s: %s", snap.id, exc)
+            index = await anyio.to_thread.run_sync(snap.not_rated.name_index)
+            loaded = UnratedNames(snap.not_rated, index)
             self._not_rated = (snap.id, loaded)
             return loaded
 

@@ -16,6 +16,7 @@ from bangscore.contract.filters import (
     ROOT_KEY,
     detail_key,
 )
+from bangscore.contract.not_rated import REASON_DETAIL
 from bangscore.contract.paging import page_count
 from bangscore.manifest import etag_for
 from bangscore.shim import params
@@ -23,14 +24,6 @@ from bangscore.shim.answer import JSON_TYPE, NotFound, Resolved, Stored
 from bangscore.shim.handlers import Shim
 from bangscore.shim.keystore import KeyRecord
 from bangscore.shim.source import LoadedSnapshot
-
-NOT_RATED_DETAIL = {
-    "delisted": "it has been removed from sale on the storefront",
-    "too_few_reviews": "it has too few reviews to rate it fairly",
-    "no_usd_price": "no source gives its US price",
-    "no_length": "neither a play length nor enough reviewers' playtime is known",
-    "not_a_game": "it is not a game (DLC, demo, soundtrack, tool or software)",
-}
 
 
 def _total(body: bytes) -> int:
@@ -69,7 +62,7 @@ def build_routes(shim: Shim) -> list[Route]:
                 raise NotFound(
                     "game_not_rated",
                     f"{name or 'App ' + str(appid)} (appid {appid}) is not rated: "
-                    f"{NOT_RATED_DETAIL[reason]}.",
+                    f"{REASON_DETAIL[reason]}.",
                     extra={"appid": appid, "name": name, "reason": reason},
                 )
             return shim.stored(snap, detail_key(appid), JSON_TYPE)

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio.to_thread
-import numpy as np
 import orjson
 
 from bangscore.contract.filters import INDEX_KEY, NOT_RATED_KEY, SEARCH_KEY
+from bangscore.contract.not_rated import NotRatedIndex
 from bangscore.contract.paging import page_bounds, render_page
 from bangscore.contract.search import SearchIndex
 from bangscore.manifest import (
@@ -41,30 +41,6 @@ MAX_ANSWERS = 16_384
 
 class CorruptObject(ObjectStorageError):
     """Raised when a fetched body does not match its manifest digest."""
-
-
-class NotRatedIndex:
-    """The known apps that are not rated, by appid: their name and ``reason``.
-
-    Loaded from the builder's ``index/not_rated.json`` (parallel arrays sorted by appid); kept
-    as a sorted numpy array of appids and a reason code per app, so 150k apps cost a few MB.
-    """
-
-    def __init__(self, doc: dict[str, Any] | None = None) -> None:
-        doc = doc or {}
-        self.reasons: list[str] = list(doc.get("reasons", []))
-        self.appids = np.asarray(doc.get("appid", []), dtype=np.int64)
-        self.codes = np.asarray(doc.get("reason", []), dtype=np.int8)
-        self.names: list[str] = list(doc.get("name", []))
-        if len(self.appids) > 1 and not bool(np.all(self.appids[1:] > self.appids[:-1])):
-            raise ValueError("not-rated appids are not sorted")
-
-    def lookup(self, appid: int) -> tuple[str, str] | None:
-        """Given an appid, return (name, reason) if it is a known app that is not rated."""
-        at = int(np.searchsorted(self.appids, appid))
-        if at < len(self.appids) and int(self.appids[at]) == appid:
-            return self.names[at], self.reasons[int(self.codes[at])]
-        return None
 
 
 @dataclass(frozen=True, eq=False)  # identity hashing: per-snapshot caches key on the object

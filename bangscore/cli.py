@@ -61,8 +61,12 @@ def app_from_settings(settings: Settings) -> Starlette:
         cache_bytes=settings.cache_bytes,
         poll_seconds=settings.pointer_poll_seconds,
     )
+    # One worker is the SQLite file's only counting process: it may lease blocks of quota.
+    store = open_key_store(
+        settings.store_url, create=settings.store is None, lease=settings.workers == 1
+    )
     quota = Quota(
-        _open_store(settings, create=settings.store is None),
+        store,
         anonymous_limit=settings.anonymous_daily_limit,
         page_limit=settings.page_daily_limit,
         key_cache_seconds=settings.key_cache_seconds,

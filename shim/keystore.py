@@ -233,17 +233,18 @@ class KeyStore(Protocol):
         ...
 
 
-def open_key_store(url: str, *, create: bool = True) -> KeyStore:
+def open_key_store(url: str, *, create: bool = True, lease: bool = True) -> KeyStore:
     """Given ``sqlite:///PATH`` or ``redis://HOST:PORT/DB``, return the store; ValueError else.
 
     Without ``create``, a SQLite file that does not exist yet raises KeyStoreMissing instead of
     becoming a new, empty store (a mistyped path would otherwise answer 401 to every real
-    key). A path that cannot hold a database raises KeyStoreUnavailable.
+    key). A path that cannot hold a database raises KeyStoreUnavailable. ``lease``: a SQLite
+    store leases blocks of quota (right when this process is the only one counting in it).
     """
     if url.startswith("sqlite:///"):
         from bangscore.shim.sqlite_store import SQLiteKeyStore
 
-        return SQLiteKeyStore(url.removeprefix("sqlite:///"), create=create)
+        return SQLiteKeyStore(url.removeprefix("sqlite:///"), create=create, lease=lease)
     if url.startswith(("redis://", "rediss://", "unix://")):
         from bangscore.shim.redis_store import RedisKeyStore
 

@@ -14,26 +14,39 @@ from bangscore.shim.sqlite_store import SQLiteKeyStore
 DAY = dt.date(2026, 11, 22)
 
 
-def hammer(path: str, attempts: int, queue: multiprocessing.Queue[int]) -> None:
-    store = SQLiteKeyStore(path)
+def hammer(path: str, attempts: int, lease: bool, queue: multiprocessing.Queue[int]) -> None:
+    store = SQLiteKeyStore(path, lease=lease)
     admitted = sum(store.hit("key:race", DAY, 500, 0).admitted for _ in range(attempts))
     store.close()  # gives back the tokens it leased and did not spend
     queue.put(admitted)
 
 
-def test_counting_is_exact_across_processes(tmp_path: Path) -> None:
-    path = str(tmp_path / "race.sqlite3")
+def race(path: str, lease: bool) -> int:
+    """Given a store file, let 4 processes make 300 attempts each against a limit of 500;
+    return how many were admitted."""
     SQLiteKeyStore(path)
     ctx = multiprocessing.get_context("spawn")
     queue: multiprocessing.Queue[int] = ctx.Queue()
-    workers = [ctx.Process(target=hammer, args=(path, 300, queue)) for _ in range(4)]
+    workers = [ctx.Process(target=hammer, args=(path, 300, lease, queue)) for _ in range(4)]
     for w in workers:
         w.start()
     admitted = sum(queue.get(timeout=60) for _ in workers)
     for w in workers:
         w.join(timeout=60)
-    # 1,200 attempts against a limit of 500: never more, and at most the blocks the others
-    # still held when the last was refused fewer (each an eighth of what was left, or 1).
+    return admitted
+
+
+def test_counting_is_exact_across_processes(tmp_path: Path) -> None:
+    path = str(tmp_path / "race.sqlite3")
+    assert race(path, lease=False) == 500  # 1,200 attempts against a limit of 500
+    assert SQLiteKeyStore(path).peek("key:race", DAY) == 500
+
+
+def test_leasing_processes_never_over_admit(tmp_path: Path) -> None:
+    path = str(tmp_path / "lease.sqlite3")
+    admitted = race(path, lease=True)
+    # Never more than the limit, and at most the blocks the others still held when the last
+    # was refused fewer (each an eighth of what was left, or 1).
     assert 500 - 3 * 8 <= admitted <= 500
     assert SQLiteKeyStore(path).peek("key:race", DAY) == admitted
 

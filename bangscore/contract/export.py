@@ -46,7 +46,7 @@ def file_key(snapshot_id: str, name: str) -> str:
     return f"{PREFIX}{snapshot_id}/{name}"
 
 
-def manifest_key(snapshot_id: str) -> str:
+def export_manifest_key(snapshot_id: str) -> str:
     """Given a snapshot id, return the key of its export manifest."""
     return file_key(snapshot_id, "manifest.json")
 

@@ -31,6 +31,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import anyio.to_thread
 import jinja2
@@ -42,6 +43,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from bangscore.contract.api import ATTRIBUTION_TEXT
 from bangscore.contract.limits import MAX_QUERY_LENGTH
 from bangscore.shim.keys import key_digest
 from bangscore.shim.keystore import (
@@ -75,6 +77,7 @@ _TEMPLATES = jinja2.Environment(
 )
 # The header's search box takes what the search endpoint takes.
 _TEMPLATES.globals["max_query_length"] = MAX_QUERY_LENGTH
+_TEMPLATES.globals["attribution"] = ATTRIBUTION_TEXT
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +140,8 @@ def load_session_secret(configured: str | None, state_dir: Path) -> str:
 
 def render(name: str, status: int = 200, **context: Any) -> HTMLResponse:
     """Given a template name and its context, return the page (never cached, never framed)."""
+    # The site's base template links root-relative, under the site URL's path.
+    context.setdefault("root", urlsplit(str(context.get("site_url", ""))).path.rstrip("/"))
     body = _TEMPLATES.get_template(name).render(**context)
     return HTMLResponse(body, status, headers=PAGE_HEADERS)
 

@@ -18,6 +18,9 @@ AXE     := node_modules/axe-core/axe.min.js
 # `make check` leaves out the tests with these markers (pyproject.toml; `server` is added by
 # fixture in tests/conftest.py): what remains needs no server and runs in seconds.
 CHECK_MARKERS := not slow and not s3 and not redis and not browser and not server
+# pytest-xdist workers for `make check`: one per core; on a machine busy with other work,
+# CHECK_WORKERS=0 (no workers, one process) can be faster.
+CHECK_WORKERS ?= auto
 
 .PHONY: help venv deps lock hooks build run serve demo-key test check lint format typecheck \
         calibrate \
@@ -90,7 +93,7 @@ typecheck: $(STAMP)  ## mypy --strict over the four packages, tests/ and bench/
 	$(BIN)/mypy
 
 check: lint typecheck  ## the fast loop (about 20 s warm): lint, typecheck, tests that need no server
-	$(BIN)/pytest -q -n auto -m "$(CHECK_MARKERS)"
+	$(BIN)/pytest -q -n $(CHECK_WORKERS) -m "$(CHECK_MARKERS)"
 
 test: $(STAMP) deps  ## the whole suite (real servers, chromium), with coverage: coverage/html
 	rm -rf $(COV_DIR) .coverage .coverage.*

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import SecretStr, ValidationError
 from starlette.applications import Starlette
 
+from bangscore.errors import BangScoreError
 from bangscore.settings import Settings
 from bangscore.shim.keys import redact
 from bangscore.shim.keystore import (
@@ -76,8 +77,11 @@ def app_from_settings(settings: Settings) -> Starlette:
         cache_bytes=settings.cache_bytes,
         poll_seconds=settings.pointer_poll_seconds,
     )
+    # One worker is the SQLite file's only counting process: it may lease blocks of quota.
+    # `serve` never creates a key store: `keys create` (and so `make run`) does.
+    store = open_key_store(settings.store_url, create=False, lease=settings.workers == 1)
     quota = Quota(
-        _open_store(settings, create=False),
+        store,
         anonymous_limit=settings.anonymous_daily_limit,
         page_limit=settings.page_daily_limit,
         key_cache_seconds=settings.key_cache_seconds,
@@ -86,14 +90,11 @@ def app_from_settings(settings: Settings) -> Starlette:
 
     session_secret = load_session_secret(settings.session_secret, settings.state_dir, create=False)
     return create_app(
+        settings,
         source,
         quota,
-        site_url=settings.site_url,
-        base_url=settings.api_base_url,
         session_secret=session_secret,
         export=_export_service(settings, session_secret),
-        session_idle=settings.session_idle_seconds,
-        session_max=settings.session_max_seconds,
         watches=_watch_options(settings),
     )
 
@@ -112,12 +113,12 @@ def _watch_options(settings: Settings) -> WatchOptions:
         def send_mail(message: EmailMessage) -> None:
             send_one(server, message)
 
-    store = open_watch_store(settings.store_url, create=settings.store is None)
+    store = open_watch_store(settings.store_url, create=False)
     return WatchOptions(store, send_mail, settings.mail_from)
 
 
 def _export_service(settings: Settings, secret: str) -> ExportService | None:
-    # Bulk export (issue 4). A local folder cannot presign: the shim signs its own links with
+    # The Bulk export. A local folder cannot presign: the shim signs its own links with
     # the session secret (under its own salt), which every replica already shares.
     if settings.export is None:
         return None
@@ -180,18 +181,10 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
     """
     from bangscore.ingest.catalog import CatalogError
     from bangscore.scoring.pipeline import UnscorableGame
-    from bangscore.storage import ObjectStorageError
 
     try:
         return _build(args, settings)
-    except (
-        CatalogError,
-        UnscorableGame,
-        ObjectStorageError,
-        OSError,
-        ValueError,
-        ArithmeticError,
-    ) as exc:
+    except (CatalogError, UnscorableGame, BangScoreError, OSError) as exc:
         print(f"error: build failed, the current snapshot is unchanged: {exc}", file=sys.stderr)
         return 1
 
@@ -270,7 +263,7 @@ def _current_games(storage: Any) -> int | None:
 
 
 def _export(settings: Settings, games: list[Any], snapshot_id: str, now: dt.datetime) -> None:
-    # Bulk export (issue 4): after the pointer moved, so only a published build exports.
+    # The Bulk export: after the pointer moved, so only a published build exports.
     from bangscore.build.export import write_export
     from bangscore.storage import open_object_storage
 

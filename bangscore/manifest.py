@@ -20,12 +20,13 @@ from typing import Any
 import orjson
 from tqdm import tqdm
 
+from bangscore.errors import BangScoreError
 from bangscore.storage import ObjectNotFound, ObjectStorage
 
 MANIFEST_SCHEMA = 1
 
 
-class SnapshotError(Exception):
+class SnapshotError(BangScoreError):
     """Raised when a snapshot is missing, its manifest is corrupt, or it cannot be published."""
 
 

@@ -40,6 +40,7 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
+from bangscore.errors import InvalidLocation
 from bangscore.storage import (
     POINTER_KEY,
     ObjectInfo,
@@ -115,16 +116,22 @@ class S3Config:
         config. Upload tuning may ride in the query (``threads``, ``processes``,
         ``max_attempts``, ``connect_timeout``, ``read_timeout``), as for the Redis store URL.
 
-        Raises ValueError if the URL is not s3://, names no bucket, or has an unknown option.
+        Raises InvalidLocation (a ValueError) if the URL is not s3://, names no bucket, or has
+        an unknown or malformed option.
         """
         parts = urlsplit(url)
         if parts.scheme != "s3" or not parts.netloc:
-            raise ValueError(f"not an s3://bucket/prefix location: {url!r}")
+            raise InvalidLocation(f"not an s3://bucket/prefix location: {url!r}")
         tuning: dict[str, Any] = {}
         for name, value in parse_qsl(parts.query):
             if name not in _URL_OPTIONS:
-                raise ValueError(f"unknown s3 option {name!r}; known: {', '.join(_URL_OPTIONS)}")
-            tuning[name] = _URL_OPTIONS[name](value)
+                raise InvalidLocation(
+                    f"unknown s3 option {name!r}; known: {', '.join(_URL_OPTIONS)}"
+                )
+            try:
+                tuning[name] = _URL_OPTIONS[name](value)
+            except ValueError as exc:
+                raise InvalidLocation(f"s3 option {name}={value!r}: {exc}") from exc
         return cls(bucket=parts.netloc, prefix=parts.path.strip("/"), **{**tuning, **options})
 
     @property

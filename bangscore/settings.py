@@ -77,7 +77,10 @@ class Settings(BaseSettings):
     session_max_seconds: int = Field(
         12 * 3600, ge=60, description="An account session ends this long after sign-in"
     )
-    keep_snapshots: int = Field(7, ge=1)
+    keep_snapshots: int = Field(7, ge=1, description="Snapshots kept for rollback")
+    retry_after_seconds: int = Field(
+        5, ge=1, le=3600, description="Retry-After of a 503 (snapshot, object or key store down)"
+    )
     export: str | None = Field(
         None, description="Bulk export store: a folder or s3://bucket/prefix (unset: no export)"
     )

@@ -4,7 +4,7 @@ Keys are ``/``-separated relative paths such as ``snapshots/<id>/games/620.json`
 ``current`` pointer is a separate tiny object holding the id of the live snapshot; it moves
 only by compare-and-swap, so two concurrent builds can never both win.
 
-The S3 backend lives in :mod:`build.s3` and is chosen by :func:`open_object_storage` for
+The S3 backend lives in :mod:`bangscore.build.s3` and is chosen by :func:`open_object_storage` for
 ``s3://bucket/prefix`` locations.
 """
 
@@ -19,10 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from bangscore.errors import BangScoreError, InvalidLocation
+
 POINTER_KEY = "current"
 
 
-class ObjectStorageError(Exception):
+class ObjectStorageError(BangScoreError):
     """Base class of storage failures."""
 
 
@@ -94,7 +96,7 @@ def _check_key(key: str) -> str:
     """Given a key, return it if safe to map onto a path; raise ValueError on traversal."""
     parts = key.split("/")
     if not key or key.startswith("/") or any(p in ("", ".", "..") for p in parts):
-        raise ValueError(f"unsafe storage key: {key!r}")
+        raise InvalidLocation(f"unsafe storage key: {key!r}")
     return key
 
 
@@ -265,5 +267,5 @@ def open_object_storage(location: str) -> ObjectStorage:
     if location.startswith("memory://"):
         return MemoryStorage(location)
     if "://" in location:
-        raise ValueError(f"unsupported storage location: {location!r} (use a folder or s3://)")
+        raise InvalidLocation(f"unsupported storage location: {location!r} (use a folder or s3://)")
     return LocalStorage(location)

@@ -40,8 +40,8 @@ from bangscore.contract.export import (
     PREFIX,
     ExportFile,
     ExportManifest,
+    export_manifest_key,
     file_key,
-    manifest_key,
     read_latest,
 )
 from bangscore.manifest import digest
@@ -167,7 +167,7 @@ class Export:
         snap = self.manifest.snapshot
         files = [StoredObject(file_key(snap, n), b, GZIP_TYPE) for n, b in self.bodies.items()]
         raw = self.manifest.to_bytes()
-        return [*files, StoredObject(manifest_key(snap), raw), StoredObject(LATEST_KEY, raw)]
+        return [*files, StoredObject(export_manifest_key(snap), raw), StoredObject(LATEST_KEY, raw)]
 
 
 def render_export(

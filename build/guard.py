@@ -11,13 +11,14 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
+from bangscore.errors import BangScoreError
 from bangscore.scoring.records import GameRecord
 
 MAX_PRICE_USD = 10_000.0  # Steam's own ceiling is far below; past this a price is a typo
 MAX_SHRINK = 0.2  # a rated set smaller by more than this share needs --allow-shrink
 
 
-class CatalogRefused(ValueError):
+class CatalogRefused(BangScoreError):
     """Raised when a catalogue must not be published; the message says why."""
 
 

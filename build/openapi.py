@@ -1,6 +1,6 @@
 """The OpenAPI 3.1 document, generated from the route table in :mod:`bangscore.contract.api`.
 
-Schemas are strict about every field the wire records carry (:mod:`build.wire`), so the
+Schemas are strict about every field the wire records carry (:mod:`bangscore.build.wire`), so the
 fuzzer can check each response against them.
 """
 

@@ -1,10 +1,10 @@
 """The snapshot builder: given a catalog, score it and yield every object of a snapshot.
 
-Pure: no I/O. Scoring is :func:`scoring.pipeline.score_catalog`; :func:`snapshot_objects`
+Pure: no I/O. Scoring is :func:`bangscore.scoring.pipeline.score_catalog`; :func:`snapshot_objects`
 yields ``StoredObject`` (key inside the snapshot, final bytes, Content-Type) for every list page
 of every precomputed combination, every detail record, the compact index, the search index,
 the not-rated index, the API documents and the website pages. The publisher
-(:mod:`build.publish`) is the only code that writes them.
+(:mod:`bangscore.build.publish`) is the only code that writes them.
 """
 
 from __future__ import annotations
@@ -32,13 +32,14 @@ from bangscore.contract.filters import (
     precomputed_combos,
 )
 from bangscore.contract.limits import PAGE_SIZE
+from bangscore.contract.not_rated import not_rated_index
 from bangscore.contract.paging import render_page
 from bangscore.contract.search import SearchIndex
 from bangscore.scoring.pipeline import ScoredGame
-from bangscore.scoring.records import NOT_RATED_REASONS, GameRecord, NotRated
+from bangscore.scoring.records import GameRecord, NotRated
 from bangscore.site.chart import NARROW_WIDTH as NARROW_CHART
 from bangscore.site.chart import WIDTH as WIDE_CHART
-from bangscore.site.chart import price_curve_svg
+from bangscore.site.chart import chart_prices, price_curve_svg
 from bangscore.site.labels import better_in_genre
 from bangscore.site.render import SiteRenderer
 from bangscore.storage import StoredObject
@@ -90,20 +91,6 @@ def compact_index(
     }
 
 
-def not_rated_index(apps: Sequence[NotRated]) -> dict[str, Any]:
-    """Given the known apps that are not rated, return the index the shim answers their
-    ``game_not_rated`` 404 from: parallel arrays sorted by appid (``appid``, ``reason`` as an
-    index into ``reasons``, ``name``)."""
-    ordered = sorted(apps, key=lambda a: a.appid)
-    reasons = list(NOT_RATED_REASONS)
-    return {
-        "reasons": reasons,
-        "appid": [a.appid for a in ordered],
-        "reason": [reasons.index(a.reason) for a in ordered],
-        "name": [a.name for a in ordered],
-    }
-
-
 def snapshot_objects(
     games: Sequence[ScoredGame],
     *,
@@ -152,16 +139,25 @@ def snapshot_objects(
     yield StoredObject(FAVICON_KEY, site.favicon(), SVG_TYPE)
 
 
-def score_at_price(game: ScoredGame) -> Callable[[float], float]:
-    """Given a scored game, return a callable giving its unrounded score (0..100) at a price in
-    USD, every other input unchanged. The one place the game page's chart meets the model."""
-    return game.score_at
+def score_at_price(game: ScoredGame, detail: dict[str, Any]) -> Callable[[float], float]:
+    """Given a scored game and its detail record, return the lookup of its unrounded score
+    (0..100) at each price the chart reads (:func:`chart_prices`), sampled once from the score
+    curve scoring returned: the chart makes no call into the model."""
+    samples = game.curve.sample(
+        chart_prices(
+            detail["price_usd"],
+            detail["historical_low_usd"],
+            detail["worth_it_at_usd"],
+            detail["becomes_banger_at_usd"],
+        )
+    )
+    return samples.__getitem__
 
 
 def price_chart(game: ScoredGame, detail: dict[str, Any]) -> str:
     """Given a scored game and its detail record, return the game page's price charts (SVG):
     one drawn for wide screens and one for phones, the page's style showing one of them."""
-    score_at = score_at_price(game)
+    score_at = score_at_price(game, detail)
     return "\n".join(
         price_curve_svg(
             score_at,

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from tqdm import tqdm
 
 from bangscore.scoring import tiers, value
+from bangscore.scoring.curve import PriceCurve, price_curve
 from bangscore.scoring.drivers import drivers
 from bangscore.scoring.genres import genre_for
 from bangscore.scoring.play import is_replayable, is_unattended
@@ -54,12 +55,13 @@ class ScoredGame:
     def score_at(self, price_usd: float) -> float:
         """Given a price in US dollars (>= 0), return the unrounded score the game would have
         at that price, every other input unchanged."""
-        return value.score_from(self._curve[0], self._curve[1], price_usd)
+        return self.curve.at(price_usd)
 
     @functools.cached_property
-    def _curve(self) -> tuple[float, float]:
-        # Only the price varies along a price curve: quality and fair price are computed once.
-        return value.quality(self.inputs), value.fair_price(self.inputs)
+    def curve(self) -> PriceCurve:
+        """Return the game's score against its price (what the game page's chart draws):
+        only the price varies along it, so quality and fair price are computed once."""
+        return price_curve(self.inputs)
 
 
 def value_inputs(record: GameRecord, genre: str) -> value.ValueInputs:

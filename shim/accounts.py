@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import jinja2
 from argon2 import PasswordHasher
@@ -48,6 +49,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from bangscore.contract.api import ATTRIBUTION_TEXT
 from bangscore.contract.limits import MAX_QUERY_LENGTH
 from bangscore.shim.keys import key_digest
 from bangscore.shim.keystore import (
@@ -76,8 +78,6 @@ BUCKET_SECONDS = 900
 MAX_FORM_BYTES = 16 * 1024
 MAX_FIELD_BYTES = 4096
 SESSION_COOKIE = "bangscore_session"
-SESSION_IDLE_SECONDS = 3600
-SESSION_MAX_SECONDS = 12 * 3600
 SESSION_EXTEND_EVERY = 60  # a session's end moves at most once a minute (one write)
 PAGE_HEADERS = {
     "Cache-Control": "no-store",
@@ -92,6 +92,7 @@ _TEMPLATES = jinja2.Environment(
 )
 # The header's search box takes what the search endpoint takes.
 _TEMPLATES.globals["max_query_length"] = MAX_QUERY_LENGTH
+_TEMPLATES.globals["attribution"] = ATTRIBUTION_TEXT
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +175,8 @@ def load_session_secret(configured: str | None, state_dir: Path, *, create: bool
 
 def render(name: str, status: int = 200, **context: Any) -> HTMLResponse:
     """Given a template name and its context, return the page (never cached, never framed)."""
+    # The site's base template links root-relative, under the site URL's path.
+    context.setdefault("root", urlsplit(str(context.get("site_url", ""))).path.rstrip("/"))
     body = _TEMPLATES.get_template(name).render(**context)
     return HTMLResponse(body, status, headers=PAGE_HEADERS)
 
@@ -189,8 +192,8 @@ class AccountSite:
         limits: SignInLimits = SignInLimits(),
         hasher: PasswordHasher | None = None,
         clock: Callable[[], float] = time.time,
-        session_idle: int = SESSION_IDLE_SECONDS,
-        session_max: int = SESSION_MAX_SECONDS,
+        session_idle: int,
+        session_max: int,
         page_extras: Callable[[str], dict[str, Any]] | None = None,
     ) -> None:
         self.store = store

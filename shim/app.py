@@ -17,6 +17,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute
 
 from bangscore.manifest import SnapshotError
+from bangscore.settings import Settings
 from bangscore.shim.edge import EdgeMiddleware
 from bangscore.shim.handlers import Shim
 from bangscore.shim.pages import Pages
@@ -50,30 +51,35 @@ def _watch_routes(
 
 
 def create_app(
+    settings: Settings,
     source: SnapshotSource,
     quota: Quota,
     *,
-    site_url: str,
-    base_url: str,
     follow: bool = True,
     session_secret: str | None = None,
     export: ExportService | None = None,
-    session_idle: int = 3600,
-    session_max: int = 12 * 3600,
     watches: WatchOptions | None = None,
 ) -> Starlette:
-    """Given a snapshot source and a quota, return the ASGI app.
+    """Given the settings, a snapshot source and a quota, return the ASGI app.
 
-    The current snapshot is loaded at start-up if one is published; with ``follow`` a
-    background task re-reads the pointer every ``source.poll_seconds``. With a
-    ``session_secret`` the account website (:mod:`shim.accounts`) is served under /account,
-    its sessions ending ``session_idle`` seconds after the last request or ``session_max``
-    seconds after sign-in.
-    The key store is closed (buffered counts flushed) at shutdown. ``export`` serves the
-    Bulk export (:mod:`shim.export`); without it ``/api/v1/export`` answers 403 or 404.
-    ``watches`` adds the watch pages to the account website (:mod:`shim.watches`).
+    The settings give the site and API base URLs, the account sessions' lifetimes and the
+    Retry-After of a 503; the source and the quota are built by the caller (the command line
+    from the same settings, tests with their own clocks). The current snapshot is loaded at
+    start-up if one is published; with ``follow`` a background task re-reads the pointer every
+    ``source.poll_seconds``. With a ``session_secret`` the account website
+    (:mod:`bangscore.shim.accounts`) is served under /account. The key store is closed (leased
+    and buffered counts settled) at shutdown. ``export`` serves the Bulk export
+    (:mod:`bangscore.shim.downloads`); without it ``/api/v1/export`` answers 403 or 404.
+    ``watches`` adds the watch pages to the account website (:mod:`bangscore.shim.watches`).
     """
-    shim = Shim(source, quota, site_url=site_url, base_url=base_url)
+    site_url, base_url = settings.site_url, settings.api_base_url
+    shim = Shim(
+        source,
+        quota,
+        site_url=site_url,
+        base_url=base_url,
+        retry_after=settings.retry_after_seconds,
+    )
     pages = Pages(shim)
 
     async def http_error(request: Request, exc: Exception) -> Response:
@@ -82,7 +88,7 @@ def create_app(
             return await pages.http_error(request, exc.status_code)
         hit, window, rate = shim.charge_anonymous(request)
         if not hit.admitted:
-            return shim.over_limit(request, hit, window, rate)
+            return shim.refused(request, hit, window, rate)
         if exc.status_code == 405:
             return shim.problem(
                 request,
@@ -109,22 +115,25 @@ def create_app(
         if watches is not None:
             watches.store.close()
 
-    # -- account website (issue 5): its own routes, each with its session middleware --------
+    # -- account website: its own routes, each with its session middleware ---------------------
     routes: list[BaseRoute] = [*build_routes(shim), *pages.routes()]
     if session_secret is not None:
         from bangscore.shim.accounts import AccountSite, account_routes
 
         site = AccountSite(
-            quota.store, site_url=site_url, session_idle=session_idle, session_max=session_max
+            quota.store,
+            site_url=site_url,
+            session_idle=settings.session_idle_seconds,
+            session_max=settings.session_max_seconds,
         )
         https = site_url.startswith("https://")
         if watches is not None:
             routes += _watch_routes(site, source, watches, session_secret, https)
         routes += account_routes(site, session_secret=session_secret, https_only=https)
 
-    # -- Bulk export (issue 4): GET /api/v1/export and signed local download links -----------
+    # -- Bulk export: GET /api/v1/export and signed local download links ----------------------
     from bangscore.shim.downloads import (
-        export_routes,  # no cycle: shim.export does not import this module
+        export_routes,  # no cycle: bangscore.shim.downloads does not import this module
     )
 
     routes += export_routes(shim, export)

@@ -35,12 +35,12 @@ from bangscore.contract.export import (
 from bangscore.contract.limits import MAX_LINK_EXPIRES_DIGITS
 from bangscore.manifest import etag_for
 from bangscore.shim import params
-from bangscore.shim.handlers import NotFound, Resolved, Shim
+from bangscore.shim.answer import Forbidden, NotFound, Resolved
+from bangscore.shim.handlers import Shim
 from bangscore.shim.keystore import KeyRecord
 from bangscore.shim.source import LoadedSnapshot
 from bangscore.storage import ObjectNotFound, ObjectStorage, ObjectStorageUnavailable
 
-LINK_SECONDS = 3600
 SALT = "bangscore-export-link"
 
 
@@ -82,7 +82,7 @@ class ExportService:
         storage: ObjectStorage,
         *,
         links: LocalLinks | None,
-        link_seconds: int = LINK_SECONDS,
+        link_seconds: int,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.storage = storage
@@ -136,12 +136,12 @@ async def export_manifest(service: ExportService | None, record: KeyRecord) -> R
     """Given the export service (None when no export store is configured) and the caller's
     key, return the manifest answer.
 
-    Raises NotFound with code ``insufficient_scope`` (403) for keys not on the bulk plan,
-    ``not_found`` (404) when nothing was exported, and ObjectStorageError (503) when the export
+    Raises Forbidden (403 ``insufficient_scope``) for keys not on the bulk plan, NotFound
+    (404 ``not_found``) when nothing was exported, and ObjectStorageError (503) when the export
     store is unreachable.
     """
     if record.plan != "bulk":
-        raise NotFound(
+        raise Forbidden(
             "insufficient_scope",
             f"The export needs a key on the bulk plan; this key is on the {record.plan} plan.",
         )

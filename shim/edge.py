@@ -1,6 +1,6 @@
 """The outermost layer: request id, CORS, security and rate-limit headers on every response,
 a 500 problem without a trace for any unexpected fault, the answer to a request head the
-server refused (:mod:`shim.protocol`), one URL per resource (a trailing slash is dropped
+server refused (:mod:`bangscore.shim.protocol`), one URL per resource (a trailing slash is dropped
 before routing, so no redirect is built from the request's ``Host``), and a fast path for
 repeated answers.
 
@@ -9,9 +9,10 @@ Rate-limit headers: a response that did not count against a key or the anonymous
 client IP's anonymous allowance as it stands, without counting the request.
 
 The fast path serves a request whose answer this snapshot already resolved (the same path
-and query string) to a Bearer key in the key cache: it counts the request and writes the
-bytes straight to the server, skipping routing and response objects. Anything else (a first
-request, a query key, a 429, an error) takes the full route, which gives the same answer.
+and query string) to a valid key, skipping routing: it reads the key as the routes do
+(:meth:`Shim.presented_key`) and answers by the same answer policy
+(:func:`bangscore.shim.answer.answer`), so its bytes are the full route's. Anything else (a
+first request, a missing or bad key, a key store fault) takes the full route.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from bangscore.shim.handlers import EDGE_HEADERS, Resolved, Shim, etag_matches
+from bangscore.shim.answer import Resolved
+from bangscore.shim.handlers import EDGE_HEADERS, Shim
 from bangscore.shim.keystore import KeyStoreUnavailable
 from bangscore.shim.page_policy import HSTS, browser_headers
 from bangscore.shim.problems import PROBLEM_TYPE, problem_body
@@ -90,9 +92,11 @@ class EdgeMiddleware:
             await _preflight(send_with_headers)
             return
         try:
-            if scope["method"] in ("GET", "HEAD") and await _fast_path(
-                self.shim, scope, send, extra
-            ):
+            fast = (
+                await _fast_path(self.shim, scope) if scope["method"] in ("GET", "HEAD") else None
+            )
+            if fast is not None:
+                await fast(scope, receive, send_with_headers)
                 return
             await self.app(scope, receive, send_with_headers)
         except BodyRefused as refused:
@@ -128,7 +132,7 @@ class EdgeMiddleware:
     async def _protocol_error(
         self, scope: Scope, receive: Receive, send: Send, error: dict[str, object]
     ) -> None:
-        """Answer a request head the server refused (:mod:`shim.protocol`) as a problem,
+        """Answer a request head the server refused (:mod:`bangscore.shim.protocol`) as a problem,
         counted against the client IP's anonymous allowance; the connection then closes."""
         request = Request(scope)
         _, _, rate = self.shim.charge_anonymous(request)
@@ -138,44 +142,29 @@ class EdgeMiddleware:
         await response(scope, receive, send)
 
 
-async def _fast_path(shim: Shim, scope: Scope, send: Send, edge: list[tuple[bytes, bytes]]) -> bool:
-    """Given a request, serve it from this snapshot's resolved answers if it can; return
-    True if it answered. It never counts a request it does not answer."""
+async def _fast_path(shim: Shim, scope: Scope) -> Response | None:
+    """Given a request, answer it from this snapshot's resolved answers if it can (a keyed
+    request whose answer is remembered, with a valid key); return None to take the full route.
+    It counts nothing it does not answer."""
     snap = shim.source.current
     if snap is None:
-        return False
-    answer = snap.answers.get((scope["path"], scope["query_string"]))
-    if not isinstance(answer, Resolved):
-        return False
-    auth = condition = None
-    for name, value in scope["headers"]:
-        if name == b"authorization":
-            auth = value
-        elif name == b"if-none-match":
-            condition = value
-    if auth is None or auth[:7].lower() != b"bearer ":
-        return False
-    quota = shim.quota
+        return None
+    remembered = snap.answers.find((scope["path"], scope["query_string"]))
+    if not isinstance(remembered, Resolved):
+        return None
+    request = Request(scope)
+    key = shim.presented_key(request)
+    if not key:
+        return None
     try:
-        record = quota.authenticate(auth[7:].decode("latin-1").strip())
+        record = shim.quota.authenticate(key)
     except (AuthFailure, KeyStoreUnavailable):
-        return False
-    if condition is not None and etag_matches(condition.decode("latin-1"), answer.etag):
-        hit, window = quota.peek(record.subject, record.daily_limit)
-        status, body, entity = 304, b"", []
-    else:
-        hit, window = quota.charge(record.subject, record.daily_limit)
-        if not hit.admitted:
-            return False  # the full route answers the 429; a refused hit was not counted
-        status, body = 200, answer.body
-        entity = [
-            (b"content-type", answer.content_type.encode()),
-            (b"content-length", str(len(body)).encode()),
-        ]
-    rate = [(k.lower().encode(), v.encode()) for k, v in rate_headers(hit.limit, hit.used, window)]
-    headers = [*rate, *answer.raw_headers, (b"x-snapshot", snap.id.encode()), *entity, *edge]
-    await _send(send, status, headers, body)
-    return True
+        return None
+
+    async def resolve(_: object) -> Resolved:
+        return remembered
+
+    return await shim.answer(request, resolve, shim.key_allowance(record))
 
 
 def _is_preflight(scope: Scope) -> bool:
@@ -196,8 +185,3 @@ async def _preflight(send: Send) -> None:
         }
     )
     await send({"type": "http.response.body", "body": b""})
-
-
-async def _send(send: Send, status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})

@@ -1,9 +1,10 @@
-"""Request handling over the snapshot: keys, quota, conditional requests and problems.
+"""The API's side of request handling: reading and authenticating a key, the API's voice of
+the answer policy (problem+json refusals and errors), resolvers' helpers and Link headers.
 
-Flow for a keyed endpoint (:meth:`Shim.keyed`): authenticate the key (401 / 503), resolve the
-answer from the snapshot (400 / 404 / 503), answer 304 without counting if ``If-None-Match``
-matches, else count the request (429 past the limit) and answer. Requests without a valid
-key (the root listing, documents, pages, 401s, unknown paths) count against the client IP's
+A keyed endpoint (:meth:`Shim.keyed`) authenticates the key (401 / 503, against the client
+IP's anonymous allowance), then answers by the one answer policy
+(:func:`bangscore.shim.answer.answer`) against the key's allowance. Requests without a valid
+key (the root listing, documents, 401s, unknown paths) count against the client IP's
 anonymous allowance (:meth:`Shim.anonymous`).
 """
 
@@ -11,8 +12,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from functools import cached_property
 from urllib.parse import urlencode
 
 from starlette.requests import Request
@@ -20,6 +19,17 @@ from starlette.responses import Response
 
 from bangscore.contract.filters import Filters, list_key
 from bangscore.contract.paging import page_rels
+from bangscore.shim.answer import (
+    JSON_TYPE,
+    Allowance,
+    NotFound,
+    Refusal,
+    Resolved,
+    Resolver,
+    Stored,
+    answer,
+    ok,
+)
 from bangscore.shim.keystore import Hit, KeyRecord, KeyStoreUnavailable
 from bangscore.shim.problems import PROBLEM_TYPE, BadRequest, ParamError, problem_body
 from bangscore.shim.quota import AuthFailure, Quota, Window, rate_headers
@@ -27,9 +37,6 @@ from bangscore.shim.source import CorruptObject, LoadedSnapshot, SnapshotSource
 from bangscore.storage import ObjectNotFound, ObjectStorageError
 
 log = logging.getLogger("bangscore.shim")
-JSON_TYPE = "application/json"
-HTML = "text/html; charset=utf-8"
-CACHE_OK = "private, max-age=300"
 EXPOSED = (
     "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Used, X-RateLimit-Reset, "
     "RateLimit, RateLimit-Policy, Retry-After, ETag, Link, X-Snapshot, X-Request-Id"
@@ -39,54 +46,25 @@ EDGE_HEADERS = [
     (b"access-control-expose-headers", EXPOSED.encode()),
     (b"x-content-type-options", b"nosniff"),
 ]
-RETRY_UNAVAILABLE = "5"
-
-
-@dataclass(frozen=True)
-class Resolved:
-    """A resolved 200 answer: body, content type, ETag, and extra headers (Link)."""
-
-    body: bytes
-    etag: str
-    content_type: str = JSON_TYPE
-    headers: tuple[tuple[str, str], ...] = ()
-
-    @cached_property
-    def raw_headers(self) -> list[tuple[bytes, bytes]]:
-        """Return the answer's own headers as the server sends them (Link, caching, ETag)."""
-        own = [(name.lower().encode(), value.encode()) for name, value in self.headers]
-        return [*own, (b"cache-control", CACHE_OK.encode()), (b"etag", self.etag.encode())]
-
-
-class NotFound(Exception):
-    """Raised by a resolver for an unknown resource; ``code`` is the problem code and
-    ``extra`` any members the problem document carries besides the standard ones."""
-
-    def __init__(self, code: str, detail: str, extra: dict[str, object] | None = None) -> None:
-        super().__init__(detail)
-        self.code = code
-        self.extra = extra
-
-
-def etag_matches(header: str | None, etag: str) -> bool:
-    if not header:
-        return False
-    if header.strip() == "*":
-        return True
-    # If-None-Match uses weak comparison (RFC 9110 13.1.2): ignore a W/ prefix.
-    return any(tag.strip().removeprefix("W/") == etag for tag in header.split(","))
 
 
 class Shim:
     """The app's state and handlers: snapshot source, quota, URLs."""
 
     def __init__(
-        self, source: SnapshotSource, quota: Quota, *, site_url: str, base_url: str
+        self,
+        source: SnapshotSource,
+        quota: Quota,
+        *,
+        site_url: str,
+        base_url: str,
+        retry_after: int,
     ) -> None:
         self.source = source
         self.quota = quota
         self.site_url = site_url
         self.base_url = base_url
+        self.retry_after = str(retry_after)  # seconds, the Retry-After of every 503
 
     # -- responses ---------------------------------------------------------------------------
 
@@ -120,18 +98,12 @@ class Shim:
         self, snap: LoadedSnapshot, resolved: Resolved, rate: list[tuple[str, str]], status: int
     ) -> Response:
         """Given a resolved answer, return it as 200 (or 304 without body) with cache headers."""
-        headers = dict(rate)
-        headers.update(resolved.headers)
-        headers["Cache-Control"] = CACHE_OK
-        headers["ETag"] = resolved.etag
-        headers["X-Snapshot"] = snap.id
-        if status == 304:
-            return Response(None, 304, headers=headers)
-        return Response(resolved.body, 200, headers=headers, media_type=resolved.content_type)
+        return ok(snap, resolved, rate, status)
 
-    def over_limit(
+    def refused(
         self, request: Request, hit: Hit, window: Window, rate: list[tuple[str, str]]
     ) -> Response:
+        """Return the problem+json 429 of a key or client IP past its daily limit."""
         return self.problem(
             request,
             "quota_exceeded",
@@ -149,30 +121,31 @@ class Shim:
         hit, window = self.quota.charge(f"ip:{ip}", self.quota.anonymous_limit)
         return hit, window, rate_headers(hit.limit, hit.used, window)
 
-    async def anonymous(
-        self, request: Request, resolve: Callable[[LoadedSnapshot], Awaitable[Resolved | Response]]
-    ) -> Response:
-        """Serve a no-key resource: resolve, 304 if the ETag matches (free), else count."""
-        snap = self.source.current
-        if snap is None:
-            return self.unavailable(request, [])
-        try:
-            resolved = await resolve(snap)
-        except NotFound as exc:
-            hit, window, rate = self.charge_anonymous(request)
-            return self.problem(request, exc.code, str(exc), rate, extra=exc.extra)
-        except ObjectStorageError as exc:
-            return self.unavailable(request, [], exc)
-        if isinstance(resolved, Response):
-            return resolved
+    def anonymous_allowance(self, request: Request) -> Allowance:
+        """Given a request without a valid key, return its client IP's anonymous allowance."""
         ip = request.client.host if request.client else "unknown"
-        if etag_matches(request.headers.get("if-none-match"), resolved.etag):
-            hit, window = self.quota.peek(f"ip:{ip}", self.quota.anonymous_limit)
-            return self.ok(snap, resolved, rate_headers(hit.limit, hit.used, window), 304)
-        hit, window, rate = self.charge_anonymous(request)
-        if not hit.admitted:
-            return self.over_limit(request, hit, window, rate)
-        return self.ok(snap, resolved, rate, 200)
+        return Allowance(f"ip:{ip}", self.quota.anonymous_limit, self)
+
+    def key_allowance(self, record: KeyRecord, *, counted: bool = True) -> Allowance:
+        """Given an active key, return its allowance (``counted=False``: a free route)."""
+        return Allowance(record.subject, record.daily_limit, self, counted)
+
+    async def anonymous(self, request: Request, resolve: Resolver) -> Response:
+        """Serve a no-key resource by the answer policy, against the client IP's allowance."""
+        return await self.answer(request, resolve, self.anonymous_allowance(request))
+
+    async def answer(self, request: Request, resolve: Resolver, allowance: Allowance) -> Response:
+        """Given a request, a resolver and an allowance, return the answer policy's response
+        (:func:`bangscore.shim.answer.answer`)."""
+        return await answer(request, resolve, allowance, source=self.source, quota=self.quota)
+
+    def failed(
+        self, request: Request, error: BadRequest | Refusal, rate: list[tuple[str, str]]
+    ) -> Response:
+        """Return a resolver's 400 ``invalid_parameter``, 403 or 404 as problem+json."""
+        if isinstance(error, BadRequest):
+            return self.problem(request, "invalid_parameter", str(error), rate, errors=error.errors)
+        return self.problem(request, error.code, str(error), rate, extra=error.extra)
 
     def unavailable(
         self,
@@ -200,24 +173,29 @@ class Shim:
             log.error("request %s: object store: %s", request_id, fault)
             detail = "The object store is unreachable; retry shortly."
         return self.problem(
-            request, "unavailable", detail, rate, headers={"Retry-After": RETRY_UNAVAILABLE}
+            request, "unavailable", detail, rate, headers={"Retry-After": self.retry_after}
         )
+
+    def presented_key(self, request: Request) -> str | None:
+        """Given a request, return the key it presents: the Bearer token of ``Authorization``
+        (``""`` for another scheme or an empty token), else the ``api_key`` query parameter,
+        else None. The one reading of a key, for the routes and the edge's fast path."""
+        auth = request.headers.get("authorization")
+        if auth is not None:
+            scheme, _, value = auth.partition(" ")
+            return value.strip() if scheme.lower() == "bearer" else ""
+        return request.query_params.get("api_key")
 
     async def keyed(
         self,
         request: Request,
-        resolve: Callable[[LoadedSnapshot, KeyRecord], Awaitable[Resolved]],
+        resolve: Callable[[LoadedSnapshot, KeyRecord], Awaitable[Resolved | Stored]],
         *,
         counted: bool = True,
     ) -> Response:
-        """Serve a keyed resource: authenticate, resolve, 304 free, else count (429 past it)."""
-        auth = request.headers.get("authorization")
-        key = None
-        if auth is not None:
-            scheme, _, value = auth.partition(" ")
-            key = value.strip() if scheme.lower() == "bearer" else ""
-        else:
-            key = request.query_params.get("api_key")
+        """Serve a keyed resource: authenticate the key (401 / 503 against the client IP's
+        anonymous allowance), then the answer policy against the key's allowance."""
+        key = self.presented_key(request)
         if not key:
             return self._unauthorized(request, "missing_key", "Send an API key.", sent=False)
         try:
@@ -226,48 +204,25 @@ class Shim:
             return self._unauthorized(request, exc.code, exc.detail, sent=True)
         except KeyStoreUnavailable as exc:
             return self.unavailable(request, [], exc)
-        subject, limit = record.subject, record.daily_limit
-        snap = self.source.current
-        try:
-            if snap is None:
-                raise ObjectStorageError("no snapshot")
-            resolved = await resolve(snap, record)
-        except (BadRequest, NotFound, ObjectStorageError, KeyStoreUnavailable) as exc:
-            if counted:
-                hit, window = self.quota.charge(subject, limit)
-            else:
-                hit, window = self.quota.peek(subject, limit)
-            rate = rate_headers(hit.limit, hit.used, window)
-            if counted and not hit.admitted:
-                return self.over_limit(request, hit, window, rate)
-            if isinstance(exc, BadRequest):
-                return self.problem(request, "invalid_parameter", str(exc), rate, errors=exc.errors)
-            if isinstance(exc, NotFound):
-                return self.problem(request, exc.code, str(exc), rate, extra=exc.extra)
-            return self.unavailable(request, rate, exc)
-        if not counted:
-            hit, window = self.quota.peek(subject, limit)
-            return self.ok(snap, resolved, rate_headers(hit.limit, hit.used, window), 200)
-        if etag_matches(request.headers.get("if-none-match"), resolved.etag):
-            hit, window = self.quota.peek(subject, limit)
-            return self.ok(snap, resolved, rate_headers(hit.limit, hit.used, window), 304)
-        hit, window = self.quota.charge(subject, limit)
-        rate = rate_headers(hit.limit, hit.used, window)
-        if not hit.admitted:
-            return self.over_limit(request, hit, window, rate)
-        return self.ok(snap, resolved, rate, 200)
+
+        async def resolved(snap: LoadedSnapshot) -> Resolved | Stored:
+            return await resolve(snap, record)
+
+        return await self.answer(request, resolved, self.key_allowance(record, counted=counted))
 
     def _unauthorized(self, request: Request, code: str, detail: str, *, sent: bool) -> Response:
         hit, window, rate = self.charge_anonymous(request)
         if not hit.admitted:
-            return self.over_limit(request, hit, window, rate)
+            return self.refused(request, hit, window, rate)
         challenge = 'Bearer realm="bangscore"' + (', error="invalid_token"' if sent else "")
         return self.problem(request, code, detail, rate, headers={"WWW-Authenticate": challenge})
 
     # -- resolvers ---------------------------------------------------------------------------
 
     def memo(
-        self, request: Request, resolve: Callable[[LoadedSnapshot, KeyRecord], Awaitable[Resolved]]
+        self,
+        request: Request,
+        resolve: Callable[[LoadedSnapshot, KeyRecord], Awaitable[Resolved | Stored]],
     ) -> Callable[[LoadedSnapshot, KeyRecord], Awaitable[Resolved]]:
         """Given a key-independent resolver, return it cached per snapshot, path and query.
 
@@ -277,10 +232,11 @@ class Shim:
 
         async def cached(snap: LoadedSnapshot, record: KeyRecord) -> Resolved:
             key = (request.scope["path"], request.scope["query_string"])
-            answer = snap.answers.get(key)
+            answer = snap.answers.find(key)
             if answer is None:
                 try:
-                    answer = await resolve(snap, record)
+                    found = await resolve(snap, record)
+                    answer = await self.read(snap, found)
                 except BadRequest as exc:
                     answer = exc
                 snap.remember(key, answer)
@@ -290,12 +246,19 @@ class Shim:
 
         return cached
 
-    async def stored(self, snap: LoadedSnapshot, key: str, content_type: str) -> Resolved:
-        """Given a snapshot key, return its stored body as a Resolved answer."""
+    def stored(self, snap: LoadedSnapshot, key: str, content_type: str) -> Stored:
+        """Given a snapshot key, return it as a Stored answer (its body not read yet); raise
+        NotFound if the snapshot has no such object."""
         etag = snap.etag(key)
         if etag is None:
             raise NotFound("not_found", "No resource at this path.")
-        return Resolved(await self.source.body(snap, key), etag, content_type)
+        return Stored(key, etag, content_type)
+
+    async def read(self, snap: LoadedSnapshot, found: Resolved | Stored) -> Resolved:
+        """Given an answer, return it with its body read (ObjectStorageError if it cannot be)."""
+        if isinstance(found, Resolved):
+            return found
+        return Resolved(await self.source.body(snap, found.key), found.etag, found.content_type)
 
     def links(
         self, snap: LoadedSnapshot, path: str, query: dict[str, str], page: int, pages: int
@@ -318,6 +281,6 @@ class Shim:
         combo = filters.combo_key
         key = list_key(combo, page) if combo else None
         if key is not None and snap.entry(key) is not None:
-            stored = await self.stored(snap, key, JSON_TYPE)
+            stored = await self.read(snap, self.stored(snap, key, JSON_TYPE))
             return stored.body, stored.etag
         return snap.index.page(filters, page)

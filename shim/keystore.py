@@ -1,8 +1,9 @@
 """The key and counter store interface, its records, and the factory choosing a backend.
 
-Backends: :class:`shim.sqlite_store.SQLiteKeyStore` (embedded default, safe across processes on
-one host) and :class:`shim.redis_store.RedisKeyStore` (many replicas). Both count exactly: a
-subject never gets more than its limit of admitted hits in a day.
+Backends: :class:`bangscore.shim.sqlite_store.SQLiteKeyStore` (embedded default, safe across
+processes on one host) and :class:`bangscore.shim.redis_store.RedisKeyStore` (many replicas).
+Both lease blocks of a subject's quota and never over-admit: a subject never gets more than
+its limit of admitted hits in a day.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from bangscore.errors import BangScoreError
 from bangscore.shim.keys import generate_key, key_digest, key_id
 
 Plan = Literal["free", "pro", "bulk"]
@@ -18,7 +20,7 @@ KeyState = Literal["active", "revoked"]
 PLAN_LIMITS: dict[str, int] = {"free": 1_000, "pro": 50_000}
 
 
-class KeyStoreError(Exception):
+class KeyStoreError(BangScoreError):
     """Base class of store failures."""
 
 
@@ -234,17 +236,18 @@ class KeyStore(Protocol):
         ...
 
 
-def open_key_store(url: str, *, create: bool = True) -> KeyStore:
+def open_key_store(url: str, *, create: bool = True, lease: bool = True) -> KeyStore:
     """Given ``sqlite:///PATH`` or ``redis://HOST:PORT/DB``, return the store; ValueError else.
 
     Without ``create``, a SQLite file that does not exist yet raises KeyStoreMissing instead of
     becoming a new, empty store (a mistyped path would otherwise answer 401 to every real
-    key). A path that cannot hold a database raises KeyStoreUnavailable.
+    key). A path that cannot hold a database raises KeyStoreUnavailable. ``lease``: a SQLite
+    store leases blocks of quota (right when this process is the only one counting in it).
     """
     if url.startswith("sqlite:///"):
         from bangscore.shim.sqlite_store import SQLiteKeyStore
 
-        return SQLiteKeyStore(url.removeprefix("sqlite:///"), create=create)
+        return SQLiteKeyStore(url.removeprefix("sqlite:///"), create=create, lease=lease)
     if url.startswith(("redis://", "rediss://", "unix://")):
         from bangscore.shim.redis_store import RedisKeyStore
 

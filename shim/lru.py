@@ -1,8 +1,10 @@
-"""A bounded least-recently-used cache owned by one object.
+"""The one cache type of the server: bounded, least recently used dropped first, thread-safe.
 
-``functools.lru_cache`` on a method keeps every ``self`` it has seen in one cache shared by
-the class, so an old snapshot's indexes would live as long as the process. An :class:`Lru`
-is an attribute of the object it serves and dies with it.
+Every cache the shim keeps (stored bodies, remembered answers, composed and searched pages,
+rendered pages, key lookups, counts) is an :class:`Lru` owned by the object it serves, so it
+dies with it: ``functools.lru_cache`` on a method would keep every ``self`` it has seen in one
+cache shared by the class, and an old snapshot's indexes would live as long as the process.
+Every method takes the one lock, since bodies are fetched on worker threads.
 """
 
 from __future__ import annotations
@@ -16,26 +18,63 @@ V = TypeVar("V")
 
 
 class Lru(Generic[V]):
-    """At most ``maxsize`` values by key; the least recently used is dropped first."""
+    """At most ``maxsize`` worth of values by key, the least recently used dropped first.
 
-    def __init__(self, maxsize: int) -> None:
+    Without ``weigh`` each value weighs 1 (``maxsize`` counts entries); with it, ``maxsize`` is
+    a budget of the weights (bytes of bodies, say) and a value heavier than the whole budget is
+    not kept.
+    """
+
+    def __init__(self, maxsize: int, weigh: Callable[[V], int] | None = None) -> None:
         self.maxsize = maxsize
+        self._weigh = weigh
         self._data: OrderedDict[Hashable, V] = OrderedDict()
+        self._size = 0
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._data)
 
+    @property
+    def size(self) -> int:
+        """Return the total weight held (the entry count without ``weigh``)."""
+        return self._size
+
+    def find(self, key: Hashable) -> V | None:
+        """Given a key, return its value (now the most recently used) or None."""
+        with self._lock:
+            value = self._data.get(key)
+            if value is not None:
+                self._data.move_to_end(key)
+            return value
+
+    def put(self, key: Hashable, value: V) -> None:
+        """Given a key and its value, keep it, dropping the least recently used beyond the
+        budget."""
+        weight = self._weigh(value) if self._weigh else 1
+        if weight > self.maxsize:
+            return
+        with self._lock:
+            old = self._data.pop(key, None)
+            if old is not None:
+                self._size -= self._weigh(old) if self._weigh else 1
+            self._data[key] = value
+            self._size += weight
+            while self._size > self.maxsize:
+                _, dropped = self._data.popitem(last=False)
+                self._size -= self._weigh(dropped) if self._weigh else 1
+
     def get(self, key: Hashable, make: Callable[[], V]) -> V:
         """Given a key and a function computing its value, return the cached value, computing
-        and keeping it (dropping the least recently used beyond ``maxsize``) on a miss."""
-        with self._lock:
-            if key in self._data:
-                self._data.move_to_end(key)
-                return self._data[key]
-        value = make()  # outside the lock: a race computes twice, never blocks the others
-        with self._lock:
-            self._data[key] = value
-            while len(self._data) > self.maxsize:
-                self._data.popitem(last=False)
+        and keeping it on a miss (outside the lock: a race computes twice, never blocks)."""
+        value = self.find(key)
+        if value is None:
+            value = make()
+            self.put(key, value)
         return value
+
+    def clear(self) -> None:
+        """Drop every value."""
+        with self._lock:
+            self._data.clear()
+            self._size = 0

@@ -5,7 +5,8 @@ templates as the build.
 
 Pages have their own per-IP allowance (``Quota.page_limit``, subject ``page:<ip>``), apart
 from the API's anonymous allowance and from API keys: a key sent to a page is ignored. A
-refused, missing or failed page answers HTML, never JSON; 304s are free.
+refused, missing or failed page answers HTML, never JSON; a 304 to an ``If-None-Match`` naming
+the page's ETag is free (the answer policy, :func:`bangscore.shim.answer.answer`).
 
 Rendered browse and search pages are kept per snapshot (bounded), never in the snapshot's
 ``answers``, which the edge's fast path serves to API keys.
@@ -30,33 +31,28 @@ from bangscore.contract.filters import (
     DOCS_KEY,
     FAVICON_KEY,
     HOME_KEY,
-    NOT_RATED_KEY,
     Filters,
     game_page_key,
 )
 from bangscore.contract.limits import MAX_APPID_DIGITS, MAX_QUERY_LENGTH
+from bangscore.contract.not_rated import REASON_LABEL, NotRatedIndex
 from bangscore.contract.paging import page_rels
 from bangscore.contract.search import SearchIndex
 from bangscore.manifest import etag_for
 from bangscore.shim import params
-from bangscore.shim.handlers import HTML, NotFound, Resolved, Shim, etag_matches
+from bangscore.shim.answer import HTML, Allowance, Fault, NotFound, Refusal, Resolved, Stored
+from bangscore.shim.handlers import Shim
+from bangscore.shim.keystore import Hit
+from bangscore.shim.lru import Lru
 from bangscore.shim.problems import BadRequest, ParamError
-from bangscore.shim.quota import rate_headers
+from bangscore.shim.quota import Window, rate_headers
 from bangscore.shim.source import LoadedSnapshot
 from bangscore.site.render import FormState, Listing, SiteRenderer
-from bangscore.storage import ObjectStorageError
 
 log = logging.getLogger("bangscore.pages")
 MAX_RENDERED = 4096
 SVG_TYPE = "image/svg+xml"
 BROWSE_PARAMS = frozenset({"genre", "tag", "year_from", "year_to", "on_sale", "page"})
-NOT_RATED_REASONS: Mapping[str, str] = {
-    "delisted": "delisted from the storefront",
-    "too_few_reviews": "too few reviews to rate it fairly",
-    "no_usd_price": "no price in US dollars",
-    "no_length": "no known length",
-    "not_a_game": "not a game (software, a soundtrack or a video)",
-}
 Rate = list[tuple[str, str]]
 
 
@@ -69,10 +65,11 @@ class PageAnswer:
 
 
 @dataclass(frozen=True)
-class NotRated:
-    """The snapshot's known-but-unrated apps: ``{appid: (name, reason)}`` and a name index."""
+class UnratedNames:
+    """A snapshot's known-but-unrated apps as the website's search reads them: the snapshot's
+    not-rated index and a name search index over it (None when no app has a name)."""
 
-    apps: Mapping[int, tuple[str, str]]
+    apps: NotRatedIndex
     index: SearchIndex | None
 
     def search(self, q: str) -> list[dict[str, Any]]:
@@ -82,39 +79,13 @@ class NotRated:
             return []
         out = []
         for appid in self.index.search(q):
-            name, reason = self.apps[appid]
-            text = NOT_RATED_REASONS.get(reason, reason.replace("_", " "))
+            known = self.apps.lookup(appid)
+            if known is None:
+                continue
+            name, reason = known
+            text = REASON_LABEL.get(reason, reason.replace("_", " "))
             out.append({"appid": appid, "name": name, "reason": reason, "reason_text": text})
         return out
-
-
-NO_UNRATED = NotRated({}, None)
-
-
-def parse_not_rated(raw: bytes) -> NotRated:
-    """Given the bytes of the snapshot's not-rated index (parallel arrays sorted by appid:
-    ``appid``, ``reason`` as an index into ``reasons``, ``name``; see
-    :func:`build.snapshot.not_rated_index`), return it loaded with a name index; ValueError if
-    malformed."""
-    try:
-        data = orjson.loads(raw)
-        reasons = [str(r) for r in data["reasons"]]
-        apps = {
-            int(a): (str(n), reasons[int(r)])
-            for a, r, n in zip(data["appid"], data["reason"], data["name"], strict=True)
-        }
-    except (
-        orjson.JSONDecodeError,
-        AttributeError,
-        KeyError,
-        TypeError,
-        ValueError,
-        IndexError,
-    ) as exc:
-        raise ValueError(f"corrupt not-rated object: {exc}") from exc
-    named = ((a, 0, name) for a, (name, _) in apps.items() if name)
-    index = SearchIndex.build(named) if apps else None
-    return NotRated(apps, index)
 
 
 def browse_redirect(items: Sequence[tuple[str, str]]) -> str | None:
@@ -168,9 +139,9 @@ class Pages:
         self.shim = shim
         self.site = SiteRenderer(site_url=shim.site_url, base_url=shim.base_url)
         self.root = self.site.env.globals["root"]
-        self._rendered: dict[tuple[str, str, bytes], Resolved | PageAnswer] = {}
-        self._rendered_for = ""
-        self._not_rated: tuple[str, NotRated] | None = None
+        # Keyed by snapshot id too: an old snapshot's pages age out as the new one's come in.
+        self._rendered: Lru[Resolved | PageAnswer] = Lru(MAX_RENDERED)
+        self._not_rated: tuple[str, UnratedNames] | None = None
         self._not_rated_lock = asyncio.Lock()
 
     # -- allowance and answers ---------------------------------------------------------------
@@ -179,10 +150,9 @@ class Pages:
         """Given a request, return the subject its page views count against."""
         return f"page:{request.client.host if request.client else 'unknown'}"
 
-    def charge(self, request: Request) -> tuple[bool, Rate, int]:
-        """Given a page request, count it; return (admitted, rate headers, seconds to reset)."""
-        hit, window = self.shim.quota.charge(self.subject(request), self.shim.quota.page_limit)
-        return hit.admitted, rate_headers(hit.limit, hit.used, window), window.seconds_to_reset
+    def allowance(self, request: Request, *, counted: bool = True) -> Allowance:
+        """Given a page request, return its client IP's page allowance, in the website's voice."""
+        return Allowance(self.subject(request), self.shim.quota.page_limit, self, counted)
 
     def html(
         self,
@@ -198,8 +168,9 @@ class Pages:
         out = {**dict(rate), "Cache-Control": "no-store", **(headers or {})}
         return Response(body, status, headers=out, media_type=HTML)
 
-    def refused(self, request: Request, rate: Rate, seconds: int) -> Response:
+    def refused(self, request: Request, hit: Hit, window: Window, rate: Rate) -> Response:
         """Return the HTML 429 of a client past its daily page allowance."""
+        seconds = window.seconds_to_reset
         hours, minutes = divmod(-(-seconds // 60), 60)
         return self.html(
             request,
@@ -217,22 +188,30 @@ class Pages:
         message = detail or f"There is no page at {request.url.path}."
         return self.html(request, 404, "Page not found", message, rate)
 
-    def unavailable(self, request: Request) -> Response:
+    def failed(self, request: Request, error: BadRequest | Refusal, rate: Rate) -> Response:
+        """Return a page resolver's 404 as the HTML not-found page."""
+        return self.missing(request, rate, str(error))
+
+    def unavailable(self, request: Request, rate: Rate, fault: Fault | None = None) -> Response:
         """Return the HTML 503 page (snapshot store unreachable or nothing published)."""
+        if fault is not None:
+            log.error("request %s: %s", request.state.request_id, fault)
         return self.html(
             request,
             503,
             "BangScore is briefly unavailable",
             "The ratings could not be loaded just now; try again in a few seconds.",
-            [],
-            {"Retry-After": "5"},
+            rate,
+            {"Retry-After": self.shim.retry_after},
         )
 
     async def http_error(self, request: Request, status: int) -> Response:
         """Given a page request that routing refused (404, 405), count it and answer HTML."""
-        admitted, rate, seconds = self.charge(request)
-        if not admitted:
-            return self.refused(request, rate, seconds)
+        allowance = self.allowance(request)
+        hit, window = self.shim.quota.charge(allowance.subject, allowance.limit)
+        rate = rate_headers(hit.limit, hit.used, window)
+        if not hit.admitted:
+            return self.refused(request, hit, window, rate)
         if status == 405:
             return self.html(
                 request,
@@ -247,36 +226,19 @@ class Pages:
     async def serve(
         self,
         request: Request,
-        resolve: Callable[[LoadedSnapshot], Awaitable[Resolved | PageAnswer | Response]],
+        resolve: Callable[[LoadedSnapshot], Awaitable[Resolved | Stored | PageAnswer | Response]],
     ) -> Response:
-        """Serve a page: resolve it, answer 304 free if the ETag matches, else count the view
-        against the page allowance (an HTML 429 past it) and answer."""
-        snap = self.shim.source.current
-        if snap is None:
-            return self.unavailable(request)
-        try:
-            resolved = await resolve(snap)
-        except ObjectStorageError:
-            return self.unavailable(request)
-        except NotFound as exc:
-            resolved = PageAnswer(404, str(exc).encode())
-        if isinstance(resolved, Resolved) and etag_matches(
-            request.headers.get("if-none-match"), resolved.etag
-        ):
-            hit, window = self.shim.quota.peek(self.subject(request), self.shim.quota.page_limit)
-            return self.shim.ok(snap, resolved, rate_headers(hit.limit, hit.used, window), 304)
-        admitted, rate, seconds = self.charge(request)
-        if not admitted:
-            return self.refused(request, rate, seconds)
-        if isinstance(resolved, Resolved):
-            return self.shim.ok(snap, resolved, rate, 200)
-        if isinstance(resolved, PageAnswer):
-            if resolved.status == 404:
-                return self.missing(request, rate, resolved.body.decode())
-            headers = {**dict(rate), "Cache-Control": "no-store"}
-            return Response(resolved.body, resolved.status, headers=headers, media_type=HTML)
-        resolved.headers.update(dict(rate))
-        return resolved
+        """Serve a page by the answer policy against the client IP's page allowance: a
+        rendered 400 (:class:`PageAnswer`) is counted and answered as HTML."""
+
+        async def resolved(snap: LoadedSnapshot) -> Resolved | Stored | Response:
+            found = await resolve(snap)
+            if isinstance(found, PageAnswer):
+                headers = {"Cache-Control": "no-store"}
+                return Response(found.body, found.status, headers=headers, media_type=HTML)
+            return found
+
+        return await self.shim.answer(request, resolved, self.allowance(request))
 
     def remembered(
         self, request: Request, render: Callable[[LoadedSnapshot], Awaitable[Resolved | PageAnswer]]
@@ -285,35 +247,28 @@ class Pages:
         snapshot, path and query string (a snapshot never changes), bounded."""
 
         async def resolve(snap: LoadedSnapshot) -> Resolved | PageAnswer:
-            if self._rendered_for != snap.id or len(self._rendered) >= MAX_RENDERED:
-                self._rendered, self._rendered_for = {}, snap.id
             key = (snap.id, request.scope["path"], request.scope["query_string"])
-            answer = self._rendered.get(key)
+            answer = self._rendered.find(key)
             if answer is None:
                 answer = await render(snap)
-                self._rendered[key] = answer
+                self._rendered.put(key, answer)
             return answer
 
         return resolve
 
     # -- the not-rated apps ------------------------------------------------------------------
 
-    async def not_rated(self, snap: LoadedSnapshot) -> NotRated:
-        """Given a snapshot, return its known-but-unrated apps (none when the snapshot has no
-        such object, or a malformed one, which is logged)."""
+    async def not_rated(self, snap: LoadedSnapshot) -> UnratedNames:
+        """Given a snapshot, return its known-but-unrated apps with a name index, built once
+        per snapshot from the index the snapshot loaded (off the event loop: seconds for 150k
+        names)."""
         if self._not_rated is not None and self._not_rated[0] == snap.id:
             return self._not_rated[1]
         async with self._not_rated_lock:  # one build per snapshot, however many searches wait
             if self._not_rated is not None and self._not_rated[0] == snap.id:
                 return self._not_rated[1]
-            loaded = NO_UNRATED
-            if snap.entry(NOT_RATED_KEY) is not None:
-                raw = await self.shim.source.body(snap, NOT_RATED_KEY)
-                try:
-                    # Indexing 150k names takes seconds: off the event loop, once per snapshot.
-                    loaded = await anyio.to_thread.run_sync(parse_not_rated, raw)
-                except ValueError as exc:
-                    log.error("snapshot %s: %s", snap.id, exc)
+            index = await anyio.to_thread.run_sync(snap.not_rated.name_index)
+            loaded = UnratedNames(snap.not_rated, index)
             self._not_rated = (snap.id, loaded)
             return loaded
 
@@ -323,8 +278,8 @@ class Pages:
         """Given a snapshot key, return the endpoint serving that stored HTML page."""
 
         async def endpoint(request: Request) -> Response:
-            async def resolve(snap: LoadedSnapshot) -> Resolved:
-                return await self.shim.stored(snap, key, HTML)
+            async def resolve(snap: LoadedSnapshot) -> Stored:
+                return self.shim.stored(snap, key, HTML)
 
             return await self.serve(request, resolve)
 
@@ -332,23 +287,19 @@ class Pages:
 
     async def favicon(self, request: Request) -> Response:
         """Serve the site icon, not counted (a browser asks for it with every first page)."""
-        snap = self.shim.source.current
-        if snap is None or snap.entry(FAVICON_KEY) is None:
-            return Response(status_code=404, headers={"Cache-Control": "no-store"})
-        try:
-            resolved = await self.shim.stored(snap, FAVICON_KEY, SVG_TYPE)
-        except ObjectStorageError:
-            return Response(status_code=503, headers={"Retry-After": "5"})
-        hit, window = self.shim.quota.peek(self.subject(request), self.shim.quota.page_limit)
-        rate = rate_headers(hit.limit, hit.used, window)
-        matched = etag_matches(request.headers.get("if-none-match"), resolved.etag)
-        return self.shim.ok(snap, resolved, rate, 304 if matched else 200)
+
+        async def resolve(snap: LoadedSnapshot) -> Stored | Response:
+            if snap.entry(FAVICON_KEY) is None:
+                return Response(status_code=404, headers={"Cache-Control": "no-store"})
+            return self.shim.stored(snap, FAVICON_KEY, SVG_TYPE)
+
+        return await self.shim.answer(request, resolve, self.allowance(request, counted=False))
 
     async def game(self, request: Request) -> Response:
         """Serve ``/game/<appid>/<slug>``; a wrong or missing slug redirects (301) to the
         canonical URL."""
 
-        async def resolve(snap: LoadedSnapshot) -> Resolved | Response:
+        async def resolve(snap: LoadedSnapshot) -> Stored | Response:
             raw = request.path_params["appid"]
             pos = (
                 snap.index.position.get(int(raw))
@@ -360,7 +311,7 @@ class Pages:
             canonical = snap.index.urls[pos]
             if not canonical.endswith(request.url.path):
                 return RedirectResponse(canonical, 301)
-            return await self.shim.stored(snap, game_page_key(int(raw)), HTML)
+            return self.shim.stored(snap, game_page_key(int(raw)), HTML)
 
         return await self.serve(request, resolve)
 

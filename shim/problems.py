@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 
 from bangscore.contract.api import ERROR_CODES
+from bangscore.errors import BangScoreError
 
 PROBLEM_TYPE = "application/problem+json"
 
@@ -22,7 +23,7 @@ class ParamError:
     message: str
 
 
-class BadRequest(Exception):
+class BadRequest(BangScoreError):
     """Raised by request parsing with every invalid parameter found (answered as 400)."""
 
     def __init__(self, errors: Sequence[ParamError]) -> None:

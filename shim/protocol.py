@@ -30,7 +30,7 @@ leaves the parser and the request cycle to uvicorn:
 - Errors: every protocol error (400 for a malformed request, 408, 414, 431) is answered by the
   ASGI app itself, through a synthetic request whose scope carries :data:`PROTOCOL_ERROR`, so
   the answer is the same ``application/problem+json`` with ``X-Request-Id`` and rate-limit
-  headers as every other error (:mod:`shim.edge`). The connection is then closed the way
+  headers as every other error (:mod:`bangscore.shim.edge`). The connection is then closed the way
   nginx's lingering close does it: our side is shut for writing and what the client still
   sends is read and dropped (never buffered) until it closes or :data:`LINGER_SECONDS` pass,
   so a client still sending its oversized head reads the answer instead of a reset.

@@ -13,11 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from bangscore.errors import BangScoreError
 from bangscore.shim.keys import is_well_formed, key_digest
 from bangscore.shim.keystore import Hit, KeyRecord, KeyStore, KeyStoreUnavailable
+from bangscore.shim.lru import Lru
 
 DAY_SECONDS = 86_400
-DEFAULT_PAGE_LIMIT = 5_000
 MAX_CACHED_KEYS = 100_000
 log = logging.getLogger("bangscore.quota")
 
@@ -60,7 +61,7 @@ def rate_headers(limit: int, used: int, window: Window) -> list[tuple[str, str]]
     ]
 
 
-class AuthFailure(Exception):
+class AuthFailure(BangScoreError):
     """Raised when a request's key cannot be used; ``code`` is the problem code."""
 
     def __init__(self, code: str, detail: str) -> None:
@@ -92,8 +93,8 @@ class Quota:
         store: KeyStore,
         *,
         anonymous_limit: int,
-        page_limit: int = DEFAULT_PAGE_LIMIT,
-        key_cache_seconds: float = 2.0,
+        page_limit: int,
+        key_cache_seconds: float,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.store = store
@@ -102,8 +103,14 @@ class Quota:
         self.key_cache_seconds = key_cache_seconds
         self.clock = clock
         self.metrics = QuotaMetrics()
-        self._keys: dict[str, tuple[KeyRecord | None, float]] = {}
+        self._keys: Lru[tuple[KeyRecord | None, float]] = Lru(MAX_CACHED_KEYS)
         self._local: dict[tuple[str, dt.date], int] = {}
+        # The last count the store confirmed per subject-day, and the subject-days it refused:
+        # during an outage the headers go on from the confirmed count (what the store holds
+        # once the local admits are added back), and a refused subject is refused before any
+        # work. Both bounded like the key cache.
+        self._confirmed: Lru[int] = Lru(MAX_CACHED_KEYS)
+        self._refused: Lru[int] = Lru(MAX_CACHED_KEYS)
         # Fail-open admits not yet added to the store; pushed when it answers again.
         self._unsynced: dict[tuple[str, dt.date], int] = {}
         self._lock = threading.Lock()
@@ -117,7 +124,7 @@ class Quota:
         """
         now = self.clock()
         # Cached by the presented string, so a repeat skips the checksum and the digest.
-        cached = self._keys.get(key)
+        cached = self._keys.find(key)
         if cached is not None and cached[1] > now:
             self.metrics.key_cache_hits += 1
             record = cached[0]
@@ -132,9 +139,8 @@ class Quota:
                 if cached is None:
                     raise
                 record = cached[0]  # a key seen before keeps working while the store is down
-            if len(self._keys) >= MAX_CACHED_KEYS:
-                self._keys.clear()  # bounded: a flood of made-up keys cannot grow memory
-            self._keys[key] = (record, now + self.key_cache_seconds)
+            # Bounded: a flood of made-up keys cannot grow memory.
+            self._keys.put(key, (record, now + self.key_cache_seconds))
         if record is None:
             raise AuthFailure("invalid_key", "The API key is not known.")
         if record.state != "active":
@@ -154,14 +160,32 @@ class Quota:
         except KeyStoreUnavailable:
             self._fault("count")
             with self._lock:
-                used = self._local.get((subject, win.day), 0)
+                at = (subject, win.day)
+                used = (self._confirmed.find(at) or 0) + self._local.get(at, 0)
                 if used >= limit:
                     return Hit(False, used, limit), win
-                self._local[(subject, win.day)] = used + 1
-                self._unsynced[(subject, win.day)] = self._unsynced.get((subject, win.day), 0) + 1
+                self._local[at] = self._local.get(at, 0) + 1
+                self._unsynced[at] = self._unsynced.get(at, 0) + 1
                 self.metrics.fail_open_admits += 1
                 return Hit(True, used + 1, limit), win
+        self._remember(subject, win.day, hit)
         return hit, win
+
+    def _remember(self, subject: str, day: dt.date, hit: Hit) -> None:
+        """Given the store's answer for a subject-day, keep its count (the base of fail-open
+        counting) and whether it refused."""
+        at = (subject, day)
+        if self._local:
+            self._local.pop(at, None)  # the store's count now includes what was reconciled
+        self._confirmed.put(at, hit.used)
+        if not hit.admitted:
+            self._refused.put(at, hit.used)
+
+    def exhausted(self, subject: str, limit: int) -> bool:
+        """Given a subject and its limit, return True if the store already refused it today at
+        a count of at least that limit (no store round trip: a refused client costs nothing)."""
+        used = self._refused.find((subject, window_at(self.clock()).day))
+        return used is not None and used >= limit
 
     def _reconcile(self) -> None:
         """Add the fail-open admits counted locally to the store; raise KeyStoreUnavailable (and
@@ -185,11 +209,14 @@ class Quota:
     def peek(self, subject: str, limit: int) -> tuple[Hit, Window]:
         """Given a subject and its limit, return today's count without counting (for 304s)."""
         win = window_at(self.clock())
+        at = (subject, win.day)
         try:
             used = self.store.peek(subject, win.day)
         except KeyStoreUnavailable:
             self._fault("peek")
-            used = self._local.get((subject, win.day), 0)
+            used = (self._confirmed.find(at) or 0) + self._local.get(at, 0)
+        else:
+            used += self._unsynced.get(at, 0)  # admitted here, not yet added to the store
         return Hit(used < limit, used, limit), win
 
     def _fault(self, what: str) -> None:

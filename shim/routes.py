@@ -16,20 +16,14 @@ from bangscore.contract.filters import (
     ROOT_KEY,
     detail_key,
 )
+from bangscore.contract.not_rated import REASON_DETAIL
 from bangscore.contract.paging import page_count
 from bangscore.manifest import etag_for
 from bangscore.shim import params
-from bangscore.shim.handlers import JSON_TYPE, NotFound, Resolved, Shim
+from bangscore.shim.answer import JSON_TYPE, NotFound, Resolved, Stored
+from bangscore.shim.handlers import Shim
 from bangscore.shim.keystore import KeyRecord
 from bangscore.shim.source import LoadedSnapshot
-
-NOT_RATED_DETAIL = {
-    "delisted": "it has been removed from sale on the storefront",
-    "too_few_reviews": "it has too few reviews to rate it fairly",
-    "no_usd_price": "no source gives its US price",
-    "no_length": "neither a play length nor enough reviewers' playtime is known",
-    "not_a_game": "it is not a game (DLC, demo, soundtrack, tool or software)",
-}
 
 
 def _total(body: bytes) -> int:
@@ -57,7 +51,7 @@ def build_routes(shim: Shim) -> list[Route]:
         return await shim.keyed(request, shim.memo(request, resolve))
 
     async def game(request: Request) -> Response:
-        async def resolve(snap: LoadedSnapshot, _: KeyRecord) -> Resolved:
+        async def resolve(snap: LoadedSnapshot, _: KeyRecord) -> Stored:
             appid = params.parse_appid(request.path_params["appid"])
             params.parse_plain_query(request.query_params.multi_items())
             if snap.entry(detail_key(appid)) is None:
@@ -68,10 +62,10 @@ def build_routes(shim: Shim) -> list[Route]:
                 raise NotFound(
                     "game_not_rated",
                     f"{name or 'App ' + str(appid)} (appid {appid}) is not rated: "
-                    f"{NOT_RATED_DETAIL[reason]}.",
+                    f"{REASON_DETAIL[reason]}.",
                     extra={"appid": appid, "name": name, "reason": reason},
                 )
-            return await shim.stored(snap, detail_key(appid), JSON_TYPE)
+            return shim.stored(snap, detail_key(appid), JSON_TYPE)
 
         return await shim.keyed(request, shim.memo(request, resolve))
 
@@ -112,8 +106,8 @@ def build_routes(shim: Shim) -> list[Route]:
 
     def document(key: str, content_type: str) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
-            async def resolve(snap: LoadedSnapshot) -> Resolved:
-                return await shim.stored(snap, key, content_type)
+            async def resolve(snap: LoadedSnapshot) -> Stored:
+                return shim.stored(snap, key, content_type)
 
             return await shim.anonymous(request, resolve)
 

@@ -11,16 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio.to_thread
-import numpy as np
 import orjson
 
 from bangscore.contract.filters import INDEX_KEY, NOT_RATED_KEY, SEARCH_KEY
+from bangscore.contract.not_rated import NotRatedIndex
 from bangscore.contract.paging import page_bounds, render_page
 from bangscore.contract.search import SearchIndex
 from bangscore.manifest import (
@@ -45,30 +43,6 @@ class CorruptObject(ObjectStorageError):
     """Raised when a fetched body does not match its manifest digest."""
 
 
-class NotRatedIndex:
-    """The known apps that are not rated, by appid: their name and ``reason``.
-
-    Loaded from the builder's ``index/not_rated.json`` (parallel arrays sorted by appid); kept
-    as a sorted numpy array of appids and a reason code per app, so 150k apps cost a few MB.
-    """
-
-    def __init__(self, doc: dict[str, Any] | None = None) -> None:
-        doc = doc or {}
-        self.reasons: list[str] = list(doc.get("reasons", []))
-        self.appids = np.asarray(doc.get("appid", []), dtype=np.int64)
-        self.codes = np.asarray(doc.get("reason", []), dtype=np.int8)
-        self.names: list[str] = list(doc.get("name", []))
-        if len(self.appids) > 1 and not bool(np.all(self.appids[1:] > self.appids[:-1])):
-            raise ValueError("not-rated appids are not sorted")
-
-    def lookup(self, appid: int) -> tuple[str, str] | None:
-        """Given an appid, return (name, reason) if it is a known app that is not rated."""
-        at = int(np.searchsorted(self.appids, appid))
-        if at < len(self.appids) and int(self.appids[at]) == appid:
-            return self.names[at], self.reasons[int(self.codes[at])]
-        return None
-
-
 @dataclass(frozen=True, eq=False)  # identity hashing: per-snapshot caches key on the object
 class LoadedSnapshot:
     """One snapshot, ready to serve: manifest entries, compact index, search index and the
@@ -79,7 +53,7 @@ class LoadedSnapshot:
     index: CompactIndex
     search: SearchIndex
     not_rated: NotRatedIndex = field(default_factory=NotRatedIndex)
-    answers: dict[tuple[str, bytes], Any] = field(default_factory=dict, repr=False)
+    answers: Lru[Any] = field(default_factory=lambda: Lru(MAX_ANSWERS), repr=False)
     search_pages: Lru[tuple[bytes, str]] = field(default_factory=lambda: Lru(4096), repr=False)
 
     @property
@@ -91,9 +65,7 @@ class LoadedSnapshot:
 
     def remember(self, key: tuple[str, bytes], answer: object) -> None:
         """Given a request's (path, query string) and its answer, keep it (bounded)."""
-        if len(self.answers) >= MAX_ANSWERS:
-            self.answers.clear()  # crude but bounded; hot answers come back within a request
-        self.answers[key] = answer
+        self.answers.put(key, answer)
 
     def entry(self, key: str) -> Entry | None:
         """Given a key inside the snapshot, return its manifest entry or None."""
@@ -118,47 +90,19 @@ class LoadedSnapshot:
         return self.search_pages.get((q, page), render)
 
 
-class BodyCache:
-    """Bodies by SHA-256, least recently used dropped first beyond ``max_bytes``."""
-
-    def __init__(self, max_bytes: int) -> None:
-        self.max_bytes = max_bytes
-        self.size = 0
-        self._data: OrderedDict[str, bytes] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, sha: str) -> bytes | None:
-        """Given a digest, return the cached body or None."""
-        body = self._data.get(sha)
-        if body is not None:
-            self._data.move_to_end(sha)
-        return body
-
-    def put(self, sha: str, body: bytes) -> None:
-        """Given a digest and its body, cache it, evicting the oldest beyond the budget."""
-        with self._lock:
-            if sha in self._data or len(body) > self.max_bytes:
-                return
-            self._data[sha] = body
-            self.size += len(body)
-            while self.size > self.max_bytes:
-                _, old = self._data.popitem(last=False)
-                self.size -= len(old)
-
-
 class SnapshotSource:
     """Loads the current snapshot from storage, serves bodies, and follows the pointer."""
 
     def __init__(self, storage: ObjectStorage, *, cache_bytes: int, poll_seconds: float) -> None:
         self.storage = storage
         self.poll_seconds = poll_seconds
-        self.cache = BodyCache(cache_bytes)
+        self.cache: Lru[bytes] = Lru(cache_bytes, weigh=len)  # bodies by SHA-256
         self.current: LoadedSnapshot | None = None
         self.switches = 0
         self.load_error: str | None = None  # why the last load failed, for operators and 503s
 
     def _fetch(self, entry: Entry) -> bytes:
-        body = self.cache.get(entry.sha256)
+        body = self.cache.find(entry.sha256)
         if body is None:
             body = self.storage.get(object_key(entry.sha256))
             if digest(body) != entry.sha256:
@@ -211,7 +155,7 @@ class SnapshotSource:
         entry = snap.entry(key)
         if entry is None:
             raise ObjectNotFound(key)
-        body = self.cache.get(entry.sha256)
+        body = self.cache.find(entry.sha256)
         if body is not None:
             return body
         return await anyio.to_thread.run_sync(self._fetch, entry)

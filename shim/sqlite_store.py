@@ -1,9 +1,16 @@
 """The embedded key and counter store: one SQLite file in WAL mode.
 
-Safe with several uvicorn workers on one host: each process has its own connection and each
-count is one atomic ``INSERT ... ON CONFLICT DO UPDATE ... WHERE n < limit RETURNING n``
-statement, so SQLite's write lock makes counting exact. ``synchronous=NORMAL`` keeps a
-commit off the disk's flush path; a crashed process loses nothing already committed.
+Safe with several uvicorn workers on one host: each process has its own connection. A server
+that is the file's only process (one worker) leases blocks of a subject's quota as the Redis
+store does: one write transaction (SQLite's write lock makes it exact) adds a block to the
+subject's count, and the process spends it locally, so most requests touch no file. A block is
+an eighth of what is left today, at most ``MAX_BLOCK`` and at least 1, so a subject near its
+limit is counted one request at a time and nothing is over-admitted. Unspent tokens are given
+back when the store closes; a killed process loses no count, its unspent block stays counted
+(under-admitting by at most that block). With several workers each count is one atomic
+``INSERT ... ON CONFLICT DO UPDATE ... WHERE n < limit RETURNING n`` statement instead, so the
+counts responses show rise across processes. ``synchronous=NORMAL`` keeps a commit off the
+disk's flush path.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ import datetime as dt
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +91,14 @@ ON CONFLICT(subject, day) DO UPDATE SET n = n + 1, last_at = excluded.last_at WH
 RETURNING n
 """
 
+MAX_BLOCK = 64
+LEASE_SHARE = 8  # a block is at most this fraction of what is left today
+
+_LEASE = """
+INSERT INTO counts(subject, day, n, last_at) VALUES (?, ?, ?, ?)
+ON CONFLICT(subject, day) DO UPDATE SET n = n + excluded.n, last_at = excluded.last_at
+"""
+
 _ADD = """
 INSERT INTO counts(subject, day, n, last_at) VALUES (?, ?, ?, ?)
 ON CONFLICT(subject, day) DO UPDATE SET n = n + excluded.n, last_at = MAX(last_at, excluded.last_at)
@@ -108,12 +124,26 @@ def _record(row: Sequence[Any]) -> KeyRecord:
     return KeyRecord(str(key_id), str(digest), str(account), plan, int(limit), state, int(created))
 
 
+@dataclass(slots=True)
+class _Lease:
+    """A block of one subject-day's quota this process holds: the count before the block was
+    taken (``base``), tokens spent and tokens left."""
+
+    base: int
+    spent: int
+    left: int
+
+
 class SQLiteKeyStore:
     """Keys, accounts and counts in one SQLite file; one connection per thread."""
 
-    def __init__(self, path: str | Path, *, create: bool = True) -> None:
+    def __init__(self, path: str | Path, *, create: bool = True, lease: bool = True) -> None:
         self.path = Path(path)
+        self.lease = lease  # lease blocks of quota (one process counts in this file)
         self._local = threading.local()
+        self._leases: dict[tuple[str, dt.date], _Lease] = {}
+        self._lease_lock = threading.Lock()
+        self._stats = {"hits": 0, "local_hits": 0, "leases": 0}
         if not create and not self.path.is_file():
             raise KeyStoreMissing(
                 f"no key store at {self.path} (create one with `bangscore keys create`)"
@@ -192,9 +222,52 @@ class SQLiteKeyStore:
         """
         with _faults():
             rows = self._conn().execute(sql, (day.isoformat(), *args)).fetchall()
-        return [KeyView(_record(r[:7]), r[7], int(r[8])) for r in rows]
+        with self._lease_lock:  # tokens leased here and not spent are not requests
+            unspent = {s: lease.left for (s, d), lease in self._leases.items() if d == day}
+        return [
+            KeyView(_record(r[:7]), r[7], int(r[8]) - unspent.get(f"key:{r[0]}", 0)) for r in rows
+        ]
 
     def hit(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
+        if not self.lease:
+            return self._hit_once(subject, day, limit, now)
+        with self._lease_lock:
+            self._stats["hits"] += 1
+            lease = self._leases.get((subject, day))
+            if lease is not None and lease.left > 0:
+                lease.left -= 1
+                lease.spent += 1
+                self._stats["local_hits"] += 1
+                return Hit(True, lease.base + lease.spent, limit)
+        with _faults():
+            conn = self._conn()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                row = conn.execute(
+                    "SELECT n FROM counts WHERE subject = ? AND day = ?",
+                    (subject, day.isoformat()),
+                ).fetchone()
+                used = int(row[0]) if row else 0
+                if used >= limit:
+                    conn.execute("COMMIT")
+                    return Hit(False, used, limit)
+                block = max(1, min(MAX_BLOCK, (limit - used) // LEASE_SHARE))
+                conn.execute(_LEASE, (subject, day.isoformat(), block, now))
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+        with self._lease_lock:
+            self._stats["leases"] += 1
+            stale = [at for at in self._leases if at[1] != day]
+            self._leases[(subject, day)] = _Lease(used, 1, block - 1)
+        if stale:
+            self._release(stale)
+        return Hit(True, used + 1, limit)
+
+    def _hit_once(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
+        """Count one request in the file (one statement), for stores shared by processes."""
         with _faults():
             conn = self._conn()
             row = conn.execute(_HIT, (subject, day.isoformat(), now, limit)).fetchone()
@@ -205,7 +278,23 @@ class SQLiteKeyStore:
             ).fetchone()
         return Hit(False, int(used[0]) if used else limit, limit)
 
+    def _release(self, subject_days: list[tuple[str, dt.date]]) -> None:
+        """Given subject-days this process leases, give their unspent tokens back."""
+        with self._lease_lock:
+            given = [(at, self._leases.pop(at)) for at in subject_days if at in self._leases]
+        back = [(lease.left, subject, day.isoformat()) for (subject, day), lease in given]
+        if any(left for left, _, _ in back):
+            with _faults():
+                self._conn().executemany(
+                    "UPDATE counts SET n = n - ? WHERE subject = ? AND day = ?",
+                    [row for row in back if row[0]],
+                )
+
     def peek(self, subject: str, day: dt.date) -> int:
+        with self._lease_lock:  # a leased subject answers from its lease, as hit() does
+            lease = self._leases.get((subject, day))
+            if lease is not None:
+                return lease.base + lease.spent
         with _faults():
             row = (
                 self._conn()
@@ -230,13 +319,19 @@ class SQLiteKeyStore:
                 .fetchall()
             )
         found = {dt.date.fromisoformat(d): int(n) for d, n in rows}
-        return {d: found.get(d, 0) for d in days}
+        with self._lease_lock:  # tokens leased here and not spent are not requests
+            unspent = {d: lease.left for (s, d), lease in self._leases.items() if s == subject}
+        return {d: found.get(d, 0) - unspent.get(d, 0) for d in days}
 
     def add(self, subject: str, day: dt.date, n: int, now: int) -> None:
         if n < 1:
             raise ValueError("add needs a count of at least 1")
         with _faults():
             self._conn().execute(_ADD, (subject, day.isoformat(), n, now))
+        with self._lease_lock:  # a lease's view of the count includes what was added
+            lease = self._leases.get((subject, day))
+            if lease is not None:
+                lease.base += n
 
     def create_account(self, account: AccountRecord) -> None:
         with _faults():
@@ -318,9 +413,11 @@ class SQLiteKeyStore:
             self._conn().execute("DELETE FROM failures WHERE subject = ?", (subject,))
 
     def stats(self) -> dict[str, int]:
-        return {}
+        return dict(self._stats)
 
     def close(self) -> None:
+        with contextlib.suppress(KeyStoreUnavailable):  # unreachable: they stay counted
+            self._release(list(self._leases))
         conn = getattr(self._local, "conn", None)
         if conn is not None:
             conn.close()

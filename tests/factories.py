@@ -18,6 +18,7 @@ from bangscore.build.publish import publish
 from bangscore.build.snapshot import snapshot_objects
 from bangscore.scoring.pipeline import ScoredGame, score_catalog
 from bangscore.scoring.records import Catalog, GameRecord, NotRated, Sources
+from bangscore.settings import Settings
 from bangscore.shim.app import create_app
 from bangscore.shim.keystore import issue_key
 from bangscore.shim.quota import Quota
@@ -131,7 +132,7 @@ def make_app(
         **({"clock": clock} if clock else {}),
     )
     source = SnapshotSource(storage, cache_bytes=64 << 20, poll_seconds=3600)
-    app = create_app(source, quota, site_url=SITE, base_url=SITE, follow=False)
+    app = create_app(Settings(site_url=SITE), source, quota, follow=False)
     return app, store, quota
 
 

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 import orjson
 
+from bangscore.errors import BangScoreError
 from bangscore.storage import ObjectNotFound, ObjectStorage
 
 SCHEMA_VERSION = 1
@@ -36,7 +37,7 @@ GZIP_TYPE = "application/gzip"
 KEEP_EXPORTS = 7
 
 
-class ExportError(Exception):
+class ExportError(BangScoreError):
     """Raised when an export manifest is corrupt."""
 
 
@@ -45,7 +46,7 @@ def file_key(snapshot_id: str, name: str) -> str:
     return f"{PREFIX}{snapshot_id}/{name}"
 
 
-def manifest_key(snapshot_id: str) -> str:
+def export_manifest_key(snapshot_id: str) -> str:
     """Given a snapshot id, return the key of its export manifest."""
     return file_key(snapshot_id, "manifest.json")
 

@@ -94,6 +94,22 @@ def _label_rows(items: list[tuple[float, str]], left: float, right: float) -> li
     return out
 
 
+def chart_prices(
+    price_usd: float,
+    historical_low_usd: float | None,
+    worth_it_at_usd: float | None,
+    becomes_banger_at_usd: float | None,
+) -> list[float]:
+    """Given today's price, the historical low and the two thresholds (US dollars, None where
+    unknown), return every price (ascending) at which :func:`price_curve_svg` reads the score:
+    the curve's samples across the axis and each marker on it. The builder samples the game's
+    score curve at exactly these prices, once for both chart widths."""
+    marked = (price_usd, historical_low_usd, worth_it_at_usd, becomes_banger_at_usd)
+    top, _ = nice_ceiling(axis_top([p for p in marked if p], price_usd))
+    on_chart = {p for p in marked if p is not None and p <= top}
+    return sorted({top * i / SAMPLES for i in range(SAMPLES + 1)} | on_chart)
+
+
 def price_curve_svg(
     score_at: Callable[[float], float],
     *,
@@ -105,7 +121,8 @@ def price_curve_svg(
     chart_id: str = "price-chart",
     width: int = WIDTH,
 ) -> str:
-    """Given a callable giving the unrounded score (0..100) at a price in USD, today's price,
+    """Given the unrounded score (0..100) at each price of :func:`chart_prices` (a lookup such
+    as ``samples.__getitem__``, so drawing makes no call into the model), today's price,
     the historical low and the two thresholds (None where unknown or unreachable), return the
     chart as an ``<svg>`` element.
 

@@ -2,7 +2,7 @@
 source, and each game's better-value neighbours in its genre.
 
 Pure functions of wire dicts and list order; :mod:`bangscore.site.render` renders them and
-:func:`build.snapshot.snapshot_objects` calls them once per build.
+:func:`bangscore.build.snapshot.snapshot_objects` calls them once per build.
 """
 
 from __future__ import annotations

@@ -30,8 +30,8 @@ from bangscore.contract.export import (
     GAMES_JSONL,
     LATEST_KEY,
     ExportManifest,
+    export_manifest_key,
     file_key,
-    manifest_key,
     presigned_urls,
     read_latest,
 )
@@ -190,7 +190,7 @@ def test_write_export_diffs_against_the_previous_one(
     assert second.manifest.previous == "s1"
     latest = read_latest(storage)
     assert latest == second.manifest
-    assert storage.get(manifest_key("s2")) == storage.get(LATEST_KEY)
+    assert storage.get(export_manifest_key("s2")) == storage.get(LATEST_KEY)
     delta = unzip_lines(storage.get(file_key("s2", CHANGES_JSONL)))
     assert [(d["appid"], d["change"]) for d in delta] == [
         (10, "removed"),
@@ -212,7 +212,7 @@ def test_write_export_keeps_the_newest(catalog_factory: Callable[..., list[GameR
         )
     assert list_exports(storage) == ["s2", "s3"]
     assert read_latest(storage) is not None
-    assert storage.get(LATEST_KEY) == storage.get(manifest_key("s3"))
+    assert storage.get(LATEST_KEY) == storage.get(export_manifest_key("s3"))
 
 
 def _export(catalog_factory: Callable[..., list[GameRecord]]) -> Export:

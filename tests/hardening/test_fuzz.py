@@ -25,6 +25,8 @@ from bangscore.storage import ObjectStorage
 from tests import factories
 
 MAX_EXAMPLES = 40
+# A third of the fast loop's time: it runs in `make test`, not in `make check`.
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture

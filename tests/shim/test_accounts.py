@@ -16,6 +16,7 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from bangscore.scoring.pipeline import ScoredGame
+from bangscore.settings import Settings
 from bangscore.shim.accounts import (
     MAX_ACTIVE_KEYS,
     AccountSite,
@@ -78,7 +79,14 @@ def site_factory(tmp_path: Path) -> Callable[..., tuple[Browser, SQLiteKeyStore]
     def make(limits: SignInLimits | None = None) -> tuple[Browser, SQLiteKeyStore]:
         limits = limits or SignInLimits()
         store = SQLiteKeyStore(tmp_path / f"accounts-{id(limits)}.sqlite3")
-        site = AccountSite(store, site_url=SITE, limits=limits, hasher=FAST_HASHER)
+        site = AccountSite(
+            store,
+            site_url=SITE,
+            limits=limits,
+            hasher=FAST_HASHER,
+            session_idle=3600,
+            session_max=12 * 3600,
+        )
         app = Starlette(routes=account_routes(site, session_secret="s" * 32))
         client = TestClient(app, base_url=SITE, follow_redirects=False)
         return Browser(client), store
@@ -121,11 +129,9 @@ def full_app(
 ) -> Iterator[tuple[Browser, TestClient, SQLiteKeyStore]]:
     """The whole app (API and account site) over the small catalog: browser, API client, store."""
     store = SQLiteKeyStore(tmp_path / "keys.sqlite3")
-    quota = Quota(store, anonymous_limit=1000, key_cache_seconds=0)
+    quota = Quota(store, anonymous_limit=1000, page_limit=5000, key_cache_seconds=0)
     source = SnapshotSource(small_snapshot[0], cache_bytes=1 << 24, poll_seconds=3600)
-    app = create_app(
-        source, quota, site_url=SITE, base_url=SITE, follow=False, session_secret="t" * 32
-    )
+    app = create_app(Settings(site_url=SITE), source, quota, follow=False, session_secret="t" * 32)
     with TestClient(app, base_url=SITE, follow_redirects=False) as client:
         yield Browser(client), client, store
 

@@ -225,16 +225,9 @@ def local_export(
         exports, links=LocalLinks("test-secret", factories.SITE), link_seconds=600, clock=clock
     )
     store = SQLiteKeyStore(tmp_path / "keys.sqlite3")
-    quota = Quota(store, anonymous_limit=1000, key_cache_seconds=0)
+    quota = Quota(store, anonymous_limit=1000, page_limit=5000, key_cache_seconds=0)
     source = SnapshotSource(snapshots, cache_bytes=1 << 20, poll_seconds=3600)
-    app = create_app(
-        source,
-        quota,
-        site_url=factories.SITE,
-        base_url=factories.SITE,
-        follow=False,
-        export=service,
-    )
+    app = create_app(Settings(site_url=factories.SITE), source, quota, follow=False, export=service)
     with TestClient(app, base_url=factories.SITE) as client:
         yield client, clock, add_key(store, "bulk"), add_key(store, "pro")
 

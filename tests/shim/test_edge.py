@@ -54,7 +54,7 @@ def test_repeat_answers_take_the_fast_path_with_the_same_bytes_and_headers(
     assert second.headers["x-request-id"] != first.headers["x-request-id"]
 
 
-def test_fast_path_304_is_free_and_429_falls_back(
+def test_fast_path_304_is_free_and_answers_429_itself(
     client_factory: ClientFactory, small_snapshot: Any, counted: list[str]
 ) -> None:
     client, store = client_factory(small_snapshot[0])
@@ -68,7 +68,7 @@ def test_fast_path_304_is_free_and_429_falls_back(
     over = client.get("/api/v1/games", headers=headers)
     assert over.status_code == 429 and over.json()["code"] == "quota_exceeded"
     assert over.headers["x-ratelimit-used"] == "2"
-    assert counted == ["/api/v1/games", "/api/v1/games"]  # the first and the 429
+    assert counted == ["/api/v1/games"]  # only the first: the same policy answers the rest
 
 
 def test_query_keys_and_bad_keys_take_the_full_route(
@@ -81,3 +81,37 @@ def test_query_keys_and_bad_keys_take_the_full_route(
     bad = client.get("/api/v1/games", headers={"Authorization": "Bearer bsk_nope"})
     assert bad.status_code == 401
     assert len(counted) == 3
+
+
+def test_fast_and_full_route_give_the_same_bytes_for_304_and_429(
+    client_factory: ClientFactory, small_snapshot: Any, counted: list[str]
+) -> None:
+    client, store = client_factory(small_snapshot[0])
+    answers = client.app.state.shim.source.current.answers  # type: ignore[attr-defined]
+    spent = {"Authorization": f"Bearer {add_key(store, limit=2)}"}
+    other = {"Authorization": f"Bearer {add_key(store)}"}
+    path = "/api/v1/games?genre=rpg"
+    etag = client.get(path, headers=spent).headers["etag"]
+
+    def pair(headers: dict[str, str]) -> tuple[Any, Any]:
+        """Return the same request answered by the full route, then by the fast path."""
+        answers.clear()
+        before = len(counted)
+        full = client.get(path, headers=headers)
+        assert len(counted) == before + 1  # nothing remembered: the full route
+        client.get(path, headers=other)  # the answer is remembered (again)
+        before = len(counted)
+        fast = client.get(path, headers=headers)
+        assert len(counted) == before  # the fast path
+        return full, fast
+
+    for headers, status in (({**spent, "If-None-Match": etag}, 304), (spent, 429)):
+        if status == 429:
+            assert client.get(path, headers=spent).status_code == 200  # the last one allowed
+        full, fast = pair(headers)
+        assert full.status_code == fast.status_code == status
+        ids = (full.headers["x-request-id"], fast.headers["x-request-id"])
+        assert fast.content == full.content.replace(ids[0].encode(), ids[1].encode())
+        assert list(fast.headers.items()) == [
+            (k, ids[1] if v == ids[0] else v) for k, v in full.headers.items()
+        ]

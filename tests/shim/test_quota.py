@@ -58,7 +58,12 @@ def make(tmp_path: Path) -> tuple[Quota, DownStore, str, Clock]:
     store = DownStore(tmp_path / "q.sqlite3")
     key, _ = issue_key(store, "a@x.io", "free", 3, 0)
     clock = Clock(1_795_000_000)
-    return Quota(store, anonymous_limit=5, key_cache_seconds=2, clock=clock), store, key, clock
+    return (
+        Quota(store, anonymous_limit=5, page_limit=5, key_cache_seconds=2, clock=clock),
+        store,
+        key,
+        clock,
+    )
 
 
 def test_fail_open_on_local_counts_and_metric(tmp_path: Path) -> None:
@@ -66,9 +71,15 @@ def test_fail_open_on_local_counts_and_metric(tmp_path: Path) -> None:
     record = quota.authenticate(key)
     assert quota.charge(record.subject, 3)[0] == Hit(True, 1, 3)
     store.down = True
-    hits = [quota.charge(record.subject, 3)[0].admitted for _ in range(5)]
-    assert hits == [True, True, True, False, False]  # local counts still stop at the limit
-    assert quota.metrics.store_errors == 5 and quota.metrics.fail_open_admits == 3
+    hits = [quota.charge(record.subject, 3)[0] for _ in range(4)]
+    # Local counts go on from the store's last count, so they still stop at the limit and the
+    # headers claim the count the store holds once the admits are added back.
+    assert hits == [Hit(True, 2, 3), Hit(True, 3, 3), Hit(False, 3, 3), Hit(False, 3, 3)]
+    assert quota.peek(record.subject, 3)[0] == Hit(False, 3, 3)
+    assert quota.metrics.store_errors == 4 and quota.metrics.fail_open_admits == 2
+    store.down = False
+    assert quota.charge(record.subject, 3)[0] == Hit(False, 3, 3)  # reconciled: 1 + 2 kept
+    assert store.peek(record.subject, quota.peek(record.subject, 3)[1].day) == 3
 
 
 def test_known_key_survives_store_outage_unknown_key_does_not(tmp_path: Path) -> None:

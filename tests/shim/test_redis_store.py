@@ -286,19 +286,26 @@ def test_quota_pushes_fail_open_counts_when_redis_is_back(
 ) -> None:
     server = redis_factory()
     store = redis_store(store_factory, server.url(), replicas=1, retry_after=0, flush_every=3600)
-    quota = Quota(store, anonymous_limit=1000, key_cache_seconds=0, clock=lambda: 1_795_000_000.0)
+    quota = Quota(
+        store,
+        anonymous_limit=1000,
+        page_limit=5000,
+        key_cache_seconds=0,
+        clock=lambda: 1_795_000_000.0,
+    )
     day = dt.datetime.fromtimestamp(1_795_000_000, dt.UTC).date()
     assert quota.charge("key:k", 10)[0].admitted  # leases 5
     server.kill()
     statuses = [quota.charge("key:k", 10)[0].admitted for _ in range(10)]
-    # 4 from the lease, then fail-open local counts from 0 up to the limit of 10.
-    assert statuses == [True] * 10
-    assert quota.metrics.fail_open_admits == 6
+    # 4 from the lease, then fail-open local counts from the 5 Redis last confirmed up to the
+    # limit of 10: never more than the limit in all.
+    assert statuses == [True] * 9 + [False]
+    assert quota.metrics.fail_open_admits == 5
     server.start()
-    assert quota.charge("key:k", 10)[0].admitted is False  # Redis: 5 leased + 6 pushed >= 10
-    assert quota.metrics.extra["fail_open_reconciled"] == 6
+    assert quota.charge("key:k", 10)[0].admitted is False  # Redis: 5 leased + 5 pushed >= 10
+    assert quota.metrics.extra["fail_open_reconciled"] == 5
     store.flush(release_all=True)
-    assert counter(server.url(), "key:k", day) == {"leased": 11, "spent": 11}
+    assert counter(server.url(), "key:k", day) == {"leased": 10, "spent": 10}
 
 
 # -- real shim processes sharing Redis -----------------------------------------------------------

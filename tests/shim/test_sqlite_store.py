@@ -14,25 +14,65 @@ from bangscore.shim.sqlite_store import SQLiteKeyStore
 DAY = dt.date(2026, 11, 22)
 
 
-def hammer(path: str, attempts: int, queue: multiprocessing.Queue[int]) -> None:
-    store = SQLiteKeyStore(path)
+def hammer(path: str, attempts: int, lease: bool, queue: multiprocessing.Queue[int]) -> None:
+    store = SQLiteKeyStore(path, lease=lease)
     admitted = sum(store.hit("key:race", DAY, 500, 0).admitted for _ in range(attempts))
+    store.close()  # gives back the tokens it leased and did not spend
     queue.put(admitted)
 
 
-def test_counting_is_exact_across_processes(tmp_path: Path) -> None:
-    path = str(tmp_path / "race.sqlite3")
+def race(path: str, lease: bool) -> int:
+    """Given a store file, let 4 processes make 300 attempts each against a limit of 500;
+    return how many were admitted."""
     SQLiteKeyStore(path)
     ctx = multiprocessing.get_context("spawn")
     queue: multiprocessing.Queue[int] = ctx.Queue()
-    workers = [ctx.Process(target=hammer, args=(path, 300, queue)) for _ in range(4)]
+    workers = [ctx.Process(target=hammer, args=(path, 300, lease, queue)) for _ in range(4)]
     for w in workers:
         w.start()
     admitted = sum(queue.get(timeout=60) for _ in workers)
     for w in workers:
         w.join(timeout=60)
-    assert admitted == 500  # 1,200 attempts against a limit of 500
+    return admitted
+
+
+def test_counting_is_exact_across_processes(tmp_path: Path) -> None:
+    path = str(tmp_path / "race.sqlite3")
+    assert race(path, lease=False) == 500  # 1,200 attempts against a limit of 500
     assert SQLiteKeyStore(path).peek("key:race", DAY) == 500
+
+
+def test_leasing_processes_never_over_admit(tmp_path: Path) -> None:
+    path = str(tmp_path / "lease.sqlite3")
+    admitted = race(path, lease=True)
+    # Never more than the limit, and at most the blocks the others still held when the last
+    # was refused fewer (each an eighth of what was left, or 1).
+    assert 500 - 3 * 8 <= admitted <= 500
+    assert SQLiteKeyStore(path).peek("key:race", DAY) == admitted
+
+
+def test_one_process_is_counted_exactly_to_the_limit_with_few_writes(tmp_path: Path) -> None:
+    store = SQLiteKeyStore(tmp_path / "one.sqlite3")
+    hits = [store.hit("key:one", DAY, 500, 0) for _ in range(600)]
+    assert [h.used for h in hits if h.admitted] == list(range(1, 501))
+    assert all(not h.admitted and h.used == 500 for h in hits[500:])
+    assert store.peek("key:one", DAY) == 500
+    assert store.history("key:one", [DAY]) == {DAY: 500}
+    stats = store.stats()
+    assert stats["hits"] == 600 and stats["leases"] < 60  # most hits touched no file
+    store.close()
+    assert SQLiteKeyStore(tmp_path / "one.sqlite3").peek("key:one", DAY) == 500
+
+
+def test_closing_gives_back_unspent_tokens(tmp_path: Path) -> None:
+    store = SQLiteKeyStore(tmp_path / "back.sqlite3")
+    for _ in range(3):
+        assert store.hit("key:back", DAY, 1000, 0).admitted
+    other = SQLiteKeyStore(tmp_path / "back.sqlite3")
+    assert other.peek("key:back", DAY) == 64  # the leased block, as counted in the file
+    assert store.history("key:back", [DAY]) == {DAY: 3}  # the holder knows what it spent
+    store.close()
+    assert other.peek("key:back", DAY) == 3
 
 
 def record(key_id: str, account: str = "a@x.io") -> KeyRecord:

@@ -14,6 +14,7 @@ from bangscore.contract.filters import game_page_key
 from bangscore.manifest import object_key, read_manifest
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.value import SCORE_VERSION
+from bangscore.site.chart import chart_prices
 from bangscore.site.labels import better_in_genre, driver_label, drivers_view, length_source_label
 from bangscore.site.render import SiteRenderer
 from bangscore.storage import ObjectStorage
@@ -85,17 +86,23 @@ def test_length_source_label(detail: dict[str, Any], expected: str | None) -> No
     assert length_source_label(detail) == expected
 
 
-def test_score_at_price_is_the_model_at_todays_price_and_never_rises(
+def test_the_chart_reads_the_score_curve_sampled_once_at_its_prices(
     small_snapshot: tuple[ObjectStorage, list[ScoredGame]],
 ) -> None:
     for game in small_snapshot[1]:
-        at = score_at_price(game)
-        assert at(game.record.price_usd) == game.score
-        prices = [p / 4 for p in range(0, 400)]
-        scores = [at(p) for p in prices]
-        assert scores == sorted(scores, reverse=True)
-        if game.worth_it_at_usd is not None:
-            assert round(at(game.worth_it_at_usd)) >= 65 > round(at(game.worth_it_at_usd + 0.01))
+        detail = detail_record(game, SITE)
+        at = score_at_price(game, detail)
+        marked = (
+            detail["price_usd"],
+            detail["historical_low_usd"],
+            detail["worth_it_at_usd"],
+            detail["becomes_banger_at_usd"],
+        )
+        prices = chart_prices(*marked)
+        assert [at(p) for p in prices] == [game.curve.at(p) for p in prices]
+        assert at(detail["price_usd"]) == game.score
+        with pytest.raises(KeyError):  # nothing outside the samples: no call into the model
+            at(prices[-1] + 1.0)
 
 
 def test_game_page_has_chart_and_better_value_games_of_its_genre(

@@ -1,0 +1,91 @@
+"""The known apps that are not rated: the snapshot's index of them (written by the builder,
+read by the server for the API's ``game_not_rated`` 404 and the website's search) and the
+sentences that give each reason (docs/API.md#game_not_rated).
+
+The index is ``index/not_rated.json``: parallel arrays sorted by appid, ``appid``, ``reason``
+(an index into ``reasons``) and ``name``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from bangscore.contract.search import SearchIndex
+from bangscore.scoring.records import NOT_RATED_REASONS, NotRated
+
+REASON_DETAIL: Mapping[str, str] = {
+    "delisted": "it has been removed from sale on the storefront",
+    "too_few_reviews": "it has too few reviews to rate it fairly",
+    "no_usd_price": "no source gives its US price",
+    "no_length": "neither a play length nor enough reviewers' playtime is known",
+    "not_a_game": "it is not a game (DLC, demo, soundtrack, tool or software)",
+}
+"""The API's sentence per reason: the ``detail`` of a ``game_not_rated`` problem."""
+
+REASON_LABEL: Mapping[str, str] = {
+    "delisted": "delisted from the storefront",
+    "too_few_reviews": "too few reviews to rate it fairly",
+    "no_usd_price": "no price in US dollars",
+    "no_length": "no known length",
+    "not_a_game": "not a game (software, a soundtrack or a video)",
+}
+"""The website's short words per reason, beside a name in search results."""
+
+
+def not_rated_index(apps: Sequence[NotRated]) -> dict[str, Any]:
+    """Given the known apps that are not rated, return the index as the snapshot stores it:
+    parallel arrays sorted by appid (``appid``, ``reason`` as an index into ``reasons``,
+    ``name``)."""
+    ordered = sorted(apps, key=lambda a: a.appid)
+    reasons = list(NOT_RATED_REASONS)
+    return {
+        "reasons": reasons,
+        "appid": [a.appid for a in ordered],
+        "reason": [reasons.index(a.reason) for a in ordered],
+        "name": [a.name for a in ordered],
+    }
+
+
+class NotRatedIndex:
+    """The known apps that are not rated, by appid: their name and ``reason``.
+
+    Loaded from the stored index; kept as a sorted numpy array of appids and a reason code per
+    app, so 150k apps cost a few MB. Raises ValueError if the arrays are malformed.
+    """
+
+    def __init__(self, doc: dict[str, Any] | None = None) -> None:
+        doc = doc or {}
+        try:
+            self.reasons: list[str] = [str(r) for r in doc.get("reasons", [])]
+            self.appids = np.asarray(doc.get("appid", []), dtype=np.int64)
+            self.codes = np.asarray(doc.get("reason", []), dtype=np.int8)
+            self.names: list[str] = [str(n) for n in doc.get("name", [])]
+        except (TypeError, OverflowError) as exc:
+            raise ValueError(f"malformed not-rated index: {exc}") from exc
+        if not len(self.appids) == len(self.codes) == len(self.names):
+            raise ValueError("not-rated arrays differ in length")
+        if len(self.codes) and (
+            int(self.codes.min()) < 0 or int(self.codes.max()) >= len(self.reasons)
+        ):
+            raise ValueError("not-rated reason out of range")
+        if len(self.appids) > 1 and not bool(np.all(self.appids[1:] > self.appids[:-1])):
+            raise ValueError("not-rated appids are not sorted")
+
+    def __len__(self) -> int:
+        return len(self.appids)
+
+    def lookup(self, appid: int) -> tuple[str, str] | None:
+        """Given an appid, return (name, reason) if it is a known app that is not rated."""
+        at = int(np.searchsorted(self.appids, appid))
+        if at < len(self.appids) and int(self.appids[at]) == appid:
+            return self.names[at], self.reasons[int(self.codes[at])]
+        return None
+
+    def name_index(self) -> SearchIndex | None:
+        """Return a name search index over the apps that have a name (None when there are
+        none); seconds for 150k names, so callers build it once, off the event loop."""
+        named = [(int(a), 0, n) for a, n in zip(self.appids, self.names, strict=True) if n]
+        return SearchIndex.build(named) if named else None

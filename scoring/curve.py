@@ -1,0 +1,35 @@
+"""A game's score against its price, every other input fixed: what the game page's chart draws.
+
+:func:`price_curve` computes the two price-independent parts of the score once per game; the
+resulting :class:`PriceCurve` is plain data, so the builder samples it at the chart's prices
+and the chart is drawn from those samples without reaching the model again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from bangscore.scoring import value
+
+
+@dataclass(frozen=True, slots=True)
+class PriceCurve:
+    """The unrounded score (0..100) of one game as a function of its price in US dollars:
+    its quality part (0..1) and its fair price (US dollars, > 0), from :mod:`scoring.value`."""
+
+    quality: float
+    fair_price_usd: float
+
+    def at(self, price_usd: float) -> float:
+        """Given a price in US dollars (>= 0), return the unrounded score at that price."""
+        return value.score_from(self.quality, self.fair_price_usd, price_usd)
+
+    def sample(self, prices: Iterable[float]) -> dict[float, float]:
+        """Given prices in US dollars, return ``{price: unrounded score}`` for each."""
+        return {p: value.score_from(self.quality, self.fair_price_usd, p) for p in prices}
+
+
+def price_curve(inputs: value.ValueInputs) -> PriceCurve:
+    """Given a game's model inputs, return its score against price."""
+    return PriceCurve(value.quality(inputs), value.fair_price(inputs))

@@ -1,4 +1,4 @@
-"""The OpenAPI 3.1 document, generated from the route table in :mod:`build.api`.
+"""The OpenAPI 3.1 document, generated from the route table in :mod:`bangscore.contract.api`.
 
 Schemas are strict about every field the wire records carry (:mod:`build.wire`), so the
 fuzzer can check each response against them.
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from bangscore.build.api import API_VERSION, ROUTES, Route
-from bangscore.build.limits import PAGE_SIZE
+from bangscore.contract.api import API_VERSION, ROUTES, Route
+from bangscore.contract.limits import PAGE_SIZE
 from bangscore.scoring.drivers import DRIVERS
 from bangscore.scoring.genres import GENRES
 from bangscore.scoring.records import NOT_RATED_REASONS

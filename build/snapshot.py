@@ -12,11 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from bangscore.build.api import root_listing
-from bangscore.build.chart import NARROW_WIDTH as NARROW_CHART
-from bangscore.build.chart import WIDTH as WIDE_CHART
-from bangscore.build.chart import price_curve_svg
-from bangscore.build.filters import (
+from bangscore.build.openapi import openapi_document
+from bangscore.build.wire import detail_record, dumps, list_item
+from bangscore.contract.api import root_listing
+from bangscore.contract.filters import (
     DOCS_KEY,
     FAVICON_KEY,
     HOME_KEY,
@@ -31,15 +30,16 @@ from bangscore.build.filters import (
     list_key,
     precomputed_combos,
 )
-from bangscore.build.limits import PAGE_SIZE
-from bangscore.build.listing import render_page
-from bangscore.build.openapi import openapi_document
-from bangscore.build.pages import better_in_genre
-from bangscore.build.search import SearchIndex
-from bangscore.build.site import SiteRenderer
-from bangscore.build.wire import detail_record, dumps, list_item
+from bangscore.contract.limits import PAGE_SIZE
+from bangscore.contract.paging import render_page
+from bangscore.contract.search import SearchIndex
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import NOT_RATED_REASONS, GameRecord, NotRated
+from bangscore.site.chart import NARROW_WIDTH as NARROW_CHART
+from bangscore.site.chart import WIDTH as WIDE_CHART
+from bangscore.site.chart import price_curve_svg
+from bangscore.site.labels import better_in_genre
+from bangscore.site.render import SiteRenderer
 from bangscore.storage import StoredObject
 
 JSON_TYPE = "application/json"
@@ -108,7 +108,8 @@ def snapshot_objects(
     """Given scored games in list order, the known apps that are not rated and the URLs,
     yield every object of the snapshot.
 
-    Keys are relative to the snapshot (see :mod:`build.filters`); bodies are final bytes.
+    Keys are relative to the snapshot (see :mod:`bangscore.contract.filters`); bodies are final
+    bytes.
     """
     items = [list_item(g, site_url) for g in games]
     item_bytes = [dumps(i) for i in items]

@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 from unidecode import unidecode
 
-from bangscore.build.search import DROPPED_CHARS
+from bangscore.contract.search import DROPPED_CHARS
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import EarlyWindow
 from bangscore.scoring.value import SCORE_VERSION

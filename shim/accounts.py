@@ -1,6 +1,6 @@
 """The account website (docs/API.md#website): sign up, sign in, and a keys page.
 
-Served by the shim under ``{site}/account`` with jinja2 templates from ``shim/templates``.
+Served by the shim under ``{site}/account`` with jinja2 templates from ``bangscore/site/templates``.
 Passwords are hashed with argon2id (argon2-cffi's defaults) off the event loop.
 
 Sessions are server-side: the signed cookie (Starlette's SessionMiddleware, itsdangerous)
@@ -42,7 +42,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from bangscore.build.limits import MAX_QUERY_LENGTH
+from bangscore.contract.limits import MAX_QUERY_LENGTH
 from bangscore.shim.keys import key_digest
 from bangscore.shim.keystore import (
     AccountExists,
@@ -70,10 +70,8 @@ PAGE_HEADERS = {
     "Referrer-Policy": "same-origin",
 }
 _TEMPLATES = jinja2.Environment(
-    # The site's stylesheet lives with the builder's templates; both sites share it.
-    loader=jinja2.FileSystemLoader(
-        [Path(__file__).parent / "templates", Path(__file__).parent.parent / "build" / "templates"]
-    ),
+    # One template folder for the whole website: the account pages extend its base and stylesheet.
+    loader=jinja2.PackageLoader("bangscore.site", "templates"),
     autoescape=True,
     undefined=jinja2.StrictUndefined,
 )

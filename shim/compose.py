@@ -2,7 +2,8 @@
 
 :class:`CompactIndex` loads the builder's compact index (parallel columns in list order) into
 numpy arrays, so a filter is a few vectorised comparisons and a page is a join of
-already-serialized items: the same bytes :func:`build.listing.render_page` gives the builder.
+already-serialized items: the same bytes :func:`bangscore.contract.paging.render_page` gives
+the builder.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from bangscore.build.filters import Filters
-from bangscore.build.listing import page_bounds, render_page
+from bangscore.contract.filters import Filters
+from bangscore.contract.paging import page_bounds, render_page
 from bangscore.manifest import etag_for
 from bangscore.shim.lru import Lru
 

@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from bangscore.build.export import (
+from bangscore.contract.export import (
     GZIP_TYPE,
     PREFIX,
     ExportError,
@@ -32,7 +32,7 @@ from bangscore.build.export import (
     presigned_urls,
     read_latest,
 )
-from bangscore.build.limits import MAX_LINK_EXPIRES_DIGITS
+from bangscore.contract.limits import MAX_LINK_EXPIRES_DIGITS
 from bangscore.manifest import etag_for
 from bangscore.shim import params
 from bangscore.shim.handlers import NotFound, Resolved, Shim

@@ -18,8 +18,8 @@ from urllib.parse import urlencode
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bangscore.build.filters import Filters, list_key
-from bangscore.build.listing import page_rels
+from bangscore.contract.filters import Filters, list_key
+from bangscore.contract.paging import page_rels
 from bangscore.shim.keystore import Hit, KeyRecord, KeyStoreUnavailable
 from bangscore.shim.problems import PROBLEM_TYPE, BadRequest, ParamError, problem_body
 from bangscore.shim.quota import AuthFailure, Quota, Window, rate_headers

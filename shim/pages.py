@@ -26,7 +26,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from bangscore.build.filters import (
+from bangscore.contract.filters import (
     DOCS_KEY,
     FAVICON_KEY,
     HOME_KEY,
@@ -34,16 +34,16 @@ from bangscore.build.filters import (
     Filters,
     game_page_key,
 )
-from bangscore.build.limits import MAX_APPID_DIGITS, MAX_QUERY_LENGTH
-from bangscore.build.listing import page_rels
-from bangscore.build.search import SearchIndex
-from bangscore.build.site import FormState, Listing, SiteRenderer
+from bangscore.contract.limits import MAX_APPID_DIGITS, MAX_QUERY_LENGTH
+from bangscore.contract.paging import page_rels
+from bangscore.contract.search import SearchIndex
 from bangscore.manifest import etag_for
 from bangscore.shim import params
 from bangscore.shim.handlers import HTML, NotFound, Resolved, Shim, etag_matches
 from bangscore.shim.problems import BadRequest, ParamError
 from bangscore.shim.quota import rate_headers
 from bangscore.shim.source import LoadedSnapshot
+from bangscore.site.render import FormState, Listing, SiteRenderer
 from bangscore.storage import ObjectStorageError
 
 log = logging.getLogger("bangscore.pages")

@@ -2,8 +2,8 @@
 values or raise :class:`BadRequest` naming every bad parameter and what it accepts.
 
 Pure functions of ``[(name, value), ...]`` as the query string gave them, in order. Every bound
-comes from :mod:`build.limits`, which the OpenAPI document states too: a value the document
-forbids is refused here (``tests/build/test_limits.py``).
+comes from :mod:`bangscore.contract.limits`, which the OpenAPI document states too: a value the
+document forbids is refused here (``tests/contract/test_limits.py``).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bangscore.build.filters import Filters
-from bangscore.build.limits import (
+from bangscore.contract.filters import Filters
+from bangscore.contract.limits import (
     MAX_APPID_DIGITS,
     MAX_PAGE,
     MAX_QUERY_LENGTH,

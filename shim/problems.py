@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from bangscore.build.api import ERROR_CODES
+from bangscore.contract.api import ERROR_CODES
 
 PROBLEM_TYPE = "application/problem+json"
 

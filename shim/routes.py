@@ -11,12 +11,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from bangscore.build.filters import (
+from bangscore.contract.filters import (
     OPENAPI_KEY,
     ROOT_KEY,
     detail_key,
 )
-from bangscore.build.listing import page_count
+from bangscore.contract.paging import page_count
 from bangscore.manifest import etag_for
 from bangscore.shim import params
 from bangscore.shim.handlers import JSON_TYPE, NotFound, Resolved, Shim

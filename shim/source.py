@@ -20,9 +20,9 @@ import anyio.to_thread
 import numpy as np
 import orjson
 
-from bangscore.build.filters import INDEX_KEY, NOT_RATED_KEY, SEARCH_KEY
-from bangscore.build.listing import page_bounds, render_page
-from bangscore.build.search import SearchIndex
+from bangscore.contract.filters import INDEX_KEY, NOT_RATED_KEY, SEARCH_KEY
+from bangscore.contract.paging import page_bounds, render_page
+from bangscore.contract.search import SearchIndex
 from bangscore.manifest import (
     Entry,
     Manifest,

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from bangscore.build.api import ERROR_CODES, ROUTES, Route
 from bangscore.build.openapi import DETAIL_PROPERTIES, SOURCE_KINDS
+from bangscore.contract.api import ERROR_CODES, ROUTES, Route
 from bangscore.scoring.drivers import DRIVERS
 from bangscore.scoring.genres import GENRES
 from bangscore.scoring.records import NOT_RATED_REASONS

@@ -1,7 +1,9 @@
 """The import rules between the layers, read from the source (no module is imported).
 
-The package root's shared modules (object storage, the snapshot manifest) sit below every
-layer; the server reads snapshots and never reaches the ingest stack or the command line.
+The builder and the server are siblings: neither imports the other. What both read sits below
+them at the package root: the snapshot contract (``bangscore/contract``), the website's
+rendering (``bangscore/site``), object storage and the manifest. The server never reaches the
+ingest stack or the command line.
 """
 
 from __future__ import annotations
@@ -50,6 +52,8 @@ def offending(
 
 
 LAYERS = ("bangscore.ingest", "bangscore.scoring", "bangscore.build", "bangscore.shim")
+CONTRACT_PACKAGE = "bangscore.contract"
+SITE = "bangscore.site"
 # The ingest HTTP stack: the polite client, one adapter per live source, and the refresh that
 # runs them. Everything else in ingest reads dumps and resolves observations offline.
 ADAPTERS = ("achievements", "hltb", "itad", "pcgw", "reviews", "steamspy", "storefront")
@@ -66,7 +70,7 @@ HTTP_STACK = (
     [
         pytest.param(
             modules("shim"),
-            ("bangscore.ingest", *COMPOSITION_ROOT, *HTTP_CLIENTS),
+            ("bangscore.ingest", "bangscore.build", *COMPOSITION_ROOT, *HTTP_CLIENTS),
             id="shim-is-only-the-server",
         ),
         pytest.param(
@@ -76,17 +80,34 @@ HTTP_STACK = (
         ),
         pytest.param(
             [ROOT / "bangscore" / f"{name.rsplit('.', 1)[1]}.py" for name in SHARED],
-            (*LAYERS, *COMPOSITION_ROOT),
+            (*LAYERS, CONTRACT_PACKAGE, SITE, *COMPOSITION_ROOT),
             id="shared-format-below-every-layer",
         ),
         pytest.param(
-            modules("scoring"),
+            modules("bangscore/contract"),
+            ("bangscore.ingest", "bangscore.build", "bangscore.shim", SITE, *COMPOSITION_ROOT),
+            id="contract-below-builder-and-server",
+        ),
+        pytest.param(
+            modules("bangscore/site"),
             ("bangscore.ingest", "bangscore.build", "bangscore.shim", *COMPOSITION_ROOT),
+            id="site-renders-for-builder-and-server",
+        ),
+        pytest.param(
+            modules("scoring"),
+            (
+                "bangscore.ingest",
+                "bangscore.build",
+                "bangscore.shim",
+                CONTRACT_PACKAGE,
+                SITE,
+                *COMPOSITION_ROOT,
+            ),
             id="scoring-is-pure",
         ),
         pytest.param(
             modules("ingest"),
-            ("bangscore.build", "bangscore.shim", *COMPOSITION_ROOT),
+            ("bangscore.build", "bangscore.shim", CONTRACT_PACKAGE, SITE, *COMPOSITION_ROOT),
             id="ingest-feeds-scoring-only",
         ),
         pytest.param(

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from bangscore.build.filters import detail_key
 from bangscore.build.publish import publish, rollback
 from bangscore.build.snapshot import snapshot_objects
+from bangscore.contract.filters import detail_key
 from bangscore.manifest import list_snapshots, manifest_key, object_key, read_manifest, verify
 from bangscore.s3 import IMMUTABLE, REVALIDATE, S3Config, S3Storage, cache_control
 from bangscore.scoring.pipeline import score_catalog

@@ -15,24 +15,26 @@ import orjson
 import pytest
 
 from bangscore.build.export import (
-    CHANGES_JSONL,
     CSV_COLUMNS,
-    GAMES_CSV,
-    GAMES_JSONL,
-    LATEST_KEY,
     Export,
-    ExportManifest,
     changes,
-    file_key,
     gzip_bytes,
     list_exports,
-    manifest_key,
-    presigned_urls,
-    read_latest,
     render_export,
     write_export,
 )
 from bangscore.build.wire import detail_record
+from bangscore.contract.export import (
+    CHANGES_JSONL,
+    GAMES_CSV,
+    GAMES_JSONL,
+    LATEST_KEY,
+    ExportManifest,
+    file_key,
+    manifest_key,
+    presigned_urls,
+    read_latest,
+)
 from bangscore.scoring.pipeline import ScoredGame, score_catalog
 from bangscore.scoring.records import GameRecord, Provenance
 from bangscore.storage import LocalStorage, MemoryStorage

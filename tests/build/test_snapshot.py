@@ -7,7 +7,9 @@ from typing import Any
 import orjson
 import pytest
 
-from bangscore.build.filters import (
+from bangscore.build.snapshot import select
+from bangscore.build.wire import slugify
+from bangscore.contract.filters import (
     DOCS_KEY,
     INDEX_KEY,
     OPENAPI_KEY,
@@ -19,8 +21,6 @@ from bangscore.build.filters import (
     list_key,
     precomputed_combos,
 )
-from bangscore.build.snapshot import select
-from bangscore.build.wire import slugify
 from bangscore.manifest import object_key, read_manifest
 from bangscore.scoring.genres import GENRES
 from bangscore.storage import ObjectStorage

@@ -19,7 +19,7 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis.generation.modes import GenerationMode
 
-from bangscore.build.api import ROUTES
+from bangscore.contract.api import ROUTES
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.storage import ObjectStorage
 from tests import factories

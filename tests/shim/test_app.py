@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from bangscore.build.filters import list_key, precomputed_combos
 from bangscore.build.openapi import DETAIL_PROPERTIES, GAME_PROPERTIES, SCHEMAS
+from bangscore.contract.filters import list_key, precomputed_combos
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.value import SCORE_VERSION
 from bangscore.shim.sqlite_store import SQLiteKeyStore

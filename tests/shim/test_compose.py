@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bangscore.build.filters import Filters, list_key, precomputed_combos
 from bangscore.build.snapshot import lower_tags, select
+from bangscore.contract.filters import Filters, list_key, precomputed_combos
 from bangscore.manifest import etag_for, object_key
 from bangscore.scoring.genres import GENRES
 from bangscore.shim.source import LoadedSnapshot, SnapshotSource

@@ -17,10 +17,11 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
-from bangscore.build.export import GAMES_JSONL, write_export
+from bangscore.build.export import write_export
 from bangscore.build.publish import publish
 from bangscore.build.snapshot import snapshot_objects
 from bangscore.cli import app_from_settings
+from bangscore.contract.export import GAMES_JSONL
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import GameRecord
 from bangscore.settings import Settings

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import pytest
 
-from bangscore.build.filters import Filters, detail_key
 from bangscore.build.snapshot import select
+from bangscore.contract.filters import Filters, detail_key
 from bangscore.manifest import object_key, read_manifest
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.storage import LocalStorage

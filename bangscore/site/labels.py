@@ -1,7 +1,7 @@
 """What the website's pages show beyond the wire records: driver and genre labels, the length's
 source, and each game's better-value neighbours in its genre.
 
-Pure functions of wire dicts and list order; :mod:`build.site` renders them and
+Pure functions of wire dicts and list order; :mod:`bangscore.site.render` renders them and
 :func:`build.snapshot.snapshot_objects` calls them once per build.
 """
 

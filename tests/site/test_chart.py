@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import pytest
 
-from bangscore.build.chart import axis_top, nice_ceiling, price_curve_svg
+from bangscore.site.chart import axis_top, nice_ceiling, price_curve_svg
 
 SVG = "{http://www.w3.org/2000/svg}"
 

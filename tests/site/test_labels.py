@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
-from bangscore.build.filters import game_page_key
-from bangscore.build.pages import better_in_genre, driver_label, drivers_view, length_source_label
-from bangscore.build.site import SiteRenderer
 from bangscore.build.snapshot import price_chart, score_at_price
 from bangscore.build.wire import detail_record, list_item
+from bangscore.contract.filters import game_page_key
 from bangscore.manifest import object_key, read_manifest
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.value import SCORE_VERSION
+from bangscore.site.labels import better_in_genre, driver_label, drivers_view, length_source_label
+from bangscore.site.render import SiteRenderer
 from bangscore.storage import ObjectStorage
 from tests.factories import SITE
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from bangscore.build.limits import (
+from bangscore.contract.limits import (
     MAX_APPID_DIGITS,
     MAX_PAGE,
     MAX_QUERY_LENGTH,

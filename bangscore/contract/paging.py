@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import orjson
 
-from bangscore.build.limits import PAGE_SIZE
+from bangscore.contract.limits import PAGE_SIZE
 
 
 def page_count(total: int) -> int:

@@ -1,10 +1,10 @@
 """Every bound the API puts on a request parameter, and the page size, in one place.
 
-The shim's parameter checks (:mod:`shim.params`, the website's pages through them) and the
-OpenAPI document (:mod:`build.openapi`, from the route table in :mod:`build.api`) both read
-these figures, and the reference states them (docs/API.md#limits); ``tests/build/test_limits.py``
-checks that the parser and the document agree at and just past every bound, and that
-docs/API.md states the same numbers.
+The shim's parameter checks (:mod:`bangscore.shim.params`, the website's pages through them)
+and the OpenAPI document (:mod:`bangscore.build.openapi`, from the route table in
+:mod:`bangscore.contract.api`) both read these figures, and the reference states them
+(docs/API.md#limits); ``tests/contract/test_limits.py`` checks that the parser and the document
+agree at and just past every bound, and that docs/API.md states the same numbers.
 
 The rules the figures belong to:
 

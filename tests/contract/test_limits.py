@@ -1,4 +1,5 @@
-"""The API's limits (build/limits.py) as the parser and the OpenAPI document state them.
+"""The API's limits (bangscore/contract/limits.py) as the parser and the OpenAPI document state
+them.
 
 For every parameter, at and just past each bound, the shim's parser (shim/params.py) and the
 OpenAPI document (build/openapi.py) must give the same verdict, and docs/API.md#limits must
@@ -16,11 +17,11 @@ from typing import Any
 import jsonschema_rs
 import pytest
 
-from bangscore.build import limits
 from bangscore.build.openapi import openapi_document
-from bangscore.build.site import Listing, SiteRenderer
+from bangscore.contract import limits
 from bangscore.shim import params
 from bangscore.shim.problems import BadRequest
+from bangscore.site.render import Listing, SiteRenderer
 from tests.factories import SITE
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -17,11 +17,11 @@ from urllib.parse import urlsplit
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
-from bangscore.build.api import ATTRIBUTION_TEXT, ERROR_CODES
-from bangscore.build.chart import usd
-from bangscore.build.limits import MAX_QUERY_LENGTH, PAGE_SIZE
-from bangscore.build.pages import drivers_view, genre_label, length_source_label
+from bangscore.contract.api import ATTRIBUTION_TEXT, ERROR_CODES
+from bangscore.contract.limits import MAX_QUERY_LENGTH, PAGE_SIZE
 from bangscore.scoring.genres import GENRES
+from bangscore.site.chart import usd
+from bangscore.site.labels import drivers_view, genre_label, length_source_label
 
 JSON = dict[str, Any]
 
@@ -87,7 +87,7 @@ class SiteRenderer:
 
     def __init__(self, *, site_url: str, base_url: str) -> None:
         self.env = Environment(
-            loader=PackageLoader("bangscore.build", "templates"),
+            loader=PackageLoader("bangscore.site", "templates"),
             autoescape=select_autoescape(["html"]),
             undefined=StrictUndefined,
             trim_blocks=True,
@@ -113,7 +113,7 @@ class SiteRenderer:
         items of the better-value games of its genre, return its HTML page as UTF-8 bytes."""
         return self._game.render(
             game=detail,
-            chart=Markup(chart),  # our own SVG: build.chart escapes every text in it
+            chart=Markup(chart),  # our own SVG: bangscore.site.chart escapes every text in it
             better=better,
             drivers=drivers_view(detail),
             length_source=length_source_label(detail),

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from bangscore.build.search import SearchIndex, fold, name_words
+from bangscore.contract.search import SearchIndex, fold, name_words
 
 GAMES = [
     (220, 90, "Half-Life 2"),

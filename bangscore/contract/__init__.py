@@ -1,0 +1,9 @@
+"""The snapshot contract: what the builder writes and the server reads, below both.
+
+Object keys of list pages, details and indexes (:mod:`bangscore.contract.filters`), the page
+envelope and paging (:mod:`bangscore.contract.paging`), every request limit
+(:mod:`bangscore.contract.limits`), the search index format and its queries
+(:mod:`bangscore.contract.search`), and the route table with its error codes
+(:mod:`bangscore.contract.api`). It imports no layer but scoring's vocabulary (genres,
+not-rated reasons); :mod:`bangscore.manifest` and :mod:`bangscore.storage` sit beside it.
+"""

@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Final
 
-from bangscore.build.search import fold
+from bangscore.contract.search import fold
 
 # Games need this many storefront reviews before their initials become an alias: people
 # abbreviate the games everyone knows, and a rare game must not capture common initials.

@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from bangscore.build.badge import MAX_NAME, badge_snippet, badge_svg
+from bangscore.site.badge import MAX_NAME, badge_snippet, badge_svg
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import xml.etree.ElementTree as ET
 
-from bangscore.build.history_chart import HistoryPoint, history_rows, lowest, price_history_svg
+from bangscore.site.history_chart import HistoryPoint, history_rows, lowest, price_history_svg
 
 SVG = "{http://www.w3.org/2000/svg}"
 POINTS = [

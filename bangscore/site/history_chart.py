@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
-from bangscore.build.chart import nice_ceiling, usd
+from bangscore.site.chart import nice_ceiling, usd
 from bangscore.scoring.verdict import day
 
 WIDTH = 640

@@ -11,7 +11,7 @@ Two sources, one table:
   name (``war``) are left out, so that a plain word never jumps to one game;
 * **curated** (:data:`CURATED`): the few that initials get wrong or miss, by appid.
 
-A key is the query folded as search folds it (:func:`build.search.fold`: lowercase, accents
+A key is the query folded as search folds it (:func:`bangscore.contract.search.fold`: lowercase, accents
 and punctuation dropped, roman numeral words as digits) with the spaces removed, so ``GTA V``,
 ``gta 5`` and ``GTA5`` all look up ``gta5``.
 """
@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Final
 
-from bangscore.contract.search import fold
+from bangscore.contract.search import alias_key, fold
 
 # Games need this many storefront reviews before their initials become an alias: people
 # abbreviate the games everyone knows, and a rare game must not capture common initials.
@@ -79,9 +79,7 @@ CURATED: Final[Mapping[str, int]] = {
 }
 
 
-def key_of(text: str) -> str:
-    """Given a query or an alias, return its lookup key: folded, spaces removed."""
-    return "".join(fold(text).split())
+key_of = alias_key
 
 
 def _initials(words: list[str]) -> list[str]:

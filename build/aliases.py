@@ -11,9 +11,9 @@ Two sources, one table:
   name (``war``) are left out, so that a plain word never jumps to one game;
 * **curated** (:data:`CURATED`): the few that initials get wrong or miss, by appid.
 
-A key is the query folded as search folds it (:func:`bangscore.contract.search.fold`: lowercase, accents
-and punctuation dropped, roman numeral words as digits) with the spaces removed, so ``GTA V``,
-``gta 5`` and ``GTA5`` all look up ``gta5``.
+A key is the query folded as search folds it (:func:`bangscore.contract.search.fold`:
+lowercase, accents and punctuation dropped, roman numeral words as digits) with the spaces
+removed, so ``GTA V``, ``gta 5`` and ``GTA5`` all look up ``gta5``.
 """
 
 from __future__ import annotations

@@ -91,8 +91,10 @@ def _early_window(game: ScoredGame) -> EarlyWindow | None:
     return game.record.early_window
 
 
-def detail_record(game: ScoredGame, site_url: str) -> JSON:
-    """Given a scored game and the site URL, return the detail record (docs/API.md#detail-record).
+def detail_record(game: ScoredGame, site_url: str, buyer: JSON | None = None) -> JSON:
+    """Given a scored game, the site URL and its buyer fields (``verdict``,
+    ``verdict_price_usd``, ``verdict_text``, ``genre_percentile``: :func:`build.buyer.buyer_fields`;
+    None leaves them out), return the detail record (docs/API.md#detail-record).
 
     Holds every list field, every refund-signal field (null until sampled), then the detail
     fields in the order that section lists them (``developer`` ... ``estimated``).
@@ -112,6 +114,7 @@ def detail_record(game: ScoredGame, site_url: str) -> JSON:
             "completionist_hours": _r(rec.completionist_hours, 1),
             "becomes_banger_at_usd": game.becomes_banger_at_usd,
             "worth_it_at_usd": game.worth_it_at_usd,
+            **(buyer or {}),
             "list_price_usd": round(rec.list_price_usd, 2),
             "historical_low_usd": _r(rec.historical_low_usd, 2),
             "review_count": rec.review_count,

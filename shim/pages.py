@@ -27,11 +27,14 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from bangscore.contract.filters import (
+    ABOUT_SCORE_KEY,
+    DATES_KEY,
     DOCS_KEY,
     FAVICON_KEY,
     HOME_KEY,
     NOT_RATED_KEY,
     Filters,
+    badge_key,
     game_page_key,
 )
 from bangscore.contract.limits import MAX_APPID_DIGITS, MAX_QUERY_LENGTH
@@ -48,6 +51,11 @@ from bangscore.storage import ObjectStorageError
 
 log = logging.getLogger("bangscore.pages")
 MAX_RENDERED = 4096
+# A broad query matches thousands of unrated apps: the page names the best few.
+MAX_UNRATED_SHOWN = 10
+# Searches run on worker threads, at most this many at once, so a client sending costly
+# queries back to back neither blocks the event loop nor takes every worker thread.
+SEARCH_THREADS = anyio.CapacityLimiter(2)
 SVG_TYPE = "image/svg+xml"
 BROWSE_PARAMS = frozenset({"genre", "tag", "year_from", "year_to", "on_sale", "page"})
 NOT_RATED_REASONS: Mapping[str, str] = {
@@ -75,13 +83,13 @@ class NotRated:
     apps: Mapping[int, tuple[str, str]]
     index: SearchIndex | None
 
-    def search(self, q: str) -> list[dict[str, Any]]:
-        """Given a query, return the matching unrated apps (appid, name, reason, reason_text),
-        matched by the same search code as rated games."""
+    def search(self, q: str, limit: int = MAX_UNRATED_SHOWN) -> list[dict[str, Any]]:
+        """Given a query, return up to ``limit`` matching unrated apps (appid, name, reason,
+        reason_text) in ranked order, matched by the same search code as rated games."""
         if self.index is None:
             return []
         out = []
-        for appid in self.index.search(q):
+        for appid in self.index.search(q)[:limit]:
             name, reason = self.apps[appid]
             text = NOT_RATED_REASONS.get(reason, reason.replace("_", " "))
             out.append({"appid": appid, "name": name, "reason": reason, "reason_text": text})
@@ -113,7 +121,8 @@ def parse_not_rated(raw: bytes) -> NotRated:
     ) as exc:
         raise ValueError(f"corrupt not-rated object: {exc}") from exc
     named = ((a, 0, name) for a, (name, _) in apps.items() if name)
-    index = SearchIndex.build(named) if apps else None
+    aliases = {str(k): int(v) for k, v in data.get("aliases", {}).items()}
+    index = SearchIndex.build(named, aliases) if apps else None
     return NotRated(apps, index)
 
 
@@ -317,6 +326,18 @@ class Pages:
             self._not_rated = (snap.id, loaded)
             return loaded
 
+    async def dates(self, snap: LoadedSnapshot) -> dict[str, str | None]:
+        """Given a snapshot, return its dates (``snapshot_date``, ``prices_as_of``: ISO dates
+        or None); none for a snapshot built before it recorded them."""
+        if snap.entry(DATES_KEY) is None:
+            return {}
+        try:
+            data = orjson.loads(await self.shim.source.body(snap, DATES_KEY))
+            return {k: (str(v) if v else None) for k, v in dict(data).items()}
+        except (orjson.JSONDecodeError, TypeError, ValueError) as exc:
+            log.error("snapshot %s: bad dates object: %s", snap.id, exc)
+            return {}
+
     # -- pages -------------------------------------------------------------------------------
 
     def stored(self, key: str) -> Callable[[Request], Awaitable[Response]]:
@@ -344,6 +365,32 @@ class Pages:
         matched = etag_matches(request.headers.get("if-none-match"), resolved.etag)
         return self.shim.ok(snap, resolved, rate, 304 if matched else 200)
 
+    async def badge(self, request: Request) -> Response:
+        """Serve ``/badge/<appid>.svg``: the game's precomputed badge, no key, not counted
+        (other sites embed it), cacheable by anyone for a day; 404 without a body else."""
+        raw = request.path_params["appid"]
+        snap = self.shim.source.current
+        if snap is None:
+            return Response(status_code=503, headers={"Retry-After": "5"})
+        key = (
+            badge_key(int(raw))
+            if raw.isascii() and raw.isdigit() and len(raw) <= MAX_APPID_DIGITS
+            else None
+        )
+        if key is None or snap.entry(key) is None:
+            return Response(status_code=404, headers={"Cache-Control": "no-store"})
+        try:
+            resolved = await self.shim.stored(snap, key, SVG_TYPE)
+        except ObjectStorageError:
+            return Response(status_code=503, headers={"Retry-After": "5"})
+        hit, window = self.shim.quota.peek(self.subject(request), self.shim.quota.page_limit)
+        rate = rate_headers(hit.limit, hit.used, window)
+        matched = etag_matches(request.headers.get("if-none-match"), resolved.etag)
+        response = self.shim.ok(snap, resolved, rate, 304 if matched else 200)
+        response.headers["Cache-Control"] = "public, max-age=86400"
+        response.headers["Access-Control-Allow-Origin"] = "*"
+        return response
+
     async def game(self, request: Request) -> Response:
         """Serve ``/game/<appid>/<slug>``; a wrong or missing slug redirects (301) to the
         canonical URL."""
@@ -356,7 +403,21 @@ class Pages:
                 else None
             )
             if pos is None:
-                raise NotFound("game_not_found", f"No rated game has appid {raw}.")
+                known = (
+                    snap.not_rated.lookup(int(raw))
+                    if raw.isdigit() and len(raw) <= MAX_APPID_DIGITS
+                    else None
+                )
+                if known is None:
+                    raise NotFound("game_not_found", f"No rated game has appid {raw}.")
+                name, reason = known
+                body = self.site.not_rated_page(
+                    appid=int(raw),
+                    name=name,
+                    reason=reason,
+                    reason_text=NOT_RATED_REASONS.get(reason, reason.replace("_", " ")),
+                )
+                return Resolved(body, etag_for(body), HTML)
             canonical = snap.index.urls[pos]
             if not canonical.endswith(request.url.path):
                 return RedirectResponse(canonical, 301)
@@ -397,6 +458,7 @@ class Pages:
                 listing,
                 form=form_from_filters(query.filters),
                 api_url=api_url + (f"?{urlencode(api_query, safe=',')}" if api_query else ""),
+                dates=await self.dates(snap),
             )
             return Resolved(body, etag_for(body), HTML)
 
@@ -417,15 +479,24 @@ class Pages:
                 typed = next((v for k, v in items if k == "q"), "").strip()[:MAX_QUERY_LENGTH]
                 errors: list[ParamError] = exc.errors
                 return PageAnswer(400, self.site.search_page(typed, empty, errors=errors))
-            envelope, _ = snap.search_page(query.q, query.page)
+            envelope, _ = await anyio.to_thread.run_sync(
+                snap.search_page, query.q, query.page, limiter=SEARCH_THREADS
+            )
             listing = listing_of(envelope, f"{self.root}/search", {"q": query.q})
-            unrated = (await self.not_rated(snap)).search(query.q) if query.page == 1 else []
+            unrated = (
+                await anyio.to_thread.run_sync(
+                    (await self.not_rated(snap)).search, query.q, limiter=SEARCH_THREADS
+                )
+                if query.page == 1
+                else []
+            )
             api_query = {"q": query.q, **({"page": str(query.page)} if query.page > 1 else {})}
             body = self.site.search_page(
                 query.q,
                 listing,
                 not_rated=unrated,
                 api_url=f"{self.shim.base_url}/api/v1/search?{urlencode(api_query)}",
+                dates=await self.dates(snap),
             )
             return Resolved(body, etag_for(body), HTML)
 
@@ -440,6 +511,8 @@ class Pages:
         return [
             Route("/", self.stored(HOME_KEY)),
             Route("/docs", self.stored(DOCS_KEY)),
+            Route("/about/score", self.stored(ABOUT_SCORE_KEY)),
+            Route("/badge/{appid}.svg", self.badge),
             Route("/docs/errors", self.stored(DOCS_KEY)),
             Route("/games", self.browse),
             Route("/search", self.search),

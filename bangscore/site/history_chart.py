@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
-from bangscore.site.chart import nice_ceiling, usd
 from bangscore.scoring.verdict import day
+from bangscore.site.chart import nice_ceiling, usd
 
 WIDTH = 640
 NARROW_WIDTH = 360

@@ -405,7 +405,7 @@ class Pages:
             if pos is None:
                 known = (
                     snap.not_rated.lookup(int(raw))
-                    if raw.isdigit() and len(raw) <= MAX_APPID_DIGITS
+                    if raw.isascii() and raw.isdigit() and len(raw) <= MAX_APPID_DIGITS
                     else None
                 )
                 if known is None:

@@ -81,7 +81,9 @@ def verdict(
     """Given a game's tier at its current price, the price (USD), the two thresholds (USD, or
     None when no price reaches them) and its dated price observations, return the verdict.
 
-    * ``buy_now`` when the tier is ``banger`` or ``worth_it``: ``price_usd`` is None;
+    * ``buy_now`` when the tier is ``banger`` or ``worth_it``: ``price_usd`` is None, and
+      ``reached`` the lowest observation at or below ``becomes_banger_at_usd`` for a game
+      worth it (None if none);
     * ``wait_for_sale`` when a dated observation is at or below ``worth_it_at_usd``: the price
       to wait for is ``becomes_banger_at_usd`` if the history also reached that, else
       ``worth_it_at_usd``; ``reached`` is the lowest observation at or below it;
@@ -96,7 +98,13 @@ def verdict(
     ):
         _check_price(name, value)
     if tier in BUY_NOW_TIERS:
-        return BuyerVerdict("buy_now", None, None)
+        # A game worth it now may also have sold at its banger price: worth saying when.
+        banger_seen = (
+            lowest_at_or_below(history, becomes_banger_at_usd)
+            if tier == "worth_it" and becomes_banger_at_usd is not None
+            else None
+        )
+        return BuyerVerdict("buy_now", None, banger_seen)
     if worth_it_at_usd is None or _cents(price_usd) == 0:
         return BuyerVerdict("skip", None, None)
     if becomes_banger_at_usd is not None:
@@ -141,6 +149,8 @@ def verdict_text(
             if becomes_banger_at_usd is not None
             else ""
         )
+        if banger and decided.reached is not None:
+            banger += f", a price it reached on {day(decided.reached[0])}"
         return f"{name} is worth it at {at}{banger}: buy it now."
     if decided.verdict == "wait_for_sale":
         assert decided.price_usd is not None and decided.reached is not None

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sys
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
@@ -29,6 +30,9 @@ if TYPE_CHECKING:
     from bangscore.shim.downloads import ExportService
 
 log = logging.getLogger("bangscore.shim")
+
+
+GIL_SWITCH_SECONDS = 0.001
 
 
 def create_app(
@@ -73,18 +77,35 @@ def create_app(
             )
         return shim.problem(request, "not_found", f"No resource at {request.url.path}.", rate)
 
+    async def warm_unrated() -> None:
+        snap = source.current
+        if snap is None:
+            return
+        try:
+            await pages.not_rated(snap)
+        except ObjectStorageError as exc:  # the first search will try again
+            log.warning("could not index the unrated apps at start-up: %s", exc)
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         try:
             source.refresh()
         except (SnapshotError, ObjectStorageError, ValueError) as exc:
             log.error("no snapshot loaded at start-up: %s", exc)
+        # Searches run on worker threads (CPU work, off the event loop); a thread keeps the GIL
+        # for up to the switch interval, so a shorter one hands it back to the loop sooner and
+        # keeps other requests quick while someone sends costly queries.
+        sys.setswitchinterval(GIL_SWITCH_SECONDS)
         task = None
         if follow:
             task = asyncio.create_task(source.follow())
+        # Index the known-but-unrated names now rather than in the first search's request.
+        warm = asyncio.create_task(warm_unrated()) if source.current else None
         yield
         if task is not None:
             task.cancel()
+        if warm is not None:
+            warm.cancel()
         quota.store.close()
 
     # -- account website (issue 5): its own routes, each with its session middleware --------

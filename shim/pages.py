@@ -85,11 +85,12 @@ class NotRated:
 
     def search(self, q: str, limit: int = MAX_UNRATED_SHOWN) -> list[dict[str, Any]]:
         """Given a query, return up to ``limit`` matching unrated apps (appid, name, reason,
-        reason_text) in ranked order, matched by the same search code as rated games."""
+        reason_text) in ranked order, matched by the same search code as rated games, without
+        its typo-tolerant pass (150,000 names: a courtesy list, not worth the work)."""
         if self.index is None:
             return []
         out = []
-        for appid in self.index.search(q)[:limit]:
+        for appid in self.index.search(q, typos=False)[:limit]:
             name, reason = self.apps[appid]
             text = NOT_RATED_REASONS.get(reason, reason.replace("_", " "))
             out.append({"appid": appid, "name": name, "reason": reason, "reason_text": text})

@@ -157,6 +157,11 @@ class SearchIndex:
         self.vocab = sorted(postings)
         self.by_appid = {e.appid: i for i, e in enumerate(self.entries)}
         self.aliases = {k: a for k, a in (aliases or {}).items() if a in self.by_appid}
+        # Whole folded names in order, with their positions: the names starting with a query
+        # are one bisected range, so ranking never looks at each hit in Python.
+        by_name = sorted((e.folded, pos) for pos, e in enumerate(self.entries))
+        self._names = [name for name, _ in by_name]
+        self._name_pos = [pos for _, pos in by_name]
         # Postings before each vocabulary word: a prefix's posting count in two bisections.
         self._cum = [0]
         for w in self.vocab:
@@ -311,35 +316,37 @@ class SearchIndex:
                 return set()
         return result or set()
 
-    def search(self, query: str) -> list[int]:
-        """Given a raw query, return the appids of every match in ranked order.
+    def search(self, query: str, *, typos: bool = True) -> list[int]:
+        """Given a raw query, return the appids of every match in ranked order; without
+        ``typos``, no typo-tolerant pass.
 
         Raises nothing: a query with no word matches nothing (callers validate length first).
         """
-        return self.search_counted(query).appids
+        return self.search_counted(query, typos=typos).appids
 
-    def search_counted(self, query: str) -> SearchResult:
+    def search_counted(self, query: str, *, typos: bool = True) -> SearchResult:
         """Given a raw query, return its :class:`SearchResult`: the ranked appids, the
-        comparisons spent (at most about :data:`MAX_COMPARISONS`) and the words matched."""
+        comparisons spent (at most about :data:`MAX_COMPARISONS`) and the words matched;
+        without ``typos``, no typo-tolerant pass."""
         folded = fold(query)
         words = query_words(folded)
         work = Work()
         hits = self._match_prefix(words, work) if words else set()
-        if not hits and words:
+        if not hits and words and typos:
             hits = self._match_fuzzy(words, work)
         alias = self.by_appid.get(self.aliases.get(alias_key(query), -1))
-        if alias is not None:
-            hits.add(alias)
-
-        def rank(pos: int) -> tuple[int, int]:
-            name = self.entries[pos].folded
-            if name == folded:
-                return 0, pos
-            if pos == alias:
-                return 1, pos
-            return (2 if name.startswith(folded) else 3), pos
-
-        ranked = [self.entries[p].appid for p in sorted(hits, key=rank)]
+        lo = bisect.bisect_left(self._names, folded)
+        hi = bisect.bisect_left(self._names, folded + "\U0010ffff", lo)
+        starting = set(self._name_pos[lo:hi]) & hits if folded else set()
+        same = bisect.bisect_right(self._names, folded, lo, hi)
+        exact = sorted(set(self._name_pos[lo:same]) & starting)
+        first = exact + ([alias] if alias is not None and alias not in exact else [])
+        # Set operations and sorts of plain ints run in C: a query matching thousands of
+        # names ranks them without a Python call per name.
+        starting.difference_update(first)
+        rest = hits.difference(first, starting)
+        order = first + sorted(starting) + sorted(rest)
+        ranked = [self.entries[p].appid for p in order]
         stripped = query.strip()
         if stripped.isdigit() and stripped.isascii() and int(stripped) in self.by_appid:
             appid = int(stripped)

@@ -131,6 +131,16 @@ def test_lowest_prefers_the_lowest_then_the_latest() -> None:
             id="worth-it-becomes",
         ),
         pytest.param(
+            "worth_it",
+            59.99,
+            70.0,
+            30.0,
+            HISTORY,
+            "Baldur's Gate 3 is worth it at $59.99 on 24 Jul 2026; it becomes a banger at $30.00 "
+            "or less, a price it reached on 2 Jul 2026: buy it now.",
+            id="worth-it-banger-price-seen",
+        ),
+        pytest.param(
             "fair",
             59.99,
             30.0,

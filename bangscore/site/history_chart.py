@@ -139,11 +139,12 @@ def price_history_svg(
         parts.append(
             f'<text x="{left - 6}" y="{y + 4:.1f}" class="tick" text-anchor="end">{text}</text>'
         )
-    # Step lines: a price holds until the next observation, and the last one until the as-of.
+    # Step lines: a price holds until the next observation. After the last one nothing is
+    # drawn: what the price did between it and the as-of date is not known.
     paid: list[str] = []
     listed: list[str] = []
     for n, p in enumerate(ordered):
-        until = ordered[n + 1].date if n + 1 < len(ordered) else end
+        until = ordered[n + 1].date if n + 1 < len(ordered) else p.date
         paid.append(f"{x_of(p.date):.1f},{y_of(p.price_usd):.1f}")
         paid.append(f"{x_of(until):.1f},{y_of(p.price_usd):.1f}")
         listed.append(f"{x_of(p.date):.1f},{y_of(p.list_price_usd):.1f}")
@@ -163,12 +164,12 @@ def price_history_svg(
         f'<rect x="{lx - 6:.1f}" y="{ly - 6:.1f}" width="12" height="12" class="low-mark"/>'
     )
     label = f"low {usd(low.price_usd)} on {day(low.date)}"
-    anchor = "start" if lx < (left + right) / 2 else "end"
-    tx = lx + 9 if anchor == "start" else lx - 9
-    ty = ly + 18 if ly < plot_bottom - 24 else ly - 10
+    half = len(label) * 3.4  # half the width of a 12 px label
+    tx = min(max(lx, left + half), right - half)  # centred on the mark, kept in the plot
+    ty = ly + 20 if ly < plot_bottom - 26 else ly - 12
     parts.append(
         f'<text x="{tx:.1f}" y="{ty:.1f}" class="marker-label" '
-        f'text-anchor="{anchor}">{escape(label)}</text>'
+        f'text-anchor="middle">{escape(label)}</text>'
     )
     legend_y = 14
     parts.append(

@@ -53,6 +53,7 @@ log = logging.getLogger("bangscore.pages")
 MAX_RENDERED = 4096
 # A broad query matches thousands of unrated apps: the page names the best few.
 MAX_UNRATED_SHOWN = 10
+MIN_UNRATED_WORD = 3
 # Searches run on worker threads, at most this many at once, so a client sending costly
 # queries back to back neither blocks the event loop nor takes every worker thread.
 SEARCH_THREADS = anyio.CapacityLimiter(2)
@@ -86,11 +87,13 @@ class NotRated:
     def search(self, q: str, limit: int = MAX_UNRATED_SHOWN) -> list[dict[str, Any]]:
         """Given a query, return up to ``limit`` matching unrated apps (appid, name, reason,
         reason_text) in ranked order, matched by the same search code as rated games, without
-        its typo-tolerant pass (150,000 names: a courtesy list, not worth the work)."""
-        if self.index is None:
+        its typo-tolerant pass, and only for a query with a word of at least
+        :data:`MIN_UNRATED_WORD` letters (150,000 names: a courtesy list, not worth the work of
+        a one- or two-letter query matching tens of thousands)."""
+        if self.index is None or max(map(len, q.split()), default=0) < MIN_UNRATED_WORD:
             return []
         out = []
-        for appid in self.index.search(q, typos=False)[:limit]:
+        for appid in self.index.search(q, typos=False, limit=limit):
             name, reason = self.apps[appid]
             text = NOT_RATED_REASONS.get(reason, reason.replace("_", " "))
             out.append({"appid": appid, "name": name, "reason": reason, "reason_text": text})

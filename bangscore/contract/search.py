@@ -23,6 +23,7 @@ compared) stop at :data:`MAX_COMPARISONS`: the typo pass ignores words left past
 from __future__ import annotations
 
 import bisect
+import heapq
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -316,18 +317,20 @@ class SearchIndex:
                 return set()
         return result or set()
 
-    def search(self, query: str, *, typos: bool = True) -> list[int]:
-        """Given a raw query, return the appids of every match in ranked order; without
-        ``typos``, no typo-tolerant pass.
+    def search(self, query: str, *, typos: bool = True, limit: int | None = None) -> list[int]:
+        """Given a raw query, return the appids of every match in ranked order (the first
+        ``limit`` only, when given); without ``typos``, no typo-tolerant pass.
 
         Raises nothing: a query with no word matches nothing (callers validate length first).
         """
-        return self.search_counted(query, typos=typos).appids
+        return self.search_counted(query, typos=typos, limit=limit).appids
 
-    def search_counted(self, query: str, *, typos: bool = True) -> SearchResult:
-        """Given a raw query, return its :class:`SearchResult`: the ranked appids, the
-        comparisons spent (at most about :data:`MAX_COMPARISONS`) and the words matched;
-        without ``typos``, no typo-tolerant pass."""
+    def search_counted(
+        self, query: str, *, typos: bool = True, limit: int | None = None
+    ) -> SearchResult:
+        """Given a raw query, return its :class:`SearchResult`: the ranked appids (the first
+        ``limit`` only, when given), the comparisons spent (at most about
+        :data:`MAX_COMPARISONS`) and the words matched; without ``typos``, no typo pass."""
         folded = fold(query)
         words = query_words(folded)
         work = Work()
@@ -345,10 +348,17 @@ class SearchIndex:
         # names ranks them without a Python call per name.
         starting.difference_update(first)
         rest = hits.difference(first, starting)
-        order = first + sorted(starting) + sorted(rest)
+        if limit is None:
+            order = first + sorted(starting) + sorted(rest)
+        else:
+            order = first[:limit]
+            order += heapq.nsmallest(limit - len(order), starting) if len(order) < limit else []
+            order += heapq.nsmallest(limit - len(order), rest) if len(order) < limit else []
         ranked = [self.entries[p].appid for p in order]
         stripped = query.strip()
         if stripped.isdigit() and stripped.isascii() and int(stripped) in self.by_appid:
             appid = int(stripped)
             ranked = [appid] + [a for a in ranked if a != appid]
-        return SearchResult(ranked, work.comparisons, words)
+        return SearchResult(
+            ranked[:limit] if limit is not None else ranked, work.comparisons, words
+        )

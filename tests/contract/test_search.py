@@ -210,3 +210,10 @@ def test_real_catalog_finds_the_2024_2026_games(real_snapshot: Any, query: str, 
     games = real_snapshot[1]
     index = SearchIndex.build((g.record.appid, g.bang_score, g.record.name) for g in games)
     assert index.search(query)[0] == appid
+
+
+@pytest.mark.parametrize("query", ["portal", "por", "2", "gta v", "a"])
+def test_a_limited_search_is_the_head_of_the_full_one(index: SearchIndex, query: str) -> None:
+    full = index.search(query)
+    for limit in (0, 1, 2, 3, 10):
+        assert index.search(query, limit=limit) == full[:limit]

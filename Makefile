@@ -99,7 +99,7 @@ bench: $(STAMP) deps  ## run the benchmark suite and write bench/RESULTS.md
 	$(BIN)/python -m bench.run
 
 calibrate: $(STAMP)  ## score the bundled dumps and rewrite scoring/CALIBRATION.md and its histogram
-	$(BIN)/python -m bangscore.calibrate --progress
+	$(BIN)/python -m bench.calibrate --progress
 
 stack: $(STAMP) deps  ## start SeaweedFS, Redis, two shim replicas and nginx on loopback
 	bash infra/stack.sh

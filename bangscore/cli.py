@@ -180,6 +180,7 @@ def _build(args: argparse.Namespace, settings: Settings) -> int:
         base_url=settings.api_base_url,
         not_rated=catalog.not_rated,
         created_at=now,
+        prices_as_of=catalog.prices_as_of,
     )
     meta = {
         "games": len(games),

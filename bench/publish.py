@@ -42,7 +42,13 @@ def render(catalog: Catalog) -> tuple[list[StoredObject], float]:
     started = time.perf_counter()
     games = score_catalog(catalog.games)
     objects = list(
-        snapshot_objects(games, site_url=SITE, base_url=SITE, not_rated=catalog.not_rated)
+        snapshot_objects(
+            games,
+            site_url=SITE,
+            base_url=SITE,
+            not_rated=catalog.not_rated,
+            prices_as_of=catalog.prices_as_of,
+        )
     )
     return objects, time.perf_counter() - started
 

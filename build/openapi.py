@@ -76,6 +76,23 @@ DETAIL_PROPERTIES: dict[str, Any] = {
     "genre_percentile": {"type": "number", "minimum": 0, "maximum": 1},
     "list_price_usd": _NUM,
     "historical_low_usd": _NUM_NULL,
+    "historical_low_at": _DATE_NULL,
+    "prices_as_of": {"type": ["string", "null"], "format": "date-time"},
+    "price_observed_at": {"type": ["string", "null"], "format": "date-time"},
+    "price_history": {
+        "type": "array",
+        "maxItems": 60,
+        "description": "Dated US price observations, oldest first.",
+        "items": _obj(
+            {
+                "date": {"type": "string", "format": "date"},
+                "price_usd": {"type": "number"},
+                "list_price_usd": {"type": "number"},
+                "discount_percent": {"type": "integer", "minimum": 0, "maximum": 100},
+                "source": {"type": "string"},
+            }
+        ),
+    },
     "review_count": {"type": "integer", "minimum": 0},
     "tags": {"type": "array", "items": {"type": "string"}},
     "refunded_review_over_2h": _FRACTION_NULL,
@@ -162,6 +179,7 @@ _ENVELOPE = {
     "page": {"type": "integer", "minimum": 1},
     "pages": {"type": "integer", "minimum": 0},
     "total": {"type": "integer", "minimum": 0},
+    "prices_as_of": {"type": ["string", "null"], "format": "date-time"},
     "games": {
         "type": "array",
         "maxItems": PAGE_SIZE,

@@ -19,10 +19,10 @@ from bangscore.build.buyer import (
     genre_typicals,
     price_date,
     price_points,
-    prices_as_of,
 )
+from bangscore.build.buyer import prices_as_of as newest_price_day
 from bangscore.build.openapi import openapi_document
-from bangscore.build.wire import detail_record, dumps, list_item
+from bangscore.build.wire import detail_record, dumps, list_item, rfc3339
 from bangscore.contract.api import root_listing
 from bangscore.contract.filters import (
     ABOUT_SCORE_KEY,
@@ -85,13 +85,18 @@ def select(games: Sequence[ScoredGame], filters: Filters) -> list[int]:
     ]
 
 
-def compact_index(games: Sequence[ScoredGame], items: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Given games in list order and their list items, return the compact index the shim loads.
+def compact_index(
+    games: Sequence[ScoredGame], items: Sequence[dict[str, Any]], prices_as_of: str | None = None
+) -> dict[str, Any]:
+    """Given games in list order, their list items and the catalog's ``prices_as_of``
+    (RFC 3339 or None), return the compact index the shim loads.
 
     Columns (parallel arrays in list order): appid, genre, release year, discount, lowercase
-    tags, and the list item itself, from which the shim composes any filter combination.
+    tags, and the list item itself, from which the shim composes any filter combination;
+    ``prices_as_of`` goes into every envelope the shim composes.
     """
     return {
+        "prices_as_of": prices_as_of,
         "appid": [g.record.appid for g in games],
         "genre": [g.genre for g in games],
         "year": [g.record.release_year for g in games],
@@ -122,14 +127,16 @@ def snapshot_objects(
     site_url: str,
     base_url: str,
     not_rated: Sequence[NotRated] = (),
+    prices_as_of: dt.datetime | None = None,
     created_at: dt.datetime | None = None,
 ) -> Iterator[StoredObject]:
-    """Given scored games in list order, the known apps that are not rated and the URLs,
-    yield every object of the snapshot.
+    """Given scored games in list order, the known apps that are not rated, the URLs and the
+    catalog's ``prices_as_of`` (UTC), yield every object of the snapshot.
 
     Keys are relative to the snapshot (see :mod:`bangscore.contract.filters`); bodies are final
     bytes.
     """
+    as_of = rfc3339(prices_as_of)
     items = [list_item(g, site_url) for g in games]
     item_bytes = [dumps(i) for i in items]
     for filters in precomputed_combos():
@@ -138,26 +145,26 @@ def snapshot_objects(
         hits = select(games, filters)
         for page in range(1, max(1, -(-len(hits) // PAGE_SIZE)) + 1):
             chunk = hits[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
-            body = render_page([item_bytes[i] for i in chunk], page, len(hits))
+            body = render_page([item_bytes[i] for i in chunk], page, len(hits), None, as_of)
             yield StoredObject(list_key(key, page), body, JSON_TYPE)
     site = SiteRenderer(site_url=site_url, base_url=base_url)
     better = better_in_genre([(g.genre, g.bang_score) for g in games])
     buyer = buyer_fields(games)
     typical = genre_typicals(games)
-    as_of = prices_as_of(games)
-    snapshot_date = created_at.date() if created_at is not None else as_of
+    as_of_day = prices_as_of.date() if prices_as_of is not None else newest_price_day(games)
+    snapshot_date = created_at.date() if created_at is not None else as_of_day
     dates = {
         "snapshot_date": snapshot_date.isoformat() if snapshot_date else None,
-        "prices_as_of": as_of.isoformat() if as_of else None,
+        "prices_as_of": as_of_day.isoformat() if as_of_day else None,
     }
     for game, above, extra in zip(games, better, buyer, strict=True):
-        detail = detail_record(game, site_url, extra)
+        detail = detail_record(game, site_url, prices_as_of, extra)
         yield StoredObject(detail_key(game.record.appid), dumps(detail), JSON_TYPE)
         points = price_points(game.record)
         html = site.game_page(
             detail,
             chart=price_chart(game, detail),
-            history=history_chart(points, as_of, detail["name"]),
+            history=history_chart(points, as_of_day, detail["name"]),
             history_rows=history_rows(points),
             better=[items[i] for i in above],
             typical_price_per_hour=typical[game.genre].price_per_hour,
@@ -167,10 +174,10 @@ def snapshot_objects(
         yield StoredObject(game_page_key(game.record.appid), html, HTML_TYPE)
         badge = badge_svg(name=game.record.name, bang_score=game.bang_score, tier=game.tier)
         yield StoredObject(badge_key(game.record.appid), badge.encode(), SVG_TYPE)
-    yield StoredObject(INDEX_KEY, dumps(compact_index(games, items)), JSON_TYPE)
+    yield StoredObject(INDEX_KEY, dumps(compact_index(games, items, as_of)), JSON_TYPE)
     yield StoredObject(NOT_RATED_KEY, dumps(not_rated_index(not_rated)), JSON_TYPE)
     yield StoredObject(SEARCH_KEY, dumps(search_index(games).to_json()), JSON_TYPE)
-    yield StoredObject(ROOT_KEY, dumps(root_listing(site_url, base_url)), JSON_TYPE)
+    yield StoredObject(ROOT_KEY, dumps(root_listing(site_url, base_url, as_of)), JSON_TYPE)
     openapi = openapi_document(site_url, base_url)
     yield StoredObject(OPENAPI_KEY, dumps(openapi), JSON_TYPE)
     yield StoredObject(DOCS_KEY, site.docs_page(openapi), HTML_TYPE)

@@ -8,6 +8,7 @@ fractions 3 decimals, hours 1 decimal, ``bang_score`` an integer.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from typing import Any
 
@@ -43,8 +44,18 @@ def game_url(site_url: str, appid: int, name: str) -> str:
     return f"{site_url.rstrip('/')}/game/{appid}/{slugify(name)}"
 
 
+def rfc3339(moment: dt.datetime | None) -> str | None:
+    """Given a time (aware) or None, return it as an RFC 3339 UTC string to the second
+    (``2026-07-24T14:13:40Z``), or None."""
+    return None if moment is None else moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def _r(value: float | None, digits: int) -> float | None:
     return None if value is None else round(value, digits)
+
+
+def _day(day: dt.date | None) -> str | None:
+    return None if day is None else day.isoformat()
 
 
 def list_item(game: ScoredGame, site_url: str) -> JSON:
@@ -91,10 +102,16 @@ def _early_window(game: ScoredGame) -> EarlyWindow | None:
     return game.record.early_window
 
 
-def detail_record(game: ScoredGame, site_url: str, buyer: JSON | None = None) -> JSON:
-    """Given a scored game, the site URL and its buyer fields (``verdict``,
-    ``verdict_price_usd``, ``verdict_text``, ``genre_percentile``: :func:`build.buyer.buyer_fields`;
-    None leaves them out), return the detail record (docs/API.md#detail-record).
+def detail_record(
+    game: ScoredGame,
+    site_url: str,
+    prices_as_of: dt.datetime | None = None,
+    buyer: JSON | None = None,
+) -> JSON:
+    """Given a scored game, the site URL, the catalog's ``prices_as_of`` (UTC, None when
+    the catalog predates it) and its buyer fields (``verdict``, ``verdict_price_usd``,
+    ``verdict_text``, ``genre_percentile``: :func:`build.buyer.buyer_fields`; None leaves them
+    out), return the detail record (docs/API.md#detail-record).
 
     Holds every list field, every refund-signal field (null until sampled), then the detail
     fields in the order that section lists them (``developer`` ... ``estimated``).
@@ -117,6 +134,19 @@ def detail_record(game: ScoredGame, site_url: str, buyer: JSON | None = None) ->
             **(buyer or {}),
             "list_price_usd": round(rec.list_price_usd, 2),
             "historical_low_usd": _r(rec.historical_low_usd, 2),
+            "historical_low_at": _day(rec.historical_low_at),
+            "prices_as_of": rfc3339(prices_as_of),
+            "price_observed_at": rfc3339(rec.price_observed_at),
+            "price_history": [
+                {
+                    "date": point.date.isoformat(),
+                    "price_usd": round(point.price_usd, 2),
+                    "list_price_usd": round(point.list_price_usd, 2),
+                    "discount_percent": point.discount_percent,
+                    "source": point.source,
+                }
+                for point in rec.price_history
+            ],
             "review_count": rec.review_count,
             "tags": list(rec.tags),
             "refunded_review_over_2h": _r(sample.over_2h, 3) if sample else None,

@@ -32,14 +32,11 @@ record's ``checks`` names the disagreement, so it is never silently used. A game
 HowLongToBeat time at all gets the playtime estimate too: :data:`PLAYTIME_TO_MAIN` times the
 positive reviewers' median playtime, at most :data:`ESTIMATE_CAP_HOURS`.
 
-Prices (:func:`current_price`): a sale price observed more than :data:`SALE_MAX_AGE_DAYS`
-before the newest storefront data is over by now, so such an observation gives its list price
-with no discount (the sale price still counts toward the historical low).
+Whether a sale is current is a matter of dated prices: :mod:`ingest.prices`.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -247,21 +244,6 @@ def regional_copies(listings: Iterable[Listing]) -> frozenset[int]:
             ):
                 copies.add(copy.appid)
     return frozenset(copies)
-
-
-SALE_MAX_AGE_DAYS: Final = 60
-
-
-def current_price(
-    observed: tuple[float, float, int], observed_on: dt.date, newest: dt.date
-) -> tuple[float, float, int]:
-    """Given an observed (price, list price, discount percent) in US dollars, the date it was
-    observed and the date of the newest storefront data, return the price to publish as
-    current: the observation itself, or its list price undiscounted when the sale is stale."""
-    price, list_price, discount = observed
-    if discount and (newest - observed_on).days > SALE_MAX_AGE_DAYS:
-        return list_price, list_price, 0
-    return price, list_price, discount
 
 
 def finish_rate_estimate(

@@ -15,12 +15,14 @@ from collections.abc import Iterator, Sequence
 from bangscore.ingest.dumps import HltbGame, ItadGame, PlayerCount, SteamSpyApp, StoreGame
 from bangscore.ingest.names import normalise_name, sound_matches
 from bangscore.ingest.observations import Observation, Observations
+from bangscore.ingest.prices import Price
 
 
 def observe_steamspy(apps: Sequence[SteamSpyApp], *, current: bool) -> Iterator[Observation]:
     """Given SteamSpy ``request=all`` apps, yield name, developer, publisher, review totals,
     owners and the USD price triple (dollars). ``current`` marks the snapshot whose price is a
-    price today; an older snapshot gives the price it saw (``usd_price_seen``), whether the
+    price today; an older snapshot gives the price it saw (``usd_price_seen``, and the triple as
+    ``price_seen``, a point of the price history), whether the
     game was sold for money then (``paid_before``) and its owners' playtime (median and mean
     minutes, ``owner_playtime``).
     """
@@ -32,6 +34,12 @@ def observe_steamspy(apps: Sequence[SteamSpyApp], *, current: bool) -> Iterator[
         priced = app.price_cents is not None and app.list_price_cents is not None
         if priced and app.price_cents is not None and app.list_price_cents is not None:
             yield Observation(app.appid, "usd_price_seen", app.price_cents / 100)
+            if not current and app.price_cents <= app.list_price_cents:
+                # Not a price today, but a dated point of the game's price history.
+                seen = Price(
+                    app.price_cents / 100, app.list_price_cents / 100, app.discount_percent or 0
+                )
+                yield Observation(app.appid, "price_seen", seen)
             if app.price_cents > 0 or app.list_price_cents > 0:
                 yield Observation(app.appid, "paid_before", True)
         if app.median_forever_min > 0 and app.average_forever_min > 0:
@@ -52,7 +60,7 @@ def observe_steamspy(apps: Sequence[SteamSpyApp], *, current: bool) -> Iterator[
             and app.price_cents <= app.list_price_cents
         ):
             discount = app.discount_percent or 0
-            price = (app.price_cents / 100, app.list_price_cents / 100, discount)
+            price = Price(app.price_cents / 100, app.list_price_cents / 100, discount)
             yield Observation(app.appid, "price", price)
 
 

@@ -27,7 +27,6 @@ import datetime as dt
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from bangscore.ingest.catalog import BUNDLED, IngestReport, assemble
 from bangscore.ingest.observations import (
     TRUST_KEYED,
     TRUST_MATCHED,
@@ -35,6 +34,9 @@ from bangscore.ingest.observations import (
     Observation,
     Observations,
 )
+from bangscore.ingest.prices import Price, Seen, at_midnight
+from bangscore.ingest.registry import BUNDLED
+from bangscore.ingest.resolution import IngestReport, assemble
 from bangscore.scoring.records import GameRecord, NotRated, SourceName
 
 __all__ = [
@@ -49,7 +51,7 @@ __all__ = [
 
 LayerObservations = tuple[Layer, list[Observation]]
 
-# Bundled sources that join by title or only sample (ingest.catalog.BUNDLED): a provenance entry
+# Bundled sources that join by title or only sample (ingest.registry.BUNDLED): a provenance entry
 # naming one of them keeps its TRUST_MATCHED rank when the record is read back.
 MATCHED_SOURCES: Final = frozenset(s.layer.name for s in BUNDLED if s.layer.trust == TRUST_MATCHED)
 # The only bundled source of reviewers' playtime, used when a record's provenance does not name
@@ -143,6 +145,20 @@ def _deepest_discount(list_price: float, low: float) -> int | None:
     return None
 
 
+def _points(record: GameRecord) -> tuple[Seen, ...]:
+    """Return a record's price history as observations, oldest first; the newest observed at
+    ``price_observed_at`` when that falls on its day, the others at midnight UTC."""
+    observed = record.price_observed_at
+    out = []
+    for point in record.price_history:
+        at = at_midnight(point.date)
+        if observed is not None and observed.date() == point.date:
+            at = observed
+        price = Price(point.price_usd, point.list_price_usd, point.discount_percent)
+        out.append(Seen(at, price, point.source, point.discount_end))
+    return tuple(out)
+
+
 def record_observations(record: GameRecord) -> list[LayerObservations]:
     """Given a catalog record, return its resolved values as (layer, observations) pairs, one
     layer per distinct provenance entry plus ``previous catalog <kind>`` layers for values with
@@ -152,9 +168,16 @@ def record_observations(record: GameRecord) -> list[LayerObservations]:
     for field, key, kind, get in _PUBLIC:
         value = get(record)
         if key in layers.by_key:
-            layers.observe(layers.by_key[key], field, value)
+            layer = layers.by_key[key]
+            if field == "review_count" and "review_count" in record.estimated:
+                # A lower bound from a keyed source is its review summary's band.
+                field = "review_count_floor" if layer.trust == TRUST_KEYED else field
+            layers.observe(layer, field, value)
         elif legacy and _is_set(value) and not (field == "review_score" and value == 0):
             layers.observe(layers.fallback(kind), field, value)
+    if record.price_history and "price_usd" in layers.by_key:
+        # The whole history rides on the price's layer: each point names its own source.
+        layers.observe(layers.by_key["price_usd"], "price_points", _points(record))
     if "tags" in record.estimated and "tags" in layers.by_key:
         # Already in typical order (ingest.tags): kept as it is, still an estimate.
         layers.observe(layers.by_key["tags"], "tags_reconstructed", True)
@@ -257,15 +280,18 @@ def combine(record: Iterable[LayerObservations], live: Iterable[LayerObservation
 
 
 def resolve_game(
-    record: GameRecord, live: Sequence[LayerObservations] = ()
+    record: GameRecord,
+    live: Sequence[LayerObservations] = (),
+    as_of: dt.datetime | None = None,
 ) -> GameRecord | NotRated:
-    """Given a previous record and live layers, return the game resolved over both by
-    :func:`ingest.catalog.assemble`: a rated record, or the :class:`NotRated` app a cross-check
-    refused. While the chosen length stays the same, the previous record's ``checks`` carry
-    over (the candidates they set aside are not in a record). Raises ValueError when a value
-    breaks the record's constraints."""
+    """Given a previous record, live layers and the catalog's ``prices_as_of`` (UTC; None: the
+    newest price observation of the game), return the game resolved over both by
+    :func:`ingest.resolution.assemble`: a rated record, or the :class:`NotRated` app a
+    cross-check refused. While the chosen length stays the same, the previous record's
+    ``checks`` carry over (the candidates they set aside are not in a record). Raises
+    ValueError when a value breaks the record's constraints."""
     report = IngestReport()
-    rated, refused = assemble(combine(record_observations(record), live), report)
+    rated, refused = assemble(combine(record_observations(record), live), report, as_of=as_of)
     if refused:
         return refused[0]
     if not rated:

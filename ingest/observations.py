@@ -118,6 +118,11 @@ class Observations:
         """Return every field name any layer observed, sorted."""
         return tuple(sorted(self._by_field))
 
+    def tables(self, name: str) -> tuple[tuple[Layer, dict[int, Any]], ...]:
+        """Given a field, return every layer that observed it with its ``{appid: value}``
+        table, best first (read-only: callers must not change the tables)."""
+        return tuple(self._by_field.get(name, ()))
+
     def candidates(self, appid: int, name: str) -> Iterator[Resolved]:
         """Given an appid and a field, yield every layer's value for it, best first."""
         for layer, table in self._by_field.get(name, ()):

@@ -26,6 +26,7 @@ from typing import Any
 import orjson
 
 from bangscore.ingest.observations import Observation
+from bangscore.ingest.prices import Price, Seen
 
 # MySQL's CSV export (steam_insights_2024): backslash escapes, \N for NULL.
 csv.register_dialect("mysql", escapechar="\\", doublequote=False, strict=False)
@@ -100,10 +101,18 @@ def _ordered(block: Any) -> list[str]:
     return [v for k, v in pairs if k is not None]
 
 
+# Steam's review summary (PICS ``review_score``, 1-9) names a band of review counts as well as a
+# share: "Very Positive" (8) and "Very Negative" (2) need at least 50 reviews,
+# "Overwhelmingly Positive" (9) and "Overwhelmingly Negative" (1) at least 500. The other
+# summaries start at 10 reviews, under any rating gate.
+REVIEW_COUNT_FLOOR: dict[int, int] = {9: 500, 8: 50, 2: 50, 1: 500}
+
+
 def observe_pics(folder: Path) -> Iterator[Observation]:
     """Given ``steam_pics_2026`` (``pics_raw/shard_*.json.gz`` and ``lookups/*.json``), yield
     name, app type, developer, publisher, release date, ranked tags (up to 20, most-voted
-    first), storefront genres, review score (Steam's percentage / 100) and
+    first), storefront genres, review score (Steam's percentage / 100), the least review count
+    Steam's review summary implies (``review_count_floor``, :data:`REVIEW_COUNT_FLOOR`) and
     Metacritic score of each app."""
     tags = {str(k): v for k, v in _json(folder / "lookups" / "tags.json").items()}
     genres = {str(k): v for k, v in _json(folder / "lookups" / "genres.json").items()}
@@ -135,6 +144,9 @@ def observe_pics(folder: Path) -> Iterator[Observation]:
             percent = _float(app.get("review_percentage"))
             if percent is not None and 0 <= percent <= 100:
                 yield Observation(appid, "review_score", percent / 100)
+            floor = REVIEW_COUNT_FLOOR.get(_int(app.get("review_score")) or 0)
+            if floor:
+                yield Observation(appid, "review_count_floor", floor)
             metacritic = _int(app.get("metacritic_score"))
             if metacritic is not None and 0 < metacritic <= 100:
                 yield Observation(appid, "metacritic", metacritic)
@@ -260,20 +272,41 @@ def observe_insights(folder: Path) -> Iterator[Observation]:
             yield Observation(appid, "owners_range", owners)
 
 
-# -- USD prices, July 2026 (MLMariss/SteamQTPD) ------------------------------------------------
+# -- USD prices, June-July 2026: 28 versions of one file (MLMariss/SteamQTPD) -------------------
 
 
-def observe_prices_usd(path: Path) -> Iterator[Observation]:
-    """Given ``prices.json.gz``, yield each app's (price, list price, discount percent) in US
-    dollars as the US storefront showed it on 2026-07-13."""
-    for key, row in (_json(path).get("prices") or {}).items():
-        appid = _int(key)
-        final, initial = _float(row.get("price_final")), _float(row.get("price_initial"))
-        discount = _int(row.get("discount_pct")) or 0
-        if appid is None or final is None or initial is None or not 0 <= final <= initial:
-            continue
-        yield Observation(appid, "price", (final, initial, discount))
-        yield Observation(appid, "usd_price_seen", final)
+def _unix(value: Any) -> dt.datetime | None:
+    seconds = _float(value)
+    return None if seconds is None or seconds <= 0 else dt.datetime.fromtimestamp(seconds, dt.UTC)
+
+
+def observe_price_history(folder: Path, source: str) -> Iterator[Observation]:
+    """Given ``steam_prices_usd_2026-07_history`` (``raw/prices.json@<commit date>_<id>.json.gz``,
+    each ``{"prices": {"<appid>": {"price_initial", "price_final", "discount_pct",
+    "discount_end", "scraped_at"}}}``, dollars and unix seconds), yield per app every dated
+    observation as ``price_points`` (:class:`ingest.prices.Seen` s of layer ``source``, oldest
+    first; one per ``scraped_at``), and its newest as ``price`` (a :class:`ingest.prices.Price`),
+    with its lowest as ``usd_price_seen``. An app stored with null prices (free or not for
+    sale) and a row whose price exceeds its list price are skipped."""
+    seen: dict[int, dict[dt.datetime, Seen]] = {}
+    for path in sorted((folder / "raw").glob("prices.json@*.json.gz")):
+        for key, row in (_json(path).get("prices") or {}).items():
+            appid = _int(key)
+            final, initial = _float(row.get("price_final")), _float(row.get("price_initial"))
+            at = _unix(row.get("scraped_at"))
+            if appid is None or final is None or initial is None or at is None:
+                continue
+            if not 0 <= final <= initial:
+                continue
+            discount = _int(row.get("discount_pct")) or 0
+            price = Price(final, initial, discount if 0 <= discount <= 100 else 0)
+            seen.setdefault(appid, {})[at] = Seen(at, price, source, _unix(row.get("discount_end")))
+    for appid, by_time in seen.items():
+        points = tuple(by_time[at] for at in sorted(by_time))
+        newest = points[-1].price
+        yield Observation(appid, "price_points", points)
+        yield Observation(appid, "price", newest)
+        yield Observation(appid, "usd_price_seen", min(p.price.price_usd for p in points))
 
 
 # -- HowLongToBeat by Steam appid, Dec 2025 (julianxhokaxhiu/hltb-scraper) ---------------------

@@ -221,6 +221,8 @@ class _Games:
     current: dict[int, GameRecord]
     live: dict[int, list[LayerObservations]] = field(default_factory=dict)
     refused: dict[int, NotRated] = field(default_factory=dict)
+    # The catalog's prices_as_of: a live ingest's prices are as of the ingest time.
+    as_of: dt.datetime | None = None
 
     def answer(self, appid: int, layer_observations: LayerObservations) -> None:
         """Given a game and one adapter's layer for it, re-resolve the game with it.
@@ -228,7 +230,7 @@ class _Games:
         Raises ValueError (the layer is not kept) when a value breaks the record's constraints.
         """
         live = [*self.live.get(appid, []), layer_observations]
-        resolved = resolve_game(self.previous[appid], live)
+        resolved = resolve_game(self.previous[appid], live, self.as_of)
         self.live[appid] = live
         if isinstance(resolved, NotRated):
             self.refused[appid] = resolved
@@ -326,7 +328,7 @@ def run_ingest(
     day = today or dt.datetime.now(dt.UTC).date()
     previous = read_catalog(config.catalog_path)
     records = {game.appid: game for game in previous.games}
-    games = _Games(records, dict(records))
+    games = _Games(records, dict(records), as_of=now or dt.datetime.now(dt.UTC))
     appids = sorted(records)[:limit] if limit is not None else sorted(records)
     report = RefreshReport(config.catalog_path, games=len(appids))
     settings = ClientSettings(
@@ -364,6 +366,7 @@ def run_ingest(
         catalog = Catalog(
             created_at=now or dt.datetime.now(dt.UTC),
             origin="live ingest",
+            prices_as_of=games.as_of,
             games=tuple(
                 games.current[appid] for appid in sorted(games.current) if appid not in not_rated
             ),

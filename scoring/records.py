@@ -111,6 +111,26 @@ class ReviewSample(BaseModel):
     sampled_on: dt.date
 
 
+class PricePoint(BaseModel):
+    """One dated US price observation of a game (docs/API.md#prices-and-dates): the ``date`` it
+    was seen, the price paid that day (``price_usd``), the ``list_price_usd``, the
+    ``discount_percent`` (0-100), the ``source`` (a layer name, as in provenance) and, when the
+    storefront said, when that discount ends (``discount_end``, UTC). US dollars only: a
+    source in another currency never becomes a price point."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    date: dt.date
+    price_usd: float = Field(ge=0)
+    list_price_usd: float = Field(ge=0)
+    discount_percent: int = Field(ge=0, le=100)
+    source: str
+    discount_end: dt.datetime | None = None
+
+
+MAX_PRICE_HISTORY = 60
+
+
 class GameRecord(BaseModel):
     """One rated game of the catalog, before scoring.
 
@@ -157,6 +177,11 @@ class GameRecord(BaseModel):
     owners_range: str | None = None
     median_playtime_hours: float | None = Field(default=None, ge=0)
     historical_low_usd: float | None = Field(default=None, ge=0)
+    historical_low_at: dt.date | None = None
+    # Dated US price observations, oldest first (ingest.prices); price_usd/discount_percent
+    # above already obey "only a current sale counts" against the catalog's prices_as_of.
+    price_history: tuple[PricePoint, ...] = Field(default=(), max_length=MAX_PRICE_HISTORY)
+    price_observed_at: dt.datetime | None = None
     metacritic: int | None = Field(default=None, ge=0, le=100)
     reviews: ReviewSample | None = None
     early_window: EarlyWindow | None = None
@@ -190,5 +215,9 @@ class Catalog(BaseModel):
     schema_version: Literal[2] = 2
     created_at: dt.datetime
     origin: str = Field(description="What produced it, e.g. 'bundled dumps' or 'live ingest'")
+    prices_as_of: dt.datetime | None = Field(
+        default=None,
+        description="UTC time of the newest price observation (a live ingest: the ingest time)",
+    )
     games: tuple[GameRecord, ...]
     not_rated: tuple[NotRated, ...] = ()

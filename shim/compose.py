@@ -43,6 +43,8 @@ class CompactIndex:
         self.tag_postings = {t: np.array(p, dtype=np.int64) for t, p in postings.items()}
         self.position = {a: i for i, a in enumerate(self.appids)}
         self.urls: list[str] = [str(i["url"]) for i in data["items"]]
+        # Indexes built before prices were dated have no such key: envelopes then say null.
+        self.prices_as_of: str | None = data.get("prices_as_of")
         self._all = np.arange(len(self.appids), dtype=np.int64)
         self._pages: Lru[tuple[bytes, str]] = Lru(4096)  # freed with this index
 
@@ -88,7 +90,9 @@ class CompactIndex:
         def render() -> tuple[bytes, str]:
             hits = self.select(filters)
             start, stop = page_bounds(page)
-            body = render_page([self.items[i] for i in hits[start:stop]], page, len(hits))
+            body = render_page(
+                [self.items[i] for i in hits[start:stop]], page, len(hits), None, self.prices_as_of
+            )
             return body, etag_for(body)
 
         return self._pages.get((filters, page), render)

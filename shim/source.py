@@ -112,7 +112,7 @@ class LoadedSnapshot:
             appids = self.search.search(q)
             start, stop = page_bounds(page)
             items = self.index.items_for(appids[start:stop])
-            body = render_page(items, page, len(appids), query=q)
+            body = render_page(items, page, len(appids), q, self.index.prices_as_of)
             return body, etag_for(body)
 
         return self.search_pages.get((q, page), render)

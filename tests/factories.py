@@ -75,19 +75,29 @@ def make_catalog(
     )
 
 
+# The catalog's newest price observation in the test snapshots.
+PRICES_AS_OF = dt.datetime(2026, 7, 24, 14, 13, 40, tzinfo=dt.UTC)
+
+
 def publish_catalog(
     records: Sequence[GameRecord],
     storage: ObjectStorage | None = None,
     snapshot_id: str = "s1",
     not_rated: Sequence[NotRated] = NOT_RATED,
+    prices_as_of: dt.datetime | None = PRICES_AS_OF,
 ) -> tuple[ObjectStorage, list[ScoredGame]]:
-    """Given records (and known apps that are not rated), build and publish a snapshot;
-    return the store and the scored games."""
+    """Given records (and known apps that are not rated) and the catalog's ``prices_as_of``,
+    build and publish a snapshot; return the store and the scored games."""
     store = storage if storage is not None else MemoryStorage()
     games = score_catalog(records)
     created_at = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
     objects = snapshot_objects(
-        games, site_url=SITE, base_url=SITE, not_rated=not_rated, created_at=created_at
+        games,
+        site_url=SITE,
+        base_url=SITE,
+        not_rated=not_rated,
+        prices_as_of=prices_as_of,
+        created_at=created_at,
     )
     publish(
         store,

@@ -16,7 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ("bangscore.storage", "bangscore.s3", "bangscore.manifest")
 # The command line, its settings and the operators' tools it runs sit above every layer.
-COMPOSITION_ROOT = ("bangscore.cli", "bangscore.settings", "bangscore.usage", "bangscore.calibrate")
+COMPOSITION_ROOT = ("bangscore.cli", "bangscore.settings", "bangscore.usage", "bench.calibrate")
 HTTP_CLIENTS = ("httpx", "tenacity")
 
 
@@ -112,7 +112,7 @@ HTTP_STACK = (
         ),
         pytest.param(
             [p for p in modules("ingest") if p.stem not in {*ADAPTERS, "http", "refresh"}]
-            + [ROOT / "bangscore" / "calibrate.py"],
+            + [ROOT / "bench" / "calibrate.py"],
             HTTP_STACK,
             id="only-adapters-reach-the-http-stack",
         ),

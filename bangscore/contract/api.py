@@ -237,12 +237,13 @@ ROUTES: tuple[Route, ...] = (
 )
 
 
-def root_listing(site_url: str, base_url: str) -> dict[str, Any]:
-    """Given the site and API base URLs, return the ``GET /api/v1`` body
-    (docs/API.md#root-listing)."""
+def root_listing(site_url: str, base_url: str, prices_as_of: str | None = None) -> dict[str, Any]:
+    """Given the site and API base URLs and the catalog's ``prices_as_of`` (RFC 3339 or None),
+    return the ``GET /api/v1`` body (docs/API.md#root-listing)."""
     return {
         "name": "BangScore",
         "version": API_VERSION,
+        "prices_as_of": prices_as_of,
         "documentation_url": f"{site_url}/docs",
         "openapi_url": f"{base_url}{API_PREFIX}/openapi.json",
         "attribution": {"required": True, "text": ATTRIBUTION_TEXT, "url": site_url},

@@ -39,16 +39,27 @@ def page_rels(page: int, pages: int) -> list[tuple[str, int]]:
     return rels
 
 
-def render_page(items: Sequence[bytes], page: int, total: int, query: str | None = None) -> bytes:
-    """Given the page's serialized items, its number and the total, return the envelope bytes.
+def render_page(
+    items: Sequence[bytes],
+    page: int,
+    total: int,
+    query: str | None = None,
+    prices_as_of: str | None = None,
+) -> bytes:
+    """Given the page's serialized items, its number, the total, the search query (or None)
+    and the catalog's ``prices_as_of`` (RFC 3339, or None for a catalog without it), return
+    the envelope bytes.
 
-    Shape: ``{"query"?, "page", "pages", "total", "games": [...]}``; ``query`` only for search.
+    Shape: ``{"query"?, "page", "pages", "prices_as_of", "total", "games": [...]}``; ``query``
+    only for search.
     """
     head = b'{"query":' + orjson.dumps(query) + b"," if query is not None else b"{"
     return b"".join(
         (
             head,
-            b'"page":%d,"pages":%d,"total":%d,"games":[' % (page, page_count(total), total),
+            b'"page":%d,"pages":%d,"prices_as_of":' % (page, page_count(total)),
+            # Before "total": the shim reads the total just ahead of "games" without parsing.
+            orjson.dumps(prices_as_of) + b',"total":%d,"games":[' % total,
             b",".join(items),
             b"]}",
         )

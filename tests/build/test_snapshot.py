@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 import orjson
 import pytest
 
 from bangscore.build.snapshot import select
-from bangscore.build.wire import slugify
+from bangscore.build.wire import detail_record, slugify
 from bangscore.contract.filters import (
     DOCS_KEY,
     INDEX_KEY,
@@ -23,7 +24,10 @@ from bangscore.contract.filters import (
 )
 from bangscore.manifest import object_key, read_manifest
 from bangscore.scoring.genres import GENRES
+from bangscore.scoring.pipeline import score_catalog
+from bangscore.scoring.records import PricePoint
 from bangscore.storage import ObjectStorage
+from tests import factories
 
 
 def body(storage: ObjectStorage, key: str) -> Any:
@@ -86,3 +90,72 @@ def test_combo_keys(filters: Filters, combo: str | None) -> None:
 )
 def test_slugify(name: str, slug: str) -> None:
     assert slugify(name) == slug
+
+
+def test_detail_record_dates_its_price_and_carries_the_history() -> None:
+    seen_at = dt.datetime(2026, 7, 3, 22, 15, 8, tzinfo=dt.UTC)
+    history = (
+        PricePoint(
+            date=dt.date(2025, 1, 1),
+            price_usd=9.99,
+            list_price_usd=19.99,
+            discount_percent=50,
+            source="steamspy_2025-01-01",
+        ),
+        PricePoint(
+            date=seen_at.date(),
+            price_usd=14.99,
+            list_price_usd=19.99,
+            discount_percent=25,
+            source="steam_prices_usd_2026-07",
+            discount_end=dt.datetime(2026, 7, 10, tzinfo=dt.UTC),
+        ),
+    )
+    record = factories.make_record(
+        price_usd=19.99,
+        list_price_usd=19.99,
+        discount_percent=0,
+        historical_low_usd=9.99,
+        historical_low_at=dt.date(2025, 1, 1),
+        price_history=history,
+        price_observed_at=seen_at,
+    )
+    [game] = score_catalog([record])
+    detail = detail_record(game, factories.SITE, factories.PRICES_AS_OF)
+    assert {k: detail[k] for k in ("price_usd", "discount_percent", "historical_low_usd")} == {
+        "price_usd": 19.99,
+        "discount_percent": 0,
+        "historical_low_usd": 9.99,
+    }
+    assert detail["historical_low_at"] == "2025-01-01"
+    assert detail["prices_as_of"] == "2026-07-24T14:13:40Z"
+    assert detail["price_observed_at"] == "2026-07-03T22:15:08Z"
+    # Oldest first, without the storefront's discount end (a detail of the source).
+    assert detail["price_history"] == [
+        {
+            "date": "2025-01-01",
+            "price_usd": 9.99,
+            "list_price_usd": 19.99,
+            "discount_percent": 50,
+            "source": "steamspy_2025-01-01",
+        },
+        {
+            "date": "2026-07-03",
+            "price_usd": 14.99,
+            "list_price_usd": 19.99,
+            "discount_percent": 25,
+            "source": "steam_prices_usd_2026-07",
+        },
+    ]
+
+
+def test_every_envelope_and_the_root_say_prices_as_of(small_snapshot: Any) -> None:
+    storage, _ = small_snapshot
+    manifest = read_manifest(storage, "s1")
+
+    def body(key: str) -> Any:
+        return orjson.loads(storage.get(object_key(manifest.entries[key].sha256)))
+
+    assert body(ROOT_KEY)["prices_as_of"] == "2026-07-24T14:13:40Z"
+    pages = [key for key in manifest.entries if key.startswith("lists/")]
+    assert pages and {body(key)["prices_as_of"] for key in pages} == {"2026-07-24T14:13:40Z"}

@@ -279,6 +279,10 @@ def test_bundled_catalog_invariants(bundled: tuple[Catalog, IngestReport]) -> No
         assert (game.finish_rate is None) == ("finish_rate" not in game.provenance)
         assert {"price_usd", "review_count", "length_hours"} <= set(game.provenance)
         assert len(game.tags) <= 20
+        dates = [point.date for point in game.price_history]
+        assert dates == sorted(set(dates)) and len(dates) <= 60
+        if game.price_observed_at is not None and game.price_history:
+            assert game.price_history[-1].date == game.price_observed_at.date()
 
 
 def test_bundled_baldurs_gate_3_takes_the_2025_length(
@@ -393,3 +397,83 @@ def test_bundled_localized_storefront_genres_are_english(
     bundled: tuple[Catalog, IngestReport], appid: int, genre: str
 ) -> None:
     assert genre in rated_of(bundled)[appid].storefront_genres
+
+
+def test_bundled_prices_are_as_of_the_newest_observation(
+    bundled: tuple[Catalog, IngestReport],
+) -> None:
+    # scraped_at 1784902420 .. of the 2026-07-24 14:18 version of the price history.
+    assert bundled[0].prices_as_of == dt.datetime(2026, 7, 24, 14, 13, 40, tzinfo=dt.UTC)
+
+
+def test_bundled_no_game_shows_a_sale_that_is_not_current(
+    bundled: tuple[Catalog, IngestReport],
+) -> None:
+    catalog, _ = bundled
+    as_of = catalog.prices_as_of
+    assert as_of is not None
+    on_sale = [g for g in catalog.games if g.discount_percent > 0 or g.price_usd < g.list_price_usd]
+    stale = []
+    for game in on_sale:
+        assert game.price_observed_at is not None
+        ends = game.price_history[-1].discount_end if game.price_history else None
+        recent = as_of - game.price_observed_at <= dt.timedelta(days=2)
+        if not (recent or (ends is not None and ends > as_of)):
+            stale.append((game.appid, game.name))
+    assert stale == []
+    # The July 2026 checkpoints of the high appids were taken in the summer sale: many games
+    # were seen discounted, and are now shown at their list price with the sale in history.
+    ended = [
+        g
+        for g in catalog.games
+        if g.discount_percent == 0 and any(p.discount_percent > 0 for p in g.price_history)
+    ]
+    assert len(on_sale) > 500 and len(ended) > 5_000
+
+
+@pytest.mark.parametrize(
+    ("appid", "name", "list_price", "low", "low_at"),
+    [
+        pytest.param(
+            1030300, "Hollow Knight: Silksong", 19.99, 14.99, dt.date(2026, 7, 3), id="silksong"
+        ),
+        pytest.param(
+            1903340,
+            "Clair Obscur: Expedition 33",
+            49.99,
+            39.99,
+            dt.date(2026, 7, 2),
+            id="clair-obscur",
+        ),
+    ],
+)
+def test_bundled_2025_hits_are_rated_at_list_price_with_a_dated_history(
+    bundled: tuple[Catalog, IngestReport],
+    appid: int,
+    name: str,
+    list_price: float,
+    low: float,
+    low_at: dt.date,
+) -> None:
+    game = rated_of(bundled)[appid]
+    assert (game.name, game.price_usd, game.discount_percent) == (name, list_price, 0)
+    assert (game.historical_low_usd, game.historical_low_at) == (low, low_at)
+    assert game.price_observed_at is not None
+    assert game.price_observed_at.date() == low_at  # the summer-sale checkpoint, over since
+    assert [p.source for p in game.price_history] == ["steam_prices_usd_2026-07"]
+    assert "review_count" in game.estimated  # a 2026 sample's count: a lower bound
+
+
+def test_bundled_rates_the_2025_and_2026_releases(bundled: tuple[Catalog, IngestReport]) -> None:
+    _, report = bundled
+    assert report.years[2025] >= 3_000
+    assert report.years[2026] >= 1_200
+    assert report.rated >= 36_000
+
+
+def test_bundled_zero_seen_before_release_is_no_price(
+    bundled: tuple[Catalog, IngestReport],
+) -> None:
+    # The Last Sovereign (2025): the 2024 catalogue listed it, unreleased, at $0.
+    refused = {a.appid: a.reason for a in bundled[0].not_rated}
+    assert refused[951830] == "no_usd_price"

@@ -149,21 +149,6 @@ def test_choose_length_none(
 
 
 @pytest.mark.parametrize(
-    ("observed", "on", "expected"),
-    [
-        pytest.param((9.99, 24.99, 60), dt.date(2025, 1, 1), (24.99, 24.99, 0), id="stale-sale"),
-        pytest.param((47.99, 59.99, 20), dt.date(2026, 7, 13), (47.99, 59.99, 20), id="recent"),
-        pytest.param((24.99, 24.99, 0), dt.date(2024, 1, 1), (24.99, 24.99, 0), id="no-sale"),
-        pytest.param((0.0, 0.0, 0), dt.date(2020, 1, 1), (0.0, 0.0, 0), id="free"),
-    ],
-)
-def test_current_price(
-    observed: tuple[float, float, int], on: dt.date, expected: tuple[float, float, int]
-) -> None:
-    assert checks.current_price(observed, on, dt.date(2026, 8, 22)) == expected
-
-
-@pytest.mark.parametrize(
     ("outcome", "reason"),
     [
         pytest.param({}, None, id="rated"),

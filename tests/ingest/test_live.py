@@ -31,6 +31,8 @@ from bangscore.ingest.observations import (
     Observation,
     Observations,
 )
+from bangscore.ingest.prices import Price, Seen
+from bangscore.ingest.resolution import prices_as_of
 from bangscore.scoring.records import (
     Catalog,
     DateWindow,
@@ -82,6 +84,9 @@ def base(**overrides: Any) -> dict[str, Any]:
         "developer": "Studio",
     }
     return fields | overrides
+
+
+SALE_SEEN = dt.datetime(2026, 7, 1, 18, 30, tzinfo=dt.UTC)
 
 
 def world(layers: Layers) -> Observations:
@@ -180,11 +185,24 @@ CASES: dict[str, tuple[Layers, dict[str, Any]]] = {
         [
             as_layers(PICS, base()),
             (LATER_STORE, [("developer", "Studio Ltd")]),
-            (PRICES, [("price", (9.99, 19.99, 50))]),
+            (
+                PRICES,
+                [
+                    ("price", (9.99, 19.99, 50)),
+                    # Seen 12 days before the layer's newest observation: the sale is over.
+                    ("price_points", (Seen(SALE_SEEN, Price(9.99, 19.99, 50), PRICES.name),)),
+                ],
+            ),
             (SPY, [("review_count", 5000)]),
             (HLTB, [("main_story_hours", 8.0)]),
         ],
-        {"price_usd": 19.99, "discount_percent": 0, "historical_low_usd": 9.99},
+        {
+            "price_usd": 19.99,
+            "discount_percent": 0,
+            "historical_low_usd": 9.99,
+            "historical_low_at": SALE_SEEN.date(),
+            "price_observed_at": SALE_SEEN,
+        },
     ),
     "itad-deepest-discount": (
         [
@@ -232,7 +250,8 @@ def test_record_round_trips_through_its_observations(
 ) -> None:
     record = build(layers)
     assert {name: getattr(record, name) for name in expected} == expected
-    assert resolve_game(record) == record
+    # Read back, the game keeps the catalog's as-of time (a record alone does not hold it).
+    assert resolve_game(record, as_of=prices_as_of(world(layers))) == record
 
 
 def test_round_trip_reuses_one_layer_for_a_finish_rate_of_another_kind() -> None:
@@ -273,6 +292,14 @@ def test_record_observations_of_a_keyed_length() -> None:
         ("previous catalog player_stats", "rarest_achievement_percent"): 1.5,
         ("previous catalog player_stats", "players_estimate"): 50_000,
         ("previous catalog player_stats", "owners_range"): "1,000,000 .. 2,000,000",
+        # The price history rides on the price's layer; each point names its own source.
+        ("steam_prices_usd_2026", "price_points"): (
+            Seen(
+                dt.datetime(2026, 7, 13, tzinfo=dt.UTC),
+                Price(47.99, 59.99, 20),
+                "steam_prices_usd_2026",
+            ),
+        ),
     }
 
 
@@ -490,7 +517,8 @@ def test_record_without_provenance_is_read_from_its_sources_dates() -> None:
 
 
 def test_bundled_records_round_trip(bundled: tuple[Catalog, IngestReport]) -> None:
-    # Every 7th rated game of the real catalog (all 28,541 do; this keeps the test quick).
+    # Every 7th rated game of the real catalog (this keeps the test quick).
     sample = bundled[0].games[::7]
     assert len(sample) > 4000
-    assert [g for g in sample if resolve_game(g) != g] == []
+    as_of = bundled[0].prices_as_of
+    assert [g for g in sample if resolve_game(g, as_of=as_of) != g] == []

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from bangscore.ingest.checks import GAME_GENRES, SOFTWARE_GENRES
-from bangscore.ingest.readers import LOCALIZED_GENRES
+from bangscore.ingest.prices import Price, Seen
+from bangscore.ingest.readers import LOCALIZED_GENRES, observe_price_history
 
 
 @pytest.mark.parametrize(
@@ -30,3 +37,55 @@ def test_every_translation_is_a_steam_genre() -> None:
     steam = GAME_GENRES | SOFTWARE_GENRES | {"Free to Play", "Early Access"}
     assert set(LOCALIZED_GENRES.values()) <= steam
     assert not set(LOCALIZED_GENRES) & steam  # English names are kept as they are
+
+
+def _price_file(folder: Path, name: str, prices: dict[str, dict[str, Any]]) -> None:
+    (folder / "raw").mkdir(parents=True, exist_ok=True)
+    body = {"generated_at": 0, "country": "US", "count": len(prices), "prices": prices}
+    (folder / "raw" / name).write_bytes(gzip.compress(json.dumps(body).encode()))
+
+
+def _row(
+    final: float | None, initial: float | None, pct: int, at: int, ends: int | None = None
+) -> dict[str, Any]:
+    return {
+        "price_initial": initial,
+        "price_final": final,
+        "discount_pct": pct,
+        "discount_end": ends,
+        "scraped_at": at,
+    }
+
+
+def test_price_history_reads_every_version_as_dated_points(tmp_path: Path) -> None:
+    july_1, july_24 = 1782916800, 1784902420  # 2026-07-01 14:40, 2026-07-24 14:13:40 UTC
+    _price_file(
+        tmp_path,
+        "prices.json@2026-07-01T1515_a.json.gz",
+        {
+            "1030300": _row(14.99, 19.99, 25, july_1, july_1 + 86400),
+            "20": _row(None, None, 0, july_1),  # free or not for sale: no price
+            "30": _row(25.0, 19.99, 0, july_1),  # above its list price: skipped
+        },
+    )
+    _price_file(
+        tmp_path,
+        "prices.json@2026-07-24T1418_b.json.gz",
+        {"1030300": _row(19.99, 19.99, 0, july_24)},
+    )
+    seen = {(o.appid, o.field): o.value for o in observe_price_history(tmp_path, "history")}
+    assert set(seen) == {
+        (1030300, "price_points"),
+        (1030300, "price"),
+        (1030300, "usd_price_seen"),
+    }
+    first, newest = seen[1030300, "price_points"]
+    assert first == Seen(
+        dt.datetime.fromtimestamp(july_1, dt.UTC),
+        Price(14.99, 19.99, 25),
+        "history",
+        dt.datetime.fromtimestamp(july_1 + 86400, dt.UTC),
+    )
+    assert newest.at == dt.datetime(2026, 7, 24, 14, 13, 40, tzinfo=dt.UTC)
+    assert seen[1030300, "price"] == Price(19.99, 19.99, 0)
+    assert seen[1030300, "usd_price_seen"] == 14.99

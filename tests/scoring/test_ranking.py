@@ -81,8 +81,10 @@ def test_bottom_10_are_the_worst_reviewed(ranked: list[ScoredGame]) -> None:
         pytest.param(367520, 80, 100, "action", id="hollow-knight"),
         pytest.param(105600, 80, 100, "rpg", id="terraria"),
         pytest.param(1794680, 80, 100, "roguelike", id="vampire-survivors"),
-        pytest.param(638230, 80, 100, "indie_short", id="journey"),
-        pytest.param(501300, 80, 100, "narrative", id="what-remains-of-edith-finch"),
+        # Two hours at its $14.99 list price since the July 2026 sale ended (a banger at $3.74).
+        pytest.param(638230, 65, 100, "indie_short", id="journey"),
+        # Two hours at its $19.99 list price: worth it, a banger only on sale.
+        pytest.param(501300, 65, 100, "narrative", id="what-remains-of-edith-finch"),
         pytest.param(1055540, 80, 100, "narrative", id="a-short-hike"),
         pytest.param(504230, 65, 100, "action", id="celeste"),
         # Full price for a long, loved RPG: worth it.
@@ -90,6 +92,18 @@ def test_bottom_10_are_the_worst_reviewed(ranked: list[ScoredGame]) -> None:
         pytest.param(1245620, 65, 100, "rpg", id="elden-ring"),
         # 2.0 filed Undertale under narrative (its alphabetical tags put 'Choices Matter' third).
         pytest.param(391540, 80, 100, "rpg", id="undertale"),
+        # 2025-2026 releases, rated since the 2026 price history (list prices, summer sale over).
+        pytest.param(1030300, 65, 100, "action", id="hollow-knight-silksong"),
+        pytest.param(1903340, 65, 100, "rpg", id="clair-obscur-expedition-33"),
+        pytest.param(1771300, 65, 100, "rpg", id="kingdom-come-deliverance-ii"),
+        pytest.param(3527290, 80, 100, "multiplayer", id="peak"),
+        pytest.param(3405340, 80, 100, "roguelike", id="megabonk"),
+        pytest.param(2062430, 80, 100, "roguelike", id="ball-x-pit"),
+        pytest.param(3164500, 80, 100, "strategy", id="schedule-i"),
+        pytest.param(2592160, 65, 100, "narrative", id="dispatch"),
+        # Mixed reviews at $69.99: not worth it at full price.
+        pytest.param(2246340, 0, 44, "rpg", id="monster-hunter-wilds"),
+        pytest.param(1295660, 0, 44, "strategy", id="civilization-vii"),
         # Idle hours do not count.
         pytest.param(1454400, 0, 79, "strategy", id="cookie-clicker"),
         pytest.param(1147690, 0, 79, "other", id="ngu-idle"),

@@ -56,6 +56,7 @@ def test_root_listing_needs_no_key_and_lists_every_endpoint(api: Any) -> None:
     assert response.status_code == 200
     body = response.json()
     assert body["name"] == "BangScore"
+    assert body["prices_as_of"] == "2026-07-24T14:13:40Z"
     assert body["attribution"] == {
         "required": True,
         "text": "Game value ratings by BangScore",
@@ -224,9 +225,21 @@ def test_list_is_ranked_and_paginated(api: Any, small_snapshot: Any) -> None:
 def test_page_past_the_last_is_empty_with_real_totals(api: Any) -> None:
     client, _, headers = api
     body = client.get("/api/v1/games?page=99", headers=headers).json()
-    assert body == {"page": 99, "pages": 5, "total": 45, "games": []}
+    assert body == {
+        "page": 99,
+        "pages": 5,
+        "prices_as_of": "2026-07-24T14:13:40Z",
+        "total": 45,
+        "games": [],
+    }
     body = client.get("/api/v1/games?genre=rpg&tag=nosuchtag", headers=headers).json()
-    assert body == {"page": 1, "pages": 0, "total": 0, "games": []}
+    assert body == {
+        "page": 1,
+        "pages": 0,
+        "prices_as_of": "2026-07-24T14:13:40Z",
+        "total": 0,
+        "games": [],
+    }
 
 
 @pytest.mark.parametrize(
@@ -393,6 +406,7 @@ def test_detail_holds_every_field_with_contract_rounding(api: Any, small_snapsho
     assert body["drivers"] == game.drivers
     assert set(body["drivers"]) == {"raises", "lowers", "neutral"}
     assert body["score_version"] == SCORE_VERSION
+    assert body["prices_as_of"] == "2026-07-24T14:13:40Z"
     assert (
         body["url"]
         == f"{SITE}/game/{game.record.appid}/{game.record.name.lower().replace(' ', '-')}"

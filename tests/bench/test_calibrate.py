@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from bangscore import calibrate
 from bangscore.scoring import value
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import GameRecord, NotRated
+from bench import calibrate
 
 
 @pytest.fixture

@@ -1,0 +1,537 @@
+"""Record resolution: given every observation (:mod:`ingest.registry` reads the bundled ones,
+the live adapters add theirs), resolve each field of each appid by precedence
+(:mod:`ingest.observations`), cross-check (:mod:`ingest.checks`), date the prices
+(:mod:`ingest.prices`), and split the known apps into rated :class:`GameRecord` s and
+:class:`NotRated` apps with their reason. Values are read through named types
+(:class:`ingest.prices.Price`, :class:`ReviewerPlaytime`, :class:`OwnerPlaytime`), never by
+position.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import functools
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from pydantic import ValidationError
+from tqdm import tqdm
+
+from bangscore.ingest.checks import (
+    MIN_REVIEWERS,
+    MIN_REVIEWS,
+    Length,
+    Listing,
+    choose_length,
+    delisted,
+    finish_rate_estimate,
+    non_game,
+    not_rated_reason,
+    regional_copies,
+    zero_is_no_price,
+)
+from bangscore.ingest.observations import TRUST_MATCHED, Layer, Observations, Resolved
+from bangscore.ingest.prices import (
+    Low,
+    Price,
+    Seen,
+    at_midnight,
+    current_price,
+    historical_low,
+    price_history,
+)
+from bangscore.ingest.tags import TagPositions, order_tag_set, typical_positions
+from bangscore.scoring.play import is_replayable
+from bangscore.scoring.records import GameRecord, NotRated, Provenance, Sources
+
+__all__ = [
+    "IngestReport",
+    "OwnerPlaytime",
+    "ReviewerPlaytime",
+    "assemble",
+    "prices_as_of",
+    "tag_positions",
+]
+
+
+class ReviewerPlaytime(NamedTuple):
+    """Median playtime (hours, at collection) of a game's positive and negative reviewers and
+    how many of each the sample holds (``reviewer_playtime`` observations)."""
+
+    positive_hours: float | None
+    negative_hours: float | None
+    positive_reviewers: int
+    negative_reviewers: int
+
+
+class OwnerPlaytime(NamedTuple):
+    """Median and mean playtime of a game's owners, in minutes (``owner_playtime``)."""
+
+    median_minutes: float
+    mean_minutes: float
+
+
+# Fields whose observation is a US price triple (a Price): today's (``price``) or one a dump
+# saw then (``price_seen``), each observed at its layer's date.
+_PRICE_FIELDS = ("price", "price_seen")
+
+
+@dataclass
+class IngestReport:
+    """Counts of one catalog build: ``observations`` per layer, known ``apps``, ``dropped`` apps
+    per not-rated reason, ``checks`` fired per name, ``rated`` games, rated games per release
+    ``years``, ``length_sources`` of the rated games, how many apps were refused as
+    ``regional_copies`` of another listing and how many for a ``zero_not_free`` price (a $0
+    the storefront says is not free to play), both within ``no_usd_price``, how many of the
+    latter have enough reviews to be rated (``zero_not_free_reviewed``), and wall
+    ``seconds``."""
+
+    observations: Counter[str] = field(default_factory=Counter)
+    apps: int = 0
+    dropped: Counter[str] = field(default_factory=Counter)
+    checks: Counter[str] = field(default_factory=Counter)
+    rated: int = 0
+    years: Counter[int | None] = field(default_factory=Counter)
+    length_sources: Counter[str] = field(default_factory=Counter)
+    early_window: int = 0
+    regional_copies: int = 0
+    zero_not_free: int = 0
+    zero_not_free_reviewed: int = 0
+    seconds: float = 0.0
+
+    def summary(self) -> str:
+        """Given the report, return it as aligned human-readable lines."""
+        lines = ["observations per source:"]
+        lines += [f"  {k:<36} {v:>9,}" for k, v in self.observations.items()]
+        lines.append(f"known apps: {self.apps:,}")
+        lines.append("not rated, per reason:")
+        lines += [f"  {k:<36} {v:>9,}" for k, v in self.dropped.most_common()]
+        lines.append(f"  of which regional copies of another listing {self.regional_copies:>9,}")
+        lines.append(f"  of which $0 that is no price {self.zero_not_free:>24,}")
+        lines.append("cross-checks fired on rated games:")
+        lines += [f"  {k:<36} {v:>9,}" for k, v in self.checks.most_common()]
+        lines.append("length source of rated games:")
+        lines += [f"  {k:<36} {v:>9,}" for k, v in self.length_sources.most_common()]
+        lines.append(f"rated games with early-window reviews: {self.early_window:,}")
+        lines.append("rated games per release year:")
+        years = sorted(self.years.items(), key=lambda kv: kv[0] or 0)
+        lines += [f"  {k if k else 'unknown':<36} {v:>9,}" for k, v in years]
+        lines.append(f"rated games: {self.rated:,}")
+        lines.append(f"wall time: {self.seconds:.1f} s")
+        return "\n".join(lines)
+
+
+# Public inputs and the wire field each one's provenance is reported under.
+_PUBLIC = {
+    "name": "name",
+    "developer": "developer",
+    "publisher": "publisher",
+    "price": "price_usd",
+    "review_score": "review_score",
+    "review_count": "review_count",
+    "release_date": "release_year",
+    "tags": "tags",
+    "storefront_genres": "genre",
+    "completionist_hours": "completionist_hours",
+    "metacritic": "metacritic",
+    "early_window": "early_window_reviews",
+    "median_playtime_hours": "median_playtime_hours",
+}
+
+
+def _observations(known: Observations, appid: int) -> list[Seen]:
+    """Return every dated US price observation of an appid: a layer's own dated points
+    (``price_points``), else its price triple at midnight UTC of its date."""
+    out: list[Seen] = []
+    dated: set[str] = set()
+    for found in known.candidates(appid, "price_points"):
+        dated.add(found.layer.name)
+        out.extend(found.value)
+    for name in _PRICE_FIELDS:
+        for found in known.candidates(appid, name):
+            if found.layer.name not in dated:
+                dated.add(found.layer.name)
+                out.append(
+                    Seen(at_midnight(found.layer.date), Price(*found.value), found.layer.name)
+                )
+    return out
+
+
+class ReviewCount(NamedTuple):
+    """An appid's review count, the layer it came from, and whether it is only a lower bound
+    (a recent sample's size, or the least count Steam's review summary implies)."""
+
+    total: int
+    layer: Layer | None
+    lower_bound: bool
+
+
+def _layer_named(known: Observations, name: str, day: dt.date) -> Layer:
+    """Return the layer called ``name`` dated ``day`` (the day of one of its observations): a
+    price point names its source, which a record read back may hold under no layer of its
+    own (then a storefront layer of that name)."""
+    found = next((layer for layer in known.layers if layer.name == name), None)
+    return dataclasses.replace(found or Layer(name, "storefront", day), date=day)
+
+
+def _zero_before_release(known: Observations, appid: int, price: Resolved) -> bool:
+    """Return True when an appid's only price is a $0 seen before its release date: the app
+    was not on sale yet (the 2024 catalogue lists unreleased apps at $0), so it is no price."""
+    released = known.value(appid, "release_date")
+    seen = Price(*price.value)
+    return (
+        seen.price_usd == 0
+        and released is not None
+        and _priced_at(known, appid, price).at.date() < released
+    )
+
+
+def _review_count(known: Observations, appid: int) -> ReviewCount:
+    """Return an appid's review count: the resolved total (a keyed full total first, the
+    freshest), raised to a lower bound (a recent sample's size, the least count Steam's
+    review summary implies) that is higher and no older. Reviews accumulate, so such a bound
+    outdates an older total; a total newer than the bound stands (reviews can be removed)."""
+    winner = known.get(appid, "review_count")
+    best = ReviewCount(0, None, False)
+    if winner is not None:
+        best = ReviewCount(int(winner.value), winner.layer, winner.layer.trust >= TRUST_MATCHED)
+    bounds = [c for c in known.candidates(appid, "review_count") if c.layer.trust >= TRUST_MATCHED]
+    bounds += list(known.candidates(appid, "review_count_floor"))
+    for bound in bounds:
+        newer = best.layer is None or bound.layer.date >= best.layer.date
+        if int(bound.value) > best.total and newer:
+            best = ReviewCount(int(bound.value), bound.layer, True)
+    return best
+
+
+def _priced_at(known: Observations, appid: int, price: Resolved) -> Seen:
+    """Given an appid's winning price, return it as observed: the newest dated point of its
+    layer, or the triple at midnight UTC of the layer's date."""
+    for found in known.candidates(appid, "price_points"):
+        if found.layer == price.layer and found.value:
+            newest: Seen = found.value[-1]
+            return newest
+    return Seen(at_midnight(price.layer.date), Price(*price.value), price.layer.name)
+
+
+def prices_as_of(known: Observations) -> dt.datetime | None:
+    """Given every observation, return the newest US price observation's time (UTC): the
+    catalog's ``prices_as_of``, or None when nothing is priced."""
+    newest: dt.datetime | None = None
+    for layer, table in known.tables("price_points"):
+        del layer
+        for points in table.values():
+            if points and (newest is None or points[-1].at > newest):
+                newest = points[-1].at
+    for name in _PRICE_FIELDS:
+        for layer, table in known.tables(name):
+            if table and (newest is None or at_midnight(layer.date) > newest):
+                newest = at_midnight(layer.date)
+    return newest
+
+
+def _historical_low(
+    known: Observations, appid: int, seen: list[Seen], list_price: float
+) -> Low | None:
+    """Return the lowest price of an appid's whole history
+    (:func:`ingest.prices.historical_low`)."""
+    others = [
+        (float(found.value), found.layer.date, found.layer.name)
+        for found in known.candidates(appid, "usd_price_seen")
+    ]
+    deepest = known.get(appid, "deepest_discount_percent")
+    depth = (int(deepest.value), deepest.layer.date, deepest.layer.name) if deepest else None
+    return historical_low(seen, others, list_price, depth)
+
+
+def _finish_rate(known: Observations, appid: int, hours: float) -> tuple[float, Layer] | None:
+    """Estimate the share of players who play the main story's length, from owners' playtime
+    (SteamSpy, the 2019 dump) or, failing that, from reviewers' playtime (2026)."""
+    owners = known.get(appid, "owner_playtime")
+    if owners is not None:
+        owned = OwnerPlaytime(*owners.value)
+        return finish_rate_estimate(owned.median_minutes, owned.mean_minutes, hours), owners.layer
+    reviewers = known.get(appid, "reviewer_playtime")
+    if reviewers is None:
+        return None
+    played = ReviewerPlaytime(*reviewers.value)
+    parts = [
+        (n, h)
+        for n, h in (
+            (played.positive_reviewers, played.positive_hours),
+            (played.negative_reviewers, played.negative_hours),
+        )
+        if h and n
+    ]
+    if sum(n for n, _ in parts) < MIN_REVIEWERS:
+        return None
+    rate = sum(n * finish_rate_estimate(h * 60, h * 60, hours) for n, h in parts)
+    return rate / sum(n for n, _ in parts), reviewers.layer
+
+
+def _tags_marked(known: Observations, appid: int, mark: str) -> bool:
+    """Return True when the layer of an appid's winning tags also observed ``mark`` for it:
+    ``tags_unranked`` (a set without vote order) or ``tags_reconstructed`` (a previous
+    record's tags, already put in typical order)."""
+    winner = known.get(appid, "tags")
+    return winner is not None and any(
+        c.layer == winner.layer for c in known.candidates(appid, mark)
+    )
+
+
+def _tags_unranked(known: Observations, appid: int) -> bool:
+    return _tags_marked(known, appid, "tags_unranked")
+
+
+def _tag_order_estimated(known: Observations, appid: int) -> bool:
+    return _tags_unranked(known, appid) or _tags_marked(known, appid, "tags_reconstructed")
+
+
+def tag_positions(known: Observations) -> TagPositions:
+    """Given every observation, return the typical tag positions over the apps whose winning
+    tags are ranked (:func:`ingest.tags.typical_positions`)."""
+    return typical_positions(
+        (known.value(appid, "tags", ()), known.value(appid, "storefront_genres", ()))
+        for appid in known.appids
+        if not _tag_order_estimated(known, appid)
+    )
+
+
+def _tags(known: Observations, appid: int, typical: TagPositions) -> tuple[str, ...]:
+    """Return an appid's tags, most-voted first: the winning ranked tags, or an unranked set in
+    typical order (:mod:`ingest.tags`)."""
+    tags = tuple(known.value(appid, "tags", ()))
+    if not _tags_unranked(known, appid):
+        return tags
+    return order_tag_set(tags, known.value(appid, "storefront_genres", ()), typical)
+
+
+def assemble(
+    known: Observations,
+    report: IngestReport,
+    *,
+    progress: bool = False,
+    as_of: dt.datetime | None = None,
+) -> tuple[list[GameRecord], list[NotRated]]:
+    """Given every observation, return (rated records, not-rated apps), both sorted by appid,
+    counting reasons, checks, years and length sources in ``report``. Prices obey "only a
+    current sale counts" against ``as_of`` (UTC; default :func:`prices_as_of` of ``known``).
+    Never raises on data."""
+    rated: list[GameRecord] = []
+    refused: list[NotRated] = []
+    appids = sorted(known.appids)
+    report.apps = len(appids)
+    as_of = as_of or prices_as_of(known) or dt.datetime.now(dt.UTC)
+    typical = tag_positions(known)
+    copies = regional_copies(
+        Listing(
+            appid,
+            known.value(appid, "name") or "",
+            known.value(appid, "developer"),
+            known.value(appid, "publisher"),
+            int(known.value(appid, "review_count", 0)),
+            known.get(appid, "app_type") is not None,
+        )
+        for appid in appids
+    )
+    for appid in tqdm(appids, desc="resolving", unit="app", disable=not progress):
+        name = known.value(appid, "name") or ""
+        price = known.get(appid, "price")
+        counted = _review_count(known, appid)
+        review_count = counted.total
+        is_non_game = not name or non_game(
+            name, known.value(appid, "app_type"), known.value(appid, "storefront_genres", ())
+        )
+        is_delisted = delisted(
+            known.get(appid, "delisted") is not None,
+            Price(*price.value).price_usd if price else None,
+            known.get(appid, "paid_before") is not None,
+            bool(known.value(appid, "free", False)),
+        )
+        zero_not_free = False
+        if appid in copies:
+            price = None  # a regional copy's only price repeats its twin's: none of its own
+        elif price and (
+            zero_is_no_price(
+                Price(*price.value).price_usd,
+                Price(*price.value).list_price_usd,
+                known.value(appid, "free"),
+            )
+            or _zero_before_release(known, appid, price)
+        ):
+            price, zero_not_free = None, True
+        length = None
+        # The length check needs the tags and the reviewers' playtime: only for apps that
+        # pass every other check, which keeps the walk over 180k apps fast.
+        if not (is_non_game or is_delisted or price is None or review_count < MIN_REVIEWS):
+            found = known.value(appid, "reviewer_playtime")
+            reviewer = ReviewerPlaytime(*found) if found else None
+            length = choose_length(
+                list(known.candidates(appid, "main_story_hours")),
+                reviewer.positive_hours if reviewer else None,
+                reviewer.positive_reviewers if reviewer else 0,
+                replayable=is_replayable(_tags(known, appid, typical)),
+            )
+        reason = not_rated_reason(
+            is_non_game=is_non_game,
+            is_delisted=is_delisted,
+            has_price=price is not None,
+            review_count=review_count,
+            has_length=length is not None,
+        )
+        if reason is not None or price is None or length is None:
+            reason = reason or "no_length"
+            report.dropped[reason] += 1
+            report.regional_copies += reason == "no_usd_price" and appid in copies
+            if reason == "no_usd_price" and zero_not_free:
+                report.zero_not_free += 1
+                report.zero_not_free_reviewed += review_count >= MIN_REVIEWS
+            # Values come from the resolver and the reason list: no need to re-validate.
+            refused.append(
+                NotRated.model_construct(
+                    appid=appid, name=name, reason=reason, review_count=review_count or None
+                )
+            )
+            continue
+        try:
+            record = _record(
+                known,
+                appid,
+                name,
+                _priced_at(known, appid, price),
+                length,
+                counted,
+                as_of,
+                _tags(known, appid, typical),
+            )
+        except ValidationError as err:
+            report.dropped[f"invalid record ({err.errors()[0]['loc']})"] += 1
+            continue
+        rated.append(record)
+        report.checks.update(record.checks)
+        report.years[record.release_year] += 1
+        report.length_sources[record.length_source or "none"] += 1
+        report.early_window += record.early_window is not None
+    report.rated = len(rated)
+    return rated, refused
+
+
+@functools.lru_cache(maxsize=256)
+def _provenance(layer: Layer) -> Provenance:
+    """Return the (frozen, shared) provenance entry of one layer."""
+    return Provenance(source=layer.name, kind=layer.kind, date=layer.date)
+
+
+def _record(
+    known: Observations,
+    appid: int,
+    name: str,
+    seen: Seen,
+    length: Length,
+    counted: ReviewCount,
+    as_of: dt.datetime,
+    tags: tuple[str, ...],
+) -> GameRecord:
+    """Build one rated record from the winners of every field (see :func:`assemble`), the
+    price observation it is priced at (``seen``, held to ``as_of`` by
+    :func:`ingest.prices.current_price`) and its tags, most-voted first (:func:`_tags`)."""
+    price = current_price(seen, as_of)
+    price_layer = _layer_named(known, seen.source, seen.at.date())
+    provenance: dict[str, Layer] = {}
+    for field_name, wire in _PUBLIC.items():
+        found = known.get(appid, field_name)
+        if found is not None:
+            provenance[wire] = found.layer
+    provenance["price_usd"] = price_layer
+    estimated: list[str] = []
+    checks = list(length.checks)
+    reviewer_found = known.get(appid, "reviewer_playtime")
+    reviewer = ReviewerPlaytime(*reviewer_found.value) if reviewer_found else None
+    if length.resolved is not None:
+        provenance["length_hours"] = length.resolved.layer
+    else:
+        assert reviewer_found is not None
+        provenance["length_hours"] = reviewer_found.layer
+        estimated.append("length_hours")
+    # A finish rate a source observed directly (the live achievements adapter) wins over one
+    # estimated here from playtime; an estimated length gets no estimated finish rate.
+    observed_finish = known.get(appid, "finish_rate")
+    if observed_finish is not None:
+        finish: tuple[float, Layer] | None = (observed_finish.value, observed_finish.layer)
+    elif length.source == "hltb":
+        finish = _finish_rate(known, appid, length.hours)
+    else:
+        finish = None
+    if finish is not None:
+        # Whatever dump the playtime came from, a finish rate is player statistics.
+        provenance["finish_rate"] = dataclasses.replace(finish[1], kind="player_stats")
+        estimated.append("finish_rate")
+    # A $0 next to a paid list price today was "not sold then" (unreleased, or no US price
+    # found), not "free": no point of the history.
+    observed = [
+        seen
+        for seen in _observations(known, appid)
+        if seen.price.price_usd > 0 or price.list_price_usd == 0
+    ]
+    # A sale long over still is a price the game was sold at: the whole history counts.
+    low = _historical_low(known, appid, observed, price.list_price_usd)
+    if low is not None:
+        provenance["historical_low_usd"] = _layer_named(known, low.source, low.at)
+        if low.estimated:
+            estimated.append("historical_low_usd")
+    if _tag_order_estimated(known, appid):
+        estimated.append("tags")  # their order is reconstructed (ingest.tags)
+    released = known.value(appid, "release_date")
+    window = known.value(appid, "early_window")
+    trusted = reviewer is not None and reviewer.positive_reviewers >= MIN_REVIEWERS
+    up_hours = reviewer.positive_hours if reviewer is not None and trusted else None
+    if counted.layer is not None:
+        provenance["review_count"] = counted.layer
+    if counted.lower_bound:
+        # A recent sample's size or the review summary's band: a lower bound on the total.
+        estimated.append("review_count")
+    dates: dict[str, dt.date] = {}
+    for layer in provenance.values():
+        current = dates.get(layer.kind)
+        dates[layer.kind] = layer.date if current is None else min(current, layer.date)
+    return GameRecord(
+        appid=appid,
+        name=name,
+        developer=known.value(appid, "developer"),
+        publisher=known.value(appid, "publisher"),
+        price_usd=round(price.price_usd, 2),
+        list_price_usd=round(price.list_price_usd, 2),
+        discount_percent=int(price.discount_percent),
+        price_observed_at=seen.at,
+        price_history=price_history(observed),
+        review_score=float(known.value(appid, "review_score", 0.0)),
+        review_count=counted.total,
+        release_date=released,
+        release_year=released.year if released else None,
+        storefront_genres=tuple(known.value(appid, "storefront_genres", ())),
+        tags=tags[:20],
+        play_length_genres=tuple(known.value(appid, "play_length_genres", ())),
+        main_story_hours=length.hours,
+        length_source=length.source,
+        completionist_hours=known.value(appid, "completionist_hours"),
+        finish_rate=finish[0] if finish else None,
+        positive_reviewer_hours=up_hours,
+        positive_reviewers=reviewer.positive_reviewers
+        if reviewer is not None and trusted
+        else None,
+        rarest_achievement_percent=known.value(appid, "rarest_achievement_percent"),
+        players_estimate=known.value(appid, "players_estimate"),
+        owners_range=known.value(appid, "owners_range"),
+        historical_low_usd=round(low.price_usd, 2) if low is not None else None,
+        historical_low_at=low.at if low is not None else None,
+        metacritic=known.value(appid, "metacritic"),
+        median_playtime_hours=known.value(appid, "median_playtime_hours"),
+        reviews=known.value(appid, "reviews"),
+        early_window=window,
+        sources=Sources(**dates, review_sample=window.window.to if window is not None else None),
+        provenance={wire: _provenance(layer) for wire, layer in sorted(provenance.items())},
+        estimated=tuple(estimated),
+        checks=tuple(checks),
+    )

@@ -79,13 +79,13 @@ def test_every_wait_for_sale_names_a_reached_price_that_makes_it_worth_it(
         ]
         if at_price < tiers.WORTH_IT_MIN or not reached:
             wrong.append(f"{game.record.appid}: {price} scores {at_price}, reached {reached}")
-        low = min(reached, key=lambda p: p.price_usd) if reached else None
-        if (
-            low is not None
-            and f"on {low.date.day} {low.date.strftime('%b %Y')}" not in detail["verdict_text"]
-        ):
-            wrong.append(
-                f"{game.record.appid}: text does not date the sale: {detail['verdict_text']}"
-            )
+        lowest = min((p.price_usd for p in reached), default=None)
+        named = {
+            f"reached on {p.date.day} {p.date.strftime('%b %Y')} at ${p.price_usd:,.2f}"
+            for p in reached
+            if p.price_usd == lowest
+        }
+        if not any(words in detail["verdict_text"] for words in named):
+            wrong.append(f"{game.record.appid}: no dated sale in: {detail['verdict_text']}")
     assert waits > 0, counts
     assert wrong == []

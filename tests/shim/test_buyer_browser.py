@@ -37,7 +37,6 @@ if TYPE_CHECKING:
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 BG3 = 1086940
-KCD2 = 1771300  # known, not rated in the bundled data: its own page with the reason
 
 
 @pytest.fixture(autouse=True)
@@ -48,8 +47,11 @@ def _tools_installed() -> None:
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ShimServer, LocalStorage]]:
-    """The real bundled catalogue published into a folder and served by ``bangscore serve``."""
+def served(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[ShimServer, LocalStorage, int]]:
+    """The real bundled catalogue published into a folder and served by ``bangscore serve``,
+    with the appid of a known app that is not rated (its own page with the reason)."""
     from bangscore.ingest.catalog import load_bundled_catalog
 
     folder = tmp_path_factory.mktemp("real-snapshot")
@@ -58,7 +60,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ShimServe
     factories.publish_catalog(catalog.games, storage, snapshot_id="s1", not_rated=catalog.not_rated)
     state = tmp_path_factory.mktemp("buyer-state")
     server = ShimServer(state, state / "shim.log", snapshot=folder).start()
-    yield server, storage
+    unrated = next(a.appid for a in catalog.not_rated if a.reason == "too_few_reviews" and a.name)
+    yield server, storage, unrated
     server.stop()
 
 
@@ -80,11 +83,11 @@ def overflow(page: Page, width: int) -> int:
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280", "375"])
 def test_search_bg3_read_the_verdict_charts_percentile_and_badge(
-    served: tuple[ShimServer, LocalStorage], browser: Browser, viewport: dict[str, int]
+    served: tuple[ShimServer, LocalStorage, int], browser: Browser, viewport: dict[str, int]
 ) -> None:
     from playwright.sync_api import expect
 
-    server, storage = served
+    server, storage, _ = served
     width = viewport["width"]
     console = ConsoleLog()
     page = console.watch(browser.new_context(viewport=viewport).new_page())  # type: ignore[arg-type]
@@ -134,7 +137,7 @@ PAGES = {
     "browse": "/games?genre=rpg&on_sale=true",
     "search": "/search?q=a",
     "game": f"/game/{BG3}/baldurs-gate-3",
-    "not-rated": f"/game/{KCD2}",
+    "not-rated": "/game/{unrated}",
     "about": "/about/score",
     "docs": "/docs",
     "account": "/account",
@@ -143,11 +146,11 @@ PAGES = {
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280", "375"])
 def test_every_page_fits_and_is_accessible_signed_out_and_in(
-    served: tuple[ShimServer, LocalStorage], browser: Browser, viewport: dict[str, int]
+    served: tuple[ShimServer, LocalStorage, int], browser: Browser, viewport: dict[str, int]
 ) -> None:
     from playwright.sync_api import expect
 
-    server, _ = served
+    server, _, unrated = served
     width = viewport["width"]
     page = browser.new_context(viewport=viewport).new_page()  # type: ignore[arg-type]
     report: dict[str, Any] = {}
@@ -161,7 +164,7 @@ def test_every_page_fits_and_is_accessible_signed_out_and_in(
         page.screenshot(path=str(OUTPUT / f"buyer_{name}_{width}.png"), full_page=True)
 
     for name, path in PAGES.items():
-        answer = page.goto(server.url + path)
+        answer = page.goto(server.url + path.format(unrated=unrated))
         assert answer is not None and answer.status == 200, name
         check(name)
     # Signed in: the keys page with a new key shown, then the list with a key.

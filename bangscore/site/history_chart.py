@@ -4,7 +4,8 @@ Pure: :func:`price_history_svg` takes plain dated observations (:class:`HistoryP
 returns SVG markup (no script, no external resources). Readable without colour: the price
 paid is a solid step line with a filled dot per observation, the list price a dashed line,
 the historical low an open square with a text label, and the as-of date ends the time axis
-in words. The SVG carries a ``<title>`` and a ``<desc>`` that say the same in sentences, and
+in words. A sale counts on the day it was seen only: the line returns to the list price
+after it. The SVG carries a ``<title>`` and a ``<desc>`` that say the same in sentences, and
 :func:`history_rows` gives the page's table of the same points.
 """
 
@@ -139,14 +140,23 @@ def price_history_svg(
         parts.append(
             f'<text x="{left - 6}" y="{y + 4:.1f}" class="tick" text-anchor="end">{text}</text>'
         )
-    # Step lines: a price holds until the next observation. After the last one nothing is
-    # drawn: what the price did between it and the as-of date is not known.
+    # Step lines. A list price holds until the next observation; a sale is known only on the
+    # day it was seen, so the price paid goes back to the list price the day after (a sparse
+    # history must not draw a sale lasting months). After the last observation nothing is
+    # drawn: what the price did until the as-of date is not known.
     paid: list[str] = []
     listed: list[str] = []
+    day_after = dt.timedelta(days=1)
     for n, p in enumerate(ordered):
         until = ordered[n + 1].date if n + 1 < len(ordered) else p.date
+        sale_end = min(until, p.date + day_after)
         paid.append(f"{x_of(p.date):.1f},{y_of(p.price_usd):.1f}")
-        paid.append(f"{x_of(until):.1f},{y_of(p.price_usd):.1f}")
+        if p.discount_percent and sale_end < until:
+            paid.append(f"{x_of(sale_end):.1f},{y_of(p.price_usd):.1f}")
+            paid.append(f"{x_of(sale_end):.1f},{y_of(p.list_price_usd):.1f}")
+            paid.append(f"{x_of(until):.1f},{y_of(p.list_price_usd):.1f}")
+        else:
+            paid.append(f"{x_of(until):.1f},{y_of(p.price_usd):.1f}")
         listed.append(f"{x_of(p.date):.1f},{y_of(p.list_price_usd):.1f}")
         listed.append(f"{x_of(until):.1f},{y_of(p.list_price_usd):.1f}")
     parts.append(f'<polyline points="{" ".join(listed)}" class="list-line"/>')

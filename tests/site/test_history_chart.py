@@ -43,3 +43,18 @@ def test_rows_newest_first_and_lowest_latest_among_equals() -> None:
     again = [*POINTS, HistoryPoint(dt.date(2026, 7, 22), 29.99, 59.99, 50)]
     low = lowest(again)
     assert low is not None and low.date == dt.date(2026, 7, 22)
+
+
+def test_a_sale_is_drawn_on_its_day_only() -> None:
+    sparse = [
+        HistoryPoint(dt.date(2025, 1, 1), 59.99, 59.99, 0),
+        HistoryPoint(dt.date(2025, 2, 1), 29.99, 59.99, 50),
+        HistoryPoint(dt.date(2026, 2, 1), 59.99, 59.99, 0),
+    ]
+    root = ET.fromstring(price_history_svg(sparse, as_of=dt.date(2026, 2, 1)))
+    paid = next(p for p in root.iter(f"{SVG}polyline") if p.get("class") == "curve")
+    ys = [float(xy.split(",")[1]) for xy in (paid.get("points") or "").split()]
+    low_y, list_y = max(ys), min(ys)
+    # list, list | sale for one day | list until the next observation | list
+    assert [y == low_y for y in ys] == [False, False, True, True, False, False, False, False]
+    assert ys.count(list_y) == 6

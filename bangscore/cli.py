@@ -217,6 +217,7 @@ def _build(args: argparse.Namespace, settings: Settings) -> int:
         site_url=settings.site_url,
         base_url=settings.api_base_url,
         not_rated=catalog.not_rated,
+        created_at=now,
         prices_as_of=catalog.prices_as_of,
     )
     meta = {

@@ -13,10 +13,20 @@ import datetime as dt
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from bangscore.build.aliases import build_aliases, curated_for
+from bangscore.build.buyer import (
+    buyer_fields,
+    genre_typicals,
+    price_date,
+    price_points,
+)
+from bangscore.build.buyer import prices_as_of as newest_price_day
 from bangscore.build.openapi import openapi_document
 from bangscore.build.wire import detail_record, dumps, list_item, rfc3339
 from bangscore.contract.api import root_listing
 from bangscore.contract.filters import (
+    ABOUT_SCORE_KEY,
+    DATES_KEY,
     DOCS_KEY,
     FAVICON_KEY,
     HOME_KEY,
@@ -26,6 +36,7 @@ from bangscore.contract.filters import (
     ROOT_KEY,
     SEARCH_KEY,
     Filters,
+    badge_key,
     detail_key,
     game_page_key,
     list_key,
@@ -34,12 +45,17 @@ from bangscore.contract.filters import (
 from bangscore.contract.limits import PAGE_SIZE
 from bangscore.contract.not_rated import not_rated_index
 from bangscore.contract.paging import render_page
-from bangscore.contract.search import SearchIndex
+from bangscore.contract.search import SearchIndex, name_words
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import GameRecord, NotRated
+from bangscore.scoring.verdict import day
+from bangscore.site.badge import badge_svg
 from bangscore.site.chart import NARROW_WIDTH as NARROW_CHART
 from bangscore.site.chart import WIDTH as WIDE_CHART
 from bangscore.site.chart import chart_prices, price_curve_svg
+from bangscore.site.history_chart import NARROW_WIDTH as NARROW_HISTORY
+from bangscore.site.history_chart import WIDTH as WIDE_HISTORY
+from bangscore.site.history_chart import HistoryPoint, history_rows, price_history_svg
 from bangscore.site.labels import better_in_genre
 from bangscore.site.render import SiteRenderer
 from bangscore.storage import StoredObject
@@ -98,6 +114,7 @@ def snapshot_objects(
     base_url: str,
     not_rated: Sequence[NotRated] = (),
     prices_as_of: dt.datetime | None = None,
+    created_at: dt.datetime | None = None,
 ) -> Iterator[StoredObject]:
     """Given scored games in list order, the known apps that are not rated, the URLs and the
     catalog's ``prices_as_of`` (UTC), yield every object of the snapshot.
@@ -117,26 +134,73 @@ def snapshot_objects(
             body = render_page([item_bytes[i] for i in chunk], page, len(hits), None, as_of)
             yield StoredObject(list_key(key, page), body, JSON_TYPE)
     site = SiteRenderer(site_url=site_url, base_url=base_url)
-    better = better_in_genre([g.genre for g in games])
-    for game, above in zip(games, better, strict=True):
-        detail = detail_record(game, site_url, prices_as_of)
+    better = better_in_genre([(g.genre, g.bang_score) for g in games])
+    buyer = buyer_fields(games)
+    typical = genre_typicals(games)
+    as_of_day = prices_as_of.date() if prices_as_of is not None else newest_price_day(games)
+    snapshot_date = created_at.date() if created_at is not None else as_of_day
+    dates = {
+        "snapshot_date": snapshot_date.isoformat() if snapshot_date else None,
+        "prices_as_of": as_of_day.isoformat() if as_of_day else None,
+    }
+    for game, above, extra in zip(games, better, buyer, strict=True):
+        detail = detail_record(game, site_url, prices_as_of, extra)
         yield StoredObject(detail_key(game.record.appid), dumps(detail), JSON_TYPE)
+        points = price_points(game.record)
         html = site.game_page(
             detail,
             chart=price_chart(game, detail),
-            better=[items[i] for i in reversed(above)],
+            history=history_chart(points, as_of_day, detail["name"]),
+            history_rows=history_rows(points),
+            better=[items[i] for i in above],
+            typical_price_per_hour=typical[game.genre].price_per_hour,
+            typical_hours=typical[game.genre].hours,
+            dates=dates,
         )
         yield StoredObject(game_page_key(game.record.appid), html, HTML_TYPE)
+        badge = badge_svg(name=game.record.name, bang_score=game.bang_score, tier=game.tier)
+        yield StoredObject(badge_key(game.record.appid), badge.encode(), SVG_TYPE)
     yield StoredObject(INDEX_KEY, dumps(compact_index(games, items, as_of)), JSON_TYPE)
-    yield StoredObject(NOT_RATED_KEY, dumps(not_rated_index(not_rated)), JSON_TYPE)
-    search = SearchIndex.build((g.record.appid, g.bang_score, g.record.name) for g in games)
-    yield StoredObject(SEARCH_KEY, dumps(search.to_json()), JSON_TYPE)
+    yield StoredObject(
+        NOT_RATED_KEY, dumps(not_rated_index(not_rated, unrated_aliases(not_rated))), JSON_TYPE
+    )
+    yield StoredObject(SEARCH_KEY, dumps(search_index(games).to_json()), JSON_TYPE)
     yield StoredObject(ROOT_KEY, dumps(root_listing(site_url, base_url, as_of)), JSON_TYPE)
     openapi = openapi_document(site_url, base_url)
     yield StoredObject(OPENAPI_KEY, dumps(openapi), JSON_TYPE)
     yield StoredObject(DOCS_KEY, site.docs_page(openapi), HTML_TYPE)
-    yield StoredObject(HOME_KEY, site.home_page(items[:25], len(games)), HTML_TYPE)
+    yield StoredObject(HOME_KEY, site.home_page(items[:25], len(games), dates=dates), HTML_TYPE)
+    yield StoredObject(ABOUT_SCORE_KEY, site.about_score_page(dates=dates), HTML_TYPE)
+    yield StoredObject(DATES_KEY, dumps(dates), JSON_TYPE)
     yield StoredObject(FAVICON_KEY, site.favicon(), SVG_TYPE)
+
+
+def search_index(games: Sequence[ScoredGame]) -> SearchIndex:
+    """Given scored games, return the search index over their names with the alias table
+    (:mod:`build.aliases`)."""
+    triples = [(g.record.appid, g.bang_score, g.record.name) for g in games]
+    aliases = build_aliases(
+        ((g.record.appid, g.record.name, g.record.review_count) for g in games),
+        (w for _, _, name in triples for w in name_words(name)),
+    )
+    return SearchIndex.build(triples, aliases)
+
+
+def unrated_aliases(apps: Sequence[NotRated]) -> dict[str, int]:
+    """Given the known apps that are not rated, return the curated aliases naming them."""
+    return curated_for(a.appid for a in apps)
+
+
+def history_chart(points: Sequence[HistoryPoint], as_of: dt.date | None, name: str) -> str:
+    """Given a game's dated prices, the prices' as-of date and its name, return the game
+    page's price-history charts (SVG): one for wide screens, one for phones."""
+    return "\n".join(
+        price_history_svg(points, as_of=as_of, name=name, chart_id=chart_id, width=width)
+        for chart_id, width in (
+            ("history-chart", WIDE_HISTORY),
+            ("history-chart-narrow", NARROW_HISTORY),
+        )
+    )
 
 
 def score_at_price(game: ScoredGame, detail: dict[str, Any]) -> Callable[[float], float]:
@@ -158,6 +222,7 @@ def price_chart(game: ScoredGame, detail: dict[str, Any]) -> str:
     """Given a scored game and its detail record, return the game page's price charts (SVG):
     one drawn for wide screens and one for phones, the page's style showing one of them."""
     score_at = score_at_price(game, detail)
+    seen = price_date(game.record)
     return "\n".join(
         price_curve_svg(
             score_at,
@@ -168,6 +233,7 @@ def price_chart(game: ScoredGame, detail: dict[str, Any]) -> str:
             name=detail["name"],
             chart_id=chart_id,
             width=width,
+            price_date=day(seen) if seen else None,
         )
         for chart_id, width in (("price-chart", WIDE_CHART), ("price-chart-narrow", NARROW_CHART))
     )

@@ -102,9 +102,16 @@ def _early_window(game: ScoredGame) -> EarlyWindow | None:
     return game.record.early_window
 
 
-def detail_record(game: ScoredGame, site_url: str, prices_as_of: dt.datetime | None = None) -> JSON:
-    """Given a scored game, the site URL and the catalog's ``prices_as_of`` (UTC, None when
-    the catalog predates it), return the detail record (docs/API.md#detail-record).
+def detail_record(
+    game: ScoredGame,
+    site_url: str,
+    prices_as_of: dt.datetime | None = None,
+    buyer: JSON | None = None,
+) -> JSON:
+    """Given a scored game, the site URL, the catalog's ``prices_as_of`` (UTC, None when
+    the catalog predates it) and its buyer fields (``verdict``, ``verdict_price_usd``,
+    ``verdict_text``, ``genre_percentile``: :func:`build.buyer.buyer_fields`; None leaves them
+    out), return the detail record (docs/API.md#detail-record).
 
     Holds every list field, every refund-signal field (null until sampled), then the detail
     fields in the order that section lists them (``developer`` ... ``estimated``).
@@ -124,6 +131,7 @@ def detail_record(game: ScoredGame, site_url: str, prices_as_of: dt.datetime | N
             "completionist_hours": _r(rec.completionist_hours, 1),
             "becomes_banger_at_usd": game.becomes_banger_at_usd,
             "worth_it_at_usd": game.worth_it_at_usd,
+            **(buyer or {}),
             "list_price_usd": round(rec.list_price_usd, 2),
             "historical_low_usd": _r(rec.historical_low_usd, 2),
             "historical_low_at": _day(rec.historical_low_at),

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sys
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
@@ -48,6 +49,9 @@ def _watch_routes(
     site.page_extras = watch_site.extras
     session = session_middleware(site, session_secret=secret, https_only=https)
     return watch_routes(watch_site, session)
+
+
+GIL_SWITCH_SECONDS = 0.001
 
 
 def create_app(
@@ -99,18 +103,35 @@ def create_app(
             )
         return shim.problem(request, "not_found", f"No resource at {request.url.path}.", rate)
 
+    async def warm_unrated() -> None:
+        snap = source.current
+        if snap is None:
+            return
+        try:
+            await pages.not_rated(snap)
+        except ObjectStorageError as exc:  # the first search will try again
+            log.warning("could not index the unrated apps at start-up: %s", exc)
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         try:
             source.refresh()
         except (SnapshotError, ObjectStorageError, ValueError) as exc:
             log.error("no snapshot loaded at start-up: %s", exc)
+        # Searches run on worker threads (CPU work, off the event loop); a thread keeps the GIL
+        # for up to the switch interval, so a shorter one hands it back to the loop sooner and
+        # keeps other requests quick while someone sends costly queries.
+        sys.setswitchinterval(GIL_SWITCH_SECONDS)
         task = None
         if follow:
             task = asyncio.create_task(source.follow())
+        # Index the known-but-unrated names now rather than in the first search's request.
+        warm = asyncio.create_task(warm_unrated()) if source.current else None
         yield
         if task is not None:
             task.cancel()
+        if warm is not None:
+            warm.cancel()
         quota.store.close()
         if watches is not None:
             watches.store.close()

@@ -28,10 +28,13 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from bangscore.contract.filters import (
+    ABOUT_SCORE_KEY,
+    DATES_KEY,
     DOCS_KEY,
     FAVICON_KEY,
     HOME_KEY,
     Filters,
+    badge_key,
     game_page_key,
 )
 from bangscore.contract.limits import MAX_APPID_DIGITS, MAX_QUERY_LENGTH
@@ -51,6 +54,12 @@ from bangscore.site.render import FormState, Listing, SiteRenderer
 
 log = logging.getLogger("bangscore.pages")
 MAX_RENDERED = 4096
+# A broad query matches thousands of unrated apps: the page names the best few.
+MAX_UNRATED_SHOWN = 10
+MIN_UNRATED_WORD = 3
+# Searches run on worker threads, at most this many at once, so a client sending costly
+# queries back to back neither blocks the event loop nor takes every worker thread.
+SEARCH_THREADS = anyio.CapacityLimiter(2)
 SVG_TYPE = "image/svg+xml"
 BROWSE_PARAMS = frozenset({"genre", "tag", "year_from", "year_to", "on_sale", "page"})
 Rate = list[tuple[str, str]]
@@ -72,13 +81,16 @@ class UnratedNames:
     apps: NotRatedIndex
     index: SearchIndex | None
 
-    def search(self, q: str) -> list[dict[str, Any]]:
-        """Given a query, return the matching unrated apps (appid, name, reason, reason_text),
-        matched by the same search code as rated games."""
-        if self.index is None:
+    def search(self, q: str, limit: int = MAX_UNRATED_SHOWN) -> list[dict[str, Any]]:
+        """Given a query, return up to ``limit`` matching unrated apps (appid, name, reason,
+        reason_text) in ranked order, matched by the same search code as rated games, without
+        its typo-tolerant pass, and only for a query with a word of at least
+        :data:`MIN_UNRATED_WORD` letters (150,000 names: a courtesy list, not worth the work of
+        a one- or two-letter query matching tens of thousands)."""
+        if self.index is None or max(map(len, q.split()), default=0) < MIN_UNRATED_WORD:
             return []
         out = []
-        for appid in self.index.search(q):
+        for appid in self.index.search(q, typos=False, limit=limit):
             known = self.apps.lookup(appid)
             if known is None:
                 continue
@@ -272,6 +284,18 @@ class Pages:
             self._not_rated = (snap.id, loaded)
             return loaded
 
+    async def dates(self, snap: LoadedSnapshot) -> dict[str, str | None]:
+        """Given a snapshot, return its dates (``snapshot_date``, ``prices_as_of``: ISO dates
+        or None); none for a snapshot built before it recorded them."""
+        if snap.entry(DATES_KEY) is None:
+            return {}
+        try:
+            data = orjson.loads(await self.shim.source.body(snap, DATES_KEY))
+            return {k: (str(v) if v else None) for k, v in dict(data).items()}
+        except (orjson.JSONDecodeError, TypeError, ValueError) as exc:
+            log.error("snapshot %s: bad dates object: %s", snap.id, exc)
+            return {}
+
     # -- pages -------------------------------------------------------------------------------
 
     def stored(self, key: str) -> Callable[[Request], Awaitable[Response]]:
@@ -295,11 +319,32 @@ class Pages:
 
         return await self.shim.answer(request, resolve, self.allowance(request, counted=False))
 
+    async def badge(self, request: Request) -> Response:
+        """Serve ``/badge/<appid>.svg``: the game's precomputed badge, no key, not counted
+        (other sites embed it), cacheable by anyone for a day; 404 without a body else."""
+        raw = request.path_params["appid"]
+        key = (
+            badge_key(int(raw))
+            if raw.isascii() and raw.isdigit() and len(raw) <= MAX_APPID_DIGITS
+            else None
+        )
+
+        async def resolve(snap: LoadedSnapshot) -> Stored | Response:
+            if key is None or snap.entry(key) is None:
+                return Response(status_code=404, headers={"Cache-Control": "no-store"})
+            return self.shim.stored(snap, key, SVG_TYPE)
+
+        response = await self.shim.answer(request, resolve, self.allowance(request, counted=False))
+        if response.status_code in (200, 304):
+            response.headers["Cache-Control"] = "public, max-age=86400"
+            response.headers["Access-Control-Allow-Origin"] = "*"
+        return response
+
     async def game(self, request: Request) -> Response:
         """Serve ``/game/<appid>/<slug>``; a wrong or missing slug redirects (301) to the
         canonical URL."""
 
-        async def resolve(snap: LoadedSnapshot) -> Stored | Response:
+        async def resolve(snap: LoadedSnapshot) -> Resolved | Stored | Response:
             raw = request.path_params["appid"]
             pos = (
                 snap.index.position.get(int(raw))
@@ -307,7 +352,21 @@ class Pages:
                 else None
             )
             if pos is None:
-                raise NotFound("game_not_found", f"No rated game has appid {raw}.")
+                known = (
+                    snap.not_rated.lookup(int(raw))
+                    if raw.isascii() and raw.isdigit() and len(raw) <= MAX_APPID_DIGITS
+                    else None
+                )
+                if known is None:
+                    raise NotFound("game_not_found", f"No rated game has appid {raw}.")
+                name, reason = known
+                body = self.site.not_rated_page(
+                    appid=int(raw),
+                    name=name,
+                    reason=reason,
+                    reason_text=REASON_LABEL.get(reason, reason.replace("_", " ")),
+                )
+                return Resolved(body, etag_for(body), HTML)
             canonical = snap.index.urls[pos]
             if not canonical.endswith(request.url.path):
                 return RedirectResponse(canonical, 301)
@@ -348,6 +407,7 @@ class Pages:
                 listing,
                 form=form_from_filters(query.filters),
                 api_url=api_url + (f"?{urlencode(api_query, safe=',')}" if api_query else ""),
+                dates=await self.dates(snap),
             )
             return Resolved(body, etag_for(body), HTML)
 
@@ -368,15 +428,24 @@ class Pages:
                 typed = next((v for k, v in items if k == "q"), "").strip()[:MAX_QUERY_LENGTH]
                 errors: list[ParamError] = exc.errors
                 return PageAnswer(400, self.site.search_page(typed, empty, errors=errors))
-            envelope, _ = snap.search_page(query.q, query.page)
+            envelope, _ = await anyio.to_thread.run_sync(
+                snap.search_page, query.q, query.page, limiter=SEARCH_THREADS
+            )
             listing = listing_of(envelope, f"{self.root}/search", {"q": query.q})
-            unrated = (await self.not_rated(snap)).search(query.q) if query.page == 1 else []
+            unrated = (
+                await anyio.to_thread.run_sync(
+                    (await self.not_rated(snap)).search, query.q, limiter=SEARCH_THREADS
+                )
+                if query.page == 1
+                else []
+            )
             api_query = {"q": query.q, **({"page": str(query.page)} if query.page > 1 else {})}
             body = self.site.search_page(
                 query.q,
                 listing,
                 not_rated=unrated,
                 api_url=f"{self.shim.base_url}/api/v1/search?{urlencode(api_query)}",
+                dates=await self.dates(snap),
             )
             return Resolved(body, etag_for(body), HTML)
 
@@ -391,6 +460,8 @@ class Pages:
         return [
             Route("/", self.stored(HOME_KEY)),
             Route("/docs", self.stored(DOCS_KEY)),
+            Route("/about/score", self.stored(ABOUT_SCORE_KEY)),
+            Route("/badge/{appid}.svg", self.badge),
             Route("/docs/errors", self.stored(DOCS_KEY)),
             Route("/games", self.browse),
             Route("/search", self.search),

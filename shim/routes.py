@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Awaitable, Callable
 
+import anyio.to_thread
 import orjson
 from starlette.requests import Request
 from starlette.responses import Response
@@ -23,6 +24,7 @@ from bangscore.shim import params
 from bangscore.shim.answer import JSON_TYPE, NotFound, Resolved, Stored
 from bangscore.shim.handlers import Shim
 from bangscore.shim.keystore import KeyRecord
+from bangscore.shim.pages import SEARCH_THREADS
 from bangscore.shim.source import LoadedSnapshot
 
 
@@ -72,7 +74,10 @@ def build_routes(shim: Shim) -> list[Route]:
     async def search(request: Request) -> Response:
         async def resolve(snap: LoadedSnapshot, _: KeyRecord) -> Resolved:
             query = params.parse_search_query(request.query_params.multi_items())
-            body, etag = snap.search_page(query.q, query.page)
+            # Off the event loop (CPU work), on the pages' bounded pool of search threads.
+            body, etag = await anyio.to_thread.run_sync(
+                snap.search_page, query.q, query.page, limiter=SEARCH_THREADS
+            )
             link = shim.links(
                 snap, "/api/v1/search", {"q": query.q}, query.page, page_count(_total(body))
             )

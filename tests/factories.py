@@ -91,14 +91,20 @@ def publish_catalog(
     build and publish a snapshot; return the store and the scored games."""
     store = storage if storage is not None else MemoryStorage()
     games = score_catalog(records)
+    created_at = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
     objects = snapshot_objects(
-        games, site_url=SITE, base_url=SITE, not_rated=not_rated, prices_as_of=prices_as_of
+        games,
+        site_url=SITE,
+        base_url=SITE,
+        not_rated=not_rated,
+        prices_as_of=prices_as_of,
+        created_at=created_at,
     )
     publish(
         store,
         snapshot_id,
         objects,
-        created_at=dt.datetime(2026, 11, 1, tzinfo=dt.UTC),
+        created_at=created_at,
         meta={"games": len(games)},
     )
     return store, games

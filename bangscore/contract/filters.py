@@ -102,3 +102,11 @@ OPENAPI_KEY = "api/v1/openapi.json"
 DOCS_KEY = "site/docs.html"
 HOME_KEY = "site/index.html"
 FAVICON_KEY = "site/favicon.svg"
+ABOUT_SCORE_KEY = "site/about/score.html"
+# The snapshot's dates as pages show them: {"snapshot_date": "YYYY-MM-DD", "prices_as_of": ...}.
+DATES_KEY = "site/dates.json"
+
+
+def badge_key(appid: int) -> str:
+    """Given an appid, return the key of its badge (``/badge/<appid>.svg``)."""
+    return f"site/badge/{appid}.svg"

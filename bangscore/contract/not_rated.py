@@ -35,10 +35,13 @@ REASON_LABEL: Mapping[str, str] = {
 """The website's short words per reason, beside a name in search results."""
 
 
-def not_rated_index(apps: Sequence[NotRated]) -> dict[str, Any]:
-    """Given the known apps that are not rated, return the index as the snapshot stores it:
-    parallel arrays sorted by appid (``appid``, ``reason`` as an index into ``reasons``,
-    ``name``)."""
+def not_rated_index(
+    apps: Sequence[NotRated], aliases: dict[str, int] | None = None
+) -> dict[str, Any]:
+    """Given the known apps that are not rated and the search aliases naming some of them
+    (``{"gta v": appid}``, from the builder's alias table), return the index as the snapshot
+    stores it: parallel arrays sorted by appid (``appid``, ``reason`` as an index into
+    ``reasons``, ``name``) and ``aliases``."""
     ordered = sorted(apps, key=lambda a: a.appid)
     reasons = list(NOT_RATED_REASONS)
     return {
@@ -46,6 +49,7 @@ def not_rated_index(apps: Sequence[NotRated]) -> dict[str, Any]:
         "appid": [a.appid for a in ordered],
         "reason": [reasons.index(a.reason) for a in ordered],
         "name": [a.name for a in ordered],
+        "aliases": dict(aliases or {}),
     }
 
 
@@ -63,7 +67,10 @@ class NotRatedIndex:
             self.appids = np.asarray(doc.get("appid", []), dtype=np.int64)
             self.codes = np.asarray(doc.get("reason", []), dtype=np.int8)
             self.names: list[str] = [str(n) for n in doc.get("name", [])]
-        except (TypeError, OverflowError) as exc:
+            self.aliases: dict[str, int] = {
+                str(k): int(v) for k, v in dict(doc.get("aliases", {})).items()
+            }
+        except (TypeError, OverflowError, ValueError) as exc:
             raise ValueError(f"malformed not-rated index: {exc}") from exc
         if not len(self.appids) == len(self.codes) == len(self.names):
             raise ValueError("not-rated arrays differ in length")
@@ -88,4 +95,4 @@ class NotRatedIndex:
         """Return a name search index over the apps that have a name (None when there are
         none); seconds for 150k names, so callers build it once, off the event loop."""
         named = [(int(a), 0, n) for a, n in zip(self.appids, self.names, strict=True) if n]
-        return SearchIndex.build(named) if named else None
+        return SearchIndex.build(named, self.aliases) if named else None

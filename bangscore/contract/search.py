@@ -8,22 +8,35 @@ must be a prefix of a word of the name; roman numerals II-XX match digits; with 
 typo-tolerant pass allows 1 edit for query words of 4-7 letters and 2 from 8 letters
 (optimal string alignment distance: an insertion, deletion, substitution or swap of two
 adjacent letters is one edit, as in most search engines). An
-all-digit query that is an appid puts that game first. Ranking: exact name, then names
-starting with the query, then other matches; ties by bang_score descending, then appid.
+all-digit query that is an appid puts that game first. Ranking: exact name, then the game an
+alias names (``bg3``, ``gta v``: the table of :mod:`build.aliases`, shipped in the index), then
+names starting with the query, then other matches; ties by bang_score descending, then appid.
+
+Bounded work (docs/API.md#search-limits), so that no query stalls the server: at most
+:data:`MAX_QUERY_WORDS` distinct words are matched (a word that is a prefix of another query
+word adds nothing and is dropped first, then the shortest); the typo-tolerant pass weighs at
+most :data:`MAX_FUZZY_WORDS` words, each expanding to at most :data:`MAX_FUZZY_TERMS` close
+vocabulary words; and a query's comparisons (postings read, candidate names checked, words
+compared) stop at :data:`MAX_COMPARISONS`: the typo pass ignores words left past that budget.
 """
 
 from __future__ import annotations
 
 import bisect
+import heapq
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Final
 
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
+MAX_QUERY_WORDS: Final = 8
+MAX_FUZZY_WORDS: Final = 3
+MAX_FUZZY_TERMS: Final = 64
+MAX_COMPARISONS: Final = 120_000
 DROPPED_CHARS = dict.fromkeys(map(ord, "™®©℠'’`´"), None)
 _SPLIT = re.compile(r"[^\w]+|_")
 _ROMAN = {
@@ -81,6 +94,36 @@ def max_edits(word: str) -> int:
     return 0 if len(word) < 4 else 1 if len(word) < 8 else 2
 
 
+def alias_key(text: str) -> str:
+    """Given a query or an alias, return its alias-table key: folded, spaces removed."""
+    return "".join(fold(text).split())
+
+
+def query_words(folded: str) -> list[str]:
+    """Given a folded query, return the words that are matched: distinct, without a word that
+    is a prefix of another query word (every name matching the longer matches it), longest
+    first, at most :data:`MAX_QUERY_WORDS`."""
+    distinct = sorted(set(folded.split()), key=lambda w: (-len(w), w))
+    kept: list[str] = []
+    for word in distinct:
+        if not any(k.startswith(word) for k in kept):
+            kept.append(word)
+    return kept[:MAX_QUERY_WORDS]
+
+
+@dataclass(slots=True)
+class Work:
+    """The comparisons one query has spent (postings read, names checked, words compared)."""
+
+    comparisons: int = 0
+    limit: int = MAX_COMPARISONS
+
+    @property
+    def left(self) -> int:
+        """Return the comparisons still allowed."""
+        return self.limit - self.comparisons
+
+
 @dataclass(frozen=True, slots=True)
 class SearchEntry:
     """One searchable game: its appid, bang_score and folded name."""
@@ -90,109 +133,232 @@ class SearchEntry:
     folded: str
 
 
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """A query's answer: the matching appids in ranked order and the comparisons it cost."""
+
+    appids: list[int]
+    comparisons: int = 0
+    words: list[str] = field(default_factory=list)
+
+
 class SearchIndex:
     """An in-memory inverted index of game names, ranked by the rules of
-    docs/API.md#matching-and-ranking."""
+    docs/API.md#matching-and-ranking, with the alias table (``{key: appid}``)."""
 
-    def __init__(self, entries: Sequence[SearchEntry], postings: dict[str, list[int]]) -> None:
+    def __init__(
+        self,
+        entries: Sequence[SearchEntry],
+        postings: dict[str, list[int]],
+        aliases: dict[str, int] | None = None,
+    ) -> None:
         # Entries are in tie order (bang_score desc, appid asc): a position is a tie rank.
         self.entries = list(entries)
         self.postings = postings
         self.vocab = sorted(postings)
         self.by_appid = {e.appid: i for i, e in enumerate(self.entries)}
+        self.aliases = {k: a for k, a in (aliases or {}).items() if a in self.by_appid}
+        # Whole folded names in order, with their positions: the names starting with a query
+        # are one bisected range, so ranking never looks at each hit in Python.
+        by_name = sorted((e.folded, pos) for pos, e in enumerate(self.entries))
+        self._names = [name for name, _ in by_name]
+        self._name_pos = [pos for _, pos in by_name]
+        # Postings before each vocabulary word: a prefix's posting count in two bisections.
+        self._cum = [0]
+        for w in self.vocab:
+            self._cum.append(self._cum[-1] + len(postings[w]))
+        self._words: list[list[str]] = [[] for _ in self.entries]
+        for w, positions in postings.items():
+            for pos in positions:
+                self._words[pos].append(w)
         # Per index (not functools.lru_cache, which would keep every index alive); one entry
         # per word length, so it stays small.
-        self._truncated: dict[int, dict[str, list[str]]] = {}
+        self._truncated: dict[int, tuple[dict[str, list[str]], dict[int, list[str]]]] = {}
+        self._by_length: dict[int, list[str]] = {}
+        for w in self.vocab:
+            self._by_length.setdefault(len(w), []).append(w)
 
     @classmethod
-    def build(cls, games: Iterable[tuple[int, int, str]]) -> SearchIndex:
-        """Given (appid, bang_score, name) triples, return the index over them."""
+    def build(
+        cls, games: Iterable[tuple[int, int, str]], aliases: dict[str, int] | None = None
+    ) -> SearchIndex:
+        """Given (appid, bang_score, name) triples and the alias table (``{key: appid}``, see
+        :func:`alias_key`), return the index over them."""
         ordered = sorted(games, key=lambda g: (-g[1], g[0]))
         entries = [SearchEntry(a, s, fold(n)) for a, s, n in ordered]
         postings: dict[str, list[int]] = {}
         for pos, (_, _, name) in enumerate(ordered):
             for word in dict.fromkeys(name_words(name)):
                 postings.setdefault(word, []).append(pos)
-        return cls(entries, postings)
+        return cls(entries, postings, aliases)
 
     def to_json(self) -> dict[str, Any]:
         """Return the index as a JSON-able dict (what the builder writes)."""
         return {
             "entries": [[e.appid, e.bang_score, e.folded] for e in self.entries],
             "postings": self.postings,
+            "aliases": self.aliases,
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SearchIndex:
-        """Given the dict of :meth:`to_json`, return the index; raise KeyError/ValueError if bad."""
-        entries = [SearchEntry(int(a), int(s), str(f)) for a, s, f in data["entries"]]
-        return cls(entries, {str(k): list(v) for k, v in data["postings"].items()})
+        """Given the dict of :meth:`to_json`, return the index; raise KeyError/ValueError if bad.
 
-    def _prefix_positions(self, word: str) -> set[int]:
+        An index written before aliases existed loads with none."""
+        entries = [SearchEntry(int(a), int(s), str(f)) for a, s, f in data["entries"]]
+        aliases = {str(k): int(v) for k, v in data.get("aliases", {}).items()}
+        return cls(entries, {str(k): list(v) for k, v in data["postings"].items()}, aliases)
+
+    def _range(self, word: str) -> tuple[int, int]:
         lo = bisect.bisect_left(self.vocab, word)
-        hi = bisect.bisect_left(self.vocab, word + "\U0010ffff")
+        return lo, bisect.bisect_left(self.vocab, word + "\U0010ffff", lo)
+
+    def _estimate(self, word: str) -> int:
+        """Return how many postings the prefix ``word`` reads (a game may count twice)."""
+        lo, hi = self._range(word)
+        return self._cum[hi] - self._cum[lo]
+
+    def _prefix_positions(self, word: str, work: Work) -> set[int]:
+        lo, hi = self._range(word)
+        work.comparisons += self._cum[hi] - self._cum[lo]
         found: set[int] = set()
         for w in self.vocab[lo:hi]:
             found.update(self.postings[w])
         return found
 
-    def _truncated_vocab(self, length: int) -> dict[str, list[str]]:
+    def _match_prefix(self, words: list[str], work: Work) -> set[int]:
+        """Every word a prefix of a name word: the rarest word's postings, then each other word
+        intersected, or checked on the candidates when that reads less."""
+        ranked = sorted((self._estimate(w), w) for w in words)
+        if not ranked or ranked[0][0] == 0:
+            return set()
+        result = self._prefix_positions(ranked[0][1], work)
+        for estimate, word in ranked[1:]:
+            checked = sum(len(self._words[p]) for p in result)
+            if estimate <= checked:
+                result &= self._prefix_positions(word, work)
+            else:
+                work.comparisons += checked
+                result = {p for p in result if any(w.startswith(word) for w in self._words[p])}
+            if not result:
+                return set()
+        return result
+
+    def _truncated_vocab(self, length: int) -> tuple[dict[str, list[str]], dict[int, list[str]]]:
+        """Given a length, return the vocabulary's words by their first ``length`` letters,
+        and those heads by their own length (a word shorter than ``length`` is its own head)."""
         found = self._truncated.get(length)
         if found is None:
-            found = {}
+            heads: dict[str, list[str]] = {}
             for w in self.vocab:
-                found.setdefault(w[:length], []).append(w)
+                heads.setdefault(w[:length], []).append(w)
+            by_length: dict[int, list[str]] = {}
+            for h in heads:
+                by_length.setdefault(len(h), []).append(h)
+            found = heads, by_length
             self._truncated[length] = found
         return found
 
-    def _fuzzy_positions(self, word: str) -> set[int]:
+    def _fuzzy_positions(self, word: str, result: set[int] | None, work: Work) -> set[int] | None:
+        """Return the positions of names with a word within the allowed edits of ``word`` (or
+        starting with such a word), among ``result`` when given; None when the budget left
+        cannot pay for the comparisons.
+
+        Only words whose length is within the allowed edits can be that close, so only those
+        are compared (a 4-letter word meets the 3- to 5-letter words, not the whole vocabulary).
+        """
         edits = max_edits(word)
         if edits == 0:
-            return self._prefix_positions(word)
+            return self._prefix_positions(word, work)
+        size = len(word)
+        # Building a candidate-only vocabulary is Python work: only worth it for few candidates.
+        if result is not None and len(result) * 16 < len(self.vocab):
+            work.comparisons += sum(len(self._words[p]) for p in result)
+            vocab = sorted({w for p in result for w in self._words[p]})
+            truncated: dict[str, list[str]] = {}
+            for w in vocab:
+                truncated.setdefault(w[:size], []).append(w)
+            whole = [w for w in vocab if abs(len(w) - size) <= edits]
+            heads = [h for h in truncated if len(h) >= size - edits]
+        else:
+            truncated, head_lengths = self._truncated_vocab(size)
+            whole = [
+                w for n in range(size - edits, size + edits + 1) for w in self._by_length.get(n, ())
+            ]
+            heads = [h for n in range(size - edits, size + 1) for h in head_lengths.get(n, ())]
+        cost = len(whole) + len(heads)
+        if cost > work.left:
+            return None
+        work.comparisons += cost
         words = {
             w
             for w, _, _ in process.extract(
-                word, self.vocab, scorer=OSA.distance, score_cutoff=edits, limit=None
+                word, whole, scorer=OSA.distance, score_cutoff=edits, limit=MAX_FUZZY_TERMS
             )
         }
-        truncated = self._truncated_vocab(len(word))
-        for prefix, _, _ in process.extract(
-            word, list(truncated), scorer=OSA.distance, score_cutoff=edits, limit=None
+        for head, _, _ in process.extract(
+            word, heads, scorer=OSA.distance, score_cutoff=edits, limit=MAX_FUZZY_TERMS
         ):
-            words.update(truncated[prefix])
+            words.update(truncated[head])
         found: set[int] = set()
         for w in words:
+            work.comparisons += len(self.postings[w])
             found.update(self.postings[w])
-        return found
+        return found if result is None else found & result
 
-    def _match(self, words: list[str], fuzzy: bool) -> set[int]:
+    def _match_fuzzy(self, words: list[str], work: Work) -> set[int]:
         result: set[int] | None = None
-        for word in sorted(set(words), key=len, reverse=True):
-            hits = self._fuzzy_positions(word) if fuzzy else self._prefix_positions(word)
+        for word in words[:MAX_FUZZY_WORDS]:  # longest first: the most telling words
+            hits = self._fuzzy_positions(word, result, work)
+            if hits is None:
+                break
             result = hits if result is None else result & hits
             if not result:
                 return set()
         return result or set()
 
-    def search(self, query: str) -> list[int]:
-        """Given a raw query, return the appids of every match in ranked order.
+    def search(self, query: str, *, typos: bool = True, limit: int | None = None) -> list[int]:
+        """Given a raw query, return the appids of every match in ranked order (the first
+        ``limit`` only, when given); without ``typos``, no typo-tolerant pass.
 
         Raises nothing: a query with no word matches nothing (callers validate length first).
         """
+        return self.search_counted(query, typos=typos, limit=limit).appids
+
+    def search_counted(
+        self, query: str, *, typos: bool = True, limit: int | None = None
+    ) -> SearchResult:
+        """Given a raw query, return its :class:`SearchResult`: the ranked appids (the first
+        ``limit`` only, when given), the comparisons spent (at most about
+        :data:`MAX_COMPARISONS`) and the words matched; without ``typos``, no typo pass."""
         folded = fold(query)
-        words = folded.split()
-        hits = self._match(words, fuzzy=False) if words else set()
-        if not hits and words:
-            hits = self._match(words, fuzzy=True)
-
-        def rank(pos: int) -> tuple[int, int]:
-            name = self.entries[pos].folded
-            kind = 0 if name == folded else 1 if name.startswith(folded) else 2
-            return kind, pos
-
-        ranked = [self.entries[p].appid for p in sorted(hits, key=rank)]
+        words = query_words(folded)
+        work = Work()
+        hits = self._match_prefix(words, work) if words else set()
+        if not hits and words and typos:
+            hits = self._match_fuzzy(words, work)
+        alias = self.by_appid.get(self.aliases.get(alias_key(query), -1))
+        lo = bisect.bisect_left(self._names, folded)
+        hi = bisect.bisect_left(self._names, folded + "\U0010ffff", lo)
+        starting = set(self._name_pos[lo:hi]) & hits if folded else set()
+        same = bisect.bisect_right(self._names, folded, lo, hi)
+        exact = sorted(set(self._name_pos[lo:same]) & starting)
+        first = exact + ([alias] if alias is not None and alias not in exact else [])
+        # Set operations and sorts of plain ints run in C: a query matching thousands of
+        # names ranks them without a Python call per name.
+        starting.difference_update(first)
+        rest = hits.difference(first, starting)
+        if limit is None:
+            order = first + sorted(starting) + sorted(rest)
+        else:
+            order = first[:limit]
+            order += heapq.nsmallest(limit - len(order), starting) if len(order) < limit else []
+            order += heapq.nsmallest(limit - len(order), rest) if len(order) < limit else []
+        ranked = [self.entries[p].appid for p in order]
         stripped = query.strip()
         if stripped.isdigit() and stripped.isascii() and int(stripped) in self.by_appid:
             appid = int(stripped)
             ranked = [appid] + [a for a in ranked if a != appid]
-        return ranked
+        return SearchResult(
+            ranked[:limit] if limit is not None else ranked, work.comparisons, words
+        )

@@ -120,18 +120,21 @@ def price_curve_svg(
     name: str = "this game",
     chart_id: str = "price-chart",
     width: int = WIDTH,
+    price_date: str | None = None,
 ) -> str:
     """Given the unrounded score (0..100) at each price of :func:`chart_prices` (a lookup such
     as ``samples.__getitem__``, so drawing makes no call into the model), today's price,
     the historical low and the two thresholds (None where unknown or unreachable), return the
     chart as an ``<svg>`` element.
 
-    Marks today's price (filled circle, solid line), the historical low (open square, dotted),
+    Marks the current price (filled circle, solid line), the historical low (open square, dotted),
     where the game becomes worth it (open diamond, dashed) and a banger (filled triangle,
     long dashes). Thresholds beyond the chart's right edge are left out of the drawing (the
     page's text names them). ``width`` is the drawing's width in SVG units (its text is 12
     units high): ``NARROW_WIDTH`` for phones, where the tier lines are named more briefly.
+    ``price_date`` (e.g. "24 Jul 2026") dates the price in the text alternative.
     """
+    seen = f" on {price_date}" if price_date else ""
     narrow = width < 500
     tier_labels = (
         ((BANGER_AT, "banger"), (WORTH_IT_AT, "worth it"))
@@ -143,7 +146,7 @@ def price_curve_svg(
     ]
     top, step = nice_ceiling(axis_top(candidates, price_usd))
     specs = (  # price, word, shape, dash, sentence ({at}: the price, {score}: the score)
-        (price_usd, "today", "circle", "", "At today's price of {at} it scores {score}."),
+        (price_usd, "price", "circle", "", "At its price of {at}" + seen + " it scores {score}."),
         (
             historical_low_usd,
             "low",

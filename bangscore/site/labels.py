@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from bangscore.scoring.drivers import TYPICAL_REVIEW_SCORE
 from bangscore.scoring.genres import GENRES
 
 BETTER_VALUE_COUNT = 5
@@ -85,15 +86,97 @@ def length_source_label(detail: Mapping[str, Any]) -> str | None:
     return None
 
 
-def better_in_genre(genres: Sequence[str], count: int = BETTER_VALUE_COUNT) -> list[list[int]]:
-    """Given each game's genre in list order, return for each game the positions of up to
-    ``count`` games of its genre ranked just above it (best first): better value today, and
-    the nearest to it in score. The top game of a genre gets [].
+def better_in_genre(
+    games: Sequence[tuple[str, int]], count: int = BETTER_VALUE_COUNT
+) -> list[list[int]]:
+    """Given each game's (genre, bang_score) in list order (bang_score descending), return for
+    each game the positions of up to ``count`` games of its genre with a strictly higher
+    bang_score, the nearest to it in score, listed best first. A game no other of its genre
+    beats gets [], as does every game tied at its genre's top score.
     """
-    seen: dict[str, list[int]] = {}
+    seen: dict[str, list[int]] = {}  # genre -> positions in list order
+    # genre -> (score of the last run of equal scores, where that run starts in seen[genre])
+    runs: dict[str, tuple[int, int]] = {}
     out: list[list[int]] = []
-    for pos, genre in enumerate(genres):
+    for pos, (genre, score) in enumerate(games):
         above = seen.setdefault(genre, [])
-        out.append(above[-count:])
+        run_score, cut = runs.get(genre, (score, 0))
+        if score != run_score:
+            if score > run_score:
+                raise ValueError("games must be in list order: bang_score descending")
+            cut = len(above)
+        runs[genre] = (score, cut)
+        out.append(above[max(0, cut - count) : cut])
         above.append(pos)
+    return out
+
+
+def _usd(value: float) -> str:
+    return "free" if value == 0 else f"${value:,.2f}"
+
+
+def driver_reasons(
+    detail: Mapping[str, Any],
+    *,
+    typical_price_per_hour: float | None,
+    typical_hours: float | None,
+) -> dict[str, str]:
+    """Given a detail record and what is typical of its genre (median price per hour of main
+    story of its paid games, USD; median main-story hours), return for each driver of the
+    record a sentence in a buyer's words saying why it pushes the score its way: the price per
+    hour against the genre's typical one, the length against the genre's, the reviews against
+    the catalogue's typical share. Never a weight."""
+    genre = genre_label(str(detail.get("genre", "other")))
+    price = float(detail.get("price_usd") or 0)
+    hours = detail.get("length_hours")
+    out: dict[str, str] = {}
+    if price == 0:
+        out["price"] = "It is free."
+    elif hours:
+        per_hour = price / float(hours)
+        typical = (
+            f"; {genre} games typically cost {_usd(typical_price_per_hour)} an hour"
+            if typical_price_per_hour
+            else ""
+        )
+        out["price"] = (
+            f"{_usd(price)} for {float(hours):.1f} h of main story is "
+            f"{_usd(round(per_hour, 2))} an hour{typical}."
+        )
+    if hours:
+        typical_len = (
+            f"; a typical {genre} game takes {typical_hours:.1f} h" if typical_hours else ""
+        )
+        out["length"] = f"{float(hours):.1f} h of main story{typical_len}."
+    score = detail.get("review_score")
+    if score is not None:
+        count = int(detail.get("review_count") or 0)
+        out["reviews"] = (
+            f"{float(score) * 100:.0f}% of {count:,} reviews are positive; "
+            f"the typical rated game has {TYPICAL_REVIEW_SCORE * 100:.0f}%."
+        )
+    finish = detail.get("finish_rate")
+    if finish is not None:
+        out["finish_rate"] = f"{float(finish) * 100:.0f}% of its players finish it."
+    out["replayability"] = "Players who like it keep playing long after the main story."
+    out["estimated_length"] = (
+        "Its length is estimated from how long reviewers play, so it counts for less."
+    )
+    out["unattended_time"] = "Hours spent idling or in a tool do not count as play."
+    return out
+
+
+def drivers_explained(
+    detail: Mapping[str, Any], reasons: Mapping[str, str]
+) -> list[tuple[str, list[tuple[str, str | None]]]]:
+    """Given a detail record and :func:`driver_reasons`, return its drivers as (group heading,
+    [(label, reason or None)]) for the non-empty groups, raises then lowers then neutral."""
+    drivers = detail.get("drivers")
+    if not isinstance(drivers, Mapping):
+        return []
+    out = []
+    for key, heading in DRIVER_GROUPS:
+        names = [str(n) for n in drivers.get(key) or []]
+        if names:
+            out.append((heading, [(driver_label(n), reasons.get(n)) for n in names]))
     return out

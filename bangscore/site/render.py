@@ -9,6 +9,7 @@ configured site URL.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,8 +21,14 @@ from markupsafe import Markup
 from bangscore.contract.api import ATTRIBUTION_TEXT, ERROR_CODES
 from bangscore.contract.limits import MAX_QUERY_LENGTH, PAGE_SIZE
 from bangscore.scoring.genres import GENRES
+from bangscore.site.badge import badge_snippet
 from bangscore.site.chart import usd
-from bangscore.site.labels import drivers_view, genre_label, length_source_label
+from bangscore.site.labels import (
+    driver_reasons,
+    drivers_explained,
+    genre_label,
+    length_source_label,
+)
 
 JSON = dict[str, Any]
 
@@ -36,6 +43,15 @@ def _fmt_pct(value: float | None) -> str:
 
 def _fmt_hours(value: float | None) -> str:
     return "—" if value is None else f"{value:.1f} h"
+
+
+def _fmt_day(value: str | None) -> str:
+    """Given an ISO date (``2026-07-24``, or a date-time), return ``24 Jul 2026`` ("—" if
+    none)."""
+    if not value:
+        return "—"
+    day = dt.date.fromisoformat(str(value)[:10])
+    return f"{day.day} {day.strftime('%b %Y')}"
 
 
 def _local(url: str) -> str:
@@ -94,7 +110,12 @@ class SiteRenderer:
             lstrip_blocks=True,
         )
         self.env.filters.update(
-            usd=_fmt_usd, pct=_fmt_pct, hours=_fmt_hours, local=_local, genre_label=genre_label
+            usd=_fmt_usd,
+            pct=_fmt_pct,
+            hours=_fmt_hours,
+            local=_local,
+            genre_label=genre_label,
+            day=_fmt_day,
         )
         self.env.globals.update(
             site_url=site_url,
@@ -104,20 +125,70 @@ class SiteRenderer:
             genres=GENRES,
             max_query_length=MAX_QUERY_LENGTH,
         )
+        self.site_url = site_url.rstrip("/")
         self._game = self.env.get_template("game.html")
 
     def game_page(
-        self, detail: Mapping[str, Any], *, chart: str, better: Sequence[Mapping[str, Any]]
+        self,
+        detail: Mapping[str, Any],
+        *,
+        chart: str,
+        better: Sequence[Mapping[str, Any]],
+        history: str = "",
+        history_rows: Sequence[tuple[str, str, str, str]] = (),
+        typical_price_per_hour: float | None = None,
+        typical_hours: float | None = None,
+        dates: Mapping[str, str | None] | None = None,
     ) -> bytes:
-        """Given a game's detail record (wire dict), its price chart (SVG markup) and the list
-        items of the better-value games of its genre, return its HTML page as UTF-8 bytes."""
+        """Given a game's detail record (wire dict), its score-against-price chart and its
+        price-history chart (SVG markup), the history's table rows (date, paid, list,
+        discount), the list items of the better-value games of its genre (best first), what is
+        typical of its genre (USD an hour, hours) and the snapshot's dates
+        (``snapshot_date``, ``prices_as_of``), return its HTML page as UTF-8 bytes."""
+        badge_url = f"{self.site_url}/badge/{detail['appid']}.svg"
+        reasons = driver_reasons(
+            detail, typical_price_per_hour=typical_price_per_hour, typical_hours=typical_hours
+        )
         return self._game.render(
             game=detail,
             chart=Markup(chart),  # our own SVG: bangscore.site.chart escapes every text in it
+            history=Markup(history),  # likewise, bangscore.site.history_chart
+            history_rows=history_rows,
             better=better,
-            drivers=drivers_view(detail),
+            drivers=drivers_explained(detail, reasons),
             length_source=length_source_label(detail),
+            dates=dates or {},
+            price_date=_price_date(detail, dates or {}),
+            badge_url=badge_url,
+            badge_snippet=badge_snippet(
+                badge_url=badge_url,
+                game_url=str(detail["url"]),
+                name=str(detail["name"]),
+                bang_score=int(detail["bang_score"]),
+                tier=str(detail["tier"]),
+            ),
+            storefront_url=f"https://store.steampowered.com/app/{detail['appid']}/",
         ).encode()
+
+    def about_score_page(self, *, dates: Mapping[str, str | None]) -> bytes:
+        """Given the snapshot's dates, return the ``/about/score`` page: tiers and their bands,
+        the verdict, the inputs and their sources, and what is never published."""
+        return self.env.get_template("about_score.html").render(dates=dates).encode()
+
+    def not_rated_page(self, *, appid: int, name: str, reason: str, reason_text: str) -> bytes:
+        """Given a known app that is not rated (appid, name, ``reason`` and its words), return
+        its page: what it is and why it has no score."""
+        return (
+            self.env.get_template("not_rated.html")
+            .render(
+                appid=appid,
+                name=name,
+                reason=reason,
+                reason_text=reason_text,
+                storefront_url=f"https://store.steampowered.com/app/{appid}/",
+            )
+            .encode()
+        )
 
     def docs_page(self, openapi: dict[str, Any]) -> bytes:
         """Given the OpenAPI document, return the ``/docs`` page: reference, terms, errors."""
@@ -125,12 +196,29 @@ class SiteRenderer:
             self.env.get_template("docs.html").render(openapi=openapi, errors=ERROR_CODES).encode()
         )
 
-    def home_page(self, top: Sequence[Mapping[str, Any]], total: int) -> bytes:
-        """Given the top list items and the catalog size, return the home page bytes."""
-        return self.env.get_template("home.html").render(top=top, total=total).encode()
+    def home_page(
+        self,
+        top: Sequence[Mapping[str, Any]],
+        total: int,
+        *,
+        dates: Mapping[str, str | None] | None = None,
+    ) -> bytes:
+        """Given the top list items, the catalog size and the snapshot's dates
+        (``snapshot_date``, ``prices_as_of``), return the home page bytes."""
+        return (
+            self.env.get_template("home.html")
+            .render(top=top, total=total, dates=dates or {})
+            .encode()
+        )
 
     def browse_page(
-        self, listing: Listing, *, form: FormState, api_url: str, errors: Sequence[Any] = ()
+        self,
+        listing: Listing,
+        *,
+        form: FormState,
+        api_url: str,
+        errors: Sequence[Any] = (),
+        dates: Mapping[str, str | None] | None = None,
     ) -> bytes:
         """Given a page of games, the form's state, the same query's API URL and any parameter
         errors (objects with ``parameter`` and ``message``), return the ``/games`` page."""
@@ -141,6 +229,7 @@ class SiteRenderer:
                 form=form,
                 api_url=api_url,
                 errors=errors,
+                dates=dates or {},
             )
             .encode()
         )
@@ -153,6 +242,7 @@ class SiteRenderer:
         not_rated: Sequence[Mapping[str, Any]] = (),
         api_url: str = "",
         errors: Sequence[Any] = (),
+        dates: Mapping[str, str | None] | None = None,
     ) -> bytes:
         """Given the query, a page of matches, the matching known-but-unrated games (``appid``,
         ``name``, ``reason_text``), the API URL and any errors, return the ``/search`` page."""
@@ -164,6 +254,7 @@ class SiteRenderer:
                 not_rated=not_rated,
                 api_url=api_url,
                 errors=errors,
+                dates=dates or {},
             )
             .encode()
         )
@@ -184,3 +275,16 @@ class SiteRenderer:
         assert loader is not None
         source, _, _ = loader.get_source(self.env, "favicon.svg")
         return source.encode()
+
+
+def _price_date(detail: Mapping[str, Any], dates: Mapping[str, str | None]) -> str | None:
+    """Given a detail record and the snapshot's dates, return the ISO date of its price: its
+    ``price_observed_at`` when published, else the date its price source gives, else the
+    prices' as-of date."""
+    observed = detail.get("price_observed_at")
+    if observed:
+        return str(observed)[:10]
+    source = (detail.get("provenance") or {}).get("price_usd")
+    if isinstance(source, Mapping) and source.get("date"):
+        return str(source["date"])
+    return dates.get("prices_as_of")

@@ -6,7 +6,15 @@ from typing import Any
 
 import pytest
 
-from bangscore.contract.search import SearchIndex, fold, name_words
+from bangscore.build.aliases import build_aliases
+from bangscore.contract.search import (
+    MAX_COMPARISONS,
+    MAX_QUERY_WORDS,
+    SearchIndex,
+    fold,
+    name_words,
+    query_words,
+)
 
 GAMES = [
     (220, 90, "Half-Life 2"),
@@ -22,9 +30,13 @@ GAMES = [
 ]
 
 
+ALIASES = {"gta5": 271590, "gtav": 271590, "hl2": 220, "bg3": 999}  # 999: not in the index
+
+
 @pytest.fixture(scope="module")
 def index() -> SearchIndex:
-    return SearchIndex.from_json(SearchIndex.build(GAMES).to_json())  # round-trips as stored
+    built = SearchIndex.build(GAMES, ALIASES)
+    return SearchIndex.from_json(built.to_json())  # round-trips as stored
 
 
 @pytest.mark.parametrize(
@@ -59,6 +71,10 @@ def test_hyphenated_words_also_match_joined() -> None:
         ("pokemon", [1]),
         ("pokémon adv", [1]),
         ("gta", []),
+        ("gta v", [271590]),  # the alias table, with roman numerals folded
+        ("GTA5", [271590]),
+        ("hl2", [220]),
+        ("bg3", []),  # an alias whose game is not in the index is dropped
         ("grand theft auto 5", [271590]),
         ("final fantasy 14", [4]),
         ("baldurs", [5]),
@@ -94,6 +110,91 @@ def test_all_digit_appid_comes_first(index: SearchIndex) -> None:
     assert set(index.search("2")) == {2, 220, 620}
 
 
+def test_alias_comes_after_an_exact_name_and_before_prefix_matches() -> None:
+    games = [(10, 50, "CS2D"), (730, 90, "Counter-Strike 2"), (11, 99, "cs2")]
+    index = SearchIndex.build(games, {"cs2": 730})
+    assert index.search("cs2") == [11, 730, 10]
+
+
+def test_index_without_aliases_loads() -> None:
+    data = SearchIndex.build(GAMES).to_json()
+    del data["aliases"]
+    assert SearchIndex.from_json(data).search("gta v") == []
+
+
+@pytest.mark.parametrize(
+    ("query", "words"),
+    [
+        pytest.param("a an and", ["and"], id="prefixes-of-another-word-add-nothing"),
+        pytest.param("b a b", ["a", "b"], id="repeats"),
+        pytest.param(
+            " ".join(f"w{n:02d}" for n in range(20)),
+            [f"w{n:02d}" for n in range(MAX_QUERY_WORDS)],
+            id="at-most-eight",
+        ),
+    ],
+)
+def test_query_words(query: str, words: list[str]) -> None:
+    assert query_words(fold(query)) == words
+
+
+@pytest.fixture(scope="module")
+def broad_index() -> SearchIndex:
+    """An index of 30,000 generated names that share short words, so broad queries hit
+    thousands of them (the shape of the real catalogue's worst queries)."""
+    syllables = ["the", "them", "then", "thea", "sim", "star", "war", "dark", "a", "of"]
+    games = [
+        (n + 1, n % 100, f"{syllables[n % 10]} {syllables[(n // 10) % 10]}{n % 7} x{n}")
+        for n in range(30_000)
+    ]
+    return SearchIndex.build(games)
+
+
+WORST = [
+    pytest.param(" ".join(f"the{c}" for c in "abcdefghijklmnopqrst"), id="twenty-variants-of-the"),
+    pytest.param(" ".join("abcdefghijklmnopqrstuvwxyz"), id="every-letter"),
+    pytest.param("a", id="one-letter"),
+    pytest.param("thee thea theo thei", id="typo-variants"),
+    pytest.param(" ".join(["qwertyuiopasdfgh"] * 6), id="long-nonsense"),
+]
+
+
+@pytest.mark.parametrize("query", WORST)
+def test_a_query_work_is_bounded(broad_index: SearchIndex, query: str) -> None:
+    result = broad_index.search_counted(query)
+    assert len(result.words) <= MAX_QUERY_WORDS
+    # A typo-pass step is admitted only when the budget left pays for it; the postings
+    # read by the last admitted step may pass the budget by at most the index's size.
+    assert result.comparisons <= MAX_COMPARISONS + 30_000
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("query", "appid"),
+    [
+        pytest.param("bg3", 1086940, id="bg3"),
+        pytest.param("gta v", 271590, id="gta-v"),
+        pytest.param("gtav", 271590, id="gtav"),
+        pytest.param("gta 5", 271590, id="gta-5"),
+        pytest.param("rdr2", 1174180, id="rdr2"),
+        pytest.param("cs2", 730, id="cs2-is-counter-strike-2"),
+        pytest.param("portal ii", 620, id="roman-to-digits"),
+        pytest.param("hades 2", 1145350, id="digits-to-roman"),
+    ],
+)
+def test_real_catalog_aliases(real_snapshot: Any, query: str, appid: int) -> None:
+    games = real_snapshot[1]
+    triples = [(g.record.appid, g.bang_score, g.record.name) for g in games]
+    index = SearchIndex.build(
+        triples,
+        build_aliases(
+            ((g.record.appid, g.record.name, g.record.review_count) for g in games),
+            (w for _, _, name in triples for w in name_words(name)),
+        ),
+    )
+    assert index.search(query)[0] == appid
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("query", "appid"),
@@ -109,3 +210,10 @@ def test_real_catalog_finds_the_2024_2026_games(real_snapshot: Any, query: str, 
     games = real_snapshot[1]
     index = SearchIndex.build((g.record.appid, g.bang_score, g.record.name) for g in games)
     assert index.search(query)[0] == appid
+
+
+@pytest.mark.parametrize("query", ["portal", "por", "2", "gta v", "a"])
+def test_a_limited_search_is_the_head_of_the_full_one(index: SearchIndex, query: str) -> None:
+    full = index.search(query)
+    for limit in (0, 1, 2, 3, 10):
+        assert index.search(query, limit=limit) == full[:limit]

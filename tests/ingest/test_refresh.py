@@ -200,8 +200,10 @@ def test_full_ingest_resolves_every_source(
         storefront=TODAY, player_stats=TODAY, play_length=OLD, price_history=TODAY
     )
     assert portal.estimated == ("finish_rate",)
-    # Alyx: delisted on the (replayed) storefront, so its storefront values and date stay.
-    assert (alyx.price_usd, alyx.sources.storefront) == (5.0, OLD)
+    # Alyx: delisted on the (replayed) storefront, so its storefront values and date stay; its
+    # old sale price is no longer current at the ingest time, so the list price is shown.
+    assert (alyx.price_usd, alyx.list_price_usd, alyx.discount_percent) == (10.0, 10.0, 0)
+    assert alyx.sources.storefront == OLD
     assert (alyx.main_story_hours, alyx.completionist_hours) == (12.1, 18.3)
     assert alyx.sources.play_length == TODAY
     assert alyx.provenance["length_hours"].source == "live hltb"

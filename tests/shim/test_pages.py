@@ -13,6 +13,7 @@ from starlette.testclient import TestClient
 
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import NotRated
+from bangscore.shim.pages import MAX_UNRATED_SHOWN
 from bangscore.shim.sqlite_store import SQLiteKeyStore
 from bangscore.storage import ObjectStorage
 from tests import factories
@@ -176,7 +177,13 @@ def test_search_names_known_games_that_are_not_rated(
     client, _ = client_factory(with_not_rated)
     html = client.get("/search?q=hades").text
     assert appids(html) == []
-    assert "Hades Demo</strong> — not rated: not a game" in html
+    demo = re.search(
+        r'<li data-appid="(\d+)"><a href="/game/\1">Hades Demo</a> — not rated: not a game', html
+    )
+    assert demo is not None
+    page = client.get(f"/game/{demo[1]}")  # its own page, with the reason: not a bare 404
+    assert page.status_code == 200 and page.headers["content-type"] == HTML
+    assert 'data-reason="not_a_game"' in page.text and "not a game" in page.text
     both = client.get("/search?q=rpg quest").text
     assert len(appids(both)) == 5 and "Rpg Quest Remastered" in both
     assert "too few reviews" in both
@@ -255,3 +262,33 @@ def test_every_page_has_the_search_box_and_a_favicon(site: Any) -> None:
         html = client.get(path).text
         assert '<form class="site-search" role="search" method="get" action="/search">' in html
         assert '<link rel="icon" href="/favicon.svg" type="image/svg+xml">' in html
+
+
+def test_search_lists_at_most_ten_unrated_apps(client_factory: ClientFactory) -> None:
+    many = [
+        NotRated(appid=500 + n, name=f"Zork Clone {n}", reason="too_few_reviews") for n in range(30)
+    ]
+    storage, _ = factories.publish_catalog(factories.small_catalog(), not_rated=many)
+    client, _ = client_factory(storage)
+    html = client.get("/search?q=zork").text
+    assert len(re.findall(r'<li data-appid="\d+"><a href="/game/', html)) == MAX_UNRATED_SHOWN
+
+
+def test_badge_and_about_pages(
+    client_factory: ClientFactory, with_not_rated: ObjectStorage
+) -> None:
+    client, _ = client_factory(with_not_rated)
+    game = client.get("/games").text
+    appid = appids(game)[0]
+    badge = client.get(f"/badge/{appid}.svg")
+    assert badge.status_code == 200
+    assert badge.headers["content-type"].startswith("image/svg+xml")
+    assert badge.headers["cache-control"] == "public, max-age=86400"
+    assert badge.text.startswith("<svg") and "BangScore" in badge.text
+    again = client.get(f"/badge/{appid}.svg", headers={"If-None-Match": badge.headers["etag"]})
+    assert again.status_code == 304
+    assert client.get("/badge/1.svg").status_code == 404
+    assert client.get("/badge/abc.svg").status_code == 404
+    about = client.get("/about/score")
+    assert about.status_code == 200 and "What is never published" in about.text
+    assert 'id="dates"' in client.get("/games").text

@@ -135,7 +135,7 @@ def test_search_hades_see_its_value_go_back_then_filter_and_page(
     expect(chart).to_be_visible()
     detail = site.detail(HADES)
     marks = chart.locator("text.marker-label")
-    expect(marks.filter(has_text=f"today ${detail['price_usd']:,.2f}")).to_have_count(1)
+    expect(marks.filter(has_text=f"price ${detail['price_usd']:,.2f}")).to_have_count(1)
     if detail["historical_low_usd"] is not None:
         expect(marks.filter(has_text=f"low ${detail['historical_low_usd']:,.2f}")).to_have_count(1)
     expect(page.locator("#chart-summary")).to_contain_text(f"it scores {detail['bang_score']}")
@@ -146,7 +146,7 @@ def test_search_hades_see_its_value_go_back_then_filter_and_page(
     else:
         assert page.locator("#drivers").count() == 0
     expect(page.locator("#length")).to_contain_text(f"{detail['length_hours']:.1f} h")
-    expect(page.locator("#better")).to_contain_text("Better value today in Roguelike")
+    expect(page.locator("#better")).to_contain_text("Better value in Roguelike")
     shot(page, "site_game_1280.png")
 
     # 3. Back to the results.

@@ -56,15 +56,15 @@ def test_axis_covers_the_marked_prices_within_a_cap(
     [
         (
             {"historical_low_usd": 7.5, "worth_it_at_usd": 25.0, "becomes_banger_at_usd": 10.0},
-            ["today $19.99", "low $7.50", "banger $10.00", "worth it $25.00"],
+            ["price $19.99", "low $7.50", "banger $10.00", "worth it $25.00"],
         ),
         (
             {"historical_low_usd": None, "worth_it_at_usd": None, "becomes_banger_at_usd": None},
-            ["today $19.99"],
+            ["price $19.99"],
         ),
         (
             {"historical_low_usd": None, "worth_it_at_usd": 500.0, "becomes_banger_at_usd": 300.0},
-            ["today $19.99"],  # both beyond the chart's right edge: named in the page text only
+            ["price $19.99"],  # both beyond the chart's right edge: named in the page text only
         ),
     ],
     ids=["all-markers", "none-known", "thresholds-off-chart"],
@@ -92,7 +92,7 @@ def test_svg_is_accessible_and_self_contained() -> None:
     assert title is not None and title.text == "bang_score of Tom & Jerry <3 against its price"
     assert desc is not None and desc.text is not None
     assert root.get("aria-labelledby") == f"{title.get('id')} {desc.get('id')}"
-    assert "At today's price of $19.99 it scores 70." in desc.text
+    assert "At its price of $19.99 it scores 70." in desc.text
     assert "At its historical low of $7.50 it scores 83." in desc.text
     assert "It is worth it (65 or more) at $25.00 or less." in desc.text
     assert "<script" not in svg and "href" not in svg

@@ -27,18 +27,28 @@ def page_of(storage: ObjectStorage, appid: int) -> str:
 
 
 @pytest.mark.parametrize(
-    ("genres", "expected"),
+    ("games", "expected"),
     [
-        (["rpg", "rpg", "rpg"], [[], [0], [0, 1]]),
-        (["rpg", "action", "rpg", "action"], [[], [], [0], [1]]),
-        (["rpg"] * 7, [[], [0], [0, 1], [0, 1, 2], [0, 1, 2, 3], [0, 1, 2, 3, 4], [1, 2, 3, 4, 5]]),
+        ([("rpg", 90), ("rpg", 80), ("rpg", 70)], [[], [0], [0, 1]]),
+        ([("rpg", 90), ("action", 90), ("rpg", 80), ("action", 10)], [[], [], [0], [1]]),
+        (
+            [("rpg", 90 - n) for n in range(7)],
+            [[], [0], [0, 1], [0, 1, 2], [0, 1, 2, 3], [0, 1, 2, 3, 4], [1, 2, 3, 4, 5]],
+        ),
+        ([("rpg", 0), ("rpg", 0), ("rpg", 0)], [[], [], []]),
+        ([("rpg", 90), ("rpg", 50), ("rpg", 50), ("rpg", 40)], [[], [0], [0], [0, 1, 2]]),
     ],
-    ids=["one-genre", "two-genres", "at-most-five-nearest"],
+    ids=["one-genre", "two-genres", "at-most-five-nearest", "ties-are-not-better", "tie-run"],
 )
-def test_better_in_genre_is_the_nearest_above_in_the_same_genre(
-    genres: list[str], expected: list[list[int]]
+def test_better_in_genre_is_strictly_higher_in_the_same_genre_best_first(
+    games: list[tuple[str, int]], expected: list[list[int]]
 ) -> None:
-    assert better_in_genre(genres) == expected
+    assert better_in_genre(games) == expected
+
+
+def test_better_in_genre_needs_list_order() -> None:
+    with pytest.raises(ValueError, match="list order"):
+        better_in_genre([("rpg", 10), ("rpg", 20)])
 
 
 @pytest.mark.parametrize(
@@ -113,14 +123,15 @@ def test_game_page_has_chart_and_better_value_games_of_its_genre(
     last = rpgs[-1]
     html = page_of(storage, last.record.appid)
     assert '<svg xmlns="http://www.w3.org/2000/svg"' in html
-    assert f"today ${last.record.price_usd:,.2f}" in html
+    assert f"price ${last.record.price_usd:,.2f}" in html
     better = re.search(r'<ol id="better-list">(.*?)</ol>', html, re.S)
     assert better is not None
     names = re.findall(r">([^<]+)</a>", better[1])
-    assert names == [g.record.name for g in rpgs[:-1][-5:]][::-1]
+    higher = [g for g in rpgs if g.bang_score > last.bang_score]
+    assert names == [g.record.name for g in higher[-5:]]  # strictly higher, best first
     assert 'href="/game/' in better[1]  # root-relative: works on whatever host serves it
     top = page_of(storage, rpgs[0].record.appid)
-    assert "No game of this genre is better value today." in top
+    assert "No game of this genre scores higher." in top
 
 
 def test_game_page_renders_drivers_length_source_and_score_version_when_present(
@@ -135,8 +146,15 @@ def test_game_page_renders_drivers_length_source_and_score_version_when_present(
     site = SiteRenderer(site_url=SITE, base_url=SITE)
     html = site.game_page(detail, chart=price_chart(game, detail), better=[]).decode()
     drivers = html[html.index('id="drivers"') :]
-    assert "<h3>Raises the score</h3>" in drivers and "<li>Player reviews</li>" in drivers
-    assert "<li>Price</li><li>Length is an estimate</li>" in drivers
+    assert "<h3>Raises the score</h3>" in drivers
+    assert "<li><strong>Player reviews</strong>: " in drivers
+    price = detail["price_usd"]
+    per_hour = round(price / detail["length_hours"], 2)
+    assert (
+        f"<li><strong>Price</strong>: ${price:,.2f} for {detail['length_hours']:.1f} h of main "
+        f"story is ${per_hour:,.2f} an hour.</li><li><strong>Length is an estimate</strong>: "
+        in drivers
+    )
     assert "estimated from how long the game&#39;s reviewers play" in html
     assert "score version 2026.11-b" in html
     # Every record of the pipeline carries its own drivers and version.

@@ -1,0 +1,76 @@
+"""A game's embeddable badge (``/badge/<appid>.svg``): its name, bang_score, tier and our name,
+precomputed at build time, and the HTML snippet that embeds it with the attribution link the
+terms of use require (docs/API.md#badges).
+
+Pure: no script, no external resource, no web font (a badge is shown inside other sites'
+pages); the text is escaped. Readable without colour: every figure is written in words.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+TIER_WORDS = {
+    "banger": "banger",
+    "worth_it": "worth it",
+    "fair": "fair",
+    "wait_for_sale": "wait for sale",
+    "skip": "skip",
+}
+# Fill of the score part per tier; white text on each is above 4.5:1 contrast.
+TIER_FILL = {
+    "banger": "#1a7f37",
+    "worth_it": "#0b5cad",
+    "fair": "#6e5a00",
+    "wait_for_sale": "#8a4b00",
+    "skip": "#a11d1d",
+}
+HEIGHT = 40
+MAX_NAME = 38
+_CHAR = 6.4  # mean advance of an 11 px sans-serif character
+BRAND = "BangScore"
+
+
+def _name(name: str) -> str:
+    return name if len(name) <= MAX_NAME else name[: MAX_NAME - 1].rstrip() + "…"
+
+
+def badge_svg(*, name: str, bang_score: int, tier: str) -> str:
+    """Given a game's name, its bang_score (0-100) and tier wire name, return the badge as a
+    standalone SVG document (UTF-8 text): our name and the game's name on the left, the score
+    and the tier on the right."""
+    words = TIER_WORDS.get(tier, tier.replace("_", " "))
+    shown = _name(name)
+    left_w = round(max(len(BRAND) * 7.5, len(shown) * _CHAR) + 16)
+    score_text = f"{bang_score}/100"
+    right_w = round(max(len(score_text) * 8.5, len(words) * _CHAR) + 16)
+    width = left_w + right_w
+    fill = TIER_FILL.get(tier, "#444444")
+    label = f"BangScore {bang_score}/100, {words}: {name}"
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{HEIGHT}" '
+        f'viewBox="0 0 {width} {HEIGHT}" role="img" aria-label="{escape(label)}">'
+        f"<title>{escape(label)}</title>"
+        f'<rect width="{width}" height="{HEIGHT}" rx="4" fill="#222222"/>'
+        f'<rect x="{left_w}" width="{right_w}" height="{HEIGHT}" rx="4" fill="{fill}"/>'
+        f'<rect x="{left_w}" width="6" height="{HEIGHT}" fill="{fill}"/>'
+        '<g fill="#ffffff" font-family="Verdana,DejaVu Sans,sans-serif">'
+        f'<text x="8" y="16" font-size="12" font-weight="bold">{BRAND}</text>'
+        f'<text x="8" y="32" font-size="11">{escape(shown)}</text>'
+        f'<text x="{left_w + right_w / 2:.0f}" y="17" font-size="14" font-weight="bold" '
+        f'text-anchor="middle">{score_text}</text>'
+        f'<text x="{left_w + right_w / 2:.0f}" y="32" font-size="11" '
+        f'text-anchor="middle">{escape(words)}</text>'
+        "</g></svg>"
+    )
+
+
+def badge_snippet(*, badge_url: str, game_url: str, name: str, bang_score: int, tier: str) -> str:
+    """Given the badge's and the game page's absolute URLs, the game's name, score and tier,
+    return the HTML to paste: the badge image inside the attribution link to the game page."""
+    words = TIER_WORDS.get(tier, tier.replace("_", " "))
+    alt = f"BangScore {bang_score}/100, {words}: {name}"
+    return (
+        f'<a href="{escape(game_url)}" title="Rated by BangScore">'
+        f'<img src="{escape(badge_url)}" alt="{escape(alt)}" height="{HEIGHT}"></a>'
+    )

@@ -1,0 +1,153 @@
+"""What the snapshot tells a buyer beyond the score: dated prices, the verdict, the genre
+percentile and what is typical of a genre (docs/API.md#verdict).
+
+Pure functions of scored games. Dated prices come from a record's ``price_history`` and
+``price_observed_at`` when the catalogue has them; a record without them still has dated
+prices: its current price on the date its source observed it, and its historical low on the
+date of the price-history source that saw it (the low happened on or before that date).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from bangscore.scoring.pipeline import ScoredGame
+from bangscore.scoring.records import GameRecord
+from bangscore.scoring.verdict import genre_percentiles, verdict, verdict_text
+from bangscore.site.history_chart import HistoryPoint
+
+
+def price_date(record: GameRecord) -> dt.date | None:
+    """Given a record, return the day its current price was observed: ``price_observed_at``
+    when the catalogue has it, else the date of the price's source, else the storefront's."""
+    observed = getattr(record, "price_observed_at", None)
+    if isinstance(observed, dt.datetime):
+        return observed.date()
+    source = record.provenance.get("price_usd")
+    return source.date if source is not None else record.sources.storefront
+
+
+def _discount(price: float, list_price: float) -> int:
+    if list_price <= 0 or price >= list_price:
+        return 0
+    return min(100, round((1 - price / list_price) * 100))
+
+
+def price_points(record: GameRecord) -> list[HistoryPoint]:
+    """Given a record, return its dated prices, oldest first (see the module's docstring)."""
+    history = getattr(record, "price_history", ())
+    if history:
+        return sorted(
+            (
+                HistoryPoint(
+                    p.date, p.price_usd, p.list_price_usd, p.discount_percent, str(p.source)
+                )
+                for p in history
+            ),
+            key=lambda p: p.date,
+        )
+    points = []
+    low = record.historical_low_usd
+    low_source = record.provenance.get("historical_low_usd")
+    low_date = getattr(record, "historical_low_at", None) or (
+        low_source.date if low_source is not None else record.sources.price_history
+    )
+    if low is not None and isinstance(low_date, dt.date):
+        points.append(
+            HistoryPoint(
+                low_date,
+                low,
+                record.list_price_usd,
+                _discount(low, record.list_price_usd),
+                low_source.source if low_source is not None else "price_history",
+            )
+        )
+    seen = price_date(record)
+    if seen is not None:
+        source = record.provenance.get("price_usd")
+        points.append(
+            HistoryPoint(
+                seen,
+                record.price_usd,
+                record.list_price_usd,
+                record.discount_percent,
+                source.source if source is not None else "storefront",
+            )
+        )
+    return sorted(points, key=lambda p: p.date)
+
+
+def prices_as_of(games: Sequence[ScoredGame]) -> dt.date | None:
+    """Given scored games, return the newest day a current price was observed (None if no
+    price is dated)."""
+    days = [d for d in (price_date(g.record) for g in games) if d is not None]
+    return max(days) if days else None
+
+
+@dataclass(frozen=True, slots=True)
+class GenreTypical:
+    """What is typical of a genre's rated games: the median price per hour of main story of
+    its paid games (USD) and the median main-story length (hours); None without data."""
+
+    price_per_hour: float | None
+    hours: float | None
+
+
+def genre_typicals(games: Sequence[ScoredGame]) -> dict[str, GenreTypical]:
+    """Given scored games, return each genre's :class:`GenreTypical` (medians of the
+    catalogue, not model parameters)."""
+    per_hour: dict[str, list[float]] = {}
+    hours: dict[str, list[float]] = {}
+    for g in games:
+        length = g.record.main_story_hours
+        if length is None:
+            continue
+        hours.setdefault(g.genre, []).append(length)
+        if g.record.price_usd > 0:
+            per_hour.setdefault(g.genre, []).append(g.record.price_usd / length)
+    return {
+        genre: GenreTypical(
+            round(statistics.median(per_hour[genre]), 2) if per_hour.get(genre) else None,
+            round(statistics.median(values), 1),
+        )
+        for genre, values in hours.items()
+    }
+
+
+def buyer_fields(games: Sequence[ScoredGame]) -> list[dict[str, Any]]:
+    """Given scored games in list order, return for each its wire fields ``verdict``,
+    ``verdict_price_usd``, ``verdict_text`` and ``genre_percentile``
+    (docs/API.md#verdict)."""
+    percentiles = genre_percentiles([(g.genre, g.bang_score) for g in games])
+    out = []
+    for game, percentile in zip(games, percentiles, strict=True):
+        rec = game.record
+        points = [(p.date, p.price_usd) for p in price_points(rec)]
+        decided = verdict(
+            game.tier,
+            rec.price_usd,
+            game.worth_it_at_usd,
+            game.becomes_banger_at_usd,
+            points,
+        )
+        out.append(
+            {
+                "verdict": decided.verdict,
+                "verdict_price_usd": decided.price_usd,
+                "verdict_text": verdict_text(
+                    rec.name,
+                    game.tier,
+                    rec.price_usd,
+                    price_date(rec),
+                    game.worth_it_at_usd,
+                    game.becomes_banger_at_usd,
+                    decided,
+                ),
+                "genre_percentile": percentile,
+            }
+        )
+    return out

@@ -1,0 +1,69 @@
+"""The search's alias table (docs/API.md#search)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bangscore.build.aliases import CURATED, build_aliases, curated_for, initials_of, key_of
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        pytest.param("Baldur's Gate 3", ["bg3", "bgiii"], id="digits-and-roman"),
+        pytest.param("Grand Theft Auto V", ["gta5", "gtav"], id="roman-name"),
+        pytest.param("Counter-Strike 2", ["cs2", "csii"], id="hyphen-splits"),
+        pytest.param(
+            "The Witcher 3: Wild Hunt", ["tw3wh", "twiiiwh", "tw3", "twiii"], id="subtitle"
+        ),
+        pytest.param("Left 4 Dead 2", ["l4d2", "livdii"], id="numbers-kept-whole"),
+        pytest.param("Portal", [], id="one-word"),
+        pytest.param("Go Up", [], id="too-short"),
+        pytest.param("Dragon Cliff 龙崖", [], id="not-ascii"),
+    ],
+)
+def test_initials_of(name: str, expected: list[str]) -> None:
+    assert initials_of(name) == expected
+
+
+@pytest.mark.parametrize(
+    ("typed", "key"),
+    [
+        pytest.param("GTA V", "gta5", id="roman-word-folds"),
+        pytest.param("gta 5", "gta5", id="digits"),
+        pytest.param("  B.G.3 ", "bg3", id="punctuation"),
+        pytest.param("Kcd2", "kcd2", id="case"),
+    ],
+)
+def test_key_of(typed: str, key: str) -> None:
+    assert key_of(typed) == key
+
+
+def test_most_reviewed_owns_shared_initials_and_words_are_never_keys() -> None:
+    games = [
+        (1, "Big Game 3", 10_000),
+        (2, "Bigger Gun 3", 90_000),
+        (3, "War And Rage", 50_000),
+        (4, "Tiny Garden 3", 10),
+    ]
+    aliases = build_aliases(games, vocabulary=["war", "and", "rage", "big", "game", "3"])
+    assert aliases["bg3"] == 2
+    assert aliases["bgiii"] == 2
+    assert "war" not in aliases  # a name word would jump to one game
+    assert "tg3" not in aliases  # too few reviews to be abbreviated
+
+
+def test_curated_wins_and_skips_games_not_given() -> None:
+    games = [(730, "Counter-Strike 2", 8_000_000), (99, "Cosmic Shooter 2", 9_000_000)]
+    aliases = build_aliases(games, vocabulary=[])
+    assert aliases["cs2"] == 730
+    assert aliases["csgo"] == 730
+    assert "bg3" not in aliases  # Baldur's Gate 3 is not among the games
+
+
+def test_curated_for_the_unrated_index() -> None:
+    assert curated_for([1771300]) == {"kcd2": 1771300}
+
+
+def test_curated_keys_are_already_folded_forms() -> None:
+    assert all(key_of(alias) for alias in CURATED)

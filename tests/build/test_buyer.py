@@ -1,0 +1,101 @@
+"""Dated prices, verdict fields and genre typicals of scored games (docs/API.md#verdict)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from bangscore.build.buyer import (
+    buyer_fields,
+    genre_typicals,
+    price_date,
+    price_points,
+    prices_as_of,
+)
+from bangscore.scoring.pipeline import score_catalog
+from bangscore.scoring.records import Provenance, Sources
+from bangscore.site.history_chart import HistoryPoint
+from tests.factories import make_record
+
+PRICE_DAY = dt.date(2026, 7, 24)
+LOW_DAY = dt.date(2025, 10, 16)
+
+
+def dated(**overrides: object) -> object:
+    return make_record(
+        provenance={
+            "price_usd": Provenance(
+                source="steam_prices_usd_2026", kind="storefront", date=PRICE_DAY
+            ),
+            "historical_low_usd": Provenance(
+                source="itad_2025", kind="price_history", date=LOW_DAY
+            ),
+        },
+        **overrides,
+    )
+
+
+def test_price_points_without_a_history_are_the_price_and_the_low_on_their_sources_dates() -> None:
+    record = dated(price_usd=40.0, list_price_usd=40.0, historical_low_usd=10.0)
+    assert price_points(record) == [  # type: ignore[arg-type]
+        HistoryPoint(LOW_DAY, 10.0, 40.0, 75, "itad_2025"),
+        HistoryPoint(PRICE_DAY, 40.0, 40.0, 0, "steam_prices_usd_2026"),
+    ]
+    assert price_date(record) == PRICE_DAY  # type: ignore[arg-type]
+
+
+def test_price_date_falls_back_on_the_storefront_date() -> None:
+    record = make_record(sources=Sources(storefront=dt.date(2024, 10, 31)))
+    assert price_date(record) == dt.date(2024, 10, 31)
+    assert price_points(record) == [
+        HistoryPoint(dt.date(2024, 10, 31), 19.99, 19.99, 0, "storefront")
+    ]
+
+
+def test_buyer_fields_wait_for_the_banger_price_the_low_reached() -> None:
+    # A well-reviewed 6-hour game at $60: fair now (worth it at $32.99, a banger at $13.40);
+    # its low of $5.00 reached both, so the wait names the banger price and the low's date.
+    fair = dated(
+        price_usd=60.0,
+        list_price_usd=60.0,
+        historical_low_usd=5.0,
+        review_score=0.95,
+        main_story_hours=6.0,
+    )
+    poor = dated(
+        price_usd=60.0,
+        list_price_usd=60.0,
+        historical_low_usd=1.0,
+        review_score=0.6,
+        main_story_hours=3.0,
+    )
+    games = score_catalog([fair, poor])  # type: ignore[list-item]
+    assert [(g.tier, g.worth_it_at_usd, g.becomes_banger_at_usd) for g in games] == [
+        ("fair", 32.99, 13.4),
+        ("skip", None, None),
+    ]
+    waited, skipped = buyer_fields(games)
+    assert waited == {
+        "verdict": "wait_for_sale",
+        "verdict_price_usd": 13.4,
+        "verdict_text": "Wait for a sale: Game "
+        f"{games[0].record.appid} becomes a banger at $13.40 or less (it is $60.00 on 24 Jul "
+        "2026), a price it reached on 16 Oct 2025 at $5.00.",
+        "genre_percentile": waited["genre_percentile"],
+    }
+    assert skipped["verdict"] == "skip" and skipped["verdict_price_usd"] is None
+    assert skipped["verdict_text"].startswith(f"Skip: no price makes Game {games[1].record.appid}")
+
+
+def test_genre_typicals_are_medians_of_paid_games() -> None:
+    records = [
+        make_record(price_usd=10.0, list_price_usd=10.0, main_story_hours=10.0, tags=("RPG",)),
+        make_record(price_usd=30.0, list_price_usd=30.0, main_story_hours=10.0, tags=("RPG",)),
+        make_record(price_usd=0.0, list_price_usd=0.0, main_story_hours=40.0, tags=("RPG",)),
+    ]
+    games = score_catalog(records)
+    genre = games[0].genre
+    assert all(g.genre == genre for g in games)
+    typical = genre_typicals(games)[genre]
+    assert typical.price_per_hour == 2.0  # median of $1 and $3 an hour; the free game left out
+    assert typical.hours == 10.0
+    assert prices_as_of(games) is None or isinstance(prices_as_of(games), dt.date)

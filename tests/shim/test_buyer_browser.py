@@ -1,0 +1,184 @@
+"""A buyer's journey in a real browser (Debian's chromium, headless, driven by Playwright)
+against a real ``bangscore serve`` over the real bundled catalogue: search "bg3", open
+Baldur's Gate 3, read its verdict, see both charts and its genre percentile, copy the badge
+snippet and fetch the badge; at 1280 and 375 px, with no horizontal scroll on any page, the
+signed-in account pages included, and no axe-core violation. Screenshots go to
+``tests/output/`` for review."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+import httpx
+import orjson
+import pytest
+
+from bangscore.contract.filters import detail_key
+from bangscore.manifest import object_key, read_manifest
+from bangscore.storage import LocalStorage
+from tests import factories
+from tests.browser import (
+    DESKTOP,
+    OUTPUT,
+    PHONE,
+    ConsoleLog,
+    axe_violations,
+    chromium,
+    missing_tools,
+    save_report,
+)
+from tests.live import ShimServer
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+BG3 = 1086940
+
+
+@pytest.fixture(autouse=True)
+def _tools_installed() -> None:
+    """Fail (never skip) when chromium or axe-core is missing: `make deps` installs them."""
+    if (why := missing_tools()) is not None:
+        pytest.fail(why)
+
+
+@pytest.fixture(scope="module")
+def served(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[ShimServer, LocalStorage, int]]:
+    """The real bundled catalogue published into a folder and served by ``bangscore serve``,
+    with the appid of a known app that is not rated (its own page with the reason)."""
+    from bangscore.ingest.catalog import load_bundled_catalog
+
+    folder = tmp_path_factory.mktemp("real-snapshot")
+    catalog, _ = load_bundled_catalog(Path(__file__).parents[2] / "data")
+    storage = LocalStorage(folder)
+    factories.publish_catalog(catalog.games, storage, snapshot_id="s1", not_rated=catalog.not_rated)
+    state = tmp_path_factory.mktemp("buyer-state")
+    server = ShimServer(state, state / "shim.log", snapshot=folder).start()
+    unrated = next(a.appid for a in catalog.not_rated if a.reason == "too_few_reviews" and a.name)
+    yield server, storage, unrated
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """One headless chromium for the module."""
+    with chromium() as started:
+        yield started
+
+
+def detail(storage: LocalStorage, appid: int) -> dict[str, Any]:
+    entry = read_manifest(storage, "s1").entries[detail_key(appid)]
+    return dict(orjson.loads(storage.get(object_key(entry.sha256))))
+
+
+def overflow(page: Page, width: int) -> int:
+    return int(page.evaluate("document.documentElement.scrollWidth")) - width
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280", "375"])
+def test_search_bg3_read_the_verdict_charts_percentile_and_badge(
+    served: tuple[ShimServer, LocalStorage, int], browser: Browser, viewport: dict[str, int]
+) -> None:
+    from playwright.sync_api import expect
+
+    server, storage, _ = served
+    width = viewport["width"]
+    console = ConsoleLog()
+    page = console.watch(browser.new_context(viewport=viewport).new_page())  # type: ignore[arg-type]
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+
+    page.goto(f"{server.url}/")
+    expect(page.locator("#dates")).to_contain_text("prices as of")
+    page.fill("#site-search", "bg3")
+    page.press("#site-search", "Enter")
+    page.wait_for_url(f"{server.url}/search?q=bg3")
+    first = page.locator("#results tbody tr").first
+    assert first.get_attribute("data-appid") == str(BG3)
+    page.screenshot(path=str(OUTPUT / f"buyer_search_bg3_{width}.png"), full_page=True)
+    first.locator("a").click()
+    page.wait_for_url(f"{server.url}/game/{BG3}/baldurs-gate-3")
+
+    record = detail(storage, BG3)
+    expect(page.locator("h1")).to_have_text("Baldur's Gate 3")
+    expect(page.locator("#verdict-text p")).to_have_text(record["verdict_text"])
+    assert record["verdict"] in ("buy_now", "wait_for_sale", "skip")
+    suffix = "-narrow" if width < 640 else ""
+    for chart in ("price-chart", "history-chart"):
+        expect(page.locator(f"svg#{chart}{suffix}")).to_be_visible()
+    expect(page.locator(f"svg#history-chart{suffix} text.marker-label")).to_contain_text("low $")
+    percent = round(record["genre_percentile"] * 100)
+    assert record["genre"] == "rpg"
+    expect(page.locator("#percentile")).to_have_text(f"Better value than {percent}% of RPG games.")
+    expect(page.locator("#about-score-link")).to_be_visible()
+
+    snippet = page.input_value("#badge-snippet")
+    page.locator("#badge-snippet").select_text()  # what a reader does to copy it
+    assert snippet.startswith('<a href="') and f"/badge/{BG3}.svg" in snippet
+    badge_path = urlsplit(snippet.split('src="', 1)[1].split('"', 1)[0]).path
+    badge = httpx.get(server.url + badge_path)
+    assert badge.status_code == 200
+    assert badge.headers["content-type"].startswith("image/svg+xml")
+    assert "Baldur&#x27;s Gate 3" in badge.text or "Baldur's Gate 3" in badge.text
+    expect(page.locator("#badge-image")).to_be_visible()
+    assert page.locator("#badge-image").evaluate("img => img.naturalWidth") > 0
+    assert overflow(page, width) <= 0
+    page.screenshot(path=str(OUTPUT / f"buyer_game_bg3_{width}.png"), full_page=True)
+    assert console.errors == []
+
+
+PAGES = {
+    "home": "/",
+    "browse": "/games?genre=rpg&on_sale=true",
+    "search": "/search?q=a",
+    "game": f"/game/{BG3}/baldurs-gate-3",
+    "not-rated": "/game/{unrated}",
+    "about": "/about/score",
+    "docs": "/docs",
+    "account": "/account",
+}
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280", "375"])
+def test_every_page_fits_and_is_accessible_signed_out_and_in(
+    served: tuple[ShimServer, LocalStorage, int], browser: Browser, viewport: dict[str, int]
+) -> None:
+    from playwright.sync_api import expect
+
+    server, _, unrated = served
+    width = viewport["width"]
+    page = browser.new_context(viewport=viewport).new_page()  # type: ignore[arg-type]
+    report: dict[str, Any] = {}
+
+    def check(name: str) -> None:
+        report[name] = {
+            "path": page.url,
+            "overflow_px": overflow(page, width),
+            "violations": axe_violations(page),
+        }
+        page.screenshot(path=str(OUTPUT / f"buyer_{name}_{width}.png"), full_page=True)
+
+    for name, path in PAGES.items():
+        answer = page.goto(server.url + path.format(unrated=unrated))
+        assert answer is not None and answer.status == 200, name
+        check(name)
+    # Signed in: the keys page with a new key shown, then the list with a key.
+    page.goto(f"{server.url}/account")
+    page.fill("#signup-email", f"a-rather-long-address-{width}@example-player-domain.com")
+    page.fill("#signup-password", "a long enough password")
+    page.click("#signup")
+    expect(page.locator("h1")).to_have_text("API keys")
+    page.click("#create-key")
+    expect(page.locator("#new-key-value")).to_be_visible()
+    check("account-new-key")
+    page.goto(f"{server.url}/account")
+    check("account-keys")
+    save_report(f"buyer_axe_{width}.json", report)
+    # No violation of any impact, on any page, signed out or in.
+    assert {name: r["violations"] for name, r in report.items() if r["violations"]} == {}
+    assert {name: r["overflow_px"] for name, r in report.items() if r["overflow_px"] > 0} == {}

@@ -344,6 +344,10 @@ def _report_lines(report: IngestReport | None) -> list[str]:
         "were shown as free before this check (the original Sleeping Dogs 202170 and Ori and the "
         "Blind Forest 261570).",
         "",
+        f"{report.free_flag:,} rated games are priced $0 by Steam's own `is_free` flag alone "
+        "(the 2024 catalogue, seen on or after their release; no US price dump lists them: "
+        "`ingest.resolution._free_price`), dated 2024-10-31.",
+        "",
         "Rated games per release year:",
         "",
         "| year | games |",
@@ -500,8 +504,11 @@ def render_report(
         "genre in four wrong, and can lift a low tag into the play rules' top 10: WEBFISHING "
         "(a social fishing game) counts as idle for its 'Idler' tag.",
         "- Prices: the June-July 2026 US price history prices 82% of the 2019-2026 "
-        "catalogue; a 2025-2026 release with no US price in any dump is not rated "
-        "(`no_usd_price`, about 4,400 with 50 reviews or more). Apps above appid ~745,000 were "
+        "catalogue; a release with no US price in any dump is not rated (`no_usd_price`, "
+        "about 1,700 with 50 reviews or more; 1,358 of them carry PICS's 'Free to Play' genre, "
+        "most released since November 2024, but that genre is not taken as a price: see "
+        "data/README.md). Free games the 2024 catalogue flags "
+        "`is_free` are priced $0 as of 2024-10-31. Apps above appid ~745,000 were "
         "last seen in the Summer Sale 2026 (June 26 - July 3): that sale is over at the "
         "catalogue's as-of time (2026-07-24), so they are scored at their list price.",
         "- Review counts: the largest no-older lower bound wins (the 2026 sample of at most "

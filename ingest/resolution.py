@@ -85,8 +85,8 @@ class IngestReport:
     ``years``, ``length_sources`` of the rated games, how many apps were refused as
     ``regional_copies`` of another listing and how many for a ``zero_not_free`` price (a $0
     the storefront says is not free to play), both within ``no_usd_price``, how many of the
-    latter have enough reviews to be rated (``zero_not_free_reviewed``), and wall
-    ``seconds``."""
+    latter have enough reviews to be rated (``zero_not_free_reviewed``), how many rated games
+    no source prices but the storefront's free flag (``free_flag``), and wall ``seconds``."""
 
     observations: Counter[str] = field(default_factory=Counter)
     apps: int = 0
@@ -97,6 +97,7 @@ class IngestReport:
     length_sources: Counter[str] = field(default_factory=Counter)
     early_window: int = 0
     regional_copies: int = 0
+    free_flag: int = 0
     zero_not_free: int = 0
     zero_not_free_reviewed: int = 0
     seconds: float = 0.0
@@ -110,6 +111,7 @@ class IngestReport:
         lines += [f"  {k:<36} {v:>9,}" for k, v in self.dropped.most_common()]
         lines.append(f"  of which regional copies of another listing {self.regional_copies:>9,}")
         lines.append(f"  of which $0 that is no price {self.zero_not_free:>24,}")
+        lines.append(f"rated games priced only by the free flag: {self.free_flag:,}")
         lines.append("cross-checks fired on rated games:")
         lines += [f"  {k:<36} {v:>9,}" for k, v in self.checks.most_common()]
         lines.append("length source of rated games:")
@@ -204,6 +206,25 @@ def _review_count(known: Observations, appid: int) -> ReviewCount:
         if int(bound.value) > best.total and newer:
             best = ReviewCount(int(bound.value), bound.layer, True)
     return best
+
+
+def _free_price(known: Observations, appid: int) -> Resolved | None:
+    """Return $0 (list $0, no discount) as observed by the storefront record that says an app
+    is free (Steam's own ``is_free`` flag: the 2024 catalogue's), for an app no source prices
+    in US dollars; None when no record says free, the newest says not free, or the flag was
+    seen before the release date (an unreleased app's flag, like its $0, is no price).
+
+    Free is $0 in every currency, so this converts nothing. The SteamSpy and US price dumps
+    leave out most free apps released after 2020 (SteamSpy's pages list older ones at $0,
+    which already price them), so without the flag every one of those would answer
+    ``no_usd_price``. Any source that prices the app wins over this: it is only a fallback."""
+    free = known.get(appid, "free")
+    if free is None or free.value is not True:
+        return None
+    released = known.value(appid, "release_date")
+    if released is not None and free.layer.date < released:
+        return None
+    return Resolved(Price(0.0, 0.0, 0), free.layer)
 
 
 def _priced_at(known: Observations, appid: int, price: Resolved) -> Seen:
@@ -350,7 +371,7 @@ def assemble(
             known.get(appid, "paid_before") is not None,
             bool(known.value(appid, "free", False)),
         )
-        zero_not_free = False
+        zero_not_free = free_only = False
         if appid in copies:
             price = None  # a regional copy's only price repeats its twin's: none of its own
         elif price and (
@@ -362,6 +383,9 @@ def assemble(
             or _zero_before_release(known, appid, price)
         ):
             price, zero_not_free = None, True
+        elif price is None:
+            price = _free_price(known, appid)
+            free_only = price is not None
         length = None
         # The length check needs the tags and the reviewers' playtime: only for apps that
         # pass every other check, which keeps the walk over 180k apps fast.
@@ -410,6 +434,7 @@ def assemble(
             report.dropped[f"invalid record ({err.errors()[0]['loc']})"] += 1
             continue
         rated.append(record)
+        report.free_flag += free_only
         report.checks.update(record.checks)
         report.years[record.release_year] += 1
         report.length_sources[record.length_source or "none"] += 1
@@ -475,6 +500,8 @@ def _record(
         for seen in _observations(known, appid)
         if seen.price.price_usd > 0 or price.list_price_usd == 0
     ]
+    if not any(point.source == seen.source for point in observed):
+        observed.append(seen)  # a price from the free flag alone (_free_price) is its only point
     # A sale long over still is a price the game was sold at: the whole history counts.
     low = _historical_low(known, appid, observed, price.list_price_usd)
     if low is not None:

@@ -200,6 +200,54 @@ def test_assemble_refuses_a_regional_copy_as_without_a_us_price() -> None:
     assert "of which regional copies of another listing" in report.summary()
 
 
+INSIGHTS = Layer("steam_insights_2024", "storefront", dt.date(2024, 10, 31))
+
+
+def free_flag_world() -> Observations:
+    """Four apps no US price dump prices except 4, with the 2024 catalogue's ``is_free``: free
+    and released before the flag (1), free but released after it (2), not free (3), free in
+    2024 and priced in 2026 (4)."""
+    known = Observations()
+    released = {1: dt.date(2022, 5, 1), 2: dt.date(2025, 3, 1), 3: dt.date(2022, 5, 1)}
+    known.add(
+        PICS,
+        [o(a, "name", f"Game {a}") for a in (1, 2, 3, 4)]
+        + [o(a, "app_type", "game") for a in (1, 2, 3, 4)]
+        + [o(a, "release_date", day) for a, day in released.items()]
+        + [o(4, "release_date", dt.date(2021, 1, 1))],
+    )
+    known.add(PRICES, [o(4, "price", (9.99, 9.99, 0))])
+    known.add(
+        INSIGHTS,
+        [o(1, "free", True), o(2, "free", True), o(3, "free", False), o(4, "free", True)]
+        + [o(a, "review_count", 800) for a in (1, 2, 3, 4)]
+        + [o(a, "review_score", 0.9) for a in (1, 2, 3, 4)],
+    )
+    known.add(HLTB, [o(a, "main_story_hours", 6.0) for a in (1, 2, 3, 4)])
+    return known
+
+
+def test_assemble_prices_a_free_flag_at_zero_only_where_nothing_prices_the_game() -> None:
+    report = IngestReport()
+    rated, refused = assemble(free_flag_world(), report)
+    games = {r.appid: r for r in rated}
+    assert sorted(games) == [1, 4]
+    assert {a.appid: a.reason for a in refused} == {2: "no_usd_price", 3: "no_usd_price"}
+    free = games[1]
+    assert (free.price_usd, free.list_price_usd, free.discount_percent) == (0.0, 0.0, 0)
+    assert free.price_observed_at == dt.datetime(2024, 10, 31, tzinfo=dt.UTC)
+    assert free.provenance["price_usd"].source == "steam_insights_2024"
+    assert free.provenance["price_usd"].date == dt.date(2024, 10, 31)
+    assert [(p.date, p.price_usd, p.source) for p in free.price_history] == [
+        (dt.date(2024, 10, 31), 0.0, "steam_insights_2024")
+    ]
+    assert (free.historical_low_usd, free.historical_low_at) == (0.0, dt.date(2024, 10, 31))
+    assert "price_usd" not in free.estimated
+    assert games[4].price_usd == 9.99  # any US price beats the flag
+    assert report.free_flag == 1
+    assert "rated games priced only by the free flag: 1" in report.summary()
+
+
 def test_write_then_read_catalog_round_trips(tmp_path: Path) -> None:
     catalog = factories.make_catalog(
         [factories.make_record(appid=10), factories.make_record(appid=1145360, name="Hades")]
@@ -360,6 +408,26 @@ def test_bundled_free_to_play_games_stay_rated_at_zero(
     assert (game.name, game.price_usd) == (name, 0.0)
 
 
+@pytest.mark.parametrize(
+    ("appid", "name"),
+    [
+        pytest.param(2073850, "THE FINALS", id="the-finals"),
+        pytest.param(1782210, "Crab Game", id="crab-game"),
+        pytest.param(1902490, "Aperture Desk Job", id="aperture-desk-job"),
+    ],
+)
+def test_bundled_free_games_no_price_dump_lists_are_priced_by_the_free_flag(
+    bundled: tuple[Catalog, IngestReport], appid: int, name: str
+) -> None:
+    # No US price dump lists them; the 2024 catalogue's is_free is "1", after their release.
+    game = rated_of(bundled)[appid]
+    assert (game.name, game.price_usd, game.list_price_usd) == (name, 0.0, 0.0)
+    assert game.price_observed_at == dt.datetime(2024, 10, 31, tzinfo=dt.UTC)
+    assert game.provenance["price_usd"].source == "steam_insights_2024"
+    assert [p.source for p in game.price_history] == ["steam_insights_2024"]
+    assert bundled[1].free_flag > 2_000
+
+
 def test_bundled_regional_copies_leave_their_twin_rated(
     bundled: tuple[Catalog, IngestReport],
 ) -> None:
@@ -468,7 +536,7 @@ def test_bundled_rates_the_2025_and_2026_releases(bundled: tuple[Catalog, Ingest
     _, report = bundled
     assert report.years[2025] >= 3_000
     assert report.years[2026] >= 1_200
-    assert report.rated >= 36_000
+    assert report.rated >= 38_000
 
 
 def test_bundled_zero_seen_before_release_is_no_price(

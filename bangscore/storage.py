@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import queue
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -22,6 +23,9 @@ from typing import Protocol
 from bangscore.errors import BangScoreError, InvalidLocation
 
 POINTER_KEY = "current"
+
+# Writes to a local folder overlap with the build's rendering: file system calls release the GIL.
+LOCAL_WRITERS = 2
 
 
 class ObjectStorageError(BangScoreError):
@@ -106,7 +110,8 @@ class LocalStorage:
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
         self.location = str(self.root)
-        self._made: set[Path] = set()  # folders known to exist: one mkdir each per process
+        self._root = os.fspath(self.root)
+        self._made: set[str] = set()  # folders known to exist: one mkdir each per process
 
     def _path(self, key: str) -> Path:
         return self.root / _check_key(key)
@@ -119,19 +124,19 @@ class LocalStorage:
         except OSError as exc:
             raise ObjectStorageUnavailable(f"{self.location}: {exc}") from exc
 
-    def _write(self, path: Path, body: bytes) -> None:
-        parent = path.parent
+    def _write(self, path: str, body: bytes) -> None:
+        parent = os.path.dirname(path)
         if parent not in self._made:
-            parent.mkdir(parents=True, exist_ok=True)
+            os.makedirs(parent, exist_ok=True)
             self._made.add(parent)
         # One writer per key at a time (content-addressed bodies, one pointer lock), so a
-        # temporary name unique to this process is enough: cheaper than mkstemp's random names.
-        tmp = parent / f".tmp-{path.name}-{os.getpid()}"
+        # temporary name unique to this process and thread is enough: cheaper than mkstemp's.
+        tmp = f"{parent}/.tmp-{os.path.basename(path)}-{os.getpid()}-{threading.get_ident()}"
         try:
             try:
                 fh = open(tmp, "wb")  # noqa: SIM115 -- closed below, after a retry
             except FileNotFoundError:  # the folder was removed since: make it again
-                parent.mkdir(parents=True, exist_ok=True)
+                os.makedirs(parent, exist_ok=True)
                 fh = open(tmp, "wb")  # noqa: SIM115
             with fh:
                 fh.write(body)
@@ -141,29 +146,78 @@ class LocalStorage:
                 os.unlink(tmp)
             raise
 
+    def _put(self, obj: StoredObject) -> None:
+        self._write(f"{self._root}/{_check_key(obj.key)}", obj.body)
+
     def put_many(self, objects: Iterable[StoredObject]) -> int:
+        # Writer threads take the objects from a short queue, so the caller's producing the
+        # next bodies (rendering, hashing) overlaps the file system calls (they drop the GIL).
+        todo: queue.Queue[StoredObject | None] = queue.Queue(LOCAL_WRITERS * 16)
+        failures: list[BaseException] = []
+
+        def writer() -> None:
+            while (obj := todo.get()) is not None:
+                if failures:
+                    continue  # drain: the caller stops at the first failure
+                try:
+                    self._put(obj)
+                except BaseException as exc:  # re-raised by the caller, in its thread
+                    failures.append(exc)
+
+        threads = [
+            threading.Thread(target=writer, name=f"local-put-{n}", daemon=True)
+            for n in range(LOCAL_WRITERS)
+        ]
+        for thread in threads:
+            thread.start()
         count = 0
         try:
             for obj in objects:
-                self._write(self._path(obj.key), obj.body)
+                if failures:
+                    break
+                todo.put(obj)
                 count += 1
-        except OSError as exc:
-            raise ObjectStorageUnavailable(f"{self.location}: {exc}") from exc
+        finally:
+            for _ in threads:
+                todo.put(None)
+            for thread in threads:
+                thread.join()
+        if failures:
+            exc = failures[0]
+            if isinstance(exc, OSError):
+                raise ObjectStorageUnavailable(f"{self.location}: {exc}") from exc
+            raise exc
         return count
 
     def list_keys(self, prefix: str) -> Iterator[str]:
-        base = self.root / prefix if prefix else self.root
-        if not base.exists():
-            return
-        for path in sorted(base.rglob("*")):
-            if path.is_file() and not path.name.startswith(".tmp-"):
-                yield path.relative_to(self.root).as_posix()
+        for key, _ in self._files(prefix):
+            yield key
 
     def list_objects(self, prefix: str) -> Iterator[ObjectInfo]:
-        for key in self.list_keys(prefix):
+        for key, entry in self._files(prefix):
             with contextlib.suppress(FileNotFoundError):
-                stat = self._path(key).stat()
+                stat = entry.stat()
                 yield ObjectInfo(key, stat.st_size, stat.st_mtime)
+
+    def _files(self, prefix: str) -> list[tuple[str, os.DirEntry[str]]]:
+        """Given a key prefix (a folder), return (key, directory entry) of every file under it
+        but temporary ones, in path order: one directory scan, no stat per file."""
+        base = f"{self._root}/{prefix}".rstrip("/") if prefix else self._root
+        found: list[tuple[str, os.DirEntry[str]]] = []
+        folders = [base]
+        while folders:
+            folder = folders.pop()
+            try:
+                entries = list(os.scandir(folder))
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            for entry in entries:
+                if entry.is_dir():
+                    folders.append(entry.path)
+                elif entry.is_file() and not entry.name.startswith(".tmp-"):
+                    found.append((entry.path[len(self._root) + 1 :], entry))
+        found.sort(key=lambda pair: pair[0].split("/"))  # folder by folder, as paths sort
+        return found
 
     def delete_many(self, keys: Iterable[str]) -> int:
         count = 0
@@ -191,7 +245,7 @@ class LocalStorage:
             current = self.read_pointer()
             if current != expected:
                 raise PointerConflict(f"pointer is {current!r}, expected {expected!r}")
-            self._write(self._path(POINTER_KEY), new.encode())
+            self._write(f"{self._root}/{POINTER_KEY}", new.encode())
 
 
 class MemoryStorage:

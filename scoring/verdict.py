@@ -17,6 +17,7 @@ Prices are compared in whole cents, as :mod:`scoring.tiers` compares them.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ def usd(value: float) -> str:
     return "free" if _cents(value) == 0 else f"${value:,.2f}"
 
 
+@functools.lru_cache(maxsize=8192)  # a catalogue holds a few thousand distinct days
 def day(date: dt.date) -> str:
     """Given a date, return it as pages print it: ``24 Jul 2026`` (no leading zero)."""
     return f"{date.day} {date.strftime('%b %Y')}"

@@ -12,6 +12,7 @@ after it. The SVG carries a ``<title>`` and a ``<desc>`` that say the same in se
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
@@ -37,6 +38,7 @@ class HistoryPoint:
     source: str = ""
 
 
+@functools.lru_cache(maxsize=8192)  # a catalogue holds a few thousand distinct days
 def _short(date: dt.date) -> str:
     return date.strftime("%b %Y")
 

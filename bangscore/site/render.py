@@ -10,6 +10,7 @@ configured site URL.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,7 +51,12 @@ def _fmt_day(value: str | None) -> str:
     none)."""
     if not value:
         return "—"
-    day = dt.date.fromisoformat(str(value)[:10])
+    return _iso_day(str(value)[:10])
+
+
+@functools.lru_cache(maxsize=8192)  # pages print a few thousand distinct days
+def _iso_day(iso: str) -> str:
+    day = dt.date.fromisoformat(iso)
     return f"{day.day} {day.strftime('%b %Y')}"
 
 
@@ -97,13 +103,36 @@ class Listing:
         }
 
 
+# Names a plain dict answers as attributes (its methods); every other ``x.name`` on a dict can
+# only resolve to the item, which jinja2 would find after a failed attribute lookup.
+_DICT_ATTRIBUTES = frozenset(dir(dict))
+
+
+class _Environment(Environment):
+    """jinja2's environment, reading ``record.field`` of a plain dict as its item directly.
+
+    Same result as jinja2's own lookup (attribute first, then item), without raising and
+    catching an AttributeError for each of the many wire-record fields a page prints.
+    """
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
+            try:
+                return obj[attribute]
+            except KeyError:
+                return self.undefined(obj=obj, name=attribute)
+        return super().getattr(obj, attribute)
+
+
 class SiteRenderer:
     """Renders the site's pages to bytes; one instance per build or per shim (templates load
     once)."""
 
     def __init__(self, *, site_url: str, base_url: str) -> None:
-        self.env = Environment(
+        self.env = _Environment(
             loader=PackageLoader("bangscore.site", "templates"),
+            # Templates ship with the package: no file check on every include of a page.
+            auto_reload=False,
             autoescape=select_autoescape(["html"]),
             undefined=StrictUndefined,
             trim_blocks=True,

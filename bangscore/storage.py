@@ -25,7 +25,7 @@ from bangscore.errors import BangScoreError, InvalidLocation
 POINTER_KEY = "current"
 
 # Writes to a local folder overlap with the build's rendering: file system calls release the GIL.
-LOCAL_WRITERS = 2
+LOCAL_WRITERS = 1
 
 
 class ObjectStorageError(BangScoreError):

@@ -16,7 +16,8 @@ LATENCY_ROW = "search, rotating, 1 connection"
 
 @dataclass(frozen=True)
 class BuildFigure:
-    """One ``bangscore build`` child: games, wall seconds, peak RSS (MiB), objects, MB."""
+    """One ``bangscore build`` child: games, wall seconds, peak RSS (MiB), objects, MB, and
+    the CPU seconds (user + system) it and its children used."""
 
     label: str
     games: int
@@ -24,6 +25,7 @@ class BuildFigure:
     peak_mib: float
     objects: int
     megabytes: float
+    cpu_seconds: float = 0.0
 
 
 def _ratio(a: WrkResult | None, b: WrkResult | None) -> str:
@@ -166,42 +168,21 @@ def report(
         target("search (Redis store): p99 < 10 ms", p99 < 10, f"{p99:.2f} ms")
     for fig in builds:
         if fig.label.startswith("real"):
-            target(f"build ({fig.label}) < 30 s", fig.seconds < 30, f"{fig.seconds:.1f} s")
+            limit = build_seconds_target(fig.label)
             target(
-                f"build ({fig.label}) < 1 GiB peak", fig.peak_mib < 1024, f"{fig.peak_mib:,.0f} MiB"
+                f"build ({fig.label}) < {limit:.0f} s", fig.seconds < limit, f"{fig.seconds:.1f} s"
+            )
+            target(
+                f"build ({fig.label}) < 1.5 GiB peak",
+                fig.peak_mib < BUILD_PEAK_MIB,
+                f"{fig.peak_mib:,.0f} MiB",
             )
     for name in names:
         s, d = get((name, "shim")), get((name, "datasette"))
         if s and d and d.rps:
             v = s.rps / d.rps
             target(f"{name}: >= 5x Datasette", v >= 5, f"{v:.1f}x")
-    lines += [
-        "",
-        "## Build (score, render, publish to a local folder)",
-        "",
-        "Each build is a child process (`bangscore build --catalog FILE`; the row from the "
-        "dumps runs `bangscore build` with no catalog, so it also reads and resolves every "
-        "bundled dump, as `make run` does); peak memory is its `ru_maxrss` from `wait4`.",
-        "",
-        "| catalog | games | wall s | peak RSS MiB | objects | MB written | µs per game "
-        "| KiB RSS per game |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for fig in builds:
-        lines.append(
-            f"| {fig.label} | {fig.games:,} | {fig.seconds:.1f} | {fig.peak_mib:,.0f} "
-            f"| {fig.objects:,} | {fig.megabytes:,.1f} | {1e6 * fig.seconds / fig.games:,.0f} "
-            f"| {1024 * fig.peak_mib / fig.games:,.1f} |"
-        )
-    if len(builds) >= 2:
-        small, large = builds[0], builds[-1]
-        lines += [
-            "",
-            f"Growth from {small.games:,} to {large.games:,} games "
-            f"(x{large.games / small.games:.1f}): wall time x{large.seconds / small.seconds:.1f}, "
-            f"peak memory x{large.peak_mib / small.peak_mib:.1f}, "
-            f"objects x{large.objects / max(small.objects, 1):.1f}.",
-        ]
+    lines += build_table(builds)
     lines += [
         "",
         "## Per-request cost",
@@ -242,3 +223,49 @@ def report(
             ),
         ]
     return "\n".join(lines) + "\n"
+
+
+# Targets of the real catalogue's builds on the bench machine: from a catalogue file, and from
+# the bundled dumps (which also reads and resolves every dump).
+BUILD_SECONDS = 60.0
+BUILD_FROM_DUMPS_SECONDS = 90.0
+BUILD_PEAK_MIB = 1536.0
+DUMPS_LABEL = "real, from the dumps"
+
+
+def build_seconds_target(label: str) -> float:
+    """Given a build's label, return its wall-time target in seconds."""
+    return BUILD_FROM_DUMPS_SECONDS if label == DUMPS_LABEL else BUILD_SECONDS
+
+
+def build_table(builds: Sequence[BuildFigure]) -> list[str]:
+    """Given the measured builds, return the Markdown lines of the results' build section."""
+    lines = [
+        "",
+        "## Build (score, render, publish to a local folder)",
+        "",
+        "Each build is a child process (`bangscore build --catalog FILE`; the row from the "
+        "dumps runs `bangscore build` with no catalog, so it also reads and resolves every "
+        "bundled dump, as `make run` does); peak memory is its `ru_maxrss` and CPU its user + "
+        "system time, both from `wait4`.",
+        "",
+        "| catalog | games | wall s | CPU s | peak RSS MiB | objects | MB written | µs per game "
+        "| KiB RSS per game |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for fig in builds:
+        lines.append(
+            f"| {fig.label} | {fig.games:,} | {fig.seconds:.1f} | {fig.cpu_seconds:.1f} "
+            f"| {fig.peak_mib:,.0f} | {fig.objects:,} | {fig.megabytes:,.1f} "
+            f"| {1e6 * fig.seconds / fig.games:,.0f} | {1024 * fig.peak_mib / fig.games:,.1f} |"
+        )
+    if len(builds) >= 2:
+        small, large = builds[0], builds[-1]
+        lines += [
+            "",
+            f"Growth from {small.games:,} to {large.games:,} games "
+            f"(x{large.games / small.games:.1f}): wall time x{large.seconds / small.seconds:.1f}, "
+            f"peak memory x{large.peak_mib / small.peak_mib:.1f}, "
+            f"objects x{large.objects / max(small.objects, 1):.1f}.",
+        ]
+    return lines

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from bench.report import NO_ANSWER, _lat, _ratio, _rps
+from bench.report import (
+    DUMPS_LABEL,
+    NO_ANSWER,
+    BuildFigure,
+    _lat,
+    _ratio,
+    _rps,
+    build_seconds_target,
+    build_table,
+)
 from bench.wrk import WrkResult
 
 RAN = WrkResult(rps=8486.4, p50_ms=6.7, p99_ms=15.54, requests=50_918, non_2xx=0, errors=0)
@@ -35,3 +44,20 @@ def test_rate_and_latency_cells(result: WrkResult | None, rps: str, latency: str
 )
 def test_ratio_cell(a: WrkResult | None, b: WrkResult | None, expected: str) -> None:
     assert _ratio(a, b) == expected
+
+
+@pytest.mark.parametrize(
+    ("label", "seconds"),
+    [
+        pytest.param("real", 60.0, id="from-a-catalogue-file"),
+        pytest.param(DUMPS_LABEL, 90.0, id="from-the-dumps"),
+    ],
+)
+def test_build_targets(label: str, seconds: float) -> None:
+    assert build_seconds_target(label) == seconds
+
+
+def test_build_table_row_gives_wall_cpu_and_peak() -> None:
+    fig = BuildFigure("real", 39_503, 52.3, 1200.0, 126_704, 1375.4, cpu_seconds=61.25)
+    rows = [line for line in build_table([fig]) if line.startswith("| real |")]
+    assert rows == ["| real | 39,503 | 52.3 | 61.2 | 1,200 | 126,704 | 1,375.4 | 1,324 | 31.1 |"]

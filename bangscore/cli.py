@@ -219,6 +219,7 @@ def _build(args: argparse.Namespace, settings: Settings) -> int:
         not_rated=catalog.not_rated,
         created_at=now,
         prices_as_of=catalog.prices_as_of,
+        workers=settings.build_workers,
     )
     meta = {
         "games": len(games),

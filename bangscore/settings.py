@@ -78,6 +78,12 @@ class Settings(BaseSettings):
         12 * 3600, ge=60, description="An account session ends this long after sign-in"
     )
     keep_snapshots: int = Field(7, ge=1, description="Snapshots kept for rollback")
+    build_workers: int = Field(
+        1,
+        ge=1,
+        le=64,
+        description="Processes rendering game pages in a build (more pays only on idle cores)",
+    )
     retry_after_seconds: int = Field(
         5, ge=1, le=3600, description="Retry-After of a 503 (snapshot, object or key store down)"
     )

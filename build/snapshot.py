@@ -10,7 +10,11 @@ the not-rated index, the API documents and the website pages. The publisher
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterator, Sequence
+import multiprocessing
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 from bangscore.build.aliases import build_aliases, curated_for
@@ -115,9 +119,11 @@ def snapshot_objects(
     not_rated: Sequence[NotRated] = (),
     prices_as_of: dt.datetime | None = None,
     created_at: dt.datetime | None = None,
+    workers: int = 1,
 ) -> Iterator[StoredObject]:
     """Given scored games in list order, the known apps that are not rated, the URLs and the
-    catalog's ``prices_as_of`` (UTC), yield every object of the snapshot.
+    catalog's ``prices_as_of`` (UTC), yield every object of the snapshot. With ``workers`` > 1
+    the games' objects are rendered by that many forked processes (same bytes, same order).
 
     Keys are relative to the snapshot (see :mod:`bangscore.contract.filters`); bodies are final
     bytes.
@@ -143,23 +149,10 @@ def snapshot_objects(
         "snapshot_date": snapshot_date.isoformat() if snapshot_date else None,
         "prices_as_of": as_of_day.isoformat() if as_of_day else None,
     }
-    for game, above, extra in zip(games, better, buyer, strict=True):
-        detail = detail_record(game, site_url, prices_as_of, extra)
-        yield StoredObject(detail_key(game.record.appid), dumps(detail), JSON_TYPE)
-        points = price_points(game.record)
-        html = site.game_page(
-            detail,
-            chart=price_chart(game, detail),
-            history=history_chart(points, as_of_day, detail["name"]),
-            history_rows=history_rows(points),
-            better=[items[i] for i in above],
-            typical_price_per_hour=typical[game.genre].price_per_hour,
-            typical_hours=typical[game.genre].hours,
-            dates=dates,
-        )
-        yield StoredObject(game_page_key(game.record.appid), html, HTML_TYPE)
-        badge = badge_svg(name=game.record.name, bang_score=game.bang_score, tier=game.tier)
-        yield StoredObject(badge_key(game.record.appid), badge.encode(), SVG_TYPE)
+    pages = GamePages(
+        games, items, better, buyer, typical, site, site_url, prices_as_of, as_of_day, dates
+    )
+    yield from game_objects(pages, workers)
     yield StoredObject(INDEX_KEY, dumps(compact_index(games, items, as_of)), JSON_TYPE)
     yield StoredObject(
         NOT_RATED_KEY, dumps(not_rated_index(not_rated, unrated_aliases(not_rated))), JSON_TYPE
@@ -173,6 +166,89 @@ def snapshot_objects(
     yield StoredObject(ABOUT_SCORE_KEY, site.about_score_page(dates=dates), HTML_TYPE)
     yield StoredObject(DATES_KEY, dumps(dates), JSON_TYPE)
     yield StoredObject(FAVICON_KEY, site.favicon(), SVG_TYPE)
+
+
+@dataclass(frozen=True, slots=True)
+class GamePages:
+    """What every game's objects are drawn from: the games in list order, their list items,
+    the positions of the better games of each game's genre, the buyer fields, the genres'
+    typical figures, the renderer, the site URL and the snapshot's dates."""
+
+    games: Sequence[ScoredGame]
+    items: Sequence[dict[str, Any]]
+    better: Sequence[Sequence[int]]
+    buyer: Sequence[dict[str, Any]]
+    typical: Mapping[str, Any]
+    site: SiteRenderer
+    site_url: str
+    prices_as_of: dt.datetime | None
+    as_of_day: dt.date | None
+    dates: dict[str, str | None]
+
+    def objects(self, n: int) -> list[StoredObject]:
+        """Given a position in list order, return that game's detail record, page and badge."""
+        game, extra = self.games[n], self.buyer[n]
+        detail = detail_record(game, self.site_url, self.prices_as_of, extra)
+        points = price_points(game.record)
+        typical = self.typical[game.genre]
+        html = self.site.game_page(
+            detail,
+            chart=price_chart(game, detail),
+            history=history_chart(points, self.as_of_day, detail["name"]),
+            history_rows=history_rows(points),
+            better=[self.items[i] for i in self.better[n]],
+            typical_price_per_hour=typical.price_per_hour,
+            typical_hours=typical.hours,
+            dates=self.dates,
+        )
+        badge = badge_svg(name=game.record.name, bang_score=game.bang_score, tier=game.tier)
+        appid = game.record.appid
+        return [
+            StoredObject(detail_key(appid), dumps(detail), JSON_TYPE),
+            StoredObject(game_page_key(appid), html, HTML_TYPE),
+            StoredObject(badge_key(appid), badge.encode(), SVG_TYPE),
+        ]
+
+
+GAMES_PER_TASK = 200  # about 2.5 MB of pages a task: little to pickle, many tasks to share
+_PAGES: GamePages | None = None  # set before the workers fork; they inherit it
+
+
+def _render(bounds: tuple[int, int]) -> list[StoredObject]:
+    assert _PAGES is not None, "a render worker runs only in a process forked by game_objects"
+    return [obj for n in range(*bounds) for obj in _PAGES.objects(n)]
+
+
+def game_objects(pages: GamePages, workers: int = 1) -> Iterator[StoredObject]:
+    """Given what the games' objects are drawn from and a number of processes, yield each
+    game's detail record, page and badge in list order.
+
+    With ``workers`` > 1, forked processes render blocks of games (they inherit ``pages``, so
+    nothing but the finished objects crosses between processes); at most two blocks per worker
+    wait, so memory stays bounded when the writer is slower than the renderers.
+    """
+    if workers <= 1 or len(pages.games) <= GAMES_PER_TASK:
+        for n in range(len(pages.games)):
+            yield from pages.objects(n)
+        return
+    global _PAGES
+    _PAGES = pages
+    blocks = [
+        (start, min(start + GAMES_PER_TASK, len(pages.games)))
+        for start in range(0, len(pages.games), GAMES_PER_TASK)
+    ]
+    context = multiprocessing.get_context("fork")
+    try:
+        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+            pending: deque[Future[list[StoredObject]]] = deque()
+            for bounds in blocks:
+                pending.append(pool.submit(_render, bounds))
+                if len(pending) > 2 * workers:
+                    yield from pending.popleft().result()
+            while pending:
+                yield from pending.popleft().result()
+    finally:
+        _PAGES = None
 
 
 def search_index(games: Sequence[ScoredGame]) -> SearchIndex:

@@ -8,6 +8,7 @@ from typing import Any
 import orjson
 import pytest
 
+from bangscore.build import snapshot
 from bangscore.build.snapshot import select
 from bangscore.build.wire import detail_record, slugify
 from bangscore.contract.filters import (
@@ -26,7 +27,7 @@ from bangscore.manifest import object_key, read_manifest
 from bangscore.scoring.genres import GENRES
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import PricePoint
-from bangscore.storage import ObjectStorage
+from bangscore.storage import ObjectStorage, StoredObject
 from tests import factories
 
 
@@ -159,3 +160,30 @@ def test_every_envelope_and_the_root_say_prices_as_of(small_snapshot: Any) -> No
     assert body(ROOT_KEY)["prices_as_of"] == "2026-07-24T14:13:40Z"
     pages = [key for key in manifest.entries if key.startswith("lists/")]
     assert pages and {body(key)["prices_as_of"] for key in pages} == {"2026-07-24T14:13:40Z"}
+
+
+@pytest.mark.parametrize(
+    "workers", [pytest.param(2, id="two-processes"), pytest.param(3, id="three")]
+)
+def test_forked_workers_render_the_same_objects_in_the_same_order(
+    workers: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(snapshot, "GAMES_PER_TASK", 4)  # 45 games: a dozen blocks to share
+    games = score_catalog(factories.small_catalog())
+    moment = dt.datetime(2026, 7, 24, 12, tzinfo=dt.UTC)
+
+    def objects(n: int) -> list[StoredObject]:
+        return list(
+            snapshot.snapshot_objects(
+                games,
+                site_url=factories.SITE,
+                base_url=factories.SITE,
+                prices_as_of=moment,
+                created_at=moment,
+                workers=n,
+            )
+        )
+
+    alone, shared = objects(1), objects(workers)
+    assert len(alone) > 3 * len(games)
+    assert shared == alone

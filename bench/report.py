@@ -259,7 +259,7 @@ def build_table(builds: Sequence[BuildFigure]) -> list[str]:
             f"| {fig.peak_mib:,.0f} | {fig.objects:,} | {fig.megabytes:,.1f} "
             f"| {1e6 * fig.seconds / fig.games:,.0f} | {1024 * fig.peak_mib / fig.games:,.1f} |"
         )
-    if len(builds) >= 2:
+    if len(builds) >= 2 and builds[-1].games != builds[0].games:  # the scaled copy ran
         small, large = builds[0], builds[-1]
         lines += [
             "",

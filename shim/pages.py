@@ -43,13 +43,23 @@ from bangscore.contract.paging import page_rels
 from bangscore.contract.search import SearchIndex
 from bangscore.manifest import etag_for
 from bangscore.shim import params
-from bangscore.shim.answer import HTML, Allowance, Fault, NotFound, Refusal, Resolved, Stored
-from bangscore.shim.handlers import Shim
+from bangscore.shim.answer import (
+    HTML,
+    Allowance,
+    Fault,
+    NotFound,
+    Refusal,
+    Resolved,
+    Stored,
+    answer,
+    stored,
+)
 from bangscore.shim.keystore import Hit
+from bangscore.shim.lists import ListPages
 from bangscore.shim.lru import Lru
 from bangscore.shim.problems import BadRequest, ParamError
-from bangscore.shim.quota import Window, rate_headers
-from bangscore.shim.source import LoadedSnapshot
+from bangscore.shim.quota import Quota, Window, rate_headers
+from bangscore.shim.source import LoadedSnapshot, SnapshotSource
 from bangscore.site.render import FormState, Listing, SiteRenderer
 
 log = logging.getLogger("bangscore.pages")
@@ -145,11 +155,26 @@ def listing_of(envelope: bytes, path: str, query: Mapping[str, str]) -> Listing:
 
 
 class Pages:
-    """Serves the website's pages over the shim's snapshot source and quota."""
+    """Serves the website's pages over the snapshot source, the quota's page allowance and the
+    list pages, rendered on the site's and API's base URLs; a 503 says Retry-After
+    ``retry_after`` seconds."""
 
-    def __init__(self, shim: Shim) -> None:
-        self.shim = shim
-        self.site = SiteRenderer(site_url=shim.site_url, base_url=shim.base_url)
+    def __init__(
+        self,
+        source: SnapshotSource,
+        quota: Quota,
+        lists: ListPages,
+        *,
+        site_url: str,
+        base_url: str,
+        retry_after: int,
+    ) -> None:
+        self.source = source
+        self.quota = quota
+        self.lists = lists
+        self.base_url = base_url
+        self.retry_after = str(retry_after)
+        self.site = SiteRenderer(site_url=site_url, base_url=base_url)
         self.root = self.site.env.globals["root"]
         # Keyed by snapshot id too: an old snapshot's pages age out as the new one's come in.
         self._rendered: Lru[Resolved | PageAnswer] = Lru(MAX_RENDERED)
@@ -164,7 +189,7 @@ class Pages:
 
     def allowance(self, request: Request, *, counted: bool = True) -> Allowance:
         """Given a page request, return its client IP's page allowance, in the website's voice."""
-        return Allowance(self.subject(request), self.shim.quota.page_limit, self, counted)
+        return Allowance(self.subject(request), self.quota.page_limit, self, counted)
 
     def html(
         self,
@@ -188,7 +213,7 @@ class Pages:
             request,
             429,
             "Too many page views today",
-            f"This address has viewed {self.shim.quota.page_limit:,} pages today, its daily "
+            f"This address has viewed {self.quota.page_limit:,} pages today, its daily "
             f"allowance. It starts again at 00:00 UTC, in {hours} h {minutes} min. "
             "Programs should use the API with a key instead.",
             rate,
@@ -214,13 +239,13 @@ class Pages:
             "BangScore is briefly unavailable",
             "The ratings could not be loaded just now; try again in a few seconds.",
             rate,
-            {"Retry-After": self.shim.retry_after},
+            {"Retry-After": self.retry_after},
         )
 
     async def http_error(self, request: Request, status: int) -> Response:
         """Given a page request that routing refused (404, 405), count it and answer HTML."""
         allowance = self.allowance(request)
-        hit, window = self.shim.quota.charge(allowance.subject, allowance.limit)
+        hit, window = self.quota.charge(allowance.subject, allowance.limit)
         rate = rate_headers(hit.limit, hit.used, window)
         if not hit.admitted:
             return self.refused(request, hit, window, rate)
@@ -250,7 +275,15 @@ class Pages:
                 return Response(found.body, found.status, headers=headers, media_type=HTML)
             return found
 
-        return await self.shim.answer(request, resolved, self.allowance(request))
+        return await self._answer(request, resolved, self.allowance(request))
+
+    async def _answer(
+        self,
+        request: Request,
+        resolve: Callable[[LoadedSnapshot], Awaitable[Resolved | Stored | Response]],
+        allowance: Allowance,
+    ) -> Response:
+        return await answer(request, resolve, allowance, source=self.source, quota=self.quota)
 
     def remembered(
         self, request: Request, render: Callable[[LoadedSnapshot], Awaitable[Resolved | PageAnswer]]
@@ -290,7 +323,7 @@ class Pages:
         if snap.entry(DATES_KEY) is None:
             return {}
         try:
-            data = orjson.loads(await self.shim.source.body(snap, DATES_KEY))
+            data = orjson.loads(await self.source.body(snap, DATES_KEY))
             return {k: (str(v) if v else None) for k, v in dict(data).items()}
         except (orjson.JSONDecodeError, TypeError, ValueError) as exc:
             log.error("snapshot %s: bad dates object: %s", snap.id, exc)
@@ -298,12 +331,12 @@ class Pages:
 
     # -- pages -------------------------------------------------------------------------------
 
-    def stored(self, key: str) -> Callable[[Request], Awaitable[Response]]:
+    def stored_page(self, key: str) -> Callable[[Request], Awaitable[Response]]:
         """Given a snapshot key, return the endpoint serving that stored HTML page."""
 
         async def endpoint(request: Request) -> Response:
             async def resolve(snap: LoadedSnapshot) -> Stored:
-                return self.shim.stored(snap, key, HTML)
+                return stored(snap, key, HTML)
 
             return await self.serve(request, resolve)
 
@@ -315,9 +348,9 @@ class Pages:
         async def resolve(snap: LoadedSnapshot) -> Stored | Response:
             if snap.entry(FAVICON_KEY) is None:
                 return Response(status_code=404, headers={"Cache-Control": "no-store"})
-            return self.shim.stored(snap, FAVICON_KEY, SVG_TYPE)
+            return stored(snap, FAVICON_KEY, SVG_TYPE)
 
-        return await self.shim.answer(request, resolve, self.allowance(request, counted=False))
+        return await self._answer(request, resolve, self.allowance(request, counted=False))
 
     async def badge(self, request: Request) -> Response:
         """Serve ``/badge/<appid>.svg``: the game's precomputed badge, no key, not counted
@@ -332,9 +365,9 @@ class Pages:
         async def resolve(snap: LoadedSnapshot) -> Stored | Response:
             if key is None or snap.entry(key) is None:
                 return Response(status_code=404, headers={"Cache-Control": "no-store"})
-            return self.shim.stored(snap, key, SVG_TYPE)
+            return stored(snap, key, SVG_TYPE)
 
-        response = await self.shim.answer(request, resolve, self.allowance(request, counted=False))
+        response = await self._answer(request, resolve, self.allowance(request, counted=False))
         if response.status_code in (200, 304):
             response.headers["Cache-Control"] = "public, max-age=86400"
             response.headers["Access-Control-Allow-Origin"] = "*"
@@ -370,7 +403,7 @@ class Pages:
             canonical = snap.index.urls[pos]
             if not canonical.endswith(request.url.path):
                 return RedirectResponse(canonical, 301)
-            return self.shim.stored(snap, game_page_key(int(raw)), HTML)
+            return stored(snap, game_page_key(int(raw)), HTML)
 
         return await self.serve(request, resolve)
 
@@ -394,15 +427,15 @@ class Pages:
                 body = self.site.browse_page(
                     listing,
                     form=form_from_items(items),
-                    api_url=f"{self.shim.base_url}/api/v1/games",
+                    api_url=f"{self.base_url}/api/v1/games",
                     errors=exc.errors,
                 )
                 return PageAnswer(400, body)
             canonical = query.filters.to_query()
-            envelope, _ = await self.shim.list_page(snap, query.filters, query.page)
+            envelope, _ = await self.lists.page(snap, query.filters, query.page)
             listing = listing_of(envelope, f"{self.root}/games", canonical)
             api_query = {**canonical, **({"page": str(query.page)} if query.page > 1 else {})}
-            api_url = f"{self.shim.base_url}/api/v1/games"
+            api_url = f"{self.base_url}/api/v1/games"
             body = self.site.browse_page(
                 listing,
                 form=form_from_filters(query.filters),
@@ -444,7 +477,7 @@ class Pages:
                 query.q,
                 listing,
                 not_rated=unrated,
-                api_url=f"{self.shim.base_url}/api/v1/search?{urlencode(api_query)}",
+                api_url=f"{self.base_url}/api/v1/search?{urlencode(api_query)}",
                 dates=await self.dates(snap),
             )
             return Resolved(body, etag_for(body), HTML)
@@ -458,11 +491,11 @@ class Pages:
     def routes(self) -> list[Route]:
         """Return the website's routes."""
         return [
-            Route("/", self.stored(HOME_KEY)),
-            Route("/docs", self.stored(DOCS_KEY)),
-            Route("/about/score", self.stored(ABOUT_SCORE_KEY)),
+            Route("/", self.stored_page(HOME_KEY)),
+            Route("/docs", self.stored_page(DOCS_KEY)),
+            Route("/about/score", self.stored_page(ABOUT_SCORE_KEY)),
             Route("/badge/{appid}.svg", self.badge),
-            Route("/docs/errors", self.stored(DOCS_KEY)),
+            Route("/docs/errors", self.stored_page(DOCS_KEY)),
             Route("/games", self.browse),
             Route("/search", self.search),
             Route("/game/{appid}", self.game),

@@ -31,6 +31,7 @@ from bangscore.shim import downloads, routes
 from bangscore.shim.api import ProblemVoice, charge_anonymous
 from bangscore.shim.edge import EdgeMiddleware
 from bangscore.shim.lists import ListPages
+from bangscore.shim.pages import ROUTES as PAGE_ROUTES
 from bangscore.shim.pages import Pages
 from bangscore.shim.quota import Quota
 from bangscore.shim.source import SnapshotSource
@@ -149,7 +150,7 @@ def create_app(
             watches.store.close()
 
     # -- account website: its own routes, each with its session middleware ---------------------
-    table: list[BaseRoute] = [*routes.ROUTES, *downloads.ROUTES, *pages.routes()]
+    table: list[BaseRoute] = [*routes.ROUTES, *downloads.ROUTES, *PAGE_ROUTES]
     if session_secret is not None:
         from bangscore.shim.accounts import AccountSite, account_routes
 

@@ -10,6 +10,9 @@ the page's ETag is free (the answer policy, :func:`bangscore.shim.answer.answer`
 
 Rendered browse and search pages are kept per snapshot (bounded), never in the snapshot's
 ``answers``, which the edge's fast path serves to API keys.
+
+Each route is a module-level ``async def`` handler (:data:`ROUTES`) reading the website's
+service, :class:`Pages`, from ``request.app.state.pages``.
 """
 
 from __future__ import annotations
@@ -155,9 +158,10 @@ def listing_of(envelope: bytes, path: str, query: Mapping[str, str]) -> Listing:
 
 
 class Pages:
-    """Serves the website's pages over the snapshot source, the quota's page allowance and the
-    list pages, rendered on the site's and API's base URLs; a 503 says Retry-After
-    ``retry_after`` seconds."""
+    """The website's service on ``app.state.pages``: the page allowance and its HTML voice,
+    rendered pages kept per snapshot, the not-rated names and the snapshot's dates, over the
+    snapshot source, the quota and the list pages, rendered on the site's and API's base URLs
+    (a 503 says Retry-After ``retry_after`` seconds). The handlers below read it."""
 
     def __init__(
         self,
@@ -275,14 +279,16 @@ class Pages:
                 return Response(found.body, found.status, headers=headers, media_type=HTML)
             return found
 
-        return await self._answer(request, resolved, self.allowance(request))
+        return await self.answer(request, resolved, self.allowance(request))
 
-    async def _answer(
+    async def answer(
         self,
         request: Request,
         resolve: Callable[[LoadedSnapshot], Awaitable[Resolved | Stored | Response]],
         allowance: Allowance,
     ) -> Response:
+        """Given a page request, its resolver and an allowance, return the answer policy's
+        response (:func:`bangscore.shim.answer.answer`) over this snapshot source and quota."""
         return await answer(request, resolve, allowance, source=self.source, quota=self.quota)
 
     def remembered(
@@ -329,177 +335,198 @@ class Pages:
             log.error("snapshot %s: bad dates object: %s", snap.id, exc)
             return {}
 
-    # -- pages -------------------------------------------------------------------------------
-
-    def stored_page(self, key: str) -> Callable[[Request], Awaitable[Response]]:
-        """Given a snapshot key, return the endpoint serving that stored HTML page."""
-
-        async def endpoint(request: Request) -> Response:
-            async def resolve(snap: LoadedSnapshot) -> Stored:
-                return stored(snap, key, HTML)
-
-            return await self.serve(request, resolve)
-
-        return endpoint
-
-    async def favicon(self, request: Request) -> Response:
-        """Serve the site icon, not counted (a browser asks for it with every first page)."""
-
-        async def resolve(snap: LoadedSnapshot) -> Stored | Response:
-            if snap.entry(FAVICON_KEY) is None:
-                return Response(status_code=404, headers={"Cache-Control": "no-store"})
-            return stored(snap, FAVICON_KEY, SVG_TYPE)
-
-        return await self._answer(request, resolve, self.allowance(request, counted=False))
-
-    async def badge(self, request: Request) -> Response:
-        """Serve ``/badge/<appid>.svg``: the game's precomputed badge, no key, not counted
-        (other sites embed it), cacheable by anyone for a day; 404 without a body else."""
-        raw = request.path_params["appid"]
-        key = (
-            badge_key(int(raw))
-            if raw.isascii() and raw.isdigit() and len(raw) <= MAX_APPID_DIGITS
-            else None
-        )
-
-        async def resolve(snap: LoadedSnapshot) -> Stored | Response:
-            if key is None or snap.entry(key) is None:
-                return Response(status_code=404, headers={"Cache-Control": "no-store"})
-            return stored(snap, key, SVG_TYPE)
-
-        response = await self._answer(request, resolve, self.allowance(request, counted=False))
-        if response.status_code in (200, 304):
-            response.headers["Cache-Control"] = "public, max-age=86400"
-            response.headers["Access-Control-Allow-Origin"] = "*"
-        return response
-
-    async def game(self, request: Request) -> Response:
-        """Serve ``/game/<appid>/<slug>``; a wrong or missing slug redirects (301) to the
-        canonical URL."""
-
-        async def resolve(snap: LoadedSnapshot) -> Resolved | Stored | Response:
-            raw = request.path_params["appid"]
-            pos = (
-                snap.index.position.get(int(raw))
-                if raw.isascii() and raw.isdigit() and len(raw) <= MAX_APPID_DIGITS
-                else None
-            )
-            if pos is None:
-                known = (
-                    snap.not_rated.lookup(int(raw))
-                    if raw.isascii() and raw.isdigit() and len(raw) <= MAX_APPID_DIGITS
-                    else None
-                )
-                if known is None:
-                    raise NotFound("game_not_found", f"No rated game has appid {raw}.")
-                name, reason = known
-                body = self.site.not_rated_page(
-                    appid=int(raw),
-                    name=name,
-                    reason=reason,
-                    reason_text=REASON_LABEL.get(reason, reason.replace("_", " ")),
-                )
-                return Resolved(body, etag_for(body), HTML)
-            canonical = snap.index.urls[pos]
-            if not canonical.endswith(request.url.path):
-                return RedirectResponse(canonical, 301)
-            return stored(snap, game_page_key(int(raw)), HTML)
-
-        return await self.serve(request, resolve)
-
-    async def browse(self, request: Request) -> Response:
-        """Serve ``/games``: the API's list filters as a form, over the same selection code."""
-        items = request.query_params.multi_items()
-        cleaned = browse_redirect(items)
-        if cleaned is not None:
-            target = f"{self.root}/games" + (f"?{cleaned}" if cleaned else "")
-
-            async def redirect(_: LoadedSnapshot) -> Response:
-                return RedirectResponse(target, 302)
-
-            return await self.serve(request, redirect)
-
-        async def render(snap: LoadedSnapshot) -> Resolved | PageAnswer:
-            try:
-                query = params.parse_list_query(items)
-            except BadRequest as exc:
-                listing = Listing([], 1, 0, 0)
-                body = self.site.browse_page(
-                    listing,
-                    form=form_from_items(items),
-                    api_url=f"{self.base_url}/api/v1/games",
-                    errors=exc.errors,
-                )
-                return PageAnswer(400, body)
-            canonical = query.filters.to_query()
-            envelope, _ = await self.lists.page(snap, query.filters, query.page)
-            listing = listing_of(envelope, f"{self.root}/games", canonical)
-            api_query = {**canonical, **({"page": str(query.page)} if query.page > 1 else {})}
-            api_url = f"{self.base_url}/api/v1/games"
-            body = self.site.browse_page(
-                listing,
-                form=form_from_filters(query.filters),
-                api_url=api_url + (f"?{urlencode(api_query, safe=',')}" if api_query else ""),
-                dates=await self.dates(snap),
-            )
-            return Resolved(body, etag_for(body), HTML)
-
-        return await self.serve(request, self.remembered(request, render))
-
-    async def search(self, request: Request) -> Response:
-        """Serve ``/search?q=``: the API's search, plus the known games that are not rated."""
-        items = request.query_params.multi_items()
-
-        async def render(snap: LoadedSnapshot) -> Resolved | PageAnswer:
-            empty = Listing([], 1, 0, 0)
-            if not any(k == "q" and v.strip() for k, v in items):
-                body = self.site.search_page("", empty)
-                return Resolved(body, etag_for(body), HTML)
-            try:
-                query = params.parse_search_query(items)
-            except BadRequest as exc:
-                typed = next((v for k, v in items if k == "q"), "").strip()[:MAX_QUERY_LENGTH]
-                errors: list[ParamError] = exc.errors
-                return PageAnswer(400, self.site.search_page(typed, empty, errors=errors))
-            envelope, _ = await anyio.to_thread.run_sync(
-                snap.search_page, query.q, query.page, limiter=SEARCH_THREADS
-            )
-            listing = listing_of(envelope, f"{self.root}/search", {"q": query.q})
-            unrated = (
-                await anyio.to_thread.run_sync(
-                    (await self.not_rated(snap)).search, query.q, limiter=SEARCH_THREADS
-                )
-                if query.page == 1
-                else []
-            )
-            api_query = {"q": query.q, **({"page": str(query.page)} if query.page > 1 else {})}
-            body = self.site.search_page(
-                query.q,
-                listing,
-                not_rated=unrated,
-                api_url=f"{self.base_url}/api/v1/search?{urlencode(api_query)}",
-                dates=await self.dates(snap),
-            )
-            return Resolved(body, etag_for(body), HTML)
-
-        return await self.serve(request, self.remembered(request, render))
-
     def is_page(self, path: str) -> bool:
         """Given a request path, return True if it belongs to the website (not the API)."""
         return not (path.startswith("/api/") or path in ("/api", "/metrics"))
 
-    def routes(self) -> list[Route]:
-        """Return the website's routes."""
-        return [
-            Route("/", self.stored_page(HOME_KEY)),
-            Route("/docs", self.stored_page(DOCS_KEY)),
-            Route("/about/score", self.stored_page(ABOUT_SCORE_KEY)),
-            Route("/badge/{appid}.svg", self.badge),
-            Route("/docs/errors", self.stored_page(DOCS_KEY)),
-            Route("/games", self.browse),
-            Route("/search", self.search),
-            Route("/game/{appid}", self.game),
-            Route("/game/{appid}/{slug}", self.game),
-            Route("/favicon.svg", self.favicon),
-            Route("/favicon.ico", self.favicon),
-        ]
+
+async def _stored_page(request: Request, key: str) -> Response:
+    """Given a page request and a snapshot key, return that stored HTML page."""
+
+    async def resolve(snap: LoadedSnapshot) -> Stored:
+        return stored(snap, key, HTML)
+
+    pages: Pages = request.app.state.pages
+    return await pages.serve(request, resolve)
+
+
+async def home(request: Request) -> Response:
+    """Given ``GET /``, return the home page."""
+    return await _stored_page(request, HOME_KEY)
+
+
+async def docs(request: Request) -> Response:
+    """Given ``GET /docs`` (or ``/docs/errors``), return the API's documentation page."""
+    return await _stored_page(request, DOCS_KEY)
+
+
+async def about_score(request: Request) -> Response:
+    """Given ``GET /about/score``, return the page explaining the score."""
+    return await _stored_page(request, ABOUT_SCORE_KEY)
+
+
+async def favicon(request: Request) -> Response:
+    """Serve the site icon, not counted (a browser asks for it with every first page)."""
+    pages: Pages = request.app.state.pages
+
+    async def resolve(snap: LoadedSnapshot) -> Stored | Response:
+        if snap.entry(FAVICON_KEY) is None:
+            return Response(status_code=404, headers={"Cache-Control": "no-store"})
+        return stored(snap, FAVICON_KEY, SVG_TYPE)
+
+    return await pages.answer(request, resolve, pages.allowance(request, counted=False))
+
+
+async def badge(request: Request) -> Response:
+    """Serve ``/badge/<appid>.svg``: the game's precomputed badge, no key, not counted
+    (other sites embed it), cacheable by anyone for a day; 404 without a body else."""
+    pages: Pages = request.app.state.pages
+    raw = request.path_params["appid"]
+    key = (
+        badge_key(int(raw))
+        if raw.isascii() and raw.isdigit() and len(raw) <= MAX_APPID_DIGITS
+        else None
+    )
+
+    async def resolve(snap: LoadedSnapshot) -> Stored | Response:
+        if key is None or snap.entry(key) is None:
+            return Response(status_code=404, headers={"Cache-Control": "no-store"})
+        return stored(snap, key, SVG_TYPE)
+
+    response = await pages.answer(request, resolve, pages.allowance(request, counted=False))
+    if response.status_code in (200, 304):
+        response.headers["Cache-Control"] = "public, max-age=86400"
+        response.headers["Access-Control-Allow-Origin"] = "*"
+    return response
+
+
+async def game(request: Request) -> Response:
+    """Serve ``/game/<appid>/<slug>``; a wrong or missing slug redirects (301) to the
+    canonical URL."""
+    pages: Pages = request.app.state.pages
+
+    async def resolve(snap: LoadedSnapshot) -> Resolved | Stored | Response:
+        raw = request.path_params["appid"]
+        pos = (
+            snap.index.position.get(int(raw))
+            if raw.isascii() and raw.isdigit() and len(raw) <= MAX_APPID_DIGITS
+            else None
+        )
+        if pos is None:
+            known = (
+                snap.not_rated.lookup(int(raw))
+                if raw.isascii() and raw.isdigit() and len(raw) <= MAX_APPID_DIGITS
+                else None
+            )
+            if known is None:
+                raise NotFound("game_not_found", f"No rated game has appid {raw}.")
+            name, reason = known
+            body = pages.site.not_rated_page(
+                appid=int(raw),
+                name=name,
+                reason=reason,
+                reason_text=REASON_LABEL.get(reason, reason.replace("_", " ")),
+            )
+            return Resolved(body, etag_for(body), HTML)
+        canonical = snap.index.urls[pos]
+        if not canonical.endswith(request.url.path):
+            return RedirectResponse(canonical, 301)
+        return stored(snap, game_page_key(int(raw)), HTML)
+
+    return await pages.serve(request, resolve)
+
+
+async def browse(request: Request) -> Response:
+    """Serve ``/games``: the API's list filters as a form, over the same selection code."""
+    pages: Pages = request.app.state.pages
+    items = request.query_params.multi_items()
+    cleaned = browse_redirect(items)
+    if cleaned is not None:
+        target = f"{pages.root}/games" + (f"?{cleaned}" if cleaned else "")
+
+        async def redirect(_: LoadedSnapshot) -> Response:
+            return RedirectResponse(target, 302)
+
+        return await pages.serve(request, redirect)
+
+    async def render(snap: LoadedSnapshot) -> Resolved | PageAnswer:
+        try:
+            query = params.parse_list_query(items)
+        except BadRequest as exc:
+            listing = Listing([], 1, 0, 0)
+            body = pages.site.browse_page(
+                listing,
+                form=form_from_items(items),
+                api_url=f"{pages.base_url}/api/v1/games",
+                errors=exc.errors,
+            )
+            return PageAnswer(400, body)
+        canonical = query.filters.to_query()
+        envelope, _ = await pages.lists.page(snap, query.filters, query.page)
+        listing = listing_of(envelope, f"{pages.root}/games", canonical)
+        api_query = {**canonical, **({"page": str(query.page)} if query.page > 1 else {})}
+        api_url = f"{pages.base_url}/api/v1/games"
+        body = pages.site.browse_page(
+            listing,
+            form=form_from_filters(query.filters),
+            api_url=api_url + (f"?{urlencode(api_query, safe=',')}" if api_query else ""),
+            dates=await pages.dates(snap),
+        )
+        return Resolved(body, etag_for(body), HTML)
+
+    return await pages.serve(request, pages.remembered(request, render))
+
+
+async def search(request: Request) -> Response:
+    """Serve ``/search?q=``: the API's search, plus the known games that are not rated."""
+    pages: Pages = request.app.state.pages
+    items = request.query_params.multi_items()
+
+    async def render(snap: LoadedSnapshot) -> Resolved | PageAnswer:
+        empty = Listing([], 1, 0, 0)
+        if not any(k == "q" and v.strip() for k, v in items):
+            body = pages.site.search_page("", empty)
+            return Resolved(body, etag_for(body), HTML)
+        try:
+            query = params.parse_search_query(items)
+        except BadRequest as exc:
+            typed = next((v for k, v in items if k == "q"), "").strip()[:MAX_QUERY_LENGTH]
+            errors: list[ParamError] = exc.errors
+            return PageAnswer(400, pages.site.search_page(typed, empty, errors=errors))
+        envelope, _ = await anyio.to_thread.run_sync(
+            snap.search_page, query.q, query.page, limiter=SEARCH_THREADS
+        )
+        listing = listing_of(envelope, f"{pages.root}/search", {"q": query.q})
+        unrated = (
+            await anyio.to_thread.run_sync(
+                (await pages.not_rated(snap)).search, query.q, limiter=SEARCH_THREADS
+            )
+            if query.page == 1
+            else []
+        )
+        api_query = {"q": query.q, **({"page": str(query.page)} if query.page > 1 else {})}
+        body = pages.site.search_page(
+            query.q,
+            listing,
+            not_rated=unrated,
+            api_url=f"{pages.base_url}/api/v1/search?{urlencode(api_query)}",
+            dates=await pages.dates(snap),
+        )
+        return Resolved(body, etag_for(body), HTML)
+
+    return await pages.serve(request, pages.remembered(request, render))
+
+
+ROUTES = [
+    Route("/", home),
+    Route("/docs", docs),
+    Route("/about/score", about_score),
+    Route("/badge/{appid}.svg", badge),
+    Route("/docs/errors", docs),
+    Route("/games", browse),
+    Route("/search", search),
+    Route("/game/{appid}", game),
+    Route("/game/{appid}/{slug}", game),
+    Route("/favicon.svg", favicon),
+    Route("/favicon.ico", favicon),
+]

@@ -216,6 +216,23 @@ async def answer(
     return ok(snap, resolved, rate, 200)
 
 
+def stored(snap: LoadedSnapshot, key: str, content_type: str) -> Stored:
+    """Given a snapshot, one of its object keys and the content type, return the object as a
+    Stored answer (its body not read yet); raise NotFound if the snapshot has no such object."""
+    etag = snap.etag(key)
+    if etag is None:
+        raise NotFound("not_found", "No resource at this path.")
+    return Stored(key, etag, content_type)
+
+
+async def read(source: SnapshotSource, snap: LoadedSnapshot, found: Resolved | Stored) -> Resolved:
+    """Given the snapshot source, a snapshot and an answer, return the answer with its body
+    read (ObjectStorageError if it cannot be)."""
+    if isinstance(found, Resolved):
+        return found
+    return Resolved(await source.body(snap, found.key), found.etag, found.content_type)
+
+
 def _entity(resolved: Resolved | Stored) -> Resolved:
     """Given an answer whose body is not sent (a 304), return it as headers-only Resolved."""
     if isinstance(resolved, Resolved):

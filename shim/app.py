@@ -1,5 +1,13 @@
-"""The Starlette app: the route table, the account website and export routes, the error
-handlers, the lifespan (load the snapshot, follow the pointer, close the store) and the edge.
+"""The Starlette app: its services on ``app.state``, the route table, the account website and
+export routes, the error handlers, the lifespan (load the snapshot, follow the pointer, close
+the store) and the edge.
+
+The services every handler reads from ``request.app.state``: ``settings``, ``source`` (the
+:class:`~bangscore.shim.source.SnapshotSource`), ``quota`` (the
+:class:`~bangscore.shim.quota.Quota`), ``problems`` (the API's problem+json voice,
+:class:`~bangscore.shim.api.ProblemVoice`), ``lists`` (precomputed or composed list pages,
+:class:`~bangscore.shim.lists.ListPages`), ``pages`` (the website,
+:class:`~bangscore.shim.pages.Pages`) and ``export`` (the Bulk export, or None).
 """
 
 from __future__ import annotations
@@ -19,11 +27,13 @@ from starlette.routing import BaseRoute
 
 from bangscore.manifest import SnapshotError
 from bangscore.settings import Settings
+from bangscore.shim import downloads, routes
+from bangscore.shim.api import ProblemVoice, charge_anonymous
 from bangscore.shim.edge import EdgeMiddleware
-from bangscore.shim.handlers import Shim
+from bangscore.shim.lists import ListPages
+from bangscore.shim.pages import ROUTES as PAGE_ROUTES
 from bangscore.shim.pages import Pages
 from bangscore.shim.quota import Quota
-from bangscore.shim.routes import build_routes
 from bangscore.shim.source import SnapshotSource
 from bangscore.storage import ObjectStorageError
 
@@ -73,35 +83,38 @@ def create_app(
     ``source.poll_seconds``. With a ``session_secret`` the account website
     (:mod:`bangscore.shim.accounts`) is served under /account. The key store is closed (leased
     and buffered counts settled) at shutdown. ``export`` serves the Bulk export
-    (:mod:`bangscore.shim.downloads`); without it ``/api/v1/export`` answers 403 or 404.
+    (:mod:`bangscore.shim.downloads`); without it ``/api/v1/export`` answers 403 or 404. The
+    services are put on ``app.state`` (named in this module's docstring).
     ``watches`` adds the watch pages to the account website (:mod:`bangscore.shim.watches`).
     """
     site_url, base_url = settings.site_url, settings.api_base_url
-    shim = Shim(
+    problems = ProblemVoice(source, site_url=site_url, retry_after=settings.retry_after_seconds)
+    lists = ListPages(source)
+    pages = Pages(
         source,
         quota,
+        lists,
         site_url=site_url,
         base_url=base_url,
         retry_after=settings.retry_after_seconds,
     )
-    pages = Pages(shim)
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         if pages.is_page(request.url.path):
             return await pages.http_error(request, exc.status_code)
-        hit, window, rate = shim.charge_anonymous(request)
+        hit, window, rate = charge_anonymous(request, quota)
         if not hit.admitted:
-            return shim.refused(request, hit, window, rate)
+            return problems.refused(request, hit, window, rate)
         if exc.status_code == 405:
-            return shim.problem(
+            return problems.problem(
                 request,
                 "method_not_allowed",
                 f"{request.method} is not allowed; use GET.",
                 rate,
                 headers={"Allow": "GET, HEAD"},
             )
-        return shim.problem(request, "not_found", f"No resource at {request.url.path}.", rate)
+        return problems.problem(request, "not_found", f"No resource at {request.url.path}.", rate)
 
     async def warm_unrated() -> None:
         snap = source.current
@@ -137,7 +150,7 @@ def create_app(
             watches.store.close()
 
     # -- account website: its own routes, each with its session middleware ---------------------
-    routes: list[BaseRoute] = [*build_routes(shim), *pages.routes()]
+    table: list[BaseRoute] = [*routes.ROUTES, *downloads.ROUTES, *PAGE_ROUTES]
     if session_secret is not None:
         from bangscore.shim.accounts import AccountSite, account_routes
 
@@ -149,24 +162,23 @@ def create_app(
         )
         https = site_url.startswith("https://")
         if watches is not None:
-            routes += _watch_routes(site, source, watches, session_secret, https)
-        routes += account_routes(site, session_secret=session_secret, https_only=https)
-
-    # -- Bulk export: GET /api/v1/export and signed local download links ----------------------
-    from bangscore.shim.downloads import (
-        export_routes,  # no cycle: bangscore.shim.downloads does not import this module
-    )
-
-    routes += export_routes(shim, export)
+            table += _watch_routes(site, source, watches, session_secret, https)
+        table += account_routes(site, session_secret=session_secret, https_only=https)
 
     app = Starlette(
-        routes=routes,
+        routes=table,
         exception_handlers={HTTPException: http_error},
         lifespan=lifespan,
     )
     # A trailing slash is dropped by the edge before routing: no redirect, so none is built
     # from the request's Host header.
     app.router.redirect_slashes = False
-    app.add_middleware(EdgeMiddleware, shim=shim)
-    app.state.shim = shim
+    app.add_middleware(EdgeMiddleware, source=source, quota=quota, problems=problems)
+    app.state.settings = settings
+    app.state.source = source
+    app.state.quota = quota
+    app.state.problems = problems
+    app.state.lists = lists
+    app.state.pages = pages
+    app.state.export = export
     return app

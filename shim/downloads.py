@@ -34,9 +34,9 @@ from bangscore.contract.export import (
 )
 from bangscore.contract.limits import MAX_LINK_EXPIRES_DIGITS
 from bangscore.manifest import etag_for
-from bangscore.shim import params
+from bangscore.shim import api, params
 from bangscore.shim.answer import Forbidden, NotFound, Resolved
-from bangscore.shim.handlers import Shim
+from bangscore.shim.api import ProblemVoice
 from bangscore.shim.keystore import KeyRecord
 from bangscore.shim.source import LoadedSnapshot
 from bangscore.storage import ObjectNotFound, ObjectStorage, ObjectStorageUnavailable
@@ -151,22 +151,24 @@ async def export_manifest(service: ExportService | None, record: KeyRecord) -> R
     return Resolved(body, etag_for(body))
 
 
-async def download(shim: Shim, service: ExportService | None, request: Request) -> Response:
-    """Given the shim, the export service and a ``GET /export/<id>/<file>`` request with
-    ``expires`` and ``signature``, return the file (``application/gzip``).
+async def download(request: Request) -> Response:
+    """Given a ``GET /export/<id>/<file>`` request with ``expires`` and ``signature``, return
+    the file (``application/gzip``) from the export service on ``app.state.export``.
 
     Answers 403 ``insufficient_scope`` for a missing, forged or expired link, 404 for a
     file that is gone, 503 when the export folder cannot be read. Not counted: the link
     was already paid for by the ``/api/v1/export`` request that issued it.
     """
+    service: ExportService | None = request.app.state.export
+    voice: ProblemVoice = request.app.state.problems
     snapshot, name = request.path_params["snapshot"], request.path_params["name"]
     key = f"{PREFIX}{snapshot}/{name}"
     links = service.links if service is not None else None
     if service is None or links is None:
-        return shim.problem(request, "not_found", f"No resource at {request.url.path}.", [])
+        return voice.problem(request, "not_found", f"No resource at {request.url.path}.", [])
     query = request.query_params
     if not links.valid(key, query.get("expires", ""), query.get("signature", ""), service.clock()):
-        return shim.problem(
+        return voice.problem(
             request,
             "insufficient_scope",
             "The download link is invalid or expired; get a fresh one from /api/v1/export.",
@@ -175,9 +177,9 @@ async def download(shim: Shim, service: ExportService | None, request: Request) 
     try:
         body = await anyio.to_thread.run_sync(service.storage.get, key)
     except (ObjectNotFound, ValueError):  # ValueError: a key no store could hold
-        return shim.problem(request, "not_found", f"No export file {snapshot}/{name}.", [])
+        return voice.problem(request, "not_found", f"No export file {snapshot}/{name}.", [])
     except ObjectStorageUnavailable:
-        return shim.unavailable(request, [])
+        return voice.unavailable(request, [])
     return Response(
         body,
         headers={
@@ -189,24 +191,21 @@ async def download(shim: Shim, service: ExportService | None, request: Request) 
     )
 
 
-def export_routes(shim: Shim, service: ExportService | None) -> list[Route]:
-    """Given the shim and the export service (None: no export store configured), return the
-    routes ``GET /api/v1/export`` (keyed, counted) and ``GET /export/{snapshot}/{name}``."""
+async def _manifest(request: Request, record: KeyRecord, _: LoadedSnapshot) -> Resolved:
+    params.parse_plain_query(request.query_params.multi_items())
+    return await export_manifest(request.app.state.export, record)
 
-    async def manifest(request: Request) -> Response:
-        async def resolve(snap: LoadedSnapshot, record: KeyRecord) -> Resolved:
-            params.parse_plain_query(request.query_params.multi_items())
-            return await export_manifest(service, record)
 
-        response = await shim.keyed(request, resolve)
-        if response.status_code == 200:
-            response.headers["Cache-Control"] = "no-store"  # its links expire
-        return response
+async def manifest(request: Request) -> Response:
+    """Given ``GET /api/v1/export`` with a key, return the export manifest with fresh links
+    (counted, no-store: its links expire)."""
+    response = await api.keyed(request, _manifest)
+    if response.status_code == 200:
+        response.headers["Cache-Control"] = "no-store"
+    return response
 
-    async def file(request: Request) -> Response:
-        return await download(shim, service, request)
 
-    return [
-        Route("/api/v1/export", manifest),
-        Route("/export/{snapshot}/{name}", file),
-    ]
+ROUTES = [
+    Route("/api/v1/export", manifest),
+    Route("/export/{snapshot}/{name}", download),
+]

@@ -10,7 +10,7 @@ client IP's anonymous allowance as it stands, without counting the request.
 
 The fast path serves a request whose answer this snapshot already resolved (the same path
 and query string) to a valid key, skipping routing: it reads the key as the routes do
-(:meth:`Shim.presented_key`) and answers by the same answer policy
+(:func:`bangscore.shim.api.presented_key`) and answers by the same answer policy
 (:func:`bangscore.shim.answer.answer`), so its bytes are the full route's. Anything else (a
 first request, a missing or bad key, a key store fault) takes the full route.
 """
@@ -25,13 +25,20 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from bangscore.shim.answer import Resolved
-from bangscore.shim.handlers import EDGE_HEADERS, Shim
+from bangscore.shim.answer import Resolved, answer
+from bangscore.shim.api import (
+    EDGE_HEADERS,
+    ProblemVoice,
+    charge_anonymous,
+    key_allowance,
+    presented_key,
+)
 from bangscore.shim.keystore import KeyStoreUnavailable
 from bangscore.shim.page_policy import HSTS, browser_headers
 from bangscore.shim.problems import PROBLEM_TYPE, problem_body
 from bangscore.shim.protocol import PROTOCOL_ERROR, BodyRefused
-from bangscore.shim.quota import AuthFailure, rate_headers
+from bangscore.shim.quota import AuthFailure, Quota, rate_headers
+from bangscore.shim.source import SnapshotSource
 from bangscore.shim.store_watch import StoreWatch
 
 log = logging.getLogger("bangscore.shim")
@@ -41,10 +48,15 @@ class EdgeMiddleware:
     """Pure ASGI middleware: request id, CORS, nosniff and rate-limit headers on every
     response; 500 on faults; protocol errors as problems; trailing slashes dropped."""
 
-    def __init__(self, app: ASGIApp, shim: Shim) -> None:
+    def __init__(
+        self, app: ASGIApp, *, source: SnapshotSource, quota: Quota, problems: ProblemVoice
+    ) -> None:
         self.app = app
-        self.shim = shim
-        path = getattr(shim.quota.store, "path", None)  # a SQLite store's file
+        self.source = source
+        self.quota = quota
+        self.problems = problems
+        self.https = problems.site_url.startswith("https://")
+        path = getattr(quota.store, "path", None)  # a SQLite store's file
         self.watch = StoreWatch(path if isinstance(path, Path) else None)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -54,7 +66,7 @@ class EdgeMiddleware:
         request_id = secrets.token_hex(8)
         scope.setdefault("state", {})["request_id"] = request_id
         extra = [*EDGE_HEADERS, (b"x-request-id", request_id.encode())]
-        if self.shim.site_url.startswith("https://"):
+        if self.https:
             extra.append((b"strict-transport-security", HSTS))
         started = False
 
@@ -77,9 +89,9 @@ class EdgeMiddleware:
             scope["path"] = path.rstrip("/") or "/"
             scope["raw_path"] = scope.get("raw_path", b"").rstrip(b"/") or b"/"
         if scope["path"] != "/metrics" and self.watch.vanished():
-            self.shim.quota.metrics.extra["store_vanished"] = 1
+            self.quota.metrics.extra["store_vanished"] = 1
             request = Request(scope)
-            response = self.shim.problem(
+            response = self.problems.problem(
                 request,
                 "unavailable",
                 "The key store is unavailable; try again later.",
@@ -92,9 +104,7 @@ class EdgeMiddleware:
             await _preflight(send_with_headers)
             return
         try:
-            fast = (
-                await _fast_path(self.shim, scope) if scope["method"] in ("GET", "HEAD") else None
-            )
+            fast = await self._fast_path(scope) if scope["method"] in ("GET", "HEAD") else None
             if fast is not None:
                 await fast(scope, receive, send_with_headers)
                 return
@@ -111,7 +121,7 @@ class EdgeMiddleware:
             status, body = problem_body(
                 "internal_error",
                 f"An internal error occurred; quote request id {request_id}.",
-                site_url=self.shim.site_url,
+                site_url=self.problems.site_url,
                 request_id=request_id,
             )
             response = Response(
@@ -124,7 +134,7 @@ class EdgeMiddleware:
         without counting the request."""
         client = scope.get("client")
         ip = client[0] if client else "unknown"
-        quota = self.shim.quota
+        quota = self.quota
         hit, window = quota.peek(f"ip:{ip}", quota.anonymous_limit)
         rate = rate_headers(hit.limit, hit.used, window)
         return [(k.lower().encode(), v.encode()) for k, v in rate]
@@ -135,36 +145,36 @@ class EdgeMiddleware:
         """Answer a request head the server refused (:mod:`bangscore.shim.protocol`) as a problem,
         counted against the client IP's anonymous allowance; the connection then closes."""
         request = Request(scope)
-        _, _, rate = self.shim.charge_anonymous(request)
-        response = self.shim.problem(
+        _, _, rate = charge_anonymous(request, self.quota)
+        response = self.problems.problem(
             request, str(error["code"]), str(error["detail"]), rate, headers={"Connection": "close"}
         )
         await response(scope, receive, send)
 
+    async def _fast_path(self, scope: Scope) -> Response | None:
+        """Given a request, answer it from this snapshot's resolved answers if it can (a keyed
+        request whose answer is remembered, with a valid key); return None to take the full route.
+        It counts nothing it does not answer."""
+        snap = self.source.current
+        if snap is None:
+            return None
+        remembered = snap.answers.find((scope["path"], scope["query_string"]))
+        if not isinstance(remembered, Resolved):
+            return None
+        request = Request(scope)
+        key = presented_key(request)
+        if not key:
+            return None
+        try:
+            record = self.quota.authenticate(key)
+        except (AuthFailure, KeyStoreUnavailable):
+            return None
 
-async def _fast_path(shim: Shim, scope: Scope) -> Response | None:
-    """Given a request, answer it from this snapshot's resolved answers if it can (a keyed
-    request whose answer is remembered, with a valid key); return None to take the full route.
-    It counts nothing it does not answer."""
-    snap = shim.source.current
-    if snap is None:
-        return None
-    remembered = snap.answers.find((scope["path"], scope["query_string"]))
-    if not isinstance(remembered, Resolved):
-        return None
-    request = Request(scope)
-    key = shim.presented_key(request)
-    if not key:
-        return None
-    try:
-        record = shim.quota.authenticate(key)
-    except (AuthFailure, KeyStoreUnavailable):
-        return None
+        async def resolve(_: object) -> Resolved:
+            return remembered
 
-    async def resolve(_: object) -> Resolved:
-        return remembered
-
-    return await shim.answer(request, resolve, shim.key_allowance(record))
+        allowance = key_allowance(record, self.problems)
+        return await answer(request, resolve, allowance, source=self.source, quota=self.quota)
 
 
 def _is_preflight(scope: Scope) -> bool:

@@ -10,6 +10,9 @@ the page's ETag is free (the answer policy, :func:`bangscore.shim.answer.answer`
 
 Rendered browse and search pages are kept per snapshot (bounded), never in the snapshot's
 ``answers``, which the edge's fast path serves to API keys.
+
+Each route is a module-level ``async def`` handler (:data:`ROUTES`) reading the website's
+service, :class:`Pages`, from ``request.app.state.pages``.
 """
 
 from __future__ import annotations
@@ -43,13 +46,23 @@ from bangscore.contract.paging import page_rels
 from bangscore.contract.search import SearchIndex
 from bangscore.manifest import etag_for
 from bangscore.shim import params
-from bangscore.shim.answer import HTML, Allowance, Fault, NotFound, Refusal, Resolved, Stored
-from bangscore.shim.handlers import Shim
+from bangscore.shim.answer import (
+    HTML,
+    Allowance,
+    Fault,
+    NotFound,
+    Refusal,
+    Resolved,
+    Stored,
+    answer,
+    stored,
+)
 from bangscore.shim.keystore import Hit
+from bangscore.shim.lists import ListPages
 from bangscore.shim.lru import Lru
 from bangscore.shim.problems import BadRequest, ParamError
-from bangscore.shim.quota import Window, rate_headers
-from bangscore.shim.source import LoadedSnapshot
+from bangscore.shim.quota import Quota, Window, rate_headers
+from bangscore.shim.source import LoadedSnapshot, SnapshotSource
 from bangscore.site.render import FormState, Listing, SiteRenderer
 
 log = logging.getLogger("bangscore.pages")
@@ -145,11 +158,27 @@ def listing_of(envelope: bytes, path: str, query: Mapping[str, str]) -> Listing:
 
 
 class Pages:
-    """Serves the website's pages over the shim's snapshot source and quota."""
+    """The website's service on ``app.state.pages``: the page allowance and its HTML voice,
+    rendered pages kept per snapshot, the not-rated names and the snapshot's dates, over the
+    snapshot source, the quota and the list pages, rendered on the site's and API's base URLs
+    (a 503 says Retry-After ``retry_after`` seconds). The handlers below read it."""
 
-    def __init__(self, shim: Shim) -> None:
-        self.shim = shim
-        self.site = SiteRenderer(site_url=shim.site_url, base_url=shim.base_url)
+    def __init__(
+        self,
+        source: SnapshotSource,
+        quota: Quota,
+        lists: ListPages,
+        *,
+        site_url: str,
+        base_url: str,
+        retry_after: int,
+    ) -> None:
+        self.source = source
+        self.quota = quota
+        self.lists = lists
+        self.base_url = base_url
+        self.retry_after = str(retry_after)
+        self.site = SiteRenderer(site_url=site_url, base_url=base_url)
         self.root = self.site.env.globals["root"]
         # Keyed by snapshot id too: an old snapshot's pages age out as the new one's come in.
         self._rendered: Lru[Resolved | PageAnswer] = Lru(MAX_RENDERED)
@@ -164,7 +193,7 @@ class Pages:
 
     def allowance(self, request: Request, *, counted: bool = True) -> Allowance:
         """Given a page request, return its client IP's page allowance, in the website's voice."""
-        return Allowance(self.subject(request), self.shim.quota.page_limit, self, counted)
+        return Allowance(self.subject(request), self.quota.page_limit, self, counted)
 
     def html(
         self,
@@ -188,7 +217,7 @@ class Pages:
             request,
             429,
             "Too many page views today",
-            f"This address has viewed {self.shim.quota.page_limit:,} pages today, its daily "
+            f"This address has viewed {self.quota.page_limit:,} pages today, its daily "
             f"allowance. It starts again at 00:00 UTC, in {hours} h {minutes} min. "
             "Programs should use the API with a key instead.",
             rate,
@@ -214,13 +243,13 @@ class Pages:
             "BangScore is briefly unavailable",
             "The ratings could not be loaded just now; try again in a few seconds.",
             rate,
-            {"Retry-After": self.shim.retry_after},
+            {"Retry-After": self.retry_after},
         )
 
     async def http_error(self, request: Request, status: int) -> Response:
         """Given a page request that routing refused (404, 405), count it and answer HTML."""
         allowance = self.allowance(request)
-        hit, window = self.shim.quota.charge(allowance.subject, allowance.limit)
+        hit, window = self.quota.charge(allowance.subject, allowance.limit)
         rate = rate_headers(hit.limit, hit.used, window)
         if not hit.admitted:
             return self.refused(request, hit, window, rate)
@@ -250,7 +279,17 @@ class Pages:
                 return Response(found.body, found.status, headers=headers, media_type=HTML)
             return found
 
-        return await self.shim.answer(request, resolved, self.allowance(request))
+        return await self.answer(request, resolved, self.allowance(request))
+
+    async def answer(
+        self,
+        request: Request,
+        resolve: Callable[[LoadedSnapshot], Awaitable[Resolved | Stored | Response]],
+        allowance: Allowance,
+    ) -> Response:
+        """Given a page request, its resolver and an allowance, return the answer policy's
+        response (:func:`bangscore.shim.answer.answer`) over this snapshot source and quota."""
+        return await answer(request, resolve, allowance, source=self.source, quota=self.quota)
 
     def remembered(
         self, request: Request, render: Callable[[LoadedSnapshot], Awaitable[Resolved | PageAnswer]]
@@ -290,183 +329,204 @@ class Pages:
         if snap.entry(DATES_KEY) is None:
             return {}
         try:
-            data = orjson.loads(await self.shim.source.body(snap, DATES_KEY))
+            data = orjson.loads(await self.source.body(snap, DATES_KEY))
             return {k: (str(v) if v else None) for k, v in dict(data).items()}
         except (orjson.JSONDecodeError, TypeError, ValueError) as exc:
             log.error("snapshot %s: bad dates object: %s", snap.id, exc)
             return {}
 
-    # -- pages -------------------------------------------------------------------------------
-
-    def stored(self, key: str) -> Callable[[Request], Awaitable[Response]]:
-        """Given a snapshot key, return the endpoint serving that stored HTML page."""
-
-        async def endpoint(request: Request) -> Response:
-            async def resolve(snap: LoadedSnapshot) -> Stored:
-                return self.shim.stored(snap, key, HTML)
-
-            return await self.serve(request, resolve)
-
-        return endpoint
-
-    async def favicon(self, request: Request) -> Response:
-        """Serve the site icon, not counted (a browser asks for it with every first page)."""
-
-        async def resolve(snap: LoadedSnapshot) -> Stored | Response:
-            if snap.entry(FAVICON_KEY) is None:
-                return Response(status_code=404, headers={"Cache-Control": "no-store"})
-            return self.shim.stored(snap, FAVICON_KEY, SVG_TYPE)
-
-        return await self.shim.answer(request, resolve, self.allowance(request, counted=False))
-
-    async def badge(self, request: Request) -> Response:
-        """Serve ``/badge/<appid>.svg``: the game's precomputed badge, no key, not counted
-        (other sites embed it), cacheable by anyone for a day; 404 without a body else."""
-        raw = request.path_params["appid"]
-        key = (
-            badge_key(int(raw))
-            if raw.isascii() and raw.isdigit() and len(raw) <= MAX_APPID_DIGITS
-            else None
-        )
-
-        async def resolve(snap: LoadedSnapshot) -> Stored | Response:
-            if key is None or snap.entry(key) is None:
-                return Response(status_code=404, headers={"Cache-Control": "no-store"})
-            return self.shim.stored(snap, key, SVG_TYPE)
-
-        response = await self.shim.answer(request, resolve, self.allowance(request, counted=False))
-        if response.status_code in (200, 304):
-            response.headers["Cache-Control"] = "public, max-age=86400"
-            response.headers["Access-Control-Allow-Origin"] = "*"
-        return response
-
-    async def game(self, request: Request) -> Response:
-        """Serve ``/game/<appid>/<slug>``; a wrong or missing slug redirects (301) to the
-        canonical URL."""
-
-        async def resolve(snap: LoadedSnapshot) -> Resolved | Stored | Response:
-            raw = request.path_params["appid"]
-            pos = (
-                snap.index.position.get(int(raw))
-                if raw.isascii() and raw.isdigit() and len(raw) <= MAX_APPID_DIGITS
-                else None
-            )
-            if pos is None:
-                known = (
-                    snap.not_rated.lookup(int(raw))
-                    if raw.isascii() and raw.isdigit() and len(raw) <= MAX_APPID_DIGITS
-                    else None
-                )
-                if known is None:
-                    raise NotFound("game_not_found", f"No rated game has appid {raw}.")
-                name, reason = known
-                body = self.site.not_rated_page(
-                    appid=int(raw),
-                    name=name,
-                    reason=reason,
-                    reason_text=REASON_LABEL.get(reason, reason.replace("_", " ")),
-                )
-                return Resolved(body, etag_for(body), HTML)
-            canonical = snap.index.urls[pos]
-            if not canonical.endswith(request.url.path):
-                return RedirectResponse(canonical, 301)
-            return self.shim.stored(snap, game_page_key(int(raw)), HTML)
-
-        return await self.serve(request, resolve)
-
-    async def browse(self, request: Request) -> Response:
-        """Serve ``/games``: the API's list filters as a form, over the same selection code."""
-        items = request.query_params.multi_items()
-        cleaned = browse_redirect(items)
-        if cleaned is not None:
-            target = f"{self.root}/games" + (f"?{cleaned}" if cleaned else "")
-
-            async def redirect(_: LoadedSnapshot) -> Response:
-                return RedirectResponse(target, 302)
-
-            return await self.serve(request, redirect)
-
-        async def render(snap: LoadedSnapshot) -> Resolved | PageAnswer:
-            try:
-                query = params.parse_list_query(items)
-            except BadRequest as exc:
-                listing = Listing([], 1, 0, 0)
-                body = self.site.browse_page(
-                    listing,
-                    form=form_from_items(items),
-                    api_url=f"{self.shim.base_url}/api/v1/games",
-                    errors=exc.errors,
-                )
-                return PageAnswer(400, body)
-            canonical = query.filters.to_query()
-            envelope, _ = await self.shim.list_page(snap, query.filters, query.page)
-            listing = listing_of(envelope, f"{self.root}/games", canonical)
-            api_query = {**canonical, **({"page": str(query.page)} if query.page > 1 else {})}
-            api_url = f"{self.shim.base_url}/api/v1/games"
-            body = self.site.browse_page(
-                listing,
-                form=form_from_filters(query.filters),
-                api_url=api_url + (f"?{urlencode(api_query, safe=',')}" if api_query else ""),
-                dates=await self.dates(snap),
-            )
-            return Resolved(body, etag_for(body), HTML)
-
-        return await self.serve(request, self.remembered(request, render))
-
-    async def search(self, request: Request) -> Response:
-        """Serve ``/search?q=``: the API's search, plus the known games that are not rated."""
-        items = request.query_params.multi_items()
-
-        async def render(snap: LoadedSnapshot) -> Resolved | PageAnswer:
-            empty = Listing([], 1, 0, 0)
-            if not any(k == "q" and v.strip() for k, v in items):
-                body = self.site.search_page("", empty)
-                return Resolved(body, etag_for(body), HTML)
-            try:
-                query = params.parse_search_query(items)
-            except BadRequest as exc:
-                typed = next((v for k, v in items if k == "q"), "").strip()[:MAX_QUERY_LENGTH]
-                errors: list[ParamError] = exc.errors
-                return PageAnswer(400, self.site.search_page(typed, empty, errors=errors))
-            envelope, _ = await anyio.to_thread.run_sync(
-                snap.search_page, query.q, query.page, limiter=SEARCH_THREADS
-            )
-            listing = listing_of(envelope, f"{self.root}/search", {"q": query.q})
-            unrated = (
-                await anyio.to_thread.run_sync(
-                    (await self.not_rated(snap)).search, query.q, limiter=SEARCH_THREADS
-                )
-                if query.page == 1
-                else []
-            )
-            api_query = {"q": query.q, **({"page": str(query.page)} if query.page > 1 else {})}
-            body = self.site.search_page(
-                query.q,
-                listing,
-                not_rated=unrated,
-                api_url=f"{self.shim.base_url}/api/v1/search?{urlencode(api_query)}",
-                dates=await self.dates(snap),
-            )
-            return Resolved(body, etag_for(body), HTML)
-
-        return await self.serve(request, self.remembered(request, render))
-
     def is_page(self, path: str) -> bool:
         """Given a request path, return True if it belongs to the website (not the API)."""
         return not (path.startswith("/api/") or path in ("/api", "/metrics"))
 
-    def routes(self) -> list[Route]:
-        """Return the website's routes."""
-        return [
-            Route("/", self.stored(HOME_KEY)),
-            Route("/docs", self.stored(DOCS_KEY)),
-            Route("/about/score", self.stored(ABOUT_SCORE_KEY)),
-            Route("/badge/{appid}.svg", self.badge),
-            Route("/docs/errors", self.stored(DOCS_KEY)),
-            Route("/games", self.browse),
-            Route("/search", self.search),
-            Route("/game/{appid}", self.game),
-            Route("/game/{appid}/{slug}", self.game),
-            Route("/favicon.svg", self.favicon),
-            Route("/favicon.ico", self.favicon),
-        ]
+
+async def _stored_page(request: Request, key: str) -> Response:
+    """Given a page request and a snapshot key, return that stored HTML page."""
+
+    async def resolve(snap: LoadedSnapshot) -> Stored:
+        return stored(snap, key, HTML)
+
+    pages: Pages = request.app.state.pages
+    return await pages.serve(request, resolve)
+
+
+async def home(request: Request) -> Response:
+    """Given ``GET /``, return the home page."""
+    return await _stored_page(request, HOME_KEY)
+
+
+async def docs(request: Request) -> Response:
+    """Given ``GET /docs`` (or ``/docs/errors``), return the API's documentation page."""
+    return await _stored_page(request, DOCS_KEY)
+
+
+async def about_score(request: Request) -> Response:
+    """Given ``GET /about/score``, return the page explaining the score."""
+    return await _stored_page(request, ABOUT_SCORE_KEY)
+
+
+async def favicon(request: Request) -> Response:
+    """Serve the site icon, not counted (a browser asks for it with every first page)."""
+    pages: Pages = request.app.state.pages
+
+    async def resolve(snap: LoadedSnapshot) -> Stored | Response:
+        if snap.entry(FAVICON_KEY) is None:
+            return Response(status_code=404, headers={"Cache-Control": "no-store"})
+        return stored(snap, FAVICON_KEY, SVG_TYPE)
+
+    return await pages.answer(request, resolve, pages.allowance(request, counted=False))
+
+
+async def badge(request: Request) -> Response:
+    """Serve ``/badge/<appid>.svg``: the game's precomputed badge, no key, not counted
+    (other sites embed it), cacheable by anyone for a day; 404 without a body else."""
+    pages: Pages = request.app.state.pages
+    raw = request.path_params["appid"]
+    key = (
+        badge_key(int(raw))
+        if raw.isascii() and raw.isdigit() and len(raw) <= MAX_APPID_DIGITS
+        else None
+    )
+
+    async def resolve(snap: LoadedSnapshot) -> Stored | Response:
+        if key is None or snap.entry(key) is None:
+            return Response(status_code=404, headers={"Cache-Control": "no-store"})
+        return stored(snap, key, SVG_TYPE)
+
+    response = await pages.answer(request, resolve, pages.allowance(request, counted=False))
+    if response.status_code in (200, 304):
+        response.headers["Cache-Control"] = "public, max-age=86400"
+        response.headers["Access-Control-Allow-Origin"] = "*"
+    return response
+
+
+async def game(request: Request) -> Response:
+    """Serve ``/game/<appid>/<slug>``; a wrong or missing slug redirects (301) to the
+    canonical URL."""
+    pages: Pages = request.app.state.pages
+
+    async def resolve(snap: LoadedSnapshot) -> Resolved | Stored | Response:
+        raw = request.path_params["appid"]
+        pos = (
+            snap.index.position.get(int(raw))
+            if raw.isascii() and raw.isdigit() and len(raw) <= MAX_APPID_DIGITS
+            else None
+        )
+        if pos is None:
+            known = (
+                snap.not_rated.lookup(int(raw))
+                if raw.isascii() and raw.isdigit() and len(raw) <= MAX_APPID_DIGITS
+                else None
+            )
+            if known is None:
+                raise NotFound("game_not_found", f"No rated game has appid {raw}.")
+            name, reason = known
+            body = pages.site.not_rated_page(
+                appid=int(raw),
+                name=name,
+                reason=reason,
+                reason_text=REASON_LABEL.get(reason, reason.replace("_", " ")),
+            )
+            return Resolved(body, etag_for(body), HTML)
+        canonical = snap.index.urls[pos]
+        if not canonical.endswith(request.url.path):
+            return RedirectResponse(canonical, 301)
+        return stored(snap, game_page_key(int(raw)), HTML)
+
+    return await pages.serve(request, resolve)
+
+
+async def browse(request: Request) -> Response:
+    """Serve ``/games``: the API's list filters as a form, over the same selection code."""
+    pages: Pages = request.app.state.pages
+    items = request.query_params.multi_items()
+    cleaned = browse_redirect(items)
+    if cleaned is not None:
+        target = f"{pages.root}/games" + (f"?{cleaned}" if cleaned else "")
+
+        async def redirect(_: LoadedSnapshot) -> Response:
+            return RedirectResponse(target, 302)
+
+        return await pages.serve(request, redirect)
+
+    async def render(snap: LoadedSnapshot) -> Resolved | PageAnswer:
+        try:
+            query = params.parse_list_query(items)
+        except BadRequest as exc:
+            listing = Listing([], 1, 0, 0)
+            body = pages.site.browse_page(
+                listing,
+                form=form_from_items(items),
+                api_url=f"{pages.base_url}/api/v1/games",
+                errors=exc.errors,
+            )
+            return PageAnswer(400, body)
+        canonical = query.filters.to_query()
+        envelope, _ = await pages.lists.page(snap, query.filters, query.page)
+        listing = listing_of(envelope, f"{pages.root}/games", canonical)
+        api_query = {**canonical, **({"page": str(query.page)} if query.page > 1 else {})}
+        api_url = f"{pages.base_url}/api/v1/games"
+        body = pages.site.browse_page(
+            listing,
+            form=form_from_filters(query.filters),
+            api_url=api_url + (f"?{urlencode(api_query, safe=',')}" if api_query else ""),
+            dates=await pages.dates(snap),
+        )
+        return Resolved(body, etag_for(body), HTML)
+
+    return await pages.serve(request, pages.remembered(request, render))
+
+
+async def search(request: Request) -> Response:
+    """Serve ``/search?q=``: the API's search, plus the known games that are not rated."""
+    pages: Pages = request.app.state.pages
+    items = request.query_params.multi_items()
+
+    async def render(snap: LoadedSnapshot) -> Resolved | PageAnswer:
+        empty = Listing([], 1, 0, 0)
+        if not any(k == "q" and v.strip() for k, v in items):
+            body = pages.site.search_page("", empty)
+            return Resolved(body, etag_for(body), HTML)
+        try:
+            query = params.parse_search_query(items)
+        except BadRequest as exc:
+            typed = next((v for k, v in items if k == "q"), "").strip()[:MAX_QUERY_LENGTH]
+            errors: list[ParamError] = exc.errors
+            return PageAnswer(400, pages.site.search_page(typed, empty, errors=errors))
+        envelope, _ = await anyio.to_thread.run_sync(
+            snap.search_page, query.q, query.page, limiter=SEARCH_THREADS
+        )
+        listing = listing_of(envelope, f"{pages.root}/search", {"q": query.q})
+        unrated = (
+            await anyio.to_thread.run_sync(
+                (await pages.not_rated(snap)).search, query.q, limiter=SEARCH_THREADS
+            )
+            if query.page == 1
+            else []
+        )
+        api_query = {"q": query.q, **({"page": str(query.page)} if query.page > 1 else {})}
+        body = pages.site.search_page(
+            query.q,
+            listing,
+            not_rated=unrated,
+            api_url=f"{pages.base_url}/api/v1/search?{urlencode(api_query)}",
+            dates=await pages.dates(snap),
+        )
+        return Resolved(body, etag_for(body), HTML)
+
+    return await pages.serve(request, pages.remembered(request, render))
+
+
+ROUTES = [
+    Route("/", home),
+    Route("/docs", docs),
+    Route("/about/score", about_score),
+    Route("/badge/{appid}.svg", badge),
+    Route("/docs/errors", docs),
+    Route("/games", browse),
+    Route("/search", search),
+    Route("/game/{appid}", game),
+    Route("/game/{appid}/{slug}", game),
+    Route("/favicon.svg", favicon),
+    Route("/favicon.ico", favicon),
+]

@@ -219,6 +219,16 @@ class Quota:
             used += self._unsynced.get(at, 0)  # admitted here, not yet added to the store
         return Hit(used < limit, used, limit), win
 
+    def history(self, subject: str, days: list[dt.date]) -> dict[dt.date, int]:
+        """Given a subject and UTC days, return the store's count for each day (0 if none);
+        KeyStoreUnavailable when the store cannot be read (no local fallback: a usage report
+        shows the store's counts or nothing)."""
+        return self.store.history(subject, days)
+
+    def stats(self) -> dict[str, int]:
+        """Return the key store's own counters (name: total), for ``/metrics``."""
+        return self.store.stats()
+
     def _fault(self, what: str) -> None:
         self.metrics.store_errors += 1
         now = self.clock()

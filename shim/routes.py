@@ -1,10 +1,12 @@
-"""The route table: each endpoint of docs/API.md#endpoints as a resolver handed to
-:class:`Shim`."""
+"""The API's route table (docs/API.md#endpoints): each endpoint a module-level ``async def``
+handler that reads its services from ``request.app.state`` and hands a resolver to
+:func:`bangscore.shim.api.keyed` or :func:`bangscore.shim.api.anonymous`."""
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Awaitable, Callable
+from functools import partial
+from urllib.parse import urlencode
 
 import anyio.to_thread
 import orjson
@@ -12,19 +14,16 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from bangscore.contract.filters import (
-    OPENAPI_KEY,
-    ROOT_KEY,
-    detail_key,
-)
+from bangscore.contract.filters import OPENAPI_KEY, ROOT_KEY, detail_key
 from bangscore.contract.not_rated import REASON_DETAIL
-from bangscore.contract.paging import page_count
+from bangscore.contract.paging import page_count, page_rels
 from bangscore.manifest import etag_for
-from bangscore.shim import params
-from bangscore.shim.answer import JSON_TYPE, NotFound, Resolved, Stored
-from bangscore.shim.handlers import Shim
+from bangscore.shim import api, params
+from bangscore.shim.answer import JSON_TYPE, NotFound, Resolved, Stored, read, stored
+from bangscore.shim.api import KeyedResolver
 from bangscore.shim.keystore import KeyRecord
 from bangscore.shim.pages import SEARCH_THREADS
+from bangscore.shim.problems import BadRequest
 from bangscore.shim.source import LoadedSnapshot
 
 
@@ -34,115 +33,172 @@ def _total(body: bytes) -> int:
     return int(head.rsplit(b":", 1)[1])
 
 
-def build_routes(shim: Shim) -> list[Route]:
-    """Given the shim, return the route table of the app."""
+def links(
+    snap: LoadedSnapshot, base_url: str, path: str, query: dict[str, str], page: int, pages: int
+) -> str:
+    """Given the snapshot, this server's API base URL, a path, canonical query and paging,
+    return the RFC 8288 Link header value, on the base URL the snapshot's bodies were built
+    with (so Link and body URLs agree), or this server's for a snapshot that did not record
+    one."""
+    base = snap.base_url or base_url
+    return ", ".join(
+        f'<{base}{path}?{urlencode({**query, "page": str(n)})}>; rel="{rel}"'
+        for rel, n in page_rels(page, pages)
+    )
 
-    async def games(request: Request) -> Response:
-        async def resolve(snap: LoadedSnapshot, _: KeyRecord) -> Resolved:
-            query = params.parse_list_query(request.query_params.multi_items())
-            body, etag = await shim.list_page(snap, query.filters, query.page)
-            link = shim.links(
-                snap,
-                "/api/v1/games",
-                query.filters.to_query(),
-                query.page,
-                page_count(_total(body)),
-            )
-            return Resolved(body, etag, headers=(("Link", link),) if link else ())
 
-        return await shim.keyed(request, shim.memo(request, resolve))
+async def remembered(
+    resolve: KeyedResolver, request: Request, record: KeyRecord, snap: LoadedSnapshot
+) -> Resolved:
+    """Given a key-independent resolver and its arguments, return its answer with the body
+    read, remembered per snapshot, path and query string (or re-raise the remembered 400).
 
-    async def game(request: Request) -> Response:
-        async def resolve(snap: LoadedSnapshot, _: KeyRecord) -> Stored:
-            appid = params.parse_appid(request.path_params["appid"])
-            params.parse_plain_query(request.query_params.multi_items())
-            if snap.entry(detail_key(appid)) is None:
-                known = snap.not_rated.lookup(appid)
-                if known is None:
-                    raise NotFound("game_not_found", f"No known app has appid {appid}.")
-                name, reason = known
-                raise NotFound(
-                    "game_not_rated",
-                    f"{name or 'App ' + str(appid)} (appid {appid}) is not rated: "
-                    f"{REASON_DETAIL[reason]}.",
-                    extra={"appid": appid, "name": name, "reason": reason},
-                )
-            return shim.stored(snap, detail_key(appid), JSON_TYPE)
+    A snapshot never changes, so the same path and query string always resolve to the same
+    answer (or the same 400): repeats skip parsing, lookups and the Link header, and the edge's
+    fast path serves them.
+    """
+    key = (request.scope["path"], request.scope["query_string"])
+    found = snap.answers.find(key)
+    if found is None:
+        try:
+            found = await read(request.app.state.source, snap, await resolve(request, record, snap))
+        except BadRequest as exc:
+            found = exc
+        snap.remember(key, found)
+    if isinstance(found, BadRequest):
+        raise found
+    assert isinstance(found, Resolved)
+    return found
 
-        return await shim.keyed(request, shim.memo(request, resolve))
 
-    async def search(request: Request) -> Response:
-        async def resolve(snap: LoadedSnapshot, _: KeyRecord) -> Resolved:
-            query = params.parse_search_query(request.query_params.multi_items())
-            # Off the event loop (CPU work), on the pages' bounded pool of search threads.
-            body, etag = await anyio.to_thread.run_sync(
-                snap.search_page, query.q, query.page, limiter=SEARCH_THREADS
-            )
-            link = shim.links(
-                snap, "/api/v1/search", {"q": query.q}, query.page, page_count(_total(body))
-            )
-            return Resolved(body, etag, headers=(("Link", link),) if link else ())
+async def _games(request: Request, _: KeyRecord, snap: LoadedSnapshot) -> Resolved:
+    query = params.parse_list_query(request.query_params.multi_items())
+    body, etag = await request.app.state.lists.page(snap, query.filters, query.page)
+    pages = page_count(_total(body))
+    base = request.app.state.settings.api_base_url
+    link = links(snap, base, "/api/v1/games", query.filters.to_query(), query.page, pages)
+    return Resolved(body, etag, headers=(("Link", link),) if link else ())
 
-        return await shim.keyed(request, shim.memo(request, resolve))
 
-    async def usage(request: Request) -> Response:
-        async def resolve(snap: LoadedSnapshot, record: KeyRecord) -> Resolved:
-            params.parse_plain_query(request.query_params.multi_items())
-            hit, window = shim.quota.peek(record.subject, record.daily_limit)
-            days = [window.day - dt.timedelta(days=n) for n in range(29, -1, -1)]
-            counts = shim.quota.store.history(record.subject, days)  # KeyStoreUnavailable: 503
-            body = orjson.dumps(
-                {
-                    "key_id": record.key_id,
-                    "plan": record.plan,
-                    "limit": record.daily_limit,
-                    "used": hit.used,
-                    "remaining": hit.remaining,
-                    "reset_at": dt.datetime.fromtimestamp(window.reset_at, dt.UTC).isoformat(),
-                    "days": [{"date": d.isoformat(), "count": counts[d]} for d in days],
-                }
-            )
-            return Resolved(body, etag_for(body))
-
-        response = await shim.keyed(request, resolve, counted=False)
-        if response.status_code == 200:
-            response.headers["Cache-Control"] = "no-store"  # live counts, not a snapshot
-        return response
-
-    def document(key: str, content_type: str) -> Callable[[Request], Awaitable[Response]]:
-        async def endpoint(request: Request) -> Response:
-            async def resolve(snap: LoadedSnapshot) -> Stored:
-                return shim.stored(snap, key, content_type)
-
-            return await shim.anonymous(request, resolve)
-
-        return endpoint
-
-    async def metrics(request: Request) -> Response:
-        m = shim.quota.metrics
-        lines = [
-            f"bangscore_store_errors_total {m.store_errors}",
-            f"bangscore_fail_open_admits_total {m.fail_open_admits}",
-            f"bangscore_key_cache_hits_total {m.key_cache_hits}",
-            f"bangscore_key_lookups_total {m.key_lookups}",
-            f"bangscore_snapshot_switches_total {shim.source.switches}",
-            f"bangscore_body_cache_bytes {shim.source.cache.size}",
-        ]
-        lines += [f"bangscore_quota_{name}_total {n}" for name, n in sorted(m.extra.items())]
-        stats = shim.quota.store.stats()
-        lines += [f"bangscore_store_{name}_total {n}" for name, n in sorted(stats.items())]
-        return Response(
-            "\n".join(lines) + "\n",
-            headers={"Cache-Control": "no-store"},
-            media_type="text/plain; version=0.0.4",
+async def _game(request: Request, _: KeyRecord, snap: LoadedSnapshot) -> Stored:
+    appid = params.parse_appid(request.path_params["appid"])
+    params.parse_plain_query(request.query_params.multi_items())
+    if snap.entry(detail_key(appid)) is None:
+        known = snap.not_rated.lookup(appid)
+        if known is None:
+            raise NotFound("game_not_found", f"No known app has appid {appid}.")
+        name, reason = known
+        raise NotFound(
+            "game_not_rated",
+            f"{name or 'App ' + str(appid)} (appid {appid}) is not rated: {REASON_DETAIL[reason]}.",
+            extra={"appid": appid, "name": name, "reason": reason},
         )
+    return stored(snap, detail_key(appid), JSON_TYPE)
 
-    return [
-        Route("/api/v1", document(ROOT_KEY, JSON_TYPE)),
-        Route("/api/v1/openapi.json", document(OPENAPI_KEY, JSON_TYPE)),
-        Route("/api/v1/games", games),
-        Route("/api/v1/games/{appid}", game),
-        Route("/api/v1/search", search),
-        Route("/api/v1/usage", usage),
-        Route("/metrics", metrics),
+
+async def _search(request: Request, _: KeyRecord, snap: LoadedSnapshot) -> Resolved:
+    query = params.parse_search_query(request.query_params.multi_items())
+    # Off the event loop (CPU work), on the pages' bounded pool of search threads.
+    body, etag = await anyio.to_thread.run_sync(
+        snap.search_page, query.q, query.page, limiter=SEARCH_THREADS
+    )
+    base = request.app.state.settings.api_base_url
+    pages = page_count(_total(body))
+    link = links(snap, base, "/api/v1/search", {"q": query.q}, query.page, pages)
+    return Resolved(body, etag, headers=(("Link", link),) if link else ())
+
+
+async def _usage(request: Request, record: KeyRecord, _: LoadedSnapshot) -> Resolved:
+    params.parse_plain_query(request.query_params.multi_items())
+    quota = request.app.state.quota
+    hit, window = quota.peek(record.subject, record.daily_limit)
+    days = [window.day - dt.timedelta(days=n) for n in range(29, -1, -1)]
+    counts = quota.history(record.subject, days)  # KeyStoreUnavailable: 503
+    body = orjson.dumps(
+        {
+            "key_id": record.key_id,
+            "plan": record.plan,
+            "limit": record.daily_limit,
+            "used": hit.used,
+            "remaining": hit.remaining,
+            "reset_at": dt.datetime.fromtimestamp(window.reset_at, dt.UTC).isoformat(),
+            "days": [{"date": d.isoformat(), "count": counts[d]} for d in days],
+        }
+    )
+    return Resolved(body, etag_for(body))
+
+
+async def games(request: Request) -> Response:
+    """Given ``GET /api/v1/games`` with a key, return the list page of its filters."""
+    return await api.keyed(request, partial(remembered, _games))
+
+
+async def game(request: Request) -> Response:
+    """Given ``GET /api/v1/games/<appid>`` with a key, return the game's detail (404
+    ``game_not_found`` or ``game_not_rated`` otherwise)."""
+    return await api.keyed(request, partial(remembered, _game))
+
+
+async def search(request: Request) -> Response:
+    """Given ``GET /api/v1/search?q=`` with a key, return the ranked page of matches."""
+    return await api.keyed(request, partial(remembered, _search))
+
+
+async def usage(request: Request) -> Response:
+    """Given ``GET /api/v1/usage`` with a key, return its last 30 days' counts (not counted,
+    no-store: live counts, not a snapshot)."""
+    response = await api.keyed(request, _usage, counted=False)
+    if response.status_code == 200:
+        response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+async def _root_document(snap: LoadedSnapshot) -> Stored:
+    return stored(snap, ROOT_KEY, JSON_TYPE)
+
+
+async def _openapi_document(snap: LoadedSnapshot) -> Stored:
+    return stored(snap, OPENAPI_KEY, JSON_TYPE)
+
+
+async def root(request: Request) -> Response:
+    """Given ``GET /api/v1``, return the root listing (no key, the anonymous allowance)."""
+    return await api.anonymous(request, _root_document)
+
+
+async def openapi(request: Request) -> Response:
+    """Given ``GET /api/v1/openapi.json``, return the OpenAPI document (no key)."""
+    return await api.anonymous(request, _openapi_document)
+
+
+async def metrics(request: Request) -> Response:
+    """Given ``GET /metrics``, return the counters in the Prometheus text format (no-store)."""
+    state = request.app.state
+    m = state.quota.metrics
+    lines = [
+        f"bangscore_store_errors_total {m.store_errors}",
+        f"bangscore_fail_open_admits_total {m.fail_open_admits}",
+        f"bangscore_key_cache_hits_total {m.key_cache_hits}",
+        f"bangscore_key_lookups_total {m.key_lookups}",
+        f"bangscore_snapshot_switches_total {state.source.switches}",
+        f"bangscore_body_cache_bytes {state.source.cache.size}",
     ]
+    lines += [f"bangscore_quota_{name}_total {n}" for name, n in sorted(m.extra.items())]
+    stats = state.quota.stats()
+    lines += [f"bangscore_store_{name}_total {n}" for name, n in sorted(stats.items())]
+    return Response(
+        "\n".join(lines) + "\n",
+        headers={"Cache-Control": "no-store"},
+        media_type="text/plain; version=0.0.4",
+    )
+
+
+ROUTES = [
+    Route("/api/v1", root),
+    Route("/api/v1/openapi.json", openapi),
+    Route("/api/v1/games", games),
+    Route("/api/v1/games/{appid}", game),
+    Route("/api/v1/search", search),
+    Route("/api/v1/usage", usage),
+    Route("/metrics", metrics),
+]

@@ -91,7 +91,7 @@ def s3_app(tmp_path: Path) -> Iterator[Callable[[str], tuple[TestClient, Setting
 
 
 def source_of(client: TestClient) -> SnapshotSource:
-    source = client.app.state.shim.source  # type: ignore[attr-defined]
+    source = client.app.state.source  # type: ignore[attr-defined]
     assert isinstance(source, SnapshotSource)
     return source
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from bangscore.shim.handlers import Shim
+from bangscore.shim import api
 from bangscore.shim.sqlite_store import SQLiteKeyStore
 from tests.factories import add_key
 
@@ -23,15 +23,15 @@ PATHS = [
 
 @pytest.fixture
 def counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Record each request that takes the full route (Shim.keyed)."""
+    """Record each request that takes the full route (:func:`bangscore.shim.api.keyed`)."""
     calls: list[str] = []
-    original = Shim.keyed
+    original = api.keyed
 
-    async def spy(self: Shim, request: Any, *args: Any, **kwargs: Any) -> Any:
+    async def spy(request: Any, *args: Any, **kwargs: Any) -> Any:
         calls.append(request.url.path)
-        return await original(self, request, *args, **kwargs)
+        return await original(request, *args, **kwargs)
 
-    monkeypatch.setattr(Shim, "keyed", spy)
+    monkeypatch.setattr(api, "keyed", spy)
     return calls
 
 
@@ -87,7 +87,7 @@ def test_fast_and_full_route_give_the_same_bytes_for_304_and_429(
     client_factory: ClientFactory, small_snapshot: Any, counted: list[str]
 ) -> None:
     client, store = client_factory(small_snapshot[0])
-    answers = client.app.state.shim.source.current.answers  # type: ignore[attr-defined]
+    answers = client.app.state.source.current.answers  # type: ignore[attr-defined]
     spent = {"Authorization": f"Bearer {add_key(store, limit=2)}"}
     other = {"Authorization": f"Bearer {add_key(store)}"}
     path = "/api/v1/games?genre=rpg"

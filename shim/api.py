@@ -1,0 +1,189 @@
+"""The API's side of request handling: reading and authenticating a key, the API's voice of
+the answer policy (problem+json refusals and errors) and the two ways an API route is served.
+
+A keyed route (:func:`keyed`) authenticates the key (401 / 503, against the client IP's
+anonymous allowance), then answers by the one answer policy
+(:func:`bangscore.shim.answer.answer`) against the key's allowance. Requests without a valid
+key (the root listing, documents, 401s, unknown paths) count against the client IP's
+anonymous allowance (:func:`anonymous`). Both read their services from ``app.state``
+(:func:`bangscore.shim.app.create_app` puts them there).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from functools import partial
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from bangscore.shim.answer import Allowance, Refusal, Resolved, Resolver, Stored, answer
+from bangscore.shim.keystore import Hit, KeyRecord, KeyStoreUnavailable
+from bangscore.shim.problems import PROBLEM_TYPE, BadRequest, ParamError, problem_body
+from bangscore.shim.quota import AuthFailure, Quota, Window, rate_headers
+from bangscore.shim.source import CorruptObject, LoadedSnapshot, SnapshotSource
+from bangscore.storage import ObjectNotFound, ObjectStorageError
+
+log = logging.getLogger("bangscore.shim")
+EXPOSED = (
+    "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Used, X-RateLimit-Reset, "
+    "RateLimit, RateLimit-Policy, Retry-After, ETag, Link, X-Snapshot, X-Request-Id"
+)
+EDGE_HEADERS = [
+    (b"access-control-allow-origin", b"*"),
+    (b"access-control-expose-headers", EXPOSED.encode()),
+    (b"x-content-type-options", b"nosniff"),
+]
+Rate = list[tuple[str, str]]
+# A keyed route's resolver: given the request, the authenticated key and the snapshot.
+KeyedResolver = Callable[[Request, KeyRecord, LoadedSnapshot], Awaitable[Resolved | Stored]]
+
+
+class ProblemVoice:
+    """The API's voice: builds problem+json answers (refusals, resolver errors, 503s) on the
+    site's URL, naming what failed from the snapshot source's state."""
+
+    def __init__(self, source: SnapshotSource, *, site_url: str, retry_after: int) -> None:
+        self.source = source
+        self.site_url = site_url
+        self.retry_after = str(retry_after)  # seconds, the Retry-After of every 503
+
+    def problem(
+        self,
+        request: Request,
+        code: str,
+        detail: str,
+        rate: Rate,
+        *,
+        errors: list[ParamError] | None = None,
+        headers: dict[str, str] | None = None,
+        extra: dict[str, object] | None = None,
+    ) -> Response:
+        """Given a problem code and detail, return the problem+json response (no-store)."""
+        status, body = problem_body(
+            code,
+            detail,
+            site_url=self.site_url,
+            request_id=request.state.request_id,
+            errors=errors or (),
+            extra=extra,
+        )
+        out = dict(rate)
+        out["Cache-Control"] = "no-store"
+        if headers:
+            out.update(headers)
+        return Response(body, status, headers=out, media_type=PROBLEM_TYPE)
+
+    def refused(self, request: Request, hit: Hit, window: Window, rate: Rate) -> Response:
+        """Return the problem+json 429 of a key or client IP past its daily limit."""
+        return self.problem(
+            request,
+            "quota_exceeded",
+            f"The daily limit of {hit.limit} requests is used up; it resets at 00:00 UTC.",
+            rate,
+            headers={"Retry-After": str(window.seconds_to_reset)},
+            extra={"violated-policies": ["daily"]},
+        )
+
+    def failed(self, request: Request, error: BadRequest | Refusal, rate: Rate) -> Response:
+        """Return a resolver's 400 ``invalid_parameter``, 403 or 404 as problem+json."""
+        if isinstance(error, BadRequest):
+            return self.problem(request, "invalid_parameter", str(error), rate, errors=error.errors)
+        return self.problem(request, error.code, str(error), rate, extra=error.extra)
+
+    def unavailable(
+        self,
+        request: Request,
+        rate: Rate,
+        fault: ObjectStorageError | KeyStoreUnavailable | None = None,
+    ) -> Response:
+        """Return the 503 problem naming what failed: the snapshot (unpublished or unloadable),
+        one stored object (missing or corrupt), the object store, or the key store."""
+        request_id = request.state.request_id
+        if isinstance(fault, KeyStoreUnavailable):
+            log.error("request %s: key store: %s", request_id, fault)
+            detail = "The key store is unreachable; retry shortly."
+        elif self.source.current is None and self.source.load_error:
+            detail = "The published snapshot could not be loaded; retry shortly."
+        elif self.source.current is None:
+            detail = "No snapshot is published yet; run `bangscore build`."
+        elif isinstance(fault, CorruptObject):
+            log.error("request %s: %s", request_id, fault)
+            detail = "A stored object failed its integrity check; retry shortly."
+        elif isinstance(fault, ObjectNotFound):
+            log.error("request %s: object missing from the object store: %s", request_id, fault)
+            detail = "A stored object of this snapshot is missing from the object store."
+        else:
+            log.error("request %s: object store: %s", request_id, fault)
+            detail = "The object store is unreachable; retry shortly."
+        return self.problem(
+            request, "unavailable", detail, rate, headers={"Retry-After": self.retry_after}
+        )
+
+
+def client_ip(request: Request) -> str:
+    """Given a request, return its client's address (``unknown`` when the server has none)."""
+    return request.client.host if request.client else "unknown"
+
+
+def charge_anonymous(request: Request, quota: Quota) -> tuple[Hit, Window, Rate]:
+    """Given a request without a valid key and the quota, count it against its client IP's
+    anonymous allowance; return (hit, window, rate headers)."""
+    hit, window = quota.charge(f"ip:{client_ip(request)}", quota.anonymous_limit)
+    return hit, window, rate_headers(hit.limit, hit.used, window)
+
+
+def presented_key(request: Request) -> str | None:
+    """Given a request, return the key it presents: the Bearer token of ``Authorization``
+    (``""`` for another scheme or an empty token), else the ``api_key`` query parameter,
+    else None. The one reading of a key, for the routes and the edge's fast path."""
+    auth = request.headers.get("authorization")
+    if auth is not None:
+        scheme, _, value = auth.partition(" ")
+        return value.strip() if scheme.lower() == "bearer" else ""
+    return request.query_params.get("api_key")
+
+
+def key_allowance(record: KeyRecord, voice: ProblemVoice, *, counted: bool = True) -> Allowance:
+    """Given an active key and the API's voice, return the key's allowance
+    (``counted=False``: a free route)."""
+    return Allowance(record.subject, record.daily_limit, voice, counted)
+
+
+async def anonymous(request: Request, resolve: Resolver) -> Response:
+    """Given a no-key request and its resolver, return the answer policy's response against
+    the client IP's anonymous allowance."""
+    state = request.app.state
+    quota: Quota = state.quota
+    allowance = Allowance(f"ip:{client_ip(request)}", quota.anonymous_limit, state.problems)
+    return await answer(request, resolve, allowance, source=state.source, quota=quota)
+
+
+async def keyed(request: Request, resolve: KeyedResolver, *, counted: bool = True) -> Response:
+    """Given a keyed request and its resolver, authenticate the key (401 / 503 against the
+    client IP's anonymous allowance), then return the answer policy's response against the
+    key's allowance (``counted=False``: not counted, as ``/api/v1/usage``)."""
+    state = request.app.state
+    voice: ProblemVoice = state.problems
+    key = presented_key(request)
+    if not key:
+        return _unauthorized(request, "missing_key", "Send an API key.", sent=False)
+    try:
+        record = state.quota.authenticate(key)
+    except AuthFailure as exc:
+        return _unauthorized(request, exc.code, exc.detail, sent=True)
+    except KeyStoreUnavailable as exc:
+        return voice.unavailable(request, [], exc)
+    allowance = key_allowance(record, voice, counted=counted)
+    bound = partial(resolve, request, record)
+    return await answer(request, bound, allowance, source=state.source, quota=state.quota)
+
+
+def _unauthorized(request: Request, code: str, detail: str, *, sent: bool) -> Response:
+    voice: ProblemVoice = request.app.state.problems
+    hit, window, rate = charge_anonymous(request, request.app.state.quota)
+    if not hit.admitted:
+        return voice.refused(request, hit, window, rate)
+    challenge = 'Bearer realm="bangscore"' + (', error="invalid_token"' if sent else "")
+    return voice.problem(request, code, detail, rate, headers={"WWW-Authenticate": challenge})

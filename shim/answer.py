@@ -169,9 +169,9 @@ async def answer(
     snap = source.current
     if snap is None:
         return voice.unavailable(request, _peek(quota, subject, limit), None)
-    if allowance.counted and quota.exhausted(subject, limit):
-        seen, window = quota.peek(subject, limit)
-        hit = Hit(False, max(seen.used, limit), limit)
+    refusal = quota.refusal(subject, limit) if allowance.counted else None
+    if refusal is not None:
+        hit, window = refusal
         return voice.refused(request, hit, window, _rate(hit, window))
     try:
         resolved: Resolution | BadRequest | Refusal = await resolve(snap)

@@ -181,11 +181,15 @@ class Quota:
         if not hit.admitted:
             self._refused.put(at, hit.used)
 
-    def exhausted(self, subject: str, limit: int) -> bool:
-        """Given a subject and its limit, return True if the store already refused it today at
-        a count of at least that limit (no store round trip: a refused client costs nothing)."""
-        used = self._refused.find((subject, window_at(self.clock()).day))
-        return used is not None and used >= limit
+    def refusal(self, subject: str, limit: int) -> tuple[Hit, Window] | None:
+        """Given a subject and its limit, return the refusal (not admitted, the count the store
+        refused at, the window) if the store already refused it today at a count of at least
+        that limit, else None. No store round trip: a refused client costs nothing."""
+        window = window_at(self.clock())
+        used = self._refused.find((subject, window.day))
+        if used is None or used < limit:
+            return None
+        return Hit(False, used, limit), window
 
     def _reconcile(self) -> None:
         """Add the fail-open admits counted locally to the store; raise KeyStoreUnavailable (and

@@ -1,0 +1,179 @@
+"""``bangscore watch add|list|remove`` and ``bangscore alerts send``'s refusals, through the real
+command line on a real SQLite store in the test's state folder."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from bangscore.cli import main
+from bangscore.shim.watchstore import Condition, WatchRecord, open_watch_store
+from tests.live import free_port
+
+Run = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture
+def bangscore(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Run:
+    """Return a runner of the command line on this test's state folder (no BANGSCORE_*
+    setting from the environment): given arguments, its exit status, stdout and stderr."""
+    for name in list(os.environ):
+        if name.startswith("BANGSCORE_"):
+            monkeypatch.delenv(name)
+
+    def run(*argv: str) -> tuple[int, str, str]:
+        capsys.readouterr()
+        try:
+            code = main(["--state-dir", str(tmp_path / "state"), *argv])
+        except SystemExit as exc:  # argparse refuses a bad option value with exit status 2
+            code = int(exc.code or 0)
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+def add(run: Run, account: str, appid: int, *condition: str) -> str:
+    """Add a watch through the command line; return its id."""
+    code, out, err = run("watch", "add", "--account", account, "--appid", str(appid), *condition)
+    assert (code, err) == (0, ""), err
+    assert out.startswith("watch w")
+    return out.split()[1].rstrip(":")
+
+
+@pytest.mark.parametrize(
+    ("condition", "message"),
+    [
+        pytest.param(["--tier", "fair"], "argument --tier: invalid choice: 'fair'", id="tier"),
+        pytest.param(
+            ["--below", "cheap"],
+            "argument --below: must be a USD amount such as 9.99",
+            id="below-not-a-number",
+        ),
+        pytest.param(
+            ["--below", "-1"], "argument --below: a price must be from 0 to 10,000 USD", id="neg"
+        ),
+        pytest.param(
+            ["--below", "10000.01"],
+            "argument --below: a price must be from 0 to 10,000 USD",
+            id="too-high",
+        ),
+        pytest.param(
+            ["--below", "nan"], "argument --below: a price must be from 0 to 10,000 USD", id="nan"
+        ),
+        pytest.param(
+            ["--tier", "banger", "--below", "5"],
+            "argument --below: not allowed with argument --tier",
+            id="both",
+        ),
+        pytest.param([], "one of the arguments --tier --below is required", id="none"),
+    ],
+)
+def test_watch_add_refuses_a_bad_condition(
+    bangscore: Run, tmp_path: Path, condition: list[str], message: str
+) -> None:
+    code, out, err = bangscore(
+        "watch", "add", "--account", "a@example.com", "--appid", "367520", *condition
+    )
+    assert (code, out) == (2, "")
+    assert message in err
+    assert not (tmp_path / "state" / "bangscore.sqlite3").exists()  # nothing stored
+
+
+def test_watch_add_refuses_an_address_that_is_not_one(bangscore: Run, tmp_path: Path) -> None:
+    code, out, err = bangscore("watch", "add", "--account", "not-an-address", "--appid", "1",
+                               "--tier", "banger")  # fmt: skip
+    assert (code, out) == (2, "")
+    assert err == "error: --account must be an email address\n"
+    assert not (tmp_path / "state" / "bangscore.sqlite3").exists()
+
+
+def test_watch_add_prints_the_condition_and_rounds_the_price(bangscore: Run) -> None:
+    code, out, _ = bangscore("watch", "add", "--account", "A@Example.com", "--appid", "620",
+                             "--below", "9.999")  # fmt: skip
+    assert code == 0
+    assert out.endswith(": appid 620, $10.00 or less\n")
+    code, out, _ = bangscore("watch", "add", "--account", "a@example.com", "--appid", "620",
+                             "--tier", "worth_it")  # fmt: skip
+    assert out.endswith(": appid 620, becomes worth it\n")
+
+
+def test_watch_list_shows_every_watch_or_one_accounts(bangscore: Run, tmp_path: Path) -> None:
+    first = add(bangscore, "Ann@Example.com", 620, "--tier", "banger")
+    second = add(bangscore, "bob@example.com", 367520, "--below", "7.5")
+    # a watch added on the site by an address that has not confirmed it yet
+    store = open_watch_store(f"sqlite:///{tmp_path / 'state' / 'bangscore.sqlite3'}")
+    store.add_watch(
+        WatchRecord("w_unconfirmed", "cy@example.com", 70, Condition(tier="worth_it"), 1)
+    )
+    store.close()
+
+    code, out, err = bangscore("watch", "list")
+    assert (code, err) == (0, "")
+    header, *rows = out.splitlines()
+    assert header.split() == ["id", "account", "appid", "condition", "state", "last", "alert"]
+    by_id = {row.split()[0]: row for row in rows}
+    assert set(by_id) == {first, second, "w_unconfirmed"}
+    assert by_id[first].split()[1:] == ["ann@example.com", "620", "becomes", "a", "banger",
+                                        "waiting", "never"]  # fmt: skip
+    assert by_id[second].split()[1:] == ["bob@example.com", "367520", "$7.50", "or", "less",
+                                         "waiting", "never"]  # fmt: skip
+    assert by_id["w_unconfirmed"].split()[-2:] == ["unconfirmed", "never"]
+
+    code, out, _ = bangscore("watch", "list", "--account", " BOB@example.com ")
+    assert code == 0
+    assert [row.split()[0] for row in out.splitlines()[1:]] == [second]
+
+    code, out, _ = bangscore("watch", "list", "--account", "nobody@example.com")
+    assert (code, len(out.splitlines())) == (0, 1)  # the header only
+
+
+def test_watch_remove_removes_one_and_refuses_an_unknown_id(bangscore: Run) -> None:
+    kept = add(bangscore, "ann@example.com", 620, "--tier", "banger")
+    gone = add(bangscore, "ann@example.com", 367520, "--below", "5")
+
+    assert bangscore("watch", "remove", gone) == (0, f"removed watch {gone} (appid 367520)\n", "")
+    assert bangscore("watch", "remove", gone) == (1, "", f"error: no watch with id {gone}\n")
+    assert bangscore("watch", "remove", "w_nosuch") == (1, "", "error: no watch with id w_nosuch\n")
+    _, out, _ = bangscore("watch", "list")
+    assert [row.split()[0] for row in out.splitlines()[1:]] == [kept]
+
+
+def test_alerts_send_without_an_smtp_url_sends_nothing(bangscore: Run) -> None:
+    assert bangscore("alerts", "send") == (
+        2,
+        "",
+        "error: BANGSCORE_SMTP_URL is not set: no alert can be sent\n",
+    )
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        pytest.param(
+            "http://mail.test", "the SMTP URL must start with smtp:// or smtps://", id="scheme"
+        ),
+        pytest.param("smtp://", "the SMTP URL names no host", id="no-host"),
+        pytest.param("smtp://mail.test:99999", "the SMTP URL has an invalid port", id="port"),
+    ],
+)
+def test_alerts_send_refuses_a_bad_smtp_url(
+    bangscore: Run, monkeypatch: pytest.MonkeyPatch, url: str, reason: str
+) -> None:
+    monkeypatch.setenv("BANGSCORE_SMTP_URL", url)
+    assert bangscore("alerts", "send") == (2, "", f"error: BANGSCORE_SMTP_URL: {reason}\n")
+
+
+def test_alerts_send_without_a_snapshot_fails_before_mailing(
+    bangscore: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # nothing listens there: reaching this far without a snapshot must not try to connect
+    monkeypatch.setenv("BANGSCORE_SMTP_URL", f"smtp://127.0.0.1:{free_port()}")
+    code, out, err = bangscore("alerts", "send", "--snapshot", str(tmp_path / "empty"))
+    assert (code, out) == (1, "")
+    assert err.startswith("error: no snapshot to compare the watches with: ")

@@ -81,9 +81,10 @@ class Mailer:
 
     def __enter__(self) -> Mailer:
         s = self.server
+        smtp: smtplib.SMTP | None = None
         try:
             if s.tls:
-                smtp: smtplib.SMTP = smtplib.SMTP_SSL(
+                smtp = smtplib.SMTP_SSL(
                     s.host, s.port, timeout=self.timeout, context=ssl.create_default_context()
                 )
             else:
@@ -95,10 +96,12 @@ class Mailer:
             if s.username:
                 smtp.login(s.username, s.password or "")
         except smtplib.SMTPAuthenticationError as exc:
+            _close(smtp)
             raise MailError(
                 f"the SMTP server {s.name} refused the credentials ({exc.smtp_code})"
             ) from None
         except (TimeoutError, smtplib.SMTPException, OSError) as exc:
+            _close(smtp)
             raise MailError(f"cannot reach the SMTP server {s.name}: {_reason(exc)}") from None
         self._smtp = smtp
         return self
@@ -144,6 +147,13 @@ def send_one(server: SMTPServer, message: EmailMessage) -> None:
     """Given a server and a message, send it on a connection of its own; raise MailError."""
     with Mailer(server) as mailer:
         mailer.send(message)
+
+
+def _close(smtp: smtplib.SMTP | None) -> None:
+    # A connection that failed half-way (STARTTLS, login) is dropped, not left to the garbage
+    # collector with its socket open.
+    if smtp is not None:
+        smtp.close()
 
 
 def _reason(exc: BaseException) -> str:

@@ -1,0 +1,204 @@
+"""The SMTP transport (bangscore.mail) against real aiosmtpd servers on loopback: plain,
+STARTTLS offered, implicit TLS (smtps://) and AUTH, with a throwaway certificate from openssl."""
+
+from __future__ import annotations
+
+import gc
+import ssl
+import subprocess
+import warnings
+from collections.abc import Callable, Iterator
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
+
+from bangscore.mail import Mailer, MailError, SMTPServer, send_one
+from tests.live import free_port
+from tests.smtp_server import Inbox, body_text
+from tests.smtp_server import SMTPServer as LiveSMTP
+
+USER, PASSWORD = "alerts", "s3cret:pass"
+
+
+def message(to: str = "player@example.com") -> EmailMessage:
+    """A small complete message to ``to``."""
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"] = "alerts@bangscore.test", to, "Hollow Knight"
+    msg.set_content("Price: $7.49")
+    return msg
+
+
+@pytest.fixture(scope="session")
+def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 and its key (PEM files), made once."""
+    folder = tmp_path_factory.mktemp("tls")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+         "-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1",
+         "-addext", "subjectAltName=IP:127.0.0.1"],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    return cert, key
+
+
+def authenticate(
+    server: SMTP, session: Session, envelope: Envelope, mechanism: str, data: Any
+) -> AuthResult:
+    """Accept only USER / PASSWORD."""
+    ok = isinstance(data, LoginPassword) and (data.login, data.password) == (
+        USER.encode(),
+        PASSWORD.encode(),
+    )
+    return AuthResult(success=ok)
+
+
+@pytest.fixture
+def smtp_factory(certificate: tuple[Path, Path]) -> Iterator[Callable[..., tuple[int, Inbox]]]:
+    """Return a factory of aiosmtpd servers on free loopback ports: given ``starttls`` (offer
+    it), ``implicit`` (TLS from the first byte) and ``auth`` (require AUTH, offered only after
+    STARTTLS), its port and inbox.
+    Every server is stopped after the test."""
+    started: list[Controller] = []
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(*certificate)
+
+    def make(
+        *, starttls: bool = False, implicit: bool = False, auth: bool = False
+    ) -> tuple[int, Inbox]:
+        inbox = Inbox()
+        options: dict[str, Any] = {}
+        if starttls:
+            options["tls_context"] = context
+        if implicit:
+            options["ssl_context"] = context
+        if auth:
+            options.update(authenticator=authenticate, auth_required=True)
+        controller = Controller(inbox, hostname="127.0.0.1", port=free_port(), **options)
+        controller.start()
+        started.append(controller)
+        return controller.port, inbox
+
+    yield make
+    for controller in started:
+        controller.stop()
+
+
+@pytest.fixture
+def trust(certificate: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the test certificate the one trusted root (ssl.create_default_context reads it)."""
+    monkeypatch.setenv("SSL_CERT_FILE", str(certificate[0]))
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        pytest.param("http://mail.test", "must start with smtp:// or smtps://", id="scheme"),
+        pytest.param("mail.test:25", "must start with smtp:// or smtps://", id="no-scheme"),
+        pytest.param("smtp://", "names no host", id="no-host"),
+        pytest.param("smtps://user:pw@:465", "names no host", id="credentials-no-host"),
+        pytest.param("smtp://mail.test:99999", "has an invalid port", id="port-range"),
+        pytest.param("smtp://mail.test:smtp", "has an invalid port", id="port-name"),
+    ],
+)
+def test_bad_smtp_urls_say_why(url: str, reason: str) -> None:
+    with pytest.raises(ValueError, match=reason):
+        SMTPServer.from_url(url)
+
+
+def test_the_server_name_carries_no_credentials() -> None:
+    assert SMTPServer.from_url("smtps://alerts:hunter2@mail.test:2465").name == "mail.test:2465"
+
+
+def test_send_one_delivers_over_plain_smtp(smtp_server: LiveSMTP) -> None:
+    send_one(SMTPServer.from_url(smtp_server.url), message())
+    [received] = smtp_server.inbox.messages
+    assert (received["To"], received["Subject"]) == ("player@example.com", "Hollow Knight")
+    assert body_text(received).strip() == "Price: $7.49"
+
+
+def test_sending_outside_the_context_manager_is_refused() -> None:
+    with pytest.raises(MailError, match="not connected") as caught:
+        Mailer(SMTPServer("127.0.0.1", free_port())).send(message())
+    assert caught.value.lost
+
+
+@pytest.mark.server  # starts its own aiosmtpd
+def test_starttls_is_used_when_offered(
+    smtp_factory: Callable[..., tuple[int, Inbox]], trust: None
+) -> None:
+    # AUTH is only offered after STARTTLS here: logging in proves the session was encrypted
+    port, inbox = smtp_factory(starttls=True, auth=True)
+    send_one(SMTPServer.from_url(f"smtp://{USER}:s3cret%3Apass@127.0.0.1:{port}"), message())
+    assert [m["To"] for m in inbox.messages] == ["player@example.com"]
+
+
+@pytest.mark.server  # starts its own aiosmtpd
+def test_an_untrusted_starttls_certificate_sends_nothing(
+    smtp_factory: Callable[..., tuple[int, Inbox]],
+) -> None:
+    port, inbox = smtp_factory(starttls=True)
+    with pytest.raises(MailError, match=f"cannot reach the SMTP server 127.0.0.1:{port}: ") as e:
+        send_one(SMTPServer("127.0.0.1", port), message())
+    assert "certificate verify failed" in str(e.value)
+    assert e.value.lost
+    assert inbox.messages == []
+
+
+@pytest.mark.server  # starts its own aiosmtpd
+def test_smtps_speaks_tls_from_the_first_byte(
+    smtp_factory: Callable[..., tuple[int, Inbox]], trust: None
+) -> None:
+    port, inbox = smtp_factory(implicit=True)
+    send_one(SMTPServer.from_url(f"smtps://127.0.0.1:{port}"), message())
+    assert [m["Subject"] for m in inbox.messages] == ["Hollow Knight"]
+
+
+def test_smtps_to_a_plain_server_sends_nothing(smtp_server: LiveSMTP) -> None:
+    port = smtp_server.controller.port
+    with pytest.raises(MailError, match=f"cannot reach the SMTP server 127.0.0.1:{port}: "):
+        send_one(SMTPServer("127.0.0.1", port, tls=True), message())
+    assert smtp_server.inbox.messages == []
+
+
+def test_credentials_for_a_server_without_auth_are_an_error(smtp_server: LiveSMTP) -> None:
+    port = smtp_server.controller.port
+    server = SMTPServer("127.0.0.1", port, username=USER, password=PASSWORD)
+    with pytest.raises(MailError) as caught:
+        send_one(server, message())
+    assert str(caught.value) == (
+        f"cannot reach the SMTP server 127.0.0.1:{port}: SMTPNotSupportedError"
+    )
+    assert smtp_server.inbox.messages == []
+
+
+def test_a_refused_recipient_keeps_the_connection(smtp_server: LiveSMTP) -> None:
+    with Mailer(SMTPServer.from_url(smtp_server.url)) as mailer:
+        smtp_server.inbox.refuse = True
+        with pytest.raises(MailError) as caught:
+            mailer.send(message("gone@example.com"))
+        assert not caught.value.lost
+        assert "gone@example.com" not in str(caught.value)
+        smtp_server.inbox.refuse = False
+        mailer.send(message())  # the same connection still works
+    assert [m["To"] for m in smtp_server.inbox.messages] == ["player@example.com"]
+
+
+def test_a_connection_that_fails_half_way_is_closed(smtp_server: LiveSMTP) -> None:
+    # login fails after connecting: the socket must be closed then, not left to the collector
+    server = SMTPServer("127.0.0.1", smtp_server.controller.port, username=USER, password="x")
+    error = ""
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        try:
+            send_one(server, message())
+        except MailError as exc:
+            error = str(exc)
+        gc.collect()
+    assert error.endswith("SMTPNotSupportedError")
+    assert [w.message for w in seen if issubclass(w.category, ResourceWarning)] == []

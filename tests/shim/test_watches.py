@@ -11,9 +11,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from bangscore.shim import watches
 from bangscore.shim.accounts import load_session_secret
 from bangscore.shim.watch_mail import WatchLinks
-from bangscore.shim.watchstore import open_watch_store
+from bangscore.shim.watchstore import Condition, open_watch_store
 from bangscore.storage import LocalStorage
 from tests import factories
 from tests.live import ShimServer
@@ -83,3 +84,44 @@ def test_watch_pages(server: ShimServer, tmp_path: Path) -> None:
     store.close()
     for client in (anonymous, owner, other):
         client.close()
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        pytest.param("367520", 367520, id="appid"),
+        pytest.param(" 620 ", 620, id="spaces"),
+        pytest.param("1", 1, id="lowest"),
+        pytest.param(str(2**31 - 1), 2**31 - 1, id="highest"),
+        pytest.param(str(2**31), None, id="too-high"),
+        pytest.param("0", None, id="zero"),
+        pytest.param("-5", None, id="negative"),
+        pytest.param("12a", None, id="not-digits"),
+        pytest.param("٣٦٧", None, id="non-ascii-digits"),
+        pytest.param("00000000001", None, id="eleven-chars"),
+        pytest.param("", None, id="empty"),
+    ],
+)
+def test_the_appid_of_a_watch_link(raw: str, expected: int | None) -> None:
+    assert watches._appid(raw) == expected
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        pytest.param({"condition": "banger"}, Condition(tier="banger"), id="banger"),
+        pytest.param({"condition": "worth_it"}, Condition(tier="worth_it"), id="worth-it"),
+        pytest.param(
+            {"condition": "below", "below_usd": "9.999"}, Condition(below_usd=10.0), id="below"
+        ),
+        pytest.param({"condition": "below", "below_usd": "0"}, Condition(below_usd=0.0), id="free"),
+        pytest.param({"condition": "below", "below_usd": "cheap"}, None, id="below-not-a-number"),
+        pytest.param({"condition": "below", "below_usd": "-1"}, None, id="below-negative"),
+        pytest.param({"condition": "below", "below_usd": "inf"}, None, id="below-infinite"),
+        pytest.param({"condition": "below"}, None, id="below-missing"),
+        pytest.param({"condition": "fair"}, None, id="other-tier"),
+        pytest.param({}, None, id="none"),
+    ],
+)
+def test_watch_form_condition(fields: dict[str, str], expected: Condition | None) -> None:
+    assert watches._condition(fields) == expected

@@ -39,6 +39,7 @@ from bangscore.contract.filters import (
     OPENAPI_KEY,
     ROOT_KEY,
     SEARCH_KEY,
+    STYLE_KEY,
     Filters,
     badge_key,
     detail_key,
@@ -67,6 +68,7 @@ from bangscore.storage import StoredObject
 JSON_TYPE = "application/json"
 HTML_TYPE = "text/html; charset=utf-8"
 SVG_TYPE = "image/svg+xml"
+CSS_TYPE = "text/css; charset=utf-8"
 
 
 def lower_tags(record: GameRecord) -> frozenset[str]:
@@ -166,6 +168,7 @@ def snapshot_objects(
     yield StoredObject(ABOUT_SCORE_KEY, site.about_score_page(dates=dates), HTML_TYPE)
     yield StoredObject(DATES_KEY, dumps(dates), JSON_TYPE)
     yield StoredObject(FAVICON_KEY, site.favicon(), SVG_TYPE)
+    yield StoredObject(STYLE_KEY, site.stylesheet, CSS_TYPE)
 
 
 @dataclass(frozen=True, slots=True)

@@ -70,6 +70,7 @@ from bangscore.shim.passwords import (
     password_problem,
 )
 from bangscore.shim.quota import window_at
+from bangscore.site.render import package_stylesheet, style_version
 
 __all__ = ["AccountSite", "SignInLimits", "account_routes", "normalize_email"]
 
@@ -93,6 +94,7 @@ _TEMPLATES = jinja2.Environment(
 # The header's search box takes what the search endpoint takes.
 _TEMPLATES.globals["max_query_length"] = MAX_QUERY_LENGTH
 _TEMPLATES.globals["attribution"] = ATTRIBUTION_TEXT
+_TEMPLATES.globals["style_version"] = style_version(package_stylesheet())
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,8 @@ and framing ban on HTML pages, HSTS when the site is served over https, and no c
 reads of the account pages.
 
 The pages need no inline script (the keys page's one script is served from
-``/account/keys.js``); their stylesheet and charts are inline, so inline styles stay allowed.
+``/account/keys.js``) and their stylesheet is ``/style.css``; the charts and the account
+pages' few extra rules are inline styles, so inline styles stay allowed.
 """
 
 from __future__ import annotations

@@ -36,6 +36,7 @@ from bangscore.contract.filters import (
     DOCS_KEY,
     FAVICON_KEY,
     HOME_KEY,
+    STYLE_KEY,
     Filters,
     badge_key,
     game_page_key,
@@ -74,6 +75,9 @@ MIN_UNRATED_WORD = 3
 # queries back to back neither blocks the event loop nor takes every worker thread.
 SEARCH_THREADS = anyio.CapacityLimiter(2)
 SVG_TYPE = "image/svg+xml"
+CSS_TYPE = "text/css; charset=utf-8"
+# A versioned stylesheet URL (``?v=`` its digest) names one body for good.
+CACHE_VERSIONED = "public, max-age=31536000, immutable"
 BROWSE_PARAMS = frozenset({"genre", "tag", "year_from", "year_to", "on_sale", "page"})
 Rate = list[tuple[str, str]]
 
@@ -377,6 +381,32 @@ async def favicon(request: Request) -> Response:
     return await pages.answer(request, resolve, pages.allowance(request, counted=False))
 
 
+async def stylesheet(request: Request) -> Response:
+    """Serve ``/style.css``, the site's stylesheet every page links, not counted: the
+    snapshot's object, or this shim's own when the snapshot has none (or none is loaded, so
+    that even the 503 page keeps its looks). Asked as ``?v=<its version>`` it may be cached
+    for good (``immutable``); any other ``v`` gets the usual short cache and its ETag."""
+    pages: Pages = request.app.state.pages
+    site = pages.site
+    own = Resolved(site.stylesheet, etag_for(site.stylesheet), CSS_TYPE)
+
+    async def resolve(snap: LoadedSnapshot) -> Stored | Resolved:
+        if snap.entry(STYLE_KEY) is None:
+            return own
+        return stored(snap, STYLE_KEY, CSS_TYPE)
+
+    if pages.source.current is None:
+        response = Response(own.body, headers={"ETag": own.etag}, media_type=CSS_TYPE)
+    else:
+        response = await pages.answer(request, resolve, pages.allowance(request, counted=False))
+    if response.status_code in (200, 304):
+        etag = response.headers.get("etag", "").strip('"')
+        versioned = request.query_params.get("v")
+        fresh = versioned is not None and len(versioned) == 16 and etag.startswith(versioned)
+        response.headers["Cache-Control"] = CACHE_VERSIONED if fresh else "no-cache"
+    return response
+
+
 async def badge(request: Request) -> Response:
     """Serve ``/badge/<appid>.svg``: the game's precomputed badge, no key, not counted
     (other sites embed it), cacheable by anyone for a day; 404 without a body else."""
@@ -529,4 +559,5 @@ ROUTES = [
     Route("/game/{appid}/{slug}", game),
     Route("/favicon.svg", favicon),
     Route("/favicon.ico", favicon),
+    Route("/style.css", stylesheet),
 ]

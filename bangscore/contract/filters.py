@@ -102,6 +102,8 @@ OPENAPI_KEY = "api/v1/openapi.json"
 DOCS_KEY = "site/docs.html"
 HOME_KEY = "site/index.html"
 FAVICON_KEY = "site/favicon.svg"
+# The site's one stylesheet, linked from every page (``/style.css?v=<digest>``), not inlined.
+STYLE_KEY = "site/style.css"
 ABOUT_SCORE_KEY = "site/about/score.html"
 # The snapshot's dates as pages show them: {"snapshot_date": "YYYY-MM-DD", "prices_as_of": ...}.
 DATES_KEY = "site/dates.json"

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib.resources import files
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -58,6 +60,18 @@ def _fmt_day(value: str | None) -> str:
 def _iso_day(iso: str) -> str:
     day = dt.date.fromisoformat(iso)
     return f"{day.day} {day.strftime('%b %Y')}"
+
+
+def package_stylesheet() -> bytes:
+    """Return the site's stylesheet as this package ships it (UTF-8 CSS bytes)."""
+    return files("bangscore.site").joinpath("templates", "style.css").read_bytes()
+
+
+def style_version(stylesheet: bytes) -> str:
+    """Given the stylesheet's bytes, return the version its pages link it by
+    (``/style.css?v=<version>``): the first 16 hex digits of its SHA-256, so a changed
+    stylesheet gets a new URL and an unchanged one may be cached for good."""
+    return hashlib.sha256(stylesheet).hexdigest()[:16]
 
 
 def _local(url: str) -> str:
@@ -146,7 +160,10 @@ class SiteRenderer:
             genre_label=genre_label,
             day=_fmt_day,
         )
+        self.stylesheet = package_stylesheet()
+        self.style_version = style_version(self.stylesheet)
         self.env.globals.update(
+            style_version=self.style_version,
             site_url=site_url,
             base_url=base_url,
             root=urlsplit(site_url).path.rstrip("/"),
@@ -300,10 +317,13 @@ class SiteRenderer:
 
     def favicon(self) -> bytes:
         """Return the site's icon (SVG)."""
+        return self._source("favicon.svg").encode()
+
+    def _source(self, name: str) -> str:
         loader = self.env.loader
         assert loader is not None
-        source, _, _ = loader.get_source(self.env, "favicon.svg")
-        return source.encode()
+        source, _, _ = loader.get_source(self.env, name)
+        return source
 
 
 def _price_date(detail: Mapping[str, Any], dates: Mapping[str, str | None]) -> str | None:

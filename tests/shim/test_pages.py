@@ -11,10 +11,12 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from bangscore.manifest import etag_for
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import NotRated
 from bangscore.shim.pages import MAX_UNRATED_SHOWN
 from bangscore.shim.sqlite_store import SQLiteKeyStore
+from bangscore.site.render import SiteRenderer, style_version
 from bangscore.storage import ObjectStorage
 from tests import factories
 from tests.factories import SITE, add_key
@@ -221,6 +223,27 @@ def test_favicon_is_served_and_not_counted(site: Any) -> None:
         assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"
         assert icon.content.startswith(b"<svg")
     assert client.get("/docs").headers["x-ratelimit-used"] == str(int(before) + 1)
+
+
+def test_the_stylesheet_is_linked_once_per_page_and_served_not_counted(site: Any) -> None:
+    client, _ = site
+    own = SiteRenderer(site_url=SITE, base_url=SITE).stylesheet
+    link = f'<link rel="stylesheet" href="/style.css?v={style_version(own)}">'
+    for path in ("/", "/games", "/search?q=quest", "/docs", "/game/10000/rpg-quest-0", "/x"):
+        page = client.get(path).text
+        assert page.count(link) == 1, path
+        assert own.decode()[:200] not in page, path  # linked, not inlined
+    used = client.get("/").headers["x-ratelimit-used"]
+    sheet = client.get(f"/style.css?v={style_version(own)}")
+    assert sheet.status_code == 200 and sheet.headers["content-type"] == "text/css; charset=utf-8"
+    assert sheet.content == own
+    assert sheet.headers["cache-control"] == "public, max-age=31536000, immutable"
+    assert sheet.headers["etag"] == etag_for(own)
+    again = client.get("/style.css", headers={"If-None-Match": sheet.headers["etag"]})
+    assert again.status_code == 304 and again.headers["cache-control"] == "no-cache"
+    stale = client.get("/style.css?v=0123456789abcdef")
+    assert stale.status_code == 200 and stale.headers["cache-control"] == "no-cache"
+    assert client.get("/docs").headers["x-ratelimit-used"] == str(int(used) + 1)
 
 
 def test_pages_have_their_own_allowance_apart_from_the_api_and_keys(

@@ -22,36 +22,13 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Final
 
-from bangscore.contract.search import alias_key, fold
+from bangscore.contract.search import ROMAN_NUMERALS, alias_key, fold
 
 # Games need this many storefront reviews before their initials become an alias: people
 # abbreviate the games everyone knows, and a rare game must not capture common initials.
 MIN_ALIAS_REVIEWS: Final = 5_000
 MIN_KEY_LENGTH: Final = 3
 _SUBTITLE = re.compile(r"\s*(?::|\s-\s|\s–\s|\s—\s)")
-_ROMAN: Final = (
-    "",
-    "i",
-    "ii",
-    "iii",
-    "iv",
-    "v",
-    "vi",
-    "vii",
-    "viii",
-    "ix",
-    "x",
-    "xi",
-    "xii",
-    "xiii",
-    "xiv",
-    "xv",
-    "xvi",
-    "xvii",
-    "xviii",
-    "xix",
-    "xx",
-)
 
 # What people type -> the storefront appid it means. Checked against the catalogue by the
 # tests; an entry whose game is not rated is skipped at build time.
@@ -93,9 +70,9 @@ def _initials(words: list[str]) -> list[str]:
         return []
     forms = [digits]
     if any(w.isdigit() for w in words) and all(
-        not w.isdigit() or 0 < int(w) < len(_ROMAN) for w in words
+        not w.isdigit() or 0 < int(w) < len(ROMAN_NUMERALS) for w in words
     ):
-        forms.append("".join(_ROMAN[int(w)] if w.isdigit() else w[0] for w in words))
+        forms.append("".join(ROMAN_NUMERALS[int(w)] if w.isdigit() else w[0] for w in words))
     return forms
 
 

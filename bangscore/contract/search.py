@@ -39,33 +39,13 @@ MAX_FUZZY_TERMS: Final = 64
 MAX_COMPARISONS: Final = 120_000
 DROPPED_CHARS = dict.fromkeys(map(ord, "™®©℠'’`´"), None)
 _SPLIT = re.compile(r"[^\w]+|_")
-_ROMAN = {
-    numeral: str(value)
-    for value, numeral in enumerate(
-        [
-            "ii",
-            "iii",
-            "iv",
-            "v",
-            "vi",
-            "vii",
-            "viii",
-            "ix",
-            "x",
-            "xi",
-            "xii",
-            "xiii",
-            "xiv",
-            "xv",
-            "xvi",
-            "xvii",
-            "xviii",
-            "xix",
-            "xx",
-        ],
-        start=2,
-    )
-}
+# Roman numerals by value (index 0 is no numeral): search folds II..XX into digits, and the
+# builder's alias table spells a sequel's digit back as a numeral.
+ROMAN_NUMERALS: tuple[str, ...] = (
+    *("", "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x"),
+    *("xi", "xii", "xiii", "xiv", "xv", "xvi", "xvii", "xviii", "xix", "xx"),
+)
+_ROMAN = {numeral: str(value) for value, numeral in enumerate(ROMAN_NUMERALS) if value >= 2}
 
 
 def fold(text: str) -> str:

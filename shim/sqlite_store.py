@@ -116,6 +116,19 @@ def _faults() -> Iterator[None]:
         raise KeyStoreUnavailable(f"sqlite: {exc}") from exc
 
 
+def thread_connection(local: threading.local, path: Path | str) -> sqlite3.Connection:
+    """Given a thread-local holder and a database path, return this thread's connection to it,
+    opened on first use in autocommit mode with WAL and ``synchronous=NORMAL`` (the key store
+    and the watch store share one file, so they open it the same way)."""
+    conn: sqlite3.Connection | None = getattr(local, "conn", None)
+    if conn is None:
+        conn = sqlite3.connect(path, isolation_level=None, timeout=10.0)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        local.conn = conn
+    return conn
+
+
 _KEY_COLUMNS = "key_id, digest, account, plan, daily_limit, state, created_at"
 
 
@@ -161,13 +174,7 @@ class SQLiteKeyStore:
                 )
 
     def _conn(self) -> sqlite3.Connection:
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(self.path, isolation_level=None, timeout=10.0)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            self._local.conn = conn
-        return conn
+        return thread_connection(self._local, self.path)
 
     def add_key(self, record: KeyRecord) -> None:
         with _faults():

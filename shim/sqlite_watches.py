@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from bangscore.shim.keystore import KeyStoreMissing, KeyStoreUnavailable
-from bangscore.shim.sqlite_store import _faults
+from bangscore.shim.sqlite_store import _faults, thread_connection
 from bangscore.shim.watchstore import (
     MAX_WATCHES_PER_ADDRESS,
     Address,
@@ -85,13 +85,7 @@ class SQLiteWatchStore:
             self._conn().executescript(SCHEMA)
 
     def _conn(self) -> sqlite3.Connection:
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(self.path, isolation_level=None, timeout=10.0)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            self._local.conn = conn
-        return conn
+        return thread_connection(self._local, self.path)
 
     def add_watch(self, watch: WatchRecord) -> WatchRecord:
         cond = watch.condition

@@ -9,6 +9,9 @@ COV_DIR := coverage
 # `make test` fails below this share of lines and branches covered: the level of main when it
 # was set (95.3 % after the watches, the verdict and the hardening round landed).
 COV_FLOOR := 95
+# Container images often set PYTHONDONTWRITEBYTECODE: then no run is ever warm, every one
+# compiling each module (and pytest rewriting each test module) again. Targets write the caches.
+unexport PYTHONDONTWRITEBYTECODE
 HOST    ?= 127.0.0.1
 PORT    ?= 8000
 # fonts-wqy-microhei: CJK glyphs, so the browser tests' screenshots show the catalog's Chinese,

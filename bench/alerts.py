@@ -79,7 +79,7 @@ def main() -> None:
         storage = LocalStorage(folder / "snapshots")
         scored = score_catalog(games(args.games, rng))
         objects = snapshot_objects(scored, site_url="http://b.test", base_url="http://b.test")
-        publish(storage, "s1", objects, created_at=dt.datetime.now(dt.UTC), meta={})
+        publish(storage, "s1", objects, created_at=dt.datetime.now(dt.UTC), meta={}, keep=7)
         prices = {g.record.appid: g.record.price_usd for g in scored}
         store = open_watch_store(f"sqlite:///{folder / 'bangscore.sqlite3'}")
         appids = sorted(prices)

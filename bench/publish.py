@@ -74,7 +74,7 @@ def measure(
     """Given an empty store and a catalog, return the full and incremental publish figures."""
     common = {"catalog": label, "games": len(catalog.games), "target": target, **extra}
     objects, render_s = render(catalog)
-    report = publish(storage, "bench-1", objects, created_at=T0, meta={})
+    report = publish(storage, "bench-1", objects, created_at=T0, meta={}, keep=7)
     rows = [_row("full", report, render_s, **common)]
     print(json.dumps(rows[-1]), flush=True)
     del objects
@@ -82,7 +82,7 @@ def measure(
     objects, render_s = render(changed)
     before = {e.sha256 for e in read_manifest(storage, "bench-1").entries.values()}
     by_kind = Counter(_kind(o.key) for o in objects if digest(o.body) not in before)
-    report = publish(storage, "bench-2", objects, created_at=T0, meta={})
+    report = publish(storage, "bench-2", objects, created_at=T0, meta={}, keep=7)
     rows.append(
         _row(
             "incremental 1%",

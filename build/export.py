@@ -35,7 +35,6 @@ from bangscore.contract.export import (
     GAMES_CSV,
     GAMES_JSONL,
     GZIP_TYPE,
-    KEEP_EXPORTS,
     LATEST_KEY,
     PREFIX,
     ExportFile,
@@ -224,7 +223,7 @@ def write_export(
     snapshot_id: str,
     created_at: dt.datetime,
     site_url: str,
-    keep: int = KEEP_EXPORTS,
+    keep: int,
 ) -> Export:
     """Given an export store and a build's scored games (list order), write its export and
     return it; prune to the newest ``keep`` exports. latest.json is written last, so a
@@ -251,7 +250,7 @@ def write_export(
     return export
 
 
-def prune_exports(storage: ObjectStorage, keep: int = KEEP_EXPORTS) -> list[str]:
+def prune_exports(storage: ObjectStorage, keep: int) -> list[str]:
     """Given an export store, delete all but the newest ``keep`` exports (never the one
     latest.json names); return the ids deleted, oldest first."""
     ids = list_exports(storage)

@@ -31,7 +31,6 @@ from bangscore.manifest import (
 )
 from bangscore.storage import ObjectNotFound, ObjectStorage, StoredObject
 
-KEEP_SNAPSHOTS = 7
 GC_GRACE_SECONDS = 24 * 3600  # an unreferenced object younger than this may be a build's
 
 
@@ -61,7 +60,7 @@ def publish(
     *,
     created_at: dt.datetime,
     meta: dict[str, Any],
-    keep: int = KEEP_SNAPSHOTS,
+    keep: int,
     progress: bool = False,
     repair: bool = False,
 ) -> PublishReport:
@@ -155,7 +154,7 @@ def _referenced(storage: ObjectStorage, ids: Iterable[str] | None = None) -> set
     return found
 
 
-def prune(storage: ObjectStorage, keep: int = KEEP_SNAPSHOTS) -> list[str]:
+def prune(storage: ObjectStorage, keep: int) -> list[str]:
     """Given a store, delete all but the newest ``keep`` snapshots (never the current one) and
     the bodies no kept manifest references; return the ids deleted, oldest first."""
     ids = list_snapshots(storage)

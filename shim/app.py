@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import sys
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
@@ -27,7 +26,7 @@ from starlette.routing import BaseRoute
 
 from bangscore.manifest import SnapshotError
 from bangscore.settings import Settings
-from bangscore.shim import downloads, routes
+from bangscore.shim import downloads, heap, routes
 from bangscore.shim.api import ProblemVoice, charge_anonymous
 from bangscore.shim.edge import EdgeMiddleware
 from bangscore.shim.lists import ListPages
@@ -61,9 +60,6 @@ def _watch_routes(
     return watch_routes(watch_site, session)
 
 
-GIL_SWITCH_SECONDS = 0.001
-
-
 def create_app(
     settings: Settings,
     source: SnapshotSource,
@@ -73,6 +69,7 @@ def create_app(
     session_secret: str | None = None,
     export: ExportService | None = None,
     watches: WatchOptions | None = None,
+    freeze_heap: bool = False,
 ) -> Starlette:
     """Given the settings, a snapshot source and a quota, return the ASGI app.
 
@@ -86,6 +83,8 @@ def create_app(
     (:mod:`bangscore.shim.downloads`); without it ``/api/v1/export`` answers 403 or 404. The
     services are put on ``app.state`` (named in this module's docstring).
     ``watches`` adds the watch pages to the account website (:mod:`bangscore.shim.watches`).
+    With ``freeze_heap`` (a serving process, not a test's) each loaded snapshot and its indexes
+    are frozen out of the cyclic collector (:mod:`bangscore.shim.heap`).
     """
     site_url, base_url = settings.site_url, settings.api_base_url
     problems = ProblemVoice(source, site_url=site_url, retry_after=settings.retry_after_seconds)
@@ -116,14 +115,18 @@ def create_app(
             )
         return problems.problem(request, "not_found", f"No resource at {request.url.path}.", rate)
 
-    async def warm_unrated() -> None:
+    async def warm() -> None:
+        """Index the current snapshot's known-but-unrated names now rather than in the first
+        search's request, then settle the heap."""
         snap = source.current
         if snap is None:
             return
         try:
             await pages.not_rated(snap)
         except ObjectStorageError as exc:  # the first search will try again
-            log.warning("could not index the unrated apps at start-up: %s", exc)
+            log.warning("could not index the unrated apps of %s: %s", snap.id, exc)
+        if freeze_heap:
+            heap.settle()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -131,20 +134,17 @@ def create_app(
             source.refresh()
         except (SnapshotError, ObjectStorageError, ValueError) as exc:
             log.error("no snapshot loaded at start-up: %s", exc)
-        # Searches run on worker threads (CPU work, off the event loop); a thread keeps the GIL
-        # for up to the switch interval, so a shorter one hands it back to the loop sooner and
-        # keeps other requests quick while someone sends costly queries.
-        sys.setswitchinterval(GIL_SWITCH_SECONDS)
         task = None
         if follow:
-            task = asyncio.create_task(source.follow())
-        # Index the known-but-unrated names now rather than in the first search's request.
-        warm = asyncio.create_task(warm_unrated()) if source.current else None
+            task = asyncio.create_task(source.follow(on_switch=warm))
+        warming = asyncio.create_task(warm()) if source.current else None
         yield
         if task is not None:
             task.cancel()
-        if warm is not None:
-            warm.cancel()
+        if warming is not None:
+            warming.cancel()
+        if freeze_heap:
+            heap.release()
         quota.store.close()
         if watches is not None:
             watches.store.close()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -160,11 +161,15 @@ class SnapshotSource:
             return body
         return await anyio.to_thread.run_sync(self._fetch, entry)
 
-    async def follow(self) -> None:
-        """Poll the pointer forever, switching snapshots as they are published."""
+    async def follow(self, on_switch: Callable[[], Awaitable[None]] | None = None) -> None:
+        """Poll the pointer forever, switching snapshots as they are published; after each
+        switch await ``on_switch`` (the app warms the new snapshot's indexes)."""
         while True:
             await asyncio.sleep(self.poll_seconds)
             try:
-                await anyio.to_thread.run_sync(self.refresh)
+                switched = await anyio.to_thread.run_sync(self.refresh)
             except (SnapshotError, ObjectStorageError) as exc:
                 log.warning("could not switch snapshot: %s", exc)
+                continue
+            if switched and on_switch is not None:
+                await on_switch()

@@ -106,6 +106,7 @@ def publish_catalog(
         objects,
         created_at=created_at,
         meta={"games": len(games)},
+        keep=7,
     )
     return store, games
 

@@ -130,7 +130,7 @@ def render(records: list[Any], snapshot_id: str) -> Iterator[StoredObject]:
 
 def publish_records(storage: ObjectStorage, snapshot_id: str, records: list[Any]) -> None:
     meta = {"games": len(records)}
-    publish(storage, snapshot_id, render(records, snapshot_id), created_at=T0, meta=meta)
+    publish(storage, snapshot_id, render(records, snapshot_id), created_at=T0, meta=meta, keep=7)
 
 
 @pytest.mark.s3
@@ -229,7 +229,7 @@ def test_publish_then_incremental_publish_skips_unchanged(
     first = read_manifest(storage, "s1")
 
     changed = [records[0].model_copy(update={"price_usd": 1.99}), *records[1:]]
-    report = publish(storage, "s2", render(changed, "s2"), created_at=T0, meta={})
+    report = publish(storage, "s2", render(changed, "s2"), created_at=T0, meta={}, keep=7)
     second = read_manifest(storage, "s2")
     old_digests = {e.sha256 for e in first.entries.values()}
     new_digests = {e.sha256 for e in second.entries.values()} - old_digests

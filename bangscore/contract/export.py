@@ -34,7 +34,6 @@ GAMES_JSONL = "games.jsonl.gz"
 GAMES_CSV = "games.csv.gz"
 CHANGES_JSONL = "changes.jsonl.gz"
 GZIP_TYPE = "application/gzip"
-KEEP_EXPORTS = 7
 
 
 class ExportError(BangScoreError):

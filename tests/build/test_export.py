@@ -182,10 +182,13 @@ def test_write_export_diffs_against_the_previous_one(
         snapshot_id="s1",
         created_at=T0,
         site_url=factories.SITE,
+        keep=7,
     )
     assert first.counts == {"added": 3, "changed": 0, "removed": 0}
     games = scored(catalog_factory([20, 30, 40], prices={30: 4.99}))
-    second = write_export(storage, games, snapshot_id="s2", created_at=T0, site_url=factories.SITE)
+    second = write_export(
+        storage, games, snapshot_id="s2", created_at=T0, site_url=factories.SITE, keep=7
+    )
     assert second.counts == {"added": 1, "changed": 1, "removed": 1}
     assert second.manifest.previous == "s1"
     latest = read_latest(storage)

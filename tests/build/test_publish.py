@@ -28,7 +28,7 @@ def objects(n: int, salt: str = "") -> list[StoredObject]:
 
 def test_publish_writes_bodies_manifest_then_pointer() -> None:
     store = MemoryStorage()
-    report = publish(store, "s1", objects(5), created_at=T0, meta={"games": 5})
+    report = publish(store, "s1", objects(5), created_at=T0, meta={"games": 5}, keep=7)
     assert store.read_pointer() == "s1"
     assert (report.objects, report.uploaded, report.skipped) == (5, 5, 0)
     manifest = read_manifest(store, "s1")
@@ -40,23 +40,23 @@ def test_publish_writes_bodies_manifest_then_pointer() -> None:
 
 def test_second_publish_uploads_only_changed_bodies() -> None:
     store = MemoryStorage()
-    publish(store, "s1", objects(100), created_at=T0, meta={})
+    publish(store, "s1", objects(100), created_at=T0, meta={}, keep=7)
     changed = objects(100)
     changed[7] = StoredObject("games/7.json", b'{"i":7,"new":true}')
-    report = publish(store, "s2", changed, created_at=T0, meta={})
+    report = publish(store, "s2", changed, created_at=T0, meta={}, keep=7)
     assert (report.uploaded, report.skipped) == (1, 99)
 
 
 def test_failed_upload_leaves_the_old_snapshot_current() -> None:
     store = MemoryStorage()
-    publish(store, "s1", objects(3), created_at=T0, meta={})
+    publish(store, "s1", objects(3), created_at=T0, meta={}, keep=7)
 
     def exploding() -> Iterator[StoredObject]:
         yield from objects(2, salt=",x")
         raise OSError("disk full half way")
 
     with pytest.raises(OSError, match="half way"):
-        publish(store, "s2", exploding(), created_at=T0, meta={})
+        publish(store, "s2", exploding(), created_at=T0, meta={}, keep=7)
     assert store.read_pointer() == "s1"
     assert list_snapshots(store) == ["s1"]
     assert verify(store, "s1").ok
@@ -64,7 +64,7 @@ def test_failed_upload_leaves_the_old_snapshot_current() -> None:
 
 def test_losing_a_pointer_race_removes_our_manifest() -> None:
     store = MemoryStorage()
-    publish(store, "s1", objects(2), created_at=T0, meta={})
+    publish(store, "s1", objects(2), created_at=T0, meta={}, keep=7)
 
     class Racing(MemoryStorage):
         def swap_pointer(self, new: str, expected: str | None) -> None:
@@ -73,7 +73,7 @@ def test_losing_a_pointer_race_removes_our_manifest() -> None:
     racing = Racing()
     racing.objects = store.objects
     with pytest.raises(PointerConflict):
-        publish(racing, "s2", objects(2, salt=",y"), created_at=T0, meta={})
+        publish(racing, "s2", objects(2, salt=",y"), created_at=T0, meta={}, keep=7)
     assert store.read_pointer() == "s1"
     assert manifest_key("s2") not in store.objects
 
@@ -92,8 +92,8 @@ def test_prune_keeps_the_newest_and_sweeps_orphan_bodies() -> None:
 
 def test_rollback_and_verify_detect_corruption() -> None:
     store = MemoryStorage()
-    publish(store, "s1", objects(3), created_at=T0, meta={})
-    publish(store, "s2", objects(3, salt=",2"), created_at=T0, meta={})
+    publish(store, "s1", objects(3), created_at=T0, meta={}, keep=7)
+    publish(store, "s2", objects(3, salt=",2"), created_at=T0, meta={}, keep=7)
     assert rollback(store, "s1") == "s2"
     assert store.read_pointer() == "s1"
     with pytest.raises(SnapshotError):

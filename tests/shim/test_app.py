@@ -770,7 +770,7 @@ def test_link_headers_use_the_base_url_the_snapshot_was_built_with(
     storage = MemoryStorage()
     objects = snapshot_objects(games, site_url=built_for, base_url=built_for)
     created = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
-    publish(storage, "s9", objects, created_at=created, meta={"site_url": built_for})
+    publish(storage, "s9", objects, created_at=created, meta={"site_url": built_for}, keep=7)
     client, store = client_factory(storage)  # the serving process says SITE
     response = client.get("/api/v1/games", headers={"Authorization": f"Bearer {add_key(store)}"})
     assert response.json()["games"][0]["url"].startswith(f"{built_for}/game/")

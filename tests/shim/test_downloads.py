@@ -54,12 +54,14 @@ def add_key(store: KeyStore, plan: Plan) -> dict[str, str]:
 def build(storage: ObjectStorage, snapshot_id: str, records: list[GameRecord]) -> None:
     games = score_catalog(records)
     objects = snapshot_objects(games, site_url=factories.SITE, base_url=factories.SITE)
-    publish(storage, snapshot_id, objects, created_at=T0, meta={"games": len(games)})
+    publish(storage, snapshot_id, objects, created_at=T0, meta={"games": len(games)}, keep=7)
 
 
 def export(storage: ObjectStorage, snapshot_id: str, records: list[GameRecord]) -> None:
     games = score_catalog(records)
-    write_export(storage, games, snapshot_id=snapshot_id, created_at=T0, site_url=factories.SITE)
+    write_export(
+        storage, games, snapshot_id=snapshot_id, created_at=T0, site_url=factories.SITE, keep=7
+    )
 
 
 @pytest.fixture

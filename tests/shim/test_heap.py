@@ -1,0 +1,73 @@
+"""The serving process's heap: a loaded snapshot is frozen out of the cyclic collector while
+the app runs, and given back at shutdown."""
+
+from __future__ import annotations
+
+import gc
+import threading
+import time
+from pathlib import Path
+
+from starlette.testclient import TestClient
+
+from bangscore.settings import Settings
+from bangscore.shim import heap
+from bangscore.shim.app import create_app
+from bangscore.shim.quota import Quota
+from bangscore.shim.source import SnapshotSource
+from bangscore.shim.sqlite_store import SQLiteKeyStore
+from bangscore.storage import MemoryStorage
+from tests import factories
+
+
+def test_settle_collects_then_freezes_what_is_alive() -> None:
+    class Cycle:
+        def __init__(self) -> None:
+            self.me = self
+
+    try:
+        kept = Cycle()
+        Cycle()  # garbage in a cycle: only the collector frees it
+        frozen = heap.settle()
+        assert frozen == gc.get_freeze_count() > 0
+        assert not any(type(o) is Cycle and o is not kept for o in gc.get_objects())
+    finally:
+        heap.release()
+    assert gc.get_freeze_count() == 0
+
+
+def _app(tmp_path: Path, *, freeze_heap: bool) -> TestClient:
+    storage = MemoryStorage()
+    factories.publish_catalog(factories.small_catalog(), storage)
+    quota = Quota(
+        SQLiteKeyStore(tmp_path / "keys.sqlite3"),
+        anonymous_limit=100,
+        page_limit=100,
+        key_cache_seconds=0,
+    )
+    source = SnapshotSource(storage, cache_bytes=1 << 20, poll_seconds=3600)
+    app = create_app(
+        Settings(site_url=factories.SITE), source, quota, follow=False, freeze_heap=freeze_heap
+    )
+    return TestClient(app, base_url=factories.SITE)
+
+
+def _frozen_within(seconds: float) -> bool:
+    """Return True once something is frozen (the app's start-up warming runs as a task)."""
+    deadline = time.monotonic() + seconds
+    while gc.get_freeze_count() == 0 and time.monotonic() < deadline:
+        threading.Event().wait(0.01)
+    return gc.get_freeze_count() > 0
+
+
+def test_a_serving_app_freezes_its_snapshot_until_shutdown(tmp_path: Path) -> None:
+    with _app(tmp_path, freeze_heap=True) as client:
+        assert client.get("/api/v1").status_code == 200
+        assert _frozen_within(10)
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_tests_app_leaves_the_collector_alone(tmp_path: Path) -> None:
+    with _app(tmp_path, freeze_heap=False) as client:
+        assert client.get("/search?q=quest").status_code == 200  # waits for the name index
+        assert gc.get_freeze_count() == 0

@@ -18,7 +18,8 @@ first request, a missing or bad key, a key store fault) takes the full route.
 from __future__ import annotations
 
 import logging
-import secrets
+import os
+import random
 from pathlib import Path
 
 from starlette.requests import Request
@@ -58,12 +59,15 @@ class EdgeMiddleware:
         self.https = problems.site_url.startswith("https://")
         path = getattr(quota.store, "path", None)  # a SQLite store's file
         self.watch = StoreWatch(path if isinstance(path, Path) else None)
+        # Request ids only need to be distinct, not secret: a generator seeded from the OS per
+        # process costs a fraction of os.urandom's system call on every request.
+        self._ids = random.Random(os.urandom(16))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request_id = secrets.token_hex(8)
+        request_id = f"{self._ids.getrandbits(64):016x}"
         scope.setdefault("state", {})["request_id"] = request_id
         extra = [*EDGE_HEADERS, (b"x-request-id", request_id.encode())]
         if self.https:
@@ -74,9 +78,12 @@ class EdgeMiddleware:
             nonlocal started
             if message["type"] == "http.response.start":
                 started = True
-                headers = [*message.get("headers", []), *extra]
-                if not any(name == b"x-ratelimit-limit" for name, _ in headers):
+                headers = list(message.get("headers", ()))
+                # Counted answers put their rate-limit headers first (answer.ok).
+                counted = bool(headers) and headers[0][0] == b"x-ratelimit-limit"
+                if not counted and not any(name == b"x-ratelimit-limit" for name, _ in headers):
                     headers += self._uncounted_rate(scope)
+                headers += extra
                 message["headers"] = browser_headers(scope["path"], headers)
             await send(message)
 

@@ -23,6 +23,10 @@ def browser_headers(path: str, headers: list[tuple[bytes, bytes]]) -> list[tuple
     removed under ``/account``. (:data:`HSTS` is added by the edge to every answer when the
     site URL is https.)"""
     account = path == ACCOUNT_PREFIX or path.startswith(ACCOUNT_PREFIX + "/")
+    if not account and not any(
+        name == b"content-type" and value.startswith(b"text/html") for name, value in headers
+    ):
+        return headers  # the API's answers: nothing to add or remove
     out = [
         (name, value)
         for name, value in headers

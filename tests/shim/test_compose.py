@@ -120,3 +120,31 @@ def test_old_snapshots_are_freed_after_a_switch() -> None:
     gc.collect()
     alive = [ref() is not None for ref in served]
     assert alive == [False] * 9 + [True] * 3  # only the current snapshot is still held
+
+
+def test_following_the_pointer_switches_and_then_warms_once_per_switch() -> None:
+    import asyncio
+
+    from bangscore.storage import MemoryStorage
+
+    storage = MemoryStorage()
+    factories.publish_catalog(factories.small_catalog(), storage, snapshot_id="s1")
+    source = SnapshotSource(storage, cache_bytes=1 << 20, poll_seconds=0.01)
+    assert source.refresh()
+    warmed: list[str] = []
+
+    async def main() -> None:
+        switched = asyncio.Event()
+
+        async def on_switch() -> None:
+            assert source.current is not None
+            warmed.append(source.current.id)
+            switched.set()
+
+        task = asyncio.create_task(source.follow(on_switch=on_switch))
+        factories.publish_catalog(factories.small_catalog(), storage, snapshot_id="s2")
+        await asyncio.wait_for(switched.wait(), timeout=10)
+        task.cancel()
+
+    asyncio.run(main())
+    assert warmed == ["s2"]

@@ -49,6 +49,7 @@ GAME_PROPERTIES: dict[str, Any] = {
     "genre": {"type": "string", "enum": list(GENRES)},
     "price_usd": {"type": "number", "minimum": 0},
     "discount_percent": {"type": "number", "minimum": 0, "maximum": 100},
+    "price_observed_at": {"type": ["string", "null"], "format": "date-time"},
     "review_score": _FRACTION_NULL,
     "length_hours": _NUM_NULL,
     "finish_rate": _FRACTION_NULL,
@@ -78,7 +79,6 @@ DETAIL_PROPERTIES: dict[str, Any] = {
     "historical_low_usd": _NUM_NULL,
     "historical_low_at": _DATE_NULL,
     "prices_as_of": {"type": ["string", "null"], "format": "date-time"},
-    "price_observed_at": {"type": ["string", "null"], "format": "date-time"},
     "price_history": {
         "type": "array",
         "maxItems": 60,

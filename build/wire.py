@@ -72,6 +72,7 @@ def list_item(game: ScoredGame, site_url: str) -> JSON:
         "genre": game.genre,
         "price_usd": round(rec.price_usd, 2),
         "discount_percent": rec.discount_percent,
+        "price_observed_at": rfc3339(rec.price_observed_at),
         "review_score": round(rec.review_score, 3),
         "length_hours": _r(rec.main_story_hours, 1),
         "finish_rate": _r(rec.finish_rate, 3),
@@ -136,7 +137,6 @@ def detail_record(
             "historical_low_usd": _r(rec.historical_low_usd, 2),
             "historical_low_at": _day(rec.historical_low_at),
             "prices_as_of": rfc3339(prices_as_of),
-            "price_observed_at": rfc3339(rec.price_observed_at),
             "price_history": [
                 {
                     "date": point.date.isoformat(),

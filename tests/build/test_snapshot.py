@@ -10,7 +10,7 @@ import pytest
 
 from bangscore.build import snapshot
 from bangscore.build.snapshot import select
-from bangscore.build.wire import detail_record, slugify
+from bangscore.build.wire import detail_record, list_item, slugify
 from bangscore.contract.filters import (
     DOCS_KEY,
     INDEX_KEY,
@@ -131,6 +131,7 @@ def test_detail_record_dates_its_price_and_carries_the_history() -> None:
     assert detail["historical_low_at"] == "2025-01-01"
     assert detail["prices_as_of"] == "2026-07-24T14:13:40Z"
     assert detail["price_observed_at"] == "2026-07-03T22:15:08Z"
+    assert list_item(game, factories.SITE)["price_observed_at"] == "2026-07-03T22:15:08Z"
     # Oldest first, without the storefront's discount end (a detail of the source).
     assert detail["price_history"] == [
         {

@@ -3,6 +3,7 @@ for refused and missing pages, and the pages' own per-IP allowance."""
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 import re
 from collections.abc import Callable
@@ -91,6 +92,19 @@ def test_browse_shows_exactly_what_the_api_lists(site: Any, query: str) -> None:
         assert f"{api['total']:,} game" in page.text
     else:
         assert "No game matches these filters." in page.text
+
+
+def test_every_row_says_when_its_price_was_seen(client_factory: ClientFactory) -> None:
+    seen = dt.datetime(2026, 7, 3, 22, 15, 8, tzinfo=dt.UTC)
+    records = [
+        factories.make_record(appid=501, name="Seen Game", price_observed_at=seen),
+        factories.make_record(appid=502, name="Undated Game", review_score=0.8),
+    ]
+    storage, _ = factories.publish_catalog(records)
+    client, _ = client_factory(storage)
+    page = client.get("/games").text
+    assert appids(page) == [501, 502]
+    assert re.findall(r'<td class="num opt price-seen">([^<]*)</td>', page) == ["3 Jul 2026", "—"]
 
 
 def test_browse_form_keeps_the_filters_and_links_pages_and_the_api(site: Any) -> None:

@@ -200,6 +200,7 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
 
 def _build(args: argparse.Namespace, settings: Settings) -> int:
     from bangscore.build.guard import check_catalog, check_shrink
+    from bangscore.build.heap import long_lived
     from bangscore.build.publish import GC_GRACE_SECONDS, collect_garbage, new_snapshot_id, publish
     from bangscore.build.snapshot import snapshot_objects
     from bangscore.ingest.catalog import load_bundled_catalog, read_catalog
@@ -207,53 +208,57 @@ def _build(args: argparse.Namespace, settings: Settings) -> int:
     from bangscore.storage import open_object_storage
 
     started = time.perf_counter()
-    catalog_path: Path = args.catalog or settings.catalog_path
-    if args.catalog or catalog_path.exists():
-        catalog = read_catalog(catalog_path)
-        print(f"catalog: {catalog_path} ({len(catalog.games)} games, {catalog.origin})")
-    else:
-        catalog, report = load_bundled_catalog(settings.data_dir, progress=True)
-        print(report.summary())
-    check_catalog(catalog.games)
-    games = score_catalog(catalog.games, progress=True)
-    now = dt.datetime.now(dt.UTC)
-    snapshot_id = new_snapshot_id(now)
-    location = args.out or settings.snapshot_location
-    storage = open_object_storage(location)
-    check_shrink(len(games), _current_games(storage), allow_shrink=args.allow_shrink)
-    objects = snapshot_objects(
-        games,
-        site_url=settings.site_url,
-        base_url=settings.api_base_url,
-        not_rated=catalog.not_rated,
-        created_at=now,
-        prices_as_of=catalog.prices_as_of,
-        workers=settings.build_workers,
-    )
-    meta = {
-        "games": len(games),
-        "catalog": {"origin": catalog.origin, "created_at": catalog.created_at.isoformat()},
-        "site_url": settings.site_url,
-        "base_url": settings.api_base_url,
-    }
-    result = publish(
-        storage,
-        snapshot_id,
-        objects,
-        created_at=now,
-        meta=meta,
-        keep=settings.keep_snapshots,
-        progress=True,
-        repair=args.repair,
-    )
-    collected, freed = collect_garbage(storage, grace_seconds=GC_GRACE_SECONDS)
-    print(
-        f"published snapshot {result.snapshot_id} to {location}: {len(games)} games, "
-        f"{result.objects} objects ({result.bytes_total / 1e6:.1f} MB), uploaded "
-        f"{result.uploaded}, skipped {result.skipped} unchanged, pruned {len(result.pruned)}, "
-        f"collected {collected} unreferenced ({freed / 1e6:.1f} MB); "
-        f"{time.perf_counter() - started:.1f} s"
-    )
+    # The catalog and its scored games live until the build ends and hold no cycles: the
+    # collector is paused while they are built and skips them after (bangscore.build.heap).
+    with long_lived() as loaded:
+        catalog_path: Path = args.catalog or settings.catalog_path
+        if args.catalog or catalog_path.exists():
+            catalog = read_catalog(catalog_path)
+            print(f"catalog: {catalog_path} ({len(catalog.games)} games, {catalog.origin})")
+        else:
+            catalog, report = load_bundled_catalog(settings.data_dir, progress=True)
+            print(report.summary())
+        check_catalog(catalog.games)
+        games = score_catalog(catalog.games, progress=True)
+        loaded()  # what the rest of the build renders from: frozen out of collections
+        now = dt.datetime.now(dt.UTC)
+        snapshot_id = new_snapshot_id(now)
+        location = args.out or settings.snapshot_location
+        storage = open_object_storage(location)
+        check_shrink(len(games), _current_games(storage), allow_shrink=args.allow_shrink)
+        objects = snapshot_objects(
+            games,
+            site_url=settings.site_url,
+            base_url=settings.api_base_url,
+            not_rated=catalog.not_rated,
+            created_at=now,
+            prices_as_of=catalog.prices_as_of,
+            workers=settings.build_workers,
+        )
+        meta = {
+            "games": len(games),
+            "catalog": {"origin": catalog.origin, "created_at": catalog.created_at.isoformat()},
+            "site_url": settings.site_url,
+            "base_url": settings.api_base_url,
+        }
+        result = publish(
+            storage,
+            snapshot_id,
+            objects,
+            created_at=now,
+            meta=meta,
+            keep=settings.keep_snapshots,
+            progress=True,
+            repair=args.repair,
+        )
+        collected, freed = collect_garbage(storage, grace_seconds=GC_GRACE_SECONDS)
+        print(
+            f"published snapshot {result.snapshot_id} to {location}: {len(games)} games, "
+            f"{result.objects} objects ({result.bytes_total / 1e6:.1f} MB), uploaded "
+            f"{result.uploaded}, skipped {result.skipped} unchanged, pruned {len(result.pruned)}, "
+            f"collected {collected} unreferenced ({freed / 1e6:.1f} MB); "
+            f"{time.perf_counter() - started:.1f} s"
+        )
     if settings.export is not None:
         _export(settings, games, snapshot_id, now)
     return 0

@@ -191,7 +191,7 @@ class GamePages:
     def objects(self, n: int) -> list[StoredObject]:
         """Given a position in list order, return that game's detail record, page and badge."""
         game, extra = self.games[n], self.buyer[n]
-        detail = detail_record(game, self.site_url, self.prices_as_of, extra)
+        detail = detail_record(game, self.site_url, self.prices_as_of, extra, self.items[n])
         points = price_points(game.record)
         typical = self.typical[game.genre]
         html = self.site.game_page(

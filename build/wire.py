@@ -108,11 +108,14 @@ def detail_record(
     site_url: str,
     prices_as_of: dt.datetime | None = None,
     buyer: JSON | None = None,
+    item: JSON | None = None,
 ) -> JSON:
     """Given a scored game, the site URL, the catalog's ``prices_as_of`` (UTC, None when
     the catalog predates it) and its buyer fields (``verdict``, ``verdict_price_usd``,
     ``verdict_text``, ``genre_percentile``: :func:`build.buyer.buyer_fields`; None leaves them
-    out), return the detail record (docs/API.md#detail-record).
+    out) and its list item when the caller has made it already (:func:`list_item` for the same
+    game and site URL, copied, not changed; None makes it), return the detail record
+    (docs/API.md#detail-record).
 
     Holds every list field, every refund-signal field (null until sampled), then the detail
     fields in the order that section lists them (``developer`` ... ``estimated``).
@@ -123,7 +126,7 @@ def detail_record(
     early = _early_window(game)
     first = sample.first_30_days if sample else None
     window = sample.window if sample else None
-    out = list_item(game, site_url)
+    out = dict(item) if item is not None else list_item(game, site_url)
     out.update(
         {
             "developer": rec.developer,

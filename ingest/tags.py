@@ -66,12 +66,15 @@ def typical_positions(ranked: Iterable[tuple[Sequence[str], Sequence[str]]]) -> 
         n = len(tags)
         if n < MIN_RANKED_TAGS:
             continue
+        distinct = tuple(dict.fromkeys(genres))  # once a game, not once a tag
         for i, tag in enumerate(tags):
-            sums[tag] += i / n
+            at = i / n
+            sums[tag] += at
             counts[tag] += 1
-            for genre in dict.fromkeys(genres):
-                pair_sums[tag, genre] += i / n
-                pair_counts[tag, genre] += 1
+            for genre in distinct:
+                pair = (tag, genre)
+                pair_sums[pair] += at
+                pair_counts[pair] += 1
     return TagPositions(
         {tag: sums[tag] / counts[tag] for tag in sums},
         {

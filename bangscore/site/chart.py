@@ -187,12 +187,15 @@ def price_curve_svg(
         return plot_bottom - (min(100.0, max(0.0, score)) / 100) * (plot_bottom - plot_top)
 
     prices = sorted({top * i / SAMPLES for i in range(SAMPLES + 1)} | {m.price for m in markers})
-    # x_of and y_of written out: the same arithmetic, without two calls per point.
+    # x_of and y_of written out: the same arithmetic, without two calls per point; a list,
+    # not a generator, for join (about 50 points on each of 79,000 charts a build).
     span, rise = right - left, plot_bottom - plot_top
     curve = " ".join(
-        f"{left + (p / top) * span:.1f},"
-        f"{plot_bottom - (min(100.0, max(0.0, score_at(p))) / 100) * rise:.1f}"
-        for p in prices
+        [
+            f"{left + (p / top) * span:.1f},"
+            f"{plot_bottom - (min(100.0, max(0.0, s)) / 100) * rise:.1f}"
+            for p, s in zip(prices, map(score_at, prices), strict=True)
+        ]
     )
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {HEIGHT}" '

@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from jinja2.bccache import Bucket, BytecodeCache
+from jinja2.filters import do_urlencode
 from markupsafe import Markup
 
 from bangscore.contract.api import ATTRIBUTION_TEXT, ERROR_CODES
@@ -62,6 +63,12 @@ def _fmt_day(value: str | None) -> str:
 def _iso_day(iso: str) -> str:
     day = dt.date.fromisoformat(iso)
     return f"{day.day} {day.strftime('%b %Y')}"
+
+
+@functools.lru_cache(maxsize=4096)  # about 450 distinct tags, 16 links on each game page
+def _tag_query(tag: str) -> str:
+    """Given a tag, return it quoted for a ``/games?tag=`` link: jinja2's ``urlencode``."""
+    return do_urlencode(tag)
 
 
 def package_stylesheet() -> bytes:
@@ -190,6 +197,7 @@ class SiteRenderer:
             local=_local,
             genre_label=genre_label,
             day=_fmt_day,
+            tag_query=_tag_query,
         )
         self.stylesheet = package_stylesheet()
         self.style_version = style_version(self.stylesheet)

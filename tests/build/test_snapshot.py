@@ -151,6 +151,17 @@ def test_detail_record_dates_its_price_and_carries_the_history() -> None:
     ]
 
 
+def test_detail_record_from_a_list_item_made_already_is_the_same_and_leaves_it() -> None:
+    record = factories.make_record(price_usd=14.99, list_price_usd=19.99, discount_percent=25)
+    [game] = score_catalog([record])
+    item = list_item(game, factories.SITE)
+    before = dict(item)
+    made = detail_record(game, factories.SITE, factories.PRICES_AS_OF)
+    given = detail_record(game, factories.SITE, factories.PRICES_AS_OF, item=item)
+    assert orjson.dumps(given) == orjson.dumps(made)  # same fields, values and order
+    assert item == before and list(item) == list(before)
+
+
 def test_every_envelope_and_the_root_say_prices_as_of(small_snapshot: Any) -> None:
     storage, _ = small_snapshot
     manifest = read_manifest(storage, "s1")

@@ -89,3 +89,31 @@ def test_price_history_reads_every_version_as_dated_points(tmp_path: Path) -> No
     assert newest.at == dt.datetime(2026, 7, 24, 14, 13, 40, tzinfo=dt.UTC)
     assert seen[1030300, "price"] == Price(19.99, 19.99, 0)
     assert seen[1030300, "usd_price_seen"] == 14.99
+
+
+def test_price_history_converts_shared_and_malformed_stamps_per_row(tmp_path: Path) -> None:
+    july_24 = 1784902420  # every row of a version shares its scrape time
+    malformed = _row(9.99, 19.99, 50, july_24)
+    malformed["discount_end"] = [july_24]  # not a number: no known end, the row still counts
+    _price_file(
+        tmp_path,
+        "prices.json@2026-07-24T1418_b.json.gz",
+        {
+            "10": _row(4.99, 9.99, 50, july_24, july_24 + 3600),
+            "20": _row(7.49, 14.99, 50, july_24, july_24 + 3600),
+            "30": malformed,
+            "40": _row(1.99, 1.99, 0, july_24, 0),  # 0: no end
+        },
+    )
+    points = {
+        o.appid: o.value[0]
+        for o in observe_price_history(tmp_path, "history")
+        if o.field == "price_points"
+    }
+    at = dt.datetime(2026, 7, 24, 14, 13, 40, tzinfo=dt.UTC)
+    assert {appid: (p.at, p.discount_end) for appid, p in points.items()} == {
+        10: (at, at + dt.timedelta(hours=1)),
+        20: (at, at + dt.timedelta(hours=1)),
+        30: (at, None),
+        40: (at, None),
+    }

@@ -75,8 +75,9 @@ def create_app(
 
     The settings give the site and API base URLs, the account sessions' lifetimes and the
     Retry-After of a 503; the source and the quota are built by the caller (the command line
-    from the same settings, tests with their own clocks). The current snapshot is loaded at
-    start-up if one is published; with ``follow`` a background task re-reads the pointer every
+    from the same settings, tests with their own clocks). The current snapshot is loaded and
+    warmed (its unrated-name index built) at start-up, before the first request, if one is
+    published; with ``follow`` a background task re-reads the pointer every
     ``source.poll_seconds``. With a ``session_secret`` the account website
     (:mod:`bangscore.shim.accounts`) is served under /account. The key store is closed (leased
     and buffered counts settled) at shutdown. ``export`` serves the Bulk export
@@ -134,15 +135,15 @@ def create_app(
             source.refresh()
         except (SnapshotError, ObjectStorageError, ValueError) as exc:
             log.error("no snapshot loaded at start-up: %s", exc)
+        # Warmed before the first connection is accepted: building the name index (seconds of
+        # CPU on the real catalogue) while answering would stall the first requests instead.
+        await warm()
         task = None
         if follow:
             task = asyncio.create_task(source.follow(on_switch=warm))
-        warming = asyncio.create_task(warm()) if source.current else None
         yield
         if task is not None:
             task.cancel()
-        if warming is not None:
-            warming.cancel()
         if freeze_heap:
             heap.release()
         quota.store.close()

@@ -247,7 +247,8 @@ def build_table(builds: Sequence[BuildFigure]) -> list[str]:
         "Each build is a child process (`bangscore build --catalog FILE`; the row from the "
         "dumps runs `bangscore build` with no catalog, so it also reads and resolves every "
         "bundled dump, as `make run` does); peak memory is its `ru_maxrss` and CPU its user + "
-        "system time, both from `wait4`.",
+        "system time, both from `wait4` in `bench/child.py`, the small process it is forked "
+        "from (Linux carries a parent's peak RSS across `exec`).",
         "",
         "| catalog | games | wall s | CPU s | peak RSS MiB | objects | MB written | µs per game "
         "| KiB RSS per game |",

@@ -206,37 +206,46 @@ def measure_build(label: str, catalog: Path | None, state_dir: Path, games: int)
     """Given a catalog file (None: resolve the bundled dumps, as ``make run`` does) and an empty
     state folder, run the build as a child; measure it.
 
-    Peak memory is the child's own ``ru_maxrss`` from ``wait4``. Raises RuntimeError if the
-    build fails.
+    Peak memory and CPU time are the build's own ``ru_maxrss`` and user + system time, from
+    ``wait4`` in :mod:`bench.child`, the small process the build is forked from (forked from
+    this one, the build would report this process's size as its peak). Raises RuntimeError
+    if the build fails.
     """
     args = [PY, "-m", "bangscore", "--state-dir", str(state_dir), "build"]
     if catalog is not None:
         args += ["--catalog", str(catalog)]
     log = state_dir.parent / f"build-{label}.log"
+    usage_file = state_dir.parent / f"build-{label}.usage.json"
     state_dir.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     with open(log, "wb") as out:
-        process = subprocess.Popen(args, cwd=REPO, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            [PY, "-m", "bench.child", str(usage_file), *args],
+            cwd=REPO,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         try:
-            _, status, usage = os.wait4(process.pid, 0)
+            process.wait()
         except BaseException:  # interrupted: do not leave the build running
-            process.kill()
+            os.killpg(process.pid, 9)
             process.wait()
             raise
     seconds = time.perf_counter() - started
-    process.returncode = os.waitstatus_to_exitcode(status)
     text = log.read_text(errors="replace")
     if process.returncode != 0:
         raise RuntimeError(f"build {label} failed:\n{text[-3000:]}")
+    usage = json.loads(usage_file.read_text())
     found = re.search(r"(\d+) objects \(([\d.]+) MB\)", text)
     return BuildFigure(
         label=label,
         games=games,
         seconds=seconds,
-        peak_mib=usage.ru_maxrss / 1024,
+        peak_mib=usage["maxrss_kib"] / 1024,
         objects=int(found.group(1)) if found else 0,
         megabytes=float(found.group(2)) if found else 0.0,
-        cpu_seconds=usage.ru_utime + usage.ru_stime,
+        cpu_seconds=usage["user_seconds"] + usage["system_seconds"],
     )
 
 

@@ -55,11 +55,13 @@ class ObjectInfo:
 
 @dataclass(frozen=True, slots=True)
 class StoredObject:
-    """One object to write: key, body bytes and its HTTP Content-Type."""
+    """One object to write: key, body bytes, its HTTP Content-Type and, for a compressed body,
+    its Content-Encoding (``gzip``; an S3 store records it as the object's metadata)."""
 
     key: str
     body: bytes
     content_type: str = "application/json"
+    content_encoding: str | None = None
 
 
 class ObjectStorage(Protocol):

@@ -12,7 +12,7 @@ import pytest
 
 from bangscore.build.buyer import price_points
 from bangscore.contract.filters import detail_key, game_page_key
-from bangscore.manifest import object_key, read_manifest
+from bangscore.manifest import read_body, read_manifest
 from bangscore.scoring import tiers, value
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.storage import ObjectStorage
@@ -24,7 +24,7 @@ ITEM = re.compile(r'<li data-score="(\d+)"><a href="/game/(\d+)/')
 
 def body(storage: ObjectStorage, key: str) -> bytes:
     entry = read_manifest(storage, "s1").entries[key]
-    return storage.get(object_key(entry.sha256))
+    return read_body(storage, entry)
 
 
 def test_every_better_value_box_lists_only_higher_scores_of_the_genre_best_first(
@@ -36,7 +36,7 @@ def test_every_better_value_box_lists_only_higher_scores_of_the_genre_best_first
     wrong: list[str] = []
     boxes = 0
     for game in games:
-        page = storage.get(object_key(entries[game_page_key(game.record.appid)].sha256)).decode()
+        page = read_body(storage, entries[game_page_key(game.record.appid)]).decode()
         found = BETTER.search(page)
         if found is None:
             continue
@@ -62,9 +62,7 @@ def test_every_wait_for_sale_names_a_reached_price_that_makes_it_worth_it(
     wrong: list[str] = []
     counts: dict[str, int] = {}
     for game in games:
-        detail = orjson.loads(
-            storage.get(object_key(entries[detail_key(game.record.appid)].sha256))
-        )
+        detail = orjson.loads(read_body(storage, entries[detail_key(game.record.appid)]))
         counts[detail["verdict"]] = counts.get(detail["verdict"], 0) + 1
         assert detail["verdict_text"]
         assert 0 <= detail["genre_percentile"] <= 1

@@ -83,7 +83,7 @@ def test_a_503_is_not_charged_to_the_key(tmp_path: Path, server_factory: ServerF
     publish_into(tmp_path, factories.small_catalog(), "s1")
     key = add_key(tmp_path, limit=10)
     manifest = read_manifest(LocalStorage(tmp_path / "snapshots"), "s1")
-    sha = manifest.entries["games/10101.json"].sha256
+    sha = manifest.entries["games/10101.json"].stored[0]
     (tmp_path / "snapshots" / object_key(sha)).write_bytes(b'{"appid": 10101, "tampered": 1}')
     server = server_factory(tmp_path)
     with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {key}"}) as client:

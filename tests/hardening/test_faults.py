@@ -183,7 +183,7 @@ def test_corrupt_object_is_a_clear_503_and_the_rest_keeps_serving(
     publish_into(tmp_path, factories.small_catalog(), "s1")
     key = add_key(tmp_path)
     manifest = read_manifest(LocalStorage(tmp_path / "snapshots"), "s1")
-    sha = manifest.entries["games/10101.json"].sha256
+    sha = manifest.entries["games/10101.json"].stored[0]
     (tmp_path / "snapshots" / object_key(sha)).write_bytes(b'{"appid": 10101, "tampered": 1}')
     server = server_factory(tmp_path)
     auth = {"Authorization": f"Bearer {key}"}

@@ -124,7 +124,7 @@ def test_the_next_build_heals_a_damaged_object(tmp_path: Path, damage: str) -> N
     first = storage.read_pointer()
     assert first is not None
     entry = next(iter(read_manifest(storage, first).entries.values()))
-    path = tmp_path / "snapshots" / object_key(entry.sha256)
+    path = tmp_path / "snapshots" / object_key(entry.stored[0])
     if damage == "truncate":
         path.write_bytes(path.read_bytes()[:-1])
     elif damage == "delete":

@@ -13,7 +13,9 @@ import datetime as dt
 import logging
 import os
 import re
+import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
     from email.message import EmailMessage
 
     from bangscore.shim.downloads import ExportService
+    from bangscore.shim.protocol import HeadLimits
     from bangscore.shim.watches import WatchOptions
 
 log = logging.getLogger("bangscore")
@@ -90,6 +93,8 @@ def app_from_settings(settings: Settings) -> Starlette:
     from bangscore.shim.accounts import load_session_secret
 
     session_secret = load_session_secret(settings.session_secret, settings.state_dir, create=False)
+    from bangscore.shim.access_log import AccessLog
+
     return create_app(
         settings,
         source,
@@ -98,6 +103,7 @@ def app_from_settings(settings: Settings) -> Starlette:
         export=_export_service(settings, session_secret),
         watches=_watch_options(settings),
         freeze_heap=True,
+        access_log=AccessLog() if settings.access_log else None,
     )
 
 
@@ -338,11 +344,10 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     starts; the default store under the state folder is created. No proxy is trusted unless
     ``forwarded_allow_ips`` names it.
     """
-    import uvicorn
     from uvicorn.config import LOGGING_CONFIG
 
     from bangscore.shim.accounts import load_session_secret
-    from bangscore.shim.protocol import BoundedProtocols, HeadLimits
+    from bangscore.shim.protocol import HeadLimits
 
     # Never created here: a state folder removed under a running server must not come back
     # empty on restart (every key 401, every account gone); `keys create` creates both.
@@ -359,6 +364,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         exempt=frozenset(a.strip() for a in settings.forwarded_allow_ips.split(",") if a.strip()),
     )
 
+    if args.quiet:
+        settings = settings.model_copy(update={"access_log": False})
     # Workers are separate processes that read Settings() themselves: hand them the overrides.
     for name, value in settings.model_dump(exclude_none=True).items():
         secret = value.get_secret_value() if isinstance(value, SecretStr) else value
@@ -367,6 +374,25 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     log_config["filters"] = {"redact": {"()": "bangscore.cli.RedactKeys"}}
     for handler in log_config["handlers"].values():
         handler["filters"] = ["redact"]
+    # Several workers write their metrics to one folder that every scrape sums
+    # (bangscore.shim.metrics); prometheus_client reads where from the environment at import.
+    metrics_dir = None
+    if settings.workers > 1:
+        metrics_dir = tempfile.mkdtemp(prefix="bangscore-metrics-")
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
+    try:
+        _run_uvicorn(settings, limits, log_config)
+    finally:
+        if metrics_dir is not None:
+            shutil.rmtree(metrics_dir, ignore_errors=True)
+    return 0
+
+
+def _run_uvicorn(settings: Settings, limits: HeadLimits, log_config: dict[str, Any]) -> None:
+    import uvicorn
+
+    from bangscore.shim.protocol import BoundedProtocols
+
     uvicorn.run(
         "bangscore.cli:asgi_app",
         factory=True,
@@ -379,9 +405,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         proxy_headers=bool(settings.forwarded_allow_ips.strip()),
         forwarded_allow_ips=settings.forwarded_allow_ips.strip() or None,
         log_config=log_config,
-        access_log=not args.quiet,
+        access_log=False,  # the shim writes its own, structured (bangscore.shim.access_log)
     )
-    return 0
 
 
 # -- keys -------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from bangscore.manifest import object_key, read_manifest
-from bangscore.storage import LocalStorage
+from bangscore.storage import LocalStorage, StoredObject
 from tests import factories
 from tests.hardening.conftest import ServerFactory, add_key, publish_into
 
@@ -84,7 +84,9 @@ def test_a_503_is_not_charged_to_the_key(tmp_path: Path, server_factory: ServerF
     key = add_key(tmp_path, limit=10)
     manifest = read_manifest(LocalStorage(tmp_path / "snapshots"), "s1")
     sha = manifest.entries["games/10101.json"].stored[0]
-    (tmp_path / "snapshots" / object_key(sha)).write_bytes(b'{"appid": 10101, "tampered": 1}')
+    LocalStorage(tmp_path / "snapshots").put_many(
+        [StoredObject(object_key(sha), b'{"appid": 10101, "tampered": 1}')]
+    )
     server = server_factory(tmp_path)
     with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {key}"}) as client:
         for _ in range(3):

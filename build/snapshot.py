@@ -256,13 +256,14 @@ def game_objects(pages: GamePages, workers: int = 1) -> Iterator[StoredObject]:
 
 def search_index(games: Sequence[ScoredGame]) -> SearchIndex:
     """Given scored games, return the search index over their names with the alias table
-    (:mod:`build.aliases`)."""
+    (:mod:`build.aliases`), equally good matches ranked by review count (reach)."""
     triples = [(g.record.appid, g.bang_score, g.record.name) for g in games]
     aliases = build_aliases(
         ((g.record.appid, g.record.name, g.record.review_count) for g in games),
         (w for _, _, name in triples for w in name_words(name)),
     )
-    return SearchIndex.build(triples, aliases)
+    reviews = {g.record.appid: g.record.review_count for g in games}
+    return SearchIndex.build(triples, aliases, reviews=reviews)
 
 
 def unrated_aliases(apps: Sequence[NotRated]) -> dict[str, int]:

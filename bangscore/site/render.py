@@ -28,6 +28,7 @@ from bangscore.contract.api import ATTRIBUTION_TEXT, ERROR_CODES
 from bangscore.contract.limits import MAX_QUERY_LENGTH, PAGE_SIZE
 from bangscore.scoring.genres import GENRES
 from bangscore.site.badge import badge_snippet
+from bangscore.site.better_value import cap_usd
 from bangscore.site.chart import usd
 from bangscore.site.labels import (
     driver_reasons,
@@ -240,6 +241,7 @@ class SiteRenderer:
             history=Markup(history),  # likewise, bangscore.site.history_chart
             history_rows=history_rows,
             better=better,
+            better_cap=cap_usd(float(detail["price_usd"])),
             drivers=drivers_explained(detail, reasons),
             length_source=length_source_label(detail),
             dates=dates or {},

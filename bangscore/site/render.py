@@ -60,6 +60,14 @@ def _fmt_day(value: str | None) -> str:
     return _iso_day(str(value)[:10])
 
 
+def _fmt_day_month(value: str | None) -> str:
+    """Given an ISO date, return ``24 Jul`` ("—" if none): a date a heading gives in full."""
+    if not value:
+        return "—"
+    day = dt.date.fromisoformat(str(value)[:10])
+    return f"{day.day} {day.strftime('%b')}"
+
+
 @functools.lru_cache(maxsize=8192)  # pages print a few thousand distinct days
 def _iso_day(iso: str) -> str:
     day = dt.date.fromisoformat(iso)
@@ -198,6 +206,7 @@ class SiteRenderer:
             local=_local,
             genre_label=genre_label,
             day=_fmt_day,
+            day_month=_fmt_day_month,
             tag_query=_tag_query,
         )
         self.stylesheet = package_stylesheet()

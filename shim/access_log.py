@@ -28,7 +28,7 @@ from urllib.parse import unquote_plus
 
 import orjson
 
-from bangscore.shim.keys import redact
+from bangscore.stores.keys import redact
 
 FLUSH_SECONDS = 1.0
 CHUNK_BYTES = 4096  # PIPE_BUF on Linux: a write this size to a pipe is atomic (pipe(7))

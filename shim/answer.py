@@ -43,11 +43,11 @@ from starlette.types import Receive, Scope, Send
 
 from bangscore.errors import BangScoreError
 from bangscore.manifest import GZIP, compressible, etag_for, gzip_body
-from bangscore.shim.keystore import Hit, KeyStoreUnavailable
 from bangscore.shim.problems import BadRequest
 from bangscore.shim.quota import Quota, Window, rate_headers
 from bangscore.shim.source import LoadedSnapshot, SnapshotSource
 from bangscore.storage import ObjectStorageError
+from bangscore.stores.keystore import Hit, KeyStoreUnavailable
 
 JSON_TYPE = "application/json"
 HTML = "text/html; charset=utf-8"

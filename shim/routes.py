@@ -22,11 +22,11 @@ from bangscore.manifest import etag_for
 from bangscore.shim import api, params
 from bangscore.shim.answer import JSON_TYPE, NotFound, Resolved, Stored, read, stored
 from bangscore.shim.api import KeyedResolver
-from bangscore.shim.keystore import KeyRecord
 from bangscore.shim.metrics import CONTENT_TYPE, Metrics
 from bangscore.shim.pages import SEARCH_THREADS
 from bangscore.shim.problems import BadRequest
 from bangscore.shim.source import LoadedSnapshot
+from bangscore.stores.keystore import KeyRecord
 
 
 def _total(body: bytes) -> int:

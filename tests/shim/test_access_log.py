@@ -13,7 +13,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from bangscore.shim.access_log import CHUNK_BYTES, AccessLog, Entry, clean_path, format_line
-from bangscore.shim.keys import generate_key, key_id
+from bangscore.stores.keys import generate_key, key_id
 from tests import factories
 from tests.factories import add_key
 

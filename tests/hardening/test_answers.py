@@ -22,7 +22,7 @@ def body_cache_bytes(client: httpx.Client) -> int:
     """Given a client of the server, return how many snapshot body bytes it holds in memory."""
     for line in client.get("/metrics").text.splitlines():
         if line.startswith("bangscore_body_cache_bytes "):
-            return int(line.split()[1])
+            return int(float(line.split()[1]))
     raise AssertionError("no body cache figure on /metrics")
 
 

@@ -372,7 +372,7 @@ def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
     results: dict[tuple[str, str], WrkResult] = {}
     production = workloads[:2]  # the list page and the detail record
     prod: dict[tuple[str, str, str], WrkResult] = {}
-    wire: dict[tuple[str, str], int] = {}
+    wire: dict[tuple[str, str], tuple[int, int]] = {}
     logs = work / "logs"
     logs.mkdir()
 

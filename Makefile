@@ -99,10 +99,20 @@ typecheck: $(STAMP)  ## mypy --strict over the four packages, tests/ and bench/
 check: lint typecheck  ## the fast loop (about 20 s warm): lint, typecheck, tests that need no server
 	$(BIN)/pytest -q -n $(CHECK_WORKERS) -m "$(CHECK_MARKERS)"
 
+# `make test`: the tools are checked first (a missing one fails at once, tests/tools.py); then
+# every test but the `serial` ones runs on TEST_WORKERS pytest-xdist workers, the tests of one
+# xdist group (the real catalogue's: tests/conftest.py) on one worker, so it is read and
+# published once; then the `serial` tests, which assert wall-clock timings, run alone. Coverage
+# adds up over both runs.
+TEST_WORKERS ?= auto
+
 test: $(STAMP) deps  ## the whole suite (real servers, chromium), with coverage: coverage/html
+	$(BIN)/python -m tests.tools
 	rm -rf $(COV_DIR) .coverage .coverage.*
-	$(BIN)/pytest -q --cov --cov-report=term --cov-report=html:$(COV_DIR)/html \
-	  --cov-report=xml:$(COV_DIR)/coverage.xml --cov-fail-under=$(COV_FLOOR)
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup -m "not serial" --cov --cov-report=
+	$(BIN)/pytest -q -n 0 -m serial --cov --cov-append --cov-report=term \
+	  --cov-report=html:$(COV_DIR)/html --cov-report=xml:$(COV_DIR)/coverage.xml \
+	  --cov-fail-under=$(COV_FLOOR)
 
 bench: $(STAMP) deps  ## run the benchmark suite and write bench/RESULTS.md
 	$(BIN)/python -m bench.run

@@ -26,7 +26,7 @@ CHECK_MARKERS := not slow and not s3 and not redis and not browser and not serve
 # CHECK_WORKERS=0 (no workers, one process) can be faster.
 CHECK_WORKERS ?= auto
 
-.PHONY: help venv deps lock hooks build run serve demo-key test check lint format typecheck \
+.PHONY: help venv deps lock hooks build run serve demo-key test check lint format typecheck imports \
         calibrate \
         bench stack clean
 
@@ -96,7 +96,17 @@ format: $(STAMP)  ## apply ruff formatting and safe fixes
 typecheck: $(STAMP)  ## mypy --strict over the four packages, tests/ and bench/
 	$(BIN)/mypy
 
-check: lint typecheck  ## the fast loop (about 20 s warm): lint, typecheck, tests that need no server
+# import-linter's graph builder does not follow symbolic links, and build/ has no __init__.py (so
+# `python -m build` finds PyPA's tool): it reads a copy of the package, links resolved.
+IMPORT_TREE := .import-tree
+
+imports: $(STAMP)  ## check the import contracts of pyproject.toml (import-linter): layers, independence, forbidden
+	rm -rf $(IMPORT_TREE) && mkdir $(IMPORT_TREE)
+	tar -ch --exclude=__pycache__ bangscore | tar -x -C $(IMPORT_TREE)
+	touch $(IMPORT_TREE)/bangscore/build/__init__.py
+	cd $(IMPORT_TREE) && PYTHONPATH=. ../$(BIN)/lint-imports ../pyproject.toml --no-cache
+
+check: lint typecheck imports  ## the fast loop (about 20 s warm): lint, typecheck, import contracts, tests that need no server
 	$(BIN)/pytest -q -n $(CHECK_WORKERS) -m "$(CHECK_MARKERS)"
 
 # `make test`: the tools are checked first (a missing one fails at once, tests/tools.py); then
@@ -124,5 +134,5 @@ stack: $(STAMP) deps  ## start SeaweedFS, Redis, two shim replicas and nginx on 
 	bash infra/stack.sh
 
 clean:  ## remove the state folder and caches (keeps .venv)
-	rm -rf var .pytest_cache .mypy_cache .ruff_cache .hypothesis tests/output node_modules \
+	rm -rf var .pytest_cache .mypy_cache .ruff_cache .hypothesis tests/output node_modules $(IMPORT_TREE) \
 	  $(COV_DIR) .coverage .coverage.*

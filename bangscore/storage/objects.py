@@ -4,8 +4,8 @@ Keys are ``/``-separated relative paths such as ``snapshots/<id>/games/620.json`
 ``current`` pointer is a separate tiny object holding the id of the live snapshot; it moves
 only by compare-and-swap, so two concurrent builds can never both win.
 
-The S3 backend lives in :mod:`bangscore.build.s3` and is chosen by :func:`open_object_storage` for
-``s3://bucket/prefix`` locations.
+The S3 backend lives in :mod:`bangscore.storage.s3`; :func:`bangscore.storage.open_object_storage`
+chooses a backend by location.
 """
 
 from __future__ import annotations
@@ -307,19 +307,3 @@ class MemoryStorage:
             if current != expected:
                 raise PointerConflict(f"pointer is {current!r}, expected {expected!r}")
             self.objects[POINTER_KEY] = new.encode()
-
-
-def open_object_storage(location: str) -> ObjectStorage:
-    """Given a location (a folder, ``memory://`` or ``s3://bucket/prefix``), return its storage.
-
-    Raises ValueError for an unknown scheme.
-    """
-    if location.startswith("s3://"):
-        from bangscore.s3 import S3Storage  # imported lazily: boto3 is slow to import
-
-        return S3Storage.from_url(location)
-    if location.startswith("memory://"):
-        return MemoryStorage(location)
-    if "://" in location:
-        raise InvalidLocation(f"unsupported storage location: {location!r} (use a folder or s3://)")
-    return LocalStorage(location)

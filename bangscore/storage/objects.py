@@ -20,28 +20,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from bangscore.errors import BangScoreError, InvalidLocation
+from bangscore.errors import InvalidLocation
+from bangscore.errors import ObjectNotFound as ObjectNotFound
+from bangscore.errors import ObjectStorageError as ObjectStorageError
+from bangscore.errors import ObjectStorageUnavailable as ObjectStorageUnavailable
+from bangscore.errors import PointerConflict as PointerConflict
 
 POINTER_KEY = "current"
 
 # Writes to a local folder overlap with the build's rendering: file system calls release the GIL.
 LOCAL_WRITERS = 1
-
-
-class ObjectStorageError(BangScoreError):
-    """Base class of storage failures."""
-
-
-class ObjectNotFound(ObjectStorageError, KeyError):
-    """Raised when a key does not exist in the store."""
-
-
-class ObjectStorageUnavailable(ObjectStorageError):
-    """Raised when the store cannot be reached or answered with a fault (retry later)."""
-
-
-class PointerConflict(ObjectStorageError):
-    """Raised when the ``current`` pointer moved since it was read (another build won)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,7 +30,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Literal, Protocol, cast
 
 from tqdm import tqdm
 
@@ -47,14 +47,19 @@ from bangscore.ingest.http import (
 )
 from bangscore.ingest.itad import ItadAdapter
 from bangscore.ingest.live import LayerObservations, live_layer, patch_observations, resolve_game
+from bangscore.ingest.observations import Layer
 from bangscore.ingest.pcgw import PcgwAdapter
 from bangscore.ingest.reviews import ReviewsAdapter
 from bangscore.ingest.steamspy import SteamSpyAdapter
+from bangscore.ingest.store_items import BatchAnswer, StoreItemsAdapter, batches
 from bangscore.ingest.storefront import StorefrontAdapter
 from bangscore.scoring.records import Catalog, GameRecord, NotRated, SourceName
 
-AdapterName = Literal["storefront", "reviews", "steamspy", "achievements", "hltb", "itad", "pcgw"]
+AdapterName = Literal[
+    "store_items", "storefront", "reviews", "steamspy", "achievements", "hltb", "itad", "pcgw"
+]
 ADAPTER_NAMES: tuple[AdapterName, ...] = (
+    "store_items",
     "storefront",
     "reviews",
     "steamspy",
@@ -97,6 +102,28 @@ class Adapter(Protocol):
         :mod:`ingest.live`), or None if the source lacks the game. Raises
         SourceUnreachableError/SourceError from the client, ValueError or KeyError on a
         malformed answer."""
+        ...
+
+
+class BatchAdapter(Protocol):
+    """A source that answers many games a call: a name, the source it dates, the most games a
+    call takes, and a batched fetch."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def source(self) -> SourceName | None: ...
+
+    @property
+    def batch_size(self) -> int: ...
+
+    def answer_batch(
+        self, client: PoliteClient, records: Sequence[GameRecord], seen_at: dt.datetime
+    ) -> BatchAnswer:
+        """Given a client, at most ``batch_size`` records and the fetch time, return fresh
+        values by appid and the apps that need a per-game call. Raises as the client does,
+        ValueError/KeyError/TypeError on a malformed answer."""
         ...
 
 
@@ -166,6 +193,7 @@ class RefreshReport:
     reason: str = ""
     network_requests: int = 0
     cache_hits: int = 0
+    requests_by_host: dict[str, int] = field(default_factory=dict)
     not_rated: Counter[str] = field(default_factory=Counter)
 
     @property
@@ -197,10 +225,14 @@ class RefreshReport:
         return "\n".join(lines)
 
 
-def build_adapters(config: IngestConfig, today: dt.date) -> dict[AdapterName, Adapter | None]:
-    """Given the configuration, return every adapter by name; None where it is not configured."""
+def build_adapters(
+    config: IngestConfig, today: dt.date
+) -> dict[AdapterName, Adapter | BatchAdapter | None]:
+    """Given the configuration, return every adapter by name; None where it is not configured.
+    ``store_items`` and ``itad`` answer in batches (:class:`BatchAdapter`), the others per game."""
     e = config.endpoints
     return {
+        "store_items": StoreItemsAdapter(e.steam_api),
         "storefront": StorefrontAdapter(e.store, e.steam_api),
         "reviews": ReviewsAdapter(e.store, config.review_depth, today),
         "steamspy": SteamSpyAdapter(e.steamspy),
@@ -299,6 +331,60 @@ def _run_adapter(
     return outcome
 
 
+def _run_batches(
+    adapter: BatchAdapter,
+    client: PoliteClient,
+    games: _Games,
+    appids: Sequence[int],
+    *,
+    today: dt.date,
+    seen_at: dt.datetime,
+    progress: bool,
+) -> tuple[SourceOutcome, set[int]]:
+    """Run one batched adapter over the games in ``batch_size`` calls; return its outcome and
+    the apps it left to a per-game call. A call the host refuses stops the adapter as
+    :func:`_run_adapter` does (``unreachable`` before any answer, else ``failed``)."""
+    outcome = SourceOutcome(adapter.name, adapter.source)
+    layer = live_layer(adapter.name, adapter.source, today)
+    changed: set[int] = set()
+    todo = [appid for appid in appids if appid not in games.refused]
+    outcome.skipped = len(appids) - len(todo)
+    reached = False
+    for batch in tqdm(batches(todo, adapter.batch_size), desc=adapter.name, disable=not progress):
+        try:
+            answer = adapter.answer_batch(client, [games.current[a] for a in batch], seen_at)
+        except (SourceUnreachableError, SourceError) as err:
+            outcome.status = "failed" if reached else "unreachable"
+            outcome.message = str(err)
+            return outcome, changed
+        except (ValueError, KeyError, TypeError) as err:
+            outcome.errors += len(batch)
+            outcome.message = f"last error: batch from {batch[0]}: {type(err).__name__}: {err}"
+            reached = True
+            continue
+        reached = True
+        changed |= answer.changed
+        _apply(answer, games, layer, outcome)
+    if outcome.errors and not outcome.updated and not outcome.no_data:
+        outcome.status = "failed"
+    return outcome, changed
+
+
+def _apply(answer: BatchAnswer, games: _Games, layer: Layer, outcome: SourceOutcome) -> None:
+    """Re-resolve every game a batch answered for, counting the outcome."""
+    for appid, patch in answer.patches.items():
+        if patch is None:
+            outcome.no_data += 1
+            continue
+        try:
+            games.answer(appid, (layer, patch_observations(appid, patch)))
+        except ValueError as err:
+            outcome.errors += 1
+            outcome.message = f"last error: appid {appid}: {err}"[:300]
+            continue
+        outcome.updated += 1
+
+
 def run_ingest(
     config: IngestConfig,
     *,
@@ -341,6 +427,7 @@ def run_ingest(
     )
     adapters = build_adapters(config, day)
     with PoliteClient(settings, ResponseCache(config.cache_dir, day), sleep=sleep) as client:
+        per_game = appids
         for name in ADAPTER_NAMES:
             adapter = adapters[name]
             if name not in selected:
@@ -350,11 +437,35 @@ def run_ingest(
                     name, "price_history", "skipped", message="no API key configured"
                 )
                 continue
+            if isinstance(adapter, StoreItemsAdapter | ItadAdapter):
+                outcome, changed = _run_batches(
+                    adapter,
+                    client,
+                    games,
+                    appids,
+                    today=day,
+                    seen_at=games.as_of or dt.datetime.now(dt.UTC),
+                    progress=config.progress,
+                )
+                report.outcomes[name] = outcome
+                if name == "store_items" and outcome.status == "ok":
+                    # The batch settled every other app: appdetails only for what changed.
+                    per_game = sorted(changed)
+                continue
+            targets = per_game if name == "storefront" else appids
+            # Every adapter that is not batched above answers per game.
             report.outcomes[name] = _run_adapter(
-                adapter, client, games, appids, since=since, today=day, progress=config.progress
+                cast(Adapter, adapter),
+                client,
+                games,
+                targets,
+                since=since,
+                today=day,
+                progress=config.progress,
             )
         report.network_requests = client.network_requests
         report.cache_hits = client.cache_hits
+        report.requests_by_host = dict(client.requests_by_host)
     statuses = {o.status for o in report.outcomes.values()}
     if "failed" in statuses:
         failed = [n for n, o in report.outcomes.items() if o.status == "failed"]

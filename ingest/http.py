@@ -272,7 +272,8 @@ class PoliteClient:
             if cached is not None:
                 self.cache_hits += 1
                 return cached
-        host = request_url.host or "local"
+        # host:port, so a dead port does not condemn another service on the same machine.
+        host = request_url.netloc.decode("ascii") or "local"
         if host in self.down:
             raise SourceUnreachableError(self.down[host])
         retrying = Retrying(

@@ -189,8 +189,8 @@ class StoreItemsAdapter:
     release date from GetItems, ``batch_size`` apps a call.
 
     It also says which apps need the per-game ``appdetails`` call (:meth:`changed`): an app
-    the batch left out (delisted, or a new kind of app), one whose store type is no longer a
-    game, one whose release state changed (released since, or a date that moved).
+    the batch left out, one whose store type is no longer a game, one whose release state
+    changed.
     """
 
     api_base: str
@@ -239,7 +239,7 @@ class StoreItemsAdapter:
             end = item.discount_end if price.discount_percent else None
             patch["price_points"] = (Seen(seen_at, price, f"live {self.name}", end),)
         patch.update(_review_patch(item))
-        if item.release_date is not None and not item.coming_soon:
+        if item.release_date is not None:
             patch["release_date"] = item.release_date
         names = [self._tag_names[t] for t, _ in item.tag_weights if t in self._tag_names]
         if names:
@@ -248,13 +248,11 @@ class StoreItemsAdapter:
 
     def changed(self, record: GameRecord, item: StoreItem | None) -> bool:
         """Given a record and the batch's item for it (None: left out), return True when the
-        app needs a per-game ``appdetails`` call: left out, no longer a game, or its release
-        state changed."""
-        if item is None or item.item_type != GAME_TYPE:
-            return True
-        if item.coming_soon:
-            return record.release_date is not None
-        return item.release_date is not None and item.release_date != record.release_date
+        app needs a per-game ``appdetails`` call: left out (delisted, or no longer an app the
+        store shows), no longer a game, or back to "coming soon" although the catalogue rates
+        it as released. A release date that merely differs is patched from the batch."""
+        del record  # every rated record is a released game: the item alone says what changed
+        return item is None or item.item_type != GAME_TYPE or item.coming_soon
 
 
 def batches(appids: Iterable[int], size: int) -> list[list[int]]:

@@ -4,6 +4,7 @@ previous records (ingest.live), provenance and dates, refusals, resume, no netwo
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -95,6 +96,10 @@ def source_routes(
         name = "lookup_620" if q["appid"] == str(PORTAL) else "lookup_not_found"
         return ok(fixture_json(f"itad/handbuilt_{name}.json"))
 
+    def shop_lookup(q: dict[str, str], body: bytes) -> Any:
+        found = fixture_json("itad/handbuilt_lookup_620.json")["game"]["id"]
+        return ok({key: found if key == f"app/{PORTAL}" else None for key in json.loads(body)})
+
     def cargo(q: dict[str, str], _: bytes) -> Any:
         name = "cargoquery_620" if f'"{PORTAL}"' in q["where"] else "cargoquery_empty"
         return ok(fixture_json(f"pcgw/handbuilt_{name}.json"))
@@ -119,6 +124,7 @@ def source_routes(
         ("GET", "/IPlayerService/GetGameAchievements/v1/"): achievements,
         ("POST", "/api/search"): lambda q, b: ok(fixture_json("hltb/search_half_life_alyx.json")),
         ("GET", "/games/lookup/v1"): lookup,
+        ("POST", "/lookup/id/shop/61/v1"): shop_lookup,
         ("POST", "/games/historylow/v1"): lambda q, b: ok(
             fixture_json("itad/handbuilt_historylow_620.json")
         ),
@@ -147,6 +153,18 @@ def make_config(previous_catalog: Path, tmp_path: Path) -> MakeConfig:
     return make
 
 
+ADAPTERS = (
+    "store_items",
+    "storefront",
+    "reviews",
+    "steamspy",
+    "achievements",
+    "hltb",
+    "itad",
+    "pcgw",
+)
+
+
 def ingest(config: IngestConfig, **kwargs: Any) -> Any:
     return run_ingest(config, today=TODAY, now=NOW, sleep=lambda seconds: None, **kwargs)
 
@@ -157,17 +175,19 @@ def test_full_ingest_resolves_every_source(
     server = replay(source_routes())
     report = ingest(make_config(Endpoints.all_at(server.base_url)))
     assert report.written, report.summary()
-    assert {name: o.status for name, o in report.outcomes.items()} == dict.fromkeys(
-        ("storefront", "reviews", "steamspy", "achievements", "hltb", "itad", "pcgw"), "ok"
-    )
+    assert {name: o.status for name, o in report.outcomes.items()} == dict.fromkeys(ADAPTERS, "ok")
+    # The batch settled Portal 2; Alyx, left out of it, alone took the per-game appdetails.
+    assert (report.outcomes["store_items"].updated, report.outcomes["storefront"].no_data) == (1, 1)
+    assert [h.query["appids"] for h in server.hits if h.path == "/api/appdetails"] == [str(ALYX)]
     catalog = read_catalog(previous_catalog)
     assert (catalog.origin, catalog.created_at, catalog.not_rated) == ("live ingest", NOW, (TINY,))
     portal, alyx = catalog.games
-    # Storefront (recorded 2025 USD appdetails + recorded GetItems tags).
-    assert (portal.price_usd, portal.list_price_usd, portal.discount_percent) == (9.99, 9.99, 0)
-    assert (portal.review_count, portal.review_score) == (440_100, 435_000 / 440_100)
+    # Storefront: the recorded GetItems (US cents, an 80% sale ending 9 Oct 2025, tags).
+    assert (portal.price_usd, portal.list_price_usd, portal.discount_percent) == (1.99, 9.99, 80)
+    assert portal.price_history[-1].discount_end == dt.datetime(2025, 10, 9, 17, 0, tzinfo=dt.UTC)
+    assert (portal.review_count, portal.review_score) == (443_211, 0.98)
     assert portal.tags == ("Puzzle", "Co-op", "First-Person", "Sci-fi", "Comedy")
-    assert (portal.metacritic, portal.release_year) == (95, 2011)
+    assert (portal.metacritic, portal.release_year) == (None, 2011)
     # Reviews: the recorded page's three negatives, all written under two hours.
     assert portal.reviews is not None
     assert (portal.reviews.sample, portal.reviews.early_window_reviews) == (3, 3)
@@ -176,28 +196,27 @@ def test_full_ingest_resolves_every_source(
     assert (portal.owners_range, portal.median_playtime_hours) == ("20,000,000 .. 50,000,000", 10.9)
     assert portal.finish_rate == 0.385
     assert portal.historical_low_usd == 0.99
-    assert portal.developer == "Valve"  # storefront's value; the wiki only fills gaps
+    # GetItems names no credits: the wiki fills the gap.
+    assert portal.developer == "Valve Corporation"
     # HLTB has no entry linked to 620: the previous length is kept, with its date.
     assert (portal.main_story_hours, portal.length_source) == (7.0, "hltb")
     assert {k: (p.source, p.date) for k, p in portal.provenance.items()} == {
-        "developer": ("live storefront", TODAY),
+        "developer": ("live pcgw", TODAY),
         "finish_rate": ("live achievements", TODAY),
-        "genre": ("live storefront", TODAY),
         "historical_low_usd": ("live itad", TODAY),
         "length_hours": ("previous catalog play_length", OLD),
         "median_playtime_hours": ("live steamspy", TODAY),
-        "metacritic": ("live storefront", TODAY),
-        "name": ("live storefront", TODAY),
-        "price_usd": ("live storefront", TODAY),
-        "publisher": ("live storefront", TODAY),
-        "release_year": ("live storefront", TODAY),
-        "review_count": ("live storefront", TODAY),
-        "review_score": ("live storefront", TODAY),
-        "tags": ("live storefront", TODAY),
+        "name": ("live store_items", TODAY),
+        "price_usd": ("live store_items", TODAY),
+        "publisher": ("live pcgw", TODAY),
+        "release_year": ("live store_items", TODAY),
+        "review_count": ("live store_items", TODAY),
+        "review_score": ("live store_items", TODAY),
+        "tags": ("live store_items", TODAY),
     }
-    # Dates follow provenance: the wiki filled nothing, so no value is dated by it.
+    # Dates follow provenance: the wiki filled the credits, so it dates them.
     assert portal.sources == Sources(
-        storefront=TODAY, player_stats=TODAY, play_length=OLD, price_history=TODAY
+        storefront=TODAY, player_stats=TODAY, play_length=OLD, price_history=TODAY, wiki=TODAY
     )
     assert portal.estimated == ("finish_rate",)
     # Alyx: delisted on the (replayed) storefront, so its storefront values and date stay; its
@@ -261,6 +280,7 @@ def test_no_network_names_sources_and_keeps_catalog(
     report = ingest(make_config(Endpoints.all_at("http://127.0.0.1:1")))
     assert not report.written
     assert report.unreachable == [
+        "store_items",
         "storefront",
         "reviews",
         "steamspy",
@@ -270,7 +290,7 @@ def test_no_network_names_sources_and_keeps_catalog(
         "pcgw",
     ]
     summary = report.summary()
-    assert summary.startswith("could not reach: storefront (127.0.0.1: ConnectError")
+    assert summary.startswith("could not reach: store_items (127.0.0.1: ConnectError")
     assert "previous values of those sources are kept with their dates" in summary
     assert "NOT written (last good catalog kept)" in summary
     assert previous_catalog.read_bytes() == before
@@ -288,7 +308,9 @@ def test_one_unreachable_source_keeps_its_values_and_dates(
         itad="http://127.0.0.1:1",
         pcgw=server.base_url,
     )
-    report = ingest(make_config(endpoints))
+    # Without the batch, whose 80% sale would be the new historical low.
+    sources = [name for name in ADAPTERS if name != "store_items"]
+    report = ingest(make_config(endpoints), sources=sources)
     assert report.written
     assert report.unreachable == ["itad"]
     portal = read_catalog(previous_catalog).games[0]
@@ -335,7 +357,11 @@ def test_rerun_same_day_refetches_nothing(replay: ReplayFactory, make_config: Ma
     second = ingest(config)
     assert (first.written, second.written) == (True, True)
     assert len(server.hits) == sent
-    assert (second.network_requests, second.cache_hits) == (0, first.network_requests)
+    # The first run already read the tag list a second time from its own cache.
+    assert (second.network_requests, second.cache_hits) == (
+        0,
+        first.network_requests + first.cache_hits,
+    )
 
 
 def test_sources_limit_and_since(

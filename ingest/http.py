@@ -308,7 +308,7 @@ class PoliteClient:
             self._buckets[host] = bucket
         bucket.acquire()
         self.network_requests += 1
-        self.requests_by_host[host] += 1
+        self.requests_by_host[url.netloc.decode("ascii") or host] += 1
         headers = {"Content-Type": "application/json"} if body else {}
         headers.update(extra_headers)
         response = self._http.request(method, url, content=body or None, headers=headers)

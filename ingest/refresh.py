@@ -347,10 +347,10 @@ def _run_batches(
     outcome = SourceOutcome(adapter.name, adapter.source)
     layer = live_layer(adapter.name, adapter.source, today)
     changed: set[int] = set()
-    todo = [appid for appid in appids if appid not in games.refused]
-    outcome.skipped = len(appids) - len(todo)
     reached = False
-    for batch in tqdm(batches(todo, adapter.batch_size), desc=adapter.name, disable=not progress):
+    # Batches over every app, refused or not, so a rerun asks the very same batches and its
+    # cache answers them; a refused app's answer is dropped in _apply.
+    for batch in tqdm(batches(appids, adapter.batch_size), desc=adapter.name, disable=not progress):
         try:
             answer = adapter.answer_batch(client, [games.current[a] for a in batch], seen_at)
         except (SourceUnreachableError, SourceError) as err:
@@ -373,6 +373,9 @@ def _run_batches(
 def _apply(answer: BatchAnswer, games: _Games, layer: Layer, outcome: SourceOutcome) -> None:
     """Re-resolve every game a batch answered for, counting the outcome."""
     for appid, patch in answer.patches.items():
+        if appid in games.refused:
+            outcome.skipped += 1
+            continue
         if patch is None:
             outcome.no_data += 1
             continue
@@ -451,6 +454,13 @@ def run_ingest(
                 if name == "store_items" and outcome.status == "ok":
                     # The batch settled every other app: appdetails only for what changed.
                     per_game = sorted(changed)
+                continue
+            batch = report.outcomes.get("store_items")
+            if name == "storefront" and batch is not None and batch.status != "ok":
+                # Per game for every app would take a day; the batch's own status says why.
+                report.outcomes[name] = SourceOutcome(
+                    name, adapter.source, "skipped", message="the batched refresh did not finish"
+                )
                 continue
             targets = per_game if name == "storefront" else appids
             # Every adapter that is not batched above answers per game.

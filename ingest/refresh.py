@@ -388,6 +388,93 @@ def _apply(answer: BatchAnswer, games: _Games, layer: Layer, outcome: SourceOutc
         outcome.updated += 1
 
 
+@dataclass
+class _Run:
+    """One run's adapters in turn over the same client and games, filling ``report``."""
+
+    client: PoliteClient
+    games: _Games
+    appids: Sequence[int]
+    report: RefreshReport
+    since: dt.date | None
+    today: dt.date
+    progress: bool
+    # The apps the per-game storefront adapter asks for: all, until the batch settles others.
+    per_game: Sequence[int] = ()
+
+    def __post_init__(self) -> None:
+        self.per_game = self.appids
+
+    def adapter(self, name: str, adapter: Adapter | BatchAdapter | None) -> None:
+        """Given an adapter's name and the adapter (None: not configured), run it."""
+        if adapter is None:
+            self.report.outcomes[name] = SourceOutcome(
+                name, "price_history", "skipped", message="no API key configured"
+            )
+        elif isinstance(adapter, StoreItemsAdapter | ItadAdapter):
+            outcome, changed = _run_batches(
+                adapter,
+                self.client,
+                self.games,
+                self.appids,
+                today=self.today,
+                seen_at=self.games.as_of or dt.datetime.now(dt.UTC),
+                progress=self.progress,
+            )
+            self.report.outcomes[name] = outcome
+            if name == "store_items" and outcome.status == "ok":
+                # The batch settled every other app: appdetails only for what changed.
+                self.per_game = sorted(changed)
+        else:
+            self.report.outcomes[name] = self._per_game(name, cast(Adapter, adapter))
+
+    def _per_game(self, name: str, adapter: Adapter) -> SourceOutcome:
+        batch = self.report.outcomes.get("store_items")
+        if name == "storefront" and batch is not None and batch.status != "ok":
+            # Per game for every app would take a day; the batch's own status says why.
+            return SourceOutcome(
+                name, adapter.source, "skipped", message="the batched refresh did not finish"
+            )
+        return _run_adapter(
+            adapter,
+            self.client,
+            self.games,
+            self.per_game if name == "storefront" else self.appids,
+            since=self.since,
+            today=self.today,
+            progress=self.progress,
+        )
+
+
+def _finish(
+    report: RefreshReport, previous: Catalog, games: _Games, path: Path, now: dt.datetime
+) -> None:
+    """Write the new catalog when no adapter failed and one was ok; say why in ``report``."""
+    statuses = {o.status for o in report.outcomes.values()}
+    if "failed" in statuses:
+        failed = [n for n, o in report.outcomes.items() if o.status == "failed"]
+        report.reason = f"partial ingest ({', '.join(failed)} failed); rerun to resume from cache"
+        return
+    if "ok" not in statuses:
+        report.reason = "no source could be refreshed"
+        return
+    not_rated = {app.appid: app for app in previous.not_rated} | games.refused
+    catalog = Catalog(
+        created_at=now,
+        origin="live ingest",
+        prices_as_of=games.as_of,
+        games=tuple(
+            games.current[appid] for appid in sorted(games.current) if appid not in not_rated
+        ),
+        not_rated=tuple(not_rated[appid] for appid in sorted(not_rated)),
+    )
+    write_catalog(catalog, path)
+    report.written = True
+    report.not_rated.update(app.reason for app in games.refused.values())
+    fresh = [n for n, o in report.outcomes.items() if o.status == "ok"]
+    report.reason = f"{report.games} games refreshed from {', '.join(fresh)}"
+
+
 def run_ingest(
     config: IngestConfig,
     *,
@@ -430,72 +517,12 @@ def run_ingest(
     )
     adapters = build_adapters(config, day)
     with PoliteClient(settings, ResponseCache(config.cache_dir, day), sleep=sleep) as client:
-        per_game = appids
+        run = _Run(client, games, appids, report, since=since, today=day, progress=config.progress)
         for name in ADAPTER_NAMES:
-            adapter = adapters[name]
-            if name not in selected:
-                continue
-            if adapter is None:
-                report.outcomes[name] = SourceOutcome(
-                    name, "price_history", "skipped", message="no API key configured"
-                )
-                continue
-            if isinstance(adapter, StoreItemsAdapter | ItadAdapter):
-                outcome, changed = _run_batches(
-                    adapter,
-                    client,
-                    games,
-                    appids,
-                    today=day,
-                    seen_at=games.as_of or dt.datetime.now(dt.UTC),
-                    progress=config.progress,
-                )
-                report.outcomes[name] = outcome
-                if name == "store_items" and outcome.status == "ok":
-                    # The batch settled every other app: appdetails only for what changed.
-                    per_game = sorted(changed)
-                continue
-            batch = report.outcomes.get("store_items")
-            if name == "storefront" and batch is not None and batch.status != "ok":
-                # Per game for every app would take a day; the batch's own status says why.
-                report.outcomes[name] = SourceOutcome(
-                    name, adapter.source, "skipped", message="the batched refresh did not finish"
-                )
-                continue
-            targets = per_game if name == "storefront" else appids
-            # Every adapter that is not batched above answers per game.
-            report.outcomes[name] = _run_adapter(
-                cast(Adapter, adapter),
-                client,
-                games,
-                targets,
-                since=since,
-                today=day,
-                progress=config.progress,
-            )
+            if name in selected:
+                run.adapter(name, adapters[name])
         report.network_requests = client.network_requests
         report.cache_hits = client.cache_hits
         report.requests_by_host = dict(client.requests_by_host)
-    statuses = {o.status for o in report.outcomes.values()}
-    if "failed" in statuses:
-        failed = [n for n, o in report.outcomes.items() if o.status == "failed"]
-        report.reason = f"partial ingest ({', '.join(failed)} failed); rerun to resume from cache"
-    elif "ok" not in statuses:
-        report.reason = "no source could be refreshed"
-    else:
-        not_rated = {app.appid: app for app in previous.not_rated} | games.refused
-        catalog = Catalog(
-            created_at=now or dt.datetime.now(dt.UTC),
-            origin="live ingest",
-            prices_as_of=games.as_of,
-            games=tuple(
-                games.current[appid] for appid in sorted(games.current) if appid not in not_rated
-            ),
-            not_rated=tuple(not_rated[appid] for appid in sorted(not_rated)),
-        )
-        write_catalog(catalog, config.catalog_path)
-        report.written = True
-        report.not_rated.update(app.reason for app in games.refused.values())
-        fresh = [n for n, o in report.outcomes.items() if o.status == "ok"]
-        report.reason = f"{len(appids)} games refreshed from {', '.join(fresh)}"
+    _finish(report, previous, games, config.catalog_path, now or dt.datetime.now(dt.UTC))
     return report

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from bangscore.ingest.prices import Price
+from bangscore.ingest.prices import Price, Seen
 from bangscore.ingest.store_items import (
     StoreItemsAdapter,
     batches,
@@ -66,7 +66,9 @@ def test_patch_carries_a_dated_price_point_with_its_sale_end() -> None:
     item = parse_store_item(portal())
     assert item is not None
     patch = StoreItemsAdapter("http://unused").patch(item, SEEN)
-    [point] = patch["price_points"]  # type: ignore[misc]
+    points = patch["price_points"]
+    assert isinstance(points, tuple) and len(points) == 1
+    point: Seen = points[0]
     assert (point.at, point.price, point.discount_end) == (SEEN, item.price, item.discount_end)
     assert (patch["review_count"], patch["review_score"]) == (443_211, 0.98)
 

@@ -15,7 +15,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -197,6 +197,7 @@ def _build(args: argparse.Namespace, settings: Settings) -> int:
     from bangscore.build.guard import check_catalog, check_shrink
     from bangscore.build.heap import long_lived
     from bangscore.build.publish import GC_GRACE_SECONDS, collect_garbage, new_snapshot_id, publish
+    from bangscore.build.score_history import read_score_history
     from bangscore.build.snapshot import snapshot_objects
     from bangscore.ingest.catalog import load_bundled_catalog, read_catalog
     from bangscore.scoring.pipeline import score_catalog
@@ -223,6 +224,7 @@ def _build(args: argparse.Namespace, settings: Settings) -> int:
         check_shrink(len(games), _current_games(storage), allow_shrink=args.allow_shrink)
         objects = snapshot_objects(
             games,
+            score_history=read_score_history(storage),
             site_url=settings.site_url,
             base_url=settings.api_base_url,
             not_rated=catalog.not_rated,
@@ -255,7 +257,7 @@ def _build(args: argparse.Namespace, settings: Settings) -> int:
             f"{time.perf_counter() - started:.1f} s"
         )
     if settings.export is not None:
-        _export(settings, games, snapshot_id, now)
+        _export(settings, games, snapshot_id, now, read_score_history(storage))
     return 0
 
 
@@ -273,7 +275,13 @@ def _current_games(storage: Any) -> int | None:
     return games if isinstance(games, int) else None
 
 
-def _export(settings: Settings, games: list[Any], snapshot_id: str, now: dt.datetime) -> None:
+def _export(
+    settings: Settings,
+    games: list[Any],
+    snapshot_id: str,
+    now: dt.datetime,
+    score_history: Mapping[int, Any],
+) -> None:
     # The Bulk export: after the pointer moved, so only a published build exports.
     from bangscore.build.export import write_export
     from bangscore.storage import open_object_storage
@@ -286,6 +294,7 @@ def _export(settings: Settings, games: list[Any], snapshot_id: str, now: dt.date
         created_at=now,
         site_url=settings.site_url,
         keep=settings.keep_snapshots,
+        score_history=score_history,
     )
     counts = export.counts
     print(

@@ -322,6 +322,9 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
         catalog_path=path,
         cache_dir=settings.state_dir / "cache",
         itad_api_key=(settings.itad_api_key.get_secret_value() if settings.itad_api_key else None),
+        steam_api_key=(
+            settings.steam_api_key.get_secret_value() if settings.steam_api_key else None
+        ),
         review_depth=settings.review_depth,
     )
     sources = [s.strip() for s in args.sources.split(",")] if args.sources else None

@@ -60,6 +60,12 @@ class _RetryableStatusError(Exception):
         self.retry_after = retry_after
 
 
+def _shown(url: httpx.URL) -> str:
+    """Given a request URL, return it as errors and reports may show it: without its API key
+    (the ``key`` query parameter of the Steam Web API and of IsThereAnyDeal)."""
+    return str(url.copy_remove_param("key"))
+
+
 def _transient_transport_error(error: BaseException) -> bool:
     """Given an exception, return True for a transport error worth retrying: one after the
     connection was made (a read or write that broke, a read timeout). A name that does not
@@ -287,7 +293,7 @@ class PoliteClient:
         try:
             content = retrying(self._send_once, method, request_url, body, headers or {})
         except _RetryableStatusError as exc:
-            raise SourceError(str(request_url), exc.status) from exc
+            raise SourceError(_shown(request_url), exc.status) from exc
         except httpx.TransportError as exc:
             reason = f"{request_url.host}: {type(exc).__name__}: {exc}"
             if not _transient_transport_error(exc):
@@ -314,9 +320,9 @@ class PoliteClient:
         response = self._http.request(method, url, content=body or None, headers=headers)
         if response.status_code in RETRY_STATUSES:
             retry_after = parse_retry_after(response.headers.get("Retry-After"))
-            raise _RetryableStatusError(str(url), response.status_code, retry_after)
+            raise _RetryableStatusError(_shown(url), response.status_code, retry_after)
         if response.status_code >= 400:
-            raise SourceError(str(url), response.status_code)
+            raise SourceError(_shown(url), response.status_code)
         return response.content
 
     def _wait(self, state: RetryCallState) -> float:

@@ -114,14 +114,16 @@ def plan_refresh(
     default_limit: RateLimit,
     *,
     itad: bool,
+    app_list: bool = False,
 ) -> Plan:
     """Given a number of rated games, each source's base URL by role (``store``,
     ``steam_api``, ``steamspy``, ``hltb``, ``itad``, ``pcgw``), the per-host limits and the
     default one, and whether IsThereAnyDeal is configured, return the plan of a full refresh.
 
     Nightly: ``ceil(games / 100)`` GetItems calls and one tag list on the Web API host; with
-    ITAD, two calls (id lookup, historical lows) per 200 games. Slow cycle: the per-game
-    adapters' fewest calls per game (:data:`_PER_GAME`)."""
+    ITAD, two calls (id lookup, historical lows) per 200 games; with a Steam Web API key, one
+    page of the store's changed apps (50,000 a page). Slow cycle: the per-game adapters' fewest
+    calls per game (:data:`_PER_GAME`)."""
 
     def line(cycle: Cycle, adapter: str, role: str, requests: int) -> HostPlan:
         host = urlsplit(hosts[role]).netloc or hosts[role]
@@ -130,6 +132,8 @@ def plan_refresh(
         )
 
     lines = [line("nightly", "store_items", "steam_api", math.ceil(games / BATCH_SIZE) + 1)]
+    if app_list:
+        lines.append(line("nightly", "app_list", "steam_api", 1))
     if itad:
         lines.append(line("nightly", "itad", "itad", 2 * math.ceil(games / ITAD_BATCH)))
     lines += [

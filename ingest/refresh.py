@@ -35,6 +35,7 @@ from typing import Literal, Protocol, cast
 from tqdm import tqdm
 
 from bangscore.ingest.achievements import AchievementsAdapter
+from bangscore.ingest.app_list import AppListAdapter
 from bangscore.ingest.catalog import read_catalog, write_catalog
 from bangscore.ingest.hltb import HltbAdapter
 from bangscore.ingest.http import (
@@ -157,6 +158,9 @@ class IngestConfig:
     catalog_path: Path
     cache_dir: Path
     itad_api_key: str | None = field(default=None, repr=False)
+    # A Steam Web API key: with it, IStoreService/GetAppList names the games changed on the
+    # store since the last refresh, which then also get the per-game appdetails call.
+    steam_api_key: str | None = field(default=None, repr=False)
     review_depth: int = 500
     endpoints: Endpoints = Endpoints()
     rate_limits: Mapping[str, RateLimit] = field(default_factory=lambda: dict(DEFAULT_RATE_LIMITS))
@@ -401,6 +405,8 @@ class _Run:
     progress: bool
     # The apps the per-game storefront adapter asks for: all, until the batch settles others.
     per_game: Sequence[int] = ()
+    # The apps the store's app list says changed since the last refresh (per game as well).
+    listed_changes: set[int] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.per_game = self.appids
@@ -424,7 +430,7 @@ class _Run:
             self.report.outcomes[name] = outcome
             if name == "store_items" and outcome.status == "ok":
                 # The batch settled every other app: appdetails only for what changed.
-                self.per_game = sorted(changed)
+                self.per_game = sorted(changed | self.listed_changes)
         else:
             self.report.outcomes[name] = self._per_game(name, cast(Adapter, adapter))
 
@@ -444,6 +450,28 @@ class _Run:
             today=self.today,
             progress=self.progress,
         )
+
+
+def _app_list(
+    adapter: AppListAdapter, client: PoliteClient, previous: Catalog, appids: Sequence[int]
+) -> tuple[SourceOutcome, set[int]]:
+    """Ask the store's app list which games changed since the previous catalogue was made;
+    return the outcome and the changed games among ``appids``. Unreachable or refusing, it
+    changes nothing: the batch still flags what it can."""
+    outcome = SourceOutcome(adapter.name, "storefront")
+    known = {g.appid for g in previous.games} | {a.appid for a in previous.not_rated}
+    try:
+        listed = adapter.changes(client, previous.created_at, known)
+    except (SourceUnreachableError, SourceError) as err:
+        outcome.status, outcome.message = "unreachable", str(err)
+        return outcome, set()
+    except (ValueError, KeyError, TypeError) as err:
+        outcome.status, outcome.message = "failed", f"{type(err).__name__}: {err}"[:300]
+        return outcome, set()
+    changed = listed.known.intersection(appids)
+    outcome.updated = len(changed)
+    outcome.message = f"{len(listed.new)} new apps not in the catalogue"
+    return outcome, changed
 
 
 def _finish(
@@ -518,6 +546,10 @@ def run_ingest(
     adapters = build_adapters(config, day)
     with PoliteClient(settings, ResponseCache(config.cache_dir, day), sleep=sleep) as client:
         run = _Run(client, games, appids, report, since=since, today=day, progress=config.progress)
+        if config.steam_api_key and "store_items" in selected:
+            lister = AppListAdapter(config.endpoints.steam_api, config.steam_api_key)
+            outcome, run.listed_changes = _app_list(lister, client, previous, appids)
+            report.outcomes[lister.name] = outcome
         for name in ADAPTER_NAMES:
             if name in selected:
                 run.adapter(name, adapters[name])

@@ -211,22 +211,7 @@ def price_history_svg(
         f'<text x="{tx:.1f}" y="{ty:.1f}" class="marker-label" '
         f'text-anchor="middle">{escape(label)}</text>'
     )
-    legend_y = 14
-    parts.append(
-        f'<line x1="{left}" x2="{left + 22}" y1="{legend_y - 4}" y2="{legend_y - 4}" '
-        'class="curve"/>'
-        f'<text x="{left + 26}" y="{legend_y}" class="tick">price paid</text>'
-        f'<line x1="{left + 110}" x2="{left + 132}" y1="{legend_y - 4}" y2="{legend_y - 4}" '
-        'class="list-line"/>'
-        f'<text x="{left + 136}" y="{legend_y}" class="tick">list price</text>'
-    )
-    if scores:
-        parts.append(
-            f'<line x1="{left + 220}" x2="{left + 242}" y1="{legend_y - 4}" '
-            f'y2="{legend_y - 4}" class="score-line"/>'
-            f'<text x="{left + 246}" y="{legend_y}" class="tick">'
-            f"{'score' if width < WIDTH else 'BangScore (right axis)'}</text>"
-        )
+    parts.append(_legend(left, width, scored=bool(scores)))
     parts.append(
         f'<line x1="{left}" x2="{right}" y1="{plot_bottom:.1f}" y2="{plot_bottom:.1f}" '
         'class="axis"/>'
@@ -279,3 +264,21 @@ def _score_line(
             f"{day(mark.date)}</title></polygon>"
         )
     return parts
+
+
+def _legend(left: float, width: int, *, scored: bool) -> str:
+    """Return the legend above the plot: price paid, list price and, with scores, the score."""
+    y = 14
+    parts = [
+        f'<line x1="{left}" x2="{left + 22}" y1="{y - 4}" y2="{y - 4}" class="curve"/>'
+        f'<text x="{left + 26}" y="{y}" class="tick">price paid</text>'
+        f'<line x1="{left + 110}" x2="{left + 132}" y1="{y - 4}" y2="{y - 4}" class="list-line"/>'
+        f'<text x="{left + 136}" y="{y}" class="tick">list price</text>'
+    ]
+    if scored:
+        label = "score" if width < WIDTH else "BangScore (right axis)"
+        parts.append(
+            f'<line x1="{left + 220}" x2="{left + 242}" y1="{y - 4}" y2="{y - 4}" '
+            f'class="score-line"/><text x="{left + 246}" y="{y}" class="tick">{label}</text>'
+        )
+    return "".join(parts)

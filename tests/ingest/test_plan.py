@@ -56,3 +56,12 @@ def test_slow_cycle_shares_a_host_bucket_across_adapters() -> None:
     # reviews (1,000 on the store host: 800 past the burst at 200/300 s) + steamspy
     # (999 s) + achievements on the API host (940 s) + hltb (1,998 s) + pcgw (999 s).
     assert plan.seconds("slow") == pytest.approx(1_200 + 999 + 940 + 1_998 + 999)
+
+
+def test_app_list_adds_one_nightly_request_on_the_api_host() -> None:
+    plan = plan_refresh(
+        39_503, HOSTS, DEFAULT_RATE_LIMITS, DEFAULT_HOST_LIMIT, itad=False, app_list=True
+    )
+    nightly = [(line.adapter, line.requests) for line in plan.lines if line.cycle == "nightly"]
+    assert nightly == [("store_items", 397), ("app_list", 1)]
+    assert plan.seconds("nightly") == 397 + 1 - 60  # one bucket for the host

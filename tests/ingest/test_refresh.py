@@ -396,3 +396,42 @@ def test_itad_without_key_is_skipped_not_failed(
 def test_unknown_source_is_refused(make_config: MakeConfig) -> None:
     with pytest.raises(ValueError, match="unknown sources"):
         ingest(make_config(Endpoints()), sources=["steamdb"])
+
+
+def test_app_list_sends_changed_games_to_appdetails_and_counts_new_apps(
+    replay: ReplayFactory, make_config: MakeConfig, previous_catalog: Path
+) -> None:
+    def page(appid: int, more: bool) -> dict[str, Any]:
+        app = {"appid": appid, "name": "x", "last_modified": 1740000000, "price_change_number": 2}
+        return {"apps": [app], "have_more_results": more, "last_appid": appid}
+
+    pages = {"0": page(PORTAL, True), str(PORTAL): page(3_000_001, False)}
+
+    def app_list(q: dict[str, str], _: bytes) -> Any:
+        assert q["if_modified_since"] == str(int((NOW - dt.timedelta(days=60)).timestamp()))
+        return ok({"response": pages[q["last_appid"]]})
+
+    server = replay(source_routes({("GET", "/IStoreService/GetAppList/v1/"): app_list}))
+    config = make_config(Endpoints.all_at(server.base_url), steam_api_key="steam-secret")
+    report = ingest(config, sources=["store_items", "storefront"])
+    assert report.written, report.summary()
+    listed = report.outcomes["app_list"]
+    assert (listed.status, listed.updated, listed.message) == (
+        "ok",
+        1,
+        "1 new apps not in the catalogue",
+    )
+    # Portal 2 changed on the store: appdetails as well as the batch; Alyx, left out, too.
+    asked = [h.query["appids"] for h in server.hits if h.path == "/api/appdetails"]
+    assert asked == [str(PORTAL), str(ALYX)]
+    portal = read_catalog(previous_catalog).games[0]
+    # appdetails' fields; the batch's price (its layer answered first, the same day).
+    assert (portal.metacritic, portal.price_usd) == (95, 1.99)
+
+
+def test_an_api_key_never_reaches_a_report(replay: ReplayFactory, make_config: MakeConfig) -> None:
+    routes = source_routes({("POST", "/lookup/id/shop/61/v1"): lambda q, b: (403, {}, b"{}")})
+    server = replay(routes)
+    report = ingest(make_config(Endpoints.all_at(server.base_url)), sources=["itad"])
+    assert report.unreachable == ["itad"]
+    assert "403" in report.summary() and "test-key" not in report.summary()

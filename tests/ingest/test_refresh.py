@@ -435,3 +435,45 @@ def test_an_api_key_never_reaches_a_report(replay: ReplayFactory, make_config: M
     report = ingest(make_config(Endpoints.all_at(server.base_url)), sources=["itad"])
     assert report.unreachable == ["itad"]
     assert "403" in report.summary() and "test-key" not in report.summary()
+
+
+def test_each_night_adds_its_observation_to_the_price_history(
+    replay: ReplayFactory, make_config: MakeConfig, previous_catalog: Path
+) -> None:
+    recorded = fixture_json("storefront/get_items_620.json")
+    cents = {"final": "199"}
+
+    def items(q: dict[str, str], _: bytes) -> Any:
+        answer = json.loads(json.dumps(recorded))
+        option = answer["response"]["store_items"][0]["best_purchase_option"]
+        option["final_price_in_cents"] = cents["final"]
+        option["discount_pct"] = round(100 * (1 - int(cents["final"]) / 999))
+        return ok(answer)
+
+    server = replay(source_routes({("GET", "/IStoreBrowseService/GetItems/v1/"): items}))
+    config = make_config(Endpoints.all_at(server.base_url))
+    nights = [
+        (TODAY, "199"),
+        (TODAY + dt.timedelta(days=1), "999"),
+        (TODAY + dt.timedelta(days=2), "999"),
+    ]
+    for night, final in nights:
+        cents["final"] = final
+        at = dt.datetime.combine(night, dt.time(4), tzinfo=dt.UTC)
+        report = run_ingest(
+            config, sources=["store_items"], today=night, now=at, sleep=lambda s: None
+        )
+        assert report.written, report.summary()
+    history = read_catalog(previous_catalog).games[0].price_history
+    # The previous catalogue's point, the sale, its end, and the newest observation (an
+    # unchanged price is kept only as the newest: the next night replaces it).
+    assert [(p.date, p.price_usd, p.discount_percent) for p in history] == [
+        (OLD, 5.0, 50),
+        (TODAY, 1.99, 80),
+        (TODAY + dt.timedelta(days=1), 9.99, 0),
+        (TODAY + dt.timedelta(days=2), 9.99, 0),
+    ]
+    # Rerunning the last night (from the cache) adds nothing.
+    at = dt.datetime.combine(nights[-1][0], dt.time(4), tzinfo=dt.UTC)
+    run_ingest(config, sources=["store_items"], today=nights[-1][0], now=at, sleep=lambda s: None)
+    assert read_catalog(previous_catalog).games[0].price_history == history

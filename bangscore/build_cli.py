@@ -85,6 +85,8 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     from bangscore.ingest.refresh import IngestConfig, run_ingest
 
     path = settings.catalog_path
+    if args.dry_run:
+        return _print_ingest_plan(settings)
     if not path.exists():
         catalog, report = load_bundled_catalog(settings.data_dir, progress=True)
         write_catalog(catalog, path)
@@ -93,6 +95,9 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
         catalog_path=path,
         cache_dir=settings.state_dir / "cache",
         itad_api_key=(settings.itad_api_key.get_secret_value() if settings.itad_api_key else None),
+        steam_api_key=(
+            settings.steam_api_key.get_secret_value() if settings.steam_api_key else None
+        ),
         review_depth=settings.review_depth,
     )
     sources = [s.strip() for s in args.sources.split(",")] if args.sources else None
@@ -103,6 +108,38 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
         return 2
     print(result.summary())
     return 0 if result.written else 1
+
+
+def _print_ingest_plan(settings: Settings) -> int:
+    """Print the plan of a full refresh of the current catalogue; send nothing."""
+    from bangscore.ingest.catalog import load_bundled_catalog, read_catalog
+    from bangscore.ingest.plan import plan_refresh
+    from bangscore.ingest.refresh import DEFAULT_HOST_LIMIT, DEFAULT_RATE_LIMITS, Endpoints
+
+    path = settings.catalog_path
+    if path.exists():
+        games = len(read_catalog(path).games)
+    else:
+        print(f"no catalog at {path} yet: planning for the bundled dumps' catalogue")
+        games = len(load_bundled_catalog(settings.data_dir, progress=True)[0].games)
+    e = Endpoints()
+    hosts = {
+        "store": e.store,
+        "steam_api": e.steam_api,
+        "steamspy": e.steamspy,
+        "hltb": e.hltb,
+        "itad": e.itad,
+        "pcgw": e.pcgw,
+    }
+    plan = plan_refresh(
+        games,
+        hosts,
+        DEFAULT_RATE_LIMITS,
+        DEFAULT_HOST_LIMIT,
+        itad=settings.itad_api_key is not None,
+    )
+    print(plan.render())
+    return 0
 
 
 def cmd_snapshots(args: argparse.Namespace, settings: Settings) -> int:
@@ -180,6 +217,11 @@ def add_parsers(sub: Any) -> None:
         "--since",
         type=dt.date.fromisoformat,
         help="skip a game's source when its data is dated on or after DATE (YYYY-MM-DD)",
+    )
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the requests per host of a full refresh and its least time; send nothing",
     )
     p.set_defaults(func=cmd_ingest)
 

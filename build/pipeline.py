@@ -27,6 +27,7 @@ from bangscore.build.publish import (
     new_snapshot_id,
     publish,
 )
+from bangscore.build.score_history import read_score_history
 from bangscore.build.snapshot import snapshot_objects
 from bangscore.manifest import SnapshotError, read_manifest
 from bangscore.scoring.pipeline import score_catalog
@@ -94,6 +95,8 @@ def run_build(options: BuildOptions) -> BuildResult:
         check_shrink(len(games), current_games(storage), allow_shrink=options.allow_shrink)
         objects = snapshot_objects(
             games,
+            # each game's dated score and price at every earlier snapshot where either changed
+            score_history=read_score_history(storage),
             site_url=options.site_url,
             base_url=options.base_url,
             not_rated=catalog.not_rated,
@@ -128,6 +131,7 @@ def run_build(options: BuildOptions) -> BuildResult:
             created_at=now,
             site_url=options.site_url,
             keep=options.keep,
+            score_history=read_score_history(storage),  # as just published, this build's too
         ).counts
     return BuildResult(
         location=options.out,

@@ -123,7 +123,7 @@ class Mailer:
         self,
         kind: type[BaseException] | None,
         exc: BaseException | None,
-        traceback: TracebackType | None,
+        _traceback: TracebackType | None,
     ) -> None:
         if self._smtp is not None:
             try:

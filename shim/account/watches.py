@@ -146,10 +146,6 @@ class WatchSite:
             request, "account_message.html", status, title=title, message=message
         )
 
-    def _to_account(self) -> Response:
-        url = f"{self.accounts.site_url}/account#watches"
-        return RedirectResponse(url, 303, headers=PAGE_HEADERS)
-
     # -- handlers ----------------------------------------------------------------------------
 
     async def start(self, request: Request) -> Response:

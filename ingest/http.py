@@ -28,23 +28,13 @@ from tenacity import (
     stop_after_attempt,
 )
 
+from bangscore.errors import SourceError as SourceError
+from bangscore.errors import SourceUnreachableError as SourceUnreachableError
+
 USER_AGENT = "bangscore-ingest/0.1 (+https://github.com/bangscore; polite nightly refresh)"
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
 Params = Mapping[str, str | int]
-
-
-class SourceUnreachableError(Exception):
-    """The host could not be reached at all (DNS, refused connection, timeouts) after retries."""
-
-
-class SourceError(Exception):
-    """The host answered, but with an error status that retries did not cure."""
-
-    def __init__(self, url: str, status: int) -> None:
-        super().__init__(f"{url} answered HTTP {status}")
-        self.url = url
-        self.status = status
 
 
 class _RetryableStatusError(Exception):

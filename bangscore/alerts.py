@@ -93,6 +93,7 @@ class AlertRun:
     sent: list[str] = field(default_factory=list)
     pending: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
     claimed_elsewhere: int = 0
     suppressed: int = 0
     locked: bool = False
@@ -354,12 +355,14 @@ def _deliver(
         mailer.send(message)
     except (UnsafeMessage, TemplateError) as exc:
         log.warning("%s skipped: %s", label, exc)
+        run.problems.append(f"{label}: {exc}")
         run.error = run.error or f"{label}: {exc}"
         return None
     except MailError as exc:
         if exc.lost:
             raise
         log.warning("%s skipped: %s", label, exc)
+        run.problems.append(f"{label}: {exc}")
         run.error = run.error or f"{label}: {exc}"
         if exc.bounced:
             store.suppress(email, int(now()))

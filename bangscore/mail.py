@@ -219,6 +219,12 @@ class _Deadline:
             self._sockets.append(sock)
         return sock
 
+    @property
+    def expired(self) -> bool:
+        """Return True once the deadline has come (whether the timer or a read's own
+        timeout, cut to the time left, noticed first)."""
+        return self.passed or time.monotonic() >= self.ends - 0.05
+
     def remaining(self, cap: float) -> float:
         return max(0.01, min(cap, self.ends - time.monotonic()))
 
@@ -375,7 +381,7 @@ class Mailer:
     def _reason(self, exc: BaseException) -> str:
         # OSError's strerror ("Connection refused"), never the exception's repr, which for
         # some smtplib errors quotes the SMTP conversation (and with it an address).
-        if self._deadline is not None and self._deadline.passed:
+        if self._deadline is not None and self._deadline.expired:
             return f"the run passed its deadline of {self.deadline_seconds:g} s"
         if isinstance(exc, OSError) and exc.strerror:
             return exc.strerror

@@ -184,6 +184,8 @@ def cmd_alerts_send(args: argparse.Namespace, settings: Settings) -> int:
     print(f"{run.summary(watches, details.snapshot_id)}; {time.perf_counter() - started:.1f} s")
     for watch_id in run.sent:
         print(f"sent {watch_id}")
+    for problem in run.problems:
+        print(f"skipped {problem}", file=sys.stderr)
     if run.error is not None:
         pending = len(run.pending) + run.confirmations_pending
         print(

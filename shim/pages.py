@@ -425,8 +425,9 @@ async def badge(request: Request) -> Response:
 
     response = await pages.answer(request, resolve, pages.allowance(request, counted=False))
     if response.status_code in (200, 304):
+        # Access-Control-Allow-Origin: * comes from the edge (EDGE_HEADERS) on every answer:
+        # a second copy here made browsers refuse a cross-origin fetch().
         response.headers["Cache-Control"] = "public, max-age=86400"
-        response.headers["Access-Control-Allow-Origin"] = "*"
     return response
 
 

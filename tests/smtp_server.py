@@ -85,7 +85,8 @@ class SMTPServer:
 def smtp_server() -> Iterator[SMTPServer]:
     """A fresh SMTP server on a free loopback port (no SMTPUTF8), stopped after the test."""
     inbox = Inbox()
-    controller = Controller(inbox, hostname="127.0.0.1", port=free_port())
+    # aiosmtpd's Controller offers SMTPUTF8 unless told not to.
+    controller = Controller(inbox, hostname="127.0.0.1", port=free_port(), enable_SMTPUTF8=False)
     controller.start()
     yield SMTPServer(controller, inbox)
     controller.stop()
@@ -95,9 +96,7 @@ def smtp_server() -> Iterator[SMTPServer]:
 def smtputf8_server() -> Iterator[SMTPServer]:
     """A fresh SMTP server that offers SMTPUTF8, stopped after the test."""
     inbox = Inbox()
-    controller = Controller(
-        inbox, hostname="127.0.0.1", port=free_port(), enable_SMTPUTF8=True
-    )
+    controller = Controller(inbox, hostname="127.0.0.1", port=free_port(), enable_SMTPUTF8=True)
     controller.start()
     yield SMTPServer(controller, inbox)
     controller.stop()

@@ -24,18 +24,13 @@ from starlette.applications import Starlette
 
 from bangscore.errors import BangScoreError
 from bangscore.settings import Settings
-from bangscore.shim.keys import redact
-from bangscore.shim.keystore import (
-    KeyStore,
-    KeyStoreError,
-    KeyStoreUnavailable,
-    issue_key,
-    open_key_store,
-)
+from bangscore.stores import open_key_store
+from bangscore.stores.keys import redact
+from bangscore.stores.keystore import KeyStore, KeyStoreError, KeyStoreUnavailable, issue_key
 
 if TYPE_CHECKING:
+    from bangscore.shim.account.watches import WatchOptions
     from bangscore.shim.downloads import ExportService
-    from bangscore.shim.watches import WatchOptions
 
 log = logging.getLogger("bangscore")
 GIL_SWITCH_SECONDS = 0.001  # see asgi_app
@@ -85,7 +80,7 @@ def app_from_settings(settings: Settings) -> Starlette:
         page_limit=settings.page_daily_limit,
         key_cache_seconds=settings.key_cache_seconds,
     )
-    from bangscore.shim.accounts import load_session_secret
+    from bangscore.stores.secret import load_session_secret
 
     session_secret = load_session_secret(settings.session_secret, settings.state_dir, create=False)
     return create_app(
@@ -102,8 +97,8 @@ def app_from_settings(settings: Settings) -> Starlette:
 def _watch_options(settings: Settings) -> WatchOptions:
     # The watch pages share the key store's database. They never send mail: confirmations
     # are queued there and `alerts send` sends them, so a mail outage never holds a worker.
-    from bangscore.shim.watches import WatchOptions
-    from bangscore.shim.watchstore import open_watch_store
+    from bangscore.shim.account.watches import WatchOptions
+    from bangscore.stores import open_watch_store
 
     store = open_watch_store(settings.store_url, create=False)
     return WatchOptions(store)
@@ -331,8 +326,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
     from uvicorn.config import LOGGING_CONFIG
 
-    from bangscore.shim.accounts import load_session_secret
     from bangscore.shim.protocol import BoundedProtocols, HeadLimits
+    from bangscore.stores.secret import load_session_secret
 
     # Never created here: a state folder removed under a running server must not come back
     # empty on restart (every key 401, every account gone); `keys create` creates both.
@@ -384,7 +379,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_keys_create(args: argparse.Namespace, settings: Settings) -> int:
     """Create a key and print it once, alone on the last line (the store is created if
     it does not exist yet: creating keys is what starts one)."""
-    from bangscore.shim.passwords import normalize_email
+    from bangscore.stores.addresses import normalize_email
 
     account = normalize_email(args.account)
     if account is None:
@@ -393,7 +388,7 @@ def cmd_keys_create(args: argparse.Namespace, settings: Settings) -> int:
             file=sys.stderr,
         )
         return 2
-    from bangscore.shim.accounts import load_session_secret
+    from bangscore.stores.secret import load_session_secret
 
     try:
         store = _open_store(settings, create=True)
@@ -413,7 +408,7 @@ def cmd_keys_create(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_keys_revoke(args: argparse.Namespace, settings: Settings) -> int:
     """Revoke a key by its id."""
-    from bangscore.shim.keystore import UnknownKey
+    from bangscore.stores.keystore import UnknownKey
 
     try:
         record = _open_store(settings, create=False).revoke_key(args.key_id)

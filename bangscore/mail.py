@@ -43,6 +43,8 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from bangscore.stores.addresses import plain_mailbox
+
 TIMEOUT_SECONDS = 20.0
 DEADLINE_SECONDS = 60.0
 MAX_HEADER_TEXT = 200
@@ -89,20 +91,10 @@ def header_text(value: object, limit: int = MAX_HEADER_TEXT) -> str:
 
 
 def mailbox(address: str, *, utf8: bool = False) -> str:
-    """Given a stored address, return it for a ``To`` header and the envelope: a plain
-    ``local@domain`` of printable ASCII (or, with ``utf8``, also non-ASCII letters), with no
-    space, control character, quote, bracket, comment or encoded-word. Raises UnsafeMessage
+    """Given a stored address, return it for a ``To`` header and the envelope when it is a
+    plain mailbox (:func:`bangscore.stores.addresses.plain_mailbox`); raise UnsafeMessage
     otherwise (such an address is refused at sign-up; one stored earlier is skipped)."""
-    local, at, domain = address.rpartition("@")
-    bad = set(' "(),:;<>[\\]') | {"\x7f"}
-    if (
-        not at
-        or not local
-        or not domain
-        or "=?" in address
-        or any(ch in bad or unicodedata.category(ch)[0] in "CZ" for ch in address)
-        or (not utf8 and not address.isascii())
-    ):
+    if not plain_mailbox(address, utf8=utf8):
         raise UnsafeMessage("the address cannot be written as a plain mailbox")
     return address
 

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from bangscore.cli import main
-from bangscore.shim.watchstore import Condition, WatchRecord, open_watch_store
 from bangscore.storage import LocalStorage
+from bangscore.stores import open_watch_store
+from bangscore.stores.watchstore import Condition, WatchRecord
 from tests import factories
 from tests.live import free_port
 

@@ -20,10 +20,11 @@ from bangscore.alerts import SnapshotDetails, send_alerts
 from bangscore.cli import main
 from bangscore.mail import Mailer, MailError, SMTPServer
 from bangscore.scoring.records import GameRecord
-from bangscore.shim.accounts import load_session_secret
-from bangscore.shim.watch_mail import WatchLinks
-from bangscore.shim.watchstore import Condition, WatchRecord, WatchStore, open_watch_store
 from bangscore.storage import LocalStorage
+from bangscore.stores import open_watch_store
+from bangscore.stores.secret import load_session_secret
+from bangscore.stores.watchstore import Condition, WatchRecord, WatchStore
+from bangscore.watch_mail import WatchLinks
 from tests import factories
 from tests.hardening.conftest import ServerFactory
 from tests.live import ShimServer

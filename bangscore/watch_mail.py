@@ -27,7 +27,7 @@ from itsdangerous import BadSignature, URLSafeSerializer, URLSafeTimedSerializer
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from bangscore.mail import header_text, mailbox, new_message
-from bangscore.shim.watchstore import PendingConfirmation
+from bangscore.stores.watchstore import PendingConfirmation
 
 CONFIRM_SALT = "bangscore-watch-confirm-id"
 UNSUBSCRIBE_SALT = "bangscore-watch-unsubscribe"

@@ -46,7 +46,7 @@ from urllib.parse import unquote, urlsplit
 from bangscore.stores.addresses import plain_mailbox
 
 TIMEOUT_SECONDS = 20.0
-DEADLINE_SECONDS = 60.0
+DEADLINE_SECONDS = 600.0
 MAX_HEADER_TEXT = 200
 # Whether this Python's email package checks its own output for injected headers
 # (CVE-2024-6923's fix, or a distribution's backport of it).

@@ -112,7 +112,7 @@ class Settings(BaseSettings):
         "(off: refused, as Amazon SES and most relays cannot take them)",
     )
     smtp_deadline_seconds: float = Field(
-        60.0, gt=0, le=3600, description="Total time one `alerts send` may spend on SMTP"
+        600.0, gt=0, le=3600, description="Total time one `alerts send` may spend on SMTP"
     )
     itad_api_key: SecretStr | None = Field(None, description="IsThereAnyDeal API key (ingest)")
     review_depth: int = Field(500, ge=1, le=10_000, description="Reviews sampled per paid game")

@@ -4,7 +4,7 @@ The server is named by one URL (setting ``BANGSCORE_SMTP_URL``, docs/API.md#watc
 ``smtp://[user:pass@]host[:port]`` (port 25 by default; STARTTLS when the server offers it)
 or ``smtps://[user:pass@]host[:port]`` (TLS from the first byte, port 465 by default).
 
-Headers are built here and nowhere else (docs/API.md#alerts, CONTRACT "Mail (round 4)"):
+Headers are built here and nowhere else (docs/API.md#alerts):
 
 - :func:`header_text` neutralises every value that comes from a catalogue, a form or an
   address: control and line-separator characters become spaces and the encoded-word opener

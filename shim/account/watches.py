@@ -182,7 +182,7 @@ class WatchSite:
         if appid is None:
             return self._message(request, 400, "No such game", "The link names no game.")
         # It shows a game's price and score: counted against the page allowance, signed in
-        # or not (CONTRACT "Mail (round 4)").
+        # or not (docs/API.md#watches).
         host = request.client.host if request.client else "unknown"
         hit, window = self.quota.charge(f"page:{host}", self.quota.page_limit)
         rate = dict(rate_headers(hit.limit, hit.used, window))

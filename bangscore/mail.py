@@ -43,6 +43,7 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from bangscore.errors import MailError as MailError
 from bangscore.stores.addresses import plain_mailbox
 
 TIMEOUT_SECONDS = 20.0
@@ -54,21 +55,6 @@ PYTHON_CHECKS_HEADERS = hasattr(SMTP_POLICY, "verify_generated_headers")
 _VERBATIM = frozenset({"list-unsubscribe", "list-unsubscribe-post"})
 _PRINTABLE_ASCII = re.compile(r"[\x21-\x7e]+(?: [\x21-\x7e]+)*")
 _HEADER_NAME = re.compile(rb"([\x21-\x39\x3b-\x7e]+):")
-
-
-class MailError(Exception):
-    """Raised when a message could not be handed to the SMTP server (nothing was sent).
-
-    ``lost`` is True when the connection is gone (unreachable, dropped, past its deadline):
-    nothing more can be sent on it; False when the server refused this one message and is
-    still there. ``bounced`` is True for a permanent refusal of the recipient (5xx on RCPT):
-    the address is to be suppressed.
-    """
-
-    def __init__(self, message: str, *, lost: bool = True, bounced: bool = False) -> None:
-        super().__init__(message)
-        self.lost = lost
-        self.bounced = bounced
 
 
 class UnsafeMessage(ValueError):

@@ -538,6 +538,7 @@ def _record(
         release_date=released,
         release_year=released.year if released else None,
         storefront_genres=tuple(known.value(appid, "storefront_genres", ())),
+        categories=tuple(known.value(appid, "categories", ())),
         tags=tags[:20],
         play_length_genres=tuple(known.value(appid, "play_length_genres", ())),
         main_story_hours=length.hours,

@@ -457,3 +457,21 @@ def test_the_badge_sends_one_allow_origin_and_stays_well_formed(
     assert answer.status_code == 200
     assert answer.headers.get_list("access-control-allow-origin") == ["*"]
     xml.dom.minidom.parseString(answer.content)  # raises on a character XML forbids
+
+
+def test_game_pages_name_a_raster_open_graph_card(
+    state: Path, server_factory: ServerFactory
+) -> None:
+    publish(state, [game(367520, "Hollow Knight")])
+    server = server_factory(state, site_url=None)
+    moved = httpx.get(f"{server.url}/game/367520", timeout=30)
+    assert moved.status_code == 301
+    page = httpx.get(server.url + httpx.URL(moved.headers["location"]).path, timeout=30)
+    assert page.status_code == 200
+    match = re.search(r'<meta property="og:image" content="([^"]+)">', page.text)
+    assert match is not None and match.group(1).endswith("/og-card.png")
+    assert '<meta name="twitter:card" content="summary_large_image">' in page.text
+    card = httpx.get(f"{server.url}/og-card.png", timeout=30)
+    assert card.status_code == 200 and card.headers["content-type"] == "image/png"
+    assert card.content.startswith(b"\x89PNG\r\n\x1a\n")
+    assert card.content[16:24] == (1200).to_bytes(4, "big") + (630).to_bytes(4, "big")

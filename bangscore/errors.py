@@ -153,13 +153,16 @@ class TooManyWatches(KeyStoreError):
 class MailError(BangScoreError):
     """Raised when a message could not be handed to the SMTP server (nothing was sent).
 
-    ``lost`` is True when the connection is gone (unreachable, dropped): nothing more can be
-    sent on it; False when the server refused this one message and is still there.
+    ``lost`` is True when the connection is gone (unreachable, dropped, past its deadline):
+    nothing more can be sent on it; False when the server refused this one message and is
+    still there. ``bounced`` is True for a permanent refusal of the recipient (5xx on RCPT):
+    the address is to be suppressed.
     """
 
-    def __init__(self, message: str, *, lost: bool = True) -> None:
+    def __init__(self, message: str, *, lost: bool = True, bounced: bool = False) -> None:
         super().__init__(message)
         self.lost = lost
+        self.bounced = bounced
 
 
 # -- the server --------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ from typing import Any
 import orjson
 from tqdm import tqdm
 
-from bangscore.errors import BangScoreError
+from bangscore.errors import SnapshotError as SnapshotError
 from bangscore.storage import ObjectNotFound, ObjectStorage
 
 MANIFEST_SCHEMA = 1  # encodings are an optional fourth member: older manifests still read
@@ -43,10 +43,6 @@ COMPRESS_MIN_BYTES = 1024  # below this a gzip body saves less than a TCP segmen
 # stored variant would double the compressed store (over the 400 MB budget on disk).
 GZIP_LEVEL = 6
 COMPRESSIBLE = ("application/json", "text/html", "application/problem+json")
-
-
-class SnapshotError(BangScoreError):
-    """Raised when a snapshot is missing, its manifest is corrupt, or it cannot be published."""
 
 
 def digest(body: bytes) -> str:

@@ -22,13 +22,14 @@ import csv
 import datetime as dt
 import gzip
 import io
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from bangscore.build.openapi import DETAIL_PROPERTIES
+from bangscore.build.score_history import ScorePoint, wire
 from bangscore.build.wire import detail_record, dumps
 from bangscore.contract.export import (
     CHANGES_JSONL,
@@ -85,6 +86,8 @@ def csv_cell(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, list):
+        if any(isinstance(v, dict) for v in value):  # price_history, score_history
+            return dumps(value).decode()
         return "|".join(str(v) for v in value)
     if isinstance(value, dict):
         return dumps(value).decode()  # str() would give a Python repr no CSV reader can parse
@@ -224,8 +227,10 @@ def write_export(
     created_at: dt.datetime,
     site_url: str,
     keep: int,
+    score_history: Mapping[int, Sequence[ScorePoint]] | None = None,
 ) -> Export:
-    """Given an export store and a build's scored games (list order), write its export and
+    """Given an export store, a build's scored games (list order) and their score histories
+    (:mod:`build.score_history`, as the build published them), write its export and
     return it; prune to the newest ``keep`` exports. latest.json is written last, so a
     reader never sees a manifest whose files are missing. Raises ObjectStorageError."""
     previous = read_latest(storage)
@@ -236,7 +241,14 @@ def write_export(
         except ObjectNotFound:
             previous = None  # an export whose files are gone cannot be diffed against
     export = render_export(
-        [detail_record(g, site_url) for g in games],
+        [
+            detail_record(
+                g,
+                site_url,
+                score_history=wire((score_history or {}).get(g.record.appid, ())),
+            )
+            for g in games
+        ],
         snapshot_id=snapshot_id,
         created_at=created_at,
         previous=previous,

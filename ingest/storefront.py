@@ -41,6 +41,7 @@ class AppDetails:
     release_date: dt.date | None
     release_year: int | None
     metacritic: int | None
+    categories: tuple[str, ...] = ()
 
 
 def parse_release_date(text: str | None) -> tuple[dt.date | None, int | None]:
@@ -113,6 +114,7 @@ def parse_appdetails(payload: Mapping[str, Any], appid: int) -> AppDetails | Non
         release_date=release_date,
         release_year=release_year,
         metacritic=int(metacritic) if metacritic is not None else None,
+        categories=tuple(str(c["description"]) for c in data.get("categories") or []),
     )
 
 
@@ -150,6 +152,13 @@ def items_request(appid: int) -> dict[str, str]:
     return {"input_json": json.dumps(request, separators=(",", ":"))}
 
 
+def fetch_tag_names(client: PoliteClient, api_base: str) -> dict[int, str]:
+    """Given a client and the Web API's base URL, return tag id -> English name from
+    ``IStoreService/GetTagList/v1``. Raises as :meth:`PoliteClient.get_json` does."""
+    url = f"{api_base.rstrip('/')}/IStoreService/GetTagList/v1/"
+    return parse_tag_list(client.get_json(url, {"language": "english"}))
+
+
 @dataclass(frozen=True)
 class StorefrontAdapter:
     """Adapter: refresh a record's storefront fields (details, review totals, user tags)."""
@@ -163,8 +172,7 @@ class StorefrontAdapter:
     def tag_names(self, client: PoliteClient) -> dict[int, str]:
         """Given a client, return the tag-name map, fetched once per adapter."""
         if not self._tag_names:
-            url = f"{self.api_base.rstrip('/')}/IStoreService/GetTagList/v1/"
-            self._tag_names.update(parse_tag_list(client.get_json(url, {"language": "english"})))
+            self._tag_names.update(fetch_tag_names(client, self.api_base))
         return self._tag_names
 
     def fetch(self, client: PoliteClient, record: GameRecord) -> dict[str, object] | None:
@@ -185,6 +193,8 @@ class StorefrontAdapter:
             "name": details.name or record.name,
             "storefront_genres": details.genres,
         }
+        if details.categories:
+            patch["categories"] = details.categories
         # An absent credit, date or score is more likely a storefront gap than a change: keep ours.
         optional = {
             "app_type": details.app_type or None,

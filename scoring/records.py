@@ -156,6 +156,9 @@ class GameRecord(BaseModel):
     release_date: dt.date | None = None
     release_year: int | None = Field(default=None, ge=1970, le=2100)
     storefront_genres: tuple[str, ...] = ()
+    # Steam's store categories ("Single-player", "Online Co-op", "MMO"...), in the source's order:
+    # how the game can be played (scoring.genres.multiplayer_first).
+    categories: tuple[str, ...] = ()
     tags: tuple[str, ...] = Field(
         default=(), max_length=20, description="Storefront user tags, most-voted first"
     )

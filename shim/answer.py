@@ -41,7 +41,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from bangscore.errors import BangScoreError
+from bangscore.errors import Forbidden as Forbidden
+from bangscore.errors import NotFound as NotFound
+from bangscore.errors import Refusal as Refusal
 from bangscore.manifest import GZIP, compressible, etag_for, gzip_body
 from bangscore.shim.problems import BadRequest
 from bangscore.shim.quota import Quota, Window, rate_headers
@@ -82,25 +84,6 @@ class RawResponse(Response):
         await send({"type": "http.response.body", "body": self.body})
         if self.background is not None:
             await self.background()
-
-
-class Refusal(BangScoreError):
-    """Raised by a resolver that refuses a request with a problem: ``code`` is the problem code
-    (its status comes from the route table's error codes) and ``extra`` any members the problem
-    document carries besides the standard ones."""
-
-    def __init__(self, code: str, detail: str, extra: dict[str, object] | None = None) -> None:
-        super().__init__(detail)
-        self.code = code
-        self.extra = extra
-
-
-class NotFound(Refusal):
-    """A 404: an unknown resource (``not_found``, ``game_not_found``, ``game_not_rated``)."""
-
-
-class Forbidden(Refusal):
-    """A 403: a key whose plan does not cover the resource (``insufficient_scope``)."""
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,7 @@ def test_price_date_falls_back_on_the_storefront_date() -> None:
 
 
 def test_buyer_fields_wait_for_the_banger_price_the_low_reached() -> None:
-    # A well-reviewed 6-hour game at $60: fair now (worth it at $32.99, a banger at $13.40);
+    # A well-reviewed 6-hour game at $60: fair now (worth it at $31.08, a banger at $12.63);
     # its low of $5.00 reached both, so the wait names the banger price and the low's date.
     fair = dated(
         price_usd=60.0,
@@ -70,15 +70,15 @@ def test_buyer_fields_wait_for_the_banger_price_the_low_reached() -> None:
     )
     games = score_catalog([fair, poor])  # type: ignore[list-item]
     assert [(g.tier, g.worth_it_at_usd, g.becomes_banger_at_usd) for g in games] == [
-        ("fair", 32.99, 13.4),
+        ("fair", 31.08, 12.63),
         ("skip", None, None),
     ]
     waited, skipped = buyer_fields(games)
     assert waited == {
         "verdict": "wait_for_sale",
-        "verdict_price_usd": 13.4,
+        "verdict_price_usd": 12.63,
         "verdict_text": "Wait for a sale: Game "
-        f"{games[0].record.appid} becomes a banger at $13.40 or less (it is $60.00 on 24 Jul "
+        f"{games[0].record.appid} becomes a banger at $12.63 or less (it is $60.00 on 24 Jul "
         "2026), a price it reached on 16 Oct 2025 at $5.00.",
         "genre_percentile": waited["genre_percentile"],
     }

@@ -93,6 +93,11 @@ def _titles(known: Observations) -> dict[int, tuple[str, int | None]]:
 
 
 def _hltb_fields(appid: int, game: HltbGame) -> Iterator[Observation]:
+    # The year HowLongToBeat gives: the record's year only where no storefront source knows
+    # the release date (a storefront dump may hold none: "\\N" for Ori and the Will of the
+    # Wisps), so a rated game never shows its year as unknown while any source knows it.
+    if game.release_year is not None:
+        yield Observation(appid, "play_length_release_year", game.release_year)
     if game.main_story_hours:
         yield Observation(appid, "main_story_hours", game.main_story_hours)
     if game.completionist_hours:

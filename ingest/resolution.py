@@ -511,6 +511,11 @@ def _record(
     if _tag_order_estimated(known, appid):
         estimated.append("tags")  # their order is reconstructed (ingest.tags)
     released = known.value(appid, "release_date")
+    year = released.year if released else None
+    other_year = known.get(appid, "play_length_release_year") if released is None else None
+    if other_year is not None:
+        year = int(other_year.value)
+        provenance["release_year"] = other_year.layer
     window = known.value(appid, "early_window")
     trusted = reviewer is not None and reviewer.positive_reviewers >= MIN_REVIEWERS
     up_hours = reviewer.positive_hours if reviewer is not None and trusted else None
@@ -536,7 +541,7 @@ def _record(
         review_score=float(known.value(appid, "review_score", 0.0)),
         review_count=counted.total,
         release_date=released,
-        release_year=released.year if released else None,
+        release_year=year,
         storefront_genres=tuple(known.value(appid, "storefront_genres", ())),
         tags=tags[:20],
         play_length_genres=tuple(known.value(appid, "play_length_genres", ())),

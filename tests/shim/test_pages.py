@@ -17,9 +17,9 @@ from bangscore.manifest import etag_for
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import NotRated
 from bangscore.shim.pages import MAX_UNRATED_SHOWN
-from bangscore.shim.sqlite_store import SQLiteKeyStore
 from bangscore.site.render import SiteRenderer, style_version
 from bangscore.storage import ObjectStorage
+from bangscore.stores.sqlite_store import SQLiteKeyStore
 from tests import factories
 from tests.factories import SITE, add_key
 

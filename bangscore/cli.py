@@ -255,7 +255,7 @@ def _build(args: argparse.Namespace, settings: Settings) -> int:
             f"{time.perf_counter() - started:.1f} s"
         )
     if settings.export is not None:
-        _export(settings, games, snapshot_id, now)
+        _export(settings, games, snapshot_id, now, catalog.prices_as_of)
     return 0
 
 
@@ -273,7 +273,13 @@ def _current_games(storage: Any) -> int | None:
     return games if isinstance(games, int) else None
 
 
-def _export(settings: Settings, games: list[Any], snapshot_id: str, now: dt.datetime) -> None:
+def _export(
+    settings: Settings,
+    games: list[Any],
+    snapshot_id: str,
+    now: dt.datetime,
+    prices_as_of: dt.datetime | None,
+) -> None:
     # The Bulk export: after the pointer moved, so only a published build exports.
     from bangscore.build.export import write_export
     from bangscore.storage import open_object_storage
@@ -286,6 +292,7 @@ def _export(settings: Settings, games: list[Any], snapshot_id: str, now: dt.date
         created_at=now,
         site_url=settings.site_url,
         keep=settings.keep_snapshots,
+        prices_as_of=prices_as_of,
     )
     counts = export.counts
     print(

@@ -28,6 +28,8 @@ from typing import Any
 
 import orjson
 
+from bangscore.build.buyer import buyer_fields
+from bangscore.build.buyer import prices_as_of as newest_price_day
 from bangscore.build.openapi import DETAIL_PROPERTIES
 from bangscore.build.wire import detail_record, dumps
 from bangscore.contract.export import (
@@ -216,6 +218,20 @@ def list_exports(storage: ObjectStorage) -> list[str]:
     return sorted(ids)
 
 
+def export_records(
+    games: Sequence[ScoredGame], site_url: str, prices_as_of: dt.datetime | None
+) -> list[dict[str, Any]]:
+    """Given a build's scored games (list order), the site URL and the catalogue's
+    ``prices_as_of`` (UTC, or None), return their detail records exactly as the snapshot
+    serves them: every field, the verdict and the genre percentile included."""
+    as_of_day = prices_as_of.date() if prices_as_of is not None else newest_price_day(games)
+    buyer = buyer_fields(games, as_of_day)
+    return [
+        detail_record(game, site_url, prices_as_of, extra)
+        for game, extra in zip(games, buyer, strict=True)
+    ]
+
+
 def write_export(
     storage: ObjectStorage,
     games: Sequence[ScoredGame],
@@ -224,10 +240,12 @@ def write_export(
     created_at: dt.datetime,
     site_url: str,
     keep: int,
+    prices_as_of: dt.datetime | None = None,
 ) -> Export:
-    """Given an export store and a build's scored games (list order), write its export and
-    return it; prune to the newest ``keep`` exports. latest.json is written last, so a
-    reader never sees a manifest whose files are missing. Raises ObjectStorageError."""
+    """Given an export store, a build's scored games (list order) and the catalogue's
+    ``prices_as_of``, write its export (:func:`export_records`) and return it; prune to the
+    newest ``keep`` exports. latest.json is written last, so a reader never sees a manifest
+    whose files are missing. Raises ObjectStorageError."""
     previous = read_latest(storage)
     previous_games = None
     if previous is not None and previous.snapshot != snapshot_id:
@@ -236,7 +254,7 @@ def write_export(
         except ObjectNotFound:
             previous = None  # an export whose files are gone cannot be diffed against
     export = render_export(
-        [detail_record(g, site_url) for g in games],
+        export_records(games, site_url, prices_as_of),
         snapshot_id=snapshot_id,
         created_at=created_at,
         previous=previous,

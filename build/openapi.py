@@ -14,6 +14,7 @@ from bangscore.scoring.drivers import DRIVERS
 from bangscore.scoring.genres import GENRES
 from bangscore.scoring.records import NOT_RATED_REASONS
 from bangscore.scoring.tiers import TIERS
+from bangscore.scoring.verdict import VERDICTS
 
 _NUM = {"type": "number"}
 _NUM_NULL = {"type": ["number", "null"]}
@@ -71,10 +72,21 @@ DETAIL_PROPERTIES: dict[str, Any] = {
     "completionist_hours": _NUM_NULL,
     "becomes_banger_at_usd": _NUM_NULL,
     "worth_it_at_usd": _NUM_NULL,
-    "verdict": {"type": "string", "enum": ["buy_now", "wait_for_sale", "skip"]},
+    "verdict": {"type": "string", "enum": list(VERDICTS)},
     "verdict_price_usd": _NUM_NULL,
     "verdict_text": {"type": "string"},
     "genre_percentile": {"type": "number", "minimum": 0, "maximum": 1},
+    "recent_low_usd": {
+        **_NUM_NULL,
+        "description": "Lowest price seen in the 365 days before prices_as_of.",
+    },
+    "recent_low_at": {**_DATE_NULL, "description": "The (latest) day recent_low_usd was seen."},
+    "ended_sale_usd": {
+        **_NUM_NULL,
+        "description": "When the newest observation was a sale that has since ended: its "
+        "price (price_usd is then the list price).",
+    },
+    "ended_sale_at": {**_DATE_NULL, "description": "The day that ended sale was seen."},
     "list_price_usd": _NUM,
     "historical_low_usd": _NUM_NULL,
     "historical_low_at": _DATE_NULL,

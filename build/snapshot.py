@@ -169,9 +169,9 @@ def snapshot_objects(
             yield StoredObject(list_key(key, page), body, JSON_TYPE)
     site = SiteRenderer(site_url=site_url, base_url=base_url)
     better = better_value(candidates(games, items))
-    buyer = buyer_fields(games)
-    typical = genre_typicals(games)
     as_of_day = prices_as_of.date() if prices_as_of is not None else newest_price_day(games)
+    buyer = buyer_fields(games, as_of_day)
+    typical = genre_typicals(games)
     snapshot_date = created_at.date() if created_at is not None else as_of_day
     dates = {
         "snapshot_date": snapshot_date.isoformat() if snapshot_date else None,

@@ -105,7 +105,7 @@ def score_game(record: GameRecord) -> ScoredGame:
         inputs=inputs,
         score=value.score(inputs),
         bang_score=points,
-        tier=tiers.tier(points, record.price_usd, worth_it_at),
+        tier=tiers.tier(points),
         becomes_banger_at_usd=tiers.threshold_usd(inputs, tiers.BANGER_MIN),
         worth_it_at_usd=worth_it_at,
         drivers=drivers(inputs),

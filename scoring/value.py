@@ -56,7 +56,7 @@ from typing import Final
 
 # Published in every detail record: changes whenever the model or a constant changes, so
 # clients know when two scores are not comparable.
-SCORE_VERSION: Final = "2.1"
+SCORE_VERSION: Final = "3.0"
 
 # Bayesian average of the review score: PRIOR_REVIEWS imaginary reviews at PRIOR_REVIEW_SCORE.
 # The prior sits below the catalog median (~0.85) on purpose: an unproven game earns trust.

@@ -46,6 +46,41 @@ GENRE_LABELS: Mapping[str, str] = {
 assert set(GENRE_LABELS) == set(GENRES), "every genre needs a label"
 
 
+# Why a score is provisional (the detail's ``provisional_reasons``), in the page's words.
+PROVISIONAL_REASONS: Mapping[str, str] = {
+    "few_reviews": "fewer than 50 reviews",
+    "estimated_length": "estimated length",
+    "review_count_lower_bound": "review count is a lower bound",
+}
+
+
+def review_count_label(record: Mapping[str, Any]) -> str:
+    """Given a list item or detail record, return its review count as a page writes it:
+    ``1,000+`` when the count is a lower bound (a capped sample), else ``12,345``."""
+    count = f"{int(record.get('review_count') or 0):,}"
+    lower = "review_count_lower_bound" in (record.get("provisional_reasons") or ()) or (
+        "review_count" in (record.get("estimated") or ())
+    )
+    return f"{count}+" if lower else count
+
+
+def flags_view(record: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Given a list item or detail record, return its flags as (css name, words), in the order
+    Early Access, Provisional (with why, when the record says), Adult; [] for none."""
+    out = []
+    if record.get("early_access"):
+        out.append(("early-access", "Early Access"))
+    if record.get("provisional"):
+        reasons = [
+            PROVISIONAL_REASONS.get(str(r), str(r).replace("_", " "))
+            for r in record.get("provisional_reasons") or ()
+        ]
+        out.append(("provisional", "Provisional" + (f": {', '.join(reasons)}" if reasons else "")))
+    if record.get("adult"):
+        out.append(("adult", "Adult"))
+    return out
+
+
 def driver_label(name: str) -> str:
     """Given a driver name, return its human label (a readable form of an unknown name)."""
     return DRIVER_LABELS.get(name) or name.replace("_", " ").capitalize()

@@ -34,8 +34,10 @@ from bangscore.site.chart import usd
 from bangscore.site.labels import (
     driver_reasons,
     drivers_explained,
+    flags_view,
     genre_label,
     length_source_label,
+    review_count_label,
 )
 
 JSON = dict[str, Any]
@@ -206,6 +208,7 @@ class SiteRenderer:
             hours=_fmt_hours,
             local=_local,
             genre_label=genre_label,
+            flags=flags_view,
             day=_fmt_day,
             day_month=_fmt_day_month,
             adult_toggle=toggle_href,
@@ -255,6 +258,8 @@ class SiteRenderer:
             better=better,
             better_cap=cap_usd(float(detail["price_usd"])),
             drivers=drivers_explained(detail, reasons),
+            flags=flags_view(detail),
+            review_count=review_count_label(detail),
             length_source=length_source_label(detail),
             dates=dates or {},
             price_date=_price_date(detail, dates or {}),

@@ -31,6 +31,8 @@ DRIVER_GROUPS: tuple[tuple[str, str], ...] = (
 LENGTH_SOURCES: Mapping[str, str] = {
     "hltb": "main-story time from a play-length source",
     "playtime_estimate": "estimated from how long the game's reviewers play",
+    # A multiplayer-first game: judged on how long people play it, not on a campaign.
+    "playtime": "how long players play it (a multiplayer-first game: median playtime)",
 }
 GENRE_LABELS: Mapping[str, str] = {
     "rpg": "RPG",

@@ -11,6 +11,7 @@ from typing import Any
 from bangscore.contract.api import API_VERSION, ROUTES, Route
 from bangscore.contract.limits import PAGE_SIZE
 from bangscore.scoring.drivers import DRIVERS
+from bangscore.scoring.flags import PROVISIONAL_REASONS
 from bangscore.scoring.genres import GENRES
 from bangscore.scoring.records import NOT_RATED_REASONS
 from bangscore.scoring.tiers import TIERS
@@ -55,6 +56,21 @@ GAME_PROPERTIES: dict[str, Any] = {
     "length_hours": _NUM_NULL,
     "finish_rate": _FRACTION_NULL,
     "release_year": _INT_NULL,
+    "early_access": {
+        "type": "boolean",
+        "description": "The storefront lists the game as in Early Access.",
+    },
+    "provisional": {
+        "type": "boolean",
+        "description": "The score rests on thin evidence: fewer than 50 reviews, an estimated "
+        "length, or a review count that is only a lower bound (the detail record's "
+        "provisional_reasons says which).",
+    },
+    "adult": {
+        "type": "boolean",
+        "description": "The storefront's content descriptors mark sexual content or frequent "
+        "nudity. The API lists adult games; the website hides them unless asked.",
+    },
     "url": {"type": "string", "format": "uri"},
     "refunded_review_share": _FRACTION_NULL,
     "refunded_review_sample": _INT_NULL,
@@ -136,6 +152,11 @@ DETAIL_PROPERTIES: dict[str, Any] = {
             "source": {"type": "string"},
         },
         "required": ["sample", "from", "to", "source"],
+    },
+    "provisional_reasons": {
+        "type": "array",
+        "description": "Why the score is provisional, in this order; empty when it is not.",
+        "items": {"type": "string", "enum": list(PROVISIONAL_REASONS)},
     },
     "length_source": {
         "type": "string",

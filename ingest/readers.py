@@ -112,8 +112,9 @@ def observe_pics(folder: Path) -> Iterator[Observation]:
     """Given ``steam_pics_2026`` (``pics_raw/shard_*.json.gz`` and ``lookups/*.json``), yield
     name, app type, developer, publisher, release date, ranked tags (up to 20, most-voted
     first), storefront genres, review score (Steam's percentage / 100), the least review count
-    Steam's review summary implies (``review_count_floor``, :data:`REVIEW_COUNT_FLOOR`) and
-    Metacritic score of each app."""
+    Steam's review summary implies (``review_count_floor``, :data:`REVIEW_COUNT_FLOOR`),
+    Metacritic score and the storefront's content descriptor ids (``content_descriptors``,
+    sorted; :mod:`scoring.flags` names them) of each app."""
     tags = {str(k): v for k, v in _json(folder / "lookups" / "tags.json").items()}
     genres = {str(k): v for k, v in _json(folder / "lookups" / "genres.json").items()}
     for shard in sorted((folder / "pics_raw").glob("shard_*.json*")):
@@ -150,6 +151,11 @@ def observe_pics(folder: Path) -> Iterator[Observation]:
             metacritic = _int(app.get("metacritic_score"))
             if metacritic is not None and 0 < metacritic <= 100:
                 yield Observation(appid, "metacritic", metacritic)
+            descriptors = sorted(
+                {d for d in map(_int, _ordered(app.get("content_descriptors"))) if d}
+            )
+            if descriptors:
+                yield Observation(appid, "content_descriptors", tuple(descriptors))
 
 
 # -- Steam store catalogue, Oct 2024 (NewbieIndieGameDev/steam-insights) ------------------------
@@ -364,11 +370,18 @@ def observe_hltb_2026(path: Path) -> Iterator[Observation]:
 # -- Reviewers' playtime, June-July 2026 (MLMariss/SteamQTPD) ----------------------------------
 
 
+# The recent-review sampler stops at 1,000 reviews a game (7,534 games sit at exactly 1,000,
+# 112 at 2,000 from two passes, 185 between): a sample that reached it is a lower bound on the
+# count; one that stopped short ran out of reviews, so its size is the game's total.
+REVIEW_SAMPLE_CAP = 1000
+
+
 def observe_review_playtime(path: Path) -> Iterator[Observation]:
     """Given ``playtime.json.gz``, yield per game the positive and negative reviewers' median
     playtime (hours) and counts as ``reviewer_playtime`` = (up_hours|None, down_hours|None,
-    n_up, n_down), plus the recent sample's review count and positive share (a lower bound on
-    the count: up to 3,000 most recent reviews)."""
+    n_up, n_down), plus the recent sample's positive share and its size: the review count
+    when the sample ran out of reviews, a lower bound (``review_count_floor``) when it reached
+    :data:`REVIEW_SAMPLE_CAP`."""
     for key, row in (_json(path).get("playtime") or {}).items():
         appid = _int(key)
         if appid is None or not isinstance(row, list) or len(row) != 4:
@@ -380,7 +393,10 @@ def observe_review_playtime(path: Path) -> Iterator[Observation]:
         down_h = down_min / 60 if down_min is not None else None
         yield Observation(appid, "reviewer_playtime", (up_h, down_h, n_up, n_down))
         if n_up + n_down:
-            yield Observation(appid, "review_count", n_up + n_down)
+            capped = n_up + n_down >= REVIEW_SAMPLE_CAP
+            yield Observation(
+                appid, "review_count_floor" if capped else "review_count", n_up + n_down
+            )
             yield Observation(appid, "review_score", n_up / (n_up + n_down))
 
 

@@ -192,19 +192,24 @@ def _zero_before_release(known: Observations, appid: int, price: Resolved) -> bo
 
 def _review_count(known: Observations, appid: int) -> ReviewCount:
     """Return an appid's review count: the resolved total (a keyed full total first, the
-    freshest), raised to a lower bound (a recent sample's size, the least count Steam's
-    review summary implies) that is higher and no older. Reviews accumulate, so such a bound
-    outdates an older total; a total newer than the bound stands (reviews can be removed)."""
+    freshest), raised to a newer, higher count: a recent sample's full size, or a lower bound
+    (``review_count_floor``: a sample that reached its cap, the least count Steam's review
+    summary implies), which marks the count as a lower bound. Reviews accumulate, so such a
+    count outdates an older total; a total newer than it stands (reviews can be removed)."""
     winner = known.get(appid, "review_count")
     best = ReviewCount(0, None, False)
     if winner is not None:
-        best = ReviewCount(int(winner.value), winner.layer, winner.layer.trust >= TRUST_MATCHED)
-    bounds = [c for c in known.candidates(appid, "review_count") if c.layer.trust >= TRUST_MATCHED]
-    bounds += list(known.candidates(appid, "review_count_floor"))
-    for bound in bounds:
-        newer = best.layer is None or bound.layer.date >= best.layer.date
-        if int(bound.value) > best.total and newer:
-            best = ReviewCount(int(bound.value), bound.layer, True)
+        best = ReviewCount(int(winner.value), winner.layer, False)
+    newer_counts = [
+        (c, False)
+        for c in known.candidates(appid, "review_count")
+        if c.layer.trust >= TRUST_MATCHED
+    ]
+    newer_counts += [(c, True) for c in known.candidates(appid, "review_count_floor")]
+    for found, lower_bound in newer_counts:
+        newer = best.layer is None or found.layer.date >= best.layer.date
+        if int(found.value) > best.total and newer:
+            best = ReviewCount(int(found.value), found.layer, lower_bound)
     return best
 
 
@@ -543,6 +548,7 @@ def _record(
         release_date=released,
         release_year=year,
         storefront_genres=tuple(known.value(appid, "storefront_genres", ())),
+        content_descriptors=tuple(known.value(appid, "content_descriptors", ())),
         tags=tags[:20],
         play_length_genres=tuple(known.value(appid, "play_length_genres", ())),
         main_story_hours=length.hours,

@@ -156,6 +156,10 @@ class GameRecord(BaseModel):
     release_date: dt.date | None = None
     release_year: int | None = Field(default=None, ge=1970, le=2100)
     storefront_genres: tuple[str, ...] = ()
+    # The storefront's content descriptor ids (Steam: 1 some nudity or sexual content, 2
+    # frequent violence or gore, 3 adult only sexual content, 4 frequent nudity or sexual
+    # content, 5 general mature content), sorted; scoring.flags reads them.
+    content_descriptors: tuple[int, ...] = ()
     tags: tuple[str, ...] = Field(
         default=(), max_length=20, description="Storefront user tags, most-voted first"
     )

@@ -31,9 +31,9 @@ import orjson
 from bangscore.contract.filters import detail_key
 from bangscore.mail import MailError
 from bangscore.manifest import SnapshotError, digest, object_key, read_manifest
-from bangscore.shim.watch_mail import WatchLinks, confirmation_message
-from bangscore.shim.watchstore import SentAlert, WatchRecord, WatchStore
 from bangscore.storage import ObjectNotFound, ObjectStorage
+from bangscore.stores.watchstore import SentAlert, WatchRecord, WatchStore
+from bangscore.watch_mail import WatchLinks, confirmation_message
 
 
 class Sender(Protocol):

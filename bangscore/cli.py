@@ -24,20 +24,15 @@ from starlette.applications import Starlette
 
 from bangscore.errors import BangScoreError
 from bangscore.settings import Settings
-from bangscore.shim.keys import redact
-from bangscore.shim.keystore import (
-    KeyStore,
-    KeyStoreError,
-    KeyStoreUnavailable,
-    issue_key,
-    open_key_store,
-)
+from bangscore.stores import open_key_store
+from bangscore.stores.keys import redact
+from bangscore.stores.keystore import KeyStore, KeyStoreError, KeyStoreUnavailable, issue_key
 
 if TYPE_CHECKING:
     from email.message import EmailMessage
 
+    from bangscore.shim.account.watches import WatchOptions
     from bangscore.shim.downloads import ExportService
-    from bangscore.shim.watches import WatchOptions
 
 log = logging.getLogger("bangscore")
 GIL_SWITCH_SECONDS = 0.001  # see asgi_app
@@ -87,7 +82,7 @@ def app_from_settings(settings: Settings) -> Starlette:
         page_limit=settings.page_daily_limit,
         key_cache_seconds=settings.key_cache_seconds,
     )
-    from bangscore.shim.accounts import load_session_secret
+    from bangscore.stores.secret import load_session_secret
 
     session_secret = load_session_secret(settings.session_secret, settings.state_dir, create=False)
     return create_app(
@@ -105,8 +100,8 @@ def _watch_options(settings: Settings) -> WatchOptions:
     # The watch pages share the key store's database; confirmation emails go out through the
     # configured SMTP server at once (without one, `alerts send` sends them).
     from bangscore.mail import SMTPServer, send_one
-    from bangscore.shim.watches import WatchOptions
-    from bangscore.shim.watchstore import open_watch_store
+    from bangscore.shim.account.watches import WatchOptions
+    from bangscore.stores import open_watch_store
 
     send_mail = None
     if settings.smtp_url is not None:
@@ -348,8 +343,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
     from uvicorn.config import LOGGING_CONFIG
 
-    from bangscore.shim.accounts import load_session_secret
     from bangscore.shim.protocol import BoundedProtocols, HeadLimits
+    from bangscore.stores.secret import load_session_secret
 
     # Never created here: a state folder removed under a running server must not come back
     # empty on restart (every key 401, every account gone); `keys create` creates both.
@@ -397,7 +392,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_keys_create(args: argparse.Namespace, settings: Settings) -> int:
     """Create a key and print it once, alone on the last line (the store is created if
     it does not exist yet: creating keys is what starts one)."""
-    from bangscore.shim.passwords import normalize_email
+    from bangscore.stores.addresses import normalize_email
 
     account = normalize_email(args.account)
     if account is None:
@@ -406,7 +401,7 @@ def cmd_keys_create(args: argparse.Namespace, settings: Settings) -> int:
             file=sys.stderr,
         )
         return 2
-    from bangscore.shim.accounts import load_session_secret
+    from bangscore.stores.secret import load_session_secret
 
     try:
         store = _open_store(settings, create=True)
@@ -426,7 +421,7 @@ def cmd_keys_create(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_keys_revoke(args: argparse.Namespace, settings: Settings) -> int:
     """Revoke a key by its id."""
-    from bangscore.shim.keystore import UnknownKey
+    from bangscore.stores.keystore import UnknownKey
 
     try:
         record = _open_store(settings, create=False).revoke_key(args.key_id)

@@ -13,7 +13,7 @@ The tree (module of each class in brackets)::
     │   └── CorruptObject                   a body does not match its digest [shim.source]
     ├── ExportError                         a Bulk export manifest is corrupt [contract.export]
     ├── CatalogRefused                      a catalogue a build must not publish [build.guard]
-    ├── KeyStoreError                       the key and counter store failed [shim.keystore]
+    ├── KeyStoreError                       the key and counter store failed [stores.keystore]
     │   ├── KeyStoreUnavailable             down, read-only or locked: answered 503
     │   ├── KeyStoreMissing                 a configured store that does not exist
     │   ├── UnknownKey (also LookupError)   no key with that id

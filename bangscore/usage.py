@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bangscore.shim.keystore import KeyView
+from bangscore.stores.keystore import KeyView
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,14 +14,14 @@ import time
 from typing import Any
 
 from bangscore.settings import Settings
-from bangscore.shim.watchstore import (
+from bangscore.stores import open_watch_store
+from bangscore.stores.watchstore import (
     TIERS,
     Condition,
     UnknownWatch,
     WatchRecord,
     WatchStore,
     new_watch_id,
-    open_watch_store,
 )
 
 
@@ -43,7 +43,7 @@ def _usd(raw: str) -> float:
 
 def cmd_watch_add(args: argparse.Namespace, settings: Settings) -> int:
     """Add a watch for an address (confirmed by the operator) and print its id."""
-    from bangscore.shim.accounts import normalize_email
+    from bangscore.stores.addresses import normalize_email
 
     email = normalize_email(args.account)
     if email is None:
@@ -105,9 +105,9 @@ def cmd_alerts_send(args: argparse.Namespace, settings: Settings) -> int:
     from bangscore.alerts import SnapshotDetails, send_alerts
     from bangscore.mail import Mailer, SMTPServer
     from bangscore.manifest import SnapshotError
-    from bangscore.shim.accounts import load_session_secret
-    from bangscore.shim.watch_mail import WatchLinks
     from bangscore.storage import ObjectStorageError, open_object_storage
+    from bangscore.stores.secret import load_session_secret
+    from bangscore.watch_mail import WatchLinks
 
     if settings.smtp_url is None:
         print("error: BANGSCORE_SMTP_URL is not set: no alert can be sent", file=sys.stderr)

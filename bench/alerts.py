@@ -28,9 +28,10 @@ from bangscore.build.snapshot import snapshot_objects
 from bangscore.mail import Mailer, SMTPServer
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import GameRecord, Sources
-from bangscore.shim.watch_mail import WatchLinks
-from bangscore.shim.watchstore import Condition, WatchRecord, open_watch_store
 from bangscore.storage import LocalStorage
+from bangscore.stores import open_watch_store
+from bangscore.stores.watchstore import Condition, WatchRecord
+from bangscore.watch_mail import WatchLinks
 
 
 class Counting:

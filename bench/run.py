@@ -44,9 +44,10 @@ from pathlib import Path
 import httpx
 
 from bangscore.ingest.catalog import load_bundled_catalog, write_catalog
-from bangscore.shim.accounts import load_session_secret
-from bangscore.shim.keystore import issue_key, open_key_store
-from bangscore.shim.sqlite_store import SQLiteKeyStore
+from bangscore.stores import open_key_store
+from bangscore.stores.keystore import issue_key
+from bangscore.stores.secret import load_session_secret
+from bangscore.stores.sqlite_store import SQLiteKeyStore
 from bench.catalogs import (
     Workload,
     build_sqlite,

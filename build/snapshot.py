@@ -55,13 +55,13 @@ from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import GameRecord, NotRated
 from bangscore.scoring.verdict import day
 from bangscore.site.badge import badge_svg
+from bangscore.site.better_value import Candidate, better_value, cents
 from bangscore.site.chart import NARROW_WIDTH as NARROW_CHART
 from bangscore.site.chart import WIDTH as WIDE_CHART
 from bangscore.site.chart import chart_prices, price_curve_svg
 from bangscore.site.history_chart import NARROW_WIDTH as NARROW_HISTORY
 from bangscore.site.history_chart import WIDTH as WIDE_HISTORY
 from bangscore.site.history_chart import HistoryPoint, history_rows, price_history_svg
-from bangscore.site.labels import better_in_genre
 from bangscore.site.render import SiteRenderer
 from bangscore.storage import StoredObject
 
@@ -89,6 +89,16 @@ def select(games: Sequence[ScoredGame], filters: Filters) -> list[int]:
             # Only a tag filter reads the tags: skip building every game's set otherwise.
             lower_tags(g.record) if filters.tags else no_tags,
         )
+    ]
+
+
+def candidates(games: Sequence[ScoredGame], items: Sequence[dict[str, Any]]) -> list[Candidate]:
+    """Given games in list order and their list items, return them as the better-value box
+    reads them, adult games hidden: a game page is precomputed for the site's default, which
+    hides adult games (the shim recomposes the box for ``adult=true``)."""
+    return [
+        Candidate(g.genre, g.bang_score, cents(g.record.price_usd), bool(i.get("adult", False)))
+        for g, i in zip(games, items, strict=True)
     ]
 
 
@@ -142,7 +152,7 @@ def snapshot_objects(
             body = render_page([item_bytes[i] for i in chunk], page, len(hits), None, as_of)
             yield StoredObject(list_key(key, page), body, JSON_TYPE)
     site = SiteRenderer(site_url=site_url, base_url=base_url)
-    better = better_in_genre([(g.genre, g.bang_score) for g in games])
+    better = better_value(candidates(games, items))
     as_of_day = prices_as_of.date() if prices_as_of is not None else newest_price_day(games)
     buyer = buyer_fields(games, as_of_day)
     typical = genre_typicals(games)
@@ -256,13 +266,14 @@ def game_objects(pages: GamePages, workers: int = 1) -> Iterator[StoredObject]:
 
 def search_index(games: Sequence[ScoredGame]) -> SearchIndex:
     """Given scored games, return the search index over their names with the alias table
-    (:mod:`build.aliases`)."""
+    (:mod:`build.aliases`), equally good matches ranked by review count (reach)."""
     triples = [(g.record.appid, g.bang_score, g.record.name) for g in games]
     aliases = build_aliases(
         ((g.record.appid, g.record.name, g.record.review_count) for g in games),
         (w for _, _, name in triples for w in name_words(name)),
     )
-    return SearchIndex.build(triples, aliases)
+    reviews = {g.record.appid: g.record.review_count for g in games}
+    return SearchIndex.build(triples, aliases, reviews=reviews)
 
 
 def unrated_aliases(apps: Sequence[NotRated]) -> dict[str, int]:

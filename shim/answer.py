@@ -30,11 +30,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from bangscore.errors import BangScoreError
-from bangscore.shim.keystore import Hit, KeyStoreUnavailable
 from bangscore.shim.problems import BadRequest
 from bangscore.shim.quota import Quota, Window, rate_headers
 from bangscore.shim.source import LoadedSnapshot, SnapshotSource
 from bangscore.storage import ObjectStorageError
+from bangscore.stores.keystore import Hit, KeyStoreUnavailable
 
 JSON_TYPE = "application/json"
 HTML = "text/html; charset=utf-8"

@@ -19,11 +19,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from bangscore.shim.answer import Allowance, Refusal, Resolved, Resolver, Stored, answer
-from bangscore.shim.keystore import Hit, KeyRecord, KeyStoreUnavailable
 from bangscore.shim.problems import PROBLEM_TYPE, BadRequest, ParamError, problem_body
 from bangscore.shim.quota import AuthFailure, Quota, Window, rate_headers
 from bangscore.shim.source import CorruptObject, LoadedSnapshot, SnapshotSource
 from bangscore.storage import ObjectNotFound, ObjectStorageError
+from bangscore.stores.keystore import Hit, KeyRecord, KeyStoreUnavailable
 
 log = logging.getLogger("bangscore.shim")
 EXPOSED = (

@@ -37,9 +37,9 @@ from bangscore.shim.source import SnapshotSource
 from bangscore.storage import ObjectStorageError
 
 if TYPE_CHECKING:
-    from bangscore.shim.accounts import AccountSite
+    from bangscore.shim.account.accounts import AccountSite
+    from bangscore.shim.account.watches import WatchOptions
     from bangscore.shim.downloads import ExportService
-    from bangscore.shim.watches import WatchOptions
 
 log = logging.getLogger("bangscore.shim")
 
@@ -47,9 +47,9 @@ log = logging.getLogger("bangscore.shim")
 def _watch_routes(
     site: AccountSite, source: SnapshotSource, options: WatchOptions, secret: str, https: bool
 ) -> list[BaseRoute]:
-    from bangscore.shim.accounts import session_middleware
-    from bangscore.shim.watch_mail import WatchLinks
-    from bangscore.shim.watches import WatchSite, watch_routes
+    from bangscore.shim.account.accounts import session_middleware
+    from bangscore.shim.account.watches import WatchSite, watch_routes
+    from bangscore.watch_mail import WatchLinks
 
     links = WatchLinks(secret, site.site_url)
     watch_site = WatchSite(
@@ -79,11 +79,11 @@ def create_app(
     warmed (its unrated-name index built) at start-up, before the first request, if one is
     published; with ``follow`` a background task re-reads the pointer every
     ``source.poll_seconds``. With a ``session_secret`` the account website
-    (:mod:`bangscore.shim.accounts`) is served under /account. The key store is closed (leased
-    and buffered counts settled) at shutdown. ``export`` serves the Bulk export
+    (:mod:`bangscore.shim.account`) is served under /account. The key store is closed
+    (leased and buffered counts settled) at shutdown. ``export`` serves the Bulk export
     (:mod:`bangscore.shim.downloads`); without it ``/api/v1/export`` answers 403 or 404. The
     services are put on ``app.state`` (named in this module's docstring).
-    ``watches`` adds the watch pages to the account website (:mod:`bangscore.shim.watches`).
+    ``watches`` adds the watch pages to the account website (:mod:`bangscore.shim.account.watches`).
     With ``freeze_heap`` (a serving process, not a test's) each loaded snapshot and its indexes
     are frozen out of the cyclic collector (:mod:`bangscore.shim.heap`).
     """
@@ -153,7 +153,7 @@ def create_app(
     # -- account website: its own routes, each with its session middleware ---------------------
     table: list[BaseRoute] = [*routes.ROUTES, *downloads.ROUTES, *PAGE_ROUTES]
     if session_secret is not None:
-        from bangscore.shim.accounts import AccountSite, account_routes
+        from bangscore.shim.account.accounts import AccountSite, account_routes
 
         site = AccountSite(
             quota.store,

@@ -37,9 +37,9 @@ from bangscore.manifest import etag_for
 from bangscore.shim import api, params
 from bangscore.shim.answer import Forbidden, NotFound, Resolved
 from bangscore.shim.api import ProblemVoice
-from bangscore.shim.keystore import KeyRecord
 from bangscore.shim.source import LoadedSnapshot
 from bangscore.storage import ObjectNotFound, ObjectStorage, ObjectStorageUnavailable
+from bangscore.stores.keystore import KeyRecord
 
 SALT = "bangscore-export-link"
 

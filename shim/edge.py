@@ -34,13 +34,13 @@ from bangscore.shim.api import (
     key_allowance,
     presented_key,
 )
-from bangscore.shim.keystore import KeyStoreUnavailable
 from bangscore.shim.page_policy import HSTS, browser_headers
 from bangscore.shim.problems import PROBLEM_TYPE, problem_body
 from bangscore.shim.protocol import PROTOCOL_ERROR, BodyRefused
 from bangscore.shim.quota import AuthFailure, Quota, rate_headers
 from bangscore.shim.source import SnapshotSource
 from bangscore.shim.store_watch import StoreWatch
+from bangscore.stores.keystore import KeyStoreUnavailable
 
 log = logging.getLogger("bangscore.shim")
 

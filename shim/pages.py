@@ -58,13 +58,13 @@ from bangscore.shim.answer import (
     answer,
     stored,
 )
-from bangscore.shim.keystore import Hit
 from bangscore.shim.lists import ListPages
 from bangscore.shim.lru import Lru
 from bangscore.shim.problems import BadRequest, ParamError
 from bangscore.shim.quota import Quota, Window, rate_headers
 from bangscore.shim.source import LoadedSnapshot, SnapshotSource
 from bangscore.site.render import FormState, Listing, SiteRenderer
+from bangscore.stores.keystore import Hit
 
 log = logging.getLogger("bangscore.pages")
 MAX_RENDERED = 4096

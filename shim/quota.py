@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from bangscore.errors import BangScoreError
-from bangscore.shim.keys import is_well_formed, key_digest
-from bangscore.shim.keystore import Hit, KeyRecord, KeyStore, KeyStoreUnavailable
 from bangscore.shim.lru import Lru
+from bangscore.stores.keys import is_well_formed, key_digest
+from bangscore.stores.keystore import Hit, KeyRecord, KeyStore, KeyStoreUnavailable
 
 DAY_SECONDS = 86_400
 MAX_CACHED_KEYS = 100_000

@@ -21,10 +21,10 @@ from bangscore.manifest import etag_for
 from bangscore.shim import api, params
 from bangscore.shim.answer import JSON_TYPE, NotFound, Resolved, Stored, read, stored
 from bangscore.shim.api import KeyedResolver
-from bangscore.shim.keystore import KeyRecord
 from bangscore.shim.pages import SEARCH_THREADS
 from bangscore.shim.problems import BadRequest
 from bangscore.shim.source import LoadedSnapshot
+from bangscore.stores.keystore import KeyRecord
 
 
 def _total(body: bytes) -> int:

@@ -11,8 +11,8 @@ from starlette.testclient import TestClient
 
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import Catalog
-from bangscore.shim.sqlite_store import SQLiteKeyStore
 from bangscore.storage import ObjectStorage
+from bangscore.stores.sqlite_store import SQLiteKeyStore
 from tests import factories
 from tests.redis_server import (  # noqa: F401 -- fixtures
     redis_factory,

@@ -20,11 +20,11 @@ from bangscore.scoring.pipeline import ScoredGame, score_catalog
 from bangscore.scoring.records import Catalog, GameRecord, NotRated, Sources
 from bangscore.settings import Settings
 from bangscore.shim.app import create_app
-from bangscore.shim.keystore import issue_key
 from bangscore.shim.quota import Quota
 from bangscore.shim.source import SnapshotSource
-from bangscore.shim.sqlite_store import SQLiteKeyStore
 from bangscore.storage import MemoryStorage, ObjectStorage
+from bangscore.stores.keystore import issue_key
+from bangscore.stores.sqlite_store import SQLiteKeyStore
 
 SITE = "http://testserver"
 _appids = itertools.count(1000, 10)

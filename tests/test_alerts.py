@@ -17,9 +17,10 @@ from bangscore.alerts import Connect, SnapshotDetails, send_alerts
 from bangscore.cli import main
 from bangscore.ingest.catalog import write_catalog
 from bangscore.mail import Mailer, SMTPServer
-from bangscore.shim.watch_mail import WatchLinks
-from bangscore.shim.watchstore import Condition, WatchRecord, open_watch_store
 from bangscore.storage import LocalStorage
+from bangscore.stores import open_watch_store
+from bangscore.stores.watchstore import Condition, WatchRecord
+from bangscore.watch_mail import WatchLinks
 from tests import factories
 from tests.live import ShimServer, free_port
 from tests.smtp_server import SMTPServer as LiveSMTP

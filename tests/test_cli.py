@@ -11,9 +11,9 @@ from bangscore.cli import main
 from bangscore.ingest.catalog import write_catalog
 from bangscore.manifest import list_snapshots, object_key, read_manifest
 from bangscore.settings import Settings
-from bangscore.shim.keys import is_well_formed, key_id
-from bangscore.shim.sqlite_store import SQLiteKeyStore
 from bangscore.storage import LocalStorage
+from bangscore.stores.keys import is_well_formed, key_id
+from bangscore.stores.sqlite_store import SQLiteKeyStore
 from tests.factories import make_catalog, small_catalog
 
 

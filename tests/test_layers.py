@@ -86,6 +86,16 @@ HTTP_STACK = (
             id="shim-is-only-the-server",
         ),
         pytest.param(
+            modules("bangscore/stores"),
+            ("bangscore.ingest", "bangscore.build", "bangscore.shim", *COMPOSITION_ROOT),
+            id="stores-below-server-and-tools",
+        ),
+        pytest.param(
+            [ROOT / "bangscore" / f"{name}.py" for name in ("alerts", "usage", "watch_cli")],
+            ("bangscore.shim",),
+            id="operators-tools-never-import-the-server",
+        ),
+        pytest.param(
             modules("build"),
             ("bangscore.ingest", "bangscore.shim", *COMPOSITION_ROOT, *HTTP_CLIENTS),
             id="build-writes-from-scored-games",
@@ -146,7 +156,11 @@ def test_the_rule_sees_imports_inside_functions(tmp_path: Path) -> None:
 def test_every_shim_module_serves_the_app() -> None:
     """shim/ holds only the server: each of its modules is imported, directly or through
     another, by the Starlette app or the edge process that runs it."""
-    by_name = {f"bangscore.shim.{p.stem}": p for p in modules("shim") if p.stem != "__init__"}
+    by_name = {
+        "bangscore.shim." + ".".join(p.relative_to(ROOT / "shim").with_suffix("").parts): p
+        for p in modules("shim")
+        if p.stem != "__init__"
+    }
     reached: set[str] = set()
     todo = ["bangscore.shim.app", "bangscore.shim.edge"]
     while todo:

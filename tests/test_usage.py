@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bangscore.shim.keystore import KeyRecord, KeyStore, KeyView
+from bangscore.stores.keystore import KeyRecord, KeyStore, KeyView
 from bangscore.usage import AccountUsage, abuse_report, format_report
 from tests.live import REPO
 

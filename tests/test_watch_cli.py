@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from bangscore.cli import main
-from bangscore.shim.watchstore import Condition, WatchRecord, open_watch_store
+from bangscore.stores import open_watch_store
+from bangscore.stores.watchstore import Condition, WatchRecord
 from tests.live import free_port
 
 Run = Callable[..., tuple[int, str, str]]

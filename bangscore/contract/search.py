@@ -10,7 +10,9 @@ typo-tolerant pass allows 1 edit for query words of 4-7 letters and 2 from 8 let
 adjacent letters is one edit, as in most search engines). An
 all-digit query that is an appid puts that game first. Ranking: exact name, then the game an
 alias names (``bg3``, ``gta v``: the table of :mod:`build.aliases`, shipped in the index), then
-names starting with the query, then other matches; ties by bang_score descending, then appid.
+names starting with the query, then other matches; among equally good matches the more-reviewed
+game first (reach: "cyberpunk" finds Cyberpunk 2077 before a small game of a higher score),
+then bang_score descending, then appid.
 
 Bounded work (docs/API.md#search-limits), so that no query stalls the server: at most
 :data:`MAX_QUERY_WORDS` distinct words are matched (a word that is a prefix of another query
@@ -26,7 +28,7 @@ import bisect
 import heapq
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -132,7 +134,8 @@ class SearchIndex:
         postings: dict[str, list[int]],
         aliases: dict[str, int] | None = None,
     ) -> None:
-        # Entries are in tie order (bang_score desc, appid asc): a position is a tie rank.
+        # Entries are in tie order (review count desc, bang_score desc, appid asc): a position
+        # is a tie rank.
         self.entries = list(entries)
         self.postings = postings
         self.vocab = sorted(postings)
@@ -160,11 +163,18 @@ class SearchIndex:
 
     @classmethod
     def build(
-        cls, games: Iterable[tuple[int, int, str]], aliases: dict[str, int] | None = None
+        cls,
+        games: Iterable[tuple[int, int, str]],
+        aliases: dict[str, int] | None = None,
+        *,
+        reviews: Mapping[int, int] | None = None,
     ) -> SearchIndex:
-        """Given (appid, bang_score, name) triples and the alias table (``{key: appid}``, see
-        :func:`alias_key`), return the index over them."""
-        ordered = sorted(games, key=lambda g: (-g[1], g[0]))
+        """Given (appid, bang_score, name) triples, the alias table (``{key: appid}``, see
+        :func:`alias_key`) and each game's review count (missing: 0), return the index over
+        them. Entries are stored in tie order (review count descending, then bang_score
+        descending, then appid), so the written index needs no review counts."""
+        counts = reviews or {}
+        ordered = sorted(games, key=lambda g: (-counts.get(g[0], 0), -g[1], g[0]))
         entries = [SearchEntry(a, s, fold(n)) for a, s, n in ordered]
         postings: dict[str, list[int]] = {}
         for pos, (_, _, name) in enumerate(ordered):

@@ -1,5 +1,5 @@
 """What the website's pages show beyond the wire records: driver and genre labels, the length's
-source, and each game's better-value neighbours in its genre.
+source (the better-value box: :mod:`bangscore.site.better_value`).
 
 Pure functions of wire dicts and list order; :mod:`bangscore.site.render` renders them and
 :func:`bangscore.build.snapshot.snapshot_objects` calls them once per build.
@@ -7,13 +7,11 @@ Pure functions of wire dicts and list order; :mod:`bangscore.site.render` render
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from bangscore.scoring.drivers import TYPICAL_REVIEW_SCORE
 from bangscore.scoring.genres import GENRES
-
-BETTER_VALUE_COUNT = 5
 
 # Human labels of the ``drivers`` vocabulary (docs/API.md#drivers).
 DRIVER_LABELS: Mapping[str, str] = {
@@ -84,31 +82,6 @@ def length_source_label(detail: Mapping[str, Any]) -> str | None:
     if "length" in detail.get("estimated", ()):
         return "an estimate"
     return None
-
-
-def better_in_genre(
-    games: Sequence[tuple[str, int]], count: int = BETTER_VALUE_COUNT
-) -> list[list[int]]:
-    """Given each game's (genre, bang_score) in list order (bang_score descending), return for
-    each game the positions of up to ``count`` games of its genre with a strictly higher
-    bang_score, the nearest to it in score, listed best first. A game no other of its genre
-    beats gets [], as does every game tied at its genre's top score.
-    """
-    seen: dict[str, list[int]] = {}  # genre -> positions in list order
-    # genre -> (score of the last run of equal scores, where that run starts in seen[genre])
-    runs: dict[str, tuple[int, int]] = {}
-    out: list[list[int]] = []
-    for pos, (genre, score) in enumerate(games):
-        above = seen.setdefault(genre, [])
-        run_score, cut = runs.get(genre, (score, 0))
-        if score != run_score:
-            if score > run_score:
-                raise ValueError("games must be in list order: bang_score descending")
-            cut = len(above)
-        runs[genre] = (score, cut)
-        out.append(above[max(0, cut - count) : cut])
-        above.append(pos)
-    return out
 
 
 def _usd(value: float) -> str:

@@ -28,6 +28,7 @@ from bangscore.contract.api import ATTRIBUTION_TEXT, ERROR_CODES
 from bangscore.contract.limits import MAX_QUERY_LENGTH, PAGE_SIZE
 from bangscore.scoring.genres import GENRES
 from bangscore.site.badge import badge_snippet
+from bangscore.site.better_value import cap_usd
 from bangscore.site.chart import usd
 from bangscore.site.labels import (
     driver_reasons,
@@ -57,6 +58,14 @@ def _fmt_day(value: str | None) -> str:
     if not value:
         return "—"
     return _iso_day(str(value)[:10])
+
+
+def _fmt_day_month(value: str | None) -> str:
+    """Given an ISO date, return ``24 Jul`` ("—" if none): a date a heading gives in full."""
+    if not value:
+        return "—"
+    day = dt.date.fromisoformat(str(value)[:10])
+    return f"{day.day} {day.strftime('%b')}"
 
 
 @functools.lru_cache(maxsize=8192)  # pages print a few thousand distinct days
@@ -197,6 +206,7 @@ class SiteRenderer:
             local=_local,
             genre_label=genre_label,
             day=_fmt_day,
+            day_month=_fmt_day_month,
             tag_query=_tag_query,
         )
         self.stylesheet = package_stylesheet()
@@ -240,6 +250,7 @@ class SiteRenderer:
             history=Markup(history),  # likewise, bangscore.site.history_chart
             history_rows=history_rows,
             better=better,
+            better_cap=cap_usd(float(detail["price_usd"])),
             drivers=drivers_explained(detail, reasons),
             length_source=length_source_label(detail),
             dates=dates or {},

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from bangscore.build.aliases import build_aliases
+from bangscore.build.snapshot import search_index
 from bangscore.contract.search import (
     MAX_COMPARISONS,
     MAX_QUERY_WORDS,
@@ -114,6 +115,52 @@ def test_alias_comes_after_an_exact_name_and_before_prefix_matches() -> None:
     games = [(10, 50, "CS2D"), (730, 90, "Counter-Strike 2"), (11, 99, "cs2")]
     index = SearchIndex.build(games, {"cs2": 730})
     assert index.search("cs2") == [11, 730, 10]
+
+
+@pytest.mark.parametrize(
+    ("games", "reviews", "query", "expected"),
+    [
+        pytest.param(
+            [(1, 90, "Cyberpunk Tales"), (1091244, 70, "Cyberpunk 2077")],
+            {1: 40, 1091244: 700_000},
+            "cyberpunk",
+            [1091244, 1],
+            id="more-reviewed-first-despite-a-lower-score",
+        ),
+        pytest.param(
+            [(1, 90, "Cyberpunk Tales"), (1091244, 70, "Cyberpunk 2077")],
+            {},
+            "cyberpunk",
+            [1, 1091244],
+            id="without-counts-score-decides",
+        ),
+        pytest.param(
+            [(7, 60, "Doom"), (8, 90, "Doom Eternal"), (9, 80, "Doomsday Vault")],
+            {7: 1, 8: 9_000, 9: 50_000},
+            "doom",
+            [7, 9, 8],
+            id="an-exact-name-still-beats-reach",
+        ),
+        pytest.param(
+            [(3, 80, "Hades"), (4, 80, "Hades Clone")],
+            {3: 100, 4: 100},
+            "had",
+            [3, 4],
+            id="equal-reach-and-score-by-appid",
+        ),
+    ],
+)
+def test_equally_good_matches_rank_by_review_count(
+    games: list[tuple[int, int, str]], reviews: dict[int, int], query: str, expected: list[int]
+) -> None:
+    built = SearchIndex.build(games, reviews=reviews)
+    assert SearchIndex.from_json(built.to_json()).search(query) == expected
+
+
+@pytest.mark.slow
+def test_real_catalog_cyberpunk_finds_cyberpunk_2077_first(real_snapshot: Any) -> None:
+    index = search_index(real_snapshot[1])
+    assert index.search("cyberpunk")[0] == 1091244
 
 
 def test_index_without_aliases_loads() -> None:

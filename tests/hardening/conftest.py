@@ -16,8 +16,8 @@ import pytest
 
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import GameRecord
-from bangscore.shim.sqlite_store import SQLiteKeyStore
 from bangscore.storage import LocalStorage
+from bangscore.stores.sqlite_store import SQLiteKeyStore
 from tests import factories
 from tests.live import ShimServer
 

@@ -14,8 +14,8 @@ import pytest
 
 from bangscore.manifest import etag_for, object_key, read_manifest
 from bangscore.scoring.records import GameRecord
-from bangscore.shim.sqlite_store import MAX_BLOCK
 from bangscore.storage import LocalStorage
+from bangscore.stores.sqlite_store import MAX_BLOCK
 from tests import factories
 from tests.hardening.conftest import ServerFactory, add_key, publish_into
 from tests.live import wait_for

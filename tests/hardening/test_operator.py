@@ -103,8 +103,8 @@ def test_bad_arguments_get_one_error_line(tmp_path: Path, argv: tuple[str, ...],
 
 
 def test_keys_list_escapes_what_the_store_holds(tmp_path: Path) -> None:
-    from bangscore.shim.keystore import issue_key
-    from bangscore.shim.sqlite_store import SQLiteKeyStore
+    from bangscore.stores.keystore import issue_key
+    from bangscore.stores.sqlite_store import SQLiteKeyStore
 
     store = SQLiteKeyStore(tmp_path / "bangscore.sqlite3")
     issue_key(store, "\x1b]8;;http://evil\x07x@example.com", "free", None, int(time.time()))
@@ -194,8 +194,8 @@ def test_the_abuse_report_groups_accounts_by_sign_up_network(
 ) -> None:
     import datetime as dt
 
-    from bangscore.shim.keystore import issue_key
-    from bangscore.shim.sqlite_store import SQLiteKeyStore
+    from bangscore.stores.keystore import issue_key
+    from bangscore.stores.sqlite_store import SQLiteKeyStore
     from tests.hardening.test_abuse import sign_up
 
     publish_into(tmp_path, small_catalog(), "s1")

@@ -13,11 +13,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bangscore.shim.keys import generate_key, key_id
-from bangscore.shim.keystore import KeyRecord
 from bangscore.shim.quota import Quota
-from bangscore.shim.sqlite_store import SQLiteKeyStore
 from bangscore.storage import LocalStorage
+from bangscore.stores.keys import generate_key, key_id
+from bangscore.stores.keystore import KeyRecord
+from bangscore.stores.sqlite_store import SQLiteKeyStore
 from tests import factories
 from tests.hardening.conftest import SharedServer
 from tests.live import REPO, wait_for

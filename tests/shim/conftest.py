@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bangscore.shim.keystore import KeyStore, issue_key
 from bangscore.storage import LocalStorage
+from bangscore.stores.keystore import KeyStore, issue_key
 from tests import factories
 from tests.live import ShimServer
 

@@ -15,8 +15,8 @@ from bangscore.build.openapi import DETAIL_PROPERTIES, GAME_PROPERTIES, SCHEMAS
 from bangscore.contract.filters import list_key, precomputed_combos
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.value import SCORE_VERSION
-from bangscore.shim.sqlite_store import SQLiteKeyStore
 from bangscore.storage import MemoryStorage, ObjectStorage
+from bangscore.stores.sqlite_store import SQLiteKeyStore
 from tests import factories
 from tests.factories import NOT_RATED, SITE, add_key
 
@@ -141,7 +141,7 @@ def test_bad_keys_get_401_problems(
 
 def test_unknown_well_formed_key_is_invalid(api: Any) -> None:
     client, _, _ = api
-    from bangscore.shim.keys import generate_key
+    from bangscore.stores.keys import generate_key
 
     response = client.get("/api/v1/games", headers={"Authorization": f"Bearer {generate_key()}"})
     assert response.status_code == 401
@@ -152,7 +152,7 @@ def test_revoked_key_answers_401_revoked(api: Any) -> None:
     client, store, headers = api
     key = headers["Authorization"].removeprefix("Bearer ")
     assert client.get("/api/v1/games", headers=headers).status_code == 200
-    from bangscore.shim.keys import key_id
+    from bangscore.stores.keys import key_id
 
     store.revoke_key(key_id(key))
     response = client.get("/api/v1/games", headers=headers)
@@ -166,7 +166,7 @@ def test_header_wins_over_query_key(api: Any) -> None:
     response = client.get(f"/api/v1/games?api_key={other}", headers=headers)
     assert response.status_code == 200
     # The query key was ignored: only the header's key was counted.
-    from bangscore.shim.keys import key_id
+    from bangscore.stores.keys import key_id
 
     counts = {v.record.key_id: v.today for v in store.list_keys(factories_today())}
     assert counts[key_id(other)] == 0
@@ -733,7 +733,7 @@ def test_a_deleted_object_and_a_key_store_outage_say_what_failed(
     client_factory: ClientFactory, monkeypatch: Any
 ) -> None:
     from bangscore.manifest import object_key, read_manifest
-    from bangscore.shim.keystore import KeyStoreUnavailable
+    from bangscore.stores.keystore import KeyStoreUnavailable
 
     storage, _ = factories.publish_catalog(factories.small_catalog())
     client, store = client_factory(storage)

@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bangscore.shim.keys import is_well_formed
+from bangscore.stores.keys import is_well_formed
 from tests.browser import chromium, missing_tools
 from tests.live import REPO, wait_for
 from tests.shim.conftest import ShimFactory

@@ -25,14 +25,15 @@ from bangscore.contract.export import GAMES_JSONL
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import GameRecord
 from bangscore.settings import Settings
-from bangscore.shim.accounts import load_session_secret
 from bangscore.shim.app import create_app
 from bangscore.shim.downloads import ExportService, LocalLinks
-from bangscore.shim.keystore import KeyStore, Plan, issue_key, open_key_store
 from bangscore.shim.quota import Quota
 from bangscore.shim.source import SnapshotSource
-from bangscore.shim.sqlite_store import SQLiteKeyStore
 from bangscore.storage import LocalStorage, ObjectStorage, open_object_storage
+from bangscore.stores import open_key_store
+from bangscore.stores.keystore import KeyStore, Plan, issue_key
+from bangscore.stores.secret import load_session_secret
+from bangscore.stores.sqlite_store import SQLiteKeyStore
 from tests import factories
 from tests.servers import (  # noqa: F401 -- fixtures
     SeaweedServer,

@@ -9,7 +9,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from bangscore.shim import api
-from bangscore.shim.sqlite_store import SQLiteKeyStore
+from bangscore.stores.sqlite_store import SQLiteKeyStore
 from tests.factories import add_key
 
 ClientFactory = Callable[..., tuple[TestClient, SQLiteKeyStore]]

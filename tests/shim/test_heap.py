@@ -15,8 +15,8 @@ from bangscore.shim import heap
 from bangscore.shim.app import create_app
 from bangscore.shim.quota import Quota
 from bangscore.shim.source import SnapshotSource
-from bangscore.shim.sqlite_store import SQLiteKeyStore
 from bangscore.storage import MemoryStorage
+from bangscore.stores.sqlite_store import SQLiteKeyStore
 from tests import factories
 
 

@@ -16,9 +16,9 @@ from bangscore.manifest import etag_for
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import NotRated
 from bangscore.shim.pages import MAX_UNRATED_SHOWN
-from bangscore.shim.sqlite_store import SQLiteKeyStore
 from bangscore.site.render import SiteRenderer, style_version
 from bangscore.storage import ObjectStorage
+from bangscore.stores.sqlite_store import SQLiteKeyStore
 from tests import factories
 from tests.factories import SITE, add_key
 
@@ -104,7 +104,7 @@ def test_every_row_says_when_its_price_was_seen(client_factory: ClientFactory) -
     client, _ = client_factory(storage)
     page = client.get("/games").text
     assert appids(page) == [501, 502]
-    assert re.findall(r'<td class="num opt price-seen">([^<]*)</td>', page) == ["3 Jul 2026", "—"]
+    assert re.findall(r'<small class="price-seen">([^<]*)</small>', page) == ["3 Jul 2026", "—"]
 
 
 def test_browse_form_keeps_the_filters_and_links_pages_and_the_api(site: Any) -> None:
@@ -329,3 +329,37 @@ def test_badge_and_about_pages(
     about = client.get("/about/score")
     assert about.status_code == 200 and "What is never published" in about.text
     assert 'id="dates"' in client.get("/games").text
+
+
+NOW_WORDS = re.compile(r"\b(now|today)\b", re.I)
+
+
+def visible_text(page: str) -> str:
+    """Given a page, return its text without markup, scripts or styles, spaces folded."""
+    page = re.sub(r"<(script|style|svg)\b.*?</\1>", " ", page, flags=re.S)
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
+
+
+def test_no_page_says_now_or_today_about_an_old_price(client_factory: ClientFactory) -> None:
+    seen = dt.datetime(2026, 7, 24, 9, 0, tzinfo=dt.UTC)
+    records = [
+        factories.make_record(
+            appid=601,
+            name="Old Sale",
+            price_observed_at=seen,
+            price_usd=9.99,
+            list_price_usd=19.99,
+            discount_percent=50,
+        ),
+        factories.make_record(appid=602, name="Old Price", price_observed_at=seen),
+    ]
+    storage, _ = factories.publish_catalog(records)
+    client, _ = client_factory(storage)
+    home = client.get("/").text
+    assert "Best value, prices as of 24 Jul 2026" in visible_text(home)
+    assert re.search(r'id="on-sale-chip">On sale \(seen 24 Jul\)</a>', home)
+    for path in ("/", "/games", "/games?on_sale=true", "/search?q=old"):
+        text = visible_text(client.get(path).text)
+        assert NOW_WORDS.findall(text) == [], path
+    browse = client.get("/games").text
+    assert re.findall(r'<small class="price-seen">([^<]*)</small>', browse) == ["24 Jul 2026"] * 2

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from bangscore.shim.keys import generate_key, key_id
-from bangscore.shim.keystore import Hit, KeyRecord, KeyStoreUnavailable, KeyView, issue_key
 from bangscore.shim.quota import AuthFailure, Quota, rate_headers, window_at
-from bangscore.shim.sqlite_store import SQLiteKeyStore
+from bangscore.stores.keys import generate_key, key_id
+from bangscore.stores.keystore import Hit, KeyRecord, KeyStoreUnavailable, KeyView, issue_key
+from bangscore.stores.sqlite_store import SQLiteKeyStore
 from tests.factories import Clock
 
 

@@ -16,8 +16,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import orjson
 import redis
 
-from bangscore.shim.keystore import KeyStoreUnavailable
-from bangscore.shim.watchstore import (
+from bangscore.stores.keystore import KeyStoreUnavailable
+from bangscore.stores.watchstore import (
     MAX_WATCHES_PER_ADDRESS,
     Address,
     Condition,

@@ -1,10 +1,11 @@
-"""The watch store interface, its records, the watch condition, and the factory choosing a
-backend (docs/API.md#watches).
+"""The watch store interface, its records and the watch condition (docs/API.md#watches); the
+factory choosing a backend is :func:`bangscore.stores.open_watch_store`.
 
 A watch is one address, one game and one condition: the game reaches a tier (``worth_it`` or
 ``banger``) or its current price falls to ``below_usd`` or less. Watches live in the same store
 as accounts (the same SQLite file, or the same Redis) behind this interface of their own:
-:class:`shim.sqlite_watches.SQLiteWatchStore` and :class:`shim.redis_watches.RedisWatchStore`.
+:class:`bangscore.stores.sqlite_watches.SQLiteWatchStore` and
+:class:`bangscore.stores.redis_watches.RedisWatchStore`.
 
 Alerts are sent by ``bangscore alerts send`` (:mod:`bangscore.alerts`), only to confirmed
 addresses. A watch is *fired* once its alert was sent and stays so while its condition holds;
@@ -19,7 +20,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from bangscore.shim.keystore import KeyStoreError
+from bangscore.stores.keystore import KeyStoreError
 
 WatchTier = Literal["worth_it", "banger"]
 TIERS: tuple[WatchTier, ...] = ("worth_it", "banger")
@@ -171,18 +172,3 @@ class WatchStore(Protocol):
     def close(self) -> None:
         """Release connections; the store may be used again."""
         ...
-
-
-def open_watch_store(url: str, *, create: bool = True) -> WatchStore:
-    """Given the key store's URL (``sqlite:///PATH`` or ``redis://HOST:PORT/DB``), return the
-    watch store in the same database; ValueError for another scheme. Without ``create`` a
-    missing SQLite file raises KeyStoreMissing."""
-    if url.startswith("sqlite:///"):
-        from bangscore.shim.sqlite_watches import SQLiteWatchStore
-
-        return SQLiteWatchStore(url.removeprefix("sqlite:///"), create=create)
-    if url.startswith(("redis://", "rediss://", "unix://")):
-        from bangscore.shim.redis_watches import RedisWatchStore
-
-        return RedisWatchStore.from_url(url)
-    raise ValueError(f"unsupported store {url!r}: use sqlite:///PATH or redis://HOST:PORT/DB")

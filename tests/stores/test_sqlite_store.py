@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bangscore.shim.keystore import KeyRecord, KeyStoreError, UnknownKey
-from bangscore.shim.sqlite_store import SQLiteKeyStore
+from bangscore.stores.keystore import KeyRecord, KeyStoreError, UnknownKey
+from bangscore.stores.sqlite_store import SQLiteKeyStore
 
 DAY = dt.date(2026, 11, 22)
 

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from bangscore.shim.keystore import AccountRecord, open_key_store
-from bangscore.shim.watchstore import (
+from bangscore.stores import open_key_store, open_watch_store
+from bangscore.stores.keystore import AccountRecord
+from bangscore.stores.watchstore import (
     MAX_WATCHES_PER_ADDRESS,
     Condition,
     SentAlert,
@@ -16,7 +17,6 @@ from bangscore.shim.watchstore import (
     UnknownWatch,
     WatchRecord,
     WatchStore,
-    open_watch_store,
 )
 
 StoreFactory = Callable[[], WatchStore]

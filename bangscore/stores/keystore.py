@@ -1,7 +1,7 @@
-"""The key and counter store interface, its records, and the factory choosing a backend.
+"""The key and counter store interface and its records (the factory: :mod:`bangscore.stores`).
 
-Backends: :class:`bangscore.shim.sqlite_store.SQLiteKeyStore` (embedded default, safe across
-processes on one host) and :class:`bangscore.shim.redis_store.RedisKeyStore` (many replicas).
+Backends: :class:`bangscore.stores.sqlite_store.SQLiteKeyStore` (embedded default, safe across
+processes on one host) and :class:`bangscore.stores.redis_store.RedisKeyStore` (many replicas).
 Both lease blocks of a subject's quota and never over-admit: a subject never gets more than
 its limit of admitted hits in a day.
 """
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from bangscore.errors import BangScoreError
-from bangscore.shim.keys import generate_key, key_digest, key_id
+from bangscore.stores.keys import generate_key, key_digest, key_id
 
 Plan = Literal["free", "pro", "bulk"]
 KeyState = Literal["active", "revoked"]
@@ -234,22 +234,3 @@ class KeyStore(Protocol):
     def close(self) -> None:
         """Flush what is buffered and release connections; the store may be used again."""
         ...
-
-
-def open_key_store(url: str, *, create: bool = True, lease: bool = True) -> KeyStore:
-    """Given ``sqlite:///PATH`` or ``redis://HOST:PORT/DB``, return the store; ValueError else.
-
-    Without ``create``, a SQLite file that does not exist yet raises KeyStoreMissing instead of
-    becoming a new, empty store (a mistyped path would otherwise answer 401 to every real
-    key). A path that cannot hold a database raises KeyStoreUnavailable. ``lease``: a SQLite
-    store leases blocks of quota (right when this process is the only one counting in it).
-    """
-    if url.startswith("sqlite:///"):
-        from bangscore.shim.sqlite_store import SQLiteKeyStore
-
-        return SQLiteKeyStore(url.removeprefix("sqlite:///"), create=create, lease=lease)
-    if url.startswith(("redis://", "rediss://", "unix://")):
-        from bangscore.shim.redis_store import RedisKeyStore
-
-        return RedisKeyStore.from_url(url)
-    raise ValueError(f"unsupported store {url!r}: use sqlite:///PATH or redis://HOST:PORT/DB")

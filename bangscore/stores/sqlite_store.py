@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bangscore.shim.keystore import (
+from bangscore.stores.keystore import (
     AccountExists,
     AccountRecord,
     Failures,

@@ -19,7 +19,7 @@ the pair at once, forgiven on success), so concurrent attempts cannot all pass t
 allowance; password hashing runs at most :data:`passwords.HASHING_SLOTS` at a time per process
 (:class:`passwords.HashingGate`). The owner signing in from another client starts with a clean
 slate; a success forgets that pair's failures. Sign-ups are limited per IP per hour and per
-day. Emails and passwords are checked by :mod:`shim.passwords`; a form larger than
+day. Emails and passwords are checked by :mod:`bangscore.shim.account.passwords`; a form larger than
 :data:`MAX_FORM_BYTES`, or with a field over :data:`MAX_FIELD_BYTES`, answers 413.
 A new key is shown once, in the response to the POST that created it, and never stored.
 """
@@ -29,13 +29,11 @@ from __future__ import annotations
 import contextlib
 import hmac
 import ipaddress
-import os
 import secrets
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from importlib import resources
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -51,26 +49,25 @@ from starlette.routing import BaseRoute, Route
 
 from bangscore.contract.api import ATTRIBUTION_TEXT
 from bangscore.contract.limits import MAX_QUERY_LENGTH
-from bangscore.shim.keys import key_digest
-from bangscore.shim.keystore import (
+from bangscore.shim.account.passwords import (
+    MAX_PASSWORD,
+    HashingBusy,
+    HashingGate,
+    password_problem,
+)
+from bangscore.shim.quota import window_at
+from bangscore.site.render import package_stylesheet, style_version
+from bangscore.stores.addresses import normalize_email
+from bangscore.stores.keys import key_digest
+from bangscore.stores.keystore import (
     AccountExists,
     AccountRecord,
     KeyStore,
-    KeyStoreMissing,
     KeyStoreUnavailable,
     KeyView,
     UnknownKey,
     issue_key,
 )
-from bangscore.shim.passwords import (
-    MAX_PASSWORD,
-    HashingBusy,
-    HashingGate,
-    normalize_email,
-    password_problem,
-)
-from bangscore.shim.quota import window_at
-from bangscore.site.render import package_stylesheet, style_version
 
 __all__ = ["AccountSite", "SignInLimits", "account_routes", "normalize_email"]
 
@@ -139,40 +136,6 @@ def signup_network(ip: str) -> str:
         return ip
     prefix = 24 if address.version == 4 else 48
     return str(ipaddress.ip_network(f"{address}/{prefix}", strict=False))
-
-
-def load_session_secret(configured: str | None, state_dir: Path, *, create: bool = True) -> str:
-    """Given the configured secret (or None) and the state folder, return the session secret.
-
-    Without configuration, a random secret is created once in ``STATE/session_secret`` (mode
-    0600) and reused, so every process sharing the state folder signs cookies alike; replicas
-    on several hosts must be configured with one secret. Raises OSError if it cannot be saved,
-    and KeyStoreMissing if it does not exist and ``create`` is false (``serve``: a vanished
-    state folder must not become new, empty state).
-    """
-    if configured:
-        return configured
-    path = state_dir / "session_secret"
-    if path.exists():
-        return path.read_text().strip()
-    if not create:
-        raise KeyStoreMissing(
-            f"no session secret at {path} (`bangscore keys create` creates it, or set "
-            "BANGSCORE_SESSION_SECRET)"
-        )
-    state_dir.mkdir(parents=True, exist_ok=True)
-    # Written aside then hard-linked into place: atomic, and the first process to link wins.
-    temp = state_dir / f".session_secret.{os.getpid()}.tmp"
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as out:
-        out.write(secrets.token_urlsafe(48))
-    try:
-        os.link(temp, path)
-    except FileExistsError:
-        pass
-    finally:
-        temp.unlink()
-    return path.read_text().strip()
 
 
 def render(name: str, status: int = 200, **context: Any) -> HTMLResponse:

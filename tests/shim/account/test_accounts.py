@@ -17,21 +17,21 @@ from starlette.testclient import TestClient
 
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.settings import Settings
-from bangscore.shim.accounts import (
+from bangscore.shim.account.accounts import (
     MAX_ACTIVE_KEYS,
     AccountSite,
     SignInLimits,
     account_routes,
-    load_session_secret,
-    normalize_email,
 )
 from bangscore.shim.app import create_app
-from bangscore.shim.keys import KEY_PATTERN, is_well_formed, key_digest
-from bangscore.shim.keystore import KeyStoreUnavailable
 from bangscore.shim.quota import Quota
 from bangscore.shim.source import SnapshotSource
-from bangscore.shim.sqlite_store import SQLiteKeyStore
 from bangscore.storage import ObjectStorage
+from bangscore.stores.addresses import normalize_email
+from bangscore.stores.keys import KEY_PATTERN, is_well_formed, key_digest
+from bangscore.stores.keystore import KeyStoreUnavailable
+from bangscore.stores.secret import load_session_secret
+from bangscore.stores.sqlite_store import SQLiteKeyStore
 from tests.factories import SITE, Clock
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')

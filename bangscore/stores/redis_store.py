@@ -53,7 +53,7 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from bangscore.shim.keystore import (
+from bangscore.stores.keystore import (
     AccountExists,
     AccountRecord,
     Failures,

@@ -17,8 +17,9 @@ import httpx
 import pytest
 import redis
 
-from bangscore.shim.keys import key_id
-from bangscore.shim.keystore import (
+from bangscore.shim.quota import Quota
+from bangscore.stores.keys import key_id
+from bangscore.stores.keystore import (
     AccountExists,
     AccountRecord,
     Failures,
@@ -29,8 +30,7 @@ from bangscore.shim.keystore import (
     SessionRecord,
     UnknownKey,
 )
-from bangscore.shim.quota import Quota
-from bangscore.shim.redis_store import RedisKeyStore
+from bangscore.stores.redis_store import RedisKeyStore
 from tests.live import REPO, ShimServer, wait_for
 from tests.redis_server import RedisServer
 from tests.shim.conftest import ShimFactory, create_key

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from bangscore.shim.keys import (
+from bangscore.stores.keys import (
     KEY_LENGTH,
     KEY_PATTERN,
     generate_key,

@@ -29,11 +29,11 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from bangscore.contract.filters import detail_key
-from bangscore.shim.accounts import PAGE_HEADERS, AccountSite
-from bangscore.shim.keystore import KeyStoreUnavailable
+from bangscore.shim.account.accounts import PAGE_HEADERS, AccountSite
 from bangscore.shim.source import SnapshotSource
-from bangscore.shim.watch_mail import WatchLinks, confirmation_message
-from bangscore.shim.watchstore import (
+from bangscore.storage import ObjectStorageError
+from bangscore.stores.keystore import KeyStoreUnavailable
+from bangscore.stores.watchstore import (
     Condition,
     TooManyWatches,
     UnknownWatch,
@@ -41,7 +41,7 @@ from bangscore.shim.watchstore import (
     WatchStore,
     new_watch_id,
 )
-from bangscore.storage import ObjectStorageError
+from bangscore.watch_mail import WatchLinks, confirmation_message
 
 log = logging.getLogger("bangscore.watches")
 MAX_APPID = 2**31 - 1

@@ -1,8 +1,7 @@
-"""Account credentials (docs/API.md#website): which emails and passwords the account site
-accepts, and a per-process gate on password hashing.
+"""Account credentials (docs/API.md#website): which passwords the account site accepts, and a
+per-process gate on password hashing. (Emails: :mod:`bangscore.stores.addresses`.)
 
-Emails are checked by ``email-validator`` (syntax only: no DNS lookup at sign-up), which
-refuses control characters and terminal escapes, and kept lowercased. Passwords must hold
+Passwords must hold
 :data:`MIN_PASSWORD` to :data:`MAX_PASSWORD` characters, not be blank, not contain the email
 or its local part, and not be guessable by ``zxcvbn`` (its score below
 :data:`MIN_STRENGTH`: common passwords, those in its breach-derived lists, keyboard walks,
@@ -18,14 +17,12 @@ from typing import TypeVar
 
 import anyio
 import anyio.to_thread
-from email_validator import EmailNotValidError, validate_email
 from zxcvbn import zxcvbn
 
 MIN_PASSWORD = 10
 MAX_PASSWORD = 1024  # argon2 takes any length; a bound keeps form bodies small
 STRENGTH_CHARS = 72  # zxcvbn's cost grows with length; a longer password is judged by its start
 MIN_STRENGTH = 2  # zxcvbn score 0-4; below 2 it is guessed within about a million tries
-MAX_EMAIL = 254
 HASHING_SLOTS = 1
 HASHING_QUEUE = 32
 
@@ -34,20 +31,6 @@ T = TypeVar("T")
 
 class HashingBusy(Exception):
     """Raised when more password checks wait in this process than :data:`HASHING_QUEUE`."""
-
-
-def normalize_email(raw: str) -> str | None:
-    """Given a typed email, return it normalized (``email-validator``) and lowercased, or None
-    if it is not a valid address (including any control character or escape sequence)."""
-    text = raw.strip()
-    if not text or len(text) > MAX_EMAIL:
-        return None
-    try:
-        checked = validate_email(text, check_deliverability=False)
-    except EmailNotValidError:
-        return None
-    email = checked.normalized.lower()
-    return email if len(email) <= MAX_EMAIL else None
 
 
 def password_problem(password: str, email: str) -> str | None:

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bangscore.shim.keystore import KeyStoreMissing, KeyStoreUnavailable
-from bangscore.shim.sqlite_store import _faults, thread_connection
-from bangscore.shim.watchstore import (
+from bangscore.stores.keystore import KeyStoreMissing, KeyStoreUnavailable
+from bangscore.stores.sqlite_store import _faults, thread_connection
+from bangscore.stores.watchstore import (
     MAX_WATCHES_PER_ADDRESS,
     Address,
     Condition,

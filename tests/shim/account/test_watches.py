@@ -11,11 +11,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bangscore.shim import watches
-from bangscore.shim.accounts import load_session_secret
-from bangscore.shim.watch_mail import WatchLinks
-from bangscore.shim.watchstore import Condition, open_watch_store
+from bangscore.shim.account import watches
 from bangscore.storage import LocalStorage
+from bangscore.stores import open_watch_store
+from bangscore.stores.secret import load_session_secret
+from bangscore.stores.watchstore import Condition
+from bangscore.watch_mail import WatchLinks
 from tests import factories
 from tests.live import ShimServer
 

@@ -73,6 +73,7 @@ class StoreGame:
     average_playtime_min: int
     median_playtime_min: int
     paid: bool | None = None
+    categories: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,9 +272,9 @@ def _paid(value: str) -> bool | None:
 
 def read_store_games_2019(path: Path) -> DumpRead[StoreGame]:
     """Given ``steam.csv(.gz)`` of the 2019 Steam Store Games dump (Nik Davis, Kaggle), return
-    its games: storefront genres (``;``-separated), the top-3 user tags most-voted first
-    (``steamspy_tags``) and playtimes in minutes (0 = unknown). Its ``price`` is GBP: only
-    whether it is above 0 is read (``paid``), never the amount.
+    its games: storefront genres and categories (``;``-separated), the top-3 user tags
+    most-voted first (``steamspy_tags``) and playtimes in minutes (0 = unknown). Its ``price``
+    is GBP: only whether it is above 0 is read (``paid``), never the amount.
     """
     result: DumpRead[StoreGame] = DumpRead()
     for row in _csv_rows(path):
@@ -289,6 +290,7 @@ def read_store_games_2019(path: Path) -> DumpRead[StoreGame]:
                 release_date=_iso_date(row.get("release_date") or "", "bad date"),
                 genres=_split(row.get("genres") or "", ";"),
                 tags=_split(row.get("steamspy_tags") or "", ";"),
+                categories=_split(row.get("categories") or "", ";"),
                 average_playtime_min=_optional_int(row.get("average_playtime"), "bad playtime")
                 or 0,
                 median_playtime_min=_optional_int(row.get("median_playtime"), "bad playtime") or 0,

@@ -65,13 +65,16 @@ def observe_steamspy(apps: Sequence[SteamSpyApp], *, current: bool) -> Iterator[
 
 
 def observe_store_2019(games: Sequence[StoreGame]) -> Iterator[Observation]:
-    """Given the 2019 store dump's games, yield name, release date, storefront genres, top-3
-    tags, whether it was sold for money (``paid_before``) and owners' playtime (minutes)."""
+    """Given the 2019 store dump's games, yield name, release date, storefront genres and
+    categories, top-3 tags, whether it was sold for money (``paid_before``) and owners'
+    playtime (minutes)."""
     for game in games:
         yield Observation(game.appid, "name", game.name)
         yield Observation(game.appid, "release_date", game.release_date)
         if game.genres:
             yield Observation(game.appid, "storefront_genres", game.genres)
+        if game.categories:
+            yield Observation(game.appid, "categories", game.categories)
         if game.tags:
             yield Observation(game.appid, "tags", game.tags)
         if game.paid:

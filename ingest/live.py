@@ -176,6 +176,10 @@ def record_observations(record: GameRecord) -> list[LayerObservations]:
             layers.observe(layer, field, value)
         elif legacy and _is_set(value) and not (field == "review_score" and value == 0):
             layers.observe(layers.fallback(kind), field, value)
+    if record.categories:
+        # Store categories have no provenance entry of their own: they ride on the genres'.
+        layer = layers.by_key.get("genre") or layers.fallback("storefront")
+        layers.observe(layer, "categories", record.categories)
     if record.price_history and "price_usd" in layers.by_key:
         # The whole history rides on the price's layer: each point names its own source.
         layers.observe(layers.by_key["price_usd"], "price_points", _points(record))

@@ -111,12 +111,14 @@ REVIEW_COUNT_FLOOR: dict[int, int] = {9: 500, 8: 50, 2: 50, 1: 500}
 def observe_pics(folder: Path) -> Iterator[Observation]:
     """Given ``steam_pics_2026`` (``pics_raw/shard_*.json.gz`` and ``lookups/*.json``), yield
     name, app type, developer, publisher, release date, ranked tags (up to 20, most-voted
-    first), storefront genres, review score (Steam's percentage / 100), the least review count
-    Steam's review summary implies (``review_count_floor``, :data:`REVIEW_COUNT_FLOOR`),
-    Metacritic score and the storefront's content descriptor ids (``content_descriptors``,
-    sorted; :mod:`scoring.flags` names them) of each app."""
+    first), storefront genres, store categories (``categories``), review score (Steam's
+    percentage / 100), the least review count Steam's review summary implies
+    (``review_count_floor``, :data:`REVIEW_COUNT_FLOOR`), Metacritic score and the
+    storefront's content descriptor ids (``content_descriptors``, sorted; :mod:`scoring.flags`
+    names them) of each app."""
     tags = {str(k): v for k, v in _json(folder / "lookups" / "tags.json").items()}
     genres = {str(k): v for k, v in _json(folder / "lookups" / "genres.json").items()}
+    categories = {str(k): v for k, v in _json(folder / "lookups" / "categories.json").items()}
     for shard in sorted((folder / "pics_raw").glob("shard_*.json*")):
         apps = _json(shard).get("apps") or {}
         for key, app in apps.items():
@@ -142,6 +144,12 @@ def observe_pics(folder: Path) -> Iterator[Observation]:
             named = [genres[g] for g in _ordered(app.get("genres")) if g in genres]
             if named:
                 yield Observation(appid, "storefront_genres", tuple(named))
+            # ``category`` maps "category_<id>" to "1" for each store category the app has.
+            block = app.get("category") or {}
+            flags = block.items() if isinstance(block, dict) else ()
+            features = [categories[k] for k, on in flags if str(on) == "1" and k in categories]
+            if features:
+                yield Observation(appid, "categories", tuple(dict.fromkeys(features)))
             percent = _float(app.get("review_percentage"))
             if percent is not None and 0 <= percent <= 100:
                 yield Observation(appid, "review_score", percent / 100)

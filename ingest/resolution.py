@@ -544,6 +544,7 @@ def _record(
         release_year=released.year if released else None,
         storefront_genres=tuple(known.value(appid, "storefront_genres", ())),
         content_descriptors=tuple(known.value(appid, "content_descriptors", ())),
+        categories=tuple(known.value(appid, "categories", ())),
         tags=tags[:20],
         play_length_genres=tuple(known.value(appid, "play_length_genres", ())),
         main_story_hours=length.hours,

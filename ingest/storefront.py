@@ -41,6 +41,7 @@ class AppDetails:
     release_date: dt.date | None
     release_year: int | None
     metacritic: int | None
+    categories: tuple[str, ...] = ()
 
 
 def parse_release_date(text: str | None) -> tuple[dt.date | None, int | None]:
@@ -113,6 +114,7 @@ def parse_appdetails(payload: Mapping[str, Any], appid: int) -> AppDetails | Non
         release_date=release_date,
         release_year=release_year,
         metacritic=int(metacritic) if metacritic is not None else None,
+        categories=tuple(str(c["description"]) for c in data.get("categories") or []),
     )
 
 
@@ -185,6 +187,8 @@ class StorefrontAdapter:
             "name": details.name or record.name,
             "storefront_genres": details.genres,
         }
+        if details.categories:
+            patch["categories"] = details.categories
         # An absent credit, date or score is more likely a storefront gap than a change: keep ours.
         optional = {
             "app_type": details.app_type or None,

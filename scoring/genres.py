@@ -209,6 +209,139 @@ RULES: Final = (
 )
 
 
+# -- Multiplayer-first ---------------------------------------------------------------------------
+#
+# Steam's store categories (PICS ``category``, appdetails ``categories``) say which ways a game can
+# be played; the user tags by rank say how players actually play it. A game is multiplayer-first
+# when it is played mainly with others, online: then its value is how long people keep playing,
+# not a campaign's length (CONTRACT round 4). Decisions on the brief's examples, from their real
+# PICS records of 2026-07-24 (data/raw/steam_pics_2026):
+#
+# - Counter-Strike 2, Dota 2, PUBG, Apex, Rust, Sea of Thieves, Dead by Daylight: no
+#   "Single-player" category and online play: yes.
+# - Battlefield 6 (tags Multiplayer, FPS...), Call of Duty (FPS, Multiplayer...), Lethal Company
+#   (Online Co-Op...), Deep Rock Galactic (Dwarves, Co-op...): a campaign or solo mode exists, but
+#   players rank a multiplayer tag first or second: yes.
+# - Path of Exile 2, Destiny 2, Warframe: an MMO form (category, storefront genre or tag): yes.
+# - Elden Ring, Baldur's Gate 3, GTA V, Stardew Valley, Borderlands 2, Terraria: online modes
+#   ranked third or lower under the game's own genre tags: no, their length is their campaign.
+# - It Takes Two, A Way Out, Split Fiction: made for exactly two players, but a story campaign
+#   played on one couch as much as online (split-screen categories, "Story Rich"): no, HLTB's
+#   main story measures them. Overcooked! 2 and Cuphead (local co-op ranked above online): no.
+
+# Categories that need a network. The bare "Multiplayer"/"Co-op"/"PvP" categories count as online
+# too unless a shared-screen category says the players may be on one couch.
+# The 2019 store dump spells some older ones differently ("Online Multi-Player",
+# "Local Co-op"); both spellings are listed.
+ONLINE_CATEGORIES: Final = _keys(
+    "Online PvP",
+    "Online Co-op",
+    "Online Multi-Player",
+    "MMO",
+    "Cross-Platform Multiplayer",
+    "LAN PvP",
+    "LAN Co-op",
+)
+ANY_MULTIPLAYER_CATEGORIES: Final = _keys("Multiplayer", "Co-op", "PvP") | ONLINE_CATEGORIES
+LOCAL_CATEGORIES: Final = _keys(
+    "Shared/Split Screen",
+    "Shared/Split Screen Co-op",
+    "Shared/Split Screen PvP",
+    "Local Co-op",
+    "Local Multi-Player",
+)
+SINGLE_PLAYER_CATEGORY: Final = _key("Single-player")
+# Forms that exist only with other players online, wherever they rank among the first
+# ONLINE_FORM_WINDOW tags (Warframe's "Massively Multiplayer" is its 8th).
+ONLINE_FORM_TAGS: Final = _keys(
+    "MMORPG",
+    "MMO",
+    "Massively Multiplayer",
+    "MOBA",
+    "Battle Royale",
+    "Social Deduction",
+    "Extraction Shooter",
+    "Hero Shooter",
+)
+ONLINE_FORM_WINDOW: Final = 10
+# Tags saying "played with others" that decide only when players rank them first or second.
+PLAYED_WITH_OTHERS_TAGS: Final = _keys(
+    "Multiplayer",
+    "Online Co-Op",
+    "Co-op",
+    "PvP",
+    "Online PvP",
+    "Massively Multiplayer",
+    "Team-Based",
+    "Competitive",
+    "eSports",
+    "PvE",
+)
+PLAYED_WITH_OTHERS_WINDOW: Final = 2
+LOCAL_TAGS: Final = _keys(
+    "Local Co-Op", "Local Multiplayer", "Split Screen", "4 Player Local", "Couch Co-Op"
+)
+ONLINE_TAGS: Final = _keys("Online Co-Op", "Online PvP", "MMO", "MMORPG", "Massively Multiplayer")
+STORY_TAGS: Final = _keys("Story Rich", "Co-op Campaign")
+STORY_WINDOW: Final = 10
+
+
+def _local_first(tags: Sequence[str]) -> bool:
+    """A local-play tag among the first five ranks above every online-play tag."""
+    for tag in tags[:TAG_WINDOW]:
+        if tag in ONLINE_TAGS:
+            return False
+        if tag in LOCAL_TAGS:
+            return True
+    return False
+
+
+def multiplayer_first(
+    categories: Sequence[str],
+    tags: Sequence[str],
+    storefront_genres: Sequence[str] = (),
+) -> bool:
+    """Given a game's storefront categories (Steam's "Single-player", "Multiplayer",
+    "Online PvP", "Online Co-op", "MMO"...; any order), its user tags (most-voted first) and its
+    storefront genres, return whether it is played mainly with others, online (CONTRACT round 4):
+    its length is then how long players play, not a campaign's.
+
+    True when the game can be played online (an online category, or a bare multiplayer one with
+    no shared-screen category) and one of:
+
+    1. an online-only form: the "MMO" category, the storefront genre "Massively Multiplayer", or
+       an MMO/MOBA/battle-royale/social-deduction/extraction/hero-shooter tag within the first
+       :data:`ONLINE_FORM_WINDOW` tags;
+    2. no "Single-player" category, unless "Story Rich" or "Co-op Campaign" is among the first
+       :data:`STORY_WINDOW` tags or local-play tags outrank online ones (two-player story
+       campaigns such as It Takes Two);
+    3. players rank a multiplayer tag ("Multiplayer", "Online Co-Op", "Co-op", "PvP"...) first
+       or second, unless local-play tags outrank online ones (Overcooked! 2).
+
+    With no categories at all (apps only an older dump knows), only 1 and 3 can apply, with
+    online play assumed. Names match case- and punctuation-insensitively; unknown names are
+    ignored. Never raises.
+    """
+    cats = frozenset(_key(c) for c in categories)
+    ranked = [_key(t) for t in tags]
+    genres = frozenset(_key(g) for g in storefront_genres)
+    if cats:
+        online = bool(cats & ONLINE_CATEGORIES) or (
+            bool(cats & ANY_MULTIPLAYER_CATEGORIES) and not cats & LOCAL_CATEGORIES
+        )
+        if not online:
+            return False
+    if _key("MMO") in cats or _key("Massively Multiplayer") in genres:
+        return True
+    if any(t in ONLINE_FORM_TAGS for t in ranked[:ONLINE_FORM_WINDOW]):
+        return True
+    if _local_first(ranked):
+        return False
+    if cats and SINGLE_PLAYER_CATEGORY not in cats:
+        return not any(t in STORY_TAGS for t in ranked[:STORY_WINDOW])
+    return any(t in PLAYED_WITH_OTHERS_TAGS for t in ranked[:PLAYED_WITH_OTHERS_WINDOW])
+
+
 def _is_short(tags: Sequence[str], main_story_hours: float | None) -> bool:
     if main_story_hours is None:
         return any(t in SHORT_TAGS for t in tags[:TAG_WINDOW])

@@ -160,6 +160,9 @@ class GameRecord(BaseModel):
     # frequent violence or gore, 3 adult only sexual content, 4 frequent nudity or sexual
     # content, 5 general mature content), sorted; scoring.flags reads them.
     content_descriptors: tuple[int, ...] = ()
+    # Steam's store categories ("Single-player", "Online Co-op", "MMO"...), in the source's order:
+    # how the game can be played (scoring.genres.multiplayer_first).
+    categories: tuple[str, ...] = ()
     tags: tuple[str, ...] = Field(
         default=(), max_length=20, description="Storefront user tags, most-voted first"
     )

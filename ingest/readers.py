@@ -113,9 +113,9 @@ def observe_pics(folder: Path) -> Iterator[Observation]:
     name, app type, developer, publisher, release date, ranked tags (up to 20, most-voted
     first), storefront genres, store categories (``categories``), review score (Steam's
     percentage / 100), the least review count Steam's review summary implies
-    (``review_count_floor``, :data:`REVIEW_COUNT_FLOOR`), Metacritic score and the storefront's
-    content descriptor ids (``content_descriptors``, sorted; :mod:`scoring.flags` names them) of
-    each app."""
+    (``review_count_floor``, :data:`REVIEW_COUNT_FLOOR`), Metacritic score and the
+    storefront's content descriptor ids (``content_descriptors``, sorted; :mod:`scoring.flags`
+    names them) of each app."""
     tags = {str(k): v for k, v in _json(folder / "lookups" / "tags.json").items()}
     genres = {str(k): v for k, v in _json(folder / "lookups" / "genres.json").items()}
     categories = {str(k): v for k, v in _json(folder / "lookups" / "categories.json").items()}

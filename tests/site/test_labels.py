@@ -176,7 +176,7 @@ def test_home_page_leads_into_browse_and_search(
             {"ended_sale_usd": 7.99, "ended_sale_at": "2026-07-03"},
             [],
             "1,000",
-            "list price $19.99 on",
+            "list price $19.99; ",
             id="ended-sale",
         ),
     ],

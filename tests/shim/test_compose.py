@@ -74,6 +74,7 @@ tags = st.sampled_from(
     year_from=st.none() | st.integers(1995, 2024),
     span=st.none() | st.integers(0, 10),
     on_sale=st.booleans(),
+    adult=st.booleans(),
 )
 def test_vectorised_filter_agrees_with_the_reference(
     loaded: LoadedSnapshot,
@@ -83,10 +84,11 @@ def test_vectorised_filter_agrees_with_the_reference(
     year_from: int | None,
     span: int | None,
     on_sale: bool,
+    adult: bool,
 ) -> None:
     year_to = None if span is None else (year_from or 2010) + span
-    filters = Filters(genres, tag_set, year_from, year_to, on_sale)
-    expected = select(real_snapshot[1], filters)
+    filters = Filters(genres, tag_set, year_from, year_to, on_sale, adult)
+    expected = select(real_snapshot[1], filters, [bool(a) for a in loaded.index.adult])
     assert np.array_equal(loaded.index.select(filters), np.array(expected, dtype=np.int64))
     body, etag = loaded.index.page(filters, 1)
     assert etag == etag_for(body)

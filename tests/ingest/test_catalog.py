@@ -567,7 +567,7 @@ def test_assemble_takes_the_year_any_source_knows(appid: int, year: int, source:
 
 
 @pytest.mark.slow
-def test_bundled_ori_2_has_the_year_only_howlongtobeat_knows(
+def test_bundled_ori_will_of_the_wisps_has_the_year_only_howlongtobeat_knows(
     bundled: tuple[Catalog, IngestReport],
 ) -> None:
     ori = next(g for g in bundled[0].games if g.appid == 1057090)

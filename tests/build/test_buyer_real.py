@@ -15,7 +15,7 @@ import pytest
 from bangscore.build.buyer import price_points
 from bangscore.contract.filters import detail_key, game_page_key
 from bangscore.manifest import object_key, read_manifest
-from bangscore.scoring import tiers, value
+from bangscore.scoring import flags, tiers, value
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.storage import ObjectStorage
 
@@ -37,7 +37,7 @@ def test_every_better_value_box_is_the_best_of_its_genre_at_most_30_percent_dear
     genre = np.array([g.genre for g in games])
     score = np.array([g.bang_score for g in games])
     price = np.array([round(g.record.price_usd * 100) for g in games])
-    adult = np.array([bool(getattr(g.record, "adult", False)) for g in games])
+    adult = np.array([flags.adult(g.record) for g in games])
     wrong: list[str] = []
     boxes = 0
     for n, game in enumerate(games):

@@ -414,3 +414,44 @@ def test_a_bad_adult_value_is_a_400_page(site: Any, path: str) -> None:
     page = client.get(path)
     assert page.status_code == 400 and page.headers["content-type"] == HTML
     assert "adult" in page.text
+
+
+@pytest.fixture(scope="module")
+def with_adult() -> tuple[ObjectStorage, dict[str, int]]:
+    """Three RPGs at $10: an adult one and a plain one that score high, and a plain one that
+    scores lower (its better-value box is where the toggle shows)."""
+    rpg = {"tags": ("RPG",), "price_usd": 10.0, "list_price_usd": 10.0}
+    records = [
+        factories.make_record(
+            appid=701, name="Velvet Quest", review_score=0.97, content_descriptors=(3,), **rpg
+        ),
+        factories.make_record(appid=702, name="Plain Quest", review_score=0.95, **rpg),
+        factories.make_record(appid=703, name="Lesser Quest", review_score=0.6, **rpg),
+    ]
+    storage, games = factories.publish_catalog(records)
+    return storage, {g.record.name: g.record.appid for g in games}
+
+
+def box_appids(page: str) -> list[int]:
+    box = re.search(r'<section id="better-box".*?</section><!--/better-box-->', page, re.S)
+    assert box is not None
+    return [int(a) for a in re.findall(r'href="/game/(\d+)/', box[0])]
+
+
+def test_adult_games_are_hidden_until_turned_on_and_the_api_lists_them(
+    client_factory: ClientFactory, with_adult: tuple[ObjectStorage, dict[str, int]]
+) -> None:
+    client, store = client_factory(with_adult[0])
+    auth = {"Authorization": f"Bearer {add_key(store)}"}
+    assert appids(client.get("/games").text) == [702, 703]
+    assert appids(client.get("/games?adult=true").text) == [701, 702, 703]
+    assert appids(client.get("/search?q=quest").text) == [702, 703]
+    assert appids(client.get("/search?q=quest&adult=true").text) == [701, 702, 703]
+    assert "Velvet Quest" not in client.get("/").text
+    assert "Velvet Quest" in client.get("/?adult=true").text
+    api = client.get("/api/v1/games", headers=auth).json()["games"]
+    assert [(g["appid"], g["adult"]) for g in api] == [(701, True), (702, False), (703, False)]
+    assert client.get("/api/v1/games?adult=true", headers=auth).status_code == 400
+    lesser = "/game/703/lesser-quest"
+    assert box_appids(client.get(lesser).text) == [702]
+    assert box_appids(client.get(lesser + "?adult=true").text) == [701, 702]

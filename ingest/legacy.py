@@ -96,6 +96,8 @@ def _titles(known: Observations) -> dict[int, tuple[str, int | None]]:
 
 
 def _hltb_fields(appid: int, game: HltbGame) -> Iterator[Observation]:
+    if game.name.strip():
+        yield Observation(appid, "play_length_name", game.name.strip())
     if game.main_story_hours:
         yield Observation(appid, "main_story_hours", game.main_story_hours)
     if game.completionist_hours:

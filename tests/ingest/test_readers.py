@@ -133,7 +133,7 @@ def test_pics_content_descriptors(
 ) -> None:
     (tmp_path / "lookups").mkdir()
     (tmp_path / "pics_raw").mkdir()
-    for name in ("tags", "genres"):
+    for name in ("tags", "genres", "categories"):
         (tmp_path / "lookups" / f"{name}.json").write_text("{}")
     app: dict[str, Any] = {"name": "Game", "type": "Game"}
     if descriptors is not None:

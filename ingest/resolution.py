@@ -369,8 +369,7 @@ def assemble(
         name = known.value(appid, "name") or ""
         # No storefront source names it, nor types it: only a play-length source knows it.
         store_data = bool(name) or known.get(appid, "app_type") is not None
-        if not store_data:
-            name = known.value(appid, "play_length_name") or ""
+        title = name or known.value(appid, "play_length_name") or ""
         price = known.get(appid, "price")
         counted = _review_count(known, appid)
         review_count = counted.total
@@ -439,7 +438,7 @@ def assemble(
             # Values come from the resolver and the reason list: no need to re-validate.
             refused.append(
                 NotRated.model_construct(
-                    appid=appid, name=name, reason=reason, review_count=review_count or None
+                    appid=appid, name=title, reason=reason, review_count=review_count or None
                 )
             )
             continue

@@ -104,6 +104,7 @@ def score_game(record: GameRecord) -> ScoredGame:
         record.tags,
         record.main_story_hours,
         fallback_genres=record.play_length_genres,
+        categories=record.categories,
     )
     inputs = value_inputs(record, genre)
     points = value.bang_score(inputs)

@@ -160,9 +160,11 @@ DETAIL_PROPERTIES: dict[str, Any] = {
     },
     "length_source": {
         "type": "string",
-        "enum": ["hltb", "playtime_estimate"],
+        "enum": ["hltb", "playtime_estimate", "playtime"],
         "description": "hltb: a HowLongToBeat main-story time; playtime_estimate: estimated "
-        "from how long the game's positive reviewers play (also listed in estimated).",
+        "from how long the game's positive reviewers play (also listed in estimated); "
+        "playtime: a game played mainly with others online, measured by how long its players "
+        "play (the median playtime of its reviewers or owners).",
     },
     "drivers": {
         "type": "object",

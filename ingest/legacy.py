@@ -101,6 +101,8 @@ def _hltb_fields(appid: int, game: HltbGame) -> Iterator[Observation]:
     # Wisps), so a rated game never shows its year as unknown while any source knows it.
     if game.release_year is not None:
         yield Observation(appid, "play_length_release_year", game.release_year)
+    if game.name.strip():
+        yield Observation(appid, "play_length_name", game.name.strip())
     if game.main_story_hours:
         yield Observation(appid, "main_story_hours", game.main_story_hours)
     if game.completionist_hours:

@@ -345,7 +345,8 @@ def observe_price_history(folder: Path, source: str) -> Iterator[Observation]:
 def observe_hltb_2025(path: Path) -> Iterator[Observation]:
     """Given ``howlongtobeat_games.csv.gz`` (times in seconds, 0 = unknown, keyed by HLTB's own
     Steam link), yield main-story and completionist hours per appid (first row of a duplicate
-    appid wins; duplicates are identical paging repeats)."""
+    appid wins; duplicates are identical paging repeats), and HLTB's title for the appid
+    (``play_length_name``: a name for an app no storefront source knows)."""
     seen: set[int] = set()
     with gzip.open(path, "rt", encoding="utf-8", newline="") as text:
         for row in csv.DictReader(text):
@@ -353,6 +354,8 @@ def observe_hltb_2025(path: Path) -> Iterator[Observation]:
             if not appid or appid in seen:
                 continue
             seen.add(appid)
+            if (row.get("game_name") or "").strip():
+                yield Observation(appid, "play_length_name", row["game_name"].strip())
             main, complete = _int(row.get("comp_main")) or 0, _int(row.get("comp_100")) or 0
             if main > 0:
                 yield Observation(appid, "main_story_hours", main / 3600)

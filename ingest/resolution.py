@@ -29,7 +29,9 @@ from bangscore.ingest.checks import (
     finish_rate_estimate,
     non_game,
     not_rated_reason,
+    played_length,
     regional_copies,
+    season_length_on_free_episode,
     zero_is_no_price,
 )
 from bangscore.ingest.observations import TRUST_MATCHED, Layer, Observations, Resolved
@@ -43,6 +45,7 @@ from bangscore.ingest.prices import (
     price_history,
 )
 from bangscore.ingest.tags import TagPositions, order_tag_set, typical_positions
+from bangscore.scoring.genres import multiplayer_first
 from bangscore.scoring.play import is_replayable
 from bangscore.scoring.records import GameRecord, NotRated, Provenance, Sources
 
@@ -364,6 +367,9 @@ def assemble(
     )
     for appid in tqdm(appids, desc="resolving", unit="app", disable=not progress):
         name = known.value(appid, "name") or ""
+        # No storefront source names it, nor types it: only a play-length source knows it.
+        store_data = bool(name) or known.get(appid, "app_type") is not None
+        title = name or known.value(appid, "play_length_name") or ""
         price = known.get(appid, "price")
         counted = _review_count(known, appid)
         review_count = counted.total
@@ -397,13 +403,25 @@ def assemble(
         if not (is_non_game or is_delisted or price is None or review_count < MIN_REVIEWS):
             found = known.value(appid, "reviewer_playtime")
             reviewer = ReviewerPlaytime(*found) if found else None
+            tags = _tags(known, appid, typical)
             length = choose_length(
                 list(known.candidates(appid, "main_story_hours")),
                 reviewer.positive_hours if reviewer else None,
                 reviewer.positive_reviewers if reviewer else 0,
-                replayable=is_replayable(_tags(known, appid, typical)),
+                replayable=is_replayable(tags),
             )
+            if multiplayer_first(
+                known.value(appid, "categories", ()),
+                tags,
+                known.value(appid, "storefront_genres", ()),
+            ):
+                length = _played_length(known, appid, reviewer) or length
+            paid = Price(*price.value)
+            free = paid.price_usd == 0 and paid.list_price_usd == 0
+            if season_length_on_free_episode(name, tags, free, length):
+                length = None
         reason = not_rated_reason(
+            has_store_data=store_data,
             is_non_game=is_non_game,
             is_delisted=is_delisted,
             has_price=price is not None,
@@ -420,7 +438,7 @@ def assemble(
             # Values come from the resolver and the reason list: no need to re-validate.
             refused.append(
                 NotRated.model_construct(
-                    appid=appid, name=name, reason=reason, review_count=review_count or None
+                    appid=appid, name=title, reason=reason, review_count=review_count or None
                 )
             )
             continue
@@ -446,6 +464,28 @@ def assemble(
         report.early_window += record.early_window is not None
     report.rated = len(rated)
     return rated, refused
+
+
+def _played_length(
+    known: Observations, appid: int, reviewer: ReviewerPlaytime | None
+) -> Length | None:
+    """Return a multiplayer-first app's length as how long players play
+    (:func:`ingest.checks.played_length`), from its reviewers' or owners' median playtime."""
+    found = known.get(appid, "reviewer_playtime")
+    positive = (
+        Resolved(reviewer.positive_hours, found.layer)
+        if found is not None and reviewer is not None and reviewer.positive_hours is not None
+        else None
+    )
+    owners = known.get(appid, "owner_playtime")
+    median = (
+        Resolved(OwnerPlaytime(*owners.value).median_minutes / 60, owners.layer)
+        if owners is not None
+        else known.get(appid, "median_playtime_hours")
+    )
+    return played_length(
+        positive, reviewer.positive_reviewers if reviewer is not None else 0, median
+    )
 
 
 @functools.lru_cache(maxsize=256)

@@ -16,14 +16,17 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 SourceName = Literal["storefront", "player_stats", "play_length", "price_history", "wiki"]
-LengthSource = Literal["hltb", "playtime_estimate"]
-NotRatedReason = Literal["delisted", "too_few_reviews", "no_usd_price", "no_length", "not_a_game"]
+LengthSource = Literal["hltb", "playtime_estimate", "playtime"]
+NotRatedReason = Literal[
+    "delisted", "too_few_reviews", "no_usd_price", "no_length", "not_a_game", "no_store_data"
+]
 NOT_RATED_REASONS: tuple[NotRatedReason, ...] = (
     "delisted",
     "too_few_reviews",
     "no_usd_price",
     "no_length",
     "not_a_game",
+    "no_store_data",
 )
 
 

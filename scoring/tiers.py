@@ -48,7 +48,8 @@ def _reaches(inputs: ValueInputs, cents: int, target: int) -> bool:
 def threshold_usd(inputs: ValueInputs, target: int) -> float | None:
     """Given a game's inputs and a target bang_score (1..100), return the highest price in US
     dollars, in whole cents (2 decimals), at which ``bang_score`` would reach the target with
-    every other input unchanged; None when no price, not even 0, reaches it.
+    every other input unchanged; None when no price, not even 0, reaches it, and for a free
+    game (its score weighs no price).
 
     The answer is exact against :func:`scoring.value.bang_score`: at the returned price the
     score reaches the target, one cent more it does not. There is no price cap: the score falls
@@ -64,6 +65,8 @@ def threshold_usd(inputs: ValueInputs, target: int) -> float | None:
     """
     if not 1 <= target <= 100:
         raise ValueError(f"target must be within 1..100, got {target!r}")
+    if inputs.free:
+        return None  # a free game's score weighs no price: no price reaches or misses a target
     if not _reaches(inputs, 0, target):
         return None
     guess = value.price_for_score(inputs, target - 0.5)

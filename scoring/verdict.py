@@ -245,8 +245,15 @@ def verdict_text(
         )
     else:
         at = usd(price_usd) + (f" on {day(price_date)}" if price_date else "")
-    head = f"{name} is {TIER_WORDS.get(tier, tier)} at {at}"
+    words = TIER_WORDS.get(tier, tier)
     low = decided.recent_low
+    if _cents(price_usd) == 0:
+        # Nothing to buy, nothing to wait for: a free game is worth playing, or not.
+        when = f" (as of {day(price_date)})" if price_date else ""
+        if decided.verdict == "buy_now":
+            return f"{name} is free and {words}{when}: get it now."
+        return f"Skip: {name} is free{when}, but {words}."
+    head = f"{name} is {words} at {at}"
     if decided.verdict == "buy_now":
         up_to = (
             f", and stays a banger up to {usd(becomes_banger_at_usd)}"
@@ -275,10 +282,11 @@ def verdict_text(
             if becomes_banger_at_usd is not None and _cents(seen) <= _cents(becomes_banger_at_usd)
             else "worth it"
         )
+        same = TIER_WORDS.get(tier) == becomes  # a banger waiting for a deep sale stays one
         where = (
-            "that sale makes it"
+            f"that sale {'keeps' if same else 'makes'} it"
             if ended is not None and ended[0] == seen_at and _cents(ended[1]) == _cents(seen)
-            else f"at {usd(seen)}, a price seen on {day(seen_at)}, it is"
+            else f"at {usd(seen)}, a price seen on {day(seen_at)}, it is{' still' if same else ''}"
         )
         return (
             f"Wait for a sale: {head}; {where} {becomes}: wait for {usd(seen)} or less "

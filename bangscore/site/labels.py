@@ -31,8 +31,7 @@ DRIVER_GROUPS: tuple[tuple[str, str], ...] = (
 LENGTH_SOURCES: Mapping[str, str] = {
     "hltb": "main-story time from a play-length source",
     "playtime_estimate": "estimated from how long the game's reviewers play",
-    # A multiplayer-first game: judged on how long people play it, not on a campaign.
-    "playtime": "how long players play it (a multiplayer-first game: median playtime)",
+    "playtime": "how long players play it (a game played mainly with others online)",
 }
 GENRE_LABELS: Mapping[str, str] = {
     "rpg": "RPG",
@@ -139,6 +138,9 @@ def driver_reasons(
     genre = genre_label(str(detail.get("genre", "other")))
     price = float(detail.get("price_usd") or 0)
     hours = detail.get("length_hours")
+    # A multiplayer-first game is measured by how long players play, not by a campaign.
+    played = detail.get("length_source") == "playtime"
+    of_what = "of play" if played else "of main story"
     out: dict[str, str] = {}
     if price == 0:
         out["price"] = "It is free."
@@ -150,14 +152,18 @@ def driver_reasons(
             else ""
         )
         out["price"] = (
-            f"{_usd(price)} for {float(hours):.1f} h of main story is "
+            f"{_usd(price)} for {float(hours):.1f} h {of_what} is "
             f"{_usd(round(per_hour, 2))} an hour{typical}."
         )
     if hours:
         typical_len = (
             f"; a typical {genre} game takes {typical_hours:.1f} h" if typical_hours else ""
         )
-        out["length"] = f"{float(hours):.1f} h of main story{typical_len}."
+        out["length"] = (
+            f"Players play it {float(hours):.1f} h{typical_len}."
+            if played
+            else f"{float(hours):.1f} h of main story{typical_len}."
+        )
     score = detail.get("review_score")
     if score is not None:
         count = int(detail.get("review_count") or 0)

@@ -177,14 +177,16 @@ def test_full_ingest_resolves_every_source(
     assert portal.finish_rate == 0.385
     assert portal.historical_low_usd == 0.99
     assert portal.developer == "Valve"  # storefront's value; the wiki only fills gaps
-    # HLTB has no entry linked to 620: the previous length is kept, with its date.
-    assert (portal.main_story_hours, portal.length_source) == (7.0, "hltb")
+    # The replayed store data (categories Single-player and Co-op, "Co-op" its second tag) make
+    # this Portal 2 multiplayer-first (scoring.genres.multiplayer_first): its length is how
+    # long players play, live SteamSpy's median, not the previous catalogue's HLTB story.
+    assert (portal.main_story_hours, portal.length_source) == (10.9, "playtime")
     assert {k: (p.source, p.date) for k, p in portal.provenance.items()} == {
         "developer": ("live storefront", TODAY),
         "finish_rate": ("live achievements", TODAY),
         "genre": ("live storefront", TODAY),
         "historical_low_usd": ("live itad", TODAY),
-        "length_hours": ("previous catalog play_length", OLD),
+        "length_hours": ("live steamspy", TODAY),
         "median_playtime_hours": ("live steamspy", TODAY),
         "metacritic": ("live storefront", TODAY),
         "name": ("live storefront", TODAY),
@@ -196,9 +198,7 @@ def test_full_ingest_resolves_every_source(
         "tags": ("live storefront", TODAY),
     }
     # Dates follow provenance: the wiki filled nothing, so no value is dated by it.
-    assert portal.sources == Sources(
-        storefront=TODAY, player_stats=TODAY, play_length=OLD, price_history=TODAY
-    )
+    assert portal.sources == Sources(storefront=TODAY, player_stats=TODAY, price_history=TODAY)
     assert portal.estimated == ("finish_rate",)
     # Alyx: delisted on the (replayed) storefront, so its storefront values and date stay; its
     # old sale price is no longer current at the ingest time, so the list price is shown.

@@ -233,6 +233,18 @@ def test_ended_sale(
         ),
         pytest.param(
             "banger",
+            29.99,
+            45.0,
+            40.0,
+            (Sighting(JUL3, 20.99, 30),),
+            (JUL3, 20.99),
+            "Wait for a sale: Kingdom Come: Deliverance II is a banger at list price $29.99; "
+            "$20.99 in the sale seen 3 Jul 2026, since ended; that sale keeps it a banger: "
+            "wait for $20.99 or less ($9.00, 30% less).",
+            id="hades-2-shaped-banger-waits-for-a-deep-sale",
+        ),
+        pytest.param(
+            "banger",
             24.99,
             70.0,
             29.17,
@@ -329,3 +341,22 @@ def test_verdict_text(
 )
 def test_genre_percentiles(games: list[tuple[str, int]], expected: list[float]) -> None:
     assert genre_percentiles(games) == expected
+
+
+@pytest.mark.parametrize(
+    ("tier", "expected"),
+    [
+        pytest.param(
+            "worth_it",
+            "Team Fortress 2 is free and worth it (as of 24 Jul 2026): get it now.",
+            id="good",
+        ),
+        pytest.param(
+            "fair", "Skip: Team Fortress 2 is free (as of 24 Jul 2026), but fair value.", id="fair"
+        ),
+    ],
+)
+def test_verdict_text_of_a_free_game(tier: str, expected: str) -> None:
+    history = (Sighting(AS_OF, 0.0, 0),)
+    decided = verdict(tier, 0.0, None, None, history, AS_OF)
+    assert verdict_text("Team Fortress 2", tier, 0.0, AS_OF, None, None, decided) == expected

@@ -15,7 +15,12 @@ from bangscore.manifest import object_key, read_manifest
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.value import SCORE_VERSION
 from bangscore.site.chart import chart_prices
-from bangscore.site.labels import driver_label, drivers_view, length_source_label
+from bangscore.site.labels import (
+    driver_label,
+    driver_reasons,
+    drivers_view,
+    length_source_label,
+)
 from bangscore.site.render import SiteRenderer
 from bangscore.storage import ObjectStorage
 from tests.factories import SITE
@@ -199,3 +204,28 @@ def test_game_page_header_shows_flags_why_provisional_and_an_ended_sale(
     assert line.startswith(price_line)
     if "ended_sale_usd" in extra:
         assert "$7.99 in the sale seen 3 Jul 2026, since ended" in line
+
+
+@pytest.mark.parametrize(
+    ("source", "length", "price"),
+    [
+        pytest.param(
+            "playtime",
+            "Players play it 56.2 h; a typical Shooter game takes 4.4 h.",
+            "$69.99 for 56.2 h of play is $1.25 an hour.",
+            id="multiplayer-first-by-play",
+        ),
+        pytest.param(
+            "hltb",
+            "56.2 h of main story; a typical Shooter game takes 4.4 h.",
+            "$69.99 for 56.2 h of main story is $1.25 an hour.",
+            id="campaign",
+        ),
+    ],
+)
+def test_a_length_from_play_reads_as_how_long_players_play(
+    source: str, length: str, price: str
+) -> None:
+    detail = {"genre": "shooter", "price_usd": 69.99, "length_hours": 56.2, "length_source": source}
+    reasons = driver_reasons(detail, typical_price_per_hour=None, typical_hours=4.4)
+    assert (reasons["length"], reasons["price"]) == (length, price)

@@ -19,19 +19,9 @@ from email.message import EmailMessage
 from types import TracebackType
 from urllib.parse import unquote, urlsplit
 
+from bangscore.errors import MailError as MailError
+
 TIMEOUT_SECONDS = 20.0
-
-
-class MailError(Exception):
-    """Raised when a message could not be handed to the SMTP server (nothing was sent).
-
-    ``lost`` is True when the connection is gone (unreachable, dropped): nothing more can be
-    sent on it; False when the server refused this one message and is still there.
-    """
-
-    def __init__(self, message: str, *, lost: bool = True) -> None:
-        super().__init__(message)
-        self.lost = lost
 
 
 @dataclass(frozen=True, slots=True)

@@ -107,6 +107,9 @@ class Settings(BaseSettings):
         "BangScore <alerts@bangscore.local>", description="From address of the watch emails"
     )
     itad_api_key: SecretStr | None = Field(None, description="IsThereAnyDeal API key (ingest)")
+    steam_api_key: SecretStr | None = Field(
+        None, description="Steam Web API key (ingest: the app list of changed games)"
+    )
     review_depth: int = Field(500, ge=1, le=10_000, description="Reviews sampled per paid game")
 
     @field_validator("site_url", "base_url")

@@ -13,6 +13,7 @@ import sys
 import time
 from typing import Any
 
+from bangscore.arguments import bounded_int
 from bangscore.settings import Settings
 from bangscore.stores import open_watch_store
 from bangscore.stores.watchstore import (
@@ -157,8 +158,6 @@ def cmd_alerts_send(args: argparse.Namespace, settings: Settings) -> int:
 
 def add_parsers(sub: Any) -> None:
     """Given the top-level subparsers, add ``watch`` and ``alerts``."""
-    from bangscore.cli import bounded_int
-
     watch = sub.add_parser("watch", help="add, list and remove watches").add_subparsers(
         dest="watch_command", required=True
     )

@@ -20,7 +20,8 @@ import secrets
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from bangscore.stores.keystore import KeyStoreError
+from bangscore.errors import TooManyWatches as TooManyWatches
+from bangscore.errors import UnknownWatch as UnknownWatch
 
 WatchTier = Literal["worth_it", "banger"]
 TIERS: tuple[WatchTier, ...] = ("worth_it", "banger")
@@ -31,14 +32,6 @@ _REACHES: dict[str, frozenset[str]] = {
 }
 MAX_BELOW_USD = 10_000.0
 MAX_WATCHES_PER_ADDRESS = 100
-
-
-class UnknownWatch(KeyStoreError, LookupError):
-    """Raised when a watch id names no watch."""
-
-
-class TooManyWatches(KeyStoreError):
-    """Raised when an address already holds :data:`MAX_WATCHES_PER_ADDRESS` watches."""
 
 
 @dataclass(frozen=True, slots=True)

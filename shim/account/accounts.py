@@ -49,6 +49,7 @@ from starlette.routing import BaseRoute, Route
 
 from bangscore.contract.api import ATTRIBUTION_TEXT
 from bangscore.contract.limits import MAX_QUERY_LENGTH
+from bangscore.errors import FormTooLarge as FormTooLarge
 from bangscore.shim.account.passwords import (
     MAX_PASSWORD,
     HashingBusy,
@@ -119,11 +120,6 @@ class SignInLimits:
         if failures < free:
             return 0
         return min(self.max_delay, 1 << min(failures - free, 20))
-
-
-class FormTooLarge(Exception):
-    """Raised when a posted form is larger than :data:`MAX_FORM_BYTES` or has a field larger
-    than :data:`MAX_FIELD_BYTES`."""
 
 
 def signup_network(ip: str) -> str:

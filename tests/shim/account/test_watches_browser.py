@@ -20,20 +20,12 @@ from tests.browser import (
     ConsoleLog,
     axe_violations,
     chromium,
-    missing_tools,
 )
 from tests.live import ShimServer, wait_for
 from tests.smtp_server import SMTPServer, body_text
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.server]
 HOLLOW_KNIGHT = 367520
-
-
-@pytest.fixture(autouse=True)
-def _tools_installed() -> None:
-    """Fail (never skip) when chromium or axe-core is missing: `make deps` installs them."""
-    if (why := missing_tools()) is not None:
-        pytest.fail(why)
 
 
 @pytest.mark.parametrize(

@@ -24,18 +24,18 @@ from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from email.message import EmailMessage
-from email.utils import make_msgid
 from typing import Any, Protocol
 
 import orjson
 from jinja2 import TemplateError
 
 from bangscore.contract.filters import detail_key
-from bangscore.mail import MailError, UnsafeMessage, bodies, compose, domain
+from bangscore.mail import MailError, UnsafeMessage
 from bangscore.manifest import SnapshotError, digest, object_key, read_manifest
 from bangscore.storage import ObjectNotFound, ObjectStorage
 from bangscore.stores.watchstore import PendingConfirmation, SentAlert, WatchRecord, WatchStore
-from bangscore.watch_mail import WatchLinks
+from bangscore.watch_links import WatchLinks
+from bangscore.watch_mail import bodies, compose, confirmation_message, domain
 
 log = logging.getLogger("bangscore.alerts")
 # How long a run holds the store's lease and its claims: past the SMTP run's deadline (60 s)
@@ -142,22 +142,6 @@ def _price_date(record: dict[str, Any]) -> str:
     sources = record.get("sources") or {}
     storefront = sources.get("storefront") if isinstance(sources, dict) else None
     return str(storefront)[:10] if storefront else "date unknown"
-
-
-def confirmation_message(
-    pending: PendingConfirmation, from_address: str, links: WatchLinks
-) -> EmailMessage:
-    """Given a pending confirmation, the sender and the links, return the confirmation email
-    (plain text and HTML from ``mail/confirm``); its link carries the confirmation's id."""
-    text, html = bodies("confirm", url=links.confirm_url(pending.confirm_id))
-    return compose(
-        subject="Confirm your BangScore watch alerts",
-        from_address=from_address,
-        to=pending.email,
-        message_id=make_msgid(domain=domain(from_address)),
-        text=text,
-        html=html,
-    )
 
 
 def _day(iso: str) -> str:

@@ -38,12 +38,10 @@ from dataclasses import dataclass
 from email.message import EmailMessage
 from email.policy import SMTP as SMTP_POLICY
 from email.policy import EmailPolicy
-from email.utils import formatdate, parseaddr
+from email.utils import parseaddr
 from types import TracebackType
 from typing import Any
 from urllib.parse import unquote, urlsplit
-
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from bangscore.contract.mailbox import plain_mailbox
 from bangscore.errors import MailError as MailError
@@ -58,13 +56,6 @@ PYTHON_CHECKS_HEADERS = hasattr(SMTP_POLICY, "verify_generated_headers")
 _VERBATIM = frozenset({"list-unsubscribe", "list-unsubscribe-post"})
 _PRINTABLE_ASCII = re.compile(r"[\x21-\x7e]+(?: [\x21-\x7e]+)*")
 _HEADER_NAME = re.compile(rb"([\x21-\x39\x3b-\x7e]+):")
-# The bodies: jinja2 templates beside the site's, text (as is) and HTML (autoescaped).
-_TEMPLATES = Environment(
-    loader=PackageLoader("bangscore.site", "templates/mail"),
-    autoescape=select_autoescape(enabled_extensions=("html",), default_for_string=False),
-    undefined=StrictUndefined,
-    keep_trailing_newline=True,
-)
 
 
 def header_text(value: object, limit: int = MAX_HEADER_TEXT) -> str:
@@ -118,48 +109,6 @@ POLICY = _Policy(**SMTP_POLICY.__dict__)
 def new_message() -> EmailMessage:
     """Return an empty message under :data:`POLICY` (CR LF lines, verbatim list headers)."""
     return EmailMessage(policy=POLICY)
-
-
-def bodies(template: str, **context: Any) -> tuple[str, str]:
-    """Given a mail template's name (``alert``, ``confirm``) and its values, return the text
-    and the HTML part (the HTML autoescaped). Raises jinja2.UndefinedError for a missing value."""
-    text = _TEMPLATES.get_template(f"{template}.txt").render(**context)
-    html = _TEMPLATES.get_template(f"{template}.html").render(**context)
-    return text, html
-
-
-def compose(
-    *,
-    subject: str,
-    from_address: str,
-    to: str,
-    message_id: str,
-    text: str,
-    html: str,
-    unsubscribe_url: str | None = None,
-) -> EmailMessage:
-    """Given the parts of one email, return it with every header built from neutralised values
-    (:func:`header_text`, :func:`mailbox`) and, with an
-    ``unsubscribe_url``, the RFC 2369/8058 one-click headers. Raises UnsafeMessage for an
-    address that is not a plain mailbox."""
-    message = new_message()
-    message["Subject"] = header_text(subject)
-    message["From"] = from_address
-    message["To"] = mailbox(to, utf8=True)
-    message["Date"] = formatdate(usegmt=True)
-    message["Message-ID"] = message_id
-    if unsubscribe_url is not None:
-        message["List-Unsubscribe"] = f"<{unsubscribe_url}>"
-        message["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
-    message["Auto-Submitted"] = "auto-generated"
-    message.set_content(text)
-    message.add_alternative(html, subtype="html")
-    return message
-
-
-def domain(address: str) -> str:
-    """Given the From setting (``Name <user@host>``), return its domain for Message-IDs."""
-    return address.rsplit("@", 1)[-1].strip(" >") or "bangscore.local"
 
 
 def render(message: EmailMessage, *, utf8: bool = False) -> bytes:
@@ -384,7 +333,7 @@ class Mailer:
         self,
         kind: type[BaseException] | None,
         exc: BaseException | None,
-        traceback: TracebackType | None,
+        _traceback: TracebackType | None,
     ) -> None:
         if self._smtp is not None:
             try:

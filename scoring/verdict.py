@@ -21,10 +21,9 @@ import functools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final, Literal, get_args
+from typing import Final, Literal
 
 Verdict = Literal["buy_now", "wait_for_sale", "skip"]
-VERDICTS: Final[tuple[Verdict, ...]] = get_args(Verdict)
 BUY_NOW_TIERS: Final = frozenset({"banger", "worth_it"})
 PricePoint = tuple[dt.date, float]
 

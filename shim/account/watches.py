@@ -44,7 +44,7 @@ from bangscore.stores.watchstore import (
     WatchStore,
     new_watch_id,
 )
-from bangscore.watch_mail import WatchLinks
+from bangscore.watch_links import WatchLinks
 
 log = logging.getLogger("bangscore.watches")
 MAX_APPID = 2**31 - 1
@@ -169,10 +169,6 @@ class WatchSite:
         return self.accounts.page(
             request, "account_message.html", status, title=title, message=message
         )
-
-    def _to_account(self) -> Response:
-        url = f"{self.accounts.site_url}/account#watches"
-        return RedirectResponse(url, 303, headers=PAGE_HEADERS)
 
     # -- handlers ----------------------------------------------------------------------------
 

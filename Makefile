@@ -85,9 +85,14 @@ serve: $(STAMP)  ## serve the current snapshot on HOST:PORT
 
 run: build demo-key serve  ## the main job: build the snapshot from bundled data, make a demo key, serve it
 
-lint: $(STAMP)  ## ruff lint and format check
+# Dead code: what vulture is sure of (80% and up: unused imports, variables, unreachable code).
+VULTURE_PATHS := bangscore/*.py bangscore/contract bangscore/site bangscore/stores \
+                 bangscore/storage build shim scoring ingest
+
+lint: $(STAMP)  ## ruff lint and format check, vulture (dead code)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/vulture $(VULTURE_PATHS) --min-confidence 80
 
 format: $(STAMP)  ## apply ruff formatting and safe fixes
 	$(BIN)/ruff check --fix .

@@ -29,6 +29,7 @@ The tree (the module that raises each, in brackets)::
     │   ├── UnknownWatch (also LookupError) no watch with that id
     │   └── TooManyWatches                  an address holds the most watches allowed
     ├── MailError                           a message the SMTP server did not take [mail]
+    ├── UnsafeMessage (also ValueError)     a message that cannot be written safely [mail]
     ├── AuthFailure                         a key that cannot be used: 401 [shim.quota]
     ├── BadRequest                          request parameters refused: 400 [shim.problems]
     ├── BodyRefused                         a stalled or malformed request body [shim.protocol]
@@ -153,13 +154,21 @@ class TooManyWatches(KeyStoreError):
 class MailError(BangScoreError):
     """Raised when a message could not be handed to the SMTP server (nothing was sent).
 
-    ``lost`` is True when the connection is gone (unreachable, dropped): nothing more can be
-    sent on it; False when the server refused this one message and is still there.
+    ``lost`` is True when the connection is gone (unreachable, dropped, past its deadline):
+    nothing more can be sent on it; False when the server refused this one message and is
+    still there. ``bounced`` is True for a permanent refusal of the recipient (5xx on RCPT):
+    the address is to be suppressed.
     """
 
-    def __init__(self, message: str, *, lost: bool = True) -> None:
+    def __init__(self, message: str, *, lost: bool = True, bounced: bool = False) -> None:
         super().__init__(message)
         self.lost = lost
+        self.bounced = bounced
+
+
+class UnsafeMessage(BangScoreError, ValueError):
+    """Raised when a message cannot be written safely: a header value that would not stay one
+    header line, or an address that is not a plain ``local@domain``."""
 
 
 # -- the server --------------------------------------------------------------------------------

@@ -21,8 +21,6 @@ from bangscore.stores import open_key_store
 from bangscore.stores.keys import redact
 
 if TYPE_CHECKING:
-    from email.message import EmailMessage
-
     from bangscore.shim.account.watches import WatchOptions
     from bangscore.shim.downloads import ExportService
 
@@ -87,21 +85,13 @@ def app_from_settings(settings: Settings) -> Starlette:
 
 
 def _watch_options(settings: Settings) -> WatchOptions:
-    # The watch pages share the key store's database; confirmation emails go out through the
-    # configured SMTP server at once (without one, `alerts send` sends them).
-    from bangscore.mail import SMTPServer, send_one
+    # The watch pages share the key store's database. They never send mail: confirmations
+    # are queued there and `alerts send` sends them, so a mail outage never holds a worker.
     from bangscore.shim.account.watches import WatchOptions
     from bangscore.stores import open_watch_store
 
-    send_mail = None
-    if settings.smtp_url is not None:
-        server = SMTPServer.from_url(settings.smtp_url.get_secret_value())
-
-        def send_mail(message: EmailMessage) -> None:
-            send_one(server, message)
-
     store = open_watch_store(settings.store_url, create=False)
-    return WatchOptions(store, send_mail, settings.mail_from)
+    return WatchOptions(store)
 
 
 def _export_service(settings: Settings, secret: str) -> ExportService | None:
@@ -158,10 +148,14 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         exempt=frozenset(a.strip() for a in settings.forwarded_allow_ips.split(",") if a.strip()),
     )
 
-    # Workers are separate processes that read Settings() themselves: hand them the overrides.
-    for name, value in settings.model_dump(exclude_none=True).items():
+    # Workers are separate processes that read Settings() themselves: hand them the overrides,
+    # but not the secrets no worker uses (the SMTP URL with its password, the ingest's key).
+    unused = {"smtp_url", "itad_api_key"}
+    for name, value in settings.model_dump(exclude_none=True, exclude=unused).items():
         secret = value.get_secret_value() if isinstance(value, SecretStr) else value
         os.environ[f"BANGSCORE_{name.upper()}"] = str(secret)
+    for name in unused:
+        os.environ.pop(f"BANGSCORE_{name.upper()}", None)
     log_config: dict[str, Any] = copy.deepcopy(LOGGING_CONFIG)
     log_config["filters"] = {"redact": {"()": "bangscore.serve_cli.RedactKeys"}}
     for handler in log_config["handlers"].values():

@@ -21,7 +21,12 @@ from tests.redis_server import (  # noqa: F401 -- fixtures
     store_factory,
 )
 from tests.servers import aws_env, bucket, seaweed, seaweed_factory  # noqa: F401 -- fixtures
-from tests.smtp_server import smtp_server  # noqa: F401 -- fixture
+from tests.smtp_server import (  # noqa: F401 -- fixtures
+    silent_smtp,
+    smtp_server,
+    smtputf8_server,
+    trickling_smtp,
+)
 
 if TYPE_CHECKING:
     from bangscore.ingest.catalog import IngestReport
@@ -49,6 +54,9 @@ MARKS_BY_FIXTURE = {
     "served": "server",
     "storefront_server": "server",
     "smtp_server": "server",
+    "smtputf8_server": "server",
+    "silent_smtp": "server",
+    "trickling_smtp": "server",
 }
 
 

@@ -26,7 +26,7 @@ CHECK_MARKERS := not slow and not s3 and not redis and not browser and not serve
 # CHECK_WORKERS=0 (no workers, one process) can be faster.
 CHECK_WORKERS ?= auto
 
-.PHONY: help venv deps lock hooks build run serve demo-key test check lint format typecheck ranking \
+.PHONY: help venv deps lock hooks build run serve demo-key test check lint format typecheck imports ranking \
         calibrate \
         bench stack clean
 
@@ -85,9 +85,14 @@ serve: $(STAMP)  ## serve the current snapshot on HOST:PORT
 
 run: build demo-key serve  ## the main job: build the snapshot from bundled data, make a demo key, serve it
 
-lint: $(STAMP)  ## ruff lint and format check
+# Dead code: what vulture is sure of (80% and up: unused imports, variables, unreachable code).
+VULTURE_PATHS := bangscore/*.py bangscore/contract bangscore/site bangscore/stores \
+                 bangscore/storage build shim scoring ingest
+
+lint: $(STAMP)  ## ruff lint and format check, vulture (dead code)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/vulture $(VULTURE_PATHS) --min-confidence 80
 
 format: $(STAMP)  ## apply ruff formatting and safe fixes
 	$(BIN)/ruff check --fix .
@@ -96,13 +101,33 @@ format: $(STAMP)  ## apply ruff formatting and safe fixes
 typecheck: $(STAMP)  ## mypy --strict over the four packages, tests/ and bench/
 	$(BIN)/mypy
 
-check: lint typecheck  ## the fast loop (about 20 s warm): lint, typecheck, tests that need no server
+# import-linter's graph builder does not follow symbolic links, and build/ has no __init__.py (so
+# `python -m build` finds PyPA's tool): it reads a copy of the package, links resolved.
+IMPORT_TREE := .import-tree
+
+imports: $(STAMP)  ## check the import contracts of pyproject.toml (import-linter): layers, independence, forbidden
+	rm -rf $(IMPORT_TREE) && mkdir $(IMPORT_TREE)
+	tar -ch --exclude=__pycache__ bangscore | tar -x -C $(IMPORT_TREE)
+	touch $(IMPORT_TREE)/bangscore/build/__init__.py
+	cd $(IMPORT_TREE) && PYTHONPATH=. ../$(BIN)/lint-imports ../pyproject.toml --no-cache
+
+check: lint typecheck imports  ## the fast loop (about 20 s warm): lint, typecheck, import contracts, tests that need no server
 	$(BIN)/pytest -q -n $(CHECK_WORKERS) -m "$(CHECK_MARKERS)"
 
+# `make test`: the tools are checked first (a missing one fails at once, tests/tools.py); then
+# every test but the `serial` ones runs on TEST_WORKERS pytest-xdist workers, the tests of one
+# xdist group (the real catalogue's: tests/conftest.py) on one worker, so it is read and
+# published once; then the `serial` tests, which assert wall-clock timings, run alone. Coverage
+# adds up over both runs.
+TEST_WORKERS ?= auto
+
 test: $(STAMP) deps  ## the whole suite (real servers, chromium), with coverage: coverage/html
+	$(BIN)/python -m tests.tools
 	rm -rf $(COV_DIR) .coverage .coverage.*
-	$(BIN)/pytest -q --cov --cov-report=term --cov-report=html:$(COV_DIR)/html \
-	  --cov-report=xml:$(COV_DIR)/coverage.xml --cov-fail-under=$(COV_FLOOR)
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup -m "not serial" --cov --cov-report=
+	$(BIN)/pytest -q -n 0 -m serial --cov --cov-append --cov-report=term \
+	  --cov-report=html:$(COV_DIR)/html --cov-report=xml:$(COV_DIR)/coverage.xml \
+	  --cov-fail-under=$(COV_FLOOR)
 
 bench: $(STAMP) deps  ## run the benchmark suite and write bench/RESULTS.md
 	$(BIN)/python -m bench.run
@@ -117,5 +142,5 @@ stack: $(STAMP) deps  ## start SeaweedFS, Redis, two shim replicas and nginx on 
 	bash infra/stack.sh
 
 clean:  ## remove the state folder and caches (keeps .venv)
-	rm -rf var .pytest_cache .mypy_cache .ruff_cache .hypothesis tests/output node_modules \
+	rm -rf var .pytest_cache .mypy_cache .ruff_cache .hypothesis tests/output node_modules $(IMPORT_TREE) \
 	  $(COV_DIR) .coverage .coverage.*

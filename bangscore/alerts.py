@@ -18,22 +18,29 @@ Addresses never appear in what this module prints or logs: alerts are named by w
 from __future__ import annotations
 
 import datetime as dt
+import logging
+import secrets
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from email.message import EmailMessage
-from email.utils import formatdate
-from html import escape
 from typing import Any, Protocol
 
 import orjson
+from jinja2 import TemplateError
 
 from bangscore.contract.filters import detail_key
-from bangscore.mail import MailError
+from bangscore.mail import MailError, UnsafeMessage
 from bangscore.manifest import SnapshotError, digest, object_key, read_manifest
 from bangscore.storage import ObjectNotFound, ObjectStorage
-from bangscore.stores.watchstore import SentAlert, WatchRecord, WatchStore
-from bangscore.watch_mail import WatchLinks, confirmation_message
+from bangscore.stores.watchstore import PendingConfirmation, SentAlert, WatchRecord, WatchStore
+from bangscore.watch_links import WatchLinks
+from bangscore.watch_mail import bodies, compose, confirmation_message, domain
+
+log = logging.getLogger("bangscore.alerts")
+# How long a run holds the store's lease and its claims: past the SMTP run's deadline (60 s)
+# with room for the store and the snapshot; a crashed run's lease lapses after it.
+LEASE_SECONDS = 300
 
 
 class Sender(Protocol):
@@ -79,11 +86,18 @@ class SnapshotDetails:
 
 @dataclass
 class AlertRun:
-    """What one run did: watch ids alerted and left pending, how many watches were waiting
-    on an unconfirmed address or re-armed, confirmations sent, and the mail error if any."""
+    """What one run did: watch ids alerted, left pending and skipped (bad record or refused,
+    retried with backoff), how many watches were waiting on an unconfirmed address, re-armed
+    or claimed by another run, confirmations sent, addresses suppressed, the first mail error
+    if any, and whether another run held the lease (then nothing was done)."""
 
     sent: list[str] = field(default_factory=list)
     pending: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    claimed_elsewhere: int = 0
+    suppressed: int = 0
+    locked: bool = False
     unconfirmed: int = 0
     rearmed: int = 0
     confirmations: int = 0
@@ -99,6 +113,12 @@ class AlertRun:
         )
         if self.confirmations_pending:
             line += f", {self.confirmations_pending} confirmations pending"
+        if self.skipped:
+            line += f", {len(self.skipped)} skipped (retried later): {' '.join(self.skipped)}"
+        if self.suppressed:
+            line += f", {self.suppressed} addresses suppressed after a hard bounce"
+        if self.claimed_elsewhere:
+            line += f", {self.claimed_elsewhere} claimed by another run"
         return line
 
 
@@ -124,6 +144,14 @@ def _price_date(record: dict[str, Any]) -> str:
     return str(storefront)[:10] if storefront else "date unknown"
 
 
+def _day(iso: str) -> str:
+    """Given ``YYYY-MM-DD...``, return ``24 Jul 2026``; anything else as it is."""
+    try:
+        return dt.date.fromisoformat(iso[:10]).strftime("%-d %b %Y")
+    except ValueError:
+        return iso
+
+
 def alert_message(
     watch: WatchRecord,
     record: dict[str, Any],
@@ -133,72 +161,50 @@ def alert_message(
     snapshot_id: str,
 ) -> EmailMessage:
     """Given a watch whose condition holds, the game's detail record and the sender, return
-    the alert: plain text and HTML with the game, its dated price, score, tier, verdict (when
-    the snapshot has one) and link, and RFC 8058 one-click unsubscribe headers."""
+    the alert: plain text and HTML (templates ``mail/alert``) with the game, its price and the
+    date that price was seen, score, tier, verdict (when the snapshot has one) and link, and
+    RFC 8058 one-click unsubscribe headers. The subject dates the price ("Hollow Knight:
+    $7.49 (price seen 24 Jul 2026)") and never says "now". Raises UnsafeMessage when the
+    watch's address cannot be written as a plain mailbox."""
     name = str(record.get("name") or f"App {watch.appid}")
     price = _usd(record.get("price_usd"))
-    when = _price_date(record)
+    seen = _day(_price_date(record))
     tier = str(record.get("tier", "")).replace("_", " ")
     score = record.get("bang_score")
-    url = str(record.get("url") or "")
     discount = record.get("discount_percent") or 0
     on_sale = f" ({discount}% off {_usd(record.get('list_price_usd'))})" if discount else ""
     verdict = record.get("verdict")
-    verdict_text = record.get("verdict_text")
     if watch.condition.tier is not None:
         phrase = "a banger" if tier == "banger" else tier
-        subject = f"{name} is now {phrase} on BangScore ({score}) at {price}"
+        subject = f"{name} is {phrase} on BangScore ({score}) at {price} (price seen {seen})"
     else:
-        subject = f"{name} is now {price}, within your {watch.condition.describe()} watch"
-
-    lines = [
-        f"{name}: your watch ({watch.condition.describe()}) has come true.",
-        "",
-        f"Price: {price}{on_sale}, as of {when}",
-        f"bang_score: {score} / 100, {tier}",
-    ]
-    if verdict:
-        lines.append(
-            f"Verdict: {str(verdict).replace('_', ' ')}"
-            + (f". {verdict_text}" if verdict_text else "")
-        )
-    lines += [
-        f"Game page: {url}",
-        "",
-        "This is the one alert for this watch until its condition stops and starts again.",
-        f"Stop watching (one click, no sign-in): {unsubscribe_url}",
-    ]
-    rows = [
-        ("Price", f"{escape(price)}{escape(on_sale)} <small>(as of {escape(when)})</small>"),
-        ("bang_score", f"{escape(str(score))} / 100, {escape(tier)}"),
-    ]
-    if verdict:
-        text = escape(str(verdict).replace("_", " "))
-        rows.append(("Verdict", text + (f". {escape(str(verdict_text))}" if verdict_text else "")))
-    html = (
-        f'<h1 style="font-size:20px"><a href="{escape(url)}">{escape(name)}</a></h1>'
-        f"<p>Your watch ({escape(watch.condition.describe())}) has come true.</p><table>"
-        + "".join(f'<tr><th align="left">{k}</th><td>{v}</td></tr>' for k, v in rows)
-        + f'</table><p><a href="{escape(url)}">Open the game page</a></p>'
-        "<p><small>This is the one alert for this watch until its condition stops and starts "
-        f'again. <a href="{escape(unsubscribe_url)}">Stop watching</a> (one click, no '
-        "sign-in).</small></p>"
+        subject = f"{name}: {price}, within your {watch.condition.describe()} watch"
+        subject += f" (price seen {seen})"
+    text, html = bodies(
+        "alert",
+        name=name,
+        condition=watch.condition.describe(),
+        price=price,
+        on_sale=on_sale,
+        price_date=seen,
+        score=score,
+        tier=tier,
+        verdict=str(verdict).replace("_", " ") if verdict else "",
+        verdict_text=str(record.get("verdict_text") or ""),
+        url=str(record.get("url") or ""),
+        unsubscribe_url=unsubscribe_url,
     )
-    message = EmailMessage()
-    message["Subject"] = subject
-    message["From"] = from_address
-    message["To"] = watch.email
-    message["Date"] = formatdate(usegmt=True)
-    domain = from_address.rsplit("@", 1)[-1].strip(" >") or "bangscore.local"
     # The same id for the same watch and snapshot: a re-send after a crash is a duplicate
     # that mail systems can recognise.
-    message["Message-ID"] = f"<alert.{watch.watch_id}.{snapshot_id}@{domain}>"
-    message["List-Unsubscribe"] = f"<{unsubscribe_url}>"
-    message["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
-    message["Auto-Submitted"] = "auto-generated"
-    message.set_content("\n".join(lines) + "\n")
-    message.add_alternative(html, subtype="html")
-    return message
+    return compose(
+        subject=subject,
+        from_address=from_address,
+        to=watch.email,
+        message_id=f"<alert.{watch.watch_id}.{snapshot_id}@{domain(from_address)}>",
+        text=text,
+        html=html,
+        unsubscribe_url=unsubscribe_url,
+    )
 
 
 def _due(
@@ -219,19 +225,6 @@ def _due(
     return due, rearm
 
 
-def _sent(run: AlertRun, mailer: Sender, message: EmailMessage) -> bool:
-    """Send one message; True if the server accepted it. A refusal of this one message is
-    noted in ``run.error`` and the run goes on; a lost connection (MailError.lost) stops it."""
-    try:
-        mailer.send(message)
-    except MailError as exc:
-        if exc.lost:
-            raise
-        run.error = str(exc)
-        return False
-    return True
-
-
 def send_alerts(
     store: WatchStore,
     details: SnapshotDetails,
@@ -240,40 +233,92 @@ def send_alerts(
     links: WatchLinks,
     from_address: str,
     now: Callable[[], float],
+    lease_seconds: int = LEASE_SECONDS,
 ) -> AlertRun:
     """Given the watch store, the current snapshot, a way to open an SMTP connection, the
-    signed links and the sender address, send every due alert and missing confirmation;
-    return what was done. A MailError stops the sending: what was not accepted stays due for
-    the next run (``AlertRun.error`` says why). Raises KeyStoreUnavailable if the store fails,
-    SnapshotError for a broken snapshot object."""
+    signed links and the sender address, send every queued confirmation and due alert; return
+    what was done.
+
+    The run first takes the store's lease (``AlertRun.locked`` when another run holds it:
+    nothing is done), and claims each alert before sending it, so two runs never mail twice.
+    One record that cannot be written or that the server refuses is skipped, logged by its
+    watch id and retried with backoff; a 5xx on RCPT suppresses the address; every other due
+    alert goes out in the same run. A lost connection stops the sending: what was not
+    accepted stays due (``AlertRun.error`` says why). Raises KeyStoreUnavailable if the store
+    fails, SnapshotError for a broken snapshot object."""
     run = AlertRun()
+    holder = "run_" + secrets.token_urlsafe(12)
+    if not store.acquire_lease(holder, int(now()), lease_seconds):
+        run.locked = True
+        return run
+    try:
+        _send(run, store, details, connect, links, from_address, now, holder, lease_seconds)
+    finally:
+        store.release_lease(holder)
+    return run
+
+
+def _send(
+    run: AlertRun,
+    store: WatchStore,
+    details: SnapshotDetails,
+    connect: Connect,
+    links: WatchLinks,
+    from_address: str,
+    now: Callable[[], float],
+    holder: str,
+    lease_seconds: int,
+) -> None:
     watches = store.list_watches()
     due, rearm = _due(watches, details)
     store.rearm(rearm)
     run.rearmed = len(rearm)
     addresses = {w.email: store.address(w.email) for w in watches}
-    ready = [(w, r) for w, r in due if addresses[w.email].confirmed]
+    ready = [
+        (w, r) for w, r in due if addresses[w.email].confirmed and not addresses[w.email].suppressed
+    ]
     run.unconfirmed = len(due) - len(ready)
-    confirm = sorted(
-        e for e, a in addresses.items() if not a.confirmed and a.confirm_sent_at is None
-    )
+    confirm = store.pending_confirmations()
     if not ready and not confirm:
-        return run
+        return
+    done: set[str] = set()
     try:
         with connect() as mailer:
-            for email in confirm:
-                if _sent(run, mailer, confirmation_message(email, from_address, links)):
-                    store.confirmation_sent(email, int(now()))
+            for pending in confirm:
+
+                def confirmation(p: PendingConfirmation = pending) -> EmailMessage:
+                    return confirmation_message(p, from_address, links)
+
+                label = f"confirmation {pending.confirm_id}"
+                if _deliver(run, store, mailer, pending.email, now, label, confirmation):
+                    store.confirmation_sent(pending.email, int(now()))
                     run.confirmations += 1
             for watch, record in ready:
-                message = alert_message(
-                    watch,
-                    record,
-                    from_address=from_address,
-                    unsubscribe_url=links.unsubscribe_url(watch.watch_id),
-                    snapshot_id=details.snapshot_id,
-                )
-                if not _sent(run, mailer, message):
+                if not store.claim(watch.watch_id, holder, int(now()), lease_seconds):
+                    run.claimed_elsewhere += 1
+                    done.add(watch.watch_id)
+                    continue
+
+                def build(w: WatchRecord = watch, r: dict[str, Any] = record) -> EmailMessage:
+                    return alert_message(
+                        w,
+                        r,
+                        from_address=from_address,
+                        unsubscribe_url=links.unsubscribe_url(w.watch_id),
+                        snapshot_id=details.snapshot_id,
+                    )
+
+                try:
+                    message = _deliver(
+                        run, store, mailer, watch.email, now, f"watch {watch.watch_id}", build
+                    )
+                except MailError:
+                    store.defer(watch.watch_id, int(now()))
+                    raise
+                done.add(watch.watch_id)
+                if message is None:
+                    store.defer(watch.watch_id, int(now()))
+                    run.skipped.append(watch.watch_id)
                     continue
                 price = record.get("price_usd")
                 store.record_alert(
@@ -289,10 +334,42 @@ def send_alerts(
                 run.sent.append(watch.watch_id)
     except MailError as exc:
         run.error = str(exc)
-    sent = set(run.sent)
-    run.pending = [w.watch_id for w, _ in ready if w.watch_id not in sent]
+    run.pending = [w.watch_id for w, _ in ready if w.watch_id not in done]
     run.confirmations_pending = len(confirm) - run.confirmations
-    return run
+
+
+def _deliver(
+    run: AlertRun,
+    store: WatchStore,
+    mailer: Sender,
+    email: str,
+    now: Callable[[], float],
+    label: str,
+    build: Callable[[], EmailMessage],
+) -> EmailMessage | None:
+    """Build and send one message; return it if the server accepted it. A message that cannot
+    be written, or that the server refuses while staying connected, is logged by ``label``
+    (never the address) and None returned; a hard bounce suppresses the address. A lost
+    connection (MailError.lost) is raised."""
+    try:
+        message = build()
+        mailer.send(message)
+    except (UnsafeMessage, TemplateError) as exc:
+        log.warning("%s skipped: %s", label, exc)
+        run.problems.append(f"{label}: {exc}")
+        run.error = run.error or f"{label}: {exc}"
+        return None
+    except MailError as exc:
+        if exc.lost:
+            raise
+        log.warning("%s skipped: %s", label, exc)
+        run.problems.append(f"{label}: {exc}")
+        run.error = run.error or f"{label}: {exc}"
+        if exc.bounced:
+            store.suppress(email, int(now()))
+            run.suppressed += 1
+        return None
+    return message
 
 
 def at(timestamp: float) -> str:

@@ -1,10 +1,13 @@
-"""The root of BangScore's own exceptions, so a caller can catch everything BangScore raises on
-purpose (and nothing else) with one class, as httpx does.
+"""The one tree of BangScore's own exceptions, kept in one module as httpx keeps its own in
+``_exceptions.py``: a caller catches everything BangScore raises on purpose (and nothing else)
+with :class:`BangScoreError`, and each family with its base. The modules that raise them
+re-export them under their old names. (tests/test_errors.py: every exception class of ours
+derives from the root.)
 
-The tree (module of each class in brackets)::
+The tree (the module that raises each, in brackets)::
 
     BangScoreError
-    ├── InvalidLocation (also ValueError)   a storage location or key no store can hold [errors]
+    ├── InvalidLocation (also ValueError)   a storage location or key no store can hold [storage]
     ├── SnapshotError                       a snapshot manifest or pointer is unusable [manifest]
     ├── ObjectStorageError                  object storage failed [storage]
     │   ├── ObjectNotFound (also KeyError)  no object under a key
@@ -12,24 +15,35 @@ The tree (module of each class in brackets)::
     │   ├── PointerConflict                 another build moved ``current`` first
     │   └── CorruptObject                   a body does not match its digest [shim.source]
     ├── ExportError                         a Bulk export manifest is corrupt [contract.export]
+    ├── CatalogError (also ValueError)      a catalog file or raw dump is unreadable [ingest]
+    ├── RowError (also ValueError)          one broken field of a dump row, skipped [ingest.dumps]
+    ├── SourceError                         a live source answered an error status [ingest.http]
+    ├── SourceUnreachableError              a live source could not be reached [ingest.http]
+    ├── UnscorableGame (also ValueError)    a record lacks an input the score needs [scoring]
     ├── CatalogRefused                      a catalogue a build must not publish [build.guard]
-    ├── KeyStoreError                       the key and counter store failed [stores.keystore]
+    ├── KeyStoreError                       the key, account and watch store failed [stores]
     │   ├── KeyStoreUnavailable             down, read-only or locked: answered 503
     │   ├── KeyStoreMissing                 a configured store that does not exist
     │   ├── UnknownKey (also LookupError)   no key with that id
-    │   └── AccountExists                   sign-up for an email already taken
+    │   ├── AccountExists                   sign-up for an email already taken
+    │   ├── UnknownWatch (also LookupError) no watch with that id
+    │   └── TooManyWatches                  an address holds the most watches allowed
+    ├── MailError                           a message the SMTP server did not take [mail]
+    ├── UnsafeMessage (also ValueError)     a message that cannot be written safely [mail]
     ├── AuthFailure                         a key that cannot be used: 401 [shim.quota]
     ├── BadRequest                          request parameters refused: 400 [shim.problems]
+    ├── BodyRefused                         a stalled or malformed request body [shim.protocol]
+    ├── FormTooLarge                        an account form over its size [shim.account]
+    ├── HashingBusy                         too many password checks waiting [shim.account]
     └── Refusal                             a resolver's refusal with a problem code [shim.answer]
         ├── NotFound                        404 (game_not_found, game_not_rated, not_found)
         └── Forbidden                       403 (insufficient_scope)
-
-The ingest and scoring layers keep their own ``ValueError`` subclasses (``CatalogError``,
-``UnscorableGame``, ``RowError``) and ingest's ``SourceError`` family: they describe bad input
-data rather than a failing service, and the command line names each one it handles.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 
 class BangScoreError(Exception):
@@ -39,3 +53,185 @@ class BangScoreError(Exception):
 class InvalidLocation(BangScoreError, ValueError):
     """Raised for a storage location or object key no store can hold (a bad ``--out``,
     ``--snapshot`` or ``--export``, an unknown option, a key that would leave its folder)."""
+
+
+# -- snapshots and object storage --------------------------------------------------------------
+
+
+class SnapshotError(BangScoreError):
+    """Raised when a snapshot is missing, its manifest is corrupt, or it cannot be published."""
+
+
+class ObjectStorageError(BangScoreError):
+    """Base class of storage failures."""
+
+
+class ObjectNotFound(ObjectStorageError, KeyError):
+    """Raised when a key does not exist in the store."""
+
+
+class ObjectStorageUnavailable(ObjectStorageError):
+    """Raised when the store cannot be reached or answered with a fault (retry later)."""
+
+
+class PointerConflict(ObjectStorageError):
+    """Raised when the ``current`` pointer moved since it was read (another build won)."""
+
+
+class CorruptObject(ObjectStorageError):
+    """Raised when a fetched body does not match its manifest digest."""
+
+
+class ExportError(BangScoreError):
+    """Raised when an export manifest is corrupt."""
+
+
+# -- catalogue, scoring and build --------------------------------------------------------------
+
+
+class CatalogError(BangScoreError, ValueError):
+    """A catalog file or the raw dumps are missing or unreadable."""
+
+
+class RowError(BangScoreError, ValueError):
+    """A row field is broken; the message is the counted skip reason."""
+
+
+class SourceUnreachableError(BangScoreError):
+    """The host could not be reached at all (DNS, refused connection, timeouts) after retries."""
+
+
+class SourceError(BangScoreError):
+    """The host answered, but with an error status that retries did not cure."""
+
+    def __init__(self, url: str, status: int) -> None:
+        super().__init__(f"{url} answered HTTP {status}")
+        self.url = url
+        self.status = status
+
+
+class UnscorableGame(BangScoreError, ValueError):
+    """Raised when a record lacks an input the score needs (the catalog rules prevent it)."""
+
+
+class CatalogRefused(BangScoreError):
+    """Raised when a catalogue must not be published; the message says why."""
+
+
+# -- stores and mail ---------------------------------------------------------------------------
+
+
+class KeyStoreError(BangScoreError):
+    """Base class of store failures."""
+
+
+class KeyStoreUnavailable(KeyStoreError):
+    """Raised when the store cannot be reached; callers fail open on counts
+    (docs/API.md#counting)."""
+
+
+class KeyStoreMissing(KeyStoreError):
+    """Raised when a store that must already exist (a command that only reads keys) does not."""
+
+
+class UnknownKey(KeyStoreError, LookupError):
+    """Raised when a key id names no key."""
+
+
+class AccountExists(KeyStoreError):
+    """Raised when an account with the same email is already stored."""
+
+
+class UnknownWatch(KeyStoreError, LookupError):
+    """Raised when a watch id names no watch."""
+
+
+class TooManyWatches(KeyStoreError):
+    """Raised when an address already holds the most watches allowed
+    (``bangscore.stores.watchstore.MAX_WATCHES_PER_ADDRESS``)."""
+
+
+class MailError(BangScoreError):
+    """Raised when a message could not be handed to the SMTP server (nothing was sent).
+
+    ``lost`` is True when the connection is gone (unreachable, dropped, past its deadline):
+    nothing more can be sent on it; False when the server refused this one message and is
+    still there. ``bounced`` is True for a permanent refusal of the recipient (5xx on RCPT):
+    the address is to be suppressed.
+    """
+
+    def __init__(self, message: str, *, lost: bool = True, bounced: bool = False) -> None:
+        super().__init__(message)
+        self.lost = lost
+        self.bounced = bounced
+
+
+class UnsafeMessage(BangScoreError, ValueError):
+    """Raised when a message cannot be written safely: a header value that would not stay one
+    header line, or an address that is not a plain ``local@domain``."""
+
+
+# -- the server --------------------------------------------------------------------------------
+
+
+class AuthFailure(BangScoreError):
+    """Raised when a request's key cannot be used; ``code`` is the problem code."""
+
+    def __init__(self, code: str, detail: str) -> None:
+        super().__init__(detail)
+        self.code = code
+        self.detail = detail
+
+
+@dataclass(frozen=True, slots=True)
+class ParamError:
+    """One invalid parameter: its name and what it accepts (a :class:`BadRequest` holds them)."""
+
+    parameter: str
+    message: str
+
+
+class BadRequest(BangScoreError):
+    """Raised by request parsing with every invalid parameter found (answered as 400)."""
+
+    def __init__(self, errors: Sequence[ParamError]) -> None:
+        super().__init__("; ".join(f"{e.parameter}: {e.message}" for e in errors))
+        self.errors = list(errors)
+
+
+class BodyRefused(BangScoreError):
+    """Raised to the app by ``receive`` when a request body stalls or is malformed: the app
+    answers ``status``/``code`` as a problem, and the connection closes after it."""
+
+    def __init__(self, status: int, code: str, detail: str) -> None:
+        super().__init__(detail)
+        self.status, self.code, self.detail = status, code, detail
+
+
+class FormTooLarge(BangScoreError):
+    """Raised when a posted account form is larger than its bound or has a field larger than
+    its bound (``shim.account.accounts.MAX_FORM_BYTES``, ``MAX_FIELD_BYTES``)."""
+
+
+class HashingBusy(BangScoreError):
+    """Raised when more password checks wait in this process than
+    ``shim.account.passwords.HASHING_QUEUE``."""
+
+
+class Refusal(BangScoreError):
+    """Raised by a resolver that refuses a request with a problem: ``code`` is the problem code
+    (its status comes from the route table's error codes) and ``extra`` any members the problem
+    document carries besides the standard ones."""
+
+    def __init__(self, code: str, detail: str, extra: dict[str, object] | None = None) -> None:
+        super().__init__(detail)
+        self.code = code
+        self.extra = extra
+
+
+class NotFound(Refusal):
+    """A 404: an unknown resource (``not_found``, ``game_not_found``, ``game_not_rated``)."""
+
+
+class Forbidden(Refusal):
+    """A 403: a key whose plan does not cover the resource (``insufficient_scope``)."""

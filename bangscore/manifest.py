@@ -20,14 +20,10 @@ from typing import Any
 import orjson
 from tqdm import tqdm
 
-from bangscore.errors import BangScoreError
+from bangscore.errors import SnapshotError as SnapshotError
 from bangscore.storage import ObjectNotFound, ObjectStorage
 
 MANIFEST_SCHEMA = 1
-
-
-class SnapshotError(BangScoreError):
-    """Raised when a snapshot is missing, its manifest is corrupt, or it cannot be published."""
 
 
 def digest(body: bytes) -> str:

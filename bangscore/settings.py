@@ -106,7 +106,18 @@ class Settings(BaseSettings):
     mail_from: str = Field(
         "BangScore <alerts@bangscore.local>", description="From address of the watch emails"
     )
+    smtp_utf8: bool = Field(
+        False,
+        description="The SMTP relay offers SMTPUTF8: accept non-ASCII addresses at sign-up "
+        "(off: refused, as Amazon SES and most relays cannot take them)",
+    )
+    smtp_deadline_seconds: float = Field(
+        600.0, gt=0, le=3600, description="Total time one `alerts send` may spend on SMTP"
+    )
     itad_api_key: SecretStr | None = Field(None, description="IsThereAnyDeal API key (ingest)")
+    steam_api_key: SecretStr | None = Field(
+        None, description="Steam Web API key (ingest: the app list of changed games)"
+    )
     review_depth: int = Field(500, ge=1, le=10_000, description="Reviews sampled per paid game")
 
     @field_validator("site_url", "base_url")

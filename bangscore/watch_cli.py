@@ -13,6 +13,7 @@ import sys
 import time
 from typing import Any
 
+from bangscore.arguments import bounded_int
 from bangscore.settings import Settings
 from bangscore.stores import open_watch_store
 from bangscore.stores.watchstore import (
@@ -41,6 +42,22 @@ def _usd(raw: str) -> float:
     return round(value, 2)
 
 
+def _unrated(appid: int, location: str) -> str | None:
+    """Given an appid and the snapshot store, return why it cannot be watched (no snapshot,
+    unknown, or known but not rated), or None when the current snapshot rates it."""
+    from bangscore.alerts import SnapshotDetails
+    from bangscore.manifest import SnapshotError
+    from bangscore.storage import ObjectStorageError, open_object_storage
+
+    try:
+        details = SnapshotDetails(open_object_storage(location))
+        if details.get(appid) is not None:
+            return None
+    except (SnapshotError, ObjectStorageError) as exc:
+        return f"no snapshot to check appid {appid} against: {exc}"
+    return f"appid {appid} is not a rated game in snapshot {details.snapshot_id}"
+
+
 def cmd_watch_add(args: argparse.Namespace, settings: Settings) -> int:
     """Add a watch for an address (confirmed by the operator) and print its id."""
     from bangscore.stores.addresses import normalize_email
@@ -50,6 +67,10 @@ def cmd_watch_add(args: argparse.Namespace, settings: Settings) -> int:
         print("error: --account must be an email address", file=sys.stderr)
         return 2
     condition = Condition(tier=args.tier, below_usd=args.below)
+    problem = _unrated(args.appid, args.snapshot or settings.snapshot_location)
+    if problem is not None:
+        print(f"error: {problem}", file=sys.stderr)
+        return 1
     now = int(time.time())
     store = _store(settings, create=True)
     try:
@@ -103,11 +124,12 @@ def cmd_alerts_send(args: argparse.Namespace, settings: Settings) -> int:
     """Send the alerts of every watch whose condition became true; exit 1 if any stays
     pending (the SMTP server refused or could not be reached: retried next run)."""
     from bangscore.alerts import SnapshotDetails, send_alerts
-    from bangscore.mail import Mailer, SMTPServer
+    from bangscore.mail import PYTHON_CHECKS_HEADERS, Mailer, SMTPServer
     from bangscore.manifest import SnapshotError
     from bangscore.storage import ObjectStorageError, open_object_storage
+    from bangscore.stores.keystore import KeyStoreMissing
     from bangscore.stores.secret import load_session_secret
-    from bangscore.watch_mail import WatchLinks
+    from bangscore.watch_links import WatchLinks
 
     if settings.smtp_url is None:
         print("error: BANGSCORE_SMTP_URL is not set: no alert can be sent", file=sys.stderr)
@@ -122,29 +144,49 @@ def cmd_alerts_send(args: argparse.Namespace, settings: Settings) -> int:
     except (SnapshotError, ObjectStorageError) as exc:
         print(f"error: no snapshot to compare the watches with: {exc}", file=sys.stderr)
         return 1
-    links = WatchLinks(
-        load_session_secret(settings.session_secret, settings.state_dir), settings.site_url
-    )
+    try:
+        # Never invented here: links signed with a secret the server does not have all
+        # answer 400 (`serve` refuses to start without it too).
+        secret = load_session_secret(settings.session_secret, settings.state_dir, create=False)
+    except KeyStoreMissing as exc:
+        print(f"error: {exc}: the links of the emails could not be checked", file=sys.stderr)
+        return 2
+    if not PYTHON_CHECKS_HEADERS:
+        print(
+            "warning: this Python's email package lacks the CVE-2024-6923 fix (3.11.10, "
+            "3.12.5, 3.13.0); every message's header block is checked by BangScore instead",
+            file=sys.stderr,
+        )
+    links = WatchLinks(secret, settings.site_url)
     store = _store(settings, create=settings.store is None)
     started = time.perf_counter()
+    deadline = settings.smtp_deadline_seconds
     try:
         watches = len(store.list_watches())
         run = send_alerts(
             store,
             details,
-            lambda: Mailer(server),
+            lambda: Mailer(server, deadline=deadline),
             links=links,
             from_address=settings.mail_from,
             now=time.time,
+            lease_seconds=int(deadline) + 240,
         )
     except SnapshotError as exc:
         print(f"error: {exc}; nothing more was sent, the rest stays due", file=sys.stderr)
         return 1
     finally:
         store.close()
+    if run.locked:
+        print(
+            "error: another `alerts send` holds this store's lease; nothing sent", file=sys.stderr
+        )
+        return 1
     print(f"{run.summary(watches, details.snapshot_id)}; {time.perf_counter() - started:.1f} s")
     for watch_id in run.sent:
         print(f"sent {watch_id}")
+    for problem in run.problems:
+        print(f"skipped {problem}", file=sys.stderr)
     if run.error is not None:
         pending = len(run.pending) + run.confirmations_pending
         print(
@@ -157,8 +199,6 @@ def cmd_alerts_send(args: argparse.Namespace, settings: Settings) -> int:
 
 def add_parsers(sub: Any) -> None:
     """Given the top-level subparsers, add ``watch`` and ``alerts``."""
-    from bangscore.cli import bounded_int
-
     watch = sub.add_parser("watch", help="add, list and remove watches").add_subparsers(
         dest="watch_command", required=True
     )
@@ -168,6 +208,7 @@ def add_parsers(sub: Any) -> None:
     cond = p.add_mutually_exclusive_group(required=True)
     cond.add_argument("--tier", choices=TIERS, help="alert when the game reaches this tier")
     cond.add_argument("--below", type=_usd, help="alert when its price is this USD or less")
+    p.add_argument("--snapshot", help="snapshot store the appid is checked in (default: served)")
     p.set_defaults(func=cmd_watch_add)
     p = watch.add_parser("list", help="list watches")
     p.add_argument("--account")

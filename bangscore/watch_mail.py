@@ -1,86 +1,83 @@
-"""Signed links of the watch emails and the address confirmation message.
+"""The watch emails, rendered from templates, with the signed links of :mod:`bangscore.watch_links`.
 
-Links are signed with itsdangerous under the site's session secret (each kind under its own
-salt), so every replica and ``bangscore alerts send`` make and check the same links:
-
-- ``{site}/account/watches/confirm?t=`` confirms an address (valid for 30 days);
-- ``{site}/account/watches/unsubscribe?t=`` removes one watch without signing in; it is the
-  RFC 8058 one-click target (a POST with ``List-Unsubscribe=One-Click``), and a GET shows a
-  form that POSTs to it, so a mail scanner fetching the link removes nothing.
+The bodies are jinja2 templates beside the site's (``bangscore/site/templates/mail``): a text
+part (no escaping) and an HTML part (autoescaped). Headers are built by
+:mod:`bangscore.mail` from neutralised values only.
 """
 
 from __future__ import annotations
 
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
-from html import escape
+from typing import Any
 
-from itsdangerous import BadSignature, URLSafeSerializer, URLSafeTimedSerializer
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-CONFIRM_SALT = "bangscore-watch-confirm"
-UNSUBSCRIBE_SALT = "bangscore-watch-unsubscribe"
-CONFIRM_SECONDS = 30 * 86_400
+from bangscore.mail import header_text, mailbox, new_message
+from bangscore.stores.watchstore import PendingConfirmation
+from bangscore.watch_links import WatchLinks
 
-
-class WatchLinks:
-    """Makes and checks the signed confirmation and unsubscribe links of one site."""
-
-    def __init__(self, secret: str, site_url: str) -> None:
-        self.site_url = site_url.rstrip("/")
-        self._confirm = URLSafeTimedSerializer(secret, salt=CONFIRM_SALT)
-        self._unsubscribe = URLSafeSerializer(secret, salt=UNSUBSCRIBE_SALT)
-
-    def confirm_url(self, email: str) -> str:
-        """Given an address, return its signed confirmation link."""
-        return f"{self.site_url}/account/watches/confirm?t={self._confirm.dumps(email)}"
-
-    def unsubscribe_url(self, watch_id: str) -> str:
-        """Given a watch id, return its signed one-click unsubscribe link."""
-        return f"{self.site_url}/account/watches/unsubscribe?t={self._unsubscribe.dumps(watch_id)}"
-
-    def confirmed_email(self, token: str) -> str | None:
-        """Given a confirmation token, return its address, or None if forged or expired."""
-        try:
-            value = self._confirm.loads(token, max_age=CONFIRM_SECONDS)
-        except BadSignature:
-            return None
-        return value if isinstance(value, str) else None
-
-    def unsubscribed_watch(self, token: str) -> str | None:
-        """Given an unsubscribe token, return its watch id, or None if forged."""
-        try:
-            value = self._unsubscribe.loads(token)
-        except BadSignature:
-            return None
-        return value if isinstance(value, str) else None
+_TEMPLATES = Environment(
+    loader=PackageLoader("bangscore.site", "templates/mail"),
+    autoescape=select_autoescape(enabled_extensions=("html",), default_for_string=False),
+    undefined=StrictUndefined,
+    keep_trailing_newline=True,
+)
 
 
-def confirmation_message(email: str, from_address: str, links: WatchLinks) -> EmailMessage:
-    """Given an address, the sender and the links, return the confirmation email (plain
-    text and HTML) that an address's first watch sends."""
-    url = links.confirm_url(email)
-    message = EmailMessage()
-    message["Subject"] = "Confirm your BangScore watch alerts"
+def bodies(template: str, **context: Any) -> tuple[str, str]:
+    """Given a mail template's name (``alert``, ``confirm``) and its values, return the text
+    and the HTML part (the HTML autoescaped). Raises jinja2.UndefinedError for a missing value."""
+    text = _TEMPLATES.get_template(f"{template}.txt").render(**context)
+    html = _TEMPLATES.get_template(f"{template}.html").render(**context)
+    return text, html
+
+
+def compose(
+    *,
+    subject: str,
+    from_address: str,
+    to: str,
+    message_id: str,
+    text: str,
+    html: str,
+    unsubscribe_url: str | None = None,
+) -> EmailMessage:
+    """Given the parts of one email, return it with every header built from neutralised values
+    (:func:`bangscore.mail.header_text`, :func:`bangscore.mail.mailbox`) and, with an
+    ``unsubscribe_url``, the RFC 2369/8058 one-click headers. Raises UnsafeMessage for an
+    address that is not a plain mailbox."""
+    message = new_message()
+    message["Subject"] = header_text(subject)
     message["From"] = from_address
-    message["To"] = email
+    message["To"] = mailbox(to, utf8=True)
     message["Date"] = formatdate(usegmt=True)
-    message["Message-ID"] = make_msgid(domain=_domain(from_address))
+    message["Message-ID"] = message_id
+    if unsubscribe_url is not None:
+        message["List-Unsubscribe"] = f"<{unsubscribe_url}>"
+        message["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     message["Auto-Submitted"] = "auto-generated"
-    message.set_content(
-        "You asked BangScore to watch a game for you.\n\n"
-        f"Confirm this address to receive its alerts:\n{url}\n\n"
-        "Until it is confirmed we send nothing else to this address. If you did not ask, "
-        "ignore this email.\n"
-    )
-    message.add_alternative(
-        "<p>You asked BangScore to watch a game for you.</p>"
-        f'<p><a href="{escape(url)}">Confirm this address</a> to receive its alerts.</p>'
-        "<p>Until it is confirmed we send nothing else to this address. If you did not ask, "
-        "ignore this email.</p>",
-        subtype="html",
-    )
+    message.set_content(text)
+    message.add_alternative(html, subtype="html")
     return message
 
 
-def _domain(address: str) -> str:
+def confirmation_message(
+    pending: PendingConfirmation, from_address: str, links: WatchLinks
+) -> EmailMessage:
+    """Given a pending confirmation, the sender and the links, return the confirmation email
+    (plain text and HTML from ``mail/confirm``); its link carries the confirmation's id."""
+    text, html = bodies("confirm", url=links.confirm_url(pending.confirm_id))
+    return compose(
+        subject="Confirm your BangScore watch alerts",
+        from_address=from_address,
+        to=pending.email,
+        message_id=make_msgid(domain=domain(from_address)),
+        text=text,
+        html=html,
+    )
+
+
+def domain(address: str) -> str:
+    """Given the From setting (``Name <user@host>``), return its domain for Message-IDs."""
     return address.rsplit("@", 1)[-1].strip(" >") or "bangscore.local"

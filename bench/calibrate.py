@@ -515,11 +515,13 @@ def render_report(
         "1,000-3,000 recent reviews of any purchase type, or the least count Steam's review "
         "summary implies), listed in `estimated` as `review_count`; for many small games the "
         "2026 sample outnumbers SteamSpy's January 2025 total.",
-        f"- Genre: {gc['other']:,} games ({_pct(gc['other'], n)}) are `other`; the one-genre "
-        "mapping walks rules in a fixed order, so a game's most-voted tag does not always "
-        "decide. A genre sets the normal length a game is judged against, so a short RPG "
-        "(Undertale, 7 h, now rpg rather than narrative) scores lower than the same hours "
-        "filed as narrative would.",
+        f"- Genre: {gc['other']:,} games ({_pct(gc['other'], n)}) are `other` (simulation, "
+        "sandbox, survival crafting, racing, sports, puzzle, management). The one-genre rule "
+        "(`scoring/genres.py`) is checked against 200 games labelled by hand "
+        "(`tests/scoring/genre_labels.csv`); what it misses sits between two genres: co-op "
+        "shooters, puzzle adventures with a story, short indie games tagged Action. A genre "
+        "sets the normal length a game is judged against, so a short RPG (Undertale, 7 h, rpg "
+        "rather than narrative) scores lower than the same hours filed as narrative would.",
         "- Tools are found by their players' tags ('Software Training', 'Utilities' in the "
         "top 10); an aim trainer or desktop app without them counts its hours like a game.",
         "",

@@ -27,10 +27,10 @@ from bangscore.build.publish import PublishReport, publish
 from bangscore.build.snapshot import snapshot_objects
 from bangscore.ingest.catalog import load_bundled_catalog
 from bangscore.manifest import digest, read_manifest
-from bangscore.s3 import S3Config, S3Storage
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import Catalog
 from bangscore.storage import LocalStorage, ObjectStorage, StoredObject
+from bangscore.storage.s3 import S3Config, S3Storage
 from bench.scale import perturb, scale_catalog
 
 SITE = "http://127.0.0.1:8000"

@@ -22,7 +22,7 @@ import csv
 import datetime as dt
 import gzip
 import io
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +31,7 @@ import orjson
 from bangscore.build.buyer import buyer_fields
 from bangscore.build.buyer import prices_as_of as newest_price_day
 from bangscore.build.openapi import DETAIL_PROPERTIES
+from bangscore.build.score_history import ScorePoint, wire
 from bangscore.build.wire import detail_record, dumps
 from bangscore.contract.export import (
     CHANGES_JSONL,
@@ -87,6 +88,8 @@ def csv_cell(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, list):
+        if any(isinstance(v, dict) for v in value):  # price_history, score_history
+            return dumps(value).decode()
         return "|".join(str(v) for v in value)
     if isinstance(value, dict):
         return dumps(value).decode()  # str() would give a Python repr no CSV reader can parse
@@ -219,15 +222,26 @@ def list_exports(storage: ObjectStorage) -> list[str]:
 
 
 def export_records(
-    games: Sequence[ScoredGame], site_url: str, prices_as_of: dt.datetime | None
+    games: Sequence[ScoredGame],
+    site_url: str,
+    prices_as_of: dt.datetime | None,
+    score_history: Mapping[int, Sequence[ScorePoint]] | None = None,
 ) -> list[dict[str, Any]]:
-    """Given a build's scored games (list order), the site URL and the catalogue's
-    ``prices_as_of`` (UTC, or None), return their detail records exactly as the snapshot
-    serves them: every field, the verdict and the genre percentile included."""
+    """Given a build's scored games (list order), the site URL, the catalogue's
+    ``prices_as_of`` (UTC, or None) and the games' score histories by appid, return their
+    detail records exactly as the snapshot serves them: every field, the verdict, the genre
+    percentile and the score history included."""
     as_of_day = prices_as_of.date() if prices_as_of is not None else newest_price_day(games)
     buyer = buyer_fields(games, as_of_day)
+    histories = score_history or {}
     return [
-        detail_record(game, site_url, prices_as_of, extra)
+        detail_record(
+            game,
+            site_url,
+            prices_as_of,
+            extra,
+            score_history=wire(histories.get(game.record.appid, ())),
+        )
         for game, extra in zip(games, buyer, strict=True)
     ]
 
@@ -241,9 +255,11 @@ def write_export(
     site_url: str,
     keep: int,
     prices_as_of: dt.datetime | None = None,
+    score_history: Mapping[int, Sequence[ScorePoint]] | None = None,
 ) -> Export:
-    """Given an export store, a build's scored games (list order) and the catalogue's
-    ``prices_as_of``, write its export (:func:`export_records`) and return it; prune to the
+    """Given an export store, a build's scored games (list order), the catalogue's
+    ``prices_as_of`` and the games' score histories (:mod:`build.score_history`, as the build
+    published them), write its export (:func:`export_records`) and return it; prune to the
     newest ``keep`` exports. latest.json is written last, so a reader never sees a manifest
     whose files are missing. Raises ObjectStorageError."""
     previous = read_latest(storage)
@@ -254,7 +270,7 @@ def write_export(
         except ObjectNotFound:
             previous = None  # an export whose files are gone cannot be diffed against
     export = render_export(
-        export_records(games, site_url, prices_as_of),
+        export_records(games, site_url, prices_as_of, score_history),
         snapshot_id=snapshot_id,
         created_at=created_at,
         previous=previous,

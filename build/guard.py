@@ -11,15 +11,11 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
-from bangscore.errors import BangScoreError
+from bangscore.errors import CatalogRefused as CatalogRefused
 from bangscore.scoring.records import GameRecord
 
 MAX_PRICE_USD = 10_000.0  # Steam's own ceiling is far below; past this a price is a typo
 MAX_SHRINK = 0.2  # a rated set smaller by more than this share needs --allow-shrink
-
-
-class CatalogRefused(BangScoreError):
-    """Raised when a catalogue must not be published; the message says why."""
 
 
 def check_catalog(records: Sequence[GameRecord]) -> None:

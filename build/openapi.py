@@ -121,6 +121,21 @@ DETAIL_PROPERTIES: dict[str, Any] = {
             }
         ),
     },
+    "score_history": {
+        "type": "array",
+        "maxItems": 60,
+        "description": (
+            "The bang_score and price at each snapshot where either changed, oldest first, "
+            "dated by the snapshot's prices_as_of day."
+        ),
+        "items": _obj(
+            {
+                "date": {"type": "string", "format": "date"},
+                "bang_score": {"type": "integer", "minimum": 0, "maximum": 100},
+                "price_usd": {"type": "number", "minimum": 0},
+            }
+        ),
+    },
     "review_count": {"type": "integer", "minimum": 0},
     "tags": {"type": "array", "items": {"type": "string"}},
     "refunded_review_over_2h": _FRACTION_NULL,

@@ -26,6 +26,14 @@ from bangscore.build.buyer import (
 )
 from bangscore.build.buyer import prices_as_of as newest_price_day
 from bangscore.build.openapi import openapi_document
+from bangscore.build.score_history import (
+    SCORE_HISTORY_KEY,
+    ScoreHistory,
+    ScorePoint,
+    encode,
+    extend,
+)
+from bangscore.build.score_history import wire as score_wire
 from bangscore.build.wire import detail_record, dumps, list_item, rfc3339
 from bangscore.contract.api import root_listing
 from bangscore.contract.filters import (
@@ -63,7 +71,12 @@ from bangscore.site.chart import WIDTH as WIDE_CHART
 from bangscore.site.chart import chart_prices, price_curve_svg
 from bangscore.site.history_chart import NARROW_WIDTH as NARROW_HISTORY
 from bangscore.site.history_chart import WIDTH as WIDE_HISTORY
-from bangscore.site.history_chart import HistoryPoint, history_rows, price_history_svg
+from bangscore.site.history_chart import (
+    HistoryPoint,
+    ScoreMark,
+    history_rows,
+    price_history_svg,
+)
 from bangscore.site.render import SiteRenderer
 from bangscore.storage import StoredObject
 
@@ -147,10 +160,13 @@ def snapshot_objects(
     prices_as_of: dt.datetime | None = None,
     created_at: dt.datetime | None = None,
     workers: int = 1,
+    score_history: ScoreHistory | None = None,
 ) -> Iterator[StoredObject]:
-    """Given scored games in list order, the known apps that are not rated, the URLs and the
-    catalog's ``prices_as_of`` (UTC), yield every object of the snapshot. With ``workers`` > 1
-    the games' objects are rendered by that many forked processes (same bytes, same order).
+    """Given scored games in list order, the known apps that are not rated, the URLs, the
+    catalog's ``prices_as_of`` (UTC) and the current snapshot's score histories
+    (:func:`build.score_history.read_score_history`; None: none yet), yield every object of the
+    snapshot, the extended score histories among them. With ``workers`` > 1 the games' objects
+    are rendered by that many forked processes (same bytes, same order).
 
     Keys are relative to the snapshot (see :mod:`bangscore.contract.filters`); bodies are final
     bytes.
@@ -177,10 +193,24 @@ def snapshot_objects(
         "snapshot_date": snapshot_date.isoformat() if snapshot_date else None,
         "prices_as_of": as_of_day.isoformat() if as_of_day else None,
     }
+    scores = ((g.record.appid, g.bang_score, g.record.price_usd) for g in games)
+    # Dated by the prices' day, so a rebuild of the same catalogue adds no point.
+    histories = extend(score_history or {}, scores, as_of_day or snapshot_date or dt.date.today())
     pages = GamePages(
-        games, items, better, buyer, typical, site, site_url, prices_as_of, as_of_day, dates
+        games,
+        items,
+        better,
+        buyer,
+        typical,
+        site,
+        site_url,
+        prices_as_of,
+        as_of_day,
+        dates,
+        histories,
     )
     yield from game_objects(pages, workers)
+    yield StoredObject(SCORE_HISTORY_KEY, encode(histories), JSON_TYPE)
     yield StoredObject(INDEX_KEY, dumps(compact_index(games, items, as_of)), JSON_TYPE)
     yield StoredObject(
         NOT_RATED_KEY, dumps(not_rated_index(not_rated, unrated_aliases(not_rated))), JSON_TYPE
@@ -217,17 +247,22 @@ class GamePages:
     prices_as_of: dt.datetime | None
     as_of_day: dt.date | None
     dates: dict[str, str | None]
+    histories: Mapping[int, Sequence[ScorePoint]]
 
     def objects(self, n: int) -> list[StoredObject]:
         """Given a position in list order, return that game's detail record, page and badge."""
         game, extra = self.games[n], self.buyer[n]
-        detail = detail_record(game, self.site_url, self.prices_as_of, extra, self.items[n])
+        history = self.histories.get(game.record.appid, ())
+        detail = detail_record(
+            game, self.site_url, self.prices_as_of, extra, self.items[n], score_wire(history)
+        )
         points = price_points(game.record)
+        marks = [ScoreMark(p.date, p.bang_score) for p in history]
         typical = self.typical[game.genre]
         html = self.site.game_page(
             detail,
             chart=price_chart(game, detail),
-            history=history_chart(points, self.as_of_day, detail["name"]),
+            history=history_chart(points, self.as_of_day, detail["name"], marks),
             history_rows=history_rows(points),
             better=[self.items[i] for i in self.better[n]],
             typical_price_per_hour=typical.price_per_hour,
@@ -301,11 +336,18 @@ def unrated_aliases(apps: Sequence[NotRated]) -> dict[str, int]:
     return curated_for(a.appid for a in apps)
 
 
-def history_chart(points: Sequence[HistoryPoint], as_of: dt.date | None, name: str) -> str:
-    """Given a game's dated prices, the prices' as-of date and its name, return the game
-    page's price-history charts (SVG): one for wide screens, one for phones."""
+def history_chart(
+    points: Sequence[HistoryPoint],
+    as_of: dt.date | None,
+    name: str,
+    scores: Sequence[ScoreMark] = (),
+) -> str:
+    """Given a game's dated prices, the prices' as-of date, its name and its score marks,
+    return the game page's price-history charts (SVG): one for wide screens, one for phones."""
     return "\n".join(
-        price_history_svg(points, as_of=as_of, name=name, chart_id=chart_id, width=width)
+        price_history_svg(
+            points, as_of=as_of, name=name, chart_id=chart_id, width=width, scores=scores
+        )
         for chart_id, width in (
             ("history-chart", WIDE_HISTORY),
             ("history-chart-narrow", NARROW_HISTORY),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -113,12 +114,14 @@ def detail_record(
     prices_as_of: dt.datetime | None = None,
     buyer: JSON | None = None,
     item: JSON | None = None,
+    score_history: Sequence[JSON] = (),
 ) -> JSON:
     """Given a scored game, the site URL, the catalog's ``prices_as_of`` (UTC, None when
     the catalog predates it) and its buyer fields (``verdict``, ``verdict_price_usd``,
     ``verdict_text``, ``genre_percentile``: :func:`build.buyer.buyer_fields`; None leaves them
     out) and its list item when the caller has made it already (:func:`list_item` for the same
-    game and site URL, copied, not changed; None makes it), return the detail record
+    game and site URL, copied, not changed; None makes it) and its ``score_history`` wire
+    value (:func:`build.score_history.wire`), return the detail record
     (docs/API.md#detail-record).
 
     Holds every list field, every refund-signal field (null until sampled), then the detail
@@ -154,6 +157,7 @@ def detail_record(
                 }
                 for point in rec.price_history
             ],
+            "score_history": list(score_history),
             "review_count": rec.review_count,
             "tags": list(rec.tags),
             "refunded_review_over_2h": _r(sample.over_2h, 3) if sample else None,

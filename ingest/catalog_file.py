@@ -14,13 +14,10 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
+from bangscore.errors import CatalogError as CatalogError
 from bangscore.scoring.records import Catalog, GameRecord, Provenance
 
 __all__ = ["CatalogError", "read_catalog", "write_catalog"]
-
-
-class CatalogError(ValueError):
-    """A catalog file or the raw dumps are missing or unreadable."""
 
 
 def write_catalog(catalog: Catalog, path: Path) -> None:

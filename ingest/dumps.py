@@ -22,11 +22,9 @@ from typing import Any, Generic, TypeVar
 
 import orjson
 
+from bangscore.errors import RowError as RowError
+
 T = TypeVar("T")
-
-
-class RowError(ValueError):
-    """A row field is broken; the message is the counted skip reason."""
 
 
 @dataclass

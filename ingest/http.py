@@ -2,7 +2,10 @@
 
 Politeness: one token bucket per host caps the request rate (the storefront's appdetails
 tolerates about 200 requests per 5 minutes). Robustness: timeouts on every request, and retries
-with exponential backoff on 429, 5xx and transport errors, honouring ``Retry-After``. Resumability:
+with exponential backoff on 429, 5xx and read errors, honouring ``Retry-After``. Failing fast: a
+host whose name does not resolve or that refuses the connection is not retried (a retry cannot
+cure it, and four backoffs cost 30 s per source offline); it is marked down for the rest of the
+run, so every later request to it fails at once without touching the network. Resumability:
 every successful response body is kept on disk under the run date, keyed by method, URL and body,
 so a rerun on the same day never refetches what it already has.
 """
@@ -15,6 +18,7 @@ import hashlib
 import json
 import os
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,27 +28,18 @@ import httpx
 from tenacity import (
     RetryCallState,
     Retrying,
+    retry_if_exception,
     retry_if_exception_type,
     stop_after_attempt,
 )
+
+from bangscore.errors import SourceError as SourceError
+from bangscore.errors import SourceUnreachableError as SourceUnreachableError
 
 USER_AGENT = "bangscore-ingest/0.1 (+https://github.com/bangscore; polite nightly refresh)"
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
 Params = Mapping[str, str | int]
-
-
-class SourceUnreachableError(Exception):
-    """The host could not be reached at all (DNS, refused connection, timeouts) after retries."""
-
-
-class SourceError(Exception):
-    """The host answered, but with an error status that retries did not cure."""
-
-    def __init__(self, url: str, status: int) -> None:
-        super().__init__(f"{url} answered HTTP {status}")
-        self.url = url
-        self.status = status
 
 
 class _RetryableStatusError(Exception):
@@ -53,6 +48,24 @@ class _RetryableStatusError(Exception):
         self.url = url
         self.status = status
         self.retry_after = retry_after
+
+
+def _shown(url: httpx.URL) -> str:
+    """Given a request URL, return it as errors and reports may show it: without its API key
+    (the ``key`` query parameter of the Steam Web API and of IsThereAnyDeal)."""
+    return str(url.copy_remove_param("key"))
+
+
+def _transient_transport_error(error: BaseException) -> bool:
+    """Given an exception, return True for a transport error worth retrying: one after the
+    connection was made (a read or write that broke, a read timeout). A name that does not
+    resolve, a refused connection or a connect timeout is a host that is down: False.
+
+    httpx raises ``ConnectError`` for both DNS failures and refused connections and
+    ``ConnectTimeout`` when connecting takes too long (httpx docs, "Exceptions")."""
+    if isinstance(error, httpx.ConnectError | httpx.ConnectTimeout):
+        return False
+    return isinstance(error, httpx.TransportError)
 
 
 @dataclass(frozen=True)
@@ -161,6 +174,8 @@ class ClientSettings:
     """Knobs of :class:`PoliteClient`: timeouts (s), retry attempts and backoff (s), rate limits."""
 
     timeout_seconds: float = 30.0
+    # A live host accepts a connection in well under a second; a dead one should cost little.
+    connect_timeout_seconds: float = 5.0
     attempts: int = 5
     backoff_base_seconds: float = 2.0
     backoff_max_seconds: float = 120.0
@@ -191,14 +206,19 @@ class PoliteClient:
         self._clock = clock
         self._buckets: dict[str, TokenBucket] = {}
         self._http = httpx.Client(
-            timeout=settings.timeout_seconds,
+            timeout=httpx.Timeout(
+                settings.timeout_seconds, connect=settings.connect_timeout_seconds
+            ),
             headers={"User-Agent": settings.user_agent, "Accept": "application/json"},
             follow_redirects=True,
             transport=transport,
         )
         self.network_requests = 0
+        self.requests_by_host: Counter[str] = Counter()
         self.cache_hits = 0
         self.slept: list[float] = []
+        # Hosts that could not be connected to this run, with the reason: never tried again.
+        self.down: dict[str, str] = {}
 
     def close(self) -> None:
         """Given the client, release its connections."""
@@ -248,19 +268,26 @@ class PoliteClient:
             if cached is not None:
                 self.cache_hits += 1
                 return cached
+        # host:port, so a dead port does not condemn another service on the same machine.
+        host = request_url.netloc.decode("ascii") or "local"
+        if host in self.down:
+            raise SourceUnreachableError(self.down[host])
         retrying = Retrying(
             stop=stop_after_attempt(self.settings.attempts),
             wait=self._wait,
-            retry=retry_if_exception_type((_RetryableStatusError, httpx.TransportError)),
+            retry=retry_if_exception_type(_RetryableStatusError)
+            | retry_if_exception(_transient_transport_error),
             sleep=self._record_sleep,
             reraise=True,
         )
         try:
             content = retrying(self._send_once, method, request_url, body, headers or {})
         except _RetryableStatusError as exc:
-            raise SourceError(str(request_url), exc.status) from exc
+            raise SourceError(_shown(request_url), exc.status) from exc
         except httpx.TransportError as exc:
             reason = f"{request_url.host}: {type(exc).__name__}: {exc}"
+            if not _transient_transport_error(exc):
+                self.down[host] = reason
             raise SourceUnreachableError(reason) from exc
         if self.cache is not None:
             self.cache.put(method, request_url, body, content)
@@ -277,14 +304,15 @@ class PoliteClient:
             self._buckets[host] = bucket
         bucket.acquire()
         self.network_requests += 1
+        self.requests_by_host[url.netloc.decode("ascii") or host] += 1
         headers = {"Content-Type": "application/json"} if body else {}
         headers.update(extra_headers)
         response = self._http.request(method, url, content=body or None, headers=headers)
         if response.status_code in RETRY_STATUSES:
             retry_after = parse_retry_after(response.headers.get("Retry-After"))
-            raise _RetryableStatusError(str(url), response.status_code, retry_after)
+            raise _RetryableStatusError(_shown(url), response.status_code, retry_after)
         if response.status_code >= 400:
-            raise SourceError(str(url), response.status_code)
+            raise SourceError(_shown(url), response.status_code)
         return response.content
 
     def _wait(self, state: RetryCallState) -> float:

@@ -19,7 +19,8 @@ import datetime as dt
 import gzip
 import io
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -108,62 +109,124 @@ def _ordered(block: Any) -> list[str]:
 REVIEW_COUNT_FLOOR: dict[int, int] = {9: 500, 8: 50, 2: 50, 1: 500}
 
 
+@dataclass(frozen=True)
+class _PicsLookups:
+    """The id -> name tables of ``steam_pics_2026/lookups``: tags, genres, store categories."""
+
+    tags: dict[str, str]
+    genres: dict[str, str]
+    categories: dict[str, str]
+
+
+Field = tuple[str, Any]  # a field and the value an app's record observes for it
+
+
+def _pics_name(app: dict[str, Any], _: _PicsLookups) -> Iterator[Field]:
+    name = app.get("name")
+    if isinstance(name, str) and name.strip():
+        yield "name", name.strip()
+
+
+def _pics_type(app: dict[str, Any], _: _PicsLookups) -> Iterator[Field]:
+    kind = PICS_TYPES.get(str(app.get("type", "")).lower())
+    if kind:
+        yield "app_type", kind
+
+
+def _pics_people(app: dict[str, Any], _: _PicsLookups) -> Iterator[Field]:
+    for assoc in (app.get("associations") or {}).values():
+        role = assoc.get("type") if isinstance(assoc, dict) else None
+        if role in ("developer", "publisher") and assoc.get("name"):
+            yield role, str(assoc["name"]).strip()
+
+
+def _pics_release(app: dict[str, Any], _: _PicsLookups) -> Iterator[Field]:
+    released = _day(app.get("steam_release_date")) or _day(app.get("original_release_date"))
+    if released is not None:
+        yield "release_date", released
+
+
+def _pics_tags(app: dict[str, Any], lookups: _PicsLookups) -> Iterator[Field]:
+    ranked = [lookups.tags[t] for t in _ordered(app.get("store_tags")) if t in lookups.tags]
+    if ranked:
+        yield "tags", tuple(ranked[:20])
+
+
+def _pics_genres(app: dict[str, Any], lookups: _PicsLookups) -> Iterator[Field]:
+    named = [lookups.genres[g] for g in _ordered(app.get("genres")) if g in lookups.genres]
+    if named:
+        yield "storefront_genres", tuple(named)
+
+
+def _pics_categories(app: dict[str, Any], lookups: _PicsLookups) -> Iterator[Field]:
+    # ``category`` maps "category_<id>" to "1" for each store category the app has.
+    block = app.get("category") or {}
+    flags = block.items() if isinstance(block, dict) else ()
+    features = [
+        lookups.categories[k] for k, on in flags if str(on) == "1" and k in lookups.categories
+    ]
+    if features:
+        yield "categories", tuple(dict.fromkeys(features))
+
+
+def _pics_reviews(app: dict[str, Any], _: _PicsLookups) -> Iterator[Field]:
+    percent = _float(app.get("review_percentage"))
+    if percent is not None and 0 <= percent <= 100:
+        yield "review_score", percent / 100
+    floor = REVIEW_COUNT_FLOOR.get(_int(app.get("review_score")) or 0)
+    if floor:
+        yield "review_count_floor", floor
+
+
+def _pics_metacritic(app: dict[str, Any], _: _PicsLookups) -> Iterator[Field]:
+    metacritic = _int(app.get("metacritic_score"))
+    if metacritic is not None and 0 < metacritic <= 100:
+        yield "metacritic", metacritic
+
+
+# What one PICS app record observes, field by field, in this order.
+def _pics_descriptors(app: dict[str, Any], _: _PicsLookups) -> Iterator[Field]:
+    descriptors = sorted({d for d in map(_int, _ordered(app.get("content_descriptors"))) if d})
+    if descriptors:
+        yield "content_descriptors", tuple(descriptors)
+
+
+PICS_FIELDS: tuple[Callable[[dict[str, Any], _PicsLookups], Iterator[Field]], ...] = (
+    _pics_name,
+    _pics_type,
+    _pics_people,
+    _pics_release,
+    _pics_tags,
+    _pics_genres,
+    _pics_categories,
+    _pics_reviews,
+    _pics_metacritic,
+    _pics_descriptors,
+)
+
+
 def observe_pics(folder: Path) -> Iterator[Observation]:
     """Given ``steam_pics_2026`` (``pics_raw/shard_*.json.gz`` and ``lookups/*.json``), yield
     name, app type, developer, publisher, release date, ranked tags (up to 20, most-voted
     first), storefront genres, store categories (``categories``), review score (Steam's
     percentage / 100), the least review count Steam's review summary implies
-    (``review_count_floor``, :data:`REVIEW_COUNT_FLOOR`), Metacritic score and the
-    storefront's content descriptor ids (``content_descriptors``, sorted; :mod:`scoring.flags`
-    names them) of each app."""
-    tags = {str(k): v for k, v in _json(folder / "lookups" / "tags.json").items()}
-    genres = {str(k): v for k, v in _json(folder / "lookups" / "genres.json").items()}
-    categories = {str(k): v for k, v in _json(folder / "lookups" / "categories.json").items()}
+    (``review_count_floor``, :data:`REVIEW_COUNT_FLOOR`), Metacritic score and the storefront's
+    content descriptor ids (``content_descriptors``, sorted; :mod:`scoring.flags` names them)
+    of each app (one reader per field: :data:`PICS_FIELDS`)."""
+    lookups = _PicsLookups(
+        *(
+            {str(k): v for k, v in _json(folder / "lookups" / f"{name}.json").items()}
+            for name in ("tags", "genres", "categories")
+        )
+    )
     for shard in sorted((folder / "pics_raw").glob("shard_*.json*")):
-        apps = _json(shard).get("apps") or {}
-        for key, app in apps.items():
+        for key, app in (_json(shard).get("apps") or {}).items():
             appid = _int(key)
             if appid is None or appid <= 0 or not isinstance(app, dict):
                 continue
-            name = app.get("name")
-            if isinstance(name, str) and name.strip():
-                yield Observation(appid, "name", name.strip())
-            kind = PICS_TYPES.get(str(app.get("type", "")).lower())
-            if kind:
-                yield Observation(appid, "app_type", kind)
-            for assoc in (app.get("associations") or {}).values():
-                role = assoc.get("type") if isinstance(assoc, dict) else None
-                if role in ("developer", "publisher") and assoc.get("name"):
-                    yield Observation(appid, role, str(assoc["name"]).strip())
-            released = _day(app.get("steam_release_date")) or _day(app.get("original_release_date"))
-            if released is not None:
-                yield Observation(appid, "release_date", released)
-            ranked = [tags[t] for t in _ordered(app.get("store_tags")) if t in tags]
-            if ranked:
-                yield Observation(appid, "tags", tuple(ranked[:20]))
-            named = [genres[g] for g in _ordered(app.get("genres")) if g in genres]
-            if named:
-                yield Observation(appid, "storefront_genres", tuple(named))
-            # ``category`` maps "category_<id>" to "1" for each store category the app has.
-            block = app.get("category") or {}
-            flags = block.items() if isinstance(block, dict) else ()
-            features = [categories[k] for k, on in flags if str(on) == "1" and k in categories]
-            if features:
-                yield Observation(appid, "categories", tuple(dict.fromkeys(features)))
-            percent = _float(app.get("review_percentage"))
-            if percent is not None and 0 <= percent <= 100:
-                yield Observation(appid, "review_score", percent / 100)
-            floor = REVIEW_COUNT_FLOOR.get(_int(app.get("review_score")) or 0)
-            if floor:
-                yield Observation(appid, "review_count_floor", floor)
-            metacritic = _int(app.get("metacritic_score"))
-            if metacritic is not None and 0 < metacritic <= 100:
-                yield Observation(appid, "metacritic", metacritic)
-            descriptors = sorted(
-                {d for d in map(_int, _ordered(app.get("content_descriptors"))) if d}
-            )
-            if descriptors:
-                yield Observation(appid, "content_descriptors", tuple(descriptors))
+            for read in PICS_FIELDS:
+                for field, value in read(app, lookups):
+                    yield Observation(appid, field, value)
 
 
 # -- Steam store catalogue, Oct 2024 (NewbieIndieGameDev/steam-insights) ------------------------
@@ -198,12 +261,7 @@ LOCALIZED_GENRES: dict[str, str] = {
 }
 
 
-def observe_insights(folder: Path) -> Iterator[Observation]:
-    """Given ``steam_insights_2024``, yield name, app type, release date, storefront genres
-    (in English: :data:`LOCALIZED_GENRES`), tag sets (alphabetical: the vote order was lost),
-    review totals, Metacritic, developer, publisher and SteamSpy's USD price of each app
-    (prices in cents there)."""
-    names: dict[str, str] = {}  # one string object per distinct tag or genre name
+def _insights_games(folder: Path, _: dict[str, str]) -> Iterator[Observation]:
     for appid_text, name, released, is_free, kind in _zip_rows(
         folder / "games.zip", "app_id", "name", "release_date", "is_free", "type"
     ):
@@ -218,6 +276,9 @@ def observe_insights(folder: Path) -> Iterator[Observation]:
             yield Observation(appid, "release_date", dt.date.fromisoformat(released))
         if is_free in ("0", "1"):
             yield Observation(appid, "free", is_free == "1")
+
+
+def _insights_genres(folder: Path, names: dict[str, str]) -> Iterator[Observation]:
     grouped: dict[int, list[str]] = {}
     for appid_text, genre in _zip_rows(folder / "genres.zip", "app_id", "genre"):
         appid = _int(appid_text)
@@ -226,7 +287,10 @@ def observe_insights(folder: Path) -> Iterator[Observation]:
             grouped.setdefault(appid, []).append(names.setdefault(english, english))
     for appid, found in grouped.items():
         yield Observation(appid, "storefront_genres", tuple(dict.fromkeys(found)))
-    grouped = {}
+
+
+def _insights_tags(folder: Path, names: dict[str, str]) -> Iterator[Observation]:
+    grouped: dict[int, list[str]] = {}
     with gzip.open(folder / "tags.csv.gz", "rt", encoding="utf-8", newline="") as text:
         rows = csv.reader(text)
         next(rows, None)
@@ -237,6 +301,9 @@ def observe_insights(folder: Path) -> Iterator[Observation]:
     for appid, found in grouped.items():
         yield Observation(appid, "tags", tuple(found[:20]))
         yield Observation(appid, "tags_unranked", True)  # ingest.tags restores an order
+
+
+def _insights_reviews(folder: Path, _: dict[str, str]) -> Iterator[Observation]:
     for appid_text, positive_text, negative_text, metacritic_text in _zip_rows(
         folder / "reviews.zip", "app_id", "positive", "negative", "metacritic_score"
     ):
@@ -251,23 +318,24 @@ def observe_insights(folder: Path) -> Iterator[Observation]:
         metacritic = _int(metacritic_text)
         if metacritic is not None and 0 < metacritic <= 100:
             yield Observation(appid, "metacritic", metacritic)
-    for (
-        appid_text,
-        developer,
-        publisher,
-        price_text,
-        initial_text,
-        discount_text,
-        owners,
-    ) in _zip_rows(
-        folder / "steamspy_insights.zip",
-        "app_id",
-        "developer",
-        "publisher",
-        "price",
-        "initial_price",
-        "discount",
-        "owners_range",
+
+
+def _insights_price(appid: int, row: list[str]) -> Iterator[Observation]:
+    """Given an appid and its SteamSpy row's price, initial price and discount (cents, cents,
+    percent), yield its USD price and whether it was ever paid for."""
+    price, initial = _int(row[0]), _int(row[1])
+    if price is not None and initial is not None and 0 <= price <= initial:
+        discount = _int(row[2]) or 0
+        yield Observation(appid, "price", (price / 100, initial / 100, discount))
+        yield Observation(appid, "usd_price_seen", price / 100)
+        if initial > 0:
+            yield Observation(appid, "paid_before", True)
+
+
+def _insights_steamspy(folder: Path, _: dict[str, str]) -> Iterator[Observation]:
+    columns = ("developer", "publisher", "price", "initial_price", "discount", "owners_range")
+    for appid_text, developer, publisher, *price, owners in _zip_rows(
+        folder / "steamspy_insights.zip", "app_id", *columns
     ):
         appid = _int(appid_text)
         if appid is None:
@@ -275,18 +343,29 @@ def observe_insights(folder: Path) -> Iterator[Observation]:
         for role, value in (("developer", developer), ("publisher", publisher)):
             if value.strip():
                 yield Observation(appid, role, value.strip())
-        price, initial = _int(price_text), _int(initial_text)
-        if price is not None and initial is not None and 0 <= price <= initial:
-            discount = _int(discount_text) or 0
-            yield Observation(appid, "price", (price / 100, initial / 100, discount))
-            yield Observation(appid, "usd_price_seen", price / 100)
-            if initial > 0:
-                yield Observation(appid, "paid_before", True)
+        yield from _insights_price(appid, price)
         if owners:
             yield Observation(appid, "owners_range", owners)
 
 
-# -- USD prices, June-July 2026: 28 versions of one file (MLMariss/SteamQTPD) -------------------
+# The tables of steam_insights_2024, read in this order, each by its reader.
+INSIGHTS_TABLES: tuple[Callable[[Path, dict[str, str]], Iterator[Observation]], ...] = (
+    _insights_games,
+    _insights_genres,
+    _insights_tags,
+    _insights_reviews,
+    _insights_steamspy,
+)
+
+
+def observe_insights(folder: Path) -> Iterator[Observation]:
+    """Given ``steam_insights_2024``, yield name, app type, release date, storefront genres
+    (in English: :data:`LOCALIZED_GENRES`), tag sets (alphabetical: the vote order was lost),
+    review totals, Metacritic, developer, publisher and SteamSpy's USD price of each app
+    (prices in cents there), one table after another (:data:`INSIGHTS_TABLES`)."""
+    names: dict[str, str] = {}  # one string object per distinct tag or genre name
+    for read in INSIGHTS_TABLES:
+        yield from read(folder, names)
 
 
 def _unix(value: Any) -> dt.datetime | None:

@@ -30,11 +30,12 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Literal, Protocol, cast
 
 from tqdm import tqdm
 
 from bangscore.ingest.achievements import AchievementsAdapter
+from bangscore.ingest.app_list import AppListAdapter
 from bangscore.ingest.catalog import read_catalog, write_catalog
 from bangscore.ingest.hltb import HltbAdapter
 from bangscore.ingest.http import (
@@ -47,14 +48,19 @@ from bangscore.ingest.http import (
 )
 from bangscore.ingest.itad import ItadAdapter
 from bangscore.ingest.live import LayerObservations, live_layer, patch_observations, resolve_game
+from bangscore.ingest.observations import Layer
 from bangscore.ingest.pcgw import PcgwAdapter
 from bangscore.ingest.reviews import ReviewsAdapter
 from bangscore.ingest.steamspy import SteamSpyAdapter
+from bangscore.ingest.store_items import BatchAnswer, StoreItemsAdapter, batches
 from bangscore.ingest.storefront import StorefrontAdapter
 from bangscore.scoring.records import Catalog, GameRecord, NotRated, SourceName
 
-AdapterName = Literal["storefront", "reviews", "steamspy", "achievements", "hltb", "itad", "pcgw"]
+AdapterName = Literal[
+    "store_items", "storefront", "reviews", "steamspy", "achievements", "hltb", "itad", "pcgw"
+]
 ADAPTER_NAMES: tuple[AdapterName, ...] = (
+    "store_items",
     "storefront",
     "reviews",
     "steamspy",
@@ -100,6 +106,28 @@ class Adapter(Protocol):
         ...
 
 
+class BatchAdapter(Protocol):
+    """A source that answers many games a call: a name, the source it dates, the most games a
+    call takes, and a batched fetch."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def source(self) -> SourceName | None: ...
+
+    @property
+    def batch_size(self) -> int: ...
+
+    def answer_batch(
+        self, client: PoliteClient, records: Sequence[GameRecord], seen_at: dt.datetime
+    ) -> BatchAnswer:
+        """Given a client, at most ``batch_size`` records and the fetch time, return fresh
+        values by appid and the apps that need a per-game call. Raises as the client does,
+        ValueError/KeyError/TypeError on a malformed answer."""
+        ...
+
+
 @dataclass(frozen=True)
 class Endpoints:
     """Base URLs of the live sources (tests point them at a local replay server)."""
@@ -130,6 +158,9 @@ class IngestConfig:
     catalog_path: Path
     cache_dir: Path
     itad_api_key: str | None = field(default=None, repr=False)
+    # A Steam Web API key: with it, IStoreService/GetAppList names the games changed on the
+    # store since the last refresh, which then also get the per-game appdetails call.
+    steam_api_key: str | None = field(default=None, repr=False)
     review_depth: int = 500
     endpoints: Endpoints = Endpoints()
     rate_limits: Mapping[str, RateLimit] = field(default_factory=lambda: dict(DEFAULT_RATE_LIMITS))
@@ -166,6 +197,7 @@ class RefreshReport:
     reason: str = ""
     network_requests: int = 0
     cache_hits: int = 0
+    requests_by_host: dict[str, int] = field(default_factory=dict)
     not_rated: Counter[str] = field(default_factory=Counter)
 
     @property
@@ -197,10 +229,14 @@ class RefreshReport:
         return "\n".join(lines)
 
 
-def build_adapters(config: IngestConfig, today: dt.date) -> dict[AdapterName, Adapter | None]:
-    """Given the configuration, return every adapter by name; None where it is not configured."""
+def build_adapters(
+    config: IngestConfig, today: dt.date
+) -> dict[AdapterName, Adapter | BatchAdapter | None]:
+    """Given the configuration, return every adapter by name; None where it is not configured.
+    ``store_items`` and ``itad`` answer in batches (:class:`BatchAdapter`), the others per game."""
     e = config.endpoints
     return {
+        "store_items": StoreItemsAdapter(e.steam_api),
         "storefront": StorefrontAdapter(e.store, e.steam_api),
         "reviews": ReviewsAdapter(e.store, config.review_depth, today),
         "steamspy": SteamSpyAdapter(e.steamspy),
@@ -299,6 +335,174 @@ def _run_adapter(
     return outcome
 
 
+def _run_batches(
+    adapter: BatchAdapter,
+    client: PoliteClient,
+    games: _Games,
+    appids: Sequence[int],
+    *,
+    today: dt.date,
+    seen_at: dt.datetime,
+    progress: bool,
+) -> tuple[SourceOutcome, set[int]]:
+    """Run one batched adapter over the games in ``batch_size`` calls; return its outcome and
+    the apps it left to a per-game call. A call the host refuses stops the adapter as
+    :func:`_run_adapter` does (``unreachable`` before any answer, else ``failed``)."""
+    outcome = SourceOutcome(adapter.name, adapter.source)
+    layer = live_layer(adapter.name, adapter.source, today)
+    changed: set[int] = set()
+    reached = False
+    # Batches over every app, refused or not, so a rerun asks the very same batches and its
+    # cache answers them; a refused app's answer is dropped in _apply.
+    for batch in tqdm(batches(appids, adapter.batch_size), desc=adapter.name, disable=not progress):
+        try:
+            answer = adapter.answer_batch(client, [games.current[a] for a in batch], seen_at)
+        except (SourceUnreachableError, SourceError) as err:
+            outcome.status = "failed" if reached else "unreachable"
+            outcome.message = str(err)
+            return outcome, changed
+        except (ValueError, KeyError, TypeError) as err:
+            outcome.errors += len(batch)
+            outcome.message = f"last error: batch from {batch[0]}: {type(err).__name__}: {err}"
+            reached = True
+            continue
+        reached = True
+        changed |= answer.changed
+        _apply(answer, games, layer, outcome)
+    if outcome.errors and not outcome.updated and not outcome.no_data:
+        outcome.status = "failed"
+    return outcome, changed
+
+
+def _apply(answer: BatchAnswer, games: _Games, layer: Layer, outcome: SourceOutcome) -> None:
+    """Re-resolve every game a batch answered for, counting the outcome."""
+    for appid, patch in answer.patches.items():
+        if appid in games.refused:
+            outcome.skipped += 1
+            continue
+        if patch is None:
+            outcome.no_data += 1
+            continue
+        try:
+            games.answer(appid, (layer, patch_observations(appid, patch)))
+        except ValueError as err:
+            outcome.errors += 1
+            outcome.message = f"last error: appid {appid}: {err}"[:300]
+            continue
+        outcome.updated += 1
+
+
+@dataclass
+class _Run:
+    """One run's adapters in turn over the same client and games, filling ``report``."""
+
+    client: PoliteClient
+    games: _Games
+    appids: Sequence[int]
+    report: RefreshReport
+    since: dt.date | None
+    today: dt.date
+    progress: bool
+    # The apps the per-game storefront adapter asks for: all, until the batch settles others.
+    per_game: Sequence[int] = ()
+    # The apps the store's app list says changed since the last refresh (per game as well).
+    listed_changes: set[int] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.per_game = self.appids
+
+    def adapter(self, name: str, adapter: Adapter | BatchAdapter | None) -> None:
+        """Given an adapter's name and the adapter (None: not configured), run it."""
+        if adapter is None:
+            self.report.outcomes[name] = SourceOutcome(
+                name, "price_history", "skipped", message="no API key configured"
+            )
+        elif isinstance(adapter, StoreItemsAdapter | ItadAdapter):
+            outcome, changed = _run_batches(
+                adapter,
+                self.client,
+                self.games,
+                self.appids,
+                today=self.today,
+                seen_at=self.games.as_of or dt.datetime.now(dt.UTC),
+                progress=self.progress,
+            )
+            self.report.outcomes[name] = outcome
+            if name == "store_items" and outcome.status == "ok":
+                # The batch settled every other app: appdetails only for what changed.
+                self.per_game = sorted(changed | self.listed_changes)
+        else:
+            self.report.outcomes[name] = self._per_game(name, cast(Adapter, adapter))
+
+    def _per_game(self, name: str, adapter: Adapter) -> SourceOutcome:
+        batch = self.report.outcomes.get("store_items")
+        if name == "storefront" and batch is not None and batch.status != "ok":
+            # Per game for every app would take a day; the batch's own status says why.
+            return SourceOutcome(
+                name, adapter.source, "skipped", message="the batched refresh did not finish"
+            )
+        return _run_adapter(
+            adapter,
+            self.client,
+            self.games,
+            self.per_game if name == "storefront" else self.appids,
+            since=self.since,
+            today=self.today,
+            progress=self.progress,
+        )
+
+
+def _app_list(
+    adapter: AppListAdapter, client: PoliteClient, previous: Catalog, appids: Sequence[int]
+) -> tuple[SourceOutcome, set[int]]:
+    """Ask the store's app list which games changed since the previous catalogue was made;
+    return the outcome and the changed games among ``appids``. Unreachable or refusing, it
+    changes nothing: the batch still flags what it can."""
+    outcome = SourceOutcome(adapter.name, "storefront")
+    known = {g.appid for g in previous.games} | {a.appid for a in previous.not_rated}
+    try:
+        listed = adapter.changes(client, previous.created_at, known)
+    except (SourceUnreachableError, SourceError) as err:
+        outcome.status, outcome.message = "unreachable", str(err)
+        return outcome, set()
+    except (ValueError, KeyError, TypeError) as err:
+        outcome.status, outcome.message = "failed", f"{type(err).__name__}: {err}"[:300]
+        return outcome, set()
+    changed = listed.known.intersection(appids)
+    outcome.updated = len(changed)
+    outcome.message = f"{len(listed.new)} new apps not in the catalogue"
+    return outcome, changed
+
+
+def _finish(
+    report: RefreshReport, previous: Catalog, games: _Games, path: Path, now: dt.datetime
+) -> None:
+    """Write the new catalog when no adapter failed and one was ok; say why in ``report``."""
+    statuses = {o.status for o in report.outcomes.values()}
+    if "failed" in statuses:
+        failed = [n for n, o in report.outcomes.items() if o.status == "failed"]
+        report.reason = f"partial ingest ({', '.join(failed)} failed); rerun to resume from cache"
+        return
+    if "ok" not in statuses:
+        report.reason = "no source could be refreshed"
+        return
+    not_rated = {app.appid: app for app in previous.not_rated} | games.refused
+    catalog = Catalog(
+        created_at=now,
+        origin="live ingest",
+        prices_as_of=games.as_of,
+        games=tuple(
+            games.current[appid] for appid in sorted(games.current) if appid not in not_rated
+        ),
+        not_rated=tuple(not_rated[appid] for appid in sorted(not_rated)),
+    )
+    write_catalog(catalog, path)
+    report.written = True
+    report.not_rated.update(app.reason for app in games.refused.values())
+    fresh = [n for n, o in report.outcomes.items() if o.status == "ok"]
+    report.reason = f"{report.games} games refreshed from {', '.join(fresh)}"
+
+
 def run_ingest(
     config: IngestConfig,
     *,
@@ -341,40 +545,16 @@ def run_ingest(
     )
     adapters = build_adapters(config, day)
     with PoliteClient(settings, ResponseCache(config.cache_dir, day), sleep=sleep) as client:
+        run = _Run(client, games, appids, report, since=since, today=day, progress=config.progress)
+        if config.steam_api_key and "store_items" in selected:
+            lister = AppListAdapter(config.endpoints.steam_api, config.steam_api_key)
+            outcome, run.listed_changes = _app_list(lister, client, previous, appids)
+            report.outcomes[lister.name] = outcome
         for name in ADAPTER_NAMES:
-            adapter = adapters[name]
-            if name not in selected:
-                continue
-            if adapter is None:
-                report.outcomes[name] = SourceOutcome(
-                    name, "price_history", "skipped", message="no API key configured"
-                )
-                continue
-            report.outcomes[name] = _run_adapter(
-                adapter, client, games, appids, since=since, today=day, progress=config.progress
-            )
+            if name in selected:
+                run.adapter(name, adapters[name])
         report.network_requests = client.network_requests
         report.cache_hits = client.cache_hits
-    statuses = {o.status for o in report.outcomes.values()}
-    if "failed" in statuses:
-        failed = [n for n, o in report.outcomes.items() if o.status == "failed"]
-        report.reason = f"partial ingest ({', '.join(failed)} failed); rerun to resume from cache"
-    elif "ok" not in statuses:
-        report.reason = "no source could be refreshed"
-    else:
-        not_rated = {app.appid: app for app in previous.not_rated} | games.refused
-        catalog = Catalog(
-            created_at=now or dt.datetime.now(dt.UTC),
-            origin="live ingest",
-            prices_as_of=games.as_of,
-            games=tuple(
-                games.current[appid] for appid in sorted(games.current) if appid not in not_rated
-            ),
-            not_rated=tuple(not_rated[appid] for appid in sorted(not_rated)),
-        )
-        write_catalog(catalog, config.catalog_path)
-        report.written = True
-        report.not_rated.update(app.reason for app in games.refused.values())
-        fresh = [n for n, o in report.outcomes.items() if o.status == "ok"]
-        report.reason = f"{len(appids)} games refreshed from {', '.join(fresh)}"
+        report.requests_by_host = dict(client.requests_by_host)
+    _finish(report, previous, games, config.catalog_path, now or dt.datetime.now(dt.UTC))
     return report

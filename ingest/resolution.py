@@ -382,44 +382,12 @@ def assemble(
             known.get(appid, "paid_before") is not None,
             bool(known.value(appid, "free", False)),
         )
-        zero_not_free = free_only = False
-        if appid in copies:
-            price = None  # a regional copy's only price repeats its twin's: none of its own
-        elif price and (
-            zero_is_no_price(
-                Price(*price.value).price_usd,
-                Price(*price.value).list_price_usd,
-                known.value(appid, "free"),
-            )
-            or _zero_before_release(known, appid, price)
-        ):
-            price, zero_not_free = None, True
-        elif price is None:
-            price = _free_price(known, appid)
-            free_only = price is not None
+        price, zero_not_free, free_only = _usable_price(known, appid, price, appid in copies)
         length = None
         # The length check needs the tags and the reviewers' playtime: only for apps that
         # pass every other check, which keeps the walk over 180k apps fast.
         if not (is_non_game or is_delisted or price is None or review_count < MIN_REVIEWS):
-            found = known.value(appid, "reviewer_playtime")
-            reviewer = ReviewerPlaytime(*found) if found else None
-            tags = _tags(known, appid, typical)
-            length = choose_length(
-                list(known.candidates(appid, "main_story_hours")),
-                reviewer.positive_hours if reviewer else None,
-                reviewer.positive_reviewers if reviewer else 0,
-                replayable=is_replayable(tags),
-            )
-            if multiplayer_first(
-                known.value(appid, "categories", ()),
-                tags,
-                known.value(appid, "storefront_genres", ()),
-            ):
-                length = _played_length(known, appid, reviewer) or length
-            paid = Price(*price.value)
-            free = paid.price_usd == 0 and paid.list_price_usd == 0
-            if season_length_on_free_episode(name, tags, free, length):
-                length = None
+            length = _length(known, appid, typical, name, price)
         reason = not_rated_reason(
             has_store_data=store_data,
             is_non_game=is_non_game,
@@ -430,11 +398,7 @@ def assemble(
         )
         if reason is not None or price is None or length is None:
             reason = reason or "no_length"
-            report.dropped[reason] += 1
-            report.regional_copies += reason == "no_usd_price" and appid in copies
-            if reason == "no_usd_price" and zero_not_free:
-                report.zero_not_free += 1
-                report.zero_not_free_reviewed += review_count >= MIN_REVIEWS
+            _count_refusal(report, reason, review_count, appid in copies, zero_not_free)
             # Values come from the resolver and the reason list: no need to re-validate.
             refused.append(
                 NotRated.model_construct(
@@ -457,11 +421,7 @@ def assemble(
             report.dropped[f"invalid record ({err.errors()[0]['loc']})"] += 1
             continue
         rated.append(record)
-        report.free_flag += free_only
-        report.checks.update(record.checks)
-        report.years[record.release_year] += 1
-        report.length_sources[record.length_source or "none"] += 1
-        report.early_window += record.early_window is not None
+        _count_rated(report, record, free_only)
     report.rated = len(rated)
     return rated, refused
 
@@ -486,6 +446,75 @@ def _played_length(
     return played_length(
         positive, reviewer.positive_reviewers if reviewer is not None else 0, median
     )
+
+
+def _usable_price(
+    known: Observations, appid: int, price: Resolved | None, regional_copy: bool
+) -> tuple[Resolved | None, bool, bool]:
+    """Given an app's resolved price (or None), return (the price to rate it at or None,
+    whether a $0 was refused as no price, whether only the free flag priced it)."""
+    if regional_copy:
+        return None, False, False  # a regional copy's only price repeats its twin's
+    if price and (
+        zero_is_no_price(
+            Price(*price.value).price_usd,
+            Price(*price.value).list_price_usd,
+            known.value(appid, "free"),
+        )
+        or _zero_before_release(known, appid, price)
+    ):
+        return None, True, False
+    if price is None:
+        price = _free_price(known, appid)
+        return price, False, price is not None
+    return price, False, False
+
+
+def _length(
+    known: Observations, appid: int, typical: TagPositions, name: str, price: Resolved
+) -> Length | None:
+    """Given an app, the catalogue's typical tag positions, its name and its price, return its
+    chosen length (:func:`choose_length`) or None: for a multiplayer-first game how long
+    players play (:func:`_played_length`) when anyone's playtime is known; None for a free
+    first episode whose only length is its season's (:func:`season_length_on_free_episode`)."""
+    found = known.value(appid, "reviewer_playtime")
+    reviewer = ReviewerPlaytime(*found) if found else None
+    tags = _tags(known, appid, typical)
+    length = choose_length(
+        list(known.candidates(appid, "main_story_hours")),
+        reviewer.positive_hours if reviewer else None,
+        reviewer.positive_reviewers if reviewer else 0,
+        replayable=is_replayable(tags),
+    )
+    if multiplayer_first(
+        known.value(appid, "categories", ()), tags, known.value(appid, "storefront_genres", ())
+    ):
+        length = _played_length(known, appid, reviewer) or length
+    paid = Price(*price.value)
+    free = paid.price_usd == 0 and paid.list_price_usd == 0
+    if season_length_on_free_episode(name, tags, free, length):
+        return None
+    return length
+
+
+def _count_refusal(
+    report: IngestReport, reason: str, review_count: int, regional_copy: bool, zero: bool
+) -> None:
+    """Count one not-rated app in the report under its reason."""
+    report.dropped[reason] += 1
+    report.regional_copies += reason == "no_usd_price" and regional_copy
+    if reason == "no_usd_price" and zero:
+        report.zero_not_free += 1
+        report.zero_not_free_reviewed += review_count >= MIN_REVIEWS
+
+
+def _count_rated(report: IngestReport, record: GameRecord, free_only: bool) -> None:
+    """Count one rated game in the report."""
+    report.free_flag += free_only
+    report.checks.update(record.checks)
+    report.years[record.release_year] += 1
+    report.length_sources[record.length_source or "none"] += 1
+    report.early_window += record.early_window is not None
 
 
 @functools.lru_cache(maxsize=256)
@@ -525,28 +554,12 @@ def _record(
         assert reviewer_found is not None
         provenance["length_hours"] = reviewer_found.layer
         estimated.append("length_hours")
-    # A finish rate a source observed directly (the live achievements adapter) wins over one
-    # estimated here from playtime; an estimated length gets no estimated finish rate.
-    observed_finish = known.get(appid, "finish_rate")
-    if observed_finish is not None:
-        finish: tuple[float, Layer] | None = (observed_finish.value, observed_finish.layer)
-    elif length.source == "hltb":
-        finish = _finish_rate(known, appid, length.hours)
-    else:
-        finish = None
+    finish = _chosen_finish_rate(known, appid, length)
     if finish is not None:
         # Whatever dump the playtime came from, a finish rate is player statistics.
         provenance["finish_rate"] = dataclasses.replace(finish[1], kind="player_stats")
         estimated.append("finish_rate")
-    # A $0 next to a paid list price today was "not sold then" (unreleased, or no US price
-    # found), not "free": no point of the history.
-    observed = [
-        seen
-        for seen in _observations(known, appid)
-        if seen.price.price_usd > 0 or price.list_price_usd == 0
-    ]
-    if not any(point.source == seen.source for point in observed):
-        observed.append(seen)  # a price from the free flag alone (_free_price) is its only point
+    observed = _history_points(known, appid, seen, price.list_price_usd)
     # A sale long over still is a price the game was sold at: the whole history counts.
     low = _historical_low(known, appid, observed, price.list_price_usd)
     if low is not None:
@@ -562,17 +575,13 @@ def _record(
         year = int(other_year.value)
         provenance["release_year"] = other_year.layer
     window = known.value(appid, "early_window")
-    trusted = reviewer is not None and reviewer.positive_reviewers >= MIN_REVIEWERS
-    up_hours = reviewer.positive_hours if reviewer is not None and trusted else None
+    up_hours, up_reviewers = _trusted_reviewers(reviewer)
     if counted.layer is not None:
         provenance["review_count"] = counted.layer
     if counted.lower_bound:
         # A recent sample's size or the review summary's band: a lower bound on the total.
         estimated.append("review_count")
-    dates: dict[str, dt.date] = {}
-    for layer in provenance.values():
-        current = dates.get(layer.kind)
-        dates[layer.kind] = layer.date if current is None else min(current, layer.date)
+    dates = _oldest_date_per_kind(provenance)
     return GameRecord(
         appid=appid,
         name=name,
@@ -597,14 +606,12 @@ def _record(
         completionist_hours=known.value(appid, "completionist_hours"),
         finish_rate=finish[0] if finish else None,
         positive_reviewer_hours=up_hours,
-        positive_reviewers=reviewer.positive_reviewers
-        if reviewer is not None and trusted
-        else None,
+        positive_reviewers=up_reviewers,
         rarest_achievement_percent=known.value(appid, "rarest_achievement_percent"),
         players_estimate=known.value(appid, "players_estimate"),
         owners_range=known.value(appid, "owners_range"),
-        historical_low_usd=round(low.price_usd, 2) if low is not None else None,
-        historical_low_at=low.at if low is not None else None,
+        historical_low_usd=round(low.price_usd, 2) if low else None,
+        historical_low_at=low.at if low else None,
         metacritic=known.value(appid, "metacritic"),
         median_playtime_hours=known.value(appid, "median_playtime_hours"),
         reviews=known.value(appid, "reviews"),
@@ -614,3 +621,48 @@ def _record(
         estimated=tuple(estimated),
         checks=tuple(checks),
     )
+
+
+def _chosen_finish_rate(
+    known: Observations, appid: int, length: Length
+) -> tuple[float, Layer] | None:
+    """Given an app and its chosen length, return its finish rate and layer, or None. A finish
+    rate a source observed directly (the live achievements adapter) wins over one estimated
+    here from playtime; an estimated length gets no estimated finish rate."""
+    observed = known.get(appid, "finish_rate")
+    if observed is not None:
+        return observed.value, observed.layer
+    if length.source == "hltb":
+        return _finish_rate(known, appid, length.hours)
+    return None
+
+
+def _history_points(known: Observations, appid: int, seen: Seen, list_price: float) -> list[Seen]:
+    """Given an app, the observation it is priced at and its list price, return its price
+    history's points. A $0 next to a paid list price today was "not sold then" (unreleased, or
+    no US price found), not "free": no point of the history."""
+    observed = [
+        point
+        for point in _observations(known, appid)
+        if point.price.price_usd > 0 or list_price == 0
+    ]
+    if not any(point.source == seen.source for point in observed):
+        observed.append(seen)  # a price from the free flag alone (_free_price) is its only point
+    return observed
+
+
+def _trusted_reviewers(reviewer: ReviewerPlaytime | None) -> tuple[float | None, int | None]:
+    """Given the reviewers' playtime (or None), return (the positive reviewers' hours, their
+    count) when enough reviewers back them, else (None, None)."""
+    if reviewer is None or reviewer.positive_reviewers < MIN_REVIEWERS:
+        return None, None
+    return reviewer.positive_hours, reviewer.positive_reviewers
+
+
+def _oldest_date_per_kind(provenance: dict[str, Layer]) -> dict[str, dt.date]:
+    """Given the layer of every public input, return the oldest date per kind of source."""
+    dates: dict[str, dt.date] = {}
+    for layer in provenance.values():
+        current = dates.get(layer.kind)
+        dates[layer.kind] = layer.date if current is None else min(current, layer.date)
+    return dates

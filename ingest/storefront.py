@@ -152,6 +152,13 @@ def items_request(appid: int) -> dict[str, str]:
     return {"input_json": json.dumps(request, separators=(",", ":"))}
 
 
+def fetch_tag_names(client: PoliteClient, api_base: str) -> dict[int, str]:
+    """Given a client and the Web API's base URL, return tag id -> English name from
+    ``IStoreService/GetTagList/v1``. Raises as :meth:`PoliteClient.get_json` does."""
+    url = f"{api_base.rstrip('/')}/IStoreService/GetTagList/v1/"
+    return parse_tag_list(client.get_json(url, {"language": "english"}))
+
+
 @dataclass(frozen=True)
 class StorefrontAdapter:
     """Adapter: refresh a record's storefront fields (details, review totals, user tags)."""
@@ -165,8 +172,7 @@ class StorefrontAdapter:
     def tag_names(self, client: PoliteClient) -> dict[int, str]:
         """Given a client, return the tag-name map, fetched once per adapter."""
         if not self._tag_names:
-            url = f"{self.api_base.rstrip('/')}/IStoreService/GetTagList/v1/"
-            self._tag_names.update(parse_tag_list(client.get_json(url, {"language": "english"})))
+            self._tag_names.update(fetch_tag_names(client, self.api_base))
         return self._tag_names
 
     def fetch(self, client: PoliteClient, record: GameRecord) -> dict[str, object] | None:

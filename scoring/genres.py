@@ -2,15 +2,15 @@
 the user tags by rank, and whether a game is played mainly with others online.
 
 The storefront gives several genres per game and players vote on dozens of tags, but the API
-files every game under exactly one of :data:`GENRES`, as CONTRACT.md's round-4 section defines
-them. :func:`genre_for` decides in this order:
+files every game under exactly one of :data:`GENRES`, as the API reference defines them
+(docs/API.md#genres). :func:`genre_for` decides in this order:
 
 1. ``roguelike``: a roguelike tag among the first :data:`TAG_WINDOW` tags. Run-based structure
    defines a game more than its combat (Hades, Slay the Spire, FTL, Risk of Rain 2).
 2. ``multiplayer``: the game is :func:`multiplayer_first` and either an online-only form (MMO,
    MOBA, battle royale, social deduction) is among its first :data:`ONLINE_FORM_GENRE_WINDOW`
    tags, or players rank a "played with others" tag (Multiplayer, Online Co-Op, PvP, Party
-   Game...) above every shooter, RPG, strategy and action tag among the first five, and no
+   Game...) above every defining tag and every broad action tag among the first five, and no
    shooter tag is among the first three: a shooting game stays a ``shooter`` when it is played
    online (Counter-Strike 2, Overwatch, Battlefield 6), as players file it.
 3. ``narrative``: two or more narrative forms (visual novel, interactive fiction, dating sim,
@@ -20,14 +20,20 @@ them. :func:`genre_for` decides in this order:
 4. The vote: each of the first :data:`TAG_WINDOW` tags that names a genre votes for it, a
    defining tag (:data:`DEFINING`: "FPS", "CRPG", "City Builder", "Visual Novel", "Platformer",
    "Farming Sim"...) with :data:`DEFINING_VOTE`, a broad one (:data:`BROAD`: "Action", "Open
-   World", "Story Rich", "Simulation", "Strategy"...) with :data:`BROAD_VOTE`; each storefront
-   genre adds :data:`STOREFRONT_VOTE` to the genre it names. The most votes win; a tie goes to
-   the genre whose tag players ranked highest. So Burger Shop 3 ("Action", "Casual",
-   "Simulation", "Point & Click", "Time Management") is ``other``, Red Dead Redemption 2 ("Open
-   World", "Story Rich", "Western", ... storefront Action, Adventure) ``action``, and Stardew
-   Valley ("Farming Sim", "Pixel Graphics", "Multiplayer", "Life Sim", "RPG") ``other``.
-5. With no vote from the tags, the play-length source's genres (HowLongToBeat's, for games the
-   storefront dumps do not tag) vote the same way, at any position.
+   World", "Story Rich", "Simulation", "Strategy"...) with :data:`BROAD_VOTE`, both scaled down
+   by rank (the fifth tag's vote is worth :data:`RANK_DECAY` x 4/5 less than the first's); each
+   storefront genre adds :data:`STOREFRONT_VOTE` to a genre the tags voted for. The most votes
+   win; a tie goes to the genre whose tag players ranked highest. Two tags depend on the others:
+   "Adventure" votes narrative only beside a story tag (:data:`STORY_COMPANIONS`), and a
+   platformer tag votes ``other`` beside "Puzzle" (a puzzle platformer: Portal 2). So Burger
+   Shop 3 ("Action", "Casual", "Simulation", "Point & Click", "Time Management") is ``other``,
+   Red Dead Redemption 2 ("Open World", "Story Rich", "Western", ... storefront Action,
+   Adventure) ``action``, and Stardew Valley ("Farming Sim", "Pixel Graphics", "Multiplayer",
+   "Life Sim", "RPG") ``other``.
+5. With no vote from the tags: the storefront genres alone, the most specific first
+   (:data:`STOREFRONT_PRIORITY`); with none of those either, the play-length source's genres
+   (HowLongToBeat's, for games the storefront dumps do not tag) vote as tags do, at any
+   position and without context.
 6. ``indie_short``: a game the vote leaves ``other`` (or undecided) that is indie (storefront
    genre or tag) and whose main story takes under :data:`INDIE_SHORT_HOURS` (with no known
    length, the "Short" tag stands in). Everything else undecided is ``other``.
@@ -80,7 +86,7 @@ def _keys(*names: str) -> frozenset[str]:
 # Steam's store categories (PICS ``category``, appdetails ``categories``) say which ways a game can
 # be played; the user tags by rank say how players actually play it. A game is multiplayer-first
 # when it is played mainly with others, online: then its value is how long people keep playing,
-# not a campaign's length (CONTRACT round 4). Decisions on the brief's examples, from their real
+# not a campaign's length (docs/API.md#genres). Decisions on well-known games, from their real
 # PICS records of 2026-07-24 (data/raw/steam_pics_2026):
 #
 # - Counter-Strike 2, Dota 2, PUBG, Apex, Rust, Sea of Thieves, Dead by Daylight: no
@@ -91,9 +97,9 @@ def _keys(*names: str) -> frozenset[str]:
 # - Path of Exile 2, Destiny 2, Warframe: an MMO form (category, storefront genre or tag): yes.
 # - Elden Ring, Baldur's Gate 3, GTA V, Stardew Valley, Borderlands 2, Terraria: online modes
 #   ranked third or lower under the game's own genre tags: no, their length is their campaign.
-# - It Takes Two, A Way Out, Split Fiction: made for exactly two players, but a story campaign
-#   played on one couch as much as online (split-screen categories, "Story Rich"): no, HLTB's
-#   main story measures them. Overcooked! 2 and Cuphead (local co-op ranked above online): no.
+# - It Takes Two, A Way Out, Resident Evil 5: made for two players, but a story campaign
+#   ("Story Rich" or "Co-op Campaign" among the first ten tags): no, HLTB's main story measures
+#   them. Overcooked! 2 and Cuphead (local co-op ranked above online): no.
 
 # Categories that need a network. The bare "Multiplayer"/"Co-op"/"PvP" categories count as online
 # too unless a shared-screen category says the players may be on one couch.
@@ -170,7 +176,7 @@ def multiplayer_first(
 ) -> bool:
     """Given a game's storefront categories (Steam's "Single-player", "Multiplayer",
     "Online PvP", "Online Co-op", "MMO"...; any order), its user tags (most-voted first) and its
-    storefront genres, return whether it is played mainly with others, online (CONTRACT round 4):
+    storefront genres, return whether it is played mainly with others, online (docs/API.md#genres):
     its length is then how long players play, not a campaign's.
 
     True when the game can be played online (an online category, or a bare multiplayer one with
@@ -408,12 +414,14 @@ _VOTES: Final[dict[str, tuple[str, float]]] = {
     **{tag: (genre, BROAD_VOTE) for genre, tags in BROAD.items() for tag in tags},
     **{tag: (genre, DEFINING_VOTE) for genre, tags in DEFINING.items() for tag in tags},
 }
-# Tags that claim a genre of their own against "played with others" (step 2). "Open World"
-# says where a game is played, not with whom (Fallout 76's first tag).
+# Tags that claim a genre of their own against "played with others" (step 2): every defining
+# tag ("Puzzle" first: Jigsaw Puzzle Dreams is a puzzle game with co-op) and the broad action
+# tags ("Action" first: Monster Hunter Rise). "Open World" says where a game is played, not
+# with whom (Fallout 76's first tag).
 _CLAIMS: Final = frozenset(
     tag
-    for tag, (genre, _) in _VOTES.items()
-    if genre in ("shooter", "rpg", "strategy", "action") and tag != _key("Open World")
+    for tag, (genre, weight) in _VOTES.items()
+    if (weight == DEFINING_VOTE or genre == "action") and tag != _key("Open World")
 )
 
 
@@ -425,7 +433,7 @@ def _is_short(tags: Sequence[str], main_story_hours: float | None) -> bool:
 
 def _multiplayer(ranked: Sequence[str]) -> bool:
     """Step 2 for a multiplayer-first game: an online-only form near the top, or a "played
-    with others" tag ranked above every shooter, RPG, strategy and action tag."""
+    with others" tag ranked above every tag that claims a genre (:data:`_CLAIMS`)."""
     if any(t in ONLINE_FORM_GENRE_TAGS for t in ranked[:ONLINE_FORM_GENRE_WINDOW]):
         return True
     if any(_VOTES.get(t, ("", 0.0))[0] == "shooter" for t in ranked[:3]):

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from tqdm import tqdm
 
+from bangscore.errors import UnscorableGame as UnscorableGame
 from bangscore.scoring import tiers, value
 from bangscore.scoring.curve import PriceCurve, price_curve
 from bangscore.scoring.drivers import drivers
@@ -24,10 +25,6 @@ from bangscore.scoring.genres import genre_for
 from bangscore.scoring.play import is_replayable, is_unattended
 from bangscore.scoring.records import GameRecord
 from bangscore.scoring.refunds import RefundRanks, refund_percentiles
-
-
-class UnscorableGame(ValueError):
-    """Raised when a record lacks an input the score needs (the catalog rules prevent it)."""
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,9 @@ from typing import Protocol
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bangscore.errors import BangScoreError
+from bangscore.errors import Forbidden as Forbidden
+from bangscore.errors import NotFound as NotFound
+from bangscore.errors import Refusal as Refusal
 from bangscore.shim.problems import BadRequest
 from bangscore.shim.quota import Quota, Window, rate_headers
 from bangscore.shim.source import LoadedSnapshot, SnapshotSource
@@ -40,25 +42,6 @@ JSON_TYPE = "application/json"
 HTML = "text/html; charset=utf-8"
 CACHE_OK = "private, max-age=300"
 Rate = list[tuple[str, str]]
-
-
-class Refusal(BangScoreError):
-    """Raised by a resolver that refuses a request with a problem: ``code`` is the problem code
-    (its status comes from the route table's error codes) and ``extra`` any members the problem
-    document carries besides the standard ones."""
-
-    def __init__(self, code: str, detail: str, extra: dict[str, object] | None = None) -> None:
-        super().__init__(detail)
-        self.code = code
-        self.extra = extra
-
-
-class NotFound(Refusal):
-    """A 404: an unknown resource (``not_found``, ``game_not_found``, ``game_not_rated``)."""
-
-
-class Forbidden(Refusal):
-    """A 403: a key whose plan does not cover the resource (``insufficient_scope``)."""
 
 
 @dataclass(frozen=True)

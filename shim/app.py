@@ -45,16 +45,19 @@ log = logging.getLogger("bangscore.shim")
 
 
 def _watch_routes(
-    site: AccountSite, source: SnapshotSource, options: WatchOptions, secret: str, https: bool
+    site: AccountSite,
+    source: SnapshotSource,
+    quota: Quota,
+    options: WatchOptions,
+    secret: str,
+    https: bool,
 ) -> list[BaseRoute]:
     from bangscore.shim.account.accounts import session_middleware
     from bangscore.shim.account.watches import WatchSite, watch_routes
-    from bangscore.watch_mail import WatchLinks
+    from bangscore.watch_links import WatchLinks
 
     links = WatchLinks(secret, site.site_url)
-    watch_site = WatchSite(
-        site, options.store, source, links, send_mail=options.send_mail, mail_from=options.mail_from
-    )
+    watch_site = WatchSite(site, options.store, source, links, quota, limits=options.limits)
     site.page_extras = watch_site.extras
     session = session_middleware(site, session_secret=secret, https_only=https)
     return watch_routes(watch_site, session)
@@ -160,10 +163,11 @@ def create_app(
             site_url=site_url,
             session_idle=settings.session_idle_seconds,
             session_max=settings.session_max_seconds,
+            smtputf8=settings.smtp_utf8,
         )
         https = site_url.startswith("https://")
         if watches is not None:
-            table += _watch_routes(site, source, watches, session_secret, https)
+            table += _watch_routes(site, source, quota, watches, session_secret, https)
         table += account_routes(site, session_secret=session_secret, https_only=https)
 
     app = Starlette(

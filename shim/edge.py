@@ -103,7 +103,7 @@ class EdgeMiddleware:
                 "unavailable",
                 "The key store is unavailable; try again later.",
                 [],
-                headers={"Retry-After": "60"},
+                headers={"Retry-After": self.problems.retry_after},
             )
             await response(scope, receive, send_with_headers)
             return

@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from importlib.resources import files
 from typing import Any
 from urllib.parse import urlencode
 
@@ -432,6 +434,20 @@ async def favicon(request: Request) -> Response:
     return await pages.answer(request, resolve, pages.allowance(request, counted=False))
 
 
+OG_CARD = (files("bangscore.site.cards") / "og-card.png").read_bytes()
+OG_CARD_ETAG = f'"{hashlib.sha256(OG_CARD).hexdigest()[:32]}"'
+
+
+async def og_card(request: Request) -> Response:
+    """Serve ``/og-card.png``, the site's one raster Open Graph card (1200x630; social sites
+    render no SVG), not counted, cacheable by anyone for a day. It is a package file, not a
+    snapshot object: it names no game (see bangscore/site/cards/make_card.py)."""
+    headers = {"Cache-Control": "public, max-age=86400", "ETag": OG_CARD_ETAG}
+    if request.headers.get("if-none-match") == OG_CARD_ETAG:
+        return Response(status_code=304, headers=headers)
+    return Response(OG_CARD, media_type="image/png", headers=headers)
+
+
 async def stylesheet(request: Request) -> Response:
     """Serve ``/style.css``, the site's stylesheet every page links, not counted: the
     snapshot's object, or this shim's own when the snapshot has none (or none is loaded, so
@@ -476,8 +492,9 @@ async def badge(request: Request) -> Response:
 
     response = await pages.answer(request, resolve, pages.allowance(request, counted=False))
     if response.status_code in (200, 304):
+        # Access-Control-Allow-Origin: * comes from the edge (EDGE_HEADERS) on every answer:
+        # a second copy here made browsers refuse a cross-origin fetch().
         response.headers["Cache-Control"] = "public, max-age=86400"
-        response.headers["Access-Control-Allow-Origin"] = "*"
     return response
 
 
@@ -638,5 +655,6 @@ ROUTES = [
     Route("/game/{appid}/{slug}", game),
     Route("/favicon.svg", favicon),
     Route("/favicon.ico", favicon),
+    Route("/og-card.png", og_card),
     Route("/style.css", stylesheet),
 ]

@@ -4,31 +4,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from bangscore.contract.api import ERROR_CODES
-from bangscore.errors import BangScoreError
+from bangscore.errors import BadRequest as BadRequest
+from bangscore.errors import ParamError as ParamError
 
 PROBLEM_TYPE = "application/problem+json"
-
-
-@dataclass(frozen=True, slots=True)
-class ParamError:
-    """One invalid parameter: its name and what it accepts."""
-
-    parameter: str
-    message: str
-
-
-class BadRequest(BangScoreError):
-    """Raised by request parsing with every invalid parameter found (answered as 400)."""
-
-    def __init__(self, errors: Sequence[ParamError]) -> None:
-        super().__init__("; ".join(f"{e.parameter}: {e.message}" for e in errors))
-        self.errors = list(errors)
 
 
 def problem_body(

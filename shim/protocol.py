@@ -49,19 +49,12 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResp
 from uvicorn.protocols.utils import get_remote_addr
 from uvicorn.server import ServerState
 
+from bangscore.errors import BodyRefused as BodyRefused
+
 PROTOCOL_ERROR = "bangscore.protocol_error"  # scope["extensions"] key of a rejected request
 LINGER_SECONDS = 3.0  # after refusing a head: read and drop the rest this long at most
 COMBINE_BYTES = 64 * 1024  # writes held for one send at most this many bytes
 _OPEN: Counter[str] = Counter()  # open connections per client address, in this process
-
-
-class BodyRefused(Exception):
-    """Raised to the app by ``receive`` when a request body stalls or is malformed: the app
-    answers ``status``/``code`` as a problem, and the connection closes after it."""
-
-    def __init__(self, status: int, code: str, detail: str) -> None:
-        super().__init__(detail)
-        self.status, self.code, self.detail = status, code, detail
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from bangscore.errors import BangScoreError
+from bangscore.errors import AuthFailure as AuthFailure
 from bangscore.shim.lru import Lru
 from bangscore.stores.keys import is_well_formed, key_digest
 from bangscore.stores.keystore import Hit, KeyRecord, KeyStore, KeyStoreUnavailable
@@ -59,15 +59,6 @@ def rate_headers(limit: int, used: int, window: Window) -> list[tuple[str, str]]
         ("RateLimit-Policy", f'"daily";q={limit};w={DAY_SECONDS}'),
         ("RateLimit", f'"daily";r={remaining};t={window.seconds_to_reset}'),
     ]
-
-
-class AuthFailure(BangScoreError):
-    """Raised when a request's key cannot be used; ``code`` is the problem code."""
-
-    def __init__(self, code: str, detail: str) -> None:
-        super().__init__(detail)
-        self.code = code
-        self.detail = detail
 
 
 @dataclass

@@ -22,6 +22,7 @@ from bangscore.contract.filters import INDEX_KEY, NOT_RATED_KEY, SEARCH_KEY
 from bangscore.contract.not_rated import NotRatedIndex
 from bangscore.contract.paging import page_bounds, render_page
 from bangscore.contract.search import SearchIndex
+from bangscore.errors import CorruptObject as CorruptObject
 from bangscore.manifest import (
     Entry,
     Manifest,
@@ -38,10 +39,6 @@ from bangscore.storage import ObjectNotFound, ObjectStorage, ObjectStorageError
 
 log = logging.getLogger("bangscore.snapshot")
 MAX_ANSWERS = 16_384
-
-
-class CorruptObject(ObjectStorageError):
-    """Raised when a fetched body does not match its manifest digest."""
 
 
 @dataclass(frozen=True, eq=False)  # identity hashing: per-snapshot caches key on the object

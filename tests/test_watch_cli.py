@@ -10,11 +10,14 @@ from pathlib import Path
 import pytest
 
 from bangscore.cli import main
+from bangscore.storage import LocalStorage
 from bangscore.stores import open_watch_store
 from bangscore.stores.watchstore import Condition, WatchRecord
+from tests import factories
 from tests.live import free_port
 
 Run = Callable[..., tuple[int, str, str]]
+RATED = {620: "Portal 2", 367520: "Hollow Knight"}
 
 
 @pytest.fixture
@@ -26,6 +29,9 @@ def bangscore(
     for name in list(os.environ):
         if name.startswith("BANGSCORE_"):
             monkeypatch.delenv(name)
+    # The served snapshot rates Portal 2 and Hollow Knight: `watch add` checks the appid there.
+    records = [factories.make_record(appid=a, name=n) for a, n in RATED.items()]
+    factories.publish_catalog(records, LocalStorage(tmp_path / "state" / "snapshots"))
 
     def run(*argv: str) -> tuple[int, str, str]:
         capsys.readouterr()
@@ -143,6 +149,34 @@ def test_watch_remove_removes_one_and_refuses_an_unknown_id(bangscore: Run) -> N
     assert bangscore("watch", "remove", "w_nosuch") == (1, "", "error: no watch with id w_nosuch\n")
     _, out, _ = bangscore("watch", "list")
     assert [row.split()[0] for row in out.splitlines()[1:]] == [kept]
+
+
+@pytest.mark.parametrize(
+    ("appid", "reason"),
+    [
+        pytest.param("999999", "appid 999999 is not a rated game in snapshot s1", id="unknown"),
+        pytest.param("70", "appid 70 is not a rated game in snapshot s1", id="not-rated"),
+    ],
+)
+def test_watch_add_refuses_an_appid_the_snapshot_does_not_rate(
+    bangscore: Run, appid: str, reason: str, tmp_path: Path
+) -> None:
+    code, out, err = bangscore("watch", "add", "--account", "a@example.com", "--appid", appid,
+                               "--tier", "banger")  # fmt: skip
+    assert (code, out, err) == (1, "", f"error: {reason}\n")
+    store = open_watch_store(f"sqlite:///{tmp_path / 'state' / 'bangscore.sqlite3'}")
+    assert store.list_watches() == []
+    store.close()
+
+
+def test_alerts_send_without_a_session_secret_refuses_in_one_line(
+    bangscore: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("BANGSCORE_SMTP_URL", f"smtp://127.0.0.1:{free_port()}")
+    code, out, err = bangscore("alerts", "send")
+    assert (code, out) == (2, "")
+    assert err.startswith("error: no session secret at ") and err.count("\n") == 1
+    assert not (tmp_path / "state" / "session_secret").exists()  # never invented
 
 
 def test_alerts_send_without_an_smtp_url_sends_nothing(bangscore: Run) -> None:

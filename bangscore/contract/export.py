@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 import orjson
 
-from bangscore.errors import BangScoreError
+from bangscore.errors import ExportError as ExportError
 from bangscore.storage import ObjectNotFound, ObjectStorage
 
 SCHEMA_VERSION = 1
@@ -34,10 +34,6 @@ GAMES_JSONL = "games.jsonl.gz"
 GAMES_CSV = "games.csv.gz"
 CHANGES_JSONL = "changes.jsonl.gz"
 GZIP_TYPE = "application/gzip"
-
-
-class ExportError(BangScoreError):
-    """Raised when an export manifest is corrupt."""
 
 
 def file_key(snapshot_id: str, name: str) -> str:

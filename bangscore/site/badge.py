@@ -31,6 +31,21 @@ _CHAR = 6.4  # mean advance of an 11 px sans-serif character
 BRAND = "BangScore"
 
 
+def _xml_text(text: str) -> str:
+    """Given any text, return it with the characters XML 1.0 forbids (C0 controls but tab, LF
+    and CR; U+FFFE, U+FFFF; lone surrogates) replaced by U+FFFD, so the badge stays
+    well-formed (XML 1.0 section 2.2, "Char")."""
+    return "".join(
+        ch
+        if ch in "\t\n\r"
+        or ("\x20" <= ch <= "\ud7ff")
+        or ("\ue000" <= ch <= "\ufffd")
+        or ch >= "\U00010000"
+        else "\ufffd"
+        for ch in text
+    )
+
+
 def _name(name: str) -> str:
     return name if len(name) <= MAX_NAME else name[: MAX_NAME - 1].rstrip() + "…"
 
@@ -40,6 +55,7 @@ def badge_svg(*, name: str, bang_score: int, tier: str) -> str:
     standalone SVG document (UTF-8 text): our name and the game's name on the left, the score
     and the tier on the right."""
     words = TIER_WORDS.get(tier, tier.replace("_", " "))
+    name = _xml_text(name)
     shown = _name(name)
     left_w = round(max(len(BRAND) * 7.5, len(shown) * _CHAR) + 16)
     score_text = f"{bang_score}/100"

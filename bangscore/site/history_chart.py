@@ -5,7 +5,9 @@ returns SVG markup (no script, no external resources). Readable without colour: 
 paid is a solid step line with a filled dot per observation, the list price a dashed line,
 the historical low an open square with a text label, and the as-of date ends the time axis
 in words. A sale counts on the day it was seen only: the line returns to the list price
-after it. The SVG carries a ``<title>`` and a ``<desc>`` that say the same in sentences, and
+after it. With the game's score history (``score_history``: the ``bang_score`` at each snapshot
+where it or the price changed), the score is a dotted step line with diamonds on a 0-100 axis
+at the right. The SVG carries a ``<title>`` and a ``<desc>`` that say the same in sentences, and
 :func:`history_rows` gives the page's table of the same points.
 """
 
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
 
@@ -54,6 +56,27 @@ def lowest(points: Sequence[HistoryPoint]) -> HistoryPoint | None:
         ):
             best = p
     return best
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreMark:
+    """The game's ``bang_score`` (0-100) from ``date`` on, as a snapshot published it."""
+
+    date: dt.date
+    bang_score: int
+
+
+def describe_scores(scores: Sequence[ScoreMark]) -> str:
+    """Given score marks (oldest first), return a sentence saying how the score moved."""
+    if not scores:
+        return ""
+    first, last = scores[0], scores[-1]
+    if len(scores) == 1:
+        return f"BangScore {last.bang_score} since {day(last.date)}."
+    return (
+        f"BangScore {first.bang_score} on {day(first.date)}, {last.bang_score} on "
+        f"{day(last.date)}, {len(scores)} snapshots where score or price changed."
+    )
 
 
 def describe(points: Sequence[HistoryPoint], as_of: dt.date | None, name: str) -> str:
@@ -98,21 +121,24 @@ def price_history_svg(
     name: str = "this game",
     chart_id: str = "history-chart",
     width: int = WIDTH,
+    scores: Sequence[ScoreMark] = (),
 ) -> str:
-    """Given dated observations (any order), the prices' as-of date and the game's name,
-    return the price-over-time chart as an ``<svg>`` element.
+    """Given dated observations (any order), the prices' as-of date, the game's name and its
+    score marks (oldest first; none: no score line), return the price-over-time chart as an
+    ``<svg>`` element.
 
     The time axis runs from the first observation to the as-of date (or the last observation
     when later or unknown); the price axis from $0 to a round figure above the highest list
     price. With no observation, the chart says so in words.
     """
     ordered = sorted(points, key=lambda p: p.date)
+    summary = " ".join(filter(None, (describe(ordered, as_of, name), describe_scores(scores))))
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {HEIGHT}" '
         f'class="history-chart" id="{chart_id}" role="img" '
         f'aria-labelledby="{chart_id}-title {chart_id}-desc">',
         f'<title id="{chart_id}-title">Price history of {escape(name)}</title>',
-        f'<desc id="{chart_id}-desc">{escape(describe(ordered, as_of, name))}</desc>',
+        f'<desc id="{chart_id}-desc">{escape(summary)}</desc>',
     ]
     if not ordered:
         parts.append(
@@ -120,12 +146,12 @@ def price_history_svg(
             'text-anchor="middle">No dated prices known</text></svg>'
         )
         return "\n".join(parts)
-    start = ordered[0].date
+    start = min(ordered[0].date, scores[0].date) if scores else ordered[0].date
     end = max(ordered[-1].date, as_of or ordered[-1].date)
     span = max(1, (end - start).days)
     top_price = max(max(p.list_price_usd, p.price_usd) for p in ordered)
     top, step = nice_ceiling(max(top_price * 1.1, 1.0))
-    left, right = float(_LEFT), float(width - 16)
+    left, right = float(_LEFT), float(width - (40 if scores else 16))
     plot_top, plot_bottom = float(_TOP), float(HEIGHT - _BOTTOM)
 
     def x_of(date: dt.date) -> float:
@@ -169,6 +195,8 @@ def price_history_svg(
             f'<circle cx="{x_of(p.date):.1f}" cy="{y_of(p.price_usd):.1f}" r="3.5" '
             f'class="{shape}"><title>{escape(usd(p.price_usd))} on {day(p.date)}</title></circle>'
         )
+    if scores:
+        parts.extend(_score_line(scores, x_of, plot_top, plot_bottom, right))
     low = lowest(ordered)
     assert low is not None
     lx, ly = x_of(low.date), y_of(low.price_usd)
@@ -183,15 +211,7 @@ def price_history_svg(
         f'<text x="{tx:.1f}" y="{ty:.1f}" class="marker-label" '
         f'text-anchor="middle">{escape(label)}</text>'
     )
-    legend_y = 14
-    parts.append(
-        f'<line x1="{left}" x2="{left + 22}" y1="{legend_y - 4}" y2="{legend_y - 4}" '
-        'class="curve"/>'
-        f'<text x="{left + 26}" y="{legend_y}" class="tick">price paid</text>'
-        f'<line x1="{left + 110}" x2="{left + 132}" y1="{legend_y - 4}" y2="{legend_y - 4}" '
-        'class="list-line"/>'
-        f'<text x="{left + 136}" y="{legend_y}" class="tick">list price</text>'
-    )
+    parts.append(_legend(left, width, scored=bool(scores)))
     parts.append(
         f'<line x1="{left}" x2="{right}" y1="{plot_bottom:.1f}" y2="{plot_bottom:.1f}" '
         'class="axis"/>'
@@ -211,3 +231,54 @@ def price_history_svg(
     )
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+def _score_line(
+    scores: Sequence[ScoreMark],
+    x_of: Callable[[dt.date], float],
+    plot_top: float,
+    plot_bottom: float,
+    right: float,
+) -> list[str]:
+    """Return the SVG parts of the score's step line, its diamonds and its 0-100 axis."""
+
+    def y_of(score: int) -> float:
+        return plot_bottom - score / 100 * (plot_bottom - plot_top)
+
+    parts = [
+        f'<text x="{right + 6:.1f}" y="{y_of(score) + 4:.1f}" class="tick" '
+        f'text-anchor="start">{score}</text>'
+        for score in (0, 50, 100)
+    ]
+    steps: list[str] = []
+    for n, mark in enumerate(scores):
+        until = scores[n + 1].date if n + 1 < len(scores) else mark.date
+        steps.append(f"{x_of(mark.date):.1f},{y_of(mark.bang_score):.1f}")
+        steps.append(f"{x_of(until):.1f},{y_of(mark.bang_score):.1f}")
+    parts.append(f'<polyline points="{" ".join(steps)}" class="score-line"/>')
+    for mark in scores:
+        x, y = x_of(mark.date), y_of(mark.bang_score)
+        parts.append(
+            f'<polygon points="{x:.1f},{y - 5:.1f} {x + 5:.1f},{y:.1f} {x:.1f},{y + 5:.1f} '
+            f'{x - 5:.1f},{y:.1f}" class="score-mark"><title>BangScore {mark.bang_score} on '
+            f"{day(mark.date)}</title></polygon>"
+        )
+    return parts
+
+
+def _legend(left: float, width: int, *, scored: bool) -> str:
+    """Return the legend above the plot: price paid, list price and, with scores, the score."""
+    y = 14
+    parts = [
+        f'<line x1="{left}" x2="{left + 22}" y1="{y - 4}" y2="{y - 4}" class="curve"/>'
+        f'<text x="{left + 26}" y="{y}" class="tick">price paid</text>'
+        f'<line x1="{left + 110}" x2="{left + 132}" y1="{y - 4}" y2="{y - 4}" class="list-line"/>'
+        f'<text x="{left + 136}" y="{y}" class="tick">list price</text>'
+    ]
+    if scored:
+        label = "score" if width < WIDTH else "BangScore (right axis)"
+        parts.append(
+            f'<line x1="{left + 220}" x2="{left + 242}" y1="{y - 4}" y2="{y - 4}" '
+            f'class="score-line"/><text x="{left + 246}" y="{y}" class="tick">{label}</text>'
+        )
+    return "".join(parts)

@@ -12,33 +12,16 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from bangscore.errors import BangScoreError
+from bangscore.errors import AccountExists as AccountExists
+from bangscore.errors import KeyStoreError as KeyStoreError
+from bangscore.errors import KeyStoreMissing as KeyStoreMissing
+from bangscore.errors import KeyStoreUnavailable as KeyStoreUnavailable
+from bangscore.errors import UnknownKey as UnknownKey
 from bangscore.stores.keys import generate_key, key_digest, key_id
 
 Plan = Literal["free", "pro", "bulk"]
 KeyState = Literal["active", "revoked"]
 PLAN_LIMITS: dict[str, int] = {"free": 1_000, "pro": 50_000}
-
-
-class KeyStoreError(BangScoreError):
-    """Base class of store failures."""
-
-
-class KeyStoreUnavailable(KeyStoreError):
-    """Raised when the store cannot be reached; callers fail open on counts
-    (docs/API.md#counting)."""
-
-
-class KeyStoreMissing(KeyStoreError):
-    """Raised when a store that must already exist (a command that only reads keys) does not."""
-
-
-class UnknownKey(KeyStoreError, LookupError):
-    """Raised when a key id names no key."""
-
-
-class AccountExists(KeyStoreError):
-    """Raised when an account with the same email is already stored."""
 
 
 @dataclass(frozen=True, slots=True)

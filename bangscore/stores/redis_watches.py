@@ -3,8 +3,12 @@
 Layout (prefix ``bs:``): ``watch:<id>`` hash of a watch, ``watches`` and ``acctwatches:<email>``
 sorted sets of watch ids by creation time, ``watchcond:<email>:<appid>:<condition>`` -> id
 (one watch per address, game and condition), ``waddr:<email>`` hash of an address's
-confirmation, ``walerts`` and ``walerts:<id>`` lists of the alerts sent (JSON). Every change of
-more than one key is one Lua script, so it is atomic.
+confirmation, ``walerts`` and ``walerts:<id>`` lists of the alerts sent (JSON);
+``wconfirm:<id>`` -> address and ``wpending`` (sorted set of pending confirmation ids by queue
+time) for queued confirmations, ``wsuppressed:<email>`` for a hard bounce, ``wlease`` for the
+``alerts send`` lease, ``wclaim:<id>`` hash of a watch's claim and retry state, and
+``wrate:<key>:<window>`` counters. Every change of more than one key is one Lua script, so it
+is atomic.
 """
 
 from __future__ import annotations
@@ -21,10 +25,13 @@ from bangscore.stores.watchstore import (
     MAX_WATCHES_PER_ADDRESS,
     Address,
     Condition,
+    PendingConfirmation,
     SentAlert,
     TooManyWatches,
     UnknownWatch,
     WatchRecord,
+    new_confirm_id,
+    retry_delay,
 )
 
 T = TypeVar("T")
@@ -56,8 +63,9 @@ redis.call('ZREM', ARGV[1] .. 'acctwatches:' .. h['email'], ARGV[2])
 return fields
 """
 
-# KEYS: watch hash, all alerts, the watch's alerts. ARGV: sent_at, record JSON.
+# KEYS: watch hash, all alerts, the watch's alerts, its claim. ARGV: sent_at, record JSON.
 _RECORD = """
+redis.call('DEL', KEYS[4])
 if redis.call('EXISTS', KEYS[1]) == 1 then
   redis.call('HSET', KEYS[1], 'fired', '1', 'last_alert_at', ARGV[1])
 end
@@ -72,6 +80,64 @@ for _, key in ipairs(KEYS) do
   if redis.call('EXISTS', key) == 1 then redis.call('HSET', key, 'fired', '0') end
 end
 return #KEYS
+"""
+
+
+# KEYS: address hash, suppressed flag, confirm id -> email, pending set.
+# ARGV: confirm id, email, now. Returns 1 if queued.
+_QUEUE = """
+if redis.call('HEXISTS', KEYS[1], 'confirmed_at') == 1 then return 0 end
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+if redis.call('HSETNX', KEYS[1], 'confirm_id', ARGV[1]) == 0 then return 0 end
+redis.call('SET', KEYS[3], ARGV[2])
+redis.call('ZADD', KEYS[4], tonumber(ARGV[3]), ARGV[1])
+return 1
+"""
+
+# KEYS: address hash, pending set. ARGV: prefix, field to set ('' none), value, drop id (1/0).
+_ADDRESS = """
+if ARGV[2] == 'confirmed_at' then
+  redis.call('HSETNX', KEYS[1], 'confirmed_at', ARGV[3])
+elseif ARGV[2] ~= '' then
+  redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
+end
+local id = redis.call('HGET', KEYS[1], 'confirm_id')
+if id then
+  redis.call('ZREM', KEYS[2], id)
+  if ARGV[4] == '1' then
+    redis.call('DEL', ARGV[1] .. 'wconfirm:' .. id)
+    redis.call('HDEL', KEYS[1], 'confirm_id')
+  end
+end
+return 1
+"""
+
+# KEYS: lease. ARGV: holder, seconds. Returns 1 if held by ARGV[1] now.
+_LEASE = """
+local held = redis.call('GET', KEYS[1])
+if held and held ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', tonumber(ARGV[2]))
+return 1
+"""
+
+# KEYS: lease. ARGV: holder.
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1
+"""
+
+# KEYS: watch hash, claim hash. ARGV: holder, now, seconds. Returns 1 if claimed.
+_CLAIM = """
+if redis.call('HGET', KEYS[1], 'fired') ~= '0' then return 0 end
+local c = redis.call('HGETALL', KEYS[2])
+local h = {}
+for i = 1, #c, 2 do h[c[i]] = c[i + 1] end
+local now = tonumber(ARGV[2])
+if h['next_at'] and tonumber(h['next_at']) > now then return 0 end
+if h['holder'] and h['holder'] ~= '' and h['holder'] ~= ARGV[1]
+   and tonumber(h['claimed_at']) > now - tonumber(ARGV[3]) then return 0 end
+redis.call('HSET', KEYS[2], 'holder', ARGV[1], 'claimed_at', ARGV[2])
+return 1
 """
 
 
@@ -116,6 +182,11 @@ class RedisWatchStore:
         self._remove = client.register_script(_REMOVE)
         self._record = client.register_script(_RECORD)
         self._rearm = client.register_script(_REARM)
+        self._queue = client.register_script(_QUEUE)
+        self._address = client.register_script(_ADDRESS)
+        self._lease = client.register_script(_LEASE)
+        self._release = client.register_script(_RELEASE)
+        self._claim = client.register_script(_CLAIM)
 
     @classmethod
     def from_url(cls, url: str) -> RedisWatchStore:
@@ -191,13 +262,82 @@ class RedisWatchStore:
         fields = self._call(lambda: self.client.hgetall(f"{PREFIX}waddr:{email}"))
         confirmed = fields.get("confirmed_at") if fields else None
         sent = fields.get("confirm_sent_at") if fields else None
-        return Address(email, int(confirmed) if confirmed else None, int(sent) if sent else None)
+        gone = self._call(lambda: self.client.get(f"{PREFIX}wsuppressed:{email}"))
+        return Address(
+            email,
+            int(confirmed) if confirmed else None,
+            int(sent) if sent else None,
+            int(gone) if gone else None,
+        )
+
+    def _set_address(self, email: str, field: str, now: int, *, drop: bool) -> None:
+        keys = [f"{PREFIX}waddr:{email}", f"{PREFIX}wpending"]
+        args: list[str | int] = [PREFIX, field, now, "1" if drop else "0"]
+        self._call(lambda: self._address(keys=keys, args=args))
 
     def confirm_address(self, email: str, now: int) -> None:
-        self._call(lambda: self.client.hsetnx(f"{PREFIX}waddr:{email}", "confirmed_at", now))
+        self._set_address(email, "confirmed_at", now, drop=True)
 
     def confirmation_sent(self, email: str, now: int) -> None:
-        self._call(lambda: self.client.hset(f"{PREFIX}waddr:{email}", "confirm_sent_at", now))
+        self._set_address(email, "confirm_sent_at", now, drop=False)
+
+    def queue_confirmation(self, email: str, now: int) -> PendingConfirmation | None:
+        pending = PendingConfirmation(new_confirm_id(), email, now)
+        keys = [
+            f"{PREFIX}waddr:{email}",
+            f"{PREFIX}wsuppressed:{email}",
+            f"{PREFIX}wconfirm:{pending.confirm_id}",
+            f"{PREFIX}wpending",
+        ]
+        args: list[str | int] = [pending.confirm_id, email, now]
+        queued = self._call(lambda: self._queue(keys=keys, args=args))
+        return pending if int(queued) == 1 else None
+
+    def pending_confirmations(self) -> list[PendingConfirmation]:
+        rows: list[tuple[str, float]] = self._call(
+            lambda: self.client.zrange(f"{PREFIX}wpending", 0, -1, withscores=True)  # type: ignore[arg-type,return-value]
+        )
+        found = []
+        for confirm_id, queued in rows:
+            email = self.confirmation_email(str(confirm_id))
+            if email is not None:
+                found.append(PendingConfirmation(str(confirm_id), email, int(queued)))
+        return found
+
+    def confirmation_email(self, confirm_id: str) -> str | None:
+        email = self._call(lambda: self.client.get(f"{PREFIX}wconfirm:{confirm_id}"))
+        return str(email) if email else None
+
+    def suppress(self, email: str, now: int) -> None:
+        self._call(lambda: self.client.set(f"{PREFIX}wsuppressed:{email}", now, nx=True))
+        self._set_address(email, "", now, drop=True)
+
+    def acquire_lease(self, holder: str, now: int, seconds: int) -> bool:
+        args: list[str | int] = [holder, max(1, seconds)]
+        return int(self._call(lambda: self._lease(keys=[f"{PREFIX}wlease"], args=args))) == 1
+
+    def release_lease(self, holder: str) -> None:
+        self._call(lambda: self._release(keys=[f"{PREFIX}wlease"], args=[holder]))
+
+    def claim(self, watch_id: str, holder: str, now: int, seconds: int) -> bool:
+        keys = [f"{PREFIX}watch:{watch_id}", f"{PREFIX}wclaim:{watch_id}"]
+        args: list[str | int] = [holder, now, seconds]
+        return int(self._call(lambda: self._claim(keys=keys, args=args))) == 1
+
+    def defer(self, watch_id: str, now: int) -> int:
+        key = f"{PREFIX}wclaim:{watch_id}"
+        attempts = int(self._call(lambda: self.client.hincrby(key, "attempts", 1)))
+        next_at = now + retry_delay(attempts)
+        self._call(lambda: self.client.hset(key, mapping={"holder": "", "next_at": next_at}))
+        return next_at
+
+    def hit(self, key: str, now: int, window: int) -> int:
+        name = f"{PREFIX}wrate:{key}:{now - now % window}"
+        pipe = self.client.pipeline(transaction=True)
+        pipe.incr(name)
+        pipe.expire(name, window + 60)
+        count, _ = self._call(pipe.execute)
+        return int(count)
 
     def record_alert(self, alert: SentAlert) -> None:
         record = orjson.dumps(
@@ -214,6 +354,7 @@ class RedisWatchStore:
             f"{PREFIX}watch:{alert.watch_id}",
             f"{PREFIX}walerts",
             f"{PREFIX}walerts:{alert.watch_id}",
+            f"{PREFIX}wclaim:{alert.watch_id}",
         ]
         self._call(lambda: self._record(keys=keys, args=[alert.sent_at, record]))
 

@@ -18,10 +18,13 @@ from bangscore.stores.watchstore import (
     MAX_WATCHES_PER_ADDRESS,
     Address,
     Condition,
+    PendingConfirmation,
     SentAlert,
     TooManyWatches,
     UnknownWatch,
     WatchRecord,
+    new_confirm_id,
+    retry_delay,
 )
 
 SCHEMA = """
@@ -51,6 +54,33 @@ CREATE TABLE IF NOT EXISTS watch_alerts (
     message_id TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS watch_alerts_watch ON watch_alerts(watch_id);
+CREATE TABLE IF NOT EXISTS watch_confirmations (
+    confirm_id TEXT PRIMARY KEY,
+    email TEXT NOT NULL UNIQUE,
+    queued_at INTEGER NOT NULL,
+    sent_at INTEGER
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS watch_suppressed (
+    email TEXT PRIMARY KEY,
+    suppressed_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS watch_lease (
+    name TEXT PRIMARY KEY,
+    holder TEXT NOT NULL,
+    expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS watch_claims (
+    watch_id TEXT PRIMARY KEY,
+    holder TEXT,
+    claimed_at INTEGER NOT NULL DEFAULT 0,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_at INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS watch_rates (
+    key TEXT PRIMARY KEY,
+    window_start INTEGER NOT NULL,
+    count INTEGER NOT NULL
+) WITHOUT ROWID;
 """
 
 _COLUMNS = "watch_id, email, appid, tier, below_usd, created_at, fired, last_alert_at"
@@ -162,29 +192,158 @@ class SQLiteWatchStore:
             row = (
                 self._conn()
                 .execute(
-                    "SELECT confirmed_at, confirm_sent_at FROM watch_addresses WHERE email = ?",
+                    "SELECT a.confirmed_at, a.confirm_sent_at, "
+                    "(SELECT suppressed_at FROM watch_suppressed s WHERE s.email = ?1) "
+                    "FROM (SELECT ?1 AS email) q LEFT JOIN watch_addresses a ON a.email = q.email",
                     (email,),
                 )
                 .fetchone()
             )
-        return Address(email, row[0], row[1]) if row else Address(email, None, None)
+        return Address(email, row[0], row[1], row[2])
 
     def confirm_address(self, email: str, now: int) -> None:
         with _faults():
-            self._conn().execute(
+            conn = self._conn()
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute(
                 "INSERT INTO watch_addresses(email, confirmed_at) VALUES (?, ?) "
                 "ON CONFLICT(email) DO UPDATE SET "
                 "confirmed_at = COALESCE(confirmed_at, excluded.confirmed_at)",
                 (email, now),
             )
+            conn.execute("DELETE FROM watch_confirmations WHERE email = ?", (email,))
+            conn.execute("COMMIT")
 
     def confirmation_sent(self, email: str, now: int) -> None:
         with _faults():
-            self._conn().execute(
+            conn = self._conn()
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute(
                 "INSERT INTO watch_addresses(email, confirm_sent_at) VALUES (?, ?) "
                 "ON CONFLICT(email) DO UPDATE SET confirm_sent_at = excluded.confirm_sent_at",
                 (email, now),
             )
+            conn.execute("UPDATE watch_confirmations SET sent_at = ? WHERE email = ?", (now, email))
+            conn.execute("COMMIT")
+
+    def queue_confirmation(self, email: str, now: int) -> PendingConfirmation | None:
+        pending = PendingConfirmation(new_confirm_id(), email, now)
+        with _faults():
+            cur = self._conn().execute(
+                "INSERT INTO watch_confirmations(confirm_id, email, queued_at) "
+                "SELECT ?1, ?2, ?3 WHERE NOT EXISTS "
+                "(SELECT 1 FROM watch_addresses WHERE email = ?2 AND confirmed_at IS NOT NULL) "
+                "AND NOT EXISTS (SELECT 1 FROM watch_suppressed WHERE email = ?2) "
+                "ON CONFLICT(email) DO NOTHING",
+                (pending.confirm_id, email, now),
+            )
+        return pending if cur.rowcount == 1 else None
+
+    def pending_confirmations(self) -> list[PendingConfirmation]:
+        with _faults():
+            rows = (
+                self._conn()
+                .execute(
+                    "SELECT confirm_id, email, queued_at FROM watch_confirmations "
+                    "WHERE sent_at IS NULL ORDER BY queued_at, confirm_id"
+                )
+                .fetchall()
+            )
+        return [PendingConfirmation(str(c), str(e), int(q)) for c, e, q in rows]
+
+    def confirmation_email(self, confirm_id: str) -> str | None:
+        with _faults():
+            row = (
+                self._conn()
+                .execute(
+                    "SELECT email FROM watch_confirmations WHERE confirm_id = ?", (confirm_id,)
+                )
+                .fetchone()
+            )
+        return str(row[0]) if row else None
+
+    def suppress(self, email: str, now: int) -> None:
+        with _faults():
+            conn = self._conn()
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute(
+                "INSERT INTO watch_suppressed(email, suppressed_at) VALUES (?, ?) "
+                "ON CONFLICT(email) DO NOTHING",
+                (email, now),
+            )
+            conn.execute("DELETE FROM watch_confirmations WHERE email = ?", (email,))
+            conn.execute("COMMIT")
+
+    def acquire_lease(self, holder: str, now: int, seconds: int) -> bool:
+        with _faults():
+            cur = self._conn().execute(
+                "INSERT INTO watch_lease(name, holder, expires_at) VALUES ('alerts', ?1, ?2) "
+                "ON CONFLICT(name) DO UPDATE SET holder = ?1, expires_at = ?2 "
+                "WHERE watch_lease.holder = ?1 OR watch_lease.expires_at <= ?3",
+                (holder, now + seconds, now),
+            )
+        return cur.rowcount == 1
+
+    def release_lease(self, holder: str) -> None:
+        with _faults():
+            self._conn().execute(
+                "DELETE FROM watch_lease WHERE name = 'alerts' AND holder = ?", (holder,)
+            )
+
+    def claim(self, watch_id: str, holder: str, now: int, seconds: int) -> bool:
+        with _faults():
+            conn = self._conn()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                fired = conn.execute(
+                    "SELECT fired FROM watches WHERE watch_id = ?", (watch_id,)
+                ).fetchone()
+                cur = conn.execute(
+                    "INSERT INTO watch_claims(watch_id, holder, claimed_at) VALUES (?1, ?2, ?3) "
+                    "ON CONFLICT(watch_id) DO UPDATE SET holder = ?2, claimed_at = ?3 "
+                    "WHERE watch_claims.next_at <= ?3 AND (watch_claims.holder IS NULL "
+                    "OR watch_claims.holder = ?2 OR watch_claims.claimed_at <= ?3 - ?4)",
+                    (watch_id, holder, now, seconds),
+                )
+                won = fired is not None and not fired[0] and cur.rowcount == 1
+                conn.execute("COMMIT" if won else "ROLLBACK")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        return won
+
+    def defer(self, watch_id: str, now: int) -> int:
+        with _faults():
+            conn = self._conn()
+            conn.execute("BEGIN IMMEDIATE")
+            row = conn.execute(
+                "SELECT attempts FROM watch_claims WHERE watch_id = ?", (watch_id,)
+            ).fetchone()
+            attempts = (int(row[0]) if row else 0) + 1
+            next_at = now + retry_delay(attempts)
+            conn.execute(
+                "INSERT INTO watch_claims(watch_id, holder, claimed_at, attempts, next_at) "
+                "VALUES (?1, NULL, 0, ?2, ?3) ON CONFLICT(watch_id) DO UPDATE SET "
+                "holder = NULL, claimed_at = 0, attempts = ?2, next_at = ?3",
+                (watch_id, attempts, next_at),
+            )
+            conn.execute("COMMIT")
+        return next_at
+
+    def hit(self, key: str, now: int, window: int) -> int:
+        start = now - now % window
+        with _faults():
+            row = (
+                self._conn()
+                .execute(
+                    "INSERT INTO watch_rates(key, window_start, count) VALUES (?1, ?2, 1) "
+                    "ON CONFLICT(key) DO UPDATE SET count = CASE WHEN window_start = ?2 "
+                    "THEN count + 1 ELSE 1 END, window_start = ?2 RETURNING count",
+                    (key, start),
+                )
+                .fetchone()
+            )
+        return int(row[0])
 
     def record_alert(self, alert: SentAlert) -> None:
         with _faults():
@@ -195,6 +354,7 @@ class SQLiteWatchStore:
                     "UPDATE watches SET fired = 1, last_alert_at = ? WHERE watch_id = ?",
                     (alert.sent_at, alert.watch_id),
                 )
+                conn.execute("DELETE FROM watch_claims WHERE watch_id = ?", (alert.watch_id,))
                 conn.execute(
                     "INSERT INTO watch_alerts(watch_id, sent_at, snapshot_id, price_usd, tier, "
                     "message_id) VALUES (?, ?, ?, ?, ?, ?)",

@@ -20,7 +20,8 @@ import secrets
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from bangscore.stores.keystore import KeyStoreError
+from bangscore.errors import TooManyWatches as TooManyWatches
+from bangscore.errors import UnknownWatch as UnknownWatch
 
 WatchTier = Literal["worth_it", "banger"]
 TIERS: tuple[WatchTier, ...] = ("worth_it", "banger")
@@ -31,14 +32,6 @@ _REACHES: dict[str, frozenset[str]] = {
 }
 MAX_BELOW_USD = 10_000.0
 MAX_WATCHES_PER_ADDRESS = 100
-
-
-class UnknownWatch(KeyStoreError, LookupError):
-    """Raised when a watch id names no watch."""
-
-
-class TooManyWatches(KeyStoreError):
-    """Raised when an address already holds :data:`MAX_WATCHES_PER_ADDRESS` watches."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,17 +85,23 @@ class WatchRecord:
 
 @dataclass(frozen=True, slots=True)
 class Address:
-    """What the store knows of an address: when it was confirmed and when the confirmation
-    email went out (Unix s, or None)."""
+    """What the store knows of an address: when it was confirmed, when its confirmation email
+    went out and when a hard bounce suppressed it (Unix s, or None)."""
 
     email: str
     confirmed_at: int | None
     confirm_sent_at: int | None
+    suppressed_at: int | None = None
 
     @property
     def confirmed(self) -> bool:
         """Return True once the address is confirmed (by its link, or by the operator)."""
         return self.confirmed_at is not None
+
+    @property
+    def suppressed(self) -> bool:
+        """Return True once a hard bounce stopped all mail to the address."""
+        return self.suppressed_at is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +115,27 @@ class SentAlert:
     price_usd: float | None
     tier: str | None
     message_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class PendingConfirmation:
+    """A confirmation email waiting for ``alerts send``: its opaque id (what the link's
+    signed token carries, never the address), the address and when it was queued (Unix s)."""
+
+    confirm_id: str
+    email: str
+    queued_at: int
+
+
+def retry_delay(attempts: int) -> int:
+    """Given how many times a watch's alert failed, return the seconds before the next try:
+    5 minutes doubling per failure, at most a day."""
+    return int(min(300 * 2 ** max(0, attempts - 1), 86_400))
+
+
+def new_confirm_id() -> str:
+    """Return a fresh opaque confirmation id: ``c_`` and 22 URL-safe random characters."""
+    return "c_" + secrets.token_urlsafe(16)
 
 
 def new_watch_id() -> str:
@@ -154,6 +174,48 @@ class WatchStore(Protocol):
 
     def confirmation_sent(self, email: str, now: int) -> None:
         """Given an address, record that its confirmation email went out at ``now``."""
+        ...
+
+    def queue_confirmation(self, email: str, now: int) -> PendingConfirmation | None:
+        """Given an address, queue its confirmation email unless it is confirmed, suppressed
+        or already has one pending (one at a time); return the new pending confirmation or
+        None."""
+        ...
+
+    def pending_confirmations(self) -> list[PendingConfirmation]:
+        """Return the confirmations queued and not yet sent, oldest first."""
+        ...
+
+    def confirmation_email(self, confirm_id: str) -> str | None:
+        """Given a confirmation id, return its address, or None if unknown or used."""
+        ...
+
+    def suppress(self, email: str, now: int) -> None:
+        """Given an address the relay refused permanently (5xx on RCPT), stop mailing it."""
+        ...
+
+    def acquire_lease(self, holder: str, now: int, seconds: int) -> bool:
+        """Given a run's id, take the store's one ``alerts send`` lease for ``seconds`` (or
+        extend it if ``holder`` has it); return False while another holder's lease lasts."""
+        ...
+
+    def release_lease(self, holder: str) -> None:
+        """Given a run's id, give its lease back (nothing if another holds it)."""
+        ...
+
+    def claim(self, watch_id: str, holder: str, now: int, seconds: int) -> bool:
+        """Given a due watch, claim it for this run before sending: False if it fired, is
+        claimed by another run for less than ``seconds``, or waits for a retry."""
+        ...
+
+    def defer(self, watch_id: str, now: int) -> int:
+        """Given a claimed watch whose alert could not be sent, drop the claim and set its
+        next try (backoff by :func:`retry_delay`); return that time (Unix s)."""
+        ...
+
+    def hit(self, key: str, now: int, window: int) -> int:
+        """Given a rate-limit key (account or network), count one event in the current window
+        of ``window`` seconds and return the window's count so far."""
         ...
 
     def record_alert(self, alert: SentAlert) -> None:

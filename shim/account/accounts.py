@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import hmac
 import ipaddress
+import re
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -49,6 +50,8 @@ from starlette.routing import BaseRoute, Route
 
 from bangscore.contract.api import ATTRIBUTION_TEXT
 from bangscore.contract.limits import MAX_QUERY_LENGTH
+from bangscore.contract.mailbox import plain_mailbox
+from bangscore.errors import FormTooLarge as FormTooLarge
 from bangscore.shim.account.passwords import (
     MAX_PASSWORD,
     HashingBusy,
@@ -121,11 +124,6 @@ class SignInLimits:
         return min(self.max_delay, 1 << min(failures - free, 20))
 
 
-class FormTooLarge(Exception):
-    """Raised when a posted form is larger than :data:`MAX_FORM_BYTES` or has a field larger
-    than :data:`MAX_FIELD_BYTES`."""
-
-
 def signup_network(ip: str) -> str:
     """Given a client IP, return the network an abuse report groups it in: its /24 (IPv4)
     or /48 (IPv6), the block one subscriber or host usually holds; the text as given if it is
@@ -160,8 +158,12 @@ class AccountSite:
         session_idle: int,
         session_max: int,
         page_extras: Callable[[str], dict[str, Any]] | None = None,
+        smtputf8: bool = False,
     ) -> None:
         self.store = store
+        # Whether the mail relay takes non-ASCII addresses (setting BANGSCORE_SMTP_UTF8):
+        # without it they are refused at sign-up, since no alert could reach them.
+        self.smtputf8 = smtputf8
         # More of the signed-in account page (the watches): email -> template context.
         self.page_extras = page_extras
         self.site_url = site_url
@@ -335,7 +337,7 @@ class AccountSite:
             f"signup:ip-day:{ip}", limits.signups_per_ip_day, 86400
         ):
             return self.page(request, "account_signin.html", 429, error=_SLOW, typed=typed)
-        if email is None:
+        if email is None or not plain_mailbox(email, utf8=self.smtputf8):
             return self.page(request, "account_signin.html", 400, error=_BAD_EMAIL, typed=typed)
         problem = password_problem(password, email)
         if problem is not None:
@@ -403,10 +405,14 @@ class AccountSite:
             self.store.start_session(key_digest(token), email, now, end)
         except KeyStoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
+        after = request.session.get("after")
         request.session.clear()
         request.session["sid"] = token
         self.csrf_token(request)
-        return RedirectResponse(f"{self.site_url}/account", 303, headers=PAGE_HEADERS)
+        # Back to the form the visitor came from (a game's "Watch this game"), else the keys
+        # page; only our own watch form, never a URL from the request.
+        back = after if isinstance(after, str) and _WATCH_FORM.fullmatch(after) else "/account"
+        return RedirectResponse(f"{self.site_url}{back}", 303, headers=PAGE_HEADERS)
 
     async def signout(self, request: Request) -> Response:
         """End the session server-side (every copy of the cookie) and clear the cookie."""
@@ -478,6 +484,9 @@ def _slow(seconds: int) -> str:
 
 
 _BAD_EMAIL = "Enter a valid email address."
+_WATCH_FORM = re.compile(r"/account/watch\?appid=[1-9][0-9]{0,9}")
+
+
 _TAKEN = "An account with this email exists. Sign in instead."
 _WRONG = "Wrong email or password."
 _TOO_MANY = f"An account may hold at most {MAX_ACTIVE_KEYS} active keys; revoke one first."

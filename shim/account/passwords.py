@@ -19,6 +19,8 @@ import anyio
 import anyio.to_thread
 from zxcvbn import zxcvbn
 
+from bangscore.errors import HashingBusy as HashingBusy
+
 MIN_PASSWORD = 10
 MAX_PASSWORD = 1024  # argon2 takes any length; a bound keeps form bodies small
 STRENGTH_CHARS = 72  # zxcvbn's cost grows with length; a longer password is judged by its start
@@ -27,10 +29,6 @@ HASHING_SLOTS = 1
 HASHING_QUEUE = 32
 
 T = TypeVar("T")
-
-
-class HashingBusy(Exception):
-    """Raised when more password checks wait in this process than :data:`HASHING_QUEUE`."""
 
 
 def password_problem(password: str, email: str) -> str | None:

@@ -3,25 +3,27 @@ remove watches, confirm an address, and the one-click unsubscribe of the alerts.
 
 Game pages are static (built into the snapshot), so their "Watch this game" button is a GET
 form to ``/account/watch?appid=N``, which a signed-in user answers with a CSRF-protected form
-choosing the condition. An address's first watch sends one confirmation email with a signed
-link; until it is followed nothing else is sent there. If the SMTP server cannot take it now,
-``bangscore alerts send`` sends it on its next run.
+choosing the condition; that form shows the game's price and score, so it counts against the
+page allowance like every page showing a game's data. A visitor not signed in is sent back to
+that form after signing in or up.
 
-The unsubscribe link needs no sign-in: its signature is the credential. A GET shows a button
-(a mail scanner fetching links removes nothing); a POST, the button's or the RFC 8058
-one-click POST of a mail client, removes the watch.
+No request ever waits on SMTP (docs/API.md#watches): an address's first watch *queues* one
+confirmation (an opaque id in the store, one pending at a time per address) and
+``bangscore alerts send`` sends it. Watch adds and queued confirmations are rate-limited per
+account and per network (/24 for IPv4, /64 for IPv6).
+
+The confirmation and unsubscribe links need no sign-in: their signature is the credential. A
+GET shows a button (a mail scanner fetching links changes nothing); a POST (the button's, or
+for unsubscribe the RFC 8058 one-click POST of a mail client) acts.
 """
 
 from __future__ import annotations
 
-import contextlib
+import ipaddress
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
-from email.message import EmailMessage
 from typing import Any
 
-import anyio.to_thread
 import orjson
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -30,6 +32,7 @@ from starlette.routing import BaseRoute, Route
 
 from bangscore.contract.filters import detail_key
 from bangscore.shim.account.accounts import PAGE_HEADERS, AccountSite
+from bangscore.shim.quota import Quota, rate_headers
 from bangscore.shim.source import SnapshotSource
 from bangscore.storage import ObjectStorageError
 from bangscore.stores.keystore import KeyStoreUnavailable
@@ -41,11 +44,10 @@ from bangscore.stores.watchstore import (
     WatchStore,
     new_watch_id,
 )
-from bangscore.watch_mail import WatchLinks, confirmation_message
+from bangscore.watch_links import WatchLinks
 
 log = logging.getLogger("bangscore.watches")
 MAX_APPID = 2**31 - 1
-SendMail = Callable[[EmailMessage], None]
 
 _DOWN = "The account store is unreachable right now; please try again in a minute."
 _NO_WATCH = "No such watch on this account."
@@ -53,16 +55,38 @@ _BAD_CONFIRM = "This confirmation link is not valid or has expired."
 _BAD_UNSUBSCRIBE = "This unsubscribe link is not valid."
 _CONFIRMED = "Your watches will now email you when they come true."
 _CSRF = "Your session expired or the form was stale. Go back, reload the page and try again."
+_SLOW = "Too many watches were added from this account or network just now; try again in an hour."
+
+
+@dataclass(frozen=True)
+class WatchLimits:
+    """How many watch adds and queued confirmation emails an account and a network (/24 or
+    /64) may make per hour."""
+
+    adds_per_account: int = 30
+    adds_per_network: int = 60
+    confirmations_per_account: int = 3
+    confirmations_per_network: int = 10
 
 
 @dataclass(frozen=True)
 class WatchOptions:
-    """What the app needs for the watch pages: the watch store, how to send an email now
-    (None: confirmations wait for ``alerts send``) and the From address."""
+    """What the app needs for the watch pages: the watch store and its rate limits. (The
+    serving processes never send mail: ``alerts send`` does.)"""
 
     store: WatchStore
-    send_mail: SendMail | None
-    mail_from: str
+    limits: WatchLimits = WatchLimits()
+
+
+def watch_network(ip: str) -> str:
+    """Given a client IP, return the network watch adds are limited by: its /24 (IPv4) or
+    /64 (IPv6, one subscriber's usual LAN); the text as given if it is not an address."""
+    try:
+        address = ipaddress.ip_address(ip)
+    except ValueError:
+        return ip
+    prefix = 24 if address.version == 4 else 64
+    return str(ipaddress.ip_network(f"{address}/{prefix}", strict=False))
 
 
 def _appid(raw: str) -> int | None:
@@ -95,16 +119,16 @@ class WatchSite:
         store: WatchStore,
         source: SnapshotSource,
         links: WatchLinks,
+        quota: Quota,
         *,
-        send_mail: SendMail | None,
-        mail_from: str,
+        limits: WatchLimits = WatchLimits(),
     ) -> None:
         self.accounts = accounts
         self.store = store
         self.source = source
         self.links = links
-        self.send_mail = send_mail
-        self.mail_from = mail_from
+        self.quota = quota
+        self.limits = limits
 
     async def game(self, appid: int) -> dict[str, Any] | None:
         """Given an appid, return its detail record in the current snapshot, or None."""
@@ -146,10 +170,6 @@ class WatchSite:
             request, "account_message.html", status, title=title, message=message
         )
 
-    def _to_account(self) -> Response:
-        url = f"{self.accounts.site_url}/account#watches"
-        return RedirectResponse(url, 303, headers=PAGE_HEADERS)
-
     # -- handlers ----------------------------------------------------------------------------
 
     async def start(self, request: Request) -> Response:
@@ -157,22 +177,43 @@ class WatchSite:
         appid = _appid(request.query_params.get("appid", ""))
         if appid is None:
             return self._message(request, 400, "No such game", "The link names no game.")
+        # It shows a game's price and score: counted against the page allowance, signed in
+        # or not (docs/API.md#watches).
+        host = request.client.host if request.client else "unknown"
+        hit, window = self.quota.charge(f"page:{host}", self.quota.page_limit)
+        rate = dict(rate_headers(hit.limit, hit.used, window))
+        if not hit.admitted:
+            response = self._message(
+                request,
+                429,
+                "Too many page views today",
+                f"This address has viewed {self.quota.page_limit:,} pages today, its daily "
+                "allowance. It starts again at 00:00 UTC.",
+            )
+            response.headers.update({**rate, "Retry-After": str(window.seconds_to_reset)})
+            return response
         try:
             email = self.accounts.account(request)
         except KeyStoreUnavailable:
             return self._message(request, 503, "Try again", _DOWN)
         record = await self.game(appid)
         if record is None:
-            return self._message(request, 404, "No such game", f"No rated game has appid {appid}.")
-        if email is None:
-            return self.accounts.page(
+            response = self._message(
+                request, 404, "No such game", f"No rated game has appid {appid}."
+            )
+        elif email is None:
+            # Signing in or up from here comes back to this form (AccountSite.signed_in).
+            request.session["after"] = f"/account/watch?appid={appid}"
+            response = self.accounts.page(
                 request,
                 "account_signin.html",
-                error=f"Sign in or create an account to watch {record.get('name')}. "
-                "Then use the game page's button again.",
+                error=f"Sign in or create an account to watch {record.get('name')}.",
                 typed="",
             )
-        return self.accounts.page(request, "account_watch.html", game=record)
+        else:
+            response = self.accounts.page(request, "account_watch.html", game=record)
+        response.headers.update(rate)
+        return response
 
     async def add(self, request: Request) -> Response:
         """POST /account/watches: store the watch; the address's first one sends the
@@ -187,32 +228,39 @@ class WatchSite:
         if appid is None or record is None or condition is None:
             return self._message(request, 400, "Not watched", "Choose a game and a condition.")
         now = int(self.accounts.clock())
+        network = watch_network(self.accounts.client_ip(request))
+        limits = self.limits
         try:
+            if (
+                self.store.hit(f"add:acct:{email}", now, 3600) > limits.adds_per_account
+                or self.store.hit(f"add:net:{network}", now, 3600) > limits.adds_per_network
+            ):
+                return self._message(request, 429, "Slow down", _SLOW)
             self.store.add_watch(WatchRecord(new_watch_id(), email, appid, condition, now))
             address = self.store.address(email)
+            if not address.confirmed and not address.suppressed:
+                self.queue_confirmation(email, network, now)
         except TooManyWatches as exc:
             return self._message(request, 409, "Too many watches", f"{exc}; remove one first.")
         except KeyStoreUnavailable:
             return self._message(request, 503, "Try again", _DOWN)
-        if not address.confirmed and address.confirm_sent_at is None:
-            await self.confirm_email(email, now)
         return RedirectResponse(
             f"{self.accounts.site_url}/account#watches", 303, headers=PAGE_HEADERS
         )
 
-    async def confirm_email(self, email: str, now: int) -> None:
-        """Send the confirmation email now if a mailer is configured; on failure (or without
-        one) it stays unsent and ``alerts send`` sends it."""
-        if self.send_mail is None:
+    def queue_confirmation(self, email: str, network: str, now: int) -> None:
+        """Queue the address's confirmation email for ``alerts send`` unless the account or
+        network asked too often this hour (the store keeps one per address). Raises
+        KeyStoreUnavailable."""
+        limits = self.limits
+        if (
+            self.store.hit(f"confirm:acct:{email}", now, 3600) > limits.confirmations_per_account
+            or self.store.hit(f"confirm:net:{network}", now, 3600)
+            > limits.confirmations_per_network
+        ):
+            log.warning("confirmation not queued: the account's or network's hourly limit")
             return
-        message = confirmation_message(email, self.mail_from, self.links)
-        try:
-            await anyio.to_thread.run_sync(self.send_mail, message)
-        except Exception as exc:  # any mail fault: the next `alerts send` retries it
-            log.warning("confirmation email not sent, left for alerts send: %s", type(exc).__name__)
-            return
-        with contextlib.suppress(KeyStoreUnavailable):
-            self.store.confirmation_sent(email, now)
+        self.store.queue_confirmation(email, now)
 
     async def remove(self, request: Request) -> Response:
         """POST /account/watches/{watch_id}/remove: remove one of the account's watches."""
@@ -237,25 +285,22 @@ class WatchSite:
         )
 
     async def confirm(self, request: Request) -> Response:
-        """GET /account/watches/confirm?t=: confirm the address the signed token names."""
-        email = self.links.confirmed_email(request.query_params.get("t", ""))
-        if email is None:
-            return self._message(
-                request,
-                400,
-                "Link not valid",
-                "This confirmation link is not valid or has expired.",
-            )
+        """GET /account/watches/confirm?t= shows a button; its POST confirms the address of
+        the pending confirmation the signed token names."""
+        token = request.query_params.get("t", "")
+        confirm_id = self.links.confirmation_id(token)
+        if confirm_id is None:
+            return self._message(request, 400, "Link not valid", _BAD_CONFIRM)
         try:
+            email = self.store.confirmation_email(confirm_id)
+            if email is None:
+                return self._message(request, 400, "Link not valid", _BAD_CONFIRM)
+            if request.method != "POST":
+                return self.accounts.page(request, "account_confirm.html", token=token)
             self.store.confirm_address(email, int(self.accounts.clock()))
         except KeyStoreUnavailable:
             return self._message(request, 503, "Try again", _DOWN)
-        return self._message(
-            request,
-            200,
-            "Address confirmed",
-            "Your watches will now email you when they come true.",
-        )
+        return self._message(request, 200, "Address confirmed", _CONFIRMED)
 
     async def unsubscribe(self, request: Request) -> Response:
         """GET shows a button; POST (the button, or RFC 8058 one-click) removes the watch."""
@@ -288,7 +333,8 @@ class WatchSite:
 
 def watch_routes(site: WatchSite, session: list[Middleware]) -> list[BaseRoute]:
     """Given the watch site and the account routes' session middleware, return the routes.
-    The unsubscribe route takes POSTs without a session or CSRF token (RFC 8058)."""
+    The confirm and unsubscribe routes take POSTs without a session or CSRF token: the signed
+    token is the credential (RFC 8058 for unsubscribe)."""
 
     def route(path: str, endpoint: Any, *methods: str) -> Route:
         return Route(path, endpoint, methods=list(methods), middleware=session)
@@ -297,6 +343,6 @@ def watch_routes(site: WatchSite, session: list[Middleware]) -> list[BaseRoute]:
         route("/account/watch", site.start, "GET"),
         route("/account/watches", site.add, "POST"),
         route("/account/watches/{watch_id}/remove", site.remove, "POST"),
-        route("/account/watches/confirm", site.confirm, "GET"),
+        route("/account/watches/confirm", site.confirm, "GET", "POST"),
         route("/account/watches/unsubscribe", site.unsubscribe, "GET", "POST"),
     ]

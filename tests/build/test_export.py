@@ -25,6 +25,7 @@ from bangscore.build.export import (
     write_export,
 )
 from bangscore.build.openapi import DETAIL_PROPERTIES
+from bangscore.build.score_history import read_score_history
 from bangscore.build.wire import detail_record
 from bangscore.contract.export import (
     CHANGES_JSONL,
@@ -109,7 +110,8 @@ def test_export_records_equal_the_snapshot_detail_records(
     # records, value for value, as the snapshot serves at /api/v1/games/{appid}.
     storage, games = small_snapshot
     entries = read_manifest(storage, "s1").entries
-    exported = export_records(games, factories.SITE, factories.PRICES_AS_OF)
+    histories = read_score_history(storage)
+    exported = export_records(games, factories.SITE, factories.PRICES_AS_OF, histories)
     assert len(exported) == len(games) > 40
     for game, record in zip(games, exported, strict=True):
         served = orjson.loads(

@@ -20,7 +20,7 @@ from tests.hardening.conftest import ServerFactory, SharedServer, publish_into
 from tests.hardening.test_edge import connect, parse, read_until_closed, rss_mib, send_all
 from tests.live import ShimServer, wait_for
 
-pytestmark = pytest.mark.slow  # real servers
+pytestmark = [pytest.mark.slow, pytest.mark.serial]  # real servers; timings: run alone
 
 BODY_SECONDS = 1.0
 PASSWORD = "lantern quietly orbits the harbour"

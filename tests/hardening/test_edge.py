@@ -17,7 +17,7 @@ from tests import factories
 from tests.hardening.conftest import ServerFactory, publish_into
 from tests.live import ShimServer
 
-pytestmark = pytest.mark.slow  # real servers
+pytestmark = [pytest.mark.slow, pytest.mark.serial]  # real servers; timings: run alone
 
 HEAD_SECONDS = 1.0
 KEEP_ALIVE_SECONDS = 1

@@ -12,7 +12,7 @@ import pytest
 
 from tests.hardening.conftest import SharedServer
 
-pytestmark = pytest.mark.slow  # real servers
+pytestmark = [pytest.mark.slow, pytest.mark.serial]  # real servers; timings: run alone
 
 LIMITS = (40, 75, 110, 150)
 OVERDRIVE = 45  # requests per key beyond its limit

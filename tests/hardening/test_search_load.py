@@ -17,7 +17,7 @@ from tests import factories
 from tests.hardening.conftest import ServerFactory, add_key, publish_into
 from tests.live import wait_for
 
-pytestmark = pytest.mark.server
+pytestmark = [pytest.mark.server, pytest.mark.serial]  # timings: run alone
 WORDS = ["the", "them", "then", "thea", "sim", "star", "war", "dark", "a", "of", "souls", "quest"]
 WORST = [
     " ".join(f"the{c}" for c in "abcdefghijklmnopqrst"),

@@ -146,11 +146,28 @@ def test_errors_are_not_cached(replay: ReplayFactory, make_client: MakeClient) -
     assert len(server.hits) == 2
 
 
-def test_closed_port_is_unreachable(make_client: MakeClient) -> None:
-    client, waits = make_client(attempts=2)
-    with client, pytest.raises(SourceUnreachableError, match=r"127\.0\.0\.1"):
-        client.get_json("http://127.0.0.1:1/api/appdetails")
-    assert waits == [1.0]
+@pytest.mark.parametrize(
+    "url",
+    [
+        pytest.param("http://127.0.0.1:1/api/appdetails", id="refused"),
+        # RFC 2606 reserves .invalid: the name never resolves, whatever the network.
+        pytest.param("http://bangscore-replay.invalid/api/appdetails", id="no-such-name"),
+    ],
+)
+def test_unreachable_host_is_not_retried_and_marked_down(make_client: MakeClient, url: str) -> None:
+    client, waits = make_client(attempts=5)
+    host = httpx.URL(url).host
+    netloc = httpx.URL(url).netloc.decode()
+    with client:
+        with pytest.raises(SourceUnreachableError, match=host):
+            client.get_json(url)
+        # A retry cannot cure a refused connection or a name that does not resolve.
+        assert waits == []
+        assert client.network_requests == 1
+        assert netloc in client.down
+        with pytest.raises(SourceUnreachableError, match=host):
+            client.get_json(url.replace("appdetails", "appreviews/620"))
+        assert client.network_requests == 1
 
 
 class FakeClock:

@@ -4,6 +4,7 @@ previous records (ingest.live), provenance and dates, refusals, resume, no netwo
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -95,6 +96,10 @@ def source_routes(
         name = "lookup_620" if q["appid"] == str(PORTAL) else "lookup_not_found"
         return ok(fixture_json(f"itad/handbuilt_{name}.json"))
 
+    def shop_lookup(q: dict[str, str], body: bytes) -> Any:
+        found = fixture_json("itad/handbuilt_lookup_620.json")["game"]["id"]
+        return ok({key: found if key == f"app/{PORTAL}" else None for key in json.loads(body)})
+
     def cargo(q: dict[str, str], _: bytes) -> Any:
         name = "cargoquery_620" if f'"{PORTAL}"' in q["where"] else "cargoquery_empty"
         return ok(fixture_json(f"pcgw/handbuilt_{name}.json"))
@@ -119,6 +124,7 @@ def source_routes(
         ("GET", "/IPlayerService/GetGameAchievements/v1/"): achievements,
         ("POST", "/api/search"): lambda q, b: ok(fixture_json("hltb/search_half_life_alyx.json")),
         ("GET", "/games/lookup/v1"): lookup,
+        ("POST", "/lookup/id/shop/61/v1"): shop_lookup,
         ("POST", "/games/historylow/v1"): lambda q, b: ok(
             fixture_json("itad/handbuilt_historylow_620.json")
         ),
@@ -147,6 +153,18 @@ def make_config(previous_catalog: Path, tmp_path: Path) -> MakeConfig:
     return make
 
 
+ADAPTERS = (
+    "store_items",
+    "storefront",
+    "reviews",
+    "steamspy",
+    "achievements",
+    "hltb",
+    "itad",
+    "pcgw",
+)
+
+
 def ingest(config: IngestConfig, **kwargs: Any) -> Any:
     return run_ingest(config, today=TODAY, now=NOW, sleep=lambda seconds: None, **kwargs)
 
@@ -157,17 +175,19 @@ def test_full_ingest_resolves_every_source(
     server = replay(source_routes())
     report = ingest(make_config(Endpoints.all_at(server.base_url)))
     assert report.written, report.summary()
-    assert {name: o.status for name, o in report.outcomes.items()} == dict.fromkeys(
-        ("storefront", "reviews", "steamspy", "achievements", "hltb", "itad", "pcgw"), "ok"
-    )
+    assert {name: o.status for name, o in report.outcomes.items()} == dict.fromkeys(ADAPTERS, "ok")
+    # The batch settled Portal 2; Alyx, left out of it, alone took the per-game appdetails.
+    assert (report.outcomes["store_items"].updated, report.outcomes["storefront"].no_data) == (1, 1)
+    assert [h.query["appids"] for h in server.hits if h.path == "/api/appdetails"] == [str(ALYX)]
     catalog = read_catalog(previous_catalog)
     assert (catalog.origin, catalog.created_at, catalog.not_rated) == ("live ingest", NOW, (TINY,))
     portal, alyx = catalog.games
-    # Storefront (recorded 2025 USD appdetails + recorded GetItems tags).
-    assert (portal.price_usd, portal.list_price_usd, portal.discount_percent) == (9.99, 9.99, 0)
-    assert (portal.review_count, portal.review_score) == (440_100, 435_000 / 440_100)
+    # Storefront: the recorded GetItems (US cents, an 80% sale ending 9 Oct 2025, tags).
+    assert (portal.price_usd, portal.list_price_usd, portal.discount_percent) == (1.99, 9.99, 80)
+    assert portal.price_history[-1].discount_end == dt.datetime(2025, 10, 9, 17, 0, tzinfo=dt.UTC)
+    assert (portal.review_count, portal.review_score) == (443_211, 0.98)
     assert portal.tags == ("Puzzle", "Co-op", "First-Person", "Sci-fi", "Comedy")
-    assert (portal.metacritic, portal.release_year) == (95, 2011)
+    assert (portal.metacritic, portal.release_year) == (None, 2011)
     # Reviews: the recorded page's three negatives, all written under two hours.
     assert portal.reviews is not None
     assert (portal.reviews.sample, portal.reviews.early_window_reviews) == (3, 3)
@@ -176,29 +196,30 @@ def test_full_ingest_resolves_every_source(
     assert (portal.owners_range, portal.median_playtime_hours) == ("20,000,000 .. 50,000,000", 10.9)
     assert portal.finish_rate == 0.385
     assert portal.historical_low_usd == 0.99
-    assert portal.developer == "Valve"  # storefront's value; the wiki only fills gaps
-    # The replayed store data (categories Single-player and Co-op, "Co-op" its second tag) make
-    # this Portal 2 multiplayer-first (scoring.genres.multiplayer_first): its length is how
-    # long players play, live SteamSpy's median, not the previous catalogue's HLTB story.
+    # GetItems names no credits: the wiki fills the gap.
+    assert portal.developer == "Valve Corporation"
+    # The previous catalogue's store categories (Single-player, Co-op) and the replayed tags
+    # ("Co-op" second) make this Portal 2 multiplayer-first (scoring.genres.multiplayer_first):
+    # its length is how long players play, live SteamSpy's median, not HLTB's story.
     assert (portal.main_story_hours, portal.length_source) == (10.9, "playtime")
     assert {k: (p.source, p.date) for k, p in portal.provenance.items()} == {
-        "developer": ("live storefront", TODAY),
+        "developer": ("live pcgw", TODAY),
         "finish_rate": ("live achievements", TODAY),
-        "genre": ("live storefront", TODAY),
         "historical_low_usd": ("live itad", TODAY),
         "length_hours": ("live steamspy", TODAY),
         "median_playtime_hours": ("live steamspy", TODAY),
-        "metacritic": ("live storefront", TODAY),
-        "name": ("live storefront", TODAY),
-        "price_usd": ("live storefront", TODAY),
-        "publisher": ("live storefront", TODAY),
-        "release_year": ("live storefront", TODAY),
-        "review_count": ("live storefront", TODAY),
-        "review_score": ("live storefront", TODAY),
-        "tags": ("live storefront", TODAY),
+        "name": ("live store_items", TODAY),
+        "price_usd": ("live store_items", TODAY),
+        "publisher": ("live pcgw", TODAY),
+        "release_year": ("live store_items", TODAY),
+        "review_count": ("live store_items", TODAY),
+        "review_score": ("live store_items", TODAY),
+        "tags": ("live store_items", TODAY),
     }
-    # Dates follow provenance: the wiki filled nothing, so no value is dated by it.
-    assert portal.sources == Sources(storefront=TODAY, player_stats=TODAY, price_history=TODAY)
+    # Dates follow provenance: the wiki filled the credits, so it dates them.
+    assert portal.sources == Sources(
+        storefront=TODAY, player_stats=TODAY, price_history=TODAY, wiki=TODAY
+    )
     assert portal.estimated == ("finish_rate",)
     # Alyx: delisted on the (replayed) storefront, so its storefront values and date stay; its
     # old sale price is no longer current at the ingest time, so the list price is shown.
@@ -260,8 +281,9 @@ def test_no_network_names_sources_and_keeps_catalog(
     before = previous_catalog.read_bytes()
     report = ingest(make_config(Endpoints.all_at("http://127.0.0.1:1")))
     assert not report.written
+    assert report.outcomes["storefront"].status == "skipped"
     assert report.unreachable == [
-        "storefront",
+        "store_items",
         "reviews",
         "steamspy",
         "achievements",
@@ -270,7 +292,7 @@ def test_no_network_names_sources_and_keeps_catalog(
         "pcgw",
     ]
     summary = report.summary()
-    assert summary.startswith("could not reach: storefront (127.0.0.1: ConnectError")
+    assert summary.startswith("could not reach: store_items (127.0.0.1: ConnectError")
     assert "previous values of those sources are kept with their dates" in summary
     assert "NOT written (last good catalog kept)" in summary
     assert previous_catalog.read_bytes() == before
@@ -288,7 +310,9 @@ def test_one_unreachable_source_keeps_its_values_and_dates(
         itad="http://127.0.0.1:1",
         pcgw=server.base_url,
     )
-    report = ingest(make_config(endpoints))
+    # Without the batch, whose 80% sale would be the new historical low.
+    sources = [name for name in ADAPTERS if name != "store_items"]
+    report = ingest(make_config(endpoints), sources=sources)
     assert report.written
     assert report.unreachable == ["itad"]
     portal = read_catalog(previous_catalog).games[0]
@@ -335,7 +359,11 @@ def test_rerun_same_day_refetches_nothing(replay: ReplayFactory, make_config: Ma
     second = ingest(config)
     assert (first.written, second.written) == (True, True)
     assert len(server.hits) == sent
-    assert (second.network_requests, second.cache_hits) == (0, first.network_requests)
+    # The first run already read the tag list a second time from its own cache.
+    assert (second.network_requests, second.cache_hits) == (
+        0,
+        first.network_requests + first.cache_hits,
+    )
 
 
 def test_sources_limit_and_since(
@@ -370,3 +398,84 @@ def test_itad_without_key_is_skipped_not_failed(
 def test_unknown_source_is_refused(make_config: MakeConfig) -> None:
     with pytest.raises(ValueError, match="unknown sources"):
         ingest(make_config(Endpoints()), sources=["steamdb"])
+
+
+def test_app_list_sends_changed_games_to_appdetails_and_counts_new_apps(
+    replay: ReplayFactory, make_config: MakeConfig, previous_catalog: Path
+) -> None:
+    def page(appid: int, more: bool) -> dict[str, Any]:
+        app = {"appid": appid, "name": "x", "last_modified": 1740000000, "price_change_number": 2}
+        return {"apps": [app], "have_more_results": more, "last_appid": appid}
+
+    pages = {"0": page(PORTAL, True), str(PORTAL): page(3_000_001, False)}
+
+    def app_list(q: dict[str, str], _: bytes) -> Any:
+        assert q["if_modified_since"] == str(int((NOW - dt.timedelta(days=60)).timestamp()))
+        return ok({"response": pages[q["last_appid"]]})
+
+    server = replay(source_routes({("GET", "/IStoreService/GetAppList/v1/"): app_list}))
+    config = make_config(Endpoints.all_at(server.base_url), steam_api_key="steam-secret")
+    report = ingest(config, sources=["store_items", "storefront"])
+    assert report.written, report.summary()
+    listed = report.outcomes["app_list"]
+    assert (listed.status, listed.updated, listed.message) == (
+        "ok",
+        1,
+        "1 new apps not in the catalogue",
+    )
+    # Portal 2 changed on the store: appdetails as well as the batch; Alyx, left out, too.
+    asked = [h.query["appids"] for h in server.hits if h.path == "/api/appdetails"]
+    assert asked == [str(PORTAL), str(ALYX)]
+    portal = read_catalog(previous_catalog).games[0]
+    # appdetails' fields; the batch's price (its layer answered first, the same day).
+    assert (portal.metacritic, portal.price_usd) == (95, 1.99)
+
+
+def test_an_api_key_never_reaches_a_report(replay: ReplayFactory, make_config: MakeConfig) -> None:
+    routes = source_routes({("POST", "/lookup/id/shop/61/v1"): lambda q, b: (403, {}, b"{}")})
+    server = replay(routes)
+    report = ingest(make_config(Endpoints.all_at(server.base_url)), sources=["itad"])
+    assert report.unreachable == ["itad"]
+    assert "403" in report.summary() and "test-key" not in report.summary()
+
+
+def test_each_night_adds_its_observation_to_the_price_history(
+    replay: ReplayFactory, make_config: MakeConfig, previous_catalog: Path
+) -> None:
+    recorded = fixture_json("storefront/get_items_620.json")
+    cents = {"final": "199"}
+
+    def items(q: dict[str, str], _: bytes) -> Any:
+        answer = json.loads(json.dumps(recorded))
+        option = answer["response"]["store_items"][0]["best_purchase_option"]
+        option["final_price_in_cents"] = cents["final"]
+        option["discount_pct"] = round(100 * (1 - int(cents["final"]) / 999))
+        return ok(answer)
+
+    server = replay(source_routes({("GET", "/IStoreBrowseService/GetItems/v1/"): items}))
+    config = make_config(Endpoints.all_at(server.base_url))
+    nights = [
+        (TODAY, "199"),
+        (TODAY + dt.timedelta(days=1), "999"),
+        (TODAY + dt.timedelta(days=2), "999"),
+    ]
+    for night, final in nights:
+        cents["final"] = final
+        at = dt.datetime.combine(night, dt.time(4), tzinfo=dt.UTC)
+        report = run_ingest(
+            config, sources=["store_items"], today=night, now=at, sleep=lambda s: None
+        )
+        assert report.written, report.summary()
+    history = read_catalog(previous_catalog).games[0].price_history
+    # The previous catalogue's point, the sale, its end, and the newest observation (an
+    # unchanged price is kept only as the newest: the next night replaces it).
+    assert [(p.date, p.price_usd, p.discount_percent) for p in history] == [
+        (OLD, 5.0, 50),
+        (TODAY, 1.99, 80),
+        (TODAY + dt.timedelta(days=1), 9.99, 0),
+        (TODAY + dt.timedelta(days=2), 9.99, 0),
+    ]
+    # Rerunning the last night (from the cache) adds nothing.
+    at = dt.datetime.combine(nights[-1][0], dt.time(4), tzinfo=dt.UTC)
+    run_ingest(config, sources=["store_items"], today=nights[-1][0], now=at, sleep=lambda s: None)
+    assert read_catalog(previous_catalog).games[0].price_history == history

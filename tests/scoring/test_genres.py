@@ -329,44 +329,6 @@ def test_genre_names_match_the_contract() -> None:
             id="forza-horizon-5-racing",
         ),
         pytest.param(
-            ("Action", "Strategy", "Free to Play"),
-            ("Multiplayer", "Co-op"),
-            (
-                "Free to Play",
-                "MOBA",
-                "Multiplayer",
-                "Strategy",
-                "eSports",
-                "Team-Based",
-                "Competitive",
-                "Action",
-                "Online Co-Op",
-                "PvP",
-            ),
-            772.1,
-            "multiplayer",
-            id="dota-2-moba",
-        ),
-        pytest.param(
-            ("Action", "Adventure", "Massively Multiplayer", "Free to Play"),
-            ("Online PvP", "Multiplayer", "PvP"),
-            (
-                "Survival",
-                "Shooter",
-                "Battle Royale",
-                "Multiplayer",
-                "FPS",
-                "PvP",
-                "Third-Person Shooter",
-                "Action",
-                "Online Co-Op",
-                "Tactical",
-            ),
-            94.8,
-            "multiplayer",
-            id="pubg-battle-royale",
-        ),
-        pytest.param(
             ("Simulation",),
             ("Single-player",),
             (
@@ -570,7 +532,7 @@ def test_indie_short_boundary(hours: float | None, expected: str) -> None:
 
 
 def test_indie_short_only_where_no_genre_claims_the_game() -> None:
-    # A short indie action game is action (CONTRACT: "that no rule above claims").
+    # A short indie action game is action: indie_short is only for what no genre claims.
     assert genre_for(["Action", "Indie"], ["Action", "Indie"], 1.0) == "action"
     assert genre_for(["Indie"], ["Visual Novel", "Otome"], 1.0) == "narrative"
     assert genre_for(["Indie"], ["Puzzle"], 1.0) == "indie_short"
@@ -1091,6 +1053,20 @@ def test_multiplayer_first_on_real_store_records(
             id="2019-spelling-online",
         ),
         pytest.param(("Multiplayer",), ("Puzzle",), True, id="no-single-player-online"),
+        # Resident Evil 5's real record: co-op first, but a campaign.
+        pytest.param(
+            ("Co-op", "Single-player", "Multiplayer"),
+            ("Co-op", "Action", "Zombies", "Co-op Campaign", "Online Co-Op"),
+            False,
+            id="co-op-campaign",
+        ),
+        # ROUNDS: online and couch PvP, no single-player mode; local tags do not matter then.
+        pytest.param(
+            ("Multiplayer", "Online PvP", "Shared/Split Screen PvP"),
+            ("Multiplayer", "Fighting", "Local Multiplayer"),
+            True,
+            id="no-single-player-local-tags",
+        ),
     ],
 )
 def test_multiplayer_first_edges(

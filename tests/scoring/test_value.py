@@ -218,11 +218,11 @@ def test_an_estimate_counts_for_less_and_grows_with_the_estimate(
     [
         # Up to the knee (1.8 x the genre's normal length) the estimate counts at 70%.
         pytest.param(4.0, "rpg", 0.7 * 4.0, id="short-rpg-estimate"),
-        pytest.param(1.8 * 10.8, "rpg", 0.7 * 1.8 * 10.8, id="at-the-knee"),
+        pytest.param(1.8 * 12.0, "rpg", 0.7 * 1.8 * 12.0, id="at-the-knee"),
         # Past it, the geometric mean of the estimate and the knee: a capped 30 h estimate of a
-        # narrative game (knee 6.48 h) counts as 9.8 h, not 24 h as in score version 2.0.
-        pytest.param(30.0, "narrative", 0.7 * (30.0 * 1.8 * 3.6) ** 0.5, id="capped-narrative"),
-        pytest.param(30.0, "other", 0.7 * (30.0 * 1.8 * 7.1) ** 0.5, id="capped-other"),
+        # narrative game (knee 5.4 h) counts as 8.9 h, not 24 h as in score version 2.0.
+        pytest.param(30.0, "narrative", 0.7 * (30.0 * 1.8 * 3.0) ** 0.5, id="capped-narrative"),
+        pytest.param(30.0, "other", 0.7 * (30.0 * 1.8 * 8.0) ** 0.5, id="capped-other"),
     ],
 )
 def test_estimated_hours(hours: float, genre: str, counted: float) -> None:

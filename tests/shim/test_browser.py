@@ -11,20 +11,12 @@ import httpx
 import pytest
 
 from bangscore.stores.keys import is_well_formed
-from tests.browser import chromium, missing_tools
+from tests.browser import chromium
 from tests.live import REPO, wait_for
 from tests.shim.conftest import ShimFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 SCREENSHOT = REPO / "tests" / "output" / "keys_page.png"
-
-
-@pytest.fixture(autouse=True)
-def _tools_installed() -> None:
-    """Fail (never skip) when chromium or axe-core is missing: `make deps` installs them. A
-    fixture, not a collection-time check, so `make check` can deselect these tests."""
-    if (why := missing_tools()) is not None:
-        pytest.fail(why)
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ signed-in account pages included, and no axe-core violation. Screenshots go to
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -17,9 +16,11 @@ import orjson
 import pytest
 
 from bangscore.contract.filters import detail_key
+from bangscore.ingest.catalog import IngestReport
 from bangscore.manifest import object_key, read_manifest
+from bangscore.scoring.pipeline import ScoredGame
+from bangscore.scoring.records import Catalog
 from bangscore.storage import LocalStorage
-from tests import factories
 from tests.browser import (
     DESKTOP,
     OUTPUT,
@@ -27,7 +28,6 @@ from tests.browser import (
     ConsoleLog,
     axe_violations,
     chromium,
-    missing_tools,
     save_report,
 )
 from tests.live import ShimServer
@@ -39,28 +39,20 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 BG3 = 1086940
 
 
-@pytest.fixture(autouse=True)
-def _tools_installed() -> None:
-    """Fail (never skip) when chromium or axe-core is missing: `make deps` installs them."""
-    if (why := missing_tools()) is not None:
-        pytest.fail(why)
-
-
 @pytest.fixture(scope="module")
 def served(
     tmp_path_factory: pytest.TempPathFactory,
+    bundled: tuple[Catalog, IngestReport],
+    real_snapshot: tuple[LocalStorage, list[ScoredGame]],
 ) -> Iterator[tuple[ShimServer, LocalStorage, int]]:
-    """The real bundled catalogue published into a folder and served by ``bangscore serve``,
-    with the appid of a known app that is not rated (its own page with the reason)."""
-    from bangscore.ingest.catalog import load_bundled_catalog
-
-    folder = tmp_path_factory.mktemp("real-snapshot")
-    catalog, _ = load_bundled_catalog(Path(__file__).parents[2] / "data")
-    storage = LocalStorage(folder)
-    factories.publish_catalog(catalog.games, storage, snapshot_id="s1", not_rated=catalog.not_rated)
+    """``bangscore serve`` over the session's published real catalogue, with the appid of a
+    known app that is not rated (its own page with the reason)."""
+    storage = real_snapshot[0]
     state = tmp_path_factory.mktemp("buyer-state")
-    server = ShimServer(state, state / "shim.log", snapshot=folder).start()
-    unrated = next(a.appid for a in catalog.not_rated if a.reason == "too_few_reviews" and a.name)
+    server = ShimServer(state, state / "shim.log", snapshot=storage.root).start()
+    unrated = next(
+        a.appid for a in bundled[0].not_rated if a.reason == "too_few_reviews" and a.name
+    )
     yield server, storage, unrated
     server.stop()
 

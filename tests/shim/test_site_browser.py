@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -23,7 +22,6 @@ from bangscore.contract.filters import Filters, detail_key
 from bangscore.manifest import object_key, read_manifest
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.storage import LocalStorage
-from tests import factories
 from tests.browser import (
     DESKTOP,
     OUTPUT,
@@ -32,7 +30,6 @@ from tests.browser import (
     ConsoleLog,
     axe_violations,
     chromium,
-    missing_tools,
     save_report,
 )
 from tests.live import ShimServer
@@ -42,14 +39,6 @@ if TYPE_CHECKING:
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 HADES = 1145360
-
-
-@pytest.fixture(autouse=True)
-def _tools_installed() -> None:
-    """Fail (never skip) when chromium or axe-core is missing: `make deps` installs them. A
-    fixture, not a collection-time check, so `make check` can deselect these tests."""
-    if (why := missing_tools()) is not None:
-        pytest.fail(why)
 
 
 @dataclass
@@ -67,16 +56,14 @@ class Site:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    """The real bundled catalog published into a folder and served by ``bangscore serve``."""
-    from bangscore.ingest.catalog import load_bundled_catalog
-
-    folder = tmp_path_factory.mktemp("real-snapshot")
-    catalog, _ = load_bundled_catalog(Path(__file__).parents[2] / "data")
-    storage = LocalStorage(folder)
-    _, games = factories.publish_catalog(catalog.games, storage, snapshot_id="s1")
+def site(
+    tmp_path_factory: pytest.TempPathFactory,
+    real_snapshot: tuple[LocalStorage, list[ScoredGame]],
+) -> Iterator[Site]:
+    """``bangscore serve`` over the session's published real catalogue."""
+    storage, games = real_snapshot
     state = tmp_path_factory.mktemp("site-state")
-    server = ShimServer(state, state / "shim.log", snapshot=folder).start()
+    server = ShimServer(state, state / "shim.log", snapshot=storage.root).start()
     yield Site(server, games, storage)
     server.stop()
 

@@ -5,7 +5,13 @@ from __future__ import annotations
 import datetime as dt
 import xml.etree.ElementTree as ET
 
-from bangscore.site.history_chart import HistoryPoint, history_rows, lowest, price_history_svg
+from bangscore.site.history_chart import (
+    HistoryPoint,
+    ScoreMark,
+    history_rows,
+    lowest,
+    price_history_svg,
+)
 
 SVG = "{http://www.w3.org/2000/svg}"
 POINTS = [
@@ -58,3 +64,26 @@ def test_a_sale_is_drawn_on_its_day_only() -> None:
     # list, list | sale for one day | list until the next observation | list
     assert [y == low_y for y in ys] == [False, False, True, True, False, False, False, False]
     assert ys.count(list_y) == 6
+
+
+def test_score_history_is_a_second_series_on_a_right_hand_axis() -> None:
+    scores = [ScoreMark(dt.date(2026, 1, 10), 71), ScoreMark(dt.date(2026, 7, 2), 84)]
+    svg = price_history_svg(POINTS, as_of=dt.date(2026, 7, 24), name="Game", scores=scores)
+    root = ET.fromstring(svg)
+    marks = root.findall(f"{SVG}polygon")
+    assert [m.get("class") for m in marks] == ["score-mark", "score-mark"]
+    titles = [m.find(f"{SVG}title") for m in marks]
+    assert [t.text for t in titles if t is not None] == [
+        "BangScore 71 on 10 Jan 2026",
+        "BangScore 84 on 2 Jul 2026",
+    ]
+    words = [t.text for t in root.iter(f"{SVG}text")]
+    assert {"0", "50", "100", "BangScore (right axis)"} <= set(words)
+    desc = root.find(f"{SVG}desc")
+    assert desc is not None and desc.text is not None
+    assert desc.text.endswith(
+        "BangScore 71 on 10 Jan 2026, 84 on 2 Jul 2026, 2 snapshots where score or price changed."
+    )
+    # Without scores the chart is as before: no score series, no right-hand axis.
+    plain = ET.fromstring(price_history_svg(POINTS, as_of=dt.date(2026, 7, 24), name="Game"))
+    assert plain.findall(f"{SVG}polygon") == []

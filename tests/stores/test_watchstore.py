@@ -166,3 +166,59 @@ def test_condition_met(condition: Condition, record: dict[str, object], met: boo
 def test_bad_conditions_are_refused(fields: dict[str, object]) -> None:
     with pytest.raises(ValueError):
         Condition(**fields)  # type: ignore[arg-type]
+
+
+def test_one_pending_confirmation_per_address_with_an_opaque_id(make_store: StoreFactory) -> None:
+    store = make_store()
+    first = store.queue_confirmation("a@x.io", 10)
+    assert first is not None and first.confirm_id.startswith("c_")
+    assert "a@x.io" not in first.confirm_id
+    assert store.queue_confirmation("a@x.io", 11) is None  # one at a time
+    assert [p.confirm_id for p in store.pending_confirmations()] == [first.confirm_id]
+    assert store.confirmation_email(first.confirm_id) == "a@x.io"
+    store.confirmation_sent("a@x.io", 12)
+    assert store.pending_confirmations() == []  # sent: no longer queued
+    assert store.confirmation_email(first.confirm_id) == "a@x.io"  # its link still works
+    store.confirm_address("a@x.io", 13)
+    assert store.confirmation_email(first.confirm_id) is None  # used
+    assert store.queue_confirmation("a@x.io", 14) is None  # confirmed: nothing to queue
+
+
+def test_a_suppressed_address_gets_no_confirmation(make_store: StoreFactory) -> None:
+    store = make_store()
+    assert store.queue_confirmation("b@x.io", 1) is not None
+    store.suppress("b@x.io", 2)
+    assert store.address("b@x.io").suppressed_at == 2
+    assert store.pending_confirmations() == []
+    assert store.queue_confirmation("b@x.io", 3) is None
+
+
+def test_one_lease_holder_at_a_time_until_it_lapses(make_store: StoreFactory) -> None:
+    store = make_store()
+    assert store.acquire_lease("run_a", 100, 60)
+    assert not store.acquire_lease("run_b", 101, 60)
+    assert store.acquire_lease("run_a", 102, 60)  # the holder extends it
+    store.release_lease("run_b")  # not its lease: nothing
+    assert not store.acquire_lease("run_b", 103, 60)
+    store.release_lease("run_a")
+    assert store.acquire_lease("run_b", 104, 60)
+
+
+def test_an_alert_is_claimed_once_and_deferred_with_backoff(make_store: StoreFactory) -> None:
+    store = make_store()
+    store.add_watch(watch("w_c"))
+    assert store.claim("w_c", "run_a", 1000, 300)
+    assert not store.claim("w_c", "run_b", 1001, 300)  # claimed by another run
+    assert store.defer("w_c", 1002) == 1002 + 300  # first failure: 5 min
+    assert not store.claim("w_c", "run_b", 1100, 300)  # waits for its retry time
+    assert store.claim("w_c", "run_b", 1302, 300)
+    assert store.defer("w_c", 1303) == 1303 + 600  # doubling
+    store.record_alert(SentAlert("w_c", 2000, "s1", 9.99, "banger", "<m@x>"))
+    assert not store.claim("w_c", "run_c", 3000, 300)  # fired
+
+
+def test_rate_counters_count_per_key_and_window(make_store: StoreFactory) -> None:
+    store = make_store()
+    assert [store.hit("add:acct:a", 3600, 3600) for _ in range(3)] == [1, 2, 3]
+    assert store.hit("add:acct:b", 3601, 3600) == 1
+    assert store.hit("add:acct:a", 7200, 3600) == 1  # the next hour starts again

@@ -21,7 +21,6 @@ from bangscore.build.publish import publish, rollback
 from bangscore.build.snapshot import snapshot_objects
 from bangscore.contract.filters import detail_key
 from bangscore.manifest import list_snapshots, manifest_key, object_key, read_manifest, verify
-from bangscore.s3 import IMMUTABLE, REVALIDATE, S3Config, S3Storage, cache_control
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.storage import (
     ObjectNotFound,
@@ -31,6 +30,7 @@ from bangscore.storage import (
     StoredObject,
     open_object_storage,
 )
+from bangscore.storage.s3 import IMMUTABLE, REVALIDATE, S3Config, S3Storage, cache_control
 from tests import factories
 from tests.servers import SeaweedServer, free_port_pair
 

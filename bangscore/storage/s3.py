@@ -41,7 +41,7 @@ from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
 from bangscore.errors import InvalidLocation
-from bangscore.storage import (
+from bangscore.storage.objects import (
     POINTER_KEY,
     ObjectInfo,
     ObjectNotFound,

@@ -4,8 +4,8 @@ Keys are ``/``-separated relative paths such as ``snapshots/<id>/games/620.json`
 ``current`` pointer is a separate tiny object holding the id of the live snapshot; it moves
 only by compare-and-swap, so two concurrent builds can never both win.
 
-The S3 backend lives in :mod:`bangscore.build.s3` and is chosen by :func:`open_object_storage` for
-``s3://bucket/prefix`` locations.
+The S3 backend lives in :mod:`bangscore.storage.s3`; :func:`bangscore.storage.open_object_storage`
+chooses a backend by location.
 """
 
 from __future__ import annotations
@@ -20,28 +20,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from bangscore.errors import BangScoreError, InvalidLocation
+from bangscore.errors import InvalidLocation
+from bangscore.errors import ObjectNotFound as ObjectNotFound
+from bangscore.errors import ObjectStorageError as ObjectStorageError
+from bangscore.errors import ObjectStorageUnavailable as ObjectStorageUnavailable
+from bangscore.errors import PointerConflict as PointerConflict
 
 POINTER_KEY = "current"
 
 # Writes to a local folder overlap with the build's rendering: file system calls release the GIL.
 LOCAL_WRITERS = 1
-
-
-class ObjectStorageError(BangScoreError):
-    """Base class of storage failures."""
-
-
-class ObjectNotFound(ObjectStorageError, KeyError):
-    """Raised when a key does not exist in the store."""
-
-
-class ObjectStorageUnavailable(ObjectStorageError):
-    """Raised when the store cannot be reached or answered with a fault (retry later)."""
-
-
-class PointerConflict(ObjectStorageError):
-    """Raised when the ``current`` pointer moved since it was read (another build won)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,19 +295,3 @@ class MemoryStorage:
             if current != expected:
                 raise PointerConflict(f"pointer is {current!r}, expected {expected!r}")
             self.objects[POINTER_KEY] = new.encode()
-
-
-def open_object_storage(location: str) -> ObjectStorage:
-    """Given a location (a folder, ``memory://`` or ``s3://bucket/prefix``), return its storage.
-
-    Raises ValueError for an unknown scheme.
-    """
-    if location.startswith("s3://"):
-        from bangscore.s3 import S3Storage  # imported lazily: boto3 is slow to import
-
-        return S3Storage.from_url(location)
-    if location.startswith("memory://"):
-        return MemoryStorage(location)
-    if "://" in location:
-        raise InvalidLocation(f"unsupported storage location: {location!r} (use a folder or s3://)")
-    return LocalStorage(location)

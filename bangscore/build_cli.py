@@ -1,0 +1,237 @@
+"""The ``build``, ``ingest`` and ``snapshots`` commands of the command line: the arguments
+become :class:`bangscore.build.pipeline.BuildOptions`, the build is
+:func:`bangscore.build.pipeline.run_build`, and what it did is printed here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import re
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bangscore.arguments import bounded_int, printable
+from bangscore.errors import BangScoreError
+from bangscore.settings import Settings
+
+if TYPE_CHECKING:
+    from bangscore.scoring.records import Catalog
+
+SNAPSHOT_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z_-]{0,63}")  # never a path: no '.', no '/'
+
+
+def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
+    """Build a snapshot from the catalog (or the bundled dumps) and publish it.
+
+    Any failure leaves the current snapshot as it was and exits 1 with a one-line reason.
+    """
+    from bangscore.build.pipeline import BuildOptions, run_build
+    from bangscore.ingest.catalog import CatalogError
+    from bangscore.scoring.pipeline import UnscorableGame
+
+    options = BuildOptions(
+        load_catalog=lambda: _load_catalog(args.catalog, settings),
+        out=args.out or settings.snapshot_location,
+        site_url=settings.site_url,
+        base_url=settings.api_base_url,
+        export=settings.export,
+        keep=settings.keep_snapshots,
+        workers=settings.build_workers,
+        allow_shrink=args.allow_shrink,
+        repair=args.repair,
+        progress=True,
+    )
+    try:
+        result = run_build(options)
+    except (CatalogError, UnscorableGame, BangScoreError, OSError) as exc:
+        print(f"error: build failed, the current snapshot is unchanged: {exc}", file=sys.stderr)
+        return 1
+    report = result.publish
+    print(
+        f"published snapshot {result.snapshot_id} to {result.location}: {result.games} games, "
+        f"{report.objects} objects ({report.bytes_total / 1e6:.1f} MB), uploaded "
+        f"{report.uploaded}, skipped {report.skipped} unchanged, pruned {len(report.pruned)}, "
+        f"collected {result.collected} unreferenced ({result.freed / 1e6:.1f} MB); "
+        f"{result.seconds:.1f} s"
+    )
+    if (counts := result.export_counts) is not None:
+        print(
+            f"exported {result.games} games to {settings.export}: {counts['added']} added, "
+            f"{counts['changed']} changed, {counts['removed']} removed since the previous export"
+        )
+    return 0
+
+
+def _load_catalog(path: Path | None, settings: Settings) -> Catalog:
+    """Given ``--catalog`` (or None) and settings, return the catalog to build from: the file
+    named, else the state folder's catalog if there is one, else the bundled dumps joined."""
+    from bangscore.ingest.catalog import load_bundled_catalog, read_catalog
+
+    catalog_path = path or settings.catalog_path
+    if path or catalog_path.exists():
+        catalog = read_catalog(catalog_path)
+        print(f"catalog: {catalog_path} ({len(catalog.games)} games, {catalog.origin})")
+        return catalog
+    catalog, report = load_bundled_catalog(settings.data_dir, progress=True)
+    print(report.summary())
+    return catalog
+
+
+def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
+    """Refresh the catalog from the live sources; keep the last good one on any failure."""
+    from bangscore.ingest.catalog import load_bundled_catalog, write_catalog
+    from bangscore.ingest.refresh import IngestConfig, run_ingest
+
+    path = settings.catalog_path
+    if args.dry_run:
+        return _print_ingest_plan(settings)
+    if not path.exists():
+        catalog, report = load_bundled_catalog(settings.data_dir, progress=True)
+        write_catalog(catalog, path)
+        print(f"no catalog at {path} yet: seeded it from the bundled dumps ({report.rated} games)")
+    config = IngestConfig(
+        catalog_path=path,
+        cache_dir=settings.state_dir / "cache",
+        itad_api_key=(settings.itad_api_key.get_secret_value() if settings.itad_api_key else None),
+        steam_api_key=(
+            settings.steam_api_key.get_secret_value() if settings.steam_api_key else None
+        ),
+        review_depth=settings.review_depth,
+    )
+    sources = [s.strip() for s in args.sources.split(",")] if args.sources else None
+    try:
+        result = run_ingest(config, sources=sources, limit=args.limit, since=args.since)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(result.summary())
+    return 0 if result.written else 1
+
+
+def _print_ingest_plan(settings: Settings) -> int:
+    """Print the plan of a full refresh of the current catalogue; send nothing."""
+    from bangscore.ingest.catalog import load_bundled_catalog, read_catalog
+    from bangscore.ingest.plan import plan_refresh
+    from bangscore.ingest.refresh import DEFAULT_HOST_LIMIT, DEFAULT_RATE_LIMITS, Endpoints
+
+    path = settings.catalog_path
+    if path.exists():
+        games = len(read_catalog(path).games)
+    else:
+        print(f"no catalog at {path} yet: planning for the bundled dumps' catalogue")
+        games = len(load_bundled_catalog(settings.data_dir, progress=True)[0].games)
+    e = Endpoints()
+    hosts = {
+        "store": e.store,
+        "steam_api": e.steam_api,
+        "steamspy": e.steamspy,
+        "hltb": e.hltb,
+        "itad": e.itad,
+        "pcgw": e.pcgw,
+    }
+    plan = plan_refresh(
+        games,
+        hosts,
+        DEFAULT_RATE_LIMITS,
+        DEFAULT_HOST_LIMIT,
+        itad=settings.itad_api_key is not None,
+    )
+    print(plan.render())
+    return 0
+
+
+def cmd_snapshots(args: argparse.Namespace, settings: Settings) -> int:
+    """List, roll back to or verify snapshots, or delete unreferenced objects (gc)."""
+    from bangscore.build.publish import collect_garbage, rollback
+    from bangscore.manifest import SnapshotError, list_snapshots, read_manifest, verify
+    from bangscore.storage import open_object_storage
+
+    snapshot_id = getattr(args, "id", None)
+    if snapshot_id is not None and not SNAPSHOT_ID.fullmatch(snapshot_id):
+        print(f"error: {printable(snapshot_id[:80])!s} is not a snapshot id", file=sys.stderr)
+        return 1
+    storage = open_object_storage(args.snapshot or settings.snapshot_location)
+    try:
+        if args.action == "gc":
+            count, freed = collect_garbage(storage, grace_seconds=args.grace_hours * 3600)
+            print(f"deleted {count} unreferenced objects ({freed / 1e6:.1f} MB)")
+            return 0
+        if args.action == "list":
+            current = storage.read_pointer()
+            for sid in list_snapshots(storage):
+                m = read_manifest(storage, sid)
+                mark = "*" if sid == current else " "
+                size = sum(e.size for e in m.entries.values())
+                print(
+                    f"{mark} {sid}  {m.created_at:%Y-%m-%d %H:%M:%S}  "
+                    f"{m.meta.get('games', '?')} games  {len(m.entries)} objects  "
+                    f"{size / 1e6:.1f} MB"
+                )
+            return 0
+        if args.action == "rollback":
+            previous = rollback(storage, args.id)
+            print(f"current is now {args.id} (was {previous})")
+            return 0
+        report = verify(storage, args.id, progress=True)
+        print(
+            f"{report.snapshot_id}: {report.checked} objects checked, "
+            f"{len(report.missing)} missing, {len(report.corrupt)} corrupt"
+        )
+        for key in report.missing[:20]:
+            print(f"missing: {key}")
+        for key in report.corrupt[:20]:
+            print(f"corrupt: {key}")
+        return 0 if report.ok else 1
+    except SnapshotError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+
+def add_parsers(sub: Any) -> None:
+    """Given the top-level subparsers, add ``build``, ``ingest`` and ``snapshots``."""
+    p = sub.add_parser("build", help="score the catalog and publish a snapshot")
+    p.add_argument("--out", help="snapshot store: folder or s3://bucket/prefix")
+    p.add_argument("--export", help="Bulk export store: folder or s3://bucket/prefix")
+    p.add_argument("--catalog", type=Path, help="catalog file from `bangscore ingest`")
+    p.add_argument("--site-url", help="the website's base URL baked into the snapshot")
+    p.add_argument(
+        "--allow-shrink",
+        action="store_true",
+        help="publish even if the build rates over 20%% fewer games than the current snapshot",
+    )
+    p.add_argument(
+        "--repair",
+        action="store_true",
+        help="re-hash every reused object and upload again any whose bytes are wrong",
+    )
+    p.set_defaults(func=cmd_build)
+
+    p = sub.add_parser("ingest", help="refresh the catalog from the live sources")
+    p.add_argument("--sources", help="comma-separated adapters (default: all)")
+    p.add_argument(
+        "--limit", type=bounded_int(1, 10_000_000), help="refresh at most the first N games"
+    )
+    p.add_argument(
+        "--since",
+        type=dt.date.fromisoformat,
+        help="skip a game's source when its data is dated on or after DATE (YYYY-MM-DD)",
+    )
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the requests per host of a full refresh and its least time; send nothing",
+    )
+    p.set_defaults(func=cmd_ingest)
+
+    snaps = sub.add_parser("snapshots", help="list, roll back or verify snapshots")
+    snaps.add_argument("--snapshot", help="snapshot store: folder or s3://bucket/prefix")
+    ssub = snaps.add_subparsers(dest="action", required=True)
+    ssub.add_parser("list", help="list snapshots (* marks the current one)")
+    ssub.add_parser("rollback", help="make an older snapshot current").add_argument("id")
+    ssub.add_parser("verify", help="check every object's digest").add_argument("id")
+    ssub.add_parser(
+        "gc", help="delete objects no snapshot references (older than the grace period)"
+    ).add_argument("--grace-hours", type=bounded_int(0, 24 * 365), default=24)
+    snaps.set_defaults(func=cmd_snapshots)

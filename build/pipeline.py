@@ -1,0 +1,158 @@
+"""One build, top to bottom (docs/API.md#snapshots): load the catalogue, check it, score it,
+guard against a shrinking catalogue, render every object, publish them under a new snapshot id
+(the ``current`` pointer moved last), collect the garbage of killed builds, and write the Bulk
+export. :func:`run_build` is the whole of it; ``bangscore build`` only turns its arguments and
+settings into :class:`BuildOptions` and prints the :class:`BuildResult`.
+
+Any failure raises before the pointer moves, so the current snapshot stays as it was:
+CatalogRefused (a catalogue that must not be published), ObjectStorageError, the catalogue
+loader's own errors and the scoring's UnscorableGame pass through to the caller.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from bangscore.build.export import write_export
+from bangscore.build.guard import check_catalog, check_shrink
+from bangscore.build.heap import long_lived
+from bangscore.build.publish import (
+    GC_GRACE_SECONDS,
+    PublishReport,
+    collect_garbage,
+    new_snapshot_id,
+    publish,
+)
+from bangscore.build.score_history import read_score_history
+from bangscore.build.snapshot import snapshot_objects
+from bangscore.manifest import SnapshotError, read_manifest
+from bangscore.scoring.pipeline import score_catalog
+from bangscore.scoring.records import Catalog
+from bangscore.storage import ObjectStorage, open_object_storage
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """What one build needs.
+
+    ``load_catalog`` returns the catalogue to publish (the command line reads a catalogue file
+    or joins the bundled dumps); ``out`` and ``export`` are store locations (a folder or
+    ``s3://bucket/prefix``; no export when None); ``site_url`` and ``base_url`` are baked into
+    every object; ``keep`` snapshots (and exports) stay for rollback; ``workers`` render in
+    parallel; ``allow_shrink`` publishes a catalogue rating over 20% fewer games than the
+    current snapshot; ``repair`` re-hashes every reused object; ``progress`` shows bars.
+    """
+
+    load_catalog: Callable[[], Catalog]
+    out: str
+    site_url: str
+    base_url: str
+    export: str | None = None
+    keep: int = 7
+    workers: int = 1
+    allow_shrink: bool = False
+    repair: bool = False
+    progress: bool = False
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """What a build did: the snapshot published (``publish``) to ``location`` with ``games``
+    rated games, the garbage ``collected`` (objects) and ``freed`` (bytes), the export's change
+    counts (``added``, ``changed``, ``removed``; None without an export) and wall ``seconds``."""
+
+    location: str
+    games: int
+    publish: PublishReport
+    collected: int
+    freed: int
+    export_counts: dict[str, int] | None
+    seconds: float
+
+    @property
+    def snapshot_id(self) -> str:
+        """Return the id of the snapshot the build published."""
+        return self.publish.snapshot_id
+
+
+def run_build(options: BuildOptions) -> BuildResult:
+    """Given build options, build and publish one snapshot (and the Bulk export when asked);
+    return what was done. Raises as the module says, leaving the current snapshot as it was."""
+    started = time.perf_counter()
+    # The catalog and its scored games live until the build ends and hold no cycles: the
+    # collector is paused while they are built and skips them after (bangscore.build.heap).
+    with long_lived() as loaded:
+        catalog = options.load_catalog()
+        check_catalog(catalog.games)
+        games = score_catalog(catalog.games, progress=options.progress)
+        loaded()  # what the rest of the build renders from: frozen out of collections
+        now = dt.datetime.now(dt.UTC)
+        storage = open_object_storage(options.out)
+        check_shrink(len(games), current_games(storage), allow_shrink=options.allow_shrink)
+        objects = snapshot_objects(
+            games,
+            # each game's dated score and price at every earlier snapshot where either changed
+            score_history=read_score_history(storage),
+            site_url=options.site_url,
+            base_url=options.base_url,
+            not_rated=catalog.not_rated,
+            created_at=now,
+            prices_as_of=catalog.prices_as_of,
+            workers=options.workers,
+        )
+        meta = {
+            "games": len(games),
+            "catalog": {"origin": catalog.origin, "created_at": catalog.created_at.isoformat()},
+            "site_url": options.site_url,
+            "base_url": options.base_url,
+        }
+        report = publish(
+            storage,
+            new_snapshot_id(now),
+            objects,
+            created_at=now,
+            meta=meta,
+            keep=options.keep,
+            progress=options.progress,
+            repair=options.repair,
+        )
+        collected, freed = collect_garbage(storage, grace_seconds=GC_GRACE_SECONDS)
+    # After the pointer moved, so only a published build exports.
+    counts = None
+    if options.export is not None:
+        counts = write_export(
+            open_object_storage(options.export),
+            games,
+            snapshot_id=report.snapshot_id,
+            created_at=now,
+            site_url=options.site_url,
+            keep=options.keep,
+            prices_as_of=catalog.prices_as_of,
+            score_history=read_score_history(storage),  # as just published, this build's too
+        ).counts
+    return BuildResult(
+        location=options.out,
+        games=len(games),
+        publish=report,
+        collected=collected,
+        freed=freed,
+        export_counts=counts,
+        seconds=time.perf_counter() - started,
+    )
+
+
+def current_games(storage: ObjectStorage) -> int | None:
+    """Given a snapshot store, return the current snapshot's game count (None: none yet, or a
+    manifest that cannot be read, which the build then replaces)."""
+    current = storage.read_pointer()
+    if current is None:
+        return None
+    try:
+        games: Any = read_manifest(storage, current).meta.get("games")
+    except SnapshotError:
+        return None
+    return games if isinstance(games, int) else None

@@ -1,0 +1,62 @@
+"""One build as a function (build.pipeline.run_build): a small catalogue published into a
+folder, the shrink guard, and the Bulk export written after the pointer moved."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bangscore.build.guard import CatalogRefused
+from bangscore.build.pipeline import BuildOptions, current_games, run_build
+from bangscore.manifest import list_snapshots, read_manifest
+from bangscore.storage import LocalStorage
+from tests.factories import SITE, make_catalog, small_catalog
+
+
+def options(tmp_path: Path, count: int = 45, **changes: object) -> BuildOptions:
+    """Given a folder, the options of a build of the first ``count`` small-catalogue games."""
+    catalog = make_catalog(small_catalog()[:count])
+    return BuildOptions(
+        load_catalog=lambda: catalog,
+        out=str(tmp_path / "snapshots"),
+        site_url=SITE,
+        base_url=SITE,
+        **changes,  # type: ignore[arg-type]
+    )
+
+
+def test_a_build_publishes_one_snapshot_and_moves_the_pointer(tmp_path: Path) -> None:
+    result = run_build(options(tmp_path))
+    store = LocalStorage(tmp_path / "snapshots")
+    assert store.read_pointer() == result.snapshot_id
+    assert list_snapshots(store) == [result.snapshot_id]
+    manifest = read_manifest(store, result.snapshot_id)
+    assert result.games == manifest.meta["games"] == current_games(store) == 45
+    assert manifest.meta["site_url"] == SITE
+    assert result.publish.objects == len(manifest.entries) > 45
+    assert result.publish.uploaded == result.publish.objects
+    assert result.export_counts is None
+    assert (result.collected, result.freed) == (0, 0)
+
+
+def test_a_shrinking_catalogue_is_refused_unless_allowed(tmp_path: Path) -> None:
+    first = run_build(options(tmp_path))
+    with pytest.raises(CatalogRefused, match="--allow-shrink"):
+        run_build(options(tmp_path, count=20))
+    store = LocalStorage(tmp_path / "snapshots")
+    assert store.read_pointer() == first.snapshot_id
+    allowed = run_build(options(tmp_path, count=20, allow_shrink=True))
+    assert store.read_pointer() == allowed.snapshot_id and current_games(store) == 20
+
+
+def test_an_export_is_written_with_its_change_counts(tmp_path: Path) -> None:
+    export = tmp_path / "export"
+    first = run_build(options(tmp_path, count=40, export=str(export)))
+    assert first.export_counts == {"added": 40, "changed": 0, "removed": 0}
+    second = run_build(options(tmp_path, export=str(export)))
+    assert second.export_counts is not None and second.export_counts["added"] == 5
+
+
+def test_no_snapshot_yet_has_no_current_game_count(tmp_path: Path) -> None:
+    assert current_games(LocalStorage(tmp_path)) is None

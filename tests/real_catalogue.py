@@ -1,0 +1,151 @@
+"""The real bundled catalogue for the tests: built once, kept on disk, published once.
+
+Joining the bundled dumps takes over a minute (more under coverage) and publishing the whole
+catalogue about as long again, while reading the joined catalogue back takes a few seconds.
+So the catalogue is kept under pytest's cache folder, named by a digest of what it is computed
+from (:data:`CATALOGUE_INPUTS`: the dumps and the ingest and scoring code), and the published
+snapshot beside it, named by a digest of the dumps and of all the code that writes it
+(:data:`SNAPSHOT_INPUTS`). A change to any of those files names a new entry, so a stale one is
+never read; ``make clean`` (it removes ``.pytest_cache``) drops them all.
+
+Entries are built under a lock file (``fcntl.flock``), so when several pytest-xdist workers
+need the catalogue at once, one builds it and the others wait and then read it; and written into
+a temporary folder renamed into place, so a killed test run never leaves a half-written entry.
+(The lock, not ``--dist loadgroup``, is what keeps it to one build: with pytest 9.2,
+pytest-xdist 3.8 no longer groups tests by ``xdist_group``, pytest-dev/pytest-xdist#1386.)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import fcntl
+import hashlib
+import os
+import shutil
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from bangscore.ingest.catalog import IngestReport, load_bundled_catalog, read_catalog, write_catalog
+from bangscore.scoring.records import Catalog
+from bangscore.storage import LocalStorage
+
+REPO = Path(__file__).resolve().parents[1]
+CATALOGUE_INPUTS = ("data/raw", "ingest", "scoring")
+SNAPSHOT_INPUTS = (
+    *CATALOGUE_INPUTS,
+    *("build", "bangscore/contract", "bangscore/site", "bangscore/storage"),
+    *("bangscore/manifest.py", "tests/factories.py"),
+)
+# Fixed, so that equal inputs give equal bytes (the catalogue's own date is not an input).
+CREATED_AT = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
+SNAPSHOT_ID = "s1"
+_COUNTERS = ("observations", "dropped", "checks", "years", "length_sources")
+
+
+def digest(paths: Iterable[str], root: Path = REPO) -> str:
+    """Given files and folders relative to ``root``, return the SHA-256 (hex) of every file
+    under them (cache folders aside), each with its relative path, in sorted order."""
+    hasher = hashlib.sha256()
+    files: list[Path] = []
+    for name in paths:
+        path = root / name
+        files.extend([path] if path.is_file() else (p for p in path.rglob("*") if p.is_file()))
+    for path in sorted(files):
+        if "__pycache__" in path.parts:
+            continue
+        hasher.update(str(path.relative_to(root)).encode() + b"\0")
+        hasher.update(path.read_bytes())
+    return hasher.hexdigest()
+
+
+def report_to_json(report: IngestReport) -> bytes:
+    """Given an ingest report, return it as JSON (Counter keys as strings; ``null`` year as "")."""
+    fields: dict[str, Any] = {k: v for k, v in vars(report).items() if k not in _COUNTERS}
+    for name in _COUNTERS:
+        fields[name] = {"" if k is None else str(k): v for k, v in getattr(report, name).items()}
+    return orjson.dumps(fields)
+
+
+def report_from_json(raw: bytes) -> IngestReport:
+    """Given :func:`report_to_json`'s bytes, return the ingest report they hold."""
+    fields = orjson.loads(raw)
+    report = IngestReport(**{k: v for k, v in fields.items() if k not in _COUNTERS})
+    for name in _COUNTERS:
+        counts = fields[name]
+        if name == "years":
+            counts = {(int(k) if k else None): v for k, v in counts.items()}
+        setattr(report, name, Counter(counts))
+    return report
+
+
+def _place(temp: Path, final: Path) -> None:
+    """Move a finished temporary folder to its final name; a concurrent winner keeps its own."""
+    try:
+        os.rename(temp, final)
+    except OSError:
+        if not final.is_dir():
+            raise
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def locked(cache: Path) -> Iterator[None]:
+    """Hold the cache folder's lock for the block (other processes wait for it)."""
+    cache.mkdir(parents=True, exist_ok=True)
+    with open(cache / ".lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def cached_catalogue(cache: Path) -> tuple[Catalog, IngestReport]:
+    """Given a cache folder, return (the real catalogue of ``data/raw``, its ingest report),
+    read from the cache when its inputs are unchanged, else built and then kept there."""
+    entry = cache / f"catalogue-{digest(CATALOGUE_INPUTS)[:20]}"
+    with locked(cache):
+        if not entry.is_dir():
+            return _build_catalogue(cache, entry)
+    return (
+        read_catalog(entry / "catalog.json.gz"),
+        report_from_json((entry / "report.json").read_bytes()),
+    )
+
+
+def _build_catalogue(cache: Path, entry: Path) -> tuple[Catalog, IngestReport]:
+    """Join the bundled dumps, keep the catalogue and its report as ``entry``, return them."""
+    catalog, report = load_bundled_catalog(REPO / "data", created_at=CREATED_AT)
+    temp = cache / f".{entry.name}.{os.getpid()}.tmp"
+    shutil.rmtree(temp, ignore_errors=True)
+    temp.mkdir(parents=True)
+    write_catalog(catalog, temp / "catalog.json.gz")
+    (temp / "report.json").write_bytes(report_to_json(report))
+    _place(temp, entry)
+    return catalog, report
+
+
+def cached_snapshot(cache: Path, catalog: Catalog) -> LocalStorage:
+    """Given a cache folder and the real catalogue, return the folder store holding it
+    published as snapshot :data:`SNAPSHOT_ID` (with its not-rated apps), published once per
+    set of inputs. Callers read it and never write to it."""
+    from tests import factories
+
+    entry = cache / f"snapshot-{digest(SNAPSHOT_INPUTS)[:20]}"
+    with locked(cache):
+        if not entry.is_dir():
+            temp = cache / f".{entry.name}.{os.getpid()}.tmp"
+            shutil.rmtree(temp, ignore_errors=True)
+            factories.publish_catalog(
+                catalog.games,
+                LocalStorage(temp),
+                snapshot_id=SNAPSHOT_ID,
+                not_rated=catalog.not_rated,
+            )
+            _place(temp, entry)
+    return LocalStorage(entry)

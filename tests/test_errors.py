@@ -1,0 +1,52 @@
+"""The one exception tree (bangscore/errors.py): every public exception class of ours is
+defined there and derives from BangScoreError, so one ``except`` catches everything we raise
+on purpose."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+
+import pytest
+
+from bangscore.errors import BangScoreError
+from tests.test_layers import module_files
+
+MODULES = sorted(name for name in module_files() if not name.endswith("__main__"))
+
+
+def exception_classes() -> list[type[BaseException]]:
+    """Return every public exception class any module of ours defines or re-exports."""
+    found: dict[str, type[BaseException]] = {}
+    for name in MODULES:
+        module = importlib.import_module(name)
+        for attr, value in vars(module).items():
+            if (
+                inspect.isclass(value)
+                and issubclass(value, BaseException)
+                and value.__module__.startswith("bangscore.")
+                and not attr.startswith("_")
+                and not value.__name__.startswith("_")
+            ):
+                found[f"{value.__module__}.{value.__qualname__}"] = value
+    return [found[k] for k in sorted(found)]
+
+
+CLASSES = exception_classes()
+
+
+def test_the_tree_is_found() -> None:
+    assert len(CLASSES) >= 30
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=[c.__name__ for c in CLASSES])
+def test_every_exception_of_ours_is_in_the_tree(cls: type[BaseException]) -> None:
+    assert issubclass(cls, BangScoreError)
+    assert cls.__module__ == "bangscore.errors"
+
+
+def test_the_tree_drawn_in_the_docstring_names_every_class() -> None:
+    import bangscore.errors
+
+    doc = bangscore.errors.__doc__ or ""
+    assert [c.__name__ for c in CLASSES if c.__name__ not in doc] == []

@@ -44,6 +44,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from bangscore.errors import MailError as MailError
+from bangscore.errors import UnsafeMessage as UnsafeMessage
 from bangscore.stores.addresses import plain_mailbox
 
 TIMEOUT_SECONDS = 20.0
@@ -55,11 +56,6 @@ PYTHON_CHECKS_HEADERS = hasattr(SMTP_POLICY, "verify_generated_headers")
 _VERBATIM = frozenset({"list-unsubscribe", "list-unsubscribe-post"})
 _PRINTABLE_ASCII = re.compile(r"[\x21-\x7e]+(?: [\x21-\x7e]+)*")
 _HEADER_NAME = re.compile(rb"([\x21-\x39\x3b-\x7e]+):")
-
-
-class UnsafeMessage(ValueError):
-    """Raised when a message cannot be written safely: a header value that would not stay one
-    header line, or an address that is not a plain ``local@domain``."""
 
 
 def header_text(value: object, limit: int = MAX_HEADER_TEXT) -> str:

@@ -34,7 +34,8 @@ from bangscore.mail import MailError, UnsafeMessage
 from bangscore.manifest import SnapshotError, digest, object_key, read_manifest
 from bangscore.storage import ObjectNotFound, ObjectStorage
 from bangscore.stores.watchstore import PendingConfirmation, SentAlert, WatchRecord, WatchStore
-from bangscore.watch_mail import WatchLinks, bodies, compose, confirmation_message, domain
+from bangscore.watch_links import WatchLinks
+from bangscore.watch_mail import bodies, compose, confirmation_message, domain
 
 log = logging.getLogger("bangscore.alerts")
 # How long a run holds the store's lease and its claims: past the SMTP run's deadline (60 s)

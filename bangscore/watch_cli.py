@@ -129,7 +129,7 @@ def cmd_alerts_send(args: argparse.Namespace, settings: Settings) -> int:
     from bangscore.storage import ObjectStorageError, open_object_storage
     from bangscore.stores.keystore import KeyStoreMissing
     from bangscore.stores.secret import load_session_secret
-    from bangscore.watch_mail import WatchLinks
+    from bangscore.watch_links import WatchLinks
 
     if settings.smtp_url is None:
         print("error: BANGSCORE_SMTP_URL is not set: no alert can be sent", file=sys.stderr)

@@ -1,16 +1,4 @@
-"""Signed links of the watch emails, and the emails themselves rendered from templates.
-
-Links are signed with itsdangerous under the site's session secret (each kind under its own
-salt), so every replica and ``bangscore alerts send`` make and check the same links. Tokens
-carry opaque ids, never an address (the access log keeps query strings):
-
-- ``{site}/account/watches/confirm?t=`` carries a pending confirmation's id (valid for 30
-  days);
-- ``{site}/account/watches/unsubscribe?t=`` carries a watch id; it is the RFC 8058 one-click
-  target (a POST with ``List-Unsubscribe=One-Click``).
-
-For both, a GET shows a page with a button and only a POST acts, so a mail gateway's link
-scanner confirms and removes nothing.
+"""The watch emails, rendered from templates, with the signed links of :mod:`bangscore.watch_links`.
 
 The bodies are jinja2 templates beside the site's (``bangscore/site/templates/mail``): a text
 part (no escaping) and an HTML part (autoescaped). Headers are built by
@@ -23,15 +11,11 @@ from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from typing import Any
 
-from itsdangerous import BadSignature, URLSafeSerializer, URLSafeTimedSerializer
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from bangscore.mail import header_text, mailbox, new_message
 from bangscore.stores.watchstore import PendingConfirmation
-
-CONFIRM_SALT = "bangscore-watch-confirm-id"
-UNSUBSCRIBE_SALT = "bangscore-watch-unsubscribe"
-CONFIRM_SECONDS = 30 * 86_400
+from bangscore.watch_links import WatchLinks
 
 _TEMPLATES = Environment(
     loader=PackageLoader("bangscore.site", "templates/mail"),
@@ -39,40 +23,6 @@ _TEMPLATES = Environment(
     undefined=StrictUndefined,
     keep_trailing_newline=True,
 )
-
-
-class WatchLinks:
-    """Makes and checks the signed confirmation and unsubscribe links of one site."""
-
-    def __init__(self, secret: str, site_url: str) -> None:
-        self.site_url = site_url.rstrip("/")
-        self._confirm = URLSafeTimedSerializer(secret, salt=CONFIRM_SALT)
-        self._unsubscribe = URLSafeSerializer(secret, salt=UNSUBSCRIBE_SALT)
-
-    def confirm_url(self, confirm_id: str) -> str:
-        """Given a pending confirmation's opaque id, return its signed confirmation link."""
-        return f"{self.site_url}/account/watches/confirm?t={self._confirm.dumps(confirm_id)}"
-
-    def unsubscribe_url(self, watch_id: str) -> str:
-        """Given a watch id, return its signed one-click unsubscribe link."""
-        return f"{self.site_url}/account/watches/unsubscribe?t={self._unsubscribe.dumps(watch_id)}"
-
-    def confirmation_id(self, token: str) -> str | None:
-        """Given a confirmation token, return its confirmation id, or None if forged or
-        expired."""
-        try:
-            value = self._confirm.loads(token, max_age=CONFIRM_SECONDS)
-        except BadSignature:
-            return None
-        return value if isinstance(value, str) else None
-
-    def unsubscribed_watch(self, token: str) -> str | None:
-        """Given an unsubscribe token, return its watch id, or None if forged."""
-        try:
-            value = self._unsubscribe.loads(token)
-        except BadSignature:
-            return None
-        return value if isinstance(value, str) else None
 
 
 def bodies(template: str, **context: Any) -> tuple[str, str]:

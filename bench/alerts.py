@@ -31,7 +31,7 @@ from bangscore.scoring.records import GameRecord, Sources
 from bangscore.storage import LocalStorage
 from bangscore.stores import open_watch_store
 from bangscore.stores.watchstore import Condition, WatchRecord
-from bangscore.watch_mail import WatchLinks
+from bangscore.watch_links import WatchLinks
 
 
 class Counting:

@@ -54,7 +54,7 @@ def _watch_routes(
 ) -> list[BaseRoute]:
     from bangscore.shim.account.accounts import session_middleware
     from bangscore.shim.account.watches import WatchSite, watch_routes
-    from bangscore.watch_mail import WatchLinks
+    from bangscore.watch_links import WatchLinks
 
     links = WatchLinks(secret, site.site_url)
     watch_site = WatchSite(site, options.store, source, links, quota, limits=options.limits)

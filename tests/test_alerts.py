@@ -20,7 +20,7 @@ from bangscore.mail import Mailer, SMTPServer
 from bangscore.storage import LocalStorage
 from bangscore.stores import open_watch_store
 from bangscore.stores.watchstore import Condition, WatchRecord
-from bangscore.watch_mail import WatchLinks
+from bangscore.watch_links import WatchLinks
 from tests import factories
 from tests.live import ShimServer, free_port
 from tests.smtp_server import SMTPServer as LiveSMTP

@@ -44,7 +44,7 @@ from bangscore.stores.watchstore import (
     WatchStore,
     new_watch_id,
 )
-from bangscore.watch_mail import WatchLinks
+from bangscore.watch_links import WatchLinks
 
 log = logging.getLogger("bangscore.watches")
 MAX_APPID = 2**31 - 1

@@ -16,7 +16,7 @@ from bangscore.storage import LocalStorage
 from bangscore.stores import open_watch_store
 from bangscore.stores.secret import load_session_secret
 from bangscore.stores.watchstore import Condition
-from bangscore.watch_mail import WatchLinks
+from bangscore.watch_links import WatchLinks
 from tests import factories
 from tests.live import ShimServer
 

@@ -26,7 +26,7 @@ CHECK_MARKERS := not slow and not s3 and not redis and not browser and not serve
 # CHECK_WORKERS=0 (no workers, one process) can be faster.
 CHECK_WORKERS ?= auto
 
-.PHONY: help venv deps lock hooks build run serve demo-key test check lint format typecheck imports \
+.PHONY: help venv deps lock hooks build run serve demo-key test check lint format typecheck imports ranking \
         calibrate \
         bench stack clean
 
@@ -134,6 +134,9 @@ bench: $(STAMP) deps  ## run the benchmark suite and write bench/RESULTS.md
 
 calibrate: $(STAMP)  ## score the bundled dumps and rewrite scoring/CALIBRATION.md and its histogram
 	$(BIN)/python -m bench.calibrate --progress
+
+ranking: $(STAMP)  ## score the bundled dumps and print the ranking and verdicts as a player reads them
+	$(BIN)/python -m bench.ranking
 
 stack: $(STAMP) deps  ## start SeaweedFS, Redis, two shim replicas and nginx on loopback
 	bash infra/stack.sh

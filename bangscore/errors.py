@@ -29,6 +29,7 @@ The tree (the module that raises each, in brackets)::
     │   ├── UnknownWatch (also LookupError) no watch with that id
     │   └── TooManyWatches                  an address holds the most watches allowed
     ├── MailError                           a message the SMTP server did not take [mail]
+    ├── UnsafeMessage (also ValueError)     a message that cannot be written safely [mail]
     ├── AuthFailure                         a key that cannot be used: 401 [shim.quota]
     ├── BadRequest                          request parameters refused: 400 [shim.problems]
     ├── BodyRefused                         a stalled or malformed request body [shim.protocol]
@@ -163,6 +164,11 @@ class MailError(BangScoreError):
         super().__init__(message)
         self.lost = lost
         self.bounced = bounced
+
+
+class UnsafeMessage(BangScoreError, ValueError):
+    """Raised when a message cannot be written safely: a header value that would not stay one
+    header line, or an address that is not a plain ``local@domain``."""
 
 
 # -- the server --------------------------------------------------------------------------------

@@ -43,8 +43,9 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from bangscore.contract.mailbox import plain_mailbox
 from bangscore.errors import MailError as MailError
-from bangscore.stores.addresses import plain_mailbox
+from bangscore.errors import UnsafeMessage as UnsafeMessage
 
 TIMEOUT_SECONDS = 20.0
 DEADLINE_SECONDS = 600.0
@@ -55,11 +56,6 @@ PYTHON_CHECKS_HEADERS = hasattr(SMTP_POLICY, "verify_generated_headers")
 _VERBATIM = frozenset({"list-unsubscribe", "list-unsubscribe-post"})
 _PRINTABLE_ASCII = re.compile(r"[\x21-\x7e]+(?: [\x21-\x7e]+)*")
 _HEADER_NAME = re.compile(rb"([\x21-\x39\x3b-\x7e]+):")
-
-
-class UnsafeMessage(ValueError):
-    """Raised when a message cannot be written safely: a header value that would not stay one
-    header line, or an address that is not a plain ``local@domain``."""
 
 
 def header_text(value: object, limit: int = MAX_HEADER_TEXT) -> str:
@@ -78,7 +74,7 @@ def header_text(value: object, limit: int = MAX_HEADER_TEXT) -> str:
 
 def mailbox(address: str, *, utf8: bool = False) -> str:
     """Given a stored address, return it for a ``To`` header and the envelope when it is a
-    plain mailbox (:func:`bangscore.stores.addresses.plain_mailbox`); raise UnsafeMessage
+    plain mailbox (:func:`bangscore.contract.mailbox.plain_mailbox`); raise UnsafeMessage
     otherwise (such an address is refused at sign-up; one stored earlier is skipped)."""
     if not plain_mailbox(address, utf8=utf8):
         raise UnsafeMessage("the address cannot be written as a plain mailbox")

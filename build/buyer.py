@@ -17,7 +17,13 @@ from typing import Any
 
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import GameRecord
-from bangscore.scoring.verdict import genre_percentiles, verdict, verdict_text
+from bangscore.scoring.verdict import (
+    Sighting,
+    ended_sale,
+    genre_percentiles,
+    verdict,
+    verdict_text,
+)
 from bangscore.site.history_chart import HistoryPoint
 
 
@@ -118,22 +124,37 @@ def genre_typicals(games: Sequence[ScoredGame]) -> dict[str, GenreTypical]:
     }
 
 
-def buyer_fields(games: Sequence[ScoredGame]) -> list[dict[str, Any]]:
-    """Given scored games in list order, return for each its wire fields ``verdict``,
-    ``verdict_price_usd``, ``verdict_text`` and ``genre_percentile``
-    (docs/API.md#verdict)."""
+def sightings(record: GameRecord) -> list[Sighting]:
+    """Given a record, return its dated prices as the verdict reads them, oldest first."""
+    return [Sighting(p.date, p.price_usd, p.discount_percent) for p in price_points(record)]
+
+
+def _day(date: dt.date | None) -> str | None:
+    return None if date is None else date.isoformat()
+
+
+def buyer_fields(games: Sequence[ScoredGame], as_of: dt.date | None = None) -> list[dict[str, Any]]:
+    """Given scored games in list order and the catalogue's as-of day (None: the newest day a
+    price was observed), return for each its wire fields ``verdict``, ``verdict_price_usd``,
+    ``verdict_text``, ``genre_percentile``, ``recent_low_usd``, ``recent_low_at``,
+    ``ended_sale_usd`` and ``ended_sale_at`` (docs/API.md#verdict), in that order."""
+    if as_of is None:
+        as_of = prices_as_of(games)
     percentiles = genre_percentiles([(g.genre, g.bang_score) for g in games])
     out = []
     for game, percentile in zip(games, percentiles, strict=True):
         rec = game.record
-        points = [(p.date, p.price_usd) for p in price_points(rec)]
+        seen = sightings(rec)
         decided = verdict(
             game.tier,
             rec.price_usd,
             game.worth_it_at_usd,
             game.becomes_banger_at_usd,
-            points,
+            seen,
+            as_of,
         )
+        ended = ended_sale(seen, rec.price_usd, rec.discount_percent)
+        low = decided.recent_low
         out.append(
             {
                 "verdict": decided.verdict,
@@ -146,8 +167,13 @@ def buyer_fields(games: Sequence[ScoredGame]) -> list[dict[str, Any]]:
                     game.worth_it_at_usd,
                     game.becomes_banger_at_usd,
                     decided,
+                    ended,
                 ),
                 "genre_percentile": percentile,
+                "recent_low_usd": round(low[1], 2) if low else None,
+                "recent_low_at": _day(low[0]) if low else None,
+                "ended_sale_usd": round(ended[1], 2) if ended else None,
+                "ended_sale_at": _day(ended[0]) if ended else None,
             }
         )
     return out

@@ -28,6 +28,8 @@ from typing import Any
 
 import orjson
 
+from bangscore.build.buyer import buyer_fields
+from bangscore.build.buyer import prices_as_of as newest_price_day
 from bangscore.build.openapi import DETAIL_PROPERTIES
 from bangscore.build.score_history import ScorePoint, wire
 from bangscore.build.wire import detail_record, dumps
@@ -219,6 +221,31 @@ def list_exports(storage: ObjectStorage) -> list[str]:
     return sorted(ids)
 
 
+def export_records(
+    games: Sequence[ScoredGame],
+    site_url: str,
+    prices_as_of: dt.datetime | None,
+    score_history: Mapping[int, Sequence[ScorePoint]] | None = None,
+) -> list[dict[str, Any]]:
+    """Given a build's scored games (list order), the site URL, the catalogue's
+    ``prices_as_of`` (UTC, or None) and the games' score histories by appid, return their
+    detail records exactly as the snapshot serves them: every field, the verdict, the genre
+    percentile and the score history included."""
+    as_of_day = prices_as_of.date() if prices_as_of is not None else newest_price_day(games)
+    buyer = buyer_fields(games, as_of_day)
+    histories = score_history or {}
+    return [
+        detail_record(
+            game,
+            site_url,
+            prices_as_of,
+            extra,
+            score_history=wire(histories.get(game.record.appid, ())),
+        )
+        for game, extra in zip(games, buyer, strict=True)
+    ]
+
+
 def write_export(
     storage: ObjectStorage,
     games: Sequence[ScoredGame],
@@ -227,12 +254,14 @@ def write_export(
     created_at: dt.datetime,
     site_url: str,
     keep: int,
+    prices_as_of: dt.datetime | None = None,
     score_history: Mapping[int, Sequence[ScorePoint]] | None = None,
 ) -> Export:
-    """Given an export store, a build's scored games (list order) and their score histories
-    (:mod:`build.score_history`, as the build published them), write its export and
-    return it; prune to the newest ``keep`` exports. latest.json is written last, so a
-    reader never sees a manifest whose files are missing. Raises ObjectStorageError."""
+    """Given an export store, a build's scored games (list order), the catalogue's
+    ``prices_as_of`` and the games' score histories (:mod:`build.score_history`, as the build
+    published them), write its export (:func:`export_records`) and return it; prune to the
+    newest ``keep`` exports. latest.json is written last, so a reader never sees a manifest
+    whose files are missing. Raises ObjectStorageError."""
     previous = read_latest(storage)
     previous_games = None
     if previous is not None and previous.snapshot != snapshot_id:
@@ -241,14 +270,7 @@ def write_export(
         except ObjectNotFound:
             previous = None  # an export whose files are gone cannot be diffed against
     export = render_export(
-        [
-            detail_record(
-                g,
-                site_url,
-                score_history=wire((score_history or {}).get(g.record.appid, ())),
-            )
-            for g in games
-        ],
+        export_records(games, site_url, prices_as_of, score_history),
         snapshot_id=snapshot_id,
         created_at=created_at,
         previous=previous,

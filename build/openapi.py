@@ -11,9 +11,11 @@ from typing import Any
 from bangscore.contract.api import API_VERSION, ROUTES, Route
 from bangscore.contract.limits import PAGE_SIZE
 from bangscore.scoring.drivers import DRIVERS
+from bangscore.scoring.flags import PROVISIONAL_REASONS
 from bangscore.scoring.genres import GENRES
 from bangscore.scoring.records import NOT_RATED_REASONS
 from bangscore.scoring.tiers import TIERS
+from bangscore.scoring.verdict import VERDICTS
 
 _NUM = {"type": "number"}
 _NUM_NULL = {"type": ["number", "null"]}
@@ -54,6 +56,21 @@ GAME_PROPERTIES: dict[str, Any] = {
     "length_hours": _NUM_NULL,
     "finish_rate": _FRACTION_NULL,
     "release_year": _INT_NULL,
+    "early_access": {
+        "type": "boolean",
+        "description": "The storefront lists the game as in Early Access.",
+    },
+    "provisional": {
+        "type": "boolean",
+        "description": "The score rests on thin evidence: fewer than 50 reviews, an estimated "
+        "length, or a review count that is only a lower bound (the detail record's "
+        "provisional_reasons says which).",
+    },
+    "adult": {
+        "type": "boolean",
+        "description": "The storefront's content descriptors mark sexual content or frequent "
+        "nudity. The API lists adult games; the website hides them unless asked.",
+    },
     "url": {"type": "string", "format": "uri"},
     "refunded_review_share": _FRACTION_NULL,
     "refunded_review_sample": _INT_NULL,
@@ -71,10 +88,21 @@ DETAIL_PROPERTIES: dict[str, Any] = {
     "completionist_hours": _NUM_NULL,
     "becomes_banger_at_usd": _NUM_NULL,
     "worth_it_at_usd": _NUM_NULL,
-    "verdict": {"type": "string", "enum": ["buy_now", "wait_for_sale", "skip"]},
+    "verdict": {"type": "string", "enum": list(VERDICTS)},
     "verdict_price_usd": _NUM_NULL,
     "verdict_text": {"type": "string"},
     "genre_percentile": {"type": "number", "minimum": 0, "maximum": 1},
+    "recent_low_usd": {
+        **_NUM_NULL,
+        "description": "Lowest price seen in the 365 days before prices_as_of.",
+    },
+    "recent_low_at": {**_DATE_NULL, "description": "The (latest) day recent_low_usd was seen."},
+    "ended_sale_usd": {
+        **_NUM_NULL,
+        "description": "When the newest observation was a sale that has since ended: its "
+        "price (price_usd is then the list price).",
+    },
+    "ended_sale_at": {**_DATE_NULL, "description": "The day that ended sale was seen."},
     "list_price_usd": _NUM,
     "historical_low_usd": _NUM_NULL,
     "historical_low_at": _DATE_NULL,
@@ -140,11 +168,18 @@ DETAIL_PROPERTIES: dict[str, Any] = {
         },
         "required": ["sample", "from", "to", "source"],
     },
+    "provisional_reasons": {
+        "type": "array",
+        "description": "Why the score is provisional, in this order; empty when it is not.",
+        "items": {"type": "string", "enum": list(PROVISIONAL_REASONS)},
+    },
     "length_source": {
         "type": "string",
-        "enum": ["hltb", "playtime_estimate"],
+        "enum": ["hltb", "playtime_estimate", "playtime"],
         "description": "hltb: a HowLongToBeat main-story time; playtime_estimate: estimated "
-        "from how long the game's positive reviewers play (also listed in estimated).",
+        "from how long the game's positive reviewers play (also listed in estimated); "
+        "playtime: a game played mainly with others online, measured by how long its players "
+        "play (the median playtime of its reviewers or owners).",
     },
     "drivers": {
         "type": "object",

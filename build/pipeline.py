@@ -131,6 +131,7 @@ def run_build(options: BuildOptions) -> BuildResult:
             created_at=now,
             site_url=options.site_url,
             keep=options.keep,
+            prices_as_of=catalog.prices_as_of,
             score_history=read_score_history(storage),  # as just published, this build's too
         ).counts
     return BuildResult(

@@ -41,6 +41,7 @@ from bangscore.contract.filters import (
     DATES_KEY,
     DOCS_KEY,
     FAVICON_KEY,
+    HOME_ADULT_KEY,
     HOME_KEY,
     INDEX_KEY,
     NOT_RATED_KEY,
@@ -62,6 +63,7 @@ from bangscore.contract.search import SearchIndex, name_words
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import GameRecord, NotRated
 from bangscore.scoring.verdict import day
+from bangscore.site.adult import keep_adult
 from bangscore.site.badge import badge_svg
 from bangscore.site.better_value import Candidate, better_value, cents
 from bangscore.site.chart import NARROW_WIDTH as NARROW_CHART
@@ -82,6 +84,7 @@ JSON_TYPE = "application/json"
 HTML_TYPE = "text/html; charset=utf-8"
 SVG_TYPE = "image/svg+xml"
 CSS_TYPE = "text/css; charset=utf-8"
+HOME_TOP = 25  # games the home page lists
 
 
 def lower_tags(record: GameRecord) -> frozenset[str]:
@@ -89,9 +92,18 @@ def lower_tags(record: GameRecord) -> frozenset[str]:
     return frozenset(t.lower() for t in record.tags)
 
 
-def select(games: Sequence[ScoredGame], filters: Filters) -> list[int]:
-    """Given games in list order and filters, return the positions of the matching games."""
+def is_adult(item: Mapping[str, Any]) -> bool:
+    """Given a list item, return its ``adult`` flag (False for an item without one)."""
+    return bool(item.get("adult", False))
+
+
+def select(
+    games: Sequence[ScoredGame], filters: Filters, adult: Sequence[bool] | None = None
+) -> list[int]:
+    """Given games in list order, filters and each game's adult flag (none: no adult game),
+    return the positions of the matching games."""
     no_tags: frozenset[str] = frozenset()
+    flags = adult if adult is not None else [False] * len(games)
     return [
         i
         for i, g in enumerate(games)
@@ -101,6 +113,7 @@ def select(games: Sequence[ScoredGame], filters: Filters) -> list[int]:
             g.record.discount_percent,
             # Only a tag filter reads the tags: skip building every game's set otherwise.
             lower_tags(g.record) if filters.tags else no_tags,
+            flags[i],
         )
     ]
 
@@ -110,7 +123,7 @@ def candidates(games: Sequence[ScoredGame], items: Sequence[dict[str, Any]]) -> 
     reads them, adult games hidden: a game page is precomputed for the site's default, which
     hides adult games (the shim recomposes the box for ``adult=true``)."""
     return [
-        Candidate(g.genre, g.bang_score, cents(g.record.price_usd), bool(i.get("adult", False)))
+        Candidate(g.genre, g.bang_score, cents(g.record.price_usd), is_adult(i))
         for g, i in zip(games, items, strict=True)
     ]
 
@@ -122,8 +135,9 @@ def compact_index(
     (RFC 3339 or None), return the compact index the shim loads.
 
     Columns (parallel arrays in list order): appid, genre, release year, discount, lowercase
-    tags, and the list item itself, from which the shim composes any filter combination;
-    ``prices_as_of`` goes into every envelope the shim composes.
+    tags, adult flag, and the list item itself, from which the shim composes any filter
+    combination (and the better-value box with adult games); ``prices_as_of`` goes into every
+    envelope the shim composes.
     """
     return {
         "prices_as_of": prices_as_of,
@@ -132,6 +146,7 @@ def compact_index(
         "year": [g.record.release_year for g in games],
         "discount": [g.record.discount_percent for g in games],
         "tags": [sorted(lower_tags(g.record)) for g in games],
+        "adult": [is_adult(i) for i in items],
         "items": list(items),
     }
 
@@ -159,19 +174,20 @@ def snapshot_objects(
     as_of = rfc3339(prices_as_of)
     items = [list_item(g, site_url) for g in games]
     item_bytes = [dumps(i) for i in items]
+    adult = [is_adult(i) for i in items]
     for filters in precomputed_combos():
         key = filters.combo_key
         assert key is not None
-        hits = select(games, filters)
+        hits = select(games, filters, adult)
         for page in range(1, max(1, -(-len(hits) // PAGE_SIZE)) + 1):
             chunk = hits[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
             body = render_page([item_bytes[i] for i in chunk], page, len(hits), None, as_of)
             yield StoredObject(list_key(key, page), body, JSON_TYPE)
     site = SiteRenderer(site_url=site_url, base_url=base_url)
     better = better_value(candidates(games, items))
-    buyer = buyer_fields(games)
-    typical = genre_typicals(games)
     as_of_day = prices_as_of.date() if prices_as_of is not None else newest_price_day(games)
+    buyer = buyer_fields(games, as_of_day)
+    typical = genre_typicals(games)
     snapshot_date = created_at.date() if created_at is not None else as_of_day
     dates = {
         "snapshot_date": snapshot_date.isoformat() if snapshot_date else None,
@@ -204,7 +220,11 @@ def snapshot_objects(
     openapi = openapi_document(site_url, base_url)
     yield StoredObject(OPENAPI_KEY, dumps(openapi), JSON_TYPE)
     yield StoredObject(DOCS_KEY, site.docs_page(openapi), HTML_TYPE)
-    yield StoredObject(HOME_KEY, site.home_page(items[:25], len(games), dates=dates), HTML_TYPE)
+    # The home page per state of the adult toggle, like the lists: hidden (the default), shown.
+    shown = [i for i, flag in zip(items, adult, strict=True) if not flag][:HOME_TOP]
+    yield StoredObject(HOME_KEY, site.home_page(shown, len(games), dates=dates), HTML_TYPE)
+    with_adult = site.home_page(items[:HOME_TOP], len(games), dates=dates)
+    yield StoredObject(HOME_ADULT_KEY, keep_adult(with_adult, site.root), HTML_TYPE)
     yield StoredObject(ABOUT_SCORE_KEY, site.about_score_page(dates=dates), HTML_TYPE)
     yield StoredObject(DATES_KEY, dumps(dates), JSON_TYPE)
     yield StoredObject(FAVICON_KEY, site.favicon(), SVG_TYPE)

@@ -17,6 +17,7 @@ import orjson
 from unidecode import unidecode
 
 from bangscore.contract.search import DROPPED_CHARS
+from bangscore.scoring import flags
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import EarlyWindow
 from bangscore.scoring.value import SCORE_VERSION
@@ -78,6 +79,9 @@ def list_item(game: ScoredGame, site_url: str) -> JSON:
         "length_hours": _r(rec.main_story_hours, 1),
         "finish_rate": _r(rec.finish_rate, 3),
         "release_year": rec.release_year,
+        "early_access": flags.early_access(rec),
+        "provisional": bool(flags.provisional_reasons(rec)),
+        "adult": flags.adult(rec),
         "url": game_url(site_url, rec.appid, rec.name),
         "refunded_review_share": _r(sample.share, 3) if sample else None,
         "refunded_review_sample": sample.sample if sample else None,
@@ -178,6 +182,7 @@ def detail_record(
                 if early
                 else None
             ),
+            "provisional_reasons": flags.provisional_reasons(rec),
             "length_source": rec.length_source,
             "drivers": game.drivers,
             "score_version": SCORE_VERSION,

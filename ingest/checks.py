@@ -4,6 +4,8 @@ Each function is pure: it takes resolved values (see :mod:`ingest.observations`)
 decision. :mod:`ingest.catalog` applies them in this order, and the first that refuses a game
 gives the ``reason`` of its ``game_not_rated`` answer:
 
+0. ``no_store_data``: no storefront source knows the app (only a play-length source names it,
+   e.g. Split Fiction in HowLongToBeat's December 2025 dump): nothing says what it is or costs.
 1. ``not_a_game``: the storefront's app type is not a game (DLC, demo, soundtrack, tool...), the
    name says so (soundtrack, demo, playtest...), or its only storefront genres are software.
 2. ``delisted``: steam-tracker lists the app as removed from sale, or its only price is $0
@@ -14,7 +16,9 @@ gives the ``reason`` of its ``game_not_rated`` answer:
    its only price is a $0 that is no price (:func:`zero_is_no_price`).
 4. ``too_few_reviews``: fewer than :data:`MIN_REVIEWS` reviews.
 5. ``no_length``: neither a HowLongToBeat main story that survives :func:`choose_length` nor
-   enough reviewers' playtime to estimate one.
+   enough reviewers' playtime to estimate one, or a free first episode whose only length is its
+   season's (:func:`season_length_on_free_episode`). A multiplayer-first game's length is how
+   long its players play (:func:`played_length`).
 
 The length check (:func:`choose_length`): a main-story time that disagrees strongly with how
 long the game's own positive reviewers play is set aside, and the next candidate is tried:
@@ -38,6 +42,7 @@ Whether a sale is current is a matter of dated prices: :mod:`ingest.prices`.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -182,6 +187,60 @@ def choose_length(
     return None
 
 
+def played_length(
+    positive_reviewer_hours: Resolved | None,
+    positive_reviewers: int,
+    owners_median_hours: Resolved | None,
+) -> Length | None:
+    """Given a multiplayer-first game's positive reviewers' median playtime (hours, with its
+    layer; None if unknown) and their count, and its owners' median playtime (hours, with its
+    layer, e.g. SteamSpy's ``median_forever``; None if unknown), return its length as how long
+    players play (``length_source`` ``playtime``): the reviewers' median when at least
+    :data:`MIN_REVIEWERS` of them were sampled, else the owners'; None when neither is known.
+
+    A game played mainly with others online has no campaign to finish: its campaign's length
+    (Battlefield 6's 6 hours) says nothing of what a buyer gets, how long people keep playing
+    does."""
+    for found, enough in (
+        (positive_reviewer_hours, positive_reviewers >= MIN_REVIEWERS),
+        (owners_median_hours, True),
+    ):
+        if found is not None and enough and float(found.value) > 0:
+            return Length(round(float(found.value), 2), "playtime", found)
+    return None
+
+
+# A name that says which episode it is ("Episode 1", "Chapter One", "Ch.1", "Part I", "Act 1",
+# "Prologue", "Season 1 - Episodes 1 to 3"): a play-length entry matched to it is its own.
+_NAMES_AN_EPISODE = re.compile(
+    r"\b(?:episodes?|chapters?|ch|ep|part|act|vol|volume|season)\b\.?\s*(?:\d+|one|i{1,3}|iv|v)\b"
+    r"|\bprologue\b|\bpilot\b",
+    re.IGNORECASE,
+)
+# A first episode rarely runs past this; a longer main story under the series' name is the
+# season's (Life is Strange's free Episode 1 is listed as "Life is Strange" and HowLongToBeat
+# times the whole season at 14.4 h).
+FIRST_EPISODE_MAX_HOURS: Final = 3.0
+
+
+def season_length_on_free_episode(
+    name: str, tags: Sequence[str], free: bool, length: Length | None
+) -> bool:
+    """Given an app's name, its user tags, whether it is free (price and list price $0) and
+    its chosen length, return True when the length is a whole season's measured on a free
+    first episode: a free "Episodic" game, named for its series rather than its episode, with
+    a play-length source's main story over :data:`FIRST_EPISODE_MAX_HOURS`. Such an app has no
+    length of its own to rate it by (``no_length``), rather than the season's."""
+    return (
+        free
+        and length is not None
+        and length.source == "hltb"
+        and length.hours > FIRST_EPISODE_MAX_HOURS
+        and any(tag.casefold() == "episodic" for tag in tags)
+        and not _NAMES_AN_EPISODE.search(name)
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Listing:
     """What tells two storefront listings of one game apart: ``appid``, ``name``, ``developer``
@@ -272,6 +331,7 @@ def finish_rate_estimate(
 
 def not_rated_reason(
     *,
+    has_store_data: bool = True,
     is_non_game: bool,
     is_delisted: bool,
     has_price: bool,
@@ -279,7 +339,11 @@ def not_rated_reason(
     has_length: bool,
 ) -> NotRatedReason | None:
     """Given the outcome of each check, return the first reason that refuses the game, in the
-    module docstring's order, or None when it is rated."""
+    module docstring's order, or None when it is rated. An app no storefront source knows
+    (``has_store_data`` False: only a play-length source names it) is ``no_store_data``: there
+    is no storefront record to say whether it is a game, or what it costs."""
+    if not has_store_data:
+        return "no_store_data"
     if is_non_game:
         return "not_a_game"
     if is_delisted:

@@ -27,41 +27,44 @@ def observe_steamspy(apps: Sequence[SteamSpyApp], *, current: bool) -> Iterator[
     minutes, ``owner_playtime``).
     """
     for app in apps:
-        yield Observation(app.appid, "name", app.name)
-        for role, value in (("developer", app.developer), ("publisher", app.publisher)):
-            if value:
-                yield Observation(app.appid, role, value)
-        priced = app.price_cents is not None and app.list_price_cents is not None
-        if priced and app.price_cents is not None and app.list_price_cents is not None:
-            yield Observation(app.appid, "usd_price_seen", app.price_cents / 100)
-            if not current and app.price_cents <= app.list_price_cents:
-                # Not a price today, but a dated point of the game's price history.
-                seen = Price(
-                    app.price_cents / 100, app.list_price_cents / 100, app.discount_percent or 0
-                )
-                yield Observation(app.appid, "price_seen", seen)
-            if app.price_cents > 0 or app.list_price_cents > 0:
-                yield Observation(app.appid, "paid_before", True)
-        if app.median_forever_min > 0 and app.average_forever_min > 0:
-            playtime = (app.median_forever_min, app.average_forever_min)
-            yield Observation(app.appid, "owner_playtime", playtime)
-        if not current:
-            continue
-        total = app.positive + app.negative
-        yield Observation(app.appid, "review_count", total)
-        if total:
-            yield Observation(app.appid, "review_score", app.positive / total)
-        if app.owners:
-            yield Observation(app.appid, "owners_range", app.owners)
-        if (
-            priced
-            and app.price_cents is not None
-            and app.list_price_cents is not None
-            and app.price_cents <= app.list_price_cents
-        ):
-            discount = app.discount_percent or 0
-            price = Price(app.price_cents / 100, app.list_price_cents / 100, discount)
-            yield Observation(app.appid, "price", price)
+        yield from _steamspy_seen(app, current=current)
+        if current:
+            yield from _steamspy_current(app)
+
+
+def _steamspy_seen(app: SteamSpyApp, *, current: bool) -> Iterator[Observation]:
+    """What any SteamSpy snapshot says of an app: names, the price it saw, owners' playtime."""
+    yield Observation(app.appid, "name", app.name)
+    for role, value in (("developer", app.developer), ("publisher", app.publisher)):
+        if value:
+            yield Observation(app.appid, role, value)
+    if app.price_cents is not None and app.list_price_cents is not None:
+        yield Observation(app.appid, "usd_price_seen", app.price_cents / 100)
+        if not current and app.price_cents <= app.list_price_cents:
+            # Not a price today, but a dated point of the game's price history.
+            seen = Price(
+                app.price_cents / 100, app.list_price_cents / 100, app.discount_percent or 0
+            )
+            yield Observation(app.appid, "price_seen", seen)
+        if app.price_cents > 0 or app.list_price_cents > 0:
+            yield Observation(app.appid, "paid_before", True)
+    if app.median_forever_min > 0 and app.average_forever_min > 0:
+        playtime = (app.median_forever_min, app.average_forever_min)
+        yield Observation(app.appid, "owner_playtime", playtime)
+
+
+def _steamspy_current(app: SteamSpyApp) -> Iterator[Observation]:
+    """What only the current SteamSpy snapshot says of an app: review totals, owners, price."""
+    total = app.positive + app.negative
+    yield Observation(app.appid, "review_count", total)
+    if total:
+        yield Observation(app.appid, "review_score", app.positive / total)
+    if app.owners:
+        yield Observation(app.appid, "owners_range", app.owners)
+    cents, list_cents = app.price_cents, app.list_price_cents
+    if cents is not None and list_cents is not None and cents <= list_cents:
+        price = Price(cents / 100, list_cents / 100, app.discount_percent or 0)
+        yield Observation(app.appid, "price", price)
 
 
 def observe_store_2019(games: Sequence[StoreGame]) -> Iterator[Observation]:
@@ -96,6 +99,13 @@ def _titles(known: Observations) -> dict[int, tuple[str, int | None]]:
 
 
 def _hltb_fields(appid: int, game: HltbGame) -> Iterator[Observation]:
+    # The year HowLongToBeat gives: the record's year only where no storefront source knows
+    # the release date (a storefront dump may hold none: "\\N" for Ori and the Will of the
+    # Wisps), so a rated game never shows its year as unknown while any source knows it.
+    if game.release_year is not None:
+        yield Observation(appid, "play_length_release_year", game.release_year)
+    if game.name.strip():
+        yield Observation(appid, "play_length_name", game.name.strip())
     if game.main_story_hours:
         yield Observation(appid, "main_story_hours", game.main_story_hours)
     if game.completionist_hours:

@@ -90,6 +90,7 @@ _UNSOURCED: Final[tuple[tuple[str, _Getter], ...]] = (
     ("owners_range", lambda r: r.owners_range),
     ("median_playtime_hours", lambda r: r.median_playtime_hours),
     ("reviews", lambda r: r.reviews),
+    ("content_descriptors", lambda r: r.content_descriptors),
 )
 
 
@@ -170,8 +171,8 @@ def record_observations(record: GameRecord) -> list[LayerObservations]:
         if key in layers.by_key:
             layer = layers.by_key[key]
             if field == "review_count" and "review_count" in record.estimated:
-                # A lower bound from a keyed source is its review summary's band.
-                field = "review_count_floor" if layer.trust == TRUST_KEYED else field
+                # A lower bound: a capped sample's size or a review summary's band.
+                field = "review_count_floor"
             layers.observe(layer, field, value)
         elif legacy and _is_set(value) and not (field == "review_score" and value == 0):
             layers.observe(layers.fallback(kind), field, value)

@@ -185,6 +185,12 @@ def _pics_metacritic(app: dict[str, Any], _: _PicsLookups) -> Iterator[Field]:
 
 
 # What one PICS app record observes, field by field, in this order.
+def _pics_descriptors(app: dict[str, Any], _: _PicsLookups) -> Iterator[Field]:
+    descriptors = sorted({d for d in map(_int, _ordered(app.get("content_descriptors"))) if d})
+    if descriptors:
+        yield "content_descriptors", tuple(descriptors)
+
+
 PICS_FIELDS: tuple[Callable[[dict[str, Any], _PicsLookups], Iterator[Field]], ...] = (
     _pics_name,
     _pics_type,
@@ -195,6 +201,7 @@ PICS_FIELDS: tuple[Callable[[dict[str, Any], _PicsLookups], Iterator[Field]], ..
     _pics_categories,
     _pics_reviews,
     _pics_metacritic,
+    _pics_descriptors,
 )
 
 
@@ -203,8 +210,9 @@ def observe_pics(folder: Path) -> Iterator[Observation]:
     name, app type, developer, publisher, release date, ranked tags (up to 20, most-voted
     first), storefront genres, store categories (``categories``), review score (Steam's
     percentage / 100), the least review count Steam's review summary implies
-    (``review_count_floor``, :data:`REVIEW_COUNT_FLOOR`) and Metacritic score of each app
-    (one reader per field: :data:`PICS_FIELDS`)."""
+    (``review_count_floor``, :data:`REVIEW_COUNT_FLOOR`), Metacritic score and the storefront's
+    content descriptor ids (``content_descriptors``, sorted; :mod:`scoring.flags` names them)
+    of each app (one reader per field: :data:`PICS_FIELDS`)."""
     lookups = _PicsLookups(
         *(
             {str(k): v for k, v in _json(folder / "lookups" / f"{name}.json").items()}
@@ -416,7 +424,8 @@ def observe_price_history(folder: Path, source: str) -> Iterator[Observation]:
 def observe_hltb_2025(path: Path) -> Iterator[Observation]:
     """Given ``howlongtobeat_games.csv.gz`` (times in seconds, 0 = unknown, keyed by HLTB's own
     Steam link), yield main-story and completionist hours per appid (first row of a duplicate
-    appid wins; duplicates are identical paging repeats)."""
+    appid wins; duplicates are identical paging repeats), and HLTB's title for the appid
+    (``play_length_name``: a name for an app no storefront source knows)."""
     seen: set[int] = set()
     with gzip.open(path, "rt", encoding="utf-8", newline="") as text:
         for row in csv.DictReader(text):
@@ -424,6 +433,8 @@ def observe_hltb_2025(path: Path) -> Iterator[Observation]:
             if not appid or appid in seen:
                 continue
             seen.add(appid)
+            if (row.get("game_name") or "").strip():
+                yield Observation(appid, "play_length_name", row["game_name"].strip())
             main, complete = _int(row.get("comp_main")) or 0, _int(row.get("comp_100")) or 0
             if main > 0:
                 yield Observation(appid, "main_story_hours", main / 3600)
@@ -449,11 +460,18 @@ def observe_hltb_2026(path: Path) -> Iterator[Observation]:
 # -- Reviewers' playtime, June-July 2026 (MLMariss/SteamQTPD) ----------------------------------
 
 
+# The recent-review sampler stops at 1,000 reviews a game (7,534 games sit at exactly 1,000,
+# 112 at 2,000 from two passes, 185 between): a sample that reached it is a lower bound on the
+# count; one that stopped short ran out of reviews, so its size is the game's total.
+REVIEW_SAMPLE_CAP = 1000
+
+
 def observe_review_playtime(path: Path) -> Iterator[Observation]:
     """Given ``playtime.json.gz``, yield per game the positive and negative reviewers' median
     playtime (hours) and counts as ``reviewer_playtime`` = (up_hours|None, down_hours|None,
-    n_up, n_down), plus the recent sample's review count and positive share (a lower bound on
-    the count: up to 3,000 most recent reviews)."""
+    n_up, n_down), plus the recent sample's positive share and its size: the review count
+    when the sample ran out of reviews, a lower bound (``review_count_floor``) when it reached
+    :data:`REVIEW_SAMPLE_CAP`."""
     for key, row in (_json(path).get("playtime") or {}).items():
         appid = _int(key)
         if appid is None or not isinstance(row, list) or len(row) != 4:
@@ -465,7 +483,10 @@ def observe_review_playtime(path: Path) -> Iterator[Observation]:
         down_h = down_min / 60 if down_min is not None else None
         yield Observation(appid, "reviewer_playtime", (up_h, down_h, n_up, n_down))
         if n_up + n_down:
-            yield Observation(appid, "review_count", n_up + n_down)
+            capped = n_up + n_down >= REVIEW_SAMPLE_CAP
+            yield Observation(
+                appid, "review_count_floor" if capped else "review_count", n_up + n_down
+            )
             yield Observation(appid, "review_score", n_up / (n_up + n_down))
 
 

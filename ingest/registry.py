@@ -60,8 +60,8 @@ BUNDLED: tuple[Source, ...] = (
         "steam_delisted_2026-08/delisted_first_last_seen.csv.gz",
         lambda p, _: readers.observe_delisted(p),
     ),
-    # A recent sample of up to 3,000 reviews: its count is a lower bound, so it only counts
-    # where no full review total exists.
+    # A recent sample of up to 1,000 reviews (readers.REVIEW_SAMPLE_CAP): matched, so a full
+    # total wins unless the sample is newer and larger; a capped sample is a lower bound.
     Source(
         Layer("steam_review_playtime_2026", "player_stats", _d("2026-07-24"), TRUST_MATCHED),
         "steam_review_playtime_2026/playtime.json.gz",

@@ -29,7 +29,9 @@ from bangscore.ingest.checks import (
     finish_rate_estimate,
     non_game,
     not_rated_reason,
+    played_length,
     regional_copies,
+    season_length_on_free_episode,
     zero_is_no_price,
 )
 from bangscore.ingest.observations import TRUST_MATCHED, Layer, Observations, Resolved
@@ -43,6 +45,7 @@ from bangscore.ingest.prices import (
     price_history,
 )
 from bangscore.ingest.tags import TagPositions, order_tag_set, typical_positions
+from bangscore.scoring.genres import multiplayer_first
 from bangscore.scoring.play import is_replayable
 from bangscore.scoring.records import GameRecord, NotRated, Provenance, Sources
 
@@ -192,19 +195,24 @@ def _zero_before_release(known: Observations, appid: int, price: Resolved) -> bo
 
 def _review_count(known: Observations, appid: int) -> ReviewCount:
     """Return an appid's review count: the resolved total (a keyed full total first, the
-    freshest), raised to a lower bound (a recent sample's size, the least count Steam's
-    review summary implies) that is higher and no older. Reviews accumulate, so such a bound
-    outdates an older total; a total newer than the bound stands (reviews can be removed)."""
+    freshest), raised to a newer, higher count: a recent sample's full size, or a lower bound
+    (``review_count_floor``: a sample that reached its cap, the least count Steam's review
+    summary implies), which marks the count as a lower bound. Reviews accumulate, so such a
+    count outdates an older total; a total newer than it stands (reviews can be removed)."""
     winner = known.get(appid, "review_count")
     best = ReviewCount(0, None, False)
     if winner is not None:
-        best = ReviewCount(int(winner.value), winner.layer, winner.layer.trust >= TRUST_MATCHED)
-    bounds = [c for c in known.candidates(appid, "review_count") if c.layer.trust >= TRUST_MATCHED]
-    bounds += list(known.candidates(appid, "review_count_floor"))
-    for bound in bounds:
-        newer = best.layer is None or bound.layer.date >= best.layer.date
-        if int(bound.value) > best.total and newer:
-            best = ReviewCount(int(bound.value), bound.layer, True)
+        best = ReviewCount(int(winner.value), winner.layer, False)
+    newer_counts = [
+        (c, False)
+        for c in known.candidates(appid, "review_count")
+        if c.layer.trust >= TRUST_MATCHED
+    ]
+    newer_counts += [(c, True) for c in known.candidates(appid, "review_count_floor")]
+    for found, lower_bound in newer_counts:
+        newer = best.layer is None or found.layer.date >= best.layer.date
+        if int(found.value) > best.total and newer:
+            best = ReviewCount(int(found.value), found.layer, lower_bound)
     return best
 
 
@@ -359,6 +367,9 @@ def assemble(
     )
     for appid in tqdm(appids, desc="resolving", unit="app", disable=not progress):
         name = known.value(appid, "name") or ""
+        # No storefront source names it, nor types it: only a play-length source knows it.
+        store_data = bool(name) or known.get(appid, "app_type") is not None
+        title = name or known.value(appid, "play_length_name") or ""
         price = known.get(appid, "price")
         counted = _review_count(known, appid)
         review_count = counted.total
@@ -376,8 +387,9 @@ def assemble(
         # The length check needs the tags and the reviewers' playtime: only for apps that
         # pass every other check, which keeps the walk over 180k apps fast.
         if not (is_non_game or is_delisted or price is None or review_count < MIN_REVIEWS):
-            length = _length(known, appid, typical)
+            length = _length(known, appid, typical, name, price)
         reason = not_rated_reason(
+            has_store_data=store_data,
             is_non_game=is_non_game,
             is_delisted=is_delisted,
             has_price=price is not None,
@@ -390,7 +402,7 @@ def assemble(
             # Values come from the resolver and the reason list: no need to re-validate.
             refused.append(
                 NotRated.model_construct(
-                    appid=appid, name=name, reason=reason, review_count=review_count or None
+                    appid=appid, name=title, reason=reason, review_count=review_count or None
                 )
             )
             continue
@@ -412,6 +424,28 @@ def assemble(
         _count_rated(report, record, free_only)
     report.rated = len(rated)
     return rated, refused
+
+
+def _played_length(
+    known: Observations, appid: int, reviewer: ReviewerPlaytime | None
+) -> Length | None:
+    """Return a multiplayer-first app's length as how long players play
+    (:func:`ingest.checks.played_length`), from its reviewers' or owners' median playtime."""
+    found = known.get(appid, "reviewer_playtime")
+    positive = (
+        Resolved(reviewer.positive_hours, found.layer)
+        if found is not None and reviewer is not None and reviewer.positive_hours is not None
+        else None
+    )
+    owners = known.get(appid, "owner_playtime")
+    median = (
+        Resolved(OwnerPlaytime(*owners.value).median_minutes / 60, owners.layer)
+        if owners is not None
+        else known.get(appid, "median_playtime_hours")
+    )
+    return played_length(
+        positive, reviewer.positive_reviewers if reviewer is not None else 0, median
+    )
 
 
 def _usable_price(
@@ -436,17 +470,31 @@ def _usable_price(
     return price, False, False
 
 
-def _length(known: Observations, appid: int, typical: TagPositions) -> Length | None:
-    """Given an app and the catalogue's typical tag positions, return its chosen length
-    (:func:`choose_length`) or None."""
+def _length(
+    known: Observations, appid: int, typical: TagPositions, name: str, price: Resolved
+) -> Length | None:
+    """Given an app, the catalogue's typical tag positions, its name and its price, return its
+    chosen length (:func:`choose_length`) or None: for a multiplayer-first game how long
+    players play (:func:`_played_length`) when anyone's playtime is known; None for a free
+    first episode whose only length is its season's (:func:`season_length_on_free_episode`)."""
     found = known.value(appid, "reviewer_playtime")
     reviewer = ReviewerPlaytime(*found) if found else None
-    return choose_length(
+    tags = _tags(known, appid, typical)
+    length = choose_length(
         list(known.candidates(appid, "main_story_hours")),
         reviewer.positive_hours if reviewer else None,
         reviewer.positive_reviewers if reviewer else 0,
-        replayable=is_replayable(_tags(known, appid, typical)),
+        replayable=is_replayable(tags),
     )
+    if multiplayer_first(
+        known.value(appid, "categories", ()), tags, known.value(appid, "storefront_genres", ())
+    ):
+        length = _played_length(known, appid, reviewer) or length
+    paid = Price(*price.value)
+    free = paid.price_usd == 0 and paid.list_price_usd == 0
+    if season_length_on_free_episode(name, tags, free, length):
+        return None
+    return length
 
 
 def _count_refusal(
@@ -521,6 +569,11 @@ def _record(
     if _tag_order_estimated(known, appid):
         estimated.append("tags")  # their order is reconstructed (ingest.tags)
     released = known.value(appid, "release_date")
+    year = released.year if released else None
+    other_year = known.get(appid, "play_length_release_year") if released is None else None
+    if other_year is not None:
+        year = int(other_year.value)
+        provenance["release_year"] = other_year.layer
     window = known.value(appid, "early_window")
     up_hours, up_reviewers = _trusted_reviewers(reviewer)
     if counted.layer is not None:
@@ -542,8 +595,9 @@ def _record(
         review_score=float(known.value(appid, "review_score", 0.0)),
         review_count=counted.total,
         release_date=released,
-        release_year=released.year if released else None,
+        release_year=year,
         storefront_genres=tuple(known.value(appid, "storefront_genres", ())),
+        content_descriptors=tuple(known.value(appid, "content_descriptors", ())),
         categories=tuple(known.value(appid, "categories", ())),
         tags=tags[:20],
         play_length_genres=tuple(known.value(appid, "play_length_genres", ())),

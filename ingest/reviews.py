@@ -154,33 +154,14 @@ def summarise_sample(
     w_pos, w_neg = _weights(mix_positive, bool(positives), bool(negatives))
     labelled = any(r.refunded is not None for r in reviews)
     flagged = [r for r in reviews if r.refunded]
-    share: float | None = None
-    if labelled:
-        share = w_pos * _rate(sum(1 for r in positives if r.refunded), len(positives)) + (
-            w_neg * _rate(sum(1 for r in negatives if r.refunded), len(negatives))
-        )
-    timed_flagged = [r for r in flagged if r.playtime_at_review is not None]
-    over_2h = (
-        sum(1 for r in timed_flagged if (r.playtime_at_review or 0) > EARLY_WINDOW_MINUTES)
-        / len(timed_flagged)
-        if timed_flagged
-        else None
-    )
+    share = _refunded_share(positives, negatives, w_pos, w_neg) if labelled else None
+    over_2h = _over_2h(flagged)
     window = (
         DateWindow(from_=min(r.created for r in reviews), to=max(r.created for r in reviews))
         if reviews
         else None
     )
-    first_days: FirstDaysSplit | None = None
-    if release_date is not None:
-        last_day = release_date + dt.timedelta(days=FIRST_DAYS - 1)
-        early_life = [r for r in reviews if release_date <= r.created <= last_day]
-        early_flagged = sum(1 for r in early_life if r.refunded)
-        first_days = FirstDaysSplit(
-            sample=len(early_life),
-            flagged=early_flagged,
-            share=early_flagged / len(early_life) if early_life and labelled else None,
-        )
+    first_days = _first_days(reviews, release_date, labelled=labelled)
     ew_count, ew_pos_share, ew_share = _early_window(positives, negatives, w_pos, w_neg)
     return ReviewSample(
         depth=depth,
@@ -194,6 +175,42 @@ def summarise_sample(
         early_window_positive_share=_clip(ew_pos_share),
         early_window_review_share=_clip(ew_share),
         sampled_on=sampled_on,
+    )
+
+
+def _refunded_share(
+    positives: Sequence[Review], negatives: Sequence[Review], w_pos: float, w_neg: float
+) -> float:
+    """Given the sampled positive and negative reviews and their weights, return the refunded
+    share weighted to the mix."""
+    return w_pos * _rate(sum(1 for r in positives if r.refunded), len(positives)) + (
+        w_neg * _rate(sum(1 for r in negatives if r.refunded), len(negatives))
+    )
+
+
+def _over_2h(flagged: Sequence[Review]) -> float | None:
+    """Given the refunded reviews, return the share played over 2 hours at review time (None
+    when none has a known playtime)."""
+    timed = [r for r in flagged if r.playtime_at_review is not None]
+    if not timed:
+        return None
+    return sum(1 for r in timed if (r.playtime_at_review or 0) > EARLY_WINDOW_MINUTES) / len(timed)
+
+
+def _first_days(
+    reviews: Sequence[Review], release_date: dt.date | None, *, labelled: bool
+) -> FirstDaysSplit | None:
+    """Given the sample and the release date (or None), return the counts of the reviews
+    written in the first :data:`FIRST_DAYS` days (None without a release date)."""
+    if release_date is None:
+        return None
+    last_day = release_date + dt.timedelta(days=FIRST_DAYS - 1)
+    early_life = [r for r in reviews if release_date <= r.created <= last_day]
+    early_flagged = sum(1 for r in early_life if r.refunded)
+    return FirstDaysSplit(
+        sample=len(early_life),
+        flagged=early_flagged,
+        share=early_flagged / len(early_life) if early_life and labelled else None,
     )
 
 

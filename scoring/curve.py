@@ -16,20 +16,24 @@ from bangscore.scoring import value
 @dataclass(frozen=True, slots=True)
 class PriceCurve:
     """The unrounded score (0..100) of one game as a function of its price in US dollars:
-    its quality part (0..1) and its fair price (US dollars, > 0), from :mod:`scoring.value`."""
+    its quality part (0..1), its fair price (US dollars, > 0) and the most it can score (79 for a
+    free game, else 100), from :mod:`scoring.value`."""
 
     quality: float
     fair_price_usd: float
+    most: float = 100.0
 
     def at(self, price_usd: float) -> float:
         """Given a price in US dollars (>= 0), return the unrounded score at that price."""
-        return value.score_from(self.quality, self.fair_price_usd, price_usd)
+        return value.score_from(self.quality, self.fair_price_usd, price_usd, self.most)
 
     def sample(self, prices: Iterable[float]) -> dict[float, float]:
         """Given prices in US dollars, return ``{price: unrounded score}`` for each."""
-        return {p: value.score_from(self.quality, self.fair_price_usd, p) for p in prices}
+        return {
+            p: value.score_from(self.quality, self.fair_price_usd, p, self.most) for p in prices
+        }
 
 
 def price_curve(inputs: value.ValueInputs) -> PriceCurve:
     """Given a game's model inputs, return its score against price."""
-    return PriceCurve(value.quality(inputs), value.fair_price(inputs))
+    return PriceCurve(value.quality(inputs), value.fair_price(inputs), value.ceiling(inputs))

@@ -76,10 +76,19 @@ def value_inputs(record: GameRecord, genre: str) -> value.ValueInputs:
         finish_rate=record.finish_rate,
         genre=genre,
         replay_hours=record.positive_reviewer_hours,
-        replayable=is_replayable(record.tags),
+        # A length that is already how long players play holds their replays.
+        replayable=is_replayable(record.tags) and record.length_source != "playtime",
         unattended=is_unattended(record.tags),
         estimated_length=record.length_source == "playtime_estimate",
+        free=is_free(record),
+        played_length=record.length_source == "playtime",
     )
+
+
+def is_free(record: GameRecord) -> bool:
+    """Given a record, return True for a free game: free to play, or a free first episode
+    (nothing to buy: price and list price both $0). A paid game given away for a day is not."""
+    return record.price_usd == 0 and record.list_price_usd == 0
 
 
 def score_game(record: GameRecord) -> ScoredGame:
@@ -103,7 +112,7 @@ def score_game(record: GameRecord) -> ScoredGame:
         inputs=inputs,
         score=value.score(inputs),
         bang_score=points,
-        tier=tiers.tier(points, record.price_usd, worth_it_at),
+        tier=tiers.tier(points),
         becomes_banger_at_usd=tiers.threshold_usd(inputs, tiers.BANGER_MIN),
         worth_it_at_usd=worth_it_at,
         drivers=drivers(inputs),

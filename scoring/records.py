@@ -16,14 +16,17 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 SourceName = Literal["storefront", "player_stats", "play_length", "price_history", "wiki"]
-LengthSource = Literal["hltb", "playtime_estimate"]
-NotRatedReason = Literal["delisted", "too_few_reviews", "no_usd_price", "no_length", "not_a_game"]
+LengthSource = Literal["hltb", "playtime_estimate", "playtime"]
+NotRatedReason = Literal[
+    "delisted", "too_few_reviews", "no_usd_price", "no_length", "not_a_game", "no_store_data"
+]
 NOT_RATED_REASONS: tuple[NotRatedReason, ...] = (
     "delisted",
     "too_few_reviews",
     "no_usd_price",
     "no_length",
     "not_a_game",
+    "no_store_data",
 )
 
 
@@ -156,6 +159,10 @@ class GameRecord(BaseModel):
     release_date: dt.date | None = None
     release_year: int | None = Field(default=None, ge=1970, le=2100)
     storefront_genres: tuple[str, ...] = ()
+    # The storefront's content descriptor ids (Steam: 1 some nudity or sexual content, 2
+    # frequent violence or gore, 3 adult only sexual content, 4 frequent nudity or sexual
+    # content, 5 general mature content), sorted; scoring.flags reads them.
+    content_descriptors: tuple[int, ...] = ()
     # Steam's store categories ("Single-player", "Online Co-op", "MMO"...), in the source's order:
     # how the game can be played (scoring.genres.multiplayer_first).
     categories: tuple[str, ...] = ()

@@ -1,7 +1,6 @@
 """Tiers and price thresholds of a scored game (docs/API.md#tiers-and-thresholds).
 
-* :func:`tier` maps a bang_score (and, below 45, the price and ``worth_it_at_usd``) to one of
-  :data:`TIERS`.
+* :func:`tier` maps a bang_score to one of :data:`TIERS`.
 * :func:`threshold_usd` answers "at what price would this game reach score X?", which gives
   ``becomes_banger_at_usd`` (X = :data:`BANGER_MIN`) and ``worth_it_at_usd``
   (X = :data:`WORTH_IT_MIN`).
@@ -16,54 +15,29 @@ from typing import Final
 from bangscore.scoring import value
 from bangscore.scoring.value import ValueInputs
 
-TIERS: Final = ("banger", "worth_it", "fair", "wait_for_sale", "skip")
+TIERS: Final = ("banger", "worth_it", "fair", "skip")
 
 BANGER_MIN: Final = 80
 WORTH_IT_MIN: Final = 65
 FAIR_MIN: Final = 45
 
 
-def _cents(usd: float) -> int:
-    return round(usd * 100)
+def tier(bang_score: int) -> str:
+    """Given a bang_score (0..100), return the tier, one of :data:`TIERS`: ``banger`` 80-100,
+    ``worth_it`` 65-79, ``fair`` 45-64, ``skip`` 0-44.
 
-
-def tier(bang_score: int, price_usd: float, worth_it_at_usd: float | None) -> str:
-    """Given a bang_score (0..100), the current price in USD and ``worth_it_at_usd`` (or None),
-    return the tier, one of :data:`TIERS`.
-
-    ``banger`` >= 80, ``worth_it`` 65-79, ``fair`` 45-64. Below 45: ``wait_for_sale`` when
-    ``worth_it_at_usd`` is at least 25% of the current price (compared in whole cents, so the
-    boundary is exact), else ``skip``. Edge cases, decided here:
-
-    * ``worth_it_at_usd`` None (no price, not even 0, makes the game worth it): ``skip``, since
-      no sale helps;
-    * price 0 below 45: ``skip``, since a free game cannot get cheaper. This agrees with the
-      threshold, which is None for such a game because the price term is flat below its floor.
-
-    Raises ValueError for a bang_score outside 0..100, or a negative or non-finite price or
-    threshold.
+    Advice about sales lives in the verdict (:mod:`scoring.verdict`), not here: round 4
+    retired the ``wait_for_sale`` tier (docs/API.md#tiers-and-thresholds).
+    Raises ValueError for a bang_score outside 0..100.
     """
     if not 0 <= bang_score <= 100:
         raise ValueError(f"bang_score must be within 0..100, got {bang_score!r}")
-    if not (math.isfinite(price_usd) and price_usd >= 0):
-        raise ValueError(f"price_usd must be a finite number >= 0, got {price_usd!r}")
-    if worth_it_at_usd is not None and not (
-        math.isfinite(worth_it_at_usd) and worth_it_at_usd >= 0
-    ):
-        raise ValueError(f"worth_it_at_usd must be >= 0 or None, got {worth_it_at_usd!r}")
     if bang_score >= BANGER_MIN:
         return "banger"
     if bang_score >= WORTH_IT_MIN:
         return "worth_it"
     if bang_score >= FAIR_MIN:
         return "fair"
-    price_cents = _cents(price_usd)
-    if worth_it_at_usd is None or price_cents == 0:
-        return "skip"
-    # A sale deeper than 75% is too rare to wait for. 25% as integer arithmetic on cents:
-    # 4 * threshold >= price, with no float boundary error.
-    if 4 * _cents(worth_it_at_usd) >= price_cents:
-        return "wait_for_sale"
     return "skip"
 
 
@@ -74,7 +48,8 @@ def _reaches(inputs: ValueInputs, cents: int, target: int) -> bool:
 def threshold_usd(inputs: ValueInputs, target: int) -> float | None:
     """Given a game's inputs and a target bang_score (1..100), return the highest price in US
     dollars, in whole cents (2 decimals), at which ``bang_score`` would reach the target with
-    every other input unchanged; None when no price, not even 0, reaches it.
+    every other input unchanged; None when no price, not even 0, reaches it, and for a free
+    game (its score weighs no price).
 
     The answer is exact against :func:`scoring.value.bang_score`: at the returned price the
     score reaches the target, one cent more it does not. There is no price cap: the score falls
@@ -90,6 +65,8 @@ def threshold_usd(inputs: ValueInputs, target: int) -> float | None:
     """
     if not 1 <= target <= 100:
         raise ValueError(f"target must be within 1..100, got {target!r}")
+    if inputs.free:
+        return None  # a free game's score weighs no price: no price reaches or misses a target
     if not _reaches(inputs, 0, target):
         return None
     guess = value.price_for_score(inputs, target - 0.5)

@@ -24,6 +24,8 @@ Reviews lead. The score is ``100 * quality * value``:
 
 Real hours ``h`` start from the main story and are adjusted in this order:
 
+0. a multiplayer-first game's length is how long players play (its players' median playtime,
+   not a campaign), counted up to :data:`PLAYED_CAP_HOURS`, with no replay depth on top;
 1. unattended time does not count: an idle, clicker or incremental game, or a tool or ambient
    app (:mod:`scoring.play`), counts at most :data:`UNATTENDED_CAP_HOURS` (its hours run while
    nobody plays, or are open-ended use: an aim trainer's 308 hours are drill, not a story);
@@ -37,6 +39,11 @@ Real hours ``h`` start from the main story and are adjusted in this order:
    :data:`REPLAY_CAP_HOURS`;
 4. a known finish rate is a bonus of up to :data:`FINISH_BONUS` (everyone finishes), never a
    requirement: an unknown rate counts as no bonus.
+
+A **free** game (free to play, or a free first episode: nothing to buy) has no price to weigh:
+it is judged as a game at the price floor, so its score rests on its reviews (their share and
+their number: its reach) and its hours, and it stays at :data:`FREE_MAX_SCORE` or less: a free
+game is never a banger by being free. Its price thresholds are None (no price is weighed).
 
 Properties (checked by tests/scoring/test_value.py): the score never rises with price, never
 falls as review score, length, replay depth or finish rate rise, has diminishing returns in
@@ -56,7 +63,9 @@ from typing import Final
 
 # Published in every detail record: changes whenever the model or a constant changes, so
 # clients know when two scores are not comparable.
-SCORE_VERSION: Final = "2.1"
+SCORE_VERSION: Final = "3.0"
+# The most a free game can score: 79, so a free game is never a banger (80).
+FREE_MAX_SCORE: Final = 79.0
 
 # Bayesian average of the review score: PRIOR_REVIEWS imaginary reviews at PRIOR_REVIEW_SCORE.
 # The prior sits below the catalog median (~0.85) on purpose: an unproven game earns trust.
@@ -113,6 +122,9 @@ ESTIMATE_SHARE: Final = 0.70
 ESTIMATE_KNEE_NORMS: Final = 1.8
 REPLAY_SHARE: Final = 0.25
 REPLAY_CAP_HOURS: Final = 100.0
+# A multiplayer-first game's length is how long players play; past this many hours it counts
+# no more (the same bound as replay depth: the reviewers' playtime is their total to date).
+PLAYED_CAP_HOURS: Final = 100.0
 FINISH_BONUS: Final = 0.3
 
 
@@ -126,7 +138,9 @@ class ValueInputs:
     one of :data:`GENRE_NORM_HOURS` (unknown genres are judged like ``other``); ``replay_hours``
     positive reviewers' median playtime (>= 0) or None, credited only when ``replayable``;
     ``unattended`` marks idle/clicker games, tools and ambient apps (hours that are not play);
-    ``estimated_length`` a length estimated from playtime. Raises ValueError on any value
+    ``estimated_length`` a length estimated from playtime; ``played_length`` a length that is
+    how long players play (a multiplayer-first game); ``free`` a free game (nothing to
+    buy: its score stays at :data:`FREE_MAX_SCORE` or less). Raises ValueError on any value
     outside those ranges, NaN or infinity.
     """
 
@@ -140,6 +154,8 @@ class ValueInputs:
     replayable: bool = False
     unattended: bool = False
     estimated_length: bool = False
+    free: bool = False
+    played_length: bool = False
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.price_usd) and self.price_usd >= 0):
@@ -190,6 +206,8 @@ def estimated_hours(hours: float, genre: str) -> float:
 def real_hours(inputs: ValueInputs) -> float:
     """Given the inputs, return the hours of real game (> 0), as the module docstring says."""
     hours = inputs.length_hours
+    if inputs.played_length:
+        hours = min(hours, PLAYED_CAP_HOURS)
     if inputs.unattended:
         hours = min(hours, UNATTENDED_CAP_HOURS)
     if inputs.estimated_length:
@@ -223,15 +241,23 @@ def value(inputs: ValueInputs) -> float:
 
 
 def score(inputs: ValueInputs) -> float:
-    """Given the inputs, return the unrounded bang score, a float in [0, 100]."""
-    return score_from(quality(inputs), fair_price(inputs), inputs.price_usd)
+    """Given the inputs, return the unrounded bang score, a float in [0, 100] (at most
+    :data:`FREE_MAX_SCORE` for a free game)."""
+    return score_from(quality(inputs), fair_price(inputs), inputs.price_usd, ceiling(inputs))
 
 
-def score_from(quality_part: float, fair: float, price_usd: float) -> float:
-    """Given a game's quality part (0..1), its fair price and a price (US dollars), return the
-    unrounded score at that price: what :func:`score` computes, for callers that vary only the
-    price and so compute the other two once (the game page's price curve)."""
-    return min(100.0, max(0.0, 100.0 * quality_part * _value_at(price_usd, fair)))
+def ceiling(inputs: ValueInputs) -> float:
+    """Given the inputs, return the most the game can score: :data:`FREE_MAX_SCORE` for a free
+    game, else 100."""
+    return FREE_MAX_SCORE if inputs.free else 100.0
+
+
+def score_from(quality_part: float, fair: float, price_usd: float, most: float = 100.0) -> float:
+    """Given a game's quality part (0..1), its fair price, a price (US dollars) and the most it
+    can score (:func:`ceiling`), return the unrounded score at that price: what :func:`score`
+    computes, for callers that vary only the price and so compute the others once (the game
+    page's price curve)."""
+    return min(most, max(0.0, 100.0 * quality_part * _value_at(price_usd, fair)))
 
 
 def bang_score(inputs: ValueInputs) -> int:
@@ -252,6 +278,8 @@ def price_for_score(inputs: ValueInputs, target: float) -> float | None:
     """
     if not 0 < target <= 100:
         raise ValueError(f"target must be within (0, 100], got {target!r}")
+    if inputs.free:
+        return None  # a free game's score weighs no price
     q = quality(inputs)
     if q == 0:
         return None

@@ -18,6 +18,12 @@ from bangscore.contract.filters import Filters
 from bangscore.contract.paging import page_bounds, render_page
 from bangscore.manifest import etag_for
 from bangscore.shim.lru import Lru
+from bangscore.site.better_value import (
+    BETTER_VALUE_COUNT,
+    HEADROOM_DENOMINATOR,
+    HEADROOM_NUMERATOR,
+    cents,
+)
 
 Positions = npt.NDArray[np.int64]
 
@@ -36,6 +42,11 @@ class CompactIndex:
         self.genres = np.array([code[g] for g in data["genre"]], dtype=np.int16)
         self.years = np.array([y or 0 for y in data["year"]], dtype=np.int32)
         self.on_sale = np.array([d > 0 for d in data["discount"]], dtype=bool)
+        # Indexes built before the adult flag have no such column: no game is adult there.
+        self.adult = np.array(data.get("adult") or [False] * len(self.appids), dtype=bool)
+        # The better-value box's columns (bangscore.site.better_value), from the list items.
+        self.scores = np.array([int(i["bang_score"]) for i in data["items"]], dtype=np.int32)
+        self.cents = np.array([cents(float(i["price_usd"])) for i in data["items"]], dtype=np.int64)
         postings: dict[str, list[int]] = {}
         for pos, tags in enumerate(data["tags"]):
             for tag in tags:
@@ -62,7 +73,7 @@ class CompactIndex:
         Every filter is a boolean mask over the whole catalog (tens of microseconds for ten
         thousand games); the positions are the mask's true indexes, already in list order.
         """
-        mask = np.ones(len(self.appids), dtype=bool)
+        mask = np.ones(len(self.appids), dtype=bool) if filters.adult else ~self.adult
         for tag in filters.tags:
             posting = self.tag_postings.get(tag)
             if posting is None:
@@ -96,6 +107,22 @@ class CompactIndex:
             return body, etag_for(body)
 
         return self._pages.get((filters, page), render)
+
+    def better_value(self, appid: int) -> list[dict[str, Any]]:
+        """Given a rated appid, return the list items of its better-value box with adult games
+        among the candidates (what ``adult=true`` shows), best first: the vectorised twin of
+        :func:`bangscore.site.better_value.better_value_of`. KeyError for an unknown appid."""
+        n = self.position[appid]
+        fit = (
+            (self.genres == self.genres[n])
+            & (self.scores > self.scores[n])
+            & (self.cents * HEADROOM_DENOMINATOR <= self.cents[n] * HEADROOM_NUMERATOR)
+        )
+        return [orjson.loads(self.items[i]) for i in np.flatnonzero(fit)[:BETTER_VALUE_COUNT]]
+
+    def shown(self, appids: list[int]) -> list[int]:
+        """Given appids in the catalog, return those that are not adult games, in order."""
+        return [a for a in appids if not self.adult[self.position[a]]]
 
     def items_for(self, appids: list[int]) -> list[bytes]:
         """Given appids in the catalog, return their serialized list items in that order."""

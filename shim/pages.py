@@ -18,6 +18,7 @@ service, :class:`Pages`, from ``request.app.state.pages``.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -37,6 +38,7 @@ from bangscore.contract.filters import (
     DATES_KEY,
     DOCS_KEY,
     FAVICON_KEY,
+    HOME_ADULT_KEY,
     HOME_KEY,
     STYLE_KEY,
     Filters,
@@ -65,6 +67,7 @@ from bangscore.shim.lru import Lru
 from bangscore.shim.problems import BadRequest, ParamError
 from bangscore.shim.quota import Quota, Window, rate_headers
 from bangscore.shim.source import LoadedSnapshot, SnapshotSource
+from bangscore.site.adult import keep_adult, replace_better_box
 from bangscore.site.render import FormState, Listing, SiteRenderer
 from bangscore.stores.keystore import Hit
 
@@ -80,7 +83,8 @@ SVG_TYPE = "image/svg+xml"
 CSS_TYPE = "text/css; charset=utf-8"
 # A versioned stylesheet URL (``?v=`` its digest) names one body for good.
 CACHE_VERSIONED = "public, max-age=31536000, immutable"
-BROWSE_PARAMS = frozenset({"genre", "tag", "year_from", "year_to", "on_sale", "page"})
+BROWSE_PARAMS = frozenset({"genre", "tag", "year_from", "year_to", "on_sale", "page", "adult"})
+ADULT_ACCEPTS = "true to show adult games (absent: hidden)"
 Rate = list[tuple[str, str]]
 
 
@@ -119,6 +123,20 @@ class UnratedNames:
         return out
 
 
+def adult_shown(items: Sequence[tuple[str, str]]) -> tuple[bool, list[tuple[str, str]]]:
+    """Given a page's query items, return whether the visitor turned adult games on
+    (``adult=true``, once, in any case) and the items without ``adult``, which is the
+    website's own parameter: the API never sees it. BadRequest for any other value or a
+    repeat."""
+    values = [v for k, v in items if k == "adult"]
+    rest = [(k, v) for k, v in items if k != "adult"]
+    if not values:
+        return False, rest
+    if len(values) > 1 or values[0].strip().lower() != "true":
+        raise BadRequest([ParamError("adult", ADULT_ACCEPTS)])
+    return True, rest
+
+
 def browse_redirect(items: Sequence[tuple[str, str]]) -> str | None:
     """Given a ``/games`` query's items, return the query string without the empty values an
     HTML form sends for unused fields (``year_from=&tag=``), or None when there are none."""
@@ -150,6 +168,12 @@ def form_from_filters(filters: Filters) -> FormState:
         year_to="" if filters.year_to is None else str(filters.year_to),
         on_sale=filters.on_sale,
     )
+
+
+def here(path: str, query: Mapping[str, str]) -> str:
+    """Given a page's path and canonical query (without ``adult``), return its root-relative
+    URL, as the adult toggle links it."""
+    return path + (f"?{urlencode(query, safe=',')}" if query else "")
 
 
 def listing_of(envelope: bytes, path: str, query: Mapping[str, str]) -> Listing:
@@ -185,7 +209,7 @@ class Pages:
         self.base_url = base_url
         self.retry_after = str(retry_after)
         self.site = SiteRenderer(site_url=site_url, base_url=base_url)
-        self.root = self.site.env.globals["root"]
+        self.root = self.site.root
         # Keyed by snapshot id too: an old snapshot's pages age out as the new one's come in.
         self._rendered: Lru[Resolved | PageAnswer] = Lru(MAX_RENDERED)
         self._not_rated: tuple[str, UnratedNames] | None = None
@@ -313,6 +337,17 @@ class Pages:
 
         return resolve
 
+    def bad_parameter(self, error: BadRequest) -> Callable[[LoadedSnapshot], Awaitable[PageAnswer]]:
+        """Given a page query's parameter errors, return a resolver of the HTML 400 naming
+        them."""
+        message = "; ".join(f"{e.parameter}: {e.message}" for e in error.errors)
+
+        async def resolve(_: LoadedSnapshot) -> PageAnswer:
+            body = self.site.error_page(400, "Bad parameter", message)
+            return PageAnswer(400, body)
+
+        return resolve
+
     # -- the not-rated apps ------------------------------------------------------------------
 
     async def not_rated(self, snap: LoadedSnapshot) -> UnratedNames:
@@ -346,19 +381,35 @@ class Pages:
         return not (path.startswith("/api/") or path in ("/api", "/metrics"))
 
 
-async def _stored_page(request: Request, key: str) -> Response:
-    """Given a page request and a snapshot key, return that stored HTML page."""
+async def _stored_page(request: Request, key: str, adult_key: str | None = None) -> Response:
+    """Given a page request, a snapshot key and the key of the same page precomputed with
+    adult games shown (if any), return that stored HTML page; asked with ``adult=true``, the
+    precomputed one, else the stored page with the toggle kept in its links
+    (:func:`keep_adult`). A bad ``adult`` answers the HTML 400."""
+    pages: Pages = request.app.state.pages
+    try:
+        adult, _ = adult_shown(request.query_params.multi_items())
+    except BadRequest as exc:
+        return await pages.serve(request, pages.bad_parameter(exc))
 
     async def resolve(snap: LoadedSnapshot) -> Stored:
+        if adult and adult_key is not None and snap.entry(adult_key) is not None:
+            return stored(snap, adult_key, HTML)
         return stored(snap, key, HTML)
 
-    pages: Pages = request.app.state.pages
-    return await pages.serve(request, resolve)
+    async def render(snap: LoadedSnapshot) -> Resolved | PageAnswer:
+        if snap.entry(key) is None:
+            raise NotFound("not_found", f"There is no page at {request.url.path}.")
+        body = keep_adult(await pages.source.body(snap, key), pages.root)
+        return Resolved(body, etag_for(body), HTML)
+
+    kept = adult and (adult_key is None)
+    return await pages.serve(request, pages.remembered(request, render) if kept else resolve)
 
 
 async def home(request: Request) -> Response:
-    """Given ``GET /``, return the home page."""
-    return await _stored_page(request, HOME_KEY)
+    """Given ``GET /``, return the home page (with adult games listed for ``adult=true``)."""
+    return await _stored_page(request, HOME_KEY, HOME_ADULT_KEY)
 
 
 async def docs(request: Request) -> Response:
@@ -477,9 +528,30 @@ async def game(request: Request) -> Response:
             return Resolved(body, etag_for(body), HTML)
         canonical = snap.index.urls[pos]
         if not canonical.endswith(request.url.path):
-            return RedirectResponse(canonical, 301)
+            return RedirectResponse(canonical + ("?adult=true" if adult else ""), 301)
+        if adult:
+            return await with_adult(snap, int(raw))
         return stored(snap, game_page_key(int(raw)), HTML)
 
+    async def with_adult(snap: LoadedSnapshot, appid: int) -> Resolved:
+        """The stored page with its better-value box recomposed with adult games among the
+        candidates and the toggle kept in its links, kept per snapshot."""
+        key = (snap.id, "game-adult", appid)
+        found = pages._rendered.find(key)
+        if isinstance(found, Resolved):
+            return found
+        page = await pages.source.body(snap, game_page_key(appid))
+        item = orjson.loads(snap.index.items[snap.index.position[appid]])
+        box = pages.site.better_box(item, snap.index.better_value(appid), await pages.dates(snap))
+        body = keep_adult(replace_better_box(page, box), pages.root)
+        answer = Resolved(body, etag_for(body), HTML)
+        pages._rendered.put(key, answer)
+        return answer
+
+    try:
+        adult, _ = adult_shown(request.query_params.multi_items())
+    except BadRequest as exc:
+        return await pages.serve(request, pages.bad_parameter(exc))
     return await pages.serve(request, resolve)
 
 
@@ -498,7 +570,8 @@ async def browse(request: Request) -> Response:
 
     async def render(snap: LoadedSnapshot) -> Resolved | PageAnswer:
         try:
-            query = params.parse_list_query(items)
+            adult, rest = adult_shown(items)
+            query = params.parse_list_query(rest)
         except BadRequest as exc:
             listing = Listing([], 1, 0, 0)
             body = pages.site.browse_page(
@@ -508,8 +581,9 @@ async def browse(request: Request) -> Response:
                 errors=exc.errors,
             )
             return PageAnswer(400, body)
+        filters = dataclasses.replace(query.filters, adult=adult)
         canonical = query.filters.to_query()
-        envelope, _ = await pages.lists.page(snap, query.filters, query.page)
+        envelope, _ = await pages.lists.page(snap, filters, query.page)
         listing = listing_of(envelope, f"{pages.root}/games", canonical)
         api_query = {**canonical, **({"page": str(query.page)} if query.page > 1 else {})}
         api_url = f"{pages.base_url}/api/v1/games"
@@ -518,7 +592,9 @@ async def browse(request: Request) -> Response:
             form=form_from_filters(query.filters),
             api_url=api_url + (f"?{urlencode(api_query, safe=',')}" if api_query else ""),
             dates=await pages.dates(snap),
+            here=here(f"{pages.root}/games", api_query),
         )
+        body = keep_adult(body, pages.root) if adult else body
         return Resolved(body, etag_for(body), HTML)
 
     return await pages.serve(request, pages.remembered(request, render))
@@ -535,13 +611,14 @@ async def search(request: Request) -> Response:
             body = pages.site.search_page("", empty)
             return Resolved(body, etag_for(body), HTML)
         try:
-            query = params.parse_search_query(items)
+            adult, rest = adult_shown(items)
+            query = params.parse_search_query(rest)
         except BadRequest as exc:
             typed = next((v for k, v in items if k == "q"), "").strip()[:MAX_QUERY_LENGTH]
             errors: list[ParamError] = exc.errors
             return PageAnswer(400, pages.site.search_page(typed, empty, errors=errors))
         envelope, _ = await anyio.to_thread.run_sync(
-            snap.search_page, query.q, query.page, limiter=SEARCH_THREADS
+            snap.search_page, query.q, query.page, adult, limiter=SEARCH_THREADS
         )
         listing = listing_of(envelope, f"{pages.root}/search", {"q": query.q})
         unrated = (
@@ -558,7 +635,9 @@ async def search(request: Request) -> Response:
             not_rated=unrated,
             api_url=f"{pages.base_url}/api/v1/search?{urlencode(api_query)}",
             dates=await pages.dates(snap),
+            here=here(f"{pages.root}/search", api_query),
         )
+        body = keep_adult(body, pages.root) if adult else body
         return Resolved(body, etag_for(body), HTML)
 
     return await pages.serve(request, pages.remembered(request, render))

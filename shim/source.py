@@ -85,18 +85,21 @@ class LoadedSnapshot:
         encoded = entry.encoded(GZIP) if entry else None
         return etag_from_digest(encoded.sha256) if encoded else None
 
-    def search_page(self, q: str, page: int) -> tuple[bytes, str]:
-        """Given a validated query and a 1-based page, return (envelope bytes, strong ETag),
-        cached with this snapshot (and freed with it)."""
+    def search_page(self, q: str, page: int, adult: bool = True) -> tuple[bytes, str]:
+        """Given a validated query, a 1-based page and whether adult games are listed (the
+        API: always; the website: only with ``adult=true``), return (envelope bytes, strong
+        ETag), cached with this snapshot (and freed with it)."""
 
         def render() -> tuple[bytes, str]:
             appids = self.search.search(q)
+            if not adult:
+                appids = self.index.shown(appids)
             start, stop = page_bounds(page)
             items = self.index.items_for(appids[start:stop])
             body = render_page(items, page, len(appids), q, self.index.prices_as_of)
             return body, etag_for(body)
 
-        return self.search_pages.get((q, page), render)
+        return self.search_pages.get((q, page) if adult else (q, page, False), render)
 
 
 class SnapshotSource:

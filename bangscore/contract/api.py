@@ -286,7 +286,7 @@ ERROR_CODES: dict[str, ErrorCode] = {
         404,
         "Game not rated",
         "A known app that is not rated; `reason` says why: delisted, too_few_reviews, "
-        "no_usd_price, no_length or not_a_game.",
+        "no_usd_price, no_length, not_a_game or no_store_data.",
     ),
     "method_not_allowed": ErrorCode(405, "Method not allowed", "Only GET (and HEAD) are served."),
     "request_timeout": ErrorCode(

@@ -15,26 +15,35 @@ from bangscore.scoring.genres import GENRES
 
 @dataclass(frozen=True, slots=True)
 class Filters:
-    """Canonical list filters: genre set (OR), tags (AND, lowercase), inclusive years, on_sale."""
+    """Canonical list filters: genre set (OR), tags (AND, lowercase), inclusive years, on_sale,
+    and whether adult games are listed.
+
+    ``adult`` is the website's toggle (``adult=true``, docs/API.md#website): the website lists
+    adult games only when the visitor turns them on; the API never filters on it and always
+    lists them (with their ``adult`` flag), so every API query has ``adult=True``.
+    """
 
     genres: frozenset[str] = frozenset()
     tags: frozenset[str] = frozenset()
     year_from: int | None = None
     year_to: int | None = None
     on_sale: bool = False
+    adult: bool = True
 
     @property
     def combo_key(self) -> str | None:
         """Return the folder name of this combination if the builder precomputes it, else None.
 
         Precomputed: no filter (``all``), one genre (``genre-rpg``), ``on_sale``, and one genre
-        with on_sale (``genre-rpg+on_sale``).
+        with on_sale (``genre-rpg+on_sale``), each also without adult games (the website's
+        default: ``no_adult``, ``genre-rpg+on_sale+no_adult``).
         """
         if self.tags or self.year_from is not None or self.year_to is not None:
             return None
         if len(self.genres) > 1:
             return None
         parts = [f"genre-{g}" for g in self.genres] + (["on_sale"] if self.on_sale else [])
+        parts += [] if self.adult else ["no_adult"]
         return "+".join(parts) or "all"
 
     def to_query(self) -> dict[str, str]:
@@ -54,12 +63,20 @@ class Filters:
         return query
 
     def matches(
-        self, genre: str, year: int | None, discount_percent: float, tags: frozenset[str]
+        self,
+        genre: str,
+        year: int | None,
+        discount_percent: float,
+        tags: frozenset[str],
+        adult: bool = False,
     ) -> bool:
-        """Given one game's genre, release year, discount and lowercase tags, return a match.
+        """Given one game's genre, release year, discount, lowercase tags and adult flag,
+        return a match.
 
         This is the reference semantics; the shim's vectorised index must agree with it.
         """
+        if adult and not self.adult:
+            return False
         if self.genres and genre not in self.genres:
             return False
         if self.on_sale and not discount_percent > 0:
@@ -72,11 +89,13 @@ class Filters:
 
 
 def precomputed_combos() -> Iterator[Filters]:
-    """Yield every precomputed combination: none, each genre, on_sale, each genre + on_sale."""
-    for on_sale in (False, True):
-        yield Filters(on_sale=on_sale)
-        for genre in GENRES:
-            yield Filters(genres=frozenset({genre}), on_sale=on_sale)
+    """Yield every precomputed combination: none, each genre, on_sale, each genre + on_sale;
+    each with adult games (the API's lists) and without (the website's default)."""
+    for adult in (True, False):
+        for on_sale in (False, True):
+            yield Filters(on_sale=on_sale, adult=adult)
+            for genre in GENRES:
+                yield Filters(genres=frozenset({genre}), on_sale=on_sale, adult=adult)
 
 
 def list_key(combo_key: str, page: int) -> str:
@@ -101,6 +120,8 @@ ROOT_KEY = "api/v1/index.json"
 OPENAPI_KEY = "api/v1/openapi.json"
 DOCS_KEY = "site/docs.html"
 HOME_KEY = "site/index.html"
+# The home page with adult games listed (``/?adult=true``), its links keeping the toggle.
+HOME_ADULT_KEY = "site/index-adult.html"
 FAVICON_KEY = "site/favicon.svg"
 # The site's one stylesheet, linked from every page (``/style.css?v=<digest>``), not inlined.
 STYLE_KEY = "site/style.css"

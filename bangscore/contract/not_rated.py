@@ -22,6 +22,7 @@ REASON_DETAIL: Mapping[str, str] = {
     "no_usd_price": "no source gives its US price",
     "no_length": "neither a play length nor enough reviewers' playtime is known",
     "not_a_game": "it is not a game (DLC, demo, soundtrack, tool or software)",
+    "no_store_data": "no storefront data is known for it, only its play length",
 }
 """The API's sentence per reason: the ``detail`` of a ``game_not_rated`` problem."""
 
@@ -31,6 +32,7 @@ REASON_LABEL: Mapping[str, str] = {
     "no_usd_price": "no price in US dollars",
     "no_length": "no known length",
     "not_a_game": "not a game (software, a soundtrack or a video)",
+    "no_store_data": "no storefront data",
 }
 """The website's short words per reason, beside a name in search results."""
 

@@ -31,6 +31,7 @@ DRIVER_GROUPS: tuple[tuple[str, str], ...] = (
 LENGTH_SOURCES: Mapping[str, str] = {
     "hltb": "main-story time from a play-length source",
     "playtime_estimate": "estimated from how long the game's reviewers play",
+    "playtime": "how long players play it (a game played mainly with others online)",
 }
 GENRE_LABELS: Mapping[str, str] = {
     "rpg": "RPG",
@@ -44,6 +45,41 @@ GENRE_LABELS: Mapping[str, str] = {
     "other": "Other",
 }
 assert set(GENRE_LABELS) == set(GENRES), "every genre needs a label"
+
+
+# Why a score is provisional (the detail's ``provisional_reasons``), in the page's words.
+PROVISIONAL_REASONS: Mapping[str, str] = {
+    "few_reviews": "fewer than 50 reviews",
+    "estimated_length": "estimated length",
+    "review_count_lower_bound": "review count is a lower bound",
+}
+
+
+def review_count_label(record: Mapping[str, Any]) -> str:
+    """Given a list item or detail record, return its review count as a page writes it:
+    ``1,000+`` when the count is a lower bound (a capped sample), else ``12,345``."""
+    count = f"{int(record.get('review_count') or 0):,}"
+    lower = "review_count_lower_bound" in (record.get("provisional_reasons") or ()) or (
+        "review_count" in (record.get("estimated") or ())
+    )
+    return f"{count}+" if lower else count
+
+
+def flags_view(record: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Given a list item or detail record, return its flags as (css name, words), in the order
+    Early Access, Provisional (with why, when the record says), Adult; [] for none."""
+    out = []
+    if record.get("early_access"):
+        out.append(("early-access", "Early Access"))
+    if record.get("provisional"):
+        reasons = [
+            PROVISIONAL_REASONS.get(str(r), str(r).replace("_", " "))
+            for r in record.get("provisional_reasons") or ()
+        ]
+        out.append(("provisional", "Provisional" + (f": {', '.join(reasons)}" if reasons else "")))
+    if record.get("adult"):
+        out.append(("adult", "Adult"))
+    return out
 
 
 def driver_label(name: str) -> str:
@@ -102,6 +138,9 @@ def driver_reasons(
     genre = genre_label(str(detail.get("genre", "other")))
     price = float(detail.get("price_usd") or 0)
     hours = detail.get("length_hours")
+    # A multiplayer-first game is measured by how long players play, not by a campaign.
+    played = detail.get("length_source") == "playtime"
+    of_what = "of play" if played else "of main story"
     out: dict[str, str] = {}
     if price == 0:
         out["price"] = "It is free."
@@ -113,14 +152,18 @@ def driver_reasons(
             else ""
         )
         out["price"] = (
-            f"{_usd(price)} for {float(hours):.1f} h of main story is "
+            f"{_usd(price)} for {float(hours):.1f} h {of_what} is "
             f"{_usd(round(per_hour, 2))} an hour{typical}."
         )
     if hours:
         typical_len = (
             f"; a typical {genre} game takes {typical_hours:.1f} h" if typical_hours else ""
         )
-        out["length"] = f"{float(hours):.1f} h of main story{typical_len}."
+        out["length"] = (
+            f"Players play it {float(hours):.1f} h{typical_len}."
+            if played
+            else f"{float(hours):.1f} h of main story{typical_len}."
+        )
     score = detail.get("review_score")
     if score is not None:
         count = int(detail.get("review_count") or 0)

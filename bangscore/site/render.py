@@ -27,14 +27,17 @@ from markupsafe import Markup
 from bangscore.contract.api import ATTRIBUTION_TEXT, ERROR_CODES
 from bangscore.contract.limits import MAX_QUERY_LENGTH, PAGE_SIZE
 from bangscore.scoring.genres import GENRES
+from bangscore.site.adult import toggle_href
 from bangscore.site.badge import badge_snippet
 from bangscore.site.better_value import cap_usd
 from bangscore.site.chart import usd
 from bangscore.site.labels import (
     driver_reasons,
     drivers_explained,
+    flags_view,
     genre_label,
     length_source_label,
+    review_count_label,
 )
 
 JSON = dict[str, Any]
@@ -205,8 +208,10 @@ class SiteRenderer:
             hours=_fmt_hours,
             local=_local,
             genre_label=genre_label,
+            flags=flags_view,
             day=_fmt_day,
             day_month=_fmt_day_month,
+            adult_toggle=toggle_href,
             tag_query=_tag_query,
         )
         self.stylesheet = package_stylesheet()
@@ -221,6 +226,7 @@ class SiteRenderer:
             max_query_length=MAX_QUERY_LENGTH,
         )
         self.site_url = site_url.rstrip("/")
+        self.root: str = self.env.globals["root"]  # type: ignore[assignment]
         self._game = self.env.get_template("game.html")
 
     def game_page(
@@ -252,10 +258,13 @@ class SiteRenderer:
             better=better,
             better_cap=cap_usd(float(detail["price_usd"])),
             drivers=drivers_explained(detail, reasons),
+            flags=flags_view(detail),
+            review_count=review_count_label(detail),
             length_source=length_source_label(detail),
             dates=dates or {},
             price_date=_price_date(detail, dates or {}),
             badge_url=badge_url,
+            here=_local(str(detail["url"])),
             badge_snippet=badge_snippet(
                 badge_url=badge_url,
                 game_url=str(detail["url"]),
@@ -265,6 +274,18 @@ class SiteRenderer:
             ),
             storefront_url=f"https://store.steampowered.com/app/{detail['appid']}/",
         ).encode()
+
+    def better_box(
+        self,
+        game: Mapping[str, Any],
+        better: Sequence[Mapping[str, Any]],
+        dates: Mapping[str, str | None],
+    ) -> bytes:
+        """Given a game's list item (or detail record), the list items of its better-value
+        games (best first) and the snapshot's dates, return its better-value box as the game
+        page renders it (the shim swaps it in for ``adult=true``)."""
+        macro = self.env.get_template("_macros.html").module.better_box  # type: ignore[attr-defined]
+        return str(macro(game, better, dates, cap_usd(float(game["price_usd"])))).encode()
 
     def about_score_page(self, *, dates: Mapping[str, str | None]) -> bytes:
         """Given the snapshot's dates, return the ``/about/score`` page: tiers and their bands,
@@ -303,7 +324,7 @@ class SiteRenderer:
         (``snapshot_date``, ``prices_as_of``), return the home page bytes."""
         return (
             self.env.get_template("home.html")
-            .render(top=top, total=total, dates=dates or {})
+            .render(top=top, total=total, dates=dates or {}, here=f"{self.root}/")
             .encode()
         )
 
@@ -315,9 +336,13 @@ class SiteRenderer:
         api_url: str,
         errors: Sequence[Any] = (),
         dates: Mapping[str, str | None] | None = None,
+        here: str | None = None,
     ) -> bytes:
-        """Given a page of games, the form's state, the same query's API URL and any parameter
-        errors (objects with ``parameter`` and ``message``), return the ``/games`` page."""
+        """Given a page of games, the form's state, the same query's API URL, any parameter
+        errors (objects with ``parameter`` and ``message``) and the page's own root-relative
+        URL without ``adult`` (for the adult toggle; None: no toggle), return the ``/games``
+        page as the site shows it by default (adult games hidden;
+        :func:`bangscore.site.adult.keep_adult` gives it with them)."""
         return (
             self.env.get_template("browse.html")
             .render(
@@ -326,6 +351,7 @@ class SiteRenderer:
                 api_url=api_url,
                 errors=errors,
                 dates=dates or {},
+                **({"here": here} if here is not None else {}),
             )
             .encode()
         )
@@ -339,9 +365,12 @@ class SiteRenderer:
         api_url: str = "",
         errors: Sequence[Any] = (),
         dates: Mapping[str, str | None] | None = None,
+        here: str | None = None,
     ) -> bytes:
         """Given the query, a page of matches, the matching known-but-unrated games (``appid``,
-        ``name``, ``reason_text``), the API URL and any errors, return the ``/search`` page."""
+        ``name``, ``reason_text``), the API URL, any errors and the page's own root-relative
+        URL without ``adult`` (None: no toggle), return the ``/search`` page as the site shows
+        it by default."""
         return (
             self.env.get_template("search.html")
             .render(
@@ -351,6 +380,7 @@ class SiteRenderer:
                 api_url=api_url,
                 errors=errors,
                 dates=dates or {},
+                **({"here": here} if here is not None else {}),
             )
             .encode()
         )

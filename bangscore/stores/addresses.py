@@ -6,8 +6,6 @@ before they reach a store.
 
 from __future__ import annotations
 
-import unicodedata
-
 from email_validator import EmailNotValidError, validate_email
 
 MAX_EMAIL = 254  # RFC 5321 4.5.3.1.3: a path holds at most 256 octets, brackets included
@@ -25,21 +23,3 @@ def normalize_email(raw: str) -> str | None:
         return None
     email = checked.normalized.lower()
     return email if len(email) <= MAX_EMAIL else None
-
-
-def plain_mailbox(address: str, *, utf8: bool) -> bool:
-    """Given a normalized address, return whether it can be written as a plain mailbox in a
-    ``To`` header and an SMTP envelope: ``local@domain`` with no space, control character,
-    quote, bracket, comment or RFC 2047 encoded-word (``=?``), and printable ASCII unless
-    ``utf8`` (the relay offers SMTPUTF8). email-validator accepts some addresses that fail
-    this, such as ``=?utf-8?q?z=0D=0A?=@example.com`` (docs/API.md#watches)."""
-    local, at, domain = address.rpartition("@")
-    bad = set(' "(),:;<>[\\]') | {"\x7f"}
-    return not (
-        not at
-        or not local
-        or not domain
-        or "=?" in address
-        or any(ch in bad or unicodedata.category(ch)[0] in "CZ" for ch in address)
-        or (not utf8 and not address.isascii())
-    )

@@ -50,6 +50,7 @@ from starlette.routing import BaseRoute, Route
 
 from bangscore.contract.api import ATTRIBUTION_TEXT
 from bangscore.contract.limits import MAX_QUERY_LENGTH
+from bangscore.contract.mailbox import plain_mailbox
 from bangscore.errors import FormTooLarge as FormTooLarge
 from bangscore.shim.account.passwords import (
     MAX_PASSWORD,
@@ -59,7 +60,7 @@ from bangscore.shim.account.passwords import (
 )
 from bangscore.shim.quota import window_at
 from bangscore.site.render import package_stylesheet, style_version
-from bangscore.stores.addresses import normalize_email, plain_mailbox
+from bangscore.stores.addresses import normalize_email
 from bangscore.stores.keys import key_digest
 from bangscore.stores.keystore import (
     AccountExists,

@@ -51,9 +51,10 @@ def test_price_date_falls_back_on_the_storefront_date() -> None:
     ]
 
 
-def test_buyer_fields_wait_for_the_banger_price_the_low_reached() -> None:
+def test_buyer_fields_wait_for_the_seen_price_that_makes_it_a_banger() -> None:
     # A well-reviewed 6-hour game at $60: fair now (worth it at $31.08, a banger at $12.63);
-    # its low of $5.00 reached both, so the wait names the banger price and the low's date.
+    # its low of $5.00 on 16 Oct 2025 (within the year before 24 Jul 2026) makes it a banger,
+    # so the wait names that seen price, its date and the saving.
     fair = dated(
         price_usd=60.0,
         list_price_usd=60.0,
@@ -73,17 +74,24 @@ def test_buyer_fields_wait_for_the_banger_price_the_low_reached() -> None:
         ("fair", 31.08, 12.63),
         ("skip", None, None),
     ]
-    waited, skipped = buyer_fields(games)
+    waited, skipped = buyer_fields(games, PRICE_DAY)
     assert waited == {
         "verdict": "wait_for_sale",
-        "verdict_price_usd": 12.63,
-        "verdict_text": "Wait for a sale: Game "
-        f"{games[0].record.appid} becomes a banger at $12.63 or less (it is $60.00 on 24 Jul "
-        "2026), a price it reached on 16 Oct 2025 at $5.00.",
+        "verdict_price_usd": 5.0,
+        "verdict_text": f"Wait for a sale: Game {games[0].record.appid} is fair value at $60.00 "
+        "on 24 Jul 2026; at $5.00, a price seen on 16 Oct 2025, it is a banger: wait for $5.00 "
+        "or less ($55.00, 91% less).",
         "genre_percentile": waited["genre_percentile"],
+        "recent_low_usd": 5.0,
+        "recent_low_at": "2025-10-16",
+        "ended_sale_usd": None,
+        "ended_sale_at": None,
     }
     assert skipped["verdict"] == "skip" and skipped["verdict_price_usd"] is None
-    assert skipped["verdict_text"].startswith(f"Skip: no price makes Game {games[1].record.appid}")
+    assert skipped["verdict_text"] == (
+        f"Skip: Game {games[1].record.appid} is poor value at $60.00 on 24 Jul 2026, and no "
+        "price makes it worth it."
+    )
 
 
 def test_genre_typicals_are_medians_of_paid_games() -> None:

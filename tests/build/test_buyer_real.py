@@ -5,18 +5,22 @@ prices show it has reached (docs/API.md#verdict)."""
 
 from __future__ import annotations
 
-import dataclasses
 import re
+from collections import Counter
+from typing import Any
 
 import numpy as np
-import orjson
 import pytest
 
-from bangscore.build.buyer import price_points
-from bangscore.contract.filters import detail_key, game_page_key
+from bangscore.build.buyer import buyer_fields, sightings
+from bangscore.contract.filters import game_page_key
+from bangscore.ingest.catalog import IngestReport
 from bangscore.manifest import read_body, read_manifest
-from bangscore.scoring import tiers, value
+from bangscore.scoring import flags
+from bangscore.scoring.genres import multiplayer_first
 from bangscore.scoring.pipeline import ScoredGame
+from bangscore.scoring.records import Catalog
+from bangscore.scoring.verdict import day, past_year
 from bangscore.storage import ObjectStorage
 
 pytestmark = pytest.mark.slow
@@ -37,7 +41,7 @@ def test_every_better_value_box_is_the_best_of_its_genre_at_most_30_percent_dear
     genre = np.array([g.genre for g in games])
     score = np.array([g.bang_score for g in games])
     price = np.array([round(g.record.price_usd * 100) for g in games])
-    adult = np.array([bool(getattr(g.record, "adult", False)) for g in games])
+    adult = np.array([flags.adult(g.record) for g in games])
     wrong: list[str] = []
     boxes = 0
     for n, game in enumerate(games):
@@ -58,37 +62,122 @@ def test_every_better_value_box_is_the_best_of_its_genre_at_most_30_percent_dear
     assert wrong[:10] == []
 
 
-def test_every_wait_for_sale_names_a_reached_price_that_makes_it_worth_it(
+@pytest.fixture(scope="module")
+def verdicts(
+    bundled: tuple[Catalog, IngestReport],
     real_snapshot: tuple[ObjectStorage, list[ScoredGame]],
+) -> list[tuple[ScoredGame, dict[str, Any]]]:
+    """Every real game with its buyer fields, as the snapshot's detail records carry them."""
+    catalog, _ = bundled
+    assert catalog.prices_as_of is not None
+    _, games = real_snapshot
+    return list(zip(games, buyer_fields(games, catalog.prices_as_of.date()), strict=True))
+
+
+def _cents(usd: float) -> int:
+    return round(usd * 100)
+
+
+def test_the_real_verdicts_follow_the_sale_cycle(
+    bundled: tuple[Catalog, IngestReport],
+    verdicts: list[tuple[ScoredGame, dict[str, Any]]],
 ) -> None:
-    storage, games = real_snapshot
-    entries = read_manifest(storage, "s1").entries
-    waits = 0
+    catalog, _ = bundled
+    assert catalog.prices_as_of is not None
+    as_of = catalog.prices_as_of.date()
+    counts = Counter(fields["verdict"] for _, fields in verdicts)
     wrong: list[str] = []
-    counts: dict[str, int] = {}
-    for game in games:
-        detail = orjson.loads(read_body(storage, entries[detail_key(game.record.appid)]))
-        counts[detail["verdict"]] = counts.get(detail["verdict"], 0) + 1
-        assert detail["verdict_text"]
-        assert 0 <= detail["genre_percentile"] <= 1
-        if detail["verdict"] != "wait_for_sale":
-            assert detail["verdict_price_usd"] is None
-            continue
-        waits += 1
-        price = detail["verdict_price_usd"]
-        at_price = value.bang_score(dataclasses.replace(game.inputs, price_usd=price))
-        reached = [
-            p for p in price_points(game.record) if round(p.price_usd * 100) <= round(price * 100)
-        ]
-        if at_price < tiers.WORTH_IT_MIN or not reached:
-            wrong.append(f"{game.record.appid}: {price} scores {at_price}, reached {reached}")
-        lowest = min((p.price_usd for p in reached), default=None)
-        named = {
-            f"reached on {p.date.day} {p.date.strftime('%b %Y')} at ${p.price_usd:,.2f}"
-            for p in reached
-            if p.price_usd == lowest
-        }
-        if not any(words in detail["verdict_text"] for words in named):
-            wrong.append(f"{game.record.appid}: no dated sale in: {detail['verdict_text']}")
-    assert waits > 0, counts
+    cheap_buys = paid_buys = 0
+    for game, fields in verdicts:
+        rec, name = game.record, f"{game.record.appid} {game.record.name}"
+        price = _cents(rec.price_usd)
+        year = past_year(sightings(rec), as_of)
+        if fields["verdict"] == "wait_for_sale":
+            seen = _cents(fields["verdict_price_usd"])
+            if price - seen < 200 or 10 * (price - seen) < price:
+                wrong.append(f"{name}: waits to save under 10% or $2 ({fields['verdict_text']})")
+            days = [s.date for s in year if _cents(s.price_usd) == seen]
+            if not days or not any(day(d) in fields["verdict_text"] for d in days):
+                wrong.append(f"{name}: waits for a price not seen with its date in the year")
+            if game.worth_it_at_usd is None or seen > _cents(game.worth_it_at_usd):
+                wrong.append(f"{name}: waits for a price that does not make it worth it")
+        if fields["verdict"] == "buy_now" and price > 0:
+            paid_buys += 1
+            low = min((_cents(s.price_usd) for s in year), default=price)
+            if price >= 2 * low:
+                # The third clause of the rule: waiting would save under $2 (a $2.99 game
+                # seen at $1.49): counted, and wrong if it saves $2 or more.
+                cheap_buys += 1
+                if price - low >= 200:
+                    wrong.append(f"{name}: buy now at {rec.price_usd}, twice {low / 100}")
+        if game.tier in ("banger", "worth_it") and fields["verdict"] == "skip":
+            wrong.append(f"{name}: a {game.tier} game told to skip")
+        if price == 0 and rec.list_price_usd == 0 and game.bang_score > 79:
+            wrong.append(f"{name}: free and scored {game.bang_score}")
     assert wrong == []
+    assert counts["buy_now"] > 3_000 and counts["wait_for_sale"] > 3_000, counts
+    # Only the under-$2 clause lets a paid buy sit at twice a seen price: a few percent, all
+    # games under $4 (309 of 5,546 paid buys when this was written).
+    assert cheap_buys < 0.08 * paid_buys, (cheap_buys, paid_buys)
+
+
+def test_every_multiplayer_first_game_is_measured_by_play(
+    verdicts: list[tuple[ScoredGame, dict[str, Any]]],
+) -> None:
+    first = [
+        g.record
+        for g, _ in verdicts
+        if multiplayer_first(g.record.categories, g.record.tags, g.record.storefront_genres)
+    ]
+    # Without anyone's playtime (6 games when this was written) the campaign stays.
+    unplayed = [
+        r
+        for r in first
+        if r.length_source != "playtime"
+        and (r.positive_reviewer_hours or r.median_playtime_hours) is not None
+    ]
+    assert len(first) > 2_000
+    assert [f"{r.appid} {r.name}" for r in unplayed] == []
+    assert sum(r.length_source != "playtime" for r in first) < 20
+
+
+@pytest.mark.parametrize(
+    ("appid", "verdict", "words"),
+    [
+        pytest.param(
+            1771300,
+            "wait_for_sale",
+            "$23.99 in the sale seen 3 Jul 2026, since ended; that sale makes it a banger: "
+            "wait for $23.99 or less",
+            id="kingdom-come-2-waits-for-the-3-jul-sale",
+        ),
+        pytest.param(
+            1569580,
+            "wait_for_sale",
+            "wait for $17.99 or less ($12.00, 40% less)",
+            id="blue-prince-waits-for-a-real-sale-not-a-cent",
+        ),
+        pytest.param(2807960, "skip", "Battlefield™ 6 is poor value", id="battlefield-6"),
+    ],
+)
+def test_the_games_the_issue_named(
+    verdicts: list[tuple[ScoredGame, dict[str, Any]]], appid: int, verdict: str, words: str
+) -> None:
+    game, fields = next((g, f) for g, f in verdicts if g.record.appid == appid)
+    assert fields["verdict"] == verdict
+    assert words in fields["verdict_text"]
+    if appid == 2807960:
+        # Judged on how long people play it, not its 6-hour campaign.
+        assert game.record.length_source == "playtime"
+        assert game.record.main_story_hours is not None and game.record.main_story_hours > 20
+
+
+def test_split_fiction_answers_no_store_data_with_its_name(
+    bundled: tuple[Catalog, IngestReport],
+) -> None:
+    catalog, _ = bundled
+    found = {a.appid: a for a in catalog.not_rated}[2001120]
+    assert (found.name, found.reason) == ("Split Fiction", "no_store_data")
+    # A storefront typed each not_a_game; a name is missing only where no source has one.
+    nameless = [a.appid for a in catalog.not_rated if a.reason == "not_a_game" and not a.name]
+    assert len(nameless) <= 20, nameless

@@ -18,11 +18,14 @@ from bangscore.build.export import (
     CSV_COLUMNS,
     Export,
     changes,
+    export_records,
     gzip_bytes,
     list_exports,
     render_export,
     write_export,
 )
+from bangscore.build.openapi import DETAIL_PROPERTIES
+from bangscore.build.score_history import read_score_history
 from bangscore.build.wire import detail_record
 from bangscore.contract.export import (
     CHANGES_JSONL,
@@ -35,6 +38,8 @@ from bangscore.contract.export import (
     presigned_urls,
     read_latest,
 )
+from bangscore.contract.filters import detail_key
+from bangscore.manifest import read_body, read_manifest
 from bangscore.scoring.pipeline import ScoredGame, score_catalog
 from bangscore.scoring.records import GameRecord, Provenance
 from bangscore.storage import LocalStorage, MemoryStorage
@@ -95,6 +100,25 @@ def test_files_hold_the_detail_records(catalog_factory: Callable[..., list[GameR
     assert first["sources.wiki"] == ""
     assert first["price_usd"] == "19.99"
     assert first["tags"] == "|".join(records[0]["tags"])
+
+
+def test_export_records_equal_the_snapshot_detail_records(
+    small_snapshot: tuple[Any, list[ScoredGame]],
+) -> None:
+    # The Bulk export carries every field of the detail record, the verdict, its price and
+    # sentence, the genre percentile and the flags included (docs/API.md#export): the same
+    # records, value for value, as the snapshot serves at /api/v1/games/{appid}.
+    storage, games = small_snapshot
+    entries = read_manifest(storage, "s1").entries
+    histories = read_score_history(storage)
+    exported = export_records(games, factories.SITE, factories.PRICES_AS_OF, histories)
+    assert len(exported) == len(games) > 40
+    for game, record in zip(games, exported, strict=True):
+        served = orjson.loads(read_body(storage, entries[detail_key(game.record.appid)]))
+        assert list(record) == list(served)
+        assert set(record) == set(DETAIL_PROPERTIES)
+        assert record == served
+    assert {r["verdict"] for r in exported} >= {"buy_now", "skip"}
 
 
 def test_csv_holds_provenance_as_json() -> None:

@@ -40,7 +40,7 @@ def test_every_precomputed_combination_has_its_pages(small_snapshot: Any) -> Non
     storage, games = small_snapshot
     entries = read_manifest(storage, "s1").entries
     combos = list(precomputed_combos())
-    assert len(combos) == 2 * (1 + len(GENRES))
+    assert len(combos) == 4 * (1 + len(GENRES))  # with and without adult games
     for filters in combos:
         hits = select(games, filters)
         pages = max(1, -(-len(hits) // 10))
@@ -72,8 +72,25 @@ def test_one_detail_and_page_per_game_plus_documents(small_snapshot: Any) -> Non
         (Filters(genres=frozenset({"rpg", "action"})), None),
         (Filters(tags=frozenset({"co-op"})), None),
         (Filters(year_from=2010), None),
+        (Filters(adult=False), "no_adult"),
+        (
+            Filters(genres=frozenset({"rpg"}), on_sale=True, adult=False),
+            "genre-rpg+on_sale+no_adult",
+        ),
+        (Filters(tags=frozenset({"co-op"}), adult=False), None),
     ],
-    ids=["all", "genre", "sale", "genre-sale", "two-genres", "tag", "year"],
+    ids=[
+        "all",
+        "genre",
+        "sale",
+        "genre-sale",
+        "two-genres",
+        "tag",
+        "year",
+        "no-adult",
+        "genre-sale-no-adult",
+        "tag-no-adult",
+    ],
 )
 def test_combo_keys(filters: Filters, combo: str | None) -> None:
     assert filters.combo_key == combo

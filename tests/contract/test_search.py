@@ -121,17 +121,17 @@ def test_alias_comes_after_an_exact_name_and_before_prefix_matches() -> None:
     ("games", "reviews", "query", "expected"),
     [
         pytest.param(
-            [(1, 90, "Cyberpunk Tales"), (1091244, 70, "Cyberpunk 2077")],
-            {1: 40, 1091244: 700_000},
+            [(1, 90, "Cyberpunk Tales"), (1091500, 70, "Cyberpunk 2077")],
+            {1: 40, 1091500: 700_000},
             "cyberpunk",
-            [1091244, 1],
+            [1091500, 1],
             id="more-reviewed-first-despite-a-lower-score",
         ),
         pytest.param(
-            [(1, 90, "Cyberpunk Tales"), (1091244, 70, "Cyberpunk 2077")],
+            [(1, 90, "Cyberpunk Tales"), (1091500, 70, "Cyberpunk 2077")],
             {},
             "cyberpunk",
-            [1, 1091244],
+            [1, 1091500],
             id="without-counts-score-decides",
         ),
         pytest.param(
@@ -160,7 +160,7 @@ def test_equally_good_matches_rank_by_review_count(
 @pytest.mark.slow
 def test_real_catalog_cyberpunk_finds_cyberpunk_2077_first(real_snapshot: Any) -> None:
     index = search_index(real_snapshot[1])
-    assert index.search("cyberpunk")[0] == 1091244
+    assert index.search("cyberpunk")[0] == 1091500
 
 
 def test_index_without_aliases_loads() -> None:

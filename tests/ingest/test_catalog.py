@@ -545,3 +545,31 @@ def test_bundled_zero_seen_before_release_is_no_price(
     # The Last Sovereign (2025): the 2024 catalogue listed it, unreleased, at $0.
     refused = {a.appid: a.reason for a in bundled[0].not_rated}
     assert refused[951830] == "no_usd_price"
+
+
+@pytest.mark.parametrize(
+    ("appid", "year", "source"),
+    [
+        pytest.param(1, 2023, "steam_pics_2026", id="a-storefront-date-wins"),
+        pytest.param(2, 2016, "hltb_2023_years", id="else-the-play-length-year"),
+    ],
+)
+def test_assemble_takes_the_year_any_source_knows(appid: int, year: int, source: str) -> None:
+    known = world()
+    years = Layer("hltb_2023_years", "play_length", dt.date(2023, 12, 31))
+    known.add(
+        years, [o(1, "play_length_release_year", 2020), o(2, "play_length_release_year", 2016)]
+    )
+    rated, _ = assemble(known, IngestReport())
+    record = next(r for r in rated if r.appid == appid)
+    assert record.release_year == year
+    assert record.provenance["release_year"].source == source
+
+
+@pytest.mark.slow
+def test_bundled_ori_will_of_the_wisps_has_the_year_only_howlongtobeat_knows(
+    bundled: tuple[Catalog, IngestReport],
+) -> None:
+    ori = next(g for g in bundled[0].games if g.appid == 1057090)
+    assert ori.release_year == 2020
+    assert ori.provenance["release_year"].source == "hltb_2023"

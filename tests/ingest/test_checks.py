@@ -152,6 +152,11 @@ def test_choose_length_none(
     ("outcome", "reason"),
     [
         pytest.param({}, None, id="rated"),
+        pytest.param(
+            {"has_store_data": False, "is_non_game": True, "has_price": False},
+            "no_store_data",
+            id="no-store-data-first",
+        ),
         pytest.param({"is_non_game": True, "is_delisted": True}, "not_a_game", id="non-game-first"),
         pytest.param({"is_delisted": True, "has_price": False}, "delisted", id="delisted-second"),
         pytest.param({"has_price": False, "review_count": 3}, "no_usd_price", id="price-third"),
@@ -278,3 +283,84 @@ def test_finish_rate_estimate_uses_the_spread_of_mean_over_median() -> None:
     assert checks.finish_rate_estimate(600, 1200, hours) == pytest.approx(0.1587, abs=1e-4)
     with pytest.raises(ValueError, match="positive"):
         checks.finish_rate_estimate(0, 10, 1.0)
+
+
+REVIEWERS = Layer("steam_review_playtime_2026", "player_stats", dt.date(2026, 7, 24), TRUST_MATCHED)
+OWNERS = Layer("steamspy_2023-02-04", "player_stats", dt.date(2023, 2, 4), TRUST_KEYED)
+
+
+@pytest.mark.parametrize(
+    ("reviewers", "count", "owners", "expected"),
+    [
+        pytest.param(
+            Resolved(56.17, REVIEWERS),
+            5000,
+            Resolved(20.0, OWNERS),
+            checks.Length(56.17, "playtime", Resolved(56.17, REVIEWERS)),
+            id="reviewers-first",
+        ),
+        pytest.param(
+            Resolved(56.17, REVIEWERS),
+            checks.MIN_REVIEWERS - 1,
+            Resolved(20.0, OWNERS),
+            checks.Length(20.0, "playtime", Resolved(20.0, OWNERS)),
+            id="too-few-reviewers-owners-median",
+        ),
+        pytest.param(None, 0, None, None, id="no-playtime"),
+        pytest.param(Resolved(0.0, REVIEWERS), 5000, None, None, id="zero-hours"),
+    ],
+)
+def test_played_length(
+    reviewers: Resolved | None, count: int, owners: Resolved | None, expected: object
+) -> None:
+    assert checks.played_length(reviewers, count, owners) == expected
+
+
+HLTB_2023 = Layer("hltb_2023", "play_length", dt.date(2023, 12, 31))
+
+
+def story(hours: float) -> checks.Length:
+    return checks.Length(hours, "hltb", Resolved(hours, HLTB_2023))
+
+
+@pytest.mark.parametrize(
+    ("name", "tags", "free", "length", "expected"),
+    [
+        # Life is Strange (319630): Episode 1 free, listed under the series' name, HLTB's 14.4 h
+        # is the whole season's.
+        pytest.param(
+            "Life is Strange™", ("Story Rich", "Episodic"), True, story(14.4), True, id="lis"
+        ),
+        pytest.param(
+            "Life is Strange™", ("Story Rich", "Episodic"), False, story(14.4), False, id="paid"
+        ),
+        pytest.param(
+            "Life is Strange™", ("Story Rich",), True, story(14.4), False, id="not-episodic"
+        ),
+        pytest.param(
+            "Higurashi When They Cry Hou - Ch.1 Onikakushi",
+            ("Visual Novel", "Episodic"),
+            True,
+            story(10.4),
+            False,
+            id="names-its-chapter",
+        ),
+        pytest.param(
+            "Fears to Fathom - Episode 1", ("Episodic",), True, story(0.4), False, id="own-episode"
+        ),
+        pytest.param("STORM VR", ("Episodic",), True, story(0.6), False, id="short-enough"),
+        pytest.param(
+            "The Council",
+            ("Episodic",),
+            True,
+            checks.Length(14.2, "playtime_estimate", None),
+            False,
+            id="its-own-players-estimate",
+        ),
+        pytest.param("The Council", ("Episodic",), True, None, False, id="no-length"),
+    ],
+)
+def test_season_length_on_free_episode(
+    name: str, tags: tuple[str, ...], free: bool, length: checks.Length | None, expected: bool
+) -> None:
+    assert checks.season_length_on_free_episode(name, tags, free, length) is expected

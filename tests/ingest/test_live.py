@@ -177,9 +177,19 @@ CASES: dict[str, tuple[Layers, dict[str, Any]]] = {
             as_layers(PICS, base()),
             (PRICES, [("price", (4.99, 4.99, 0))]),
             (HLTB_TITLE, [("main_story_hours", 6.0)]),
-            (PLAYTIME, [("reviewer_playtime", (5.0, 1.0, 900, 100)), ("review_count", 1000)]),
+            (PLAYTIME, [("reviewer_playtime", (5.0, 1.0, 900, 100)), ("review_count_floor", 1000)]),
         ],
         {"review_count": 1000, "estimated": ("finish_rate", "review_count")},
+    ),
+    # A sample that ran out of reviews before the cap counted them all: not a lower bound.
+    "exhausted-sample-is-a-full-count": (
+        [
+            as_layers(PICS, base()),
+            (PRICES, [("price", (4.99, 4.99, 0))]),
+            (HLTB_TITLE, [("main_story_hours", 6.0)]),
+            (PLAYTIME, [("reviewer_playtime", (5.0, 1.0, 500, 100)), ("review_count", 600)]),
+        ],
+        {"review_count": 600, "estimated": ("finish_rate",)},
     ),
     "stale-sale-keeps-its-low": (
         [

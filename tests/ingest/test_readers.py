@@ -12,7 +12,7 @@ import pytest
 
 from bangscore.ingest.checks import GAME_GENRES, SOFTWARE_GENRES
 from bangscore.ingest.prices import Price, Seen
-from bangscore.ingest.readers import LOCALIZED_GENRES, observe_price_history
+from bangscore.ingest.readers import LOCALIZED_GENRES, observe_pics, observe_price_history
 
 
 @pytest.mark.parametrize(
@@ -117,3 +117,30 @@ def test_price_history_converts_shared_and_malformed_stamps_per_row(tmp_path: Pa
         30: (at, None),
         40: (at, None),
     }
+
+
+@pytest.mark.parametrize(
+    ("descriptors", "expected"),
+    [
+        # Baldur's Gate 3 (1086940) in steam_pics_2026: {"0": "1", "1": "2", "2": "5"}.
+        pytest.param({"0": "1", "1": "2", "2": "5"}, (1, 2, 5), id="in-order"),
+        pytest.param({"1": "4", "0": "3", "2": "x"}, (3, 4), id="unordered-and-junk"),
+        pytest.param(None, None, id="none"),
+    ],
+)
+def test_pics_content_descriptors(
+    tmp_path: Path, descriptors: dict[str, str] | None, expected: tuple[int, ...] | None
+) -> None:
+    (tmp_path / "lookups").mkdir()
+    (tmp_path / "pics_raw").mkdir()
+    for name in ("tags", "genres", "categories"):
+        (tmp_path / "lookups" / f"{name}.json").write_text("{}")
+    app: dict[str, Any] = {"name": "Game", "type": "Game"}
+    if descriptors is not None:
+        app["content_descriptors"] = descriptors
+    shard = {"_schema": "pics_raw_v2", "apps": {"1086940": app}}
+    (tmp_path / "pics_raw" / "shard_00.json.gz").write_bytes(
+        gzip.compress(json.dumps(shard).encode())
+    )
+    found = {o.field: o.value for o in observe_pics(tmp_path)}
+    assert found.get("content_descriptors") == expected

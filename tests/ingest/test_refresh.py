@@ -198,13 +198,15 @@ def test_full_ingest_resolves_every_source(
     assert portal.historical_low_usd == 0.99
     # GetItems names no credits: the wiki fills the gap.
     assert portal.developer == "Valve Corporation"
-    # HLTB has no entry linked to 620: the previous length is kept, with its date.
-    assert (portal.main_story_hours, portal.length_source) == (7.0, "hltb")
+    # The previous catalogue's store categories (Single-player, Co-op) and the replayed tags
+    # ("Co-op" second) make this Portal 2 multiplayer-first (scoring.genres.multiplayer_first):
+    # its length is how long players play, live SteamSpy's median, not HLTB's story.
+    assert (portal.main_story_hours, portal.length_source) == (10.9, "playtime")
     assert {k: (p.source, p.date) for k, p in portal.provenance.items()} == {
         "developer": ("live pcgw", TODAY),
         "finish_rate": ("live achievements", TODAY),
         "historical_low_usd": ("live itad", TODAY),
-        "length_hours": ("previous catalog play_length", OLD),
+        "length_hours": ("live steamspy", TODAY),
         "median_playtime_hours": ("live steamspy", TODAY),
         "name": ("live store_items", TODAY),
         "price_usd": ("live store_items", TODAY),
@@ -216,7 +218,7 @@ def test_full_ingest_resolves_every_source(
     }
     # Dates follow provenance: the wiki filled the credits, so it dates them.
     assert portal.sources == Sources(
-        storefront=TODAY, player_stats=TODAY, play_length=OLD, price_history=TODAY, wiki=TODAY
+        storefront=TODAY, player_stats=TODAY, price_history=TODAY, wiki=TODAY
     )
     assert portal.estimated == ("finish_rate",)
     # Alyx: delisted on the (replayed) storefront, so its storefront values and date stay; its

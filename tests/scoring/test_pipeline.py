@@ -45,7 +45,7 @@ def test_score_game_derives_everything_consistently() -> None:
     assert game.genre == "shooter"
     assert game.bang_score == math.floor(game.score + 0.5)
     assert game.score == pytest.approx(value.score(game.inputs))
-    assert game.tier == tiers.tier(game.bang_score, 29.99, game.worth_it_at_usd)
+    assert game.tier == tiers.tier(game.bang_score)
     assert game.worth_it_at_usd == tiers.threshold_usd(game.inputs, tiers.WORTH_IT_MIN)
     assert game.becomes_banger_at_usd == tiers.threshold_usd(game.inputs, tiers.BANGER_MIN)
     assert set(game.drivers) == {"raises", "lowers", "neutral"}

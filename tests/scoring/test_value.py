@@ -409,3 +409,34 @@ def test_games_at_zero_are_ordered_by_how_bad_a_buy_they_are(
 ) -> None:
     assert bang_score(better) == bang_score(worse) == 0
     assert score(better) > score(worse)
+
+
+@given(value_inputs())
+def test_a_free_game_is_never_a_banger_and_weighs_no_price(inputs: ValueInputs) -> None:
+    free = dataclasses.replace(inputs, price_usd=0.0, free=True)
+    assert bang_score(free) <= 79
+    assert score(free) == min(value.FREE_MAX_SCORE, score(dataclasses.replace(free, free=False)))
+    assert value.price_for_score(free, 50.0) is None
+
+
+@pytest.mark.parametrize(
+    ("hours", "counted"),
+    [
+        pytest.param(56.2, 56.2, id="battlefield-6-by-play"),
+        pytest.param(100.0, 100.0, id="at-the-cap"),
+        pytest.param(307.7, 100.0, id="dota-2-capped"),
+    ],
+)
+def test_a_length_from_play_counts_up_to_the_cap_with_no_replay_on_top(
+    hours: float, counted: float
+) -> None:
+    played = ValueInputs(
+        price_usd=69.99,
+        review_score=0.6,
+        review_count=50_000,
+        length_hours=hours,
+        genre="shooter",
+        replay_hours=400.0,
+        played_length=True,
+    )
+    assert value.real_hours(played) == counted

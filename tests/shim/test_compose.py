@@ -14,7 +14,9 @@ from bangscore.build.snapshot import lower_tags, select
 from bangscore.contract.filters import Filters, list_key, precomputed_combos
 from bangscore.manifest import etag_for, read_body
 from bangscore.scoring.genres import GENRES
+from bangscore.shim.compose import CompactIndex
 from bangscore.shim.source import LoadedSnapshot, SnapshotSource
+from bangscore.site.better_value import Candidate, better_value_of, cents
 from tests import factories
 
 
@@ -41,7 +43,11 @@ def test_every_precomputed_page_equals_its_composed_page(
             assert composed == stored, (filters, page)
             assert etag == loaded.etag(list_key(filters.combo_key or "", page))
             pages += 1
-    expected = sum(max(1, -(-len(select(real_snapshot[1], f)) // 10)) for f in precomputed_combos())
+    adult = [bool(a) for a in loaded.index.adult]
+    expected = sum(
+        max(1, -(-len(select(real_snapshot[1], f, adult)) // 10)) for f in precomputed_combos()
+    )
+    assert any(adult)  # the real catalogue has adult games: the no_adult pages differ
     assert pages == expected > 3000
 
 
@@ -68,6 +74,7 @@ tags = st.sampled_from(
     year_from=st.none() | st.integers(1995, 2024),
     span=st.none() | st.integers(0, 10),
     on_sale=st.booleans(),
+    adult=st.booleans(),
 )
 def test_vectorised_filter_agrees_with_the_reference(
     loaded: LoadedSnapshot,
@@ -77,10 +84,11 @@ def test_vectorised_filter_agrees_with_the_reference(
     year_from: int | None,
     span: int | None,
     on_sale: bool,
+    adult: bool,
 ) -> None:
     year_to = None if span is None else (year_from or 2010) + span
-    filters = Filters(genres, tag_set, year_from, year_to, on_sale)
-    expected = select(real_snapshot[1], filters)
+    filters = Filters(genres, tag_set, year_from, year_to, on_sale, adult)
+    expected = select(real_snapshot[1], filters, [bool(a) for a in loaded.index.adult])
     assert np.array_equal(loaded.index.select(filters), np.array(expected, dtype=np.int64))
     body, etag = loaded.index.page(filters, 1)
     assert etag == etag_for(body)
@@ -148,3 +156,56 @@ def test_following_the_pointer_switches_and_then_warms_once_per_switch() -> None
 
     asyncio.run(main())
     assert warmed == ["s2"]
+
+
+def synthetic_index(rows: list[tuple[str, int, float, bool]]) -> CompactIndex:
+    """Given (genre, bang_score, price_usd, adult) rows in list order, return the index."""
+    return CompactIndex(
+        {
+            "appid": [n + 1 for n in range(len(rows))],
+            "genre": [g for g, _, _, _ in rows],
+            "year": [2020] * len(rows),
+            "discount": [0] * len(rows),
+            "tags": [[] for _ in rows],
+            "adult": [a for _, _, _, a in rows],
+            "items": [
+                {"appid": n + 1, "bang_score": s, "price_usd": p, "url": f"/game/{n + 1}/g"}
+                for n, (_, s, p, _) in enumerate(rows)
+            ],
+        }
+    )
+
+
+ROWS = st.lists(
+    st.tuples(
+        st.sampled_from(["rpg", "action"]),
+        st.integers(0, 100),
+        st.sampled_from([0.0, 0.99, 9.99, 12.99, 19.99, 24.99, 59.99]),
+        st.booleans(),
+    ),
+    min_size=1,
+    max_size=40,
+).map(lambda rows: sorted(rows, key=lambda r: -r[1]))
+
+
+@given(ROWS)
+def test_composed_lists_hide_adult_games_only_when_asked(
+    rows: list[tuple[str, int, float, bool]],
+) -> None:
+    index = synthetic_index(rows)
+    everyone = [int(p) + 1 for p in index.select(Filters())]
+    hidden = [int(p) + 1 for p in index.select(Filters(adult=False))]
+    assert everyone == [n + 1 for n in range(len(rows))]
+    assert hidden == [n + 1 for n, r in enumerate(rows) if not r[3]]
+    assert index.shown(everyone) == hidden
+
+
+@given(ROWS)
+def test_the_composed_box_with_adult_games_is_the_reference_box(
+    rows: list[tuple[str, int, float, bool]],
+) -> None:
+    index = synthetic_index(rows)
+    games = [Candidate(g, s, cents(p)) for g, s, p, _ in rows]  # adult shown: none hidden
+    for n in range(len(rows)):
+        expected = [i + 1 for i in better_value_of(games, n)]
+        assert [item["appid"] for item in index.better_value(n + 1)] == expected

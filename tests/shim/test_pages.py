@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from bangscore.build.wire import slugify
 from bangscore.manifest import etag_for
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import NotRated
@@ -363,3 +364,94 @@ def test_no_page_says_now_or_today_about_an_old_price(client_factory: ClientFact
         assert NOW_WORDS.findall(text) == [], path
     browse = client.get("/games").text
     assert re.findall(r'<small class="price-seen">([^<]*)</small>', browse) == ["24 Jul 2026"] * 2
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/?adult=true", "/games?genre=rpg&adult=true", "/search?q=a&adult=true", "/docs?adult=true"],
+)
+def test_adult_true_is_kept_in_every_link_to_games(site: Any, path: str) -> None:
+    client, _ = site
+    page = client.get(path)
+    assert page.status_code == 200
+    links = re.findall(r'<a (?:[^>]*\s)?href="(/(?:games|search|game/)[^"]*)"', page.text)
+    toggle = re.findall(r'id="adult-toggle" href="([^"]*)">([^<]*)<', page.text)
+    kept = [h for h in links if h not in {t for t, _ in toggle}]
+    assert kept and all("adult=true" in html.unescape(h) for h in kept), kept
+    if path != "/docs?adult=true":  # the docs list no game: no toggle
+        assert [text for _, text in toggle] == ["Hide adult games"]
+        assert "adult=true" not in toggle[0][0]
+
+
+def test_the_toggle_shows_adult_games_from_the_same_page(site: Any) -> None:
+    client, _ = site
+    page = client.get("/games?genre=rpg&page=1").text
+    toggle = re.findall(r'id="adult-toggle" href="([^"]*)">([^<]*)<', page)
+    assert toggle == [("/games?genre=rpg&amp;adult=true", "Show adult games")]
+    shown = client.get(html.unescape(toggle[0][0]))
+    assert shown.status_code == 200 and "Hide adult games" in shown.text
+
+
+def test_a_game_page_with_adult_true_keeps_it_and_recomposes_its_box(
+    site: Any, small_snapshot: tuple[ObjectStorage, list[ScoredGame]]
+) -> None:
+    client, _ = site
+    games = small_snapshot[1]
+    game = [g for g in games if g.genre == "rpg"][-1]
+    url = f"/game/{game.record.appid}/{slugify(game.record.name)}"
+    plain, adult = client.get(url).text, client.get(url + "?adult=true").text
+    box = re.compile(r'<section id="better-box".*?</section><!--/better-box-->', re.S)
+    # No adult game in this catalogue: the same box, its links keeping the toggle.
+    assert box.search(plain) and box.search(adult)
+    assert box.search(adult)[0].replace("?adult=true", "") == box.search(plain)[0]  # type: ignore[index]
+    assert "Hide adult games" in adult and "Show adult games" in plain
+    assert client.get(url + "?adult=maybe").status_code == 400
+
+
+@pytest.mark.parametrize("path", ["/games?adult=yes", "/search?q=a&adult=1", "/?adult=false"])
+def test_a_bad_adult_value_is_a_400_page(site: Any, path: str) -> None:
+    client, _ = site
+    page = client.get(path)
+    assert page.status_code == 400 and page.headers["content-type"] == HTML
+    assert "adult" in page.text
+
+
+@pytest.fixture(scope="module")
+def with_adult() -> tuple[ObjectStorage, dict[str, int]]:
+    """Three RPGs at $10: an adult one and a plain one that score high, and a plain one that
+    scores lower (its better-value box is where the toggle shows)."""
+    rpg = {"tags": ("RPG",), "price_usd": 10.0, "list_price_usd": 10.0}
+    records = [
+        factories.make_record(
+            appid=701, name="Velvet Quest", review_score=0.97, content_descriptors=(3,), **rpg
+        ),
+        factories.make_record(appid=702, name="Plain Quest", review_score=0.95, **rpg),
+        factories.make_record(appid=703, name="Lesser Quest", review_score=0.6, **rpg),
+    ]
+    storage, games = factories.publish_catalog(records)
+    return storage, {g.record.name: g.record.appid for g in games}
+
+
+def box_appids(page: str) -> list[int]:
+    box = re.search(r'<section id="better-box".*?</section><!--/better-box-->', page, re.S)
+    assert box is not None
+    return [int(a) for a in re.findall(r'href="/game/(\d+)/', box[0])]
+
+
+def test_adult_games_are_hidden_until_turned_on_and_the_api_lists_them(
+    client_factory: ClientFactory, with_adult: tuple[ObjectStorage, dict[str, int]]
+) -> None:
+    client, store = client_factory(with_adult[0])
+    auth = {"Authorization": f"Bearer {add_key(store)}"}
+    assert appids(client.get("/games").text) == [702, 703]
+    assert appids(client.get("/games?adult=true").text) == [701, 702, 703]
+    assert appids(client.get("/search?q=quest").text) == [702, 703]
+    assert appids(client.get("/search?q=quest&adult=true").text) == [701, 702, 703]
+    assert "Velvet Quest" not in client.get("/").text
+    assert "Velvet Quest" in client.get("/?adult=true").text
+    api = client.get("/api/v1/games", headers=auth).json()["games"]
+    assert [(g["appid"], g["adult"]) for g in api] == [(701, True), (702, False), (703, False)]
+    assert client.get("/api/v1/games?adult=true", headers=auth).status_code == 400
+    lesser = "/game/703/lesser-quest"
+    assert box_appids(client.get(lesser).text) == [702]
+    assert box_appids(client.get(lesser + "?adult=true").text) == [701, 702]

@@ -15,7 +15,12 @@ from bangscore.manifest import read_body, read_manifest
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.value import SCORE_VERSION
 from bangscore.site.chart import chart_prices
-from bangscore.site.labels import driver_label, drivers_view, length_source_label
+from bangscore.site.labels import (
+    driver_label,
+    driver_reasons,
+    drivers_view,
+    length_source_label,
+)
 from bangscore.site.render import SiteRenderer
 from bangscore.storage import ObjectStorage
 from tests.factories import SITE
@@ -148,3 +153,79 @@ def test_home_page_leads_into_browse_and_search(
     assert 'href="/games?genre=rpg"' in html and 'href="/games?on_sale=true"' in html
     assert 'action="/search"' in html and 'name="q"' in html
     assert html.count('<tr data-appid="') == 25
+
+
+@pytest.mark.parametrize(
+    ("extra", "flags", "reviews", "price_line"),
+    [
+        pytest.param({}, [], "1,000", "$19.99 on", id="no-flag"),
+        pytest.param(
+            {"early_access": True, "provisional": True, "provisional_reasons": ["few_reviews"]},
+            ["Early Access", "Provisional: fewer than 50 reviews"],
+            "1,000",
+            "$19.99 on",
+            id="early-access-and-few-reviews",
+        ),
+        pytest.param(
+            {
+                "provisional": True,
+                "provisional_reasons": ["estimated_length", "review_count_lower_bound"],
+                "adult": True,
+            },
+            ["Provisional: estimated length, review count is a lower bound", "Adult"],
+            "1,000+",
+            "$19.99 on",
+            id="capped-sample",
+        ),
+        pytest.param(
+            {"ended_sale_usd": 7.99, "ended_sale_at": "2026-07-03"},
+            [],
+            "1,000",
+            "list price $19.99; ",
+            id="ended-sale",
+        ),
+    ],
+)
+def test_game_page_header_shows_flags_why_provisional_and_an_ended_sale(
+    small_snapshot: tuple[ObjectStorage, list[ScoredGame]],
+    extra: dict[str, Any],
+    flags: list[str],
+    reviews: str,
+    price_line: str,
+) -> None:
+    game = next(g for g in small_snapshot[1] if g.record.price_usd == 19.99)
+    detail = {**detail_record(game, SITE), "review_count": 1000, "estimated": [], **extra}
+    html = SiteRenderer(site_url=SITE, base_url=SITE).game_page(detail, chart="", better=[])
+    page = html.decode()
+    shown = re.findall(r'<li class="flag flag-[\w-]+">([^<]*)</li>', page)
+    assert shown == flags
+    assert re.search(r'<td id="reviews">\d+% of ([\d,+]+) reviews</td>', page)[1] == reviews  # type: ignore[index]
+    line = re.search(r'<p id="price-line">(.*?) · ', page)[1]  # type: ignore[index]
+    assert line.startswith(price_line)
+    if "ended_sale_usd" in extra:
+        assert "$7.99 in the sale seen 3 Jul 2026, since ended" in line
+
+
+@pytest.mark.parametrize(
+    ("source", "length", "price"),
+    [
+        pytest.param(
+            "playtime",
+            "Players play it 56.2 h; a typical Shooter game takes 4.4 h.",
+            "$69.99 for 56.2 h of play is $1.25 an hour.",
+            id="multiplayer-first-by-play",
+        ),
+        pytest.param(
+            "hltb",
+            "56.2 h of main story; a typical Shooter game takes 4.4 h.",
+            "$69.99 for 56.2 h of main story is $1.25 an hour.",
+            id="campaign",
+        ),
+    ],
+)
+def test_a_length_from_play_reads_as_how_long_players_play(
+    source: str, length: str, price: str
+) -> None:
+    detail = {"genre": "shooter", "price_usd": 69.99, "length_hours": 56.2, "length_source": source}
+    reasons = driver_reasons(detail, typical_price_per_hour=None, typical_hours=4.4)
+    assert (reasons["length"], reasons["price"]) == (length, price)

@@ -31,8 +31,8 @@ from jinja2 import TemplateError
 
 from bangscore.contract.filters import detail_key
 from bangscore.mail import MailError, UnsafeMessage
-from bangscore.manifest import SnapshotError, digest, object_key, read_manifest
-from bangscore.storage import ObjectNotFound, ObjectStorage
+from bangscore.manifest import SnapshotError, read_body, read_manifest
+from bangscore.storage import ObjectStorage
 from bangscore.stores.watchstore import PendingConfirmation, SentAlert, WatchRecord, WatchStore
 from bangscore.watch_links import WatchLinks
 from bangscore.watch_mail import bodies, compose, confirmation_message, domain
@@ -73,13 +73,7 @@ class SnapshotDetails:
             entry = self.manifest.entries.get(detail_key(appid))
             record = None
             if entry is not None:
-                try:
-                    body = self.storage.get(object_key(entry.sha256))
-                except ObjectNotFound as exc:
-                    raise SnapshotError(f"snapshot object {entry.sha256} is missing") from exc
-                if digest(body) != entry.sha256:
-                    raise SnapshotError(f"snapshot object {entry.sha256} is corrupt")
-                record = orjson.loads(body)
+                record = orjson.loads(read_body(self.storage, entry))
             self._records[appid] = record
         return self._records[appid]
 

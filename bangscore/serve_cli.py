@@ -9,7 +9,9 @@ import argparse
 import copy
 import logging
 import os
+import shutil
 import sys
+import tempfile
 from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
@@ -23,6 +25,7 @@ from bangscore.stores.keys import redact
 if TYPE_CHECKING:
     from bangscore.shim.account.watches import WatchOptions
     from bangscore.shim.downloads import ExportService
+    from bangscore.shim.protocol import HeadLimits
 
 GIL_SWITCH_SECONDS = 0.001  # see asgi_app
 
@@ -73,6 +76,8 @@ def app_from_settings(settings: Settings) -> Starlette:
     from bangscore.stores.secret import load_session_secret
 
     session_secret = load_session_secret(settings.session_secret, settings.state_dir, create=False)
+    from bangscore.shim.access_log import AccessLog
+
     return create_app(
         settings,
         source,
@@ -81,6 +86,7 @@ def app_from_settings(settings: Settings) -> Starlette:
         export=_export_service(settings, session_secret),
         watches=_watch_options(settings),
         freeze_heap=True,
+        access_log=AccessLog() if settings.access_log else None,
     )
 
 
@@ -127,10 +133,9 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     starts; the default store under the state folder is created. No proxy is trusted unless
     ``forwarded_allow_ips`` names it.
     """
-    import uvicorn
     from uvicorn.config import LOGGING_CONFIG
 
-    from bangscore.shim.protocol import BoundedProtocols, HeadLimits
+    from bangscore.shim.protocol import HeadLimits
     from bangscore.stores.secret import load_session_secret
 
     # Never created here: a state folder removed under a running server must not come back
@@ -148,6 +153,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         exempt=frozenset(a.strip() for a in settings.forwarded_allow_ips.split(",") if a.strip()),
     )
 
+    if args.quiet:
+        settings = settings.model_copy(update={"access_log": False})
     # Workers are separate processes that read Settings() themselves: hand them the overrides,
     # but not the secrets no worker uses (the SMTP URL with its password, the ingest's key).
     unused = {"smtp_url", "itad_api_key"}
@@ -160,6 +167,25 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     log_config["filters"] = {"redact": {"()": "bangscore.serve_cli.RedactKeys"}}
     for handler in log_config["handlers"].values():
         handler["filters"] = ["redact"]
+    # Several workers write their metrics to one folder that every scrape sums
+    # (bangscore.shim.metrics); prometheus_client reads where from the environment at import.
+    metrics_dir = None
+    if settings.workers > 1:
+        metrics_dir = tempfile.mkdtemp(prefix="bangscore-metrics-")
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
+    try:
+        _run_uvicorn(settings, limits, log_config)
+    finally:
+        if metrics_dir is not None:
+            shutil.rmtree(metrics_dir, ignore_errors=True)
+    return 0
+
+
+def _run_uvicorn(settings: Settings, limits: HeadLimits, log_config: dict[str, Any]) -> None:
+    import uvicorn
+
+    from bangscore.shim.protocol import BoundedProtocols
+
     uvicorn.run(
         "bangscore.serve_cli:asgi_app",
         factory=True,
@@ -172,9 +198,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         proxy_headers=bool(settings.forwarded_allow_ips.strip()),
         forwarded_allow_ips=settings.forwarded_allow_ips.strip() or None,
         log_config=log_config,
-        access_log=not args.quiet,
+        access_log=False,  # the shim writes its own, structured (bangscore.shim.access_log)
     )
-    return 0
 
 
 def add_parsers(sub: Any) -> None:
@@ -190,5 +215,5 @@ def add_parsers(sub: Any) -> None:
         "--forwarded-allow-ips",
         help="proxies trusted to set X-Forwarded-For, comma-separated (default: none)",
     )
-    p.add_argument("--quiet", action="store_true", help="no access log")
+    p.add_argument("--quiet", action="store_true", help="no access log (BANGSCORE_ACCESS_LOG)")
     p.set_defaults(func=cmd_serve)

@@ -37,6 +37,9 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65535)
     workers: int = Field(1, ge=1, le=64)
+    access_log: bool = Field(
+        True, description="Write the JSON access log to standard output (`serve --quiet`: off)"
+    )
     anonymous_daily_limit: int = Field(1000, ge=1, description="Per-IP allowance without a key")
     page_daily_limit: int = Field(5000, ge=1, description="Per-IP allowance of website pages")
     pointer_poll_seconds: float = Field(5.0, gt=0, description="How often replicas re-read current")

@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 import orjson
 
-from bangscore.manifest import object_key, read_manifest
+from bangscore.manifest import read_body, read_manifest
 from bangscore.storage import LocalStorage
 
 
@@ -27,7 +27,7 @@ def detail_records(snapshots: Path) -> list[dict[str, Any]]:
     assert pointer is not None, "no snapshot published"
     manifest = read_manifest(storage, pointer)
     return [
-        orjson.loads(storage.get(object_key(entry.sha256)))
+        orjson.loads(read_body(storage, entry))
         for key, entry in manifest.entries.items()
         if key.startswith("games/")
     ]

@@ -10,6 +10,9 @@ Same machine, same run, loopback only, one server process each, wrk with 64 conn
 - a bare Starlette app on uvicorn answering the same bytes as constants (:mod:`bench.bare`,
   the framework's ceiling, with the shim's uvicorn settings);
 - Datasette serving the same catalog from SQLite (JSON API, filters, FTS on name);
+- the production configuration (:mod:`bench.production`): the shim with its access log on and
+  off, with and without gzip, nginx with its access log and ``gzip_static``, bytes on the
+  wire, the snapshot's size on disk;
 - the build (score, render, publish) of the real catalog and of a 200,000-game scaled copy
   (:mod:`bench.scale`): wall time and peak memory of the child process.
 
@@ -58,6 +61,17 @@ from bench.catalogs import (
     detail_records,
     search_words,
     shim_composed,
+)
+from bench.production import (
+    GZIP,
+    NGINX_LOGGED,
+    SHIM_LOGGED,
+    SHIM_QUIET,
+    disk_usage,
+    nginx_logged_conf,
+    section,
+    wire_bytes,
+    write_gzip_static,
 )
 from bench.report import BULK_LIMIT, DUMPS_LABEL, LATENCY_ROW, BuildFigure, build_table, report
 from bench.scale import scale_catalog
@@ -356,6 +370,9 @@ def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
     rotations[LATENCY_ROW] = (*rotations["search, rotating"][:3], 1)
 
     results: dict[tuple[str, str], WrkResult] = {}
+    production = workloads[:2]  # the list page and the detail record
+    prod: dict[tuple[str, str, str], WrkResult] = {}
+    wire: dict[tuple[str, str], tuple[int, int]] = {}
     logs = work / "logs"
     logs.mkdir()
 
@@ -398,6 +415,25 @@ def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
                 shim_url, seconds, headers=auth, script=script, warmup=False, connections=conns
             )
             print("shim", name, results[(name, "shim")], flush=True)
+        for w in production:
+            prod[(w.name, SHIM_QUIET, "identity")] = results[(w.name, "shim")]
+            prod[(w.name, SHIM_QUIET, "gzip")] = wrk(
+                shim_url + w.shim, seconds, headers={**auth, **GZIP}
+            )
+            print("shim gzip", w.name, prod[(w.name, SHIM_QUIET, "gzip")], flush=True)
+            for coding, extra in (("identity", {}), ("gzip", GZIP)):
+                wire[(w.name, coding)] = wire_bytes(shim_url, w.shim, {**auth, **extra})
+
+    # The same shim as operators run it: the JSON access log on, written to a file.
+    logged_cmd = [arg for arg in shim_cmd if arg != "--quiet"]
+    with serving(logged_cmd, f"{shim_url}/metrics", logs / "shim-logged.log", env):
+        for w in production:
+            for coding, extra in (("identity", {}), ("gzip", GZIP)):
+                figure = wrk(shim_url + w.shim, seconds, headers={**auth, **extra})
+                prod[(w.name, SHIM_LOGGED, coding)] = figure
+                print("shim logged", coding, w.name, figure, flush=True)
+    logged_lines = (logs / "shim-logged.log").read_bytes().count(b'"request_id"')
+    print("access-log lines written:", logged_lines, flush=True)
 
     # The shim again with the Redis store, whose leases take the count off the request path.
     # The same key is copied there (its record holds only the digest).
@@ -464,6 +500,20 @@ def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
                 f"{nginx_url}/{w.static}.json", seconds, headers=headers
             )
             print("nginx", w.name, results[(w.name, "nginx")], flush=True)
+
+    # nginx as production runs it: access log on, gzip_static for clients taking gzip.
+    write_gzip_static(static, [w.static for w in production if w.static])
+    logged_conf = nginx_logged_conf(prefix, static, nginx_port)
+    with serving(
+        ["nginx", "-c", str(logged_conf), "-p", str(prefix)],
+        f"{nginx_url}/list.json",
+        logs / "nginx-logged.log",
+    ):
+        for w in production:
+            for coding, extra in (("identity", {}), ("gzip", GZIP)):
+                figure = wrk(f"{nginx_url}/{w.static}.json", seconds, headers=extra)
+                prod[(w.name, NGINX_LOGGED, coding)] = figure
+                print("nginx logged", coding, w.name, figure, flush=True)
 
     # Datasette over the same catalog in SQLite, immutable, facet suggestions off.
     db = work / "bench.db"
@@ -539,6 +589,13 @@ def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
         rotation_sizes={n: v[2] for n, v in rotations.items()},
         total_seconds=time.perf_counter() - started,
         tag=tag,
+    )
+    disk = disk_usage(real_state / "snapshots")
+    text += "\n" + "\n".join(section([w.name for w in production], prod, wire, disk))
+    text += (
+        "\nThis run shared the machine's 2 cores with other work (six other engineers' tests"
+        " and builds in the same session): compare the ratios of this one run, not its absolute"
+        " figures.\n"
     )
     out.write_text(text)
     print(text)

@@ -1,7 +1,9 @@
 """Publishing snapshots to object storage: content-addressed objects, a manifest, the pointer
 last. The layout itself is :mod:`bangscore.manifest`.
 
-A publish writes the bodies the storage does not already hold (so an unchanged page costs
+A publish stores every JSON and HTML body above 1 KB gzip-compressed and only so (the shim
+decompresses for a client that takes no encoding; :mod:`bangscore.manifest`), then writes the
+bodies the storage does not already hold (so an unchanged page costs
 nothing on the next build), then the manifest, then moves ``current`` by compare-and-swap.
 Until that last step nothing of the new snapshot is visible; if any step fails, the pointer
 still names the previous, complete snapshot. Pruning keeps the newest ``keep`` snapshots
@@ -20,10 +22,14 @@ from typing import Any
 from tqdm import tqdm
 
 from bangscore.manifest import (
+    GZIP,
+    Encoded,
     Entry,
     Manifest,
     SnapshotError,
+    compressible,
     digest,
+    gzip_body,
     list_snapshots,
     manifest_key,
     object_key,
@@ -81,16 +87,18 @@ def publish(
 
     def fresh() -> Iterator[StoredObject]:
         for obj in tqdm(objects, desc="publish", unit="obj", disable=not progress):
-            sha = digest(obj.body)
-            entries[obj.key] = Entry(sha, obj.content_type, len(obj.body))
-            counts["bytes_total"] += len(obj.body)
-            if sha in present or _intact(storage, sha, len(obj.body), sizes, repair=repair):
+            entry, body = _stored_form(obj)
+            entries[obj.key] = entry
+            sha = entry.stored[0]
+            counts["bytes_total"] += len(body)
+            if sha in present or _intact(storage, sha, len(body), sizes, repair=repair):
                 present.add(sha)
                 continue
             present.add(sha)
             counts["uploaded"] += 1
-            counts["bytes_uploaded"] += len(obj.body)
-            yield StoredObject(object_key(sha), obj.body, obj.content_type)
+            counts["bytes_uploaded"] += len(body)
+            coding = GZIP if entry.encodings else None
+            yield StoredObject(object_key(sha), body, obj.content_type, coding)
 
     storage.put_many(fresh())
     manifest = Manifest(snapshot_id, created_at, meta, entries)
@@ -111,6 +119,17 @@ def publish(
         seconds=time.perf_counter() - started,
         pruned=tuple(pruned),
     )
+
+
+def _stored_form(obj: StoredObject) -> tuple[Entry, bytes]:
+    """Given an object of a snapshot, return its manifest entry and the bytes stored for it:
+    gzip-compressed when :func:`~bangscore.manifest.compressible`, else as they are."""
+    sha = digest(obj.body)
+    if not compressible(obj.content_type, len(obj.body)):
+        return Entry(sha, obj.content_type, len(obj.body)), obj.body
+    packed = gzip_body(obj.body)
+    encoded = Encoded(GZIP, digest(packed), len(packed))
+    return Entry(sha, obj.content_type, len(obj.body), (encoded,)), packed
 
 
 def _intact(
@@ -148,7 +167,8 @@ def _referenced(storage: ObjectStorage, ids: Iterable[str] | None = None) -> set
     found: set[str] = set()
     for snapshot_id in list_snapshots(storage) if ids is None else ids:
         try:
-            found.update(e.sha256 for e in read_manifest(storage, snapshot_id).entries.values())
+            for entry in read_manifest(storage, snapshot_id).entries.values():
+                found.update(entry.stored)
         except SnapshotError:
             continue  # an unreadable manifest protects nothing; verify reports it
     return found

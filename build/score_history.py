@@ -20,8 +20,8 @@ from typing import Any, Final, NamedTuple
 
 import orjson
 
-from bangscore.manifest import SnapshotError, digest, object_key, read_manifest
-from bangscore.storage import ObjectNotFound, ObjectStorage
+from bangscore.manifest import SnapshotError, read_body, read_manifest
+from bangscore.storage import ObjectStorage
 
 __all__ = [
     "MAX_SCORE_HISTORY",
@@ -114,12 +114,7 @@ def read_score_history(storage: ObjectStorage) -> dict[int, tuple[ScorePoint, ..
     entry = read_manifest(storage, current).entries.get(SCORE_HISTORY_KEY)
     if entry is None:
         return {}
-    try:
-        body = storage.get(object_key(entry.sha256))
-    except ObjectNotFound as exc:
-        raise SnapshotError(f"score history object {entry.sha256} is missing") from exc
-    if digest(body) != entry.sha256:
-        raise SnapshotError(f"score history object {entry.sha256} is corrupt")
+    body = read_body(storage, entry)  # SnapshotError when missing or corrupt
     try:
         return decode(body)
     except ValueError as exc:

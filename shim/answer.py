@@ -17,6 +17,16 @@ allowance:
 
 The refusal and error shapes belong to the allowance's :class:`Voice`: problem+json for the
 API, an HTML page for the website.
+
+Representations (RFC 9110 12.5.3, 8.8.3): a JSON or HTML answer above 1 KB is sent
+gzip-compressed to a client whose ``Accept-Encoding`` takes gzip, as it is to any other, with
+``Vary: Accept-Encoding`` on both and an ETag of its own for each, so a cache never hands one
+client's bytes to the other and ``If-None-Match`` names one representation. A body the builder
+stored compressed is sent as stored; one resolved here (a list page composed per request) is
+compressed once and kept with the remembered answer.
+
+Answers are sent as raw ASGI messages (:class:`RawResponse`): the hot path builds its head as
+header pairs and skips Starlette's header initialisation.
 """
 
 from __future__ import annotations
@@ -26,12 +36,15 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Protocol
 
+from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
 
 from bangscore.errors import Forbidden as Forbidden
 from bangscore.errors import NotFound as NotFound
 from bangscore.errors import Refusal as Refusal
+from bangscore.manifest import GZIP, compressible, etag_for, gzip_body
 from bangscore.shim.problems import BadRequest
 from bangscore.shim.quota import Quota, Window, rate_headers
 from bangscore.shim.source import LoadedSnapshot, SnapshotSource
@@ -42,32 +55,88 @@ JSON_TYPE = "application/json"
 HTML = "text/html; charset=utf-8"
 CACHE_OK = "private, max-age=300"
 Rate = list[tuple[str, str]]
+RawHeaders = list[tuple[bytes, bytes]]
+VARY = (b"vary", b"Accept-Encoding")
+GZIP_HEADER = (b"content-encoding", GZIP.encode())
+_ACCEPTS: dict[str, bool] = {}  # Accept-Encoding value -> takes gzip (clients send a few values)
+
+
+class RawResponse(Response):
+    """A response given as its status, raw header pairs (lower-case names) and body, and sent
+    as the two ASGI messages ``http.response.start`` and ``http.response.body``.
+
+    It keeps Starlette's public response attributes (``status_code``, ``body``, ``headers``,
+    ``background``), so a handler may read or add headers as on any Response, but skips
+    ``Response.__init__``'s header building: on the hot path the head is built once, raw.
+    """
+
+    def __init__(self, status_code: int, raw_headers: RawHeaders, body: bytes = b"") -> None:
+        self.status_code = status_code
+        self.body = body
+        self.background: BackgroundTask | None = None
+        self.raw_headers = raw_headers
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Send the head and the body (one ASGI message each)."""
+        await send(
+            {"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers}
+        )
+        await send({"type": "http.response.body", "body": self.body})
+        if self.background is not None:
+            await self.background()
 
 
 @dataclass(frozen=True)
 class Resolved:
-    """A resolved 200 answer: body, content type, ETag, and extra headers (Link)."""
+    """A resolved 200 answer: body (the identity), content type, ETag, extra headers (Link)
+    and, when the builder stored one, its gzip representation as (bytes, ETag)."""
 
     body: bytes
     etag: str
     content_type: str = JSON_TYPE
     headers: tuple[tuple[str, str], ...] = ()
+    stored_gzip: tuple[bytes, str] | None = None
 
     @cached_property
-    def raw_headers(self) -> list[tuple[bytes, bytes]]:
-        """Return the answer's own headers as the server sends them (Link, caching, ETag)."""
+    def raw_headers(self) -> RawHeaders:
+        """Return the answer's own headers as the server sends them (Link, caching)."""
         own = [(name.lower().encode(), value.encode()) for name, value in self.headers]
-        return [*own, (b"cache-control", CACHE_OK.encode()), (b"etag", self.etag.encode())]
+        return [*own, (b"cache-control", CACHE_OK.encode())]
+
+    @cached_property
+    def gzipped(self) -> tuple[bytes, str] | None:
+        """Return the gzip representation as (bytes, strong ETag), compressed on first use
+        (and kept with the answer), or None for a body that is not worth compressing."""
+        if self.stored_gzip is not None:
+            return self.stored_gzip
+        if not compressible(self.content_type, len(self.body)):
+            return None
+        packed = gzip_body(self.body)
+        return packed, etag_for(packed)
+
+    def entity_tag(self, gzip_ok: bool) -> str:
+        """Given whether the client takes gzip, return the ETag of the representation sent."""
+        if gzip_ok and self.gzipped is not None:
+            return self.gzipped[1]
+        return self.etag
 
 
 @dataclass(frozen=True)
 class Stored:
-    """A stored snapshot object named but not read yet: its key, ETag and content type. The
-    body is read only when a 200 is sent, so a 304 or a refusal reads nothing."""
+    """A stored snapshot object named but not read yet: its key, ETag, content type and the
+    ETag of its gzip representation when it is stored compressed. The body is read only when
+    a 200 is sent, so a 304 or a refusal reads nothing."""
 
     key: str
     etag: str
     content_type: str
+    gzip_etag: str | None = None
+
+    def entity_tag(self, gzip_ok: bool) -> str:
+        """Given whether the client takes gzip, return the ETag of the representation sent."""
+        if gzip_ok and self.gzip_etag is not None:
+            return self.gzip_etag
+        return self.etag
 
 
 Resolution = Resolved | Stored | Response
@@ -115,27 +184,81 @@ def if_none_match(header: str | None) -> tuple[bool, frozenset[str]]:
     return star, frozenset(tag.removeprefix("W/") for tag in tags if tag and tag != "*")
 
 
-def ok(snap: LoadedSnapshot, resolved: Resolved, rate: Rate, status: int) -> Response:
-    """Given a resolved answer and its rate headers, return it as a 200, or a 304 without a
-    body, with its caching headers; the headers are built raw (the hot path's cost)."""
+def accepts_gzip(header: str | None) -> bool:
+    """Given an ``Accept-Encoding`` value (RFC 9110 12.5.3), return True if it takes gzip:
+    ``gzip`` or ``x-gzip`` with a non-zero weight, or ``*`` with one when gzip is not named.
+    No header, an empty one or ``identity`` takes no encoding."""
+    if not header:
+        return False
+    found = _ACCEPTS.get(header)
+    if found is not None:
+        return found
+    weights: dict[str, float] = {}
+    for item in header.split(","):
+        name, _, params = item.partition(";")
+        weight = 1.0
+        for param in params.split(";"):
+            key, _, value = param.strip().partition("=")
+            if key.strip().lower() == "q":
+                try:
+                    weight = float(value.strip())
+                except ValueError:
+                    weight = 0.0
+        weights[name.strip().lower()] = weight
+    named = weights.get("gzip", weights.get("x-gzip"))
+    found = (named if named is not None else weights.get("*", 0.0)) > 0
+    if len(_ACCEPTS) < 256:  # bounded: a client sending odd values only costs a parse
+        _ACCEPTS[header] = found
+    return found
+
+
+def ok(
+    snap: LoadedSnapshot,
+    resolved: Resolved | Stored,
+    rate: Rate,
+    status: int,
+    *,
+    gzip_ok: bool = False,
+    body: bytes | None = None,
+) -> Response:
+    """Given a resolved answer, its rate headers and whether the client takes gzip, return it
+    as a 200 (or a 304 without a body) in the representation the client takes, with its
+    caching headers. A Stored answer's 200 needs that representation's ``body``."""
     headers = [(name.lower().encode(), value.encode()) for name, value in rate]
-    headers += resolved.raw_headers
-    headers.append((b"x-snapshot", snap.id.encode()))
-    response = Response.__new__(Response)
-    response.status_code = status
-    response.background = None
-    if status == 304:
-        response.body = b""
+    if isinstance(resolved, Resolved):
+        headers += resolved.raw_headers
+        vary = resolved.gzipped is not None
     else:
-        response.body = resolved.body
-        headers.append((b"content-length", str(len(resolved.body)).encode()))
-        headers.append((b"content-type", resolved.content_type.encode()))
-    response.raw_headers = headers
-    return response
+        headers.append((b"cache-control", CACHE_OK.encode()))
+        vary = resolved.gzip_etag is not None
+    encoded = vary and gzip_ok
+    headers.append((b"etag", resolved.entity_tag(gzip_ok).encode()))
+    headers.append((b"x-snapshot", snap.id.encode()))
+    if vary:
+        headers.append(VARY)
+    if status == 304:
+        return RawResponse(304, headers)
+    if body is None:
+        assert isinstance(resolved, Resolved), "a stored answer's body must be read"
+        gzipped = resolved.gzipped
+        body = gzipped[0] if encoded and gzipped is not None else resolved.body
+    if encoded:
+        headers.append(GZIP_HEADER)
+    headers.append((b"content-length", str(len(body)).encode()))
+    headers.append((b"content-type", resolved.content_type.encode()))
+    return RawResponse(status, headers, body)
 
 
 def _rate(hit: Hit, window: Window) -> Rate:
     return rate_headers(hit.limit, hit.used, window)
+
+
+async def _representation(
+    source: SnapshotSource, snap: LoadedSnapshot, found: Stored, gzip_ok: bool
+) -> bytes:
+    """Given a stored answer, return the bytes of the representation the client takes."""
+    coding = GZIP if gzip_ok and found.gzip_etag is not None else None
+    return await source.body(snap, found.key, coding)
 
 
 async def answer(
@@ -162,21 +285,22 @@ async def answer(
         resolved = exc
     except (ObjectStorageError, KeyStoreUnavailable) as exc:
         return voice.unavailable(request, _peek(quota, subject, limit), exc)
-    star, tags = if_none_match(request.headers.get("if-none-match"))
-    matched = isinstance(resolved, Resolved | Stored) and resolved.etag in tags
+    headers = request.headers
+    gzip_ok = accepts_gzip(headers.get("accept-encoding"))
+    star, tags = if_none_match(headers.get("if-none-match"))
+    matched = isinstance(resolved, Resolved | Stored) and resolved.entity_tag(gzip_ok) in tags
+    body: bytes | None = None
     if matched or not allowance.counted:
         hit, window = quota.peek(subject, limit)
         if matched:
             if allowance.counted and not hit.admitted:
                 return voice.refused(request, hit, window, _rate(hit, window))
             assert isinstance(resolved, Resolved | Stored)
-            return ok(snap, _entity(resolved), _rate(hit, window), 304)
+            return ok(snap, resolved, _rate(hit, window), 304, gzip_ok=gzip_ok)
     else:
         if isinstance(resolved, Stored) and not star:
             try:
-                resolved = Resolved(
-                    await source.body(snap, resolved.key), resolved.etag, resolved.content_type
-                )
+                body = await _representation(source, snap, resolved, gzip_ok)
             except ObjectStorageError as exc:
                 return voice.unavailable(request, _peek(quota, subject, limit), exc)
         hit, window = quota.charge(subject, limit)
@@ -189,14 +313,13 @@ async def answer(
         resolved.headers.update(dict(rate))
         return resolved
     if star and allowance.counted:
-        return ok(snap, _entity(resolved), rate, 304)
-    if isinstance(resolved, Stored):  # not counted: read now
+        return ok(snap, resolved, rate, 304, gzip_ok=gzip_ok)
+    if isinstance(resolved, Stored) and body is None:  # not counted: read now
         try:
-            body = await source.body(snap, resolved.key)
+            body = await _representation(source, snap, resolved, gzip_ok)
         except ObjectStorageError as exc:
             return voice.unavailable(request, rate, exc)
-        resolved = Resolved(body, resolved.etag, resolved.content_type)
-    return ok(snap, resolved, rate, 200)
+    return ok(snap, resolved, rate, 200, gzip_ok=gzip_ok, body=body)
 
 
 def stored(snap: LoadedSnapshot, key: str, content_type: str) -> Stored:
@@ -205,22 +328,20 @@ def stored(snap: LoadedSnapshot, key: str, content_type: str) -> Stored:
     etag = snap.etag(key)
     if etag is None:
         raise NotFound("not_found", "No resource at this path.")
-    return Stored(key, etag, content_type)
+    return Stored(key, etag, content_type, snap.gzip_etag(key))
 
 
 async def read(source: SnapshotSource, snap: LoadedSnapshot, found: Resolved | Stored) -> Resolved:
     """Given the snapshot source, a snapshot and an answer, return the answer with its body
-    read (ObjectStorageError if it cannot be)."""
+    read (the identity, and the stored gzip representation when there is one), raising
+    ObjectStorageError if it cannot be."""
     if isinstance(found, Resolved):
         return found
-    return Resolved(await source.body(snap, found.key), found.etag, found.content_type)
-
-
-def _entity(resolved: Resolved | Stored) -> Resolved:
-    """Given an answer whose body is not sent (a 304), return it as headers-only Resolved."""
-    if isinstance(resolved, Resolved):
-        return resolved
-    return Resolved(b"", resolved.etag, resolved.content_type)
+    body = await source.body(snap, found.key)
+    packed = None
+    if found.gzip_etag is not None:
+        packed = (await source.body(snap, found.key, GZIP), found.gzip_etag)
+    return Resolved(body, found.etag, found.content_type, stored_gzip=packed)
 
 
 def _peek(quota: Quota, subject: str, limit: int) -> Rate:

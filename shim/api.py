@@ -175,6 +175,7 @@ async def keyed(request: Request, resolve: KeyedResolver, *, counted: bool = Tru
         return _unauthorized(request, exc.code, exc.detail, sent=True)
     except KeyStoreUnavailable as exc:
         return voice.unavailable(request, [], exc)
+    request.scope.setdefault("state", {})["key_id"] = record.key_id  # for the access log
     allowance = key_allowance(record, voice, counted=counted)
     bound = partial(resolve, request, record)
     return await answer(request, bound, allowance, source=state.source, quota=state.quota)

@@ -7,7 +7,11 @@ The services every handler reads from ``request.app.state``: ``settings``, ``sou
 :class:`~bangscore.shim.quota.Quota`), ``problems`` (the API's problem+json voice,
 :class:`~bangscore.shim.api.ProblemVoice`), ``lists`` (precomputed or composed list pages,
 :class:`~bangscore.shim.lists.ListPages`), ``pages`` (the website,
-:class:`~bangscore.shim.pages.Pages`) and ``export`` (the Bulk export, or None).
+:class:`~bangscore.shim.pages.Pages`), ``export`` (the Bulk export, or None) and ``metrics``
+(:class:`~bangscore.shim.metrics.Metrics`).
+
+A ticker runs once a second while the app serves: it hands the access log's lines to its
+writer thread and copies this process's counters into the exported metrics.
 """
 
 from __future__ import annotations
@@ -27,9 +31,11 @@ from starlette.routing import BaseRoute
 from bangscore.manifest import SnapshotError
 from bangscore.settings import Settings
 from bangscore.shim import downloads, heap, routes
+from bangscore.shim.access_log import FLUSH_SECONDS, AccessLog
 from bangscore.shim.api import ProblemVoice, charge_anonymous
 from bangscore.shim.edge import EdgeMiddleware
 from bangscore.shim.lists import ListPages
+from bangscore.shim.metrics import Metrics
 from bangscore.shim.pages import ROUTES as PAGE_ROUTES
 from bangscore.shim.pages import Pages
 from bangscore.shim.quota import Quota
@@ -73,6 +79,7 @@ def create_app(
     export: ExportService | None = None,
     watches: WatchOptions | None = None,
     freeze_heap: bool = False,
+    access_log: AccessLog | None = None,
 ) -> Starlette:
     """Given the settings, a snapshot source and a quota, return the ASGI app.
 
@@ -88,10 +95,13 @@ def create_app(
     services are put on ``app.state`` (named in this module's docstring).
     ``watches`` adds the watch pages to the account website (:mod:`bangscore.shim.account.watches`).
     With ``freeze_heap`` (a serving process, not a test's) each loaded snapshot and its indexes
-    are frozen out of the cyclic collector (:mod:`bangscore.shim.heap`).
+    are frozen out of the cyclic collector (:mod:`bangscore.shim.heap`). With an
+    ``access_log`` every request is logged (:mod:`bangscore.shim.access_log`), and the log is
+    flushed at shutdown.
     """
     site_url, base_url = settings.site_url, settings.api_base_url
     problems = ProblemVoice(source, site_url=site_url, retry_after=settings.retry_after_seconds)
+    metrics = Metrics()
     lists = ListPages(source)
     pages = Pages(
         source,
@@ -132,6 +142,14 @@ def create_app(
         if freeze_heap:
             heap.settle()
 
+    async def tick(app: Starlette) -> None:
+        """Once a second: flush the access log, sync the counters into the metrics."""
+        while True:
+            await asyncio.sleep(FLUSH_SECONDS)
+            if access_log is not None:
+                access_log.flush()
+            metrics.sync(routes.counter_totals(app.state), source.cache.size)
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         try:
@@ -144,7 +162,11 @@ def create_app(
         task = None
         if follow:
             task = asyncio.create_task(source.follow(on_switch=warm))
+        ticker = asyncio.create_task(tick(app))
         yield
+        ticker.cancel()
+        if access_log is not None:
+            access_log.close()
         if task is not None:
             task.cancel()
         if freeze_heap:
@@ -178,7 +200,14 @@ def create_app(
     # A trailing slash is dropped by the edge before routing: no redirect, so none is built
     # from the request's Host header.
     app.router.redirect_slashes = False
-    app.add_middleware(EdgeMiddleware, source=source, quota=quota, problems=problems)
+    app.add_middleware(
+        EdgeMiddleware,
+        source=source,
+        quota=quota,
+        problems=problems,
+        access_log=access_log,
+        metrics=metrics,
+    )
     app.state.settings = settings
     app.state.source = source
     app.state.quota = quota
@@ -186,4 +215,5 @@ def create_app(
     app.state.lists = lists
     app.state.pages = pages
     app.state.export = export
+    app.state.metrics = metrics
     return app

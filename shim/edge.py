@@ -20,12 +20,14 @@ from __future__ import annotations
 import logging
 import os
 import random
+import time
 from pathlib import Path
 
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from bangscore.shim.access_log import AccessLog
 from bangscore.shim.answer import Resolved, answer
 from bangscore.shim.api import (
     EDGE_HEADERS,
@@ -34,6 +36,7 @@ from bangscore.shim.api import (
     key_allowance,
     presented_key,
 )
+from bangscore.shim.metrics import Metrics
 from bangscore.shim.page_policy import HSTS, browser_headers
 from bangscore.shim.problems import PROBLEM_TYPE, problem_body
 from bangscore.shim.protocol import PROTOCOL_ERROR, BodyRefused
@@ -45,14 +48,33 @@ from bangscore.stores.keystore import KeyStoreUnavailable
 log = logging.getLogger("bangscore.shim")
 
 
+class Outcome:
+    """What was sent for one request: its status (0 until the head is sent) and body bytes."""
+
+    __slots__ = ("sent", "status")
+
+    def __init__(self) -> None:
+        self.status = 0
+        self.sent = 0
+
+
 class EdgeMiddleware:
     """Pure ASGI middleware: request id, CORS, nosniff and rate-limit headers on every
     response; 500 on faults; protocol errors as problems; trailing slashes dropped."""
 
     def __init__(
-        self, app: ASGIApp, *, source: SnapshotSource, quota: Quota, problems: ProblemVoice
+        self,
+        app: ASGIApp,
+        *,
+        source: SnapshotSource,
+        quota: Quota,
+        problems: ProblemVoice,
+        access_log: AccessLog | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self.app = app
+        self.access_log = access_log
+        self.metrics = metrics
         self.source = source
         self.quota = quota
         self.problems = problems
@@ -67,8 +89,51 @@ class EdgeMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        arrived, clock = time.time(), time.perf_counter_ns()
         request_id = f"{self._ids.getrandbits(64):016x}"
-        scope.setdefault("state", {})["request_id"] = request_id
+        state = scope.setdefault("state", {})
+        state["request_id"] = request_id
+        outcome = Outcome()
+        try:
+            await self._answer(scope, receive, send, request_id, outcome)
+        finally:
+            if self.access_log is not None or self.metrics is not None:
+                micros = (time.perf_counter_ns() - clock) // 1000
+                self._account(scope, request_id, arrived, micros, outcome)
+
+    def _account(
+        self,
+        scope: Scope,
+        request_id: str,
+        arrived: float,
+        micros: int,
+        outcome: Outcome,
+    ) -> None:
+        """Given an answered request, record it in the access log and the metrics."""
+        status = outcome.status
+        if self.metrics is not None:
+            self.metrics.observe(status, micros / 1e6)
+        if self.access_log is not None:
+            client = scope.get("client")
+            self.access_log.record(
+                (
+                    arrived,
+                    request_id,
+                    scope["method"],
+                    scope["path"],
+                    scope["query_string"],
+                    status,
+                    outcome.sent,
+                    micros,
+                    scope["state"].get("key_id"),
+                    client[0] if client else None,
+                )
+            )
+
+    async def _answer(
+        self, scope: Scope, receive: Receive, send: Send, request_id: str, outcome: Outcome
+    ) -> None:
+        """Given a request, answer it, noting in ``outcome`` the status and body bytes sent."""
         extra = [*EDGE_HEADERS, (b"x-request-id", request_id.encode())]
         if self.https:
             extra.append((b"strict-transport-security", HSTS))
@@ -76,8 +141,11 @@ class EdgeMiddleware:
 
         async def send_with_headers(message: Message) -> None:
             nonlocal started
-            if message["type"] == "http.response.start":
+            if message["type"] == "http.response.body":
+                outcome.sent += len(message.get("body", b""))
+            elif message["type"] == "http.response.start":
                 started = True
+                outcome.status = message["status"]
                 headers = list(message.get("headers", ()))
                 # Counted answers put their rate-limit headers first (answer.ok).
                 counted = bool(headers) and headers[0][0] == b"x-ratelimit-limit"
@@ -176,6 +244,7 @@ class EdgeMiddleware:
             record = self.quota.authenticate(key)
         except (AuthFailure, KeyStoreUnavailable):
             return None
+        scope["state"]["key_id"] = record.key_id
 
         async def resolve(_: object) -> Resolved:
             return remembered

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from functools import partial
+from typing import Any
 from urllib.parse import urlencode
 
 import anyio.to_thread
@@ -21,6 +22,7 @@ from bangscore.manifest import etag_for
 from bangscore.shim import api, params
 from bangscore.shim.answer import JSON_TYPE, NotFound, Resolved, Stored, read, stored
 from bangscore.shim.api import KeyedResolver
+from bangscore.shim.metrics import CONTENT_TYPE, Metrics
 from bangscore.shim.pages import SEARCH_THREADS
 from bangscore.shim.problems import BadRequest
 from bangscore.shim.source import LoadedSnapshot
@@ -171,25 +173,32 @@ async def openapi(request: Request) -> Response:
     return await api.anonymous(request, _openapi_document)
 
 
-async def metrics(request: Request) -> Response:
-    """Given ``GET /metrics``, return the counters in the Prometheus text format (no-store)."""
-    state = request.app.state
+def counter_totals(state: Any) -> dict[str, int]:
+    """Given the app's state, return this process's counters by metric name (without
+    ``bangscore_`` and ``_total``): the quota's, the key store's and the snapshot switches."""
     m = state.quota.metrics
-    lines = [
-        f"bangscore_store_errors_total {m.store_errors}",
-        f"bangscore_fail_open_admits_total {m.fail_open_admits}",
-        f"bangscore_key_cache_hits_total {m.key_cache_hits}",
-        f"bangscore_key_lookups_total {m.key_lookups}",
-        f"bangscore_snapshot_switches_total {state.source.switches}",
-        f"bangscore_body_cache_bytes {state.source.cache.size}",
-    ]
-    lines += [f"bangscore_quota_{name}_total {n}" for name, n in sorted(m.extra.items())]
-    stats = state.quota.stats()
-    lines += [f"bangscore_store_{name}_total {n}" for name, n in sorted(stats.items())]
+    totals = {
+        "store_errors": m.store_errors,
+        "fail_open_admits": m.fail_open_admits,
+        "key_cache_hits": m.key_cache_hits,
+        "key_lookups": m.key_lookups,
+        "snapshot_switches": state.source.switches,
+    }
+    totals.update({f"quota_{name}": n for name, n in m.extra.items()})
+    totals.update({f"store_{name}": n for name, n in state.quota.stats().items()})
+    return totals
+
+
+async def metrics(request: Request) -> Response:
+    """Given ``GET /metrics``, return the metrics in the Prometheus text format (no-store),
+    summed over every worker (:mod:`bangscore.shim.metrics`)."""
+    state = request.app.state
+    exported: Metrics = state.metrics
+    exported.sync(counter_totals(state), state.source.cache.size)
     return Response(
-        "\n".join(lines) + "\n",
+        exported.exposition(),
         headers={"Cache-Control": "no-store"},
-        media_type="text/plain; version=0.0.4",
+        media_type=CONTENT_TYPE,
     )
 
 

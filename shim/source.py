@@ -4,7 +4,9 @@ compact and search indexes, and a byte-bounded cache of object bodies.
 A :class:`LoadedSnapshot` is immutable; switching snapshots replaces one reference, and each
 request takes that reference once, so a response never mixes two snapshots. Bodies are
 cached by their SHA-256 (content address), checked against it when fetched, and shared
-between snapshots that contain the same bytes.
+between snapshots that contain the same bytes. A body stored gzip-compressed
+(:mod:`bangscore.manifest`) is cached as stored, for clients that take gzip, and once
+decompressed, for the rare client that takes no encoding.
 """
 
 from __future__ import annotations
@@ -24,9 +26,11 @@ from bangscore.contract.paging import page_bounds, render_page
 from bangscore.contract.search import SearchIndex
 from bangscore.errors import CorruptObject as CorruptObject
 from bangscore.manifest import (
+    GZIP,
     Entry,
     Manifest,
     SnapshotError,
+    decode_stored,
     digest,
     etag_for,
     etag_from_digest,
@@ -74,6 +78,13 @@ class LoadedSnapshot:
         entry = self.manifest.entries.get(key)
         return etag_from_digest(entry.sha256) if entry else None
 
+    def gzip_etag(self, key: str) -> str | None:
+        """Given a key inside the snapshot, return the strong ETag of its gzip representation,
+        or None if it is not stored gzip-compressed."""
+        entry = self.manifest.entries.get(key)
+        encoded = entry.encoded(GZIP) if entry else None
+        return etag_from_digest(encoded.sha256) if encoded else None
+
     def search_page(self, q: str, page: int, adult: bool = True) -> tuple[bytes, str]:
         """Given a validated query, a 1-based page and whether adult games are listed (the
         API: always; the website: only with ``adult=true``), return (envelope bytes, strong
@@ -102,13 +113,25 @@ class SnapshotSource:
         self.switches = 0
         self.load_error: str | None = None  # why the last load failed, for operators and 503s
 
-    def _fetch(self, entry: Entry) -> bytes:
-        body = self.cache.find(entry.sha256)
-        if body is None:
-            body = self.storage.get(object_key(entry.sha256))
-            if digest(body) != entry.sha256:
-                raise CorruptObject(f"object {entry.sha256} does not match its digest")
-            self.cache.put(entry.sha256, body)
+    def _fetch(self, entry: Entry, coding: str | None = None) -> bytes:
+        """Given an entry and a content coding it is stored in (None: the identity), return
+        those bytes, from the cache or the store (checked against the manifest's digest)."""
+        encoded = entry.encoded(coding) if coding else None
+        sha = encoded.sha256 if encoded else entry.sha256
+        body = self.cache.find(sha)
+        if body is not None:
+            return body
+        if encoded is None and entry.encodings:  # stored compressed only: decompress
+            packed = self._fetch(entry, entry.encodings[0].coding)
+            try:
+                body = decode_stored(entry, packed)
+            except SnapshotError as exc:
+                raise CorruptObject(str(exc)) from exc
+        else:
+            body = self.storage.get(object_key(sha))
+            if digest(body) != sha:
+                raise CorruptObject(f"object {sha} does not match its digest")
+        self.cache.put(sha, body)
         return body
 
     def load(self, snapshot_id: str) -> LoadedSnapshot:
@@ -147,8 +170,9 @@ class SnapshotSource:
         log.info("serving snapshot %s", pointer)
         return True
 
-    async def body(self, snap: LoadedSnapshot, key: str) -> bytes:
-        """Given a snapshot and a key in it, return the body bytes.
+    async def body(self, snap: LoadedSnapshot, key: str, coding: str | None = None) -> bytes:
+        """Given a snapshot, a key in it and a content coding the key is stored in (None: the
+        identity, decompressed if need be), return those bytes.
 
         Raises ObjectNotFound if the snapshot has no such key, ObjectStorageUnavailable if the store
         cannot be reached, CorruptObject if the stored bytes do not match the manifest.
@@ -156,10 +180,11 @@ class SnapshotSource:
         entry = snap.entry(key)
         if entry is None:
             raise ObjectNotFound(key)
-        body = self.cache.find(entry.sha256)
+        encoded = entry.encoded(coding) if coding else None
+        body = self.cache.find(encoded.sha256 if encoded else entry.sha256)
         if body is not None:
             return body
-        return await anyio.to_thread.run_sync(self._fetch, entry)
+        return await anyio.to_thread.run_sync(self._fetch, entry, coding)
 
     async def follow(self, on_switch: Callable[[], Awaitable[None]] | None = None) -> None:
         """Poll the pointer forever, switching snapshots as they are published; after each

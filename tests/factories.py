@@ -19,6 +19,7 @@ from bangscore.build.snapshot import snapshot_objects
 from bangscore.scoring.pipeline import ScoredGame, score_catalog
 from bangscore.scoring.records import Catalog, GameRecord, NotRated, Sources
 from bangscore.settings import Settings
+from bangscore.shim.access_log import AccessLog
 from bangscore.shim.app import create_app
 from bangscore.shim.quota import Quota
 from bangscore.shim.source import SnapshotSource
@@ -129,9 +130,11 @@ def make_app(
     anonymous_limit: int = 1000,
     page_limit: int = 5000,
     site_url: str = SITE,
+    access_log: AccessLog | None = None,
 ) -> tuple[Starlette, SQLiteKeyStore, Quota]:
-    """Given a published store and a folder, return (app, its SQLite store, its quota); the
-    app serves ``site_url`` (the snapshots here are built for :data:`SITE`)."""
+    """Given a published store and a folder (and an access log), return (app, its SQLite
+    store, its quota); the app serves ``site_url`` (the snapshots here are built for
+    :data:`SITE`)."""
     store = SQLiteKeyStore(state_dir / "keys.sqlite3")
     quota = Quota(
         store,
@@ -141,7 +144,9 @@ def make_app(
         **({"clock": clock} if clock else {}),
     )
     source = SnapshotSource(storage, cache_bytes=64 << 20, poll_seconds=3600)
-    app = create_app(Settings(site_url=site_url), source, quota, follow=False)
+    app = create_app(
+        Settings(site_url=site_url), source, quota, follow=False, access_log=access_log
+    )
     return app, store, quota
 
 

@@ -46,6 +46,16 @@ def wait_for(check: Callable[[], bool], seconds: float, what: str) -> None:
     raise AssertionError(f"not {what} within {seconds} s")
 
 
+def parse_metrics(text: str) -> dict[str, float]:
+    """Given Prometheus text, return each series (name and labels, as written) -> value."""
+    return {
+        series: float(value)
+        for series, _, value in (
+            line.rpartition(" ") for line in text.splitlines() if line and not line.startswith("#")
+        )
+    }
+
+
 @dataclass
 class ShimServer:
     """One ``bangscore serve`` process (and its workers) on a free loopback port.
@@ -124,7 +134,7 @@ class ShimServer:
     def metrics(self) -> dict[str, float]:
         """Return the process's ``/metrics`` as a name -> value mapping."""
         text = httpx.get(f"{self.url}/metrics", timeout=5.0).text
-        return {n: float(v) for n, v in (line.split() for line in text.splitlines() if line)}
+        return parse_metrics(text)
 
     def worker_clients(self, headers: dict[str, str] | None = None) -> list[httpx.Client]:
         """Return one keep-alive client per worker process, each pinned to a different worker.

@@ -9,7 +9,7 @@ import pytest
 
 from bangscore.cli import main
 from bangscore.ingest.catalog import write_catalog
-from bangscore.manifest import list_snapshots, object_key, read_manifest
+from bangscore.manifest import list_snapshots, read_body, read_manifest
 from bangscore.settings import Settings
 from bangscore.storage import LocalStorage
 from bangscore.stores.keys import is_well_formed, key_id
@@ -124,7 +124,7 @@ def test_build_bakes_the_url_of_the_configured_port(
     manifest = read_manifest(store, list_snapshots(store)[0])
     assert manifest.meta["site_url"] == manifest.meta["base_url"] == "http://127.0.0.1:9123"
     entry = manifest.entries["games/10000.json"]
-    assert b'"url":"http://127.0.0.1:9123/game/10000/' in store.get(object_key(entry.sha256))
+    assert b'"url":"http://127.0.0.1:9123/game/10000/' in read_body(store, entry)
 
 
 @pytest.mark.parametrize(

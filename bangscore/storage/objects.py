@@ -14,6 +14,7 @@ import contextlib
 import fcntl
 import os
 import queue
+import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -25,8 +26,12 @@ from bangscore.errors import ObjectNotFound as ObjectNotFound
 from bangscore.errors import ObjectStorageError as ObjectStorageError
 from bangscore.errors import ObjectStorageUnavailable as ObjectStorageUnavailable
 from bangscore.errors import PointerConflict as PointerConflict
+from bangscore.storage.object_table import BATCH as TABLE_BATCH
+from bangscore.storage.object_table import FILENAME as TABLE_FILE
+from bangscore.storage.object_table import ObjectTable
 
 POINTER_KEY = "current"
+OBJECTS_PREFIX = "objects/"  # the content-addressed bodies (bangscore.manifest)
 
 # Writes to a local folder overlap with the build's rendering: file system calls release the GIL.
 LOCAL_WRITERS = 1
@@ -43,11 +48,13 @@ class ObjectInfo:
 
 @dataclass(frozen=True, slots=True)
 class StoredObject:
-    """One object to write: key, body bytes and its HTTP Content-Type."""
+    """One object to write: key, body bytes, its HTTP Content-Type and, for a compressed body,
+    its Content-Encoding (``gzip``; an S3 store records it as the object's metadata)."""
 
     key: str
     body: bytes
     content_type: str = "application/json"
+    content_encoding: str | None = None
 
 
 class ObjectStorage(Protocol):
@@ -93,18 +100,30 @@ def _check_key(key: str) -> str:
 
 
 class LocalStorage:
-    """A folder on disk. Each object is written to a temporary file and renamed into place."""
+    """A folder on disk. The content-addressed bodies (keys under ``objects/``) are rows of
+    one SQLite file (:mod:`bangscore.object_table`: a body per file cost a 4 KB block each);
+    every other key (manifests, the pointer) is a file, written to a temporary file and
+    renamed into place. A body stored as a file by an older build is still read, listed and
+    deleted."""
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
         self.location = str(self.root)
         self._root = os.fspath(self.root)
         self._made: set[str] = set()  # folders known to exist: one mkdir each per process
+        self._table = ObjectTable(self._root)
 
     def _path(self, key: str) -> Path:
         return self.root / _check_key(key)
 
     def get(self, key: str) -> bytes:
+        if key.startswith(OBJECTS_PREFIX):
+            try:
+                body = self._table.get(_check_key(key))
+            except sqlite3.Error as exc:
+                raise ObjectStorageUnavailable(f"{self.location}: {exc}") from exc
+            if body is not None:
+                return body
         try:
             return self._path(key).read_bytes()
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as exc:
@@ -144,13 +163,25 @@ class LocalStorage:
         failures: list[BaseException] = []
 
         def writer() -> None:
+            rows: list[tuple[str, bytes]] = []  # bodies, written to the table in batches
             while (obj := todo.get()) is not None:
                 if failures:
                     continue  # drain: the caller stops at the first failure
                 try:
-                    self._put(obj)
+                    if obj.key.startswith(OBJECTS_PREFIX):
+                        rows.append((_check_key(obj.key), obj.body))
+                        if len(rows) >= TABLE_BATCH:
+                            self._table.put_many(rows)
+                            rows = []
+                    else:
+                        self._put(obj)
                 except BaseException as exc:  # re-raised by the caller, in its thread
                     failures.append(exc)
+            try:
+                if rows and not failures:
+                    self._table.put_many(rows)
+            except BaseException as exc:
+                failures.append(exc)
 
         threads = [
             threading.Thread(target=writer, name=f"local-put-{n}", daemon=True)
@@ -172,20 +203,27 @@ class LocalStorage:
                 thread.join()
         if failures:
             exc = failures[0]
-            if isinstance(exc, OSError):
+            if isinstance(exc, OSError | sqlite3.Error):
                 raise ObjectStorageUnavailable(f"{self.location}: {exc}") from exc
             raise exc
         return count
 
     def list_keys(self, prefix: str) -> Iterator[str]:
-        for key, _ in self._files(prefix):
-            yield key
+        for info in self.list_objects(prefix):
+            yield info.key
 
     def list_objects(self, prefix: str) -> Iterator[ObjectInfo]:
         for key, entry in self._files(prefix):
             with contextlib.suppress(FileNotFoundError):
                 stat = entry.stat()
                 yield ObjectInfo(key, stat.st_size, stat.st_mtime)
+        if prefix.startswith(OBJECTS_PREFIX) or OBJECTS_PREFIX.startswith(prefix):
+            try:
+                rows = list(self._table.list(prefix))
+            except sqlite3.Error as exc:
+                raise ObjectStorageUnavailable(f"{self.location}: {exc}") from exc
+            for key, size, modified in rows:
+                yield ObjectInfo(key, size, modified)
 
     def _files(self, prefix: str) -> list[tuple[str, os.DirEntry[str]]]:
         """Given a key prefix (a folder), return (key, directory entry) of every file under it
@@ -202,13 +240,17 @@ class LocalStorage:
             for entry in entries:
                 if entry.is_dir():
                     folders.append(entry.path)
-                elif entry.is_file() and not entry.name.startswith(".tmp-"):
+                elif entry.is_file() and not entry.name.startswith((".tmp-", TABLE_FILE)):
                     found.append((entry.path[len(self._root) + 1 :], entry))
         found.sort(key=lambda pair: pair[0].split("/"))  # folder by folder, as paths sort
         return found
 
     def delete_many(self, keys: Iterable[str]) -> int:
-        count = 0
+        keys = list(keys)
+        try:
+            count = self._table.delete_many(k for k in keys if k.startswith(OBJECTS_PREFIX))
+        except sqlite3.Error as exc:
+            raise ObjectStorageUnavailable(f"{self.location}: {exc}") from exc
         for key in keys:
             path = self._path(key)
             with contextlib.suppress(FileNotFoundError):

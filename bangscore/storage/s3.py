@@ -237,7 +237,12 @@ class S3Storage:
     # -- writes ------------------------------------------------------------------------------
 
     def put(self, obj: StoredObject) -> None:
-        """Given one object, upload it with its Content-Type, Cache-Control and SHA-256."""
+        """Given one object, upload it with its Content-Type, Cache-Control, SHA-256 and, for a
+        compressed body, its Content-Encoding (so a CDN or a client reading the bucket directly
+        decodes it; :meth:`get` returns the stored bytes as they are)."""
+        extra: dict[str, Any] = (
+            {"ContentEncoding": obj.content_encoding} if obj.content_encoding else {}
+        )
         try:
             self.client.put_object(
                 Bucket=self.config.bucket,
@@ -246,6 +251,7 @@ class S3Storage:
                 ContentType=obj.content_type,
                 CacheControl=cache_control(obj.key),
                 ChecksumSHA256=checksum_sha256(obj.body),
+                **extra,
             )
         except (ClientError, BotoCoreError) as exc:
             raise self._error(exc, obj.key) from exc

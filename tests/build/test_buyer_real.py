@@ -15,7 +15,7 @@ import pytest
 from bangscore.build.buyer import buyer_fields, sightings
 from bangscore.contract.filters import game_page_key
 from bangscore.ingest.catalog import IngestReport
-from bangscore.manifest import object_key, read_manifest
+from bangscore.manifest import read_body, read_manifest
 from bangscore.scoring import flags
 from bangscore.scoring.genres import multiplayer_first
 from bangscore.scoring.pipeline import ScoredGame
@@ -30,7 +30,7 @@ ITEM = re.compile(r'<li data-score="(\d+)"><a href="/game/(\d+)/')
 
 def body(storage: ObjectStorage, key: str) -> bytes:
     entry = read_manifest(storage, "s1").entries[key]
-    return storage.get(object_key(entry.sha256))
+    return read_body(storage, entry)
 
 
 def test_every_better_value_box_is_the_best_of_its_genre_at_most_30_percent_dearer(
@@ -45,7 +45,7 @@ def test_every_better_value_box_is_the_best_of_its_genre_at_most_30_percent_dear
     wrong: list[str] = []
     boxes = 0
     for n, game in enumerate(games):
-        page = storage.get(object_key(entries[game_page_key(game.record.appid)].sha256)).decode()
+        page = read_body(storage, entries[game_page_key(game.record.appid)]).decode()
         found = BETTER.search(page)
         listed = [int(appid) for _, appid in ITEM.findall(found[1])] if found else []
         boxes += bool(listed)

@@ -39,7 +39,7 @@ from bangscore.contract.export import (
     read_latest,
 )
 from bangscore.contract.filters import detail_key
-from bangscore.manifest import object_key, read_manifest
+from bangscore.manifest import read_body, read_manifest
 from bangscore.scoring.pipeline import ScoredGame, score_catalog
 from bangscore.scoring.records import GameRecord, Provenance
 from bangscore.storage import LocalStorage, MemoryStorage
@@ -114,9 +114,7 @@ def test_export_records_equal_the_snapshot_detail_records(
     exported = export_records(games, factories.SITE, factories.PRICES_AS_OF, histories)
     assert len(exported) == len(games) > 40
     for game, record in zip(games, exported, strict=True):
-        served = orjson.loads(
-            storage.get(object_key(entries[detail_key(game.record.appid)].sha256))
-        )
+        served = orjson.loads(read_body(storage, entries[detail_key(game.record.appid)]))
         assert list(record) == list(served)
         assert set(record) == set(DETAIL_PROPERTIES)
         assert record == served

@@ -84,7 +84,10 @@ def test_prune_keeps_the_newest_and_sweeps_orphan_bodies() -> None:
         publish(store, f"s{i:02d}", objects(2, salt=f",{i}"), created_at=T0, meta={}, keep=7)
     assert list_snapshots(store) == [f"s{i:02d}" for i in range(3, 10)]
     live = {
-        e.sha256 for s in list_snapshots(store) for e in read_manifest(store, s).entries.values()
+        sha
+        for s in list_snapshots(store)
+        for e in read_manifest(store, s).entries.values()
+        for sha in e.stored
     }
     assert {k.rsplit("/", 1)[1] for k in store.list_keys("objects/")} == live
     assert prune(store, keep=7) == []

@@ -20,7 +20,7 @@ from bangscore.build.score_history import (
 )
 from bangscore.build.snapshot import snapshot_objects
 from bangscore.contract.filters import detail_key, game_page_key
-from bangscore.manifest import SnapshotError, object_key, read_manifest
+from bangscore.manifest import SnapshotError, object_key, read_body, read_manifest
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import GameRecord
 from bangscore.storage import MemoryStorage, StoredObject
@@ -106,7 +106,7 @@ def detail(store: MemoryStorage, appid: int) -> dict[str, object]:
     pointer = store.read_pointer()
     assert pointer is not None
     entry = read_manifest(store, pointer).entries[detail_key(appid)]
-    record: dict[str, object] = orjson.loads(store.get(object_key(entry.sha256)))
+    record: dict[str, object] = orjson.loads(read_body(store, entry))
     return record
 
 
@@ -114,7 +114,7 @@ def page(store: MemoryStorage, appid: int) -> str:
     pointer = store.read_pointer()
     assert pointer is not None
     entry = read_manifest(store, pointer).entries[game_page_key(appid)]
-    return store.get(object_key(entry.sha256)).decode()
+    return read_body(store, entry).decode()
 
 
 def test_nightly_builds_grow_the_history_and_a_rebuild_adds_nothing() -> None:
@@ -150,6 +150,6 @@ def test_a_corrupt_history_object_stops_the_build() -> None:
     pointer = store.read_pointer()
     assert pointer is not None
     entry = read_manifest(store, pointer).entries[SCORE_HISTORY_KEY]
-    store.put_many([StoredObject(object_key(entry.sha256), b"{}", "application/json")])
+    store.put_many([StoredObject(object_key(entry.stored[0]), b"{}", "application/json")])
     with pytest.raises(SnapshotError, match="corrupt"):
         read_score_history(store)

@@ -23,7 +23,7 @@ from bangscore.contract.filters import (
     list_key,
     precomputed_combos,
 )
-from bangscore.manifest import object_key, read_manifest
+from bangscore.manifest import read_body, read_manifest
 from bangscore.scoring.genres import GENRES
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import PricePoint
@@ -33,7 +33,7 @@ from tests import factories
 
 def body(storage: ObjectStorage, key: str) -> Any:
     entry = read_manifest(storage, "s1").entries[key]
-    return orjson.loads(storage.get(object_key(entry.sha256)))
+    return orjson.loads(read_body(storage, entry))
 
 
 def test_every_precomputed_combination_has_its_pages(small_snapshot: Any) -> None:
@@ -184,7 +184,7 @@ def test_every_envelope_and_the_root_say_prices_as_of(small_snapshot: Any) -> No
     manifest = read_manifest(storage, "s1")
 
     def body(key: str) -> Any:
-        return orjson.loads(storage.get(object_key(manifest.entries[key].sha256)))
+        return orjson.loads(read_body(storage, manifest.entries[key]))
 
     assert body(ROOT_KEY)["prices_as_of"] == "2026-07-24T14:13:40Z"
     pages = [key for key in manifest.entries if key.startswith("lists/")]

@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from bangscore.manifest import object_key, read_manifest
-from bangscore.storage import LocalStorage
+from bangscore.storage import LocalStorage, StoredObject
 from tests import factories
 from tests.hardening.conftest import ServerFactory, add_key, publish_into
 
@@ -22,7 +22,7 @@ def body_cache_bytes(client: httpx.Client) -> int:
     """Given a client of the server, return how many snapshot body bytes it holds in memory."""
     for line in client.get("/metrics").text.splitlines():
         if line.startswith("bangscore_body_cache_bytes "):
-            return int(line.split()[1])
+            return int(float(line.split()[1]))
     raise AssertionError("no body cache figure on /metrics")
 
 
@@ -83,8 +83,10 @@ def test_a_503_is_not_charged_to_the_key(tmp_path: Path, server_factory: ServerF
     publish_into(tmp_path, factories.small_catalog(), "s1")
     key = add_key(tmp_path, limit=10)
     manifest = read_manifest(LocalStorage(tmp_path / "snapshots"), "s1")
-    sha = manifest.entries["games/10101.json"].sha256
-    (tmp_path / "snapshots" / object_key(sha)).write_bytes(b'{"appid": 10101, "tampered": 1}')
+    sha = manifest.entries["games/10101.json"].stored[0]
+    LocalStorage(tmp_path / "snapshots").put_many(
+        [StoredObject(object_key(sha), b'{"appid": 10101, "tampered": 1}')]
+    )
     server = server_factory(tmp_path)
     with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {key}"}) as client:
         for _ in range(3):

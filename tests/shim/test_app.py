@@ -14,6 +14,7 @@ from starlette.testclient import TestClient
 from bangscore.build.openapi import DETAIL_PROPERTIES, GAME_PROPERTIES, SCHEMAS
 from bangscore.build.snapshot import select
 from bangscore.contract.filters import list_key, precomputed_combos
+from bangscore.manifest import read_body
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.value import SCORE_VERSION
 from bangscore.storage import MemoryStorage, ObjectStorage
@@ -360,12 +361,7 @@ def test_composed_pages_equal_precomputed_bytes(small_snapshot: Any, client_fact
     for filters in precomputed_combos():
         page = 1
         while (key := list_key(filters.combo_key or "", page)) in snap.manifest.entries:
-            stored = storage.get(
-                "objects/"
-                + snap.manifest.entries[key].sha256[:2]
-                + "/"
-                + snap.manifest.entries[key].sha256
-            )
+            stored = read_body(storage, snap.manifest.entries[key])
             assert snap.index.page(filters, page)[0] == stored
             page += 1
             checked += 1
@@ -741,7 +737,7 @@ def test_a_deleted_object_and_a_key_store_outage_say_what_failed(
     storage, _ = factories.publish_catalog(factories.small_catalog())
     client, store = client_factory(storage)
     headers = {"Authorization": f"Bearer {add_key(store)}"}
-    sha = read_manifest(storage, "s1").entries["games/10101.json"].sha256
+    sha = read_manifest(storage, "s1").entries["games/10101.json"].stored[0]
     storage.delete_many([object_key(sha)])
     missing = client.get("/api/v1/games/10101", headers=headers)
     assert missing.status_code == 503

@@ -17,7 +17,7 @@ import pytest
 
 from bangscore.contract.filters import detail_key
 from bangscore.ingest.catalog import IngestReport
-from bangscore.manifest import object_key, read_manifest
+from bangscore.manifest import read_body, read_manifest
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import Catalog
 from bangscore.storage import LocalStorage
@@ -66,7 +66,7 @@ def browser() -> Iterator[Browser]:
 
 def detail(storage: LocalStorage, appid: int) -> dict[str, Any]:
     entry = read_manifest(storage, "s1").entries[detail_key(appid)]
-    return dict(orjson.loads(storage.get(object_key(entry.sha256))))
+    return dict(orjson.loads(read_body(storage, entry)))
 
 
 def overflow(page: Page, width: int) -> int:

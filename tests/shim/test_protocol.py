@@ -104,3 +104,105 @@ async def _large(t: _WriteCombining, raw: Recording) -> None:
 )
 def test_writes_of_one_turn_go_out_together(steps: Any, calls: list[tuple[str, Any]]) -> None:
     assert _run(steps) == calls
+
+
+# -- the seam: what the bounded protocol takes from uvicorn's internals ----------------------
+# shim/protocol.py subclasses uvicorn's private HttpToolsProtocol. pyproject.toml allows only
+# the minor release tested here; these checks fail, naming what moved, before a newer uvicorn
+# could change the protocol's behaviour silently.
+
+PROTOCOL_METHODS = {
+    "__init__": ["self", "config", "server_state", "app_state", "_loop"],
+    "connection_made": ["self", "transport"],
+    "connection_lost": ["self", "exc"],
+    "data_received": ["self", "data"],
+    "on_url": ["self", "url"],
+    "on_header": ["self", "name", "value"],
+    "on_headers_complete": ["self"],
+    "on_message_complete": ["self"],
+    "on_response_complete": ["self"],
+    "send_400_response": ["self", "msg"],
+    "_unset_keepalive_if_required": ["self"],
+    "_start_asgi_task": ["self", "cycle", "app"],
+}
+# Instance attributes the subclass reads, as HttpToolsProtocol's source assigns them.
+PROTOCOL_ATTRIBUTES = (
+    "self.url",
+    "self.parser",
+    "self.cycle",
+    "self.pipeline",
+    "self.flow",
+    "self.transport",
+    "self.loop",
+    "self.server",
+    "self.client",
+    "self.scheme",
+    "self.root_path",
+    "self.app_state",
+    "self.logger",
+    "self.access_logger",
+    "self.access_log",
+    "self.server_state",
+    "self.app",
+)
+CYCLE_PARAMETERS = [
+    "self",
+    "scope",
+    "transport",
+    "flow",
+    "logger",
+    "access_logger",
+    "access_log",
+    "default_headers",
+    "message_event",
+    "expect_100_continue",
+    "keep_alive",
+    "on_response",
+]
+CYCLE_ATTRIBUTES = ("self.more_body", "self.keep_alive", "self.response_complete")
+
+
+def _parameters(function: Any) -> list[str]:
+    import inspect
+
+    return list(inspect.signature(function).parameters)
+
+
+@pytest.mark.parametrize("name", list(PROTOCOL_METHODS), ids=list(PROTOCOL_METHODS))
+def test_uvicorn_protocol_methods_are_where_the_subclass_expects(name: str) -> None:
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    method = getattr(HttpToolsProtocol, name, None)
+    assert method is not None, f"uvicorn's HttpToolsProtocol has no {name} any more"
+    assert _parameters(method) == PROTOCOL_METHODS[name], f"HttpToolsProtocol.{name} changed"
+
+
+def test_uvicorn_protocol_and_cycle_keep_the_attributes_the_subclass_reads() -> None:
+    import inspect
+    import re
+
+    from uvicorn.protocols.http import httptools_impl
+
+    source = inspect.getsource(httptools_impl)
+    missing = [
+        a
+        for a in (*PROTOCOL_ATTRIBUTES, *CYCLE_ATTRIBUTES)
+        if not re.search(rf"{re.escape(a)}(: [^=\n]+)? = ", source)  # set, maybe annotated
+    ]
+    assert not missing, f"uvicorn's httptools protocol no longer sets {missing}"
+    assert "async def receive(self)" in source
+    assert "self.message_event" in source
+    assert _parameters(httptools_impl.RequestResponseCycle.__init__) == CYCLE_PARAMETERS
+
+
+def test_uvicorn_is_the_minor_release_pyproject_allows() -> None:
+    import tomllib
+    from importlib.metadata import version
+    from pathlib import Path
+
+    pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    pin = next(d for d in pyproject["project"]["dependencies"] if d.startswith("uvicorn"))
+    low, high = (part.lstrip(">=<") for part in pin.removeprefix("uvicorn").split(","))
+    installed = tuple(int(n) for n in version("uvicorn").split(".")[:2])
+    assert tuple(int(n) for n in low.split(".")[:2]) <= installed
+    assert installed < tuple(int(n) for n in high.split(".")[:2])

@@ -19,7 +19,7 @@ import pytest
 
 from bangscore.build.snapshot import select
 from bangscore.contract.filters import Filters, detail_key
-from bangscore.manifest import object_key, read_manifest
+from bangscore.manifest import read_body, read_manifest
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.storage import LocalStorage
 from tests.browser import (
@@ -52,7 +52,7 @@ class Site:
     def detail(self, appid: int) -> dict[str, Any]:
         """Given an appid, return its detail record as the snapshot stores it."""
         entry = read_manifest(self.storage, "s1").entries[detail_key(appid)]
-        return dict(orjson.loads(self.storage.get(object_key(entry.sha256))))
+        return dict(orjson.loads(read_body(self.storage, entry)))
 
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,7 @@ import orjson
 import pytest
 
 from bangscore.contract.filters import INDEX_KEY, detail_key
-from bangscore.manifest import object_key, read_manifest
+from bangscore.manifest import read_body, read_manifest
 from bangscore.storage import LocalStorage
 from tests import factories
 from tests.browser import DESKTOP, OUTPUT, PHONE, ConsoleLog, chromium, missing_tools
@@ -59,7 +59,7 @@ class Served:
 
     def body(self, key: str) -> bytes:
         entry = read_manifest(self.storage, "s1").entries[key]
-        return self.storage.get(object_key(entry.sha256))
+        return read_body(self.storage, entry)
 
     def detail(self, appid: int) -> dict[str, Any]:
         """Given an appid, return its detail record as the snapshot stores it."""

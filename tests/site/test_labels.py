@@ -11,7 +11,7 @@ import pytest
 from bangscore.build.snapshot import price_chart, score_at_price
 from bangscore.build.wire import detail_record, list_item
 from bangscore.contract.filters import game_page_key
-from bangscore.manifest import object_key, read_manifest
+from bangscore.manifest import read_body, read_manifest
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.value import SCORE_VERSION
 from bangscore.site.chart import chart_prices
@@ -28,7 +28,7 @@ from tests.factories import SITE
 
 def page_of(storage: ObjectStorage, appid: int) -> str:
     entry = read_manifest(storage, "s1").entries[game_page_key(appid)]
-    return storage.get(object_key(entry.sha256)).decode()
+    return read_body(storage, entry).decode()
 
 
 @pytest.mark.parametrize(

@@ -231,12 +231,12 @@ def test_publish_then_incremental_publish_skips_unchanged(
     changed = [records[0].model_copy(update={"price_usd": 1.99}), *records[1:]]
     report = publish(storage, "s2", render(changed, "s2"), created_at=T0, meta={}, keep=7)
     second = read_manifest(storage, "s2")
-    old_digests = {e.sha256 for e in first.entries.values()}
-    new_digests = {e.sha256 for e in second.entries.values()} - old_digests
+    old_digests = {e.stored[0] for e in first.entries.values()}
+    new_digests = {e.stored[0] for e in second.entries.values()} - old_digests
     assert report.uploaded == len(new_digests) > 0
     assert report.skipped == report.objects - report.uploaded
     # The repriced game's record is new; every other game's record was skipped.
-    assert second.entries[detail_key(records[0].appid)].sha256 in new_digests
+    assert second.entries[detail_key(records[0].appid)].stored[0] in new_digests
     for record in records[1:]:
         assert second.entries[detail_key(record.appid)] == first.entries[detail_key(record.appid)]
     assert storage.read_pointer() == "s2"
@@ -342,16 +342,16 @@ def test_verify_finds_a_corrupted_object(
     storage = s3_factory()
     publish_records(storage, "s1", factories.small_catalog()[:5])
     manifest = read_manifest(storage, "s1")
-    sha = manifest.entries[sorted(manifest.entries)[0]].sha256
-    holders = sorted(k for k, e in manifest.entries.items() if e.sha256 == sha)
+    sha = manifest.entries[sorted(manifest.entries)[0]].stored[0]
+    holders = sorted(k for k, e in manifest.entries.items() if e.stored[0] == sha)
     seaweed.client().put_object(Bucket=bucket, Key=f"snap/{object_key(sha)}", Body=b"tampered")
-    gone = next(e.sha256 for k, e in sorted(manifest.entries.items()) if e.sha256 != sha)
+    gone = next(e.stored[0] for k, e in sorted(manifest.entries.items()) if e.stored[0] != sha)
     storage.delete_many([object_key(gone)])
     report = verify(storage, "s1")
     assert not report.ok
     assert sorted(report.corrupt) == holders
     assert sorted(report.missing) == sorted(
-        k for k, e in manifest.entries.items() if e.sha256 == gone
+        k for k, e in manifest.entries.items() if e.stored[0] == gone
     )
     assert report.checked == len(manifest.entries)
 
@@ -363,7 +363,12 @@ def test_prune_keeps_the_newest_on_s3(s3_factory: Callable[..., S3Storage]) -> N
         records = [factories.make_record(appid=500 + i, name=f"Only {i}")]
         publish(storage, f"s{i}", render(records, f"s{i}"), created_at=T0, meta={}, keep=2)
     assert list_snapshots(storage) == ["s2", "s3"]
-    live = {e.sha256 for s in ("s2", "s3") for e in read_manifest(storage, s).entries.values()}
+    live = {
+        sha
+        for s in ("s2", "s3")
+        for e in read_manifest(storage, s).entries.values()
+        for sha in e.stored
+    }
     assert {k.rsplit("/", 1)[1] for k in storage.list_keys("objects/")} == live
 
 

@@ -1,0 +1,168 @@
+"""The structured access log (shim/access_log.py): the line's fields, keys removed, buffered
+writes in whole lines, and every request of an app logged once."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from starlette.testclient import TestClient
+
+from bangscore.shim.access_log import CHUNK_BYTES, AccessLog, Entry, clean_path, format_line
+from bangscore.stores.keys import generate_key, key_id
+from tests import factories
+from tests.factories import add_key
+
+KEY = generate_key()
+KEY_ID = key_id(KEY)
+
+PATHS = [
+    pytest.param("/api/v1/games", b"", "/api/v1/games", id="no-query"),
+    pytest.param("/api/v1/games", b"genre=rpg&page=2", "/api/v1/games?genre=rpg&page=2", id="kept"),
+    pytest.param("/api/v1/games", f"api_key={KEY}".encode(), "/api/v1/games", id="only-key"),
+    pytest.param(
+        "/api/v1/games",
+        f"genre=rpg&api_key={KEY}&page=2".encode(),
+        "/api/v1/games?genre=rpg&page=2",
+        id="key-between",
+    ),
+    pytest.param(
+        "/api/v1/games",
+        f"api%5Fkey={KEY}&page=2".encode(),
+        "/api/v1/games?page=2",
+        id="escaped-name",
+    ),
+    pytest.param("/api/v1/games", b"api_key=&page=1", "/api/v1/games?page=1", id="empty-key"),
+    pytest.param(
+        f"/api/v1/games/{KEY}", b"", f"/api/v1/games/bsk_{KEY_ID}\u2026", id="key-in-path"
+    ),
+    pytest.param(
+        "/api/v1/search",
+        f"q={KEY}".encode(),
+        f"/api/v1/search?q=bsk_{KEY_ID}\u2026",
+        id="key-in-other-parameter",
+    ),
+]
+
+
+@pytest.mark.parametrize(("path", "query", "expected"), PATHS)
+def test_clean_path_removes_every_key(path: str, query: bytes, expected: str) -> None:
+    cleaned = clean_path(path, query)
+    assert cleaned == expected
+    assert KEY not in cleaned and KEY[4:] not in cleaned
+
+
+def _entry(n: int = 0, query: bytes = b"") -> Entry:
+    return (
+        1_795_000_000.25,
+        f"{n:016x}",
+        "GET",
+        '/api/v1/games"quoted',
+        query,
+        200,
+        914,
+        123,
+        "AbCdEfGh",
+        "203.0.113.9",
+    )
+
+
+def test_a_line_is_one_json_object_with_every_field() -> None:
+    line = format_line(_entry(7, f"api_key={KEY}".encode()))
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    assert orjson.loads(line) == {
+        "time": "2026-11-18T11:06:40.250+00:00",
+        "request_id": "0000000000000007",
+        "method": "GET",
+        "path": '/api/v1/games"quoted',
+        "status": 200,
+        "bytes": 914,
+        "us": 123,
+        "key_id": "AbCdEfGh",
+        "client": "203.0.113.9",
+    }
+    assert KEY.encode() not in line
+
+
+@pytest.fixture
+def pipe() -> Iterator[tuple[int, int]]:
+    read_end, write_end = os.pipe()
+    os.set_blocking(read_end, False)
+    yield read_end, write_end
+    os.close(read_end)
+    os.close(write_end)
+
+
+def _drain(fd: int) -> bytes:
+    out = b""
+    while True:
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            return out
+        if not chunk:
+            return out
+        out += chunk
+
+
+def test_nothing_is_written_until_a_flush_and_close_writes_everything(
+    pipe: tuple[int, int],
+) -> None:
+    read_end, write_end = pipe
+    log = AccessLog(write_end)
+    for n in range(200):
+        log.record(_entry(n))
+    assert _drain(read_end) == b""  # recording never writes
+    log.close()
+    lines = _drain(read_end).splitlines()
+    assert [orjson.loads(line)["request_id"] for line in lines] == [f"{n:016x}" for n in range(200)]
+    assert log.written == 200
+
+
+def test_writes_are_whole_lines_of_at_most_pipe_buf(tmp_path: Path) -> None:
+    class Recording(AccessLog):
+        def __init__(self) -> None:
+            super().__init__(-1)
+            self.writes: list[bytes] = []
+
+        def _write(self, data: bytes) -> None:
+            self.writes.append(data)
+
+    log = Recording()
+    for n in range(300):
+        log.record(_entry(n))
+    log.close()
+    assert len(log.writes) > 1
+    assert all(len(w) <= CHUNK_BYTES and w.endswith(b"\n") for w in log.writes)
+    assert sum(w.count(b"\n") for w in log.writes) == 300
+
+
+def test_an_app_logs_each_request_with_its_key_id(
+    tmp_path: Path, small_snapshot: Any, pipe: tuple[int, int]
+) -> None:
+    read_end, write_end = pipe
+    log = AccessLog(write_end)
+    app, store, _ = factories.make_app(small_snapshot[0], tmp_path, access_log=log)
+    key = add_key(store)
+    with TestClient(app, base_url=factories.SITE) as client:
+        ok = client.get(f"/api/v1/games?api_key={key}&genre=rpg")
+        again = client.get(f"/api/v1/games?api_key={key}&genre=rpg")  # the edge's fast path
+        missing = client.get("/nowhere")
+    log.close()  # the lifespan closed it too: closing twice is harmless
+    lines = [orjson.loads(line) for line in _drain(read_end).splitlines()]
+    assert [(e["path"], e["status"], e["key_id"]) for e in lines] == [
+        ("/api/v1/games?genre=rpg", 200, key_id(key)),
+        ("/api/v1/games?genre=rpg", 200, key_id(key)),
+        ("/nowhere", 404, None),
+    ]
+    responses = (ok, again, missing)
+    assert [e["request_id"] for e in lines] == [r.headers["x-request-id"] for r in responses]
+    # Bytes of the body as sent: the gzip representation's here.
+    assert [e["bytes"] for e in lines] == [int(r.headers["content-length"]) for r in responses]
+    assert lines[0]["bytes"] < len(ok.content)
+    assert all(e["client"] == "testclient" and e["us"] > 0 for e in lines)
+    assert key[4:] not in str(lines)

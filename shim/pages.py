@@ -25,7 +25,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.resources import files
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import anyio.to_thread
 import orjson
@@ -210,6 +210,8 @@ class Pages:
         self.retry_after = str(retry_after)
         self.site = SiteRenderer(site_url=site_url, base_url=base_url)
         self.root = self.site.root
+        origin = urlsplit(site_url)
+        self.origin = f"{origin.scheme}://{origin.netloc}"  # redirects' scheme, host and port
         # Keyed by snapshot id too: an old snapshot's pages age out as the new one's come in.
         self._rendered: Lru[Resolved | PageAnswer] = Lru(MAX_RENDERED)
         self._not_rated: tuple[str, UnratedNames] | None = None
@@ -528,7 +530,11 @@ async def game(request: Request) -> Response:
             return Resolved(body, etag_for(body), HTML)
         canonical = snap.index.urls[pos]
         if not canonical.endswith(request.url.path):
-            return RedirectResponse(canonical + ("?adult=true" if adult else ""), 301)
+            # The path from the snapshot, the origin this server answers for (CONTRACT,
+            # network edge): a snapshot built for another host or port redirects here.
+            path = urlsplit(canonical).path
+            query = "?adult=true" if adult else ""
+            return RedirectResponse(f"{pages.origin}{path}{query}", 301)
         if adult:
             return await with_adult(snap, int(raw))
         return stored(snap, game_page_key(int(raw)), HTML)

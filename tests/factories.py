@@ -129,10 +129,12 @@ def make_app(
     clock: Callable[[], float] | None = None,
     anonymous_limit: int = 1000,
     page_limit: int = 5000,
+    site_url: str = SITE,
     access_log: AccessLog | None = None,
 ) -> tuple[Starlette, SQLiteKeyStore, Quota]:
     """Given a published store and a folder (and an access log), return (app, its SQLite
-    store, its quota)."""
+    store, its quota); the app serves ``site_url`` (the snapshots here are built for
+    :data:`SITE`)."""
     store = SQLiteKeyStore(state_dir / "keys.sqlite3")
     quota = Quota(
         store,
@@ -142,7 +144,9 @@ def make_app(
         **({"clock": clock} if clock else {}),
     )
     source = SnapshotSource(storage, cache_bytes=64 << 20, poll_seconds=3600)
-    app = create_app(Settings(site_url=SITE), source, quota, follow=False, access_log=access_log)
+    app = create_app(
+        Settings(site_url=site_url), source, quota, follow=False, access_log=access_log
+    )
     return app, store, quota
 
 

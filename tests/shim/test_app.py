@@ -774,3 +774,16 @@ def test_link_headers_use_the_base_url_the_snapshot_was_built_with(
     response = client.get("/api/v1/games", headers={"Authorization": f"Bearer {add_key(store)}"})
     assert response.json()["games"][0]["url"].startswith(f"{built_for}/game/")
     assert response.headers["link"].startswith(f"<{built_for}/api/v1/games?page=1>")
+
+
+def test_slug_redirect_follows_the_served_origin_not_the_snapshots(
+    client_factory: ClientFactory, small_snapshot: Any
+) -> None:
+    """A snapshot built for :8000 served elsewhere redirects to where it is served (CONTRACT,
+    network edge: links follow the host and port served)."""
+    storage, games = small_snapshot
+    game = games[0].record
+    client, _ = client_factory(storage, site_url="http://bangscore.test:9000")
+    redirect = client.get(f"/game/{game.appid}/wrong-slug", follow_redirects=False)
+    assert redirect.status_code == 301
+    assert redirect.headers["location"].startswith(f"http://bangscore.test:9000/game/{game.appid}/")

@@ -82,13 +82,18 @@ _PUBLIC: Final[tuple[tuple[str, str, SourceName, _Getter], ...]] = (
     ("metacritic", "metacritic", "storefront", lambda r: r.metacritic),
     ("early_window", "early_window_reviews", "player_stats", lambda r: r.early_window),
     ("finish_rate", "finish_rate", "player_stats", lambda r: r.finish_rate),
+    (
+        "median_playtime_hours",
+        "median_playtime_hours",
+        "player_stats",
+        lambda r: r.median_playtime_hours,
+    ),
 )
 # Values no provenance entry covers: observed on the ``previous catalog player_stats`` layer.
 _UNSOURCED: Final[tuple[tuple[str, _Getter], ...]] = (
     ("rarest_achievement_percent", lambda r: r.rarest_achievement_percent),
     ("players_estimate", lambda r: r.players_estimate),
     ("owners_range", lambda r: r.owners_range),
-    ("median_playtime_hours", lambda r: r.median_playtime_hours),
     ("reviews", lambda r: r.reviews),
     ("content_descriptors", lambda r: r.content_descriptors),
 )
@@ -183,6 +188,10 @@ def record_observations(record: GameRecord) -> list[LayerObservations]:
     if record.price_history and "price_usd" in layers.by_key:
         # The whole history rides on the price's layer: each point names its own source.
         layers.observe(layers.by_key["price_usd"], "price_points", _points(record))
+    if record.release_date is None and record.release_year is not None:
+        # A year only the play-length source knows (the storefront has no date for the app).
+        year_layer = layers.by_key.get("release_year") or layers.fallback("play_length")
+        layers.observe(year_layer, "play_length_release_year", record.release_year)
     if "tags" in record.estimated and "tags" in layers.by_key:
         # Already in typical order (ingest.tags): kept as it is, still an estimate.
         layers.observe(layers.by_key["tags"], "tags_reconstructed", True)

@@ -426,6 +426,17 @@ def assemble(
     return rated, refused
 
 
+def _median_playtime_hours(known: Observations, appid: int) -> float | None:
+    """Return the owners' median playtime in hours: a live SteamSpy answer's, else the bundled
+    dumps' ``owner_playtime`` median (kept on the record, so a record resolved again finds the
+    same played length without the dumps)."""
+    hours = known.value(appid, "median_playtime_hours")
+    owners = known.get(appid, "owner_playtime")
+    if hours is None and owners is not None:
+        hours = OwnerPlaytime(*owners.value).median_minutes / 60
+    return float(hours) if hours is not None else None
+
+
 def _played_length(
     known: Observations, appid: int, reviewer: ReviewerPlaytime | None
 ) -> Length | None:
@@ -544,6 +555,9 @@ def _record(
         if found is not None:
             provenance[wire] = found.layer
     provenance["price_usd"] = price_layer
+    owners = known.get(appid, "owner_playtime")
+    if "median_playtime_hours" not in provenance and owners is not None:
+        provenance["median_playtime_hours"] = owners.layer  # :func:`_median_playtime_hours`
     estimated: list[str] = []
     checks = list(length.checks)
     reviewer_found = known.get(appid, "reviewer_playtime")
@@ -613,7 +627,7 @@ def _record(
         historical_low_usd=round(low.price_usd, 2) if low else None,
         historical_low_at=low.at if low else None,
         metacritic=known.value(appid, "metacritic"),
-        median_playtime_hours=known.value(appid, "median_playtime_hours"),
+        median_playtime_hours=_median_playtime_hours(known, appid),
         reviews=known.value(appid, "reviews"),
         early_window=window,
         sources=Sources(**dates, review_sample=window.window.to if window is not None else None),

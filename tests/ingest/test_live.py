@@ -293,6 +293,8 @@ def test_record_observations_of_a_keyed_length() -> None:
         ("steamspy_2025-01-01", "review_count"): 70_000,
         ("steamspy_2025-01-01", "usd_price_seen"): 39.99,
         ("steamspy_2025-01-01", "finish_rate"): record.finish_rate,
+        # The owners' median playtime, kept on the record, on the layer it came from.
+        ("steamspy_2025-01-01", "median_playtime_hours"): 10.0,
         ("hltb_steam_2025-12", "completionist_hours"): 60.0,
         ("hltb_steam_2025-12", "main_story_hours"): 20.5,
         ("hltb_steam_2025-12", "play_length_genres"): ("Adventure",),

@@ -530,7 +530,7 @@ async def game(request: Request) -> Response:
             return Resolved(body, etag_for(body), HTML)
         canonical = snap.index.urls[pos]
         if not canonical.endswith(request.url.path):
-            # The path from the snapshot, the origin this server answers for (CONTRACT,
+            # The path from the snapshot, the origin this server answers for (docs/API.md,
             # network edge): a snapshot built for another host or port redirects here.
             path = urlsplit(canonical).path
             query = "?adult=true" if adult else ""

@@ -1,4 +1,4 @@
-"""The game page's better-value box (docs/API.md#website, CONTRACT round 4): the best-scoring
+"""The game page's better-value box (docs/API.md#website): the best-scoring
 games of the same genre priced at most 30% above this game's price, best first.
 
 "Better" means a strictly higher ``bang_score`` (a game tied with this one is no better value);

@@ -386,7 +386,7 @@ def test_bundled_hades_fills_pics_gaps_from_the_2024_catalogue(
         pytest.param(115300, "no_usd_price", id="modern-warfare-3-second-listing"),
         pytest.param(2550, "no_usd_price", id="rip-trilogy-second-listing"),
         # A free first episode under its series' name, credited with the season's length by
-        # the play-length source: not rated rather than judged on 14 h (CONTRACT round 4).
+        # the play-length source: not rated rather than judged on 14 h (docs/API.md#game_not_rated).
         pytest.param(319630, "no_length", id="life-is-strange-free-first-episode"),
     ],
 )

@@ -779,8 +779,8 @@ def test_link_headers_use_the_base_url_the_snapshot_was_built_with(
 def test_slug_redirect_follows_the_served_origin_not_the_snapshots(
     client_factory: ClientFactory, small_snapshot: Any
 ) -> None:
-    """A snapshot built for :8000 served elsewhere redirects to where it is served (CONTRACT,
-    network edge: links follow the host and port served)."""
+    """A snapshot built for :8000 served elsewhere redirects to where it is served
+    (docs/API.md, network edge: links follow the host and port served)."""
     storage, games = small_snapshot
     game = games[0].record
     client, _ = client_factory(storage, site_url="http://bangscore.test:9000")

@@ -80,6 +80,8 @@ def sections(rows: Sequence[Row], as_of: dt.date) -> Iterator[str]:
     yield f"Ranking as a player reads it: {len(rows)} rated games, prices as of {as_of}"
     yield "\n== Top 50"
     yield from (line(*row) for row in rows[:50])
+    yield "\n== Bottom 50"
+    yield from (line(*row) for row in rows[-50:])
     for genre in GENRES:
         yield f"\n== Top 10 {genre}"
         yield from (line(*row) for row in [r for r in rows if r[0].genre == genre][:10])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from bangscore.build.buyer import buyer_fields
+from bangscore.scoring.genres import GENRES
 from bangscore.scoring.pipeline import score_catalog
 from bench.ranking import sections
 from tests import factories
@@ -22,6 +23,10 @@ def test_the_report_lists_the_top_genres_and_the_verdict_counts() -> None:
     top = text[text.index("\n== Top 50") + 1]
     assert top.startswith(
         f"{games[0].bang_score:3d} {games[0].tier:8s} {games[0].record.name[:44]}"
+    )
+    last = games[-1]  # the bottom 50 ends with the last game of the list
+    assert text[text.index(f"\n== Top 10 {GENRES[0]}") - 1].startswith(
+        f"{last.bang_score:3d} {last.tier:8s} {last.record.name[:44]}"
     )
     counts = text[text.index("\n== Verdicts") + 1]
     assert sum(int(part.split()[1]) for part in counts.split(", ")) == len(games)

@@ -426,15 +426,15 @@ def assemble(
     return rated, refused
 
 
-def _median_playtime_hours(known: Observations, appid: int) -> float | None:
-    """Return the owners' median playtime in hours: a live SteamSpy answer's, else the bundled
-    dumps' ``owner_playtime`` median (kept on the record, so a record resolved again finds the
-    same played length without the dumps)."""
-    hours = known.value(appid, "median_playtime_hours")
+def _owners_median(known: Observations, appid: int) -> Resolved | None:
+    """Return the owners' median playtime in hours with its layer: the bundled dumps'
+    ``owner_playtime`` median, else a live SteamSpy answer's ``median_playtime_hours``; None
+    when neither is known. The one value a played length and the record's
+    ``median_playtime_hours`` both take, so a record resolved again finds the same length."""
     owners = known.get(appid, "owner_playtime")
-    if hours is None and owners is not None:
-        hours = OwnerPlaytime(*owners.value).median_minutes / 60
-    return float(hours) if hours is not None else None
+    if owners is not None:
+        return Resolved(OwnerPlaytime(*owners.value).median_minutes / 60, owners.layer)
+    return known.get(appid, "median_playtime_hours")
 
 
 def _played_length(
@@ -448,14 +448,10 @@ def _played_length(
         if found is not None and reviewer is not None and reviewer.positive_hours is not None
         else None
     )
-    owners = known.get(appid, "owner_playtime")
-    median = (
-        Resolved(OwnerPlaytime(*owners.value).median_minutes / 60, owners.layer)
-        if owners is not None
-        else known.get(appid, "median_playtime_hours")
-    )
     return played_length(
-        positive, reviewer.positive_reviewers if reviewer is not None else 0, median
+        positive,
+        reviewer.positive_reviewers if reviewer is not None else 0,
+        _owners_median(known, appid),
     )
 
 
@@ -555,9 +551,9 @@ def _record(
         if found is not None:
             provenance[wire] = found.layer
     provenance["price_usd"] = price_layer
-    owners = known.get(appid, "owner_playtime")
-    if "median_playtime_hours" not in provenance and owners is not None:
-        provenance["median_playtime_hours"] = owners.layer  # :func:`_median_playtime_hours`
+    median = _owners_median(known, appid)
+    if median is not None:
+        provenance["median_playtime_hours"] = median.layer
     estimated: list[str] = []
     checks = list(length.checks)
     reviewer_found = known.get(appid, "reviewer_playtime")
@@ -627,7 +623,7 @@ def _record(
         historical_low_usd=round(low.price_usd, 2) if low else None,
         historical_low_at=low.at if low else None,
         metacritic=known.value(appid, "metacritic"),
-        median_playtime_hours=_median_playtime_hours(known, appid),
+        median_playtime_hours=float(median.value) if median is not None else None,
         reviews=known.value(appid, "reviews"),
         early_window=window,
         sources=Sources(**dates, review_sample=window.window.to if window is not None else None),

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final
 
 from bangscore.ingest.observations import (
@@ -41,6 +41,7 @@ from bangscore.scoring.records import GameRecord, NotRated, SourceName
 
 __all__ = [
     "MATCHED_SOURCES",
+    "RECORD_FIELDS",
     "LayerObservations",
     "combine",
     "live_layer",
@@ -127,6 +128,16 @@ class _Layers:
             taken.setdefault(layer.name, layer)
             self.by_key[key] = layer
 
+    @property
+    def legacy(self) -> bool:
+        """Return True for a record written before provenance existed (it has none)."""
+        return not self.record.provenance
+
+    def keyed(self, key: str, kind: SourceName) -> Layer:
+        """Given a provenance key and a kind, return the layer of that entry, else the record's
+        ``previous catalog`` layer of that kind."""
+        return self.by_key.get(key) or self.fallback(kind)
+
     def fallback(self, kind: SourceName) -> Layer:
         """Given a kind, return the record's ``previous catalog`` layer of that kind."""
         date: dt.date | None = getattr(self.record.sources, kind)
@@ -165,73 +176,152 @@ def _points(record: GameRecord) -> tuple[Seen, ...]:
     return tuple(out)
 
 
-def record_observations(record: GameRecord) -> list[LayerObservations]:
-    """Given a catalog record, return its resolved values as (layer, observations) pairs, one
-    layer per distinct provenance entry plus ``previous catalog <kind>`` layers for values with
-    no provenance (see the module docstring); resolving them gives the record back."""
-    layers = _Layers(record)
-    legacy = not record.provenance
+# One value a record's layers observe: (layer, observation field, value).
+_Observed = tuple[Layer, str, Any]
+
+
+def _public_values(record: GameRecord, layers: _Layers) -> Iterator[_Observed]:
+    # Each public value on its provenance entry's layer; a record written before provenance
+    # existed puts its set values on the ``previous catalog <kind>`` layers instead.
     for field, key, kind, get in _PUBLIC:
         value = get(record)
-        if key in layers.by_key:
-            layer = layers.by_key[key]
-            if field == "review_count" and "review_count" in record.estimated:
-                # A lower bound: a capped sample's size or a review summary's band.
-                field = "review_count_floor"
-            layers.observe(layer, field, value)
-        elif legacy and _is_set(value) and not (field == "review_score" and value == 0):
-            layers.observe(layers.fallback(kind), field, value)
+        layer = layers.by_key.get(key)
+        if layer is not None:
+            yield layer, _keyed_field(record, field), value
+        elif layers.legacy and _legacy_value(field, value):
+            yield layers.fallback(kind), field, value
+
+
+def _keyed_field(record: GameRecord, field: str) -> str:
+    """Given a record and a public observation field, return the field its provenance entry's
+    layer observes: a review count the record marks as estimated is a lower bound
+    (``review_count_floor``: a capped sample's size or a review summary's band)."""
+    if field == "review_count" and "review_count" in record.estimated:
+        return "review_count_floor"
+    return field
+
+
+def _legacy_value(field: str, value: Any) -> bool:
+    """Given a field and a record's value of it, return True when a record without provenance
+    holds it: set, and no review score of 0 (the record's default, not an observation)."""
+    return _is_set(value) and not (field == "review_score" and value == 0)
+
+
+def _categories(record: GameRecord, layers: _Layers) -> Iterator[_Observed]:
+    # Store categories have no provenance entry of their own: they ride on the genres'.
     if record.categories:
-        # Store categories have no provenance entry of their own: they ride on the genres'.
-        layer = layers.by_key.get("genre") or layers.fallback("storefront")
-        layers.observe(layer, "categories", record.categories)
+        yield layers.keyed("genre", "storefront"), "categories", record.categories
+
+
+def _price_points(record: GameRecord, layers: _Layers) -> Iterator[_Observed]:
+    # The whole history rides on the price's layer: each point names its own source.
     if record.price_history and "price_usd" in layers.by_key:
-        # The whole history rides on the price's layer: each point names its own source.
-        layers.observe(layers.by_key["price_usd"], "price_points", _points(record))
+        yield layers.by_key["price_usd"], "price_points", _points(record)
+
+
+def _year_without_date(record: GameRecord, layers: _Layers) -> Iterator[_Observed]:
+    # A year only the play-length source knows (the storefront has no date for the app).
     if record.release_date is None and record.release_year is not None:
-        # A year only the play-length source knows (the storefront has no date for the app).
-        year_layer = layers.by_key.get("release_year") or layers.fallback("play_length")
-        layers.observe(year_layer, "play_length_release_year", record.release_year)
+        layer = layers.keyed("release_year", "play_length")
+        yield layer, "play_length_release_year", record.release_year
+
+
+def _reconstructed_tags(record: GameRecord, layers: _Layers) -> Iterator[_Observed]:
+    # Already in typical order (ingest.tags): kept as it is, still an estimate.
     if "tags" in record.estimated and "tags" in layers.by_key:
-        # Already in typical order (ingest.tags): kept as it is, still an estimate.
-        layers.observe(layers.by_key["tags"], "tags_reconstructed", True)
-    length_layer = layers.by_key.get("length_hours") or layers.fallback("play_length")
+        yield layers.by_key["tags"], "tags_reconstructed", True
+
+
+def _main_story(record: GameRecord, layers: _Layers) -> Iterator[_Observed]:
+    # A playtime estimate is no source's length: resolving the reviewers' playtime makes it.
     if record.main_story_hours is not None and record.length_source != "playtime_estimate":
-        layers.observe(length_layer, "main_story_hours", record.main_story_hours)
-    if record.play_length_genres:
-        genres_layer = length_layer if record.length_source == "hltb" else None
-        layers.observe(
-            genres_layer or layers.fallback("play_length"),
-            "play_length_genres",
-            record.play_length_genres,
+        yield (
+            layers.keyed("length_hours", "play_length"),
+            "main_story_hours",
+            record.main_story_hours,
         )
+
+
+def _play_length_genres(record: GameRecord, layers: _Layers) -> Iterator[_Observed]:
+    # HowLongToBeat's genres share its length's layer; otherwise their source is not recorded.
+    if record.play_length_genres:
+        layer = (
+            layers.keyed("length_hours", "play_length")
+            if record.length_source == "hltb"
+            else layers.fallback("play_length")
+        )
+        yield layer, "play_length_genres", record.play_length_genres
+
+
+def _reviewer_playtime(record: GameRecord, layers: _Layers) -> Iterator[_Observed]:
+    # Only what the record holds: the positive reviewers' hours and count.
     if record.positive_reviewer_hours is not None:
-        if record.length_source == "playtime_estimate" and "length_hours" in layers.by_key:
-            reviewer_layer = layers.by_key["length_hours"]
-        else:
-            reviewer_layer = (
-                layers.named(REVIEWER_PLAYTIME_SOURCE)
-                or _BUNDLED_LAYERS.get(REVIEWER_PLAYTIME_SOURCE)
-                or layers.fallback("player_stats")
-            )
         playtime = (record.positive_reviewer_hours, None, record.positive_reviewers or 0, 0)
-        layers.observe(reviewer_layer, "reviewer_playtime", playtime)
-    low = record.historical_low_usd
-    low_layer = layers.by_key.get("historical_low_usd") or (
-        layers.fallback("price_history") if legacy else None
+        yield _reviewer_layer(record, layers), "reviewer_playtime", playtime
+
+
+def _reviewer_layer(record: GameRecord, layers: _Layers) -> Layer:
+    """Given a record with positive reviewers' hours and its layers, return the layer they are
+    observed on: the length's, for a length estimated from them; else the layer of
+    :data:`REVIEWER_PLAYTIME_SOURCE` (the record's, or the bundled one), else the
+    ``previous catalog player_stats`` layer."""
+    if record.length_source == "playtime_estimate" and "length_hours" in layers.by_key:
+        return layers.by_key["length_hours"]
+    return (
+        layers.named(REVIEWER_PLAYTIME_SOURCE)
+        or _BUNDLED_LAYERS.get(REVIEWER_PLAYTIME_SOURCE)
+        or layers.fallback("player_stats")
     )
-    if low is not None and low_layer is not None:
-        deepest = None
-        if "historical_low_usd" in record.estimated:
-            deepest = _deepest_discount(record.list_price_usd, low)
-        if deepest is not None:
-            layers.observe(low_layer, "deepest_discount_percent", deepest)
-        else:
-            layers.observe(low_layer, "usd_price_seen", low)
+
+
+def _historical_low(record: GameRecord, layers: _Layers) -> Iterator[_Observed]:
+    # An estimated low goes back as the deepest discount it came from, when one gives it back.
+    low = record.historical_low_usd
+    layer = layers.by_key.get("historical_low_usd")
+    if layer is None and layers.legacy:
+        layer = layers.fallback("price_history")
+    if low is None or layer is None:
+        return
+    deepest = None
+    if "historical_low_usd" in record.estimated:
+        deepest = _deepest_discount(record.list_price_usd, low)
+    if deepest is not None:
+        yield layer, "deepest_discount_percent", deepest
+    else:
+        yield layer, "usd_price_seen", low
+
+
+def _unsourced(record: GameRecord, layers: _Layers) -> Iterator[_Observed]:
     for field, get in _UNSOURCED:
         value = get(record)
         if _is_set(value):
-            layers.observe(layers.fallback("player_stats"), field, value)
+            yield layers.fallback("player_stats"), field, value
+
+
+# What a record observes, value by value, in this order (the order of each layer's batch).
+RECORD_FIELDS: tuple[Callable[[GameRecord, _Layers], Iterator[_Observed]], ...] = (
+    _public_values,
+    _categories,
+    _price_points,
+    _year_without_date,
+    _reconstructed_tags,
+    _main_story,
+    _play_length_genres,
+    _reviewer_playtime,
+    _historical_low,
+    _unsourced,
+)
+
+
+def record_observations(record: GameRecord) -> list[LayerObservations]:
+    """Given a catalog record, return its resolved values as (layer, observations) pairs, one
+    layer per distinct provenance entry plus ``previous catalog <kind>`` layers for values with
+    no provenance (see the module docstring; one reader per value: :data:`RECORD_FIELDS`);
+    resolving them gives the record back."""
+    layers = _Layers(record)
+    for read in RECORD_FIELDS:
+        for layer, field, value in read(record, layers):
+            layers.observe(layer, field, value)
     return list(layers.observed.items())
 
 

@@ -47,13 +47,21 @@ from bangscore.ingest.prices import (
 from bangscore.ingest.tags import TagPositions, order_tag_set, typical_positions
 from bangscore.scoring.genres import multiplayer_first
 from bangscore.scoring.play import is_replayable
-from bangscore.scoring.records import GameRecord, NotRated, Provenance, Sources
+from bangscore.scoring.records import (
+    EarlyWindow,
+    GameRecord,
+    NotRated,
+    NotRatedReason,
+    Provenance,
+    Sources,
+)
 
 __all__ = [
     "IngestReport",
     "OwnerPlaytime",
     "ReviewerPlaytime",
     "assemble",
+    "estimated_fields",
     "prices_as_of",
     "tag_positions",
 ]
@@ -347,83 +355,151 @@ def assemble(
     """Given every observation, return (rated records, not-rated apps), both sorted by appid,
     counting reasons, checks, years and length sources in ``report``. Prices obey "only a
     current sale counts" against ``as_of`` (UTC; default :func:`prices_as_of` of ``known``).
-    Never raises on data."""
+    Never raises on data: a record a value would break is counted in ``report.dropped``."""
     rated: list[GameRecord] = []
     refused: list[NotRated] = []
     appids = sorted(known.appids)
     report.apps = len(appids)
     as_of = as_of or prices_as_of(known) or dt.datetime.now(dt.UTC)
     typical = tag_positions(known)
-    copies = regional_copies(
-        Listing(
-            appid,
-            known.value(appid, "name") or "",
-            known.value(appid, "developer"),
-            known.value(appid, "publisher"),
-            int(known.value(appid, "review_count", 0)),
-            known.get(appid, "app_type") is not None,
-        )
-        for appid in appids
-    )
+    copies = regional_copies(_listing(known, appid) for appid in appids)
     for appid in tqdm(appids, desc="resolving", unit="app", disable=not progress):
-        name = known.value(appid, "name") or ""
-        # No storefront source names it, nor types it: only a play-length source knows it.
-        store_data = bool(name) or known.get(appid, "app_type") is not None
-        title = name or known.value(appid, "play_length_name") or ""
-        price = known.get(appid, "price")
-        counted = _review_count(known, appid)
-        review_count = counted.total
-        is_non_game = not name or non_game(
-            name, known.value(appid, "app_type"), known.value(appid, "storefront_genres", ())
-        )
-        is_delisted = delisted(
-            known.get(appid, "delisted") is not None,
-            Price(*price.value).price_usd if price else None,
-            known.get(appid, "paid_before") is not None,
-            bool(known.value(appid, "free", False)),
-        )
-        price, zero_not_free, free_only = _usable_price(known, appid, price, appid in copies)
-        length = None
-        # The length check needs the tags and the reviewers' playtime: only for apps that
-        # pass every other check, which keeps the walk over 180k apps fast.
-        if not (is_non_game or is_delisted or price is None or review_count < MIN_REVIEWS):
-            length = _length(known, appid, typical, name, price)
-        reason = not_rated_reason(
-            has_store_data=store_data,
-            is_non_game=is_non_game,
-            is_delisted=is_delisted,
-            has_price=price is not None,
-            review_count=review_count,
-            has_length=length is not None,
-        )
-        if reason is not None or price is None or length is None:
-            reason = reason or "no_length"
-            _count_refusal(report, reason, review_count, appid in copies, zero_not_free)
-            # Values come from the resolver and the reason list: no need to re-validate.
-            refused.append(
-                NotRated.model_construct(
-                    appid=appid, name=title, reason=reason, review_count=review_count or None
-                )
-            )
+        app = _screen(known, appid, typical, appid in copies)
+        if isinstance(app, _Refused):
+            _count_refusal(report, app.reason, app.review_count, appid in copies, app.zero_not_free)
+            refused.append(_not_rated(known, appid, app))
             continue
-        try:
-            record = _record(
-                known,
-                appid,
-                name,
-                _priced_at(known, appid, price),
-                length,
-                counted,
-                as_of,
-                _tags(known, appid, typical),
-            )
-        except ValidationError as err:
-            report.dropped[f"invalid record ({err.errors()[0]['loc']})"] += 1
-            continue
-        rated.append(record)
-        _count_rated(report, record, free_only)
+        record = _rate(known, appid, app, as_of, typical, report)
+        if record is not None:
+            rated.append(record)
+            _count_rated(report, record, app.free_only)
     report.rated = len(rated)
     return rated, refused
+
+
+def _listing(known: Observations, appid: int) -> Listing:
+    """Given an appid, return what :func:`ingest.checks.regional_copies` compares of it."""
+    return Listing(
+        appid,
+        known.value(appid, "name") or "",
+        known.value(appid, "developer"),
+        known.value(appid, "publisher"),
+        int(known.value(appid, "review_count", 0)),
+        known.get(appid, "app_type") is not None,
+    )
+
+
+class _Refused(NamedTuple):
+    """An app a check refused: the first ``reason`` (:func:`ingest.checks.not_rated_reason`),
+    its storefront ``name`` ("" when none), its review count, and whether a $0 was refused as
+    no price (the report counts those)."""
+
+    reason: NotRatedReason
+    name: str
+    review_count: int
+    zero_not_free: bool
+
+
+class _Rateable(NamedTuple):
+    """An app every check passed: its storefront ``name``, the price to rate it at, its chosen
+    length, its review count and whether only the free flag priced it."""
+
+    name: str
+    price: Resolved
+    length: Length
+    counted: ReviewCount
+    free_only: bool
+
+
+def _screen(
+    known: Observations, appid: int, typical: TagPositions, regional_copy: bool
+) -> _Rateable | _Refused:
+    """Given an appid, the catalogue's typical tag positions and whether the app is a regional
+    copy of another listing, run the checks in :mod:`ingest.checks`' order and return the app
+    ready to rate, or refused with its first reason."""
+    name = known.value(appid, "name") or ""
+    counted = _review_count(known, appid)
+    found = known.get(appid, "price")
+    is_non_game = _is_non_game(known, appid, name)
+    is_delisted = _is_delisted(known, appid, found)
+    price, zero_not_free, free_only = _usable_price(known, appid, found, regional_copy)
+    length = None
+    # The length check needs the tags and the reviewers' playtime: only for apps that
+    # pass every other check, which keeps the walk over 180k apps fast.
+    if not (is_non_game or is_delisted or price is None or counted.total < MIN_REVIEWS):
+        length = _length(known, appid, typical, name, price)
+    reason = not_rated_reason(
+        has_store_data=_has_store_data(known, appid, name),
+        is_non_game=is_non_game,
+        is_delisted=is_delisted,
+        has_price=price is not None,
+        review_count=counted.total,
+        has_length=length is not None,
+    )
+    if reason is not None or price is None or length is None:
+        return _Refused(reason or "no_length", name, counted.total, zero_not_free)
+    return _Rateable(name, price, length, counted, free_only)
+
+
+def _has_store_data(known: Observations, appid: int, name: str) -> bool:
+    """Given an appid and its storefront name ("" when none), return False when no storefront
+    source names it nor types it: only a play-length source knows it."""
+    return bool(name) or known.get(appid, "app_type") is not None
+
+
+def _is_non_game(known: Observations, appid: int, name: str) -> bool:
+    """Given an appid and its storefront name, return True when it is no game: nameless, or
+    :func:`ingest.checks.non_game` by its name, app type and storefront genres."""
+    return not name or non_game(
+        name, known.value(appid, "app_type"), known.value(appid, "storefront_genres", ())
+    )
+
+
+def _is_delisted(known: Observations, appid: int, price: Resolved | None) -> bool:
+    """Given an appid and its resolved price (or None), return
+    :func:`ingest.checks.delisted` of it."""
+    return delisted(
+        known.get(appid, "delisted") is not None,
+        Price(*price.value).price_usd if price else None,
+        known.get(appid, "paid_before") is not None,
+        bool(known.value(appid, "free", False)),
+    )
+
+
+def _not_rated(known: Observations, appid: int, app: _Refused) -> NotRated:
+    """Given a refused app, return its not-rated entry, named by the storefront or else by
+    the play-length source that alone knows it."""
+    title = app.name or known.value(appid, "play_length_name") or ""
+    # Values come from the resolver and the reason list: no need to re-validate.
+    return NotRated.model_construct(
+        appid=appid, name=title, reason=app.reason, review_count=app.review_count or None
+    )
+
+
+def _rate(
+    known: Observations,
+    appid: int,
+    app: _Rateable,
+    as_of: dt.datetime,
+    typical: TagPositions,
+    report: IngestReport,
+) -> GameRecord | None:
+    """Given an app ready to rate, return its record (:func:`_record`), or None, counted in
+    ``report.dropped`` under the field at fault, when a value breaks the record's constraints."""
+    try:
+        return _record(
+            known,
+            appid,
+            app.name,
+            _priced_at(known, appid, app.price),
+            app.length,
+            app.counted,
+            as_of,
+            _tags(known, appid, typical),
+        )
+    except ValidationError as err:
+        report.dropped[f"invalid record ({err.errors()[0]['loc']})"] += 1
+        return None
 
 
 def _owners_median(known: Observations, appid: int) -> Resolved | None:
@@ -542,56 +618,34 @@ def _record(
 ) -> GameRecord:
     """Build one rated record from the winners of every field (see :func:`assemble`), the
     price observation it is priced at (``seen``, held to ``as_of`` by
-    :func:`ingest.prices.current_price`) and its tags, most-voted first (:func:`_tags`)."""
+    :func:`ingest.prices.current_price`) and its tags, most-voted first (:func:`_tags`).
+    Raises pydantic's ValidationError when a value breaks the record's constraints."""
     price = current_price(seen, as_of)
-    price_layer = _layer_named(known, seen.source, seen.at.date())
-    provenance: dict[str, Layer] = {}
-    for field_name, wire in _PUBLIC.items():
-        found = known.get(appid, field_name)
-        if found is not None:
-            provenance[wire] = found.layer
-    provenance["price_usd"] = price_layer
     median = _owners_median(known, appid)
-    if median is not None:
-        provenance["median_playtime_hours"] = median.layer
-    estimated: list[str] = []
-    checks = list(length.checks)
     reviewer_found = known.get(appid, "reviewer_playtime")
-    reviewer = ReviewerPlaytime(*reviewer_found.value) if reviewer_found else None
-    if length.resolved is not None:
-        provenance["length_hours"] = length.resolved.layer
-    else:
-        assert reviewer_found is not None
-        provenance["length_hours"] = reviewer_found.layer
-        estimated.append("length_hours")
+    length_layer, length_estimated = _length_layer(length, reviewer_found)
     finish = _chosen_finish_rate(known, appid, length)
-    if finish is not None:
-        # Whatever dump the playtime came from, a finish rate is player statistics.
-        provenance["finish_rate"] = dataclasses.replace(finish[1], kind="player_stats")
-        estimated.append("finish_rate")
     observed = _history_points(known, appid, seen, price.list_price_usd)
     # A sale long over still is a price the game was sold at: the whole history counts.
     low = _historical_low(known, appid, observed, price.list_price_usd)
-    if low is not None:
-        provenance["historical_low_usd"] = _layer_named(known, low.source, low.at)
-        if low.estimated:
-            estimated.append("historical_low_usd")
-    if _tag_order_estimated(known, appid):
-        estimated.append("tags")  # their order is reconstructed (ingest.tags)
     released = known.value(appid, "release_date")
-    year = released.year if released else None
-    other_year = known.get(appid, "play_length_release_year") if released is None else None
-    if other_year is not None:
-        year = int(other_year.value)
-        provenance["release_year"] = other_year.layer
+    year, year_layer = _release_year(known, appid, released)
+    provenance = _record_layers(
+        known,
+        appid,
+        {
+            "price_usd": _layer_named(known, seen.source, seen.at.date()),
+            "median_playtime_hours": median.layer if median is not None else None,
+            "length_hours": length_layer,
+            # Whatever dump the playtime came from, a finish rate is player statistics.
+            "finish_rate": dataclasses.replace(finish[1], kind="player_stats") if finish else None,
+            "historical_low_usd": _layer_named(known, low.source, low.at) if low else None,
+            "release_year": year_layer,
+            "review_count": counted.layer,
+        },
+    )
     window = known.value(appid, "early_window")
-    up_hours, up_reviewers = _trusted_reviewers(reviewer)
-    if counted.layer is not None:
-        provenance["review_count"] = counted.layer
-    if counted.lower_bound:
-        # A recent sample's size or the review summary's band: a lower bound on the total.
-        estimated.append("review_count")
-    dates = _oldest_date_per_kind(provenance)
+    up_hours, up_reviewers = _trusted_reviewers(reviewer_found)
     return GameRecord(
         appid=appid,
         name=name,
@@ -626,11 +680,74 @@ def _record(
         median_playtime_hours=float(median.value) if median is not None else None,
         reviews=known.value(appid, "reviews"),
         early_window=window,
-        sources=Sources(**dates, review_sample=window.window.to if window is not None else None),
+        sources=_sources(provenance, window),
         provenance={wire: _provenance(layer) for wire, layer in sorted(provenance.items())},
-        estimated=tuple(estimated),
-        checks=tuple(checks),
+        estimated=estimated_fields(
+            length=length_estimated,
+            finish_rate=finish is not None,
+            historical_low=low is not None and low.estimated,
+            tags=_tag_order_estimated(known, appid),
+            review_count=counted.lower_bound,
+        ),
+        checks=tuple(length.checks),
     )
+
+
+def _record_layers(
+    known: Observations, appid: int, derived: dict[str, Layer | None]
+) -> dict[str, Layer]:
+    """Given an app and the layers of its derived values (wire field -> layer, None: no value),
+    return the layer of every public input (wire field -> layer): each winner's (:data:`_PUBLIC`),
+    then the derived ones, which replace a winner's layer of the same field."""
+    layers: dict[str, Layer] = {}
+    for field_name, wire in _PUBLIC.items():
+        found = known.get(appid, field_name)
+        if found is not None:
+            layers[wire] = found.layer
+    layers.update({wire: layer for wire, layer in derived.items() if layer is not None})
+    return layers
+
+
+def _length_layer(length: Length, reviewer_found: Resolved | None) -> tuple[Layer, bool]:
+    """Given the chosen length and the winning reviewers' playtime, return (the layer the length
+    came from, whether it is estimated): a source's length is its own; a length with no source
+    (a playtime estimate) comes from the reviewers' playtime layer."""
+    if length.resolved is not None:
+        return length.resolved.layer, False
+    assert reviewer_found is not None  # choose_length estimates only from reviewers' playtime
+    return reviewer_found.layer, True
+
+
+def _release_year(
+    known: Observations, appid: int, released: dt.date | None
+) -> tuple[int | None, Layer | None]:
+    """Given an app and its release date (or None), return (its release year or None, the layer
+    to report it under when not the date's): the date's year, else a year only the play-length
+    source knows (``play_length_release_year``) with its layer."""
+    if released is not None:
+        return released.year, None
+    other_year = known.get(appid, "play_length_release_year")
+    if other_year is None:
+        return None, None
+    return int(other_year.value), other_year.layer
+
+
+def estimated_fields(
+    *, length: bool, finish_rate: bool, historical_low: bool, tags: bool, review_count: bool
+) -> tuple[str, ...]:
+    """Given which of a record's values are estimates, return its ``estimated`` wire names in
+    their fixed order: ``length_hours`` (from reviewers' playtime), ``finish_rate`` (from
+    playtime), ``historical_low_usd`` (from a deepest discount), ``tags`` (their order
+    reconstructed, :mod:`ingest.tags`), ``review_count`` (a lower bound: a recent sample's size
+    or the review summary's band)."""
+    marks = (
+        ("length_hours", length),
+        ("finish_rate", finish_rate),
+        ("historical_low_usd", historical_low),
+        ("tags", tags),
+        ("review_count", review_count),
+    )
+    return tuple(wire for wire, marked in marks if marked)
 
 
 def _chosen_finish_rate(
@@ -661,12 +778,24 @@ def _history_points(known: Observations, appid: int, seen: Seen, list_price: flo
     return observed
 
 
-def _trusted_reviewers(reviewer: ReviewerPlaytime | None) -> tuple[float | None, int | None]:
-    """Given the reviewers' playtime (or None), return (the positive reviewers' hours, their
-    count) when enough reviewers back them, else (None, None)."""
+def _trusted_reviewers(found: Resolved | None) -> tuple[float | None, int | None]:
+    """Given the winning reviewers' playtime (a :class:`ReviewerPlaytime` and its layer, or
+    None), return (the positive reviewers' hours, their count) when enough reviewers back them,
+    else (None, None)."""
+    reviewer = ReviewerPlaytime(*found.value) if found else None
     if reviewer is None or reviewer.positive_reviewers < MIN_REVIEWERS:
         return None, None
     return reviewer.positive_hours, reviewer.positive_reviewers
+
+
+def _sources(provenance: dict[str, Layer], window: EarlyWindow | None) -> Sources:
+    """Given the layer of every public input and the early-window reviews (or None), return the
+    record's ``sources``: the oldest date per kind of source, and the day the review sample
+    ends."""
+    return Sources(
+        **_oldest_date_per_kind(provenance),
+        review_sample=window.window.to if window is not None else None,
+    )
 
 
 def _oldest_date_per_kind(provenance: dict[str, Layer]) -> dict[str, dt.date]:

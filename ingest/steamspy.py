@@ -43,12 +43,6 @@ def parse_steamspy_app(obj: Mapping[str, Any]) -> SteamSpyApp | None:
     )
 
 
-def parse_steamspy_page(payload: Mapping[str, Any]) -> dict[int, SteamSpyApp]:
-    """Given a ``request=all`` page (appid -> app object), return appid -> parsed app."""
-    apps = (parse_steamspy_app(obj) for obj in payload.values() if isinstance(obj, Mapping))
-    return {app.appid: app for app in apps if app is not None}
-
-
 def steamspy_fields(app: SteamSpyApp) -> dict[str, object]:
     """Given a parsed app, return the GameRecord fields it fills.
 

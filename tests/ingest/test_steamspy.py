@@ -6,20 +6,20 @@ from pathlib import Path
 
 import pytest
 
-from bangscore.ingest.steamspy import (
-    SteamSpyAdapter,
-    parse_steamspy_app,
-    parse_steamspy_page,
-    steamspy_fields,
-)
+from bangscore.ingest.steamspy import SteamSpyAdapter, parse_steamspy_app, steamspy_fields
 from bangscore.scoring.records import GameRecord
 from tests.ingest.replay import fixture_json, ok, quiet_client, start_replay, stop_replay
 
+# A recorded ``request=all`` page: appid -> the same app object ``appdetails`` answers with.
+ALL_PAGE = "steamspy/all_page_1_2023-02-04_excerpt.json"
+
 
 def test_parse_recorded_all_page_excerpt() -> None:
-    apps = parse_steamspy_page(fixture_json("steamspy/all_page_1_2023-02-04_excerpt.json"))
-    assert sorted(apps) == [32440, 337320, 715210, 977400]
-    pillage = apps[715210]
+    apps = {key: parse_steamspy_app(obj) for key, obj in fixture_json(ALL_PAGE).items()}
+    parsed = sorted(app.appid for app in apps.values() if app is not None)
+    assert parsed == [32440, 337320, 715210, 977400]
+    pillage = apps["715210"]
+    assert pillage is not None
     assert (pillage.owners_range, pillage.median_forever_minutes) == ("1,000,000 .. 2,000,000", 118)
 
 
@@ -34,8 +34,9 @@ def test_parse_recorded_all_page_excerpt() -> None:
     ids=["playtime", "no-playtime"],
 )
 def test_steamspy_fields(appid: int, expected: dict[str, object]) -> None:
-    apps = parse_steamspy_page(fixture_json("steamspy/all_page_1_2023-02-04_excerpt.json"))
-    assert steamspy_fields(apps[appid]) == expected
+    app = parse_steamspy_app(fixture_json(ALL_PAGE)[str(appid)])
+    assert app is not None
+    assert steamspy_fields(app) == expected
 
 
 def test_unknown_app_is_none() -> None:

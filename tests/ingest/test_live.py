@@ -324,6 +324,165 @@ def test_matched_sources_are_the_bundled_title_matched_and_sampled_ones() -> Non
     } == MATCHED_SOURCES
 
 
+def previous(kind: Any) -> Layer:
+    """The ``previous catalog <kind>`` layer of a record whose ``sources`` date nothing."""
+    return Layer(f"previous catalog {kind}", kind, dt.date.min, TRUST_KEYED)
+
+
+def saved(provenance: dict[str, Layer], **fields: Any) -> GameRecord:
+    """Given provenance entries (wire field -> layer) and fields, return a saved record."""
+    values: dict[str, Any] = {
+        "appid": APPID,
+        "name": "Saved Game",
+        "price_usd": 9.99,
+        "list_price_usd": 19.99,
+        "discount_percent": 50,
+        "review_score": 0.8,
+        "review_count": 1200,
+        "provenance": {
+            wire: Provenance(source=layer.name, kind=layer.kind, date=layer.date)
+            for wire, layer in provenance.items()
+        },
+    }
+    return GameRecord(**(values | fields))
+
+
+# Reviewers' playtime the record's own provenance names (dated apart from the bundled layer).
+OWN_PLAYTIME = Layer(
+    "steam_review_playtime_2026", "player_stats", dt.date(2026, 1, 5), TRUST_MATCHED
+)
+REVIEWERS = {"positive_reviewer_hours": 10.0, "positive_reviewers": 300}
+ESTIMATED_LENGTH = {"main_story_hours": 7.0, "length_source": "playtime_estimate"}
+# Saved record (its provenance, its fields) -> what it observes of the fields named in
+# ``expected`` ((layer, field) -> value), one row per case of record_observations' readers.
+READ_BACK: dict[str, tuple[dict[str, Layer], dict[str, Any], tuple[str, ...], dict[Any, Any]]] = {
+    "legacy-score-observed": (
+        {},
+        {},
+        ("review_score",),
+        {(previous("storefront"), "review_score"): 0.8},
+    ),
+    # A record without provenance holds a score of 0 when nothing scored it: no observation.
+    "legacy-score-0-is-no-score": ({}, {"review_score": 0.0}, ("review_score",), {}),
+    "keyed-score-0-observed": (
+        {"review_score": PICS},
+        {"review_score": 0.0},
+        ("review_score",),
+        {(PICS, "review_score"): 0.0},
+    ),
+    "lower-bound-count-is-a-floor": (
+        {"review_count": PLAYTIME},
+        {"estimated": ("review_count",)},
+        ("review_count", "review_count_floor"),
+        {(PLAYTIME, "review_count_floor"): 1200},
+    ),
+    "categories-on-the-genres-layer": (
+        {"genre": STORE_2019},
+        {"categories": ("Single-player",)},
+        ("categories",),
+        {(STORE_2019, "categories"): ("Single-player",)},
+    ),
+    "categories-without-genres-entry": (
+        {"name": PICS},
+        {"categories": ("Single-player",)},
+        ("categories",),
+        {(previous("storefront"), "categories"): ("Single-player",)},
+    ),
+    "year-without-date-on-its-entry": (
+        {"release_year": HLTB},
+        {"release_year": 2020},
+        ("play_length_release_year",),
+        {(HLTB, "play_length_release_year"): 2020},
+    ),
+    "year-without-date-no-entry": (
+        {"name": PICS},
+        {"release_year": 2020},
+        ("play_length_release_year",),
+        {(previous("play_length"), "play_length_release_year"): 2020},
+    ),
+    # Resolving the reviewers' playtime estimates the length again: it is no source's length.
+    "estimated-length-not-a-main-story": (
+        {"length_hours": SPY},
+        ESTIMATED_LENGTH,
+        ("main_story_hours",),
+        {},
+    ),
+    "genres-of-an-estimated-length": (
+        {"length_hours": SPY},
+        ESTIMATED_LENGTH | {"play_length_genres": ("Adventure",)},
+        ("play_length_genres",),
+        {(previous("play_length"), "play_length_genres"): ("Adventure",)},
+    ),
+    "reviewers-on-the-estimated-lengths-layer": (
+        {"length_hours": SPY},
+        ESTIMATED_LENGTH | REVIEWERS,
+        ("reviewer_playtime",),
+        {(SPY, "reviewer_playtime"): (10.0, None, 300, 0)},
+    ),
+    "reviewers-on-the-records-playtime-layer": (
+        {"name": PICS, "finish_rate": OWN_PLAYTIME},
+        REVIEWERS,
+        ("reviewer_playtime",),
+        {(OWN_PLAYTIME, "reviewer_playtime"): (10.0, None, 300, 0)},
+    ),
+    "reviewers-on-the-bundled-playtime-layer": (
+        {"name": PICS},
+        REVIEWERS,
+        ("reviewer_playtime",),
+        {(PLAYTIME, "reviewer_playtime"): (10.0, None, 300, 0)},
+    ),
+    # 75% off $19.99 is $4.99 to the cent: the deepest discount that low came from.
+    "estimated-low-as-its-deepest-discount": (
+        {"historical_low_usd": ITAD},
+        {"historical_low_usd": 4.99, "estimated": ("historical_low_usd",)},
+        ("deepest_discount_percent", "usd_price_seen"),
+        {(ITAD, "deepest_discount_percent"): 75},
+    ),
+    "estimated-low-no-discount-gives": (
+        {"historical_low_usd": ITAD},
+        {"historical_low_usd": 4.98, "estimated": ("historical_low_usd",)},
+        ("deepest_discount_percent", "usd_price_seen"),
+        {(ITAD, "usd_price_seen"): 4.98},
+    ),
+    "low-without-entry-not-observed": (
+        {"name": PICS},
+        {"historical_low_usd": 4.99},
+        ("deepest_discount_percent", "usd_price_seen"),
+        {},
+    ),
+    "legacy-low": (
+        {},
+        {"historical_low_usd": 4.99},
+        ("deepest_discount_percent", "usd_price_seen"),
+        {(previous("price_history"), "usd_price_seen"): 4.99},
+    ),
+    "unsourced-values-set-only": (
+        {"name": PICS},
+        {"owners_range": "1 .. 2", "content_descriptors": ()},
+        ("owners_range", "content_descriptors"),
+        {(previous("player_stats"), "owners_range"): "1 .. 2"},
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("provenance", "fields", "looked_at", "expected"), READ_BACK.values(), ids=READ_BACK.keys()
+)
+def test_record_observations_reads_each_value_back(
+    provenance: dict[str, Layer],
+    fields: dict[str, Any],
+    looked_at: tuple[str, ...],
+    expected: dict[Any, Any],
+) -> None:
+    observed = {
+        (layer, obs.field): obs.value
+        for layer, batch in record_observations(saved(provenance, **fields))
+        for obs in batch
+        if obs.field in looked_at
+    }
+    assert observed == expected
+
+
 PATCHES: dict[str, tuple[dict[str, object], list[tuple[str, object]]]] = {
     "storefront": (
         {

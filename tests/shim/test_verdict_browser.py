@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode, urlsplit
 
@@ -27,12 +26,13 @@ import pytest
 from bangscore.contract.filters import INDEX_KEY, detail_key
 from bangscore.manifest import read_body, read_manifest
 from bangscore.storage import LocalStorage
-from tests import factories
 from tests.browser import DESKTOP, OUTPUT, PHONE, ConsoleLog, chromium, missing_tools
 from tests.live import ShimServer
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
+
+    from bangscore.scoring.pipeline import ScoredGame
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 KCD2 = 1771300
@@ -71,16 +71,14 @@ class Served:
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    """The real bundled catalogue published into a folder and served by ``bangscore serve``."""
-    from bangscore.ingest.catalog import load_bundled_catalog
-
-    folder = tmp_path_factory.mktemp("real-snapshot")
-    catalog, _ = load_bundled_catalog(Path(__file__).parents[2] / "data")
-    storage = LocalStorage(folder)
-    factories.publish_catalog(catalog.games, storage, snapshot_id="s1", not_rated=catalog.not_rated)
+def served(
+    tmp_path_factory: pytest.TempPathFactory,
+    real_snapshot: tuple[LocalStorage, list[ScoredGame]],
+) -> Iterator[Served]:
+    """``bangscore serve`` over the session's published real catalogue (read only)."""
+    storage = real_snapshot[0]
     state = tmp_path_factory.mktemp("verdict-state")
-    server = ShimServer(state, state / "shim.log", snapshot=folder).start()
+    server = ShimServer(state, state / "shim.log", snapshot=storage.root).start()
     yield Served(server, storage)
     server.stop()
 

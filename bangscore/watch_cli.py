@@ -2,8 +2,9 @@
 
 ``watch add|list|remove`` manage watches as the operator (an operator-added watch confirms its
 address); ``alerts send`` runs :func:`bangscore.alerts.send_alerts` against the current
-snapshot and the configured SMTP server. Nothing here prints or logs an address except
-``watch list``, which the operator asks for.
+snapshot and the configured SMTP server; ``alerts sent`` lists the alerts the SMTP server
+accepted (what support reads to answer "was my alert sent?"). Nothing here prints or logs an
+address except ``watch list``, which the operator asks for.
 """
 
 from __future__ import annotations
@@ -120,6 +121,26 @@ def cmd_watch_remove(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_alerts_sent(args: argparse.Namespace, settings: Settings) -> int:
+    """List the alerts sent (all, or one watch's): when (UTC), watch id, snapshot, the price
+    and tier announced and the Message-ID, oldest first. Names no address."""
+    from bangscore.alerts import at
+
+    store = _store(settings, create=False)
+    try:
+        sent = store.sent_alerts(args.watch)
+    finally:
+        store.close()
+    print(f"{'sent (UTC)':<16} {'watch':<13} {'snapshot':<18} {'price':>9} {'tier':<9} message id")
+    for a in sent:
+        price = "-" if a.price_usd is None else f"${a.price_usd:,.2f}"
+        print(
+            f"{at(a.sent_at):<16} {a.watch_id:<13} {a.snapshot_id:<18} {price:>9} "
+            f"{a.tier or '-':<9} {a.message_id}"
+        )
+    return 0
+
+
 def cmd_alerts_send(args: argparse.Namespace, settings: Settings) -> int:
     """Send the alerts of every watch whose condition became true; exit 1 if any stays
     pending (the SMTP server refused or could not be reached: retried next run)."""
@@ -223,3 +244,6 @@ def add_parsers(sub: Any) -> None:
     p = alerts.add_parser("send", help="email every watch whose condition became true")
     p.add_argument("--snapshot", help="snapshot store: folder or s3://bucket/prefix")
     p.set_defaults(func=cmd_alerts_send)
+    p = alerts.add_parser("sent", help="list the alerts the SMTP server accepted")
+    p.add_argument("--watch", help="only this watch's alerts (its id)")
+    p.set_defaults(func=cmd_alerts_sent)

@@ -1,5 +1,5 @@
-"""``bangscore watch add|list|remove`` and ``bangscore alerts send``'s refusals, through the real
-command line on a real SQLite store in the test's state folder."""
+"""``bangscore watch add|list|remove``, ``bangscore alerts sent`` and ``alerts send``'s
+refusals, through the real command line on a real SQLite store in the test's state folder."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from bangscore.cli import main
 from bangscore.storage import LocalStorage
 from bangscore.stores import open_watch_store
-from bangscore.stores.watchstore import Condition, WatchRecord
+from bangscore.stores.watchstore import Condition, SentAlert, WatchRecord
 from tests import factories
 from tests.live import free_port
 
@@ -212,3 +212,28 @@ def test_alerts_send_without_a_snapshot_fails_before_mailing(
     code, out, err = bangscore("alerts", "send", "--snapshot", str(tmp_path / "empty"))
     assert (code, out) == (1, "")
     assert err.startswith("error: no snapshot to compare the watches with: ")
+
+
+def test_alerts_sent_lists_what_the_smtp_server_accepted_without_addresses(
+    bangscore: Run, tmp_path: Path
+) -> None:
+    first = add(bangscore, "ann@example.com", 620, "--tier", "banger")
+    second = add(bangscore, "bob@example.com", 367520, "--below", "7.5")
+    store = open_watch_store(f"sqlite:///{tmp_path / 'state' / 'bangscore.sqlite3'}")
+    store.record_alert(SentAlert(second, 1_785_000_000, "s20260724", 7.49, "worth_it", "<b@x>"))
+    store.record_alert(SentAlert(first, 1_784_000_000, "s20260701", 9.99, "banger", "<a@x>"))
+    store.close()
+
+    code, out, err = bangscore("alerts", "sent")
+    assert (code, err) == (0, "")
+    header, *rows = out.splitlines()
+    assert header.split() == ["sent", "(UTC)", "watch", "snapshot", "price", "tier",
+                              "message", "id"]  # fmt: skip
+    assert [row.split() for row in rows] == [
+        ["2026-07-14", "03:33", first, "s20260701", "$9.99", "banger", "<a@x>"],
+        ["2026-07-25", "17:20", second, "s20260724", "$7.49", "worth_it", "<b@x>"],
+    ]
+    assert "@example.com" not in out
+
+    code, out, _ = bangscore("alerts", "sent", "--watch", second)
+    assert (code, [row.split()[2] for row in out.splitlines()[1:]]) == (0, [second])

@@ -92,20 +92,6 @@ def genre_label(genre: str) -> str:
     return GENRE_LABELS.get(genre) or genre.replace("_", " ").capitalize()
 
 
-def drivers_view(detail: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
-    """Given a detail record, return its drivers as (group heading, [labels]) for the non-empty
-    groups, in the order raises, lowers, neutral; [] when the record has no ``drivers``."""
-    drivers = detail.get("drivers")
-    if not isinstance(drivers, Mapping):
-        return []
-    out = []
-    for key, heading in DRIVER_GROUPS:
-        names = drivers.get(key) or []
-        if names:
-            out.append((heading, [driver_label(str(n)) for n in names]))
-    return out
-
-
 def length_source_label(detail: Mapping[str, Any]) -> str | None:
     """Given a detail record, return the words for where its length comes from, or None.
 

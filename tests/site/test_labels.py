@@ -18,7 +18,6 @@ from bangscore.site.chart import chart_prices
 from bangscore.site.labels import (
     driver_label,
     driver_reasons,
-    drivers_view,
     length_source_label,
 )
 from bangscore.site.render import SiteRenderer
@@ -29,30 +28,6 @@ from tests.factories import SITE
 def page_of(storage: ObjectStorage, appid: int) -> str:
     entry = read_manifest(storage, "s1").entries[game_page_key(appid)]
     return read_body(storage, entry).decode()
-
-
-@pytest.mark.parametrize(
-    ("detail", "expected"),
-    [
-        ({}, []),
-        (
-            {"drivers": {"raises": ["reviews", "length"], "lowers": ["price"], "neutral": []}},
-            [("Raises the score", ["Player reviews", "Length"]), ("Lowers the score", ["Price"])],
-        ),
-        (
-            {"drivers": {"raises": [], "lowers": ["unattended_time"], "neutral": ["finish_rate"]}},
-            [
-                ("Lowers the score", ["Idle or tool time (not counted)"]),
-                ("Neither raises nor lowers it", ["Share of players who finish"]),
-            ],
-        ),
-    ],
-    ids=["absent", "raises-and-lowers", "neutral"],
-)
-def test_drivers_view_labels_each_group(
-    detail: dict[str, Any], expected: list[tuple[str, list[str]]]
-) -> None:
-    assert drivers_view(detail) == expected
 
 
 def test_unknown_driver_names_still_read_as_words() -> None:

@@ -479,3 +479,99 @@ def test_each_night_adds_its_observation_to_the_price_history(
     at = dt.datetime.combine(nights[-1][0], dt.time(4), tzinfo=dt.UTC)
     run_ingest(config, sources=["store_items"], today=nights[-1][0], now=at, sleep=lambda s: None)
     assert read_catalog(previous_catalog).games[0].price_history == history
+
+
+def test_a_source_that_answers_not_found_for_every_game_failed(
+    replay: ReplayFactory, make_config: MakeConfig, previous_catalog: Path
+) -> None:
+    # 404 is not fatal (one game's page may be gone); every game's being gone is a failure.
+    before = previous_catalog.read_bytes()
+    server = replay(source_routes({("GET", "/api.php"): lambda q, b: (404, {}, b"{}")}))
+    report = ingest(make_config(Endpoints.all_at(server.base_url)), sources=["steamspy"])
+    outcome = report.outcomes["steamspy"]
+    assert (outcome.status, outcome.errors, outcome.updated, outcome.no_data) == ("failed", 2, 0, 0)
+    assert not report.written
+    assert previous_catalog.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("answer", "error"),
+    [
+        pytest.param({"response": {"store_items": "none"}}, "TypeError", id="items-not-a-list"),
+        pytest.param(
+            {"response": {"store_items": [{"success": 1, "name": "x", "tags": [{"weight": 3}]}]}},
+            "KeyError",
+            id="tag-without-id",
+        ),
+    ],
+)
+def test_a_malformed_batch_answer_counts_every_game_of_the_batch(
+    replay: ReplayFactory,
+    make_config: MakeConfig,
+    previous_catalog: Path,
+    answer: dict[str, Any],
+    error: str,
+) -> None:
+    before = previous_catalog.read_bytes()
+    routes = source_routes({("GET", "/IStoreBrowseService/GetItems/v1/"): lambda q, b: ok(answer)})
+    server = replay(routes)
+    report = ingest(make_config(Endpoints.all_at(server.base_url)), sources=["store_items"])
+    outcome = report.outcomes["store_items"]
+    assert (outcome.status, outcome.errors, outcome.updated) == ("failed", 2, 0)
+    assert outcome.message.startswith(f"last error: batch from {PORTAL}: {error}")
+    assert not report.written and previous_catalog.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("reply", "status", "message", "written"),
+    [
+        # Unreachable, the list is only a hint: the batch's catalogue is written.
+        pytest.param((403, {}, b"{}"), "unreachable", "403", True, id="refused"),
+        # A malformed answer is a failed source: the catalogue waits for a rerun.
+        pytest.param(ok({"response": {"apps": 5}}), "failed", "TypeError", False, id="malformed"),
+    ],
+)
+def test_an_app_list_that_fails_flags_nothing_and_the_batch_still_runs(
+    replay: ReplayFactory,
+    make_config: MakeConfig,
+    previous_catalog: Path,
+    reply: tuple[int, dict[str, str], bytes],
+    status: str,
+    message: str,
+    written: bool,
+) -> None:
+    server = replay(source_routes({("GET", "/IStoreService/GetAppList/v1/"): lambda q, b: reply}))
+    config = make_config(Endpoints.all_at(server.base_url), steam_api_key="steam-secret")
+    report = ingest(config, sources=["store_items", "storefront"])
+    listed = report.outcomes["app_list"]
+    assert (listed.status, listed.updated) == (status, 0)
+    assert message in listed.message and "steam-secret" not in report.summary()
+    assert report.outcomes["store_items"].status == "ok"
+    assert report.written is written, report.summary()
+    # Nothing flagged by the list: appdetails only for what the batch could not settle.
+    asked = [h.query["appids"] for h in server.hits if h.path == "/api/appdetails"]
+    assert str(PORTAL) not in asked
+
+
+@pytest.mark.parametrize(
+    ("field", "cents"),
+    [
+        pytest.param("final_price_in_cents", "-199", id="negative-price"),
+        pytest.param("original_price_in_cents", "-999", id="negative-list-price"),
+    ],
+)
+def test_a_batch_value_a_record_refuses_counts_against_that_game_only(
+    replay: ReplayFactory,
+    make_config: MakeConfig,
+    previous_catalog: Path,
+    field: str,
+    cents: str,
+) -> None:
+    answer = fixture_json("storefront/get_items_620.json")
+    answer["response"]["store_items"][0]["best_purchase_option"][field] = cents
+    routes = source_routes({("GET", "/IStoreBrowseService/GetItems/v1/"): lambda q, b: ok(answer)})
+    report = ingest(make_config(Endpoints.all_at(replay(routes).base_url)), sources=["store_items"])
+    outcome = report.outcomes["store_items"]
+    assert (outcome.errors, outcome.updated) == (1, 0)
+    assert outcome.message.startswith(f"last error: appid {PORTAL}: ")
+    assert read_catalog(previous_catalog).games[0] == old_record(PORTAL, "Portal 2")

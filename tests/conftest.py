@@ -72,8 +72,8 @@ GROUP_BY_FIXTURE = {
 # Before pytest-xdist's own hook, which reads the xdist_group marks to place the tests.
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Add the markers that :data:`MARKS_BY_FIXTURE` implies to each collected test, and the
-    xdist group that :data:`GROUP_BY_FIXTURE` names."""
+    """Add the markers that :data:`MARKS_BY_FIXTURE` implies to each collected test and the
+    xdist group that :data:`GROUP_BY_FIXTURE` names; put the modules of that group last."""
     for item in items:
         used = set(getattr(item, "fixturenames", ()))
         for fixture, marker in MARKS_BY_FIXTURE.items():
@@ -82,6 +82,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         groups = {group for fixture, group in GROUP_BY_FIXTURE.items() if fixture in used}
         for group in sorted(groups):
             item.add_marker(pytest.mark.xdist_group(group))
+    # The modules that read the real catalogue run last, whole: by then `make test`'s warm-up
+    # (`python -m tests.real_catalogue`, beside pytest) has filled the cache, so no worker waits
+    # on its lock while other tests could run. pytest-xdist hands tests out in this order.
+    real = {item.path for item in items if item.get_closest_marker("xdist_group")}
+    items.sort(key=lambda item: item.path in real)
 
 
 @pytest.fixture(scope="module", autouse=True)

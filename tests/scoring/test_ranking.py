@@ -5,17 +5,21 @@ Each check names what score version 2.0 got wrong on these dumps."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bangscore.ingest.catalog import IngestReport
 from bangscore.ingest.names import normalise_name
-from bangscore.scoring.pipeline import ScoredGame, score_catalog
+from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import Catalog
 
 
 @pytest.fixture(scope="module")
-def ranked(bundled: tuple[Catalog, IngestReport]) -> list[ScoredGame]:
-    return score_catalog(bundled[0].games)
+def ranked(bundled: tuple[Catalog, IngestReport], real_cache: Path) -> list[ScoredGame]:
+    from tests.real_catalogue import cached_games
+
+    return cached_games(real_cache, bundled[0])
 
 
 def rank_of(ranked: list[ScoredGame], appid: int) -> tuple[int, ScoredGame]:

@@ -24,13 +24,18 @@ from bangscore.mail import (
     header_text,
     mailbox,
     new_message,
-    send_one,
 )
 from tests.live import free_port
 from tests.smtp_server import Inbox, body_text
 from tests.smtp_server import SMTPServer as LiveSMTP
 
 USER, PASSWORD = "alerts", "s3cret:pass"
+
+
+def send_one(server: SMTPServer, message: EmailMessage) -> None:
+    """Given a server and a message, send it on a connection of its own; raise MailError."""
+    with Mailer(server) as mailer:
+        mailer.send(message)
 
 
 def message(to: str = "player@example.com") -> EmailMessage:

@@ -80,13 +80,24 @@ def _load_catalog(path: Path | None, settings: Settings) -> Catalog:
 
 
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
-    """Refresh the catalog from the live sources; keep the last good one on any failure."""
+    """Refresh the catalog from the live sources; keep the last good one on any failure.
+
+    Exits 2 for an unknown source name and 1, with a one-line reason, when the catalog (or,
+    with none yet, a bundled dump to seed it from) is missing or unreadable."""
+    from bangscore.ingest.catalog import CatalogError
+
+    try:
+        return _print_ingest_plan(settings) if args.dry_run else _ingest(args, settings)
+    except CatalogError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+
+def _ingest(args: argparse.Namespace, settings: Settings) -> int:
     from bangscore.ingest.catalog import load_bundled_catalog, write_catalog
     from bangscore.ingest.refresh import IngestConfig, run_ingest
 
     path = settings.catalog_path
-    if args.dry_run:
-        return _print_ingest_plan(settings)
     if not path.exists():
         catalog, report = load_bundled_catalog(settings.data_dir, progress=True)
         write_catalog(catalog, path)

@@ -362,9 +362,3 @@ class Mailer:
         if isinstance(exc, socket.timeout | TimeoutError):
             return "timed out"
         return type(exc).__name__
-
-
-def send_one(server: SMTPServer, message: EmailMessage) -> None:
-    """Given a server and a message, send it on a connection of its own; raise MailError."""
-    with Mailer(server) as mailer:
-        mailer.send(message)

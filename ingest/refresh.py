@@ -140,11 +140,6 @@ class Endpoints:
     itad: str = "https://api.isthereanydeal.com"
     pcgw: str = "https://www.pcgamingwiki.com"
 
-    @classmethod
-    def all_at(cls, base: str) -> Endpoints:
-        """Given one base URL, return endpoints that all point at it (replay servers, tests)."""
-        return cls(store=base, steam_api=base, steamspy=base, hltb=base, itad=base, pcgw=base)
-
 
 @dataclass(frozen=True)
 class IngestConfig:

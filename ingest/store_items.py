@@ -136,6 +136,8 @@ def parse_store_item(item: Mapping[str, Any]) -> StoreItem | None:
     """Given one ``store_items`` entry, return it parsed, or None when the store does not
     answer for it (``success`` other than 1, or no name). Raises ValueError/KeyError/TypeError
     on a malformed entry."""
+    if not isinstance(item, Mapping):
+        raise TypeError(f"a store item is a JSON object, not {type(item).__name__}")
     if int(item.get("success", 0)) != 1 or not item.get("name"):
         return None
     price, ends = _price(item.get("best_purchase_option") or {})
@@ -169,7 +171,10 @@ def parse_store_items(payload: Mapping[str, Any]) -> dict[int, StoreItem]:
     """Given a GetItems answer, return the items the store answered for, by appid (an app left
     out or answered without success is absent). Raises ValueError/KeyError/TypeError on a
     malformed answer."""
-    items = (payload.get("response") or {}).get("store_items") or []
+    response = payload.get("response") or {}
+    if not isinstance(response, Mapping):
+        raise TypeError(f"GetItems' response is a JSON object, not {type(response).__name__}")
+    items = response.get("store_items") or []
     parsed = (parse_store_item(item) for item in items)
     return {item.appid: item for item in parsed if item is not None}
 

@@ -31,6 +31,8 @@ class Inbox:
     raw: list[bytes] = field(default_factory=list)
     refuse: bool = False
     refuse_reply: str = "550 5.1.1 mailbox unavailable"
+    # A reply to DATA instead of accepting the message (e.g. "554 5.7.1 rejected as spam").
+    data_reply: str | None = None
     sessions: int = 0
 
     async def handle_EHLO(  # noqa: N802 -- aiosmtpd's hook name
@@ -56,6 +58,8 @@ class Inbox:
     async def handle_DATA(  # noqa: N802 -- aiosmtpd's hook name
         self, server: SMTP, session: Session, envelope: Envelope
     ) -> str:
+        if self.data_reply is not None:
+            return self.data_reply
         raw = envelope.original_content or b""
         self.raw.append(raw)
         message = email.message_from_bytes(raw, policy=email.policy.default)

@@ -16,12 +16,26 @@ import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
 
-from bangscore.mail import Mailer, MailError, SMTPServer, send_one
+from bangscore.mail import (
+    Mailer,
+    MailError,
+    SMTPServer,
+    UnsafeMessage,
+    header_text,
+    mailbox,
+    new_message,
+)
 from tests.live import free_port
 from tests.smtp_server import Inbox, body_text
 from tests.smtp_server import SMTPServer as LiveSMTP
 
 USER, PASSWORD = "alerts", "s3cret:pass"
+
+
+def send_one(server: SMTPServer, message: EmailMessage) -> None:
+    """Given a server and a message, send it on a connection of its own; raise MailError."""
+    with Mailer(server) as mailer:
+        mailer.send(message)
 
 
 def message(to: str = "player@example.com") -> EmailMessage:
@@ -202,3 +216,89 @@ def test_a_connection_that_fails_half_way_is_closed(smtp_server: LiveSMTP) -> No
         gc.collect()
     assert error.endswith("SMTPNotSupportedError")
     assert [w.message for w in seen if issubclass(w.category, ResourceWarning)] == []
+
+
+@pytest.mark.parametrize(
+    ("reply", "lost"),
+    [
+        pytest.param("554 5.7.1 rejected as spam", False, id="554-refused-for-good"),
+        pytest.param("421 4.3.2 shutting down", True, id="421-try-again-later"),
+    ],
+)
+def test_a_message_refused_at_data_is_an_error_that_says_whether_to_retry(
+    smtp_server: LiveSMTP, reply: str, lost: bool
+) -> None:
+    smtp_server.inbox.data_reply = reply
+    code = reply.split()[0]
+    with pytest.raises(MailError) as caught:
+        send_one(SMTPServer.from_url(smtp_server.url), message())
+    assert str(caught.value) == (
+        f"the SMTP server 127.0.0.1:{smtp_server.controller.port} refused the message ({code})"
+    )
+    assert caught.value.lost is lost and not caught.value.bounced
+    assert smtp_server.inbox.messages == []
+
+
+@pytest.mark.parametrize(
+    ("value", "limit", "expected"),
+    [
+        pytest.param("Hollow Knight", 200, "Hollow Knight", id="plain"),
+        pytest.param("A\r\nBcc: x@y.io", 200, "A Bcc: x@y.io", id="crlf"),
+        pytest.param("A\u2028B\x00C\u0085D", 200, "A B C D", id="separators-nul-nel"),
+        pytest.param("  many   spaces  ", 200, "many spaces", id="spaces"),
+        pytest.param("=?utf-8?q?hi?=", 200, "=\u2060?utf-8?q?hi?=", id="encoded-word"),
+        pytest.param("Hollow Knight Silksong", 10, "Hollow...", id="cut-at-a-space"),
+        pytest.param("x" * 250, 200, "x" * 197 + "...", id="cut-to-200"),
+        pytest.param(7.49, 200, "7.49", id="a-number"),
+    ],
+)
+def test_header_text_is_inert_one_line_text(value: object, limit: int, expected: str) -> None:
+    assert header_text(value, limit) == expected
+    assert len(header_text(value, limit)) <= limit
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        pytest.param("player@example.com\r\nBcc: x@y.io", id="crlf"),
+        pytest.param("Player <player@example.com>", id="display-name"),
+        pytest.param("a@b.io, c@d.io", id="two-addresses"),
+        pytest.param("", id="empty"),
+    ],
+)
+def test_mailbox_refuses_anything_but_one_plain_address(address: str) -> None:
+    with pytest.raises(UnsafeMessage, match="cannot be written as a plain mailbox"):
+        mailbox(address)
+
+
+def test_mailbox_returns_a_plain_address_as_it_is() -> None:
+    assert mailbox("player@example.com") == "player@example.com"
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        pytest.param("List-Unsubscribe", "<https://x.test/u>\r\nBcc: a@b.io", id="crlf"),
+        pytest.param("List-Unsubscribe", "<https://x.test/u/\u00e9>", id="non-ascii"),
+        pytest.param("List-Unsubscribe-Post", "List-Unsubscribe=One-Click\n", id="trailing-lf"),
+        pytest.param("List-Unsubscribe", "", id="empty"),
+    ],
+)
+def test_the_list_headers_are_one_line_of_printable_ascii(name: str, value: str) -> None:
+    msg = new_message()
+    with pytest.raises(UnsafeMessage, match=f"^{name} must be one line of printable ASCII$"):
+        msg[name] = value
+
+
+def test_the_list_headers_stay_verbatim_on_one_line_as_bytes_and_as_text() -> None:
+    # Longer than the 78 columns the SMTP policy folds other headers at.
+    url = "<https://bangscore.test/watch/unsubscribe?token=" + "a" * 80 + ">"
+    msg = new_message()
+    msg["From"], msg["To"], msg["Subject"] = "alerts@bangscore.test", "player@example.com", "Hi"
+    msg["List-Unsubscribe"] = url
+    msg["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+    msg.set_content("Price: $7.49")
+    lines = (f"List-Unsubscribe: {url}", "List-Unsubscribe-Post: List-Unsubscribe=One-Click")
+    for line in lines:
+        assert line.encode("ascii") + b"\r\n" in msg.as_bytes()
+        assert line + "\r\n" in msg.as_string()

@@ -116,13 +116,6 @@ class ExportManifest:
         except (ValueError, KeyError, TypeError, orjson.JSONDecodeError) as exc:
             raise ExportError(f"corrupt export manifest: {exc}") from exc
 
-    def file(self, name: str) -> ExportFile:
-        """Given a file name, return its entry; raise KeyError if the export has none."""
-        for entry in self.files:
-            if entry.name == name:
-                return entry
-        raise KeyError(name)
-
 
 def read_latest(storage: ObjectStorage) -> ExportManifest | None:
     """Given an export store, return its newest manifest, or None if nothing was exported.

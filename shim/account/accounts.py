@@ -208,10 +208,8 @@ class AccountSite:
                 max_files=0, max_fields=10, max_part_size=MAX_FIELD_BYTES
             ) as data:
                 fields = {k: v for k, v in data.items() if isinstance(v, str)}
-        except HTTPException:  # a multipart part past max_part_size
+        except HTTPException:  # a field (urlencoded) or part (multipart) past max_part_size
             raise FormTooLarge from None
-        if any(len(v.encode()) > MAX_FIELD_BYTES for v in fields.values()):
-            raise FormTooLarge
         expected = request.session.get("csrf")
         sent = fields.get("csrf", "")
         if not isinstance(expected, str) or not hmac.compare_digest(expected, sent):

@@ -153,6 +153,11 @@ def make_config(previous_catalog: Path, tmp_path: Path) -> MakeConfig:
     return make
 
 
+def endpoints_at(base: str) -> Endpoints:
+    """Given one base URL (a replay server's), return endpoints that all point at it."""
+    return Endpoints(store=base, steam_api=base, steamspy=base, hltb=base, itad=base, pcgw=base)
+
+
 ADAPTERS = (
     "store_items",
     "storefront",
@@ -173,7 +178,7 @@ def test_full_ingest_resolves_every_source(
     replay: ReplayFactory, make_config: MakeConfig, previous_catalog: Path
 ) -> None:
     server = replay(source_routes())
-    report = ingest(make_config(Endpoints.all_at(server.base_url)))
+    report = ingest(make_config(endpoints_at(server.base_url)))
     assert report.written, report.summary()
     assert {name: o.status for name, o in report.outcomes.items()} == dict.fromkeys(ADAPTERS, "ok")
     # The batch settled Portal 2; Alyx, left out of it, alone took the per-game appdetails.
@@ -245,7 +250,7 @@ def test_game_refused_by_fresh_values_moves_to_not_rated(
         return healthy[("GET", "/api/appdetails")](q, b)
 
     server = replay(source_routes({("GET", "/api/appdetails"): appdetails}))
-    report = ingest(make_config(Endpoints.all_at(server.base_url)), sources=["storefront", "hltb"])
+    report = ingest(make_config(endpoints_at(server.base_url)), sources=["storefront", "hltb"])
     assert report.written, report.summary()
     assert report.not_rated == {"not_a_game": 1}
     assert "no longer rated: 1 (not_a_game 1)" in report.summary()
@@ -266,7 +271,7 @@ def test_invalid_fresh_value_is_an_error_and_keeps_the_record(
     details = fixture_json("storefront/appdetails_620_usd.json")
     details[str(PORTAL)]["data"]["metacritic"] = {"score": 101}
     server = replay(source_routes({("GET", "/api/appdetails"): lambda q, b: ok(details)}))
-    report = ingest(make_config(Endpoints.all_at(server.base_url)), sources=["storefront"])
+    report = ingest(make_config(endpoints_at(server.base_url)), sources=["storefront"])
     outcome = report.outcomes["storefront"]
     assert (outcome.status, outcome.errors, outcome.updated, outcome.no_data) == ("ok", 1, 0, 1)
     assert "appid 620: ValueError" in outcome.message and "metacritic" in outcome.message
@@ -279,7 +284,7 @@ def test_no_network_names_sources_and_keeps_catalog(
     make_config: MakeConfig, previous_catalog: Path
 ) -> None:
     before = previous_catalog.read_bytes()
-    report = ingest(make_config(Endpoints.all_at("http://127.0.0.1:1")))
+    report = ingest(make_config(endpoints_at("http://127.0.0.1:1")))
     assert not report.written
     assert report.outcomes["storefront"].status == "skipped"
     assert report.unreachable == [
@@ -333,7 +338,7 @@ def test_partial_ingest_is_not_written_and_rerun_resumes(
         return healthy[("GET", "/api.php")](q, b)
 
     broken = replay(source_routes({("GET", "/api.php"): steamspy_dies_after_first_game}))
-    config = make_config(Endpoints.all_at(broken.base_url))
+    config = make_config(endpoints_at(broken.base_url))
     report = ingest(config)
     assert report.outcomes["steamspy"].status == "failed"
     assert not report.written
@@ -353,7 +358,7 @@ def test_partial_ingest_is_not_written_and_rerun_resumes(
 
 def test_rerun_same_day_refetches_nothing(replay: ReplayFactory, make_config: MakeConfig) -> None:
     server = replay(source_routes())
-    config = make_config(Endpoints.all_at(server.base_url))
+    config = make_config(endpoints_at(server.base_url))
     first = ingest(config)
     sent = len(server.hits)
     second = ingest(config)
@@ -370,7 +375,7 @@ def test_sources_limit_and_since(
     replay: ReplayFactory, make_config: MakeConfig, previous_catalog: Path
 ) -> None:
     server = replay(source_routes())
-    config = make_config(Endpoints.all_at(server.base_url))
+    config = make_config(endpoints_at(server.base_url))
     report = ingest(config, sources=["steamspy"], limit=1)
     assert list(report.outcomes) == ["steamspy"]
     assert [h.query["appid"] for h in server.hits] == [str(PORTAL)]
@@ -387,7 +392,7 @@ def test_itad_without_key_is_skipped_not_failed(
 ) -> None:
     server = replay(source_routes())
     report = ingest(
-        make_config(Endpoints.all_at(server.base_url), itad_api_key=None), sources=["itad", "pcgw"]
+        make_config(endpoints_at(server.base_url), itad_api_key=None), sources=["itad", "pcgw"]
     )
     assert report.outcomes["itad"].status == "skipped"
     assert report.outcomes["itad"].message == "no API key configured"
@@ -414,7 +419,7 @@ def test_app_list_sends_changed_games_to_appdetails_and_counts_new_apps(
         return ok({"response": pages[q["last_appid"]]})
 
     server = replay(source_routes({("GET", "/IStoreService/GetAppList/v1/"): app_list}))
-    config = make_config(Endpoints.all_at(server.base_url), steam_api_key="steam-secret")
+    config = make_config(endpoints_at(server.base_url), steam_api_key="steam-secret")
     report = ingest(config, sources=["store_items", "storefront"])
     assert report.written, report.summary()
     listed = report.outcomes["app_list"]
@@ -434,7 +439,7 @@ def test_app_list_sends_changed_games_to_appdetails_and_counts_new_apps(
 def test_an_api_key_never_reaches_a_report(replay: ReplayFactory, make_config: MakeConfig) -> None:
     routes = source_routes({("POST", "/lookup/id/shop/61/v1"): lambda q, b: (403, {}, b"{}")})
     server = replay(routes)
-    report = ingest(make_config(Endpoints.all_at(server.base_url)), sources=["itad"])
+    report = ingest(make_config(endpoints_at(server.base_url)), sources=["itad"])
     assert report.unreachable == ["itad"]
     assert "403" in report.summary() and "test-key" not in report.summary()
 
@@ -453,7 +458,7 @@ def test_each_night_adds_its_observation_to_the_price_history(
         return ok(answer)
 
     server = replay(source_routes({("GET", "/IStoreBrowseService/GetItems/v1/"): items}))
-    config = make_config(Endpoints.all_at(server.base_url))
+    config = make_config(endpoints_at(server.base_url))
     nights = [
         (TODAY, "199"),
         (TODAY + dt.timedelta(days=1), "999"),
@@ -479,3 +484,99 @@ def test_each_night_adds_its_observation_to_the_price_history(
     at = dt.datetime.combine(nights[-1][0], dt.time(4), tzinfo=dt.UTC)
     run_ingest(config, sources=["store_items"], today=nights[-1][0], now=at, sleep=lambda s: None)
     assert read_catalog(previous_catalog).games[0].price_history == history
+
+
+def test_a_source_that_answers_not_found_for_every_game_failed(
+    replay: ReplayFactory, make_config: MakeConfig, previous_catalog: Path
+) -> None:
+    # 404 is not fatal (one game's page may be gone); every game's being gone is a failure.
+    before = previous_catalog.read_bytes()
+    server = replay(source_routes({("GET", "/api.php"): lambda q, b: (404, {}, b"{}")}))
+    report = ingest(make_config(endpoints_at(server.base_url)), sources=["steamspy"])
+    outcome = report.outcomes["steamspy"]
+    assert (outcome.status, outcome.errors, outcome.updated, outcome.no_data) == ("failed", 2, 0, 0)
+    assert not report.written
+    assert previous_catalog.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("answer", "error"),
+    [
+        pytest.param({"response": {"store_items": "none"}}, "TypeError", id="items-not-a-list"),
+        pytest.param(
+            {"response": {"store_items": [{"success": 1, "name": "x", "tags": [{"weight": 3}]}]}},
+            "KeyError",
+            id="tag-without-id",
+        ),
+    ],
+)
+def test_a_malformed_batch_answer_counts_every_game_of_the_batch(
+    replay: ReplayFactory,
+    make_config: MakeConfig,
+    previous_catalog: Path,
+    answer: dict[str, Any],
+    error: str,
+) -> None:
+    before = previous_catalog.read_bytes()
+    routes = source_routes({("GET", "/IStoreBrowseService/GetItems/v1/"): lambda q, b: ok(answer)})
+    server = replay(routes)
+    report = ingest(make_config(endpoints_at(server.base_url)), sources=["store_items"])
+    outcome = report.outcomes["store_items"]
+    assert (outcome.status, outcome.errors, outcome.updated) == ("failed", 2, 0)
+    assert outcome.message.startswith(f"last error: batch from {PORTAL}: {error}")
+    assert not report.written and previous_catalog.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("reply", "status", "message", "written"),
+    [
+        # Unreachable, the list is only a hint: the batch's catalogue is written.
+        pytest.param((403, {}, b"{}"), "unreachable", "403", True, id="refused"),
+        # A malformed answer is a failed source: the catalogue waits for a rerun.
+        pytest.param(ok({"response": {"apps": 5}}), "failed", "TypeError", False, id="malformed"),
+    ],
+)
+def test_an_app_list_that_fails_flags_nothing_and_the_batch_still_runs(
+    replay: ReplayFactory,
+    make_config: MakeConfig,
+    previous_catalog: Path,
+    reply: tuple[int, dict[str, str], bytes],
+    status: str,
+    message: str,
+    written: bool,
+) -> None:
+    server = replay(source_routes({("GET", "/IStoreService/GetAppList/v1/"): lambda q, b: reply}))
+    config = make_config(endpoints_at(server.base_url), steam_api_key="steam-secret")
+    report = ingest(config, sources=["store_items", "storefront"])
+    listed = report.outcomes["app_list"]
+    assert (listed.status, listed.updated) == (status, 0)
+    assert message in listed.message and "steam-secret" not in report.summary()
+    assert report.outcomes["store_items"].status == "ok"
+    assert report.written is written, report.summary()
+    # Nothing flagged by the list: appdetails only for what the batch could not settle.
+    asked = [h.query["appids"] for h in server.hits if h.path == "/api/appdetails"]
+    assert str(PORTAL) not in asked
+
+
+@pytest.mark.parametrize(
+    ("field", "cents"),
+    [
+        pytest.param("final_price_in_cents", "-199", id="negative-price"),
+        pytest.param("original_price_in_cents", "-999", id="negative-list-price"),
+    ],
+)
+def test_a_batch_value_a_record_refuses_counts_against_that_game_only(
+    replay: ReplayFactory,
+    make_config: MakeConfig,
+    previous_catalog: Path,
+    field: str,
+    cents: str,
+) -> None:
+    answer = fixture_json("storefront/get_items_620.json")
+    answer["response"]["store_items"][0]["best_purchase_option"][field] = cents
+    routes = source_routes({("GET", "/IStoreBrowseService/GetItems/v1/"): lambda q, b: ok(answer)})
+    report = ingest(make_config(endpoints_at(replay(routes).base_url)), sources=["store_items"])
+    outcome = report.outcomes["store_items"]
+    assert (outcome.errors, outcome.updated) == (1, 0)
+    assert outcome.message.startswith(f"last error: appid {PORTAL}: ")
+    assert read_catalog(previous_catalog).games[0] == old_record(PORTAL, "Portal 2")

@@ -105,3 +105,17 @@ def test_answer_keeps_only_answered_items_and_batches_cut_in_order() -> None:
     assert batches(range(5), 2) == [[0, 1], [2, 3], [4]]
     with pytest.raises(ValueError, match="at least 1"):
         batches([1], 0)
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        pytest.param({"response": {"store_items": "none"}}, id="items-a-string"),
+        pytest.param({"response": {"store_items": [5]}}, id="an-item-a-number"),
+        pytest.param({"response": ["store_items"]}, id="response-a-list"),
+    ],
+)
+def test_a_malformed_answer_is_a_type_error(payload: dict[str, Any]) -> None:
+    # The refresh counts a ValueError/KeyError/TypeError against the batch, not a crash.
+    with pytest.raises(TypeError, match="is a JSON object, not"):
+        parse_store_items(payload)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bangscore.scoring import tiers
+from bangscore.scoring import tiers, value
 from bangscore.scoring.tiers import TIERS, threshold_usd, tier
 from bangscore.scoring.value import ValueInputs, bang_score
 
@@ -118,3 +118,53 @@ def test_tier_is_good_exactly_at_or_below_the_worth_it_price(inputs: ValueInputs
     assert good == (
         worth_it_at is not None and round(worth_it_at * 100) >= round(inputs.price_usd * 100)
     )
+
+
+@pytest.mark.parametrize(
+    "target", [pytest.param(0, id="0"), pytest.param(101, id="101"), pytest.param(-5, id="-5")]
+)
+def test_threshold_rejects_targets_outside_1_to_100(
+    make_inputs: Callable[..., ValueInputs], target: int
+) -> None:
+    with pytest.raises(ValueError, match=f"target must be within 1..100, got {target}"):
+        threshold_usd(make_inputs(), target)
+
+
+@pytest.mark.parametrize(
+    "error_cents",
+    [
+        pytest.param(-1, id="a-cent-low"),
+        pytest.param(-2_000, id="20-dollars-low"),
+        pytest.param(1, id="a-cent-high"),
+        pytest.param(3_000, id="30-dollars-high"),
+        pytest.param(None, id="no-guess"),
+    ],
+)
+@pytest.mark.parametrize(
+    "target", [tiers.WORTH_IT_MIN, tiers.BANGER_MIN], ids=["worth-it", "banger"]
+)
+def test_threshold_search_corrects_a_closed_form_guess_that_is_off(
+    make_inputs: Callable[..., ValueInputs],
+    monkeypatch: pytest.MonkeyPatch,
+    error_cents: int | None,
+    target: int,
+) -> None:
+    # The closed-form inverse can land off by float rounding (or give None at the edge of
+    # reachability); the bracket-and-bisect search after it decides the cent.
+    inputs = make_inputs(length_hours=60.0)
+    exact = threshold_usd(inputs, target)
+    assert exact is not None and exact > 30
+    off = None if error_cents is None else round(exact + error_cents / 100, 2)
+    monkeypatch.setattr(value, "price_for_score", lambda _inputs, _target: off)
+    assert threshold_usd(inputs, target) == exact
+    cents = round(exact * 100)
+    assert at_price(inputs, cents / 100) >= target > at_price(inputs, (cents + 1) / 100)
+
+
+@pytest.mark.parametrize("target", [1, tiers.WORTH_IT_MIN, 100], ids=["1", "worth-it", "100"])
+def test_a_free_game_has_no_price_threshold(
+    make_inputs: Callable[..., ValueInputs], target: int
+) -> None:
+    free = make_inputs(price_usd=0.0, free=True)
+    assert bang_score(free) >= 1  # it scores; only no price is weighed
+    assert threshold_usd(free, target) is None

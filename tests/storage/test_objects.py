@@ -12,10 +12,12 @@ from bangscore.storage import (
     MemoryStorage,
     ObjectNotFound,
     ObjectStorage,
+    ObjectStorageUnavailable,
     PointerConflict,
     StoredObject,
     open_object_storage,
 )
+from bangscore.storage.object_table import FILENAME as TABLE_FILE
 
 Factory = Callable[[Path], ObjectStorage]
 BACKENDS: list[Factory] = [lambda p: LocalStorage(p / "store"), lambda p: MemoryStorage()]
@@ -77,3 +79,66 @@ def test_open_storage_dispatches(location: str, kind: type) -> None:
 def test_open_storage_rejects_unknown_schemes() -> None:
     with pytest.raises(ValueError, match="unsupported"):
         open_object_storage("ftp://host/x")
+
+
+# -- the local folder's faults: one clear error, nothing half-written ----------------------------
+
+
+def _corrupt_table(root: Path) -> None:
+    """Given a local store's folder, make its objects table unreadable (not a database)."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / TABLE_FILE).write_bytes(b"this is not a SQLite database" * 100)
+
+
+@pytest.mark.parametrize(
+    "operation",
+    [
+        pytest.param(lambda s: s.get("objects/ab/cdef"), id="get"),
+        pytest.param(lambda s: list(s.list_keys("objects/")), id="list"),
+        pytest.param(lambda s: s.delete_many(["objects/ab/cdef"]), id="delete"),
+        pytest.param(lambda s: s.put_many([StoredObject("objects/ab/cdef", b"x")]), id="put"),
+    ],
+)
+def test_an_unreadable_objects_table_is_an_unavailable_store(
+    tmp_path: Path, operation: Callable[[LocalStorage], object]
+) -> None:
+    _corrupt_table(tmp_path / "store")
+    with pytest.raises(ObjectStorageUnavailable, match=f"^{tmp_path / 'store'}: .*not a database"):
+        operation(LocalStorage(tmp_path / "store"))
+
+
+def test_a_file_that_cannot_be_read_is_an_unavailable_store(tmp_path: Path) -> None:
+    store = LocalStorage(tmp_path)
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")  # ELOOP: an OSError that is not "missing"
+    with pytest.raises(ObjectStorageUnavailable, match="Too many levels of symbolic links"):
+        store.get("loop")
+
+
+@pytest.mark.parametrize("key", ["a", "a/b"], ids=["a-folder", "under-a-file"])
+def test_a_folder_or_a_path_under_a_file_is_not_found(tmp_path: Path, key: str) -> None:
+    store = LocalStorage(tmp_path)
+    if key == "a":
+        store.put_many([StoredObject("a/x.json", b"1")])
+    else:
+        (tmp_path / "a").write_bytes(b"a file")
+    with pytest.raises(ObjectNotFound):
+        store.get(key)
+
+
+def test_a_write_after_its_folder_was_pruned_makes_the_folder_again(tmp_path: Path) -> None:
+    store = LocalStorage(tmp_path)
+    store.put_many([StoredObject("manifests/s1.json", b"1")])
+    assert store.delete_many(["manifests/s1.json"]) == 1
+    assert not (tmp_path / "manifests").exists()  # pruned with its last file
+    assert store.put_many([StoredObject("manifests/s2.json", b"2")]) == 1
+    assert store.get("manifests/s2.json") == b"2"
+
+
+def test_a_failed_write_leaves_no_temporary_file_and_stops_the_batch(tmp_path: Path) -> None:
+    store = LocalStorage(tmp_path)
+    (tmp_path / "m" / "taken").mkdir(parents=True)  # a folder where the file should go
+    later = [StoredObject(f"m/{i}.json", b"x") for i in range(40)]
+    with pytest.raises(ObjectStorageUnavailable, match="Is a directory"):
+        store.put_many([StoredObject("m/taken", b"x"), *later])
+    assert not list(tmp_path.rglob(".tmp-*"))
+    assert list(store.list_keys("m/")) == []  # nothing past the failure was written

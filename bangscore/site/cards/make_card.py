@@ -14,12 +14,19 @@ from pathlib import Path
 from PIL import Image, ImageDraw, ImageFont
 
 FONTS = Path("/usr/share/fonts/truetype/dejavu")
+SIZE = (1200, 630)
+BACKGROUND = "#15181d"
 TIERS = [("banger", "#1a7f37"), ("worth it", "#0b5cad"), ("fair", "#6e5a00"), ("skip", "#a11d1d")]
+# The tier pills' row: top and bottom edges and the left edge of the first pill, in pixels.
+PILL_TOP, PILL_BOTTOM, PILL_LEFT = 450, 520, 84
+CARD = Path(__file__).with_name("og-card.png")
 
 
-def main() -> None:
-    """Draw the card next to this file."""
-    card = Image.new("RGB", (1200, 630), "#15181d")
+def draw_card() -> Image.Image:
+    """Return the card: an RGB image of :data:`SIZE` on :data:`BACKGROUND` with the name, the
+    one-line pitch and the four tiers as coloured pills. Needs the DejaVu fonts in
+    :data:`FONTS` (Debian's fonts-dejavu-core); raises OSError without them."""
+    card = Image.new("RGB", SIZE, BACKGROUND)
     draw = ImageDraw.Draw(card)
     bold = ImageFont.truetype(str(FONTS / "DejaVuSans-Bold.ttf"), 120)
     text = ImageFont.truetype(str(FONTS / "DejaVuSans.ttf"), 44)
@@ -27,13 +34,25 @@ def main() -> None:
     draw.text((80, 120), "BangScore", font=bold, fill="#ffffff")
     draw.text((84, 280), "How much real game you get", font=text, fill="#d8dde3")
     draw.text((84, 336), "for the price, rated 0-100", font=text, fill="#d8dde3")
-    x = 84
+    x = PILL_LEFT
     for word, fill in TIERS:
-        width = int(draw.textlength(word, font=small)) + 48
-        draw.rounded_rectangle((x, 450, x + width, 520), radius=10, fill=fill)
+        width = pill_width(draw, word, small)
+        draw.rounded_rectangle((x, PILL_TOP, x + width, PILL_BOTTOM), radius=10, fill=fill)
         draw.text((x + 24, 464), word, font=small, fill="#ffffff")
         x += width + 24
-    card.save(Path(__file__).with_name("og-card.png"), optimize=True)
+    return card
+
+
+def pill_width(draw: ImageDraw.ImageDraw, word: str, font: ImageFont.FreeTypeFont) -> int:
+    """Given a drawing, a tier's word and its font, return its pill's width in pixels: the
+    word's advance plus 24 px of padding each side."""
+    return int(draw.textlength(word, font=font)) + 48
+
+
+def main(path: Path = CARD) -> None:
+    """Draw the card and write it as an optimized PNG to ``path`` (default: next to this
+    file, where the site serves it from)."""
+    draw_card().save(path, optimize=True)
 
 
 if __name__ == "__main__":

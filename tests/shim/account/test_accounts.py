@@ -430,3 +430,164 @@ def test_account_pages_carry_rate_limit_headers(
     redirect = browser.client.post("/account/signout", data={"csrf": csrf_of(page.text)})
     for response in (first, page, redirect):
         assert "x-ratelimit-limit" in response.headers and "ratelimit" in response.headers
+
+
+# -- a store that fails: a clear 503 page, never a 500 -------------------------------------------
+
+
+def _down(*_: object, **__: object) -> None:
+    raise KeyStoreUnavailable("sqlite: disk gone")
+
+
+def _key_states(store: SQLiteKeyStore, email: str) -> list[str]:
+    return [v.record.state for v in store.list_keys(dt.datetime.now(dt.UTC).date(), email)]
+
+
+def _signed_in_with_a_key(browser: Browser, email: str) -> str:
+    """Given a browser, sign up ``email``, create a key and return its id (bsk_ + 8)."""
+    browser.signup(email)
+    browser.open()
+    created = NEW_KEY.search(browser.post("/account/keys")[1])
+    assert created is not None
+    browser.open()
+    return created.group(1)[4:12]
+
+
+@pytest.mark.parametrize(
+    ("signed_in", "method", "request_"),
+    [
+        pytest.param(True, "find_session", ("GET", "/account"), id="home-session-lookup"),
+        pytest.param(True, "list_keys", ("GET", "/account"), id="keys-page"),
+        pytest.param(False, "create_account", ("POST", "/account/signup"), id="sign-up"),
+        pytest.param(False, "find_account", ("POST", "/account/signin"), id="sign-in-lookup"),
+        pytest.param(False, "start_session", ("POST", "/account/signin"), id="sign-in-session"),
+        pytest.param(True, "end_session", ("POST", "/account/signout"), id="sign-out"),
+        pytest.param(True, "list_keys", ("POST", "/account/keys"), id="create-key"),
+        pytest.param(True, "revoke_key", ("POST", "/account/keys/{key}/revoke"), id="revoke"),
+    ],
+)
+def test_an_unreachable_store_is_a_try_again_page(
+    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]],
+    monkeypatch: pytest.MonkeyPatch,
+    signed_in: bool,
+    method: str,
+    request_: tuple[str, str],
+) -> None:
+    browser, store = site_factory()
+    key_id = _signed_in_with_a_key(browser, "down@x.io")
+    if not signed_in:
+        browser.client.cookies.clear()
+        browser.open()
+    monkeypatch.setattr(store, method, _down)
+    verb, path = request_
+    fields = {
+        "email": "down@x.io" if verb == "POST" and "sign" in path else "",
+        "password": PASSWORD,
+    }
+    if verb == "GET":
+        response = browser.client.get(path)
+        code, page = response.status_code, response.text
+    else:
+        code, page = browser.post(path.format(key=key_id), **fields)
+    assert code == 503
+    assert "The account store is unreachable right now; please try again in a minute." in page
+    assert "Traceback" not in page and "disk gone" not in page
+    monkeypatch.undo()
+    assert _key_states(store, "down@x.io") == ["active"]  # nothing half-done
+
+
+def test_a_key_revoked_meanwhile_is_no_such_key(
+    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Listed as the account's when the form was read, gone by the time it is revoked.
+    browser, store = site_factory()
+    key_id = _signed_in_with_a_key(browser, "race@x.io")
+    revoke = store.revoke_key
+
+    def revoked_by_another_tab(target: str) -> None:
+        revoke(target)
+        revoke("nokey123")
+
+    monkeypatch.setattr(store, "revoke_key", revoked_by_another_tab)
+    code, page = browser.post(f"/account/keys/{key_id}/revoke")
+    assert code == 200 and "No such key on this account." in page
+
+
+def test_key_forms_of_a_session_the_store_cannot_find_are_expired(
+    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    browser, store = site_factory()
+    key_id = _signed_in_with_a_key(browser, "lost@x.io")
+    monkeypatch.setattr(store, "find_session", _down)
+    for path in ("/account/keys", f"/account/keys/{key_id}/revoke"):
+        code, page = browser.post(path)
+        assert code == 403 and "Your session expired" in page
+    monkeypatch.undo()
+    assert _key_states(store, "lost@x.io") == ["active"]
+
+
+def test_a_revoke_without_the_csrf_token_is_refused(
+    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]],
+) -> None:
+    browser, store = site_factory()
+    key_id = _signed_in_with_a_key(browser, "csrf@x.io")
+    response = browser.client.post(f"/account/keys/{key_id}/revoke", data={"csrf": "forged"})
+    assert response.status_code == 403
+    assert _key_states(store, "csrf@x.io") == ["active"]
+
+
+def test_a_sign_in_without_the_csrf_token_is_refused(
+    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]],
+) -> None:
+    browser, _ = site_factory()
+    browser.signup("csrf-in@x.io")
+    browser.client.cookies.clear()
+    browser.open()
+    response = browser.client.post(
+        "/account/signin", data={"email": "csrf-in@x.io", "password": PASSWORD}
+    )
+    assert response.status_code == 403 and "Your session expired" in response.text
+
+
+def test_signing_in_again_ends_the_session_the_cookie_held(
+    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]],
+) -> None:
+    browser, _ = site_factory()
+    browser.signup("again@x.io")
+    old_cookie = browser.client.cookies["bangscore_session"]
+    browser.open()
+    assert browser.post("/account/signin", email="again@x.io", password=PASSWORD)[0] == 303
+    assert 'id="who">again@x.io<' in browser.open()
+    browser.client.cookies.clear()
+    browser.client.cookies.set("bangscore_session", old_cookie)
+    assert "again@x.io" not in browser.open()  # the old session's token ends with the new one
+
+
+def test_a_rate_limit_store_fault_lets_a_sign_up_through(
+    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Fails open: the password check and the account store still guard.
+    browser, store = site_factory()
+    monkeypatch.setattr(store, "hit", _down)
+    assert browser.signup("open-signup@x.io")[0] == 303
+    assert store.find_account("open-signup@x.io") is not None
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        pytest.param({"email": "x" * 5000 + "@x.io"}, id="a-field-past-4-KiB"),
+        pytest.param({f"f{i}": "y" * 4000 for i in range(5)}, id="a-form-past-16-KiB"),
+    ],
+)
+def test_a_form_too_large_is_413(
+    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]], fields: dict[str, str]
+) -> None:
+    browser, store = site_factory()
+    browser.open()
+    code, page = browser.post("/account/signup", password=PASSWORD, **fields)
+    assert code == 413 and "The form sent was too large." in page
+    assert store.find_account("x" * 5000 + "@x.io") is None

@@ -1,26 +1,47 @@
 """The watch pages of the account site over HTTP, against a real ``bangscore serve``: sign-in
 first, CSRF on every form, a watch removed only by its owner or its signed link, and a GET of
-the unsubscribe link (a mail scanner) that removes nothing."""
+the unsubscribe link (a mail scanner) that removes nothing; and in-process (the app over the
+small catalogue): the states the account page shows, the links' refusals and a store fault on
+every watch page."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import httpx2
 import pytest
+from starlette.testclient import TestClient
 
+from bangscore.errors import KeyStoreUnavailable
+from bangscore.scoring.pipeline import ScoredGame
+from bangscore.settings import Settings
 from bangscore.shim.account import watches
-from bangscore.storage import LocalStorage
+from bangscore.shim.account.watches import WatchOptions
+from bangscore.shim.app import create_app
+from bangscore.shim.quota import Quota
+from bangscore.shim.source import SnapshotSource
+from bangscore.storage import LocalStorage, ObjectStorage
 from bangscore.stores import open_watch_store
+from bangscore.stores.keystore import AccountRecord
 from bangscore.stores.secret import load_session_secret
-from bangscore.stores.watchstore import Condition
+from bangscore.stores.sqlite_store import SQLiteKeyStore
+from bangscore.stores.watchstore import (
+    MAX_WATCHES_PER_ADDRESS,
+    Condition,
+    SentAlert,
+    WatchRecord,
+    WatchStore,
+    new_watch_id,
+)
 from bangscore.watch_links import WatchLinks
 from tests import factories
 from tests.live import ShimServer
+from tests.shim.account.test_accounts import FAST_HASHER, PASSWORD, Browser
 
-pytestmark = [pytest.mark.server]
 HOLLOW_KNIGHT = 367520
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 
@@ -47,6 +68,7 @@ def signed_up(server: ShimServer, email: str) -> tuple[httpx.Client, str]:
     return client, CSRF.findall(client.get("/account").text)[0]
 
 
+@pytest.mark.server
 def test_watch_pages(server: ShimServer, tmp_path: Path) -> None:
     anonymous = httpx.Client(base_url=server.url, timeout=10)
     page = anonymous.get(f"/account/watch?appid={HOLLOW_KNIGHT}")
@@ -126,3 +148,230 @@ def test_the_appid_of_a_watch_link(raw: str, expected: int | None) -> None:
 )
 def test_watch_form_condition(fields: dict[str, str], expected: Condition | None) -> None:
     assert watches._condition(fields) == expected
+
+
+@pytest.mark.parametrize(
+    ("ip", "network"),
+    [
+        pytest.param("192.0.2.77", "192.0.2.0/24", id="ipv4-24"),
+        pytest.param("2001:db8:1:2:3:4:5:6", "2001:db8:1:2::/64", id="ipv6-64"),
+        pytest.param("unknown", "unknown", id="not-an-address"),
+    ],
+)
+def test_watch_adds_are_limited_by_network(ip: str, network: str) -> None:
+    assert watches.watch_network(ip) == network
+
+
+# -- in-process: the app over the small catalogue --------------------------------------------
+
+
+SECRET = "w" * 32
+ALERTED_AT = 1_800_000_000  # 2027-01-15 08:00 UTC
+
+
+@dataclass
+class WatchApp:
+    """The whole app with the watch pages: a browser, its key and watch stores, the links."""
+
+    browser: Browser
+    keys: SQLiteKeyStore
+    store: WatchStore
+    links: WatchLinks
+    game: ScoredGame
+
+
+@pytest.fixture
+def watch_app(
+    tmp_path: Path, small_snapshot: tuple[ObjectStorage, list[ScoredGame]]
+) -> Iterator[WatchApp]:
+    """A browser signed in as watcher@x.io on the app over the small catalogue."""
+    keys = SQLiteKeyStore(tmp_path / "keys.sqlite3")
+    store = open_watch_store(f"sqlite:///{tmp_path / 'watches.sqlite3'}")
+    quota = Quota(keys, anonymous_limit=1000, page_limit=5000, key_cache_seconds=0)
+    source = SnapshotSource(small_snapshot[0], cache_bytes=1 << 24, poll_seconds=3600)
+    app = create_app(
+        Settings(site_url=factories.SITE),
+        source,
+        quota,
+        follow=False,
+        session_secret=SECRET,
+        watches=WatchOptions(store=store),
+    )
+    game = next(g for g in small_snapshot[1] if g.record.price_usd > 1)
+    with TestClient(app, base_url=factories.SITE, follow_redirects=False) as client:
+        # The account is stored with a cheap hash (verifying reads its parameters), so only
+        # the sign-in runs through the site: argon2's defaults would cost a second a test.
+        keys.create_account(AccountRecord("watcher@x.io", FAST_HASHER.hash(PASSWORD), 1))
+        browser = Browser(client)
+        browser.open()
+        assert browser.post("/account/signin", email="watcher@x.io", password=PASSWORD)[0] == 303
+        browser.open()
+        yield WatchApp(browser, keys, store, WatchLinks(SECRET, factories.SITE), game)
+    store.close()
+
+
+def _watch(app: WatchApp, condition: Condition, *, fired: bool = False) -> WatchRecord:
+    record = WatchRecord(new_watch_id(), "watcher@x.io", app.game.record.appid, condition, 1)
+    app.store.add_watch(record)
+    if fired:
+        app.store.record_alert(SentAlert(record.watch_id, ALERTED_AT, "s1", 1.0, None, "<m@x>"))
+    return record
+
+
+def _state(page: str, watch_id: str) -> str:
+    row = page.split(f'data-watch-id="{watch_id}"')[1].split("</tr>")[0]
+    return row.split('class="state">')[1].split("<")[0].strip()
+
+
+def test_the_account_page_shows_each_watchs_state(watch_app: WatchApp) -> None:
+    price = watch_app.game.record.price_usd
+    waiting = _watch(watch_app, Condition(below_usd=round(price / 2, 2)))
+    come_true = _watch(watch_app, Condition(below_usd=round(price + 1, 2)))
+    alerted = _watch(watch_app, Condition(tier="worth_it"), fired=True)
+    page = watch_app.browser.open()
+    assert _state(page, waiting.watch_id) == "waiting"
+    assert _state(page, come_true.watch_id) == "come true: alert on the next nightly run"
+    assert _state(page, alerted.watch_id) == "alerted"
+    assert "(last alert 2027-01-15 08:00 UTC)" in page.split(alerted.watch_id)[1]
+    assert 'id="unconfirmed"' in page
+
+
+def test_the_account_page_says_when_the_watches_cannot_be_read(
+    watch_app: WatchApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _watch(watch_app, Condition(tier="banger"))
+    monkeypatch.setattr(watch_app.store, "list_watches", _down)
+    response = watch_app.browser.client.get("/account")
+    assert response.status_code == 200  # the keys still show
+    assert "Your watches cannot be read right now" in response.text
+    assert 'id="watch-list"' not in response.text
+
+
+def _down(*_: object, **__: object) -> None:
+    raise KeyStoreUnavailable("sqlite: disk gone")
+
+
+@pytest.mark.parametrize(
+    ("store", "method", "action"),
+    [
+        pytest.param("keys", "find_session", "start", id="watch-form-session"),
+        pytest.param("watches", "add_watch", "add", id="add"),
+        pytest.param("watches", "find_watch", "remove", id="remove"),
+        pytest.param("watches", "confirmation_email", "confirm", id="confirm"),
+        pytest.param("watches", "find_watch", "unsubscribe", id="unsubscribe"),
+    ],
+)
+def test_an_unreachable_store_is_a_try_again_page(
+    watch_app: WatchApp,
+    monkeypatch: pytest.MonkeyPatch,
+    store: str,
+    method: str,
+    action: str,
+) -> None:
+    watch = _watch(watch_app, Condition(tier="banger"))
+    appid = watch_app.game.record.appid
+    pending = watch_app.store.queue_confirmation("watcher@x.io", 1)
+    assert pending is not None
+    monkeypatch.setattr(watch_app.keys if store == "keys" else watch_app.store, method, _down)
+    browser, client = watch_app.browser, watch_app.browser.client
+    requests: dict[str, Callable[[], tuple[int, str]]] = {
+        "start": lambda: _answer(client.get(f"/account/watch?appid={appid}")),
+        "add": lambda: browser.post("/account/watches", appid=str(appid), condition="worth_it"),
+        "remove": lambda: browser.post(f"/account/watches/{watch.watch_id}/remove"),
+        "confirm": lambda: _answer(client.get(watch_app.links.confirm_url(pending.confirm_id))),
+        "unsubscribe": lambda: _answer(
+            client.post(watch_app.links.unsubscribe_url(watch.watch_id))
+        ),
+    }
+    code, page = requests[action]()
+    assert code == 503
+    assert "please try again in a minute" in page and "disk gone" not in page
+    monkeypatch.undo()
+    assert [w.watch_id for w in watch_app.store.list_watches("watcher@x.io")] == [watch.watch_id]
+    assert not watch_app.store.address("watcher@x.io").confirmed
+
+
+def _answer(response: httpx2.Response) -> tuple[int, str]:
+    return response.status_code, response.text
+
+
+def _removed_meanwhile(store: WatchStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the store's next removal find the watch already gone (UnknownWatch), as when the
+    other way of removing it (the form, the unsubscribe link) ran between read and write."""
+    remove = store.remove_watch
+
+    def twice(watch_id: str) -> WatchRecord:
+        remove(watch_id)
+        return remove(watch_id)
+
+    monkeypatch.setattr(store, "remove_watch", twice)
+
+
+def test_a_watch_removed_meanwhile_is_removed(
+    watch_app: WatchApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Its unsubscribe link won the race: the form's outcome is the same.
+    watch = _watch(watch_app, Condition(tier="banger"))
+    _removed_meanwhile(watch_app.store, monkeypatch)
+    code, location = watch_app.browser.post(f"/account/watches/{watch.watch_id}/remove")
+    assert (code, location) == (303, f"{factories.SITE}/account#watches")
+    assert watch_app.store.list_watches("watcher@x.io") == []
+
+
+def test_a_remove_without_the_csrf_token_removes_nothing(watch_app: WatchApp) -> None:
+    watch = _watch(watch_app, Condition(tier="banger"))
+    client = watch_app.browser.client
+    response = client.post(f"/account/watches/{watch.watch_id}/remove", data={"csrf": "forged"})
+    assert response.status_code == 403 and "Your session expired" in response.text
+    assert watch_app.store.find_watch(watch.watch_id) == watch
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        pytest.param("/account/watches/confirm?t=forged", id="forged"),
+        pytest.param("/account/watches/confirm", id="no-token"),
+        pytest.param("{signed-unknown}", id="signed-but-unknown"),
+    ],
+)
+def test_a_confirmation_link_not_valid_confirms_nothing(watch_app: WatchApp, link: str) -> None:
+    if link == "{signed-unknown}":
+        link = watch_app.links.confirm_url("c_not-a-pending-one")
+    for send in (watch_app.browser.client.get, watch_app.browser.client.post):
+        response = send(link)
+        assert response.status_code == 400 and "Link not valid" in response.text
+    assert watch_app.store.queue_confirmation("watcher@x.io", 1) is not None
+    assert not watch_app.store.address("watcher@x.io").confirmed
+
+
+def test_a_confirmation_link_shows_a_button_and_its_post_confirms(watch_app: WatchApp) -> None:
+    pending = watch_app.store.queue_confirmation("watcher@x.io", 1)
+    assert pending is not None
+    link = watch_app.links.confirm_url(pending.confirm_id)
+    shown = watch_app.browser.client.get(link)
+    assert shown.status_code == 200 and not watch_app.store.address("watcher@x.io").confirmed
+    confirmed = watch_app.browser.client.post(link)
+    assert confirmed.status_code == 200 and "Address confirmed" in confirmed.text
+    assert watch_app.store.address("watcher@x.io").confirmed
+
+
+def test_an_address_at_the_most_watches_is_told_to_remove_one(watch_app: WatchApp) -> None:
+    for other in range(1, MAX_WATCHES_PER_ADDRESS + 1):
+        watch_app.store.add_watch(
+            WatchRecord(new_watch_id(), "watcher@x.io", other, Condition(tier="banger"), 1)
+        )
+    appid = str(watch_app.game.record.appid)
+    code, page = watch_app.browser.post("/account/watches", appid=appid, condition="banger")
+    assert code == 409 and "Too many watches" in page and "remove one first." in page
+    assert len(watch_app.store.list_watches("watcher@x.io")) == MAX_WATCHES_PER_ADDRESS
+
+
+def test_a_one_click_unsubscribe_that_loses_a_race_says_already_removed(
+    watch_app: WatchApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    watch = _watch(watch_app, Condition(tier="banger"))
+    _removed_meanwhile(watch_app.store, monkeypatch)
+    link = watch_app.links.unsubscribe_url(watch.watch_id)
+    response = watch_app.browser.client.post(link, data={"List-Unsubscribe": "One-Click"})
+    assert response.status_code == 200 and "This watch is already removed." in response.text
+    assert watch_app.store.list_watches() == []

@@ -1,0 +1,157 @@
+"""The ``build``, ``ingest`` and ``snapshots`` commands (bangscore/build_cli.py), run in-process
+on a temporary state folder as tests/test_cli.py runs them."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from bangscore.contract.export import GAMES_JSONL, read_latest
+from bangscore.ingest.catalog import read_catalog
+from bangscore.manifest import list_snapshots
+from bangscore.storage import LocalStorage
+from tests.test_cli import run, state  # noqa: F401  (state is the fixture of the state folder)
+
+
+def _snapshots(folder: Path) -> list[str]:
+    return list_snapshots(LocalStorage(folder / "snapshots"))
+
+
+def test_build_with_an_export_prints_what_changed_since_the_previous_export(
+    state: Path,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    export = state / "export"
+    code, out, _ = run(state, capsys, "build", "--export", str(export))
+    assert code == 0
+    first = read_latest(LocalStorage(export))
+    assert first is not None and first.previous is None
+    assert [f.rows for f in first.files if f.name == GAMES_JSONL] == [45]
+    assert out.splitlines()[-1] == (
+        f"exported 45 games to {export}: 45 added, 0 changed, 0 removed since the previous export"
+    )
+    code, out, _ = run(state, capsys, "build", "--export", str(export))
+    assert code == 0
+    assert out.splitlines()[-1] == (
+        f"exported 45 games to {export}: 0 added, 0 changed, 0 removed since the previous export"
+    )
+    second = read_latest(LocalStorage(export))
+    assert second is not None and second.previous == first.snapshot != second.snapshot
+
+
+def test_build_without_an_export_prints_no_export_line(
+    state: Path,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("BANGSCORE_EXPORT", raising=False)
+    code, out, _ = run(state, capsys, "build")
+    assert code == 0 and out.splitlines()[-1].startswith("published snapshot ")
+    assert "exported" not in out and not (state / "export").exists()
+
+
+def test_rollback_makes_an_older_snapshot_current_and_says_which_was(
+    state: Path,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert run(state, capsys, "build")[0] == 0
+    assert run(state, capsys, "build")[0] == 0
+    first, second = sorted(_snapshots(state))
+    store = LocalStorage(state / "snapshots")
+    assert store.read_pointer() == second
+    code, out, _ = run(state, capsys, "snapshots", "rollback", first)
+    assert (code, out) == (0, f"current is now {first} (was {second})\n")
+    assert store.read_pointer() == first
+    code, out, _ = run(state, capsys, "snapshots", "list")
+    assert sorted(line[: 2 + len(first)] for line in out.splitlines()) == [
+        f"  {second}",
+        f"* {first}",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["rollback", "20990101T000000Z-none"], "20990101T000000Z-none"),
+        (["verify", "20990101T000000Z-none"], "20990101T000000Z-none"),
+        (["rollback", "../current"], "error: ../current is not a snapshot id"),
+    ],
+    ids=["rollback-unknown", "verify-unknown", "rollback-path"],
+)
+def test_snapshots_refuses_an_id_it_does_not_keep_in_one_line(
+    state: Path,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+    message: str,
+) -> None:
+    assert run(state, capsys, "build")[0] == 0
+    current = LocalStorage(state / "snapshots").read_pointer()
+    code, out, err = run(state, capsys, "snapshots", *argv)
+    assert (code, out) == (1, "")
+    assert err.startswith("error: ") and err.count("\n") == 1 and message in err
+    assert LocalStorage(state / "snapshots").read_pointer() == current
+
+
+def test_ingest_refuses_an_unknown_source_before_sending_anything(
+    state: Path,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    before = (state / "catalog.json.gz").read_bytes()
+    code, out, err = run(state, capsys, "ingest", "--sources", "steamspy, nope")
+    assert (code, out) == (2, "")
+    assert err.startswith("error: unknown sources ['nope']; known: ") and "steamspy" in err
+    assert (state / "catalog.json.gz").read_bytes() == before
+    assert not (state / "cache").exists()
+
+
+def test_ingest_dry_run_plans_for_the_state_catalog(
+    state: Path,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    games = len(read_catalog(state / "catalog.json.gz").games)
+    code, out, _ = run(state, capsys, "ingest", "--dry-run")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == f"dry run: nothing sent; a full refresh of {games:,} rated games"
+    assert any(line.lstrip().startswith("store.steampowered.com") for line in lines)
+    assert "least wall time: " in out
+    assert not (state / "cache").exists()
+
+
+@pytest.mark.parametrize("argv", [["ingest"], ["ingest", "--dry-run"]], ids=["ingest", "dry-run"])
+def test_ingest_without_a_catalog_or_the_dumps_to_seed_one_fails_in_one_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    argv: list[str],
+) -> None:
+    monkeypatch.setenv("BANGSCORE_DATA_DIR", str(tmp_path / "no-data"))
+    code, _, err = run(tmp_path, capsys, *argv)
+    assert code == 1 and "Traceback" not in err
+    # Above the one line, only the progress bar of reading the dumps (on a terminal's stderr).
+    assert err.splitlines()[-1].startswith(f"error: missing raw dump {tmp_path / 'no-data'}/raw/")
+    assert not (tmp_path / "catalog.json.gz").exists()
+
+
+def test_ingest_dry_run_with_a_corrupt_catalog_fails_in_one_line(
+    state: Path,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    (state / "catalog.json.gz").write_bytes(gzip.compress(b"{not json"))
+    code, out, err = run(state, capsys, "ingest", "--dry-run")
+    assert (code, out) == (1, "")
+    assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_build_without_a_catalog_or_the_dumps_fails_and_publishes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BANGSCORE_DATA_DIR", str(tmp_path / "no-data"))
+    code, _, err = run(tmp_path, capsys, "build")
+    assert code == 1
+    assert err.splitlines()[-1].startswith(
+        "error: build failed, the current snapshot is unchanged: missing raw dump"
+    )
+    assert not (tmp_path / "snapshots" / "current").exists()

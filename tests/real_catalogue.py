@@ -1,13 +1,13 @@
 """The real bundled catalogue for the tests: built once, kept on disk, published once.
 
 Joining the bundled dumps takes over a minute (more under coverage) and publishing the whole
-catalogue about as long again, while reading the joined catalogue back takes a few seconds.
-So the catalogue is kept under pytest's cache folder, named by a digest of what it is computed
-from (:data:`CATALOGUE_INPUTS`: the dumps and the ingest and scoring code), with its scored games
-(a pickle: unpickling takes about a second, scoring again ten, thirty under coverage), and the
-published snapshot beside it, named by a digest of the dumps and of all the code that writes it
-(:data:`SNAPSHOT_INPUTS`). A change to any of those files names a new entry, so a stale one is
-never read; ``make clean`` (it removes ``.pytest_cache``) drops them all.
+catalogue about as long again, while reading the joined catalogue back takes a few seconds. So the
+catalogue is kept under pytest's cache folder, named by a digest of what it is computed from
+(:data:`CATALOGUE_INPUTS`: the dumps and the ingest and scoring code), with a pickle of it read
+back and scored (unpickling takes seconds, reading the file and scoring it again most of a minute
+under coverage), and the published snapshot beside it, named by a digest of the dumps and of all
+the code that writes it (:data:`SNAPSHOT_INPUTS`). A change to any of those files names a new
+entry, so a stale one is never read; ``make clean`` (it removes ``.pytest_cache``) drops them all.
 
 ``python -m tests.real_catalogue`` fills the cache outside pytest: ``make test`` runs it beside
 the tests, untraced by coverage, while the tests that need no real catalogue run first
@@ -122,30 +122,48 @@ def cached_catalogue(cache: Path) -> tuple[Catalog, IngestReport]:
     entry = cache / f"catalogue-{digest(CATALOGUE_INPUTS)[:20]}"
     with locked(cache):
         if not entry.is_dir():
-            return _build_catalogue(cache, entry)
-    return (
-        read_catalog(entry / "catalog.json.gz"),
-        report_from_json((entry / "report.json").read_bytes()),
-    )
+            _build_catalogue(cache, entry)
+    return _loaded(cache, entry)[0], report_from_json((entry / "report.json").read_bytes())
 
 
-def cached_games(cache: Path, catalog: Catalog) -> list[ScoredGame]:
-    """Given a cache folder and the real catalogue (:func:`cached_catalogue`), return its
-    games scored (:func:`~bangscore.scoring.pipeline.score_catalog`), kept beside it."""
-    path = cache / f"catalogue-{digest(CATALOGUE_INPUTS)[:20]}" / "scored.pickle"
+def cached_games(cache: Path) -> list[ScoredGame]:
+    """Given a cache folder, return the real catalogue's games scored
+    (:func:`~bangscore.scoring.pipeline.score_catalog`), their records those of
+    :func:`cached_catalogue`'s catalogue."""
+    entry = cache / f"catalogue-{digest(CATALOGUE_INPUTS)[:20]}"
+    with locked(cache):
+        if not entry.is_dir():
+            _build_catalogue(cache, entry)
+    return _loaded(cache, entry)[1]
+
+
+# What this process unpickled, per catalogue entry: the catalogue and its scored games.
+_LOADED: dict[Path, tuple[Catalog, list[ScoredGame]]] = {}
+
+
+def _loaded(cache: Path, entry: Path) -> tuple[Catalog, list[ScoredGame]]:
+    """Given a cache folder and a built catalogue entry, return (the catalogue as read back from
+    its file, its games scored), unpickled once per process from ``loaded.pickle`` (made first
+    when missing). Unpickling runs in C: under coverage it takes seconds where reading the
+    catalogue file and scoring it take most of a minute."""
+    if entry in _LOADED:
+        return _LOADED[entry]
+    path = entry / "loaded.pickle"
     with locked(cache):
         if not path.is_file():
-            games = score_catalog(catalog.games)
-            temp = path.with_name(f".scored.{os.getpid()}.tmp")
-            temp.write_bytes(pickle.dumps(games, protocol=pickle.HIGHEST_PROTOCOL))
+            catalog = read_catalog(entry / "catalog.json.gz")
+            loaded = catalog, score_catalog(catalog.games)
+            temp = path.with_name(f".loaded.{os.getpid()}.tmp")
+            temp.write_bytes(pickle.dumps(loaded, protocol=pickle.HIGHEST_PROTOCOL))
             os.replace(temp, path)
-            return games
-    loaded: list[ScoredGame] = pickle.loads(path.read_bytes())
-    return loaded
+            _LOADED[entry] = loaded
+            return loaded
+    _LOADED[entry] = pickle.loads(path.read_bytes())
+    return _LOADED[entry]
 
 
-def _build_catalogue(cache: Path, entry: Path) -> tuple[Catalog, IngestReport]:
-    """Join the bundled dumps, keep the catalogue and its report as ``entry``, return them."""
+def _build_catalogue(cache: Path, entry: Path) -> None:
+    """Join the bundled dumps; keep the catalogue and its report as ``entry``."""
     catalog, report = load_bundled_catalog(REPO / "data", created_at=CREATED_AT)
     temp = cache / f".{entry.name}.{os.getpid()}.tmp"
     shutil.rmtree(temp, ignore_errors=True)
@@ -153,7 +171,6 @@ def _build_catalogue(cache: Path, entry: Path) -> tuple[Catalog, IngestReport]:
     write_catalog(catalog, temp / "catalog.json.gz")
     (temp / "report.json").write_bytes(report_to_json(report))
     _place(temp, entry)
-    return catalog, report
 
 
 def cached_snapshot(cache: Path, catalog: Catalog) -> LocalStorage:
@@ -185,7 +202,7 @@ def warm(cache: Path = DEFAULT_CACHE) -> list[tuple[str, float]]:
     catalog, _ = cached_catalogue(cache)
     steps.append(("catalogue", time.perf_counter() - started))
     started = time.perf_counter()
-    cached_games(cache, catalog)
+    cached_games(cache)
     steps.append(("scored games", time.perf_counter() - started))
     started = time.perf_counter()
     cached_snapshot(cache, catalog)

@@ -9,17 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from bangscore.ingest.catalog import IngestReport
 from bangscore.ingest.names import normalise_name
 from bangscore.scoring.pipeline import ScoredGame
-from bangscore.scoring.records import Catalog
 
 
 @pytest.fixture(scope="module")
-def ranked(bundled: tuple[Catalog, IngestReport], real_cache: Path) -> list[ScoredGame]:
+def ranked(real_cache: Path) -> list[ScoredGame]:
     from tests.real_catalogue import cached_games
 
-    return cached_games(real_cache, bundled[0])
+    return cached_games(real_cache)
 
 
 def rank_of(ranked: list[ScoredGame], appid: int) -> tuple[int, ScoredGame]:

@@ -21,6 +21,8 @@ that block"), batched per second instead of per record.
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import math
 import os
 import queue
 import threading
@@ -42,6 +44,10 @@ def clean_path(path: str, query: bytes) -> str:
     API key (in the path, in another parameter) replaced by its key id."""
     if not query:
         return redact(path)
+    lowered = query.lower()
+    if b"api_key" not in lowered and b"%" not in lowered and b"+" not in lowered:
+        # nothing to decode, so no parameter can be named api_key: the query stays whole
+        return redact(f"{path}?{query.decode('latin-1')}")
     kept = [
         part
         for part in query.decode("latin-1").split("&")
@@ -50,12 +56,30 @@ def clean_path(path: str, query: bytes) -> str:
     return redact(f"{path}?{'&'.join(kept)}" if kept else path)
 
 
+@functools.lru_cache(maxsize=4)
+def _second(whole: int) -> str:
+    """Given Unix seconds, return their RFC 3339 form (UTC) up to the seconds: a second's
+    requests share it, so it is formatted once."""
+    return dt.datetime.fromtimestamp(whole, dt.UTC).strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def rfc3339_ms(started: float) -> str:
+    """Given Unix seconds, return ``YYYY-MM-DDTHH:MM:SS.mmm+00:00`` (UTC): the same text as
+    ``datetime.fromtimestamp(started, UTC).isoformat(timespec="milliseconds")``, whose
+    rounding it repeats (the fraction to whole microseconds, half to even, then truncated)."""
+    fraction, whole = math.modf(started)
+    micros = round(fraction * 1e6)
+    if micros >= 1_000_000:
+        whole, micros = whole + 1, micros - 1_000_000
+    return f"{_second(int(whole))}.{micros // 1000:03d}+00:00"
+
+
 def format_line(entry: Entry) -> bytes:
     """Given a recorded request (:data:`Entry`), return its log line (JSON, newline-ended)."""
     started, request_id, method, path, query, status, size, micros, key_id, client = entry
     return orjson.dumps(
         {
-            "time": dt.datetime.fromtimestamp(started, dt.UTC).isoformat(timespec="milliseconds"),
+            "time": rfc3339_ms(started),
             "request_id": request_id,
             "method": method,
             "path": clean_path(path, query),

@@ -23,7 +23,10 @@ KEY_LENGTH = len(PREFIX) + RANDOM_CHARS + CHECK_CHARS
 KEY_PATTERN = re.compile(rf"\b{PREFIX}[0-9A-Za-z]{{{RANDOM_CHARS + CHECK_CHARS}}}\b")
 # A run of characters that could spell a key once percent-decoded (once or more): letters,
 # digits, underscores and %XX escapes. Logged URLs are raw, so keys are found decoded.
-_ENCODED_RUN = re.compile(r"(?:[0-9A-Za-z_]|%[0-9A-Fa-f]{2})+")
+# A run of key characters and percent-escapes long enough to hold a key: every escape stands for
+# one character, so a shorter run cannot, and most of a log line's words are passed over by the
+# regular expression alone, never by the Python callback (the access log calls this per request).
+_ENCODED_RUN = re.compile(rf"(?:[0-9A-Za-z_]|%[0-9A-Fa-f]{{2}}){{{KEY_LENGTH},}}")
 _KEY_INSIDE = re.compile(rf"{PREFIX}[0-9A-Za-z]{{{RANDOM_CHARS + CHECK_CHARS}}}", re.IGNORECASE)
 _DECODE_ROUNDS = 3
 _INDEX = {c: i for i, c in enumerate(ALPHABET)}

@@ -3,6 +3,7 @@ writes in whole lines, and every request of an app logged once."""
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,9 +11,18 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from bangscore.shim.access_log import CHUNK_BYTES, AccessLog, Entry, clean_path, format_line
+from bangscore.shim.access_log import (
+    CHUNK_BYTES,
+    AccessLog,
+    Entry,
+    clean_path,
+    format_line,
+    rfc3339_ms,
+)
 from bangscore.stores.keys import generate_key, key_id
 from tests import factories
 from tests.factories import add_key
@@ -46,6 +56,33 @@ PATHS = [
         f"/api/v1/search?q=bsk_{KEY_ID}\u2026",
         id="key-in-other-parameter",
     ),
+    pytest.param(
+        "/api/v1/games",
+        f"API_KEY={KEY}&page=2".encode(),
+        "/api/v1/games?page=2",
+        id="upper-case-name",
+    ),
+    pytest.param(
+        "/api/v1/games", f"+api_key+={KEY}".encode(), "/api/v1/games", id="plus-spaced-name"
+    ),
+    pytest.param(
+        "/api/v1/search",
+        f"q=x{KEY}y".encode(),
+        f"/api/v1/search?q=bsk_{KEY_ID}\u2026",
+        id="key-glued-to-a-word",
+    ),
+    pytest.param(
+        "/api/v1/search",
+        b"q=" + KEY.replace("_", "%255F").encode(),
+        f"/api/v1/search?q=bsk_{KEY_ID}\u2026",
+        id="key-escaped-twice",
+    ),
+    pytest.param(
+        "/api/v1/search",
+        b"q=" + b"a" * 60,
+        "/api/v1/search?q=" + "a" * 60,
+        id="long-word-without-a-key",
+    ),
 ]
 
 
@@ -54,6 +91,27 @@ def test_clean_path_removes_every_key(path: str, query: bytes, expected: str) ->
     cleaned = clean_path(path, query)
     assert cleaned == expected
     assert KEY not in cleaned and KEY[4:] not in cleaned
+
+
+@pytest.mark.parametrize(
+    "started",
+    [
+        pytest.param(1_795_000_000.25, id="quarter-second"),
+        pytest.param(0.0, id="epoch"),
+        pytest.param(3_663_084_434.8749995, id="rounds-to-the-microsecond-first"),
+        pytest.param(1_795_000_000.9999996, id="rounds-into-the-next-second"),
+        pytest.param(1_795_000_000.0004999, id="just-under-a-millisecond"),
+    ],
+)
+def test_the_time_reads_as_datetime_writes_it(started: float) -> None:
+    expected = dt.datetime.fromtimestamp(started, dt.UTC).isoformat(timespec="milliseconds")
+    assert rfc3339_ms(started) == expected
+
+
+@given(st.floats(min_value=0, max_value=4e9, allow_nan=False))
+def test_the_time_matches_datetime_for_any_instant(started: float) -> None:
+    expected = dt.datetime.fromtimestamp(started, dt.UTC).isoformat(timespec="milliseconds")
+    assert rfc3339_ms(started) == expected
 
 
 def _entry(n: int = 0, query: bytes = b"") -> Entry:

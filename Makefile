@@ -7,9 +7,9 @@ RUNTIME := $(VENV)/.runtime
 LOCK    := requirements.lock
 PINNED   = $(if $(wildcard $(LOCK)),--constraint $(LOCK))
 COV_DIR := coverage
-# `make test` fails below this share of lines and branches covered: the level of main when it
-# was set (95.3 % after the watches, the verdict and the hardening round landed).
-COV_FLOOR := 95
+# `make test` fails below this share of lines and branches covered: a little under main's level
+# when it was set (96.9 % on 25 Nov 2026, after issue 28's tests).
+COV_FLOOR := 96.5
 # Container images often set PYTHONDONTWRITEBYTECODE: then no run is ever warm, every one
 # compiling each module (and pytest rewriting each test module) again. Targets write the caches.
 unexport PYTHONDONTWRITEBYTECODE

@@ -125,24 +125,23 @@ imports: $(STAMP)  ## check the import contracts of pyproject.toml (import-linte
 check: lint typecheck imports  ## the fast loop (about 20 s warm): lint, typecheck, import contracts, tests that need no server
 	$(BIN)/pytest -q -n $(CHECK_WORKERS) -m "$(CHECK_MARKERS)"
 
-# `make test`: the tools are checked first (a missing one fails at once, tests/tools.py); then
-# every test but the `serial` ones runs on TEST_WORKERS pytest-xdist workers while
-# `python -m tests.real_catalogue` fills the real catalogue's cache (tests/real_catalogue.py);
-# then the `serial` tests, which assert wall-clock timings, run alone. Coverage adds up over both
-# runs.
+# `make test`: the tools are checked first (a missing one fails at once, tests/tools.py). Then
+# `python -m tests.real_catalogue` fills the real catalogue's cache (tests/real_catalogue.py)
+# beside the tests, untraced by coverage: first beside the `serial` tests, which assert
+# wall-clock timings and so run alone in one process (each of the two has a core), then beside
+# every other test on TEST_WORKERS pytest-xdist workers, which run the modules reading the cache
+# last (tests/conftest.py). Coverage adds up over both runs; both run even if the first fails.
 TEST_WORKERS ?= auto
 
 test: $(STAMP) deps  ## the whole suite (real servers, chromium), with coverage: coverage/html
 	$(BIN)/python -m tests.tools
 	rm -rf $(COV_DIR) .coverage .coverage.*
-	@# The real catalogue's cache fills beside the tests, untraced by coverage (about 2 min
-	@# cold, nothing warm); the tests that read it run last (tests/conftest.py).
 	$(BIN)/python -m tests.real_catalogue & warm=$$!; \
-	  $(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup -m "not serial" --cov --cov-report=; \
-	  status=$$?; wait $$warm; exit $$status
-	$(BIN)/pytest -q -n 0 -m serial --cov --cov-append --cov-report=term \
-	  --cov-report=html:$(COV_DIR)/html --cov-report=xml:$(COV_DIR)/coverage.xml \
-	  --cov-fail-under=$(COV_FLOOR)
+	  $(BIN)/pytest -q -n 0 -m serial --cov --cov-report=; serial=$$?; \
+	  $(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup -m "not serial" --cov --cov-append \
+	    --cov-report=term --cov-report=html:$(COV_DIR)/html \
+	    --cov-report=xml:$(COV_DIR)/coverage.xml --cov-fail-under=$(COV_FLOOR); rest=$$?; \
+	  wait $$warm; test $$serial -eq 0 && test $$rest -eq 0
 
 bench: $(STAMP) deps  ## run the benchmark suite and write bench/RESULTS.md
 	$(BIN)/python -m bench.run

@@ -119,10 +119,7 @@ def locked(cache: Path) -> Iterator[None]:
 def cached_catalogue(cache: Path) -> tuple[Catalog, IngestReport]:
     """Given a cache folder, return (the real catalogue of ``data/raw``, its ingest report),
     read from the cache when its inputs are unchanged, else built and then kept there."""
-    entry = cache / f"catalogue-{digest(CATALOGUE_INPUTS)[:20]}"
-    with locked(cache):
-        if not entry.is_dir():
-            _build_catalogue(cache, entry)
+    entry = _catalogue_entry(cache)
     return _loaded(cache, entry)[0], report_from_json((entry / "report.json").read_bytes())
 
 
@@ -130,11 +127,17 @@ def cached_games(cache: Path) -> list[ScoredGame]:
     """Given a cache folder, return the real catalogue's games scored
     (:func:`~bangscore.scoring.pipeline.score_catalog`), their records those of
     :func:`cached_catalogue`'s catalogue."""
+    return _loaded(cache, _catalogue_entry(cache))[1]
+
+
+def _catalogue_entry(cache: Path) -> Path:
+    """Given a cache folder, return the catalogue entry of the current inputs, built first
+    (under the lock) when missing."""
     entry = cache / f"catalogue-{digest(CATALOGUE_INPUTS)[:20]}"
     with locked(cache):
         if not entry.is_dir():
             _build_catalogue(cache, entry)
-    return _loaded(cache, entry)[1]
+    return entry
 
 
 # What this process unpickled, per catalogue entry: the catalogue and its scored games.
@@ -195,15 +198,12 @@ def cached_snapshot(cache: Path, catalog: Catalog) -> LocalStorage:
 
 
 def warm(cache: Path = DEFAULT_CACHE) -> list[tuple[str, float]]:
-    """Given a cache folder, fill it: the catalogue, its scored games and the published
+    """Given a cache folder, fill it: the catalogue with its scored games, and the published
     snapshot (each only if missing); return each step's name and wall seconds."""
     steps: list[tuple[str, float]] = []
     started = time.perf_counter()
-    catalog, _ = cached_catalogue(cache)
-    steps.append(("catalogue", time.perf_counter() - started))
-    started = time.perf_counter()
-    cached_games(cache)
-    steps.append(("scored games", time.perf_counter() - started))
+    catalog, _ = cached_catalogue(cache)  # its pickle holds the scored games too
+    steps.append(("catalogue and scored games", time.perf_counter() - started))
     started = time.perf_counter()
     cached_snapshot(cache, catalog)
     steps.append(("snapshot", time.perf_counter() - started))

@@ -13,7 +13,6 @@ still names the previous, complete snapshot. Pruning keeps the newest ``keep`` s
 from __future__ import annotations
 
 import datetime as dt
-import secrets
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -41,8 +40,16 @@ GC_GRACE_SECONDS = 24 * 3600  # an unreferenced object younger than this may be 
 
 
 def new_snapshot_id(now: dt.datetime) -> str:
-    """Given the build time (UTC), return a new sortable id like ``20261122T031500Z-9f2c``."""
-    return f"{now.astimezone(dt.UTC):%Y%m%dT%H%M%SZ}-{secrets.token_hex(2)}"
+    """Given the build time, return its id like ``20261122T031500Z-9f2c``: the UTC second,
+    then the fraction of that second in 1/65,536ths as four hex digits.
+
+    Ids sort in build order, even for two builds in one second (a random suffix did not, so
+    ``snapshots list`` and ``prune``'s "newest" could swap them); two builds would need to
+    start within 16 microseconds of each other to share an id, and the pointer's
+    compare-and-swap still refuses the second.
+    """
+    utc = now.astimezone(dt.UTC)
+    return f"{utc:%Y%m%dT%H%M%SZ}-{utc.microsecond * 65_536 // 1_000_000:04x}"
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bangscore.build.publish import prune, publish, rollback
+from bangscore.build.publish import new_snapshot_id, prune, publish, rollback
 from bangscore.manifest import (
     SnapshotError,
     digest,
@@ -24,6 +24,31 @@ T0 = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
 
 def objects(n: int, salt: str = "") -> list[StoredObject]:
     return [StoredObject(f"games/{i}.json", f'{{"i":{i}{salt}}}'.encode()) for i in range(n)]
+
+
+@pytest.mark.parametrize(
+    ("now", "expected"),
+    [
+        (T0, "20261101T000000Z-0000"),
+        (T0.replace(microsecond=500_000), "20261101T000000Z-8000"),
+        (T0.replace(microsecond=999_999), "20261101T000000Z-ffff"),
+        (
+            dt.datetime(2026, 11, 1, 1, 30, tzinfo=dt.timezone(dt.timedelta(hours=1))),
+            "20261101T003000Z-0000",
+        ),
+    ],
+    ids=["whole-second", "half-second", "end-of-second", "offset-to-utc"],
+)
+def test_new_snapshot_id_is_the_utc_second_and_its_fraction(
+    now: dt.datetime, expected: str
+) -> None:
+    assert new_snapshot_id(now) == expected
+
+
+def test_snapshot_ids_sort_in_build_order_within_one_second() -> None:
+    times = [T0.replace(microsecond=us) for us in (0, 16, 31, 100, 250_000, 999_984)]
+    ids = [new_snapshot_id(t) for t in times]
+    assert sorted(ids) == ids and len(set(ids)) == len(ids)
 
 
 def test_publish_writes_bodies_manifest_then_pointer() -> None:

@@ -55,7 +55,7 @@ def _fmt_hours(value: float | None) -> str:
     return "—" if value is None else f"{value:.1f} h"
 
 
-def _fmt_day(value: str | None) -> str:
+def format_day(value: str | None) -> str:
     """Given an ISO date (``2026-07-24``, or a date-time), return ``24 Jul 2026`` ("—" if
     none)."""
     if not value:
@@ -209,7 +209,7 @@ class SiteRenderer:
             local=_local,
             genre_label=genre_label,
             flags=flags_view,
-            day=_fmt_day,
+            day=format_day,
             day_month=_fmt_day_month,
             adult_toggle=toggle_href,
             tag_query=_tag_query,

@@ -59,7 +59,7 @@ from bangscore.shim.account.passwords import (
     password_problem,
 )
 from bangscore.shim.quota import window_at
-from bangscore.site.render import package_stylesheet, style_version
+from bangscore.site.render import format_day, package_stylesheet, style_version
 from bangscore.stores.addresses import normalize_email
 from bangscore.stores.keys import key_digest
 from bangscore.stores.keystore import (
@@ -95,6 +95,8 @@ _TEMPLATES = jinja2.Environment(
 _TEMPLATES.globals["max_query_length"] = MAX_QUERY_LENGTH
 _TEMPLATES.globals["attribution"] = ATTRIBUTION_TEXT
 _TEMPLATES.globals["style_version"] = style_version(package_stylesheet())
+# Prices on account pages carry the day they were seen, as on the game pages.
+_TEMPLATES.filters["day"] = format_day
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,7 @@ and sees it listed on the account page, at 1280 and 375 px. Screenshots go to te
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import pytest
@@ -42,7 +43,11 @@ def test_sign_up_confirm_and_watch_a_game_in_chromium(
 
     folder = tmp_path / "snapshots"
     record = factories.make_record(
-        appid=HOLLOW_KNIGHT, name="Hollow Knight", price_usd=14.99, list_price_usd=14.99
+        appid=HOLLOW_KNIGHT,
+        name="Hollow Knight",
+        price_usd=14.99,
+        list_price_usd=14.99,
+        price_observed_at=dt.datetime(2026, 7, 24, 14, 13, tzinfo=dt.UTC),
     )
     factories.publish_catalog([*factories.small_catalog()[:5], record], LocalStorage(folder))
     server = ShimServer(
@@ -67,6 +72,7 @@ def test_sign_up_confirm_and_watch_a_game_in_chromium(
             page.goto(f"{server.url}/game/{HOLLOW_KNIGHT}/hollow-knight")
             page.click("#watch-game")
             expect(page.locator("h1")).to_have_text("Watch Hollow Knight")
+            expect(page.locator(".price-seen")).to_have_text("(price seen 24 Jul 2026)")
             page.check("#cond-below")
             page.fill("#below-usd", "10")
             page.screenshot(path=str(OUTPUT / f"watch_form_{width}.png"), full_page=True)
@@ -98,6 +104,15 @@ def test_sign_up_confirm_and_watch_a_game_in_chromium(
                 "document.documentElement.scrollWidth > document.documentElement.clientWidth"
             )
             assert overflow is False
+            row = page.locator("#watch-list tbody tr").first
+            expect(row.locator(".price-seen")).to_have_text("(seen 24 Jul 2026)")
+            # The Remove button is wholly on screen, and the name is not broken mid-word.
+            remove = row.get_by_role("button", name="Remove the watch of Hollow Knight")
+            box = remove.bounding_box()
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
+            name = row.get_by_role("link", name="Hollow Knight").bounding_box()
+            line = page.evaluate("parseFloat(getComputedStyle(document.body).lineHeight) || 24")
+            assert name is not None and name["height"] < 1.5 * line
             serious = [v for v in axe_violations(page) if v["impact"] in SERIOUS]
             assert serious == []
             OUTPUT.mkdir(parents=True, exist_ok=True)

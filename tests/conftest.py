@@ -82,11 +82,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         groups = {group for fixture, group in GROUP_BY_FIXTURE.items() if fixture in used}
         for group in sorted(groups):
             item.add_marker(pytest.mark.xdist_group(group))
-    # The modules that read the real catalogue run last, whole: by then `make test`'s warm-up
-    # (`python -m tests.real_catalogue`, beside pytest) has filled the cache, so no worker waits
-    # on its lock while other tests could run. pytest-xdist hands tests out in this order.
-    real = {item.path for item in items if item.get_closest_marker("xdist_group")}
-    items.sort(key=lambda item: item.path in real)
+    # The modules that read the real catalogue run last, and of those the ones that serve its
+    # published snapshot (the warm-up's last step) after the ones that only read the catalogue:
+    # by then `make test`'s warm-up (`python -m tests.real_catalogue`, beside pytest) has
+    # filled what they read, so no worker waits on a lock while other tests could run.
+    # pytest-xdist hands tests out in this order.
+    needs: dict[Path, int] = {}
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        need = 2 if "real_snapshot" in used else 1 if used & set(GROUP_BY_FIXTURE) else 0
+        needs[item.path] = max(needs.get(item.path, 0), need)
+    items.sort(key=lambda item: needs[item.path])
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -144,13 +150,9 @@ def bundled(real_cache: Path) -> tuple[Catalog, IngestReport]:
 
 
 @pytest.fixture(scope="session")
-def real_snapshot(
-    bundled: tuple[Catalog, IngestReport], real_cache: Path
-) -> tuple[LocalStorage, list[ScoredGame]]:
+def real_snapshot(real_cache: Path) -> tuple[LocalStorage, list[ScoredGame]]:
     """The real catalog scored, and published once per set of inputs as snapshot ``s1`` into a
     folder that every module needing it shares (read only): (its store, the scored games)."""
-    from bangscore.scoring.pipeline import score_catalog
-    from tests.real_catalogue import cached_snapshot
+    from tests.real_catalogue import cached_games, cached_snapshot
 
-    catalog, _ = bundled
-    return cached_snapshot(real_cache, catalog), score_catalog(catalog.games)
+    return cached_snapshot(real_cache), cached_games(real_cache)

@@ -90,8 +90,20 @@ def publish_catalog(
 ) -> tuple[ObjectStorage, list[ScoredGame]]:
     """Given records (and known apps that are not rated) and the catalog's ``prices_as_of``,
     build and publish a snapshot; return the store and the scored games."""
-    store = storage if storage is not None else MemoryStorage()
     games = score_catalog(records)
+    return publish_scored(games, storage, snapshot_id, not_rated, prices_as_of), games
+
+
+def publish_scored(
+    games: list[ScoredGame],
+    storage: ObjectStorage | None = None,
+    snapshot_id: str = "s1",
+    not_rated: Sequence[NotRated] = NOT_RATED,
+    prices_as_of: dt.datetime | None = PRICES_AS_OF,
+) -> ObjectStorage:
+    """Given games already scored, publish their snapshot as :func:`publish_catalog` does;
+    return the store."""
+    store = storage if storage is not None else MemoryStorage()
     created_at = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
     objects = snapshot_objects(
         games,
@@ -109,7 +121,7 @@ def publish_catalog(
         meta={"games": len(games)},
         keep=7,
     )
-    return store, games
+    return store
 
 
 class Clock:

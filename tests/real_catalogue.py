@@ -105,10 +105,12 @@ def _place(temp: Path, final: Path) -> None:
 
 
 @contextlib.contextmanager
-def locked(cache: Path) -> Iterator[None]:
-    """Hold the cache folder's lock for the block (other processes wait for it)."""
+def locked(cache: Path, what: str) -> Iterator[None]:
+    """Hold the cache folder's lock on ``what`` ("catalogue" or "snapshot") for the block
+    (other processes wait for it). One lock each, so the tests that read only the catalogue
+    need not wait while the warm-up publishes the snapshot."""
     cache.mkdir(parents=True, exist_ok=True)
-    with open(cache / ".lock", "a") as handle:
+    with open(cache / f".lock-{what}", "a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
@@ -134,7 +136,7 @@ def _catalogue_entry(cache: Path) -> Path:
     """Given a cache folder, return the catalogue entry of the current inputs, built first
     (under the lock) when missing."""
     entry = cache / f"catalogue-{digest(CATALOGUE_INPUTS)[:20]}"
-    with locked(cache):
+    with locked(cache, "catalogue"):
         if not entry.is_dir():
             _build_catalogue(cache, entry)
     return entry
@@ -152,7 +154,7 @@ def _loaded(cache: Path, entry: Path) -> tuple[Catalog, list[ScoredGame]]:
     if entry in _LOADED:
         return _LOADED[entry]
     path = entry / "loaded.pickle"
-    with locked(cache):
+    with locked(cache, "catalogue"):
         if not path.is_file():
             catalog = read_catalog(entry / "catalog.json.gz")
             loaded = catalog, score_catalog(catalog.games)
@@ -176,19 +178,20 @@ def _build_catalogue(cache: Path, entry: Path) -> None:
     _place(temp, entry)
 
 
-def cached_snapshot(cache: Path, catalog: Catalog) -> LocalStorage:
-    """Given a cache folder and the real catalogue, return the folder store holding it
-    published as snapshot :data:`SNAPSHOT_ID` (with its not-rated apps), published once per
-    set of inputs. Callers read it and never write to it."""
+def cached_snapshot(cache: Path) -> LocalStorage:
+    """Given a cache folder, return the folder store holding the real catalogue (its
+    :func:`cached_games`, with its not-rated apps) published as snapshot :data:`SNAPSHOT_ID`,
+    published once per set of inputs. Callers read it and never write to it."""
     from tests import factories
 
     entry = cache / f"snapshot-{digest(SNAPSHOT_INPUTS)[:20]}"
-    with locked(cache):
+    with locked(cache, "snapshot"):
         if not entry.is_dir():
+            catalog, games = _loaded(cache, _catalogue_entry(cache))
             temp = cache / f".{entry.name}.{os.getpid()}.tmp"
             shutil.rmtree(temp, ignore_errors=True)
-            factories.publish_catalog(
-                catalog.games,
+            factories.publish_scored(
+                games,
                 LocalStorage(temp),
                 snapshot_id=SNAPSHOT_ID,
                 not_rated=catalog.not_rated,
@@ -202,10 +205,10 @@ def warm(cache: Path = DEFAULT_CACHE) -> list[tuple[str, float]]:
     snapshot (each only if missing); return each step's name and wall seconds."""
     steps: list[tuple[str, float]] = []
     started = time.perf_counter()
-    catalog, _ = cached_catalogue(cache)  # its pickle holds the scored games too
+    cached_catalogue(cache)  # its pickle holds the scored games too
     steps.append(("catalogue and scored games", time.perf_counter() - started))
     started = time.perf_counter()
-    cached_snapshot(cache, catalog)
+    cached_snapshot(cache)
     steps.append(("snapshot", time.perf_counter() - started))
     return steps
 

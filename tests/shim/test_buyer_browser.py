@@ -49,7 +49,8 @@ def served(
     known app that is not rated (its own page with the reason)."""
     storage = real_snapshot[0]
     state = tmp_path_factory.mktemp("buyer-state")
-    server = ShimServer(state, state / "shim.log", snapshot=storage.root).start()
+    # Untraced: see ShimServer.traced.
+    server = ShimServer(state, state / "shim.log", snapshot=storage.root, traced=False).start()
     unrated = next(
         a.appid for a in bundled[0].not_rated if a.reason == "too_few_reviews" and a.name
     )

@@ -63,7 +63,8 @@ def site(
     """``bangscore serve`` over the session's published real catalogue."""
     storage, games = real_snapshot
     state = tmp_path_factory.mktemp("site-state")
-    server = ShimServer(state, state / "shim.log", snapshot=storage.root).start()
+    # Untraced: see ShimServer.traced.
+    server = ShimServer(state, state / "shim.log", snapshot=storage.root, traced=False).start()
     yield Site(server, games, storage)
     server.stop()
 

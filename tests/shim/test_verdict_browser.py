@@ -78,7 +78,8 @@ def served(
     """``bangscore serve`` over the session's published real catalogue (read only)."""
     storage = real_snapshot[0]
     state = tmp_path_factory.mktemp("verdict-state")
-    server = ShimServer(state, state / "shim.log", snapshot=storage.root).start()
+    # Untraced: see ShimServer.traced.
+    server = ShimServer(state, state / "shim.log", snapshot=storage.root, traced=False).start()
     yield Served(server, storage)
     server.stop()
 

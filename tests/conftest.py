@@ -74,14 +74,6 @@ GROUP_BY_FIXTURE = {
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Add the markers that :data:`MARKS_BY_FIXTURE` implies to each collected test and the
     xdist group that :data:`GROUP_BY_FIXTURE` names; put the modules of that group last."""
-    for item in items:
-        used = set(getattr(item, "fixturenames", ()))
-        for fixture, marker in MARKS_BY_FIXTURE.items():
-            if fixture in used:
-                item.add_marker(marker)
-        groups = {group for fixture, group in GROUP_BY_FIXTURE.items() if fixture in used}
-        for group in sorted(groups):
-            item.add_marker(pytest.mark.xdist_group(group))
     # The modules that read the real catalogue run last, and of those the ones that serve its
     # published snapshot (the warm-up's last step) after the ones that only read the catalogue:
     # by then `make test`'s warm-up (`python -m tests.real_catalogue`, beside pytest) has
@@ -90,7 +82,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     needs: dict[Path, int] = {}
     for item in items:
         used = set(getattr(item, "fixturenames", ()))
-        need = 2 if "real_snapshot" in used else 1 if used & set(GROUP_BY_FIXTURE) else 0
+        for fixture, marker in MARKS_BY_FIXTURE.items():
+            if fixture in used:
+                item.add_marker(marker)
+        groups = {group for fixture, group in GROUP_BY_FIXTURE.items() if fixture in used}
+        for group in sorted(groups):
+            item.add_marker(pytest.mark.xdist_group(group))
+        need = 2 if "real_snapshot" in used else 1 if groups else 0
         needs[item.path] = max(needs.get(item.path, 0), need)
     items.sort(key=lambda item: needs[item.path])
 

@@ -34,7 +34,7 @@ from bangscore.build.score_history import (
     extend,
 )
 from bangscore.build.score_history import wire as score_wire
-from bangscore.build.wire import detail_record, dumps, list_item, rfc3339
+from bangscore.build.wire import check, detail_record, dumps, list_item, rfc3339
 from bangscore.contract.api import root_listing
 from bangscore.contract.filters import (
     ABOUT_SCORE_KEY,
@@ -59,6 +59,7 @@ from bangscore.contract.filters import (
 from bangscore.contract.limits import PAGE_SIZE
 from bangscore.contract.not_rated import not_rated_index
 from bangscore.contract.paging import render_page
+from bangscore.contract.records import GameDetail, ListItem
 from bangscore.contract.search import SearchIndex, name_words
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import GameRecord, NotRated
@@ -172,7 +173,11 @@ def snapshot_objects(
     bytes.
     """
     as_of = rfc3339(prices_as_of)
-    items = [list_item(g, site_url) for g in games]
+    as_of_day = prices_as_of.date() if prices_as_of is not None else newest_price_day(games)
+    buyer = buyer_fields(games, as_of_day)
+    items = [list_item(g, site_url, b) for g, b in zip(games, buyer, strict=True)]
+    for item in items:
+        check(ListItem, item)
     item_bytes = [dumps(i) for i in items]
     adult = [is_adult(i) for i in items]
     for filters in precomputed_combos():
@@ -185,8 +190,6 @@ def snapshot_objects(
             yield StoredObject(list_key(key, page), body, JSON_TYPE)
     site = SiteRenderer(site_url=site_url, base_url=base_url)
     better = better_value(candidates(games, items))
-    as_of_day = prices_as_of.date() if prices_as_of is not None else newest_price_day(games)
-    buyer = buyer_fields(games, as_of_day)
     typical = genre_typicals(games)
     snapshot_date = created_at.date() if created_at is not None else as_of_day
     dates = {
@@ -256,6 +259,7 @@ class GamePages:
         detail = detail_record(
             game, self.site_url, self.prices_as_of, extra, self.items[n], score_wire(history)
         )
+        check(GameDetail, detail)
         points = price_points(game.record)
         marks = [ScoreMark(p.date, p.bang_score) for p in history]
         typical = self.typical[game.genre]

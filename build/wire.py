@@ -1,9 +1,13 @@
 """Wire records: a scored game as the list item (docs/API.md#list-item) and the detail record
 (docs/API.md#detail-record).
 
-Pure functions from :class:`ScoredGame` to plain dicts in wire field order; the builder turns
-them into bytes with :func:`dumps`. Rounding follows docs/API.md#numbers: prices 2 decimals,
-fractions 3 decimals, hours 1 decimal, ``bang_score`` an integer.
+Pure functions from :class:`ScoredGame` to plain dicts in the field order of their models
+(:class:`bangscore.contract.records.ListItem`, :class:`~bangscore.contract.records.GameDetail`:
+:func:`~bangscore.contract.records.ordered` refuses a field the model lacks or misses); the
+builder checks each against its model (:func:`check`) and turns it into bytes with
+:func:`dumps`, orjson writing what pydantic would, several times faster. Rounding follows
+docs/API.md#numbers: prices 2 decimals, fractions 3 decimals, hours 1 decimal, ``bang_score``
+an integer.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from typing import Any
 import orjson
 from unidecode import unidecode
 
+from bangscore.build.buyer import buyer_fields
+from bangscore.contract.records import GameDetail, ListItem, ordered
 from bangscore.contract.search import DROPPED_CHARS
 from bangscore.scoring import flags
 from bangscore.scoring.pipeline import ScoredGame
@@ -60,36 +66,60 @@ def _day(day: dt.date | None) -> str | None:
     return None if day is None else day.isoformat()
 
 
-def list_item(game: ScoredGame, site_url: str) -> JSON:
-    """Given a scored game and the site URL, return the list item dict
-    (docs/API.md#list-item)."""
+def _buyer_of(game: ScoredGame) -> JSON:
+    # A game on its own (tests, a single record): its buyer fields against its own prices. The
+    # builder always passes the catalogue's (build.buyer.buyer_fields over every game).
+    return buyer_fields([game])[0]
+
+
+def list_item(game: ScoredGame, site_url: str, buyer: JSON | None = None) -> JSON:
+    """Given a scored game, the site URL and its buyer fields (:func:`build.buyer.buyer_fields`;
+    None computes them from this game alone), return the list item dict in
+    :class:`ListItem` order (docs/API.md#list-item). ValueError or KeyError if the fields
+    written and the model's differ."""
     rec = game.record
     sample = rec.reviews
     ranks = game.refund_ranks
-    return {
-        "appid": rec.appid,
-        "name": rec.name,
-        "bang_score": game.bang_score,
-        "tier": game.tier,
-        "genre": game.genre,
-        "price_usd": round(rec.price_usd, 2),
-        "discount_percent": rec.discount_percent,
-        "price_observed_at": rfc3339(rec.price_observed_at),
-        "review_score": round(rec.review_score, 3),
-        "length_hours": _r(rec.main_story_hours, 1),
-        "finish_rate": _r(rec.finish_rate, 3),
-        "release_year": rec.release_year,
-        "early_access": flags.early_access(rec),
-        "provisional": bool(flags.provisional_reasons(rec)),
-        "adult": flags.adult(rec),
-        "url": game_url(site_url, rec.appid, rec.name),
-        "refunded_review_share": _r(sample.share, 3) if sample else None,
-        "refunded_review_sample": sample.sample if sample else None,
-        "refunded_review_flagged": sample.flagged if sample else None,
-        "refunded_review_percentile": _r(ranks.percentile, 3) if ranks else None,
-        "refunded_review_genre_percentile": _r(ranks.genre_percentile, 3) if ranks else None,
-        "refunded_review_genre_pool": ranks.genre_pool if ranks else None,
-    }
+    if buyer is None:
+        buyer = _buyer_of(game)
+    # {"name", "parts"} once scoring groups a game's series (round 5), else None.
+    series = getattr(game, "series", None)
+    return ordered(
+        ListItem,
+        {
+            "appid": rec.appid,
+            "name": rec.name,
+            "bang_score": game.bang_score,
+            "tier": game.tier,
+            "verdict": buyer["verdict"],
+            "verdict_price_usd": buyer["verdict_price_usd"],
+            "series": series,
+            "genre": game.genre,
+            "price_usd": round(rec.price_usd, 2),
+            "discount_percent": rec.discount_percent,
+            "price_observed_at": rfc3339(rec.price_observed_at),
+            "review_score": round(rec.review_score, 3),
+            "length_hours": _r(rec.main_story_hours, 1),
+            "finish_rate": _r(rec.finish_rate, 3),
+            "release_year": rec.release_year,
+            "early_access": flags.early_access(rec),
+            "provisional": bool(flags.provisional_reasons(rec)),
+            "adult": flags.adult(rec),
+            "url": game_url(site_url, rec.appid, rec.name),
+            "refunded_review_share": _r(sample.share, 3) if sample else None,
+            "refunded_review_sample": sample.sample if sample else None,
+            "refunded_review_flagged": sample.flagged if sample else None,
+            "refunded_review_percentile": _r(ranks.percentile, 3) if ranks else None,
+            "refunded_review_genre_percentile": _r(ranks.genre_percentile, 3) if ranks else None,
+            "refunded_review_genre_pool": ranks.genre_pool if ranks else None,
+        },
+    )
+
+
+def check(model: type[ListItem], record: JSON) -> None:
+    """Given a record model and a record the builder wrote, raise pydantic.ValidationError
+    naming each field that breaks the model (a type, a bound, a vocabulary word)."""
+    model.model_validate(record)
 
 
 def _early_window(game: ScoredGame) -> EarlyWindow | None:
@@ -117,12 +147,13 @@ def detail_record(
     score_history: Sequence[JSON] = (),
 ) -> JSON:
     """Given a scored game, the site URL, the catalog's ``prices_as_of`` (UTC, None when
-    the catalog predates it) and its buyer fields (``verdict``, ``verdict_price_usd``,
-    ``verdict_text``, ``genre_percentile``: :func:`build.buyer.buyer_fields`; None leaves them
-    out) and its list item when the caller has made it already (:func:`list_item` for the same
-    game and site URL, copied, not changed; None makes it) and its ``score_history`` wire
-    value (:func:`build.score_history.wire`), return the detail record
-    (docs/API.md#detail-record).
+    the catalog predates it), its buyer fields (``verdict``, ``verdict_price_usd``,
+    ``verdict_text``, ``genre_percentile``, ...: :func:`build.buyer.buyer_fields`; None
+    computes them from this game alone), its list item when the caller has made it already
+    (:func:`list_item` for the same game, site URL and buyer fields, copied, not changed; None
+    makes it) and its ``score_history`` wire value (:func:`build.score_history.wire`), return
+    the detail record in :class:`GameDetail` order (docs/API.md#detail-record). ValueError or
+    KeyError if the fields written and the model's differ.
 
     Holds every list field, every refund-signal field (null until sampled), then the detail
     fields in the order that section lists them (``developer`` ... ``estimated``).
@@ -133,7 +164,9 @@ def detail_record(
     early = _early_window(game)
     first = sample.first_30_days if sample else None
     window = sample.window if sample else None
-    out = dict(item) if item is not None else list_item(game, site_url)
+    if buyer is None:
+        buyer = _buyer_of(game)
+    out = dict(item) if item is not None else list_item(game, site_url, buyer)
     out.update(
         {
             "developer": rec.developer,
@@ -142,7 +175,7 @@ def detail_record(
             "completionist_hours": _r(rec.completionist_hours, 1),
             "becomes_banger_at_usd": game.becomes_banger_at_usd,
             "worth_it_at_usd": game.worth_it_at_usd,
-            **(buyer or {}),
+            **buyer,
             "list_price_usd": round(rec.list_price_usd, 2),
             "historical_low_usd": _r(rec.historical_low_usd, 2),
             "historical_low_at": _day(rec.historical_low_at),
@@ -154,6 +187,7 @@ def detail_record(
                     "list_price_usd": round(point.list_price_usd, 2),
                     "discount_percent": point.discount_percent,
                     "source": point.source,
+                    "estimated": bool(getattr(point, "estimated", False)),
                 }
                 for point in rec.price_history
             ],
@@ -198,4 +232,4 @@ def detail_record(
             "estimated": list(rec.estimated),
         }
     )
-    return out
+    return ordered(GameDetail, out)

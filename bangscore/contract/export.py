@@ -20,9 +20,10 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import orjson
+from pydantic import BaseModel, ConfigDict, Field
 
 from bangscore.errors import ExportError as ExportError
 from bangscore.storage import ObjectNotFound, ObjectStorage
@@ -34,6 +35,45 @@ GAMES_JSONL = "games.jsonl.gz"
 GAMES_CSV = "games.csv.gz"
 CHANGES_JSONL = "changes.jsonl.gz"
 GZIP_TYPE = "application/gzip"
+
+
+ExportFileName = Literal["games.jsonl.gz", "games.csv.gz", "changes.jsonl.gz"]
+
+
+class ExportFileLink(BaseModel):
+    """One file of ``GET /api/v1/export``'s answer: the manifest's entry and its download link
+    (docs/API.md#export)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: ExportFileName = Field(description="The file's name.")
+    format: Literal["jsonl", "csv"] = Field(description="jsonl: one JSON object a line; csv.")
+    compression: Literal["gzip"] = Field(
+        description="gzip with a fixed header: equal content gives equal bytes."
+    )
+    bytes: int = Field(ge=0, description="Size of the compressed file.")
+    sha256: str = Field(pattern="^[0-9a-f]{64}$", description="SHA-256 of the file, hex.")
+    rows: int = Field(ge=0, description="Data rows (a CSV header is not one).")
+    schema_version: int = Field(ge=1, description="The export format's version.")
+    url: str = Field(
+        json_schema_extra={"format": "uri"}, description="The download link: no key, not counted."
+    )
+    expires_at: dt.datetime = Field(description="When the link stops working (UTC).")
+
+
+class ExportAnswer(BaseModel):
+    """``GET /api/v1/export``'s answer: the newest export's manifest with download links
+    (docs/API.md#export)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    snapshot: str = Field(description="The snapshot the export was built with.")
+    created_at: dt.datetime = Field(description="When the export was written (UTC).")
+    previous: str | None = Field(
+        description="The export changes.jsonl.gz compares with, or null for the first."
+    )
+    expires_at: dt.datetime = Field(description="When the links stop working (UTC).")
+    files: list[ExportFileLink] = Field(description="The three files.")
 
 
 def file_key(snapshot_id: str, name: str) -> str:

@@ -58,3 +58,10 @@ bound keeps a lookup from parsing an arbitrarily long number."""
 
 MAX_LINK_EXPIRES_DIGITS: Final[int] = 12
 """Digits of the ``expires`` parameter (Unix seconds) of a signed export download link."""
+
+MAX_LOOKUP_APPIDS: Final[int] = 100
+"""Appids one ``GET /api/v1/lookup`` may ask for, counted as sent (a repeat counts): a
+wishlist of 300 games is 3 requests. More is a 400 naming ``appids``."""
+
+MAX_PRICE_USD: Final[int] = 1000
+"""The highest ``max_price`` (US dollars, at most two decimals); the lowest is 0 (free games)."""

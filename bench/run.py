@@ -43,6 +43,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -86,6 +87,7 @@ DETAIL_APPID = 620
 SEARCH_WORD = "portal"
 
 ROTATIONS = 6000
+LOOKUP_ROW = "lookup, 100 ids"
 
 
 def free_port() -> int:
@@ -297,6 +299,14 @@ http {{
     return conf
 
 
+def lookup_path(records: Sequence[dict[str, Any]], n: int = 100) -> str:
+    """Given the catalogue's detail records, return a ``GET /api/v1/lookup`` path asking for
+    ``n`` appids spread over the whole ranking (a wishlist is not the top of the list)."""
+    appids = sorted(int(r["appid"]) for r in records)
+    step = max(1, len(appids) // n)
+    return "/api/v1/lookup?appids=" + ",".join(str(a) for a in appids[::step][:n])
+
+
 def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
     """Run every measurement into ``work`` and write the results to ``out``."""
     started = time.perf_counter()
@@ -349,6 +359,7 @@ def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
             datasette_list(f"_search={SEARCH_WORD}"),
         ),
         Workload("304 revalidation", f"/api/v1/games/{DETAIL_APPID}", "detail", None),
+        Workload(LOOKUP_ROW, lookup_path(records), "lookup", None),
     ]
     combos = composed_rotation(top_tags, ROTATIONS)
     words = search_words(records, ROTATIONS)

@@ -91,21 +91,44 @@ _RATE_HEADERS = {
         ("X-Request-Id", "Identifier of this request, for support"),
     )
 }
+_ETAG = {
+    "ETag": {
+        "schema": {"type": "string"},
+        "description": "Strong entity tag of this representation; send it back in "
+        "If-None-Match to revalidate (a 304 is not counted)",
+    }
+}
+_RETRY_AFTER = {
+    "Retry-After": {
+        "schema": {"type": "string", "pattern": "^[0-9]+$"},
+        "description": "Seconds to wait before asking again",
+    }
+}
 _DESCRIPTIONS = {
     200: "OK",
     304: "Not Modified: the If-None-Match ETag matched; not counted",
-    400: "A parameter is invalid; errors[] names it",
+    400: "A parameter is invalid (unknown, repeated or out of its bounds); errors[] names "
+    "each bad parameter once",
     401: "API key missing, malformed, unknown or revoked",
     403: "The key's plan does not allow this endpoint",
     404: "Unknown resource",
     429: "Daily request limit exceeded; Retry-After gives the seconds to the reset",
+    503: "A backing store is unreachable; not counted; retry after Retry-After seconds",
 }
+_EXTRA_HEADERS = {200: _ETAG, 304: _ETAG, 429: _RETRY_AFTER, 503: _RETRY_AFTER}
+# Statuses any path may answer besides its own (docs/API.md#endpoints): 503 with Retry-After,
+# and as "default" the rest (405, 408, 414, 431 from the server's edge, 500), all problem
+# documents.
+_ANY_PATH = (503,)
 
 
 def _operation(route: Route) -> dict[str, Any]:
     responses: dict[str, Any] = {}
-    for status in route.statuses:
-        body: dict[str, Any] = {"description": _DESCRIPTIONS[status], "headers": _RATE_HEADERS}
+    for status in (*route.statuses, *_ANY_PATH):
+        body: dict[str, Any] = {
+            "description": _DESCRIPTIONS[status],
+            "headers": {**_RATE_HEADERS, **_EXTRA_HEADERS.get(status, {})},
+        }
         if status == 200:
             body["content"] = {
                 "application/json": {
@@ -117,6 +140,14 @@ def _operation(route: Route) -> dict[str, Any]:
                 "application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}
             }
         responses[str(status)] = body
+    responses["default"] = {
+        "description": "Any other error: 405 method_not_allowed, 408, 414, 431 from the "
+        "server's edge, 500 internal_error (with the request id, never a trace)",
+        "headers": _RATE_HEADERS,
+        "content": {
+            "application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}
+        },
+    }
     op: dict[str, Any] = {
         "operationId": route.name,
         "summary": route.description,

@@ -115,6 +115,7 @@ def select(
             # Only a tag filter reads the tags: skip building every game's set otherwise.
             lower_tags(g.record) if filters.tags else no_tags,
             flags[i],
+            cents(g.record.price_usd),
         )
     ]
 

@@ -44,6 +44,7 @@ from bangscore.contract.filters import (
     Filters,
     badge_key,
     game_page_key,
+    price_text,
 )
 from bangscore.contract.limits import MAX_APPID_DIGITS, MAX_QUERY_LENGTH
 from bangscore.contract.not_rated import REASON_LABEL, NotRatedIndex
@@ -83,7 +84,9 @@ SVG_TYPE = "image/svg+xml"
 CSS_TYPE = "text/css; charset=utf-8"
 # A versioned stylesheet URL (``?v=`` its digest) names one body for good.
 CACHE_VERSIONED = "public, max-age=31536000, immutable"
-BROWSE_PARAMS = frozenset({"genre", "tag", "year_from", "year_to", "on_sale", "page", "adult"})
+BROWSE_PARAMS = frozenset(
+    {"genre", "tag", "year_from", "year_to", "on_sale", "max_price", "page", "adult"}
+)
 ADULT_ACCEPTS = "true to show adult games (absent: hidden)"
 Rate = list[tuple[str, str]]
 
@@ -156,6 +159,7 @@ def form_from_items(items: Sequence[tuple[str, str]]) -> FormState:
         year_from=values.get("year_from", [""])[0],
         year_to=values.get("year_to", [""])[0],
         on_sale=values.get("on_sale", [""])[0].lower() == "true",
+        max_price=values.get("max_price", [""])[0],
     )
 
 
@@ -167,6 +171,7 @@ def form_from_filters(filters: Filters) -> FormState:
         year_from="" if filters.year_from is None else str(filters.year_from),
         year_to="" if filters.year_to is None else str(filters.year_to),
         on_sale=filters.on_sale,
+        max_price="" if filters.max_price_cents is None else price_text(filters.max_price_cents),
     )
 
 
@@ -624,9 +629,15 @@ async def search(request: Request) -> Response:
             errors: list[ParamError] = exc.errors
             return PageAnswer(400, pages.site.search_page(typed, empty, errors=errors))
         envelope, _ = await anyio.to_thread.run_sync(
-            snap.search_page, query.q, query.page, adult, limiter=SEARCH_THREADS
+            snap.search_page,
+            query.q,
+            query.page,
+            adult,
+            query.max_price_cents,
+            limiter=SEARCH_THREADS,
         )
-        listing = listing_of(envelope, f"{pages.root}/search", {"q": query.q})
+        canonical = query.to_query()
+        listing = listing_of(envelope, f"{pages.root}/search", canonical)
         unrated = (
             await anyio.to_thread.run_sync(
                 (await pages.not_rated(snap)).search, query.q, limiter=SEARCH_THREADS
@@ -634,7 +645,7 @@ async def search(request: Request) -> Response:
             if query.page == 1
             else []
         )
-        api_query = {"q": query.q, **({"page": str(query.page)} if query.page > 1 else {})}
+        api_query = {**canonical, **({"page": str(query.page)} if query.page > 1 else {})}
         body = pages.site.search_page(
             query.q,
             listing,

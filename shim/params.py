@@ -12,10 +12,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bangscore.contract.filters import Filters
+from bangscore.contract.filters import Filters, price_text
 from bangscore.contract.limits import (
     MAX_APPID_DIGITS,
+    MAX_LOOKUP_APPIDS,
     MAX_PAGE,
+    MAX_PRICE_USD,
     MAX_QUERY_LENGTH,
     MAX_TAG_LENGTH,
     MAX_TAGS,
@@ -28,6 +30,11 @@ from bangscore.scoring.genres import GENRES
 from bangscore.shim.problems import BadRequest, ParamError
 
 _DIGITS = re.compile(r"[0-9]+")
+# max_price: dollars with at most two decimals, no sign, no exponent, no spaces.
+_PRICE = re.compile(r"([0-9]{1,4})(?:\.([0-9]{1,2}))?")
+PRICE_ACCEPTS = (
+    f"a price in US dollars from 0 to {MAX_PRICE_USD}, at most two decimals, such as 9.99"
+)
 _MERGED = frozenset({"genre", "tag"})
 
 Items = Sequence[tuple[str, str]]
@@ -43,10 +50,19 @@ class ListQuery:
 
 @dataclass(frozen=True, slots=True)
 class SearchQuery:
-    """A valid ``GET /api/v1/search`` query: trimmed text and page."""
+    """A valid ``GET /api/v1/search`` query: trimmed text, page and price cap (cents)."""
 
     q: str
     page: int
+    max_price_cents: int | None = None
+
+    def to_query(self) -> dict[str, str]:
+        """Return the canonical parameters without the page: ``q`` and, when set,
+        ``max_price`` (what Link headers and the website's links carry)."""
+        out = {"q": self.q}
+        if self.max_price_cents is not None:
+            out["max_price"] = price_text(self.max_price_cents)
+        return out
 
 
 def _collect(
@@ -54,11 +70,14 @@ def _collect(
 ) -> tuple[dict[str, list[str]], list[ParamError]]:
     values: dict[str, list[str]] = {}
     errors: list[ParamError] = []
+    unknown: set[str] = set()
     for name, value in items:
         if name not in allowed:
-            errors.append(
-                ParamError(name, "unknown parameter; accepted: " + ", ".join(sorted(allowed)))
-            )
+            if name not in unknown:  # named once, however often it is repeated
+                unknown.add(name)
+                errors.append(
+                    ParamError(name, "unknown parameter; accepted: " + ", ".join(sorted(allowed)))
+                )
             continue
         values.setdefault(name, []).append(value)
     for name, vals in values.items():
@@ -106,12 +125,34 @@ def _year(values: dict[str, list[str]], name: str, errors: list[ParamError]) -> 
     return year
 
 
+def price_cents(raw: str) -> int | None:
+    """Given a raw ``max_price`` value, return it in cents, or None unless it is 1 to 4 ASCII
+    digits with at most two decimals after a dot, from 0 to MAX_PRICE_USD (``9.99``, ``10``,
+    ``10.5`` is 1050 cents; ``1e3``, ``-1``, ``10.`` and ``1000.01`` are None)."""
+    match = _PRICE.fullmatch(raw)
+    if match is None:
+        return None
+    cents = int(match.group(1)) * 100 + int((match.group(2) or "0").ljust(2, "0"))
+    return cents if cents <= MAX_PRICE_USD * 100 else None
+
+
+def _max_price(values: dict[str, list[str]], errors: list[ParamError]) -> int | None:
+    if "max_price" not in values:
+        return None
+    cents = price_cents(values["max_price"][0])
+    if cents is None:
+        errors.append(ParamError("max_price", PRICE_ACCEPTS))
+    return cents
+
+
 def parse_list_query(items: Items) -> ListQuery:
     """Given the raw query items of ``GET /api/v1/games``, return the ListQuery.
 
     Raises BadRequest for an unknown or repeated parameter or a bad value.
     """
-    allowed = frozenset({"genre", "tag", "year_from", "year_to", "on_sale", "page", "api_key"})
+    allowed = frozenset(
+        {"genre", "tag", "year_from", "year_to", "on_sale", "max_price", "page", "api_key"}
+    )
     values, errors = _collect(items, allowed)
     genres: set[str] = set()
     if "genre" in values:
@@ -143,19 +184,24 @@ def parse_list_query(items: Items) -> ListQuery:
         if not raw.isascii() or raw.lower() != "true":
             errors.append(ParamError("on_sale", "only the value true (in any case)"))
         on_sale = True
+    max_price = _max_price(values, errors)
     page = _page(values, errors)
     if errors:
         raise BadRequest(errors)
-    return ListQuery(Filters(frozenset(genres), frozenset(tags), year_from, year_to, on_sale), page)
+    filters = Filters(
+        frozenset(genres), frozenset(tags), year_from, year_to, on_sale, max_price_cents=max_price
+    )
+    return ListQuery(filters, page)
 
 
 def parse_search_query(items: Items) -> SearchQuery:
     """Given the raw query items of ``GET /api/v1/search``, return the SearchQuery.
 
     Raises BadRequest when ``q`` is missing or not MIN_QUERY_LENGTH to MAX_QUERY_LENGTH
-    (1-100) characters after trimming.
+    (1-100) characters after trimming, or ``max_price`` is not a price from 0 to
+    MAX_PRICE_USD with at most two decimals.
     """
-    values, errors = _collect(items, frozenset({"q", "page", "api_key"}))
+    values, errors = _collect(items, frozenset({"q", "max_price", "page", "api_key"}))
     q = values.get("q", [""])[0].strip()
     if not MIN_QUERY_LENGTH <= len(q) <= MAX_QUERY_LENGTH:
         errors.append(
@@ -164,10 +210,38 @@ def parse_search_query(items: Items) -> SearchQuery:
                 f"required: {MIN_QUERY_LENGTH} to {MAX_QUERY_LENGTH} characters after trimming",
             )
         )
+    max_price = _max_price(values, errors)
     page = _page(values, errors)
     if errors:
         raise BadRequest(errors)
-    return SearchQuery(q, page)
+    return SearchQuery(q, page, max_price)
+
+
+def parse_lookup_query(items: Items) -> tuple[int, ...]:
+    """Given the raw query items of ``GET /api/v1/lookup``, return the appids asked, each once,
+    in the order first asked (docs/API.md#lookup).
+
+    Raises BadRequest naming ``appids`` when it is missing, repeated, holds an empty item or
+    one that is not 1 to MAX_APPID_DIGITS (12) ASCII digits, or more than MAX_LOOKUP_APPIDS
+    (100) items counted as sent; and for any parameter but ``appids`` and ``api_key``.
+    """
+    values, errors = _collect(items, frozenset({"appids", "api_key"}))
+    parts = _split(values.get("appids", []))
+    if any(e.parameter == "appids" for e in errors):
+        pass  # repeated: named once
+    elif not parts:
+        errors.append(ParamError("appids", "required: a comma list of 1 to 100 appids"))
+    elif len(parts) > MAX_LOOKUP_APPIDS:
+        errors.append(
+            ParamError("appids", f"at most {MAX_LOOKUP_APPIDS} appids, given {len(parts)}")
+        )
+    elif any(len(p) > MAX_APPID_DIGITS or not _DIGITS.fullmatch(p) for p in parts):
+        errors.append(
+            ParamError("appids", f"comma-separated appids of 1-{MAX_APPID_DIGITS} decimal digits")
+        )
+    if errors:
+        raise BadRequest(errors)
+    return tuple(dict.fromkeys(int(p) for p in parts))
 
 
 def parse_plain_query(items: Items) -> None:

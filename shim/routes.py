@@ -102,12 +102,18 @@ async def _search(request: Request, _: KeyRecord, snap: LoadedSnapshot) -> Resol
     query = params.parse_search_query(request.query_params.multi_items())
     # Off the event loop (CPU work), on the pages' bounded pool of search threads.
     body, etag = await anyio.to_thread.run_sync(
-        snap.search_page, query.q, query.page, limiter=SEARCH_THREADS
+        snap.search_page, query.q, query.page, True, query.max_price_cents, limiter=SEARCH_THREADS
     )
     base = request.app.state.settings.api_base_url
     pages = page_count(_total(body))
-    link = links(snap, base, "/api/v1/search", {"q": query.q}, query.page, pages)
+    link = links(snap, base, "/api/v1/search", query.to_query(), query.page, pages)
     return Resolved(body, etag, headers=(("Link", link),) if link else ())
+
+
+async def _lookup(request: Request, _: KeyRecord, snap: LoadedSnapshot) -> Resolved:
+    appids = params.parse_lookup_query(request.query_params.multi_items())
+    body, etag = snap.index.lookup(appids, snap.not_rated)
+    return Resolved(body, etag)
 
 
 async def _usage(request: Request, record: KeyRecord, _: LoadedSnapshot) -> Resolved:
@@ -144,6 +150,12 @@ async def game(request: Request) -> Response:
 async def search(request: Request) -> Response:
     """Given ``GET /api/v1/search?q=`` with a key, return the ranked page of matches."""
     return await api.keyed(request, partial(remembered, _search))
+
+
+async def lookup(request: Request) -> Response:
+    """Given ``GET /api/v1/lookup?appids=`` with a key, return the list items of up to 100
+    games in the order asked, and the appids not rated or not found (one counted request)."""
+    return await api.keyed(request, partial(remembered, _lookup))
 
 
 async def usage(request: Request) -> Response:
@@ -208,6 +220,7 @@ ROUTES = [
     Route("/api/v1/games", games),
     Route("/api/v1/games/{appid}", game),
     Route("/api/v1/search", search),
+    Route("/api/v1/lookup", lookup),
     Route("/api/v1/usage", usage),
     Route("/metrics", metrics),
 ]

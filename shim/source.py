@@ -85,21 +85,25 @@ class LoadedSnapshot:
         encoded = entry.encoded(GZIP) if entry else None
         return etag_from_digest(encoded.sha256) if encoded else None
 
-    def search_page(self, q: str, page: int, adult: bool = True) -> tuple[bytes, str]:
-        """Given a validated query, a 1-based page and whether adult games are listed (the
-        API: always; the website: only with ``adult=true``), return (envelope bytes, strong
-        ETag), cached with this snapshot (and freed with it)."""
+    def search_page(
+        self, q: str, page: int, adult: bool = True, max_price_cents: int | None = None
+    ) -> tuple[bytes, str]:
+        """Given a validated query, a 1-based page, whether adult games are listed (the
+        API: always; the website: only with ``adult=true``) and the price cap in cents (None:
+        none), return (envelope bytes, strong ETag), cached with this snapshot (and freed
+        with it)."""
 
         def render() -> tuple[bytes, str]:
             appids = self.search.search(q)
-            if not adult:
-                appids = self.index.shown(appids)
+            if not adult or max_price_cents is not None:
+                appids = self.index.shown(appids, adult, max_price_cents)
             start, stop = page_bounds(page)
             items = self.index.items_for(appids[start:stop])
             body = render_page(items, page, len(appids), q, self.index.prices_as_of)
             return body, etag_for(body)
 
-        return self.search_pages.get((q, page) if adult else (q, page, False), render)
+        key = (q, page) if adult and max_price_cents is None else (q, page, adult, max_price_cents)
+        return self.search_pages.get(key, render)
 
 
 class SnapshotSource:

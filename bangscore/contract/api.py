@@ -12,7 +12,9 @@ from typing import Any
 
 from bangscore.contract.limits import (
     MAX_APPID_DIGITS,
+    MAX_LOOKUP_APPIDS,
     MAX_PAGE,
+    MAX_PRICE_USD,
     MAX_QUERY_LENGTH,
     MAX_TAG_LENGTH,
     MAX_TAGS,
@@ -100,6 +102,20 @@ TAG_PATTERN = f"^{_TAG}(,{_TAG}){{0,{MAX_TAGS - 1}}}$"
 # one; [\s\S] is any character in every regex dialect (a dot misses line breaks).
 QUERY_PATTERN = f"^{_WS}[^{_SPACES}]([\\s\\S]{{0,{MAX_QUERY_LENGTH - 2}}}[^{_SPACES}])?{_WS}$"
 ON_SALE_PATTERN = f"^{_any_case('true')}$"
+# appids: 1 to MAX_LOOKUP_APPIDS items of 1 to MAX_APPID_DIGITS digits, spaces around items.
+_APPID = f"{_WS}[0-9]{{1,{MAX_APPID_DIGITS}}}{_WS}"
+APPIDS_PATTERN = f"^{_APPID}(,{_APPID}){{0,{MAX_LOOKUP_APPIDS - 1}}}$"
+# max_price: 0 to MAX_PRICE_USD (1000) dollars, 1 to 4 digits, at most two decimals.
+assert MAX_PRICE_USD == 1000, "MAX_PRICE_PATTERN spells 1000 out"
+MAX_PRICE_PATTERN = r"^(([0-9]{1,3}|0[0-9]{3})(\.[0-9]{1,2})?|1000(\.0{1,2})?)$"
+MAX_PRICE_PARAM = Param(
+    "max_price",
+    "query",
+    "string",
+    f"Keep games whose price_usd is at most this many US dollars, from 0 to {MAX_PRICE_USD}, "
+    "with at most two decimals (9.99; 0 keeps free games)",
+    schema={"type": "string", "pattern": MAX_PRICE_PATTERN},
+)
 API_KEY_PARAM = Param(
     "api_key",
     "query",
@@ -135,14 +151,16 @@ LIST_PARAMS = (
         "year_from",
         "query",
         "integer",
-        f"Earliest release year, inclusive: a year from {MIN_YEAR} to {MAX_YEAR}",
+        f"Earliest release year, inclusive: a year from {MIN_YEAR} to {MAX_YEAR}; with "
+        "year_to, at most year_to (year_from > year_to is a 400 naming year_from)",
         schema=_YEAR,
     ),
     Param(
         "year_to",
         "query",
         "integer",
-        f"Latest release year, inclusive: a year from {MIN_YEAR} to {MAX_YEAR}",
+        f"Latest release year, inclusive: a year from {MIN_YEAR} to {MAX_YEAR}; with "
+        "year_from, at least year_from (year_from > year_to is a 400 naming year_from)",
         schema=_YEAR,
     ),
     Param(
@@ -152,12 +170,21 @@ LIST_PARAMS = (
         "Only the value true (in any case): keep games with discount_percent > 0",
         schema={"type": "string", "pattern": ON_SALE_PATTERN},
     ),
+    MAX_PRICE_PARAM,
     PAGE_PARAM,
     API_KEY_PARAM,
 )
 
 ROUTES: tuple[Route, ...] = (
-    Route("root", API_PREFIX, "This listing of the API's endpoints", False, (), "Root", (200,)),
+    Route(
+        "root",
+        API_PREFIX,
+        "This listing of the API's endpoints",
+        False,
+        (),
+        "Root",
+        (200, 304, 429),
+    ),
     Route(
         "openapi",
         f"{API_PREFIX}/openapi.json",
@@ -165,7 +192,7 @@ ROUTES: tuple[Route, ...] = (
         False,
         (),
         "OpenAPI",
-        (200,),
+        (200, 304, 429),
     ),
     Route(
         "games",
@@ -210,10 +237,33 @@ ROUTES: tuple[Route, ...] = (
                 required=True,
                 schema={"type": "string", "pattern": QUERY_PATTERN},
             ),
+            MAX_PRICE_PARAM,
             PAGE_PARAM,
             API_KEY_PARAM,
         ),
         "SearchResult",
+        (200, 304, 400, 401, 429),
+    ),
+    Route(
+        "lookup",
+        f"{API_PREFIX}/lookup",
+        f"Up to {MAX_LOOKUP_APPIDS} games by appid in one counted request: their list items "
+        "in the order asked, and the appids not rated (with the reason) or not found",
+        True,
+        (
+            Param(
+                "appids",
+                "query",
+                "string",
+                f"Comma-separated storefront appids, 1 to {MAX_LOOKUP_APPIDS} (counted as sent, "
+                f"repeats included; a repeat is answered once), each 1 to {MAX_APPID_DIGITS} "
+                "decimal digits",
+                required=True,
+                schema={"type": "string", "pattern": APPIDS_PATTERN},
+            ),
+            API_KEY_PARAM,
+        ),
+        "Lookup",
         (200, 304, 400, 401, 429),
     ),
     Route(
@@ -223,7 +273,7 @@ ROUTES: tuple[Route, ...] = (
         True,
         (API_KEY_PARAM,),
         "Usage",
-        (200, 401),
+        (200, 400, 401),
     ),
     Route(
         "export",
@@ -232,7 +282,7 @@ ROUTES: tuple[Route, ...] = (
         True,
         (API_KEY_PARAM,),
         "ExportManifest",
-        (200, 401, 403, 404, 429),
+        (200, 400, 401, 403, 404, 429),
     ),
 )
 

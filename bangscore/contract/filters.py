@@ -16,7 +16,8 @@ from bangscore.scoring.genres import GENRES
 @dataclass(frozen=True, slots=True)
 class Filters:
     """Canonical list filters: genre set (OR), tags (AND, lowercase), inclusive years, on_sale,
-    and whether adult games are listed.
+    the price cap in cents (``max_price``: ``price_usd`` at most that, inclusive; None: no
+    cap) and whether adult games are listed.
 
     ``adult`` is the website's toggle (``adult=true``, docs/API.md#website): the website lists
     adult games only when the visitor turns them on; the API never filters on it and always
@@ -29,6 +30,7 @@ class Filters:
     year_to: int | None = None
     on_sale: bool = False
     adult: bool = True
+    max_price_cents: int | None = None
 
     @property
     def combo_key(self) -> str | None:
@@ -39,6 +41,8 @@ class Filters:
         default: ``no_adult``, ``genre-rpg+on_sale+no_adult``).
         """
         if self.tags or self.year_from is not None or self.year_to is not None:
+            return None
+        if self.max_price_cents is not None:
             return None
         if len(self.genres) > 1:
             return None
@@ -60,6 +64,8 @@ class Filters:
             query["year_to"] = str(self.year_to)
         if self.on_sale:
             query["on_sale"] = "true"
+        if self.max_price_cents is not None:
+            query["max_price"] = price_text(self.max_price_cents)
         return query
 
     def matches(
@@ -69,9 +75,10 @@ class Filters:
         discount_percent: float,
         tags: frozenset[str],
         adult: bool = False,
+        price_cents: int = 0,
     ) -> bool:
-        """Given one game's genre, release year, discount, lowercase tags and adult flag,
-        return a match.
+        """Given one game's genre, release year, discount, lowercase tags, adult flag and
+        price in cents, return a match.
 
         This is the reference semantics; the shim's vectorised index must agree with it.
         """
@@ -81,11 +88,20 @@ class Filters:
             return False
         if self.on_sale and not discount_percent > 0:
             return False
+        if self.max_price_cents is not None and price_cents > self.max_price_cents:
+            return False
         if self.year_from is not None and (year is None or year < self.year_from):
             return False
         if self.year_to is not None and (year is None or year > self.year_to):
             return False
         return self.tags <= tags
+
+
+def price_text(cents: int) -> str:
+    """Given a price in cents, return it as ``max_price`` is written in links: whole dollars
+    without decimals (``10``), else two decimals (``9.99``)."""
+    dollars, rest = divmod(cents, 100)
+    return str(dollars) if rest == 0 else f"{dollars}.{rest:02d}"
 
 
 def precomputed_combos() -> Iterator[Filters]:

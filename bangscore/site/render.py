@@ -63,6 +63,39 @@ def format_day(value: str | None) -> str:
     return _iso_day(str(value)[:10])
 
 
+STALE_PRICE_DAYS = 180
+"""A price seen more than this many days before ``prices_as_of`` is stale: a row dates it
+"last seen <day>" (docs/API.md#website)."""
+
+
+def price_seen(observed_at: str | None, prices_as_of: str | None) -> str:
+    """Given a list item's ``price_observed_at`` and the catalogue's ``prices_as_of`` (ISO
+    dates or date-times, either None), return the date a row gives its price: ``24 Jul 2026``,
+    or ``last seen 1 Jan 2025`` when it was seen more than STALE_PRICE_DAYS before
+    prices_as_of ("—" without a date)."""
+    if not observed_at:
+        return "—"
+    shown = format_day(observed_at)
+    if prices_as_of:
+        seen = dt.date.fromisoformat(str(observed_at)[:10])
+        as_of = dt.date.fromisoformat(str(prices_as_of)[:10])
+        if (as_of - seen).days > STALE_PRICE_DAYS:
+            return f"last seen {shown}"
+    return shown
+
+
+def verdict_words(item: Mapping[str, Any]) -> str:
+    """Given a list item, return its verdict as a row says it: ``Buy at this price``, ``Wait for
+    $23.99`` (the seen price to wait for) or ``Skip``; "" for an item without a verdict."""
+    verdict = item.get("verdict")
+    if verdict == "buy_now":
+        return "Buy at this price"
+    if verdict == "wait_for_sale":
+        price = item.get("verdict_price_usd")
+        return "Wait for a sale" if price is None else f"Wait for {_fmt_usd(price)}"
+    return "Skip" if verdict == "skip" else ""
+
+
 def _fmt_day_month(value: str | None) -> str:
     """Given an ISO date, return ``24 Jul`` ("—" if none): a date a heading gives in full."""
     if not value:
@@ -103,13 +136,15 @@ def _local(url: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class FormState:
-    """What the browse form shows: checked genres and the typed tag and year values."""
+    """What the browse form shows: checked genres and the typed tag, year and price cap
+    values."""
 
     genres: frozenset[str] = frozenset()
     tag: str = ""
     year_from: str = ""
     year_to: str = ""
     on_sale: bool = False
+    max_price: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +246,8 @@ class SiteRenderer:
             flags=flags_view,
             day=format_day,
             day_month=_fmt_day_month,
+            price_seen=price_seen,
+            verdict_words=verdict_words,
             adult_toggle=toggle_href,
             tag_query=_tag_query,
         )

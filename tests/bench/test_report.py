@@ -13,6 +13,7 @@ from bench.report import (
     _rps,
     build_seconds_target,
     build_table,
+    lookup_lines,
 )
 from bench.wrk import WrkResult
 
@@ -61,3 +62,25 @@ def test_build_table_row_gives_wall_cpu_and_peak() -> None:
     fig = BuildFigure("real", 39_503, 52.3, 1200.0, 126_704, 1375.4, cpu_seconds=61.25)
     rows = [line for line in build_table([fig]) if line.startswith("| real |")]
     assert rows == ["| real | 39,503 | 52.3 | 61.2 | 1,200 | 126,704 | 1,375.4 | 1,324 | 31.1 |"]
+
+
+@pytest.mark.parametrize(
+    ("lookup", "listed", "expected"),
+    [
+        pytest.param(
+            WrkResult(rps=2000.0, p50_ms=30.0, p99_ms=60.0, requests=1, non_2xx=0, errors=0),
+            RAN,
+            "The lookup answers 100 games a request: 200,000 games/s, against 84,864 games/s "
+            "from the precomputed list page (10 a request), 2.4x; one request costs 0.50 ms "
+            "against the list page's 0.12 ms.",
+            id="both ran",
+        ),
+        pytest.param(None, RAN, None, id="no lookup row"),
+        pytest.param(SILENT, RAN, None, id="lookup answered nothing"),
+    ],
+)
+def test_lookup_lines_compare_games_a_second(
+    lookup: WrkResult | None, listed: WrkResult, expected: str | None
+) -> None:
+    lines = lookup_lines(lookup, listed)
+    assert lines == ([] if expected is None else ["", expected])

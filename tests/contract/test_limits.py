@@ -29,6 +29,7 @@ DOCUMENT = openapi_document(SITE, SITE)
 GAMES = "/api/v1/games"
 GAME = "/api/v1/games/{appid}"
 SEARCH = "/api/v1/search"
+LOOKUP = "/api/v1/lookup"
 _INTEGER = re.compile(r"-?[0-9]+")
 
 
@@ -56,6 +57,8 @@ def parser_errors(path: str, name: str, raw: str) -> list[str]:
     try:
         if path == GAME:
             params.parse_appid(raw)
+        elif path == LOOKUP:
+            params.parse_lookup_query([(name, raw)])
         elif path == SEARCH:
             other = [] if name == "q" else [("q", "portal")]
             params.parse_search_query([*other, (name, raw)])
@@ -151,6 +154,39 @@ CASES = [
     pytest.param(GAMES, "on_sale", "false", False, id="on_sale-false"),
     pytest.param(GAMES, "on_sale", " true", False, id="on_sale-space"),
     pytest.param(GAMES, "on_sale", "", False, id="on_sale-empty"),
+    # max_price: 0..MAX_PRICE_USD dollars, at most two decimals, on the list and search
+    *(
+        pytest.param(path, "max_price", raw, valid, id=f"{where}-max_price-{label}")
+        for path, where in ((GAMES, "games"), (SEARCH, "search"))
+        for raw, valid, label in (
+            ("0", True, "0"),
+            ("9.99", True, "9.99"),
+            ("10.5", True, "10.5"),
+            ("1000", True, "1000"),
+            ("1000.00", True, "1000.00"),
+            ("1000.01", False, "1000.01"),
+            ("1001", False, "1001"),
+            ("0999", True, "0999-zero-padded"),
+            ("9.999", False, "three-decimals"),
+            ("10.", False, "trailing-dot"),
+            (".5", False, "no-dollars"),
+            ("-1", False, "negative"),
+            ("1e3", False, "exponent"),
+            (" 10", False, "space"),
+            ("", False, "empty"),
+        )
+    ),
+    # appids: 1..MAX_LOOKUP_APPIDS items of 1..MAX_APPID_DIGITS digits
+    pytest.param(LOOKUP, "appids", "620", True, id="appids-1"),
+    pytest.param(LOOKUP, "appids", " 620 , 10 ", True, id="appids-spaced"),
+    pytest.param(LOOKUP, "appids", ",".join(["620"] * 100), True, id="appids-100"),
+    pytest.param(LOOKUP, "appids", ",".join(["620"] * 101), False, id="appids-101"),
+    pytest.param(LOOKUP, "appids", "9" * 12, True, id="appids-12-digits"),
+    pytest.param(LOOKUP, "appids", "9" * 13, False, id="appids-13-digits"),
+    pytest.param(LOOKUP, "appids", "620,,10", False, id="appids-empty-item"),
+    pytest.param(LOOKUP, "appids", "620,", False, id="appids-trailing-comma"),
+    pytest.param(LOOKUP, "appids", "", False, id="appids-empty"),
+    pytest.param(LOOKUP, "appids", "62a", False, id="appids-letter"),
 ]
 
 

@@ -75,6 +75,7 @@ def test_root_listing_needs_no_key_and_lists_every_endpoint(api: Any) -> None:
         "year_from",
         "year_to",
         "on_sale",
+        "max_price",
         "page",
         "api_key",
     }

@@ -1,0 +1,106 @@
+"""``GET /api/v1/lookup`` (docs/API.md#lookup) in-process over the small catalogue: the route
+(shim/routes.py), its parameter check (shim/params.py) and its composition from the compact
+index (shim/compose.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from bangscore.contract.records import Lookup
+from bangscore.scoring.pipeline import ScoredGame
+from bangscore.storage import ObjectStorage
+from bangscore.stores.sqlite_store import SQLiteKeyStore
+from tests.factories import add_key
+
+ClientFactory = Callable[..., tuple[TestClient, SQLiteKeyStore]]
+
+
+@pytest.fixture
+def api(
+    client_factory: ClientFactory, small_snapshot: tuple[ObjectStorage, list[ScoredGame]]
+) -> tuple[TestClient, dict[str, str], list[int]]:
+    """A client over the small catalogue, auth headers of a free key, the rated appids in
+    list order."""
+    client, store = client_factory(small_snapshot[0])
+    key = add_key(store)
+    return client, {"Authorization": f"Bearer {key}"}, [g.record.appid for g in small_snapshot[1]]
+
+
+def _used(response: Any) -> int:
+    return int(response.headers["x-ratelimit-used"])
+
+
+def test_every_appid_is_answered_once_in_the_order_asked(api: Any) -> None:
+    client, auth, rated = api
+    asked = [rated[5], 80, 999_999_999, rated[0], rated[5], 77, rated[3]]
+    response = client.get(
+        "/api/v1/lookup", params={"appids": ",".join(map(str, asked))}, headers=auth
+    )
+    assert response.status_code == 200
+    body = response.json()
+    Lookup.model_validate(body)
+    assert [g["appid"] for g in body["games"]] == [rated[5], rated[0], rated[3]]
+    assert body["not_rated"] == [
+        {"appid": 80, "reason": "not_a_game"},
+        {"appid": 77, "reason": "too_few_reviews"},
+    ]
+    assert body["not_found"] == [999_999_999]
+    assert body["prices_as_of"] == "2026-07-24T14:13:40Z"
+    # The same list items the list endpoint serves, verdict included.
+    listed = client.get("/api/v1/games", headers=auth).json()["games"]
+    assert body["games"][1] == listed[0]
+    assert {"verdict", "verdict_price_usd", "price_observed_at"} <= set(listed[0])
+
+
+def test_a_hundred_appids_are_one_counted_request_with_a_strong_etag(api: Any) -> None:
+    client, auth, rated = api
+    asked = (rated * 3)[:100]
+    query = {"appids": ", ".join(str(a) for a in asked)}
+    first = client.get("/api/v1/lookup", params=query, headers=auth)
+    assert first.status_code == 200
+    assert len(first.json()["games"]) == len(set(asked)) == len(rated)
+    assert _used(first) == 1
+    etag = first.headers["etag"]
+    assert etag.startswith('"') and not etag.startswith("W/")
+    again = client.get("/api/v1/lookup", params=query, headers={**auth, "If-None-Match": etag})
+    assert again.status_code == 304
+    after = client.get("/api/v1/usage", headers=auth).json()
+    assert after["used"] == 1  # the 304 was not counted
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        pytest.param(
+            "appids=" + ",".join(["620"] * 101), "at most 100 appids, given 101", id="101"
+        ),
+        pytest.param("", "required", id="missing"),
+        pytest.param("appids=", "decimal digits", id="empty"),
+        pytest.param("appids=620,,10", "decimal digits", id="empty item"),
+        pytest.param("appids=620,x", "decimal digits", id="not digits"),
+        pytest.param("appids=-620", "decimal digits", id="signed"),
+        pytest.param("appids=1234567890123", "decimal digits", id="13 digits"),
+        pytest.param("appids=620&appids=10", "more than once", id="repeated"),
+    ],
+)
+def test_a_bad_appids_is_a_400_naming_it_once(api: Any, query: str, message: str) -> None:
+    client, auth, _ = api
+    response = client.get(f"/api/v1/lookup?{query}", headers=auth)
+    assert response.status_code == 400
+    body = response.json()
+    assert body["code"] == "invalid_parameter"
+    assert [e["parameter"] for e in body["errors"]] == ["appids"]
+    assert message in body["errors"][0]["message"]
+
+
+def test_a_repeated_unknown_parameter_is_named_once(api: Any) -> None:
+    client, auth, rated = api
+    response = client.get(f"/api/v1/lookup?appids={rated[0]}&x=1&x=2&x=3", headers=auth)
+    assert response.status_code == 400
+    body = response.json()
+    assert [e["parameter"] for e in body["errors"]] == ["x"]
+    assert body["detail"].count("x:") == 1

@@ -122,6 +122,18 @@ _EXTRA_HEADERS = {200: _ETAG, 304: _ETAG, 429: _RETRY_AFTER, 503: _RETRY_AFTER}
 _ANY_PATH = (503,)
 
 
+# Answers holding list items link to the first game's detail record (OpenAPI links: what a
+# client, and schemathesis's stateful phase, may call next with a value of this answer).
+_LISTS = frozenset({"GameList", "SearchResult", "Lookup"})
+_DETAIL_LINK = {
+    "GameDetail": {
+        "operationId": "game",
+        "parameters": {"appid": "$response.body#/games/0/appid"},
+        "description": "The first game's detail record",
+    }
+}
+
+
 def _operation(route: Route) -> dict[str, Any]:
     responses: dict[str, Any] = {}
     for status in (*route.statuses, *_ANY_PATH):
@@ -135,6 +147,8 @@ def _operation(route: Route) -> dict[str, Any]:
                     "schema": {"$ref": f"#/components/schemas/{route.response_schema}"}
                 }
             }
+            if route.response_schema in _LISTS:
+                body["links"] = _DETAIL_LINK
         elif status != 304:
             body["content"] = {
                 "application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}

@@ -114,7 +114,7 @@ MAX_PRICE_PARAM = Param(
     "string",
     f"Keep games whose price_usd is at most this many US dollars, from 0 to {MAX_PRICE_USD}, "
     "with at most two decimals (9.99; 0 keeps free games)",
-    schema={"type": "string", "pattern": MAX_PRICE_PATTERN},
+    schema={"type": "string", "pattern": MAX_PRICE_PATTERN, "examples": ["9.99"]},
 )
 API_KEY_PARAM = Param(
     "api_key",
@@ -215,7 +215,12 @@ ROUTES: tuple[Route, ...] = (
                 "integer",
                 f"Storefront application id: 1 to {MAX_APPID_DIGITS} decimal digits",
                 required=True,
-                schema={"type": "string", "pattern": "^[0-9]+$", "maxLength": MAX_APPID_DIGITS},
+                schema={
+                    "type": "string",
+                    "pattern": "^[0-9]+$",
+                    "maxLength": MAX_APPID_DIGITS,
+                    "examples": ["620"],
+                },
             ),
             API_KEY_PARAM,
         ),
@@ -235,7 +240,7 @@ ROUTES: tuple[Route, ...] = (
                 f"The name to search for, {MIN_QUERY_LENGTH}-{MAX_QUERY_LENGTH} characters "
                 "after trimming",
                 required=True,
-                schema={"type": "string", "pattern": QUERY_PATTERN},
+                schema={"type": "string", "pattern": QUERY_PATTERN, "examples": ["portal"]},
             ),
             MAX_PRICE_PARAM,
             PAGE_PARAM,
@@ -259,7 +264,7 @@ ROUTES: tuple[Route, ...] = (
                 f"repeats included; a repeat is answered once), each 1 to {MAX_APPID_DIGITS} "
                 "decimal digits",
                 required=True,
-                schema={"type": "string", "pattern": APPIDS_PATTERN},
+                schema={"type": "string", "pattern": APPIDS_PATTERN, "examples": ["620,10,570"]},
             ),
             API_KEY_PARAM,
         ),

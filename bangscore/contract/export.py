@@ -44,7 +44,9 @@ class ExportFileLink(BaseModel):
     """One file of ``GET /api/v1/export``'s answer: the manifest's entry and its download link
     (docs/API.md#export)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(
+        extra="ignore", frozen=True, json_schema_extra={"additionalProperties": False}
+    )
 
     name: ExportFileName = Field(description="The file's name.")
     format: Literal["jsonl", "csv"] = Field(description="jsonl: one JSON object a line; csv.")
@@ -65,7 +67,9 @@ class ExportAnswer(BaseModel):
     """``GET /api/v1/export``'s answer: the newest export's manifest with download links
     (docs/API.md#export)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(
+        extra="ignore", frozen=True, json_schema_extra={"additionalProperties": False}
+    )
 
     snapshot: str = Field(description="The snapshot the export was built with.")
     created_at: dt.datetime = Field(description="When the export was written (UTC).")

@@ -12,7 +12,8 @@ One description feeds everything that names a field:
 * the Python client (:mod:`bangscore.client`) parses answers into these models.
 
 Records are strict: every field is a member of every record (null where stated, never left
-out), and an unknown member is an error (``additionalProperties: false``). The export
+out), and the schemas allow no other member (``additionalProperties: false``); parsing
+ignores a member it does not know, so a client survives a field added later. The export
 manifest, which the Bulk export writes, lives in :mod:`bangscore.contract.export`.
 """
 
@@ -63,10 +64,16 @@ AppId = Annotated[int, Field(ge=1, description="Storefront application id")]
 
 
 class Record(BaseModel):
-    """A wire record: every field required (null where its type allows), nothing else."""
+    """A wire record: every field required (null where its type allows), nothing else.
+
+    The schema forbids other members (``additionalProperties: false``: the builder writes
+    exactly these, :func:`ordered` refuses any other), while parsing ignores them, so a client
+    built on these models keeps working when a later ``/api/v1`` adds a field
+    (docs/API.md#versions-and-changes)."""
 
     model_config = ConfigDict(
-        extra="forbid",
+        extra="ignore",
+        json_schema_extra={"additionalProperties": False},
         frozen=True,
         populate_by_name=True,
         # Fields with a default (only the problem document's optional members) stay optional.

@@ -1,0 +1,588 @@
+"""A Python client for the BangScore API (docs/API.md#python-client), sync and async, on httpx.
+
+::
+
+    from bangscore.client import Client
+
+    with Client(base_url="http://127.0.0.1:8000") as api:   # key: BANGSCORE_API_KEY
+        rated = api.lookup(wishlist_appids)                  # 100 appids a request
+        for game in rated.games:
+            print(game.name, game.bang_score, game.verdict, game.verdict_price_usd)
+        for game in api.iter_games(genre="rpg", max_price=10):  # every page, in order
+            ...
+
+Answers are the wire models of :mod:`bangscore.contract.records` (``GameList``,
+``GameDetail``, ``Lookup``, ...), parsed by pydantic; a member a later ``/api/v1`` adds is
+ignored, never an error.
+
+What it does for the caller:
+
+* **ETag revalidation**: each 200 that carries an ``ETag`` (and no ``no-store``) is kept per
+  URL; asking again sends ``If-None-Match``, and a 304, which is not counted against the key's
+  quota, is answered from the kept body. :attr:`Client.stats` counts both.
+* **Retry-After**: a 429 or 503 whose ``Retry-After`` is at most ``max_wait`` seconds is
+  retried after that wait, up to ``retries`` times; otherwise (a daily quota that resets at
+  midnight, say) it raises :class:`RateLimited` or :class:`Unavailable` with ``retry_after``.
+* **Errors** are exceptions built from the RFC 9457 problem document: ``code``, ``detail``,
+  ``request_id``, the bad parameters of a 400, the ``reason`` a game is not rated.
+* **Paging** (:meth:`Client.iter_games`, :meth:`Client.iter_search`) and **lookup in chunks of
+  100** (:meth:`Client.lookup`: 300 appids are 3 requests, merged in the order asked).
+
+The key comes from the ``api_key`` argument or the ``BANGSCORE_API_KEY`` variable and goes in
+the ``Authorization: Bearer`` header, never the URL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import httpx
+import orjson
+from pydantic import BaseModel, ValidationError
+
+from bangscore.contract.api import API_PREFIX
+from bangscore.contract.export import ExportAnswer
+from bangscore.contract.limits import MAX_LOOKUP_APPIDS
+from bangscore.contract.records import (
+    GameDetail,
+    GameList,
+    ListItem,
+    Lookup,
+    NotRatedApp,
+    ParamProblem,
+    Problem,
+    SearchResult,
+    Usage,
+)
+
+KEY_VARIABLE = "BANGSCORE_API_KEY"
+DEFAULT_BASE_URL = "http://127.0.0.1:8000"
+USER_AGENT = "bangscore-python-client/1"
+ModelT = TypeVar("ModelT", bound=BaseModel)
+Query = Mapping[str, str]
+
+
+# -- errors ------------------------------------------------------------------------------------
+
+
+class BangScoreError(Exception):
+    """An answer that is not a success: the HTTP status and, when the server sent one, its
+    problem document (``code``, ``detail``, ``request_id``)."""
+
+    def __init__(self, status: int, problem: Problem | None, retry_after: float | None = None):
+        self.status = status
+        self.problem = problem
+        self.code = problem.code if problem else None
+        self.detail = problem.detail if problem else f"HTTP {status}"
+        self.request_id = problem.request_id if problem else None
+        self.retry_after = retry_after
+        super().__init__(f"{status} {self.code or 'error'}: {self.detail}")
+
+
+class InvalidParameter(BangScoreError):
+    """400: a parameter was refused; :attr:`errors` names each once, with what it accepts."""
+
+    @property
+    def errors(self) -> list[ParamProblem]:
+        """Return the bad parameters (``parameter``, ``message``)."""
+        return list(self.problem.errors or []) if self.problem else []
+
+
+class AuthenticationFailed(BangScoreError):
+    """401: the key is missing, malformed, unknown or revoked (``code`` says which)."""
+
+
+class PermissionDenied(BangScoreError):
+    """403: the key's plan does not allow the endpoint (the export needs a bulk key)."""
+
+
+class NotFound(BangScoreError):
+    """404: no such game (``game_not_found``) or resource (``not_found``)."""
+
+
+class GameNotRated(NotFound):
+    """404 ``game_not_rated``: a known app that is not rated; :attr:`reason` says why."""
+
+    @property
+    def reason(self) -> str | None:
+        """Return why the app is not rated (``delisted``, ``too_few_reviews``, ...)."""
+        return self.problem.reason if self.problem else None
+
+
+class RateLimited(BangScoreError):
+    """429: the key's daily quota is spent; :attr:`retry_after` is the seconds to the reset."""
+
+
+class Unavailable(BangScoreError):
+    """503: a backing store is unreachable; :attr:`retry_after` is the seconds to wait."""
+
+
+class ServerError(BangScoreError):
+    """500 or another 5xx: a fault on the server's side (quote :attr:`request_id`)."""
+
+
+_BY_STATUS: dict[int, type[BangScoreError]] = {
+    400: InvalidParameter,
+    401: AuthenticationFailed,
+    403: PermissionDenied,
+    404: NotFound,
+    429: RateLimited,
+    503: Unavailable,
+}
+
+
+def error_for(status: int, body: bytes, retry_after: float | None = None) -> BangScoreError:
+    """Given a failed answer's status, body and ``Retry-After`` seconds (or None), return
+    the exception for it, its problem document parsed when the body is one."""
+    try:
+        problem: Problem | None = Problem.model_validate_json(body)
+    except ValidationError:
+        problem = None
+    if problem is not None and problem.code == "game_not_rated":
+        return GameNotRated(status, problem, retry_after)
+    kind = _BY_STATUS.get(status, ServerError if status >= 500 else BangScoreError)
+    return kind(status, problem, retry_after)
+
+
+# -- the transport-free part -------------------------------------------------------------------
+
+
+@dataclass
+class Stats:
+    """What a client sent: requests on the wire, 304s answered from its cache, retries."""
+
+    requests: int = 0
+    revalidated: int = 0
+    retries: int = 0
+
+
+@dataclass
+class _Cache:
+    """Bodies kept by URL with their ETag, the oldest dropped past ``size``."""
+
+    size: int
+    entries: OrderedDict[str, tuple[str, bytes]] = field(default_factory=OrderedDict)
+
+    def get(self, url: str) -> tuple[str, bytes] | None:
+        found = self.entries.get(url)
+        if found is not None:
+            self.entries.move_to_end(url)
+        return found
+
+    def put(self, url: str, etag: str, body: bytes) -> None:
+        self.entries[url] = (etag, body)
+        self.entries.move_to_end(url)
+        while len(self.entries) > self.size:
+            self.entries.popitem(last=False)
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    raw = response.headers.get("retry-after", "")
+    return float(raw) if raw.isdigit() else None
+
+
+def _list_query(
+    *,
+    genre: str | Iterable[str] | None,
+    tag: str | Iterable[str] | None,
+    year_from: int | None,
+    year_to: int | None,
+    on_sale: bool,
+    max_price: float | None,
+    page: int,
+) -> dict[str, str]:
+    query: dict[str, str] = {}
+    for name, value in (("genre", genre), ("tag", tag)):
+        if value:
+            query[name] = value if isinstance(value, str) else ",".join(value)
+    if year_from is not None:
+        query["year_from"] = str(year_from)
+    if year_to is not None:
+        query["year_to"] = str(year_to)
+    if on_sale:
+        query["on_sale"] = "true"
+    if max_price is not None:
+        query["max_price"] = f"{max_price:.2f}"
+    if page != 1:
+        query["page"] = str(page)
+    return query
+
+
+def _search_query(q: str, max_price: float | None, page: int) -> dict[str, str]:
+    query = {"q": q}
+    if max_price is not None:
+        query["max_price"] = f"{max_price:.2f}"
+    if page != 1:
+        query["page"] = str(page)
+    return query
+
+
+def lookup_chunks(appids: Iterable[int]) -> list[list[int]]:
+    """Given appids, return them each once (first asked first) in chunks of at most
+    MAX_LOOKUP_APPIDS (100): one lookup request per chunk."""
+    unique = list(dict.fromkeys(int(a) for a in appids))
+    return [unique[i : i + MAX_LOOKUP_APPIDS] for i in range(0, len(unique), MAX_LOOKUP_APPIDS)]
+
+
+def merged(answers: list[Lookup]) -> Lookup:
+    """Given the lookup answers of consecutive chunks, return one answer over all of them:
+    games, not_rated and not_found in the order asked, the newest ``prices_as_of``. (Built
+    without validation: a merged answer may hold more than one request's 100 games.)"""
+    games: list[ListItem] = [g for a in answers for g in a.games]
+    unrated: list[NotRatedApp] = [n for a in answers for n in a.not_rated]
+    missing: list[int] = [m for a in answers for m in a.not_found]
+    dates = [a.prices_as_of for a in answers if a.prices_as_of is not None]
+    return Lookup.model_construct(
+        prices_as_of=max(dates) if dates else None,
+        games=games,
+        not_rated=unrated,
+        not_found=missing,
+    )
+
+
+class _Core:
+    """What both clients share: the key, the URLs, the ETag cache, the retry policy and turning
+    an answer into a model or an exception."""
+
+    def __init__(
+        self,
+        api_key: str | None,
+        base_url: str | None,
+        retries: int,
+        max_wait: float,
+        cache_size: int,
+    ) -> None:
+        self.api_key = api_key if api_key is not None else os.environ.get(KEY_VARIABLE)
+        self.base_url = (
+            base_url or os.environ.get("BANGSCORE_BASE_URL") or DEFAULT_BASE_URL
+        ).rstrip("/")
+        self.retries = retries
+        self.max_wait = max_wait
+        self.cache = _Cache(cache_size)
+        self.stats = Stats()
+
+    def headers(self) -> dict[str, str]:
+        """Return the headers every request carries: the key as a bearer token (when there is
+        one) and the client's User-Agent."""
+        out = {"User-Agent": USER_AGENT, "Accept": "application/json"}
+        if self.api_key:
+            out["Authorization"] = f"Bearer {self.api_key}"
+        return out
+
+    def url(self, path: str, query: Query | None) -> str:
+        """Given an API path (under ``/api/v1``) and its query, return the absolute URL."""
+        built = httpx.URL(f"{self.base_url}{API_PREFIX}{path}")
+        return str(built.copy_with(params=dict(query)) if query else built)
+
+    def conditional(self, url: str) -> dict[str, str]:
+        """Given a URL, return the ``If-None-Match`` header of its kept body, if any."""
+        kept = self.cache.get(url)
+        return {"If-None-Match": kept[0]} if kept else {}
+
+    def wait_for(self, response: httpx.Response, attempt: int) -> float | None:
+        """Given a 429 or 503 answer and the attempt number (0 first), return the seconds to
+        wait before retrying, or None when it is not to be retried."""
+        if response.status_code not in (429, 503) or attempt >= self.retries:
+            return None
+        wait = _retry_after(response)
+        if wait is None or wait > self.max_wait:
+            return None
+        return wait
+
+    def body_of(self, url: str, response: httpx.Response) -> bytes:
+        """Given the final answer to a GET of ``url``, return its body (the kept one for a
+        304, kept anew for an ETag'd 200); raise the BangScoreError of a failure."""
+        if response.status_code == 304:
+            kept = self.cache.get(url)
+            if kept is None:  # a 304 for a body we never kept: the server's mistake
+                raise BangScoreError(304, None)
+            self.stats.revalidated += 1
+            return kept[1]
+        if response.status_code != 200:
+            raise error_for(response.status_code, response.content, _retry_after(response))
+        etag = response.headers.get("etag")
+        if etag and "no-store" not in response.headers.get("cache-control", ""):
+            self.cache.put(url, etag, response.content)
+        return response.content
+
+    @staticmethod
+    def parse(model: type[ModelT], body: bytes) -> ModelT:
+        """Given a model and a 200's body, return the parsed answer."""
+        return model.model_validate_json(body)
+
+
+# -- the sync client ---------------------------------------------------------------------------
+
+
+class Client:
+    """A synchronous BangScore client on :class:`httpx.Client` (see the module's docstring).
+
+    Given the key (None: ``BANGSCORE_API_KEY``), the base URL (None: ``BANGSCORE_BASE_URL``,
+    else ``http://127.0.0.1:8000``), the retries of a 429 or 503 and the longest
+    ``Retry-After`` waited (seconds), the number of bodies kept for revalidation, the
+    request timeout (seconds), and optionally an httpx transport and a sleep function (tests).
+    Use it as a context manager, or call :meth:`close`.
+    """
+
+    def __init__(
+        self,
+        api_key: str | None = None,
+        *,
+        base_url: str | None = None,
+        retries: int = 3,
+        max_wait: float = 60.0,
+        cache_size: int = 4096,
+        timeout: float = 30.0,
+        transport: httpx.BaseTransport | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self._core = _Core(api_key, base_url, retries, max_wait, cache_size)
+        self._http = httpx.Client(timeout=timeout, transport=transport)
+        self._sleep = sleep
+
+    @property
+    def stats(self) -> Stats:
+        """Return the requests sent, 304s answered from the cache and retries so far."""
+        return self._core.stats
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connections."""
+        self._http.close()
+
+    def _get(self, path: str, query: Query | None = None) -> bytes:
+        core = self._core
+        url = core.url(path, query)
+        attempt = 0
+        while True:
+            core.stats.requests += 1
+            response = self._http.get(url, headers={**core.headers(), **core.conditional(url)})
+            wait = core.wait_for(response, attempt)
+            if wait is None:
+                return core.body_of(url, response)
+            core.stats.retries += 1
+            attempt += 1
+            self._sleep(wait)
+
+    def root(self) -> dict[str, Any]:
+        """Return the root listing (``GET /api/v1``, no key needed) as a dict."""
+        data: dict[str, Any] = orjson.loads(self._get(""))
+        return data
+
+    def games(
+        self,
+        *,
+        genre: str | Iterable[str] | None = None,
+        tag: str | Iterable[str] | None = None,
+        year_from: int | None = None,
+        year_to: int | None = None,
+        on_sale: bool = False,
+        max_price: float | None = None,
+        page: int = 1,
+    ) -> GameList:
+        """Given list filters (docs/API.md#list-games) and a page, return that page."""
+        query = _list_query(
+            genre=genre,
+            tag=tag,
+            year_from=year_from,
+            year_to=year_to,
+            on_sale=on_sale,
+            max_price=max_price,
+            page=page,
+        )
+        return _Core.parse(GameList, self._get("/games", query))
+
+    def iter_games(self, **filters: Any) -> Iterator[ListItem]:
+        """Given the filters of :meth:`games`, yield every matching game, best first, page by
+        page (one request a page of 10)."""
+        page = 1
+        while True:
+            answer = self.games(**filters, page=page)
+            yield from answer.games
+            if page >= answer.pages:
+                return
+            page += 1
+
+    def game(self, appid: int) -> GameDetail:
+        """Given an appid, return its detail record; GameNotRated (with ``reason``) or
+        NotFound otherwise."""
+        return _Core.parse(GameDetail, self._get(f"/games/{int(appid)}"))
+
+    def search(self, q: str, *, max_price: float | None = None, page: int = 1) -> SearchResult:
+        """Given a name (1-100 characters), a price cap and a page, return that page of
+        matches."""
+        return _Core.parse(SearchResult, self._get("/search", _search_query(q, max_price, page)))
+
+    def iter_search(self, q: str, *, max_price: float | None = None) -> Iterator[ListItem]:
+        """Given a name and a price cap, yield every match, best first, page by page."""
+        page = 1
+        while True:
+            answer = self.search(q, max_price=max_price, page=page)
+            yield from answer.games
+            if page >= answer.pages:
+                return
+            page += 1
+
+    def lookup(self, appids: Iterable[int]) -> Lookup:
+        """Given appids (any number; repeats asked once), return their list items, the ones
+        not rated and the ones not found, in the order asked: one request per 100."""
+        answers = [
+            _Core.parse(Lookup, self._get("/lookup", {"appids": ",".join(map(str, chunk))}))
+            for chunk in lookup_chunks(appids)
+        ]
+        return merged(answers)
+
+    def usage(self) -> Usage:
+        """Return the key's plan, limit, today's count and the last 30 days (not counted)."""
+        return _Core.parse(Usage, self._get("/usage"))
+
+    def export(self) -> ExportAnswer:
+        """Return the latest Bulk export's manifest with download links (bulk keys)."""
+        return _Core.parse(ExportAnswer, self._get("/export"))
+
+
+# -- the async client --------------------------------------------------------------------------
+
+
+class AsyncClient:
+    """The asynchronous twin of :class:`Client` on :class:`httpx.AsyncClient`: the same
+    arguments (an async transport, an async sleep) and methods, awaited; the iterators are
+    async iterators."""
+
+    def __init__(
+        self,
+        api_key: str | None = None,
+        *,
+        base_url: str | None = None,
+        retries: int = 3,
+        max_wait: float = 60.0,
+        cache_size: int = 4096,
+        timeout: float = 30.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self._core = _Core(api_key, base_url, retries, max_wait, cache_size)
+        self._http = httpx.AsyncClient(timeout=timeout, transport=transport)
+        self._sleep = sleep
+
+    @property
+    def stats(self) -> Stats:
+        """Return the requests sent, 304s answered from the cache and retries so far."""
+        return self._core.stats
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the connections."""
+        await self._http.aclose()
+
+    async def _get(self, path: str, query: Query | None = None) -> bytes:
+        core = self._core
+        url = core.url(path, query)
+        attempt = 0
+        while True:
+            core.stats.requests += 1
+            response = await self._http.get(
+                url, headers={**core.headers(), **core.conditional(url)}
+            )
+            wait = core.wait_for(response, attempt)
+            if wait is None:
+                return core.body_of(url, response)
+            core.stats.retries += 1
+            attempt += 1
+            await self._sleep(wait)
+
+    async def root(self) -> dict[str, Any]:
+        """Return the root listing (``GET /api/v1``, no key needed) as a dict."""
+        data: dict[str, Any] = orjson.loads(await self._get(""))
+        return data
+
+    async def games(
+        self,
+        *,
+        genre: str | Iterable[str] | None = None,
+        tag: str | Iterable[str] | None = None,
+        year_from: int | None = None,
+        year_to: int | None = None,
+        on_sale: bool = False,
+        max_price: float | None = None,
+        page: int = 1,
+    ) -> GameList:
+        """Given list filters (docs/API.md#list-games) and a page, return that page."""
+        query = _list_query(
+            genre=genre,
+            tag=tag,
+            year_from=year_from,
+            year_to=year_to,
+            on_sale=on_sale,
+            max_price=max_price,
+            page=page,
+        )
+        return _Core.parse(GameList, await self._get("/games", query))
+
+    async def iter_games(self, **filters: Any) -> AsyncIterator[ListItem]:
+        """Given the filters of :meth:`games`, yield every matching game, page by page."""
+        page = 1
+        while True:
+            answer = await self.games(**filters, page=page)
+            for game in answer.games:
+                yield game
+            if page >= answer.pages:
+                return
+            page += 1
+
+    async def game(self, appid: int) -> GameDetail:
+        """Given an appid, return its detail record; GameNotRated or NotFound otherwise."""
+        return _Core.parse(GameDetail, await self._get(f"/games/{int(appid)}"))
+
+    async def search(
+        self, q: str, *, max_price: float | None = None, page: int = 1
+    ) -> SearchResult:
+        """Given a name, a price cap and a page, return that page of matches."""
+        body = await self._get("/search", _search_query(q, max_price, page))
+        return _Core.parse(SearchResult, body)
+
+    async def iter_search(
+        self, q: str, *, max_price: float | None = None
+    ) -> AsyncIterator[ListItem]:
+        """Given a name and a price cap, yield every match, page by page."""
+        page = 1
+        while True:
+            answer = await self.search(q, max_price=max_price, page=page)
+            for game in answer.games:
+                yield game
+            if page >= answer.pages:
+                return
+            page += 1
+
+    async def lookup(self, appids: Iterable[int]) -> Lookup:
+        """Given appids, return their lookup answer over chunks of 100, in the order asked
+        (the chunks are asked one after another, so a 429 stops the rest)."""
+        answers = []
+        for chunk in lookup_chunks(appids):
+            body = await self._get("/lookup", {"appids": ",".join(map(str, chunk))})
+            answers.append(_Core.parse(Lookup, body))
+        return merged(answers)
+
+    async def usage(self) -> Usage:
+        """Return the key's plan, limit, today's count and the last 30 days (not counted)."""
+        return _Core.parse(Usage, await self._get("/usage"))
+
+    async def export(self) -> ExportAnswer:
+        """Return the latest Bulk export's manifest with download links (bulk keys)."""
+        return _Core.parse(ExportAnswer, await self._get("/export"))

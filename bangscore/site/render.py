@@ -25,7 +25,7 @@ from jinja2.filters import do_urlencode
 from markupsafe import Markup
 
 from bangscore.contract.api import ATTRIBUTION_TEXT, ERROR_CODES
-from bangscore.contract.limits import MAX_QUERY_LENGTH, PAGE_SIZE
+from bangscore.contract.limits import MAX_LOOKUP_APPIDS, MAX_QUERY_LENGTH, PAGE_SIZE
 from bangscore.scoring.genres import GENRES
 from bangscore.site.adult import toggle_href
 from bangscore.site.badge import badge_snippet
@@ -417,6 +417,43 @@ class SiteRenderer:
                 api_url=api_url,
                 errors=errors,
                 dates=dates or {},
+                **({"here": here} if here is not None else {}),
+            )
+            .encode()
+        )
+
+    def rate_page(
+        self,
+        text: str,
+        *,
+        asked: int = 0,
+        games: Sequence[Mapping[str, Any]] = (),
+        hidden: int = 0,
+        not_rated: Sequence[Mapping[str, Any]] = (),
+        not_found: Sequence[int] = (),
+        ignored: Sequence[str] = (),
+        errors: Sequence[Any] = (),
+        dates: Mapping[str, str | None] | None = None,
+        here: str | None = None,
+    ) -> bytes:
+        """Given the pasted text, the number of appids read from it, the rated games' list
+        items in the order pasted (adult games left out unless shown), how many adult games
+        were left out, the known apps not rated (``appid``, ``name``, ``reason_text``), the
+        appids nobody knows, the tokens not understood, any errors, the snapshot's dates and
+        the page's own URL without ``adult`` (None: no toggle), return the ``/rate`` page."""
+        return (
+            self.env.get_template("rate.html")
+            .render(
+                text=text,
+                asked=asked,
+                games=games,
+                hidden=hidden,
+                not_rated=not_rated,
+                not_found=not_found,
+                ignored=ignored,
+                errors=errors,
+                dates=dates or {},
+                max_games=MAX_LOOKUP_APPIDS,
                 **({"here": here} if here is not None else {}),
             )
             .encode()

@@ -16,7 +16,7 @@ from bangscore.build.wire import slugify
 from bangscore.manifest import etag_for
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import NotRated
-from bangscore.shim.pages import MAX_UNRATED_SHOWN
+from bangscore.shim.pages import MAX_UNRATED_SHOWN, appids_in
 from bangscore.site.render import SiteRenderer, style_version
 from bangscore.storage import ObjectStorage
 from bangscore.stores.sqlite_store import SQLiteKeyStore
@@ -455,3 +455,58 @@ def test_adult_games_are_hidden_until_turned_on_and_the_api_lists_them(
     lesser = "/game/703/lesser-quest"
     assert box_appids(client.get(lesser).text) == [702]
     assert box_appids(client.get(lesser + "?adult=true").text) == [701, 702]
+
+
+# -- /rate: rate a list of games ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "appids", "ignored"),
+    [
+        pytest.param("620\n10, 570", [620, 10, 570], [], id="appids"),
+        pytest.param(
+            "https://store.steampowered.com/app/1145360/Hades/\nstore.steampowered.com/app/620",
+            [1145360, 620],
+            [],
+            id="store links",
+        ),
+        pytest.param(
+            "https://store.steampowered.com/app/620/?snr=1_7_7_230_150 620; 10",
+            [620, 10],
+            [],
+            id="repeats once, query ignored",
+        ),
+        pytest.param("portal 2 -5 1234567890123", [2], ["portal", "-5", "1234567890123"], id="bad"),
+        pytest.param("", [], [], id="empty"),
+    ],
+)
+def test_appids_in_reads_appids_and_store_links(
+    text: str, appids: list[int], ignored: list[str]
+) -> None:
+    assert appids_in(text) == (appids, ignored)
+
+
+def test_rate_lists_every_game_pasted_in_that_order(site: Any) -> None:
+    client, _ = site
+    response = client.get(
+        "/rate",
+        params={"ids": "10702\nhttps://store.steampowered.com/app/10302/x/\n77, 999999999, wat"},
+    )
+    assert response.status_code == 200
+    page = response.text
+    assert appids(page) == [10702, 10302]
+    assert "4 games asked: 2 rated, 1 not rated, 1 unknown." in visible_text(page)
+    assert re.search(r'data-appid="77">.*not rated: ', page)
+    assert "<code>999999999</code>" in page and "<code>wat</code>" in page
+    assert 'class="row-verdict row-verdict-' in page
+    assert "Rate a list" in client.get("/").text  # in every page's navigation
+
+
+def test_rate_refuses_more_than_100_games_with_the_text_kept(site: Any) -> None:
+    client, _ = site
+    text = ",".join(str(n) for n in range(1, 102))
+    response = client.get("/rate", params={"ids": text})
+    assert response.status_code == 400
+    assert "at most 100 games a list" in response.text
+    assert f">{text}</textarea>" in response.text
+    assert client.get("/rate?x=1").status_code == 400

@@ -237,7 +237,9 @@ def test_no_now_or_today_beside_an_old_price_and_every_row_dated(
         dates = page.locator("#results small.price-seen, #top small.price-seen")
         for n in range(dates.count()):
             expect(dates.nth(n)).to_be_visible()
-            assert re.fullmatch(r"\d{1,2} \w{3} \d{4}", dates.nth(n).inner_text()), path
+            assert re.fullmatch(r"(last seen )?\d{1,2} \w{3} \d{4}", dates.nth(n).inner_text()), (
+                path
+            )
     page.goto(f"{served.url}/games?on_sale=true")
     shot(page, "browse_on_sale", viewport)
 

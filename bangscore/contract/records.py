@@ -4,7 +4,7 @@ envelopes, the batch lookup, the usage answer and the problem document (docs/API
 One description feeds everything that names a field:
 
 * the builder (:mod:`bangscore.build.wire`) writes each record in the order of its model's
-  fields and checks it against the model (:func:`ordered`, :func:`checked`), then serialises
+  fields (:func:`ordered`) and checks it against the model, then serialises
   the plain dict with orjson (the same values pydantic would write, several times faster);
 * the OpenAPI document's ``components.schemas`` are these models' JSON Schemas
   (:func:`component_schemas`), so a generated client reads what the server writes;
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Mapping
-from typing import Annotated, Any, Final, Literal, TypeVar
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue, models_json_schema
@@ -434,8 +434,6 @@ class Problem(Record):
 
 # -- the builder's side ------------------------------------------------------------------------
 
-RecordT = TypeVar("RecordT", bound=Record)
-
 
 def wire_names(model: type[Record]) -> tuple[str, ...]:
     """Given a record model, return its wire field names in wire order (aliases applied)."""
@@ -457,12 +455,6 @@ def ordered(model: type[Record], values: Mapping[str, Any]) -> dict[str, Any]:
         if extra:
             raise ValueError(f"{model.__name__} has no field {', '.join(extra)}")
     return {name: values[name] for name in names}
-
-
-def checked(model: type[RecordT], values: Mapping[str, Any]) -> RecordT:
-    """Given a record model and a record as a JSON-able dict, return it parsed; raise
-    pydantic.ValidationError naming each field that breaks the model."""
-    return model.model_validate(values)
 
 
 # -- JSON Schema -------------------------------------------------------------------------------

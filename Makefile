@@ -89,6 +89,7 @@ demo-key: $(RUNTIME)  ## create a demo key (free plan) and print it with a curl 
 	echo "  curl -H 'Authorization: Bearer $$key' 'http://$(HOST):$(PORT)/api/v1/games?genre=rpg&on_sale=true'"; \
 	echo "  curl -H 'Authorization: Bearer $$key' 'http://$(HOST):$(PORT)/api/v1/search?q=portal'"; \
 	echo "  curl -H 'Authorization: Bearer $$key' 'http://$(HOST):$(PORT)/api/v1/games/620'"; \
+	echo "  curl -H 'Authorization: Bearer $$key' 'http://$(HOST):$(PORT)/api/v1/lookup?appids=620,1145360,570'"; \
 	echo "Website: http://$(HOST):$(PORT)/   Docs: http://$(HOST):$(PORT)/docs"; echo
 
 serve: $(RUNTIME)  ## serve the current snapshot on HOST:PORT

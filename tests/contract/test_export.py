@@ -12,15 +12,41 @@ from bangscore.contract.export import (
     ExportError,
     ExportFile,
     ExportManifest,
+    SourceLicence,
+    licence_terms,
     read_latest,
 )
 from bangscore.storage import MemoryStorage, StoredObject
 
+T0 = dt.datetime(2026, 11, 24, tzinfo=dt.UTC)
 MANIFEST = ExportManifest(
     snapshot="20261124T000000Z-abc",
-    created_at=dt.datetime(2026, 11, 24, tzinfo=dt.UTC),
+    created_at=T0,
     previous=None,
-    files=(ExportFile("games.jsonl.gz", "jsonl", 120, "ab" * 32, 3),),
+    files=(
+        ExportFile(
+            "games.jsonl.gz",
+            "jsonl",
+            120,
+            "ab" * 32,
+            3,
+            T0,
+            "https://api.example/export/20261124T000000Z-abc/games.jsonl.gz",
+        ),
+    ),
+    tables={
+        "tags": (
+            {
+                "name": "tag",
+                "type": "string",
+                "nullable": False,
+                "unit": None,
+                "description": "a storefront user tag",
+            },
+        )
+    },
+    licence=licence_terms("https://bangscore.example"),
+    sources=(SourceLicence("steam_players_2018", "woctezuma/steam-reviews-to-sales", "MIT"),),
 )
 
 
@@ -51,6 +77,9 @@ def test_a_manifest_reads_back_as_written() -> None:
         pytest.param(_with(files=5), id="files-not-a-list"),
         pytest.param(_with(files=[{"name": "games.jsonl.gz"}]), id="file-without-fields"),
         pytest.param(_with(created_at="yesterday"), id="created-at-not-iso"),
+        pytest.param(_with(tables={"tags": {"rows": 1}}), id="table-without-columns"),
+        pytest.param(_with(sources=[{"folder": "x"}]), id="source-without-licence"),
+        pytest.param(_with(licence=[]), id="licence-not-an-object"),
         pytest.param(
             _with(files=[{**MANIFEST.files[0].to_json(), "rows": "many"}]), id="rows-not-a-number"
         ),

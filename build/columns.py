@@ -11,7 +11,7 @@ tests/build/test_columns.py); a new wire field is a new column without a change 
 
 Types: integer -> int64; number -> float64, or decimal(10,2) for money (a name ending ``_usd``:
 exact cents, unit ``USD``); string -> string, date-format -> date32, date-time -> timestamp
-(seconds, UTC); arrays -> lists; objects with fixed members -> structs; an object keyed by
+(milliseconds, UTC); arrays -> lists; objects with fixed members -> structs; an object keyed by
 any name (``provenance``) -> a map. A column is nullable exactly when its schema allows null;
 members of structs and lists are always nullable.
 """
@@ -157,9 +157,12 @@ def arrow_type(name: str, schema: Mapping[str, Any], *, loose: bool = False) -> 
     if kind == "string":
         if loose or fmt not in ("date", "date-time"):
             return pa.string()
-        return pa.date32() if fmt == "date" else pa.timestamp("s", tz="UTC")
+        # Milliseconds: Parquet has no timestamp in seconds (a reader would get ms anyway).
+        return pa.date32() if fmt == "date" else pa.timestamp("ms", tz="UTC")
     if kind == "array":
-        return pa.list_(arrow_type(name, schema.get("items", {}), loose=loose))
+        # "element": the item's name in Parquet's list layout, so the type a reader of the
+        # file shows is the type the manifest names.
+        return pa.list_(pa.field("element", arrow_type(name, schema.get("items", {}), loose=loose)))
     if kind == "object":
         members = schema.get("properties")
         if members:

@@ -230,13 +230,13 @@ def _parquet_bodies(
 ) -> tuple[dict[str, bytes], dict[str, int]]:
     """Given detail records and the changes as (appid, kind), return the Parquet files' bodies
     and data rows by name."""
-    by_appid = {int(r["appid"]): r for r in records}
+    games = games_table(records)
     tables = {
-        GAMES_PARQUET: (games_table(records), GAMES_ROW_GROUP),
+        GAMES_PARQUET: (games, GAMES_ROW_GROUP),
         PRICE_HISTORY_PARQUET: (price_history_table(records), LONG_ROW_GROUP),
         SCORE_HISTORY_PARQUET: (score_history_table(records), LONG_ROW_GROUP),
         TAGS_PARQUET: (tags_table(records), LONG_ROW_GROUP),
-        CHANGES_PARQUET: (changes_table(kinds, by_appid), GAMES_ROW_GROUP),
+        CHANGES_PARQUET: (changes_table(kinds, games), GAMES_ROW_GROUP),
     }
     bodies = {name: parquet_bytes(table, rows) for name, (table, rows) in tables.items()}
     return bodies, {name: table.num_rows for name, (table, _) in tables.items()}

@@ -28,6 +28,7 @@ def parse_licences(text: str) -> tuple[SourceLicence, ...]:
 
     Raises ValueError if the section or its table (header :data:`HEADER`) is missing.
     """
+    text = f"\n{text}"
     start = text.find(f"\n{SECTION}\n")
     if start < 0:
         raise ValueError(f"data/README.md has no {SECTION!r} section")

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from bangscore.build.columns import (
@@ -68,7 +69,16 @@ def cast_array(array: pa.Array, target: pa.DataType) -> pa.Array:
         values = cast_array(array.values, target.value_type)
         mask = array.is_null() if array.null_count else None
         return pa.ListArray.from_arrays(array.offsets, values, type=target, mask=mask)
-    return array.cast(target)
+    cast = array.cast(target)
+    # Arrow rounds a float to the decimal's scale without a word: a price with a third
+    # decimal would change. The wire rounds money to cents, so any difference is a bug.
+    if pa.types.is_decimal(target):
+        # (Compared within a millionth of a dollar: a decimal read back as a float need not be
+        # the very float it came from.)
+        off = pc.abs(pc.subtract(cast.cast(pa.float64()), array))
+        if pc.any(pc.greater(off, 1e-6)).as_py():
+            raise pa.ArrowInvalid(f"a value of {array.type} has more decimals than {target}")
+    return cast
 
 
 def typed(table: pa.Table, columns: Sequence[Column]) -> pa.Table:
@@ -156,26 +166,27 @@ def tags_table(records: Sequence[Record]) -> pa.Table:
     return _long_table(rows, TAGS)
 
 
-def changes_table(delta: Iterable[tuple[int, str]], records: Mapping[int, Record]) -> pa.Table:
-    """Given the changes as (appid, change) in changes.jsonl.gz's order and the new records by
-    appid, return changes.parquet's table (``record`` null for a removal)."""
+def changes_table(delta: Iterable[tuple[int, str]], games: pa.Table) -> pa.Table:
+    """Given the changes as (appid, change) in changes.jsonl.gz's order and the new export's
+    games table (:func:`games_table`), return changes.parquet's table: the record is the
+    game's row of the games table as a struct (taken, not loaded again), null for a
+    removal."""
     columns = changes_columns()
+    row_of = {appid: n for n, appid in enumerate(games.column("appid").to_pylist())}
     pairs = list(delta)
-    rows = {
-        "appid": [appid for appid, _ in pairs],
-        "change": [change for _, change in pairs],
-        "record": [None if change == "removed" else records[appid] for appid, change in pairs],
-    }
-    loose = pa.schema(
-        [
-            columns[0].field(),
-            columns[1].field(),
-            pa.field(
-                "record", pa.struct([f.with_nullable(True) for f in loose_schema()]), nullable=True
-            ),
-        ]
+    rows = pa.array(
+        [None if change == "removed" else row_of[appid] for appid, change in pairs], pa.int64()
     )
-    return typed(pa.table(rows, schema=loose), columns)
+    records = games.combine_chunks().to_struct_array().take(rows).cast(columns[2].type)
+    table = pa.table(
+        {
+            "appid": pa.array([appid for appid, _ in pairs], pa.int64()),
+            "change": pa.array([change for _, change in pairs], pa.string()),
+            "record": records,
+        },
+        schema=schema_of(columns),
+    )
+    return _checked(table, columns)
 
 
 def parquet_bytes(table: pa.Table, row_group_rows: int) -> bytes:

@@ -152,6 +152,16 @@ def _jsonl_chunks(lines: Sequence[bytes]) -> Iterator[bytes]:
         yield b"".join(line + b"\n" for line in lines[start : start + _CHUNK_ROWS])
 
 
+def jsonl_body(lines: Sequence[bytes]) -> bytes:
+    """Given compact JSON lines (no newline), return the gzip JSON lines file of them."""
+    return gzip_bytes(_jsonl_chunks(lines))
+
+
+def csv_body(records: Sequence[dict[str, Any]]) -> bytes:
+    """Given detail records, return the gzip CSV file of them (:data:`CSV_COLUMNS`)."""
+    return gzip_bytes(_csv_chunks(records))
+
+
 def jsonl_digests(jsonl_gz: bytes) -> dict[int, str]:
     """Given a games.jsonl.gz body, return each record's appid -> SHA-256 of its line."""
     found: dict[int, str] = {}
@@ -225,7 +235,7 @@ def export_tables() -> dict[str, tuple[dict[str, Any], ...]]:
     return {name: tuple(c.to_json() for c in columns) for name, columns in tables.items()}
 
 
-def _parquet_bodies(
+def parquet_bodies(
     records: Sequence[dict[str, Any]], kinds: Sequence[tuple[int, str]]
 ) -> tuple[dict[str, bytes], dict[str, int]]:
     """Given detail records and the changes as (appid, kind), return the Parquet files' bodies
@@ -266,11 +276,11 @@ def render_export(
     counts = {"added": 0, "changed": 0, "removed": 0}
     for _, change, _ in found:
         counts[change] += 1
-    parquet, parquet_rows = _parquet_bodies(records, [(a, c) for a, c, _ in found])
+    parquet, parquet_rows = parquet_bodies(records, [(a, c) for a, c, _ in found])
     bodies = {
-        GAMES_JSONL: gzip_bytes(_jsonl_chunks(lines)),
-        GAMES_CSV: gzip_bytes(_csv_chunks(records)),
-        CHANGES_JSONL: gzip_bytes(_jsonl_chunks([line for _, _, line in found])),
+        GAMES_JSONL: jsonl_body(lines),
+        GAMES_CSV: csv_body(records),
+        CHANGES_JSONL: jsonl_body([line for _, _, line in found]),
         **parquet,
     }
     rows = {GAMES_JSONL: len(lines), GAMES_CSV: len(records), CHANGES_JSONL: len(found)}

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from bangscore.contract.api import API_VERSION, ROUTES, Route
+from bangscore.contract.export import manifest_schema
 from bangscore.contract.limits import PAGE_SIZE
 from bangscore.scoring.drivers import DRIVERS
 from bangscore.scoring.flags import PROVISIONAL_REASONS
@@ -258,33 +259,8 @@ SCHEMAS: dict[str, Any] = {
             },
         }
     ),
-    "ExportManifest": _obj(
-        {
-            "snapshot": {"type": "string"},
-            "created_at": {"type": "string", "format": "date-time"},
-            "previous": _STR_NULL,
-            "expires_at": {"type": "string", "format": "date-time"},
-            "files": {
-                "type": "array",
-                "items": _obj(
-                    {
-                        "name": {
-                            "type": "string",
-                            "enum": ["games.jsonl.gz", "games.csv.gz", "changes.jsonl.gz"],
-                        },
-                        "format": {"type": "string", "enum": ["jsonl", "csv"]},
-                        "compression": {"type": "string", "enum": ["gzip"]},
-                        "bytes": {"type": "integer", "minimum": 0},
-                        "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
-                        "rows": {"type": "integer", "minimum": 0},
-                        "schema_version": {"type": "integer", "minimum": 1},
-                        "url": {"type": "string", "format": "uri"},
-                        "expires_at": {"type": "string", "format": "date-time"},
-                    }
-                ),
-            },
-        }
-    ),
+    # The manifest's own JSON Schema (docs/export-manifest.schema.json), with its links.
+    "ExportManifest": {k: v for k, v in manifest_schema().items() if k != "$schema"},
     "Problem": {
         "type": "object",
         "required": ["type", "title", "status", "detail", "code"],

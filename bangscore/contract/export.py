@@ -276,6 +276,116 @@ def read_latest(storage: ObjectStorage) -> ExportManifest | None:
         return None
 
 
+# -- the manifest's JSON Schema -----------------------------------------------------------------
+
+_SNAPSHOT_ID = {"type": "string", "pattern": "^[0-9A-Za-z][0-9A-Za-z_-]{0,63}$"}
+_TIME = {"type": "string", "format": "date-time"}
+_TEXT = {"type": "string", "minLength": 1}
+
+
+def _strict(properties: dict[str, Any], optional: tuple[str, ...] = ()) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "required": [name for name in properties if name not in optional],
+        "additionalProperties": False,
+        "properties": properties,
+    }
+
+
+_COLUMN = _strict(
+    {
+        "name": _TEXT,
+        "type": {**_TEXT, "description": "the Arrow type of the Parquet column"},
+        "nullable": {"type": "boolean"},
+        "unit": {
+            "type": ["string", "null"],
+            "description": "USD, hours, percent or fraction (0-1); null for none",
+        },
+        "description": _TEXT,
+    }
+)
+_FILE = _strict(
+    {
+        "name": {"type": "string", "pattern": "^[a-z_]+\\.(jsonl\\.gz|csv\\.gz|parquet)$"},
+        "format": {"enum": ["jsonl", "csv", "parquet"]},
+        "table": {"enum": sorted({k.table for k in FILES.values()})},
+        "content_type": {"enum": sorted({k.content_type for k in FILES.values()})},
+        "content_encoding": {"enum": ["gzip", None]},
+        "compression": {"enum": ["gzip", "zstd"]},
+        "bytes": {"type": "integer", "minimum": 1},
+        "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+        "rows": {"type": "integer", "minimum": 0},
+        "updated_at": {
+            **_TIME,
+            "description": "when an export first wrote these bytes (a file equal to the "
+            "previous export's keeps its updated_at)",
+        },
+        "address": {
+            "type": "string",
+            "pattern": "/export/[0-9A-Za-z][0-9A-Za-z_-]{0,63}/[a-z_.]+$",
+            "description": "the file's permanent address: the bytes under it never change",
+        },
+        "schema_version": {"const": SCHEMA_VERSION},
+        "url": {
+            "type": "string",
+            "description": "GET /api/v1/export only: a download link that expires",
+        },
+        "expires_at": {**_TIME, "description": "GET /api/v1/export only: when url expires"},
+    },
+    optional=("url", "expires_at"),
+)
+_LICENCE = _strict(
+    {
+        "name": _TEXT,
+        "plan": {"const": "bulk"},
+        "redistribution": _TEXT,
+        "terms": {"type": "array", "minItems": 2, "items": _TEXT},
+        "attribution": _strict(
+            {"required": {"const": True}, "text": _TEXT, "url": {"type": "string"}}
+        ),
+    }
+)
+
+
+def manifest_schema() -> dict[str, Any]:
+    """Return the JSON Schema (2020-12, no references) of the manifest as the builder stores
+    it and of the ``GET /api/v1/export`` body, which adds ``expires_at`` and, per file, ``url``
+    and ``expires_at``. docs/export-manifest.schema.json is this, written out (a test keeps
+    them equal); the OpenAPI document's ``ExportManifest`` is this too."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "BangScore Bulk export manifest",
+        "description": "export/<snapshot>/manifest.json and export/latest.json as the builder "
+        "writes them, and the body of GET /api/v1/export (docs/API.md#export).",
+        **_strict(
+            {
+                "schema_version": {"const": SCHEMA_VERSION},
+                "snapshot": _SNAPSHOT_ID,
+                "created_at": _TIME,
+                "previous": {"anyOf": [_SNAPSHOT_ID, {"type": "null"}]},
+                "licence": _LICENCE,
+                "sources": {
+                    "type": "array",
+                    "items": _strict({"folder": _TEXT, "origin": _TEXT, "licence": _TEXT}),
+                },
+                "tables": {
+                    "type": "object",
+                    "required": sorted({k.table for k in FILES.values()}),
+                    "additionalProperties": _strict(
+                        {"columns": {"type": "array", "minItems": 1, "items": _COLUMN}}
+                    ),
+                },
+                "files": {"type": "array", "minItems": 1, "items": _FILE},
+                "expires_at": {
+                    **_TIME,
+                    "description": "GET /api/v1/export only: when its links expire",
+                },
+            },
+            optional=("expires_at",),
+        ),
+    }
+
+
 # -- download links ---------------------------------------------------------------------------
 
 

@@ -93,7 +93,7 @@ demo-key: $(RUNTIME)  ## create a demo key (free plan) and print it with a curl 
 	echo "  curl -H 'Authorization: Bearer $$key' 'http://$(HOST):$(PORT)/api/v1/search?q=portal'"; \
 	echo "  curl -H 'Authorization: Bearer $$key' 'http://$(HOST):$(PORT)/api/v1/games/620'"; \
 	echo "Bulk data (Parquet, JSON lines, CSV; a bulk key):"; \
-	echo "  bulk=\$$($(BIN)/bangscore keys create --account demo@bangscore.example --plan bulk | tail -n 1)"; \
+	echo "  bulk=\$$($(BIN)/bangscore keys create --account demo@bangscore.example --plan bulk --limit 100000 | tail -n 1)"; \
 	echo "  curl -H \"Authorization: Bearer \$$bulk\" 'http://$(HOST):$(PORT)/api/v1/export'"; \
 	echo "Website: http://$(HOST):$(PORT)/   Docs: http://$(HOST):$(PORT)/docs"; echo
 

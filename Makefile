@@ -15,6 +15,9 @@ COV_FLOOR := 96.5
 unexport PYTHONDONTWRITEBYTECODE
 HOST    ?= 127.0.0.1
 PORT    ?= 8000
+# The Bulk export's store: `make build` writes it beside the snapshot, `make serve` answers
+# GET /api/v1/export from it (bulk keys: links to the files of the newest export).
+EXPORT  ?= var/export
 # fonts-wqy-microhei: CJK glyphs, so the browser tests' screenshots show the catalog's Chinese,
 # Japanese and Korean game names instead of empty boxes.
 APT_PACKAGES := chromium nginx wrk fonts-wqy-microhei
@@ -78,9 +81,9 @@ deps:  ## install what the tests and benchmarks use: chromium, a CJK font, nginx
 # Processes rendering the game pages: every core (the build is the machine's only work here).
 BUILD_WORKERS ?= $(shell nproc 2>/dev/null || echo 1)
 
-build: $(RUNTIME)  ## score the bundled real catalog and publish a snapshot under ./var
+build: $(RUNTIME)  ## score the bundled real catalog, publish a snapshot under ./var and its Bulk export under EXPORT
 	BANGSCORE_HOST=$(HOST) BANGSCORE_PORT=$(PORT) BANGSCORE_BUILD_WORKERS=$(BUILD_WORKERS) \
-	  $(BIN)/bangscore build
+	  BANGSCORE_EXPORT=$(EXPORT) $(BIN)/bangscore build
 
 demo-key: $(RUNTIME)  ## create a demo key (free plan) and print it with a curl example
 	@key=$$($(BIN)/bangscore keys create --account demo@bangscore.example --plan free | tail -n 1); \
@@ -90,10 +93,13 @@ demo-key: $(RUNTIME)  ## create a demo key (free plan) and print it with a curl 
 	echo "  curl -H 'Authorization: Bearer $$key' 'http://$(HOST):$(PORT)/api/v1/search?q=portal'"; \
 	echo "  curl -H 'Authorization: Bearer $$key' 'http://$(HOST):$(PORT)/api/v1/games/620'"; \
 	echo "  curl -H 'Authorization: Bearer $$key' 'http://$(HOST):$(PORT)/api/v1/lookup?appids=620,1145360,570'"; \
+	echo "Bulk data (Parquet, JSON lines, CSV; a bulk key):"; \
+	echo "  bulk=\$$($(BIN)/bangscore keys create --account demo@bangscore.example --plan bulk --limit 100000 | tail -n 1)"; \
+	echo "  curl -H \"Authorization: Bearer \$$bulk\" 'http://$(HOST):$(PORT)/api/v1/export'"; \
 	echo "Website: http://$(HOST):$(PORT)/   Docs: http://$(HOST):$(PORT)/docs"; echo
 
-serve: $(RUNTIME)  ## serve the current snapshot on HOST:PORT
-	$(BIN)/bangscore serve --host $(HOST) --port $(PORT)
+serve: $(RUNTIME)  ## serve the current snapshot (and the Bulk export under EXPORT) on HOST:PORT
+	$(BIN)/bangscore serve --host $(HOST) --port $(PORT) --export $(EXPORT)
 
 run: build demo-key serve  ## the main job: build the snapshot from bundled data, make a demo key, serve it
 

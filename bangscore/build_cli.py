@@ -27,6 +27,7 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
 
     Any failure leaves the current snapshot as it was and exits 1 with a one-line reason.
     """
+    from bangscore.build.licences import read_licences
     from bangscore.build.pipeline import BuildOptions, run_build
     from bangscore.ingest.catalog import CatalogError
     from bangscore.scoring.pipeline import UnscorableGame
@@ -42,6 +43,8 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
         allow_shrink=args.allow_shrink,
         repair=args.repair,
         progress=True,
+        # the bundled sources' licences, for the export's manifest (data/README.md#licences)
+        sources=read_licences(settings.data_dir / "README.md"),
     )
     try:
         result = run_build(options)

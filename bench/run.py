@@ -14,7 +14,9 @@ Same machine, same run, loopback only, one server process each, wrk with 64 conn
   off, with and without gzip, nginx with its access log and ``gzip_static``, bytes on the
   wire, the snapshot's size on disk;
 - the build (score, render, publish) of the real catalog and of a 200,000-game scaled copy
-  (:mod:`bench.scale`): wall time and peak memory of the child process.
+  (:mod:`bench.scale`): wall time and peak memory of the child process;
+- the Bulk export of the real catalog (:mod:`bench.export`): render time and bytes per format
+  (gzip JSON lines, gzip CSV, Parquet).
 
 If a throughput target is missed, the shim is profiled under load with py-spy and the
 hottest functions are written into the results.
@@ -63,6 +65,7 @@ from bench.catalogs import (
     search_words,
     shim_composed,
 )
+from bench.export import export_section, measure_export
 from bench.production import (
     GZIP,
     NGINX_LOGGED,
@@ -324,6 +327,8 @@ def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
     builds.append(measure_build(DUMPS_LABEL, None, work / "dumps", len(catalog.games)))
     print("build:", builds[-1], flush=True)
     shutil.rmtree(work / "dumps", ignore_errors=True)
+    exported = measure_export(catalog)  # the Bulk export's time and bytes per format
+    print("export:", exported, flush=True)
 
     # Keys: a bulk key with a limit no run can reach, so every request is counted and admitted.
     store = SQLiteKeyStore(real_state / "bangscore.sqlite3")
@@ -604,6 +609,7 @@ def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
     disk = disk_usage(real_state / "snapshots")
     # How busy the machine was is in the Machine table (load averages at start and end).
     text += "\n" + "\n".join(section([w.name for w in production], prod, wire, disk)) + "\n"
+    text += "\n" + "\n".join(export_section(exported)) + "\n"
     out.write_text(text)
     print(text)
 

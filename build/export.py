@@ -1,17 +1,17 @@
 """The Bulk export: the whole catalog as downloadable files, written by each build.
 
-Layout in the export store (a folder or ``s3://bucket/prefix``, separate from snapshots)::
+The layout of the export store and the manifest are :mod:`bangscore.contract.export`'s: per
+snapshot id the detail records as gzip JSON lines, gzip CSV (columns below) and Parquet
+(:mod:`build.parquet`: games, and the price history, score history and tags as long tables),
+the changes since the previous export as JSON lines and Parquet, and the manifest, which gives
+each file's format, content type, bytes, sha256, rows, ``updated_at`` and permanent address,
+each table's columns (:mod:`build.columns`), the licence terms and the bundled sources'
+licences (:mod:`build.licences`).
 
-    export/<snapshot id>/games.jsonl.gz     one detail record per line, in list order
-    export/<snapshot id>/games.csv.gz       the same records flattened (columns below)
-    export/<snapshot id>/changes.jsonl.gz   {"appid", "change", "record"} per game added,
-                                            changed or removed since the previous export
-    export/<snapshot id>/manifest.json      snapshot id, created_at, and per file: name,
-                                            format, bytes, sha256, rows, schema_version
-    export/latest.json                      a copy of the newest manifest, written last
-
-Files are gzip with mtime 0 and no file name in the header, so equal content gives equal
-bytes and an equal sha256: a customer can skip a download whose digest they already hold.
+Files are gzip with mtime 0 and no file name in the header, and Parquet written the same way
+each time, so equal content gives equal bytes and an equal sha256: a customer can skip a
+download whose digest they already hold. A file under a snapshot id is never written twice
+(:func:`write_export`): its address keeps its bytes.
 A change is decided per appid by comparing the SHA-256 of the compact JSON detail record
 with the previous export's; with no previous export, every game is ``added``.
 """
@@ -30,20 +30,47 @@ import orjson
 
 from bangscore.build.buyer import buyer_fields
 from bangscore.build.buyer import prices_as_of as newest_price_day
+from bangscore.build.columns import (
+    PRICE_HISTORY,
+    SCORE_HISTORY,
+    TAGS,
+    changes_columns,
+    detail_columns,
+)
 from bangscore.build.openapi import DETAIL_PROPERTIES
+from bangscore.build.parquet import (
+    GAMES_ROW_GROUP,
+    LONG_ROW_GROUP,
+    changes_table,
+    games_table,
+    parquet_bytes,
+    price_history_table,
+    score_history_table,
+    tags_table,
+)
 from bangscore.build.score_history import ScorePoint, wire
 from bangscore.build.wire import detail_record, dumps
 from bangscore.contract.export import (
     CHANGES_JSONL,
+    CHANGES_PARQUET,
+    FILES,
     GAMES_CSV,
     GAMES_JSONL,
-    GZIP_TYPE,
+    GAMES_PARQUET,
     LATEST_KEY,
     PREFIX,
+    PRICE_HISTORY_PARQUET,
+    SCORE_HISTORY_PARQUET,
+    TAGS_PARQUET,
+    ExportError,
     ExportFile,
     ExportManifest,
+    SourceLicence,
+    download_type,
     export_manifest_key,
+    file_address,
     file_key,
+    licence_terms,
     read_latest,
 )
 from bangscore.manifest import digest
@@ -125,6 +152,16 @@ def _jsonl_chunks(lines: Sequence[bytes]) -> Iterator[bytes]:
         yield b"".join(line + b"\n" for line in lines[start : start + _CHUNK_ROWS])
 
 
+def jsonl_body(lines: Sequence[bytes]) -> bytes:
+    """Given compact JSON lines (no newline), return the gzip JSON lines file of them."""
+    return gzip_bytes(_jsonl_chunks(lines))
+
+
+def csv_body(records: Sequence[dict[str, Any]]) -> bytes:
+    """Given detail records, return the gzip CSV file of them (:data:`CSV_COLUMNS`)."""
+    return gzip_bytes(_csv_chunks(records))
+
+
 def jsonl_digests(jsonl_gz: bytes) -> dict[int, str]:
     """Given a games.jsonl.gz body, return each record's appid -> SHA-256 of its line."""
     found: dict[int, str] = {}
@@ -136,13 +173,13 @@ def jsonl_digests(jsonl_gz: bytes) -> dict[int, str]:
     return found
 
 
-def changes(
+def delta(
     previous: dict[int, str] | None, lines: Sequence[tuple[int, bytes]]
-) -> list[tuple[str, bytes]]:
+) -> list[tuple[int, str, bytes]]:
     """Given the previous export's appid -> line digest (None if there is none) and the new
-    (appid, JSON line) pairs, return the change lines sorted by appid: ``{"appid", "change",
-    "record"}`` with change ``added``/``changed``/``removed`` (record null for removals),
-    each paired with its change kind."""
+    (appid, JSON line) pairs, return (appid, change kind, change line) sorted by appid: the
+    line ``{"appid", "change", "record"}`` with change ``added``/``changed``/``removed``
+    (record null for removals)."""
     before = previous or {}
     out: list[tuple[int, str, bytes]] = []
     for appid, line in lines:
@@ -155,7 +192,15 @@ def changes(
     for appid in sorted(set(before) - {appid for appid, _ in lines}):
         removal = {"appid": appid, "change": "removed", "record": None}
         out.append((appid, "removed", dumps(removal)))
-    return [(change, line) for _, change, line in sorted(out)]
+    return sorted(out)
+
+
+def changes(
+    previous: dict[int, str] | None, lines: Sequence[tuple[int, bytes]]
+) -> list[tuple[str, bytes]]:
+    """Given what :func:`delta` takes, return its change lines sorted by appid, each paired
+    with its change kind."""
+    return [(change, line) for _, change, line in delta(previous, lines)]
 
 
 @dataclass(frozen=True)
@@ -169,9 +214,42 @@ class Export:
     def objects(self) -> list[StoredObject]:
         """Return the objects to write, files first, then the manifest, then latest.json."""
         snap = self.manifest.snapshot
-        files = [StoredObject(file_key(snap, n), b, GZIP_TYPE) for n, b in self.bodies.items()]
+        files = [
+            StoredObject(file_key(snap, name), body, download_type(name))
+            for name, body in self.bodies.items()
+        ]
         raw = self.manifest.to_bytes()
         return [*files, StoredObject(export_manifest_key(snap), raw), StoredObject(LATEST_KEY, raw)]
+
+
+def export_tables() -> dict[str, tuple[dict[str, Any], ...]]:
+    """Return the columns of every exported table, as the manifest lists them
+    (:mod:`build.columns`: name, type, nullable, unit, description)."""
+    tables = {
+        "games": detail_columns(),
+        "price_history": PRICE_HISTORY,
+        "score_history": SCORE_HISTORY,
+        "tags": TAGS,
+        "changes": changes_columns(),
+    }
+    return {name: tuple(c.to_json() for c in columns) for name, columns in tables.items()}
+
+
+def parquet_bodies(
+    records: Sequence[dict[str, Any]], kinds: Sequence[tuple[int, str]]
+) -> tuple[dict[str, bytes], dict[str, int]]:
+    """Given detail records and the changes as (appid, kind), return the Parquet files' bodies
+    and data rows by name."""
+    games = games_table(records)
+    tables = {
+        GAMES_PARQUET: (games, GAMES_ROW_GROUP),
+        PRICE_HISTORY_PARQUET: (price_history_table(records), LONG_ROW_GROUP),
+        SCORE_HISTORY_PARQUET: (score_history_table(records), LONG_ROW_GROUP),
+        TAGS_PARQUET: (tags_table(records), LONG_ROW_GROUP),
+        CHANGES_PARQUET: (changes_table(kinds, games), GAMES_ROW_GROUP),
+    }
+    bodies = {name: parquet_bytes(table, rows) for name, (table, rows) in tables.items()}
+    return bodies, {name: table.num_rows for name, (table, _) in tables.items()}
 
 
 def render_export(
@@ -181,31 +259,52 @@ def render_export(
     created_at: dt.datetime,
     previous: ExportManifest | None = None,
     previous_games: bytes | None = None,
+    site_url: str = "",
+    base_url: str | None = None,
+    sources: Sequence[SourceLicence] = (),
 ) -> Export:
-    """Given detail records in list order and the previous export (its manifest and its
-    games.jsonl.gz body, or None), return the rendered export. Pure."""
+    """Given detail records in list order, the previous export (its manifest and its
+    games.jsonl.gz body, or None), the website's and the API's URLs (``base_url`` None: the
+    website's) and the bundled sources' licences (:mod:`build.licences`), return the rendered
+    export: every file of :data:`bangscore.contract.export.FILES` and its manifest. A file
+    whose bytes equal the previous export's keeps that file's ``updated_at``. Pure.
+    Raises ValueError or pyarrow.ArrowInvalid for records their schema does not describe."""
     lines = [dumps(r) for r in records]
     before = jsonl_digests(previous_games) if previous_games is not None else None
     pairs = [(int(r["appid"]), line) for r, line in zip(records, lines, strict=True)]
-    delta = changes(before, pairs)
+    found = delta(before, pairs)
     counts = {"added": 0, "changed": 0, "removed": 0}
-    for change, _ in delta:
+    for _, change, _ in found:
         counts[change] += 1
+    parquet, parquet_rows = parquet_bodies(records, [(a, c) for a, c, _ in found])
     bodies = {
-        GAMES_JSONL: gzip_bytes(_jsonl_chunks(lines)),
-        GAMES_CSV: gzip_bytes(_csv_chunks(records)),
-        CHANGES_JSONL: gzip_bytes(_jsonl_chunks([line for _, line in delta])),
+        GAMES_JSONL: jsonl_body(lines),
+        GAMES_CSV: csv_body(records),
+        CHANGES_JSONL: jsonl_body([line for _, _, line in found]),
+        **parquet,
     }
-    rows = {GAMES_JSONL: len(lines), GAMES_CSV: len(records), CHANGES_JSONL: len(delta)}
-    formats = {GAMES_JSONL: "jsonl", GAMES_CSV: "csv", CHANGES_JSONL: "jsonl"}
-    files = tuple(
-        ExportFile(name, formats[name], len(body), digest(body), rows[name])
-        for name, body in bodies.items()
-    )
+    rows = {GAMES_JSONL: len(lines), GAMES_CSV: len(records), CHANGES_JSONL: len(found)}
+    rows.update(parquet_rows)
+    seen = {(f.name, f.sha256): f.updated_at for f in previous.files} if previous else {}
+    address_base = base_url if base_url is not None else site_url
+    files = []
+    for name in FILES:
+        body = bodies[name]
+        sha = digest(body)
+        updated_at = seen.get((name, sha), created_at)
+        address = file_address(address_base, snapshot_id, name)
+        kind = FILES[name]
+        files.append(ExportFile(name, kind.format, len(body), sha, rows[name], updated_at, address))
     manifest = ExportManifest(
-        snapshot_id, created_at, previous.snapshot if previous else None, files
+        snapshot_id,
+        created_at,
+        previous.snapshot if previous else None,
+        tuple(files),
+        tables=dict(export_tables()),
+        licence=licence_terms(site_url),
+        sources=tuple(sources),
     )
-    return Export(manifest, bodies, counts)
+    return Export(manifest, {name: bodies[name] for name in FILES}, counts)
 
 
 # -- the export store (I/O) -------------------------------------------------------------------
@@ -256,15 +355,27 @@ def write_export(
     keep: int,
     prices_as_of: dt.datetime | None = None,
     score_history: Mapping[int, Sequence[ScorePoint]] | None = None,
+    base_url: str | None = None,
+    sources: Sequence[SourceLicence] = (),
 ) -> Export:
     """Given an export store, a build's scored games (list order), the catalogue's
-    ``prices_as_of`` and the games' score histories (:mod:`build.score_history`, as the build
-    published them), write its export (:func:`export_records`) and return it; prune to the
-    newest ``keep`` exports. latest.json is written last, so a reader never sees a manifest
-    whose files are missing. Raises ObjectStorageError."""
+    ``prices_as_of``, the games' score histories (:mod:`build.score_history`, as the build
+    published them), the API's base URL (None: ``site_url``) and the bundled sources'
+    licences, write its export (:func:`export_records`, :func:`render_export`) and return it;
+    prune to the newest ``keep`` exports. latest.json is written last, so a reader never sees
+    a manifest whose files are missing.
+
+    An export already written under ``snapshot_id`` (its manifest exists) is never written
+    again: it is returned as stored, its files untouched, latest.json pointed at it again
+    (``counts`` all 0). Raises ObjectStorageError.
+    """
+    existing = _stored_export(storage, snapshot_id)
+    if existing is not None:
+        storage.put_many([StoredObject(LATEST_KEY, existing.to_bytes())])
+        return Export(existing, {}, {"added": 0, "changed": 0, "removed": 0})
     previous = read_latest(storage)
     previous_games = None
-    if previous is not None and previous.snapshot != snapshot_id:
+    if previous is not None:
         try:
             previous_games = storage.get(file_key(previous.snapshot, GAMES_JSONL))
         except ObjectNotFound:
@@ -275,13 +386,28 @@ def write_export(
         created_at=created_at,
         previous=previous,
         previous_games=previous_games,
+        site_url=site_url,
+        base_url=base_url,
+        sources=sources,
     )
     *files, manifest, latest = export.objects()
+    # A build killed after some files and before the manifest left files that no manifest
+    # names yet: they are written again (no address was given out for them).
     storage.put_many(files)
     storage.put_many([manifest])
     storage.put_many([latest])
     prune_exports(storage, keep)
     return export
+
+
+def _stored_export(storage: ObjectStorage, snapshot_id: str) -> ExportManifest | None:
+    """Given an export store and a snapshot id, return the manifest of the export written
+    under it, or None if there is none (or it cannot be read: then it never reached
+    latest.json, and is written afresh). Raises ObjectStorageUnavailable."""
+    try:
+        return ExportManifest.from_bytes(storage.get(export_manifest_key(snapshot_id)))
+    except (ObjectNotFound, ExportError):
+        return None
 
 
 def prune_exports(storage: ObjectStorage, keep: int) -> list[str]:

@@ -11,37 +11,11 @@ from typing import Any, get_args
 
 from bangscore.contract.api import API_VERSION, ROUTES, Route
 from bangscore.contract.export import ExportAnswer
-from bangscore.contract.records import RECORD_MODELS, SourceKind, component_schemas
+from bangscore.contract.records import RECORD_MODELS, SourceKind, component_schemas, inline
 
 SOURCE_KINDS = (*get_args(SourceKind), "review_sample")
 """The members of a detail record's ``sources``: the five kinds of source, then the review
 sample's date."""
-
-
-def inline(schema: Any, defs: dict[str, Any]) -> Any:
-    """Given a JSON Schema fragment and the schemas it refers to by name, return it with every
-    ``$ref`` replaced by its target and a nullable reference (``anyOf`` of an object and null)
-    as ``{"type": ["object", "null"], ...}``: the shape the export's CSV columns read."""
-    if isinstance(schema, list):
-        return [inline(s, defs) for s in schema]
-    if not isinstance(schema, dict):
-        return schema
-    if "$ref" in schema:
-        return inline(
-            {
-                **defs[schema["$ref"].rsplit("/", 1)[1]],
-                **{k: v for k, v in schema.items() if k != "$ref"},
-            },
-            defs,
-        )
-    options = schema.get("anyOf")
-    if options and len(options) == 2 and {"type": "null"} in options:
-        (target,) = [o for o in options if o != {"type": "null"}]
-        rest = {k: v for k, v in schema.items() if k != "anyOf"}
-        solid = inline(target, defs)
-        if isinstance(solid.get("type"), str):
-            return {**solid, **rest, "type": [solid["type"], "null"]}
-    return {k: inline(v, defs) for k, v in schema.items()}
 
 
 _MODEL_SCHEMAS = component_schemas((*RECORD_MODELS, ExportAnswer))

@@ -29,6 +29,7 @@ from bangscore.build.publish import (
 )
 from bangscore.build.score_history import read_score_history
 from bangscore.build.snapshot import snapshot_objects
+from bangscore.contract.export import SourceLicence
 from bangscore.manifest import SnapshotError, read_manifest
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import Catalog
@@ -44,7 +45,9 @@ class BuildOptions:
     ``s3://bucket/prefix``; no export when None); ``site_url`` and ``base_url`` are baked into
     every object; ``keep`` snapshots (and exports) stay for rollback; ``workers`` render in
     parallel; ``allow_shrink`` publishes a catalogue rating over 20% fewer games than the
-    current snapshot; ``repair`` re-hashes every reused object; ``progress`` shows bars.
+    current snapshot; ``repair`` re-hashes every reused object; ``progress`` shows bars;
+    ``sources`` are the bundled sources' licences the export's manifest names
+    (:func:`bangscore.build.licences.read_licences`).
     """
 
     load_catalog: Callable[[], Catalog]
@@ -57,6 +60,7 @@ class BuildOptions:
     allow_shrink: bool = False
     repair: bool = False
     progress: bool = False
+    sources: tuple[SourceLicence, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -133,6 +137,8 @@ def run_build(options: BuildOptions) -> BuildResult:
             keep=options.keep,
             prices_as_of=catalog.prices_as_of,
             score_history=read_score_history(storage),  # as just published, this build's too
+            base_url=options.base_url,
+            sources=options.sources,
         ).counts
     return BuildResult(
         location=options.out,

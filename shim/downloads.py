@@ -25,10 +25,10 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from bangscore.contract.export import (
-    GZIP_TYPE,
     PREFIX,
     ExportError,
     ExportManifest,
+    download_type,
     presigned_urls,
     read_latest,
 )
@@ -93,10 +93,11 @@ class ExportService:
     def manifest_body(self) -> bytes | None:
         """Return the ``GET /api/v1/export`` body for the latest export, or None if none.
 
-        Shape: ``snapshot``, ``created_at``, ``previous``, ``expires_at`` and ``files``: each
-        with name, format, compression, bytes, sha256, rows, schema_version, ``url`` and
-        ``expires_at`` (ISO 8601 UTC). Raises ObjectStorageError if the store is unreachable or
-        the manifest is corrupt.
+        Shape: the stored manifest (:meth:`ExportManifest.to_json`: ``snapshot``,
+        ``created_at``, ``previous``, ``licence``, ``sources``, ``tables``, ``files``) and
+        ``expires_at``; each file, beside its permanent ``address``, gets an expiring ``url``
+        and its ``expires_at`` (ISO 8601 UTC). Raises ObjectStorageError if the store is
+        unreachable or the manifest is corrupt.
         """
         try:
             manifest = read_latest(self.storage)
@@ -121,15 +122,7 @@ class ExportService:
             link = links[entry.name]
             at = dt.datetime.fromtimestamp(link.expires_at, dt.UTC).isoformat()
             files.append({**entry.to_json(), "url": link.url, "expires_at": at})
-        return orjson.dumps(
-            {
-                "snapshot": manifest.snapshot,
-                "created_at": manifest.created_at.isoformat(),
-                "previous": manifest.previous,
-                "expires_at": expires_at,
-                "files": files,
-            }
-        )
+        return orjson.dumps({**manifest.to_json(), "expires_at": expires_at, "files": files})
 
 
 async def export_manifest(service: ExportService | None, record: KeyRecord) -> Resolved:
@@ -153,7 +146,8 @@ async def export_manifest(service: ExportService | None, record: KeyRecord) -> R
 
 async def download(request: Request) -> Response:
     """Given a ``GET /export/<id>/<file>`` request with ``expires`` and ``signature``, return
-    the file (``application/gzip``) from the export service on ``app.state.export``.
+    the file (``application/gzip``, or ``application/vnd.apache.parquet`` for a Parquet table:
+    :func:`download_type`) from the export service on ``app.state.export``.
 
     Answers 403 ``insufficient_scope`` for a missing, forged or expired link, 404 for a
     file that is gone, 503 when the export folder cannot be read. Not counted: the link
@@ -187,7 +181,7 @@ async def download(request: Request) -> Response:
             "ETag": etag_for(body),
             "Content-Disposition": f'attachment; filename="{name}"',
         },
-        media_type=GZIP_TYPE,
+        media_type=download_type(name),
     )
 
 

@@ -27,6 +27,7 @@ from bangscore.client import (
     _Core,
     lookup_chunks,
 )
+from bangscore.contract.export import FILES
 from bangscore.contract.records import GameDetail, ListItem
 from bangscore.storage import LocalStorage
 from tests import factories
@@ -169,11 +170,9 @@ def test_failures_are_exceptions_from_the_problem_document(served: Served) -> No
         assert refused.value.code == "invalid_key"
     with Client(served.bulk_key, base_url=served.server.url) as api:
         manifest = api.export()
-        assert {f.name for f in manifest.files} == {
-            "games.jsonl.gz",
-            "games.csv.gz",
-            "changes.jsonl.gz",
-        }
+        assert {f.name for f in manifest.files} == set(FILES)
+        assert all(f.url and f.address.endswith(f"/{f.name}") for f in manifest.files)
+        assert manifest.licence.attribution.required is True
 
 
 def test_a_spent_quota_raises_rate_limited_with_the_seconds_to_the_reset(served: Served) -> None:

@@ -471,6 +471,8 @@ class WireJsonSchema(GenerateJsonSchema):
         kind = inner.get("type")
         if isinstance(kind, str) and "$ref" not in inner:
             out = {**inner, "type": [kind, "null"]}
+            if "const" in out:  # Literal[x] | None: one value or null
+                out["enum"] = [out.pop("const")]
             if "enum" in out:
                 out["enum"] = [*out["enum"], None]
             return out
@@ -493,6 +495,32 @@ def component_schemas(
         schema_generator=WireJsonSchema,
     )
     return dict(top.get("$defs", {}))
+
+
+def inline(schema: Any, defs: dict[str, Any]) -> Any:
+    """Given a JSON Schema fragment and the schemas it refers to by name, return it with every
+    ``$ref`` replaced by its target and a nullable reference (``anyOf`` of an object and null)
+    as ``{"type": ["object", "null"], ...}``: the shape the export's CSV columns read."""
+    if isinstance(schema, list):
+        return [inline(s, defs) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if "$ref" in schema:
+        return inline(
+            {
+                **defs[schema["$ref"].rsplit("/", 1)[1]],
+                **{k: v for k, v in schema.items() if k != "$ref"},
+            },
+            defs,
+        )
+    options = schema.get("anyOf")
+    if options and len(options) == 2 and {"type": "null"} in options:
+        (target,) = [o for o in options if o != {"type": "null"}]
+        rest = {k: v for k, v in schema.items() if k != "anyOf"}
+        solid = inline(target, defs)
+        if isinstance(solid.get("type"), str):
+            return {**solid, **rest, "type": [solid["type"], "null"]}
+    return {k: inline(v, defs) for k, v in schema.items()}
 
 
 RECORD_MODELS: Final[tuple[type[Record], ...]] = (

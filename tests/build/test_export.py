@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import jsonschema_rs
 import orjson
 import pytest
 
@@ -26,13 +27,20 @@ from bangscore.build.export import (
 )
 from bangscore.build.openapi import DETAIL_PROPERTIES
 from bangscore.build.score_history import read_score_history
-from bangscore.build.wire import detail_record
 from bangscore.contract.export import (
     CHANGES_JSONL,
+    CHANGES_PARQUET,
+    FILES,
     GAMES_CSV,
     GAMES_JSONL,
+    GAMES_PARQUET,
     LATEST_KEY,
+    PARQUET_TYPE,
+    PRICE_HISTORY_PARQUET,
+    SCORE_HISTORY_PARQUET,
+    TAGS_PARQUET,
     ExportManifest,
+    SourceLicence,
     export_manifest_key,
     file_key,
     presigned_urls,
@@ -53,7 +61,8 @@ def scored(records: list[GameRecord]) -> list[ScoredGame]:
 
 
 def records_of(games: list[ScoredGame]) -> list[dict[str, Any]]:
-    return [detail_record(g, factories.SITE) for g in games]
+    """Return the games' detail records as the export holds them (the verdict included)."""
+    return export_records(games, factories.SITE, factories.PRICES_AS_OF)
 
 
 def unzip_lines(body: bytes) -> list[dict[str, Any]]:
@@ -133,17 +142,100 @@ def test_csv_holds_provenance_as_json() -> None:
     }
 
 
+SCHEMA = orjson.loads((Path(__file__).parents[2] / "docs/export-manifest.schema.json").read_bytes())
+
+
+def valid(manifest: dict[str, Any]) -> bool:
+    """Return True if the manifest validates against docs/export-manifest.schema.json."""
+    return bool(jsonschema_rs.validator_for(SCHEMA).is_valid(manifest))
+
+
 def test_manifest_describes_each_file(catalog_factory: Callable[..., list[GameRecord]]) -> None:
     records = records_of(scored(catalog_factory([10, 20, 30])))
-    export = render_export(records, snapshot_id="s1", created_at=T0)
-    expected = {GAMES_JSONL: ("jsonl", 3), GAMES_CSV: ("csv", 3), CHANGES_JSONL: ("jsonl", 3)}
-    assert {f.name: (f.format, f.rows) for f in export.manifest.files} == expected
+    sources = (SourceLicence("steamspy_all_2025-01-01", "woctezuma/steamspy-data", "MIT"),)
+    export = render_export(
+        records, snapshot_id="s1", created_at=T0, site_url=factories.SITE, sources=sources
+    )
+    expected = {
+        GAMES_JSONL: ("jsonl", "application/jsonl", "gzip", 3),
+        GAMES_CSV: ("csv", "text/csv", "gzip", 3),
+        CHANGES_JSONL: ("jsonl", "application/jsonl", "gzip", 3),
+        GAMES_PARQUET: ("parquet", PARQUET_TYPE, None, 3),
+        PRICE_HISTORY_PARQUET: ("parquet", PARQUET_TYPE, None, 0),
+        SCORE_HISTORY_PARQUET: ("parquet", PARQUET_TYPE, None, 0),
+        TAGS_PARQUET: ("parquet", PARQUET_TYPE, None, sum(len(r["tags"]) for r in records)),
+        CHANGES_PARQUET: ("parquet", PARQUET_TYPE, None, 3),
+    }
+    listed = [f.to_json() for f in export.manifest.files]
+    assert {
+        f["name"]: (f["format"], f["content_type"], f["content_encoding"], f["rows"])
+        for f in listed
+    } == expected
     for entry in export.manifest.files:
         body = export.bodies[entry.name]
         assert entry.bytes == len(body)
         assert entry.sha256 == hashlib.sha256(body).hexdigest()
-        assert entry.schema_version == 1
+        assert entry.schema_version == 2
+        assert entry.updated_at == T0
+        assert entry.address == f"{factories.SITE}/export/s1/{entry.name}"
+    manifest = orjson.loads(export.manifest.to_bytes())
+    assert valid(manifest)
+    assert manifest["licence"]["attribution"] == {
+        "required": True,
+        "text": "Game value ratings by BangScore",
+        "url": factories.SITE,
+    }
+    assert manifest["sources"] == [
+        {"folder": "steamspy_all_2025-01-01", "origin": "woctezuma/steamspy-data", "licence": "MIT"}
+    ]
+    assert [c["name"] for c in manifest["tables"]["games"]["columns"]] == list(DETAIL_PROPERTIES)
     assert ExportManifest.from_bytes(export.manifest.to_bytes()) == export.manifest
+
+
+@pytest.mark.parametrize(
+    ("mangle", "why"),
+    [
+        (lambda m: m.pop("licence"), "no licence"),
+        (lambda m: m["files"][0].pop("address"), "a file without its address"),
+        (lambda m: m["files"][0].update(sha256="x" * 64), "a digest that is no hex"),
+        (lambda m: m["tables"]["games"]["columns"][0].pop("description"), "an undescribed column"),
+    ],
+    ids=["licence", "address", "sha256", "description"],
+)
+def test_the_json_schema_refuses_a_broken_manifest(
+    catalog_factory: Callable[..., list[GameRecord]], mangle: Callable[[Any], Any], why: str
+) -> None:
+    manifest = orjson.loads(_export(catalog_factory).manifest.to_bytes())
+    mangle(manifest)
+    assert not valid(manifest), why
+
+
+def test_a_version_1_manifest_still_reads() -> None:
+    # latest.json as builds before the Parquet tables wrote it: the server keeps answering.
+    old = {
+        "schema_version": 1,
+        "snapshot": "s0",
+        "created_at": T0.isoformat(),
+        "previous": None,
+        "files": [
+            {
+                "name": GAMES_JSONL,
+                "format": "jsonl",
+                "compression": "gzip",
+                "bytes": 10,
+                "sha256": "0" * 64,
+                "rows": 1,
+                "schema_version": 1,
+            }
+        ],
+    }
+    manifest = ExportManifest.from_bytes(orjson.dumps(old))
+    (entry,) = manifest.files
+    assert (entry.updated_at, entry.address, manifest.tables) == (
+        T0,
+        "export/s0/games.jsonl.gz",
+        {},
+    )
 
 
 def test_equal_content_gives_equal_bytes(catalog_factory: Callable[..., list[GameRecord]]) -> None:
@@ -151,7 +243,35 @@ def test_equal_content_gives_equal_bytes(catalog_factory: Callable[..., list[Gam
     one = render_export(records, snapshot_id="s1", created_at=T0)
     two = render_export(records, snapshot_id="s2", created_at=T0 + dt.timedelta(days=1))
     assert one.bodies == two.bodies
-    assert one.manifest.files == two.manifest.files
+    assert [(f.name, f.sha256, f.rows) for f in one.manifest.files] == [
+        (f.name, f.sha256, f.rows) for f in two.manifest.files
+    ]
+
+
+def test_an_unchanged_file_keeps_its_updated_at(
+    catalog_factory: Callable[..., list[GameRecord]],
+) -> None:
+    records = records_of(scored(catalog_factory([10, 20])))
+    one = render_export(records, snapshot_id="s1", created_at=T0)
+    later = T0 + dt.timedelta(days=1)
+    two = render_export(
+        records,
+        snapshot_id="s2",
+        created_at=later,
+        previous=one.manifest,
+        previous_games=one.bodies[GAMES_JSONL],
+    )
+    updated = {f.name: f.updated_at for f in two.manifest.files}
+    # The games are the same bytes; the changes differ (every game added, then none).
+    assert {n for n, at in updated.items() if at == T0} == {
+        GAMES_JSONL,
+        GAMES_CSV,
+        GAMES_PARQUET,
+        PRICE_HISTORY_PARQUET,
+        SCORE_HISTORY_PARQUET,
+        TAGS_PARQUET,
+    }
+    assert updated[CHANGES_JSONL] == updated[CHANGES_PARQUET] == later
 
 
 def _line(appid: int, price: float) -> tuple[int, bytes]:
@@ -230,16 +350,67 @@ def test_write_export_diffs_against_the_previous_one(
         assert hashlib.sha256(body).hexdigest() == entry.sha256
 
 
-def test_write_export_keeps_the_newest(catalog_factory: Callable[..., list[GameRecord]]) -> None:
+@pytest.mark.parametrize(("builds", "keep"), [(4, 2), (9, 7)], ids=["keep-2", "keep-7"])
+def test_write_export_keeps_the_newest(
+    catalog_factory: Callable[..., list[GameRecord]], builds: int, keep: int
+) -> None:
     storage = MemoryStorage()
-    for i in range(4):
+    for i in range(builds):
         games = scored(catalog_factory([10 + i]))
         write_export(
-            storage, games, snapshot_id=f"s{i}", created_at=T0, site_url=factories.SITE, keep=2
+            storage, games, snapshot_id=f"s{i}", created_at=T0, site_url=factories.SITE, keep=keep
         )
-    assert list_exports(storage) == ["s2", "s3"]
+    assert list_exports(storage) == [f"s{i}" for i in range(builds - keep, builds)]
     assert read_latest(storage) is not None
-    assert storage.get(LATEST_KEY) == storage.get(export_manifest_key("s3"))
+    assert storage.get(LATEST_KEY) == storage.get(export_manifest_key(f"s{builds - 1}"))
+
+
+def _files(root: Path) -> dict[str, tuple[int, int, bytes]]:
+    """Return every file under a folder: relative path -> (inode, mtime in ns, bytes)."""
+    return {
+        str(p.relative_to(root)): (p.stat().st_ino, p.stat().st_mtime_ns, p.read_bytes())
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_an_export_file_is_never_rewritten(
+    tmp_path: Path, catalog_factory: Callable[..., list[GameRecord]]
+) -> None:
+    # An address under a snapshot id keeps its bytes (docs/API.md#bulk-data): building the
+    # same snapshot id again, even from other games, writes none of its files again.
+    storage = LocalStorage(tmp_path / "export")
+    first = write_export(
+        storage,
+        scored(catalog_factory([10, 20])),
+        snapshot_id="s1",
+        created_at=T0,
+        site_url=factories.SITE,
+        keep=7,
+    )
+    folder = tmp_path / "export" / "export" / "s1"
+    before = _files(folder)
+    assert set(before) == {*FILES, "manifest.json"}
+    write_export(
+        storage,
+        scored(catalog_factory([20, 30], prices={20: 4.99})),
+        snapshot_id="s2",
+        created_at=T0 + dt.timedelta(days=1),
+        site_url=factories.SITE,
+        keep=7,
+    )
+    again = write_export(
+        storage,
+        scored(catalog_factory([40], prices={40: 1.99})),
+        snapshot_id="s1",
+        created_at=T0 + dt.timedelta(days=2),
+        site_url=factories.SITE,
+        keep=7,
+    )
+    assert _files(folder) == before
+    assert again.manifest == first.manifest
+    assert again.counts == {"added": 0, "changed": 0, "removed": 0}
+    assert read_latest(storage) == first.manifest  # the export built last is current
 
 
 def _export(catalog_factory: Callable[..., list[GameRecord]]) -> Export:

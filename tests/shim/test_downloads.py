@@ -15,13 +15,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import jsonschema_rs
+import orjson
 import pytest
 from starlette.testclient import TestClient
 
 from bangscore.build.export import write_export
 from bangscore.build.publish import publish
 from bangscore.build.snapshot import snapshot_objects
-from bangscore.contract.export import GAMES_JSONL
+from bangscore.contract.export import FILES, GAMES_JSONL, download_type
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import GameRecord
 from bangscore.serve_cli import app_from_settings
@@ -148,13 +150,10 @@ def test_export_gives_bulk_keys_presigned_urls_to_the_right_bytes(
     assert response.headers["cache-control"] == "no-store"
     body = response.json()
     assert body["snapshot"] == "s1"
-    assert {f["name"] for f in body["files"]} == {
-        "games.jsonl.gz",
-        "games.csv.gz",
-        "changes.jsonl.gz",
-    }
+    assert [f["name"] for f in body["files"]] == list(FILES)
     for entry in body["files"]:
         assert entry["url"].startswith(aws_env.endpoint)
+        assert entry["address"] == f"{factories.SITE}/export/s1/{entry['name']}"
         expires = dt.datetime.fromisoformat(entry["expires_at"]).timestamp()
         assert before + 3600 - 5 <= expires <= time.time() + 3600
         download = httpx.get(entry["url"])
@@ -239,12 +238,17 @@ def local_export(
 def test_local_export_links_download_until_they_expire(local_export: Any) -> None:
     client, clock, bulk, _ = local_export
     body = client.get("/api/v1/export", headers=bulk).json()
+    # The answer is the stored manifest with links: it validates against the repo's schema.
+    schema = orjson.loads(
+        (Path(__file__).parents[2] / "docs/export-manifest.schema.json").read_bytes()
+    )
+    assert jsonschema_rs.validator_for(schema).is_valid(body)
     for entry in body["files"]:
         assert entry["url"].startswith(f"{factories.SITE}/export/s1/{entry['name']}?expires=")
         assert dt.datetime.fromisoformat(entry["expires_at"]).timestamp() == clock.now + 600
         download = client.get(entry["url"])
         assert download.status_code == 200
-        assert download.headers["content-type"] == "application/gzip"
+        assert download.headers["content-type"] == download_type(entry["name"])
         assert hashlib.sha256(download.content).hexdigest() == entry["sha256"]
     url = body["files"][0]["url"]
     clock.now += 601

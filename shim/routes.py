@@ -18,6 +18,7 @@ from starlette.routing import Route
 from bangscore.contract.filters import OPENAPI_KEY, ROOT_KEY, detail_key
 from bangscore.contract.not_rated import REASON_DETAIL
 from bangscore.contract.paging import page_count, page_rels
+from bangscore.contract.records import Usage, ordered
 from bangscore.manifest import etag_for
 from bangscore.shim import api, params
 from bangscore.shim.answer import JSON_TYPE, NotFound, Resolved, Stored, read, stored
@@ -122,16 +123,20 @@ async def _usage(request: Request, record: KeyRecord, _: LoadedSnapshot) -> Reso
     hit, window = quota.peek(record.subject, record.daily_limit)
     days = [window.day - dt.timedelta(days=n) for n in range(29, -1, -1)]
     counts = quota.history(record.subject, days)  # KeyStoreUnavailable: 503
+    # In the model's field order, refused if the two ever differ (contract/records.Usage).
     body = orjson.dumps(
-        {
-            "key_id": record.key_id,
-            "plan": record.plan,
-            "limit": record.daily_limit,
-            "used": hit.used,
-            "remaining": hit.remaining,
-            "reset_at": dt.datetime.fromtimestamp(window.reset_at, dt.UTC).isoformat(),
-            "days": [{"date": d.isoformat(), "count": counts[d]} for d in days],
-        }
+        ordered(
+            Usage,
+            {
+                "key_id": record.key_id,
+                "plan": record.plan,
+                "limit": record.daily_limit,
+                "used": hit.used,
+                "remaining": hit.remaining,
+                "reset_at": dt.datetime.fromtimestamp(window.reset_at, dt.UTC).isoformat(),
+                "days": [{"date": d.isoformat(), "count": counts[d]} for d in days],
+            },
+        )
     )
     return Resolved(body, etag_for(body))
 

@@ -30,3 +30,39 @@ def test_renderers_share_compiled_templates_but_not_their_site(
     assert home_link.encode() in page
     assert site_url.encode() in page
     assert b"first.example" not in page
+
+
+@pytest.mark.parametrize(
+    ("observed", "as_of", "shown"),
+    [
+        pytest.param("2026-07-24T09:00:00Z", "2026-07-24", "24 Jul 2026", id="fresh"),
+        pytest.param("2026-01-25T00:00:00Z", "2026-07-24", "25 Jan 2026", id="180 days"),
+        pytest.param("2026-01-24T23:59:59Z", "2026-07-24", "last seen 24 Jan 2026", id="181"),
+        pytest.param("2025-01-01T00:00:00Z", None, "1 Jan 2025", id="no as-of date"),
+        pytest.param(None, "2026-07-24", "—", id="undated"),
+    ],
+)
+def test_price_seen_dates_a_stale_price_last_seen(
+    observed: str | None, as_of: str | None, shown: str
+) -> None:
+    assert render.price_seen(observed, as_of) == shown
+
+
+@pytest.mark.parametrize(
+    ("item", "words"),
+    [
+        pytest.param({"verdict": "buy_now"}, "Buy at this price", id="buy"),
+        pytest.param(
+            {"verdict": "wait_for_sale", "verdict_price_usd": 23.99}, "Wait for $23.99", id="wait"
+        ),
+        pytest.param(
+            {"verdict": "wait_for_sale", "verdict_price_usd": None},
+            "Wait for a sale",
+            id="wait, no price",
+        ),
+        pytest.param({"verdict": "skip"}, "Skip", id="skip"),
+        pytest.param({}, "", id="no verdict"),
+    ],
+)
+def test_verdict_words(item: dict[str, object], words: str) -> None:
+    assert render.verdict_words(item) == words

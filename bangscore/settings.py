@@ -40,6 +40,11 @@ class Settings(BaseSettings):
     access_log: bool = Field(
         True, description="Write the JSON access log to standard output (`serve --quiet`: off)"
     )
+    metrics_allow_ips: str = Field(
+        "",
+        description="Client addresses or networks /metrics answers (comma-separated; "
+        "empty: every client; others get 404)",
+    )
     anonymous_daily_limit: int = Field(1000, ge=1, description="Per-IP allowance without a key")
     page_daily_limit: int = Field(5000, ge=1, description="Per-IP allowance of website pages")
     pointer_poll_seconds: float = Field(5.0, gt=0, description="How often replicas re-read current")

@@ -216,4 +216,5 @@ def create_app(
     app.state.pages = pages
     app.state.export = export
     app.state.metrics = metrics
+    app.state.access_log = access_log
     return app

@@ -187,8 +187,9 @@ def test_writes_are_whole_lines_of_at_most_pipe_buf(tmp_path: Path) -> None:
             super().__init__(-1)
             self.writes: list[bytes] = []
 
-        def _write(self, data: bytes) -> None:
+        def _write(self, data: bytes) -> bool:
             self.writes.append(data)
+            return True
 
     log = Recording()
     for n in range(300):

@@ -54,7 +54,7 @@ def counter(url: str, subject: str, day: dt.date = DAY) -> dict[str, int]:
         fields = client.hgetall(f"bs:n:{subject}:{day.isoformat()}")
     finally:
         client.close()
-    return {str(name): int(value) for name, value in fields.items()}
+    return {str(name): int(value) for name, value in fields.items() if name in ("leased", "spent")}
 
 
 def expected_blocks(limit: int, replicas: int, max_block: int) -> list[int]:
@@ -194,7 +194,8 @@ def test_peek_answers_from_the_lease_without_a_round_trip(
     trips = store.stats()["round_trips"]
     assert [store.peek("key:p", DAY) for _ in range(20)] == [used] * 20
     assert store.stats()["round_trips"] == trips
-    assert counter(redis_url, "key:p")["leased"] == used  # what Redis holds, too
+    assert used == 1  # the requests counted, not the block leased (docs/API.md)
+    assert counter(redis_url, "key:p")["leased"] >= used
 
 
 @pytest.mark.parametrize("limit", [1, 37, 1000])

@@ -590,7 +590,8 @@ def portal_item(**changes: Any) -> dict[str, Any]:
     item: dict[str, Any] = fixture_json("storefront/get_items_620.json")["response"]["store_items"][
         0
     ]
-    return json.loads(json.dumps(item)) | changes
+    copied: dict[str, Any] = json.loads(json.dumps(item))
+    return copied | changes
 
 
 def priced(item: dict[str, Any], cents: int) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from bangscore.stores.keystore import Hit, KeyRecord, KeyStore, KeyStoreUnavaila
 
 DAY_SECONDS = 86_400
 MAX_CACHED_KEYS = 100_000
-REFUSAL_SECONDS = 1.0  # how long a store's refusal is answered without asking it again
+REFUSAL_SECONDS = 0.25  # how long a store's refusal is answered without asking it again
 log = logging.getLogger("bangscore.quota")
 
 

@@ -40,6 +40,12 @@ class Settings(BaseSettings):
     access_log: bool = Field(
         True, description="Write the JSON access log to standard output (`serve --quiet`: off)"
     )
+    access_log_queue_bytes: int = Field(
+        4 * 1024 * 1024,
+        ge=64 * 1024,
+        description="Access-log lines waiting for a slow reader, per process (past it: dropped "
+        "and counted)",
+    )
     metrics_allow_ips: str = Field(
         "",
         description="Client addresses or networks /metrics answers (comma-separated; "

@@ -75,6 +75,15 @@ class Metrics:
             registry=self.registry,
             multiprocess_mode="livesum",
         )
+        # 1 per serving process: a worker killed with SIGKILL leaves the sum at the next
+        # scrape (mark_dead_workers), so the scrape shows how many are alive.
+        self.workers = Gauge(
+            "bangscore_workers",
+            "Serving processes alive (summed over workers).",
+            registry=self.registry,
+            multiprocess_mode="livesum",
+        )
+        self.workers.set(1)
 
     def observe(self, status: int, seconds: float) -> None:
         """Given an answered request's status and its duration in seconds, count it."""

@@ -88,7 +88,7 @@ def slow_reader(stream: Any, into: bytearray, done: threading.Event) -> threadin
 
     def read() -> None:
         fd = stream.fileno()
-        while chunk := os.read(fd, 512):
+        while not done.is_set() and (chunk := os.read(fd, 512)):
             into.extend(chunk)
             done.wait(0.001)
 
@@ -120,10 +120,13 @@ def test_two_workers_lines_never_interleave_with_a_slow_reader(
         thread.join(120)
     for client in clients:
         client.close()
-    dropped = server.metrics()["bangscore_access_log_dropped_total"]
-    server.stop()
-    reader.join(30)
+    dropped = server.metrics().get("bangscore_access_log_dropped_total", 0.0)
+    assert server.process is not None
+    os.killpg(server.process.pid, signal.SIGTERM)
+    server.process.wait(60)
+    reader.join(60)  # to the end of the pipe: every line the workers wrote
     done.set()
+    server.stop()
     lines = bytes(out).split(b"\n")
     assert lines[-1] == b""
     records = [orjson.loads(line) for line in lines[:-1]]  # every line whole JSON

@@ -134,6 +134,17 @@ def measure_start(state: Path, key: str, starts: int, logs: Path) -> list[float]
     return figures
 
 
+def manifest_entries(state: Path) -> int:
+    """Given a state folder, return how many entries its current snapshot's manifest holds
+    (0 with none published)."""
+    from bangscore.manifest import read_manifest_view
+    from bangscore.storage import LocalStorage
+
+    storage = LocalStorage(state / "snapshots")
+    pointer = storage.read_pointer()
+    return len(read_manifest_view(storage, pointer).entries) if pointer else 0
+
+
 def section(log: LogFigures | None, starts: Sequence[float], entries: int) -> list[str]:
     """Given the log figures and the start times, return the report's markdown section."""
     lines = ["## Hardening, round 5 (issue 36)", ""]
@@ -195,13 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     key = bench_key(args.state)
     starts = measure_start(args.state, key, args.starts, logs) if args.starts else []
     log = None if args.skip_log else measure_log(args.state, key, args.seconds, args.rounds, logs)
-    from bangscore.manifest import read_manifest
-    from bangscore.storage import LocalStorage
-
-    storage = LocalStorage(args.state / "snapshots")
-    pointer = storage.read_pointer()
-    entries = len(read_manifest(storage, pointer).entries) if pointer else 0
-    text = "\n".join(section(log, starts, entries))
+    text = "\n".join(section(log, starts, manifest_entries(args.state)))
     print(text)
     if args.out is not None:
         args.out.write_text(text)

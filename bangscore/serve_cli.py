@@ -86,7 +86,9 @@ def app_from_settings(settings: Settings) -> Starlette:
         export=_export_service(settings, session_secret),
         watches=_watch_options(settings),
         freeze_heap=True,
-        access_log=AccessLog() if settings.access_log else None,
+        access_log=(
+            AccessLog(queue_bytes=settings.access_log_queue_bytes) if settings.access_log else None
+        ),
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import Field, PrivateAttr, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -18,6 +18,7 @@ class Settings(BaseSettings):
     """BangScore configuration. Paths are relative to the working directory."""
 
     model_config = SettingsConfigDict(env_prefix="BANGSCORE_", env_file=".env", extra="ignore")
+    _site_url_derived: bool = PrivateAttr(default=False)
 
     state_dir: Path = Field(Path("var"), description="Folder for snapshots, keys and counts")
     data_dir: Path = Field(Path("data"), description="Bundled raw dumps (data/raw)")
@@ -39,6 +40,17 @@ class Settings(BaseSettings):
     workers: int = Field(1, ge=1, le=64)
     access_log: bool = Field(
         True, description="Write the JSON access log to standard output (`serve --quiet`: off)"
+    )
+    access_log_queue_bytes: int = Field(
+        4 * 1024 * 1024,
+        ge=64 * 1024,
+        description="Access-log lines waiting for a slow reader, per process (past it: dropped "
+        "and counted)",
+    )
+    metrics_allow_ips: str = Field(
+        "",
+        description="Client addresses or networks /metrics answers (comma-separated; "
+        "empty: every client; others get 404)",
     )
     anonymous_daily_limit: int = Field(1000, ge=1, description="Per-IP allowance without a key")
     page_daily_limit: int = Field(5000, ge=1, description="Per-IP allowance of website pages")
@@ -134,7 +146,14 @@ class Settings(BaseSettings):
         # redirects and the account forms point at the server a browser really reaches.
         if not self.site_url:
             self.site_url = local_url(self.host, self.port)
+            self._site_url_derived = True
         return self
+
+    @property
+    def site_url_configured(self) -> bool:
+        """Return True if the site URL was given (option, variable, .env), False if it was
+        derived from the host and port."""
+        return not self._site_url_derived
 
     @property
     def api_base_url(self) -> str:

@@ -178,7 +178,14 @@ def cmd_alerts_send(args: argparse.Namespace, settings: Settings) -> int:
             "3.12.5, 3.13.0); every message's header block is checked by BangScore instead",
             file=sys.stderr,
         )
-    links = WatchLinks(secret, settings.site_url)
+    # The mail's game links come from the snapshot, built with its site URL; the confirmation
+    # and unsubscribe links must name the same origin, so unconfigured, they take the
+    # snapshot's too instead of this machine's host and port (issue 36).
+    recorded = details.manifest.meta.get("site_url")
+    site_url = settings.site_url
+    if recorded and not settings.site_url_configured:
+        site_url = str(recorded).rstrip("/")
+    links = WatchLinks(secret, site_url)
     store = _store(settings, create=settings.store is None)
     started = time.perf_counter()
     deadline = settings.smtp_deadline_seconds

@@ -583,6 +583,14 @@ def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
                     )
                     profile_lines += [f"**{w.name}** (py-spy, own time):", *lines, ""]
 
+    # Issue 36: the access log's cost (alternating runs, log off and on) and a replica's start
+    # to its first answer on the real snapshot.
+    from bench import harden
+
+    harden_starts = harden.measure_start(real_state, key, 3, logs)
+    harden_log = harden.measure_log(real_state, key, seconds, 3, logs)
+    harden_entries = harden.manifest_entries(real_state)
+
     # The scaled build last: it is the heaviest and must not disturb the servers above.
     scaled_catalog = scale_catalog(catalog, scaled)
     write_catalog(scaled_catalog, scaled_file)
@@ -610,6 +618,7 @@ def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
     # How busy the machine was is in the Machine table (load averages at start and end).
     text += "\n" + "\n".join(section([w.name for w in production], prod, wire, disk)) + "\n"
     text += "\n" + "\n".join(export_section(exported)) + "\n"
+    text += "\n" + "\n".join(harden.section(harden_log, harden_starts, harden_entries))
     out.write_text(text)
     print(text)
 

@@ -75,7 +75,7 @@ class AppListAdapter:
                 "max_results": MAX_RESULTS,
                 "last_appid": cursor,
             }
-            appids, cursor = parse_app_list_page(client.get_json(url, params))
+            appids, cursor = client.get_json(url, params, parse=parse_app_list_page)
             out.requests += 1
             for appid in appids:
                 (out.known if appid in catalogue else out.new).add(appid)

@@ -8,6 +8,15 @@ cure it, and four backoffs cost 30 s per source offline); it is marked down for 
 run, so every later request to it fails at once without touching the network. Resumability:
 every successful response body is kept on disk under the run date, keyed by method, URL and body,
 so a rerun on the same day never refetches what it already has.
+
+Hostile or broken upstreams (issue 36): an answer is read as a stream and refused past
+``max_body_bytes`` decoded or ``max_wire_bytes`` on the wire (a 0.5 MB gzip answer can decode
+to 512 MiB); a request, its retries' waits aside, ends after ``deadline_seconds`` however slowly
+the bytes come (the read timeout alone lets a byte every 29 s hold it for ever); a redirect is
+followed only to the same scheme, host and port (through the same rate limit), any other is
+refused and logged; and a body is cached only once it parsed as the caller expects (an HTML
+"Access Denied" page with status 200 is never replayed from the cache; a cached body that no
+longer parses is dropped and fetched again).
 """
 
 from __future__ import annotations
@@ -16,6 +25,7 @@ import datetime as dt
 import email.utils
 import hashlib
 import json
+import logging
 import os
 import time
 from collections import Counter
@@ -36,10 +46,22 @@ from tenacity import (
 from bangscore.errors import SourceError as SourceError
 from bangscore.errors import SourceUnreachableError as SourceUnreachableError
 
+log = logging.getLogger("bangscore.ingest.http")
+MAX_REDIRECTS = 5
 USER_AGENT = "bangscore-ingest/0.1 (+https://github.com/bangscore; polite nightly refresh)"
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
 Params = Mapping[str, str | int]
+
+
+class AnswerRefused(SourceError):
+    """The host answered, but the answer is not one to read: too large, too slow as a whole,
+    or a redirect to another host. Not retried."""
+
+    def __init__(self, url: str, reason: str) -> None:
+        super().__init__(url, 200)
+        self.args = (f"{url}: {reason}",)
+        self.reason = reason
 
 
 class _RetryableStatusError(Exception):
@@ -155,6 +177,10 @@ class ResponseCache:
             host = f"{host}_{url.port}"
         return self.root / self.day.isoformat() / host / f"{digest}.body"
 
+    def drop(self, method: str, url: httpx.URL, body: bytes) -> None:
+        """Given a request, forget its cached body (it no longer parses)."""
+        self.path_for(method, url, body).unlink(missing_ok=True)
+
     def get(self, method: str, url: httpx.URL, body: bytes) -> bytes | None:
         """Given a request, return its cached body, or None if it was never fetched today."""
         path = self.path_for(method, url, body)
@@ -182,6 +208,10 @@ class ClientSettings:
     rate_limits: Mapping[str, RateLimit] = field(default_factory=dict)
     default_rate_limit: RateLimit = RateLimit(60, 60.0)
     user_agent: str = USER_AGENT
+    # The largest real answers (a GetAppList page, a reviews page) are a few MB.
+    max_body_bytes: int = 64 * 1024 * 1024
+    max_wire_bytes: int = 64 * 1024 * 1024
+    deadline_seconds: float = 120.0
 
 
 class PoliteClient:
@@ -210,7 +240,7 @@ class PoliteClient:
                 settings.timeout_seconds, connect=settings.connect_timeout_seconds
             ),
             headers={"User-Agent": settings.user_agent, "Accept": "application/json"},
-            follow_redirects=True,
+            follow_redirects=False,  # followed by hand: same host only, rate-limited
             transport=transport,
         )
         self.network_requests = 0
@@ -230,13 +260,17 @@ class PoliteClient:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def get_json(self, url: str, params: Params | None = None) -> Any:
-        """Given a URL and query, return the decoded JSON body.
+    def get_json(
+        self, url: str, params: Params | None = None, parse: Callable[[Any], Any] | None = None
+    ) -> Any:
+        """Given a URL, a query and optionally the adapter's parser of the decoded JSON, return
+        the decoded JSON (or what ``parse`` made of it). The body is cached only once both
+        succeeded.
 
-        Raises SourceUnreachableError, SourceError (non-retryable status or retries exhausted) or
-        ValueError (body is not JSON).
+        Raises SourceUnreachableError, SourceError (non-retryable status, retries exhausted,
+        :class:`AnswerRefused`), ValueError (the body is not JSON) or what ``parse`` raises.
         """
-        return json.loads(self.fetch("GET", url, params=params))
+        return self._fetch("GET", url, params, b"", None, _json_reader(parse))
 
     def post_json(
         self,
@@ -244,10 +278,13 @@ class PoliteClient:
         payload: Any,
         params: Params | None = None,
         headers: Mapping[str, str] | None = None,
+        parse: Callable[[Any], Any] | None = None,
     ) -> Any:
-        """Given a URL, a JSON-serialisable payload and a query, POST it and return decoded JSON."""
+        """Given a URL, a JSON-serialisable payload, a query and optionally the adapter's
+        parser, POST it and return the decoded JSON (or what ``parse`` made of it), as
+        :meth:`get_json`."""
         body = json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
-        return json.loads(self.fetch("POST", url, params=params, body=body, headers=headers))
+        return self._fetch("POST", url, params, body, headers, _json_reader(parse))
 
     def fetch(
         self,
@@ -262,12 +299,33 @@ class PoliteClient:
 
         ``headers`` are sent but are not part of the cache key.
         """
+        content: bytes = self._fetch(method, url, params, body, headers, bytes)
+        return content
+
+    def _fetch(
+        self,
+        method: str,
+        url: str,
+        params: Params | None,
+        body: bytes,
+        headers: Mapping[str, str] | None,
+        read: Callable[[bytes], Any],
+    ) -> Any:
+        """Given a request and a reader of its body (raising ValueError for a body it refuses),
+        return what the reader made of the body: the cached one when it still reads, else a
+        fetched one, cached only once it read."""
         request_url = httpx.URL(url, params=dict(params or {}))
         if self.cache is not None:
             cached = self.cache.get(method, request_url, body)
             if cached is not None:
-                self.cache_hits += 1
-                return cached
+                try:
+                    result = read(cached)
+                except (ValueError, KeyError, TypeError, AttributeError):
+                    # A body cached by an older run that no longer reads: fetch it again.
+                    self.cache.drop(method, request_url, body)
+                else:
+                    self.cache_hits += 1
+                    return result
         # host:port, so a dead port does not condemn another service on the same machine.
         host = request_url.netloc.decode("ascii") or "local"
         if host in self.down:
@@ -289,13 +347,39 @@ class PoliteClient:
             if not _transient_transport_error(exc):
                 self.down[host] = reason
             raise SourceUnreachableError(reason) from exc
+        result = read(content)  # raises for a body it refuses: not cached, a rerun asks again
         if self.cache is not None:
             self.cache.put(method, request_url, body, content)
-        return content
+        return result
 
     def _send_once(
         self, method: str, url: httpx.URL, body: bytes, extra_headers: Mapping[str, str]
     ) -> bytes:
+        headers = {"Content-Type": "application/json"} if body else {}
+        headers.update(extra_headers)
+        deadline = self._clock() + self.settings.deadline_seconds
+        target = url
+        for _ in range(MAX_REDIRECTS + 1):
+            self._take_token(target)
+            with self._http.stream(
+                method, target, content=body or None, headers=headers
+            ) as response:
+                status = response.status_code
+                if status in (301, 302, 303, 307, 308) and "location" in response.headers:
+                    target = self._redirect(url, target, response.headers["location"])
+                    if status == 303:
+                        method, body = "GET", b""
+                    continue
+                if status in RETRY_STATUSES:
+                    retry_after = parse_retry_after(response.headers.get("Retry-After"))
+                    raise _RetryableStatusError(_shown(url), status, retry_after)
+                if status >= 400:
+                    raise SourceError(_shown(url), status)
+                return self._read_body(url, response, deadline)
+        raise AnswerRefused(_shown(url), f"more than {MAX_REDIRECTS} redirects")
+
+    def _take_token(self, url: httpx.URL) -> None:
+        """Given the URL about to be requested, wait for its host's token and count it."""
         host = url.host or "local"
         bucket = self._buckets.get(host)
         if bucket is None:
@@ -305,15 +389,38 @@ class PoliteClient:
         bucket.acquire()
         self.network_requests += 1
         self.requests_by_host[url.netloc.decode("ascii") or host] += 1
-        headers = {"Content-Type": "application/json"} if body else {}
-        headers.update(extra_headers)
-        response = self._http.request(method, url, content=body or None, headers=headers)
-        if response.status_code in RETRY_STATUSES:
-            retry_after = parse_retry_after(response.headers.get("Retry-After"))
-            raise _RetryableStatusError(_shown(url), response.status_code, retry_after)
-        if response.status_code >= 400:
-            raise SourceError(_shown(url), response.status_code)
-        return response.content
+
+    def _redirect(self, first: httpx.URL, current: httpx.URL, location: str) -> httpx.URL:
+        """Given the first URL, the one redirecting and its ``Location``, return the URL to
+        follow; raise AnswerRefused (and log it) for another scheme, host or port."""
+        target = current.join(location)
+        if (target.scheme, target.host, target.port) != (first.scheme, first.host, first.port):
+            shown = str(target.copy_with(query=None, fragment=None))
+            log.warning("%s redirected to %s: refused (another host)", _shown(first), shown)
+            raise AnswerRefused(_shown(first), f"redirected to another host ({shown})")
+        return target
+
+    def _read_body(self, url: httpx.URL, response: httpx.Response, deadline: float) -> bytes:
+        """Given a streamed 2xx response and the request's deadline, return its decoded body;
+        raise AnswerRefused past the size caps (decoded or on the wire) or the deadline."""
+        limit, wire_limit = self.settings.max_body_bytes, self.settings.max_wire_bytes
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > wire_limit:
+            raise AnswerRefused(_shown(url), f"declares {declared} bytes, over {wire_limit}")
+        chunks: list[bytes] = []
+        size = 0
+        for chunk in response.iter_bytes():
+            size += len(chunk)
+            if size > limit:
+                raise AnswerRefused(_shown(url), f"over {limit} bytes decoded")
+            if response.num_bytes_downloaded > wire_limit:
+                raise AnswerRefused(_shown(url), f"over {wire_limit} bytes on the wire")
+            if self._clock() > deadline:
+                raise AnswerRefused(
+                    _shown(url), f"not answered within {self.settings.deadline_seconds:g} s"
+                )
+            chunks.append(chunk)
+        return b"".join(chunks)
 
     def _wait(self, state: RetryCallState) -> float:
         error = state.outcome.exception() if state.outcome else None
@@ -327,3 +434,15 @@ class PoliteClient:
         self.slept.append(seconds)
         if seconds > 0:
             self._sleep(seconds)
+
+
+def _json_reader(parse: Callable[[Any], Any] | None) -> Callable[[bytes], Any]:
+    """Given an adapter's parser of decoded JSON (or None), return a reader of raw bodies:
+    JSON-decoded, then parsed. It raises ValueError for a body that is not JSON, and whatever
+    the parser raises for one of the wrong shape (ValueError, KeyError, TypeError)."""
+
+    def read(raw: bytes) -> Any:
+        decoded = json.loads(raw)
+        return decoded if parse is None else parse(decoded)
+
+    return read

@@ -27,6 +27,19 @@ from typing import Generic, TypeVar
 L = TypeVar("L", bound=Hashable)
 R = TypeVar("R", bound=Hashable)
 
+# Characters an upstream name must not bring into pages, logs or mail: the C0 and C1 controls
+# (NUL, ESC, BEL...) and the bidirectional overrides, embeddings and isolates (U+202E can
+# show a name backwards). Removed at ingest (issue 36).
+_UNSAFE_IN_NAMES = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_SPACES = re.compile(r"\s+")
+
+
+def display_name(text: str) -> str:
+    """Given a name as an upstream sent it, return it fit to show: control and bidirectional
+    formatting characters removed, runs of white space made one space, trimmed."""
+    return _SPACES.sub(" ", _UNSAFE_IN_NAMES.sub("", text)).strip()
+
+
 # Marks that titles carry inconsistently between stores; they never tell two games apart.
 _DROPPED_MARKS = str.maketrans("", "", "™®©℠'’`´")
 _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)

@@ -370,7 +370,11 @@ def _run_batches(
 
 
 def _apply(answer: BatchAnswer, games: _Games, layer: Layer, outcome: SourceOutcome) -> None:
-    """Re-resolve every game a batch answered for, counting the outcome."""
+    """Re-resolve every game a batch answered for, counting the outcome (a game whose answer
+    the adapter refused is an error and keeps its values)."""
+    for appid, why in answer.refused.items():
+        outcome.errors += 1
+        outcome.message = f"last error: appid {appid}: {why}"[:300]
     for appid, patch in answer.patches.items():
         if appid in games.refused:
             outcome.skipped += 1

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bangscore.ingest.http import PoliteClient
+from bangscore.ingest.names import display_name
 from bangscore.scoring.records import GameRecord, SourceName
 
 
@@ -36,7 +37,7 @@ def parse_steamspy_app(obj: Mapping[str, Any]) -> SteamSpyApp | None:
     owners = str(obj.get("owners") or "").strip()
     return SteamSpyApp(
         appid=int(obj["appid"]),
-        name=str(name),
+        name=display_name(str(name)),
         owners_range=owners or None,
         average_forever_minutes=int(obj.get("average_forever") or 0),
         median_forever_minutes=int(obj.get("median_forever") or 0),

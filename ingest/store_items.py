@@ -32,11 +32,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from bangscore.ingest.http import PoliteClient
+from bangscore.ingest.names import display_name
 from bangscore.ingest.prices import Price, Seen
 from bangscore.ingest.storefront import fetch_tag_names
 from bangscore.scoring.records import GameRecord, SourceName
@@ -57,6 +59,11 @@ __all__ = [
 # Apps per GetItems call: 100 ids keep the GET's ``input_json`` far below the ~8 KB URL that
 # public batch clients report the host accepts.
 BATCH_SIZE: Final = 100
+# Plausibility of one batch's answer (issue 36): every price within 0-1,000 USD (the store's
+# dearest game is far below), and no more than a few games' prices moving tenfold at once.
+MAX_PRICE_USD: Final = 1000.0
+PRICE_JUMP: Final = 10.0
+MASS_CHANGE_GAMES: Final = 5
 DATA_REQUEST: Final[Mapping[str, object]] = {
     "include_all_purchase_options": True,
     "include_release": True,
@@ -78,6 +85,7 @@ class BatchAnswer:
 
     patches: dict[int, dict[str, object] | None] = field(default_factory=dict)
     changed: set[int] = field(default_factory=set)
+    refused: dict[int, str] = field(default_factory=dict)  # appid: why its answer was refused
 
 
 @dataclass(frozen=True)
@@ -150,7 +158,7 @@ def parse_store_item(item: Mapping[str, Any]) -> StoreItem | None:
     )
     return StoreItem(
         appid=int(item.get("appid", item.get("id", 0))),
-        name=str(item["name"]).strip(),
+        name=display_name(str(item["name"])),
         item_type=int(item.get("type", GAME_TYPE)),
         is_free=bool(item.get("is_free")),
         price=price,
@@ -175,8 +183,42 @@ def parse_store_items(payload: Mapping[str, Any]) -> dict[int, StoreItem]:
     if not isinstance(response, Mapping):
         raise TypeError(f"GetItems' response is a JSON object, not {type(response).__name__}")
     items = response.get("store_items") or []
-    parsed = (parse_store_item(item) for item in items)
-    return {item.appid: item for item in parsed if item is not None}
+    if not items:
+        # The store answers every appid asked, if only with success 0: an empty answer is an
+        # outage or a block, never news that every game left the store.
+        raise ValueError("GetItems answered no item")
+    parsed = [item for item in (parse_store_item(item) for item in items) if item is not None]
+    by_appid = {item.appid: item for item in parsed}
+    if len(by_appid) != len(parsed):
+        seen = Counter(item.appid for item in parsed)
+        twice = sorted(appid for appid, n in seen.items() if n > 1)
+        raise ValueError(f"GetItems answered appids more than once: {twice[:10]}")
+    return by_appid
+
+
+def implausible_price(item: StoreItem) -> str | None:
+    """Given a store item, return why its price cannot be right (outside 0-MAX_PRICE_USD,
+    the paid or the list price), or None."""
+    if item.price is None:
+        return None
+    for what, usd in (("price", item.price.price_usd), ("list price", item.price.list_price_usd)):
+        if not 0 <= usd <= MAX_PRICE_USD:
+            return f"{what} {usd} USD outside 0-{MAX_PRICE_USD:g}"
+    return None
+
+
+def implausible_prices(records: Sequence[GameRecord], items: Mapping[int, StoreItem]) -> list[int]:
+    """Given a batch's records and the store's items, return the appids whose price moved
+    past :data:`PRICE_JUMP` (up or down) from the record's, among games priced on both sides."""
+    jumped = []
+    for record in records:
+        item = items.get(record.appid)
+        if item is None or item.price is None or record.price_usd <= 0 or item.price.price_usd <= 0:
+            continue
+        ratio = item.price.price_usd / record.price_usd
+        if ratio > PRICE_JUMP or ratio < 1 / PRICE_JUMP:
+            jumped.append(record.appid)
+    return jumped
 
 
 def _review_patch(item: StoreItem) -> dict[str, object]:
@@ -211,12 +253,22 @@ class StoreItemsAdapter:
         values for the apps the batch settles and the apps that need a per-game call
         (:meth:`changed`). Raises as :meth:`fetch_batch` does."""
         items = self.fetch_batch(client, [record.appid for record in records])
+        jumped = implausible_prices(records, items)
+        if len(jumped) >= max(MASS_CHANGE_GAMES, len(records) // 2):
+            # One game's price can move tenfold (a 90% sale); many at once is a broken or
+            # hostile answer: the batch is refused and its games keep their last good values.
+            raise ValueError(
+                f"GetItems moved {len(jumped)} of {len(records)} prices past {PRICE_JUMP:g}x "
+                f"at once (appids {jumped[:5]}...)"
+            )
         if items and not self._tag_names:
             self._tag_names.update(fetch_tag_names(client, self.api_base))
         answer = BatchAnswer()
         for record in records:
             item = items.get(record.appid)
-            if item is None or self.changed(record, item):
+            if item is not None and (why := implausible_price(item)) is not None:
+                answer.refused[record.appid] = why  # the game keeps its last good price
+            elif item is None or self.changed(record, item):
                 answer.changed.add(record.appid)
             else:
                 answer.patches[record.appid] = self.patch(item, seen_at)
@@ -227,7 +279,7 @@ class StoreItemsAdapter:
         (absent: the store did not answer for it). Raises SourceUnreachableError/SourceError
         from the client, ValueError/KeyError/TypeError on a malformed answer."""
         url = f"{self.api_base.rstrip('/')}/IStoreBrowseService/GetItems/v1/"
-        return parse_store_items(client.get_json(url, items_request(appids)))
+        return client.get_json(url, items_request(appids), parse=parse_store_items)  # type: ignore[no-any-return]
 
     def patch(self, item: StoreItem, seen_at: dt.datetime) -> dict[str, object]:
         """Given an item and the time it was fetched, return the fresh values by observation

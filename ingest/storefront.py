@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bangscore.ingest.http import PoliteClient
+from bangscore.ingest.names import display_name
 from bangscore.scoring.records import GameRecord, SourceName
 
 _FULL_DATE_FORMATS = ("%d %b, %Y", "%b %d, %Y", "%d %B, %Y", "%B %d, %Y", "%d %b %Y", "%Y-%m-%d")
@@ -103,7 +104,7 @@ def parse_appdetails(payload: Mapping[str, Any], appid: int) -> AppDetails | Non
     publishers = data.get("publishers") or []
     return AppDetails(
         appid=int(data.get("steam_appid", appid)),
-        name=str(data["name"]).strip(),
+        name=display_name(str(data["name"])),
         app_type=str(data.get("type", "")),
         price_usd=price,
         list_price_usd=list_price,
@@ -186,7 +187,9 @@ class StorefrontAdapter:
         """
         store = self.store_base.rstrip("/")
         params: dict[str, str | int] = {"appids": record.appid, "cc": "us", "l": "english"}
-        details = parse_appdetails(client.get_json(f"{store}/api/appdetails", params), record.appid)
+        details = client.get_json(
+            f"{store}/api/appdetails", params, parse=lambda p: parse_appdetails(p, record.appid)
+        )
         if details is None:
             return None
         patch: dict[str, object] = {

@@ -123,7 +123,7 @@ class EdgeMiddleware:
                     scope["path"],
                     scope["query_string"],
                     status,
-                    outcome.sent,
+                    0 if scope["method"] == "HEAD" else outcome.sent,  # the server sends no body
                     micros,
                     scope["state"].get("key_id"),
                     client[0] if client else None,
@@ -160,7 +160,10 @@ class EdgeMiddleware:
             await self._protocol_error(scope, receive, send_with_headers, error)
             return
         path = scope["path"]
-        if len(path) > 1 and path.endswith("/"):
+        # /metrics answers at that exact spelling only: /metrics/, /metrics// and /metrics%2F
+        # keep their slash and so find no route (an edge hiding the exact path must not
+        # leak it under another; issue 36).
+        if len(path) > 1 and path.endswith("/") and path.rstrip("/") != "/metrics":
             scope["path"] = path.rstrip("/") or "/"
             scope["raw_path"] = scope.get("raw_path", b"").rstrip(b"/") or b"/"
         if scope["path"] != "/metrics" and self.watch.vanished():

@@ -16,7 +16,9 @@ stays off the library on the hot path.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
+from pathlib import Path
 
 from prometheus_client import (
     CollectorRegistry,
@@ -26,7 +28,7 @@ from prometheus_client import (
     disable_created_metrics,
     generate_latest,
 )
-from prometheus_client.multiprocess import MultiProcessCollector
+from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 MULTIPROCESS_ENV = "PROMETHEUS_MULTIPROC_DIR"  # prometheus_client's own name for it
@@ -34,6 +36,8 @@ MULTIPROCESS_ENV = "PROMETHEUS_MULTIPROC_DIR"  # prometheus_client's own name fo
 # uncached store reads take longer.
 BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
 STATUS_CLASSES = ("1xx", "2xx", "3xx", "4xx", "5xx")
+# prometheus_client's files of live gauges: gauge_livesum_<pid>.db, gauge_liveall_<pid>.db...
+_LIVE_GAUGE_FILE = re.compile(r"gauge_live\w*_(\d+)\.db")
 
 disable_created_metrics()  # type: ignore[no-untyped-call]  # the *_created samples double every series for nothing we read
 
@@ -71,6 +75,15 @@ class Metrics:
             registry=self.registry,
             multiprocess_mode="livesum",
         )
+        # 1 per serving process: a worker killed with SIGKILL leaves the sum at the next
+        # scrape (mark_dead_workers), so the scrape shows how many are alive.
+        self.workers = Gauge(
+            "bangscore_workers",
+            "Serving processes alive (summed over workers).",
+            registry=self.registry,
+            multiprocess_mode="livesum",
+        )
+        self.workers.set(1)
 
     def observe(self, status: int, seconds: float) -> None:
         """Given an answered request's status and its duration in seconds, count it."""
@@ -103,6 +116,47 @@ class Metrics:
         multiprocess mode; this process's otherwise."""
         if multiprocess_dir() is None:
             return generate_latest(self.registry)
+        folder = multiprocess_dir()
+        assert folder is not None
+        mark_dead_workers(folder)
         registry = CollectorRegistry()
         MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
         return generate_latest(registry)
+
+
+def alive(pid: int) -> bool:
+    """Given a process id, return True if that process runs (a zombie, killed and not yet
+    reaped by its parent, does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except FileNotFoundError:
+        return False
+    except OSError:  # no /proc: ask the kernel whether the pid exists
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+    # "pid (comm) state ...": comm may hold spaces and parentheses, the state follows the last ")"
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def mark_dead_workers(folder: str) -> list[int]:
+    """Given the multiprocess folder, mark every worker whose live-gauge files are there but
+    whose process is gone as dead (prometheus_client's ``mark_process_dead``: its live gauges
+    leave the scrape; its counters and histograms stay, being totals); return their pids.
+
+    uvicorn restarts a worker killed with SIGKILL without telling the app, so a scrape checks
+    (one /proc read per worker file)."""
+    dead = []
+    for name in os.listdir(folder):
+        match = _LIVE_GAUGE_FILE.fullmatch(name)
+        if match is None:
+            continue
+        pid = int(match.group(1))
+        if pid not in dead and not alive(pid):
+            mark_process_dead(pid, folder)  # type: ignore[no-untyped-call]
+            dead.append(pid)
+    return dead

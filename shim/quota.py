@@ -20,6 +20,7 @@ from bangscore.stores.keystore import Hit, KeyRecord, KeyStore, KeyStoreUnavaila
 
 DAY_SECONDS = 86_400
 MAX_CACHED_KEYS = 100_000
+REFUSAL_SECONDS = 0.25  # how long a store's refusal is answered without asking it again
 log = logging.getLogger("bangscore.quota")
 
 
@@ -101,7 +102,10 @@ class Quota:
         # once the local admits are added back), and a refused subject is refused before any
         # work. Both bounded like the key cache.
         self._confirmed: Lru[int] = Lru(MAX_CACHED_KEYS)
-        self._refused: Lru[int] = Lru(MAX_CACHED_KEYS)
+        # A refusal is remembered for REFUSAL_SECONDS only (the count it refused at, until
+        # when): on a shared store another replica's unspent block may come back meanwhile,
+        # so a refusal kept all day would 429 a client whose quota is not spent (issue 36).
+        self._refused: Lru[tuple[int, float]] = Lru(MAX_CACHED_KEYS)
         # Fail-open admits not yet added to the store; pushed when it answers again.
         self._unsynced: dict[tuple[str, dt.date], int] = {}
         self._lock = threading.Lock()
@@ -170,17 +174,21 @@ class Quota:
             self._local.pop(at, None)  # the store's count now includes what was reconciled
         self._confirmed.put(at, hit.used)
         if not hit.admitted:
-            self._refused.put(at, hit.used)
+            self._refused.put(at, (hit.used, self.clock() + REFUSAL_SECONDS))
+        elif self._refused.find(at) is not None:
+            self._refused.put(at, (0, 0.0))  # admitted again: forget the refusal
 
     def refusal(self, subject: str, limit: int) -> tuple[Hit, Window] | None:
         """Given a subject and its limit, return the refusal (not admitted, the count the store
-        refused at, the window) if the store already refused it today at a count of at least
-        that limit, else None. No store round trip: a refused client costs nothing."""
-        window = window_at(self.clock())
-        used = self._refused.find((subject, window.day))
-        if used is None or used < limit:
+        refused at, the window) if the store refused it today at a count of at least that
+        limit less than REFUSAL_SECONDS ago, else None. No store round trip: a client past its
+        limit costs one store call a second at most."""
+        now = self.clock()
+        window = window_at(now)
+        refused = self._refused.find((subject, window.day))
+        if refused is None or refused[0] < limit or refused[1] <= now:
             return None
-        return Hit(False, used, limit), window
+        return Hit(False, refused[0], limit), window
 
     def _reconcile(self) -> None:
         """Add the fail-open admits counted locally to the store; raise KeyStoreUnavailable (and

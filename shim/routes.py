@@ -5,12 +5,14 @@ handler that reads its services from ``request.app.state`` and hands a resolver 
 from __future__ import annotations
 
 import datetime as dt
+import ipaddress
 from functools import partial
 from typing import Any
 from urllib.parse import urlencode
 
 import anyio.to_thread
 import orjson
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -197,7 +199,8 @@ async def openapi(request: Request) -> Response:
 
 def counter_totals(state: Any) -> dict[str, int]:
     """Given the app's state, return this process's counters by metric name (without
-    ``bangscore_`` and ``_total``): the quota's, the key store's and the snapshot switches."""
+    ``bangscore_`` and ``_total``): the quota's, the key store's, the snapshot switches and
+    the access log's dropped and cut lines."""
     m = state.quota.metrics
     totals = {
         "store_errors": m.store_errors,
@@ -208,13 +211,41 @@ def counter_totals(state: Any) -> dict[str, int]:
     }
     totals.update({f"quota_{name}": n for name, n in m.extra.items()})
     totals.update({f"store_{name}": n for name, n in state.quota.stats().items()})
+    access_log = getattr(state, "access_log", None)
+    if access_log is not None:
+        totals["access_log_dropped"] = access_log.dropped
+        totals["access_log_cut"] = access_log.cut_lines
     return totals
+
+
+def _may_scrape(request: Request) -> bool:
+    """Given a ``/metrics`` request, return True if its client may read the metrics: any
+    client when ``metrics_allow_ips`` is empty, else one inside a listed address or network."""
+    allowed = request.app.state.settings.metrics_allow_ips.strip()
+    if not allowed:
+        return True
+    client = request.client.host if request.client else ""
+    try:
+        address = ipaddress.ip_address(client)
+    except ValueError:
+        return False
+    return any(
+        address in ipaddress.ip_network(item.strip(), strict=False)
+        for item in allowed.split(",")
+        if item.strip()
+    )
 
 
 async def metrics(request: Request) -> Response:
     """Given ``GET /metrics``, return the metrics in the Prometheus text format (no-store),
-    summed over every worker (:mod:`bangscore.shim.metrics`)."""
+    summed over every worker (:mod:`bangscore.shim.metrics`).
+
+    Raises HTTPException 404 for any other spelling of the path (``/%6Detrics``: the raw
+    path must be ``/metrics`` itself) and for a client outside ``metrics_allow_ips`` when
+    that setting names any address (docs/API.md#metrics)."""
     state = request.app.state
+    if request.scope.get("raw_path", b"/metrics") != b"/metrics" or not _may_scrape(request):
+        raise HTTPException(404)
     exported: Metrics = state.metrics
     exported.sync(counter_totals(state), state.source.cache.size)
     return Response(

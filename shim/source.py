@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import anyio.to_thread
 import orjson
@@ -28,14 +29,14 @@ from bangscore.errors import CorruptObject as CorruptObject
 from bangscore.manifest import (
     GZIP,
     Entry,
-    Manifest,
+    ManifestView,
     SnapshotError,
     decode_stored,
     digest,
     etag_for,
     etag_from_digest,
     object_key,
-    read_manifest,
+    read_manifest_view,
 )
 from bangscore.shim.compose import CompactIndex
 from bangscore.shim.lru import Lru
@@ -43,6 +44,37 @@ from bangscore.storage import ObjectNotFound, ObjectStorage, ObjectStorageError
 
 log = logging.getLogger("bangscore.snapshot")
 MAX_ANSWERS = 16_384
+T = TypeVar("T")
+
+
+class Deferred(Generic[T]):
+    """A value built once, on first use, by whichever thread asks first (the others wait).
+    A replica's first snapshot builds its compact and search indexes so (seconds of CPU on the
+    real catalogue, mostly in ``orjson.loads``, which holds the GIL: a background thread would
+    stall the event loop as much) while it already answers what needs neither, a precomputed
+    list page or a detail record; the app warms them shortly after (issue 36)."""
+
+    def __init__(self, make: Callable[[], T]) -> None:
+        self._make: Callable[[], T] | None = make
+        self._lock = threading.Lock()
+        self._value: T | None = None
+        self._error: Exception | None = None
+
+    def get(self) -> T:
+        """Return the value, building it now (or waiting for the thread building it); raise
+        what building it raised."""
+        if self._value is None:
+            with self._lock:
+                if self._value is None and self._error is None and self._make is not None:
+                    try:
+                        self._value = self._make()
+                    except Exception as exc:
+                        self._error = exc
+                    self._make = None
+        if self._error is not None:
+            raise self._error
+        assert self._value is not None
+        return self._value
 
 
 @dataclass(frozen=True, eq=False)  # identity hashing: per-snapshot caches key on the object
@@ -51,12 +83,22 @@ class LoadedSnapshot:
     not-rated index."""
 
     id: str
-    manifest: Manifest
-    index: CompactIndex
-    search: SearchIndex
+    manifest: ManifestView
+    deferred_index: Deferred[CompactIndex]
+    deferred_search: Deferred[SearchIndex]
     not_rated: NotRatedIndex = field(default_factory=NotRatedIndex)
     answers: Lru[Any] = field(default_factory=lambda: Lru(MAX_ANSWERS), repr=False)
     search_pages: Lru[tuple[bytes, str]] = field(default_factory=lambda: Lru(4096), repr=False)
+
+    @property
+    def index(self) -> CompactIndex:
+        """Return the compact index (built on first use if it is not built yet)."""
+        return self.deferred_index.get()
+
+    @property
+    def search(self) -> SearchIndex:
+        """Return the search index (built on first use if it is not built yet)."""
+        return self.deferred_search.get()
 
     @property
     def base_url(self) -> str | None:
@@ -138,25 +180,33 @@ class SnapshotSource:
         self.cache.put(sha, body)
         return body
 
-    def load(self, snapshot_id: str) -> LoadedSnapshot:
-        """Given a snapshot id, load its manifest and indexes; raise SnapshotError if broken."""
-        manifest = read_manifest(self.storage, snapshot_id)
+    def load(self, snapshot_id: str, *, defer: bool = False) -> LoadedSnapshot:
+        """Given a snapshot id, load its manifest (read lazily: :class:`ManifestView`) and
+        indexes; raise SnapshotError if broken. The index objects are always read (and checked
+        against their digests) here; with ``defer`` the compact and search indexes are built
+        from them on first use (a replica's first snapshot: it answers meanwhile), else before
+        this returns (a switch: the old snapshot answers meanwhile)."""
+        manifest = read_manifest_view(self.storage, snapshot_id)
         try:
-            index_entry = manifest.entries[INDEX_KEY]
-            search_entry = manifest.entries[SEARCH_KEY]
-            index = CompactIndex.from_bytes(self._fetch(index_entry))
-            search = SearchIndex.from_json(orjson.loads(self._fetch(search_entry)))
+            index_raw = self._fetch(manifest.entries[INDEX_KEY])
+            search_raw = self._fetch(manifest.entries[SEARCH_KEY])
             # Snapshots built before the not-rated index simply have no such answers.
             not_rated_entry = manifest.entries.get(NOT_RATED_KEY)
             not_rated = NotRatedIndex(
                 orjson.loads(self._fetch(not_rated_entry)) if not_rated_entry else None
             )
+            index = Deferred(lambda: CompactIndex.from_bytes(index_raw))
+            search = Deferred(lambda: SearchIndex.from_json(orjson.loads(search_raw)))
+            if not defer:
+                index.get()
+                search.get()
         except (KeyError, ValueError, ObjectStorageError) as exc:
             raise SnapshotError(f"snapshot {snapshot_id} cannot be loaded: {exc}") from exc
         return LoadedSnapshot(snapshot_id, manifest, index, search, not_rated)
 
-    def refresh(self) -> bool:
+    def refresh(self, *, defer: bool = False) -> bool:
         """Re-read the pointer; load and switch to a new snapshot. Return True if switched.
+        ``defer``: build its indexes on first use (:meth:`load`), for the first one.
 
         Raises SnapshotError or ObjectStorageError; the current snapshot stays in place then.
         """
@@ -164,7 +214,7 @@ class SnapshotSource:
         if pointer is None or (self.current is not None and pointer == self.current.id):
             return False
         try:
-            loaded = self.load(pointer)
+            loaded = self.load(pointer, defer=defer)
         except (SnapshotError, ObjectStorageError) as exc:
             self.load_error = str(exc)
             raise

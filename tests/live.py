@@ -69,7 +69,9 @@ class ShimServer:
     Every test client is 127.0.0.1, so the anonymous and page allowances are raised for all.
     ``traced=False`` starts it outside coverage's subprocess measurement: for servers over the
     real catalogue, whose start (reading 134,000 manifest entries) takes twice as long traced,
-    and whose code the servers over small catalogues measure already.
+    and whose code the servers over small catalogues measure already. ``stdout_pipe=True``
+    gives its standard output (the access log) to a pipe, ``process.stdout``, that the test
+    reads, slowly or never (standard error still goes to ``log_path``).
     """
 
     state_dir: Path
@@ -81,6 +83,7 @@ class ShimServer:
     site_url: str | None = None
     env: dict[str, str] = field(default_factory=dict)
     traced: bool = True
+    stdout_pipe: bool = False
     port: int = 0
     process: subprocess.Popen[bytes] | None = None
 
@@ -125,8 +128,8 @@ class ShimServer:
                 args,
                 cwd=REPO,
                 env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
+                stdout=subprocess.PIPE if self.stdout_pipe else log,
+                stderr=log if self.stdout_pipe else subprocess.STDOUT,
                 start_new_session=True,
             )
         try:
@@ -183,6 +186,8 @@ class ShimServer:
             return
         self._signal(signal.SIGKILL)
         self.process.wait(timeout=10)
+        if self.process.stdout is not None:
+            self.process.stdout.close()
         self.process = None
 
     def stop(self) -> None:
@@ -194,6 +199,9 @@ class ShimServer:
             self.process.wait(timeout=15)
         except subprocess.TimeoutExpired:
             self.kill()
+            return
+        if self.process.stdout is not None:
+            self.process.stdout.close()
         self.process = None
 
     def log(self) -> str:

@@ -26,8 +26,11 @@ KEY_PATTERN = re.compile(rf"\b{PREFIX}[0-9A-Za-z]{{{RANDOM_CHARS + CHECK_CHARS}}
 # A run of key characters and percent-escapes long enough to hold a key: every escape stands for
 # one character, so a shorter run cannot, and most of a log line's words are passed over by the
 # regular expression alone, never by the Python callback (the access log calls this per request).
-_ENCODED_RUN = re.compile(rf"(?:[0-9A-Za-z_]|%[0-9A-Fa-f]{{2}}){{{KEY_LENGTH},}}")
-_KEY_INSIDE = re.compile(rf"{PREFIX}[0-9A-Za-z]{{{RANDOM_CHARS + CHECK_CHARS}}}", re.IGNORECASE)
+# Anything spelled like a key, even one character short or with a typo, is redacted: the
+# prefix and at least NEAR_KEY_CHARS key characters (a mistyped key is still most of a secret).
+NEAR_KEY_CHARS = 16
+_ENCODED_RUN = re.compile(rf"(?:[0-9A-Za-z_]|%[0-9A-Fa-f]{{2}}){{{len(PREFIX) + NEAR_KEY_CHARS},}}")
+_KEY_INSIDE = re.compile(rf"{PREFIX}[0-9A-Za-z]{{{NEAR_KEY_CHARS},}}", re.IGNORECASE)
 _DECODE_ROUNDS = 3
 _INDEX = {c: i for i, c in enumerate(ALPHABET)}
 
@@ -87,6 +90,9 @@ def _redact_run(match: re.Match[str]) -> str:
 
 def redact(text: str) -> str:
     """Given text (a log line, a URL), return it with every API key replaced by its id.
+
+    A near key (``bsk_`` and at least :data:`NEAR_KEY_CHARS` key characters: one character
+    short, one too many, mistyped) is replaced the same way.
 
     Keys are matched after percent-decoding (up to three times), so ``bsk%5F...``, a fully
     escaped key or a doubly escaped one are redacted like the plain form; the whole run of

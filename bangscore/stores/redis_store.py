@@ -72,19 +72,29 @@ PREFIX = "bs:"
 COUNT_TTL_SECONDS = 40 * 86_400
 
 # KEYS: counter hash. ARGV: limit, divisor (2 * replicas), max block, ttl.
-# Returns {granted, leased total after the grant}; granted 0 means the limit is reached.
+# Returns {granted, leased total after the grant, spent}; granted 0 means the limit is reached.
+# A refusal marks the subject-day `want`: from then on every replica gives its unspent block
+# back at its next flush and leases one request at a time, so the day ends exactly at the
+# limit instead of with blocks parked on replicas the client's balancer does not pick.
 _LEASE = """
 local limit = tonumber(ARGV[1])
 local leased = tonumber(redis.call('HGET', KEYS[1], 'leased') or '0')
-if leased >= limit then return {0, leased} end
+local spent = tonumber(redis.call('HGET', KEYS[1], 'spent') or '0')
+if leased >= limit then
+  redis.call('HSET', KEYS[1], 'want', 1)
+  redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
+  return {0, leased, spent}
+end
 local block = math.floor((limit - leased) / tonumber(ARGV[2]))
 block = math.max(1, math.min(block, tonumber(ARGV[3])))
+if redis.call('HEXISTS', KEYS[1], 'want') == 1 then block = 1 end
 leased = redis.call('HINCRBY', KEYS[1], 'leased', block)
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
-return {block, leased}
+return {block, leased, spent}
 """
 
 # KEYS: counter hash, last-use key. ARGV: spent delta, leased delta, now, ttl.
+# Returns 1 if the subject-day is marked `want` (a replica was refused: give blocks back).
 _FLUSH = """
 local spent = tonumber(ARGV[1])
 local leased = tonumber(ARGV[2])
@@ -97,7 +107,7 @@ if spent > 0 then
     redis.call('SET', KEYS[2], ARGV[3], 'EX', tonumber(ARGV[4]))
   end
 end
-return 1
+return redis.call('HEXISTS', KEYS[1], 'want')
 """
 
 # KEYS: record hash, id index, all-keys set, account's keys set. ARGV: id, created, fields...
@@ -138,12 +148,18 @@ return 1
 
 @dataclass
 class _Lease:
-    """This replica's share of one subject-day: unspent block, last leased total, unflushed
-    count, last use, and until when a refused lease is taken as final (no round trip)."""
+    """This replica's share of one subject-day: unspent block, last leased total, the count
+    the headers show (Redis's spent at the last lease plus what was admitted here since),
+    whether blocks must go back, unflushed count, last use, and until when a refused lease is
+    taken as final (no round trip)."""
 
     left: int = 0
     leased_total: int = 0
+    spent_seen: int = 0  # Redis's spent count at the last lease answer
+    local: int = 0  # requests admitted here that spent_seen does not hold
+    want: bool = False  # another replica was refused: give unspent blocks back at each flush
     unflushed: int = 0
+    in_flight: int = 0  # taken by a flush whose round trip has not returned
     last_at: int = 0
     touched: float = 0.0
     refused_until: float = 0.0
@@ -283,17 +299,18 @@ class RedisKeyStore:
             if lease.left > 0:
                 lease.left -= 1
                 lease.unflushed += 1
+                lease.local += 1
                 lease.last_at = now
                 lease.touched = self.clock()
                 self._stats["local_hits"] += 1
-                return Hit(True, lease.leased_total, limit)
+                return Hit(True, min(lease.spent_seen + lease.local, limit), limit)
             if self.clock() < lease.refused_until:
                 # Redis refused a lease a moment ago: refuse locally rather than ask again.
                 self._stats["local_hits"] += 1
-                return Hit(False, max(lease.leased_total, limit), limit)
+                return Hit(False, limit, limit)
         divisor = 2 * self.replicas
         args = [limit, divisor, self.max_block, COUNT_TTL_SECONDS]
-        granted, total = self._call(
+        granted, total, spent = self._call(
             lambda: self._lease(keys=[self._counter(subject, day)], args=args)
         )
         self._ensure_flusher()
@@ -301,14 +318,21 @@ class RedisKeyStore:
             self._stats["leases"] += 1
             lease = self._leases.setdefault((subject, day), _Lease())
             lease.leased_total = max(lease.leased_total, int(total))
+            # Redis's spent holds what every replica flushed; what this one admitted and has
+            # not flushed yet is added back, and a flush in flight too (it may have landed
+            # before the lease: the headers may then overstate by it, never understate).
+            lease.spent_seen, lease.local = int(spent), lease.unflushed + lease.in_flight
             lease.touched = self.clock()
             if int(granted) == 0:
-                lease.refused_until = self.clock() + min(1.0, self.lease_idle)
-                return Hit(False, max(int(total), limit), limit)
+                # Remembered briefly: another replica's block may come back at its next flush.
+                lease.refused_until = self.clock() + min(self.flush_every, self.lease_idle, 1.0)
+                lease.want = True
+                return Hit(False, limit, limit)
             lease.left += int(granted) - 1
             lease.unflushed += 1
+            lease.local += 1
             lease.last_at = now
-            return Hit(True, lease.leased_total, limit)
+            return Hit(True, min(lease.spent_seen + lease.local, limit), limit)
 
     def flush(self, *, release_all: bool = False) -> int:
         """Add buffered counts to Redis and give back idle (or, with ``release_all``, every)
@@ -322,9 +346,11 @@ class RedisKeyStore:
             latest = max((day for _, day in self._leases), default=None)
             for (subject, day), lease in list(self._leases.items()):
                 stale = day != latest or now - lease.touched > self.lease_idle
-                release = lease.left if (release_all or stale) else 0
-                if lease.unflushed or release:
+                release = lease.left if (release_all or stale or lease.want) else 0
+                # A held block is reported too, so that a `want` mark reaches this replica.
+                if lease.unflushed or release or lease.left:
                     batch.append((subject, day, lease.unflushed, release, lease.last_at))
+                    lease.in_flight += lease.unflushed
                     lease.unflushed = 0
                     lease.left -= release
                 if stale and lease.left == 0 and lease.unflushed == 0:
@@ -343,16 +369,30 @@ class RedisKeyStore:
             return pipe.execute()
 
         try:
-            self._call(send)
+            wants = self._call(send)
         except KeyStoreUnavailable:
             # Put the counts back; released tokens are dropped, which can only under-admit.
             with self._lock:
                 for subject, day, spent, _, last_at in batch:
                     lease = self._leases.setdefault((subject, day), _Lease())
+                    lease.in_flight = max(0, lease.in_flight - spent)
                     lease.unflushed += spent
                     lease.last_at = max(lease.last_at, last_at)
             raise
+        wanted = False
+        with self._lock:
+            for (subject, day, spent, *_), want in zip(batch, wants, strict=True):
+                held = self._leases.get((subject, day))
+                if held is not None:
+                    held.in_flight = max(0, held.in_flight - spent)
+                if held is not None and int(want) and not held.want:
+                    held.want = True
+                    wanted = wanted or held.left > 0
         self._stats["flushes"] += 1
+        if wanted:
+            # Another replica was refused while this one holds a block: give it back now
+            # (one more round trip), not a flush period later.
+            return len(batch) + self.flush()
         return len(batch)
 
     def add(self, subject: str, day: dt.date, n: int, now: int) -> None:
@@ -367,9 +407,10 @@ class RedisKeyStore:
         with self._lock:
             lease = self._leases.get((subject, day))
             if lease is not None and lease.leased_total:
-                return lease.leased_total
-        leased = self._call(lambda: self.client.hget(self._counter(subject, day), "leased"))
-        return int(leased or 0)
+                return lease.spent_seen + lease.local
+            unflushed = lease.unflushed if lease is not None else 0
+        spent = self._call(lambda: self.client.hget(self._counter(subject, day), "spent"))
+        return int(spent or 0) + unflushed
 
     def history(self, subject: str, days: list[dt.date]) -> dict[dt.date, int]:
         if not days:

@@ -6,6 +6,7 @@ assertion on mail reads the raw bytes the SMTP server received."""
 from __future__ import annotations
 
 import base64
+import datetime as dt
 import os
 import re
 import threading
@@ -17,8 +18,11 @@ import httpx
 import pytest
 
 from bangscore.alerts import SnapshotDetails, send_alerts
+from bangscore.build.publish import publish as build_publish
+from bangscore.build.snapshot import snapshot_objects
 from bangscore.cli import main
 from bangscore.mail import Mailer, MailError, SMTPServer
+from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import GameRecord
 from bangscore.storage import LocalStorage
 from bangscore.stores import open_watch_store
@@ -475,3 +479,28 @@ def test_game_pages_name_a_raster_open_graph_card(
     assert card.status_code == 200 and card.headers["content-type"] == "image/png"
     assert card.content.startswith(b"\x89PNG\r\n\x1a\n")
     assert card.content[16:24] == (1200).to_bytes(4, "big") + (630).to_bytes(4, "big")
+
+
+# -- issue 36: one origin per mail without BANGSCORE_SITE_URL -------------------------------------
+
+
+def test_without_a_site_url_the_links_take_the_snapshots_origin(
+    state: Path, smtp_server: LiveSMTP, alerts_send: Send
+) -> None:
+    # Published as `bangscore build` does it: the manifest records the site URL it built with.
+    games = score_catalog([game(367520, "Hollow Knight")])
+    created = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
+    objects = snapshot_objects(
+        games, site_url=factories.SITE, base_url=factories.SITE, created_at=created
+    )
+    meta = {"games": 1, "site_url": factories.SITE, "base_url": factories.SITE}
+    snapshots = LocalStorage(state / "snapshots")
+    build_publish(snapshots, "s1", objects, created_at=created, meta=meta, keep=7)
+    confirmed_watch(state, "w_origin", "player@example.com", 367520)
+    code, output = alerts_send(smtp_server.url)  # no BANGSCORE_SITE_URL
+    assert code == 0, output
+    [raw] = smtp_server.inbox.raw
+    origins = {
+        m.group(1) for m in re.finditer(rb"(https?://[A-Za-z0-9.:-]+)/(?:game|account)/", raw)
+    }
+    assert origins == {factories.SITE.encode()}, origins  # the game's link and the unsubscribe

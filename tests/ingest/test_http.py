@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+import gzip
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
 from bangscore.ingest.http import (
+    AnswerRefused,
     ClientSettings,
     PoliteClient,
     RateLimit,
@@ -209,3 +214,162 @@ def test_token_bucket_bursts_then_paces_to_the_rate() -> None:
 def test_parse_retry_after(value: str | None, expected: float | None) -> None:
     now = dt.datetime(2025, 3, 1, tzinfo=dt.UTC)
     assert parse_retry_after(value, now) == expected
+
+
+# -- hostile upstreams (issue 36) ----------------------------------------------------------------
+
+
+def capped_client(tmp_path: Path, **knobs: float) -> PoliteClient:
+    """Given caps (ClientSettings fields), return a cached client with no waiting."""
+    settings = ClientSettings(
+        timeout_seconds=5,
+        attempts=3,
+        default_rate_limit=RateLimit(1000, 1.0),
+        **knobs,  # type: ignore[arg-type]
+    )
+    return PoliteClient(settings, ResponseCache(tmp_path / "cache", DAY), sleep=lambda s: None)
+
+
+def cached_files(tmp_path: Path) -> list[Path]:
+    return [p for p in (tmp_path / "cache").rglob("*") if p.is_file()]
+
+
+BOMB = gzip.compress(b"\0" * (16 * 1024 * 1024))  # 16 MiB of zeros in about 16 KB
+
+
+@pytest.mark.parametrize(
+    ("knobs", "reply", "reason"),
+    [
+        pytest.param(
+            {"max_body_bytes": 1 << 20},
+            (200, {"Content-Type": "application/json", "Content-Encoding": "gzip"}, BOMB),
+            "decoded",
+            id="gzip-bomb-decoded",
+        ),
+        pytest.param(
+            {"max_wire_bytes": 1 << 20},
+            (200, {"Content-Type": "application/json"}, b"[" + b"0," * (1 << 20) + b"0]"),
+            "bytes",
+            id="too-large-on-the-wire",
+        ),
+    ],
+)
+def test_an_answer_past_the_size_caps_is_refused_and_not_cached(
+    tmp_path: Path,
+    replay: ReplayFactory,
+    knobs: dict[str, float],
+    reply: tuple[int, dict[str, str], bytes],
+    reason: str,
+) -> None:
+    server = replay({("GET", "/big"): lambda q, b: reply})
+    with capped_client(tmp_path, **knobs) as client, pytest.raises(AnswerRefused) as caught:
+        client.get_json(f"{server.base_url}/big")
+    assert reason in str(caught.value)
+    assert len(server.hits) == 1  # refused, not retried
+    assert cached_files(tmp_path) == []
+
+
+def test_a_200_that_is_not_json_is_not_cached_and_the_rerun_asks_again(
+    tmp_path: Path, replay: ReplayFactory
+) -> None:
+    denied = (200, {"Content-Type": "text/html"}, b"<html><h1>Access Denied</h1></html>")
+    answers = [denied, ok({"items": [1]})]
+    server = replay(
+        {("GET", "/x"): lambda q, b: answers.pop(0) if len(answers) > 1 else answers[0]}
+    )
+    url = f"{server.base_url}/x"
+    with capped_client(tmp_path) as client, pytest.raises(ValueError):
+        client.get_json(url)
+    assert cached_files(tmp_path) == []
+    with capped_client(tmp_path) as rerun:
+        assert rerun.get_json(url) == {"items": [1]}
+        assert rerun.network_requests == 1
+    with capped_client(tmp_path) as third:
+        assert third.get_json(url) == {"items": [1]}
+        assert (third.network_requests, third.cache_hits) == (0, 1)
+    assert len(server.hits) == 2
+
+
+def test_a_body_the_adapter_refuses_is_not_cached_and_a_bad_cached_one_is_dropped(
+    tmp_path: Path, replay: ReplayFactory
+) -> None:
+    server = replay({("GET", "/x"): lambda q, b: ok({"unexpected": True})})
+    url = f"{server.base_url}/x"
+
+    def parse(decoded: dict[str, object]) -> object:
+        return decoded["items"]  # KeyError: the shape the adapter expects is not there
+
+    with capped_client(tmp_path) as client, pytest.raises(KeyError):
+        client.get_json(url, parse=parse)
+    assert cached_files(tmp_path) == []
+    with capped_client(tmp_path) as plain:
+        assert plain.get_json(url) == {"unexpected": True}  # cached: it is JSON
+    assert len(cached_files(tmp_path)) == 1
+    with capped_client(tmp_path) as strict, pytest.raises(KeyError):
+        strict.get_json(url, parse=parse)  # the cached body does not parse: fetched again
+    assert len(server.hits) == 3
+
+
+@pytest.fixture
+def trickle() -> Iterator[str]:
+    """A server that answers every request with a 200 whose 200-byte body comes one byte
+    every 50 ms (10 s in all): each read is quick, the whole never ends in time."""
+    stop = threading.Event()
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.1)
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            with conn:
+                conn.recv(65536)
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 200\r\n\r\n")
+                for _ in range(200):
+                    if stop.wait(0.05):
+                        break
+                    try:
+                        conn.sendall(b" ")
+                    except OSError:
+                        break
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}/slow"
+    stop.set()
+    thread.join(5)
+    listener.close()
+
+
+def test_a_request_ends_at_its_deadline_however_slowly_the_bytes_come(
+    tmp_path: Path, trickle: str
+) -> None:
+    started = time.monotonic()
+    with capped_client(tmp_path, deadline_seconds=0.5) as client, pytest.raises(AnswerRefused):
+        client.get_json(trickle)
+    assert time.monotonic() - started < 3.0  # the body alone takes 10 s
+    assert client.network_requests == 1
+
+
+def test_a_redirect_is_followed_on_the_same_host_only(
+    tmp_path: Path, replay: ReplayFactory
+) -> None:
+    elsewhere = replay({("GET", "/latest/meta-data"): lambda q, b: ok({"secret": 1})})
+    other = elsewhere.base_url.replace("127.0.0.1", "localhost")
+    server = replay(
+        {
+            ("GET", "/moved"): lambda q, b: (302, {"Location": "/here"}, b""),
+            ("GET", "/here"): lambda q, b: ok({"here": 1}),
+            ("GET", "/away"): lambda q, b: (302, {"Location": f"{other}/latest/meta-data"}, b""),
+        }
+    )
+    with capped_client(tmp_path) as client:
+        assert client.get_json(f"{server.base_url}/moved") == {"here": 1}
+        assert client.network_requests == 2  # each hop takes a token of the host's bucket
+        with pytest.raises(AnswerRefused) as caught:
+            client.get_json(f"{server.base_url}/away")
+    assert "another host" in str(caught.value)
+    assert elsewhere.hits == []
+    assert server.paths() == ["/moved", "/here", "/away"]

@@ -580,3 +580,93 @@ def test_a_batch_value_a_record_refuses_counts_against_that_game_only(
     assert (outcome.errors, outcome.updated) == (1, 0)
     assert outcome.message.startswith(f"last error: appid {PORTAL}: ")
     assert read_catalog(previous_catalog).games[0] == old_record(PORTAL, "Portal 2")
+
+
+# -- implausible batches (issue 36) ------------------------------------------------------------
+
+
+def portal_item(**changes: Any) -> dict[str, Any]:
+    """The recorded GetItems entry of Portal 2, with fields replaced."""
+    item: dict[str, Any] = fixture_json("storefront/get_items_620.json")["response"]["store_items"][
+        0
+    ]
+    copied: dict[str, Any] = json.loads(json.dumps(item))
+    return copied | changes
+
+
+def priced(item: dict[str, Any], cents: int) -> dict[str, Any]:
+    option = dict(item["best_purchase_option"])
+    option["final_price_in_cents"] = str(cents)
+    option["original_price_in_cents"] = str(max(cents, int(option["original_price_in_cents"])))
+    return item | {"best_purchase_option": option}
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        pytest.param({"response": {}}, "answered no item", id="empty-answer"),
+        pytest.param({"response": {"store_items": []}}, "answered no item", id="no-items"),
+        pytest.param(
+            {"response": {"store_items": [portal_item(), priced(portal_item(), 1)]}},
+            "more than once",
+            id="duplicate-appids",
+        ),
+    ],
+)
+def test_an_implausible_batch_is_refused_and_the_last_good_catalogue_kept(
+    replay: ReplayFactory,
+    make_config: MakeConfig,
+    previous_catalog: Path,
+    answer: dict[str, Any],
+    message: str,
+) -> None:
+    before = previous_catalog.read_bytes()
+    routes = source_routes({("GET", "/IStoreBrowseService/GetItems/v1/"): lambda q, b: ok(answer)})
+    report = ingest(make_config(endpoints_at(replay(routes).base_url)), sources=["store_items"])
+    outcome = report.outcomes["store_items"]
+    assert outcome.status == "failed" and message in outcome.message, report.summary()
+    assert not report.written
+    assert previous_catalog.read_bytes() == before  # prices_as_of and every price unchanged
+
+
+def test_a_price_outside_0_to_1000_usd_is_refused_for_that_game(
+    replay: ReplayFactory, make_config: MakeConfig, previous_catalog: Path
+) -> None:
+    answer = {"response": {"store_items": [priced(portal_item(), 99_999_999_999)]}}
+    routes = source_routes({("GET", "/IStoreBrowseService/GetItems/v1/"): lambda q, b: ok(answer)})
+    report = ingest(make_config(endpoints_at(replay(routes).base_url)), sources=["store_items"])
+    outcome = report.outcomes["store_items"]
+    assert (outcome.errors, outcome.updated) == (1, 0)
+    assert "outside 0-1000" in outcome.message
+    assert read_catalog(previous_catalog).games[0] == old_record(PORTAL, "Portal 2")
+
+
+def test_many_prices_moving_tenfold_at_once_refuse_the_batch(
+    replay: ReplayFactory, make_config: MakeConfig, tmp_path: Path
+) -> None:
+    appids = [620, 630, 640, 650, 660, 670]
+    path = tmp_path / "six.json.gz"
+    games = tuple(old_record(a, f"Game {a}") for a in appids)
+    write_catalog(Catalog(created_at=NOW - dt.timedelta(days=60), origin="x", games=games), path)
+    before = path.read_bytes()
+    # $5.00 each before; $500.00 each now: a decimal point lost upstream, not 6 real rises.
+    items = [priced(portal_item(appid=a, name=f"Game {a}"), 50_000) for a in appids]
+    answer = {"response": {"store_items": items}}
+    routes = source_routes({("GET", "/IStoreBrowseService/GetItems/v1/"): lambda q, b: ok(answer)})
+    config = make_config(endpoints_at(replay(routes).base_url), catalog_path=path)
+    report = ingest(config, sources=["store_items"])
+    outcome = report.outcomes["store_items"]
+    assert outcome.status == "failed" and "prices past 10x" in outcome.message, report.summary()
+    assert path.read_bytes() == before
+
+
+def test_control_and_bidi_characters_are_removed_from_names_at_ingest(
+    replay: ReplayFactory, make_config: MakeConfig, previous_catalog: Path
+) -> None:
+    hostile = "Portal\u202e 2\x00\x1b\x07\u2066"
+    answer = {"response": {"store_items": [portal_item(name=hostile)]}}
+    routes = source_routes({("GET", "/IStoreBrowseService/GetItems/v1/"): lambda q, b: ok(answer)})
+    report = ingest(make_config(endpoints_at(replay(routes).base_url)), sources=["store_items"])
+    assert report.written, report.summary()
+    [portal] = [g for g in read_catalog(previous_catalog).games if g.appid == PORTAL]
+    assert portal.name == "Portal 2"

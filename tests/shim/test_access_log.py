@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,8 @@ from starlette.testclient import TestClient
 
 from bangscore.shim.access_log import (
     CHUNK_BYTES,
+    PIPE_BUF,
+    SHORT_PATH_CHARS,
     AccessLog,
     Entry,
     clean_path,
@@ -187,8 +190,9 @@ def test_writes_are_whole_lines_of_at_most_pipe_buf(tmp_path: Path) -> None:
             super().__init__(-1)
             self.writes: list[bytes] = []
 
-        def _write(self, data: bytes) -> None:
+        def _write(self, data: bytes) -> bool:
             self.writes.append(data)
+            return True
 
     log = Recording()
     for n in range(300):
@@ -224,3 +228,83 @@ def test_an_app_logs_each_request_with_its_key_id(
     assert lines[0]["bytes"] < len(ok.content)
     assert all(e["client"] == "testclient" and e["us"] > 0 for e in lines)
     assert key[4:] not in str(lines)
+
+
+# -- bounded, atomic, one line a line (issue 36) -------------------------------------------------
+
+
+def _long(n: int, path: str, client: str = "203.0.113.9") -> Entry:
+    return (1_795_000_000.25, f"{n:016x}", "GET", path, b"", 404, 100, 5, None, client)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param("/" + "a" * 15_000, id="ascii"),
+        pytest.param("/" + "\u4e2d" * 5_000, id="three-byte-characters"),
+        pytest.param("/" + "\x01" * 5_000, id="six-byte-escapes"),
+    ],
+)
+def test_a_line_is_cut_under_pipe_buf_with_a_marker(path: str) -> None:
+    line = format_line(_long(1, path))
+    assert len(line) <= PIPE_BUF and line.endswith(b"\n")
+    logged = orjson.loads(line)["path"]
+    assert "...[cut " in logged and path.startswith(logged.partition("...[cut ")[0])
+
+
+def test_line_separators_are_escaped() -> None:
+    line = format_line(_long(1, "/a\u2028b\u2029c\x85d"))
+    assert len(line.decode().splitlines()) == 1
+    assert orjson.loads(line)["path"] == "/a\u2028b\u2029c\x85d"
+
+
+def test_a_client_past_its_share_gets_short_paths_and_others_do_not() -> None:
+    log = AccessLog(-1, client_long_bytes=10_000)
+    for n in range(10):
+        log.record(_long(n, "/" + "x" * 3000, client="198.51.100.1"))
+    log.record(_long(10, "/" + "y" * 3000, client="198.51.100.2"))
+    lengths = [len(orjson.loads(line)["path"]) for line in log.pending]
+    assert all(2000 < n <= 2048 for n in lengths[:3])
+    assert all(SHORT_PATH_CHARS - 2 <= n <= SHORT_PATH_CHARS for n in lengths[3:10])
+    assert 2000 < lengths[10] <= 2048  # another client's share is its own
+    assert log.cut_lines == 7
+
+
+def test_a_full_queue_drops_and_counts(pipe: tuple[int, int]) -> None:
+    _, write_end = pipe
+    log = AccessLog(write_end, queue_bytes=64 * 1024, close_seconds=0.2, report_fd=write_end)
+    for n in range(2000):
+        log.record(_entry(n))
+    assert log.dropped_full > 0
+    assert sum(len(line) for line in log.pending) <= 64 * 1024
+
+
+def test_close_never_waits_on_a_reader_that_never_reads(pipe: tuple[int, int]) -> None:
+    _, write_end = pipe
+    report_read, report_write = os.pipe()
+    os.set_blocking(report_read, False)
+    log = AccessLog(write_end, close_seconds=0.3, report_fd=report_write)
+    for n in range(3000):  # about 600 KB: far more than the pipe's 64 KiB
+        log.record(_entry(n))
+    log.flush()
+    started = time.monotonic()
+    log.close()
+    assert time.monotonic() - started < 2.0
+    assert log.written + log.dropped == 3000 and log.dropped > 0
+    assert b"lines dropped" in _drain(report_read)
+    os.close(report_read)
+    os.close(report_write)
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        pytest.param(b"t=abc.def", "/p?t=[redacted]", id="watch-token"),
+        pytest.param(b"expires=1&signature=xyz", "/p?expires=1&signature=[redacted]", id="export"),
+        pytest.param(b"X-Amz-Signature=abc&a=1", "/p?X-Amz-Signature=[redacted]&a=1", id="s3"),
+        pytest.param(b"%74=abc", "/p?%74=[redacted]", id="escaped-name"),
+        pytest.param(b"at=1&tt=2", "/p?at=1&tt=2", id="other-names-kept"),
+    ],
+)
+def test_token_parameters_are_redacted(query: bytes, expected: str) -> None:
+    assert clean_path("/p", query) == expected

@@ -2,18 +2,22 @@
 
 Usage: ``.venv/bin/python -m bench.calibrate [--data-dir data] [--out-dir scoring]``.
 
-Loads the catalog of the bundled dumps (:func:`ingest.catalog.load_bundled_catalog`), scores
-it with the one pipeline (:func:`scoring.pipeline.score_catalog`) and writes the internal
-calibration report: the catalog's drop counts and years, score histogram with the tier
-boundaries, tiers, genres, landmarks before and after, top and bottom 25, each genre's top 10,
-and the evidence for (and against) the ranking. The pure steps (:func:`summarize`,
-:func:`render_report`) return values; :func:`main` does the I/O.
+Loads the catalog of the bundled dumps (:func:`ingest.catalog.load_bundled_catalog`), derives
+the figures the model reads from it (:func:`derive_norms`: each genre's normal length and the
+catalogue's mean review score) into ``scoring/genre_norms.json``, scores it with the one pipeline
+(:func:`scoring.pipeline.score_catalog`) and writes the internal calibration report, which
+repeats those figures (a test keeps them equal): the catalog's drop counts and years, score
+histogram with the tier boundaries, tiers, genres, landmarks before and after, top and bottom
+25, each genre's top 10, and the evidence for (and against) the ranking. The pure steps
+(:func:`summarize`, :func:`render_report`) return values; :func:`main` does the I/O.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import importlib
+import json
 import statistics
 from collections import Counter
 from collections.abc import Sequence
@@ -22,9 +26,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bangscore.scoring import tiers, value
-from bangscore.scoring.genres import GENRES
+from bangscore.scoring.genres import GENRES, genre_for
 from bangscore.scoring.pipeline import ScoredGame, score_catalog
-from bangscore.scoring.records import NotRated
+from bangscore.scoring.play import is_unattended
+from bangscore.scoring.records import GameRecord, NotRated
 from bangscore.scoring.tiers import TIERS
 
 if TYPE_CHECKING:
@@ -35,6 +40,24 @@ REPO_DIR = Path(__file__).resolve().parent.parent
 PACKAGE_DIR = REPO_DIR / "scoring"
 DEFAULT_DATA_DIR = REPO_DIR / "data"
 REPORT_NAME = "CALIBRATION.md"
+NORMS_NAME = value.NORMS_FILE.name
+# A genre's normal length and fair price are the medians over its established games: at least
+# ESTABLISHED_REVIEWS reviews, WELL_REVIEWED_SHARE positive, a verified length. What players of
+# the genre know and pay, not what its thousands of small releases are: the median narrative
+# game of the whole catalogue lasts 3.2 h, the established one 4.8 h; the median rpg 11.3 h,
+# the established one 19.2 h. Idle games and tools (unattended) are left out.
+WELL_REVIEWED_SHARE = 0.80
+ESTABLISHED_REVIEWS = 1000
+NORMS_RULE = (
+    "per genre, the median verified length (HowLongToBeat main story, or how long players play a "
+    "multiplayer-first game) and the median list price of its rated games with at least "
+    "1,000 reviews, 80% positive and a price (idle games and tools left out); the mean review "
+    "score of every rated game (bench/calibrate.py: derive_norms)"
+)
+NORMS_HEADING = "## Genre norms (read by the model)"
+# The same row under score version 3.0 (20 imaginary reviews at 0.70, hand-set genre hours),
+# measured on the same bundled catalogue with the code of main at 626d466.
+TOP_100_BEFORE = "| score version 3.0 | TBD |"
 HISTOGRAM_NAME = "score_histogram.png"
 LIST_LENGTH = 25
 GENRE_LIST_LENGTH = 10
@@ -206,6 +229,130 @@ def _median(values: Sequence[float]) -> float | None:
     return statistics.median(values) if values else None
 
 
+@dataclass(frozen=True, slots=True)
+class Norms:
+    """What the model reads from the catalogue: per genre its normal length in hours and its
+    fair price in US dollars (both 1 and 2 decimals) and how many games they are the medians of,
+    and the mean review score of the rated games (3 decimals), the prior the review score is
+    shrunk toward."""
+
+    hours: dict[str, float]
+    prices: dict[str, float]
+    games: dict[str, int]
+    review_score_mean: float
+
+    def to_json(self) -> dict[str, object]:
+        """Return the norms file's JSON object (``scoring/genre_norms.json``)."""
+        return {
+            "rule": NORMS_RULE,
+            "genres": {
+                g: {"hours": self.hours[g], "price_usd": self.prices[g], "games": self.games[g]}
+                for g in GENRES
+            },
+            "review_score_mean": self.review_score_mean,
+        }
+
+
+def _is_established(record: GameRecord) -> bool:
+    """Whether a record is one of the games a genre's norms are the medians of: a verified
+    length (HowLongToBeat, or how long players play a multiplayer-first game), at least
+    :data:`ESTABLISHED_REVIEWS` reviews with :data:`WELL_REVIEWED_SHARE` positive, a price, and
+    not an idle game or a tool."""
+    return (
+        record.length_source in ("hltb", "playtime")
+        and record.main_story_hours is not None
+        and record.review_count >= ESTABLISHED_REVIEWS
+        and record.review_score >= WELL_REVIEWED_SHARE
+        and record.list_price_usd > 0
+        and not is_unattended(record.tags)
+    )
+
+
+def derive_norms(records: Sequence[GameRecord]) -> Norms:
+    """Given the rated catalog's records (at least one), return its :class:`Norms`: for each
+    genre of :data:`GENRES` (by :func:`scoring.genres.genre_for`) the median length and the
+    median list price of its established games (:func:`_is_established`), and the mean review
+    score of all. A genre with no such game gets the medians of all genres' games. Reads only
+    the records, never a score: the norms do not depend on themselves."""
+    found: dict[str, list[tuple[float, float]]] = {g: [] for g in GENRES}
+    for r in records:
+        if not _is_established(r):
+            continue
+        assert r.main_story_hours is not None
+        genre = genre_for(
+            r.storefront_genres,
+            r.tags,
+            r.main_story_hours,
+            fallback_genres=r.play_length_genres,
+            categories=r.categories,
+        )
+        found[genre].append((r.main_story_hours, r.list_price_usd))
+    everything = [pair for pairs in found.values() for pair in pairs] or [(3.0, 10.0)]
+    return Norms(
+        hours={
+            g: round(statistics.median(h for h, _ in found[g] or everything), 1) for g in GENRES
+        },
+        prices={
+            g: round(statistics.median(p for _, p in found[g] or everything), 2) for g in GENRES
+        },
+        games={g: len(found[g]) for g in GENRES},
+        review_score_mean=round(statistics.fmean(r.review_score for r in records), 3),
+    )
+
+
+def write_norms(norms: Norms, path: Path) -> bool:
+    """Given the norms and the model's norms file, write them there (JSON, sorted as
+    :data:`GENRES`); return True when the file's content changed."""
+    text = json.dumps(norms.to_json(), indent=2, ensure_ascii=False) + "\n"
+    old = path.read_text(encoding="utf-8") if path.exists() else None
+    if old == text:
+        return False
+    path.write_text(text, encoding="utf-8")
+    return True
+
+
+def norms_lines(norms: Norms) -> list[str]:
+    """Given the norms, return CALIBRATION.md's section of them: a table a test reads back and
+    compares with what the model reads (``scoring/genre_norms.json``)."""
+    return [
+        NORMS_HEADING,
+        "",
+        "Derived from the bundled data by `make calibrate` (`bench.calibrate.derive_norms`) and "
+        f"written to `scoring/{NORMS_NAME}`, which `scoring/value.py` reads: no genre's hours "
+        f"or price are set by hand. Rule: {NORMS_RULE}. The model floors the length at "
+        f"{value.MIN_NORM_HOURS:g} h (`MIN_NORM_HOURS`).",
+        "",
+        "| genre | normal length (h) | fair price (USD) | games |",
+        "|---|---:|---:|---:|",
+        *[
+            f"| {g} | {norms.hours[g]:.1f} | {norms.prices[g]:.2f} | {norms.games[g]:,} |"
+            for g in GENRES
+        ],
+        "",
+        f"Mean review score of the rated games (the prior's mean): {norms.review_score_mean:.3f}",
+        "",
+    ]
+
+
+def read_norms_section(text: str) -> tuple[dict[str, tuple[float, float]], float]:
+    """Given CALIBRATION.md's text, return the genre norms its table gives ({genre: (hours,
+    fair price)}) and the prior's mean; ValueError when the section is missing."""
+    if NORMS_HEADING not in text:
+        raise ValueError("no genre norms section")
+    section = text.split(NORMS_HEADING, 1)[1].split("\n## ", 1)[0]
+    hours: dict[str, tuple[float, float]] = {}
+    mean: float | None = None
+    for row in section.splitlines():
+        cells = [c.strip() for c in row.strip().strip("|").split("|")]
+        if len(cells) == 4 and cells[0] in GENRES:
+            hours[cells[0]] = (float(cells[1]), float(cells[2]))
+        if row.startswith("Mean review score"):
+            mean = float(row.rsplit(" ", 1)[1])
+    if mean is None:
+        raise ValueError("no prior mean in the genre norms section")
+    return hours, mean
+
+
 def summarize(scored: Sequence[ScoredGame], not_rated: Sequence[NotRated] = ()) -> Summary:
     """Given the scored catalog in API order (at least 4 games) and the known apps that are
     not rated, return its :class:`Summary`."""
@@ -364,9 +511,11 @@ def render_report(
     origin: str,
     generated: dt.date,
     report: IngestReport | None = None,
+    norms: Norms | None = None,
 ) -> str:
     """Given the scored catalog in API order, its summary, the catalog's origin, the date of
-    the run and the ingest report (or None), return CALIBRATION.md as Markdown text."""
+    the run, the ingest report (or None) and the norms derived from it (or None), return
+    CALIBRATION.md as Markdown text."""
     n = summary.games
     tc, gc = summary.tier_counts, summary.genre_counts
     q1, q2, q3 = summary.score_quartiles
@@ -382,6 +531,8 @@ def render_report(
         "constant are in the docstring and comments of `scoring/value.py`.",
         "",
         *_report_lines(report),
+        *(norms_lines(norms) if norms is not None else []),
+        *_prior_lines(scored),
         "## Score distribution",
         "",
         f"![Histogram of bang_score]({HISTOGRAM_NAME})",
@@ -529,6 +680,33 @@ def render_report(
     return "\n".join(lines)
 
 
+def _share_line(games: Sequence[ScoredGame]) -> str:
+    counts = Counter(g.genre for g in games)
+    return ", ".join(f"{genre} {counts[genre]}" for genre in GENRES)
+
+
+def _prior_lines(scored: Sequence[ScoredGame]) -> list[str]:
+    """The review prior, its effect on review counts in the top 100, and each genre's share of
+    the top 100 now and under score version 3.0 (:data:`TOP_100_BEFORE`)."""
+    top = scored[:100]
+    lines = [
+        "## Review evidence",
+        "",
+        f"The review score is shrunk toward the catalogue's mean ({value.PRIOR_REVIEW_SCORE:.3f}) "
+        f"with {value.PRIOR_REVIEWS} imaginary reviews (`PRIOR_REVIEWS`): 97% of 300 reviews "
+        f"counts as {value.shrunk_review_score(0.97, 300):.1%}, 95% of 30,000 as "
+        f"{value.shrunk_review_score(0.95, 30_000):.1%}. A count known only as a lower bound "
+        '(a capped sample, "1,000+") counts as that bound.',
+        "",
+        "| top 100 | games under 1,000 reviews | median reviews | genres |",
+        "|---|---:|---:|---|",
+        f"| now | {sum(g.record.review_count < 1000 for g in top)} "
+        f"| {statistics.median([g.record.review_count for g in top]) if top else 0:,.0f} "
+        f"| {_share_line(top)} |",
+    ]
+    return [*lines, TOP_100_BEFORE, ""]
+
+
 def plot_histogram(scored: Sequence[ScoredGame], path: Path) -> None:
     """Given the scored catalog and a PNG path, draw the bang_score histogram (one bar per
     integer score, stacked by tier, tier boundaries marked) and save it there."""
@@ -573,12 +751,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--progress", action="store_true", help="show progress bars")
     args = parser.parse_args(argv)
     catalog, report = load_bundled_catalog(args.data_dir, progress=args.progress)
+    norms = derive_norms(catalog.games)
+    if write_norms(norms, value.NORMS_FILE):
+        # The model read the old figures at import: read the new ones before scoring.
+        importlib.reload(value)
     scored = score_catalog(catalog.games, progress=args.progress)
     summary = summarize(scored, catalog.not_rated)
     args.out_dir.mkdir(parents=True, exist_ok=True)
     plot_histogram(scored, args.out_dir / HISTOGRAM_NAME)
     text = render_report(
-        scored, summary, origin=catalog.origin, generated=catalog.created_at.date(), report=report
+        scored,
+        summary,
+        origin=catalog.origin,
+        generated=catalog.created_at.date(),
+        report=report,
+        norms=norms,
     )
     (args.out_dir / REPORT_NAME).write_text(text, encoding="utf-8")
     counts = ", ".join(f"{t} {c}" for t, c in summary.tier_counts.items())

@@ -164,10 +164,7 @@ def test_reviews_set_the_ceiling(inputs: ValueInputs) -> None:
 
 @given(value_inputs())
 def test_reviews_below_the_floor_publish_zero_but_still_order(inputs: ValueInputs) -> None:
-    n = inputs.review_count
-    shrunk = (inputs.review_score * n + value.PRIOR_REVIEW_SCORE * value.PRIOR_REVIEWS) / (
-        n + value.PRIOR_REVIEWS
-    )
+    shrunk = value.shrunk_review_score(inputs.review_score, inputs.review_count)
     assume(shrunk <= value.QUALITY_FLOOR)
     assert 0.0 < score(inputs) < 0.5
     assert bang_score(inputs) == 0
@@ -218,11 +215,24 @@ def test_an_estimate_counts_for_less_and_grows_with_the_estimate(
     [
         # Up to the knee (1.8 x the genre's normal length) the estimate counts at 70%.
         pytest.param(4.0, "rpg", 0.7 * 4.0, id="short-rpg-estimate"),
-        pytest.param(1.8 * 12.0, "rpg", 0.7 * 1.8 * 12.0, id="at-the-knee"),
+        pytest.param(
+            1.8 * value.norm_hours("rpg"),
+            "rpg",
+            0.7 * 1.8 * value.norm_hours("rpg"),
+            id="at-the-knee",
+        ),
         # Past it, the geometric mean of the estimate and the knee: a capped 30 h estimate of a
-        # narrative game (knee 5.4 h) counts as 8.9 h, not 24 h as in score version 2.0.
-        pytest.param(30.0, "narrative", 0.7 * (30.0 * 1.8 * 3.0) ** 0.5, id="capped-narrative"),
-        pytest.param(30.0, "other", 0.7 * (30.0 * 1.8 * 8.0) ** 0.5, id="capped-other"),
+        # narrative game (knee 1.8 x its normal length, about 10 h) counts as about 12 h, not
+        # 24 h as in score version 2.0.
+        pytest.param(
+            30.0,
+            "narrative",
+            0.7 * (30.0 * 1.8 * value.norm_hours("narrative")) ** 0.5,
+            id="capped-narrative",
+        ),
+        pytest.param(
+            30.0, "other", 0.7 * (30.0 * 1.8 * value.norm_hours("other")) ** 0.5, id="capped-other"
+        ),
     ],
 )
 def test_estimated_hours(hours: float, genre: str, counted: float) -> None:

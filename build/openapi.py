@@ -71,6 +71,17 @@ GAME_PROPERTIES: dict[str, Any] = {
         "description": "The storefront's content descriptors mark sexual content or frequent "
         "nudity. The API lists adult games; the website hides them unless asked.",
     },
+    "series": {
+        "type": ["object", "null"],
+        "description": "The work this game is a part of (chapters, episodes, volumes or parts of "
+        "one work by one developer): its name and how many parts are rated; null for a game "
+        "that is no part of a series.",
+        "properties": {
+            "name": {"type": "string"},
+            "parts": {"type": "integer", "minimum": 2},
+        },
+        "required": ["name", "parts"],
+    },
     "url": {"type": "string", "format": "uri"},
     "refunded_review_share": _FRACTION_NULL,
     "refunded_review_sample": _INT_NULL,

@@ -82,6 +82,7 @@ def list_item(game: ScoredGame, site_url: str) -> JSON:
         "early_access": flags.early_access(rec),
         "provisional": bool(flags.provisional_reasons(rec)),
         "adult": flags.adult(rec),
+        "series": game.series.wire() if game.series is not None else None,
         "url": game_url(site_url, rec.appid, rec.name),
         "refunded_review_share": _r(sample.share, 3) if sample else None,
         "refunded_review_sample": sample.sample if sample else None,

@@ -53,7 +53,7 @@ Real hours ``h`` start from the main story and are adjusted in this order:
 
 A game whose main story (HowLongToBeat, or an estimate) is under :data:`SHORT_HOURS` stays at
 :data:`SHORT_MAX_SCORE` or less: a joke or toy game (Coconut Simulator, 0.2 h) is never a
-banger.
+banger; nor is an idle game or a tool, whose hours are not play (Cookie Clicker).
 
 A **free** game (free to play, or a free first episode: nothing to buy) has no price to weigh:
 it is judged as a game at the price floor, so its score rests on its reviews (their share and
@@ -132,14 +132,17 @@ QUALITY_CEILING: Final = 0.95
 # game's score stays under 0.4 and publishes 0; it only orders the games at 0 (the unrounded
 # score breaks ties of bang_score: docs/API.md#list-games).
 SLIVER_QUALITY: Final = 0.004
+SLIVER_OFFSET: Final = 0.01
 
 # Every price up to PRICE_FLOOR_USD counts as PRICE_FLOOR_USD: below it, money is not what
 # limits value, and a free game is judged as a cheap one.
 PRICE_FLOOR_USD: Final = 10.0
 # Diminishing returns of length: the fair price grows with the square root of relative length.
 LENGTH_EXPONENT: Final = 0.5
-# How hard price pushes within the ceiling: at the fair price value is 0.71, at twice it 0.58.
-VALUE_EXPONENT: Final = 0.35
+# How hard price pushes within the ceiling: at the fair price value is 0.81, at twice it 0.72.
+# 0.3 rather than 3.0's 0.5: with each genre's fair price now what its established games cost
+# (about $15-20, not $25), a steeper exponent left an acclaimed $60 RPG of 70 hours "fair".
+VALUE_EXPONENT: Final = 0.3
 
 # Each genre's normal length and fair price: the median verified length (HowLongToBeat, or how
 # long players play a multiplayer-first game) and the median list price of the genre's
@@ -229,11 +232,9 @@ def quality(inputs: ValueInputs) -> float:
     else:
         rest = (shrunk - MIXED_SHARE) / (QUALITY_CEILING - MIXED_SHARE)
         stretched = MIXED_QUALITY + (1.0 - MIXED_QUALITY) * rest
-    # The sliver reads the plain Bayesian average (above 0 even for 0% of 0 reviews), so
-    # games at 0 still order by their reviews.
-    n = inputs.review_count
-    bayes = (inputs.review_score * n + PRIOR_REVIEW_SCORE * PRIOR_REVIEWS) / (n + PRIOR_REVIEWS)
-    return min(1.0, max(SLIVER_QUALITY * bayes, stretched))
+    # The sliver is above 0 even for 0% positive, so games at 0 still order by their reviews.
+    sliver = SLIVER_QUALITY * (shrunk + SLIVER_OFFSET) / (1.0 + SLIVER_OFFSET)
+    return min(1.0, max(sliver, stretched))
 
 
 def shrunk_review_score(review_score: float, review_count: int) -> float:
@@ -328,10 +329,11 @@ def score(inputs: ValueInputs) -> float:
 
 def ceiling(inputs: ValueInputs) -> float:
     """Given the inputs, return the most the game can score: :data:`FREE_MAX_SCORE` for a free
-    game, :data:`SHORT_MAX_SCORE` for a short one (:func:`is_short`), else 100."""
+    game, :data:`SHORT_MAX_SCORE` for a short one (:func:`is_short`) or one whose hours are
+    not play (``unattended``: idle games, tools), else 100."""
     if inputs.free:
         return FREE_MAX_SCORE
-    return SHORT_MAX_SCORE if is_short(inputs) else 100.0
+    return SHORT_MAX_SCORE if is_short(inputs) or inputs.unattended else 100.0
 
 
 def score_from(quality_part: float, fair: float, price_usd: float, most: float = 100.0) -> float:

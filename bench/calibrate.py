@@ -494,9 +494,10 @@ def _report_lines(report: IngestReport | None) -> list[str]:
         "were shown as free before this check (the original Sleeping Dogs 202170 and Ori and the "
         "Blind Forest 261570).",
         "",
-        f"{report.free_flag:,} rated games are priced $0 by Steam's own `is_free` flag alone "
-        "(the 2024 catalogue, seen on or after their release; no US price dump lists them: "
-        "`ingest.resolution._free_price`), dated 2024-10-31.",
+        f"{report.free_flag:,} rated games are priced $0 by a free marker alone (no US price "
+        "dump lists them): Steam's own `is_free` flag (the 2024 catalogue, seen on or after "
+        "their release: `ingest.resolution._free_price`, dated 2024-10-31), or the storefront "
+        "genre Free to Play of the 2026 record (`_free_to_play_price`, dated 2026-07-24).",
         "",
         "Rated games per release year:",
         "",
@@ -658,11 +659,14 @@ def render_report(
         "genre in four wrong, and can lift a low tag into the play rules' top 10: WEBFISHING "
         "(a social fishing game) counts as idle for its 'Idler' tag.",
         "- Prices: the June-July 2026 US price history prices 82% of the 2019-2026 "
-        "catalogue; a release with no US price in any dump is not rated (`no_usd_price`, "
-        "about 1,700 with 50 reviews or more; 1,358 of them carry PICS's 'Free to Play' genre, "
-        "most released since November 2024, but that genre is not taken as a price: see "
-        "data/README.md). Free games the 2024 catalogue flags "
-        "`is_free` are priced $0 as of 2024-10-31. Apps above appid ~745,000 were "
+        "catalogue; a release with no US price in any dump is not rated (`no_usd_price`), "
+        "unless the storefront's record of 2026-07-24 files it under Free to Play ("
+        "priced $0 at that date, source `steam_pics_2026`; Marvel Rivals, Wuthering "
+        "Waves, Delta Force, Where Winds Meet, FragPunk) or the 2024 catalogue flags it "
+        "`is_free` ($0 as of 2024-10-31). Deltarune, Pipistrello and the Cursed Yoyo and Dead "
+        "as Disco stay `no_usd_price`: no dump prices them, the first two are known only as "
+        "unreleased 2024 listings with no reviews, and Dead as Disco is a paid Early Access "
+        "game the 2026 price scraper skipped. Apps above appid ~745,000 were "
         "last seen in the Summer Sale 2026 (June 26 - July 3): that sale is over at the "
         "catalogue's as-of time (2026-07-24), so they are scored at their list price.",
         "- Review counts: the largest no-older lower bound wins (the 2026 sample of at most "
@@ -671,11 +675,16 @@ def render_report(
         "2026 sample outnumbers SteamSpy's January 2025 total.",
         f"- Genre: {gc['other']:,} games ({_pct(gc['other'], n)}) are `other` (simulation, "
         "sandbox, survival crafting, racing, sports, puzzle, management). The one-genre rule "
-        "(`scoring/genres.py`) is checked against 200 games labelled by hand "
+        "(`scoring/genres.py`) is checked against 200 games labelled by hand and 12 cited cases "
         "(`tests/scoring/genre_labels.csv`); what it misses sits between two genres: co-op "
-        "shooters, puzzle adventures with a story, short indie games tagged Action. A genre "
-        "sets the normal length a game is judged against, so a short RPG (Undertale, 7 h, rpg "
-        "rather than narrative) scores lower than the same hours filed as narrative would.",
+        "shooters, puzzle adventures with a story, short indie games tagged Action; Slime "
+        "Rancher and Aground stay `action` (nothing in their first five tags says life sim or "
+        "survival crafting). A genre sets the normal length and price a game is judged "
+        "against, and `other` mixes 5-hour puzzles with 100-hour farming sims, so long sims "
+        "(Farming Simulator) do well against its norm.",
+        "- A full-price acclaimed long game is worth it, rarely a banger: Baldur's Gate 3 and "
+        "Elden Ring at $59.99 rank in the top few thousand, not the top 100, which cheaper "
+        "well-loved games hold; their genre percentile is about 0.9.",
         "- Tools are found by their players' tags ('Software Training', 'Utilities' in the "
         "top 10); an aim trainer or desktop app without them counts its hours like a game.",
         "",

@@ -248,9 +248,9 @@ FREE_TO_PLAY_GENRE = "Free to Play"
 
 def _free_to_play_price(known: Observations, appid: int) -> Resolved | None:
     """Return $0 (list $0, no discount) as observed by the newest storefront record of an app's
-    genres when that record files it under "Free to Play" (CONTRACT round 5), for an app no
-    source prices in US dollars and the 2024 catalogue's ``is_free`` flag does not price; None
-    when the genre is absent, the app was not released by that record's date, or an
+    genres when that record files it under "Free to Play" (docs/API.md#prices-and-dates), for
+    an app no source prices in US dollars and the 2024 catalogue's ``is_free`` flag does not
+    price; None when the genre is absent, the app was not released by that record's date, or an
     ``is_free`` flag seen after its release says it is not free (Marvel Rivals' 2024 flag,
     seen before its December 2024 release, says nothing).
 

@@ -299,7 +299,7 @@ DEFINING: Final[dict[str, frozenset[str]]] = {
         "Trading Card Game",
         "Card Battler",
         "Battle Arena",
-        # Factory builders: decisions over an economy (CONTRACT round 4: Factorio, Satisfactory,
+        # Factory builders: decisions over an economy (docs/API.md#genres: Factorio, Satisfactory,
         # shapez, Dyson Sphere Program).
         "Automation",
         "Factory Building",
@@ -424,8 +424,8 @@ PLATFORMER_TAGS: Final = _keys(
 STOREFRONT_PRIORITY: Final = ("rpg", "strategy", "action", "other")
 INDIE_NAMES: Final = _keys("Indie")
 # Step 6: a game players tag as one of these, or the storefront files under Racing or Sports, is
-# ``other`` whatever its length: CONTRACT puts racing, sports, life sims and survival crafting
-# there, and a short racing game is a racing game, not an indie sketch.
+# ``other`` whatever its length: docs/API.md#genres puts racing, sports, life sims and survival
+# crafting there, and a short racing game is a racing game, not an indie sketch.
 OTHER_KINDS: Final = _keys(
     "Racing",
     "Racing/Driving",

@@ -2,8 +2,8 @@
 
 A visual novel sold chapter by chapter (Higurashi When They Cry Hou, eight chapters) is one work
 to a player, and a ranking that lists every chapter fills its top with one work. The API list
-keeps every game (SPEC) and names the series on each part (``series``: ``{"name", "parts"}``);
-the website lists a series once, at its best part (docs/API.md#series).
+keeps every game and names the series on each part (``series``: ``{"name", "parts"}``); the
+website lists a series once, at its best part (docs/API.md#series).
 
 :func:`find_series` groups games whose names differ only by a part marker and what follows it
 ("Ch.3 Tatarigoroshi", "Episode Two", "Volume 1", "Part II") and that share a developer (a

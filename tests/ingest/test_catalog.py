@@ -249,10 +249,10 @@ def test_assemble_prices_a_free_flag_at_zero_only_where_nothing_prices_the_game(
 
 
 def test_assemble_prices_a_free_to_play_release_no_dump_prices_at_zero() -> None:
-    # CONTRACT round 5: an app no US price dump holds that the storefront files under Free to
-    # Play is free at that record's date. 11: released 2025, its 2024 flag (seen before release)
-    # says nothing; 12: sold for money once out (flag False after release); 13: unreleased on
-    # the record's date; 14: the genre beside a real price, which wins.
+    # docs/API.md#prices-and-dates: an app no US price dump holds that the storefront files
+    # under Free to Play is free at that record's date. 11: released 2025, its 2024 flag (seen
+    # before release) says nothing; 12: sold for money once out (flag False after release);
+    # 13: unreleased on the record's date; 14: the genre beside a real price, which wins.
     known = Observations()
     released = {
         11: dt.date(2025, 3, 1),
@@ -293,13 +293,20 @@ def test_release_year_is_the_earliest_storefront_date() -> None:
     known = Observations()
     known.add(
         PICS,
-        [o(31, "name", "Game 31"), o(31, "app_type", "game")]
-        + [o(31, "release_date", dt.date(2026, 7, 4)), o(31, "price", (19.99, 19.99, 0))],
+        [
+            o(31, "name", "Game 31"),
+            o(31, "app_type", "game"),
+            o(31, "release_date", dt.date(2026, 7, 4)),
+            o(31, "price", (19.99, 19.99, 0)),
+        ],
     )
     known.add(
         INSIGHTS,
-        [o(31, "release_date", dt.date(2016, 4, 5))]
-        + [o(31, "review_count", 800), o(31, "review_score", 0.9)],
+        [
+            o(31, "release_date", dt.date(2016, 4, 5)),
+            o(31, "review_count", 800),
+            o(31, "review_score", 0.9),
+        ],
     )
     known.add(HLTB, [o(31, "main_story_hours", 6.0), o(31, "release_date", dt.date(2010, 1, 1))])
     [game], _ = assemble(known, IngestReport())

@@ -2,18 +2,22 @@
 
 Usage: ``.venv/bin/python -m bench.calibrate [--data-dir data] [--out-dir scoring]``.
 
-Loads the catalog of the bundled dumps (:func:`ingest.catalog.load_bundled_catalog`), scores
-it with the one pipeline (:func:`scoring.pipeline.score_catalog`) and writes the internal
-calibration report: the catalog's drop counts and years, score histogram with the tier
-boundaries, tiers, genres, landmarks before and after, top and bottom 25, each genre's top 10,
-and the evidence for (and against) the ranking. The pure steps (:func:`summarize`,
-:func:`render_report`) return values; :func:`main` does the I/O.
+Loads the catalog of the bundled dumps (:func:`ingest.catalog.load_bundled_catalog`), derives
+the figures the model reads from it (:func:`derive_norms`: each genre's normal length and the
+catalogue's mean review score) into ``scoring/genre_norms.json``, scores it with the one pipeline
+(:func:`scoring.pipeline.score_catalog`) and writes the internal calibration report, which
+repeats those figures (a test keeps them equal): the catalog's drop counts and years, score
+histogram with the tier boundaries, tiers, genres, landmarks before and after, top and bottom
+25, each genre's top 10, and the evidence for (and against) the ranking. The pure steps
+(:func:`summarize`, :func:`render_report`) return values; :func:`main` does the I/O.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import importlib
+import json
 import statistics
 from collections import Counter
 from collections.abc import Sequence
@@ -22,9 +26,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bangscore.scoring import tiers, value
-from bangscore.scoring.genres import GENRES
+from bangscore.scoring.genres import GENRES, genre_for
 from bangscore.scoring.pipeline import ScoredGame, score_catalog
-from bangscore.scoring.records import NotRated
+from bangscore.scoring.play import is_unattended
+from bangscore.scoring.records import GameRecord, NotRated
 from bangscore.scoring.tiers import TIERS
 
 if TYPE_CHECKING:
@@ -35,6 +40,27 @@ REPO_DIR = Path(__file__).resolve().parent.parent
 PACKAGE_DIR = REPO_DIR / "scoring"
 DEFAULT_DATA_DIR = REPO_DIR / "data"
 REPORT_NAME = "CALIBRATION.md"
+NORMS_NAME = value.NORMS_FILE.name
+# A genre's normal length and fair price are the medians over its established games: at least
+# ESTABLISHED_REVIEWS reviews, WELL_REVIEWED_SHARE positive, a verified length. What players of
+# the genre know and pay, not what its thousands of small releases are: the median narrative
+# game of the whole catalogue lasts 3.2 h, the established one 4.8 h; the median rpg 11.3 h,
+# the established one 19.2 h. Idle games and tools (unattended) are left out.
+WELL_REVIEWED_SHARE = 0.80
+ESTABLISHED_REVIEWS = 1000
+NORMS_RULE = (
+    "per genre, the median verified length (HowLongToBeat main story, or how long players play a "
+    "multiplayer-first game) and the median list price of its rated games with at least "
+    "1,000 reviews, 80% positive and a price (idle games and tools left out); the mean review "
+    "score of every rated game (bench/calibrate.py: derive_norms)"
+)
+NORMS_HEADING = "## Genre norms (read by the model)"
+# The same row under score version 3.0 (20 imaginary reviews at 0.70, hand-set genre hours),
+# measured on the same bundled catalogue with the code of main at 626d466.
+TOP_100_BEFORE = (
+    "| score version 3.0 | 21 | 9,800 | rpg 1, shooter 7, strategy 9, narrative 30, roguelike 10, "
+    "multiplayer 3, indie_short 0, action 21, other 19 |"
+)
 HISTOGRAM_NAME = "score_histogram.png"
 LIST_LENGTH = 25
 GENRE_LIST_LENGTH = 10
@@ -206,6 +232,130 @@ def _median(values: Sequence[float]) -> float | None:
     return statistics.median(values) if values else None
 
 
+@dataclass(frozen=True, slots=True)
+class Norms:
+    """What the model reads from the catalogue: per genre its normal length in hours and its
+    fair price in US dollars (both 1 and 2 decimals) and how many games they are the medians of,
+    and the mean review score of the rated games (3 decimals), the prior the review score is
+    shrunk toward."""
+
+    hours: dict[str, float]
+    prices: dict[str, float]
+    games: dict[str, int]
+    review_score_mean: float
+
+    def to_json(self) -> dict[str, object]:
+        """Return the norms file's JSON object (``scoring/genre_norms.json``)."""
+        return {
+            "rule": NORMS_RULE,
+            "genres": {
+                g: {"hours": self.hours[g], "price_usd": self.prices[g], "games": self.games[g]}
+                for g in GENRES
+            },
+            "review_score_mean": self.review_score_mean,
+        }
+
+
+def _is_established(record: GameRecord) -> bool:
+    """Whether a record is one of the games a genre's norms are the medians of: a verified
+    length (HowLongToBeat, or how long players play a multiplayer-first game), at least
+    :data:`ESTABLISHED_REVIEWS` reviews with :data:`WELL_REVIEWED_SHARE` positive, a price, and
+    not an idle game or a tool."""
+    return (
+        record.length_source in ("hltb", "playtime")
+        and record.main_story_hours is not None
+        and record.review_count >= ESTABLISHED_REVIEWS
+        and record.review_score >= WELL_REVIEWED_SHARE
+        and record.list_price_usd > 0
+        and not is_unattended(record.tags)
+    )
+
+
+def derive_norms(records: Sequence[GameRecord]) -> Norms:
+    """Given the rated catalog's records (at least one), return its :class:`Norms`: for each
+    genre of :data:`GENRES` (by :func:`scoring.genres.genre_for`) the median length and the
+    median list price of its established games (:func:`_is_established`), and the mean review
+    score of all. A genre with no such game gets the medians of all genres' games. Reads only
+    the records, never a score: the norms do not depend on themselves."""
+    found: dict[str, list[tuple[float, float]]] = {g: [] for g in GENRES}
+    for r in records:
+        if not _is_established(r):
+            continue
+        assert r.main_story_hours is not None
+        genre = genre_for(
+            r.storefront_genres,
+            r.tags,
+            r.main_story_hours,
+            fallback_genres=r.play_length_genres,
+            categories=r.categories,
+        )
+        found[genre].append((r.main_story_hours, r.list_price_usd))
+    everything = [pair for pairs in found.values() for pair in pairs] or [(3.0, 10.0)]
+    return Norms(
+        hours={
+            g: round(statistics.median(h for h, _ in found[g] or everything), 1) for g in GENRES
+        },
+        prices={
+            g: round(statistics.median(p for _, p in found[g] or everything), 2) for g in GENRES
+        },
+        games={g: len(found[g]) for g in GENRES},
+        review_score_mean=round(statistics.fmean(r.review_score for r in records), 3),
+    )
+
+
+def write_norms(norms: Norms, path: Path) -> bool:
+    """Given the norms and the model's norms file, write them there (JSON, sorted as
+    :data:`GENRES`); return True when the file's content changed."""
+    text = json.dumps(norms.to_json(), indent=2, ensure_ascii=False) + "\n"
+    old = path.read_text(encoding="utf-8") if path.exists() else None
+    if old == text:
+        return False
+    path.write_text(text, encoding="utf-8")
+    return True
+
+
+def norms_lines(norms: Norms) -> list[str]:
+    """Given the norms, return CALIBRATION.md's section of them: a table a test reads back and
+    compares with what the model reads (``scoring/genre_norms.json``)."""
+    return [
+        NORMS_HEADING,
+        "",
+        "Derived from the bundled data by `make calibrate` (`bench.calibrate.derive_norms`) and "
+        f"written to `scoring/{NORMS_NAME}`, which `scoring/value.py` reads: no genre's hours "
+        f"or price are set by hand. Rule: {NORMS_RULE}. The model floors the length at "
+        f"{value.MIN_NORM_HOURS:g} h (`MIN_NORM_HOURS`).",
+        "",
+        "| genre | normal length (h) | fair price (USD) | games |",
+        "|---|---:|---:|---:|",
+        *[
+            f"| {g} | {norms.hours[g]:.1f} | {norms.prices[g]:.2f} | {norms.games[g]:,} |"
+            for g in GENRES
+        ],
+        "",
+        f"Mean review score of the rated games (the prior's mean): {norms.review_score_mean:.3f}",
+        "",
+    ]
+
+
+def read_norms_section(text: str) -> tuple[dict[str, tuple[float, float]], float]:
+    """Given CALIBRATION.md's text, return the genre norms its table gives ({genre: (hours,
+    fair price)}) and the prior's mean; ValueError when the section is missing."""
+    if NORMS_HEADING not in text:
+        raise ValueError("no genre norms section")
+    section = text.split(NORMS_HEADING, 1)[1].split("\n## ", 1)[0]
+    hours: dict[str, tuple[float, float]] = {}
+    mean: float | None = None
+    for row in section.splitlines():
+        cells = [c.strip() for c in row.strip().strip("|").split("|")]
+        if len(cells) == 4 and cells[0] in GENRES:
+            hours[cells[0]] = (float(cells[1]), float(cells[2]))
+        if row.startswith("Mean review score"):
+            mean = float(row.rsplit(" ", 1)[1])
+    if mean is None:
+        raise ValueError("no prior mean in the genre norms section")
+    return hours, mean
+
+
 def summarize(scored: Sequence[ScoredGame], not_rated: Sequence[NotRated] = ()) -> Summary:
     """Given the scored catalog in API order (at least 4 games) and the known apps that are
     not rated, return its :class:`Summary`."""
@@ -344,9 +494,10 @@ def _report_lines(report: IngestReport | None) -> list[str]:
         "were shown as free before this check (the original Sleeping Dogs 202170 and Ori and the "
         "Blind Forest 261570).",
         "",
-        f"{report.free_flag:,} rated games are priced $0 by Steam's own `is_free` flag alone "
-        "(the 2024 catalogue, seen on or after their release; no US price dump lists them: "
-        "`ingest.resolution._free_price`), dated 2024-10-31.",
+        f"{report.free_flag:,} rated games are priced $0 by a free marker alone (no US price "
+        "dump lists them): Steam's own `is_free` flag (the 2024 catalogue, seen on or after "
+        "their release: `ingest.resolution._free_price`, dated 2024-10-31), or the storefront "
+        "genre Free to Play of the 2026 record (`_free_to_play_price`, dated 2026-07-24).",
         "",
         "Rated games per release year:",
         "",
@@ -364,9 +515,11 @@ def render_report(
     origin: str,
     generated: dt.date,
     report: IngestReport | None = None,
+    norms: Norms | None = None,
 ) -> str:
     """Given the scored catalog in API order, its summary, the catalog's origin, the date of
-    the run and the ingest report (or None), return CALIBRATION.md as Markdown text."""
+    the run, the ingest report (or None) and the norms derived from it (or None), return
+    CALIBRATION.md as Markdown text."""
     n = summary.games
     tc, gc = summary.tier_counts, summary.genre_counts
     q1, q2, q3 = summary.score_quartiles
@@ -382,6 +535,8 @@ def render_report(
         "constant are in the docstring and comments of `scoring/value.py`.",
         "",
         *_report_lines(report),
+        *(norms_lines(norms) if norms is not None else []),
+        *_prior_lines(scored),
         "## Score distribution",
         "",
         f"![Histogram of bang_score]({HISTOGRAM_NAME})",
@@ -504,11 +659,14 @@ def render_report(
         "genre in four wrong, and can lift a low tag into the play rules' top 10: WEBFISHING "
         "(a social fishing game) counts as idle for its 'Idler' tag.",
         "- Prices: the June-July 2026 US price history prices 82% of the 2019-2026 "
-        "catalogue; a release with no US price in any dump is not rated (`no_usd_price`, "
-        "about 1,700 with 50 reviews or more; 1,358 of them carry PICS's 'Free to Play' genre, "
-        "most released since November 2024, but that genre is not taken as a price: see "
-        "data/README.md). Free games the 2024 catalogue flags "
-        "`is_free` are priced $0 as of 2024-10-31. Apps above appid ~745,000 were "
+        "catalogue; a release with no US price in any dump is not rated (`no_usd_price`), "
+        "unless the storefront's record of 2026-07-24 files it under Free to Play ("
+        "priced $0 at that date, source `steam_pics_2026`; Marvel Rivals, Wuthering "
+        "Waves, Delta Force, Where Winds Meet, FragPunk) or the 2024 catalogue flags it "
+        "`is_free` ($0 as of 2024-10-31). Deltarune, Pipistrello and the Cursed Yoyo and Dead "
+        "as Disco stay `no_usd_price`: no dump prices them, the first two are known only as "
+        "unreleased 2024 listings with no reviews, and Dead as Disco is a paid Early Access "
+        "game the 2026 price scraper skipped. Apps above appid ~745,000 were "
         "last seen in the Summer Sale 2026 (June 26 - July 3): that sale is over at the "
         "catalogue's as-of time (2026-07-24), so they are scored at their list price.",
         "- Review counts: the largest no-older lower bound wins (the 2026 sample of at most "
@@ -517,16 +675,48 @@ def render_report(
         "2026 sample outnumbers SteamSpy's January 2025 total.",
         f"- Genre: {gc['other']:,} games ({_pct(gc['other'], n)}) are `other` (simulation, "
         "sandbox, survival crafting, racing, sports, puzzle, management). The one-genre rule "
-        "(`scoring/genres.py`) is checked against 200 games labelled by hand "
+        "(`scoring/genres.py`) is checked against 200 games labelled by hand and 12 cited cases "
         "(`tests/scoring/genre_labels.csv`); what it misses sits between two genres: co-op "
-        "shooters, puzzle adventures with a story, short indie games tagged Action. A genre "
-        "sets the normal length a game is judged against, so a short RPG (Undertale, 7 h, rpg "
-        "rather than narrative) scores lower than the same hours filed as narrative would.",
+        "shooters, puzzle adventures with a story, short indie games tagged Action; Slime "
+        "Rancher and Aground stay `action` (nothing in their first five tags says life sim or "
+        "survival crafting). A genre sets the normal length and price a game is judged "
+        "against, and `other` mixes 5-hour puzzles with 100-hour farming sims, so long sims "
+        "(Farming Simulator) do well against its norm.",
+        "- A full-price acclaimed long game is worth it, rarely a banger: Baldur's Gate 3 and "
+        "Elden Ring at $59.99 rank in the top few thousand, not the top 100, which cheaper "
+        "well-loved games hold; their genre percentile is about 0.9.",
         "- Tools are found by their players' tags ('Software Training', 'Utilities' in the "
         "top 10); an aim trainer or desktop app without them counts its hours like a game.",
         "",
     ]
     return "\n".join(lines)
+
+
+def _share_line(games: Sequence[ScoredGame]) -> str:
+    counts = Counter(g.genre for g in games)
+    return ", ".join(f"{genre} {counts[genre]}" for genre in GENRES)
+
+
+def _prior_lines(scored: Sequence[ScoredGame]) -> list[str]:
+    """The review prior, its effect on review counts in the top 100, and each genre's share of
+    the top 100 now and under score version 3.0 (:data:`TOP_100_BEFORE`)."""
+    top = scored[:100]
+    lines = [
+        "## Review evidence",
+        "",
+        f"The review score is shrunk toward the catalogue's mean ({value.PRIOR_REVIEW_SCORE:.3f}) "
+        f"with {value.PRIOR_REVIEWS} imaginary reviews (`PRIOR_REVIEWS`): 97% of 300 reviews "
+        f"counts as {value.shrunk_review_score(0.97, 300):.1%}, 95% of 30,000 as "
+        f"{value.shrunk_review_score(0.95, 30_000):.1%}. A count known only as a lower bound "
+        '(a capped sample, "1,000+") counts as that bound.',
+        "",
+        "| top 100 | games under 1,000 reviews | median reviews | genres |",
+        "|---|---:|---:|---|",
+        f"| now | {sum(g.record.review_count < 1000 for g in top)} "
+        f"| {statistics.median([g.record.review_count for g in top]) if top else 0:,.0f} "
+        f"| {_share_line(top)} |",
+    ]
+    return [*lines, TOP_100_BEFORE, ""]
 
 
 def plot_histogram(scored: Sequence[ScoredGame], path: Path) -> None:
@@ -573,12 +763,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--progress", action="store_true", help="show progress bars")
     args = parser.parse_args(argv)
     catalog, report = load_bundled_catalog(args.data_dir, progress=args.progress)
+    norms = derive_norms(catalog.games)
+    if write_norms(norms, value.NORMS_FILE):
+        # The model read the old figures at import: read the new ones before scoring.
+        importlib.reload(value)
     scored = score_catalog(catalog.games, progress=args.progress)
     summary = summarize(scored, catalog.not_rated)
     args.out_dir.mkdir(parents=True, exist_ok=True)
     plot_histogram(scored, args.out_dir / HISTOGRAM_NAME)
     text = render_report(
-        scored, summary, origin=catalog.origin, generated=catalog.created_at.date(), report=report
+        scored,
+        summary,
+        origin=catalog.origin,
+        generated=catalog.created_at.date(),
+        report=report,
+        norms=norms,
     )
     (args.out_dir / REPORT_NAME).write_text(text, encoding="utf-8")
     counts = ", ".join(f"{t} {c}" for t, c in summary.tier_counts.items())

@@ -63,6 +63,7 @@ from bangscore.contract.records import GameDetail, ListItem
 from bangscore.contract.search import SearchIndex, name_words
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import GameRecord, NotRated
+from bangscore.scoring.series import once_per_series
 from bangscore.scoring.verdict import day
 from bangscore.site.adult import keep_adult
 from bangscore.site.badge import badge_svg
@@ -225,9 +226,12 @@ def snapshot_objects(
     yield StoredObject(OPENAPI_KEY, dumps(openapi), JSON_TYPE)
     yield StoredObject(DOCS_KEY, site.docs_page(openapi), HTML_TYPE)
     # The home page per state of the adult toggle, like the lists: hidden (the default), shown.
-    shown = [i for i, flag in zip(items, adult, strict=True) if not flag][:HOME_TOP]
-    yield StoredObject(HOME_KEY, site.home_page(shown, len(games), dates=dates), HTML_TYPE)
-    with_adult = site.home_page(items[:HOME_TOP], len(games), dates=dates)
+    # The website lists a series once, at its best part (scoring.series).
+    shown = once_per_series([i for i, flag in zip(items, adult, strict=True) if not flag])
+    yield StoredObject(
+        HOME_KEY, site.home_page(shown[:HOME_TOP], len(games), dates=dates), HTML_TYPE
+    )
+    with_adult = site.home_page(once_per_series(items)[:HOME_TOP], len(games), dates=dates)
     yield StoredObject(HOME_ADULT_KEY, keep_adult(with_adult, site.root), HTML_TYPE)
     yield StoredObject(ABOUT_SCORE_KEY, site.about_score_page(dates=dates), HTML_TYPE)
     yield StoredObject(DATES_KEY, dumps(dates), JSON_TYPE)

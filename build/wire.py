@@ -82,8 +82,8 @@ def list_item(game: ScoredGame, site_url: str, buyer: JSON | None = None) -> JSO
     ranks = game.refund_ranks
     if buyer is None:
         buyer = _buyer_of(game)
-    # {"name", "parts"} once scoring groups a game's series (round 5), else None.
-    series = getattr(game, "series", None)
+    # {"name", "parts"} of the work the game is a chapter, episode or volume of, else None.
+    series = game.series.wire() if game.series is not None else None
     return ordered(
         ListItem,
         {

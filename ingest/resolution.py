@@ -243,6 +243,35 @@ def _free_price(known: Observations, appid: int) -> Resolved | None:
     return Resolved(Price(0.0, 0.0, 0), free.layer)
 
 
+FREE_TO_PLAY_GENRE = "Free to Play"
+
+
+def _free_to_play_price(known: Observations, appid: int) -> Resolved | None:
+    """Return $0 (list $0, no discount) as observed by the newest storefront record of an app's
+    genres when that record files it under "Free to Play" (docs/API.md#prices-and-dates), for
+    an app no source prices in US dollars and the 2024 catalogue's ``is_free`` flag does not
+    price; None when the genre is absent, the app was not released by that record's date, or an
+    ``is_free`` flag seen after its release says it is not free (Marvel Rivals' 2024 flag,
+    seen before its December 2024 release, says nothing).
+
+    The 2025-26 free-to-play releases (Marvel Rivals, Wuthering Waves, Delta Force, Where Winds
+    Meet, FragPunk) are in no US price dump: the 2026 dumps' scraper walked priced apps and
+    skipped them although it priced their neighbours' appids, and they came after the 2024
+    catalogue and SteamSpy's 2025 pages. Their storefront record of 2026-07-24 says Free to
+    Play, so they are free at its date (source ``steam_pics_2026``). A paid game that also
+    carries the genre is priced by the dumps, which win: this is only a fallback."""
+    genres = known.get(appid, "storefront_genres")
+    if genres is None or FREE_TO_PLAY_GENRE not in genres.value:
+        return None
+    released = known.value(appid, "release_date")
+    if released is None or released > genres.layer.date:
+        return None
+    free = known.get(appid, "free")
+    if free is not None and free.value is False and free.layer.date >= released:
+        return None  # sold for money once it was out (a flag seen before release says nothing)
+    return Resolved(Price(0.0, 0.0, 0), genres.layer)
+
+
 def _priced_at(known: Observations, appid: int, price: Resolved) -> Seen:
     """Given an appid's winning price, return it as observed: the newest dated point of its
     layer, or the triple at midnight UTC of the layer's date."""
@@ -548,7 +577,7 @@ def _usable_price(
     ):
         return None, True, False
     if price is None:
-        price = _free_price(known, appid)
+        price = _free_price(known, appid) or _free_to_play_price(known, appid)
         return price, False, price is not None
     return price, False, False
 
@@ -722,8 +751,22 @@ def _release_year(
     known: Observations, appid: int, released: dt.date | None
 ) -> tuple[int | None, Layer | None]:
     """Given an app and its release date (or None), return (its release year or None, the layer
-    to report it under when not the date's): the date's year, else a year only the play-length
-    source knows (``play_length_release_year``) with its layer."""
+    to report it under when not the date's): the year it was first sold, the earliest release
+    date any storefront layer holds (Early Access included: a 1.0 or a re-release moves the
+    storefront's date, not the year it first sold; Hot Dogs, Horseshoes & Hand Grenades 2016,
+    not 2026), else a year only the play-length source knows (``play_length_release_year``)
+    with its layer."""
+    first = min(
+        (
+            found
+            for found in known.candidates(appid, "release_date")
+            if found.layer.kind == "storefront" and found.value is not None
+        ),
+        key=lambda found: found.value,
+        default=None,
+    )
+    if first is not None and (released is None or first.value < released):
+        return first.value.year, first.layer
     if released is not None:
         return released.year, None
     other_year = known.get(appid, "play_length_release_year")

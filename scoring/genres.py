@@ -25,7 +25,11 @@ files every game under exactly one of :data:`GENRES`, as the API reference defin
    storefront genre adds :data:`STOREFRONT_VOTE` to a genre the tags voted for. The most votes
    win; a tie goes to the genre whose tag players ranked highest. Two tags depend on the others:
    "Adventure" votes narrative only beside a story tag (:data:`STORY_COMPANIONS`), and a
-   platformer tag votes ``other`` beside "Puzzle" (a puzzle platformer: Portal 2). So Burger
+   platformer tag votes ``other`` beside "Puzzle" (a puzzle platformer: Portal 2), and
+   "Automation" (a factory builder: strategy) votes only a broad ``other`` beside an idle tag.
+   A game the vote files under strategy or other that the storefront calls an RPG, with an
+   RPG tag and an open-world or sandbox tag and no life-sim or survival-crafting tag among the
+   first five, is a sandbox RPG: ``rpg`` (Kenshi). So Burger
    Shop 3 ("Action", "Casual", "Simulation", "Point & Click", "Time Management") is ``other``,
    Red Dead Redemption 2 ("Open World", "Story Rich", "Western", ... storefront Action,
    Adventure) ``action``, and Stardew Valley ("Farming Sim", "Pixel Graphics", "Multiplayer",
@@ -36,7 +40,9 @@ files every game under exactly one of :data:`GENRES`, as the API reference defin
    position and without context.
 6. ``indie_short``: a game the vote leaves ``other`` (or undecided) that is indie (storefront
    genre or tag) and whose main story takes under :data:`INDIE_SHORT_HOURS` (with no known
-   length, the "Short" tag stands in). Everything else undecided is ``other``.
+   length, the "Short" tag stands in), unless it is a racing, sports, life-sim or
+   survival-crafting game (:data:`OTHER_KINDS` among the first five tags, or the storefront
+   genre Racing or Sports). Everything else undecided is ``other``.
 
 ``other`` collects simulation, sandbox, survival crafting, racing, sports, puzzle, management,
 idle, life and farming sims: :data:`DEFINING` maps their tags to it explicitly, so that they
@@ -293,6 +299,10 @@ DEFINING: Final[dict[str, frozenset[str]]] = {
         "Trading Card Game",
         "Card Battler",
         "Battle Arena",
+        # Factory builders: decisions over an economy (docs/API.md#genres: Factorio, Satisfactory,
+        # shapez, Dyson Sphere Program).
+        "Automation",
+        "Factory Building",
     ),
     "rpg": _keys(
         "RPG",
@@ -372,7 +382,9 @@ DEFINING: Final[dict[str, frozenset[str]]] = {
 # Broad tags: they lean towards a genre without defining it, half a vote each.
 BROAD: Final[dict[str, frozenset[str]]] = {
     "action": _keys("Action", "Open World", "Souls-like", "Stealth", "Parkour", "Combat"),
-    "strategy": _keys("Strategy", "Tactical", "Turn-Based", "Building"),
+    "strategy": _keys(
+        "Strategy", "Tactical", "Turn-Based", "Building", "Base Building", "Resource Management"
+    ),
     "narrative": _keys("Story Rich", "Adventure", "Mystery"),
     "other": _keys(
         "Simulation",
@@ -382,7 +394,6 @@ BROAD: Final[dict[str, frozenset[str]]] = {
         "Sandbox",
         "Management",
         "Board Game",
-        "Automation",
     ),
 }
 # Storefront genres (Steam's; HowLongToBeat's for step 5) and the genre each leans towards.
@@ -399,6 +410,10 @@ ADVENTURE: Final = _key("Adventure")
 STORY_COMPANIONS: Final = NARRATIVE_FORMS | _keys(
     "Story Rich", "Mystery", "Detective", "Walking Simulator", "Narrative"
 )
+# "Automation" votes for a factory builder (strategy), but only as a broad ``other`` vote beside
+# an idle tag in the same window.
+AUTOMATION: Final = _key("Automation")
+IDLE_NAMES: Final = _keys("Idler", "Idle", "Incremental", "Clicker", "Idle Clicker")
 # Platformer tags vote for ``other`` when "Puzzle" is in the same window.
 PUZZLE: Final = _key("Puzzle")
 PLATFORMER_TAGS: Final = _keys(
@@ -408,6 +423,30 @@ PLATFORMER_TAGS: Final = _keys(
 # than Simulation, Racing or Sports ("Casual" names no genre).
 STOREFRONT_PRIORITY: Final = ("rpg", "strategy", "action", "other")
 INDIE_NAMES: Final = _keys("Indie")
+# Step 6: a game players tag as one of these, or the storefront files under Racing or Sports, is
+# ``other`` whatever its length: docs/API.md#genres puts racing, sports, life sims and survival
+# crafting there, and a short racing game is a racing game, not an indie sketch.
+OTHER_KINDS: Final = _keys(
+    "Racing",
+    "Racing/Driving",
+    "Driving",
+    "Automobile Sim",
+    "Sports",
+    "Golf",
+    "Football (Soccer)",
+    "Basketball",
+    "Life Sim",
+    "Farming Sim",
+    "Open World Survival Craft",
+    "Survival",
+    "Crafting",
+)
+OTHER_STOREFRONT: Final = _keys("Racing", "Sports")
+# A sandbox RPG (Kenshi: "Open World", "Party-Based RPG", "Real Time Tactics"...): an RPG tag
+# and an open-world or sandbox tag among the first TAG_WINDOW, no life-sim, farming, racing,
+# sports or survival-crafting tag there (My Time at Portia, Crashlands stay other), and the
+# storefront files it under RPG. Its tactics serve a character in an open world, as an RPG.
+SANDBOX_TAGS: Final = _keys("Open World", "Sandbox")
 SHORT_TAGS: Final = _keys("Short")
 # A name in two tables counts once, where it says most: the defining table first.
 _VOTES: Final[dict[str, tuple[str, float]]] = {
@@ -453,6 +492,8 @@ def _genre_of(
         return None  # an adventure with no story tag: exploration, not narrative (KIDS)
     if tag in PLATFORMER_TAGS and PUZZLE in ranked[:window]:
         return ("other", found[1])  # a puzzle platformer (Portal 2)
+    if tag == AUTOMATION and any(t in IDLE_NAMES for t in ranked[:window]):
+        return ("other", BROAD_VOTE)  # an idle game automates itself (AdVenture Capitalist)
     return found
 
 
@@ -515,6 +556,8 @@ def genre_for(
     if sum(t in NARRATIVE_FORMS for t in ranked[:FORM_WINDOW]) >= 2:
         return "narrative"
     found = _vote(ranked, storefront)
+    if found in ("strategy", "other") and _sandbox_rpg(ranked, storefront):
+        return "rpg"
     if found is None:
         found = _storefront_only(storefront)
     if found is None and fallback_genres:
@@ -524,7 +567,24 @@ def genre_for(
         found = _vote(keys, keys, window=len(keys), ordered=False)
     if found not in (None, "other"):
         return found
+    if any(t in OTHER_KINDS for t in ranked[:TAG_WINDOW]) or any(
+        n in OTHER_STOREFRONT for n in storefront
+    ):
+        return "other"
     indie = any(n in INDIE_NAMES for n in storefront) or any(t in INDIE_NAMES for t in ranked)
     if indie and _is_short(ranked, main_story_hours):
         return "indie_short"
     return "other"
+
+
+def _sandbox_rpg(ranked: Sequence[str], storefront: Sequence[str]) -> bool:
+    """Whether a game the vote files under strategy or other is a sandbox RPG: an RPG tag and
+    an open-world or sandbox tag (:data:`SANDBOX_TAGS`) among the first :data:`TAG_WINDOW`,
+    none of :data:`OTHER_KINDS` there, and the storefront genre RPG."""
+    window = ranked[:TAG_WINDOW]
+    return (
+        _key("RPG") in storefront
+        and any(t in DEFINING["rpg"] for t in window)
+        and any(t in SANDBOX_TAGS for t in window)
+        and not any(t in OTHER_KINDS for t in window)
+    )

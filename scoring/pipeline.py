@@ -22,16 +22,18 @@ from bangscore.scoring import tiers, value
 from bangscore.scoring.curve import PriceCurve, price_curve
 from bangscore.scoring.drivers import drivers
 from bangscore.scoring.genres import genre_for
-from bangscore.scoring.play import is_replayable, is_unattended
+from bangscore.scoring.play import earns_replay_credit, is_unattended
 from bangscore.scoring.records import GameRecord
 from bangscore.scoring.refunds import RefundRanks, refund_percentiles
+from bangscore.scoring.series import Series, find_series
 
 
 @dataclass(frozen=True)
 class ScoredGame:
     """A catalog record with everything scoring derived: genre, the model's inputs, score,
-    tier, price thresholds (US dollars, or None when no price reaches them), drivers and the
-    catalog-level refund ranks (None until sampled)."""
+    tier, price thresholds (US dollars, or None when no price reaches them), drivers, the
+    catalog-level refund ranks (None until sampled) and the series it is a part of (None when
+    it is no part of one: :mod:`scoring.series`)."""
 
     record: GameRecord
     genre: str
@@ -43,6 +45,7 @@ class ScoredGame:
     worth_it_at_usd: float | None
     drivers: dict[str, list[str]]
     refund_ranks: RefundRanks | None = None
+    series: Series | None = None
 
     @property
     def sort_key(self) -> tuple[int, float, int]:
@@ -77,7 +80,7 @@ def value_inputs(record: GameRecord, genre: str) -> value.ValueInputs:
         genre=genre,
         replay_hours=record.positive_reviewer_hours,
         # A length that is already how long players play holds their replays.
-        replayable=is_replayable(record.tags) and record.length_source != "playtime",
+        replayable=earns_replay_credit(record.tags) and record.length_source != "playtime",
         unattended=is_unattended(record.tags),
         estimated_length=record.length_source == "playtime_estimate",
         free=is_free(record),
@@ -120,7 +123,8 @@ def score_game(record: GameRecord) -> ScoredGame:
 
 
 def score_catalog(records: Iterable[GameRecord], *, progress: bool = False) -> list[ScoredGame]:
-    """Given catalog records, return them scored, with refund ranks, in list order."""
+    """Given catalog records, return them scored, with refund ranks and series, in list
+    order."""
     games = [
         score_game(rec) for rec in tqdm(records, desc="score", unit="game", disable=not progress)
     ]
@@ -139,4 +143,12 @@ def score_catalog(records: Iterable[GameRecord], *, progress: bool = False) -> l
             for g in games
         ]
     games.sort(key=lambda g: g.sort_key)
+    series = find_series(
+        (g.record.appid, g.record.name, g.record.developer or g.record.publisher) for g in games
+    )
+    if series:
+        games = [
+            dataclasses.replace(g, series=series[g.record.appid]) if g.record.appid in series else g
+            for g in games
+        ]
     return games

@@ -18,6 +18,11 @@ from collections.abc import Iterable
 from typing import Final
 
 TAG_WINDOW: Final = 10
+# Replay credit is hours added to a score, so it needs stronger evidence than the length check
+# does: a replay tag among the first REPLAY_CREDIT_WINDOW tags (the most-voted; the storefront
+# publishes ranks, not vote counts). Lower tags are often a joke or a side mode: Coconut
+# Simulator's "eSports" and "Life Sim", a single-player story's "Co-op" achievement hunt.
+REPLAY_CREDIT_WINDOW: Final = 5
 
 _NON_ALNUM = re.compile(r"[^0-9a-z]+")
 
@@ -88,14 +93,22 @@ TOOL_TAGS: Final = frozenset(_key(t) for t in ("Software Training", "Utilities")
 UNATTENDED_TAGS: Final = IDLE_TAGS | TOOL_TAGS
 
 
-def _window(tags: Iterable[str]) -> set[str]:
-    return {_key(t) for i, t in enumerate(tags) if i < TAG_WINDOW}
+def _window(tags: Iterable[str], size: int = TAG_WINDOW) -> set[str]:
+    return {_key(t) for i, t in enumerate(tags) if i < size}
 
 
 def is_replayable(tags: Iterable[str]) -> bool:
     """Given tags most-voted first, return True when one of the top :data:`TAG_WINDOW` says the
     game is replayed rather than finished (roguelike, co-op, sandbox, competitive...)."""
     return bool(_window(tags) & REPLAYABLE_TAGS)
+
+
+def earns_replay_credit(tags: Iterable[str]) -> bool:
+    """Given tags most-voted first, return True when one of the first
+    :data:`REPLAY_CREDIT_WINDOW` is a replay tag: the evidence the score needs before it credits
+    replay depth (:mod:`scoring.value`). Stricter than :func:`is_replayable`, which only keeps
+    the length check from expecting a replayable game's players to stop at its story."""
+    return bool(_window(tags, REPLAY_CREDIT_WINDOW) & REPLAYABLE_TAGS)
 
 
 def is_unattended(tags: Iterable[str]) -> bool:

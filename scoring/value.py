@@ -6,9 +6,13 @@ public document; only the score, its public inputs and the direction each input 
 
 Reviews lead. The score is ``100 * quality * value``:
 
-* **quality** in [0, 1] sets the ceiling: the review score shrunk toward a prior by review
-  count (a Bayesian average, so ten glowing reviews are not trusted like ten thousand), then
-  stretched linearly so that 45% positive or less is 0 and 95% or more is 1. A game can never
+* **quality** in [0, 1] sets the ceiling: the review score shrunk toward the catalogue's mean
+  review score by review count (a Bayesian average with :data:`PRIOR_REVIEWS` imaginary
+  reviews, so a few hundred glowing reviews are not trusted like tens of thousands; never
+  above the share itself, so doubt never lifts a poor game), then
+  stretched piecewise linearly: 45% positive or less is 0, 70% ("Mostly Positive") is
+  :data:`MIXED_QUALITY` (so a well-loved long game with mixed reviews, Helldivers 2, can reach
+  ``worth_it`` at some price) and 95% or more is 1. A game can never
   score above its quality, whatever its price or length. Below the stretch a sliver of quality
   is left (:data:`SLIVER_QUALITY`), proportional to the shrunk review score: every such game
   still publishes 0, but the list puts the worst reviewed and the dearest last rather than
@@ -16,11 +20,15 @@ Reviews lead. The score is ``100 * quality * value``:
 * **value** in (0, 1] only moves a game down within that ceiling, by its price against how much
   real game it holds: ``value = (F / (p + F)) ** VALUE_EXPONENT``, where ``p`` is the price
   (with a floor, so a free game counts as a cheap one and price 0 alone never makes a banger)
-  and ``F`` the game's *fair price*: ``FAIR_PRICE_USD * (h / N) ** LENGTH_EXPONENT``.
+  and ``F`` the game's *fair price*: ``P * (h / N) ** LENGTH_EXPONENT``.
   ``h`` is the real hours of game and ``N`` what is normal for the game's genre
-  (:data:`GENRE_NORM_HOURS`, never below :data:`MIN_NORM_HOURS`): a 4-hour narrative game is
-  judged against narrative games, not against 100-hour RPGs. At the genre's normal length the
-  fair price is ``FAIR_PRICE_USD``; twice the length is worth about 1.4 times as much.
+  (:data:`GENRE_NORM_HOURS`, never below :data:`MIN_NORM_HOURS`; derived from the catalogue
+  itself by ``make calibrate``, never set by hand: :data:`NORMS_FILE`) and ``P`` what the
+  genre's established games cost (:data:`GENRE_FAIR_PRICE_USD`, from the same file): a 4-hour
+  narrative game is
+  judged against narrative games, not against 100-hour RPGs, and a $60 RPG against what RPGs
+  cost. At the genre's normal length the fair price is ``P``; twice the length is worth about
+  1.4 times as much.
 
 Real hours ``h`` start from the main story and are adjusted in this order:
 
@@ -34,11 +42,18 @@ Real hours ``h`` start from the main story and are adjusted in this order:
    up to :data:`ESTIMATE_KNEE_NORMS` times the genre's normal length, and beyond that knee it
    grows only with the square root, so an estimate never carries a game as far as a measured
    length of the same hours;
-3. a replayable game (roguelike, co-op, sandbox, competitive...) gains replay depth:
-   :data:`REPLAY_SHARE` of its positive reviewers' median playtime, capped at
-   :data:`REPLAY_CAP_HOURS`;
+3. a replayable game (roguelike, co-op, sandbox, competitive... among its most-voted tags:
+   :func:`scoring.play.earns_replay_credit`) gains replay depth: :data:`REPLAY_SHARE` of its
+   positive reviewers' median playtime, capped at :data:`REPLAY_CAP_HOURS`; never a game whose
+   main story (verified or estimated) is under :data:`SHORT_HOURS` (a joke or a toy is not
+   replayed for hours: :func:`is_short`);
 4. a known finish rate is a bonus of up to :data:`FINISH_BONUS` (everyone finishes), never a
-   requirement: an unknown rate counts as no bonus.
+   requirement: an unknown rate counts as no bonus, and it never raises the hours of a game
+   under :data:`SHORT_HOURS` (an estimated rate must not turn minutes into an hour).
+
+A game whose main story (HowLongToBeat, or an estimate) is under :data:`SHORT_HOURS` stays at
+:data:`SHORT_MAX_SCORE` or less: a joke or toy game (Coconut Simulator, 0.2 h) is never a
+banger; nor is an idle game or a tool, whose hours are not play (Cookie Clicker).
 
 A **free** game (free to play, or a free first episode: nothing to buy) has no price to weigh:
 it is judged as a game at the price floor, so its score rests on its reviews (their share and
@@ -51,61 +66,94 @@ length (concave), lies in [0, 100] and never exceeds the quality ceiling. Every 
 composition of IEEE operations that are monotone under correct rounding, so monotonicity holds
 in floating point too.
 
-Constants were calibrated on the bundled catalog; see scoring/CALIBRATION.md. Change any of
-them and :data:`SCORE_VERSION` must change too.
+Constants were calibrated on the bundled catalog; see scoring/CALIBRATION.md. The per-genre
+normal lengths and the prior's mean are read from :data:`NORMS_FILE`, which ``make calibrate``
+writes from the bundled data (with the same figures in CALIBRATION.md). Change any of them and
+:data:`SCORE_VERSION` must change too.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
-from typing import Final
+from pathlib import Path
+from typing import Any, Final
 
 # Published in every detail record: changes whenever the model or a constant changes, so
 # clients know when two scores are not comparable.
-SCORE_VERSION: Final = "3.0"
+SCORE_VERSION: Final = "4.0"
 # The most a free game can score: 79, so a free game is never a banger (80).
 FREE_MAX_SCORE: Final = 79.0
+# A game whose verified main story is under SHORT_HOURS is a joke, a toy or a sketch: no replay
+# credit, no finish-rate bonus, and at most SHORT_MAX_SCORE (never a banger).
+SHORT_HOURS: Final = 1.0
+SHORT_MAX_SCORE: Final = 79.0
 
-# Bayesian average of the review score: PRIOR_REVIEWS imaginary reviews at PRIOR_REVIEW_SCORE.
-# The prior sits below the catalog median (~0.85) on purpose: an unproven game earns trust.
-PRIOR_REVIEW_SCORE: Final = 0.70
-PRIOR_REVIEWS: Final = 20
+# The figures `make calibrate` derives from the bundled catalogue (bench/calibrate.py): each
+# genre's normal length and the catalogue's mean review score. Read once, at import.
+NORMS_FILE: Final = Path(__file__).with_name("genre_norms.json")
 
-# Linear stretch of the shrunk review score to quality in [0, 1]. Steam calls < 0.40
-# "Mostly Negative" and >= 0.95 "Overwhelmingly Positive".
+
+def _read_norms(path: Path) -> dict[str, Any]:
+    """Given the norms file, return its JSON object; ValueError when it lacks a genre's hours or
+    the prior's mean, so a damaged file fails at import rather than scoring with a guess."""
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    hours = data.get("genres")
+    mean = data.get("review_score_mean")
+    if not isinstance(hours, dict) or not hours or not isinstance(mean, float):
+        raise ValueError(f"{path}: needs 'genres' and 'review_score_mean'")
+    for genre, norm in hours.items():
+        if not (
+            isinstance(norm, dict) and norm.get("hours", 0) > 0 and norm.get("price_usd", 0) > 0
+        ):
+            raise ValueError(f"{path}: genre {genre!r} needs hours and price_usd > 0")
+    return data
+
+
+_NORMS: Final = _read_norms(NORMS_FILE)
+
+# Bayesian average of the review score: PRIOR_REVIEWS imaginary reviews at the catalogue's mean
+# review score (PRIOR_REVIEW_SCORE, derived). 500 is strong on purpose: a 97% of 300 reviews
+# shrinks to about 88% and counts below a 95% of 30,000 (which stays at 95%); a count known
+# only as a lower bound (a capped sample: "1,000+") counts as that bound, no more.
+PRIOR_REVIEW_SCORE: Final[float] = float(_NORMS["review_score_mean"])
+PRIOR_REVIEWS: Final = 500
+
+# Piecewise-linear stretch of the shrunk review score to quality in [0, 1]: 0 at or below
+# QUALITY_FLOOR, MIXED_QUALITY at MIXED_SHARE (Steam's "Mostly Positive" starts at 70%), 1 at
+# or above QUALITY_CEILING ("Overwhelmingly Positive" is 95%). At 0.70 a long game at the price
+# floor still reaches worth_it (65), as a player says of Helldivers 2 on sale.
 QUALITY_FLOOR: Final = 0.45
+MIXED_SHARE: Final = 0.70
+MIXED_QUALITY: Final = 0.70
 QUALITY_CEILING: Final = 0.95
 # Quality never drops below SLIVER_QUALITY x the shrunk review score: at most 0.004, so such a
 # game's score stays under 0.4 and publishes 0; it only orders the games at 0 (the unrounded
 # score breaks ties of bang_score: docs/API.md#list-games).
 SLIVER_QUALITY: Final = 0.004
+SLIVER_OFFSET: Final = 0.01
 
 # Every price up to PRICE_FLOOR_USD counts as PRICE_FLOOR_USD: below it, money is not what
 # limits value, and a free game is judged as a cheap one.
 PRICE_FLOOR_USD: Final = 10.0
-# The fair price of a game of its genre's normal length.
-FAIR_PRICE_USD: Final = 25.0
 # Diminishing returns of length: the fair price grows with the square root of relative length.
 LENGTH_EXPONENT: Final = 0.5
-# How hard price pushes within the ceiling: at the fair price value is 0.71, at twice it 0.58.
-VALUE_EXPONENT: Final = 0.5
+# How hard price pushes within the ceiling: at the fair price value is 0.81, at twice it 0.72.
+# 0.3 rather than 3.0's 0.5: with each genre's fair price now what its established games cost
+# (about $15-20, not $25), a steeper exponent left an acclaimed $60 RPG of 70 hours "fair".
+VALUE_EXPONENT: Final = 0.3
 
-# Median HowLongToBeat main story per genre over the rated catalog (CALIBRATION.md), floored
-# at MIN_NORM_HOURS so a genre defined by brevity does not make one hour look like plenty.
-# Round 4's genre rule (scoring/genres.py) moved short indie action games from indie_short to
-# action and sims, sandboxes and puzzles from strategy, rpg and narrative to other: the medians
-# were measured again on the bundled catalogue of 2026-07-24.
-GENRE_NORM_HOURS: Final = {
-    "rpg": 12.0,
-    "strategy": 11.6,
-    "other": 8.0,
-    "action": 3.8,
-    "multiplayer": 5.1,
-    "roguelike": 5.3,
-    "shooter": 4.4,
-    "narrative": 3.0,
-    "indie_short": 3.0,
+# Each genre's normal length and fair price: the median verified length (HowLongToBeat, or how
+# long players play a multiplayer-first game) and the median list price of the genre's
+# established, well-reviewed games (bench/calibrate.py: derive_norms), written by `make
+# calibrate` into NORMS_FILE and CALIBRATION.md. The length is floored at MIN_NORM_HOURS so a
+# genre defined by brevity does not make one hour look like plenty. Nothing here is set by hand.
+GENRE_NORM_HOURS: Final[dict[str, float]] = {
+    str(genre): float(norm["hours"]) for genre, norm in _NORMS["genres"].items()
+}
+GENRE_FAIR_PRICE_USD: Final[dict[str, float]] = {
+    str(genre): float(norm["price_usd"]) for genre, norm in _NORMS["genres"].items()
 }
 MIN_NORM_HOURS: Final = 3.0
 
@@ -178,15 +226,40 @@ class ValueInputs:
 
 def quality(inputs: ValueInputs) -> float:
     """Given the inputs, return the quality part in [0, 1] (reviews only): the ceiling."""
-    n = inputs.review_count
-    shrunk = (inputs.review_score * n + PRIOR_REVIEW_SCORE * PRIOR_REVIEWS) / (n + PRIOR_REVIEWS)
-    stretched = (shrunk - QUALITY_FLOOR) / (QUALITY_CEILING - QUALITY_FLOOR)
-    return min(1.0, max(SLIVER_QUALITY * shrunk, stretched))
+    shrunk = shrunk_review_score(inputs.review_score, inputs.review_count)
+    if shrunk <= MIXED_SHARE:
+        stretched = MIXED_QUALITY * (shrunk - QUALITY_FLOOR) / (MIXED_SHARE - QUALITY_FLOOR)
+    else:
+        rest = (shrunk - MIXED_SHARE) / (QUALITY_CEILING - MIXED_SHARE)
+        stretched = MIXED_QUALITY + (1.0 - MIXED_QUALITY) * rest
+    # The sliver is above 0 even for 0% positive, so games at 0 still order by their reviews.
+    sliver = SLIVER_QUALITY * (shrunk + SLIVER_OFFSET) / (1.0 + SLIVER_OFFSET)
+    return min(1.0, max(sliver, stretched))
+
+
+def shrunk_review_score(review_score: float, review_count: int) -> float:
+    """Given a positive share (0..1) and a review count (>= 0; a lower bound counts as itself),
+    return the share shrunk toward :data:`PRIOR_REVIEW_SCORE` by :data:`PRIOR_REVIEWS`
+    imaginary reviews, never above the share itself (0..1): doubt lowers a glowing share, it
+    never lifts a poor one (11% of 210 reviews is a bad game, not a middling one)."""
+    n = review_count
+    shrunk = (review_score * n + PRIOR_REVIEW_SCORE * PRIOR_REVIEWS) / (n + PRIOR_REVIEWS)
+    return min(review_score, shrunk)
+
+
+def is_short(inputs: ValueInputs) -> bool:
+    """Given the inputs, return True when the game's main story, verified or estimated (not how
+    long players play a multiplayer-first game), is under :data:`SHORT_HOURS`: a joke, a toy or
+    a sketch. An estimate counts too, so that an estimated length never earns what the same
+    verified one would not."""
+    return not inputs.played_length and inputs.length_hours < SHORT_HOURS
 
 
 def replay_credit(inputs: ValueInputs) -> float:
     """Given the inputs, return the hours of replay depth credited (0 unless replayable)."""
     if not inputs.replayable or inputs.unattended or inputs.replay_hours is None:
+        return 0.0
+    if is_short(inputs):
         return 0.0
     return REPLAY_SHARE * min(inputs.replay_hours, REPLAY_CAP_HOURS)
 
@@ -213,6 +286,8 @@ def real_hours(inputs: ValueInputs) -> float:
     if inputs.estimated_length:
         hours = estimated_hours(hours, inputs.genre)
     hours += replay_credit(inputs)
+    if hours < SHORT_HOURS:
+        return hours  # a finish-rate estimate never lifts minutes toward an hour
     return hours * (1.0 + FINISH_BONUS * (inputs.finish_rate or 0.0))
 
 
@@ -225,7 +300,13 @@ def fair_price(inputs: ValueInputs) -> float:
     """Given the inputs, return the game's fair price in US dollars (> 0): the price at which
     price and length balance for its genre."""
     relative: float = real_hours(inputs) / norm_hours(inputs.genre)
-    return FAIR_PRICE_USD * math.pow(relative, LENGTH_EXPONENT)
+    return genre_fair_price(inputs.genre) * math.pow(relative, LENGTH_EXPONENT)
+
+
+def genre_fair_price(genre: str) -> float:
+    """Given a genre, return the fair price in US dollars (> 0) of a game of its normal length:
+    what the genre's established, well-reviewed games cost (unknown genres: ``other``'s)."""
+    return GENRE_FAIR_PRICE_USD.get(genre, GENRE_FAIR_PRICE_USD["other"])
 
 
 def _value_at(price: float, fair: float) -> float:
@@ -248,8 +329,11 @@ def score(inputs: ValueInputs) -> float:
 
 def ceiling(inputs: ValueInputs) -> float:
     """Given the inputs, return the most the game can score: :data:`FREE_MAX_SCORE` for a free
-    game, else 100."""
-    return FREE_MAX_SCORE if inputs.free else 100.0
+    game, :data:`SHORT_MAX_SCORE` for a short one (:func:`is_short`) or one whose hours are
+    not play (``unattended``: idle games, tools), else 100."""
+    if inputs.free:
+        return FREE_MAX_SCORE
+    return SHORT_MAX_SCORE if is_short(inputs) or inputs.unattended else 100.0
 
 
 def score_from(quality_part: float, fair: float, price_usd: float, most: float = 100.0) -> float:
@@ -280,6 +364,8 @@ def price_for_score(inputs: ValueInputs, target: float) -> float | None:
         raise ValueError(f"target must be within (0, 100], got {target!r}")
     if inputs.free:
         return None  # a free game's score weighs no price
+    if target > ceiling(inputs):
+        return None  # a joke or toy game's ceiling is below the target at every price
     q = quality(inputs)
     if q == 0:
         return None

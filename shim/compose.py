@@ -54,6 +54,16 @@ class CompactIndex:
                 postings.setdefault(tag, []).append(pos)
         self.tag_postings = {t: np.array(p, dtype=np.int64) for t, p in postings.items()}
         self.position = {a: i for i, a in enumerate(self.appids)}
+        # Each game's series as a small integer code (-1: no series), for the website's lists,
+        # which show a series once, at its best part (indexes built before series have none).
+        names: dict[str, int] = {}
+        self.series = np.array(
+            [
+                names.setdefault(str(i["series"]["name"]), len(names)) if i.get("series") else -1
+                for i in data["items"]
+            ],
+            dtype=np.int32,
+        )
         self.urls: list[str] = [str(i["url"]) for i in data["items"]]
         # Indexes built before prices were dated have no such key: envelopes then say null.
         self.prices_as_of: str | None = data.get("prices_as_of")
@@ -97,19 +107,35 @@ class CompactIndex:
             mask &= (self.years <= filters.year_to) & (self.years > 0)  # 0: year unknown
         return np.flatnonzero(mask).astype(np.int64, copy=False)
 
-    def page(self, filters: Filters, page: int) -> tuple[bytes, str]:
-        """Given filters and a 1-based page, return (envelope bytes, strong ETag), cached with
+    def once_per_series(self, hits: Positions) -> Positions:
+        """Given positions in list order, return them without every part of a series after its
+        first (best-ranked) one: a series once, as the website lists it."""
+        codes = self.series[hits]
+        parts = np.flatnonzero(codes >= 0)
+        if parts.size == 0:
+            return hits
+        _, first = np.unique(codes[parts], return_index=True)
+        keep = np.ones(hits.size, dtype=bool)
+        keep[parts] = False
+        keep[parts[first]] = True
+        return hits[keep]
+
+    def page(self, filters: Filters, page: int, *, once: bool = False) -> tuple[bytes, str]:
+        """Given filters, a 1-based page and whether to list each series once (the website's
+        lists: :meth:`once_per_series`), return (envelope bytes, strong ETag), cached with
         this index."""
 
         def render() -> tuple[bytes, str]:
             hits = self.select(filters)
+            if once:
+                hits = self.once_per_series(hits)
             start, stop = page_bounds(page)
             body = render_page(
                 [self.items[i] for i in hits[start:stop]], page, len(hits), None, self.prices_as_of
             )
             return body, etag_for(body)
 
-        return self._pages.get((filters, page), render)
+        return self._pages.get((filters, page, once), render)
 
     def better_value(self, appid: int) -> list[dict[str, Any]]:
         """Given a rated appid, return the list items of its better-value box with adult games

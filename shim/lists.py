@@ -17,9 +17,14 @@ class ListPages:
     def __init__(self, source: SnapshotSource) -> None:
         self.source = source
 
-    async def page(self, snap: LoadedSnapshot, filters: Filters, page: int) -> tuple[bytes, str]:
-        """Given a snapshot, filters and a 1-based page, return (list envelope bytes, strong
-        ETag); ObjectStorageError if a precomputed page cannot be read."""
+    async def page(
+        self, snap: LoadedSnapshot, filters: Filters, page: int, *, once: bool = False
+    ) -> tuple[bytes, str]:
+        """Given a snapshot, filters, a 1-based page and whether to list each series once (the
+        website's lists; the API keeps every game), return (list envelope bytes, strong ETag);
+        ObjectStorageError if a precomputed page cannot be read."""
+        if once:
+            return snap.index.page(filters, page, once=True)
         combo = filters.combo_key
         key = list_key(combo, page) if combo else None
         if key is not None and snap.entry(key) is not None:

@@ -595,7 +595,7 @@ async def browse(request: Request) -> Response:
             return PageAnswer(400, body)
         filters = dataclasses.replace(query.filters, adult=adult)
         canonical = query.filters.to_query()
-        envelope, _ = await pages.lists.page(snap, filters, query.page)
+        envelope, _ = await pages.lists.page(snap, filters, query.page, once=True)
         listing = listing_of(envelope, f"{pages.root}/games", canonical)
         api_query = {**canonical, **({"page": str(query.page)} if query.page > 1 else {})}
         api_url = f"{pages.base_url}/api/v1/games"

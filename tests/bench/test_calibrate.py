@@ -100,9 +100,9 @@ def test_summary_report_and_histogram(
 def test_estimate_check_counts_measured_stories_shorter_than_the_counted_estimate(
     make_record: Callable[..., GameRecord],
 ) -> None:
-    # Action's normal length is 3.8 h. Positive reviewers' median 9 h: an estimate of 6.3 h
-    # (1.66 x the norm, under the 1.8 x knee), counted as 4.41 h now and 5.04 h in score
-    # version 2.0.
+    # Positive reviewers' median 9 h: an estimate of 6.3 h (under the 1.8 x knee of action's
+    # normal length, read from the catalogue's norms), counted as 4.41 h now and 5.04 h in
+    # score version 2.0.
     records = [
         make_record(1, main_story_hours=4.0, positive_reviewer_hours=9.0),  # shorter than both
         make_record(2, main_story_hours=5.0, positive_reviewer_hours=9.0),  # shorter than 2.0's
@@ -111,6 +111,55 @@ def test_estimate_check_counts_measured_stories_shorter_than_the_counted_estimat
         make_record(5, main_story_hours=1.0, positive_reviewer_hours=9.0, tags=("Idler",)),
     ]
     [(band, games, now, before)] = calibrate.estimate_check(score_catalog(records))
-    assert (band, games) == ("1-2", 3)
+    ratio = 6.3 / value.norm_hours("action")
+    assert 1.8 * value.norm_hours("action") > 6.3
+    [expected] = [name for name, low, high in calibrate.ESTIMATE_BANDS if low <= ratio < high]
+    assert (band, games) == (expected, 3)
     assert now == pytest.approx(1 / 3)
     assert before == pytest.approx(2 / 3)
+
+
+def test_calibration_md_gives_the_genre_norms_the_model_reads() -> None:
+    # `make calibrate` writes both from the same derivation; the model reads the JSON file.
+    text = (calibrate.PACKAGE_DIR / calibrate.REPORT_NAME).read_text(encoding="utf-8")
+    norms, mean = calibrate.read_norms_section(text)
+    assert norms == {
+        g: (value.GENRE_NORM_HOURS[g], value.GENRE_FAIR_PRICE_USD[g])
+        for g in value.GENRE_NORM_HOURS
+    }
+    assert mean == value.PRIOR_REVIEW_SCORE
+
+
+def test_derive_norms_takes_the_medians_of_established_well_reviewed_games(
+    make_record: Callable[..., GameRecord], tmp_path: Path
+) -> None:
+    # Action games (storefront Action, tag Action); only those with 1,000 reviews, 80% positive,
+    # a HowLongToBeat length and a price count.
+    records = [
+        make_record(1, main_story_hours=10.0, price_usd=9.99, list_price_usd=9.99),
+        make_record(2, main_story_hours=20.0, price_usd=19.99, list_price_usd=19.99),
+        make_record(3, main_story_hours=30.0, price_usd=29.99, list_price_usd=29.99),
+        make_record(4, main_story_hours=90.0, review_count=999),  # not established
+        make_record(5, main_story_hours=90.0, review_score=0.79),  # not well reviewed
+        make_record(6, main_story_hours=90.0, length_source="playtime_estimate"),  # estimated
+        make_record(7, main_story_hours=90.0, price_usd=0.0, list_price_usd=0.0),  # free
+    ]
+    norms = calibrate.derive_norms(records)
+    assert (norms.hours["action"], norms.prices["action"], norms.games["action"]) == (
+        20.0,
+        19.99,
+        3,
+    )
+    # A genre with no established game takes the medians of all of them.
+    assert (norms.hours["rpg"], norms.prices["rpg"], norms.games["rpg"]) == (20.0, 19.99, 0)
+    assert norms.review_score_mean == pytest.approx(
+        round(sum(r.review_score for r in records) / len(records), 3)
+    )
+    path = tmp_path / "genre_norms.json"
+    assert calibrate.write_norms(norms, path)
+    assert not calibrate.write_norms(norms, path)  # unchanged: not written again
+    text = "\n".join(calibrate.norms_lines(norms))
+    assert calibrate.read_norms_section(text) == (
+        {g: (norms.hours[g], norms.prices[g]) for g in norms.hours},
+        norms.review_score_mean,
+    )

@@ -248,6 +248,72 @@ def test_assemble_prices_a_free_flag_at_zero_only_where_nothing_prices_the_game(
     assert "rated games priced only by the free flag: 1" in report.summary()
 
 
+def test_assemble_prices_a_free_to_play_release_no_dump_prices_at_zero() -> None:
+    # docs/API.md#prices-and-dates: an app no US price dump holds that the storefront files
+    # under Free to Play is free at that record's date. 11: released 2025, its 2024 flag (seen
+    # before release) says nothing; 12: sold for money once out (flag False after release);
+    # 13: unreleased on the record's date; 14: the genre beside a real price, which wins.
+    known = Observations()
+    released = {
+        11: dt.date(2025, 3, 1),
+        12: dt.date(2022, 5, 1),
+        13: dt.date(2026, 9, 1),
+        14: dt.date(2023, 1, 1),
+    }
+    apps = tuple(released)
+    known.add(
+        PICS,
+        [o(a, "name", f"Game {a}") for a in apps]
+        + [o(a, "app_type", "game") for a in apps]
+        + [o(a, "release_date", day) for a, day in released.items()]
+        + [o(a, "storefront_genres", ("Action", "Free to Play")) for a in apps],
+    )
+    known.add(PRICES, [o(14, "price", (4.99, 4.99, 0))])
+    known.add(
+        INSIGHTS,
+        [o(11, "free", False), o(12, "free", False)]
+        + [o(a, "review_count", 800) for a in apps]
+        + [o(a, "review_score", 0.9) for a in apps],
+    )
+    known.add(HLTB, [o(a, "main_story_hours", 6.0) for a in apps])
+    rated, refused = assemble(known, IngestReport())
+    games = {r.appid: r for r in rated}
+    assert sorted(games) == [11, 14]
+    assert {a.appid: a.reason for a in refused} == {12: "no_usd_price", 13: "no_usd_price"}
+    free = games[11]
+    assert (free.price_usd, free.list_price_usd) == (0.0, 0.0)
+    assert free.provenance["price_usd"].source == "steam_pics_2026"
+    assert free.price_observed_at == dt.datetime(2026, 7, 24, tzinfo=dt.UTC)
+    assert games[14].price_usd == 4.99
+
+
+def test_release_year_is_the_earliest_storefront_date() -> None:
+    # Hot Dogs, Horseshoes & Hand Grenades: in Early Access since 2016 (the 2024 catalogue),
+    # PICS's date is its 2026 1.0. A play-length source's date is no storefront date.
+    known = Observations()
+    known.add(
+        PICS,
+        [
+            o(31, "name", "Game 31"),
+            o(31, "app_type", "game"),
+            o(31, "release_date", dt.date(2026, 7, 4)),
+            o(31, "price", (19.99, 19.99, 0)),
+        ],
+    )
+    known.add(
+        INSIGHTS,
+        [
+            o(31, "release_date", dt.date(2016, 4, 5)),
+            o(31, "review_count", 800),
+            o(31, "review_score", 0.9),
+        ],
+    )
+    known.add(HLTB, [o(31, "main_story_hours", 6.0), o(31, "release_date", dt.date(2010, 1, 1))])
+    [game], _ = assemble(known, IngestReport())
+    assert game.release_year == 2016
+    assert game.provenance["release_year"].source == "steam_insights_2024"
+
+
 def test_write_then_read_catalog_round_trips(tmp_path: Path) -> None:
     catalog = factories.make_catalog(
         [factories.make_record(appid=10), factories.make_record(appid=1145360, name="Hades")]

@@ -15,31 +15,36 @@ from tests.scoring.test_value import value_inputs
     [
         pytest.param(
             ValueInputs(14.99, 0.97, 107_575, 7.4, 0.89, "roguelike", 26.0, True),
-            ["reviews", "price", "length", "replayability", "finish_rate"],
+            # 7.4 h is about a roguelike's normal length: length neither raises nor lowers.
+            ["reviews", "price", "replayability", "finish_rate"],
             [],
             id="balatro",
         ),
         pytest.param(
             ValueInputs(0.0, 0.95, 11_658, 1591.6, None, "other", unattended=True),
-            ["reviews", "price", "length"],
+            # Free counts as the price floor, about what 2 h of play are worth: price is neutral.
+            ["reviews", "length"],
             ["unattended_time"],
             id="ngu-idle",
         ),
         pytest.param(
             ValueInputs(59.99, 0.75, 20_000, 4.0, None, "shooter"),
             [],
-            ["reviews", "price"],
+            # 4 h is about half a shooter's normal length (genre norms from the catalogue).
+            ["reviews", "price", "length"],
             id="dear-mixed-shooter",
         ),
         pytest.param(
             ValueInputs(9.99, 0.9, 400, 20.0, None, "rpg", estimated_length=True),
-            ["reviews", "price", "length"],
+            # An estimate of 20 h counts as 14 h, under an rpg's normal length: neutral.
+            ["reviews", "price"],
             ["estimated_length"],
             id="estimated-length",
         ),
         pytest.param(
             ValueInputs(7.99, 0.99, 17_877, 1.5, 0.77, "indie_short"),
-            ["reviews", "price", "finish_rate"],
+            # At $7.99 it costs about what 1.5 h of a short indie game are worth.
+            ["reviews", "finish_rate"],
             ["length"],
             id="a-short-hike",
         ),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bangscore.scoring.play import TAG_WINDOW, is_replayable, is_unattended
+from bangscore.scoring.play import TAG_WINDOW, earns_replay_credit, is_replayable, is_unattended
 
 
 @pytest.mark.parametrize(
@@ -46,3 +46,34 @@ from bangscore.scoring.play import TAG_WINDOW, is_replayable, is_unattended
 def test_tags(tags: tuple[str, ...], replayable: bool, unattended: bool) -> None:
     assert is_replayable(tags) is replayable
     assert is_unattended(tags) is unattended
+
+
+@pytest.mark.parametrize(
+    ("tags", "credited"),
+    [
+        # Coconut Simulator's real tags: "Life Sim" 6th and "eSports" 9th are a joke's.
+        pytest.param(
+            (
+                "Psychological Horror",
+                "Action",
+                "Simulation",
+                "Casual",
+                "Adventure",
+                "Life Sim",
+                "Relaxing",
+                "Immersive Sim",
+                "eSports",
+                "Cute",
+            ),
+            False,
+            id="coconut-simulator",
+        ),
+        pytest.param(("Action", "Roguelike", "Roguelite"), True, id="hades-ii"),
+        pytest.param(("Farming Sim", "Pixel Graphics", "Multiplayer"), True, id="stardew-valley"),
+    ],
+)
+def test_replay_credit_needs_a_replay_tag_among_the_first_five(
+    tags: tuple[str, ...], credited: bool
+) -> None:
+    assert earns_replay_credit(tags) is credited
+    assert is_replayable(tags)  # the length check still expects replays of all three

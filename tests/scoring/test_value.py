@@ -6,11 +6,13 @@ import dataclasses
 import math
 from collections.abc import Callable
 
+import orjson
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from bangscore.scoring import value
+from bangscore.scoring import tiers, value
+from bangscore.scoring.genres import GENRES
 from bangscore.scoring.value import ValueInputs, bang_score, score
 
 prices = st.floats(min_value=0, max_value=1000, allow_nan=False)
@@ -164,10 +166,7 @@ def test_reviews_set_the_ceiling(inputs: ValueInputs) -> None:
 
 @given(value_inputs())
 def test_reviews_below_the_floor_publish_zero_but_still_order(inputs: ValueInputs) -> None:
-    n = inputs.review_count
-    shrunk = (inputs.review_score * n + value.PRIOR_REVIEW_SCORE * value.PRIOR_REVIEWS) / (
-        n + value.PRIOR_REVIEWS
-    )
+    shrunk = value.shrunk_review_score(inputs.review_score, inputs.review_count)
     assume(shrunk <= value.QUALITY_FLOOR)
     assert 0.0 < score(inputs) < 0.5
     assert bang_score(inputs) == 0
@@ -218,11 +217,24 @@ def test_an_estimate_counts_for_less_and_grows_with_the_estimate(
     [
         # Up to the knee (1.8 x the genre's normal length) the estimate counts at 70%.
         pytest.param(4.0, "rpg", 0.7 * 4.0, id="short-rpg-estimate"),
-        pytest.param(1.8 * 12.0, "rpg", 0.7 * 1.8 * 12.0, id="at-the-knee"),
+        pytest.param(
+            1.8 * value.norm_hours("rpg"),
+            "rpg",
+            0.7 * 1.8 * value.norm_hours("rpg"),
+            id="at-the-knee",
+        ),
         # Past it, the geometric mean of the estimate and the knee: a capped 30 h estimate of a
-        # narrative game (knee 5.4 h) counts as 8.9 h, not 24 h as in score version 2.0.
-        pytest.param(30.0, "narrative", 0.7 * (30.0 * 1.8 * 3.0) ** 0.5, id="capped-narrative"),
-        pytest.param(30.0, "other", 0.7 * (30.0 * 1.8 * 8.0) ** 0.5, id="capped-other"),
+        # narrative game (knee 1.8 x its normal length, about 10 h) counts as about 12 h, not
+        # 24 h as in score version 2.0.
+        pytest.param(
+            30.0,
+            "narrative",
+            0.7 * (30.0 * 1.8 * value.norm_hours("narrative")) ** 0.5,
+            id="capped-narrative",
+        ),
+        pytest.param(
+            30.0, "other", 0.7 * (30.0 * 1.8 * value.norm_hours("other")) ** 0.5, id="capped-other"
+        ),
     ],
 )
 def test_estimated_hours(hours: float, genre: str, counted: float) -> None:
@@ -440,3 +452,68 @@ def test_a_length_from_play_counts_up_to_the_cap_with_no_replay_on_top(
         played_length=True,
     )
     assert value.real_hours(played) == counted
+
+
+# -- Score version 4.0: evidence before credit (issue 38) -----------------------------------------
+
+
+@given(value_inputs(), st.floats(min_value=0.01, max_value=0.99, allow_nan=False))
+def test_a_game_under_an_hour_is_never_a_banger(inputs: ValueInputs, hours: float) -> None:
+    # Coconut Simulator (0.2 h, HowLongToBeat) scored 88 in 3.0 on a finish rate and joke tags.
+    short = dataclasses.replace(inputs, length_hours=hours, played_length=False)
+    assert bang_score(short) < tiers.BANGER_MIN
+    assert value.replay_credit(short) == 0.0
+    assert value.price_for_score(short, tiers.BANGER_MIN) is None
+    assert tiers.threshold_usd(short, tiers.BANGER_MIN) is None
+
+
+@given(value_inputs(), known_finish_rates)
+def test_a_finish_rate_never_raises_the_hours_of_a_game_under_an_hour(
+    inputs: ValueInputs, rate: float
+) -> None:
+    short = dataclasses.replace(
+        inputs, length_hours=0.2, played_length=False, estimated_length=False, unattended=False
+    )
+    assert value.real_hours(dataclasses.replace(short, finish_rate=rate)) == pytest.approx(0.2)
+
+
+def test_coconut_simulator_is_no_banger() -> None:
+    # Its record in the bundled catalogue: $1.99, 97% of 1,344 reviews, 0.2 h, finish rate 0.9,
+    # "eSports" and "Life Sim" among its tags (replayable in 3.0).
+    coconut = game(1.99, 0.97, 1_344, 0.2, "action", finish_rate=0.9, replay_hours=3.0)
+    assert bang_score(dataclasses.replace(coconut, replayable=True)) <= 79
+
+
+@given(
+    st.floats(min_value=value.PRIOR_REVIEW_SCORE, max_value=1.0, allow_nan=False),
+    st.integers(min_value=0, max_value=999),
+    st.integers(min_value=1_000, max_value=10_000_000),
+)
+def test_a_few_hundred_reviews_never_outrank_tens_of_thousands_at_the_same_share(
+    share: float, few: int, many: int
+) -> None:
+    base = game(9.99, share, few, 20.0, "rpg")
+    assert value.quality(base) <= value.quality(dataclasses.replace(base, review_count=many))
+
+
+def test_the_prior_is_strong() -> None:
+    # A 97% from 300 reviews counts below a 95% from 30,000 (3.0: 96.3% against 95.0%).
+    assert value.shrunk_review_score(0.97, 300) < value.shrunk_review_score(0.95, 30_000)
+    # Doubt never lifts a poor share: 11% of 210 reviews stays 11%.
+    assert value.shrunk_review_score(0.11, 210) == 0.11
+
+
+@pytest.mark.parametrize("share", [0.70, 0.75, 0.79])
+def test_a_long_game_with_mostly_positive_reviews_is_worth_it_at_some_price(share: float) -> None:
+    # Helldivers 2: 75% of about 950,000 reviews, played 47 h; in 3.0 no price made it worth it.
+    helldivers = game(39.99, share, 950_000, 150.0, "shooter", played_length=True)
+    assert tiers.threshold_usd(helldivers, tiers.WORTH_IT_MIN) is not None
+
+
+def test_the_genre_norms_are_the_catalogue_s() -> None:
+    # No genre's hours or price are set by hand: the model reads what `make calibrate` wrote.
+    norms = orjson.loads(value.NORMS_FILE.read_bytes())
+    assert {g: n["hours"] for g, n in norms["genres"].items()} == value.GENRE_NORM_HOURS
+    assert {g: n["price_usd"] for g, n in norms["genres"].items()} == value.GENRE_FAIR_PRICE_USD
+    assert norms["review_score_mean"] == value.PRIOR_REVIEW_SCORE
+    assert set(value.GENRE_NORM_HOURS) == set(GENRES)

@@ -6,6 +6,7 @@ import itertools
 from typing import Any
 
 import numpy as np
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -211,3 +212,28 @@ def test_the_composed_box_with_adult_games_is_the_reference_box(
     for n in range(len(rows)):
         expected = [i + 1 for i in better_value_of(games, n)]
         assert [item["appid"] for item in index.better_value(n + 1)] == expected
+
+
+def test_the_website_lists_each_series_once_and_the_api_keeps_every_part(
+    loaded: LoadedSnapshot,
+) -> None:
+    # Issue 38: six chapters of one visual novel sat in 3.0's top 50. The website's browse
+    # pages (once=True) name a series once, at its best part; the API's pages keep every game.
+    site = [
+        item
+        for page in range(1, 6)
+        for item in orjson.loads(loaded.index.page(Filters(), page, once=True)[0])["games"]
+    ]
+    named = [item["series"]["name"] for item in site if item["series"]]
+    assert len(site) == 50
+    assert len(named) == len(set(named))
+    every = orjson.loads(loaded.index.page(Filters(genres=frozenset({"narrative"})), 1)[0])
+    assert every["total"] == int(
+        np.sum(loaded.index.genres == loaded.index.genre_names.index("narrative"))
+    )
+    parts = np.flatnonzero(loaded.index.series >= 0)
+    assert parts.size > len(set(loaded.index.series[parts].tolist())) > 0
+    once = loaded.index.once_per_series(np.arange(len(loaded.index.appids), dtype=np.int64))
+    assert len(once) == len(loaded.index.appids) - parts.size + len(
+        set(loaded.index.series[parts].tolist())
+    )

@@ -130,6 +130,18 @@ def test_home_page_leads_into_browse_and_search(
     assert html.count('<tr data-appid="') == 25
 
 
+def test_a_list_names_a_series_and_its_chapters(
+    small_snapshot: tuple[ObjectStorage, list[ScoredGame]],
+) -> None:
+    games = small_snapshot[1]
+    site = SiteRenderer(site_url=SITE, base_url=SITE)
+    items = [list_item(g, SITE) for g in games[:3]]
+    items[0]["series"] = {"name": "Higurashi When They Cry Hou", "parts": 8}
+    html = site.home_page(items, len(games)).decode()
+    assert html.count("8 chapters</small>") == 1
+    assert 'title="Higurashi When They Cry Hou"' in html
+
+
 @pytest.mark.parametrize(
     ("extra", "flags", "reviews", "price_line"),
     [

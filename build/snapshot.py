@@ -172,7 +172,7 @@ def snapshot_objects(
     bytes.
     """
     as_of = rfc3339(prices_as_of)
-    items = [list_item(g, site_url) for g in games]
+    items = [list_item(g, site_url, prices_as_of) for g in games]
     item_bytes = [dumps(i) for i in items]
     adult = [is_adult(i) for i in items]
     for filters in precomputed_combos():

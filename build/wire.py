@@ -60,10 +60,11 @@ def _day(day: dt.date | None) -> str | None:
     return None if day is None else day.isoformat()
 
 
-def list_item(game: ScoredGame, site_url: str) -> JSON:
-    """Given a scored game and the site URL, return the list item dict
-    (docs/API.md#list-item)."""
+def list_item(game: ScoredGame, site_url: str, prices_as_of: dt.datetime | None = None) -> JSON:
+    """Given a scored game, the site URL and the catalogue's ``prices_as_of`` (UTC; None: no
+    price is judged stale), return the list item dict (docs/API.md#list-item)."""
     rec = game.record
+    as_of = prices_as_of.date() if prices_as_of is not None else None
     sample = rec.reviews
     ranks = game.refund_ranks
     return {
@@ -80,7 +81,7 @@ def list_item(game: ScoredGame, site_url: str) -> JSON:
         "finish_rate": _r(rec.finish_rate, 3),
         "release_year": rec.release_year,
         "early_access": flags.early_access(rec),
-        "provisional": bool(flags.provisional_reasons(rec)),
+        "provisional": bool(flags.provisional_reasons(rec, as_of)),
         "adult": flags.adult(rec),
         "url": game_url(site_url, rec.appid, rec.name),
         "refunded_review_share": _r(sample.share, 3) if sample else None,
@@ -133,7 +134,7 @@ def detail_record(
     early = _early_window(game)
     first = sample.first_30_days if sample else None
     window = sample.window if sample else None
-    out = dict(item) if item is not None else list_item(game, site_url)
+    out = dict(item) if item is not None else list_item(game, site_url, prices_as_of)
     out.update(
         {
             "developer": rec.developer,
@@ -154,6 +155,7 @@ def detail_record(
                     "list_price_usd": round(point.list_price_usd, 2),
                     "discount_percent": point.discount_percent,
                     "source": point.source,
+                    "estimated": point.estimated,
                 }
                 for point in rec.price_history
             ],
@@ -182,7 +184,9 @@ def detail_record(
                 if early
                 else None
             ),
-            "provisional_reasons": flags.provisional_reasons(rec),
+            "provisional_reasons": flags.provisional_reasons(
+                rec, prices_as_of.date() if prices_as_of is not None else None
+            ),
             "length_source": rec.length_source,
             "drivers": game.drivers,
             "score_version": SCORE_VERSION,

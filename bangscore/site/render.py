@@ -259,6 +259,9 @@ class SiteRenderer:
             better_cap=cap_usd(float(detail["price_usd"])),
             drivers=drivers_explained(detail, reasons),
             flags=flags_view(detail),
+            free=_is_free(detail),
+            stale="stale_price" in (detail.get("provisional_reasons") or ()),
+            low_estimated="historical_low_usd" in (detail.get("estimated") or ()),
             review_count=review_count_label(detail),
             length_source=length_source_label(detail),
             dates=dates or {},
@@ -404,6 +407,14 @@ class SiteRenderer:
         assert loader is not None
         source, _, _ = loader.get_source(self.env, name)
         return source
+
+
+def _is_free(detail: Mapping[str, Any]) -> bool:
+    """Given a detail record, return True for a free game (price and list price both $0):
+    its page has no price thresholds, no value-at-every-price chart and no watch form."""
+    return (
+        float(detail.get("price_usd") or 0) == 0 and float(detail.get("list_price_usd") or 0) == 0
+    )
 
 
 def _price_date(detail: Mapping[str, Any], dates: Mapping[str, str | None]) -> str | None:

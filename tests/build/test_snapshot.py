@@ -157,6 +157,7 @@ def test_detail_record_dates_its_price_and_carries_the_history() -> None:
             "list_price_usd": 19.99,
             "discount_percent": 50,
             "source": "steamspy_2025-01-01",
+            "estimated": False,
         },
         {
             "date": "2026-07-03",
@@ -164,6 +165,7 @@ def test_detail_record_dates_its_price_and_carries_the_history() -> None:
             "list_price_usd": 19.99,
             "discount_percent": 25,
             "source": "steam_prices_usd_2026-07",
+            "estimated": False,
         },
     ]
 

@@ -144,13 +144,15 @@ def test_home_page_leads_into_browse_and_search(
         pytest.param(
             {
                 "provisional": True,
-                "provisional_reasons": ["estimated_length", "review_count_lower_bound"],
+                "provisional_reasons": ["estimated_length", "stale_price"],
+                "price_observed_at": "2025-01-01T00:00:00Z",
                 "adult": True,
+                "estimated": ["review_count"],
             },
-            ["Provisional: estimated length, review count is a lower bound", "Adult"],
+            ["Provisional: estimated length, price last seen 1 Jan 2025", "Adult"],
             "1,000+",
-            "$19.99 on",
-            id="capped-sample",
+            "$19.99, last seen 1 Jan 2025",
+            id="capped-sample-and-a-stale-price",
         ),
         pytest.param(
             {"ended_sale_usd": 7.99, "ended_sale_at": "2026-07-03"},

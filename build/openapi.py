@@ -62,14 +62,15 @@ GAME_PROPERTIES: dict[str, Any] = {
     },
     "provisional": {
         "type": "boolean",
-        "description": "The score rests on thin evidence: fewer than 50 reviews, an estimated "
-        "length, or a review count that is only a lower bound (the detail record's "
-        "provisional_reasons says which).",
+        "description": "The score could move: fewer than 50 reviews, an estimated length, or "
+        "a stale price (seen more than 180 days before prices_as_of); the detail record's "
+        "provisional_reasons says which.",
     },
     "adult": {
         "type": "boolean",
         "description": "The storefront's content descriptors mark sexual content or frequent "
-        "nudity. The API lists adult games; the website hides them unless asked.",
+        "nudity, or the players' tags do (Hentai anywhere, Sexual Content or Nudity among the "
+        "first five). The API lists adult games; the website hides them unless asked.",
     },
     "url": {"type": "string", "format": "uri"},
     "refunded_review_share": _FRACTION_NULL,
@@ -94,9 +95,10 @@ DETAIL_PROPERTIES: dict[str, Any] = {
     "genre_percentile": {"type": "number", "minimum": 0, "maximum": 1},
     "recent_low_usd": {
         **_NUM_NULL,
-        "description": "Lowest price seen in the 365 days before prices_as_of.",
+        "description": "Lowest price seen in the 730 days before prices_as_of (the evidence "
+        "window), dated lows of the price-history source included.",
     },
-    "recent_low_at": {**_DATE_NULL, "description": "The (latest) day recent_low_usd was seen."},
+    "recent_low_at": {**_DATE_NULL, "description": "The (first) day recent_low_usd was seen."},
     "ended_sale_usd": {
         **_NUM_NULL,
         "description": "When the newest observation was a sale that has since ended: its "
@@ -110,7 +112,9 @@ DETAIL_PROPERTIES: dict[str, Any] = {
     "price_history": {
         "type": "array",
         "maxItems": 60,
-        "description": "Dated US price observations, oldest first.",
+        "description": "Dated US price observations, oldest first: the first day of every "
+        "run of one price (a gap of more than 14 days starts a new point) and the historical "
+        "low, each with its source.",
         "items": _obj(
             {
                 "date": {"type": "string", "format": "date"},
@@ -118,6 +122,11 @@ DETAIL_PROPERTIES: dict[str, Any] = {
                 "list_price_usd": {"type": "number"},
                 "discount_percent": {"type": "integer", "minimum": 0, "maximum": 100},
                 "source": {"type": "string"},
+                "estimated": {
+                    "type": "boolean",
+                    "description": "An estimate: a non-USD source's deepest discount applied to "
+                    "the US list price.",
+                },
             }
         ),
     },

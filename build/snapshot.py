@@ -60,7 +60,7 @@ from bangscore.contract.limits import PAGE_SIZE
 from bangscore.contract.not_rated import not_rated_index
 from bangscore.contract.paging import render_page
 from bangscore.contract.search import SearchIndex, name_words
-from bangscore.scoring.pipeline import ScoredGame
+from bangscore.scoring.pipeline import ScoredGame, is_free
 from bangscore.scoring.records import GameRecord, NotRated
 from bangscore.scoring.verdict import day
 from bangscore.site.adult import keep_adult
@@ -261,7 +261,8 @@ class GamePages:
         typical = self.typical[game.genre]
         html = self.site.game_page(
             detail,
-            chart=price_chart(game, detail),
+            # A free game's page has no value-at-every-price chart (nothing to price).
+            chart="" if is_free(game.record) else price_chart(game, detail),
             history=history_chart(points, self.as_of_day, detail["name"], marks),
             history_rows=history_rows(points),
             better=[self.items[i] for i in self.better[n]],

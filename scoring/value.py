@@ -63,7 +63,7 @@ from typing import Final
 
 # Published in every detail record: changes whenever the model or a constant changes, so
 # clients know when two scores are not comparable.
-SCORE_VERSION: Final = "3.0"
+SCORE_VERSION: Final = "3.2"
 # The most a free game can score: 79, so a free game is never a banger (80).
 FREE_MAX_SCORE: Final = 79.0
 

@@ -327,12 +327,15 @@ def verdict_text(
             return f"Free: get it. {name} costs nothing{when} and {share}."
         return f"Skip: {name} is free{when}, but only {share}."
     if ended is not None:
+        stale = as_of is not None and price_date is not None and is_stale(price_date, as_of)
+        seen_words = "last seen" if stale else "seen"
         at = (
-            f"list price {usd(price_usd)}; {usd(ended[1])} in the sale seen {day(ended[0])}, "
+            f"list price {usd(price_usd)}; {usd(ended[1])} in the sale {seen_words} "
+            f"{day(ended[0])}, "
             "since ended"
         )
-        if as_of is not None and is_stale(price_date, as_of):
-            at = f"{at} (last seen {day(price_date)})" if price_date else at
+        if stale and price_date is not None and price_date != ended[0]:
+            at = f"{at} (price last seen {day(price_date)})"
     else:
         at = price_words(price_usd, price_date, as_of)
     words = TIER_WORDS.get(tier, tier)

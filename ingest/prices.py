@@ -94,7 +94,7 @@ def current_price(seen: Seen, as_of: dt.datetime) -> Price:
 # A run of observations ends at a gap longer than this without one: the first observation
 # after the gap is a point of the history even when its price equals the last point's, so a
 # sale seen again a year later at the same price as an older sale is not merged into it
-# (docs/API.md#prices-and-dates, CONTRACT round 5).
+# (docs/API.md#prices-and-dates).
 RUN_GAP: Final = dt.timedelta(days=14)
 
 
@@ -160,7 +160,8 @@ def with_low(
     paid = Price(low.price_usd, max(list_price, low.price_usd), discount)
     seen = Seen(at_midnight(low.at), paid, low.source)
     point = _point(seen, estimated=low.estimated)
-    merged = sorted((*history, point), key=lambda p: p.date)
+    # Before the observations of its day: the newest observation stays the last point.
+    merged = sorted((*history, point), key=lambda p: (p.date, p is not point))
     if len(merged) > MAX_PRICE_HISTORY:
         merged.remove(min((p for p in merged if p is not point), key=lambda p: p.date))
     return tuple(merged)

@@ -1,5 +1,5 @@
 """The flags a buyer needs beside a score (docs/API.md#flags): ``early_access``, ``adult`` and
-``provisional`` with its reasons, read from a catalog record's storefront data (CONTRACT round 5).
+``provisional`` with its reasons, read from a catalog record's storefront data and tags.
 
 * ``early_access``: the storefront files the game under its "Early Access" genre (Steam adds
   the genre while a game is in Early Access and removes it at release).

@@ -23,7 +23,7 @@ Pure functions of plain values, so that they read any price history as a sequenc
 * :func:`genre_percentiles` gives each game the share of its genre's games with a lower score.
 
 Prices are compared in whole cents, as :mod:`scoring.tiers` compares them. The rule is
-docs/API.md#verdict's (CONTRACT round 5); the sale cycle it reads (most games return to their
+docs/API.md#verdict's; the sale cycle it reads (most games return to their
 deepest discounts in the seasonal sales) is the one price trackers such as IsThereAnyDeal and
 SteamDB chart from the same storefront prices.
 """

@@ -1,5 +1,5 @@
-"""The flags beside a score: early access, adult and provisional (docs/API.md#flags), as
-CONTRACT round 5 defines them."""
+"""The flags beside a score: early access, adult and provisional, as docs/API.md#flags defines
+them."""
 
 from __future__ import annotations
 

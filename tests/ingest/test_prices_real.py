@@ -1,6 +1,6 @@
-"""The real catalogue's price histories against the raw 2026 price dumps (docs/API.md#prices-and-dates):
-every rated app's ``price_history`` holds the first day of every price run the dumps saw, and
-its historical low is one of its points."""
+"""The real catalogue's price histories against the raw 2026 price dumps
+(docs/API.md#prices-and-dates): every rated app's ``price_history`` holds the first day of
+every price run the dumps saw, and its historical low is one of its points."""
 
 from __future__ import annotations
 

@@ -310,14 +310,14 @@ def verdict_text(
     before today (:func:`ended_sale`, or None), its sightings and the as-of day (None: the
     price's date), whether it is free and its positive review share (0-1), return one sentence
     a buyer can quote, e.g. "Wait for a sale: Stardew Valley is a banger at $14.99 on 24 Jul
-    2026; it sold at $8.99 in the Summer Sale (30 Jun 2026): wait for $8.99 or less ($6.00,
-    40% less)."
+    2026; it sold at $8.99 in the Summer Sale (30 Jun 2026), a price that keeps it a banger:
+    wait for $8.99 or less ($6.00, 40% less)."
 
     A stale price carries its date ("$24.99, last seen 1 Jan 2025"); a price quoted after an
-    ended sale names it ("list price $59.99; $23.99 in the sale seen 3 Jul 2026, since
-    ended"); a wait names the seen price, its date, its sale and the saving; a buy says what
-    the evidence window holds; a skip says why no sale helps. A free game: "Free: get it" or
-    why to skip it, with no price threshold.
+    ended sale names it, and the seasonal sale it fell in ("list price $59.99; $23.99 in the
+    Summer Sale seen 3 Jul 2026, since ended"); a wait names the seen price, its date, its sale
+    and the saving; a buy says what the evidence window holds; a skip says why no sale helps.
+    A free game: "Free: get it" or why to skip it, with no price threshold.
     """
     as_of = as_of or price_date
     if free:
@@ -329,8 +329,10 @@ def verdict_text(
     if ended is not None:
         stale = as_of is not None and price_date is not None and is_stale(price_date, as_of)
         seen_words = "last seen" if stale else "seen"
+        sale = sale_on(ended[0])
+        which = f"the {sale.name}" if sale is not None else "the sale"
         at = (
-            f"list price {usd(price_usd)}; {usd(ended[1])} in the sale {seen_words} "
+            f"list price {usd(price_usd)}; {usd(ended[1])} in {which} {seen_words} "
             f"{day(ended[0])}, "
             "since ended"
         )

@@ -27,6 +27,7 @@ from markupsafe import Markup
 from bangscore.contract.api import ATTRIBUTION_TEXT, ERROR_CODES
 from bangscore.contract.limits import MAX_QUERY_LENGTH, PAGE_SIZE
 from bangscore.scoring.genres import GENRES
+from bangscore.scoring.sales import sale_on
 from bangscore.site.adult import toggle_href
 from bangscore.site.badge import badge_snippet
 from bangscore.site.better_value import cap_usd
@@ -262,6 +263,7 @@ class SiteRenderer:
             free=_is_free(detail),
             stale="stale_price" in (detail.get("provisional_reasons") or ()),
             low_estimated="historical_low_usd" in (detail.get("estimated") or ()),
+            ended_sale_name=_sale_name(detail.get("ended_sale_at")),
             review_count=review_count_label(detail),
             length_source=length_source_label(detail),
             dates=dates or {},
@@ -407,6 +409,16 @@ class SiteRenderer:
         assert loader is not None
         source, _, _ = loader.get_source(self.env, name)
         return source
+
+
+def _sale_name(iso: object) -> str | None:
+    """Given an ISO date (or None), return the Steam seasonal sale running that day ("Summer
+    Sale", :mod:`scoring.sales`), or None."""
+    try:
+        sale = sale_on(dt.date.fromisoformat(str(iso)[:10]))
+    except ValueError:
+        return None
+    return sale.name if sale is not None else None
 
 
 def _is_free(detail: Mapping[str, Any]) -> bool:

@@ -243,7 +243,7 @@ def test_every_multiplayer_first_game_is_measured_by_play(
         pytest.param(
             1771300,
             "wait_for_sale",
-            "$23.99 in the sale seen 3 Jul 2026, since ended; that sale makes it a banger: "
+            "$23.99 in the Summer Sale seen 3 Jul 2026, since ended; that sale makes it a banger: "
             "wait for $23.99 or less",
             id="kingdom-come-2-waits-for-the-3-jul-sale",
         ),

@@ -291,7 +291,7 @@ def test_ended_sale(
             KCD2,
             (JUL3, 23.99),
             "Wait for a sale: Kingdom Come: Deliverance II is worth it at list price $59.99; "
-            "$23.99 in the sale seen 3 Jul 2026, since ended; that sale makes it a banger: "
+            "$23.99 in the Summer Sale seen 3 Jul 2026, since ended; that sale makes it a banger: "
             "wait for $23.99 or less ($36.00, 60% less).",
             id="kcd2-names-the-ended-sale",
         ),
@@ -420,7 +420,7 @@ def test_ended_sale(
             (Sighting(dt.date(2026, 7, 1), 34.99, 50),),
             (dt.date(2026, 7, 1), 34.99),
             "Skip: Kingdom Come: Deliverance II is poor value at list price $69.99; $34.99 in the "
-            "sale seen 1 Jul 2026, since ended, and no price makes it worth it.",
+            "Summer Sale seen 1 Jul 2026, since ended, and no price makes it worth it.",
             id="skip-no-price",
         ),
     ],

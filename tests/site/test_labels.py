@@ -180,7 +180,7 @@ def test_game_page_header_shows_flags_why_provisional_and_an_ended_sale(
     line = re.search(r'<p id="price-line">(.*?) · ', page)[1]  # type: ignore[index]
     assert line.startswith(price_line)
     if "ended_sale_usd" in extra:
-        assert "$7.99 in the sale seen 3 Jul 2026, since ended" in line
+        assert "$7.99 in the Summer Sale seen 3 Jul 2026, since ended" in line
 
 
 @pytest.mark.parametrize(

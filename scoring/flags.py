@@ -15,7 +15,8 @@
 * ``provisional``: the score could move, for the reasons :data:`PROVISIONAL_REASONS` names, in
   that order: fewer than :data:`FEW_REVIEWS` reviews, a length estimated from reviewers'
   playtime, or a stale price (seen more than 180 days before the catalogue's
-  ``prices_as_of``: :data:`scoring.verdict.STALE_DAYS`). A review count that is only a lower
+  ``prices_as_of``: :data:`scoring.verdict.STALE_DAYS`; a free game's $0 is never stale: its
+  score rests on no price). A review count that is only a lower
   bound is no reason by itself: a count known to be at least 1,000 ("1,000+ reviews") is
   firm enough, and one under 50 is ``few_reviews``.
 
@@ -80,6 +81,8 @@ def provisional_reasons(
         found.append("few_reviews")
     if record.length_source == "playtime_estimate" or "length_hours" in record.estimated:
         found.append("estimated_length")
-    if as_of is not None and is_stale(price_day(record), as_of):
+    # A free game's score does not rest on a price, so an old $0 cannot move it.
+    free = record.price_usd == 0 and record.list_price_usd == 0
+    if as_of is not None and not free and is_stale(price_day(record), as_of):
         found.append("stale_price")
     return found

@@ -111,10 +111,14 @@ def test_the_real_verdicts_follow_the_sale_cycle(
                 cheap_buys += 1
                 if price - low >= 200:
                     wrong.append(f"{name}: buy now at {rec.price_usd}, twice {low / 100}")
-        if game.tier in ("banger", "worth_it") and fields["verdict"] == "skip":
+        free = price == 0 and rec.list_price_usd == 0
+        if not free and game.tier in ("banger", "worth_it") and fields["verdict"] == "skip":
             wrong.append(f"{name}: a {game.tier} game told to skip")
-        if price == 0 and rec.list_price_usd == 0 and game.bang_score > 79:
+        if free and game.bang_score > 79:
             wrong.append(f"{name}: free and scored {game.bang_score}")
+        # A free game: "Free: get it" at 80% positive reviews or more, else skip.
+        if free and fields["verdict"] != ("buy_now" if rec.review_score >= 0.8 else "skip"):
+            wrong.append(f"{name}: free at {rec.review_score:.0%} told {fields['verdict']}")
     assert wrong == []
     assert counts["buy_now"] > 3_000 and counts["wait_for_sale"] > 3_000, counts
     # Only the under-$2 clause lets a paid buy sit at twice a seen price: a few percent, all

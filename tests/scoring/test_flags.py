@@ -89,6 +89,11 @@ def at(day: dt.date) -> dt.datetime:
         ),
         pytest.param({"price_observed_at": at(dt.date(2026, 1, 25))}, [], id="price-180-days-old"),
         pytest.param(
+            {"price_usd": 0.0, "list_price_usd": 0.0, "price_observed_at": at(dt.date(2025, 1, 1))},
+            [],
+            id="team-fortress-2-free-is-never-stale",
+        ),
+        pytest.param(
             {
                 "review_count": 12,
                 "length_source": "playtime_estimate",

@@ -10,8 +10,9 @@
   user tag "Hentai" anywhere among the tags, or "Sexual Content" or "Nudity" among the first
   five (the tags most voted: NEKOPARA Vol. 1 has no descriptor 3 or 4 in the dumps, yet
   "Sexual Content" and "Nudity" are among its first tags). Descriptor 1 ("Some Nudity or
-  Sexual Content": The Witcher 3, Baldur's Gate 3, Cyberpunk 2077) and a "Nudity" tag far down
-  the list do not make a game adult.
+  Sexual Content": The Witcher 3, Baldur's Gate 3) and a "Nudity" or "Sexual Content" tag
+  below the fifth (The Witcher 3's eighth, Baldur's Gate 3's sixth) do not make a game adult;
+  Cyberpunk 2077's third tag, "Nudity", does.
 * ``provisional``: the score could move, for the reasons :data:`PROVISIONAL_REASONS` names, in
   that order: fewer than :data:`FEW_REVIEWS` reviews, a length estimated from reviewers'
   playtime, or a stale price (seen more than 180 days before the catalogue's

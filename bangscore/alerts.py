@@ -158,11 +158,22 @@ def alert_message(
     the alert: plain text and HTML (templates ``mail/alert``) with the game, its price and the
     date that price was seen, score, tier, verdict (when the snapshot has one) and link, and
     RFC 8058 one-click unsubscribe headers. The subject dates the price ("Hollow Knight:
-    $7.49 (price seen 24 Jul 2026)") and never says "now". Raises UnsafeMessage when the
-    watch's address cannot be written as a plain mailbox."""
+    $7.49 (price seen 24 Jul 2026)") and never says "now"; a stale price (seen more than 180
+    days before the snapshot's ``prices_as_of``: ``stale_price`` among the record's
+    ``provisional_reasons``) is "price last seen 1 Jan 2025", and the body says how old it
+    is. Raises UnsafeMessage when the watch's address cannot be written as a plain mailbox."""
     name = str(record.get("name") or f"App {watch.appid}")
     price = _usd(record.get("price_usd"))
     seen = _day(_price_date(record))
+    stale = "stale_price" in (record.get("provisional_reasons") or ())
+    seen_words = f"price last seen {seen}" if stale else f"price seen {seen}"
+    as_of = _day(str(record.get("prices_as_of") or ""))
+    stale_note = (
+        f"This price is stale: it was seen more than 180 days before the date of these prices "
+        f"({as_of}), so the game may cost something else today."
+        if stale
+        else ""
+    )
     tier = str(record.get("tier", "")).replace("_", " ")
     score = record.get("bang_score")
     discount = record.get("discount_percent") or 0
@@ -170,17 +181,18 @@ def alert_message(
     verdict = record.get("verdict")
     if watch.condition.tier is not None:
         phrase = "a banger" if tier == "banger" else tier
-        subject = f"{name} is {phrase} on BangScore ({score}) at {price} (price seen {seen})"
+        subject = f"{name} is {phrase} on BangScore ({score}) at {price} ({seen_words})"
     else:
         subject = f"{name}: {price}, within your {watch.condition.describe()} watch"
-        subject += f" (price seen {seen})"
+        subject += f" ({seen_words})"
     text, html = bodies(
         "alert",
         name=name,
         condition=watch.condition.describe(),
         price=price,
         on_sale=on_sale,
-        price_date=seen,
+        price_seen=seen_words,
+        stale_note=stale_note,
         score=score,
         tier=tier,
         verdict=str(verdict).replace("_", " ") if verdict else "",

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bangscore.scoring.pipeline import ScoredGame
+from bangscore.scoring.pipeline import ScoredGame, is_free
 from bangscore.scoring.records import GameRecord
 from bangscore.scoring.verdict import (
     Sighting,
@@ -50,7 +50,12 @@ def price_points(record: GameRecord) -> list[HistoryPoint]:
         return sorted(
             (
                 HistoryPoint(
-                    p.date, p.price_usd, p.list_price_usd, p.discount_percent, str(p.source)
+                    p.date,
+                    p.price_usd,
+                    p.list_price_usd,
+                    p.discount_percent,
+                    str(p.source),
+                    bool(getattr(p, "estimated", False)),
                 )
                 for p in history
             ),
@@ -70,6 +75,7 @@ def price_points(record: GameRecord) -> list[HistoryPoint]:
                 record.list_price_usd,
                 _discount(low, record.list_price_usd),
                 low_source.source if low_source is not None else "price_history",
+                "historical_low_usd" in record.estimated,
             )
         )
     seen = price_date(record)
@@ -126,7 +132,9 @@ def genre_typicals(games: Sequence[ScoredGame]) -> dict[str, GenreTypical]:
 
 def sightings(record: GameRecord) -> list[Sighting]:
     """Given a record, return its dated prices as the verdict reads them, oldest first."""
-    return [Sighting(p.date, p.price_usd, p.discount_percent) for p in price_points(record)]
+    return [
+        Sighting(p.date, p.price_usd, p.discount_percent, p.estimated) for p in price_points(record)
+    ]
 
 
 def _day(date: dt.date | None) -> str | None:
@@ -145,6 +153,7 @@ def buyer_fields(games: Sequence[ScoredGame], as_of: dt.date | None = None) -> l
     for game, percentile in zip(games, percentiles, strict=True):
         rec = game.record
         seen = sightings(rec)
+        free = is_free(rec)
         decided = verdict(
             game.tier,
             rec.price_usd,
@@ -152,6 +161,8 @@ def buyer_fields(games: Sequence[ScoredGame], as_of: dt.date | None = None) -> l
             game.becomes_banger_at_usd,
             seen,
             as_of,
+            free=free,
+            review_score=rec.review_score,
         )
         ended = ended_sale(seen, rec.price_usd, rec.discount_percent)
         low = decided.recent_low
@@ -168,6 +179,10 @@ def buyer_fields(games: Sequence[ScoredGame], as_of: dt.date | None = None) -> l
                     game.becomes_banger_at_usd,
                     decided,
                     ended,
+                    history=seen,
+                    as_of=as_of,
+                    free=free,
+                    review_score=rec.review_score,
                 ),
                 "genre_percentile": percentile,
                 "recent_low_usd": round(low[1], 2) if low else None,

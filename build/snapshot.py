@@ -61,7 +61,7 @@ from bangscore.contract.not_rated import not_rated_index
 from bangscore.contract.paging import render_page
 from bangscore.contract.records import GameDetail, ListItem
 from bangscore.contract.search import SearchIndex, name_words
-from bangscore.scoring.pipeline import ScoredGame
+from bangscore.scoring.pipeline import ScoredGame, is_free
 from bangscore.scoring.records import GameRecord, NotRated
 from bangscore.scoring.series import once_per_series
 from bangscore.scoring.verdict import day
@@ -177,7 +177,7 @@ def snapshot_objects(
     as_of = rfc3339(prices_as_of)
     as_of_day = prices_as_of.date() if prices_as_of is not None else newest_price_day(games)
     buyer = buyer_fields(games, as_of_day)
-    items = [list_item(g, site_url, b) for g, b in zip(games, buyer, strict=True)]
+    items = [list_item(g, site_url, b, prices_as_of) for g, b in zip(games, buyer, strict=True)]
     for item in items:
         check(ListItem, item)
     item_bytes = [dumps(i) for i in items]
@@ -270,7 +270,8 @@ class GamePages:
         typical = self.typical[game.genre]
         html = self.site.game_page(
             detail,
-            chart=price_chart(game, detail),
+            # A free game's page has no value-at-every-price chart (nothing to price).
+            chart="" if is_free(game.record) else price_chart(game, detail),
             history=history_chart(points, self.as_of_day, detail["name"], marks),
             history_rows=history_rows(points),
             better=[self.items[i] for i in self.better[n]],

@@ -72,12 +72,19 @@ def _buyer_of(game: ScoredGame) -> JSON:
     return buyer_fields([game])[0]
 
 
-def list_item(game: ScoredGame, site_url: str, buyer: JSON | None = None) -> JSON:
-    """Given a scored game, the site URL and its buyer fields (:func:`build.buyer.buyer_fields`;
-    None computes them from this game alone), return the list item dict in
-    :class:`ListItem` order (docs/API.md#list-item). ValueError or KeyError if the fields
-    written and the model's differ."""
+def list_item(
+    game: ScoredGame,
+    site_url: str,
+    buyer: JSON | None = None,
+    prices_as_of: dt.datetime | None = None,
+) -> JSON:
+    """Given a scored game, the site URL, its buyer fields (:func:`build.buyer.buyer_fields`;
+    None computes them from this game alone) and the catalogue's ``prices_as_of`` (UTC; None:
+    no price is judged stale), return the list item dict in :class:`ListItem` order
+    (docs/API.md#list-item). ValueError or KeyError if the fields written and the model's
+    differ."""
     rec = game.record
+    as_of = prices_as_of.date() if prices_as_of is not None else None
     sample = rec.reviews
     ranks = game.refund_ranks
     if buyer is None:
@@ -103,7 +110,7 @@ def list_item(game: ScoredGame, site_url: str, buyer: JSON | None = None) -> JSO
             "finish_rate": _r(rec.finish_rate, 3),
             "release_year": rec.release_year,
             "early_access": flags.early_access(rec),
-            "provisional": bool(flags.provisional_reasons(rec)),
+            "provisional": bool(flags.provisional_reasons(rec, as_of)),
             "adult": flags.adult(rec),
             "url": game_url(site_url, rec.appid, rec.name),
             "refunded_review_share": _r(sample.share, 3) if sample else None,
@@ -166,7 +173,7 @@ def detail_record(
     window = sample.window if sample else None
     if buyer is None:
         buyer = _buyer_of(game)
-    out = dict(item) if item is not None else list_item(game, site_url, buyer)
+    out = dict(item) if item is not None else list_item(game, site_url, buyer, prices_as_of)
     out.update(
         {
             "developer": rec.developer,
@@ -187,7 +194,7 @@ def detail_record(
                     "list_price_usd": round(point.list_price_usd, 2),
                     "discount_percent": point.discount_percent,
                     "source": point.source,
-                    "estimated": bool(getattr(point, "estimated", False)),
+                    "estimated": point.estimated,
                 }
                 for point in rec.price_history
             ],
@@ -216,7 +223,9 @@ def detail_record(
                 if early
                 else None
             ),
-            "provisional_reasons": flags.provisional_reasons(rec),
+            "provisional_reasons": flags.provisional_reasons(
+                rec, prices_as_of.date() if prices_as_of is not None else None
+            ),
             "length_source": rec.length_source,
             "drivers": game.drivers,
             "score_version": SCORE_VERSION,

@@ -164,10 +164,27 @@ def _deepest_discount(list_price: float, low: float) -> int | None:
 
 def _points(record: GameRecord) -> tuple[Seen, ...]:
     """Return a record's price history as observations, oldest first; the newest observed at
-    ``price_observed_at`` when that falls on its day, the others at midnight UTC."""
+    ``price_observed_at`` when that falls on its day, the others at midnight UTC. An estimated
+    point (the historical low from a non-USD discount depth) is no observation: its depth is
+    read back as ``deepest_discount_percent`` and makes the point again; likewise the low of a
+    layer other than the price's."""
     observed = record.price_observed_at
+    price_layer = record.provenance.get("price_usd")
+    low_layer = record.provenance.get("historical_low_usd")
+    low = (
+        (record.historical_low_at, round(record.historical_low_usd * 100), low_layer.source)
+        if record.historical_low_usd is not None and low_layer is not None
+        else None
+    )
     out = []
     for point in record.price_history:
+        if point.estimated:
+            continue
+        # The low another layer saw (ingest.prices.with_low made it a point): read back as
+        # that layer's ``usd_price_seen``, which makes the point again.
+        here = (point.date, round(point.price_usd * 100), point.source)
+        if here == low and (price_layer is None or point.source != price_layer.source):
+            continue
         at = at_midnight(point.date)
         if observed is not None and observed.date() == point.date:
             at = observed

@@ -22,6 +22,7 @@ from bangscore.scoring.records import MAX_PRICE_HISTORY, PricePoint
 
 __all__ = [
     "CURRENT_WITHIN",
+    "RUN_GAP",
     "Low",
     "Price",
     "Seen",
@@ -30,6 +31,7 @@ __all__ = [
     "historical_low",
     "is_current",
     "price_history",
+    "with_low",
 ]
 
 CURRENT_WITHIN: Final = dt.timedelta(days=2)
@@ -89,32 +91,80 @@ def current_price(seen: Seen, as_of: dt.datetime) -> Price:
     return Price(list_price, list_price, 0)
 
 
+# A run of observations ends at a gap longer than this without one: the first observation
+# after the gap is a point of the history even when its price equals the last point's, so a
+# sale seen again a year later at the same price as an older sale is not merged into it
+# (docs/API.md#prices-and-dates).
+RUN_GAP: Final = dt.timedelta(days=14)
+
+
 def price_history(observations: Iterable[Seen]) -> tuple[PricePoint, ...]:
-    """Given every observation of one game (any order), return its price history, oldest first:
-    one point per day (the day's last observation), a point only where the price, list price
-    or discount changed from the previous point, plus the newest observation; at most
-    :data:`MAX_PRICE_HISTORY` points (the newest kept)."""
-    by_day: dict[dt.date, Seen] = {}
-    for seen in sorted(observations, key=lambda s: s.at):
-        by_day[seen.at.date()] = seen
-    days = sorted(by_day)
+    """Given every observation of one game (any order), return its price history, oldest first.
+
+    Observations are read in time order and collapsed only inside one continuous run: an
+    observation is a point when it is the first, when its price, list price or discount differs
+    from the observation before it, or when more than :data:`RUN_GAP` (14 days) passed since
+    the observation before it; the newest observation is always a point (the day the price was
+    last seen). So every run of one price keeps its first day, each point with the layer that
+    saw it (``source``). Two observations of one moment keep the later-read one. At most
+    :data:`MAX_PRICE_HISTORY` points: the newest, plus the lowest price's first point when it
+    would fall off (so the historical low stays a point of the history)."""
+    by_moment: dict[dt.datetime, Seen] = {}
+    for seen in observations:
+        by_moment[seen.at] = seen
+    ordered = [by_moment[at] for at in sorted(by_moment)]
     kept: list[Seen] = []
-    for i, day in enumerate(days):
-        seen = by_day[day]
-        if kept and kept[-1].price == seen.price and i < len(days) - 1:
-            continue
-        kept.append(seen)
-    return tuple(
-        PricePoint.model_construct(
-            date=seen.at.date(),
-            price_usd=round(seen.price.price_usd, 2),
-            list_price_usd=round(seen.price.list_price_usd, 2),
-            discount_percent=int(seen.price.discount_percent),
-            source=seen.source,
-            discount_end=seen.discount_end,
-        )
-        for seen in kept[-MAX_PRICE_HISTORY:]
+    for i, seen in enumerate(ordered):
+        before = ordered[i - 1] if i else None
+        starts_run = before is None or before.price != seen.price or seen.at - before.at > RUN_GAP
+        if starts_run or i == len(ordered) - 1:
+            kept.append(seen)
+    if len(kept) > MAX_PRICE_HISTORY:
+        lowest = min(kept, key=lambda s: (s.price.price_usd, s.at))
+        newest = kept[-MAX_PRICE_HISTORY:]
+        kept = newest if lowest in newest else [lowest, *newest[1:]]
+    return tuple(_point(seen) for seen in kept)
+
+
+def _point(seen: Seen, *, estimated: bool = False) -> PricePoint:
+    return PricePoint.model_construct(
+        date=seen.at.date(),
+        price_usd=round(seen.price.price_usd, 2),
+        list_price_usd=round(seen.price.list_price_usd, 2),
+        discount_percent=int(seen.price.discount_percent),
+        source=seen.source,
+        discount_end=seen.discount_end,
+        estimated=estimated,
     )
+
+
+def with_low(
+    history: tuple[PricePoint, ...], low: Low | None, list_price: float
+) -> tuple[PricePoint, ...]:
+    """Given a price history (:func:`price_history`), the historical low (:func:`historical_low`,
+    or None) and the current list price (USD), return the history with the low as one of its
+    points: unchanged when a point of that day and price exists, else with a point for it
+    (list price ``list_price``, its discount from it; ``estimated`` when the low is an estimate
+    from a non-USD source), in date order. A low dated only by its source (a price-history
+    dump's window end) is a point on that date, so every page names one low, the history's."""
+    if low is None:
+        return history
+    cents = round(low.price_usd * 100)
+    if any(p.date == low.at and round(p.price_usd * 100) == cents for p in history):
+        return history
+    discount = (
+        min(100, round((1 - low.price_usd / list_price) * 100))
+        if list_price > 0 and low.price_usd < list_price
+        else 0
+    )
+    paid = Price(low.price_usd, max(list_price, low.price_usd), discount)
+    seen = Seen(at_midnight(low.at), paid, low.source)
+    point = _point(seen, estimated=low.estimated)
+    # Before the observations of its day: the newest observation stays the last point.
+    merged = sorted((*history, point), key=lambda p: (p.date, p is not point))
+    if len(merged) > MAX_PRICE_HISTORY:
+        merged.remove(min((p for p in merged if p is not point), key=lambda p: p.date))
+    return tuple(merged)
 
 
 def historical_low(

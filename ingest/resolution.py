@@ -43,6 +43,7 @@ from bangscore.ingest.prices import (
     current_price,
     historical_low,
     price_history,
+    with_low,
 )
 from bangscore.ingest.tags import TagPositions, order_tag_set, typical_positions
 from bangscore.scoring.genres import multiplayer_first
@@ -684,7 +685,7 @@ def _record(
         list_price_usd=round(price.list_price_usd, 2),
         discount_percent=int(price.discount_percent),
         price_observed_at=seen.at,
-        price_history=price_history(observed),
+        price_history=with_low(price_history(observed), low, price.list_price_usd),
         review_score=float(known.value(appid, "review_score", 0.0)),
         review_count=counted.total,
         release_date=released,

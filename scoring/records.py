@@ -119,7 +119,9 @@ class PricePoint(BaseModel):
     was seen, the price paid that day (``price_usd``), the ``list_price_usd``, the
     ``discount_percent`` (0-100), the ``source`` (a layer name, as in provenance) and, when the
     storefront said, when that discount ends (``discount_end``, UTC). US dollars only: a
-    source in another currency never becomes a price point."""
+    source in another currency never becomes a price point, except as ``estimated`` (its
+    deepest discount applied to the US list price: the historical low it gives is a point
+    marked so)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -129,6 +131,7 @@ class PricePoint(BaseModel):
     discount_percent: int = Field(ge=0, le=100)
     source: str
     discount_end: dt.datetime | None = None
+    estimated: bool = False
 
 
 MAX_PRICE_HISTORY = 60

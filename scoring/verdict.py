@@ -1,24 +1,31 @@
-"""A buyer's verdict on a scored game: buy now, wait for a price seen in the past year, or
-skip (docs/API.md#verdict), and where the game stands in its genre.
+"""A buyer's verdict on a scored game: buy now, wait for a price seen in the past two years,
+or skip (docs/API.md#verdict), and where the game stands in its genre.
 
 Pure functions of plain values, so that they read any price history as a sequence of
-:class:`Sighting` s (a day, the price paid that day, its discount):
+:class:`Sighting` s (a day, the price paid that day, its discount, whether it is an estimate):
 
-* :func:`recent_low` gives the lowest price seen in the 365 days before the catalogue's
-  ``prices_as_of`` (``recent_low_usd`` / ``recent_low_at``);
+* :func:`evidence` gives the sightings of the evidence window, the 730 days before the
+  catalogue's ``prices_as_of`` (one year of data is often one scrape; a buyer weighs the last
+  two years' sales), and :func:`recent_low` the lowest price in it (``recent_low_usd`` /
+  ``recent_low_at``; a dated low of the price-history source, an estimate included);
 * :func:`ended_sale` names the sale a list price is quoted after (``ended_sale_usd`` /
   ``ended_sale_at``): the newest observation was a sale that is no longer current;
-* :func:`verdict` follows the sale cycle: ``buy_now`` when the game is ``banger`` or
-  ``worth_it`` at today's price and waiting would not pay, ``wait_for_sale`` naming a price
-  actually seen in the past year that makes the game ``worth_it`` or better and saves at least
-  10% and $2, else ``skip``; a ``banger`` or ``worth_it`` game is never told to skip;
-* :func:`verdict_text` says it in one sentence that quotes well (never a weight);
+* :func:`verdict` follows the sale cycle: a free game is ``buy_now`` when at least 80% of its
+  reviews are positive, else ``skip``; a paid game ``buy_now`` when it is ``banger`` or
+  ``worth_it`` at today's price and waiting would not pay (within 10% of the window's low, or
+  under $2 to save), ``wait_for_sale`` naming a price actually seen in the window that makes
+  it ``worth_it`` or better and saves at least 10% and $2, else ``skip``; a ``banger`` or
+  ``worth_it`` game is never told to skip;
+* :func:`verdict_text` says it in one sentence that quotes well: the seen price, its date and
+  the seasonal sale it fell in (:mod:`scoring.sales`), what the window holds (how many prices
+  were seen and from when), a stale price (seen more than 180 days before ``prices_as_of``)
+  with its date, and never a lowest price over a period its observations do not cover;
 * :func:`genre_percentiles` gives each game the share of its genre's games with a lower score.
 
 Prices are compared in whole cents, as :mod:`scoring.tiers` compares them. The rule is
-docs/API.md#verdict's; the sale cycle it reads (most games return to their deepest discounts
-in the seasonal sales) is the one price trackers such as IsThereAnyDeal and SteamDB chart from
-the same storefront prices.
+docs/API.md#verdict's; the sale cycle it reads (most games return to their
+deepest discounts in the seasonal sales) is the one price trackers such as IsThereAnyDeal and
+SteamDB chart from the same storefront prices.
 """
 
 from __future__ import annotations
@@ -30,18 +37,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, NamedTuple, get_args
 
+from bangscore.scoring.sales import sale_on
+
 Verdict = Literal["buy_now", "wait_for_sale", "skip"]
 VERDICTS: Final[tuple[Verdict, ...]] = get_args(Verdict)
 BUY_NOW_TIERS: Final = frozenset({"banger", "worth_it"})
 PricePoint = tuple[dt.date, float]
 
-# The past year a verdict reads: the 365 days up to and including prices_as_of's day.
-RECENT_DAYS: Final = 365
-# Waiting pays only for a saving of at least 10% of today's price and at least $2 ...
+# The evidence window a verdict reads: the 730 days up to and including prices_as_of's day.
+EVIDENCE_DAYS: Final = 730
+# A price seen more than this many days before prices_as_of is stale: named with its date.
+STALE_DAYS: Final = 180
+# Waiting pays only for a saving of at least 10% of today's price and at least $2.
 MIN_SAVING_SHARE: Final = 0.10
 MIN_SAVING_CENTS: Final = 200
-# ... and only for a game whose sales reach deeper than 25% off within the past year.
-DEEP_DISCOUNT_PERCENT: Final = 25
+# A free game is worth getting when at least this share of its reviews is positive.
+FREE_GET_IT_SHARE: Final = 0.80
 # How the sentences name a tier.
 TIER_WORDS: Final = {
     "banger": "a banger",
@@ -52,12 +63,14 @@ TIER_WORDS: Final = {
 
 
 class Sighting(NamedTuple):
-    """One dated price observation: the day, the price paid that day (USD) and its discount
-    (percent 0-100 off the list price)."""
+    """One dated price observation: the day, the price paid that day (USD), its discount
+    (percent 0-100 off the list price) and whether it is an estimate (a non-USD source's
+    deepest discount applied to the US list price, dated by that source)."""
 
     date: dt.date
     price_usd: float
     discount_percent: int = 0
+    estimated: bool = False
 
 
 def _cents(usd: float) -> int:
@@ -75,24 +88,31 @@ def day(date: dt.date) -> str:
     return f"{date.day} {date.strftime('%b %Y')}"
 
 
-def past_year(history: Sequence[Sighting], as_of: dt.date) -> list[Sighting]:
-    """Given sightings and the catalogue's as-of day, return those of the 365 days before it
+def evidence(history: Sequence[Sighting], as_of: dt.date) -> list[Sighting]:
+    """Given sightings and the catalogue's as-of day, return those of the 730 days before it
     (as-of day included, later days left out), in the given order."""
-    start = as_of - dt.timedelta(days=RECENT_DAYS)
+    start = as_of - dt.timedelta(days=EVIDENCE_DAYS)
     return [s for s in history if start < s.date <= as_of]
+
+
+# The round-4 name, still read by the ranking report and its tests.
+past_year = evidence
+
+
+def is_stale(seen: dt.date | None, as_of: dt.date) -> bool:
+    """Given the day a price was seen (None: unknown) and the as-of day, return True when it
+    was seen more than :data:`STALE_DAYS` (180) days before it."""
+    return seen is not None and (as_of - seen).days > STALE_DAYS
 
 
 def recent_low(history: Sequence[Sighting], as_of: dt.date) -> PricePoint | None:
     """Given sightings and the as-of day, return ``(date, price_usd)`` of the lowest price seen
-    in the 365 days before it (the most recent day among equal prices), or None when no
-    price was seen in that year."""
+    in the evidence window (the first day among equal prices, as the historical low is dated),
+    or None when no price was seen in it."""
     best: PricePoint | None = None
-    for date, price, _ in past_year(history, as_of):
-        if best is None or (_cents(price), -date.toordinal()) < (
-            _cents(best[1]),
-            -best[0].toordinal(),
-        ):
-            best = (date, price)
+    for s in evidence(history, as_of):
+        if best is None or (_cents(s.price_usd), s.date) < (_cents(best[1]), best[0]):
+            best = (s.date, s.price_usd)
     return best
 
 
@@ -102,10 +122,11 @@ def ended_sale(
     """Given sightings oldest first and the price shown with its discount, return ``(date,
     price_usd)`` of the newest sighting when it was a sale that no longer counts (the price
     shown is undiscounted and dearer), else None: the list price quoted beside it must name
-    it."""
-    if not history or discount_percent > 0:
+    it. Estimated sightings are no observation of the storefront and are passed over."""
+    observed = [s for s in history if not s.estimated]
+    if not observed or discount_percent > 0:
         return None
-    newest = history[-1]
+    newest = observed[-1]
     if newest.discount_percent > 0 and _cents(newest.price_usd) < _cents(price_usd):
         return (newest.date, newest.price_usd)
     return None
@@ -114,8 +135,8 @@ def ended_sale(
 @dataclass(frozen=True, slots=True)
 class BuyerVerdict:
     """A verdict: its name, the price to wait for (USD, or None) and the sighting of that
-    price in the past year (``(date, price_usd)``, or None), and the past year's low (or None),
-    which the sentence quotes."""
+    price in the evidence window (``(date, price_usd)``, or None), and the window's low (or
+    None), which the sentence quotes."""
 
     verdict: Verdict
     price_usd: float | None
@@ -136,12 +157,12 @@ def _check_price(name: str, value: float | None) -> None:
 
 
 def _best_wait(
-    year: Sequence[Sighting],
+    window: Sequence[Sighting],
     price_cents: int,
     worth_it_at_usd: float | None,
     becomes_banger_at_usd: float | None,
 ) -> PricePoint | None:
-    """Return the sighting to wait for: among the past year's prices that save enough, those
+    """Return the sighting to wait for: among the window's prices that save enough, those
     reaching the best tier any of them reaches (banger, else worth it), the highest price
     (its most recent day); None when no seen price saves enough and makes the game worth it."""
     for limit in (becomes_banger_at_usd, worth_it_at_usd):
@@ -149,12 +170,12 @@ def _best_wait(
             continue
         ceiling = _cents(limit)
         best: PricePoint | None = None
-        for date, price, _ in year:
-            cents = _cents(price)
+        for s in window:
+            cents = _cents(s.price_usd)
             if cents > ceiling or not saves_enough(price_cents, cents):
                 continue
-            if best is None or (cents, date) > (_cents(best[1]), best[0]):
-                best = (date, price)
+            if best is None or (cents, s.date) > (_cents(best[1]), best[0]):
+                best = (s.date, s.price_usd)
         if best is not None:
             return best
     return None
@@ -167,19 +188,25 @@ def verdict(
     becomes_banger_at_usd: float | None,
     history: Sequence[Sighting],
     as_of: dt.date | None = None,
+    *,
+    free: bool = False,
+    review_score: float | None = None,
 ) -> BuyerVerdict:
     """Given a game's tier at its current price, the price (USD), the two thresholds (USD, or
-    None when no price reaches them), its sightings and the catalogue's as-of day (None: the
-    newest sighting's), return the verdict:
+    None when no price reaches them), its sightings, the catalogue's as-of day (None: the
+    newest sighting's), whether the game is free (nothing to buy: price and list price $0) and
+    its positive review share (0-1; read for a free game only), return the verdict:
 
+    * a free game: ``buy_now`` when at least 80% of its reviews are positive, else ``skip``;
+      no price to wait for;
     * ``buy_now`` when the tier is ``banger`` or ``worth_it`` and waiting would not pay: the
-      price is within 10% of the past year's low, no sale in that year went deeper than 25%
-      off, or the low would save less than $2 (or no price was seen in that year);
-    * ``wait_for_sale`` when a price seen in that year makes the game ``worth_it`` or better
+      evidence window's low saves less than 10% of the price, or less than $2 (or no price
+      was seen in the window);
+    * ``wait_for_sale`` when a price seen in the window makes the game ``worth_it`` or better
       and saves at least 10% and $2: ``price_usd`` is that seen price (the highest one reaching
-      the best tier reachable) and ``reached`` its sighting;
-    * ``skip`` otherwise, never for a ``banger`` or ``worth_it`` game (it is ``buy_now`` when
-      no seen price qualifies).
+      the best tier reachable) and ``reached`` its sighting; a good game for which waiting pays
+      waits at least for the window's low;
+    * ``skip`` otherwise, never for a ``banger`` or ``worth_it`` game.
 
     Raises ValueError for a negative or non-finite price or threshold.
     """
@@ -191,22 +218,23 @@ def verdict(
         _check_price(name, value)
     if as_of is None:
         as_of = max((s.date for s in history), default=dt.date.min)
-    year = past_year(history, as_of)
-    low = recent_low(year, as_of)
+    window = evidence(history, as_of)
+    low = recent_low(window, as_of)
+    if free:
+        liked = review_score is not None and review_score >= FREE_GET_IT_SHARE
+        return BuyerVerdict("buy_now" if liked else "skip", None, None, low)
     price_cents = _cents(price_usd)
     if tier in BUY_NOW_TIERS:
-        waiting_pays = (
-            low is not None
-            and 10 * price_cents > 11 * _cents(low[1])
-            and price_cents - _cents(low[1]) >= MIN_SAVING_CENTS
-            and any(s.discount_percent > DEEP_DISCOUNT_PERCENT for s in year)
-        )
-        if waiting_pays:
-            wait = _best_wait(year, price_cents, worth_it_at_usd, becomes_banger_at_usd)
-            if wait is not None:
-                return BuyerVerdict("wait_for_sale", wait[1], wait, low)
+        # Waiting pays when the window's low saves at least 10% of today's price and $2:
+        # nobody is told to wait for less than 10% (round 4), so "within 10% of the low" is
+        # measured as the saving a buyer sees, against today's price.
+        if low is not None and saves_enough(price_cents, _cents(low[1])):
+            # The low itself saves enough and, cheaper than today's price, keeps the game at
+            # least as good: there is always a price to wait for.
+            good = _best_wait(window, price_cents, worth_it_at_usd, becomes_banger_at_usd) or low
+            return BuyerVerdict("wait_for_sale", good[1], good, low)
         return BuyerVerdict("buy_now", None, None, low)
-    wait = _best_wait(year, price_cents, worth_it_at_usd, becomes_banger_at_usd)
+    wait = _best_wait(window, price_cents, worth_it_at_usd, becomes_banger_at_usd)
     if wait is not None:
         return BuyerVerdict("wait_for_sale", wait[1], wait, low)
     return BuyerVerdict("skip", None, None, low)
@@ -218,6 +246,50 @@ def _saving(price_usd: float, seen_usd: float) -> str:
     return f"{usd(saved / 100)}, {share}% less"
 
 
+def seen_at(date: dt.date, price_usd: float, *, estimated: bool = False) -> str:
+    """Given a seen price's day and amount (USD) and whether it is an estimate, return how a
+    sentence names it: "$8.99 in the Summer Sale (30 Jun 2026)" when a seasonal sale of
+    :mod:`scoring.sales` ran that day, else "$8.99 on 3 Mar 2026"; an estimate, "an estimated
+    $6.24 (the deepest discount a price tracker saw by 16 Oct 2025)"."""
+    if estimated:
+        return (
+            f"an estimated {usd(price_usd)} (the deepest discount a price tracker saw "
+            f"by {day(date)})"
+        )
+    sale = sale_on(date)
+    if sale is not None:
+        return f"{usd(price_usd)} in the {sale.name} ({day(date)})"
+    return f"{usd(price_usd)} on {day(date)}"
+
+
+def window_words(history: Sequence[Sighting], as_of: dt.date) -> str:
+    """Given sightings and the as-of day, return what the evidence window holds, in words that
+    claim nothing beyond the observations: "the 9 prices seen from 1 Jan 2025 to 24 Jul 2026",
+    "the only price seen since 25 Jul 2024", or "no price seen since 25 Jul 2024" (estimates,
+    which are no observation, left out)."""
+    window = [s for s in evidence(history, as_of) if not s.estimated]
+    if not window:
+        start = as_of - dt.timedelta(days=EVIDENCE_DAYS - 1)
+        return f"no price seen since {day(start)}"
+    first = min(s.date for s in window)
+    last = max(s.date for s in window)
+    if len(window) == 1:
+        start = as_of - dt.timedelta(days=EVIDENCE_DAYS - 1)
+        return f"the only price seen since {day(start)}"
+    return f"the {len(window)} prices seen from {day(first)} to {day(last)}"
+
+
+def price_words(price_usd: float, price_date: dt.date | None, as_of: dt.date | None) -> str:
+    """Given a price (USD), the day it was seen (or None) and the as-of day (or None), return
+    how a sentence quotes it: "$14.99 on 24 Jul 2026", or for a stale price (seen more than 180
+    days before the as-of day) "$24.99, last seen 1 Jan 2025"."""
+    if price_date is None:
+        return usd(price_usd)
+    if as_of is not None and is_stale(price_date, as_of):
+        return f"{usd(price_usd)}, last seen {day(price_date)}"
+    return f"{usd(price_usd)} on {day(price_date)}"
+
+
 def verdict_text(
     name: str,
     tier: str,
@@ -227,32 +299,51 @@ def verdict_text(
     becomes_banger_at_usd: float | None,
     decided: BuyerVerdict,
     ended: PricePoint | None = None,
+    *,
+    history: Sequence[Sighting] = (),
+    as_of: dt.date | None = None,
+    free: bool = False,
+    review_score: float | None = None,
 ) -> str:
     """Given the game's name, its tier at the current price, that price (USD) and the date it
-    was observed (or None), the two thresholds, its :class:`BuyerVerdict` and the sale that
-    ended before today (:func:`ended_sale`, or None), return one sentence a buyer can quote,
-    e.g. "Hades is a banger at $24.99 on 20 Jul 2026, and stays a banger up to $40.10: buy it
-    now; no sale in the past year cut it more than 25%."
+    was observed (or None), the two thresholds, its :class:`BuyerVerdict`, the sale that ended
+    before today (:func:`ended_sale`, or None), its sightings and the as-of day (None: the
+    price's date), whether it is free and its positive review share (0-1), return one sentence
+    a buyer can quote, e.g. "Wait for a sale: Stardew Valley is a banger at $14.99 on 24 Jul
+    2026; it sold at $8.99 in the Summer Sale (30 Jun 2026), a price that keeps it a banger:
+    wait for $8.99 or less ($6.00, 40% less)."
 
-    A price quoted after an ended sale names it ("list price $59.99; $23.99 in the sale seen
-    3 Jul 2026, since ended"); a wait names the seen price, its date and the saving; a buy
-    says why waiting would not pay; a skip says why no sale helps.
+    A stale price carries its date ("$24.99, last seen 1 Jan 2025"); a price quoted after an
+    ended sale names it, and the seasonal sale it fell in ("list price $59.99; $23.99 in the
+    Summer Sale seen 3 Jul 2026, since ended"); a wait names the seen price, its date, its sale
+    and the saving; a buy says what the evidence window holds; a skip says why no sale helps.
+    A free game: "Free: get it" or why to skip it, with no price threshold.
     """
-    if ended is not None:
-        at = (
-            f"list price {usd(price_usd)}; {usd(ended[1])} in the sale seen {day(ended[0])}, "
-            "since ended"
-        )
-    else:
-        at = usd(price_usd) + (f" on {day(price_date)}" if price_date else "")
-    words = TIER_WORDS.get(tier, tier)
-    low = decided.recent_low
-    if _cents(price_usd) == 0:
-        # Nothing to buy, nothing to wait for: a free game is worth playing, or not.
+    as_of = as_of or price_date
+    if free:
+        share = f"{math.floor(100 * (review_score or 0))}% of its reviews are positive"
         when = f" (as of {day(price_date)})" if price_date else ""
         if decided.verdict == "buy_now":
-            return f"{name} is free and {words}{when}: get it now."
-        return f"Skip: {name} is free{when}, but {words}."
+            return f"Free: get it. {name} costs nothing{when} and {share}."
+        return f"Skip: {name} is free{when}, but only {share}."
+    if ended is not None:
+        stale = as_of is not None and price_date is not None and is_stale(price_date, as_of)
+        seen_words = "last seen" if stale else "seen"
+        sale = sale_on(ended[0])
+        which = f"the {sale.name}" if sale is not None else "the sale"
+        at = (
+            f"list price {usd(price_usd)}; {usd(ended[1])} in {which} {seen_words} "
+            f"{day(ended[0])}, "
+            "since ended"
+        )
+        if stale and price_date is not None and price_date != ended[0]:
+            at = f"{at} (price last seen {day(price_date)})"
+    else:
+        at = price_words(price_usd, price_date, as_of)
+    words = TIER_WORDS.get(tier, tier)
+    low = decided.recent_low
+    held = window_words(history, as_of) if as_of is not None else "the prices seen"
+    estimated = {(s.date, _cents(s.price_usd)) for s in history if s.estimated}
     head = f"{name} is {words} at {at}"
     if decided.verdict == "buy_now":
         up_to = (
@@ -262,34 +353,39 @@ def verdict_text(
             and becomes_banger_at_usd > price_usd
             else ""
         )
-        if low is None or _cents(low[1]) >= _cents(price_usd):
-            why = "" if low is None else f"; {usd(price_usd)} is its lowest price of the past year"
-        elif 10 * _cents(price_usd) <= 11 * _cents(low[1]) or not saves_enough(
-            _cents(price_usd), _cents(low[1])
-        ):
+        if low is None:
+            why = f"; {held}"
+        elif _cents(low[1]) >= _cents(price_usd):
             why = (
-                f"; the past year's low, {usd(low[1])} on {day(low[0])}, "
+                f"; it is {held}"
+                if held.startswith("the only ")
+                else f"; no lower price is among {held}"
+            )
+        elif (low[0], _cents(low[1])) in estimated:
+            lowest = seen_at(low[0], low[1], estimated=True)
+            why = f"; {lowest} is only {_saving(price_usd, low[1])}"
+        else:
+            why = (
+                f"; the lowest of {held}, {seen_at(low[0], low[1])}, "
                 f"is only {_saving(price_usd, low[1])}"
             )
-        else:
-            why = f"; no sale in the past year cut it more than {DEEP_DISCOUNT_PERCENT}%"
         return f"{head}{up_to}: buy it now{why}."
     if decided.verdict == "wait_for_sale":
         assert decided.price_usd is not None and decided.reached is not None
-        seen_at, seen = decided.reached
+        reached_at, seen = decided.reached
         becomes = (
             "a banger"
             if becomes_banger_at_usd is not None and _cents(seen) <= _cents(becomes_banger_at_usd)
             else "worth it"
         )
         same = TIER_WORDS.get(tier) == becomes  # a banger waiting for a deep sale stays one
-        where = (
-            f"that sale {'keeps' if same else 'makes'} it"
-            if ended is not None and ended[0] == seen_at and _cents(ended[1]) == _cents(seen)
-            else f"at {usd(seen)}, a price seen on {day(seen_at)}, it is{' still' if same else ''}"
-        )
+        if ended is not None and ended[0] == reached_at and _cents(ended[1]) == _cents(seen):
+            where = f"that sale {'keeps' if same else 'makes'} it {becomes}"
+        else:
+            sold = seen_at(reached_at, seen, estimated=(reached_at, _cents(seen)) in estimated)
+            where = f"it sold at {sold}, a price that {'keeps' if same else 'makes'} it {becomes}"
         return (
-            f"Wait for a sale: {head}; {where} {becomes}: wait for {usd(seen)} or less "
+            f"Wait for a sale: {head}; {where}: wait for {usd(seen)} or less "
             f"({_saving(price_usd, seen)})."
         )
     if worth_it_at_usd is None or _cents(price_usd) == 0:
@@ -297,11 +393,11 @@ def verdict_text(
     if not saves_enough(_cents(price_usd), _cents(worth_it_at_usd)):
         return (
             f"Skip: {head}; it becomes worth it at {usd(worth_it_at_usd)} or less, "
-            f"too close to today's price to wait for a sale."
+            f"too close to this price to wait for a sale."
         )
     return (
         f"Skip: {head}; it becomes worth it only at {usd(worth_it_at_usd)} or less, "
-        "a price not seen in the past year."
+        f"and {held} did not reach it."
     )
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bangscore.alerts import LEASE_SECONDS, Connect, SnapshotDetails, send_alerts
+from bangscore.alerts import LEASE_SECONDS, Connect, SnapshotDetails, alert_message, send_alerts
 from bangscore.cli import main
 from bangscore.ingest.catalog import write_catalog
 from bangscore.mail import Mailer, SMTPServer
@@ -279,3 +279,47 @@ def test_smtp_urls(url: str, expected: SMTPServer) -> None:
 def test_bad_smtp_urls(url: str) -> None:
     with pytest.raises(ValueError):
         SMTPServer.from_url(url)
+
+
+@pytest.mark.parametrize(
+    ("reasons", "subject_words", "note"),
+    [
+        pytest.param([], "(price seen 24 Jul 2026)", False, id="fresh"),
+        pytest.param(
+            ["stale_price"], "(price last seen 1 Jan 2025)", True, id="stale-names-its-date"
+        ),
+    ],
+)
+def test_an_alert_names_a_stale_price_with_its_date(
+    reasons: list[str], subject_words: str, note: bool
+) -> None:
+    seen = "2025-01-01T00:00:00Z" if reasons else "2026-07-24T14:13:40Z"
+    record = {
+        "appid": HOLLOW_KNIGHT,
+        "name": "Hollow Knight",
+        "price_usd": 7.49,
+        "list_price_usd": 14.99,
+        "discount_percent": 50,
+        "price_observed_at": seen,
+        "prices_as_of": "2026-07-24T14:13:40Z",
+        "provisional_reasons": reasons,
+        "bang_score": 91,
+        "tier": "banger",
+        "url": "http://bangscore.test/game/367520/hollow-knight",
+    }
+    watch = WatchRecord("w1", PLAYER, HOLLOW_KNIGHT, Condition(below_usd=10.0), 0)
+    message = alert_message(
+        watch,
+        record,
+        from_address="BangScore <alerts@bangscore.test>",
+        unsubscribe_url="http://bangscore.test/u",
+        snapshot_id="s1",
+    )
+    assert str(message["Subject"]).endswith(subject_words)
+    for part in ("plain", "html"):
+        body = body_text(message, part)
+        assert subject_words.strip("()") in body
+        stale = (
+            "stale: it was seen more than 180 days before the date of these prices (24 Jul 2026)"
+        )
+        assert (stale in body) is note

@@ -29,6 +29,7 @@ from pydantic_core import core_schema
 
 from bangscore.contract.limits import MAX_LOOKUP_APPIDS, PAGE_SIZE
 from bangscore.scoring.drivers import Driver
+from bangscore.scoring.flags import ProvisionalReason
 from bangscore.scoring.records import LengthSource, NotRatedReason
 from bangscore.scoring.verdict import Verdict
 
@@ -45,9 +46,6 @@ Genre = Literal[
     "indie_short",
     "action",
     "other",
-]
-ProvisionalReason = Literal[
-    "few_reviews", "estimated_length", "review_count_lower_bound", "stale_price"
 ]
 SourceKind = Literal["storefront", "player_stats", "play_length", "price_history", "wiki"]
 Plan = Literal["free", "pro", "bulk"]
@@ -124,13 +122,14 @@ class ListItem(Record):
     release_year: int | None = Field(description="Year first sold on the storefront, or null.")
     early_access: bool = Field(description="The storefront lists the game as in Early Access.")
     provisional: bool = Field(
-        description="The score could move: fewer than 50 reviews, an estimated length, a "
-        "review count that is only a lower bound, or a stale price (the detail record's "
-        "provisional_reasons says which)."
+        description="The score could move: fewer than 50 reviews, an estimated length, or "
+        "a stale price (seen more than 180 days before prices_as_of); the detail record's "
+        "provisional_reasons says which."
     )
     adult: bool = Field(
         description="The storefront's content descriptors mark sexual content or frequent "
-        "nudity. The API lists adult games; the website hides them unless asked."
+        "nudity, or the players' tags do (Hentai anywhere, Sexual Content or Nudity among the "
+        "first five). The API lists adult games; the website hides them unless asked."
     )
     series: Series | None = Field(
         description="The series this game is a chapter, episode or volume of, else null."
@@ -254,9 +253,10 @@ class GameDetail(ListItem):
         description="Share of the rated games of the same genre with a lower bang_score."
     )
     recent_low_usd: Usd | None = Field(
-        description="Lowest price seen in the evidence window before prices_as_of, or null."
+        description="Lowest price seen in the 730 days before prices_as_of (the evidence "
+        "window), dated lows of the price-history source included; null when none."
     )
-    recent_low_at: dt.date | None = Field(description="The (latest) day recent_low_usd was seen.")
+    recent_low_at: dt.date | None = Field(description="The (first) day recent_low_usd was seen.")
     ended_sale_usd: Usd | None = Field(
         description="When the newest observation was a sale that has since ended: its price "
         "(price_usd is then the list price)."
@@ -272,7 +272,9 @@ class GameDetail(ListItem):
     )
     price_history: list[PricePoint] = Field(
         max_length=PRICE_HISTORY_POINTS,
-        description="Dated US price observations, oldest first.",
+        description="Dated US price observations, oldest first: the first day of every run "
+        "of one price (a gap of more than 14 days starts a new point) and the historical low, "
+        "each with its source.",
     )
     score_history: list[ScorePoint] = Field(
         max_length=PRICE_HISTORY_POINTS,

@@ -31,13 +31,15 @@ _LEFT, _BOTTOM, _TOP = 52, 40, 28
 @dataclass(frozen=True, slots=True)
 class HistoryPoint:
     """One dated price observation: the day, the price paid that day and the list price (USD),
-    the discount (0-100) and the source's name."""
+    the discount (0-100), the source's name and whether it is an estimate (a non-USD source's
+    deepest discount applied to the US list price)."""
 
     date: dt.date
     price_usd: float
     list_price_usd: float
     discount_percent: int = 0
     source: str = ""
+    estimated: bool = False
 
 
 @functools.lru_cache(maxsize=8192)  # a catalogue holds a few thousand distinct days
@@ -46,13 +48,14 @@ def _short(date: dt.date) -> str:
 
 
 def lowest(points: Sequence[HistoryPoint]) -> HistoryPoint | None:
-    """Given observations, return the lowest price paid (the latest among equals), or None."""
+    """Given observations, return the lowest price paid (the first day among equals, as the
+    record's ``historical_low_at`` dates it), or None."""
     best: HistoryPoint | None = None
     for p in points:
         if (
             best is None
             or p.price_usd < best.price_usd
-            or (p.price_usd == best.price_usd and p.date > best.date)
+            or (p.price_usd == best.price_usd and p.date < best.date)
         ):
             best = p
     return best
@@ -92,7 +95,8 @@ def describe(points: Sequence[HistoryPoint], as_of: dt.date | None, name: str) -
         f"Price of {name} from {day(first.date)} to {day(last.date)}, {len(points)} "
         f"observation{'s' if len(points) != 1 else ''}, {sales} of them on sale.",
         f"List price {usd(last.list_price_usd)}.",
-        f"Historical low {usd(low.price_usd)} on {day(low.date)}.",
+        f"Historical low {'an estimated ' if low.estimated else ''}{usd(low.price_usd)} "
+        f"on {day(low.date)}.",
         f"Latest: {usd(last.price_usd)} on {day(last.date)}.",
     ]
     if as_of is not None:
@@ -108,7 +112,8 @@ def history_rows(points: Sequence[HistoryPoint]) -> list[tuple[str, str, str, st
             day(p.date),
             usd(p.price_usd),
             usd(p.list_price_usd),
-            f"{p.discount_percent}%" if p.discount_percent else "—",
+            (f"{p.discount_percent}%" if p.discount_percent else "—")
+            + (" (estimate)" if p.estimated else ""),
         )
         for p in reversed(points)
     ]

@@ -7,11 +7,13 @@ Pure functions of wire dicts and list order; :mod:`bangscore.site.render` render
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
 from bangscore.scoring.drivers import TYPICAL_REVIEW_SCORE
 from bangscore.scoring.genres import GENRES
+from bangscore.scoring.verdict import day
 
 # Human labels of the ``drivers`` vocabulary (docs/API.md#drivers).
 DRIVER_LABELS: Mapping[str, str] = {
@@ -51,17 +53,26 @@ assert set(GENRE_LABELS) == set(GENRES), "every genre needs a label"
 PROVISIONAL_REASONS: Mapping[str, str] = {
     "few_reviews": "fewer than 50 reviews",
     "estimated_length": "estimated length",
-    "review_count_lower_bound": "review count is a lower bound",
+    "stale_price": "price last seen over 180 days ago",
 }
+
+
+def _stale_words(record: Mapping[str, Any]) -> str:
+    """Return the stale-price reason with the price's date ("price last seen 1 Jan 2025")
+    when the record dates its price, else the undated words."""
+    observed = str(record.get("price_observed_at") or "")[:10]
+    try:
+        seen = dt.date.fromisoformat(observed)
+    except ValueError:
+        return PROVISIONAL_REASONS["stale_price"]
+    return f"price last seen {day(seen)}"
 
 
 def review_count_label(record: Mapping[str, Any]) -> str:
     """Given a list item or detail record, return its review count as a page writes it:
     ``1,000+`` when the count is a lower bound (a capped sample), else ``12,345``."""
     count = f"{int(record.get('review_count') or 0):,}"
-    lower = "review_count_lower_bound" in (record.get("provisional_reasons") or ()) or (
-        "review_count" in (record.get("estimated") or ())
-    )
+    lower = "review_count" in (record.get("estimated") or ())
     return f"{count}+" if lower else count
 
 
@@ -73,7 +84,9 @@ def flags_view(record: Mapping[str, Any]) -> list[tuple[str, str]]:
         out.append(("early-access", "Early Access"))
     if record.get("provisional"):
         reasons = [
-            PROVISIONAL_REASONS.get(str(r), str(r).replace("_", " "))
+            _stale_words(record)
+            if r == "stale_price"
+            else PROVISIONAL_REASONS.get(str(r), str(r).replace("_", " "))
             for r in record.get("provisional_reasons") or ()
         ]
         out.append(("provisional", "Provisional" + (f": {', '.join(reasons)}" if reasons else "")))

@@ -27,6 +27,7 @@ from markupsafe import Markup
 from bangscore.contract.api import ATTRIBUTION_TEXT, ERROR_CODES
 from bangscore.contract.limits import MAX_LOOKUP_APPIDS, MAX_QUERY_LENGTH, PAGE_SIZE
 from bangscore.scoring.genres import GENRES
+from bangscore.scoring.sales import sale_on
 from bangscore.site.adult import toggle_href
 from bangscore.site.badge import badge_snippet
 from bangscore.site.better_value import cap_usd
@@ -296,6 +297,10 @@ class SiteRenderer:
             better_cap=cap_usd(float(detail["price_usd"])),
             drivers=drivers_explained(detail, reasons),
             flags=flags_view(detail),
+            free=_is_free(detail),
+            stale="stale_price" in (detail.get("provisional_reasons") or ()),
+            low_estimated="historical_low_usd" in (detail.get("estimated") or ()),
+            ended_sale_name=_sale_name(detail.get("ended_sale_at")),
             review_count=review_count_label(detail),
             length_source=length_source_label(detail),
             dates=dates or {},
@@ -478,6 +483,24 @@ class SiteRenderer:
         assert loader is not None
         source, _, _ = loader.get_source(self.env, name)
         return source
+
+
+def _sale_name(iso: object) -> str | None:
+    """Given an ISO date (or None), return the Steam seasonal sale running that day ("Summer
+    Sale", :mod:`scoring.sales`), or None."""
+    try:
+        sale = sale_on(dt.date.fromisoformat(str(iso)[:10]))
+    except ValueError:
+        return None
+    return sale.name if sale is not None else None
+
+
+def _is_free(detail: Mapping[str, Any]) -> bool:
+    """Given a detail record, return True for a free game (price and list price both $0):
+    its page has no price thresholds, no value-at-every-price chart and no watch form."""
+    return (
+        float(detail.get("price_usd") or 0) == 0 and float(detail.get("list_price_usd") or 0) == 0
+    )
 
 
 def _price_date(detail: Mapping[str, Any], dates: Mapping[str, str | None]) -> str | None:

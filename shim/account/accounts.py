@@ -169,6 +169,11 @@ class AccountSite:
         # More of the signed-in account page (the watches): email -> template context.
         self.page_extras = page_extras
         self.site_url = site_url
+        # Redirects and form actions are root-relative (the site URL's path only), so the
+        # pages work from any origin the server answers on: signing in from
+        # http://localhost:PORT must not post to, or land on, http://127.0.0.1:PORT, where the
+        # session cookie is not sent (and the page's CSP form-action 'self' blocks the post).
+        self.root = urlsplit(site_url).path.rstrip("/")
         self.limits = limits
         self.session_idle = session_idle
         self.session_max = session_max
@@ -412,7 +417,7 @@ class AccountSite:
         # Back to the form the visitor came from (a game's "Watch this game"), else the keys
         # page; only our own watch form, never a URL from the request.
         back = after if isinstance(after, str) and _WATCH_FORM.fullmatch(after) else "/account"
-        return RedirectResponse(f"{self.site_url}{back}", 303, headers=PAGE_HEADERS)
+        return RedirectResponse(f"{self.root}{back}", 303, headers=PAGE_HEADERS)
 
     async def signout(self, request: Request) -> Response:
         """End the session server-side (every copy of the cookie) and clear the cookie."""
@@ -426,7 +431,7 @@ class AccountSite:
                         request, "account_message.html", 503, title="Try again", message=_DOWN
                     )
             request.session.clear()
-        return RedirectResponse(f"{self.site_url}/account", 303, headers=PAGE_HEADERS)
+        return RedirectResponse(f"{self.root}/account", 303, headers=PAGE_HEADERS)
 
     def _signed_in_email(self, request: Request) -> str | None:
         try:
@@ -465,7 +470,7 @@ class AccountSite:
             return self.keys_page(request, email, error="No such key on this account.")
         except KeyStoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
-        return RedirectResponse(f"{self.site_url}/account", 303, headers=PAGE_HEADERS)
+        return RedirectResponse(f"{self.root}/account", 303, headers=PAGE_HEADERS)
 
 
 def _when(ts: int | None) -> str:

@@ -244,9 +244,7 @@ class WatchSite:
             return self._message(request, 409, "Too many watches", f"{exc}; remove one first.")
         except KeyStoreUnavailable:
             return self._message(request, 503, "Try again", _DOWN)
-        return RedirectResponse(
-            f"{self.accounts.site_url}/account#watches", 303, headers=PAGE_HEADERS
-        )
+        return RedirectResponse(f"{self.accounts.root}/account#watches", 303, headers=PAGE_HEADERS)
 
     def queue_confirmation(self, email: str, network: str, now: int) -> None:
         """Queue the address's confirmation email for ``alerts send`` unless the account or
@@ -280,9 +278,7 @@ class WatchSite:
             pass  # removed meanwhile (by its unsubscribe link): the same outcome
         except KeyStoreUnavailable:
             return self._message(request, 503, "Try again", _DOWN)
-        return RedirectResponse(
-            f"{self.accounts.site_url}/account#watches", 303, headers=PAGE_HEADERS
-        )
+        return RedirectResponse(f"{self.accounts.root}/account#watches", 303, headers=PAGE_HEADERS)
 
     async def confirm(self, request: Request) -> Response:
         """GET /account/watches/confirm?t= shows a button; its POST confirms the address of

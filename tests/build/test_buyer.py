@@ -79,8 +79,8 @@ def test_buyer_fields_wait_for_the_seen_price_that_makes_it_a_banger() -> None:
         "verdict": "wait_for_sale",
         "verdict_price_usd": 5.0,
         "verdict_text": f"Wait for a sale: Game {games[0].record.appid} is fair value at $60.00 "
-        "on 24 Jul 2026; at $5.00, a price seen on 16 Oct 2025, it is a banger: wait for $5.00 "
-        "or less ($55.00, 91% less).",
+        "on 24 Jul 2026; it sold at $5.00 on 16 Oct 2025, a price that makes it a banger: wait "
+        "for $5.00 or less ($55.00, 91% less).",
         "genre_percentile": waited["genre_percentile"],
         "recent_low_usd": 5.0,
         "recent_low_at": "2025-10-16",

@@ -22,14 +22,12 @@ from bangscore.contract.records import (
     ListItem,
     Lookup,
     Problem,
-    ProvisionalReason,
     Tier,
     Usage,
     ordered,
     wire_names,
 )
 from bangscore.manifest import read_body, read_manifest
-from bangscore.scoring.flags import PROVISIONAL_REASONS
 from bangscore.scoring.genres import GENRES
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.tiers import TIERS
@@ -49,13 +47,6 @@ def test_vocabularies_are_the_scoring_ones(
     words: tuple[str, ...], scoring: tuple[str, ...]
 ) -> None:
     assert words == tuple(scoring)
-
-
-def test_provisional_reasons_hold_every_scoring_reason_in_order() -> None:
-    # stale_price (round 5) is on the wire before scoring names it.
-    wire = get_args(ProvisionalReason)
-    assert wire[: len(PROVISIONAL_REASONS)] == PROVISIONAL_REASONS
-    assert set(wire) - set(PROVISIONAL_REASONS) <= {"stale_price"}
 
 
 @pytest.fixture(scope="module")

@@ -15,6 +15,7 @@ from bangscore.ingest.prices import (
     historical_low,
     is_current,
     price_history,
+    with_low,
 )
 
 AS_OF = dt.datetime(2026, 7, 24, 14, 13, 40, tzinfo=dt.UTC)
@@ -49,22 +50,116 @@ def test_only_a_current_sale_counts(observation: Seen, current: bool) -> None:
     assert current_price(observation, AS_OF) == expected
 
 
-def test_price_history_keeps_changes_and_the_newest_observation() -> None:
-    day = dt.datetime(2026, 7, 1, 8, tzinfo=dt.UTC)
-    observations = [
-        seen(day + dt.timedelta(days=3), FULL),
-        seen(day, FULL, "old"),
-        seen(day + dt.timedelta(hours=5), SALE),  # same day: the day's last observation wins
-        seen(day + dt.timedelta(days=1), SALE),  # unchanged: dropped
-        seen(day + dt.timedelta(days=2), FULL),
-        seen(day + dt.timedelta(days=3, hours=2), FULL, "newest"),
-    ]
+def utc(year: int, month: int, day: int, hour: int = 0) -> dt.datetime:
+    return dt.datetime(year, month, day, hour, tzinfo=dt.UTC)
+
+
+FULL_1499 = Price(14.99, 14.99, 0)
+SALE_899 = Price(8.99, 14.99, 40)
+
+
+@pytest.mark.parametrize(
+    ("observations", "expected"),
+    [
+        pytest.param(
+            # The issue's reproduction (Stardew Valley's prices): the 2026 Summer Sale price
+            # equals the January 2025 Winter Sale price 18 months before; it is a point.
+            [
+                seen(utc(2024, 10, 31), FULL_1499, "insights"),
+                seen(utc(2025, 1, 1), SALE_899, "spy"),
+                seen(utc(2026, 6, 30, 22), SALE_899, "h"),
+                seen(utc(2026, 7, 13, 22), FULL_1499, "h"),
+            ],
+            [
+                ("2024-10-31", 14.99, "insights"),
+                ("2025-01-01", 8.99, "spy"),
+                ("2026-06-30", 8.99, "h"),
+                ("2026-07-13", 14.99, "h"),
+            ],
+            id="issue-33-the-2026-sale-is-kept",
+        ),
+        pytest.param(
+            # One continuous run (no gap over 14 days): one point, then the newest.
+            [seen(utc(2026, 7, d), SALE_899, "h") for d in (1, 2, 3, 9)],
+            [("2026-07-01", 8.99, "h"), ("2026-07-09", 8.99, "h")],
+            id="a-run-is-one-point-plus-the-newest",
+        ),
+        pytest.param(
+            # A gap of exactly 14 days keeps the run; 14 days and a second starts a new one.
+            [
+                seen(utc(2026, 6, 1), SALE_899, "h"),
+                seen(utc(2026, 6, 15), SALE_899, "h"),
+                seen(utc(2026, 6, 29, 0) + dt.timedelta(seconds=1), SALE_899, "h"),
+                seen(utc(2026, 7, 1), SALE_899, "h"),
+            ],
+            [
+                ("2026-06-01", 8.99, "h"),
+                ("2026-06-29", 8.99, "h"),
+                ("2026-07-01", 8.99, "h"),
+            ],
+            id="a-gap-over-14-days-starts-a-point",
+        ),
+        pytest.param(
+            # A price change inside one day keeps both prices (each run's first observation).
+            [
+                seen(utc(2026, 7, 9, 4), SALE_899, "h"),
+                seen(utc(2026, 7, 9, 20), FULL_1499, "h"),
+                seen(utc(2026, 7, 10, 4), FULL_1499, "h"),
+            ],
+            [
+                ("2026-07-09", 8.99, "h"),
+                ("2026-07-09", 14.99, "h"),
+                ("2026-07-10", 14.99, "h"),
+            ],
+            id="two-prices-in-one-day-both-kept",
+        ),
+        pytest.param(
+            # A sale between two full prices, out of order, each with its layer.
+            [
+                seen(utc(2026, 7, 4), FULL, "h"),
+                seen(utc(2026, 7, 1), FULL, "old"),
+                seen(utc(2026, 7, 2), SALE, "h"),
+                seen(utc(2026, 7, 3), SALE, "h"),
+            ],
+            [
+                ("2026-07-01", 19.99, "old"),
+                ("2026-07-02", 14.99, "h"),
+                ("2026-07-04", 19.99, "h"),
+            ],
+            id="changes-in-time-order-with-sources",
+        ),
+    ],
+)
+def test_price_history_keeps_the_first_day_of_every_run(
+    observations: list[Seen], expected: list[tuple[str, float, str]]
+) -> None:
     points = price_history(observations)
-    assert [(p.date.day, p.price_usd, p.discount_percent, p.source) for p in points] == [
-        (1, 14.99, 25, "s"),
-        (3, 19.99, 0, "s"),
-        (4, 19.99, 0, "newest"),
-    ]
+    assert [(p.date.isoformat(), p.price_usd, p.source) for p in points] == expected
+
+
+@pytest.mark.parametrize(
+    ("low", "expected"),
+    [
+        pytest.param(None, [("2026-07-01", 19.99, False)], id="no-low"),
+        pytest.param(
+            Low(19.99, dt.date(2026, 7, 1), "h"),
+            [("2026-07-01", 19.99, False)],
+            id="low-already-a-point",
+        ),
+        pytest.param(
+            Low(4.99, dt.date(2025, 10, 16), "itad_2025", estimated=True),
+            [("2025-10-16", 4.99, True), ("2026-07-01", 19.99, False)],
+            id="an-estimate-is-a-point-marked-estimated",
+        ),
+    ],
+)
+def test_the_historical_low_is_a_point_of_the_history(
+    low: Low | None, expected: list[tuple[str, float, bool]]
+) -> None:
+    history = with_low(price_history([seen(utc(2026, 7, 1), FULL, "h")]), low, 19.99)
+    assert [(p.date.isoformat(), p.price_usd, p.estimated) for p in history] == expected
+    if low is not None and low.estimated:
+        assert history[0].discount_percent == 75 and history[0].source == "itad_2025"
 
 
 def test_price_history_is_bounded_to_the_newest_60_points() -> None:

@@ -1,6 +1,7 @@
 """The buyer's verdict, its sentence and the genre percentile (docs/API.md#verdict): the
-round-4 rule, with Kingdom Come: Deliverance II and Blue Prince by their real
-numbers in the bundled catalogue (prices as of 24 Jul 2026)."""
+round-5 rule over the 730-day evidence window, with Kingdom Come: Deliverance II, Blue Prince,
+Stardew Valley, Elden Ring and Hades by their real numbers in the bundled catalogue (prices as
+of 24 Jul 2026)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from bangscore.scoring.verdict import (
     Sighting,
     ended_sale,
     genre_percentiles,
+    is_stale,
     recent_low,
     verdict,
     verdict_text,
@@ -20,13 +22,31 @@ from bangscore.scoring.verdict import (
 
 AS_OF = dt.date(2026, 7, 24)
 JUL2, JUL3, JUN30 = dt.date(2026, 7, 2), dt.date(2026, 7, 3), dt.date(2026, 6, 30)
-OLD = dt.date(2024, 10, 31)
+OLD, WINTER = dt.date(2024, 10, 31), dt.date(2025, 1, 1)
 # Kingdom Come: Deliverance II (1771300): worth it at $59.99 (up to $71.20), a banger at
 # $26.13 or less; the summer sale sold it at $23.99 (60% off) on 2 and 3 Jul 2026.
 KCD2 = (Sighting(OLD, 59.99, 0), Sighting(JUL2, 23.99, 60), Sighting(JUL3, 23.99, 60))
 # Blue Prince (1569580): fair at $29.99, worth it at $29.98 or less, never a banger; $17.99
 # (40% off) on 30 Jun and 3 Jul 2026.
 BLUE_PRINCE = (Sighting(JUN30, 17.99, 40), Sighting(JUL3, 17.99, 40))
+# Stardew Valley (413150): $14.99; $8.99 in the Winter Sale 2024 (SteamSpy, 1 Jan 2025) and
+# again in the Summer Sale 2026 (30 Jun to 9 Jul 2026), $14.99 again from 13 Jul.
+STARDEW = (
+    Sighting(OLD, 14.99, 0),
+    Sighting(WINTER, 8.99, 40),
+    Sighting(JUN30, 8.99, 40),
+    Sighting(dt.date(2026, 7, 13), 14.99, 0),
+    Sighting(AS_OF, 14.99, 0),
+)
+# Elden Ring (1245620): $35.99 in the Winter Sale of January 2025, $59.99 on 3 Jul 2026.
+ELDEN = (Sighting(OLD, 59.99, 0), Sighting(WINTER, 35.99, 40), Sighting(JUL3, 59.99, 0))
+# Hades (1145360): $24.99 last seen 1 Jan 2025 (no 2026 price); a price tracker's deepest
+# discount (75%) by 16 Oct 2025 gives an estimated $6.24.
+HADES = (
+    Sighting(OLD, 24.99, 0),
+    Sighting(WINTER, 24.99, 0),
+    Sighting(dt.date(2025, 10, 16), 6.24, 75, estimated=True),
+)
 
 
 @pytest.mark.parametrize(
@@ -38,8 +58,40 @@ BLUE_PRINCE = (Sighting(JUN30, 17.99, 40), Sighting(JUL3, 17.99, 40))
             71.2,
             26.13,
             KCD2,
-            BuyerVerdict("wait_for_sale", 23.99, (JUL3, 23.99), (JUL3, 23.99)),
+            BuyerVerdict("wait_for_sale", 23.99, (JUL3, 23.99), (JUL2, 23.99)),
             id="kcd2-waits-for-the-seen-banger-price",
+        ),
+        pytest.param(
+            "banger",
+            14.99,
+            40.0,
+            20.0,
+            STARDEW,
+            BuyerVerdict("wait_for_sale", 8.99, (JUN30, 8.99), (WINTER, 8.99)),
+            id="stardew-waits-for-the-summer-sale-price",
+        ),
+        pytest.param(
+            "worth_it",
+            59.99,
+            70.0,
+            30.0,
+            ELDEN,
+            BuyerVerdict("wait_for_sale", 35.99, (WINTER, 35.99), (WINTER, 35.99)),
+            id="elden-ring-waits-for-the-winter-sale-18-months-back",
+        ),
+        pytest.param(
+            "banger",
+            24.99,
+            60.0,
+            40.1,
+            HADES,
+            BuyerVerdict(
+                "wait_for_sale",
+                6.24,
+                (dt.date(2025, 10, 16), 6.24),
+                (dt.date(2025, 10, 16), 6.24),
+            ),
+            id="hades-a-dated-estimated-low-counts",
         ),
         pytest.param(
             "fair",
@@ -47,7 +99,7 @@ BLUE_PRINCE = (Sighting(JUN30, 17.99, 40), Sighting(JUL3, 17.99, 40))
             29.98,
             None,
             BLUE_PRINCE,
-            BuyerVerdict("wait_for_sale", 17.99, (JUL3, 17.99), (JUL3, 17.99)),
+            BuyerVerdict("wait_for_sale", 17.99, (JUL3, 17.99), (JUN30, 17.99)),
             id="blue-prince-waits-for-the-seen-sale-not-a-cent",
         ),
         pytest.param(
@@ -74,8 +126,8 @@ BLUE_PRINCE = (Sighting(JUN30, 17.99, 40), Sighting(JUL3, 17.99, 40))
             98.81,
             40.98,
             (Sighting(JUN30, 44.99, 25), Sighting(JUL3, 44.99, 25)),
-            BuyerVerdict("buy_now", None, None, (JUL3, 44.99)),
-            id="buy-no-sale-deeper-than-25pc",
+            BuyerVerdict("wait_for_sale", 44.99, (JUL3, 44.99), (JUN30, 44.99)),
+            id="a-25pc-sale-is-worth-waiting-for",
         ),
         pytest.param(
             "worth_it",
@@ -100,9 +152,20 @@ BLUE_PRINCE = (Sighting(JUN30, 17.99, 40), Sighting(JUL3, 17.99, 40))
             59.99,
             71.2,
             26.13,
-            (Sighting(dt.date(2025, 7, 24), 9.99, 83),),
+            (Sighting(dt.date(2024, 7, 25), 9.99, 83),),
+            BuyerVerdict(
+                "wait_for_sale", 9.99, (dt.date(2024, 7, 25), 9.99), (dt.date(2024, 7, 25), 9.99)
+            ),
+            id="a-sale-729-days-ago-is-in-the-window",
+        ),
+        pytest.param(
+            "worth_it",
+            59.99,
+            71.2,
+            26.13,
+            (Sighting(dt.date(2024, 7, 24), 9.99, 83),),
             BuyerVerdict("buy_now", None, None, None),
-            id="a-sale-366-days-ago-is-not-the-past-year",
+            id="a-sale-730-days-ago-is-not",
         ),
         pytest.param(
             "worth_it",
@@ -111,7 +174,7 @@ BLUE_PRINCE = (Sighting(JUN30, 17.99, 40), Sighting(JUL3, 17.99, 40))
             10.0,
             (Sighting(JUL3, 19.5, 35),),
             BuyerVerdict("buy_now", None, None, (JUL3, 19.5)),
-            id="good-never-skipped-when-the-low-saves-under-10pc",
+            id="good-never-told-to-wait-for-under-10pc",
         ),
         pytest.param(
             "fair",
@@ -137,26 +200,8 @@ BLUE_PRINCE = (Sighting(JUN30, 17.99, 40), Sighting(JUL3, 17.99, 40))
             None,
             None,
             KCD2,
-            BuyerVerdict("skip", None, None, (JUL3, 23.99)),
+            BuyerVerdict("skip", None, None, (JUL2, 23.99)),
             id="no-threshold",
-        ),
-        pytest.param(
-            "banger",
-            0.0,
-            5.0,
-            None,
-            (Sighting(JUL2, 0.0, 0),),
-            BuyerVerdict("buy_now", None, None, (JUL2, 0.0)),
-            id="free-and-good",
-        ),
-        pytest.param(
-            "skip",
-            0.0,
-            None,
-            None,
-            (Sighting(JUL2, 0.0, 0),),
-            BuyerVerdict("skip", None, None, (JUL2, 0.0)),
-            id="free-and-poor",
         ),
     ],
 )
@@ -171,22 +216,51 @@ def test_verdict(
     assert verdict(tier, price, worth_it, banger, history, AS_OF) == expected
 
 
+@pytest.mark.parametrize(
+    ("tier", "review_score", "expected"),
+    [
+        pytest.param("worth_it", 0.93, "buy_now", id="team-fortress-2-liked"),
+        pytest.param("fair", 0.80, "buy_now", id="exactly-80pc"),
+        pytest.param("worth_it", 0.79, "skip", id="79pc-skips-whatever-the-tier"),
+    ],
+)
+def test_a_free_game_is_got_or_skipped_by_its_reviews(
+    tier: str, review_score: float, expected: str
+) -> None:
+    history = (Sighting(AS_OF, 0.0, 0),)
+    decided = verdict(tier, 0.0, None, None, history, AS_OF, free=True, review_score=review_score)
+    assert decided == BuyerVerdict(expected, None, None, (AS_OF, 0.0))  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize("bad", [-1.0, float("nan"), float("inf")])
 def test_verdict_refuses_bad_prices(bad: float) -> None:
     with pytest.raises(ValueError, match="price_usd"):
         verdict("fair", bad, 10.0, None, (), AS_OF)
 
 
-def test_recent_low_prefers_the_lowest_then_the_latest_within_the_year() -> None:
+def test_recent_low_prefers_the_lowest_then_the_first_day_within_two_years() -> None:
     points = (
-        Sighting(dt.date(2025, 7, 24), 1.0, 90),
+        Sighting(dt.date(2024, 7, 24), 1.0, 90),
         Sighting(JUN30, 4.99, 50),
         Sighting(JUL3, 4.99, 50),
         Sighting(dt.date(2026, 7, 25), 0.99, 90),
         Sighting(AS_OF, 9.99, 0),
     )
-    assert recent_low(points, AS_OF) == (JUL3, 4.99)
+    assert recent_low(points, AS_OF) == (JUN30, 4.99)
     assert recent_low(points[:1], AS_OF) is None
+
+
+@pytest.mark.parametrize(
+    ("seen", "stale"),
+    [
+        pytest.param(None, False, id="undated"),
+        pytest.param(dt.date(2026, 1, 25), False, id="180-days"),
+        pytest.param(dt.date(2026, 1, 24), True, id="181-days"),
+        pytest.param(WINTER, True, id="hades-1-jan-2025"),
+    ],
+)
+def test_a_price_over_180_days_old_is_stale(seen: dt.date | None, stale: bool) -> None:
+    assert is_stale(seen, AS_OF) is stale
 
 
 @pytest.mark.parametrize(
@@ -196,6 +270,7 @@ def test_recent_low_prefers_the_lowest_then_the_latest_within_the_year() -> None
         pytest.param(KCD2, 23.99, 60, None, id="sale-still-current"),
         pytest.param((*KCD2, Sighting(AS_OF, 59.99, 0)), 59.99, 0, None, id="back-at-list"),
         pytest.param((), 59.99, 0, None, id="no-history"),
+        pytest.param(HADES, 24.99, 0, None, id="an-estimate-is-no-ended-sale"),
     ],
 )
 def test_ended_sale(
@@ -205,109 +280,147 @@ def test_ended_sale(
 
 
 @pytest.mark.parametrize(
-    ("tier", "price", "worth_it", "banger", "history", "ended", "expected"),
+    ("tier", "price", "seen_on", "worth_it", "banger", "history", "ended", "expected"),
     [
         pytest.param(
             "worth_it",
             59.99,
+            AS_OF,
             71.2,
             26.13,
             KCD2,
             (JUL3, 23.99),
             "Wait for a sale: Kingdom Come: Deliverance II is worth it at list price $59.99; "
-            "$23.99 in the sale seen 3 Jul 2026, since ended; that sale makes it a banger: "
+            "$23.99 in the Summer Sale seen 3 Jul 2026, since ended; that sale makes it a banger: "
             "wait for $23.99 or less ($36.00, 60% less).",
             id="kcd2-names-the-ended-sale",
         ),
         pytest.param(
-            "fair",
-            29.99,
-            29.98,
+            "banger",
+            14.99,
+            AS_OF,
+            40.0,
+            20.0,
+            STARDEW,
             None,
-            (Sighting(JUN30, 17.99, 40), Sighting(AS_OF, 29.99, 0)),
-            None,
-            "Wait for a sale: Kingdom Come: Deliverance II is fair value at $29.99 on 24 Jul "
-            "2026; at $17.99, a price seen on 30 Jun 2026, it is worth it: wait for $17.99 or "
-            "less ($12.00, 40% less).",
-            id="wait-names-the-seen-price-its-date-and-saving",
+            "Wait for a sale: Kingdom Come: Deliverance II is a banger at $14.99 on 24 Jul "
+            "2026; it sold at $8.99 in the Summer Sale (30 Jun 2026), a price that keeps it a "
+            "banger: wait for $8.99 or less ($6.00, 40% less).",
+            id="stardew-shaped-names-the-summer-sale-and-its-date",
         ),
         pytest.param(
-            "banger",
-            29.99,
-            45.0,
-            40.0,
-            (Sighting(JUL3, 20.99, 30),),
-            (JUL3, 20.99),
-            "Wait for a sale: Kingdom Come: Deliverance II is a banger at list price $29.99; "
-            "$20.99 in the sale seen 3 Jul 2026, since ended; that sale keeps it a banger: "
-            "wait for $20.99 or less ($9.00, 30% less).",
-            id="hades-2-shaped-banger-waits-for-a-deep-sale",
+            "worth_it",
+            59.99,
+            JUL3,
+            70.0,
+            30.0,
+            ELDEN,
+            None,
+            "Wait for a sale: Kingdom Come: Deliverance II is worth it at $59.99 on 3 Jul 2026; "
+            "it sold at $35.99 in the Winter Sale (1 Jan 2025), a price that keeps it worth it: "
+            "wait for $35.99 or less ($24.00, 40% less).",
+            id="elden-ring-shaped-names-the-january-2025-sale",
         ),
         pytest.param(
             "banger",
             24.99,
+            WINTER,
+            60.0,
+            40.1,
+            HADES,
+            None,
+            "Wait for a sale: Kingdom Come: Deliverance II is a banger at $24.99, last seen 1 Jan "
+            "2025; it sold at an estimated $6.24 (the deepest discount a price tracker saw by "
+            "16 Oct 2025), a price that keeps it a banger: wait for $6.24 or less ($18.75, 75% "
+            "less).",
+            id="hades-shaped-dates-a-stale-price-and-marks-the-estimate",
+        ),
+        pytest.param(
+            "fair",
+            29.99,
+            AS_OF,
+            29.98,
+            None,
+            (Sighting(dt.date(2026, 5, 4), 17.99, 40), Sighting(AS_OF, 29.99, 0)),
+            None,
+            "Wait for a sale: Kingdom Come: Deliverance II is fair value at $29.99 on 24 Jul "
+            "2026; it sold at $17.99 on 4 May 2026, a price that makes it worth it: wait for "
+            "$17.99 or less ($12.00, 40% less).",
+            id="a-price-outside-every-sale-is-named-by-its-date",
+        ),
+        pytest.param(
+            "banger",
+            24.99,
+            AS_OF,
             70.0,
             29.17,
             (Sighting(JUL2, 23.99, 4), Sighting(AS_OF, 24.99, 0)),
             None,
             "Kingdom Come: Deliverance II is a banger at $24.99 on 24 Jul 2026, and stays a "
-            "banger up to $29.17: buy it now; the past year's low, $23.99 on 2 Jul 2026, is only "
-            "$1.00, 4% less.",
+            "banger up to $29.17: buy it now; the lowest of the 2 prices seen from 2 Jul 2026 "
+            "to 24 Jul 2026, $23.99 in the Summer Sale (2 Jul 2026), is only $1.00, 4% less.",
             id="buy-low-too-close",
         ),
         pytest.param(
             "worth_it",
             59.99,
+            JUL3,
             98.81,
             40.98,
-            (Sighting(JUL3, 44.99, 25), Sighting(AS_OF, 59.99, 0)),
+            (Sighting(JUL3, 59.99, 0),),
             None,
-            "Kingdom Come: Deliverance II is worth it at $59.99 on 24 Jul 2026: buy it now; no "
-            "sale in the past year cut it more than 25%.",
-            id="buy-no-deep-sale",
+            "Kingdom Come: Deliverance II is worth it at $59.99 on 3 Jul 2026: buy it now; it is "
+            "the only price seen since 25 Jul 2024.",
+            id="one-observation-claims-no-lowest",
         ),
         pytest.param(
             "banger",
             14.99,
+            AS_OF,
             87.11,
             36.13,
-            (Sighting(AS_OF, 14.99, 0),),
+            (Sighting(OLD, 14.99, 0), Sighting(JUL3, 14.99, 0), Sighting(AS_OF, 14.99, 0)),
             None,
             "Kingdom Come: Deliverance II is a banger at $14.99 on 24 Jul 2026, and stays a "
-            "banger up to $36.13: buy it now; $14.99 is its lowest price of the past year.",
-            id="buy-at-the-low",
+            "banger up to $36.13: buy it now; no lower price is among the 3 prices seen from "
+            "31 Oct 2024 to 24 Jul 2026.",
+            id="buy-at-the-low-says-what-was-seen",
         ),
         pytest.param(
             "fair",
             59.99,
+            AS_OF,
             20.0,
             None,
             (Sighting(JUL3, 29.99, 50),),
             None,
             "Skip: Kingdom Come: Deliverance II is fair value at $59.99 on 24 Jul 2026; it "
-            "becomes worth it only at $20.00 or less, a price not seen in the past year.",
+            "becomes worth it only at $20.00 or less, and the only price seen since 25 Jul 2024 "
+            "did not reach it.",
             id="skip-never-seen",
         ),
         pytest.param(
             "fair",
             29.99,
+            AS_OF,
             29.98,
             None,
             (),
             None,
             "Skip: Kingdom Come: Deliverance II is fair value at $29.99 on 24 Jul 2026; it "
-            "becomes worth it at $29.98 or less, too close to today's price to wait for a sale.",
+            "becomes worth it at $29.98 or less, too close to this price to wait for a sale.",
             id="skip-threshold-a-cent-away",
         ),
         pytest.param(
             "skip",
             69.99,
+            AS_OF,
             None,
             None,
             (Sighting(dt.date(2026, 7, 1), 34.99, 50),),
             (dt.date(2026, 7, 1), 34.99),
             "Skip: Kingdom Come: Deliverance II is poor value at list price $69.99; $34.99 in the "
-            "sale seen 1 Jul 2026, since ended, and no price makes it worth it.",
+            "Summer Sale seen 1 Jul 2026, since ended, and no price makes it worth it.",
             id="skip-no-price",
         ),
     ],
@@ -315,6 +428,7 @@ def test_ended_sale(
 def test_verdict_text(
     tier: str,
     price: float,
+    seen_on: dt.date,
     worth_it: float | None,
     banger: float | None,
     history: tuple[Sighting, ...],
@@ -323,9 +437,19 @@ def test_verdict_text(
 ) -> None:
     decided = verdict(tier, price, worth_it, banger, history, AS_OF)
     text = verdict_text(
-        "Kingdom Come: Deliverance II", tier, price, AS_OF, worth_it, banger, decided, ended
+        "Kingdom Come: Deliverance II",
+        tier,
+        price,
+        seen_on,
+        worth_it,
+        banger,
+        decided,
+        ended,
+        history=history,
+        as_of=AS_OF,
     )
     assert text == expected
+    assert "past year" not in text and "lowest price of" not in text
 
 
 @pytest.mark.parametrize(
@@ -344,19 +468,39 @@ def test_genre_percentiles(games: list[tuple[str, int]], expected: list[float]) 
 
 
 @pytest.mark.parametrize(
-    ("tier", "expected"),
+    ("review_score", "expected"),
     [
         pytest.param(
-            "worth_it",
-            "Team Fortress 2 is free and worth it (as of 24 Jul 2026): get it now.",
-            id="good",
+            0.93,
+            "Free: get it. Team Fortress 2 costs nothing (as of 24 Jul 2026) and 93% of its "
+            "reviews are positive.",
+            id="liked",
         ),
         pytest.param(
-            "fair", "Skip: Team Fortress 2 is free (as of 24 Jul 2026), but fair value.", id="fair"
+            0.62,
+            "Skip: Team Fortress 2 is free (as of 24 Jul 2026), but only 62% of its reviews are "
+            "positive.",
+            id="not-liked",
         ),
     ],
 )
-def test_verdict_text_of_a_free_game(tier: str, expected: str) -> None:
+def test_verdict_text_of_a_free_game(review_score: float, expected: str) -> None:
     history = (Sighting(AS_OF, 0.0, 0),)
-    decided = verdict(tier, 0.0, None, None, history, AS_OF)
-    assert verdict_text("Team Fortress 2", tier, 0.0, AS_OF, None, None, decided) == expected
+    decided = verdict(
+        "worth_it", 0.0, None, None, history, AS_OF, free=True, review_score=review_score
+    )
+    text = verdict_text(
+        "Team Fortress 2",
+        "worth_it",
+        0.0,
+        AS_OF,
+        None,
+        None,
+        decided,
+        history=history,
+        as_of=AS_OF,
+        free=True,
+        review_score=review_score,
+    )
+    assert text == expected
+    assert "worth it" not in text and "no price makes" not in text

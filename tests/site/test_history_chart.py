@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 from bangscore.site.history_chart import (
     HistoryPoint,
     ScoreMark,
+    describe,
     history_rows,
     lowest,
     price_history_svg,
@@ -43,12 +44,20 @@ def test_chart_without_points_says_so() -> None:
     assert "No dated prices of Game are known." in svg
 
 
-def test_rows_newest_first_and_lowest_latest_among_equals() -> None:
+def test_rows_newest_first_and_lowest_first_day_among_equals() -> None:
     assert history_rows(POINTS)[0] == ("20 Jul 2026", "$59.99", "$59.99", "—")
     assert history_rows(POINTS)[1] == ("2 Jul 2026", "$29.99", "$59.99", "50%")
     again = [*POINTS, HistoryPoint(dt.date(2026, 7, 22), 29.99, 59.99, 50)]
     low = lowest(again)
-    assert low is not None and low.date == dt.date(2026, 7, 22)
+    # The first day the low was seen, as the record's historical_low_at dates it.
+    assert low is not None and low.date == dt.date(2026, 7, 2)
+
+
+def test_an_estimated_point_says_so_in_its_row_and_the_text() -> None:
+    estimate = HistoryPoint(dt.date(2025, 10, 16), 14.99, 59.99, 75, "itad_2025", estimated=True)
+    points = [estimate, *POINTS]
+    assert history_rows(points)[-1] == ("16 Oct 2025", "$14.99", "$59.99", "75% (estimate)")
+    assert "Historical low an estimated $14.99 on 16 Oct 2025." in describe(points, None, "G")
 
 
 def test_a_sale_is_drawn_on_its_day_only() -> None:

@@ -156,13 +156,15 @@ def test_a_list_names_a_series_and_its_chapters(
         pytest.param(
             {
                 "provisional": True,
-                "provisional_reasons": ["estimated_length", "review_count_lower_bound"],
+                "provisional_reasons": ["estimated_length", "stale_price"],
+                "price_observed_at": "2025-01-01T00:00:00Z",
                 "adult": True,
+                "estimated": ["review_count"],
             },
-            ["Provisional: estimated length, review count is a lower bound", "Adult"],
+            ["Provisional: estimated length, price last seen 1 Jan 2025", "Adult"],
             "1,000+",
-            "$19.99 on",
-            id="capped-sample",
+            "$19.99, last seen 1 Jan 2025",
+            id="capped-sample-and-a-stale-price",
         ),
         pytest.param(
             {"ended_sale_usd": 7.99, "ended_sale_at": "2026-07-03"},
@@ -190,7 +192,7 @@ def test_game_page_header_shows_flags_why_provisional_and_an_ended_sale(
     line = re.search(r'<p id="price-line">(.*?) · ', page)[1]  # type: ignore[index]
     assert line.startswith(price_line)
     if "ended_sale_usd" in extra:
-        assert "$7.99 in the sale seen 3 Jul 2026, since ended" in line
+        assert "$7.99 in the Summer Sale seen 3 Jul 2026, since ended" in line
 
 
 @pytest.mark.parametrize(

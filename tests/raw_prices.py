@@ -1,0 +1,51 @@
+"""The bundled 2026 US price dumps read raw, for the tests that hold our catalogue to them
+(data/raw/steam_prices_usd_2026-07_history: 28 versions of one scraper's ``prices.json``).
+
+Read with nothing of ``bangscore.ingest``: a check of the catalogue against the dumps must not
+share the code it checks."""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import gzip
+from pathlib import Path
+
+import orjson
+
+DUMPS = Path(__file__).resolve().parents[1] / "data/raw/steam_prices_usd_2026-07_history/raw"
+# What the dumps saw of one app: (scrape time UTC, price paid in whole cents), oldest first.
+Observed = tuple[tuple[dt.datetime, int], ...]
+
+
+@functools.cache
+def raw_prices() -> dict[int, Observed]:
+    """Return every app's observations in the 2026 dumps: for each appid, (``scraped_at`` as
+    UTC, ``price_final`` in cents) oldest first, one per scrape time; rows with null prices (free
+    or not for sale) or a price above the list price (the scraper's own errors) left out."""
+    seen: dict[int, dict[dt.datetime, int]] = {}
+    for path in sorted(DUMPS.glob("prices.json@*.json.gz")):
+        for key, row in orjson.loads(gzip.decompress(path.read_bytes()))["prices"].items():
+            final, initial, at = (
+                row.get("price_final"),
+                row.get("price_initial"),
+                row.get("scraped_at"),
+            )
+            if final is None or initial is None or not at or not 0 <= final <= initial:
+                continue
+            moment = dt.datetime.fromtimestamp(at, dt.UTC)
+            seen.setdefault(int(key), {})[moment] = round(final * 100)
+    return {appid: tuple(sorted(by.items())) for appid, by in seen.items()}
+
+
+def run_starts(
+    observed: Observed, gap: dt.timedelta = dt.timedelta(days=14)
+) -> list[tuple[dt.date, int]]:
+    """Given one app's observations, return (day, cents) of the first observation of every run
+    of one price: the first observation, each whose price differs from the one before, and each
+    after more than ``gap`` without an observation."""
+    return [
+        (at.date(), cents)
+        for i, (at, cents) in enumerate(observed)
+        if i == 0 or observed[i - 1][1] != cents or at - observed[i - 1][0] > gap
+    ]

@@ -132,7 +132,7 @@ class Settings(BaseSettings):
     export_link_seconds: int = Field(
         3600, ge=60, le=7 * 86400, description="Lifetime of Bulk export download links"
     )
-    session_secret: str | None = Field(
+    session_secret: SecretStr | None = Field(
         None,
         description="Signs account sessions and local export links; replicas must share it",
         json_schema_extra={

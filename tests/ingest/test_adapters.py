@@ -27,7 +27,7 @@ TODAY = dt.date(2026, 11, 26)
 
 
 def test_every_row_has_a_unique_name_in_run_order() -> None:
-    assert ADAPTER_NAMES == tuple(ROWS)
+    assert tuple(ROWS) == ADAPTER_NAMES
     assert len(ADAPTER_NAMES) == len(set(ADAPTER_NAMES))
     # appdetails and the wiki build on the batch's fields: the batch runs first.
     assert ADAPTER_NAMES[0] == "store_items"
@@ -36,9 +36,9 @@ def test_every_row_has_a_unique_name_in_run_order() -> None:
 def test_every_host_of_the_default_endpoints_has_its_limit() -> None:
     endpoints = Endpoints()
     assert set(ROLE_LIMITS) == {row.role for row in ADAPTERS}
-    assert DEFAULT_RATE_LIMITS == {
+    assert {
         host_of(endpoints.url(role)): limit for role, limit in ROLE_LIMITS.items()
-    }
+    } == DEFAULT_RATE_LIMITS
     assert DEFAULT_RATE_LIMITS["store.steampowered.com"].requests == 200
     assert DEFAULT_RATE_LIMITS["steamspy.com"].per_seconds == 1.0
 

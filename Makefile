@@ -30,7 +30,7 @@ CHECK_MARKERS := not slow and not s3 and not redis and not browser and not serve
 # CHECK_WORKERS=0 (no workers, one process) can be faster.
 CHECK_WORKERS ?= auto
 
-.PHONY: help venv deps lock hooks build run serve demo-key test check lint format typecheck imports ranking \
+.PHONY: help venv deps lock hooks build run serve demo-key test check lint format docs typecheck imports ranking \
         calibrate \
         bench stack clean
 
@@ -107,10 +107,14 @@ run: build demo-key serve  ## the main job: build the snapshot from bundled data
 VULTURE_PATHS := bangscore/*.py bangscore/contract bangscore/site bangscore/stores \
                  bangscore/storage build shim scoring ingest
 
-lint: $(STAMP)  ## ruff lint and format check, vulture (dead code)
+lint: $(STAMP)  ## ruff lint and format check, vulture (dead code), generated docs up to date
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/vulture $(VULTURE_PATHS) --min-confidence 80
+	$(BIN)/cog --check README.md
+
+docs: $(STAMP)  ## regenerate the generated parts of README.md (the settings table) with cog
+	$(BIN)/cog -r README.md
 
 format: $(STAMP)  ## apply ruff formatting and safe fixes
 	$(BIN)/ruff check --fix .

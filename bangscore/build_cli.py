@@ -126,9 +126,9 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
 
 def _print_ingest_plan(settings: Settings) -> int:
     """Print the plan of a full refresh of the current catalogue; send nothing."""
+    from bangscore.ingest.adapters import DEFAULT_HOST_LIMIT, DEFAULT_RATE_LIMITS, Endpoints
     from bangscore.ingest.catalog import load_bundled_catalog, read_catalog
     from bangscore.ingest.plan import plan_refresh
-    from bangscore.ingest.refresh import DEFAULT_HOST_LIMIT, DEFAULT_RATE_LIMITS, Endpoints
 
     path = settings.catalog_path
     if path.exists():
@@ -136,21 +136,13 @@ def _print_ingest_plan(settings: Settings) -> int:
     else:
         print(f"no catalog at {path} yet: planning for the bundled dumps' catalogue")
         games = len(load_bundled_catalog(settings.data_dir, progress=True)[0].games)
-    e = Endpoints()
-    hosts = {
-        "store": e.store,
-        "steam_api": e.steam_api,
-        "steamspy": e.steamspy,
-        "hltb": e.hltb,
-        "itad": e.itad,
-        "pcgw": e.pcgw,
-    }
     plan = plan_refresh(
         games,
-        hosts,
+        Endpoints(),
         DEFAULT_RATE_LIMITS,
         DEFAULT_HOST_LIMIT,
         itad=settings.itad_api_key is not None,
+        app_list=settings.steam_api_key is not None,
     )
     print(plan.render())
     return 0

@@ -12,9 +12,11 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import SecretStr
+import orjson
 from starlette.applications import Starlette
 
 from bangscore.arguments import bounded_int
@@ -125,7 +127,45 @@ def asgi_app() -> Starlette:
     queries.
     """
     sys.setswitchinterval(GIL_SWITCH_SECONDS)
-    return app_from_settings(Settings())
+    return app_from_settings(worker_settings())
+
+
+# The environment variable naming the settings file `serve` hands its workers: the file's path
+# only, never a secret, so /proc/<pid>/environ and a crash dump of a worker hold no secret.
+SETTINGS_FILE_VARIABLE = "BANGSCORE_WORKER_SETTINGS_FILE"
+# Secrets no serving process uses: never handed to a worker at all.
+_NOT_FOR_WORKERS = frozenset({"smtp_url", "itad_api_key", "steam_api_key"})
+
+
+def write_worker_settings(settings: Settings, folder: Path) -> Path:
+    """Given the serve command's settings and a private folder, write them for the workers.
+
+    Returns the path of a JSON file of mode 0600 holding every setting (secrets revealed, as
+    the workers need the session secret) except the secrets no worker uses (SMTP URL, the
+    ingest's API keys). Raises OSError if it cannot be written.
+    """
+    values = settings.model_dump(mode="json", exclude=set(_NOT_FOR_WORKERS))
+    if settings.session_secret is not None:
+        values["session_secret"] = settings.session_secret.get_secret_value()
+    path = folder / "settings.json"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(orjson.dumps(values))
+    return path
+
+
+def worker_settings(environ: Mapping[str, str] = os.environ) -> Settings:
+    """Return a worker's settings: from the file `serve` wrote, else from the environment.
+
+    The file (:func:`write_worker_settings`) is read as it is, without environment variables
+    or a ``.env`` file layered over it, so every worker runs with exactly the serve command's
+    settings. Raises OSError if the named file is gone, pydantic.ValidationError if it is not
+    valid settings.
+    """
+    handed = environ.get(SETTINGS_FILE_VARIABLE)
+    if handed is None:
+        return Settings()
+    return Settings.model_validate(orjson.loads(Path(handed).read_bytes()))
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
@@ -157,14 +197,14 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
     if args.quiet:
         settings = settings.model_copy(update={"access_log": False})
-    # Workers are separate processes that read Settings() themselves: hand them the overrides,
-    # but not the secrets no worker uses (the SMTP URL with its password, the ingest's key).
-    unused = {"smtp_url", "itad_api_key"}
-    for name, value in settings.model_dump(exclude_none=True, exclude=unused).items():
-        secret = value.get_secret_value() if isinstance(value, SecretStr) else value
-        os.environ[f"BANGSCORE_{name.upper()}"] = str(secret)
-    for name in unused:
-        os.environ.pop(f"BANGSCORE_{name.upper()}", None)
+    # Workers are separate processes: they read the serve command's settings from a file of
+    # mode 0600 that only its path names, so no secret sits in a worker's environment; the
+    # secrets the operator exported are removed from the environment the workers inherit.
+    handoff = Path(tempfile.mkdtemp(prefix="bangscore-serve-"))
+    os.environ[SETTINGS_FILE_VARIABLE] = str(write_worker_settings(settings, handoff))
+    for name, value in Settings.model_fields.items():
+        if value.annotation is not None and "SecretStr" in str(value.annotation):
+            os.environ.pop(f"BANGSCORE_{name.upper()}", None)
     log_config: dict[str, Any] = copy.deepcopy(LOGGING_CONFIG)
     log_config["filters"] = {"redact": {"()": "bangscore.serve_cli.RedactKeys"}}
     for handler in log_config["handlers"].values():
@@ -178,6 +218,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     try:
         _run_uvicorn(settings, limits, log_config)
     finally:
+        shutil.rmtree(handoff, ignore_errors=True)
         if metrics_dir is not None:
             shutil.rmtree(metrics_dir, ignore_errors=True)
     return 0

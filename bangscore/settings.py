@@ -20,24 +20,43 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="BANGSCORE_", env_file=".env", extra="ignore")
     _site_url_derived: bool = PrivateAttr(default=False)
 
-    state_dir: Path = Field(Path("var"), description="Folder for snapshots, keys and counts")
-    data_dir: Path = Field(Path("data"), description="Bundled raw dumps (data/raw)")
+    state_dir: Path = Field(
+        Path("var"), description="Folder for snapshots, keys, counts, catalog and caches"
+    )
+    data_dir: Path = Field(Path("data"), description="The bundled raw dumps (`data/raw`)")
     snapshot: str | None = Field(
-        None, description="Snapshot store: a folder or s3://bucket/prefix (default STATE/snapshots)"
+        None,
+        description="Snapshot store: a folder or `s3://bucket/prefix`",
+        json_schema_extra={"shown_default": "`$STATE_DIR/snapshots`"},
     )
     store: str | None = Field(
-        None, description="Key and counter store: sqlite:///PATH or redis://HOST:PORT/DB"
+        None,
+        description="Key and counter store: `sqlite:///PATH`, or `redis://host:port/db` for many "
+        "replicas",
+        json_schema_extra={"shown_default": "`sqlite:///$STATE_DIR/bangscore.sqlite3`"},
     )
     catalog: Path | None = Field(
-        None, description="Catalog file from `bangscore ingest` (default: built from bundled dumps)"
+        None,
+        description="Catalog written by `ingest`, read by `build` (absent: `build` joins the "
+        "bundled dumps)",
+        json_schema_extra={"shown_default": "`$STATE_DIR/catalog.json.gz`"},
     )
     site_url: str = Field(
-        "", description="The website's base URL (default: http://HOST:PORT of `serve`)"
+        "",
+        description="The website's base URL (game `url` fields, problem `type`s, account forms); "
+        "unset, it follows `BANGSCORE_HOST`/`BANGSCORE_PORT` (a wildcard host becomes 127.0.0.1)",
+        json_schema_extra={"shown_default": "`http://HOST:PORT`"},
     )
-    base_url: str | None = Field(None, description="The API's base URL (default: site_url)")
-    host: str = "127.0.0.1"
-    port: int = Field(8000, ge=1, le=65535)
-    workers: int = Field(1, ge=1, le=64)
+    base_url: str | None = Field(
+        None,
+        description="The API's base URL (Link headers, OpenAPI `servers`); recorded in each "
+        "snapshot's manifest, and `Link` headers use the snapshot's own, so they agree with the "
+        "bodies",
+        json_schema_extra={"shown_default": "the site URL"},
+    )
+    host: str = Field("127.0.0.1", description="Address `serve` listens on")
+    port: int = Field(8000, ge=1, le=65535, description="Port `serve` listens on")
+    workers: int = Field(1, ge=1, le=64, description="Server processes of `serve`")
     access_log: bool = Field(
         True, description="Write the JSON access log to standard output (`serve --quiet`: off)"
     )
@@ -52,11 +71,24 @@ class Settings(BaseSettings):
         description="Client addresses or networks /metrics answers (comma-separated; "
         "empty: every client; others get 404)",
     )
-    anonymous_daily_limit: int = Field(1000, ge=1, description="Per-IP allowance without a key")
-    page_daily_limit: int = Field(5000, ge=1, description="Per-IP allowance of website pages")
-    pointer_poll_seconds: float = Field(5.0, gt=0, description="How often replicas re-read current")
-    key_cache_seconds: float = Field(2.0, ge=0, description="Key lookups cached (revocation lag)")
-    cache_bytes: int = Field(512 * 1024 * 1024, ge=0, description="Snapshot object cache budget")
+    anonymous_daily_limit: int = Field(
+        1000, ge=1, description="Per-IP allowance for API requests without a valid key"
+    )
+    page_daily_limit: int = Field(
+        5000,
+        ge=1,
+        description="Per-IP allowance for website pages (`/`, `/games`, `/search`, game pages, "
+        "`/docs`)",
+    )
+    pointer_poll_seconds: float = Field(
+        5.0, gt=0, description="How often replicas look for a new snapshot"
+    )
+    key_cache_seconds: float = Field(
+        2.0, ge=0, description="Key lookups cached per process (bounds revocation lag)"
+    )
+    cache_bytes: int = Field(
+        512 * 1024 * 1024, ge=0, description="In-memory cache of snapshot bodies per process"
+    )
     forwarded_allow_ips: str = Field(
         "",
         description="Proxies whose X-Forwarded-For is trusted for the client IP "
@@ -92,12 +124,16 @@ class Settings(BaseSettings):
     session_max_seconds: int = Field(
         12 * 3600, ge=60, description="An account session ends this long after sign-in"
     )
-    keep_snapshots: int = Field(7, ge=1, description="Snapshots kept for rollback")
+    keep_snapshots: int = Field(
+        7, ge=1, description="Snapshots kept for rollback, and Bulk exports kept"
+    )
     build_workers: int = Field(
         1,
         ge=1,
         le=64,
-        description="Processes rendering game pages in a build (more pays only on idle cores)",
+        description="Processes rendering game pages in `bangscore build` (forked; worth more "
+        "than 1 only on idle cores: `make build` and `make run` set it to `nproc`, "
+        "`BUILD_WORKERS=N` overrides)",
     )
     retry_after_seconds: int = Field(
         5, ge=1, le=3600, description="Retry-After of a 503 (snapshot, object or key store down)"
@@ -108,15 +144,19 @@ class Settings(BaseSettings):
     export_link_seconds: int = Field(
         3600, ge=60, le=7 * 86400, description="Lifetime of Bulk export download links"
     )
-    session_secret: str | None = Field(
+    session_secret: SecretStr | None = Field(
         None,
-        description="Signs account-site cookies; the same on every replica "
-        "(default: generated once under STATE/session_secret)",
+        description="Signs account sessions and local export links; replicas must share it",
+        json_schema_extra={
+            "shown_default": "generated in `$STATE_DIR/session_secret` by `keys create` "
+            "(never by `serve`)"
+        },
     )
     smtp_url: SecretStr | None = Field(
         None,
-        description="SMTP server of the watch emails: smtp://host:port or "
-        "smtps://user:pass@host:465 (unset: `alerts send` refuses to run)",
+        description="SMTP server of the watch emails: `smtp://host:port` (STARTTLS when "
+        "offered) or `smtps://user:pass@host:465`; unset, `alerts send` refuses to run. Only "
+        "`alerts send` reads it: the server queues confirmations and never talks to SMTP",
     )
     mail_from: str = Field(
         "BangScore <alerts@bangscore.local>", description="From address of the watch emails"
@@ -127,13 +167,21 @@ class Settings(BaseSettings):
         "(off: refused, as Amazon SES and most relays cannot take them)",
     )
     smtp_deadline_seconds: float = Field(
-        600.0, gt=0, le=3600, description="Total time one `alerts send` may spend on SMTP"
+        600.0,
+        gt=0,
+        le=3600,
+        description="Total time one `alerts send` may spend on SMTP (each read at most 20 s)",
     )
-    itad_api_key: SecretStr | None = Field(None, description="IsThereAnyDeal API key (ingest)")
+    itad_api_key: SecretStr | None = Field(None, description="IsThereAnyDeal key for `ingest`")
     steam_api_key: SecretStr | None = Field(
-        None, description="Steam Web API key (ingest: the app list of changed games)"
+        None,
+        description="Steam Web API key for `ingest`: `IStoreService/GetAppList` names the games "
+        "changed on the store since the last refresh, which also get the per-game `appdetails` "
+        "call",
     )
-    review_depth: int = Field(500, ge=1, le=10_000, description="Reviews sampled per paid game")
+    review_depth: int = Field(
+        500, ge=1, le=10_000, description="Reviews sampled per paid game by `ingest`"
+    )
 
     @field_validator("site_url", "base_url")
     @classmethod

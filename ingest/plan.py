@@ -15,26 +15,12 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final, Literal
-from urllib.parse import urlsplit
+from typing import Final
 
+from bangscore.ingest.adapters import ADAPTERS, Cycle, Endpoints, Role, host_of
 from bangscore.ingest.http import RateLimit
-from bangscore.ingest.itad import ITAD_BATCH
-from bangscore.ingest.store_items import BATCH_SIZE
 
-__all__ = ["Cycle", "HostPlan", "Plan", "least_seconds", "plan_refresh"]
-
-Cycle = Literal["nightly", "slow"]
-
-# Requests per game of each per-game adapter in a full pass (the fewest: one page of reviews,
-# one achievements call; a game with more pages or a fallback call takes more).
-_PER_GAME: Final[Mapping[str, tuple[str, int]]] = {
-    "reviews": ("store", 1),
-    "steamspy": ("steamspy", 1),
-    "achievements": ("steam_api", 1),
-    "hltb": ("hltb", 1),
-    "pcgw": ("pcgw", 1),
-}
+__all__ = ["HostPlan", "Plan", "least_seconds", "plan_refresh"]
 
 
 _TITLES: Final[tuple[tuple[Cycle, str], ...]] = (
@@ -109,35 +95,35 @@ def _duration(seconds: float) -> str:
 
 def plan_refresh(
     games: int,
-    hosts: Mapping[str, str],
+    endpoints: Endpoints,
     rate_limits: Mapping[str, RateLimit],
     default_limit: RateLimit,
     *,
     itad: bool,
     app_list: bool = False,
 ) -> Plan:
-    """Given a number of rated games, each source's base URL by role (``store``,
-    ``steam_api``, ``steamspy``, ``hltb``, ``itad``, ``pcgw``), the per-host limits and the
+    """Given a number of rated games, the sources' endpoints, the per-host limits and the
     default one, and whether IsThereAnyDeal is configured, return the plan of a full refresh.
 
-    Nightly: ``ceil(games / 100)`` GetItems calls and one tag list on the Web API host; with
-    ITAD, two calls (id lookup, historical lows) per 200 games; with a Steam Web API key, one
-    page of the store's changed apps (50,000 a page). Slow cycle: the per-game adapters' fewest
-    calls per game (:data:`_PER_GAME`)."""
+    Each adapter of the registry (:data:`ingest.adapters.ADAPTERS`) asks its row's fewest
+    calls for a full pass (``calls_per_pass``) of its row's host: nightly, ``ceil(games /
+    100)`` GetItems calls and one tag list on the Web API host, and with ITAD two calls (id
+    lookup, historical lows) per 200 games; with a Steam Web API key, one page of the store's
+    changed apps (50,000 a page); the slow cycle, one call per game of each per-game adapter.
+    An adapter with no calls in a full pass (appdetails, asked only for changed apps) has no
+    line."""
 
-    def line(cycle: Cycle, adapter: str, role: str, requests: int) -> HostPlan:
-        host = urlsplit(hosts[role]).netloc or hosts[role]
-        return HostPlan(
-            cycle, adapter, host, requests, rate_limits.get(host.split(":")[0], default_limit)
-        )
+    def line(cycle: Cycle, adapter: str, role: Role, requests: int) -> HostPlan:
+        host = host_of(endpoints.url(role))
+        return HostPlan(cycle, adapter, host, requests, rate_limits.get(host, default_limit))
 
-    lines = [line("nightly", "store_items", "steam_api", math.ceil(games / BATCH_SIZE) + 1)]
-    if app_list:
-        lines.append(line("nightly", "app_list", "steam_api", 1))
-    if itad:
-        lines.append(line("nightly", "itad", "itad", 2 * math.ceil(games / ITAD_BATCH)))
-    lines += [
-        line("slow", adapter, role, per_game * games)
-        for adapter, (role, per_game) in _PER_GAME.items()
-    ]
-    return Plan(games, tuple(lines))
+    lines = []
+    for row in ADAPTERS:
+        requests = row.calls_per_pass(games)
+        if requests == 0 or (row.name == "itad" and not itad):
+            continue
+        lines.append(line(row.cycle, row.name, row.role, requests))
+        if row.name == "store_items" and app_list:
+            lines.append(line("nightly", "app_list", "steam_api", 1))
+    order = {cycle: n for n, (cycle, _) in enumerate(_TITLES)}
+    return Plan(games, tuple(sorted(lines, key=lambda line: order[line.cycle])))

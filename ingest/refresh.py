@@ -30,14 +30,24 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol, cast
+from typing import Literal, cast
 
 from tqdm import tqdm
 
-from bangscore.ingest.achievements import AchievementsAdapter
+from bangscore.ingest.adapters import (
+    ADAPTER_NAMES,
+    ADAPTERS,
+    DEFAULT_HOST_LIMIT,
+    DEFAULT_RATE_LIMITS,
+    Adapter,
+    AdapterContext,
+    AdapterName,
+    AdapterRow,
+    BatchAdapter,
+    Endpoints,
+)
 from bangscore.ingest.app_list import AppListAdapter
 from bangscore.ingest.catalog import read_catalog, write_catalog
-from bangscore.ingest.hltb import HltbAdapter
 from bangscore.ingest.http import (
     ClientSettings,
     PoliteClient,
@@ -46,99 +56,14 @@ from bangscore.ingest.http import (
     SourceError,
     SourceUnreachableError,
 )
-from bangscore.ingest.itad import ItadAdapter
 from bangscore.ingest.live import LayerObservations, live_layer, patch_observations, resolve_game
 from bangscore.ingest.observations import Layer
-from bangscore.ingest.pcgw import PcgwAdapter
-from bangscore.ingest.reviews import ReviewsAdapter
-from bangscore.ingest.steamspy import SteamSpyAdapter
-from bangscore.ingest.store_items import BatchAnswer, StoreItemsAdapter, batches
-from bangscore.ingest.storefront import StorefrontAdapter
+from bangscore.ingest.store_items import BatchAnswer, batches
 from bangscore.scoring.records import Catalog, GameRecord, NotRated, SourceName
 
-AdapterName = Literal[
-    "store_items", "storefront", "reviews", "steamspy", "achievements", "hltb", "itad", "pcgw"
-]
-ADAPTER_NAMES: tuple[AdapterName, ...] = (
-    "store_items",
-    "storefront",
-    "reviews",
-    "steamspy",
-    "achievements",
-    "hltb",
-    "itad",
-    "pcgw",
-)
 Status = Literal["ok", "unreachable", "failed", "skipped"]
 # A host that answers these is refusing service as a whole, not failing one game.
 _FATAL_STATUSES = frozenset({401, 403, 429, 500, 502, 503, 504})
-
-DEFAULT_RATE_LIMITS: Mapping[str, RateLimit] = {
-    # appdetails tolerates about 200 requests per 5 minutes; appreviews shares the host.
-    "store.steampowered.com": RateLimit(200, 300.0),
-    "api.steampowered.com": RateLimit(60, 60.0),
-    # SteamSpy asks for at most one appdetails request per second.
-    "steamspy.com": RateLimit(1, 1.0),
-    "howlongtobeat.com": RateLimit(1, 2.0),
-    "api.isthereanydeal.com": RateLimit(60, 60.0),
-    "www.pcgamingwiki.com": RateLimit(1, 1.0),
-}
-
-
-DEFAULT_HOST_LIMIT = RateLimit(60, 60.0)
-
-
-class Adapter(Protocol):
-    """What every source adapter offers: a name, the source it dates in ``sources`` (None when
-    its values carry their own date, as review samples do), and a per-game fetch."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def source(self) -> SourceName | None: ...
-
-    def fetch(self, client: PoliteClient, record: GameRecord) -> dict[str, object] | None:
-        """Given a client and a record, return fresh values by field (the observation fields of
-        :mod:`ingest.live`), or None if the source lacks the game. Raises
-        SourceUnreachableError/SourceError from the client, ValueError or KeyError on a
-        malformed answer."""
-        ...
-
-
-class BatchAdapter(Protocol):
-    """A source that answers many games a call: a name, the source it dates, the most games a
-    call takes, and a batched fetch."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def source(self) -> SourceName | None: ...
-
-    @property
-    def batch_size(self) -> int: ...
-
-    def answer_batch(
-        self, client: PoliteClient, records: Sequence[GameRecord], seen_at: dt.datetime
-    ) -> BatchAnswer:
-        """Given a client, at most ``batch_size`` records and the fetch time, return fresh
-        values by appid and the apps that need a per-game call. Raises as the client does,
-        ValueError/KeyError/TypeError on a malformed answer."""
-        ...
-
-
-@dataclass(frozen=True)
-class Endpoints:
-    """Base URLs of the live sources (tests point them at a local replay server)."""
-
-    store: str = "https://store.steampowered.com"
-    steam_api: str = "https://api.steampowered.com"
-    steamspy: str = "https://steamspy.com"
-    hltb: str = "https://howlongtobeat.com"
-    hltb_search_path: str = "/api/search"
-    itad: str = "https://api.isthereanydeal.com"
-    pcgw: str = "https://www.pcgamingwiki.com"
 
 
 @dataclass(frozen=True)
@@ -157,7 +82,7 @@ class IngestConfig:
     # store since the last refresh, which then also get the per-game appdetails call.
     steam_api_key: str | None = field(default=None, repr=False)
     review_depth: int = 500
-    endpoints: Endpoints = Endpoints()
+    endpoints: Endpoints = field(default_factory=Endpoints)
     rate_limits: Mapping[str, RateLimit] = field(default_factory=lambda: dict(DEFAULT_RATE_LIMITS))
     default_rate_limit: RateLimit = DEFAULT_HOST_LIMIT
     timeout_seconds: float = 30.0
@@ -227,19 +152,10 @@ class RefreshReport:
 def build_adapters(
     config: IngestConfig, today: dt.date
 ) -> dict[AdapterName, Adapter | BatchAdapter | None]:
-    """Given the configuration, return every adapter by name; None where it is not configured.
-    ``store_items`` and ``itad`` answer in batches (:class:`BatchAdapter`), the others per game."""
-    e = config.endpoints
-    return {
-        "store_items": StoreItemsAdapter(e.steam_api),
-        "storefront": StorefrontAdapter(e.store, e.steam_api),
-        "reviews": ReviewsAdapter(e.store, config.review_depth, today),
-        "steamspy": SteamSpyAdapter(e.steamspy),
-        "achievements": AchievementsAdapter(e.steam_api),
-        "hltb": HltbAdapter(e.hltb, e.hltb_search_path),
-        "itad": ItadAdapter(e.itad, config.itad_api_key) if config.itad_api_key else None,
-        "pcgw": PcgwAdapter(e.pcgw),
-    }
+    """Given the configuration, return every adapter of the registry (:data:`ADAPTERS`) by
+    name; None where it is not configured (IsThereAnyDeal without a key)."""
+    context = AdapterContext(config.endpoints, today, config.review_depth, config.itad_api_key)
+    return {row.name: row.make(context) for row in ADAPTERS}
 
 
 @dataclass
@@ -410,15 +326,17 @@ class _Run:
     def __post_init__(self) -> None:
         self.per_game = self.appids
 
-    def adapter(self, name: str, adapter: Adapter | BatchAdapter | None) -> None:
-        """Given an adapter's name and the adapter (None: not configured), run it."""
+    def adapter(self, row: AdapterRow, adapter: Adapter | BatchAdapter | None) -> None:
+        """Given an adapter's registry row and the adapter (None: not configured), run it:
+        in batches when the row has a batch size, else per game."""
+        name = row.name
         if adapter is None:
             self.report.outcomes[name] = SourceOutcome(
                 name, "price_history", "skipped", message="no API key configured"
             )
-        elif isinstance(adapter, StoreItemsAdapter | ItadAdapter):
+        elif row.batch_size is not None:
             outcome, changed = _run_batches(
-                adapter,
+                cast(BatchAdapter, adapter),
                 self.client,
                 self.games,
                 self.appids,
@@ -549,9 +467,9 @@ def run_ingest(
             lister = AppListAdapter(config.endpoints.steam_api, config.steam_api_key)
             outcome, run.listed_changes = _app_list(lister, client, previous, appids)
             report.outcomes[lister.name] = outcome
-        for name in ADAPTER_NAMES:
-            if name in selected:
-                run.adapter(name, adapters[name])
+        for row in ADAPTERS:
+            if row.name in selected:
+                run.adapter(row, adapters[row.name])
         report.network_requests = client.network_requests
         report.cache_hits = client.cache_hits
         report.requests_by_host = dict(client.requests_by_host)

@@ -168,14 +168,9 @@ class EdgeMiddleware:
             scope["raw_path"] = scope.get("raw_path", b"").rstrip(b"/") or b"/"
         if scope["path"] != "/metrics" and self.watch.vanished():
             self.quota.metrics.extra["store_vanished"] = 1
-            request = Request(scope)
-            response = self.problems.problem(
-                request,
-                "unavailable",
-                "The key store is unavailable; try again later.",
-                [],
-                headers={"Retry-After": self.problems.retry_after},
-            )
+            # The API's one 503 voice (ProblemVoice.unavailable), as for any key store fault.
+            fault = KeyStoreUnavailable("the key store was removed or replaced while serving")
+            response = self.problems.unavailable(Request(scope), [], fault)
             await response(scope, receive, send_with_headers)
             return
         if scope["method"] == "OPTIONS" and _is_preflight(scope):

@@ -4,17 +4,24 @@ Every cache the shim keeps (stored bodies, remembered answers, composed and sear
 rendered pages, key lookups, counts) is an :class:`Lru` owned by the object it serves, so it
 dies with it: ``functools.lru_cache`` on a method would keep every ``self`` it has seen in one
 cache shared by the class, and an old snapshot's indexes would live as long as the process.
-Every method takes the one lock, since bodies are fetched on worker threads.
+The bookkeeping is cachetools' ``LRUCache`` (with ``getsizeof`` for a byte budget); this
+module adds the one lock every method takes, since bodies are fetched on worker threads, and
+the shim's two-call interface (``find``/``put``, ``get`` with a maker).
 """
 
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
+from cachetools import LRUCache
+
 V = TypeVar("V")
+
+
+def _one(_value: object) -> int:
+    return 1
 
 
 class Lru(Generic[V]):
@@ -27,9 +34,8 @@ class Lru(Generic[V]):
 
     def __init__(self, maxsize: int, weigh: Callable[[V], int] | None = None) -> None:
         self.maxsize = maxsize
-        self._weigh = weigh
-        self._data: OrderedDict[Hashable, V] = OrderedDict()
-        self._size = 0
+        self._weigh: Callable[[V], int] = weigh or _one
+        self._data: LRUCache[Hashable, V] = LRUCache(maxsize, getsizeof=self._weigh)
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -38,31 +44,20 @@ class Lru(Generic[V]):
     @property
     def size(self) -> int:
         """Return the total weight held (the entry count without ``weigh``)."""
-        return self._size
+        return int(self._data.currsize)
 
     def find(self, key: Hashable) -> V | None:
         """Given a key, return its value (now the most recently used) or None."""
         with self._lock:
-            value = self._data.get(key)
-            if value is not None:
-                self._data.move_to_end(key)
-            return value
+            return self._data.get(key)
 
     def put(self, key: Hashable, value: V) -> None:
         """Given a key and its value, keep it, dropping the least recently used beyond the
         budget."""
-        weight = self._weigh(value) if self._weigh else 1
-        if weight > self.maxsize:
-            return
+        if self._weigh(value) > self.maxsize:
+            return  # cachetools would raise ValueError: too large to keep at all
         with self._lock:
-            old = self._data.pop(key, None)
-            if old is not None:
-                self._size -= self._weigh(old) if self._weigh else 1
             self._data[key] = value
-            self._size += weight
-            while self._size > self.maxsize:
-                _, dropped = self._data.popitem(last=False)
-                self._size -= self._weigh(dropped) if self._weigh else 1
 
     def get(self, key: Hashable, make: Callable[[], V]) -> V:
         """Given a key and a function computing its value, return the cached value, computing
@@ -77,4 +72,3 @@ class Lru(Generic[V]):
         """Drop every value."""
         with self._lock:
             self._data.clear()
-            self._size = 0

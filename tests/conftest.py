@@ -51,8 +51,6 @@ MARKS_BY_FIXTURE = {
     "bucket": "server",
     "aws_env": "server",
     "replay": "server",
-    "served": "server",
-    "storefront_server": "server",
     "smtp_server": "server",
     "smtputf8_server": "server",
     "silent_smtp": "server",

@@ -9,10 +9,14 @@ import os
 import secrets
 from pathlib import Path
 
+from pydantic import SecretStr
+
 from bangscore.stores.keystore import KeyStoreMissing
 
 
-def load_session_secret(configured: str | None, state_dir: Path, *, create: bool = True) -> str:
+def load_session_secret(
+    configured: SecretStr | None, state_dir: Path, *, create: bool = True
+) -> str:
     """Given the configured secret (or None) and the state folder, return the session secret.
 
     Without configuration, a random secret is created once in ``STATE/session_secret`` (mode
@@ -21,8 +25,8 @@ def load_session_secret(configured: str | None, state_dir: Path, *, create: bool
     and KeyStoreMissing if it does not exist and ``create`` is false (``serve``: a vanished
     state folder must not become new, empty state).
     """
-    if configured:
-        return configured
+    if configured is not None and configured.get_secret_value():
+        return configured.get_secret_value()
     path = state_dir / "session_secret"
     if path.exists():
         return path.read_text().strip()

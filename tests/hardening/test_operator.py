@@ -182,6 +182,9 @@ def test_a_store_removed_while_serving_answers_503(
     wait_for(lambda: httpx.get(f"{server.url}/api/v1").status_code == 503, 5, "answering 503")
     answer = httpx.get(f"{server.url}/api/v1/games")
     assert answer.status_code == 503 and answer.json()["code"] == "unavailable"
+    # The same voice as any key store outage (tests/shim/test_app.py), with its Retry-After.
+    assert answer.json()["detail"] == "The key store is unreachable; retry shortly."
+    assert answer.headers["Retry-After"] == "5"
     assert server.metrics()["bangscore_quota_store_vanished_total"] == 1
     wait_for(lambda: "removed or replaced while serving" in server.log(), 5, "logging it")
 

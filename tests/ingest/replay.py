@@ -1,8 +1,13 @@
-"""A real HTTP server on 127.0.0.1 that replays recorded responses, for the ingest tests.
+"""Recorded responses replayed to the ingest, in process or over a real socket.
 
 Routes map (method, path) to a handler that receives the parsed query and the request body and
 returns (status, headers, body). Every request is logged in ``hits`` so tests can assert what
 went over the wire (retries, resumes, cache hits that never reached the server).
+
+:func:`mock_replay` answers through an ``httpx.MockTransport`` handed to the client
+(:func:`quiet_client`): no thread, no port, so the adapters' tests run in ``make check``.
+:func:`start_replay` serves the same routes from a real HTTP server on 127.0.0.1, for the few
+end-to-end runs that build their own client (a whole refresh, the HTTP client's own faults).
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, parse_qsl, urlsplit
+
+import httpx
 
 from bangscore.ingest.http import ClientSettings, PoliteClient, RateLimit, ResponseCache
 
@@ -50,18 +57,45 @@ class Hit:
     body: bytes
 
 
+# The base URL of an in-process replay: a name no resolver knows, so nothing leaves the process.
+MOCK_BASE = "http://replay.invalid"
+
+
 @dataclass
 class Replay:
-    """A running replay server: ``base_url``, its ``routes`` and the ``hits`` it received."""
+    """A replay: its ``routes``, the ``hits`` it received and its ``base_url``; ``server`` is
+    the real HTTP server serving it, None for an in-process one (use ``transport``)."""
 
-    server: ThreadingHTTPServer
     routes: dict[tuple[str, str], Handler]
+    server: ThreadingHTTPServer | None = None
     hits: list[Hit] = field(default_factory=list)
 
     @property
     def base_url(self) -> str:
+        if self.server is None:
+            return MOCK_BASE
         host, port = self.server.server_address[:2]
         return f"http://{host!s}:{port}"
+
+    def answer(self, method: str, path: str, query: dict[str, str], body: bytes) -> Reply:
+        """Given a request's method, path, query and body, log it and return its route's reply
+        (404 for a route not recorded)."""
+        self.hits.append(Hit(method, path, query, body))
+        handler = self.routes.get((method, path))
+        return handler(query, body) if handler else (404, {}, b'{"error": "no route"}')
+
+    @property
+    def transport(self) -> httpx.MockTransport:
+        """Return an ``httpx`` transport answering every request from the routes, in process."""
+
+        def handle(request: httpx.Request) -> httpx.Response:
+            query = dict(parse_qsl(request.url.query.decode(), keep_blank_values=True))
+            status, headers, payload = self.answer(
+                request.method, request.url.path, query, request.read()
+            )
+            return httpx.Response(status, headers=dict(headers), content=payload)
+
+        return httpx.MockTransport(handle)
 
     def paths(self) -> list[str]:
         return [hit.path for hit in self.hits]
@@ -69,6 +103,11 @@ class Replay:
 
 ReplayFactory = Callable[[dict[tuple[str, str], Handler]], Replay]
 """The ``replay`` fixture: given routes, a started replay server (stopped at teardown)."""
+
+
+def mock_replay(routes: dict[tuple[str, str], Handler]) -> Replay:
+    """Given routes, return an in-process replay: hand its ``transport`` to the client."""
+    return Replay(routes)
 
 
 def start_replay(routes: dict[tuple[str, str], Handler]) -> Replay:
@@ -81,11 +120,7 @@ def start_replay(routes: dict[tuple[str, str], Handler]) -> Replay:
             query = {k: v[-1] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else b""
-            replay.hits.append(Hit(self.command, parts.path, query, body))
-            handler = replay.routes.get((self.command, parts.path))
-            status, headers, payload = (
-                handler(query, body) if handler else (404, {}, b'{"error": "no route"}')
-            )
+            status, headers, payload = replay.answer(self.command, parts.path, query, body)
             self.send_response(status)
             for name, value in headers.items():
                 self.send_header(name, value)
@@ -100,19 +135,22 @@ def start_replay(routes: dict[tuple[str, str], Handler]) -> Replay:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    replay = Replay(server, routes)
+    replay = Replay(routes, server)
     threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     return replay
 
 
-def quiet_client(cache_dir: Path | None) -> PoliteClient:
-    """Given a cache folder (or None), return a client with no rate-limit or retry waiting."""
+def quiet_client(cache_dir: Path | None, replay: Replay | None = None) -> PoliteClient:
+    """Given a cache folder (or None) and an in-process replay (or None: the network), return a
+    client with no rate-limit or retry waiting."""
     settings = ClientSettings(attempts=2, default_rate_limit=RateLimit(1000, 1.0))
     cache = ResponseCache(cache_dir, DAY) if cache_dir is not None else None
-    return PoliteClient(settings, cache, sleep=lambda seconds: None)
+    transport = replay.transport if replay is not None and replay.server is None else None
+    return PoliteClient(settings, cache, sleep=lambda seconds: None, transport=transport)
 
 
 def stop_replay(replay: Replay) -> None:
-    """Given a running replay server, stop it and release its socket."""
-    replay.server.shutdown()
-    replay.server.server_close()
+    """Given a replay, stop its server (if it has one) and release its socket."""
+    if replay.server is not None:
+        replay.server.shutdown()
+        replay.server.server_close()

@@ -14,7 +14,7 @@ from bangscore.ingest.achievements import (
     parse_achievements,
 )
 from bangscore.scoring.records import GameRecord
-from tests.ingest.replay import fixture_json, ok, quiet_client, start_replay, stop_replay
+from tests.ingest.replay import fixture_json, mock_replay, ok, quiet_client, stop_replay
 
 
 def test_parse_recorded_response() -> None:
@@ -73,10 +73,9 @@ def test_named_rule_table(name: str, desc: str, named: bool) -> None:
     assert (result.rule == "named") is named
 
 
-@pytest.mark.server
 def test_adapter_returns_the_last_chapter_rate(tmp_path: Path) -> None:
     story = fixture_json("achievements/handbuilt_get_game_achievements_chapters.json")
-    server = start_replay(
+    server = mock_replay(
         {("GET", "/IPlayerService/GetGameAchievements/v1/"): lambda q, b: ok(story)}
     )
     record = GameRecord(
@@ -89,7 +88,7 @@ def test_adapter_returns_the_last_chapter_rate(tmp_path: Path) -> None:
         review_count=100,
     )
     try:
-        with quiet_client(tmp_path) as client:
+        with quiet_client(tmp_path, server) as client:
             patch = AchievementsAdapter(server.base_url).fetch(client, record)
     finally:
         stop_replay(server)

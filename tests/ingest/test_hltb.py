@@ -9,7 +9,7 @@ import pytest
 
 from bangscore.ingest.hltb import HltbAdapter, match_appid, search_words
 from bangscore.scoring.records import GameRecord
-from tests.ingest.replay import fixture_json, ok, quiet_client, start_replay, stop_replay
+from tests.ingest.replay import fixture_json, mock_replay, ok, quiet_client, stop_replay
 
 
 def test_match_recorded_response_by_steam_profile() -> None:
@@ -36,10 +36,9 @@ def test_search_words(name: str, words: list[str]) -> None:
     assert search_words(name) == words
 
 
-@pytest.mark.server
 def test_adapter_posts_search_and_fills_hours(tmp_path: Path) -> None:
     body = fixture_json("hltb/search_half_life_alyx.json")
-    server = start_replay({("POST", "/api/search"): lambda q, b: ok(body)})
+    server = mock_replay({("POST", "/api/search"): lambda q, b: ok(body)})
     record = GameRecord(
         appid=546560,
         name="Half-Life: Alyx",
@@ -50,7 +49,7 @@ def test_adapter_posts_search_and_fills_hours(tmp_path: Path) -> None:
         review_count=100,
     )
     try:
-        with quiet_client(tmp_path) as client:
+        with quiet_client(tmp_path, server) as client:
             patch = HltbAdapter(server.base_url).fetch(client, record)
     finally:
         stop_replay(server)

@@ -9,7 +9,7 @@ import pytest
 
 from bangscore.ingest.itad import ItadAdapter, parse_history_low, parse_lookup
 from bangscore.scoring.records import GameRecord
-from tests.ingest.replay import fixture_json, ok, quiet_client, start_replay, stop_replay
+from tests.ingest.replay import fixture_json, mock_replay, ok, quiet_client, stop_replay
 
 GAME_ID = "018d937f-07fa-73d5-b4c4-cb6d4a25dd54"
 
@@ -34,9 +34,8 @@ def test_parse_history_low(price: dict[str, object], expected: float | None) -> 
     assert parse_history_low(payload, "other") is None
 
 
-@pytest.mark.server
 def test_adapter_sends_key_and_country(tmp_path: Path) -> None:
-    server = start_replay(
+    server = mock_replay(
         {
             ("GET", "/games/lookup/v1"): lambda q, b: ok(
                 fixture_json("itad/handbuilt_lookup_620.json")
@@ -56,7 +55,7 @@ def test_adapter_sends_key_and_country(tmp_path: Path) -> None:
         review_count=100,
     )
     try:
-        with quiet_client(tmp_path) as client:
+        with quiet_client(tmp_path, server) as client:
             patch = ItadAdapter(server.base_url, "secret-key").fetch(client, record)
     finally:
         stop_replay(server)

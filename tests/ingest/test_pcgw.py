@@ -5,11 +5,9 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-import pytest
-
 from bangscore.ingest.pcgw import PcgwAdapter, parse_infobox, wiki_fields
 from bangscore.scoring.records import GameRecord
-from tests.ingest.replay import fixture_json, ok, quiet_client, start_replay, stop_replay
+from tests.ingest.replay import fixture_json, mock_replay, ok, quiet_client, stop_replay
 
 
 def make_record(**overrides: object) -> GameRecord:
@@ -49,12 +47,11 @@ def test_wiki_fills_gaps_only() -> None:
     assert wiki_fields(box, known) == {}
 
 
-@pytest.mark.server
 def test_adapter_queries_by_appid(tmp_path: Path) -> None:
     body = fixture_json("pcgw/handbuilt_cargoquery_620.json")
-    server = start_replay({("GET", "/w/api.php"): lambda q, b: ok(body)})
+    server = mock_replay({("GET", "/w/api.php"): lambda q, b: ok(body)})
     try:
-        with quiet_client(tmp_path) as client:
+        with quiet_client(tmp_path, server) as client:
             patch = PcgwAdapter(server.base_url).fetch(client, make_record(developer="Valve"))
     finally:
         stop_replay(server)

@@ -18,9 +18,10 @@ import pytest
 
 from bangscore.alerts import SnapshotDetails
 from bangscore.cli import main
+from bangscore.ingest.adapters import Endpoints
 from bangscore.ingest.catalog import read_catalog, write_catalog
 from bangscore.ingest.http import RateLimit
-from bangscore.ingest.refresh import Endpoints, IngestConfig, run_ingest
+from bangscore.ingest.refresh import IngestConfig, run_ingest
 from bangscore.storage import LocalStorage
 from tests import factories
 from tests.ingest.store_replay import App, Faults, Hosts, start_hosts, stop_hosts

@@ -4,19 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from bangscore.ingest.adapters import DEFAULT_HOST_LIMIT, DEFAULT_RATE_LIMITS, Endpoints
 from bangscore.ingest.http import RateLimit
 from bangscore.ingest.plan import least_seconds, plan_refresh
-from bangscore.ingest.refresh import DEFAULT_HOST_LIMIT, DEFAULT_RATE_LIMITS, Endpoints
 
-E = Endpoints()
-HOSTS = {
-    "store": E.store,
-    "steam_api": E.steam_api,
-    "steamspy": E.steamspy,
-    "hltb": E.hltb,
-    "itad": E.itad,
-    "pcgw": E.pcgw,
-}
+HOSTS = Endpoints()
 
 
 @pytest.mark.parametrize(

@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
+from bangscore.ingest.adapters import Endpoints
 from bangscore.ingest.catalog import read_catalog, write_catalog
 from bangscore.ingest.http import RateLimit
-from bangscore.ingest.refresh import Endpoints, IngestConfig, run_ingest
+from bangscore.ingest.refresh import IngestConfig, run_ingest
 from bangscore.scoring.records import Catalog, GameRecord, NotRated, Sources
 from tests.ingest.replay import Handler, ReplayFactory, fixture_json, ok
 

@@ -20,7 +20,7 @@ from bangscore.ingest.reviews import (
     summarise_sample,
 )
 from bangscore.scoring.records import DateWindow, FirstDaysSplit
-from tests.ingest.replay import Replay, fixture_json, ok, start_replay, stop_replay
+from tests.ingest.replay import Replay, fixture_json, mock_replay, ok, stop_replay
 
 DAY = dt.date(2025, 3, 1)
 MakeReviews = Callable[..., list[Review]]
@@ -225,9 +225,11 @@ def served(tmp_path: Path) -> Iterator[Served]:
             )
             return ok(by_type[query["review_type"]][query["cursor"]])
 
-        server = start_replay({("GET", "/appreviews/620"): handle})
+        server = mock_replay({("GET", "/appreviews/620"): handle})
         settings = ClientSettings(default_rate_limit=RateLimit(1000, 1.0))
-        client = PoliteClient(settings, ResponseCache(tmp_path, DAY), sleep=lambda s: None)
+        client = PoliteClient(
+            settings, ResponseCache(tmp_path, DAY), sleep=lambda s: None, transport=server.transport
+        )
         servers.append(server)
         clients.append(client)
         return server, client

@@ -8,7 +8,7 @@ import pytest
 
 from bangscore.ingest.steamspy import SteamSpyAdapter, parse_steamspy_app, steamspy_fields
 from bangscore.scoring.records import GameRecord
-from tests.ingest.replay import fixture_json, ok, quiet_client, start_replay, stop_replay
+from tests.ingest.replay import fixture_json, mock_replay, ok, quiet_client, stop_replay
 
 # A recorded ``request=all`` page: appid -> the same app object ``appdetails`` answers with.
 ALL_PAGE = "steamspy/all_page_1_2023-02-04_excerpt.json"
@@ -43,9 +43,8 @@ def test_unknown_app_is_none() -> None:
     assert parse_steamspy_app(fixture_json("steamspy/handbuilt_appdetails_unknown.json")) is None
 
 
-@pytest.mark.server
 def test_adapter_fetch_over_replay(tmp_path: Path) -> None:
-    server = start_replay(
+    server = mock_replay(
         {
             ("GET", "/api.php"): lambda q, b: ok(
                 fixture_json("steamspy/handbuilt_appdetails_620.json")
@@ -62,7 +61,7 @@ def test_adapter_fetch_over_replay(tmp_path: Path) -> None:
         review_count=100,
     )
     try:
-        with quiet_client(tmp_path) as client:
+        with quiet_client(tmp_path, server) as client:
             patch = SteamSpyAdapter(server.base_url).fetch(client, record)
     finally:
         stop_replay(server)

@@ -18,7 +18,7 @@ from bangscore.ingest.storefront import (
     review_totals,
 )
 from bangscore.scoring.records import GameRecord
-from tests.ingest.replay import Replay, fixture_json, ok, quiet_client, start_replay, stop_replay
+from tests.ingest.replay import Replay, fixture_json, mock_replay, ok, quiet_client, stop_replay
 
 
 @pytest.mark.parametrize(
@@ -116,9 +116,9 @@ def test_review_totals(summary: dict[str, object], expected: tuple[int, int]) ->
 
 
 @pytest.fixture
-def storefront_server() -> Iterator[Replay]:
+def storefront_replay() -> Iterator[Replay]:
     summary = {"success": 1, "query_summary": {"total_positive": 435000, "total_negative": 5100}}
-    server = start_replay(
+    server = mock_replay(
         {
             ("GET", "/api/appdetails"): lambda q, b: ok(
                 fixture_json("storefront/appdetails_620_usd.json")
@@ -136,7 +136,7 @@ def storefront_server() -> Iterator[Replay]:
     stop_replay(server)
 
 
-def test_adapter_fetch_over_replay(storefront_server: Replay, tmp_path: Path) -> None:
+def test_adapter_fetch_over_replay(storefront_replay: Replay, tmp_path: Path) -> None:
     record = GameRecord(
         appid=620,
         name="Portal 2",
@@ -146,8 +146,8 @@ def test_adapter_fetch_over_replay(storefront_server: Replay, tmp_path: Path) ->
         review_score=1.0,
         review_count=100,
     )
-    adapter = StorefrontAdapter(storefront_server.base_url, storefront_server.base_url)
-    with quiet_client(tmp_path) as client:
+    adapter = StorefrontAdapter(storefront_replay.base_url, storefront_replay.base_url)
+    with quiet_client(tmp_path, storefront_replay) as client:
         patch = adapter.fetch(client, record)
     assert patch is not None
     assert (patch["price_usd"], patch["list_price_usd"], patch["discount_percent"]) == (
@@ -161,7 +161,7 @@ def test_adapter_fetch_over_replay(storefront_server: Replay, tmp_path: Path) ->
     assert "review_positive" not in patch and "release_year" in patch
     assert patch["tags"] == ("Puzzle", "Co-op", "First-Person", "Sci-fi", "Comedy")
     assert patch["release_date"] == dt.date(2011, 4, 18)
-    details_hit = next(h for h in storefront_server.hits if h.path == "/api/appdetails")
+    details_hit = next(h for h in storefront_replay.hits if h.path == "/api/appdetails")
     assert (details_hit.query["cc"], details_hit.query["appids"]) == ("us", "620")
-    summary_hit = next(h for h in storefront_server.hits if h.path == "/appreviews/620")
+    summary_hit = next(h for h in storefront_replay.hits if h.path == "/appreviews/620")
     assert (summary_hit.query["purchase_type"], summary_hit.query["json"]) == ("all", "1")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from argon2 import PasswordHasher
+from pydantic import SecretStr
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
@@ -156,7 +157,7 @@ def test_normalize_email(typed: str, expected: str | None) -> None:
 
 
 def test_session_secret_is_configured_or_generated_once_and_private(tmp_path: Path) -> None:
-    assert load_session_secret("configured", tmp_path) == "configured"
+    assert load_session_secret(SecretStr("configured"), tmp_path) == "configured"
     assert not (tmp_path / "session_secret").exists()
     first = load_session_secret(None, tmp_path / "state")
     assert len(first) >= 48

@@ -1,0 +1,101 @@
+"""The serve command's hand-off of settings to its workers: a file of mode 0600 that only its
+path names, so no secret sits in a worker's environment (issue 35)."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import psutil
+import pytest
+from pydantic import SecretStr
+
+from bangscore.serve_cli import SETTINGS_FILE_VARIABLE, worker_settings, write_worker_settings
+from bangscore.settings import Settings
+from bangscore.storage import LocalStorage
+from tests import factories
+from tests.live import ShimServer
+
+SESSION = "session-secret-" + "s" * 40
+STEAM = "steam-key-" + "k" * 22
+SMTP = "smtps://alerts:smtp-password-xyz@mail.example:465"
+
+
+def _settings(tmp_path: Path) -> Settings:
+    return Settings(
+        state_dir=tmp_path / "state",
+        port=9123,
+        workers=2,
+        session_secret=SecretStr(SESSION),
+        steam_api_key=SecretStr(STEAM),
+        itad_api_key=SecretStr("itad-key"),
+        smtp_url=SecretStr(SMTP),
+    )
+
+
+def test_the_settings_file_is_private_and_holds_only_what_workers_use(tmp_path: Path) -> None:
+    path = write_worker_settings(_settings(tmp_path), tmp_path)
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    text = path.read_text()
+    assert SESSION in text  # the workers sign sessions with it
+    for unused in (STEAM, "itad-key", "smtp-password-xyz"):
+        assert unused not in text
+
+
+def test_a_worker_reads_exactly_the_handed_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = write_worker_settings(_settings(tmp_path), tmp_path)
+    monkeypatch.setenv("BANGSCORE_PORT", "9999")  # ignored: the file is the serve command's
+    read = worker_settings({SETTINGS_FILE_VARIABLE: str(path)})
+    assert read.port == 9123
+    assert read.workers == 2
+    assert read.state_dir == tmp_path / "state"
+    assert read.session_secret is not None
+    assert read.session_secret.get_secret_value() == SESSION
+    assert read.steam_api_key is None and read.smtp_url is None
+
+
+def test_without_a_handed_file_a_worker_reads_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("BANGSCORE_PORT", "9321")
+    assert worker_settings({}).port == 9321
+
+
+def test_the_settings_file_is_never_overwritten(tmp_path: Path) -> None:
+    write_worker_settings(_settings(tmp_path), tmp_path)
+    with pytest.raises(FileExistsError):
+        write_worker_settings(_settings(tmp_path), tmp_path)
+
+
+@pytest.mark.server
+def test_no_secret_in_any_worker_environment(tmp_path: Path) -> None:
+    folder = tmp_path / "snapshots"
+    factories.publish_catalog(factories.small_catalog(), LocalStorage(folder), snapshot_id="s1")
+    server = ShimServer(
+        tmp_path / "state",
+        tmp_path / "shim.log",
+        snapshot=folder,
+        workers=2,
+        env={"BANGSCORE_SESSION_SECRET": SESSION, "BANGSCORE_STEAM_API_KEY": STEAM},
+    ).start()
+    try:
+        assert server.process is not None
+        # The supervisor keeps the environment it was started with (the operator's own); every
+        # process it starts (the workers) inherits only what it hands on.
+        workers = psutil.Process(server.process.pid).children(recursive=True)
+        assert len(workers) >= 2
+        handed = set()
+        for process in workers:
+            environ = process.environ()
+            assert SESSION not in "\0".join(f"{k}={v}" for k, v in environ.items())
+            assert STEAM not in "\0".join(environ.values())
+            if SETTINGS_FILE_VARIABLE in environ:
+                handed.add(environ[SETTINGS_FILE_VARIABLE])
+        (path,) = handed
+        assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    finally:
+        server.stop()
+    assert not Path(path).exists()  # removed when the server stops

@@ -60,6 +60,7 @@ from bangscore.contract.records import (
     SearchResult,
     Usage,
 )
+from bangscore.errors import BangScoreError
 
 KEY_VARIABLE = "BANGSCORE_API_KEY"
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
@@ -71,9 +72,10 @@ Query = Mapping[str, str]
 # -- errors ------------------------------------------------------------------------------------
 
 
-class BangScoreError(Exception):
+class ApiError(BangScoreError):
     """An answer that is not a success: the HTTP status and, when the server sent one, its
-    problem document (``code``, ``detail``, ``request_id``)."""
+    problem document (``code``, ``detail``, ``request_id``). The client's own family of the one
+    tree (:mod:`bangscore.errors`): a caller of the client imports these from here."""
 
     def __init__(self, status: int, problem: Problem | None, retry_after: float | None = None):
         self.status = status
@@ -85,7 +87,7 @@ class BangScoreError(Exception):
         super().__init__(f"{status} {self.code or 'error'}: {self.detail}")
 
 
-class InvalidParameter(BangScoreError):
+class InvalidParameter(ApiError):
     """400: a parameter was refused; :attr:`errors` names each once, with what it accepts."""
 
     @property
@@ -94,15 +96,15 @@ class InvalidParameter(BangScoreError):
         return list(self.problem.errors or []) if self.problem else []
 
 
-class AuthenticationFailed(BangScoreError):
+class AuthenticationFailed(ApiError):
     """401: the key is missing, malformed, unknown or revoked (``code`` says which)."""
 
 
-class PermissionDenied(BangScoreError):
+class PermissionDenied(ApiError):
     """403: the key's plan does not allow the endpoint (the export needs a bulk key)."""
 
 
-class NotFound(BangScoreError):
+class NotFound(ApiError):
     """404: no such game (``game_not_found``) or resource (``not_found``)."""
 
 
@@ -115,19 +117,19 @@ class GameNotRated(NotFound):
         return self.problem.reason if self.problem else None
 
 
-class RateLimited(BangScoreError):
+class RateLimited(ApiError):
     """429: the key's daily quota is spent; :attr:`retry_after` is the seconds to the reset."""
 
 
-class Unavailable(BangScoreError):
+class Unavailable(ApiError):
     """503: a backing store is unreachable; :attr:`retry_after` is the seconds to wait."""
 
 
-class ServerError(BangScoreError):
+class ServerError(ApiError):
     """500 or another 5xx: a fault on the server's side (quote :attr:`request_id`)."""
 
 
-_BY_STATUS: dict[int, type[BangScoreError]] = {
+_BY_STATUS: dict[int, type[ApiError]] = {
     400: InvalidParameter,
     401: AuthenticationFailed,
     403: PermissionDenied,
@@ -137,7 +139,7 @@ _BY_STATUS: dict[int, type[BangScoreError]] = {
 }
 
 
-def error_for(status: int, body: bytes, retry_after: float | None = None) -> BangScoreError:
+def error_for(status: int, body: bytes, retry_after: float | None = None) -> ApiError:
     """Given a failed answer's status, body and ``Retry-After`` seconds (or None), return
     the exception for it, its problem document parsed when the body is one."""
     try:
@@ -146,7 +148,7 @@ def error_for(status: int, body: bytes, retry_after: float | None = None) -> Ban
         problem = None
     if problem is not None and problem.code == "game_not_rated":
         return GameNotRated(status, problem, retry_after)
-    kind = _BY_STATUS.get(status, ServerError if status >= 500 else BangScoreError)
+    kind = _BY_STATUS.get(status, ServerError if status >= 500 else ApiError)
     return kind(status, problem, retry_after)
 
 
@@ -297,11 +299,11 @@ class _Core:
 
     def body_of(self, url: str, response: httpx.Response) -> bytes:
         """Given the final answer to a GET of ``url``, return its body (the kept one for a
-        304, kept anew for an ETag'd 200); raise the BangScoreError of a failure."""
+        304, kept anew for an ETag'd 200); raise the ApiError of a failure."""
         if response.status_code == 304:
             kept = self.cache.get(url)
             if kept is None:  # a 304 for a body we never kept: the server's mistake
-                raise BangScoreError(304, None)
+                raise ApiError(304, None)
             self.stats.revalidated += 1
             return kept[1]
         if response.status_code != 200:

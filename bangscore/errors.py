@@ -18,6 +18,7 @@ The tree (the module that raises each, in brackets)::
     ├── CatalogError (also ValueError)      a catalog file or raw dump is unreadable [ingest]
     ├── RowError (also ValueError)          one broken field of a dump row, skipped [ingest.dumps]
     ├── SourceError                         a live source answered an error status [ingest.http]
+    │   └── AnswerRefused                   too large, too slow or redirected away [ingest.http]
     ├── SourceUnreachableError              a live source could not be reached [ingest.http]
     ├── UnscorableGame (also ValueError)    a record lacks an input the score needs [scoring]
     ├── CatalogRefused                      a catalogue a build must not publish [build.guard]
@@ -38,6 +39,11 @@ The tree (the module that raises each, in brackets)::
     └── Refusal                             a resolver's refusal with a problem code [shim.answer]
         ├── NotFound                        404 (game_not_found, game_not_rated, not_found)
         └── Forbidden                       403 (insufficient_scope)
+
+The Python client's family (:class:`bangscore.client.ApiError` and its subclasses
+InvalidParameter, AuthenticationFailed, PermissionDenied, NotFound, GameNotRated,
+RateLimited, Unavailable, ServerError) derives from BangScoreError too, but is defined and
+imported in :mod:`bangscore.client`: it is the client library's public surface.
 """
 
 from __future__ import annotations
@@ -108,6 +114,16 @@ class SourceError(BangScoreError):
         super().__init__(f"{url} answered HTTP {status}")
         self.url = url
         self.status = status
+
+
+class AnswerRefused(SourceError):
+    """The host answered, but the answer is not one to read: too large, too slow as a whole,
+    or a redirect to another host. Not retried."""
+
+    def __init__(self, url: str, reason: str) -> None:
+        super().__init__(url, 200)
+        self.args = (f"{url}: {reason}",)
+        self.reason = reason
 
 
 class UnscorableGame(BangScoreError, ValueError):

@@ -5,9 +5,8 @@ schema the OpenAPI document and the fuzzer check the records against).
 This is the one place the export's schema is decided: the Parquet writer
 (:mod:`bangscore.build.parquet`) types its columns from it and the manifest
 (:class:`bangscore.contract.export.ExportManifest`) describes them from it, so the two cannot
-disagree. A field the schema gives no ``description`` takes its meaning from docs/API.md's
-detail record table (:data:`DOCUMENTED`, kept equal to the reference by
-tests/build/test_columns.py); a new wire field is a new column without a change here.
+disagree. Each column's description is its field's in the wire models
+(:mod:`bangscore.contract.records`); a new wire field is a new column without a change here.
 
 Types: integer -> int64; number -> float64, or decimal(10,2) for money (a name ending ``_usd``:
 exact cents, unit ``USD``); string -> string, date-format -> date32, date-time -> timestamp
@@ -28,60 +27,6 @@ from bangscore.build.openapi import DETAIL_PROPERTIES
 
 MONEY = pa.decimal128(10, 2)  # up to 99,999,999.99 dollars, exact cents
 FRACTION = "fraction (0-1)"
-
-# Meanings from docs/API.md (#list-item, #refund-signals, #detail-record, #early-window-signals)
-# for the fields whose JSON Schema carries no description yet.
-DOCUMENTED: Mapping[str, str] = {
-    "appid": "storefront application id; the id of the detail path",
-    "name": "game title",
-    "bang_score": "the score",
-    "tier": "banger, worth_it, fair or skip: tiers",
-    "genre": "one of the genres",
-    "price_usd": "current storefront price in US dollars (0 for a free game)",
-    "discount_percent": "current discount; 0 when not discounted",
-    "price_observed_at": "when the price shown was observed (RFC 3339, UTC); a catalogue's "
-    "prices are not all of one day, so compare it with the envelope's prices_as_of",
-    "review_score": "share of positive storefront reviews",
-    "length_hours": "hours to finish the main story (length_source says how it is known)",
-    "finish_rate": "share of players who finish; null when unknown",
-    "release_year": "four-digit year; null when unknown",
-    "url": "{site}/game/<appid>/<slug>, the game's page (slug: the name's lowercase ASCII "
-    "words joined by -)",
-    "refunded_review_share": "share of the sampled reviews whose writer refunded the game (the "
-    "storefront's own \"Product refunded\" label), weighted to the game's positive/negative "
-    "review mix",
-    "refunded_review_sample": "reviews sampled",
-    "refunded_review_flagged": "refunded reviews within the sample",
-    "refunded_review_percentile": "rank of the share among paid games sampled to the same "
-    "depth, catalog-wide",
-    "refunded_review_genre_percentile": "the same rank within the game's genre",
-    "refunded_review_genre_pool": "games of the genre the genre percentile ranks over",
-    "developer": "from the storefront",
-    "publisher": "from the storefront",
-    "metacritic": "critic score",
-    "completionist_hours": "hours to complete everything",
-    "becomes_banger_at_usd": "threshold: highest price at which the score reaches 80",
-    "worth_it_at_usd": "highest price at which the score reaches 65",
-    "verdict": "buy_now, wait_for_sale or skip",
-    "verdict_price_usd": "the price to wait for (wait_for_sale): a price seen in the past "
-    "year, else null",
-    "verdict_text": "the verdict in one sentence that quotes well, its price dated",
-    "genre_percentile": "share of the rated games of the same genre with a lower bang_score",
-    "list_price_usd": "undiscounted storefront price",
-    "historical_low_usd": "lowest price in the game's whole price history (at most today's price)",
-    "historical_low_at": "the day the price first reached that low",
-    "prices_as_of": "the catalogue's as-of time (RFC 3339, UTC)",
-    "review_count": "storefront reviews counted in review_score",
-    "tags": "storefront user tags, most-voted first, at most 20",
-    "refunded_review_over_2h": "share of the flagged reviews whose writer had more than 2 hours "
-    "played at review time",
-    "refunded_review_window": "dates of the sampled reviews",
-    "refunded_review_first_30_days": "refund counts for reviews written within 30 days of release",
-    "early_window_reviews": "reviews written in the early window.",
-    "early_window_positive_share": "positive share of those reviews (null when there are none).",
-    "early_window_review_share": "their share of the sample's storefront-purchase reviews.",
-    "estimated": "inputs that are estimates",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,10 +127,13 @@ def _field(name: str, schema: Mapping[str, Any], loose: bool) -> pa.Field:
 
 
 def describe(name: str, schema: Mapping[str, Any]) -> str:
-    """Given a detail field's name and JSON Schema, return its description: the schema's own,
-    else docs/API.md's (:data:`DOCUMENTED`). Raises KeyError for a field documented nowhere."""
+    """Given a detail field's name and JSON Schema, return its description (the wire model's,
+    :mod:`bangscore.contract.records`). Raises KeyError for a field the model leaves
+    undescribed."""
     own = schema.get("description")
-    return str(own) if own else DOCUMENTED[name]
+    if not own:
+        raise KeyError(f"the detail record's {name!r} has no description")
+    return str(own)
 
 
 def detail_columns(properties: Mapping[str, Any] = DETAIL_PROPERTIES) -> tuple[Column, ...]:

@@ -43,6 +43,7 @@ from tenacity import (
     stop_after_attempt,
 )
 
+from bangscore.errors import AnswerRefused as AnswerRefused
 from bangscore.errors import SourceError as SourceError
 from bangscore.errors import SourceUnreachableError as SourceUnreachableError
 
@@ -52,16 +53,6 @@ USER_AGENT = "bangscore-ingest/0.1 (+https://github.com/bangscore; polite nightl
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
 Params = Mapping[str, str | int]
-
-
-class AnswerRefused(SourceError):
-    """The host answered, but the answer is not one to read: too large, too slow as a whole,
-    or a redirect to another host. Not retried."""
-
-    def __init__(self, url: str, reason: str) -> None:
-        super().__init__(url, 200)
-        self.args = (f"{url}: {reason}",)
-        self.reason = reason
 
 
 class _RetryableStatusError(Exception):

@@ -3,27 +3,23 @@ and a description for every column, equal to docs/API.md's where the schema has 
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pytest
 
 from bangscore.build.columns import (
-    DOCUMENTED,
     MONEY,
     PRICE_HISTORY,
     SCORE_HISTORY,
     TAGS,
     arrow_type,
     changes_columns,
+    describe,
     detail_columns,
     unit,
 )
 from bangscore.build.openapi import DETAIL_PROPERTIES
-
-API_MD = Path(__file__).parents[2] / "docs" / "API.md"
 
 
 @pytest.mark.parametrize(
@@ -135,40 +131,14 @@ def test_every_games_column_is_a_detail_field_described_with_its_nullability() -
             "null" in schema_type if isinstance(schema_type, list) else False
         )
     field = next(c for c in columns if c.name == "price_usd").field()
-    assert field.metadata == {b"description": DOCUMENTED["price_usd"].encode(), b"unit": b"USD"}
+    described = DETAIL_PROPERTIES["price_usd"]["description"]
+    assert field.metadata == {b"description": described.encode(), b"unit": b"USD"}
 
 
-def _documented_meanings() -> dict[str, str]:
-    """Read docs/API.md's field tables (list item, refund signals, detail record) and the
-    early-window signals' list: field -> meaning, links and code marks removed."""
-    text = API_MD.read_text(encoding="utf-8")
-    found: dict[str, str] = {}
-    for title in ("### List item", "### Refund signals", "### Detail record"):
-        start = text.index(f"\n{title}\n")
-        block = text[start : text.index("\n#", start + len(title) + 2)]
-        for line in block.splitlines():
-            if not line.startswith("| `"):
-                continue
-            cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
-            for name in re.findall(r"`([a-z_0-9]+)`", cells[0]):
-                found[name] = cells[2]
-    start = text.index("#### Early-window signals")
-    block = text[start : text.index("\n#", start + 10)]
-    for match in re.finditer(r"- `(early_window_[a-z_]+)`: (.+?)(?=\n- |\Z)", block, re.S):
-        found[match[1]] = " ".join(match[2].split())
-    plain = {}
-    for name, meaning in found.items():
-        meaning = re.sub(r"\[([^\]]+)\]\([^)]+\)", r"\1", meaning)
-        plain[name] = meaning.replace("`", "").replace("\\|", "|")
-    return plain
-
-
-def test_descriptions_the_schema_lacks_are_docs_api_md_words() -> None:
-    documented = _documented_meanings()
-    for name, text in DOCUMENTED.items():
-        assert documented.get(name) == text, name
-    undescribed = {n for n, s in DETAIL_PROPERTIES.items() if not s.get("description")}
-    assert undescribed <= set(DOCUMENTED)
+def test_every_column_is_described_by_its_wire_model() -> None:
+    assert all(column.description for column in detail_columns())
+    with pytest.raises(KeyError, match="'made_up' has no description"):
+        describe("made_up", {"type": "integer"})
 
 
 @pytest.mark.parametrize(

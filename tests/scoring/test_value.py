@@ -493,7 +493,8 @@ def test_a_few_hundred_reviews_never_outrank_tens_of_thousands_at_the_same_share
     share: float, few: int, many: int
 ) -> None:
     base = game(9.99, share, few, 20.0, "rpg")
-    assert value.quality(base) <= value.quality(dataclasses.replace(base, review_count=many))
+    # (to float rounding: at the prior's own mean both shrink to the same share)
+    assert value.quality(base) <= value.quality(dataclasses.replace(base, review_count=many)) + 1e-9
 
 
 def test_the_prior_is_strong() -> None:

@@ -37,7 +37,6 @@ from bench.wrk import WrkResult, wrk
 LIST_PATH = "/api/v1/games?genre=rpg"
 BULK_LIMIT = 1_000_000_000
 START_SECONDS = 120.0
-WARM_SECONDS = 5.0  # past shim.app.WARM_AFTER_SECONDS and the warm-up it starts
 
 
 @dataclass(frozen=True)
@@ -80,11 +79,15 @@ def serve_command(state: Path, port: int, *, quiet: bool) -> list[str]:
 
 def warmed(url: str, auth: dict[str, str]) -> None:
     """Given a started server, build its deferred indexes (a search and a composed page need
-    them) and give its warm-up (the not-rated names, the heap settling, 2 s after the start)
-    time to end, so a measurement sees the steady state."""
+    them) and wait until its warm-up (the not-rated names, the heap settling, 2 s after the
+    start) ended (``bangscore_warm`` 1 on /metrics), so a measurement sees the steady state."""
     httpx.get(f"{url}/api/v1/search?q=portal", headers=auth, timeout=120.0)
     httpx.get(f"{url}/api/v1/games?genre=rpg,strategy&year_from=2010", headers=auth, timeout=120)
-    time.sleep(WARM_SECONDS)
+    deadline = time.monotonic() + START_SECONDS
+    while "\nbangscore_warm 1.0" not in httpx.get(f"{url}/metrics", timeout=10.0).text:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{url} not warm after {START_SECONDS} s")
+        time.sleep(0.2)
 
 
 def measure_log(state: Path, key: str, seconds: float, rounds: int, logs: Path) -> LogFigures:

@@ -153,6 +153,7 @@ def create_app(
             log.warning("could not index the unrated apps of %s: %s", snap.id, exc)
         if freeze_heap:
             heap.settle()
+        metrics.warm.set(1)
 
     async def tick(app: Starlette) -> None:
         """Once a second: flush the access log, sync the counters into the metrics."""

@@ -84,6 +84,15 @@ class Metrics:
             multiprocess_mode="livesum",
         )
         self.workers.set(1)
+        # 1 once the current snapshot's indexes are built and the heap settled (shim.app's
+        # warm-up, seconds after a start): the lowest over the workers.
+        self.warm = Gauge(
+            "bangscore_warm",
+            "1 when every worker has built its snapshot's indexes and settled its heap.",
+            registry=self.registry,
+            multiprocess_mode="livemin",
+        )
+        self.warm.set(0)
 
     def observe(self, status: int, seconds: float) -> None:
         """Given an answered request's status and its duration in seconds, count it."""

@@ -101,7 +101,9 @@ def test_request_asks_for_every_field_of_a_nightly_refresh_in_us_dollars() -> No
 
 def test_answer_keeps_only_answered_items_and_batches_cut_in_order() -> None:
     assert list(parse_store_items({"response": {"store_items": [portal()]}})) == [620]
-    assert parse_store_items({"response": {}}) == {}
+    # The store answers every appid asked: an empty answer is an outage, not an empty store.
+    with pytest.raises(ValueError, match="answered no item"):
+        parse_store_items({"response": {}})
     assert batches(range(5), 2) == [[0, 1], [2, 3], [4]]
     with pytest.raises(ValueError, match="at least 1"):
         batches([1], 0)

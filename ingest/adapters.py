@@ -1,7 +1,8 @@
 """The one registry of live sources: every adapter as one row (its name, the endpoint it asks,
 the per-host rate limit, the cycle it runs in, its batch size, the fields it observes and how
-it is made), read by the refresh (:mod:`ingest.refresh`), the dry-run plan (:mod:`ingest.plan`)
-and the command line. A new source is one adapter module and one row of :data:`ADAPTERS`.
+it is made), read by the refresh (:mod:`ingest.refresh`), the dry-run plan
+(:mod:`ingest.plan`) and the command line. A new source is one adapter module and one row of
+:data:`ADAPTERS`.
 
 The rate limits are the hosts' published or observed tolerances: ``appdetails`` about 200
 requests per 5 minutes (``appreviews`` shares that host), the Steam Web API 60 a minute,

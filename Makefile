@@ -136,8 +136,8 @@ imports: $(STAMP)  ## check the import contracts of pyproject.toml (import-linte
 check: lint typecheck imports  ## the fast loop (about 20 s warm): lint, typecheck, import contracts, tests that need no server
 	$(BIN)/pytest -q -n $(CHECK_WORKERS) -m "$(CHECK_MARKERS)"
 
-# `make test`: the tools are checked first (a missing one fails at once, tests/tools.py). Then
-# `python -m tests.real_catalogue` fills the real catalogue's cache (tests/real_catalogue.py)
+# `make test`: the tools are checked first (a missing one fails at once, tests/support/tools.py). Then
+# `python -m tests.support.real_catalogue` fills the real catalogue's cache (tests/support/real_catalogue.py)
 # beside the tests, untraced by coverage: first beside the `serial` tests, which assert
 # wall-clock timings and so run alone in one process (each of the two has a core), then beside
 # every other test on TEST_WORKERS pytest-xdist workers, which run the modules reading the cache
@@ -145,9 +145,9 @@ check: lint typecheck imports  ## the fast loop (about 20 s warm): lint, typeche
 TEST_WORKERS ?= auto
 
 test: $(STAMP) deps  ## the whole suite (real servers, chromium), with coverage: coverage/html
-	$(BIN)/python -m tests.tools
+	$(BIN)/python -m tests.support.tools
 	rm -rf $(COV_DIR) .coverage .coverage.*
-	$(BIN)/python -m tests.real_catalogue & warm=$$!; \
+	$(BIN)/python -m tests.support.real_catalogue & warm=$$!; \
 	  $(BIN)/pytest -q -n 0 -m serial --cov --cov-report=; serial=$$?; \
 	  $(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup -m "not serial" --cov --cov-append \
 	    --cov-report=term --cov-report=html:$(COV_DIR)/html \

@@ -30,8 +30,8 @@ import orjson
 from jinja2 import TemplateError
 
 from bangscore.contract.filters import detail_key
-from bangscore.mail import MailError, UnsafeMessage
-from bangscore.manifest import SnapshotError, read_body, read_manifest
+from bangscore.errors import MailError, SnapshotError, UnsafeMessage
+from bangscore.manifest import read_body, read_manifest
 from bangscore.storage import ObjectStorage
 from bangscore.stores.watchstore import PendingConfirmation, SentAlert, WatchRecord, WatchStore
 from bangscore.watch_links import WatchLinks

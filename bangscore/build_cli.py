@@ -29,8 +29,7 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
     """
     from bangscore.build.licences import read_licences
     from bangscore.build.pipeline import BuildOptions, run_build
-    from bangscore.ingest.catalog import CatalogError
-    from bangscore.scoring.pipeline import UnscorableGame
+    from bangscore.errors import CatalogError, UnscorableGame
 
     options = BuildOptions(
         load_catalog=lambda: _load_catalog(args.catalog, settings),
@@ -87,7 +86,7 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
 
     Exits 2 for an unknown source name and 1, with a one-line reason, when the catalog (or,
     with none yet, a bundled dump to seed it from) is missing or unreadable."""
-    from bangscore.ingest.catalog import CatalogError
+    from bangscore.errors import CatalogError
 
     try:
         return _print_ingest_plan(settings) if args.dry_run else _ingest(args, settings)
@@ -98,7 +97,7 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
 
 def _ingest(args: argparse.Namespace, settings: Settings) -> int:
     from bangscore.ingest.catalog import load_bundled_catalog, write_catalog
-    from bangscore.ingest.refresh import IngestConfig, run_ingest
+    from bangscore.ingest.live.refresh import IngestConfig, run_ingest
 
     path = settings.catalog_path
     if not path.exists():
@@ -126,9 +125,9 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
 
 def _print_ingest_plan(settings: Settings) -> int:
     """Print the plan of a full refresh of the current catalogue; send nothing."""
-    from bangscore.ingest.adapters import DEFAULT_HOST_LIMIT, DEFAULT_RATE_LIMITS, Endpoints
     from bangscore.ingest.catalog import load_bundled_catalog, read_catalog
-    from bangscore.ingest.plan import plan_refresh
+    from bangscore.ingest.live.adapters import DEFAULT_HOST_LIMIT, DEFAULT_RATE_LIMITS, Endpoints
+    from bangscore.ingest.live.plan import plan_refresh
 
     path = settings.catalog_path
     if path.exists():
@@ -151,7 +150,8 @@ def _print_ingest_plan(settings: Settings) -> int:
 def cmd_snapshots(args: argparse.Namespace, settings: Settings) -> int:
     """List, roll back to or verify snapshots, or delete unreferenced objects (gc)."""
     from bangscore.build.publish import collect_garbage, rollback
-    from bangscore.manifest import SnapshotError, list_snapshots, read_manifest, verify
+    from bangscore.errors import SnapshotError
+    from bangscore.manifest import list_snapshots, read_manifest, verify
     from bangscore.storage import open_object_storage
 
     snapshot_id = getattr(args, "id", None)

@@ -18,9 +18,9 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from bangscore import build_cli, keys_cli, serve_cli, watch_cli
+from bangscore.errors import KeyStoreError, KeyStoreUnavailable
 from bangscore.serve_cli import RedactKeys
 from bangscore.settings import Settings
-from bangscore.stores.keystore import KeyStoreError, KeyStoreUnavailable
 
 
 def _settings(args: argparse.Namespace) -> Settings:

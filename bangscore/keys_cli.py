@@ -57,7 +57,7 @@ def cmd_keys_create(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_keys_revoke(args: argparse.Namespace, settings: Settings) -> int:
     """Revoke a key by its id."""
-    from bangscore.stores.keystore import UnknownKey
+    from bangscore.errors import UnknownKey
 
     try:
         record = _open_store(settings, create=False).revoke_key(args.key_id)

@@ -44,8 +44,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from bangscore.contract.mailbox import plain_mailbox
-from bangscore.errors import MailError as MailError
-from bangscore.errors import UnsafeMessage as UnsafeMessage
+from bangscore.errors import MailError, UnsafeMessage
 
 TIMEOUT_SECONDS = 20.0
 DEADLINE_SECONDS = 600.0

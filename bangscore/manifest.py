@@ -32,8 +32,8 @@ from typing import Any
 import orjson
 from tqdm import tqdm
 
-from bangscore.errors import SnapshotError as SnapshotError
-from bangscore.storage import ObjectNotFound, ObjectStorage
+from bangscore.errors import ObjectNotFound, SnapshotError
+from bangscore.storage import ObjectStorage
 
 MANIFEST_SCHEMA = 1  # encodings are an optional fourth member: older manifests still read
 GZIP = "gzip"

@@ -15,16 +15,10 @@ import time
 from typing import Any
 
 from bangscore.arguments import bounded_int
+from bangscore.errors import UnknownWatch
 from bangscore.settings import Settings
 from bangscore.stores import open_watch_store
-from bangscore.stores.watchstore import (
-    TIERS,
-    Condition,
-    UnknownWatch,
-    WatchRecord,
-    WatchStore,
-    new_watch_id,
-)
+from bangscore.stores.watchstore import TIERS, Condition, WatchRecord, WatchStore, new_watch_id
 
 
 def _store(settings: Settings, *, create: bool) -> WatchStore:
@@ -47,8 +41,8 @@ def _unrated(appid: int, location: str) -> str | None:
     """Given an appid and the snapshot store, return why it cannot be watched (no snapshot,
     unknown, or known but not rated), or None when the current snapshot rates it."""
     from bangscore.alerts import SnapshotDetails
-    from bangscore.manifest import SnapshotError
-    from bangscore.storage import ObjectStorageError, open_object_storage
+    from bangscore.errors import ObjectStorageError, SnapshotError
+    from bangscore.storage import open_object_storage
 
     try:
         details = SnapshotDetails(open_object_storage(location))
@@ -145,10 +139,9 @@ def cmd_alerts_send(args: argparse.Namespace, settings: Settings) -> int:
     """Send the alerts of every watch whose condition became true; exit 1 if any stays
     pending (the SMTP server refused or could not be reached: retried next run)."""
     from bangscore.alerts import SnapshotDetails, send_alerts
+    from bangscore.errors import KeyStoreMissing, ObjectStorageError, SnapshotError
     from bangscore.mail import PYTHON_CHECKS_HEADERS, Mailer, SMTPServer
-    from bangscore.manifest import SnapshotError
-    from bangscore.storage import ObjectStorageError, open_object_storage
-    from bangscore.stores.keystore import KeyStoreMissing
+    from bangscore.storage import open_object_storage
     from bangscore.stores.secret import load_session_secret
     from bangscore.watch_links import WatchLinks
 

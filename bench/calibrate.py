@@ -203,7 +203,7 @@ def estimate_check(scored: Sequence[ScoredGame]) -> list[tuple[str, int, float, 
     tools left out), and the share of them whose measured main story is shorter than what the
     estimate counts for, now and in score version 2.0. A share near 25% means the estimate
     counts as the lower quartile of measured stories, as :mod:`scoring.value` intends."""
-    from bangscore.ingest.checks import PLAYTIME_TO_MAIN
+    from bangscore.ingest.resolve.checks import PLAYTIME_TO_MAIN
 
     rows: list[tuple[float, bool, bool]] = []
     for g in scored:
@@ -476,7 +476,8 @@ def _report_lines(report: IngestReport | None) -> list[str]:
         "|---|---:|",
         *[f"| {k} | {v:,} |" for k, v in report.dropped.most_common()],
         "",
-        "Length source of the rated games, and the length cross-check (`ingest/checks.py`):",
+        "Length source of the rated games, and the length cross-check "
+        "(`ingest/resolve/checks.py`):",
         "",
         "| | games |",
         "|---|---:|",
@@ -562,7 +563,8 @@ def render_report(
         "",
         f"Tags: {summary.tags_reordered:,} rated games have only the 2024 catalogue's "
         "alphabetical tag set; it is put in the order its tags typically hold in ranked lists "
-        "of games of the same storefront genres (`ingest/tags.py`), which recovers the genre "
+        "of games of the same storefront genres (`ingest/resolve/tags.py`), which recovers the "
+        "genre "
         "of 76% of ranked games from their alphabetised tags (70% alphabetical).",
         "",
         "## Landmarks: where known games landed in score versions 1, 2.0 and now",
@@ -583,7 +585,8 @@ def render_report(
         "## Estimated lengths",
         "",
         "A game without a HowLongToBeat time gets 0.7 x its positive reviewers' median "
-        "playtime (at most 30 h, `ingest/checks.py`), and the score counts that estimate as "
+        "playtime (at most 30 h, `ingest/resolve/checks.py`), and the score counts that estimate "
+        "as "
         "what a measured main story is likely to be at least (`scoring.value.estimated_hours`). "
         "The check, on the rated games that have both a measured length and the playtime the "
         "estimate is made from: the share whose measured main story is *shorter* than what "

@@ -124,7 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 rows = measure(LocalStorage(Path(tmp) / "local"), target, catalog, label, {})
                 _save(args.results, rows)
                 continue
-            from tests.servers import start_seaweed
+            from tests.support.servers import start_seaweed
 
             server = start_seaweed(Path(tmp) / "weed")
             try:

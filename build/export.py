@@ -62,7 +62,6 @@ from bangscore.contract.export import (
     PRICE_HISTORY_PARQUET,
     SCORE_HISTORY_PARQUET,
     TAGS_PARQUET,
-    ExportError,
     ExportFile,
     ExportManifest,
     SourceLicence,
@@ -73,9 +72,10 @@ from bangscore.contract.export import (
     licence_terms,
     read_latest,
 )
+from bangscore.errors import ExportError, ObjectNotFound
 from bangscore.manifest import digest
 from bangscore.scoring.pipeline import ScoredGame
-from bangscore.storage import ObjectNotFound, ObjectStorage, StoredObject
+from bangscore.storage import ObjectStorage, StoredObject
 
 _CHUNK_ROWS = 2000  # rows rendered per write into the compressor: bounds peak memory
 

@@ -11,7 +11,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
-from bangscore.errors import CatalogRefused as CatalogRefused
+from bangscore.errors import CatalogRefused
 from bangscore.scoring.records import GameRecord
 
 MAX_PRICE_USD = 10_000.0  # Steam's own ceiling is far below; past this a price is a typo

@@ -30,7 +30,8 @@ from bangscore.build.publish import (
 from bangscore.build.score_history import read_score_history
 from bangscore.build.snapshot import snapshot_objects
 from bangscore.contract.export import SourceLicence
-from bangscore.manifest import SnapshotError, read_manifest
+from bangscore.errors import SnapshotError
+from bangscore.manifest import read_manifest
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import Catalog
 from bangscore.storage import ObjectStorage, open_object_storage

@@ -20,12 +20,12 @@ from typing import Any
 
 from tqdm import tqdm
 
+from bangscore.errors import ObjectNotFound, SnapshotError
 from bangscore.manifest import (
     GZIP,
     Encoded,
     Entry,
     Manifest,
-    SnapshotError,
     compressible,
     digest,
     gzip_body,
@@ -34,7 +34,7 @@ from bangscore.manifest import (
     object_key,
     read_manifest,
 )
-from bangscore.storage import ObjectNotFound, ObjectStorage, StoredObject
+from bangscore.storage import ObjectStorage, StoredObject
 
 GC_GRACE_SECONDS = 24 * 3600  # an unreferenced object younger than this may be a build's
 

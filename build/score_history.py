@@ -20,7 +20,8 @@ from typing import Any, Final, NamedTuple
 
 import orjson
 
-from bangscore.manifest import SnapshotError, read_body, read_manifest
+from bangscore.errors import SnapshotError
+from bangscore.manifest import read_body, read_manifest
 from bangscore.storage import ObjectStorage
 
 __all__ = [

@@ -1,6 +1,6 @@
 """The catalog of the bundled dumps: read every source of the registry
-(:mod:`ingest.registry`), resolve and cross-check it into rated records and not-rated apps
-(:mod:`ingest.resolution`), date its prices (``prices_as_of``). The file format is
+(:mod:`ingest.dumps.registry`), resolve and cross-check it into rated records and not-rated apps
+(:mod:`ingest.resolve.resolution`), date its prices (``prices_as_of``). The file format is
 :mod:`ingest.catalog_file`; this module re-exports the names callers use.
 """
 
@@ -10,14 +10,13 @@ import datetime as dt
 import time
 from pathlib import Path
 
-from bangscore.ingest.catalog_file import CatalogError, read_catalog, write_catalog
-from bangscore.ingest.registry import BUNDLED, Source, read_observations
-from bangscore.ingest.resolution import IngestReport, assemble, prices_as_of
+from bangscore.ingest.catalog_file import read_catalog, write_catalog
+from bangscore.ingest.dumps.registry import BUNDLED, Source, read_observations
+from bangscore.ingest.resolve.resolution import IngestReport, assemble, prices_as_of
 from bangscore.scoring.records import Catalog
 
 __all__ = [
     "BUNDLED",
-    "CatalogError",
     "IngestReport",
     "Source",
     "assemble",

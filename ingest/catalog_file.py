@@ -14,10 +14,10 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
-from bangscore.errors import CatalogError as CatalogError
+from bangscore.errors import CatalogError
 from bangscore.scoring.records import Catalog, GameRecord, Provenance
 
-__all__ = ["CatalogError", "read_catalog", "write_catalog"]
+__all__ = ["read_catalog", "write_catalog"]
 
 
 def write_catalog(catalog: Catalog, path: Path) -> None:

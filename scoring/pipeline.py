@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from tqdm import tqdm
 
-from bangscore.errors import UnscorableGame as UnscorableGame
+from bangscore.errors import UnscorableGame
 from bangscore.scoring import tiers, value
 from bangscore.scoring.curve import PriceCurve, price_curve
 from bangscore.scoring.drivers import drivers

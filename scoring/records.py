@@ -95,7 +95,7 @@ class ReviewSample(BaseModel):
     """Per-game result of sampling storefront-purchase reviews (docs/API.md#refund-signals
     and docs/API.md#early-window-signals).
 
-    Filled by the live review sampler (``ingest.reviews``); absent (None on the record) until
+    Filled by the live review sampler (``ingest.live.reviews``); absent (None on the record) until
     the game is sampled. Percentiles are catalog-level and filled at build time, not here.
     """
 
@@ -143,7 +143,7 @@ class GameRecord(BaseModel):
     Units: prices in US dollars (float, cents precision), hours as float hours, fractions 0..1.
     A None means the input is unknown; it is never silently replaced by a guess. Where a value
     is a documented estimate, its field name is listed in ``estimated``; ``checks`` names the
-    cross-checks that fired (``ingest.checks``), ``provenance`` the source of every input.
+    cross-checks that fired (``ingest.resolve.checks``), ``provenance`` the source of every input.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -191,7 +191,7 @@ class GameRecord(BaseModel):
     median_playtime_hours: float | None = Field(default=None, ge=0)
     historical_low_usd: float | None = Field(default=None, ge=0)
     historical_low_at: dt.date | None = None
-    # Dated US price observations, oldest first (ingest.prices); price_usd/discount_percent
+    # Dated US price observations, oldest first (ingest.resolve.prices); price_usd/discount_percent
     # above already obey "only a current sale counts" against the catalog's prices_as_of.
     price_history: tuple[PricePoint, ...] = Field(default=(), max_length=MAX_PRICE_HISTORY)
     price_observed_at: dt.datetime | None = None
@@ -204,7 +204,7 @@ class GameRecord(BaseModel):
         default=(), description="Names of fields that are documented estimates"
     )
     checks: tuple[str, ...] = Field(
-        default=(), description="Cross-checks that fired on this record (ingest.checks)"
+        default=(), description="Cross-checks that fired on this record (ingest.resolve.checks)"
     )
 
 

@@ -1,6 +1,6 @@
 """Catalog-level ranks of refunded-review shares (the percentiles of
 docs/API.md#refund-signals), filled at build time
-from the per-game samples of the live review sampler (:mod:`ingest.reviews`)."""
+from the per-game samples of the live review sampler (:mod:`ingest.live.reviews`)."""
 
 from __future__ import annotations
 

@@ -158,8 +158,8 @@ GENRE_FAIR_PRICE_USD: Final[dict[str, float]] = {
 MIN_NORM_HOURS: Final = 3.0
 
 UNATTENDED_CAP_HOURS: Final = 2.0
-# An estimated length (0.7 x the positive reviewers' median playtime, ingest.checks) counts as
-# the lower quartile of the HowLongToBeat main story of games with that estimate: fitted by
+# An estimated length (0.7 x the positive reviewers' median playtime, ingest.resolve.checks) counts
+# as the lower quartile of the HowLongToBeat main story of games with that estimate: fitted by
 # quantile regression (tau 0.25) on the 15,242 rated games that have both, in units of the
 # genre's normal length N (scoring/CALIBRATION.md). Up to ESTIMATE_KNEE_NORMS x N a quarter of
 # measured stories are shorter than ESTIMATE_SHARE x the estimate; past the knee the estimate

@@ -41,15 +41,17 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from bangscore.errors import Forbidden as Forbidden
-from bangscore.errors import NotFound as NotFound
-from bangscore.errors import Refusal as Refusal
+from bangscore.errors import (
+    BadRequest,
+    KeyStoreUnavailable,
+    NotFound,
+    ObjectStorageError,
+    Refusal,
+)
 from bangscore.manifest import GZIP, compressible, etag_for, gzip_body
-from bangscore.shim.problems import BadRequest
 from bangscore.shim.quota import Quota, Window, rate_headers
 from bangscore.shim.source import LoadedSnapshot, SnapshotSource
-from bangscore.storage import ObjectStorageError
-from bangscore.stores.keystore import Hit, KeyStoreUnavailable
+from bangscore.stores.keystore import Hit
 
 JSON_TYPE = "application/json"
 HTML = "text/html; charset=utf-8"

@@ -18,12 +18,21 @@ from functools import partial
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bangscore.shim.answer import Allowance, Refusal, Resolved, Resolver, Stored, answer
-from bangscore.shim.problems import PROBLEM_TYPE, BadRequest, ParamError, problem_body
-from bangscore.shim.quota import AuthFailure, Quota, Window, rate_headers
-from bangscore.shim.source import CorruptObject, LoadedSnapshot, SnapshotSource
-from bangscore.storage import ObjectNotFound, ObjectStorageError
-from bangscore.stores.keystore import Hit, KeyRecord, KeyStoreUnavailable
+from bangscore.errors import (
+    AuthFailure,
+    BadRequest,
+    CorruptObject,
+    KeyStoreUnavailable,
+    ObjectNotFound,
+    ObjectStorageError,
+    ParamError,
+    Refusal,
+)
+from bangscore.shim.answer import Allowance, Resolved, Resolver, Stored, answer
+from bangscore.shim.problems import PROBLEM_TYPE, problem_body
+from bangscore.shim.quota import Quota, Window, rate_headers
+from bangscore.shim.source import LoadedSnapshot, SnapshotSource
+from bangscore.stores.keystore import Hit, KeyRecord
 
 log = logging.getLogger("bangscore.shim")
 EXPOSED = (

@@ -29,7 +29,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 
-from bangscore.manifest import SnapshotError
+from bangscore.errors import ObjectStorageError, SnapshotError
 from bangscore.settings import Settings
 from bangscore.shim import downloads, heap, routes
 from bangscore.shim.access_log import FLUSH_SECONDS, AccessLog
@@ -41,7 +41,6 @@ from bangscore.shim.pages import ROUTES as PAGE_ROUTES
 from bangscore.shim.pages import Pages
 from bangscore.shim.quota import Quota
 from bangscore.shim.source import SnapshotSource
-from bangscore.storage import ObjectStorageError
 
 if TYPE_CHECKING:
     from bangscore.shim.account.accounts import AccountSite

@@ -26,19 +26,25 @@ from starlette.routing import Route
 
 from bangscore.contract.export import (
     PREFIX,
-    ExportError,
     ExportManifest,
     download_type,
     presigned_urls,
     read_latest,
 )
 from bangscore.contract.limits import MAX_LINK_EXPIRES_DIGITS
+from bangscore.errors import (
+    ExportError,
+    Forbidden,
+    NotFound,
+    ObjectNotFound,
+    ObjectStorageUnavailable,
+)
 from bangscore.manifest import etag_for
 from bangscore.shim import api, params
-from bangscore.shim.answer import Forbidden, NotFound, Resolved
+from bangscore.shim.answer import Resolved
 from bangscore.shim.api import ProblemVoice
 from bangscore.shim.source import LoadedSnapshot
-from bangscore.storage import ObjectNotFound, ObjectStorage, ObjectStorageUnavailable
+from bangscore.storage import ObjectStorage
 from bangscore.stores.keystore import KeyRecord
 
 SALT = "bangscore-export-link"

@@ -27,6 +27,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from bangscore.errors import AuthFailure, BodyRefused, KeyStoreUnavailable
 from bangscore.shim.access_log import AccessLog
 from bangscore.shim.answer import Resolved, answer
 from bangscore.shim.api import (
@@ -39,11 +40,10 @@ from bangscore.shim.api import (
 from bangscore.shim.metrics import Metrics
 from bangscore.shim.page_policy import HSTS, browser_headers
 from bangscore.shim.problems import PROBLEM_TYPE, problem_body
-from bangscore.shim.protocol import PROTOCOL_ERROR, BodyRefused
-from bangscore.shim.quota import AuthFailure, Quota, rate_headers
+from bangscore.shim.protocol import PROTOCOL_ERROR
+from bangscore.shim.quota import Quota, rate_headers
 from bangscore.shim.source import SnapshotSource
 from bangscore.shim.store_watch import StoreWatch
-from bangscore.stores.keystore import KeyStoreUnavailable
 
 log = logging.getLogger("bangscore.shim")
 

@@ -51,22 +51,12 @@ from bangscore.contract.limits import MAX_APPID_DIGITS, MAX_LOOKUP_APPIDS, MAX_Q
 from bangscore.contract.not_rated import REASON_LABEL, NotRatedIndex
 from bangscore.contract.paging import page_rels
 from bangscore.contract.search import SearchIndex
+from bangscore.errors import BadRequest, NotFound, ParamError, Refusal
 from bangscore.manifest import etag_for
 from bangscore.shim import params
-from bangscore.shim.answer import (
-    HTML,
-    Allowance,
-    Fault,
-    NotFound,
-    Refusal,
-    Resolved,
-    Stored,
-    answer,
-    stored,
-)
+from bangscore.shim.answer import HTML, Allowance, Fault, Resolved, Stored, answer, stored
 from bangscore.shim.lists import ListPages
 from bangscore.shim.lru import Lru
-from bangscore.shim.problems import BadRequest, ParamError
 from bangscore.shim.quota import Quota, Window, rate_headers
 from bangscore.shim.source import LoadedSnapshot, SnapshotSource
 from bangscore.site.adult import keep_adult, replace_better_box

@@ -26,8 +26,8 @@ from bangscore.contract.limits import (
     MIN_QUERY_LENGTH,
     MIN_YEAR,
 )
+from bangscore.errors import BadRequest, ParamError
 from bangscore.scoring.genres import GENRES
-from bangscore.shim.problems import BadRequest, ParamError
 
 _DIGITS = re.compile(r"[0-9]+")
 # max_price: dollars with at most two decimals, no sign, no exponent, no spaces.

@@ -9,8 +9,7 @@ from typing import Any
 import orjson
 
 from bangscore.contract.api import ERROR_CODES
-from bangscore.errors import BadRequest as BadRequest
-from bangscore.errors import ParamError as ParamError
+from bangscore.errors import ParamError
 
 PROBLEM_TYPE = "application/problem+json"
 

@@ -49,7 +49,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResp
 from uvicorn.protocols.utils import get_remote_addr
 from uvicorn.server import ServerState
 
-from bangscore.errors import BodyRefused as BodyRefused
+from bangscore.errors import BodyRefused
 
 PROTOCOL_ERROR = "bangscore.protocol_error"  # scope["extensions"] key of a rejected request
 LINGER_SECONDS = 3.0  # after refusing a head: read and drop the rest this long at most

@@ -13,10 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from bangscore.errors import AuthFailure as AuthFailure
+from bangscore.errors import AuthFailure, KeyStoreUnavailable
 from bangscore.shim.lru import Lru
 from bangscore.stores.keys import is_well_formed, key_digest
-from bangscore.stores.keystore import Hit, KeyRecord, KeyStore, KeyStoreUnavailable
+from bangscore.stores.keystore import Hit, KeyRecord, KeyStore
 
 DAY_SECONDS = 86_400
 MAX_CACHED_KEYS = 100_000

@@ -21,13 +21,13 @@ from bangscore.contract.filters import OPENAPI_KEY, ROOT_KEY, detail_key
 from bangscore.contract.not_rated import REASON_DETAIL
 from bangscore.contract.paging import page_count, page_rels
 from bangscore.contract.records import Usage, ordered
+from bangscore.errors import BadRequest, NotFound
 from bangscore.manifest import etag_for
 from bangscore.shim import api, params
-from bangscore.shim.answer import JSON_TYPE, NotFound, Resolved, Stored, read, stored
+from bangscore.shim.answer import JSON_TYPE, Resolved, Stored, read, stored
 from bangscore.shim.api import KeyedResolver
 from bangscore.shim.metrics import CONTENT_TYPE, Metrics
 from bangscore.shim.pages import SEARCH_THREADS
-from bangscore.shim.problems import BadRequest
 from bangscore.shim.source import LoadedSnapshot
 from bangscore.stores.keystore import KeyRecord
 

@@ -25,12 +25,11 @@ from bangscore.contract.filters import INDEX_KEY, NOT_RATED_KEY, SEARCH_KEY
 from bangscore.contract.not_rated import NotRatedIndex
 from bangscore.contract.paging import page_bounds, render_page
 from bangscore.contract.search import SearchIndex
-from bangscore.errors import CorruptObject as CorruptObject
+from bangscore.errors import CorruptObject, ObjectNotFound, ObjectStorageError, SnapshotError
 from bangscore.manifest import (
     GZIP,
     Entry,
     ManifestView,
-    SnapshotError,
     decode_stored,
     digest,
     etag_for,
@@ -40,7 +39,7 @@ from bangscore.manifest import (
 )
 from bangscore.shim.compose import CompactIndex
 from bangscore.shim.lru import Lru
-from bangscore.storage import ObjectNotFound, ObjectStorage, ObjectStorageError
+from bangscore.storage import ObjectStorage
 
 log = logging.getLogger("bangscore.snapshot")
 MAX_ANSWERS = 16_384

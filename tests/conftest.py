@@ -13,20 +13,14 @@ from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import Catalog
 from bangscore.storage import LocalStorage, ObjectStorage
 from bangscore.stores.sqlite_store import SQLiteKeyStore
-from tests import factories
-from tests.redis_server import (  # noqa: F401 -- fixtures
-    redis_factory,
-    redis_server,
-    redis_url,
-    store_factory,
-)
-from tests.servers import aws_env, bucket, seaweed, seaweed_factory  # noqa: F401 -- fixtures
-from tests.smtp_server import (  # noqa: F401 -- fixtures
-    silent_smtp,
-    smtp_server,
-    smtputf8_server,
-    trickling_smtp,
-)
+from tests.support import factories
+
+# The real servers' fixtures (Redis, SeaweedFS, SMTP) live with their helpers in tests/support.
+pytest_plugins = [
+    "tests.support.redis_server",
+    "tests.support.servers",
+    "tests.support.smtp_server",
+]
 
 if TYPE_CHECKING:
     from bangscore.ingest.catalog import IngestReport
@@ -74,7 +68,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     xdist group that :data:`GROUP_BY_FIXTURE` names; put the modules of that group last."""
     # The modules that read the real catalogue run last, and of those the ones that serve its
     # published snapshot (the warm-up's last step) after the ones that only read the catalogue:
-    # by then `make test`'s warm-up (`python -m tests.real_catalogue`, beside pytest) has
+    # by then `make test`'s warm-up (`python -m tests.support.real_catalogue`, beside pytest) has
     # filled what they read, so no worker waits on a lock while other tests could run.
     # pytest-xdist hands tests out in this order.
     needs: dict[Path, int] = {}
@@ -96,7 +90,7 @@ def _browser_tools(request: pytest.FixtureRequest) -> None:
     """Fail (never skip) a ``browser`` module at once when chromium or axe-core is missing
     (`make deps` installs them): module-scoped and autouse, it runs before the module's own
     fixtures start a server. (`make test` checks every tool before pytest starts.)"""
-    from tests.browser import missing_tools
+    from tests.support.browser import missing_tools
 
     if request.node.get_closest_marker("browser") and (why := missing_tools()) is not None:
         pytest.fail(why)
@@ -139,8 +133,8 @@ def real_cache(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFac
 @pytest.fixture(scope="session")
 def bundled(real_cache: Path) -> tuple[Catalog, IngestReport]:
     """The catalog of the real bundled dumps and its report: built once per set of inputs and
-    kept on disk (tests/real_catalogue.py), read once per test session."""
-    from tests.real_catalogue import cached_catalogue
+    kept on disk (tests/support/real_catalogue.py), read once per test session."""
+    from tests.support.real_catalogue import cached_catalogue
 
     return cached_catalogue(real_cache)
 
@@ -149,6 +143,6 @@ def bundled(real_cache: Path) -> tuple[Catalog, IngestReport]:
 def real_snapshot(real_cache: Path) -> tuple[LocalStorage, list[ScoredGame]]:
     """The real catalog scored, and published once per set of inputs as snapshot ``s1`` into a
     folder that every module needing it shares (read only): (its store, the scored games)."""
-    from tests.real_catalogue import cached_games, cached_snapshot
+    from tests.support.real_catalogue import cached_games, cached_snapshot
 
     return cached_snapshot(real_cache), cached_games(real_cache)

@@ -21,10 +21,10 @@ from bangscore.storage import LocalStorage
 from bangscore.stores import open_watch_store
 from bangscore.stores.watchstore import Condition, WatchRecord
 from bangscore.watch_links import WatchLinks
-from tests import factories
-from tests.live import ShimServer, free_port
-from tests.smtp_server import SMTPServer as LiveSMTP
-from tests.smtp_server import body_text
+from tests.support import factories
+from tests.support.live import ShimServer, free_port
+from tests.support.smtp_server import SMTPServer as LiveSMTP
+from tests.support.smtp_server import body_text
 
 HOLLOW_KNIGHT = 367520
 PLAYER = "player@example.com"

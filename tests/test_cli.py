@@ -14,7 +14,7 @@ from bangscore.settings import Settings
 from bangscore.storage import LocalStorage
 from bangscore.stores.keys import is_well_formed, key_id
 from bangscore.stores.sqlite_store import SQLiteKeyStore
-from tests.factories import make_catalog, small_catalog
+from tests.support.factories import make_catalog, small_catalog
 
 
 @pytest.fixture

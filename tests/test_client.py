@@ -30,9 +30,9 @@ from bangscore.client import (
 from bangscore.contract.export import FILES
 from bangscore.contract.records import GameDetail, ListItem
 from bangscore.storage import LocalStorage
-from tests import factories
 from tests.hardening.conftest import add_key, publish_into
-from tests.live import ShimServer, wait_for
+from tests.support import factories
+from tests.support.live import ShimServer, wait_for
 
 UNKNOWN = 900_000  # appids from here up are known to no source
 # Real servers: `make check` leaves these out (the marker a server fixture would add).

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import re
 
 import pytest
 
@@ -51,3 +52,19 @@ def test_the_tree_drawn_in_the_docstring_names_every_class() -> None:
 
     doc = bangscore.errors.__doc__ or ""
     assert [c.__name__ for c in CLASSES if c.__name__ not in doc] == []
+
+
+def test_every_name_of_the_tree_has_one_import_path() -> None:
+    """No module re-exports a class of the tree under an alias (``from bangscore.errors import
+    X as X``): a reader finds each exception where it is defined, and imports it from there."""
+    from tests.test_layers import module_files
+
+    aliased = []
+    for name, path in module_files().items():
+        if name == "bangscore.errors":
+            continue
+        text = path.read_text(encoding="utf-8")
+        aliased += [
+            f"{name}: {m}" for m in re.findall(r"from bangscore\.errors import (\w+) as \1\b", text)
+        ]
+    assert aliased == []

@@ -16,18 +16,11 @@ import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
 
-from bangscore.mail import (
-    Mailer,
-    MailError,
-    SMTPServer,
-    UnsafeMessage,
-    header_text,
-    mailbox,
-    new_message,
-)
-from tests.live import free_port
-from tests.smtp_server import Inbox, body_text
-from tests.smtp_server import SMTPServer as LiveSMTP
+from bangscore.errors import MailError, UnsafeMessage
+from bangscore.mail import Mailer, SMTPServer, header_text, mailbox, new_message
+from tests.support.live import free_port
+from tests.support.smtp_server import Inbox, body_text
+from tests.support.smtp_server import SMTPServer as LiveSMTP
 
 USER, PASSWORD = "alerts", "s3cret:pass"
 

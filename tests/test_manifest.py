@@ -10,15 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bangscore.manifest import (
-    Encoded,
-    Entry,
-    LazyEntries,
-    Manifest,
-    ManifestView,
-    SnapshotError,
-    digest,
-)
+from bangscore.errors import SnapshotError
+from bangscore.manifest import Encoded, Entry, LazyEntries, Manifest, ManifestView, digest
 
 CREATED = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
 KEYS = st.text(

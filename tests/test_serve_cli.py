@@ -14,8 +14,8 @@ from pydantic import SecretStr
 from bangscore.serve_cli import SETTINGS_FILE_VARIABLE, worker_settings, write_worker_settings
 from bangscore.settings import Settings
 from bangscore.storage import LocalStorage
-from tests import factories
-from tests.live import ShimServer
+from tests.support import factories
+from tests.support.live import ShimServer
 
 SESSION = "session-secret-" + "s" * 40
 STEAM = "steam-key-" + "k" * 22

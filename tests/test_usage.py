@@ -14,7 +14,7 @@ import pytest
 
 from bangscore.stores.keystore import KeyRecord, KeyStore, KeyView
 from bangscore.usage import AccountUsage, abuse_report, format_report
-from tests.live import REPO
+from tests.support.live import REPO
 
 DAY = dt.date(2026, 11, 20)
 

@@ -13,8 +13,8 @@ from bangscore.cli import main
 from bangscore.storage import LocalStorage
 from bangscore.stores import open_watch_store
 from bangscore.stores.watchstore import Condition, SentAlert, WatchRecord
-from tests import factories
-from tests.live import free_port
+from tests.support import factories
+from tests.support.live import free_port
 
 Run = Callable[..., tuple[int, str, str]]
 RATED = {620: "Portal 2", 367520: "Hollow Knight"}

@@ -34,8 +34,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bangscore.contract.api import ATTRIBUTION_TEXT
 from bangscore.contract.records import component_schemas, inline
-from bangscore.errors import ExportError as ExportError
-from bangscore.storage import ObjectNotFound, ObjectStorage
+from bangscore.errors import ExportError, ObjectNotFound
+from bangscore.storage import ObjectStorage
 
 SCHEMA_VERSION = 2  # 2: Parquet tables, content types, updated_at, addresses, schema, licence
 PREFIX = "export/"

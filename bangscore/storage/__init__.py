@@ -6,18 +6,16 @@ The S3 backend is imported only when chosen (boto3 is slow to import).
 
 from __future__ import annotations
 
-from bangscore.errors import InvalidLocation
+from bangscore.errors import (
+    InvalidLocation,
+)
 from bangscore.storage.objects import (
     LOCAL_WRITERS,
     POINTER_KEY,
     LocalStorage,
     MemoryStorage,
     ObjectInfo,
-    ObjectNotFound,
     ObjectStorage,
-    ObjectStorageError,
-    ObjectStorageUnavailable,
-    PointerConflict,
     StoredObject,
 )
 
@@ -27,11 +25,7 @@ __all__ = [
     "LocalStorage",
     "MemoryStorage",
     "ObjectInfo",
-    "ObjectNotFound",
     "ObjectStorage",
-    "ObjectStorageError",
-    "ObjectStorageUnavailable",
-    "PointerConflict",
     "StoredObject",
     "open_object_storage",
 ]

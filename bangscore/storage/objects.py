@@ -21,11 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from bangscore.errors import InvalidLocation
-from bangscore.errors import ObjectNotFound as ObjectNotFound
-from bangscore.errors import ObjectStorageError as ObjectStorageError
-from bangscore.errors import ObjectStorageUnavailable as ObjectStorageUnavailable
-from bangscore.errors import PointerConflict as PointerConflict
+from bangscore.errors import (
+    InvalidLocation,
+    ObjectNotFound,
+    ObjectStorageUnavailable,
+    PointerConflict,
+)
 from bangscore.storage.object_table import BATCH as TABLE_BATCH
 from bangscore.storage.object_table import FILENAME as TABLE_FILE
 from bangscore.storage.object_table import ObjectTable

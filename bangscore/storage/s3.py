@@ -40,17 +40,14 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
-from bangscore.errors import InvalidLocation
-from bangscore.storage.objects import (
-    POINTER_KEY,
-    ObjectInfo,
+from bangscore.errors import (
+    InvalidLocation,
     ObjectNotFound,
     ObjectStorageError,
     ObjectStorageUnavailable,
     PointerConflict,
-    StoredObject,
-    _check_key,
 )
+from bangscore.storage.objects import POINTER_KEY, ObjectInfo, StoredObject, _check_key
 
 if TYPE_CHECKING:
     from types_boto3_s3 import S3Client

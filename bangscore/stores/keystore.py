@@ -12,11 +12,10 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from bangscore.errors import AccountExists as AccountExists
-from bangscore.errors import KeyStoreError as KeyStoreError
-from bangscore.errors import KeyStoreMissing as KeyStoreMissing
-from bangscore.errors import KeyStoreUnavailable as KeyStoreUnavailable
-from bangscore.errors import UnknownKey as UnknownKey
+from bangscore.errors import (
+    KeyStoreError,
+    KeyStoreUnavailable,
+)
 from bangscore.stores.keys import generate_key, key_digest, key_id
 
 Plan = Literal["free", "pro", "bulk"]

@@ -53,17 +53,14 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from bangscore.errors import AccountExists, KeyStoreError, KeyStoreUnavailable, UnknownKey
 from bangscore.stores.keystore import (
-    AccountExists,
     AccountRecord,
     Failures,
     Hit,
     KeyRecord,
-    KeyStoreError,
-    KeyStoreUnavailable,
     KeyView,
     SessionRecord,
-    UnknownKey,
 )
 
 log = logging.getLogger("bangscore.redis_store")

@@ -20,15 +20,13 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import orjson
 import redis
 
-from bangscore.stores.keystore import KeyStoreUnavailable
+from bangscore.errors import KeyStoreUnavailable, TooManyWatches, UnknownWatch
 from bangscore.stores.watchstore import (
     MAX_WATCHES_PER_ADDRESS,
     Address,
     Condition,
     PendingConfirmation,
     SentAlert,
-    TooManyWatches,
-    UnknownWatch,
     WatchRecord,
     new_confirm_id,
     retry_delay,

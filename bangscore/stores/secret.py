@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import SecretStr
 
-from bangscore.stores.keystore import KeyStoreMissing
+from bangscore.errors import KeyStoreMissing
 
 
 def load_session_secret(

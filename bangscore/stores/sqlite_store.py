@@ -24,18 +24,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bangscore.stores.keystore import (
+from bangscore.errors import (
     AccountExists,
+    KeyStoreError,
+    KeyStoreMissing,
+    KeyStoreUnavailable,
+    UnknownKey,
+)
+from bangscore.stores.keystore import (
     AccountRecord,
     Failures,
     Hit,
     KeyRecord,
-    KeyStoreError,
-    KeyStoreMissing,
-    KeyStoreUnavailable,
     KeyView,
     SessionRecord,
-    UnknownKey,
 )
 
 SCHEMA = """

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bangscore.stores.keystore import KeyStoreMissing, KeyStoreUnavailable
+from bangscore.errors import KeyStoreMissing, KeyStoreUnavailable, TooManyWatches, UnknownWatch
 from bangscore.stores.sqlite_store import _faults, thread_connection
 from bangscore.stores.watchstore import (
     MAX_WATCHES_PER_ADDRESS,
@@ -20,8 +20,6 @@ from bangscore.stores.watchstore import (
     Condition,
     PendingConfirmation,
     SentAlert,
-    TooManyWatches,
-    UnknownWatch,
     WatchRecord,
     new_confirm_id,
     retry_delay,

@@ -20,9 +20,6 @@ import secrets
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from bangscore.errors import TooManyWatches as TooManyWatches
-from bangscore.errors import UnknownWatch as UnknownWatch
-
 WatchTier = Literal["worth_it", "banger"]
 TIERS: tuple[WatchTier, ...] = ("worth_it", "banger")
 # The tiers that satisfy each watched tier (a banger is also worth it).

@@ -51,26 +51,19 @@ from starlette.routing import BaseRoute, Route
 from bangscore.contract.api import ATTRIBUTION_TEXT
 from bangscore.contract.limits import MAX_QUERY_LENGTH
 from bangscore.contract.mailbox import plain_mailbox
-from bangscore.errors import FormTooLarge as FormTooLarge
-from bangscore.shim.account.passwords import (
-    MAX_PASSWORD,
+from bangscore.errors import (
+    AccountExists,
+    FormTooLarge,
     HashingBusy,
-    HashingGate,
-    password_problem,
+    KeyStoreUnavailable,
+    UnknownKey,
 )
+from bangscore.shim.account.passwords import MAX_PASSWORD, HashingGate, password_problem
 from bangscore.shim.quota import window_at
 from bangscore.site.render import format_day, package_stylesheet, style_version
 from bangscore.stores.addresses import normalize_email
 from bangscore.stores.keys import key_digest
-from bangscore.stores.keystore import (
-    AccountExists,
-    AccountRecord,
-    KeyStore,
-    KeyStoreUnavailable,
-    KeyView,
-    UnknownKey,
-    issue_key,
-)
+from bangscore.stores.keystore import AccountRecord, KeyStore, KeyView, issue_key
 
 __all__ = ["AccountSite", "SignInLimits", "account_routes", "normalize_email"]
 

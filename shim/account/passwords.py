@@ -19,7 +19,7 @@ import anyio
 import anyio.to_thread
 from zxcvbn import zxcvbn
 
-from bangscore.errors import HashingBusy as HashingBusy
+from bangscore.errors import HashingBusy
 
 MIN_PASSWORD = 10
 MAX_PASSWORD = 1024  # argon2 takes any length; a bound keeps form bodies small

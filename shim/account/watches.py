@@ -31,19 +31,11 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from bangscore.contract.filters import detail_key
+from bangscore.errors import KeyStoreUnavailable, ObjectStorageError, TooManyWatches, UnknownWatch
 from bangscore.shim.account.accounts import PAGE_HEADERS, AccountSite
 from bangscore.shim.quota import Quota, rate_headers
 from bangscore.shim.source import SnapshotSource
-from bangscore.storage import ObjectStorageError
-from bangscore.stores.keystore import KeyStoreUnavailable
-from bangscore.stores.watchstore import (
-    Condition,
-    TooManyWatches,
-    UnknownWatch,
-    WatchRecord,
-    WatchStore,
-    new_watch_id,
-)
+from bangscore.stores.watchstore import Condition, WatchRecord, WatchStore, new_watch_id
 from bangscore.watch_links import WatchLinks
 
 log = logging.getLogger("bangscore.watches")

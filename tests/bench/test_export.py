@@ -10,7 +10,7 @@ from bangscore.build.score_history import extend
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import Catalog
 from bench.export import SITE, T0, export_section, measure_export
-from tests import factories
+from tests.support import factories
 
 
 def test_figures_are_the_exports_bytes_and_rows() -> None:

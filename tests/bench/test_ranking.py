@@ -8,7 +8,7 @@ from bangscore.build.buyer import buyer_fields
 from bangscore.scoring.genres import GENRES
 from bangscore.scoring.pipeline import score_catalog
 from bench.ranking import sections
-from tests import factories
+from tests.support import factories
 
 
 def test_the_report_lists_the_top_genres_and_the_verdict_counts() -> None:

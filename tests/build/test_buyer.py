@@ -14,7 +14,7 @@ from bangscore.build.buyer import (
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import Provenance, Sources
 from bangscore.site.history_chart import HistoryPoint
-from tests.factories import make_record
+from tests.support.factories import make_record
 
 PRICE_DAY = dt.date(2026, 7, 24)
 LOW_DAY = dt.date(2025, 10, 16)

@@ -51,7 +51,7 @@ from bangscore.manifest import read_body, read_manifest
 from bangscore.scoring.pipeline import ScoredGame, score_catalog
 from bangscore.scoring.records import GameRecord, Provenance
 from bangscore.storage import LocalStorage, MemoryStorage
-from tests import factories
+from tests.support import factories
 
 T0 = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
 

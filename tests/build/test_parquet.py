@@ -33,7 +33,7 @@ from bangscore.build.score_history import extend, read_score_history
 from bangscore.contract.export import FILES, ExportManifest
 from bangscore.scoring.records import Catalog, PricePoint
 from bangscore.scoring.tiers import tier
-from tests import factories
+from tests.support import factories
 
 T0 = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
 
@@ -163,7 +163,7 @@ def real_export(
 ) -> tuple[Path, ExportManifest, list[dict[str, Any]]]:
     """The real catalogue's export written to a folder: (folder, manifest, detail records).
     Its score history is one build's, a point per game, as the first build writes it."""
-    from tests.real_catalogue import cached_games
+    from tests.support.real_catalogue import cached_games
 
     catalog, _ = bundled
     games = cached_games(real_cache)

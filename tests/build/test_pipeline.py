@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from bangscore.build.guard import CatalogRefused
 from bangscore.build.pipeline import BuildOptions, current_games, run_build
+from bangscore.errors import CatalogRefused
 from bangscore.manifest import list_snapshots, read_manifest
 from bangscore.storage import LocalStorage
-from tests.factories import SITE, make_catalog, small_catalog
+from tests.support.factories import SITE, make_catalog, small_catalog
 
 
 def options(tmp_path: Path, count: int = 45, **changes: object) -> BuildOptions:

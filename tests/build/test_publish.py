@@ -8,8 +8,8 @@ from collections.abc import Iterator
 import pytest
 
 from bangscore.build.publish import new_snapshot_id, prune, publish, rollback
+from bangscore.errors import PointerConflict, SnapshotError
 from bangscore.manifest import (
-    SnapshotError,
     digest,
     list_snapshots,
     manifest_key,
@@ -17,7 +17,7 @@ from bangscore.manifest import (
     read_manifest,
     verify,
 )
-from bangscore.storage import MemoryStorage, PointerConflict, StoredObject
+from bangscore.storage import MemoryStorage, StoredObject
 
 T0 = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
 

@@ -20,11 +20,12 @@ from bangscore.build.score_history import (
 )
 from bangscore.build.snapshot import snapshot_objects
 from bangscore.contract.filters import detail_key, game_page_key
-from bangscore.manifest import SnapshotError, object_key, read_body, read_manifest
+from bangscore.errors import SnapshotError
+from bangscore.manifest import object_key, read_body, read_manifest
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import GameRecord
 from bangscore.storage import MemoryStorage, StoredObject
-from tests import factories
+from tests.support import factories
 
 D1, D2, D3 = dt.date(2026, 7, 22), dt.date(2026, 7, 23), dt.date(2026, 7, 24)
 

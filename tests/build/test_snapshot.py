@@ -28,7 +28,7 @@ from bangscore.scoring.genres import GENRES
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import PricePoint
 from bangscore.storage import ObjectStorage, StoredObject
-from tests import factories
+from tests.support import factories
 
 
 def body(storage: ObjectStorage, key: str) -> Any:

@@ -11,7 +11,6 @@ import pytest
 
 from bangscore.contract.export import (
     LATEST_KEY,
-    ExportError,
     ExportFile,
     ExportManifest,
     SourceLicence,
@@ -19,6 +18,7 @@ from bangscore.contract.export import (
     manifest_schema,
     read_latest,
 )
+from bangscore.errors import ExportError
 from bangscore.storage import MemoryStorage, StoredObject
 
 T0 = dt.datetime(2026, 11, 24, tzinfo=dt.UTC)

@@ -19,10 +19,10 @@ import pytest
 
 from bangscore.build.openapi import openapi_document
 from bangscore.contract import limits
+from bangscore.errors import BadRequest
 from bangscore.shim import params
-from bangscore.shim.problems import BadRequest
 from bangscore.site.render import Listing, SiteRenderer
-from tests.factories import SITE
+from tests.support.factories import SITE
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCUMENT = openapi_document(SITE, SITE)

@@ -32,7 +32,7 @@ from bangscore.scoring.genres import GENRES
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.tiers import TIERS
 from bangscore.storage import LocalStorage, ObjectStorage
-from tests import factories
+from tests.support import factories
 from tests.test_api_doc import section
 
 

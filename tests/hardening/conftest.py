@@ -18,8 +18,8 @@ from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import GameRecord
 from bangscore.storage import LocalStorage
 from bangscore.stores.sqlite_store import SQLiteKeyStore
-from tests import factories
-from tests.live import ShimServer
+from tests.support import factories
+from tests.support.live import ShimServer
 
 SITE = factories.SITE
 

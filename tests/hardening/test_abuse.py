@@ -16,10 +16,10 @@ import httpx
 import orjson
 import pytest
 
-from tests import factories
 from tests.hardening.conftest import ServerFactory, SharedServer, publish_into
 from tests.hardening.test_edge import connect, parse, read_until_closed, rss_mib, send_all
-from tests.live import ShimServer, wait_for
+from tests.support import factories
+from tests.support.live import ShimServer, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.serial]  # real servers; timings: run alone
 

@@ -19,9 +19,9 @@ import orjson
 import pytest
 
 from bangscore.stores.keys import generate_key
-from tests.factories import small_catalog
 from tests.hardening.conftest import ServerFactory, SharedServer, publish_into
-from tests.live import ShimServer, wait_for
+from tests.support.factories import small_catalog
+from tests.support.live import ShimServer, wait_for
 
 pytestmark = pytest.mark.slow  # real servers, thousands of requests
 

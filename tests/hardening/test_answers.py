@@ -10,8 +10,8 @@ import pytest
 
 from bangscore.manifest import object_key, read_manifest
 from bangscore.storage import LocalStorage, StoredObject
-from tests import factories
 from tests.hardening.conftest import ServerFactory, add_key, publish_into
+from tests.support import factories
 
 
 def used(response: httpx.Response) -> int:

@@ -13,9 +13,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests import factories
 from tests.hardening.conftest import ServerFactory, publish_into
-from tests.live import ShimServer
+from tests.support import factories
+from tests.support.live import ShimServer
 
 pytestmark = [pytest.mark.slow, pytest.mark.serial]  # real servers; timings: run alone
 

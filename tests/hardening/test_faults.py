@@ -16,9 +16,9 @@ from bangscore.manifest import etag_for, gzip_body, object_key, read_manifest
 from bangscore.scoring.records import GameRecord
 from bangscore.storage import LocalStorage, StoredObject
 from bangscore.stores.sqlite_store import MAX_BLOCK
-from tests import factories
 from tests.hardening.conftest import ServerFactory, add_key, publish_into
-from tests.live import wait_for
+from tests.support import factories
+from tests.support.live import wait_for
 
 pytestmark = pytest.mark.slow  # real servers
 

@@ -22,7 +22,7 @@ from schemathesis.generation.modes import GenerationMode
 from bangscore.contract.api import ROUTES
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.storage import ObjectStorage
-from tests import factories
+from tests.support import factories
 
 MAX_EXAMPLES = 40
 # A third of the fast loop's time: it runs in `make test`, not in `make check`.

@@ -21,7 +21,8 @@ from bangscore.alerts import SnapshotDetails, send_alerts
 from bangscore.build.publish import publish as build_publish
 from bangscore.build.snapshot import snapshot_objects
 from bangscore.cli import main
-from bangscore.mail import Mailer, MailError, SMTPServer
+from bangscore.errors import MailError
+from bangscore.mail import Mailer, SMTPServer
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import GameRecord
 from bangscore.storage import LocalStorage
@@ -29,11 +30,11 @@ from bangscore.stores import open_watch_store
 from bangscore.stores.secret import load_session_secret
 from bangscore.stores.watchstore import Condition, WatchRecord, WatchStore
 from bangscore.watch_links import WatchLinks
-from tests import factories
 from tests.hardening.conftest import ServerFactory
-from tests.live import ShimServer
-from tests.smtp_server import SilentServer, body_text
-from tests.smtp_server import SMTPServer as LiveSMTP
+from tests.support import factories
+from tests.support.live import ShimServer
+from tests.support.smtp_server import SilentServer, body_text
+from tests.support.smtp_server import SMTPServer as LiveSMTP
 
 pytestmark = [pytest.mark.server]
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')

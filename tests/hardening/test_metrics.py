@@ -10,9 +10,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.factories import small_catalog
 from tests.hardening.conftest import ServerFactory, SharedServer, publish_into
-from tests.live import ShimServer, parse_metrics, wait_for
+from tests.support.factories import small_catalog
+from tests.support.live import ShimServer, parse_metrics, wait_for
 
 SECRET_SERIES = "bangscore_store_errors_total"
 

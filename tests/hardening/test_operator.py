@@ -17,9 +17,9 @@ import pytest
 from bangscore.ingest.catalog import write_catalog
 from bangscore.manifest import list_snapshots, object_key, read_manifest
 from bangscore.storage import LocalStorage, StoredObject
-from tests.factories import make_catalog, small_catalog
 from tests.hardening.conftest import ServerFactory, publish_into
-from tests.live import REPO, free_port, wait_for
+from tests.support.factories import make_catalog, small_catalog
+from tests.support.live import REPO, free_port, wait_for
 
 pytestmark = pytest.mark.slow  # real builds and servers
 

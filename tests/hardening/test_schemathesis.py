@@ -19,8 +19,8 @@ from pathlib import Path
 
 from bangscore.build.export import write_export
 from bangscore.storage import LocalStorage
-from tests import factories
 from tests.hardening.conftest import ServerFactory, add_key, publish_into
+from tests.support import factories
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")

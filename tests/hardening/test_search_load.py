@@ -13,9 +13,9 @@ import httpx
 import pytest
 
 from bangscore.scoring.records import GameRecord
-from tests import factories
 from tests.hardening.conftest import ServerFactory, add_key, publish_into
-from tests.live import wait_for
+from tests.support import factories
+from tests.support.live import wait_for
 
 pytestmark = [pytest.mark.server, pytest.mark.serial]  # timings: run alone
 WORDS = ["the", "them", "then", "thea", "sim", "star", "war", "dark", "a", "of", "souls", "quest"]

@@ -20,9 +20,9 @@ from bangscore.storage import LocalStorage
 from bangscore.stores.keys import generate_key, key_id
 from bangscore.stores.keystore import KeyRecord
 from bangscore.stores.sqlite_store import SQLiteKeyStore
-from tests import factories
 from tests.hardening.conftest import SharedServer
-from tests.live import REPO, wait_for
+from tests.support import factories
+from tests.support.live import REPO, wait_for
 
 # -- keys never appear in logs ----------------------------------------------------------------
 

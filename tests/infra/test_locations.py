@@ -12,10 +12,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.factories import small_catalog
 from tests.hardening.conftest import publish_into
-from tests.live import REPO, ShimServer, free_port, wait_for
-from tests.tools import NGINX
+from tests.support.factories import small_catalog
+from tests.support.live import REPO, ShimServer, free_port, wait_for
+from tests.support.tools import NGINX
 
 pytestmark = pytest.mark.slow
 

@@ -20,8 +20,8 @@ import httpx
 import pytest
 
 from bangscore.ingest.catalog import write_catalog
-from tests import factories
-from tests.servers import bindable
+from tests.support import factories
+from tests.support.servers import bindable
 
 pytestmark = [pytest.mark.slow, pytest.mark.s3, pytest.mark.redis]
 REPO = Path(__file__).resolve().parents[2]

@@ -24,7 +24,7 @@ from urllib.parse import parse_qs, parse_qsl, urlsplit
 
 import httpx
 
-from bangscore.ingest.http import ClientSettings, PoliteClient, RateLimit, ResponseCache
+from bangscore.ingest.live.http import ClientSettings, PoliteClient, RateLimit, ResponseCache
 
 DAY = dt.date(2025, 3, 1)
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

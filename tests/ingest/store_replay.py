@@ -2,8 +2,8 @@
 catalogue: three real replay servers on loopback (one per host, so requests count per host).
 
 Every answer is built in the recorded or documented shape of its endpoint (see
-``bangscore.ingest.store_items`` and ``bangscore.ingest.itad`` for the sources): GetItems items
-cut from the recorded Portal 2 item (tests/fixtures/storefront/get_items_620.json), prices in
+``bangscore.ingest.live.store_items`` and ``bangscore.ingest.live.itad`` for the sources): GetItems
+items cut from the recorded Portal 2 item (tests/fixtures/storefront/get_items_620.json), prices in
 US cents as strings; appdetails from the recorded Portal 2 wrapper; ITAD's lookup and lows as
 its API documentation shows them. What each app does is an :class:`App`; what each host does
 wrong is a :class:`Faults`.

@@ -13,19 +13,19 @@ from pathlib import Path
 
 import pytest
 
+from bangscore.errors import CatalogError
 from bangscore.ingest.catalog import (
     BUNDLED,
-    CatalogError,
     IngestReport,
     assemble,
     read_catalog,
     read_observations,
     write_catalog,
 )
-from bangscore.ingest.observations import TRUST_MATCHED, Layer, Observation, Observations
+from bangscore.ingest.resolve.observations import TRUST_MATCHED, Layer, Observation, Observations
 from bangscore.scoring.play import is_unattended
 from bangscore.scoring.records import Catalog, EarlyWindow, GameRecord
-from tests import factories
+from tests.support import factories
 
 PICS = Layer("steam_pics_2026", "storefront", dt.date(2026, 7, 24))
 PRICES = Layer("steam_prices_usd_2026", "storefront", dt.date(2026, 7, 13))

@@ -18,14 +18,14 @@ import pytest
 
 from bangscore.alerts import SnapshotDetails
 from bangscore.cli import main
-from bangscore.ingest.adapters import Endpoints
 from bangscore.ingest.catalog import read_catalog, write_catalog
-from bangscore.ingest.http import RateLimit
-from bangscore.ingest.refresh import IngestConfig, run_ingest
+from bangscore.ingest.live.adapters import Endpoints
+from bangscore.ingest.live.http import RateLimit
+from bangscore.ingest.live.refresh import IngestConfig, run_ingest
 from bangscore.storage import LocalStorage
-from tests import factories
 from tests.ingest.store_replay import App, Faults, Hosts, start_hosts, stop_hosts
-from tests.smtp_server import SMTPServer as LiveSMTP
+from tests.support import factories
+from tests.support.smtp_server import SMTPServer as LiveSMTP
 
 pytestmark = pytest.mark.slow
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from bangscore.scoring.flags import adult, early_access, provisional_reasons
-from tests.factories import make_record
+from tests.support.factories import make_record
 
 
 @pytest.mark.parametrize(

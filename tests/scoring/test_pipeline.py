@@ -7,10 +7,11 @@ import math
 
 import pytest
 
+from bangscore.errors import UnscorableGame
 from bangscore.scoring import tiers, value
-from bangscore.scoring.pipeline import UnscorableGame, score_catalog, score_game, value_inputs
+from bangscore.scoring.pipeline import score_catalog, score_game, value_inputs
 from bangscore.scoring.records import GameRecord
-from tests.factories import make_record
+from tests.support.factories import make_record
 
 
 @pytest.mark.parametrize(

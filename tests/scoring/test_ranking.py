@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from bangscore.ingest.names import normalise_name
+from bangscore.ingest.resolve.names import normalise_name
 from bangscore.scoring.pipeline import ScoredGame
 
 
 @pytest.fixture(scope="module")
 def ranked(real_cache: Path) -> list[ScoredGame]:
-    from tests.real_catalogue import cached_games
+    from tests.support.real_catalogue import cached_games
 
     return cached_games(real_cache)
 

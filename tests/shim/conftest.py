@@ -1,6 +1,6 @@
 """Real servers for the store, account and browser tests: ``bangscore serve`` processes
 (uvicorn) on free ports over a published small catalog, with keys in SQLite or in the Redis of
-tests/redis_server.py (its fixtures are registered by tests/conftest.py).
+tests/support/redis_server.py (its fixtures are registered by tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import pytest
 
 from bangscore.storage import LocalStorage
 from bangscore.stores.keystore import KeyStore, issue_key
-from tests import factories
-from tests.live import ShimServer
+from tests.support import factories
+from tests.support.live import ShimServer
 
 
 def create_key(store: KeyStore, *, limit: int, account: str = "a@x.io", plan: str = "bulk") -> str:

@@ -27,8 +27,8 @@ from bangscore.shim.access_log import (
     rfc3339_ms,
 )
 from bangscore.stores.keys import generate_key, key_id
-from tests import factories
-from tests.factories import add_key
+from tests.support import factories
+from tests.support.factories import add_key
 
 KEY = generate_key()
 KEY_ID = key_id(KEY)

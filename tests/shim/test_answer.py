@@ -23,8 +23,8 @@ from bangscore.manifest import (
 )
 from bangscore.shim.answer import accepts_gzip
 from bangscore.storage import MemoryStorage, ObjectStorage, StoredObject
-from tests import factories
-from tests.factories import add_key
+from tests.support import factories
+from tests.support.factories import add_key
 
 ACCEPTS = [
     pytest.param("gzip", True, id="gzip"),

@@ -19,8 +19,8 @@ from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.value import SCORE_VERSION
 from bangscore.storage import MemoryStorage, ObjectStorage
 from bangscore.stores.sqlite_store import SQLiteKeyStore
-from tests import factories
-from tests.factories import NOT_RATED, SITE, add_key
+from tests.support import factories
+from tests.support.factories import NOT_RATED, SITE, add_key
 
 ClientFactory = Callable[..., tuple[TestClient, SQLiteKeyStore]]
 PROBLEM_PROPERTIES = SCHEMAS["Problem"]["properties"]
@@ -732,8 +732,8 @@ def test_uncounted_responses_carry_the_ip_allowance_too(api: Any, monkeypatch: A
 def test_a_deleted_object_and_a_key_store_outage_say_what_failed(
     client_factory: ClientFactory, monkeypatch: Any
 ) -> None:
+    from bangscore.errors import KeyStoreUnavailable
     from bangscore.manifest import object_key, read_manifest
-    from bangscore.stores.keystore import KeyStoreUnavailable
 
     storage, _ = factories.publish_catalog(factories.small_catalog())
     client, store = client_factory(storage)

@@ -11,9 +11,9 @@ import httpx
 import pytest
 
 from bangscore.stores.keys import is_well_formed
-from tests.browser import chromium
-from tests.live import REPO, wait_for
 from tests.shim.conftest import ShimFactory
+from tests.support.browser import chromium
+from tests.support.live import REPO, wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 SCREENSHOT = REPO / "tests" / "output" / "keys_page.png"

@@ -21,7 +21,7 @@ from bangscore.manifest import read_body, read_manifest
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import Catalog
 from bangscore.storage import LocalStorage
-from tests.browser import (
+from tests.support.browser import (
     DESKTOP,
     OUTPUT,
     PHONE,
@@ -30,7 +30,7 @@ from tests.browser import (
     chromium,
     save_report,
 )
-from tests.live import ShimServer
+from tests.support.live import ShimServer
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

@@ -18,7 +18,7 @@ from bangscore.scoring.genres import GENRES
 from bangscore.shim.compose import CompactIndex
 from bangscore.shim.source import LoadedSnapshot, SnapshotSource
 from bangscore.site.better_value import Candidate, better_value_of, cents
-from tests import factories
+from tests.support import factories
 
 
 @pytest.fixture(scope="module")

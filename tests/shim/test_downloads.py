@@ -37,14 +37,8 @@ from bangscore.stores import open_key_store
 from bangscore.stores.keystore import KeyStore, Plan, issue_key
 from bangscore.stores.secret import load_session_secret
 from bangscore.stores.sqlite_store import SQLiteKeyStore
-from tests import factories
-from tests.servers import (  # noqa: F401 -- fixtures
-    SeaweedServer,
-    aws_env,
-    bucket,
-    seaweed,
-    seaweed_factory,
-)
+from tests.support import factories
+from tests.support.servers import SeaweedServer
 
 T0 = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
 
@@ -104,8 +98,8 @@ def source_of(client: TestClient) -> SnapshotSource:
 
 @pytest.mark.s3
 def test_running_shim_switches_to_a_new_pointer(
-    aws_env: SeaweedServer,  # noqa: F811
-    bucket: str,  # noqa: F811
+    aws_env: SeaweedServer,
+    bucket: str,
     s3_app: Callable[[str], tuple[TestClient, Settings]],
 ) -> None:
     records = factories.small_catalog()
@@ -131,8 +125,8 @@ def test_running_shim_switches_to_a_new_pointer(
 
 @pytest.mark.s3
 def test_export_gives_bulk_keys_presigned_urls_to_the_right_bytes(
-    aws_env: SeaweedServer,  # noqa: F811
-    bucket: str,  # noqa: F811
+    aws_env: SeaweedServer,
+    bucket: str,
     s3_app: Callable[[str], tuple[TestClient, Settings]],
 ) -> None:
     records = factories.small_catalog()
@@ -173,7 +167,7 @@ def test_export_gives_bulk_keys_presigned_urls_to_the_right_bytes(
 
 @pytest.mark.s3
 def test_store_going_away_keeps_cached_answers_and_503s_the_rest(
-    seaweed_factory: Callable[[], SeaweedServer],  # noqa: F811
+    seaweed_factory: Callable[[], SeaweedServer],
     monkeypatch: pytest.MonkeyPatch,
     s3_app: Callable[[str], tuple[TestClient, Settings]],
 ) -> None:

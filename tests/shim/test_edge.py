@@ -10,7 +10,7 @@ from starlette.testclient import TestClient
 
 from bangscore.shim import api
 from bangscore.stores.sqlite_store import SQLiteKeyStore
-from tests.factories import add_key
+from tests.support.factories import add_key
 
 ClientFactory = Callable[..., tuple[TestClient, SQLiteKeyStore]]
 PATHS = [

@@ -27,8 +27,8 @@ import pytest
 from bangscore.contract.filters import detail_key
 from bangscore.manifest import read_body, read_manifest
 from bangscore.storage import LocalStorage
-from tests.browser import DESKTOP, OUTPUT, PHONE, ConsoleLog, chromium, missing_tools
-from tests.live import REPO, ShimServer
+from tests.support.browser import DESKTOP, OUTPUT, PHONE, ConsoleLog, chromium, missing_tools
+from tests.support.live import REPO, ShimServer
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

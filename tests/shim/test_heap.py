@@ -17,7 +17,7 @@ from bangscore.shim.quota import Quota
 from bangscore.shim.source import SnapshotSource
 from bangscore.storage import MemoryStorage
 from bangscore.stores.sqlite_store import SQLiteKeyStore
-from tests import factories
+from tests.support import factories
 
 
 def test_settle_collects_then_freezes_what_is_alive() -> None:

@@ -11,11 +11,12 @@ import pytest
 
 from bangscore.build.snapshot import select
 from bangscore.contract.filters import Filters, list_key
+from bangscore.errors import ObjectNotFound
 from bangscore.manifest import object_key, read_body
 from bangscore.shim.lists import ListPages
 from bangscore.shim.source import LoadedSnapshot, SnapshotSource
-from bangscore.storage import MemoryStorage, ObjectNotFound, ObjectStorage
-from tests import factories
+from bangscore.storage import MemoryStorage, ObjectStorage
+from tests.support import factories
 
 
 def _loaded(storage: ObjectStorage) -> tuple[ListPages, LoadedSnapshot]:

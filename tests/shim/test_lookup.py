@@ -14,7 +14,7 @@ from bangscore.contract.records import Lookup
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.storage import ObjectStorage
 from bangscore.stores.sqlite_store import SQLiteKeyStore
-from tests.factories import add_key
+from tests.support.factories import add_key
 
 ClientFactory = Callable[..., tuple[TestClient, SQLiteKeyStore]]
 

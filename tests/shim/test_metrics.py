@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from tests import factories
-from tests.live import ShimServer, parse_metrics, wait_for
+from tests.support import factories
+from tests.support.live import ShimServer, parse_metrics, wait_for
 
 pytestmark = pytest.mark.server
 

@@ -20,8 +20,8 @@ from bangscore.shim.pages import MAX_UNRATED_SHOWN, appids_in
 from bangscore.site.render import SiteRenderer, style_version
 from bangscore.storage import ObjectStorage
 from bangscore.stores.sqlite_store import SQLiteKeyStore
-from tests import factories
-from tests.factories import SITE, add_key
+from tests.support import factories
+from tests.support.factories import SITE, add_key
 
 ClientFactory = Callable[..., tuple[TestClient, SQLiteKeyStore]]
 HTML = "text/html; charset=utf-8"

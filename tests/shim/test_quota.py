@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from bangscore.shim.quota import AuthFailure, Quota, rate_headers, window_at
+from bangscore.errors import AuthFailure, KeyStoreUnavailable
+from bangscore.shim.quota import Quota, rate_headers, window_at
 from bangscore.stores.keys import generate_key, key_id
-from bangscore.stores.keystore import Hit, KeyRecord, KeyStoreUnavailable, KeyView, issue_key
+from bangscore.stores.keystore import Hit, KeyRecord, KeyView, issue_key
 from bangscore.stores.sqlite_store import SQLiteKeyStore
-from tests.factories import Clock
+from tests.support.factories import Clock
 
 
 @pytest.mark.parametrize(

@@ -20,8 +20,16 @@ import pytest
 from bangscore.scoring import flags
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.storage import LocalStorage
-from tests.browser import DESKTOP, OUTPUT, PHONE, SERIOUS, ConsoleLog, axe_violations, chromium
-from tests.live import ShimServer
+from tests.support.browser import (
+    DESKTOP,
+    OUTPUT,
+    PHONE,
+    SERIOUS,
+    ConsoleLog,
+    axe_violations,
+    chromium,
+)
+from tests.support.live import ShimServer
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

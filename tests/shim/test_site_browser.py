@@ -22,7 +22,7 @@ from bangscore.contract.filters import Filters, detail_key
 from bangscore.manifest import read_body, read_manifest
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.storage import LocalStorage
-from tests.browser import (
+from tests.support.browser import (
     DESKTOP,
     OUTPUT,
     PHONE,
@@ -32,7 +32,7 @@ from tests.browser import (
     chromium,
     save_report,
 )
-from tests.live import ShimServer
+from tests.support.live import ShimServer
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

@@ -26,8 +26,8 @@ import pytest
 from bangscore.contract.filters import INDEX_KEY, detail_key
 from bangscore.manifest import read_body, read_manifest
 from bangscore.storage import LocalStorage
-from tests.browser import DESKTOP, OUTPUT, PHONE, ConsoleLog, chromium, missing_tools
-from tests.live import ShimServer
+from tests.support.browser import DESKTOP, OUTPUT, PHONE, ConsoleLog, chromium, missing_tools
+from tests.support.live import ShimServer
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

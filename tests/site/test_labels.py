@@ -22,7 +22,7 @@ from bangscore.site.labels import (
 )
 from bangscore.site.render import SiteRenderer
 from bangscore.storage import ObjectStorage
-from tests.factories import SITE
+from tests.support.factories import SITE
 
 
 def page_of(storage: ObjectStorage, appid: int) -> str:

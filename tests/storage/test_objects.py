@@ -7,13 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from bangscore.errors import ObjectNotFound, ObjectStorageUnavailable, PointerConflict
 from bangscore.storage import (
     LocalStorage,
     MemoryStorage,
-    ObjectNotFound,
     ObjectStorage,
-    ObjectStorageUnavailable,
-    PointerConflict,
     StoredObject,
     open_object_storage,
 )

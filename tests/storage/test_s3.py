@@ -20,19 +20,13 @@ import pytest
 from bangscore.build.publish import publish, rollback
 from bangscore.build.snapshot import snapshot_objects
 from bangscore.contract.filters import detail_key
+from bangscore.errors import ObjectNotFound, ObjectStorageUnavailable, PointerConflict
 from bangscore.manifest import list_snapshots, manifest_key, object_key, read_manifest, verify
 from bangscore.scoring.pipeline import score_catalog
-from bangscore.storage import (
-    ObjectNotFound,
-    ObjectStorage,
-    ObjectStorageUnavailable,
-    PointerConflict,
-    StoredObject,
-    open_object_storage,
-)
+from bangscore.storage import ObjectStorage, StoredObject, open_object_storage
 from bangscore.storage.s3 import IMMUTABLE, REVALIDATE, S3Config, S3Storage, cache_control
-from tests import factories
-from tests.servers import SeaweedServer, free_port_pair
+from tests.support import factories
+from tests.support.servers import SeaweedServer, free_port_pair
 
 T0 = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
 

@@ -17,23 +17,14 @@ import httpx
 import pytest
 import redis
 
+from bangscore.errors import AccountExists, KeyStoreError, KeyStoreUnavailable, UnknownKey
 from bangscore.shim.quota import Quota
 from bangscore.stores.keys import key_id
-from bangscore.stores.keystore import (
-    AccountExists,
-    AccountRecord,
-    Failures,
-    KeyRecord,
-    KeyStore,
-    KeyStoreError,
-    KeyStoreUnavailable,
-    SessionRecord,
-    UnknownKey,
-)
+from bangscore.stores.keystore import AccountRecord, Failures, KeyRecord, KeyStore, SessionRecord
 from bangscore.stores.redis_store import RedisKeyStore
-from tests.live import REPO, ShimServer, wait_for
-from tests.redis_server import RedisServer
 from tests.shim.conftest import ShimFactory, create_key
+from tests.support.live import REPO, ShimServer, wait_for
+from tests.support.redis_server import RedisServer
 
 pytestmark = pytest.mark.redis
 DAY = dt.date(2026, 11, 22)

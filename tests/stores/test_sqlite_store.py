@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bangscore.stores.keystore import KeyRecord, KeyStoreError, UnknownKey
+from bangscore.errors import KeyStoreError, UnknownKey
+from bangscore.stores.keystore import KeyRecord
 from bangscore.stores.sqlite_store import SQLiteKeyStore
 
 DAY = dt.date(2026, 11, 22)

@@ -7,14 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from bangscore.errors import TooManyWatches, UnknownWatch
 from bangscore.stores import open_key_store, open_watch_store
 from bangscore.stores.keystore import AccountRecord
 from bangscore.stores.watchstore import (
     MAX_WATCHES_PER_ADDRESS,
     Condition,
     SentAlert,
-    TooManyWatches,
-    UnknownWatch,
     WatchRecord,
     WatchStore,
 )

@@ -16,6 +16,7 @@ from pydantic import SecretStr
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
+from bangscore.errors import KeyStoreUnavailable
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.settings import Settings
 from bangscore.shim.account.accounts import (
@@ -30,10 +31,9 @@ from bangscore.shim.source import SnapshotSource
 from bangscore.storage import ObjectStorage
 from bangscore.stores.addresses import normalize_email
 from bangscore.stores.keys import KEY_PATTERN, is_well_formed, key_digest
-from bangscore.stores.keystore import KeyStoreUnavailable
 from bangscore.stores.secret import load_session_secret
 from bangscore.stores.sqlite_store import SQLiteKeyStore
-from tests.factories import SITE, Clock
+from tests.support.factories import SITE, Clock
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 NEW_KEY = re.compile(r'id="new-key-value" readonly value="([^"]+)"')

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from bangscore.storage import LocalStorage
-from tests import factories
-from tests.browser import DESKTOP, ConsoleLog, chromium, missing_tools
-from tests.live import ShimServer
+from tests.support import factories
+from tests.support.browser import DESKTOP, ConsoleLog, chromium, missing_tools
+from tests.support.live import ShimServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.server]
 

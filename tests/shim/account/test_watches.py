@@ -38,9 +38,9 @@ from bangscore.stores.watchstore import (
     new_watch_id,
 )
 from bangscore.watch_links import WatchLinks
-from tests import factories
-from tests.live import ShimServer
 from tests.shim.account.test_accounts import FAST_HASHER, PASSWORD, Browser
+from tests.support import factories
+from tests.support.live import ShimServer
 
 HOLLOW_KNIGHT = 367520
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')

@@ -13,8 +13,8 @@ import pytest
 
 from bangscore.cli import main
 from bangscore.storage import LocalStorage
-from tests import factories
-from tests.browser import (
+from tests.support import factories
+from tests.support.browser import (
     DESKTOP,
     OUTPUT,
     PHONE,
@@ -23,8 +23,8 @@ from tests.browser import (
     axe_violations,
     chromium,
 )
-from tests.live import ShimServer
-from tests.smtp_server import SMTPServer, body_text
+from tests.support.live import ShimServer
+from tests.support.smtp_server import SMTPServer, body_text
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.server]
 HOLLOW_KNIGHT = 367520

@@ -1,0 +1,4 @@
+"""The bundled raw dumps under ``data/raw`` (provenance in ``data/README.md``): the file
+readers (:mod:`.files`), one reader per dump (:mod:`.readers`, :mod:`.legacy`,
+:mod:`.early_window`) and the registry of bundled sources (:mod:`.registry`). No HTTP.
+"""

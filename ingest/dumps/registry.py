@@ -1,0 +1,161 @@
+"""The registry of bundled sources: every dump under ``data/raw`` as one :class:`Source` (its
+layer, its path and its reader) in :data:`BUNDLED`, and :func:`read_observations`, which reads
+them all into one :class:`Observations`. Provenance of every file: ``data/README.md``.
+
+Adding a source is one reader and one line in :data:`BUNDLED`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import zlib
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from tqdm import tqdm
+
+from bangscore.errors import CatalogError
+from bangscore.ingest.dumps import early_window, files, legacy, readers
+from bangscore.ingest.resolve.observations import TRUST_MATCHED, Layer, Observation, Observations
+
+__all__ = ["BUNDLED", "PRICE_HISTORY_LAYER", "Source", "read_observations"]
+
+PRICE_HISTORY_LAYER: Final = "steam_prices_usd_2026-07"
+
+Reader = Callable[[Path, Observations], Iterable[Observation]]
+
+
+@dataclass(frozen=True)
+class Source:
+    """One bundled dump: its layer, its path under ``data/raw`` and its reader."""
+
+    layer: Layer
+    path: str
+    read: Reader
+
+
+def _d(text: str) -> dt.date:
+    return dt.date.fromisoformat(text)
+
+
+# Freshest first within a trust rank is the resolver's rule; the order here only breaks ties.
+BUNDLED: tuple[Source, ...] = (
+    Source(
+        Layer("steam_pics_2026", "storefront", _d("2026-07-24")),
+        "steam_pics_2026",
+        lambda p, _: readers.observe_pics(p),
+    ),
+    # 28 dated versions of one US price file: each app's newest is its price, every one a
+    # point of its price history (ingest.resolve.prices). Dated by its newest version.
+    Source(
+        Layer(PRICE_HISTORY_LAYER, "storefront", _d("2026-07-24")),
+        "steam_prices_usd_2026-07_history",
+        lambda p, _: readers.observe_price_history(p, PRICE_HISTORY_LAYER),
+    ),
+    Source(
+        Layer("steam_delisted_2026-08", "storefront", _d("2026-08-22")),
+        "steam_delisted_2026-08/delisted_first_last_seen.csv.gz",
+        lambda p, _: readers.observe_delisted(p),
+    ),
+    # A recent sample of up to 1,000 reviews (readers.REVIEW_SAMPLE_CAP): matched, so a full
+    # total wins unless the sample is newer and larger; a capped sample is a lower bound.
+    Source(
+        Layer("steam_review_playtime_2026", "player_stats", _d("2026-07-24"), TRUST_MATCHED),
+        "steam_review_playtime_2026/playtime.json.gz",
+        lambda p, _: readers.observe_review_playtime(p),
+    ),
+    Source(
+        Layer("steamspy_2025-01-01", "player_stats", _d("2025-01-01")),
+        "steamspy_all_2025-01-01",
+        lambda p, _: legacy.observe_steamspy(files.read_steamspy(p).rows, current=True),
+    ),
+    Source(
+        Layer("steam_insights_2024", "storefront", _d("2024-10-31")),
+        "steam_insights_2024",
+        lambda p, _: readers.observe_insights(p),
+    ),
+    Source(
+        Layer("steamspy_2023-02-04", "player_stats", _d("2023-02-04")),
+        "steamspy_all_2023-02-04",
+        lambda p, _: legacy.observe_steamspy(files.read_steamspy(p).rows, current=False),
+    ),
+    Source(
+        Layer("steam_store_2019", "storefront", _d("2019-05-01")),
+        "steam_store_games_2019/steam.csv.gz",
+        lambda p, _: legacy.observe_store_2019(files.read_store_games_2019(p).rows),
+    ),
+    Source(
+        Layer("hltb_steam_2025-12", "play_length", _d("2025-12-27")),
+        "hltb_steam_2025-12/howlongtobeat_games.csv.gz",
+        lambda p, _: readers.observe_hltb_2025(p),
+    ),
+    # HLTB by title similarity (June 2026): fresher, but a title match can pick the wrong game.
+    Source(
+        Layer("hltb_steam_2026", "play_length", _d("2026-06-30"), TRUST_MATCHED),
+        "hltb_steam_2026/hltb.json.gz",
+        lambda p, _: readers.observe_hltb_2026(p),
+    ),
+    Source(
+        Layer("hltb_2023", "play_length", _d("2023-12-31")),
+        "hltb_2023/hltb_clean.csv",
+        lambda p, known: legacy.observe_hltb_2023_by_appid(files.read_hltb(p).rows, known),
+    ),
+    Source(
+        Layer("hltb_2023 by title", "play_length", _d("2023-12-31"), TRUST_MATCHED),
+        "hltb_2023/hltb_clean.csv",
+        lambda p, known: legacy.observe_hltb_2023_by_title(files.read_hltb(p).rows, known),
+    ),
+    Source(
+        Layer("steam_rarest_achievement_2024-12", "player_stats", _d("2024-12-17")),
+        "steam_rarest_achievement_2024-12/steam_hltb_map.json.gz",
+        lambda p, _: readers.observe_rarest_achievement(p),
+    ),
+    Source(
+        Layer("steam_players_2018", "player_stats", _d("2018-07-01")),
+        "steam_players_2018/games_achievements_players_2018-07-01.csv",
+        lambda p, _: legacy.observe_players_2018(files.read_players_2018(p).rows),
+    ),
+    Source(
+        Layer("itad_2025", "price_history", _d("2025-10-16"), TRUST_MATCHED),
+        "itad_price_history_2025/steam_games_analysis.csv.gz",
+        lambda p, known: legacy.observe_itad(files.read_itad_games(p).rows, known),
+    ),
+    Source(
+        Layer("steam_reviews_window_2025-01", "player_stats", _d("2025-01-20")),
+        "steam_reviews_window_2025-01/reviews_playtime_at_review.csv.gz",
+        lambda p, _: early_window.observe_early_window(p, "steam_reviews_window_2025-01"),
+    ),
+    Source(
+        Layer("steam_reviews_popular_2024-04", "player_stats", _d("2024-04-22")),
+        "steam_reviews_popular_2024-04/reviews_playtime_at_review.csv.gz",
+        lambda p, _: early_window.observe_early_window(p, "steam_reviews_popular_2024-04"),
+    ),
+    Source(
+        Layer("steam_reviews_indie_2023-11", "player_stats", _d("2023-11-27")),
+        "steam_reviews_indie_2023-11/reviews_playtime_at_review.csv.gz",
+        lambda p, _: early_window.observe_early_window(p, "steam_reviews_indie_2023-11"),
+    ),
+)
+
+
+def read_observations(
+    raw_dir: Path, sources: Iterable[Source] = BUNDLED, *, progress: bool = False
+) -> tuple[Observations, Counter[str]]:
+    """Given the ``data/raw`` folder, return (every source's observations, count per layer).
+
+    Raises CatalogError if a file or folder is missing or unreadable.
+    """
+    known = Observations()
+    counts: Counter[str] = Counter()
+    for source in tqdm(list(sources), desc="reading sources", unit="source", disable=not progress):
+        path = raw_dir / source.path
+        if not path.exists():
+            raise CatalogError(f"missing raw dump {path}")
+        try:
+            counts[source.layer.name] = known.add(source.layer, source.read(path, known))
+        except (OSError, EOFError, zlib.error) as err:
+            raise CatalogError(f"cannot read raw dump {path}: {err}") from err
+    return known, counts

@@ -1,0 +1,219 @@
+"""The real bundled catalogue for the tests: built once, kept on disk, published once.
+
+Joining the bundled dumps takes over a minute (more under coverage) and publishing the whole
+catalogue about as long again, while reading the joined catalogue back takes a few seconds. So the
+catalogue is kept under pytest's cache folder, named by a digest of what it is computed from
+(:data:`CATALOGUE_INPUTS`: the dumps and the ingest and scoring code), with a pickle of it read
+back and scored (unpickling takes seconds, reading the file and scoring it again most of a minute
+under coverage), and the published snapshot beside it, named by a digest of the dumps and of all
+the code that writes it (:data:`SNAPSHOT_INPUTS`). A change to any of those files names a new
+entry, so a stale one is never read; ``make clean`` (it removes ``.pytest_cache``) drops them all.
+
+``python -m tests.support.real_catalogue`` fills the cache outside pytest: ``make test`` runs it
+beside the tests, untraced by coverage, while the tests that need no real catalogue run first
+(``tests/conftest.py`` orders the others last).
+
+Entries are built under a lock file (``fcntl.flock``), so when several pytest-xdist workers
+need the catalogue at once, one builds it and the others wait and then read it; and written into
+a temporary folder renamed into place, so a killed test run never leaves a half-written entry.
+(The lock, not ``--dist loadgroup``, is what keeps it to one build: with pytest 9.2,
+pytest-xdist 3.8 no longer groups tests by ``xdist_group``, pytest-dev/pytest-xdist#1386.)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import fcntl
+import hashlib
+import os
+import pickle
+import shutil
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from bangscore.ingest.catalog import IngestReport, load_bundled_catalog, read_catalog, write_catalog
+from bangscore.scoring.pipeline import ScoredGame, score_catalog
+from bangscore.scoring.records import Catalog
+from bangscore.storage import LocalStorage
+
+REPO = Path(__file__).resolve().parents[2]
+# pytest's cache folder for the key "real-catalogue" (``config.cache.mkdir``), for the warm-up.
+DEFAULT_CACHE = REPO / ".pytest_cache" / "d" / "real-catalogue"
+CATALOGUE_INPUTS = ("data/raw", "ingest", "scoring")
+SNAPSHOT_INPUTS = (
+    *CATALOGUE_INPUTS,
+    *("build", "bangscore/contract", "bangscore/site", "bangscore/storage"),
+    *("bangscore/manifest.py", "tests/support/factories.py"),
+)
+# Fixed, so that equal inputs give equal bytes (the catalogue's own date is not an input).
+CREATED_AT = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
+SNAPSHOT_ID = "s1"
+_COUNTERS = ("observations", "dropped", "checks", "years", "length_sources")
+
+
+def digest(paths: Iterable[str], root: Path = REPO) -> str:
+    """Given files and folders relative to ``root``, return the SHA-256 (hex) of every file
+    under them (cache folders aside), each with its relative path, in sorted order."""
+    hasher = hashlib.sha256()
+    files: list[Path] = []
+    for name in paths:
+        path = root / name
+        files.extend([path] if path.is_file() else (p for p in path.rglob("*") if p.is_file()))
+    for path in sorted(files):
+        if "__pycache__" in path.parts:
+            continue
+        hasher.update(str(path.relative_to(root)).encode() + b"\0")
+        hasher.update(path.read_bytes())
+    return hasher.hexdigest()
+
+
+def report_to_json(report: IngestReport) -> bytes:
+    """Given an ingest report, return it as JSON (Counter keys as strings; ``null`` year as "")."""
+    fields: dict[str, Any] = {k: v for k, v in vars(report).items() if k not in _COUNTERS}
+    for name in _COUNTERS:
+        fields[name] = {"" if k is None else str(k): v for k, v in getattr(report, name).items()}
+    return orjson.dumps(fields)
+
+
+def report_from_json(raw: bytes) -> IngestReport:
+    """Given :func:`report_to_json`'s bytes, return the ingest report they hold."""
+    fields = orjson.loads(raw)
+    report = IngestReport(**{k: v for k, v in fields.items() if k not in _COUNTERS})
+    for name in _COUNTERS:
+        counts = fields[name]
+        if name == "years":
+            counts = {(int(k) if k else None): v for k, v in counts.items()}
+        setattr(report, name, Counter(counts))
+    return report
+
+
+def _place(temp: Path, final: Path) -> None:
+    """Move a finished temporary folder to its final name; a concurrent winner keeps its own."""
+    try:
+        os.rename(temp, final)
+    except OSError:
+        if not final.is_dir():
+            raise
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def locked(cache: Path, what: str) -> Iterator[None]:
+    """Hold the cache folder's lock on ``what`` ("catalogue" or "snapshot") for the block
+    (other processes wait for it). One lock each, so the tests that read only the catalogue
+    need not wait while the warm-up publishes the snapshot."""
+    cache.mkdir(parents=True, exist_ok=True)
+    with open(cache / f".lock-{what}", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def cached_catalogue(cache: Path) -> tuple[Catalog, IngestReport]:
+    """Given a cache folder, return (the real catalogue of ``data/raw``, its ingest report),
+    read from the cache when its inputs are unchanged, else built and then kept there."""
+    entry = _catalogue_entry(cache)
+    return _loaded(cache, entry)[0], report_from_json((entry / "report.json").read_bytes())
+
+
+def cached_games(cache: Path) -> list[ScoredGame]:
+    """Given a cache folder, return the real catalogue's games scored
+    (:func:`~bangscore.scoring.pipeline.score_catalog`), their records those of
+    :func:`cached_catalogue`'s catalogue."""
+    return _loaded(cache, _catalogue_entry(cache))[1]
+
+
+def _catalogue_entry(cache: Path) -> Path:
+    """Given a cache folder, return the catalogue entry of the current inputs, built first
+    (under the lock) when missing."""
+    entry = cache / f"catalogue-{digest(CATALOGUE_INPUTS)[:20]}"
+    with locked(cache, "catalogue"):
+        if not entry.is_dir():
+            _build_catalogue(cache, entry)
+    return entry
+
+
+# What this process unpickled, per catalogue entry: the catalogue and its scored games.
+_LOADED: dict[Path, tuple[Catalog, list[ScoredGame]]] = {}
+
+
+def _loaded(cache: Path, entry: Path) -> tuple[Catalog, list[ScoredGame]]:
+    """Given a cache folder and a built catalogue entry, return (the catalogue as read back from
+    its file, its games scored), unpickled once per process from ``loaded.pickle`` (made first
+    when missing). Unpickling runs in C: under coverage it takes seconds where reading the
+    catalogue file and scoring it take most of a minute."""
+    if entry in _LOADED:
+        return _LOADED[entry]
+    path = entry / "loaded.pickle"
+    with locked(cache, "catalogue"):
+        if not path.is_file():
+            catalog = read_catalog(entry / "catalog.json.gz")
+            loaded = catalog, score_catalog(catalog.games)
+            temp = path.with_name(f".loaded.{os.getpid()}.tmp")
+            temp.write_bytes(pickle.dumps(loaded, protocol=pickle.HIGHEST_PROTOCOL))
+            os.replace(temp, path)
+            _LOADED[entry] = loaded
+            return loaded
+    _LOADED[entry] = pickle.loads(path.read_bytes())
+    return _LOADED[entry]
+
+
+def _build_catalogue(cache: Path, entry: Path) -> None:
+    """Join the bundled dumps; keep the catalogue and its report as ``entry``."""
+    catalog, report = load_bundled_catalog(REPO / "data", created_at=CREATED_AT)
+    temp = cache / f".{entry.name}.{os.getpid()}.tmp"
+    shutil.rmtree(temp, ignore_errors=True)
+    temp.mkdir(parents=True)
+    write_catalog(catalog, temp / "catalog.json.gz")
+    (temp / "report.json").write_bytes(report_to_json(report))
+    _place(temp, entry)
+
+
+def cached_snapshot(cache: Path) -> LocalStorage:
+    """Given a cache folder, return the folder store holding the real catalogue (its
+    :func:`cached_games`, with its not-rated apps) published as snapshot :data:`SNAPSHOT_ID`,
+    published once per set of inputs. Callers read it and never write to it."""
+    from tests.support import factories
+
+    entry = cache / f"snapshot-{digest(SNAPSHOT_INPUTS)[:20]}"
+    with locked(cache, "snapshot"):
+        if not entry.is_dir():
+            catalog, games = _loaded(cache, _catalogue_entry(cache))
+            temp = cache / f".{entry.name}.{os.getpid()}.tmp"
+            shutil.rmtree(temp, ignore_errors=True)
+            factories.publish_scored(
+                games,
+                LocalStorage(temp),
+                snapshot_id=SNAPSHOT_ID,
+                not_rated=catalog.not_rated,
+            )
+            _place(temp, entry)
+    return LocalStorage(entry)
+
+
+def warm(cache: Path = DEFAULT_CACHE) -> list[tuple[str, float]]:
+    """Given a cache folder, fill it: the catalogue with its scored games, and the published
+    snapshot (each only if missing); return each step's name and wall seconds."""
+    steps: list[tuple[str, float]] = []
+    started = time.perf_counter()
+    cached_catalogue(cache)  # its pickle holds the scored games too
+    steps.append(("catalogue and scored games", time.perf_counter() - started))
+    started = time.perf_counter()
+    cached_snapshot(cache)
+    steps.append(("snapshot", time.perf_counter() - started))
+    return steps
+
+
+if __name__ == "__main__":
+    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_CACHE
+    timings = warm(folder)
+    print("real catalogue cache ready:", ", ".join(f"{n} {s:.0f} s" for n, s in timings))

@@ -486,10 +486,10 @@ def _report_lines(report: IngestReport | None) -> list[str]:
         f"| early-window reviews known | {report.early_window:,} |",
         "",
         f"Of the `no_usd_price` apps, {report.regional_copies:,} are regional copies of another "
-        "listing (`ingest.checks.regional_copies`: Fallout: New Vegas 22490, Call of Duty: "
+        "listing (`ingest.resolve.checks.regional_copies`: Fallout: New Vegas 22490, Call of Duty: "
         "Modern Warfare 3's 115300), so each game is ranked once; "
         f"{report.zero_not_free:,} are priced $0 only by SteamSpy while the 2024 catalogue says "
-        "they are not free to play (`ingest.checks.zero_is_no_price`: replaced by a later "
+        "they are not free to play (`ingest.resolve.checks.zero_is_no_price`: replaced by a later "
         "edition, withdrawn or unreleased), "
         f"{report.zero_not_free_reviewed:,} of them with enough reviews to be rated, which "
         "were shown as free before this check (the original Sleeping Dogs 202170 and Ori and the "
@@ -497,8 +497,9 @@ def _report_lines(report: IngestReport | None) -> list[str]:
         "",
         f"{report.free_flag:,} rated games are priced $0 by a free marker alone (no US price "
         "dump lists them): Steam's own `is_free` flag (the 2024 catalogue, seen on or after "
-        "their release: `ingest.resolution._free_price`, dated 2024-10-31), or the storefront "
-        "genre Free to Play of the 2026 record (`_free_to_play_price`, dated 2026-07-24).",
+        "their release: `ingest.resolve.priced.free_price`, dated 2024-10-31), or the "
+        "storefront "
+        "genre Free to Play of the 2026 record (`free_to_play_price`, dated 2026-07-24).",
         "",
         "Rated games per release year:",
         "",

@@ -37,10 +37,10 @@ from bangscore.shim.api import ProblemVoice, charge_anonymous
 from bangscore.shim.edge import EdgeMiddleware
 from bangscore.shim.lists import ListPages
 from bangscore.shim.metrics import Metrics
-from bangscore.shim.pages import ROUTES as PAGE_ROUTES
 from bangscore.shim.pages import Pages
 from bangscore.shim.quota import Quota
 from bangscore.shim.source import SnapshotSource
+from bangscore.shim.website import ROUTES as PAGE_ROUTES
 
 if TYPE_CHECKING:
     from bangscore.shim.account.accounts import AccountSite

@@ -19,12 +19,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import hashlib
 import logging
-import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from importlib.resources import files
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -32,22 +29,18 @@ import anyio.to_thread
 import orjson
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
-from starlette.routing import Route
 
 from bangscore.contract.filters import (
     ABOUT_SCORE_KEY,
     DATES_KEY,
     DOCS_KEY,
-    FAVICON_KEY,
     HOME_ADULT_KEY,
     HOME_KEY,
-    STYLE_KEY,
     Filters,
-    badge_key,
     game_page_key,
     price_text,
 )
-from bangscore.contract.limits import MAX_APPID_DIGITS, MAX_LOOKUP_APPIDS, MAX_QUERY_LENGTH
+from bangscore.contract.limits import MAX_APPID_DIGITS, MAX_QUERY_LENGTH
 from bangscore.contract.not_rated import REASON_LABEL, NotRatedIndex
 from bangscore.contract.paging import page_rels
 from bangscore.contract.search import SearchIndex
@@ -420,82 +413,6 @@ async def about_score(request: Request) -> Response:
     return await _stored_page(request, ABOUT_SCORE_KEY)
 
 
-async def favicon(request: Request) -> Response:
-    """Serve the site icon, not counted (a browser asks for it with every first page)."""
-    pages: Pages = request.app.state.pages
-
-    async def resolve(snap: LoadedSnapshot) -> Stored | Response:
-        if snap.entry(FAVICON_KEY) is None:
-            return Response(status_code=404, headers={"Cache-Control": "no-store"})
-        return stored(snap, FAVICON_KEY, SVG_TYPE)
-
-    return await pages.answer(request, resolve, pages.allowance(request, counted=False))
-
-
-OG_CARD = (files("bangscore.site.cards") / "og-card.png").read_bytes()
-OG_CARD_ETAG = f'"{hashlib.sha256(OG_CARD).hexdigest()[:32]}"'
-
-
-async def og_card(request: Request) -> Response:
-    """Serve ``/og-card.png``, the site's one raster Open Graph card (1200x630; social sites
-    render no SVG), not counted, cacheable by anyone for a day. It is a package file, not a
-    snapshot object: it names no game (see bangscore/site/cards/make_card.py)."""
-    headers = {"Cache-Control": "public, max-age=86400", "ETag": OG_CARD_ETAG}
-    if request.headers.get("if-none-match") == OG_CARD_ETAG:
-        return Response(status_code=304, headers=headers)
-    return Response(OG_CARD, media_type="image/png", headers=headers)
-
-
-async def stylesheet(request: Request) -> Response:
-    """Serve ``/style.css``, the site's stylesheet every page links, not counted: the
-    snapshot's object, or this shim's own when the snapshot has none (or none is loaded, so
-    that even the 503 page keeps its looks). Asked as ``?v=<its version>`` it may be cached
-    for good (``immutable``); any other ``v`` gets the usual short cache and its ETag."""
-    pages: Pages = request.app.state.pages
-    site = pages.site
-    own = Resolved(site.stylesheet, etag_for(site.stylesheet), CSS_TYPE)
-
-    async def resolve(snap: LoadedSnapshot) -> Stored | Resolved:
-        if snap.entry(STYLE_KEY) is None:
-            return own
-        return stored(snap, STYLE_KEY, CSS_TYPE)
-
-    if pages.source.current is None:
-        response = Response(own.body, headers={"ETag": own.etag}, media_type=CSS_TYPE)
-    else:
-        response = await pages.answer(request, resolve, pages.allowance(request, counted=False))
-    if response.status_code in (200, 304):
-        etag = response.headers.get("etag", "").strip('"')
-        versioned = request.query_params.get("v")
-        fresh = versioned is not None and len(versioned) == 16 and etag.startswith(versioned)
-        response.headers["Cache-Control"] = CACHE_VERSIONED if fresh else "no-cache"
-    return response
-
-
-async def badge(request: Request) -> Response:
-    """Serve ``/badge/<appid>.svg``: the game's precomputed badge, no key, not counted
-    (other sites embed it), cacheable by anyone for a day; 404 without a body else."""
-    pages: Pages = request.app.state.pages
-    raw = request.path_params["appid"]
-    key = (
-        badge_key(int(raw))
-        if raw.isascii() and raw.isdigit() and len(raw) <= MAX_APPID_DIGITS
-        else None
-    )
-
-    async def resolve(snap: LoadedSnapshot) -> Stored | Response:
-        if key is None or snap.entry(key) is None:
-            return Response(status_code=404, headers={"Cache-Control": "no-store"})
-        return stored(snap, key, SVG_TYPE)
-
-    response = await pages.answer(request, resolve, pages.allowance(request, counted=False))
-    if response.status_code in (200, 304):
-        # Access-Control-Allow-Origin: * comes from the edge (EDGE_HEADERS) on every answer:
-        # a second copy here made browsers refuse a cross-origin fetch().
-        response.headers["Cache-Control"] = "public, max-age=86400"
-    return response
-
-
 async def game(request: Request) -> Response:
     """Serve ``/game/<appid>/<slug>``; a wrong or missing slug redirects (301) to the
     canonical URL."""
@@ -649,101 +566,3 @@ async def search(request: Request) -> Response:
         return Resolved(body, etag_for(body), HTML)
 
     return await pages.serve(request, pages.remembered(request, render))
-
-
-# A token of the rate-a-list box: an appid, or a store link holding /app/<appid>.
-_APPID_TOKEN = re.compile(rf"[0-9]{{1,{MAX_APPID_DIGITS}}}")
-_STORE_LINK = re.compile(rf"/app/([0-9]{{1,{MAX_APPID_DIGITS}}})(?:[/?#]|$)")
-_SEPARATORS = re.compile(r"[\s,;]+")
-RATE_ACCEPTS = (
-    f"at most {MAX_LOOKUP_APPIDS} games a list: appids or store links, one a line or "
-    "separated by commas"
-)
-# The pasted text shown back in the form and read, at most (100 store links fit in 10 KB).
-MAX_RATE_TEXT = 16 * 1024
-
-
-def appids_in(text: str) -> tuple[list[int], list[str]]:
-    """Given what a visitor pasted (appids and store links such as
-    ``https://store.steampowered.com/app/620/Portal_2/``, separated by spaces, line breaks,
-    commas or semicolons), return the appids each once in the order pasted, and the tokens
-    that are neither (shown back as not understood)."""
-    appids: dict[int, None] = {}
-    ignored: list[str] = []
-    for token in _SEPARATORS.split(text):
-        if not token:
-            continue
-        if _APPID_TOKEN.fullmatch(token):
-            appids[int(token)] = None
-        elif link := _STORE_LINK.search(token):
-            appids[int(link.group(1))] = None
-        else:
-            ignored.append(token)
-    return list(appids), ignored
-
-
-async def rate(request: Request) -> Response:
-    """Serve ``/rate?ids=``: paste up to 100 appids or store links, get their rows with the
-    verdict in the order pasted, the known apps that are not rated with the reason, and the
-    appids nobody knows; the same lookup as ``GET /api/v1/lookup``."""
-    pages: Pages = request.app.state.pages
-    items = request.query_params.multi_items()
-
-    async def render(snap: LoadedSnapshot) -> Resolved | PageAnswer:
-        try:
-            adult, rest = adult_shown(items)
-            unknown = sorted({k for k, _ in rest if k != "ids"})
-            if unknown:
-                raise BadRequest(
-                    [ParamError(k, "unknown parameter; accepted: ids, adult") for k in unknown]
-                )
-        except BadRequest as exc:
-            return PageAnswer(400, pages.site.rate_page("", errors=exc.errors))
-        text = next((v for k, v in rest if k == "ids"), "")[:MAX_RATE_TEXT]
-        appids, ignored = appids_in(text)
-        if len(appids) > MAX_LOOKUP_APPIDS:
-            error = ParamError("ids", f"{RATE_ACCEPTS} (this one holds {len(appids)})")
-            return PageAnswer(400, pages.site.rate_page(text, errors=[error]))
-        body, _ = snap.index.lookup(tuple(appids), snap.not_rated)
-        answer = orjson.loads(body)
-        games = [g for g in answer["games"] if adult or not g["adult"]]
-        unrated = [
-            {**n, "reason_text": REASON_LABEL.get(n["reason"], n["reason"].replace("_", " "))}
-            for n in answer["not_rated"]
-        ]
-        for entry in unrated:
-            known = snap.not_rated.lookup(entry["appid"])
-            entry["name"] = known[0] if known else ""
-        html = pages.site.rate_page(
-            text,
-            asked=len(appids),
-            games=games,
-            hidden=len(answer["games"]) - len(games),
-            not_rated=unrated,
-            not_found=answer["not_found"],
-            ignored=ignored,
-            dates=await pages.dates(snap),
-            here=here(f"{pages.root}/rate", {"ids": text} if text else {}),
-        )
-        html = keep_adult(html, pages.root) if adult else html
-        return Resolved(html, etag_for(html), HTML)
-
-    return await pages.serve(request, pages.remembered(request, render))
-
-
-ROUTES = [
-    Route("/", home),
-    Route("/rate", rate),
-    Route("/docs", docs),
-    Route("/about/score", about_score),
-    Route("/badge/{appid}.svg", badge),
-    Route("/docs/errors", docs),
-    Route("/games", browse),
-    Route("/search", search),
-    Route("/game/{appid}", game),
-    Route("/game/{appid}/{slug}", game),
-    Route("/favicon.svg", favicon),
-    Route("/favicon.ico", favicon),
-    Route("/og-card.png", og_card),
-    Route("/style.css", stylesheet),
-]

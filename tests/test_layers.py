@@ -156,3 +156,19 @@ def test_every_shim_module_serves_the_app() -> None:
             reached.add(name)
             todo.extend(graph[name])
     assert sorted(shim - reached - {"bangscore.shim.account"}) == []
+
+
+MAX_MODULE_LINES = 600
+
+
+def test_no_module_of_the_four_layers_is_over_600_lines() -> None:
+    """A reader takes in a module at a sitting: build/, shim/, scoring/ and ingest/ keep each
+    under 600 lines (issue 35), as starlette's and httpx's modules are."""
+    long = {
+        name: n
+        for name, path in module_files().items()
+        if name.split(".")[1:2]
+        and name.split(".")[1] in {"build", "shim", "scoring", "ingest"}
+        and (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert long == {}

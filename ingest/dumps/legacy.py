@@ -3,8 +3,8 @@
 2023, the 2018 player counts and the ITAD price-history summary.
 
 Two of them share no appid with Steam for every row: HowLongToBeat 2023 rows without an appid
-and every ITAD game join by a *sound* title match (:func:`ingest.names.sound_matches`) against
-the names other layers already observed, so these readers take the :class:`Observations`
+and every ITAD game join by a *sound* title match (:func:`ingest.resolve.names.sound_matches`)
+against the names other layers already observed, so these readers take the :class:`Observations`
 collected so far. Their layers are registered as ``TRUST_MATCHED``.
 """
 

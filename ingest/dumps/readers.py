@@ -389,8 +389,9 @@ def observe_price_history(folder: Path, source: str) -> Iterator[Observation]:
     """Given ``steam_prices_usd_2026-07_history`` (``raw/prices.json@<commit date>_<id>.json.gz``,
     each ``{"prices": {"<appid>": {"price_initial", "price_final", "discount_pct",
     "discount_end", "scraped_at"}}}``, dollars and unix seconds), yield per app every dated
-    observation as ``price_points`` (:class:`ingest.prices.Seen` s of layer ``source``, oldest
-    first; one per ``scraped_at``), and its newest as ``price`` (a :class:`ingest.prices.Price`),
+    observation as ``price_points`` (:class:`ingest.resolve.prices.Seen` s of layer ``source``,
+    oldest first; one per ``scraped_at``), and its newest as ``price`` (a
+    :class:`ingest.resolve.prices.Price`),
     with its lowest as ``usd_price_seen``. An app stored with null prices (free or not for
     sale) and a row whose price exceeds its list price are skipped."""
     seen: dict[int, dict[dt.datetime, Seen]] = {}

@@ -53,8 +53,8 @@ __all__ = [
 
 LayerObservations = tuple[Layer, list[Observation]]
 
-# Bundled sources that join by title or only sample (ingest.registry.BUNDLED): a provenance entry
-# naming one of them keeps its TRUST_MATCHED rank when the record is read back.
+# Bundled sources that join by title or only sample (ingest.dumps.registry.BUNDLED): a provenance
+# entry naming one of them keeps its TRUST_MATCHED rank when the record is read back.
 MATCHED_SOURCES: Final = frozenset(s.layer.name for s in BUNDLED if s.layer.trust == TRUST_MATCHED)
 # The only bundled source of reviewers' playtime, used when a record's provenance does not name
 # the layer its positive reviewers' hours came from.
@@ -181,7 +181,7 @@ def _points(record: GameRecord) -> tuple[Seen, ...]:
     for point in record.price_history:
         if point.estimated:
             continue
-        # The low another layer saw (ingest.prices.with_low made it a point): read back as
+        # The low another layer saw (ingest.resolve.prices.with_low made it a point): read back as
         # that layer's ``usd_price_seen``, which makes the point again.
         here = (point.date, round(point.price_usd * 100), point.source)
         if here == low and (price_layer is None or point.source != price_layer.source):
@@ -408,7 +408,7 @@ def resolve_game(
 ) -> GameRecord | NotRated:
     """Given a previous record, live layers and the catalog's ``prices_as_of`` (UTC; None: the
     newest price observation of the game), return the game resolved over both by
-    :func:`ingest.resolution.assemble`: a rated record, or the :class:`NotRated` app a
+    :func:`ingest.resolve.resolution.assemble`: a rated record, or the :class:`NotRated` app a
     cross-check refused. While the chosen length stays the same, the previous record's
     ``checks`` carry over (the candidates they set aside are not in a record). Raises
     ValueError when a value breaks the record's constraints."""

@@ -6,7 +6,7 @@ names the endpoints): the nightly refresh (prices and review summaries, batched)
 slower per-game cycle (review samples, player statistics, achievements, play lengths, wiki).
 The least wall time of ``n`` requests to a host limited to ``r`` requests per ``s`` seconds
 with a full bucket of ``r`` is ``max(0, n - r) * s / r``: the burst goes at once, the rest at
-the refill rate (:class:`ingest.http.TokenBucket`); hosts are asked in turn (one client, one
+the refill rate (:class:`ingest.live.http.TokenBucket`); hosts are asked in turn (one client, one
 thread), so a plan's time is the sum over its hosts.
 """
 
@@ -105,7 +105,7 @@ def plan_refresh(
     """Given a number of rated games, the sources' endpoints, the per-host limits and the
     default one, and whether IsThereAnyDeal is configured, return the plan of a full refresh.
 
-    Each adapter of the registry (:data:`ingest.adapters.ADAPTERS`) asks its row's fewest
+    Each adapter of the registry (:data:`ingest.live.adapters.ADAPTERS`) asks its row's fewest
     calls for a full pass (``calls_per_pass``) of its row's host: nightly, ``ceil(games /
     100)`` GetItems calls and one tag list on the Web API host, and with ITAD two calls (id
     lookup, historical lows) per 200 games; with a Steam Web API key, one page of the store's

@@ -3,7 +3,7 @@ the live adapters add theirs), resolve each field of each appid by precedence
 (:mod:`ingest.resolve.observations`), cross-check (:mod:`ingest.resolve.checks`), date the prices
 (:mod:`ingest.resolve.prices`), and split the known apps into rated :class:`GameRecord` s and
 :class:`NotRated` apps with their reason. Values are read through named types
-(:class:`ingest.prices.Price`, :class:`ReviewerPlaytime`, :class:`OwnerPlaytime`), never by
+(:class:`ingest.resolve.prices.Price`, :class:`ReviewerPlaytime`, :class:`OwnerPlaytime`), never by
 position.
 """
 
@@ -20,34 +20,38 @@ from pydantic import ValidationError
 from tqdm import tqdm
 
 from bangscore.ingest.resolve.checks import (
-    MIN_REVIEWERS,
     MIN_REVIEWS,
     Length,
     Listing,
-    choose_length,
     delisted,
-    finish_rate_estimate,
     non_game,
     not_rated_reason,
-    played_length,
     regional_copies,
-    season_length_on_free_episode,
-    zero_is_no_price,
+)
+from bangscore.ingest.resolve.lengths import (
+    choose_app_length,
+    chosen_finish_rate,
+    length_source_layer,
+    owners_median,
+    trusted_reviewers,
 )
 from bangscore.ingest.resolve.observations import TRUST_MATCHED, Layer, Observations, Resolved
+from bangscore.ingest.resolve.priced import (
+    historical_low_of,
+    history_points,
+    layer_named,
+    priced_at,
+    prices_as_of,
+    usable_price,
+)
 from bangscore.ingest.resolve.prices import (
-    Low,
     Price,
     Seen,
-    at_midnight,
     current_price,
-    historical_low,
     price_history,
     with_low,
 )
 from bangscore.ingest.resolve.tags import TagPositions, order_tag_set, typical_positions
-from bangscore.scoring.genres import multiplayer_first
-from bangscore.scoring.play import is_replayable
 from bangscore.scoring.records import (
     EarlyWindow,
     GameRecord,
@@ -59,35 +63,11 @@ from bangscore.scoring.records import (
 
 __all__ = [
     "IngestReport",
-    "OwnerPlaytime",
-    "ReviewerPlaytime",
     "assemble",
     "estimated_fields",
     "prices_as_of",
     "tag_positions",
 ]
-
-
-class ReviewerPlaytime(NamedTuple):
-    """Median playtime (hours, at collection) of a game's positive and negative reviewers and
-    how many of each the sample holds (``reviewer_playtime`` observations)."""
-
-    positive_hours: float | None
-    negative_hours: float | None
-    positive_reviewers: int
-    negative_reviewers: int
-
-
-class OwnerPlaytime(NamedTuple):
-    """Median and mean playtime of a game's owners, in minutes (``owner_playtime``)."""
-
-    median_minutes: float
-    mean_minutes: float
-
-
-# Fields whose observation is a US price triple (a Price): today's (``price``) or one a dump
-# saw then (``price_seen``), each observed at its layer's date.
-_PRICE_FIELDS = ("price", "price_seen")
 
 
 @dataclass
@@ -155,24 +135,6 @@ _PUBLIC = {
 }
 
 
-def _observations(known: Observations, appid: int) -> list[Seen]:
-    """Return every dated US price observation of an appid: a layer's own dated points
-    (``price_points``), else its price triple at midnight UTC of its date."""
-    out: list[Seen] = []
-    dated: set[str] = set()
-    for found in known.candidates(appid, "price_points"):
-        dated.add(found.layer.name)
-        out.extend(found.value)
-    for name in _PRICE_FIELDS:
-        for found in known.candidates(appid, name):
-            if found.layer.name not in dated:
-                dated.add(found.layer.name)
-                out.append(
-                    Seen(at_midnight(found.layer.date), Price(*found.value), found.layer.name)
-                )
-    return out
-
-
 class ReviewCount(NamedTuple):
     """An appid's review count, the layer it came from, and whether it is only a lower bound
     (a recent sample's size, or the least count Steam's review summary implies)."""
@@ -180,26 +142,6 @@ class ReviewCount(NamedTuple):
     total: int
     layer: Layer | None
     lower_bound: bool
-
-
-def _layer_named(known: Observations, name: str, day: dt.date) -> Layer:
-    """Return the layer called ``name`` dated ``day`` (the day of one of its observations): a
-    price point names its source, which a record read back may hold under no layer of its
-    own (then a storefront layer of that name)."""
-    found = next((layer for layer in known.layers if layer.name == name), None)
-    return dataclasses.replace(found or Layer(name, "storefront", day), date=day)
-
-
-def _zero_before_release(known: Observations, appid: int, price: Resolved) -> bool:
-    """Return True when an appid's only price is a $0 seen before its release date: the app
-    was not on sale yet (the 2024 catalogue lists unreleased apps at $0), so it is no price."""
-    released = known.value(appid, "release_date")
-    seen = Price(*price.value)
-    return (
-        seen.price_usd == 0
-        and released is not None
-        and _priced_at(known, appid, price).at.date() < released
-    )
 
 
 def _review_count(known: Observations, appid: int) -> ReviewCount:
@@ -225,119 +167,6 @@ def _review_count(known: Observations, appid: int) -> ReviewCount:
     return best
 
 
-def _free_price(known: Observations, appid: int) -> Resolved | None:
-    """Return $0 (list $0, no discount) as observed by the storefront record that says an app
-    is free (Steam's own ``is_free`` flag: the 2024 catalogue's), for an app no source prices
-    in US dollars; None when no record says free, the newest says not free, or the flag was
-    seen before the release date (an unreleased app's flag, like its $0, is no price).
-
-    Free is $0 in every currency, so this converts nothing. The SteamSpy and US price dumps
-    leave out most free apps released after 2020 (SteamSpy's pages list older ones at $0,
-    which already price them), so without the flag every one of those would answer
-    ``no_usd_price``. Any source that prices the app wins over this: it is only a fallback."""
-    free = known.get(appid, "free")
-    if free is None or free.value is not True:
-        return None
-    released = known.value(appid, "release_date")
-    if released is not None and free.layer.date < released:
-        return None
-    return Resolved(Price(0.0, 0.0, 0), free.layer)
-
-
-FREE_TO_PLAY_GENRE = "Free to Play"
-
-
-def _free_to_play_price(known: Observations, appid: int) -> Resolved | None:
-    """Return $0 (list $0, no discount) as observed by the newest storefront record of an app's
-    genres when that record files it under "Free to Play" (docs/API.md#prices-and-dates), for
-    an app no source prices in US dollars and the 2024 catalogue's ``is_free`` flag does not
-    price; None when the genre is absent, the app was not released by that record's date, or an
-    ``is_free`` flag seen after its release says it is not free (Marvel Rivals' 2024 flag,
-    seen before its December 2024 release, says nothing).
-
-    The 2025-26 free-to-play releases (Marvel Rivals, Wuthering Waves, Delta Force, Where Winds
-    Meet, FragPunk) are in no US price dump: the 2026 dumps' scraper walked priced apps and
-    skipped them although it priced their neighbours' appids, and they came after the 2024
-    catalogue and SteamSpy's 2025 pages. Their storefront record of 2026-07-24 says Free to
-    Play, so they are free at its date (source ``steam_pics_2026``). A paid game that also
-    carries the genre is priced by the dumps, which win: this is only a fallback."""
-    genres = known.get(appid, "storefront_genres")
-    if genres is None or FREE_TO_PLAY_GENRE not in genres.value:
-        return None
-    released = known.value(appid, "release_date")
-    if released is None or released > genres.layer.date:
-        return None
-    free = known.get(appid, "free")
-    if free is not None and free.value is False and free.layer.date >= released:
-        return None  # sold for money once it was out (a flag seen before release says nothing)
-    return Resolved(Price(0.0, 0.0, 0), genres.layer)
-
-
-def _priced_at(known: Observations, appid: int, price: Resolved) -> Seen:
-    """Given an appid's winning price, return it as observed: the newest dated point of its
-    layer, or the triple at midnight UTC of the layer's date."""
-    for found in known.candidates(appid, "price_points"):
-        if found.layer == price.layer and found.value:
-            newest: Seen = found.value[-1]
-            return newest
-    return Seen(at_midnight(price.layer.date), Price(*price.value), price.layer.name)
-
-
-def prices_as_of(known: Observations) -> dt.datetime | None:
-    """Given every observation, return the newest US price observation's time (UTC): the
-    catalog's ``prices_as_of``, or None when nothing is priced."""
-    newest: dt.datetime | None = None
-    for layer, table in known.tables("price_points"):
-        del layer
-        for points in table.values():
-            if points and (newest is None or points[-1].at > newest):
-                newest = points[-1].at
-    for name in _PRICE_FIELDS:
-        for layer, table in known.tables(name):
-            if table and (newest is None or at_midnight(layer.date) > newest):
-                newest = at_midnight(layer.date)
-    return newest
-
-
-def _historical_low(
-    known: Observations, appid: int, seen: list[Seen], list_price: float
-) -> Low | None:
-    """Return the lowest price of an appid's whole history
-    (:func:`ingest.prices.historical_low`)."""
-    others = [
-        (float(found.value), found.layer.date, found.layer.name)
-        for found in known.candidates(appid, "usd_price_seen")
-    ]
-    deepest = known.get(appid, "deepest_discount_percent")
-    depth = (int(deepest.value), deepest.layer.date, deepest.layer.name) if deepest else None
-    return historical_low(seen, others, list_price, depth)
-
-
-def _finish_rate(known: Observations, appid: int, hours: float) -> tuple[float, Layer] | None:
-    """Estimate the share of players who play the main story's length, from owners' playtime
-    (SteamSpy, the 2019 dump) or, failing that, from reviewers' playtime (2026)."""
-    owners = known.get(appid, "owner_playtime")
-    if owners is not None:
-        owned = OwnerPlaytime(*owners.value)
-        return finish_rate_estimate(owned.median_minutes, owned.mean_minutes, hours), owners.layer
-    reviewers = known.get(appid, "reviewer_playtime")
-    if reviewers is None:
-        return None
-    played = ReviewerPlaytime(*reviewers.value)
-    parts = [
-        (n, h)
-        for n, h in (
-            (played.positive_reviewers, played.positive_hours),
-            (played.negative_reviewers, played.negative_hours),
-        )
-        if h and n
-    ]
-    if sum(n for n, _ in parts) < MIN_REVIEWERS:
-        return None
-    rate = sum(n * finish_rate_estimate(h * 60, h * 60, hours) for n, h in parts)
-    return rate / sum(n for n, _ in parts), reviewers.layer
-
-
 def _tags_marked(known: Observations, appid: int, mark: str) -> bool:
     """Return True when the layer of an appid's winning tags also observed ``mark`` for it:
     ``tags_unranked`` (a set without vote order) or ``tags_reconstructed`` (a previous
@@ -358,7 +187,7 @@ def _tag_order_estimated(known: Observations, appid: int) -> bool:
 
 def tag_positions(known: Observations) -> TagPositions:
     """Given every observation, return the typical tag positions over the apps whose winning
-    tags are ranked (:func:`ingest.tags.typical_positions`)."""
+    tags are ranked (:func:`ingest.resolve.tags.typical_positions`)."""
     return typical_positions(
         (known.value(appid, "tags", ()), known.value(appid, "storefront_genres", ()))
         for appid in known.appids
@@ -408,7 +237,7 @@ def assemble(
 
 
 def _listing(known: Observations, appid: int) -> Listing:
-    """Given an appid, return what :func:`ingest.checks.regional_copies` compares of it."""
+    """Given an appid, return what :func:`ingest.resolve.checks.regional_copies` compares of it."""
     return Listing(
         appid,
         known.value(appid, "name") or "",
@@ -420,9 +249,9 @@ def _listing(known: Observations, appid: int) -> Listing:
 
 
 class _Refused(NamedTuple):
-    """An app a check refused: the first ``reason`` (:func:`ingest.checks.not_rated_reason`),
-    its storefront ``name`` ("" when none), its review count, and whether a $0 was refused as
-    no price (the report counts those)."""
+    """An app a check refused: the first ``reason``
+    (:func:`ingest.resolve.checks.not_rated_reason`), its storefront ``name`` ("" when none),
+    its review count, and whether a $0 was refused as no price (the report counts those)."""
 
     reason: NotRatedReason
     name: str
@@ -452,12 +281,12 @@ def _screen(
     found = known.get(appid, "price")
     is_non_game = _is_non_game(known, appid, name)
     is_delisted = _is_delisted(known, appid, found)
-    price, zero_not_free, free_only = _usable_price(known, appid, found, regional_copy)
+    price, zero_not_free, free_only = usable_price(known, appid, found, regional_copy)
     length = None
     # The length check needs the tags and the reviewers' playtime: only for apps that
     # pass every other check, which keeps the walk over 180k apps fast.
     if not (is_non_game or is_delisted or price is None or counted.total < MIN_REVIEWS):
-        length = _length(known, appid, typical, name, price)
+        length = choose_app_length(known, appid, _tags(known, appid, typical), name, price)
     reason = not_rated_reason(
         has_store_data=_has_store_data(known, appid, name),
         is_non_game=is_non_game,
@@ -479,7 +308,7 @@ def _has_store_data(known: Observations, appid: int, name: str) -> bool:
 
 def _is_non_game(known: Observations, appid: int, name: str) -> bool:
     """Given an appid and its storefront name, return True when it is no game: nameless, or
-    :func:`ingest.checks.non_game` by its name, app type and storefront genres."""
+    :func:`ingest.resolve.checks.non_game` by its name, app type and storefront genres."""
     return not name or non_game(
         name, known.value(appid, "app_type"), known.value(appid, "storefront_genres", ())
     )
@@ -487,7 +316,7 @@ def _is_non_game(known: Observations, appid: int, name: str) -> bool:
 
 def _is_delisted(known: Observations, appid: int, price: Resolved | None) -> bool:
     """Given an appid and its resolved price (or None), return
-    :func:`ingest.checks.delisted` of it."""
+    :func:`ingest.resolve.checks.delisted` of it."""
     return delisted(
         known.get(appid, "delisted") is not None,
         Price(*price.value).price_usd if price else None,
@@ -521,7 +350,7 @@ def _rate(
             known,
             appid,
             app.name,
-            _priced_at(known, appid, app.price),
+            priced_at(known, appid, app.price),
             app.length,
             app.counted,
             as_of,
@@ -530,84 +359,6 @@ def _rate(
     except ValidationError as err:
         report.dropped[f"invalid record ({err.errors()[0]['loc']})"] += 1
         return None
-
-
-def _owners_median(known: Observations, appid: int) -> Resolved | None:
-    """Return the owners' median playtime in hours with its layer: the bundled dumps'
-    ``owner_playtime`` median, else a live SteamSpy answer's ``median_playtime_hours``; None
-    when neither is known. The one value a played length and the record's
-    ``median_playtime_hours`` both take, so a record resolved again finds the same length."""
-    owners = known.get(appid, "owner_playtime")
-    if owners is not None:
-        return Resolved(OwnerPlaytime(*owners.value).median_minutes / 60, owners.layer)
-    return known.get(appid, "median_playtime_hours")
-
-
-def _played_length(
-    known: Observations, appid: int, reviewer: ReviewerPlaytime | None
-) -> Length | None:
-    """Return a multiplayer-first app's length as how long players play
-    (:func:`ingest.checks.played_length`), from its reviewers' or owners' median playtime."""
-    found = known.get(appid, "reviewer_playtime")
-    positive = (
-        Resolved(reviewer.positive_hours, found.layer)
-        if found is not None and reviewer is not None and reviewer.positive_hours is not None
-        else None
-    )
-    return played_length(
-        positive,
-        reviewer.positive_reviewers if reviewer is not None else 0,
-        _owners_median(known, appid),
-    )
-
-
-def _usable_price(
-    known: Observations, appid: int, price: Resolved | None, regional_copy: bool
-) -> tuple[Resolved | None, bool, bool]:
-    """Given an app's resolved price (or None), return (the price to rate it at or None,
-    whether a $0 was refused as no price, whether only the free flag priced it)."""
-    if regional_copy:
-        return None, False, False  # a regional copy's only price repeats its twin's
-    if price and (
-        zero_is_no_price(
-            Price(*price.value).price_usd,
-            Price(*price.value).list_price_usd,
-            known.value(appid, "free"),
-        )
-        or _zero_before_release(known, appid, price)
-    ):
-        return None, True, False
-    if price is None:
-        price = _free_price(known, appid) or _free_to_play_price(known, appid)
-        return price, False, price is not None
-    return price, False, False
-
-
-def _length(
-    known: Observations, appid: int, typical: TagPositions, name: str, price: Resolved
-) -> Length | None:
-    """Given an app, the catalogue's typical tag positions, its name and its price, return its
-    chosen length (:func:`choose_length`) or None: for a multiplayer-first game how long
-    players play (:func:`_played_length`) when anyone's playtime is known; None for a free
-    first episode whose only length is its season's (:func:`season_length_on_free_episode`)."""
-    found = known.value(appid, "reviewer_playtime")
-    reviewer = ReviewerPlaytime(*found) if found else None
-    tags = _tags(known, appid, typical)
-    length = choose_length(
-        list(known.candidates(appid, "main_story_hours")),
-        reviewer.positive_hours if reviewer else None,
-        reviewer.positive_reviewers if reviewer else 0,
-        replayable=is_replayable(tags),
-    )
-    if multiplayer_first(
-        known.value(appid, "categories", ()), tags, known.value(appid, "storefront_genres", ())
-    ):
-        length = _played_length(known, appid, reviewer) or length
-    paid = Price(*price.value)
-    free = paid.price_usd == 0 and paid.list_price_usd == 0
-    if season_length_on_free_episode(name, tags, free, length):
-        return None
-    return length
 
 
 def _count_refusal(
@@ -648,34 +399,34 @@ def _record(
 ) -> GameRecord:
     """Build one rated record from the winners of every field (see :func:`assemble`), the
     price observation it is priced at (``seen``, held to ``as_of`` by
-    :func:`ingest.prices.current_price`) and its tags, most-voted first (:func:`_tags`).
+    :func:`ingest.resolve.prices.current_price`) and its tags, most-voted first (:func:`_tags`).
     Raises pydantic's ValidationError when a value breaks the record's constraints."""
     price = current_price(seen, as_of)
-    median = _owners_median(known, appid)
+    median = owners_median(known, appid)
     reviewer_found = known.get(appid, "reviewer_playtime")
-    length_layer, length_estimated = _length_layer(length, reviewer_found)
-    finish = _chosen_finish_rate(known, appid, length)
-    observed = _history_points(known, appid, seen, price.list_price_usd)
+    length_layer, length_estimated = length_source_layer(length, reviewer_found)
+    finish = chosen_finish_rate(known, appid, length)
+    observed = history_points(known, appid, seen, price.list_price_usd)
     # A sale long over still is a price the game was sold at: the whole history counts.
-    low = _historical_low(known, appid, observed, price.list_price_usd)
+    low = historical_low_of(known, appid, observed, price.list_price_usd)
     released = known.value(appid, "release_date")
     year, year_layer = _release_year(known, appid, released)
     provenance = _record_layers(
         known,
         appid,
         {
-            "price_usd": _layer_named(known, seen.source, seen.at.date()),
+            "price_usd": layer_named(known, seen.source, seen.at.date()),
             "median_playtime_hours": median.layer if median is not None else None,
             "length_hours": length_layer,
             # Whatever dump the playtime came from, a finish rate is player statistics.
             "finish_rate": dataclasses.replace(finish[1], kind="player_stats") if finish else None,
-            "historical_low_usd": _layer_named(known, low.source, low.at) if low else None,
+            "historical_low_usd": layer_named(known, low.source, low.at) if low else None,
             "release_year": year_layer,
             "review_count": counted.layer,
         },
     )
     window = known.value(appid, "early_window")
-    up_hours, up_reviewers = _trusted_reviewers(reviewer_found)
+    up_hours, up_reviewers = trusted_reviewers(reviewer_found)
     return GameRecord(
         appid=appid,
         name=name,
@@ -738,16 +489,6 @@ def _record_layers(
     return layers
 
 
-def _length_layer(length: Length, reviewer_found: Resolved | None) -> tuple[Layer, bool]:
-    """Given the chosen length and the winning reviewers' playtime, return (the layer the length
-    came from, whether it is estimated): a source's length is its own; a length with no source
-    (a playtime estimate) comes from the reviewers' playtime layer."""
-    if length.resolved is not None:
-        return length.resolved.layer, False
-    assert reviewer_found is not None  # choose_length estimates only from reviewers' playtime
-    return reviewer_found.layer, True
-
-
 def _release_year(
     known: Observations, appid: int, released: dt.date | None
 ) -> tuple[int | None, Layer | None]:
@@ -792,44 +533,6 @@ def estimated_fields(
         ("review_count", review_count),
     )
     return tuple(wire for wire, marked in marks if marked)
-
-
-def _chosen_finish_rate(
-    known: Observations, appid: int, length: Length
-) -> tuple[float, Layer] | None:
-    """Given an app and its chosen length, return its finish rate and layer, or None. A finish
-    rate a source observed directly (the live achievements adapter) wins over one estimated
-    here from playtime; an estimated length gets no estimated finish rate."""
-    observed = known.get(appid, "finish_rate")
-    if observed is not None:
-        return observed.value, observed.layer
-    if length.source == "hltb":
-        return _finish_rate(known, appid, length.hours)
-    return None
-
-
-def _history_points(known: Observations, appid: int, seen: Seen, list_price: float) -> list[Seen]:
-    """Given an app, the observation it is priced at and its list price, return its price
-    history's points. A $0 next to a paid list price today was "not sold then" (unreleased, or
-    no US price found), not "free": no point of the history."""
-    observed = [
-        point
-        for point in _observations(known, appid)
-        if point.price.price_usd > 0 or list_price == 0
-    ]
-    if not any(point.source == seen.source for point in observed):
-        observed.append(seen)  # a price from the free flag alone (_free_price) is its only point
-    return observed
-
-
-def _trusted_reviewers(found: Resolved | None) -> tuple[float | None, int | None]:
-    """Given the winning reviewers' playtime (a :class:`ReviewerPlaytime` and its layer, or
-    None), return (the positive reviewers' hours, their count) when enough reviewers back them,
-    else (None, None)."""
-    reviewer = ReviewerPlaytime(*found.value) if found else None
-    if reviewer is None or reviewer.positive_reviewers < MIN_REVIEWERS:
-        return None, None
-    return reviewer.positive_hours, reviewer.positive_reviewers
 
 
 def _sources(provenance: dict[str, Layer], window: EarlyWindow | None) -> Sources:

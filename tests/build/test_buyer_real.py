@@ -23,7 +23,7 @@ from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import Catalog
 from bangscore.scoring.verdict import EVIDENCE_DAYS, day, evidence, is_stale
 from bangscore.storage import ObjectStorage
-from tests.raw_prices import raw_prices
+from tests.support.raw_prices import raw_prices
 
 pytestmark = pytest.mark.slow
 BETTER = re.compile(r'<ol id="better-list">(.*?)</ol>', re.S)

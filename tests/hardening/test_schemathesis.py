@@ -6,7 +6,7 @@ published, so that every operation, ``/api/v1/export`` included, answers from re
 The run passes only if every answer conforms to the document (status, headers, content type,
 body schema) and the server accepts every request the document calls valid: the document is
 what a generated client trusts. The one rule a schema cannot state (``year_from`` <=
-``year_to``) is applied by ``tests/schemathesis_hooks.py``.
+``year_to``) is applied by ``tests/support/schemathesis_hooks.py``.
 """
 
 from __future__ import annotations
@@ -43,7 +43,11 @@ def test_schemathesis_passes_over_the_whole_document(
     )
     key = add_key(state, plan="bulk", limit=100_000_000)
     server = server_factory(state, env={"BANGSCORE_EXPORT": str(state / "export")})
-    env = {**os.environ, "PYTHONPATH": str(REPO), "SCHEMATHESIS_HOOKS": "tests.schemathesis_hooks"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "SCHEMATHESIS_HOOKS": "tests.support.schemathesis_hooks",
+    }
     run = subprocess.run(
         [
             str(SCHEMATHESIS),

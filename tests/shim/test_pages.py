@@ -16,7 +16,8 @@ from bangscore.build.wire import slugify
 from bangscore.manifest import etag_for
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import NotRated
-from bangscore.shim.pages import MAX_UNRATED_SHOWN, appids_in
+from bangscore.shim.pages import MAX_UNRATED_SHOWN
+from bangscore.shim.rate import appids_in
 from bangscore.site.render import SiteRenderer, style_version
 from bangscore.storage import ObjectStorage
 from bangscore.stores.sqlite_store import SQLiteKeyStore

@@ -1,5 +1,5 @@
 """Schemathesis hooks for the command-line run over a real server (tests/hardening/
-test_schemathesis.py), loaded with ``SCHEMATHESIS_HOOKS=tests.schemathesis_hooks``.
+test_schemathesis.py), loaded with ``SCHEMATHESIS_HOOKS=tests.support.schemathesis_hooks``.
 
 The one rule of the API a schema cannot state is a rule between two parameters: ``year_from``
 must not be greater than ``year_to`` (docs/API.md#list-games says so, and so do both

@@ -8,7 +8,7 @@ import pytest
 
 from bangscore.ingest.catalog import IngestReport
 from bangscore.scoring.records import Catalog
-from tests.raw_prices import raw_prices, run_starts
+from tests.support.raw_prices import raw_prices, run_starts
 
 pytestmark = pytest.mark.slow
 

@@ -1,0 +1,29 @@
+"""The website's route table (docs/API.md#website): the pages (:mod:`bangscore.shim.pages`),
+the "rate a list" page (:mod:`bangscore.shim.rate`) and the small files
+(:mod:`bangscore.shim.assets`), in the order Starlette matches them.
+"""
+
+from __future__ import annotations
+
+from starlette.routing import Route
+
+from bangscore.shim.assets import badge, favicon, og_card, stylesheet
+from bangscore.shim.pages import about_score, browse, docs, game, home, search
+from bangscore.shim.rate import rate
+
+ROUTES = [
+    Route("/", home),
+    Route("/rate", rate),
+    Route("/docs", docs),
+    Route("/about/score", about_score),
+    Route("/badge/{appid}.svg", badge),
+    Route("/docs/errors", docs),
+    Route("/games", browse),
+    Route("/search", search),
+    Route("/game/{appid}", game),
+    Route("/game/{appid}/{slug}", game),
+    Route("/favicon.svg", favicon),
+    Route("/favicon.ico", favicon),
+    Route("/og-card.png", og_card),
+    Route("/style.css", stylesheet),
+]

@@ -37,7 +37,7 @@ from bangscore.scoring.tiers import tier
 
 GAMES_ROW_GROUP = 8192  # games per row group: about 2 MB of compressed columns
 LONG_ROW_GROUP = 131_072  # points per row group of the long tables
-ZSTD_LEVEL = 9  # ~10% smaller than the default 3 at twice the time (bench: export rows)
+ZSTD_LEVEL = 9  # games.parquet 5.10 MB, 0.46 s CPU; level 3: 5.37 MB, 0.34 s (26 Nov 2026)
 
 Record = Mapping[str, Any]
 

@@ -53,6 +53,7 @@ class ExportFigures:
     formats: tuple[FormatFigure, ...]
     total_seconds: float
     manifest_bytes: int
+    files: tuple[tuple[str, int, int], ...] = ()  # every file: name, rows, bytes
 
 
 def best(repeat: int, work: Callable[[], Any]) -> tuple[float, Any]:
@@ -99,8 +100,9 @@ def measure_export(catalog: Catalog, repeat: int = 2) -> ExportFigures:
         FormatFigure(f.format, f.files, f.bytes, sum(rows[n] for n in f.files), f.seconds)
         for f in formats
     ]
+    files = tuple((f.name, f.rows, f.bytes) for f in export.manifest.files)
     return ExportFigures(
-        len(games), records_s, tuple(formats), total_s, len(export.manifest.to_bytes())
+        len(games), records_s, tuple(formats), total_s, len(export.manifest.to_bytes()), files
     )
 
 
@@ -126,6 +128,11 @@ def export_section(figures: ExportFigures) -> list[str]:
             f"{f.bytes:,} | {f.bytes / 1e6:.2f} | {f.bytes / games_jsonl:.2f} | "
             f"{f.seconds:.2f} |"
         )
+    lines += ["", "| file | rows | bytes | / games.jsonl.gz |", "|---|---:|---:|---:|"]
+    lines += [
+        f"| `{name}` | {rows:,} | {size:,} | {size / games_jsonl:.2f} |"
+        for name, rows, size in figures.files
+    ]
     return lines
 
 

@@ -8,10 +8,10 @@ imports it, an import contract in pyproject.toml).
 - ``changes.parquet``: the rows of changes.jsonl.gz: appid, change and the record as a struct.
 
 Files are zstd-compressed with statistics and a page index, in row groups of
-:data:`GAMES_ROW_GROUP` games or :data:`LONG_ROW_GROUP` rows: a few MB each, so DuckDB or polars
-reading over HTTP range requests fetch the footer and then only the row groups and columns a
-query needs. Writing is deterministic: equal records give equal bytes (for one pyarrow version,
-which the file's footer names).
+:data:`GAMES_ROW_GROUP` games or :data:`LONG_ROW_GROUP` rows, up to about 1 MB each: a
+reader ranging over a file (DuckDB or polars on an object store) fetches the footer, then only
+the row groups and columns a query needs. Writing is deterministic: equal records give equal
+bytes (for one pyarrow version, which the file's footer names).
 """
 
 from __future__ import annotations
@@ -35,9 +35,9 @@ from bangscore.build.columns import (
 )
 from bangscore.scoring.tiers import tier
 
-GAMES_ROW_GROUP = 8192  # games per row group: about 2 MB of compressed columns
-LONG_ROW_GROUP = 131_072  # points per row group of the long tables
-ZSTD_LEVEL = 9  # ~10% smaller than the default 3 at twice the time (bench: export rows)
+GAMES_ROW_GROUP = 8192  # games per row group: about 1 MB compressed (5 groups for 39,504 games)
+LONG_ROW_GROUP = 131_072  # points per row group of the long tables: 0.2-0.5 MB compressed
+ZSTD_LEVEL = 9  # games.parquet 5.10 MB, 0.46 s CPU; level 3: 5.37 MB, 0.34 s (26 Nov 2026)
 
 Record = Mapping[str, Any]
 

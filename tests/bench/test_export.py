@@ -7,6 +7,7 @@ import datetime as dt
 
 from bangscore.build.export import export_records, render_export
 from bangscore.build.score_history import extend
+from bangscore.contract.export import FILES
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import Catalog
 from bench.export import SITE, T0, export_section, measure_export
@@ -45,8 +46,16 @@ def test_figures_are_the_exports_bytes_and_rows() -> None:
         "tags.parquet",
         "changes.parquet",
     )
+    assert figures.files == tuple((f.name, f.rows, f.bytes) for f in export.manifest.files)
     section = export_section(figures)
     assert section[0] == "## Bulk export"
-    assert section[-1].startswith("| parquet | `games.parquet`, ")
-    assert f"| {figures.formats[0].bytes:,} | " in section[-3]
-    assert section[-3].endswith(f"| 1.00 | {figures.formats[0].seconds:.2f} |")
+    by_format = section[
+        section.index("| format | files | rows | bytes | MB | / gzip JSON lines | render s |") + 2 :
+    ][:3]
+    assert by_format[2].startswith("| parquet | `games.parquet`, ")
+    assert f"| {figures.formats[0].bytes:,} | " in by_format[0]
+    assert by_format[0].endswith(f"| 1.00 | {figures.formats[0].seconds:.2f} |")
+    assert section[-len(FILES) :] == [
+        f"| `{n}` | {r:,} | {b:,} | {b / figures.formats[0].bytes:.2f} |"
+        for n, r, b in figures.files
+    ]

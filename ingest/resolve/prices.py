@@ -107,7 +107,8 @@ def price_history(observations: Iterable[Seen]) -> tuple[PricePoint, ...]:
     from the observation before it, or when more than :data:`RUN_GAP` (14 days) passed since
     the observation before it; the newest observation is always a point (the day the price was
     last seen). So every run of one price keeps its first day, each point with the layer that
-    saw it (``source``). Two observations of one moment keep the later-read one. At most
+    saw it (``source``). Two observations of one moment keep the later-read one, and of one
+    day's points the lowest price (a point is dated by its day). At most
     :data:`MAX_PRICE_HISTORY` points: the newest, plus the lowest price's first point when it
     would fall off (so the historical low stays a point of the history)."""
     by_moment: dict[dt.datetime, Seen] = {}
@@ -120,6 +121,14 @@ def price_history(observations: Iterable[Seen]) -> tuple[PricePoint, ...]:
         starts_run = before is None or before.price != seen.price or seen.at - before.at > RUN_GAP
         if starts_run or i == len(ordered) - 1:
             kept.append(seen)
+    # One point a day (a point is dated by its day): of a day's points, the lowest price, the
+    # first of equals, so a sale seen that day is never dropped for its day's other price.
+    by_day: dict[dt.date, Seen] = {}
+    for seen in kept:
+        day = seen.at.date()
+        if day not in by_day or seen.price.price_usd < by_day[day].price.price_usd:
+            by_day[day] = seen
+    kept = [by_day[day] for day in sorted(by_day)]
     if len(kept) > MAX_PRICE_HISTORY:
         lowest = min(kept, key=lambda s: (s.price.price_usd, s.at))
         newest = kept[-MAX_PRICE_HISTORY:]

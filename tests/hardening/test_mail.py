@@ -432,7 +432,8 @@ def test_signing_up_from_a_watch_link_returns_to_its_form(
             data={"csrf": token, "email": "new@example.com", "password": PASSWORD},
         )
         assert answer.status_code == 303
-        assert answer.headers["location"] == f"{server.url}/account/watch?appid=367520"
+        # Root-relative, so it works from any origin the server answers on (issue 33).
+        assert answer.headers["location"] == "/account/watch?appid=367520"
 
 
 # -- issue 27 item 6: an alert's subject dates its price ----------------------------------------

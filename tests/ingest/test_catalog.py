@@ -597,7 +597,10 @@ def test_bundled_2025_hits_are_rated_at_list_price_with_a_dated_history(
     assert (game.historical_low_usd, game.historical_low_at) == (low, low_at)
     assert game.price_observed_at is not None
     assert game.price_observed_at.date() == low_at  # the summer-sale checkpoint, over since
-    assert [p.source for p in game.price_history] == ["steam_prices_usd_2026-07"]
+    # Every run of one price the 2026 dumps saw is a point (issue 33): the list price, then the
+    # summer sale's first day.
+    assert {p.source for p in game.price_history} == {"steam_prices_usd_2026-07"}
+    assert (low_at, low) in [(p.date, p.price_usd) for p in game.price_history]
     assert "review_count" in game.estimated  # a 2026 sample's count: a lower bound
 
 

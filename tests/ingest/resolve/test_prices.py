@@ -100,18 +100,17 @@ SALE_899 = Price(8.99, 14.99, 40)
             id="a-gap-over-14-days-starts-a-point",
         ),
         pytest.param(
-            # A price change inside one day keeps both prices (each run's first observation).
+            # A price change inside one day: one point a day, the day's lowest (the sale).
             [
-                seen(utc(2026, 7, 9, 4), SALE_899, "h"),
-                seen(utc(2026, 7, 9, 20), FULL_1499, "h"),
+                seen(utc(2026, 7, 9, 4), FULL_1499, "h"),
+                seen(utc(2026, 7, 9, 20), SALE_899, "h"),
                 seen(utc(2026, 7, 10, 4), FULL_1499, "h"),
             ],
             [
                 ("2026-07-09", 8.99, "h"),
-                ("2026-07-09", 14.99, "h"),
                 ("2026-07-10", 14.99, "h"),
             ],
-            id="two-prices-in-one-day-both-kept",
+            id="two-prices-in-one-day-the-lowest-kept",
         ),
         pytest.param(
             # A sale between two full prices, out of order, each with its layer.

@@ -183,8 +183,12 @@ def _points(record: GameRecord) -> tuple[Seen, ...]:
             continue
         # The low another layer saw (ingest.resolve.prices.with_low made it a point): read back as
         # that layer's ``usd_price_seen``, which makes the point again.
+        # Only a dated low of the price-history source is made that way: a low another layer
+        # saw as a price (SteamSpy's, a storefront dump's) is an observation of its own.
         here = (point.date, round(point.price_usd * 100), point.source)
-        if here == low and (price_layer is None or point.source != price_layer.source):
+        dated_low = low_layer is not None and low_layer.kind == "price_history"
+        foreign = price_layer is None or point.source != price_layer.source
+        if here == low and dated_low and foreign:
             continue
         at = at_midnight(point.date)
         if observed is not None and observed.date() == point.date:
@@ -242,6 +246,15 @@ def _year_without_date(record: GameRecord, layers: _Layers) -> Iterator[_Observe
     if record.release_date is None and record.release_year is not None:
         layer = layers.keyed("release_year", "play_length")
         yield layer, "play_length_release_year", record.release_year
+    # The year first sold, earlier than today's storefront date (an Early Access start, a
+    # re-release): read back as that, or the year would follow the date.
+    elif (
+        record.release_date is not None
+        and record.release_year is not None
+        and record.release_year < record.release_date.year
+    ):
+        layer = layers.keyed("release_year", "storefront")
+        yield layer, "first_sold_year", record.release_year
 
 
 def _reconstructed_tags(record: GameRecord, layers: _Layers) -> Iterator[_Observed]:

@@ -496,8 +496,8 @@ def _release_year(
     to report it under when not the date's): the year it was first sold, the earliest release
     date any storefront layer holds (Early Access included: a 1.0 or a re-release moves the
     storefront's date, not the year it first sold; Hot Dogs, Horseshoes & Hand Grenades 2016,
-    not 2026), else a year only the play-length source knows (``play_length_release_year``)
-    with its layer."""
+    not 2026; a record read back says it as ``first_sold_year``), else a year only the
+    play-length source knows (``play_length_release_year``) with its layer."""
     first = min(
         (
             found
@@ -509,6 +509,10 @@ def _release_year(
     )
     if first is not None and (released is None or first.value < released):
         return first.value.year, first.layer
+    # A record read back (ingest.live.layers) keeps the year it was first sold as such.
+    sold = known.get(appid, "first_sold_year")
+    if released is not None and sold is not None and int(sold.value) < released.year:
+        return int(sold.value), sold.layer
     if released is not None:
         return released.year, None
     other_year = known.get(appid, "play_length_release_year")

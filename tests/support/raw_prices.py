@@ -13,7 +13,7 @@ from pathlib import Path
 
 import orjson
 
-DUMPS = Path(__file__).resolve().parents[1] / "data/raw/steam_prices_usd_2026-07_history/raw"
+DUMPS = Path(__file__).resolve().parents[2] / "data/raw/steam_prices_usd_2026-07_history/raw"
 # What the dumps saw of one app: (scrape time UTC, price paid in whole cents), oldest first.
 Observed = tuple[tuple[dt.datetime, int], ...]
 

@@ -17,7 +17,7 @@ from bangscore.ingest.dumps.readers import INSIGHTS_TABLES
 from bangscore.ingest.dumps.registry import BUNDLED, Source, read_observations
 from bangscore.ingest.resolve.observations import Observation, Observations
 
-RAW = Path(__file__).resolve().parents[2] / "data" / "raw"
+RAW = Path(__file__).resolve().parents[3] / "data" / "raw"
 SAMPLE = 2_000  # observations read per source
 # Sources that match another source's apps by title (``known``): they may yield nothing from a
 # sample that holds none of those apps, so only their observations' shape is asserted.

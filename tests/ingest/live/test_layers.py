@@ -304,8 +304,15 @@ def test_record_observations_of_a_keyed_length() -> None:
         ("previous catalog player_stats", "rarest_achievement_percent"): 1.5,
         ("previous catalog player_stats", "players_estimate"): 50_000,
         ("previous catalog player_stats", "owners_range"): "1,000,000 .. 2,000,000",
-        # The price history rides on the price's layer; each point names its own source.
+        # The price history rides on the price's layer; each point names its own source: the
+        # low SteamSpy saw is a point read back as an observation (only a price-history
+        # source's dated low is left for ingest.resolve.prices.with_low to make again).
         ("steam_prices_usd_2026", "price_points"): (
+            Seen(
+                dt.datetime(2025, 1, 1, tzinfo=dt.UTC),
+                Price(39.99, 59.99, 33),
+                "steamspy_2025-01-01",
+            ),
             Seen(
                 dt.datetime(2026, 7, 13, tzinfo=dt.UTC),
                 Price(47.99, 59.99, 20),

@@ -124,7 +124,7 @@ def test_nginx_balances_keyed_calls_over_both_replicas_gzipped(stack: Stack) -> 
             upstream = answer.headers["x-upstream"]
             served[upstream] = served.get(upstream, 0) + 1
             # Each replica counts every request it served, and the others' as of its last
-            # lease (docs/API.md#quota): never fewer than its own.
+            # lease (docs/API.md#plans-and-quota): never fewer than its own.
             assert int(answer.headers["x-ratelimit-remaining"]) <= 1000 - served[upstream]
             upstreams.add(upstream)
         etag = answer.headers["etag"]

@@ -59,9 +59,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Final
+from typing import Final, Literal, get_args
 
-GENRES: Final = (
+# The genres, as the wire names them (bangscore.contract.records reads this type).
+Genre = Literal[
     "rpg",
     "shooter",
     "strategy",
@@ -71,7 +72,8 @@ GENRES: Final = (
     "indie_short",
     "action",
     "other",
-)
+]
+GENRES: Final[tuple[Genre, ...]] = get_args(Genre)
 
 TAG_WINDOW: Final = 5
 INDIE_SHORT_HOURS: Final = 5.0

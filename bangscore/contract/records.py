@@ -30,23 +30,13 @@ from pydantic_core import core_schema
 from bangscore.contract.limits import MAX_LOOKUP_APPIDS, PAGE_SIZE
 from bangscore.scoring.drivers import Driver
 from bangscore.scoring.flags import ProvisionalReason
+from bangscore.scoring.genres import Genre
 from bangscore.scoring.records import LengthSource, NotRatedReason
 from bangscore.scoring.verdict import Verdict
 
 # Vocabularies as wire words. The scoring modules hold the same words as tuples (TIERS,
 # GENRES, PROVISIONAL_REASONS); tests/contract/test_records.py keeps the two equal.
 Tier = Literal["banger", "worth_it", "fair", "skip"]
-Genre = Literal[
-    "rpg",
-    "shooter",
-    "strategy",
-    "narrative",
-    "roguelike",
-    "multiplayer",
-    "indie_short",
-    "action",
-    "other",
-]
 SourceKind = Literal["storefront", "player_stats", "play_length", "price_history", "wiki"]
 Plan = Literal["free", "pro", "bulk"]
 

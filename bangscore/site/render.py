@@ -28,6 +28,7 @@ from bangscore.contract.api import ATTRIBUTION_TEXT, ERROR_CODES
 from bangscore.contract.limits import MAX_LOOKUP_APPIDS, MAX_QUERY_LENGTH, PAGE_SIZE
 from bangscore.scoring.genres import GENRES
 from bangscore.scoring.sales import sale_on
+from bangscore.scoring.verdict import is_stale
 from bangscore.site.adult import toggle_href
 from bangscore.site.badge import badge_snippet
 from bangscore.site.better_value import cap_usd
@@ -64,23 +65,17 @@ def format_day(value: str | None) -> str:
     return _iso_day(str(value)[:10])
 
 
-STALE_PRICE_DAYS = 180
-"""A price seen more than this many days before ``prices_as_of`` is stale: a row dates it
-"last seen <day>" (docs/API.md#website)."""
-
-
 def price_seen(observed_at: str | None, prices_as_of: str | None) -> str:
     """Given a list item's ``price_observed_at`` and the catalogue's ``prices_as_of`` (ISO
     dates or date-times, either None), return the date a row gives its price: ``24 Jul 2026``,
-    or ``last seen 1 Jan 2025`` when it was seen more than STALE_PRICE_DAYS before
-    prices_as_of ("—" without a date)."""
+    or ``last seen 1 Jan 2025`` for a stale one (:func:`bangscore.scoring.verdict.is_stale`,
+    the rule the verdict and the flags use) ("—" without a date)."""
     if not observed_at:
         return "—"
     shown = format_day(observed_at)
     if prices_as_of:
         seen = dt.date.fromisoformat(str(observed_at)[:10])
-        as_of = dt.date.fromisoformat(str(prices_as_of)[:10])
-        if (as_of - seen).days > STALE_PRICE_DAYS:
+        if is_stale(seen, dt.date.fromisoformat(str(prices_as_of)[:10])):
             return f"last seen {shown}"
     return shown
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from functools import partial
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -28,7 +27,7 @@ from bangscore.errors import (
     ParamError,
     Refusal,
 )
-from bangscore.shim.answer import Allowance, Resolved, Resolver, Stored, answer
+from bangscore.shim.answer import Allowance, Resolution, Resolved, Resolver, Stored, answer, read
 from bangscore.shim.problems import PROBLEM_TYPE, problem_body
 from bangscore.shim.quota import Quota, Window, rate_headers
 from bangscore.shim.source import LoadedSnapshot, SnapshotSource
@@ -169,10 +168,18 @@ async def anonymous(request: Request, resolve: Resolver) -> Response:
     return await answer(request, resolve, allowance, source=state.source, quota=quota)
 
 
-async def keyed(request: Request, resolve: KeyedResolver, *, counted: bool = True) -> Response:
-    """Given a keyed request and its resolver, authenticate the key (401 / 503 against the
-    client IP's anonymous allowance), then return the answer policy's response against the
-    key's allowance (``counted=False``: not counted, as ``/api/v1/usage``)."""
+async def keyed(
+    request: Request, serve: KeyedResolver, *, remember: bool = False, counted: bool = True
+) -> Response:
+    """Given a keyed request and the resolver of what its route serves, return the answer.
+
+    In order: authenticate the key (a 401 or 503 counts against the client IP's anonymous
+    allowance), then answer by the one answer policy (:func:`bangscore.shim.answer.answer`)
+    against the key's allowance, resolving with ``serve``. With ``remember`` the resolved
+    answer (or its 400) is kept per snapshot, path and query string
+    (:func:`remembered`), as it is the same for every key. ``counted=False``: not counted,
+    as ``/api/v1/usage``.
+    """
     state = request.app.state
     voice: ProblemVoice = state.problems
     key = presented_key(request)
@@ -185,9 +192,40 @@ async def keyed(request: Request, resolve: KeyedResolver, *, counted: bool = Tru
     except KeyStoreUnavailable as exc:
         return voice.unavailable(request, [], exc)
     request.scope.setdefault("state", {})["key_id"] = record.key_id  # for the access log
+
+    async def resolve(snap: LoadedSnapshot) -> Resolution:
+        if remember:
+            return await remembered(serve, request, record, snap)
+        return await serve(request, record, snap)
+
     allowance = key_allowance(record, voice, counted=counted)
-    bound = partial(resolve, request, record)
-    return await answer(request, bound, allowance, source=state.source, quota=state.quota)
+    return await answer(request, resolve, allowance, source=state.source, quota=state.quota)
+
+
+async def remembered(
+    serve: KeyedResolver, request: Request, record: KeyRecord, snap: LoadedSnapshot
+) -> Resolved:
+    """Given a route's resolver and its arguments, return its answer with the body read,
+    remembered per snapshot, path and query string (or re-raise the remembered BadRequest);
+    a remembered answer is returned without calling ``serve``.
+
+    A snapshot never changes, so the same path and query string always resolve to the same
+    answer (or the same 400) whatever the key: repeats skip parsing, lookups and the Link
+    header, and the edge's fast path (:mod:`bangscore.shim.edge`) serves them.
+    Raises ObjectStorageError if a stored body cannot be read.
+    """
+    key = (request.scope["path"], request.scope["query_string"])
+    found = snap.answers.find(key)
+    if found is None:
+        try:
+            found = await read(request.app.state.source, snap, await serve(request, record, snap))
+        except BadRequest as exc:
+            found = exc
+        snap.remember(key, found)
+    if isinstance(found, BadRequest):
+        raise found
+    assert isinstance(found, Resolved)
+    return found
 
 
 def _unauthorized(request: Request, code: str, detail: str, *, sent: bool) -> Response:

@@ -10,31 +10,26 @@ The services every handler reads from ``request.app.state``: ``settings``, ``sou
 :class:`~bangscore.shim.pages.Pages`), ``export`` (the Bulk export, or None) and ``metrics``
 (:class:`~bangscore.shim.metrics.Metrics`).
 
-A ticker runs once a second while the app serves: it hands the access log's lines to its
-writer thread and copies this process's counters into the exported metrics.
+What runs at start-up, while serving and at shutdown is :mod:`bangscore.shim.lifecycle`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import logging
-from collections.abc import AsyncIterator
+from functools import partial
 from typing import TYPE_CHECKING
 
-import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 
-from bangscore.errors import ObjectStorageError, SnapshotError
 from bangscore.settings import Settings
-from bangscore.shim import downloads, heap, routes
-from bangscore.shim.access_log import FLUSH_SECONDS, AccessLog
+from bangscore.shim import downloads, routes
+from bangscore.shim.access_log import AccessLog
 from bangscore.shim.api import ProblemVoice, charge_anonymous
 from bangscore.shim.edge import EdgeMiddleware
+from bangscore.shim.lifecycle import Serving, lifespan
 from bangscore.shim.lists import ListPages
 from bangscore.shim.metrics import Metrics
 from bangscore.shim.pages import Pages
@@ -47,10 +42,105 @@ if TYPE_CHECKING:
     from bangscore.shim.account.watches import WatchOptions
     from bangscore.shim.downloads import ExportService
 
-log = logging.getLogger("bangscore.shim")
-# A replica starting answers its first requests (precomputed pages, detail records) from the
-# lazy manifest; its indexes are built this long after the start (issue 36).
-WARM_AFTER_SECONDS = 2.0
+
+def create_app(
+    settings: Settings,
+    source: SnapshotSource,
+    quota: Quota,
+    *,
+    follow: bool = True,
+    session_secret: str | None = None,
+    export: ExportService | None = None,
+    watches: WatchOptions | None = None,
+    freeze_heap: bool = False,
+    access_log: AccessLog | None = None,
+) -> Starlette:
+    """Given the settings, a snapshot source and a quota, return the ASGI app.
+
+    The settings give the site and API base URLs, the account sessions' lifetimes and the
+    Retry-After of a 503; the source and the quota are built by the caller (the command line
+    from the same settings, tests with their own clocks). The app's life (load the snapshot
+    at start-up, warm it, follow the pointer with ``follow``, close the stores at shutdown)
+    is :mod:`bangscore.shim.lifecycle`'s. With a ``session_secret`` the account website
+    (:mod:`bangscore.shim.account`) is served under /account, with the watch pages when
+    ``watches`` is given. ``export`` serves the Bulk export (:mod:`bangscore.shim.downloads`);
+    without it ``/api/v1/export`` answers 403 or 404. With ``freeze_heap`` (a serving
+    process, not a test's) each loaded snapshot and its indexes are frozen out of the cyclic
+    collector (:mod:`bangscore.shim.heap`). With an ``access_log`` every request is logged
+    (:mod:`bangscore.shim.access_log`). The services are put on ``app.state`` (named in this
+    module's docstring).
+    """
+    problems = ProblemVoice(
+        source, site_url=settings.site_url, retry_after=settings.retry_after_seconds
+    )
+    lists = ListPages(source)
+    pages = Pages(
+        source,
+        quota,
+        lists,
+        site_url=settings.site_url,
+        base_url=settings.api_base_url,
+        retry_after=settings.retry_after_seconds,
+    )
+    serving = Serving(
+        source,
+        quota,
+        pages,
+        Metrics(),
+        access_log=access_log,
+        watch_store=watches.store if watches is not None else None,
+        follow=follow,
+        freeze_heap=freeze_heap,
+    )
+    app = Starlette(
+        routes=route_table(settings, source, quota, session_secret, watches),
+        exception_handlers={HTTPException: http_error},
+        lifespan=partial(lifespan, serving),
+    )
+    # A trailing slash is dropped by the edge before routing: no redirect, so none is built
+    # from the request's Host header.
+    app.router.redirect_slashes = False
+    app.add_middleware(
+        EdgeMiddleware,
+        source=source,
+        quota=quota,
+        problems=problems,
+        access_log=access_log,
+        metrics=serving.metrics,
+    )
+    state = app.state
+    state.settings, state.source, state.quota, state.problems = settings, source, quota, problems
+    state.lists, state.pages, state.export = lists, pages, export
+    state.metrics, state.access_log = serving.metrics, access_log
+    return app
+
+
+def route_table(
+    settings: Settings,
+    source: SnapshotSource,
+    quota: Quota,
+    session_secret: str | None,
+    watches: WatchOptions | None,
+) -> list[BaseRoute]:
+    """Given the settings, the snapshot source, the quota, the session secret (None: no
+    account website) and the watch options (None: no watch pages), return the app's routes:
+    the API's, the Bulk export's, the website's, then the account website's."""
+    table: list[BaseRoute] = [*routes.ROUTES, *downloads.ROUTES, *PAGE_ROUTES]
+    if session_secret is None:
+        return table
+    from bangscore.shim.account.accounts import AccountSite, account_routes
+
+    site = AccountSite(
+        quota.store,
+        site_url=settings.site_url,
+        session_idle=settings.session_idle_seconds,
+        session_max=settings.session_max_seconds,
+        smtputf8=settings.smtp_utf8,
+    )
+    https = settings.site_url.startswith("https://")
+    if watches is not None:
+        table += _watch_routes(site, source, quota, watches, session_secret, https)
+    return table + account_routes(site, session_secret=session_secret, https_only=https)
 
 
 def _watch_routes(
@@ -72,165 +162,25 @@ def _watch_routes(
     return watch_routes(watch_site, session)
 
 
-def create_app(
-    settings: Settings,
-    source: SnapshotSource,
-    quota: Quota,
-    *,
-    follow: bool = True,
-    session_secret: str | None = None,
-    export: ExportService | None = None,
-    watches: WatchOptions | None = None,
-    freeze_heap: bool = False,
-    access_log: AccessLog | None = None,
-) -> Starlette:
-    """Given the settings, a snapshot source and a quota, return the ASGI app.
-
-    The settings give the site and API base URLs, the account sessions' lifetimes and the
-    Retry-After of a 503; the source and the quota are built by the caller (the command line
-    from the same settings, tests with their own clocks). The current snapshot is loaded and
-    warmed (its unrated-name index built) at start-up, before the first request, if one is
-    published; with ``follow`` a background task re-reads the pointer every
-    ``source.poll_seconds``. With a ``session_secret`` the account website
-    (:mod:`bangscore.shim.account`) is served under /account. The key store is closed
-    (leased and buffered counts settled) at shutdown. ``export`` serves the Bulk export
-    (:mod:`bangscore.shim.downloads`); without it ``/api/v1/export`` answers 403 or 404. The
-    services are put on ``app.state`` (named in this module's docstring).
-    ``watches`` adds the watch pages to the account website (:mod:`bangscore.shim.account.watches`).
-    With ``freeze_heap`` (a serving process, not a test's) each loaded snapshot and its indexes
-    are frozen out of the cyclic collector (:mod:`bangscore.shim.heap`). With an
-    ``access_log`` every request is logged (:mod:`bangscore.shim.access_log`), and the log is
-    flushed at shutdown.
-    """
-    site_url, base_url = settings.site_url, settings.api_base_url
-    problems = ProblemVoice(source, site_url=site_url, retry_after=settings.retry_after_seconds)
-    metrics = Metrics()
-    lists = ListPages(source)
-    pages = Pages(
-        source,
-        quota,
-        lists,
-        site_url=site_url,
-        base_url=base_url,
-        retry_after=settings.retry_after_seconds,
-    )
-
-    async def http_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, HTTPException)
-        if pages.is_page(request.url.path):
-            return await pages.http_error(request, exc.status_code)
-        hit, window, rate = charge_anonymous(request, quota)
-        if not hit.admitted:
-            return problems.refused(request, hit, window, rate)
-        if exc.status_code == 405:
-            return problems.problem(
-                request,
-                "method_not_allowed",
-                f"{request.method} is not allowed; use GET.",
-                rate,
-                headers={"Allow": "GET, HEAD"},
-            )
-        return problems.problem(request, "not_found", f"No resource at {request.url.path}.", rate)
-
-    async def warm(after: float = 0.0) -> None:
-        """After ``after`` seconds, build the current snapshot's indexes (compact, search:
-        deferred for the first snapshot) and its known-but-unrated names now rather than in
-        the first search's request, then settle the heap."""
-        await asyncio.sleep(after)
-        snap = source.current
-        if snap is None:
-            return
-        try:
-            await anyio.to_thread.run_sync(snap.deferred_index.get)
-            await anyio.to_thread.run_sync(snap.deferred_search.get)
-        except ValueError as exc:  # logged by the thread that built it; requests will 500
-            log.error("snapshot %s has a broken index: %s", snap.id, exc)
-            return
-        try:
-            await pages.not_rated(snap)
-        except ObjectStorageError as exc:  # the first search will try again
-            log.warning("could not index the unrated apps of %s: %s", snap.id, exc)
-        if freeze_heap:
-            heap.settle()
-        metrics.warm.set(1)
-
-    async def tick(app: Starlette) -> None:
-        """Once a second: flush the access log, sync the counters into the metrics."""
-        while True:
-            await asyncio.sleep(FLUSH_SECONDS)
-            if access_log is not None:
-                access_log.flush()
-            metrics.sync(routes.counter_totals(app.state), source.cache.size)
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        try:
-            # The manifest is read lazily and the indexes built in the background: a replica
-            # answers precomputed pages and detail records within a second or two of starting,
-            # instead of after the 134,364-entry manifest and the indexes (6-30 s; issue 36).
-            source.refresh(defer=True)
-        except (SnapshotError, ObjectStorageError, ValueError) as exc:
-            log.error("no snapshot loaded at start-up: %s", exc)
-        # Warmed once the first connections had their answers: a search or a composed page
-        # that comes first builds its index itself, and the heap settles once all is built.
-        warming = asyncio.create_task(warm(after=WARM_AFTER_SECONDS))
-        task = None
-        if follow:
-            task = asyncio.create_task(source.follow(on_switch=warm))
-        ticker = asyncio.create_task(tick(app))
-        yield
-        warming.cancel()
-        ticker.cancel()
-        if access_log is not None:
-            access_log.close()
-        if task is not None:
-            task.cancel()
-        if freeze_heap:
-            heap.release()
-        quota.store.close()
-        if watches is not None:
-            watches.store.close()
-
-    # -- account website: its own routes, each with its session middleware ---------------------
-    table: list[BaseRoute] = [*routes.ROUTES, *downloads.ROUTES, *PAGE_ROUTES]
-    if session_secret is not None:
-        from bangscore.shim.account.accounts import AccountSite, account_routes
-
-        site = AccountSite(
-            quota.store,
-            site_url=site_url,
-            session_idle=settings.session_idle_seconds,
-            session_max=settings.session_max_seconds,
-            smtputf8=settings.smtp_utf8,
+async def http_error(request: Request, exc: Exception) -> Response:
+    """Given a request Starlette could not route (404, 405) and its HTTPException, return the
+    website's error page for a page path, else the API's problem+json counted against the
+    client IP's anonymous allowance (a 429 past it)."""
+    assert isinstance(exc, HTTPException)
+    state = request.app.state
+    pages: Pages = state.pages
+    problems: ProblemVoice = state.problems
+    if pages.is_page(request.url.path):
+        return await pages.http_error(request, exc.status_code)
+    hit, window, rate = charge_anonymous(request, state.quota)
+    if not hit.admitted:
+        return problems.refused(request, hit, window, rate)
+    if exc.status_code == 405:
+        return problems.problem(
+            request,
+            "method_not_allowed",
+            f"{request.method} is not allowed; use GET.",
+            rate,
+            headers={"Allow": "GET, HEAD"},
         )
-        https = site_url.startswith("https://")
-        if watches is not None:
-            table += _watch_routes(site, source, quota, watches, session_secret, https)
-        table += account_routes(site, session_secret=session_secret, https_only=https)
-
-    app = Starlette(
-        routes=table,
-        exception_handlers={HTTPException: http_error},
-        lifespan=lifespan,
-    )
-    # A trailing slash is dropped by the edge before routing: no redirect, so none is built
-    # from the request's Host header.
-    app.router.redirect_slashes = False
-    app.add_middleware(
-        EdgeMiddleware,
-        source=source,
-        quota=quota,
-        problems=problems,
-        access_log=access_log,
-        metrics=metrics,
-    )
-    app.state.settings = settings
-    app.state.source = source
-    app.state.quota = quota
-    app.state.problems = problems
-    app.state.lists = lists
-    app.state.pages = pages
-    app.state.export = export
-    app.state.metrics = metrics
-    app.state.access_log = access_log
-    return app
+    return problems.problem(request, "not_found", f"No resource at {request.url.path}.", rate)

@@ -1,12 +1,15 @@
-"""The API's route table (docs/API.md#endpoints): each endpoint a module-level ``async def``
-handler that reads its services from ``request.app.state`` and hands a resolver to
-:func:`bangscore.shim.api.keyed` or :func:`bangscore.shim.api.anonymous`."""
+"""The API's route table (docs/API.md#endpoints), read top-down: each endpoint is a
+module-level ``async def`` handler that names what it serves (a resolver below it, such as
+:func:`_games`) and calls the answer policy with it, through :func:`bangscore.shim.api.keyed`
+(a key, its allowance) or :func:`bangscore.shim.api.anonymous` (the client IP's allowance).
+A resolver reads its services from ``request.app.state`` and returns the answer from the
+snapshot: a :class:`~bangscore.shim.answer.Resolved` body or a
+:class:`~bangscore.shim.answer.Stored` object, or raises BadRequest / NotFound."""
 
 from __future__ import annotations
 
 import datetime as dt
 import ipaddress
-from functools import partial
 from typing import Any
 from urllib.parse import urlencode
 
@@ -21,59 +24,79 @@ from bangscore.contract.filters import OPENAPI_KEY, ROOT_KEY, detail_key
 from bangscore.contract.not_rated import REASON_DETAIL
 from bangscore.contract.paging import page_count, page_rels
 from bangscore.contract.records import Usage, ordered
-from bangscore.errors import BadRequest, NotFound
+from bangscore.errors import NotFound
 from bangscore.manifest import etag_for
 from bangscore.shim import api, params
-from bangscore.shim.answer import JSON_TYPE, Resolved, Stored, read, stored
-from bangscore.shim.api import KeyedResolver
+from bangscore.shim.answer import JSON_TYPE, Resolved, Stored, stored
 from bangscore.shim.metrics import CONTENT_TYPE, Metrics
 from bangscore.shim.pages import SEARCH_THREADS
 from bangscore.shim.source import LoadedSnapshot
 from bangscore.stores.keystore import KeyRecord
 
 
-def _total(body: bytes) -> int:
-    # The envelope starts {"page":N,"pages":N,"total":N, ...: read total without parsing games.
-    head = body[: body.index(b',"games"')]
-    return int(head.rsplit(b":", 1)[1])
+async def games(request: Request) -> Response:
+    """Given ``GET /api/v1/games`` with a key, return the list page of its filters."""
+    return await api.keyed(request, _games, remember=True)
 
 
-def links(
-    snap: LoadedSnapshot, base_url: str, path: str, query: dict[str, str], page: int, pages: int
-) -> str:
-    """Given the snapshot, this server's API base URL, a path, canonical query and paging,
-    return the RFC 8288 Link header value, on the base URL the snapshot's bodies were built
-    with (so Link and body URLs agree), or this server's for a snapshot that did not record
-    one."""
-    base = snap.base_url or base_url
-    return ", ".join(
-        f'<{base}{path}?{urlencode({**query, "page": str(n)})}>; rel="{rel}"'
-        for rel, n in page_rels(page, pages)
+async def game(request: Request) -> Response:
+    """Given ``GET /api/v1/games/<appid>`` with a key, return the game's detail (404
+    ``game_not_found`` or ``game_not_rated`` otherwise)."""
+    return await api.keyed(request, _game, remember=True)
+
+
+async def search(request: Request) -> Response:
+    """Given ``GET /api/v1/search?q=`` with a key, return the ranked page of matches."""
+    return await api.keyed(request, _search, remember=True)
+
+
+async def lookup(request: Request) -> Response:
+    """Given ``GET /api/v1/lookup?appids=`` with a key, return the list items of up to 100
+    games in the order asked, and the appids not rated or not found (one counted request).
+
+    Composed on every request, never remembered: a lookup's body is up to 100 list items
+    (60 KB), and distinct wishlists are many, so the snapshot's answer cache would fill with
+    them (a rotation of 6,000 distinct lookups took a server to 850 MB); composing costs
+    0.3 ms (3 us an appid, real catalogue), hashing the ETag included in the rest."""
+    return await api.keyed(request, _lookup)
+
+
+async def usage(request: Request) -> Response:
+    """Given ``GET /api/v1/usage`` with a key, return its last 30 days' counts (not counted,
+    no-store: live counts, not a snapshot)."""
+    response = await api.keyed(request, _usage, counted=False)
+    if response.status_code == 200:
+        response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+async def root(request: Request) -> Response:
+    """Given ``GET /api/v1``, return the root listing (no key, the anonymous allowance)."""
+    return await api.anonymous(request, _root_document)
+
+
+async def openapi(request: Request) -> Response:
+    """Given ``GET /api/v1/openapi.json``, return the OpenAPI document (no key)."""
+    return await api.anonymous(request, _openapi_document)
+
+
+async def metrics(request: Request) -> Response:
+    """Given ``GET /metrics``, return the metrics in the Prometheus text format (no-store),
+    summed over every worker (:mod:`bangscore.shim.metrics`).
+
+    Raises HTTPException 404 for any other spelling of the path (``/%6Detrics``: the raw
+    path must be ``/metrics`` itself) and for a client outside ``metrics_allow_ips`` when
+    that setting names any address (docs/API.md#metrics)."""
+    state = request.app.state
+    if request.scope.get("raw_path", b"/metrics") != b"/metrics" or not _may_scrape(request):
+        raise HTTPException(404)
+    exported: Metrics = state.metrics
+    exported.sync(counter_totals(state), state.source.cache.size)
+    return Response(
+        exported.exposition(),
+        headers={"Cache-Control": "no-store"},
+        media_type=CONTENT_TYPE,
     )
-
-
-async def remembered(
-    resolve: KeyedResolver, request: Request, record: KeyRecord, snap: LoadedSnapshot
-) -> Resolved:
-    """Given a key-independent resolver and its arguments, return its answer with the body
-    read, remembered per snapshot, path and query string (or re-raise the remembered 400).
-
-    A snapshot never changes, so the same path and query string always resolve to the same
-    answer (or the same 400): repeats skip parsing, lookups and the Link header, and the edge's
-    fast path serves them.
-    """
-    key = (request.scope["path"], request.scope["query_string"])
-    found = snap.answers.find(key)
-    if found is None:
-        try:
-            found = await read(request.app.state.source, snap, await resolve(request, record, snap))
-        except BadRequest as exc:
-            found = exc
-        snap.remember(key, found)
-    if isinstance(found, BadRequest):
-        raise found
-    assert isinstance(found, Resolved)
-    return found
 
 
 async def _games(request: Request, _: KeyRecord, snap: LoadedSnapshot) -> Resolved:
@@ -143,42 +166,6 @@ async def _usage(request: Request, record: KeyRecord, _: LoadedSnapshot) -> Reso
     return Resolved(body, etag_for(body))
 
 
-async def games(request: Request) -> Response:
-    """Given ``GET /api/v1/games`` with a key, return the list page of its filters."""
-    return await api.keyed(request, partial(remembered, _games))
-
-
-async def game(request: Request) -> Response:
-    """Given ``GET /api/v1/games/<appid>`` with a key, return the game's detail (404
-    ``game_not_found`` or ``game_not_rated`` otherwise)."""
-    return await api.keyed(request, partial(remembered, _game))
-
-
-async def search(request: Request) -> Response:
-    """Given ``GET /api/v1/search?q=`` with a key, return the ranked page of matches."""
-    return await api.keyed(request, partial(remembered, _search))
-
-
-async def lookup(request: Request) -> Response:
-    """Given ``GET /api/v1/lookup?appids=`` with a key, return the list items of up to 100
-    games in the order asked, and the appids not rated or not found (one counted request).
-
-    Composed on every request, never remembered: a lookup's body is up to 100 list items
-    (60 KB), and distinct wishlists are many, so the snapshot's answer cache would fill with
-    them (a rotation of 6,000 distinct lookups took a server to 850 MB); composing costs
-    0.3 ms (3 us an appid, real catalogue), hashing the ETag included in the rest."""
-    return await api.keyed(request, _lookup)
-
-
-async def usage(request: Request) -> Response:
-    """Given ``GET /api/v1/usage`` with a key, return its last 30 days' counts (not counted,
-    no-store: live counts, not a snapshot)."""
-    response = await api.keyed(request, _usage, counted=False)
-    if response.status_code == 200:
-        response.headers["Cache-Control"] = "no-store"
-    return response
-
-
 async def _root_document(snap: LoadedSnapshot) -> Stored:
     return stored(snap, ROOT_KEY, JSON_TYPE)
 
@@ -187,14 +174,24 @@ async def _openapi_document(snap: LoadedSnapshot) -> Stored:
     return stored(snap, OPENAPI_KEY, JSON_TYPE)
 
 
-async def root(request: Request) -> Response:
-    """Given ``GET /api/v1``, return the root listing (no key, the anonymous allowance)."""
-    return await api.anonymous(request, _root_document)
+def _total(body: bytes) -> int:
+    # The envelope starts {"page":N,"pages":N,"total":N, ...: read total without parsing games.
+    head = body[: body.index(b',"games"')]
+    return int(head.rsplit(b":", 1)[1])
 
 
-async def openapi(request: Request) -> Response:
-    """Given ``GET /api/v1/openapi.json``, return the OpenAPI document (no key)."""
-    return await api.anonymous(request, _openapi_document)
+def links(
+    snap: LoadedSnapshot, base_url: str, path: str, query: dict[str, str], page: int, pages: int
+) -> str:
+    """Given the snapshot, this server's API base URL, a path, canonical query and paging,
+    return the RFC 8288 Link header value, on the base URL the snapshot's bodies were built
+    with (so Link and body URLs agree), or this server's for a snapshot that did not record
+    one."""
+    base = snap.base_url or base_url
+    return ", ".join(
+        f'<{base}{path}?{urlencode({**query, "page": str(n)})}>; rel="{rel}"'
+        for rel, n in page_rels(page, pages)
+    )
 
 
 def counter_totals(state: Any) -> dict[str, int]:
@@ -233,25 +230,6 @@ def _may_scrape(request: Request) -> bool:
         address in ipaddress.ip_network(item.strip(), strict=False)
         for item in allowed.split(",")
         if item.strip()
-    )
-
-
-async def metrics(request: Request) -> Response:
-    """Given ``GET /metrics``, return the metrics in the Prometheus text format (no-store),
-    summed over every worker (:mod:`bangscore.shim.metrics`).
-
-    Raises HTTPException 404 for any other spelling of the path (``/%6Detrics``: the raw
-    path must be ``/metrics`` itself) and for a client outside ``metrics_allow_ips`` when
-    that setting names any address (docs/API.md#metrics)."""
-    state = request.app.state
-    if request.scope.get("raw_path", b"/metrics") != b"/metrics" or not _may_scrape(request):
-        raise HTTPException(404)
-    exported: Metrics = state.metrics
-    exported.sync(counter_totals(state), state.source.cache.size)
-    return Response(
-        exported.exposition(),
-        headers={"Cache-Control": "no-store"},
-        media_type=CONTENT_TYPE,
     )
 
 

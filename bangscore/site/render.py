@@ -65,15 +65,16 @@ def format_day(value: str | None) -> str:
     return _iso_day(str(value)[:10])
 
 
-def price_seen(observed_at: str | None, prices_as_of: str | None) -> str:
-    """Given a list item's ``price_observed_at`` and the catalogue's ``prices_as_of`` (ISO
-    dates or date-times, either None), return the date a row gives its price: ``24 Jul 2026``,
-    or ``last seen 1 Jan 2025`` for a stale one (:func:`bangscore.scoring.verdict.is_stale`,
-    the rule the verdict and the flags use) ("—" without a date)."""
+def price_seen(observed_at: str | None, prices_as_of: str | None, *, free: bool = False) -> str:
+    """Given a list item's ``price_observed_at``, the catalogue's ``prices_as_of`` (ISO dates
+    or date-times, either None) and whether the game is free, return the date a row gives its
+    price: ``24 Jul 2026``, or ``last seen 1 Jan 2025`` for a stale paid price
+    (:func:`bangscore.scoring.verdict.is_stale`, the rule the verdict and the flags use: a
+    free game's $0 is never stale, as its free marker does not age) ("—" without a date)."""
     if not observed_at:
         return "—"
     shown = format_day(observed_at)
-    if prices_as_of:
+    if prices_as_of and not free:
         seen = dt.date.fromisoformat(str(observed_at)[:10])
         if is_stale(seen, dt.date.fromisoformat(str(prices_as_of)[:10])):
             return f"last seen {shown}"

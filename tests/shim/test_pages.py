@@ -109,6 +109,29 @@ def test_every_row_says_when_its_price_was_seen(client_factory: ClientFactory) -
     assert re.findall(r'<small class="price-seen">([^<]*)</small>', page) == ["3 Jul 2026", "—"]
 
 
+def test_a_row_says_last_seen_for_a_stale_paid_price_never_for_a_free_game(
+    client_factory: ClientFactory,
+) -> None:
+    old = dt.datetime(2024, 10, 31, tzinfo=dt.UTC)  # 631 days before the prices' 24 Jul 2026
+    records = [
+        factories.make_record(appid=601, name="Free Game", price_usd=0.0, price_observed_at=old),
+        factories.make_record(
+            appid=602, name="Paid Game", price_usd=9.99, price_observed_at=old, review_score=0.8
+        ),
+    ]
+    storage, _ = factories.publish_catalog(records)
+    client, _ = client_factory(storage)
+    page = client.get("/games").text
+    seen = dict(
+        zip(
+            appids(page),
+            re.findall(r'<small class="price-seen">([^<]*)</small>', page),
+            strict=True,
+        )
+    )
+    assert seen == {601: "31 Oct 2024", 602: "last seen 31 Oct 2024"}
+
+
 def test_browse_form_keeps_the_filters_and_links_pages_and_the_api(site: Any) -> None:
     client, _ = site
     html = client.get("/games?on_sale=true&year_from=2010&page=2").text

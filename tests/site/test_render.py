@@ -33,19 +33,23 @@ def test_renderers_share_compiled_templates_but_not_their_site(
 
 
 @pytest.mark.parametrize(
-    ("observed", "as_of", "shown"),
+    ("observed", "as_of", "free", "shown"),
     [
-        pytest.param("2026-07-24T09:00:00Z", "2026-07-24", "24 Jul 2026", id="fresh"),
-        pytest.param("2026-01-25T00:00:00Z", "2026-07-24", "25 Jan 2026", id="180 days"),
-        pytest.param("2026-01-24T23:59:59Z", "2026-07-24", "last seen 24 Jan 2026", id="181"),
-        pytest.param("2025-01-01T00:00:00Z", None, "1 Jan 2025", id="no as-of date"),
-        pytest.param(None, "2026-07-24", "—", id="undated"),
+        pytest.param("2026-07-24T09:00:00Z", "2026-07-24", False, "24 Jul 2026", id="fresh"),
+        pytest.param("2026-01-25T00:00:00Z", "2026-07-24", False, "25 Jan 2026", id="180 days"),
+        pytest.param(
+            "2026-01-24T23:59:59Z", "2026-07-24", False, "last seen 24 Jan 2026", id="181"
+        ),
+        pytest.param("2025-01-01T00:00:00Z", None, False, "1 Jan 2025", id="no as-of date"),
+        pytest.param(None, "2026-07-24", False, "—", id="undated"),
+        # Team Fortress 2's $0 comes from a free marker of 31 Oct 2024: free, never stale.
+        pytest.param("2024-10-31", "2026-07-24", True, "31 Oct 2024", id="free-never-stale"),
     ],
 )
-def test_price_seen_dates_a_stale_price_last_seen(
-    observed: str | None, as_of: str | None, shown: str
+def test_price_seen_dates_a_stale_paid_price_last_seen(
+    observed: str | None, as_of: str | None, free: bool, shown: str
 ) -> None:
-    assert render.price_seen(observed, as_of) == shown
+    assert render.price_seen(observed, as_of, free=free) == shown
 
 
 @pytest.mark.parametrize(

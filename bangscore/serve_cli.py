@@ -209,6 +209,11 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     log_config["filters"] = {"redact": {"()": "bangscore.serve_cli.RedactKeys"}}
     for handler in log_config["handlers"].values():
         handler["filters"] = ["redact"]
+        # A stalled reader of standard error drops messages instead of stopping the server.
+        handler["class"] = "bangscore.shim.log_handler.NonBlockingHandler"
+    # The shim's own loggers (bangscore.*) write through the same handler, redacted, in every
+    # worker (a spawned worker has no other handler: Python's last resort would block).
+    log_config["root"] = {"handlers": ["default"], "level": "INFO"}
     # Several workers write their metrics to one folder that every scrape sums
     # (bangscore.shim.metrics); prometheus_client reads where from the environment at import.
     metrics_dir = None

@@ -26,7 +26,7 @@ from bangscore.contract.paging import page_count, page_rels
 from bangscore.contract.records import Usage, ordered
 from bangscore.errors import NotFound
 from bangscore.manifest import etag_for
-from bangscore.shim import api, params
+from bangscore.shim import api, log_handler, params
 from bangscore.shim.answer import JSON_TYPE, Resolved, Stored, stored
 from bangscore.shim.metrics import CONTENT_TYPE, Metrics
 from bangscore.shim.pages import SEARCH_THREADS
@@ -208,6 +208,7 @@ def counter_totals(state: Any) -> dict[str, int]:
     }
     totals.update({f"quota_{name}": n for name, n in m.extra.items()})
     totals.update({f"store_{name}": n for name, n in state.quota.stats().items()})
+    totals["log_dropped"] = log_handler.DROPPED
     access_log = getattr(state, "access_log", None)
     if access_log is not None:
         totals["access_log_dropped"] = access_log.dropped

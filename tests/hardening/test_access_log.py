@@ -1,12 +1,14 @@
 """The access log cannot hurt a real server (issue 36): a reader that never reads costs bounded
-memory and no shutdown, lines from two workers never interleave however long the URL, one line
-stays one line for any reader, and no credential in a URL reaches it."""
+memory and no shutdown (of standard output, nor of standard error), lines from two workers
+never interleave however long the URL, one line stays one line for any reader, and no
+credential in a URL reaches it."""
 
 from __future__ import annotations
 
 import os
 import select
 import signal
+import socket
 import subprocess
 import threading
 import time
@@ -80,6 +82,44 @@ def test_a_reader_that_never_reads_bounds_memory_counts_drops_and_never_holds_sh
     stopped = time.monotonic() - started
     assert stopped < 10
     assert "access log:" in server.log() and "lines dropped" in server.log()
+
+
+def malformed(url: str) -> bytes:
+    """Given a server URL, send one request that is not HTTP/1.1 on a fresh connection (uvicorn
+    logs "Invalid HTTP request received." on standard error for it); return the answer's head,
+    raising TimeoutError if none comes within 5 s (the server stopped answering)."""
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=5.0) as conn:
+        conn.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n")
+        return conn.recv(64)
+
+
+def test_a_stalled_reader_of_standard_error_never_stops_the_server(
+    server_factory: ServerFactory, state: Path
+) -> None:
+    # Standard error is a pipe nobody reads. Each malformed request logs a warning of about 50
+    # bytes there: before the handler was made non-blocking, the 64 KiB pipe filled after about
+    # 1,300 of them and the next warning blocked the event loop, freezing the server.
+    server = server_factory(state, stderr_pipe=True)
+    assert server.process is not None
+    for n in range(3000):
+        try:
+            head = malformed(server.url)
+        except TimeoutError:
+            raise AssertionError(f"no answer after {n} malformed requests") from None
+        assert head.startswith(b"HTTP/1.1 400"), head
+    with httpx.Client(base_url=server.url, timeout=5.0) as client:
+        assert client.get("/api/v1").status_code == 200
+    # The lines the pipe could not take were dropped and counted, not queued.
+    assert server.metrics()["bangscore_log_dropped_total"] > 1000
+    started = time.monotonic()
+    os.killpg(server.process.pid, signal.SIGTERM)
+    try:
+        server.process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        raise AssertionError("SIGTERM did not end the server within 10 s") from None
+    assert time.monotonic() - started < 10
 
 
 def slow_reader(stream: Any, into: bytearray, done: threading.Event) -> threading.Thread:

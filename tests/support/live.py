@@ -71,7 +71,8 @@ class ShimServer:
     real catalogue, whose start (reading 134,000 manifest entries) takes twice as long traced,
     and whose code the servers over small catalogues measure already. ``stdout_pipe=True``
     gives its standard output (the access log) to a pipe, ``process.stdout``, that the test
-    reads, slowly or never (standard error still goes to ``log_path``).
+    reads, slowly or never (standard error still goes to ``log_path``); ``stderr_pipe=True``
+    gives standard error to a pipe, ``process.stderr``, likewise.
     """
 
     state_dir: Path
@@ -84,6 +85,7 @@ class ShimServer:
     env: dict[str, str] = field(default_factory=dict)
     traced: bool = True
     stdout_pipe: bool = False
+    stderr_pipe: bool = False
     port: int = 0
     process: subprocess.Popen[bytes] | None = None
 
@@ -129,7 +131,13 @@ class ShimServer:
                 cwd=REPO,
                 env=env,
                 stdout=subprocess.PIPE if self.stdout_pipe else log,
-                stderr=log if self.stdout_pipe else subprocess.STDOUT,
+                stderr=(
+                    subprocess.PIPE
+                    if self.stderr_pipe
+                    else log
+                    if self.stdout_pipe
+                    else subprocess.STDOUT
+                ),
                 start_new_session=True,
             )
         try:
@@ -186,8 +194,9 @@ class ShimServer:
             return
         self._signal(signal.SIGKILL)
         self.process.wait(timeout=10)
-        if self.process.stdout is not None:
-            self.process.stdout.close()
+        for pipe in (self.process.stdout, self.process.stderr):
+            if pipe is not None:
+                pipe.close()
         self.process = None
 
     def stop(self) -> None:
@@ -200,8 +209,9 @@ class ShimServer:
         except subprocess.TimeoutExpired:
             self.kill()
             return
-        if self.process.stdout is not None:
-            self.process.stdout.close()
+        for pipe in (self.process.stdout, self.process.stderr):
+            if pipe is not None:
+                pipe.close()
         self.process = None
 
     def log(self) -> str:

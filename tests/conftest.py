@@ -17,6 +17,7 @@ from tests.support import factories
 
 # The real servers' fixtures (Redis, SeaweedFS, SMTP) live with their helpers in tests/support.
 pytest_plugins = [
+    "tests.support.real_site",
     "tests.support.redis_server",
     "tests.support.servers",
     "tests.support.smtp_server",
@@ -33,6 +34,7 @@ MARKS_BY_FIXTURE = {
     "real_snapshot": "slow",
     "bundled": "slow",
     "real_cache": "slow",
+    "real_site": "slow",
     # real servers: shim processes, redis-server, SeaweedFS, replay HTTP servers
     "shared_server": "server",
     "server_factory": "server",

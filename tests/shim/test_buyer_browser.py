@@ -7,7 +7,6 @@ signed-in account pages included, and no axe-core violation. Screenshots go to
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -18,7 +17,6 @@ import pytest
 from bangscore.contract.filters import detail_key
 from bangscore.ingest.catalog import IngestReport
 from bangscore.manifest import read_body, read_manifest
-from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import Catalog
 from bangscore.storage import LocalStorage
 from tests.support.browser import (
@@ -27,10 +25,10 @@ from tests.support.browser import (
     PHONE,
     ConsoleLog,
     axe_violations,
-    chromium,
     save_report,
 )
 from tests.support.live import ShimServer
+from tests.support.real_site import RealSite
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -41,28 +39,14 @@ BG3 = 1086940
 
 @pytest.fixture(scope="module")
 def served(
-    tmp_path_factory: pytest.TempPathFactory,
-    bundled: tuple[Catalog, IngestReport],
-    real_snapshot: tuple[LocalStorage, list[ScoredGame]],
-) -> Iterator[tuple[ShimServer, LocalStorage, int]]:
-    """``bangscore serve`` over the session's published real catalogue, with the appid of a
-    known app that is not rated (its own page with the reason)."""
-    storage = real_snapshot[0]
-    state = tmp_path_factory.mktemp("buyer-state")
-    # Untraced: see ShimServer.traced.
-    server = ShimServer(state, state / "shim.log", snapshot=storage.root, traced=False).start()
+    real_site: RealSite, bundled: tuple[Catalog, IngestReport]
+) -> tuple[ShimServer, LocalStorage, int]:
+    """The server over the real catalogue, its store and the appid of a known app that is
+    not rated (its own page with the reason)."""
     unrated = next(
         a.appid for a in bundled[0].not_rated if a.reason == "too_few_reviews" and a.name
     )
-    yield server, storage, unrated
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """One headless chromium for the module."""
-    with chromium() as started:
-        yield started
+    return real_site.server, real_site.storage, unrated
 
 
 def detail(storage: LocalStorage, appid: int) -> dict[str, Any]:

@@ -17,23 +17,18 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
-from urllib.parse import urlencode, urlsplit
+from typing import TYPE_CHECKING
+from urllib.parse import urlencode
 
-import orjson
 import pytest
 
-from bangscore.contract.filters import detail_key
-from bangscore.manifest import read_body, read_manifest
-from bangscore.storage import LocalStorage
-from tests.support.browser import DESKTOP, OUTPUT, PHONE, ConsoleLog, chromium, missing_tools
-from tests.support.live import REPO, ShimServer
+from tests.support.browser import DESKTOP, OUTPUT, PHONE, ConsoleLog, missing_tools
+from tests.support.live import REPO
+from tests.support.real_site import RealSite
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
-    from bangscore.scoring.pipeline import ScoredGame
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 STARDEW, TERRARIA, LEFT_4_DEAD_2 = 413150, 105600, 550
@@ -51,51 +46,12 @@ def _tools_installed() -> None:
         pytest.fail(why)
 
 
-class Served:
-    """The server over the real catalogue and its snapshot store."""
-
-    def __init__(self, server: ShimServer, storage: LocalStorage) -> None:
-        self.server = server
-        self.storage = storage
-        self.url = server.url
-
-    def detail(self, appid: int) -> dict[str, Any]:
-        """Given an appid, return its detail record as the snapshot stores it."""
-        entry = read_manifest(self.storage, "s1").entries[detail_key(appid)]
-        return dict(orjson.loads(read_body(self.storage, entry)))
-
-    def game_url(self, appid: int) -> str:
-        """Given an appid, return its game page's URL on the server under test."""
-        return self.url + urlsplit(str(self.detail(appid)["url"])).path
-
-
-@pytest.fixture(scope="module")
-def served(
-    tmp_path_factory: pytest.TempPathFactory,
-    real_snapshot: tuple[LocalStorage, list[ScoredGame]],
-) -> Iterator[Served]:
-    """``bangscore serve`` over the session's published real catalogue (read only)."""
-    storage = real_snapshot[0]
-    state = tmp_path_factory.mktemp("evidence-state")
-    # Untraced: see ShimServer.traced.
-    server = ShimServer(state, state / "shim.log", snapshot=storage.root, traced=False).start()
-    yield Served(server, storage)
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """One headless chromium for the module."""
-    with chromium() as started:
-        yield started
-
-
 def open_game(
-    browser: Browser, served: Served, appid: int, viewport: dict[str, int]
+    browser: Browser, real_site: RealSite, appid: int, viewport: dict[str, int]
 ) -> tuple[Page, ConsoleLog]:
     console = ConsoleLog()
     page = console.watch(browser.new_context(viewport=viewport).new_page())  # type: ignore[arg-type]
-    page.goto(served.game_url(appid))
+    page.goto(real_site.game_url(appid))
     return page, console
 
 
@@ -121,12 +77,12 @@ def fits(page: Page, viewport: dict[str, int]) -> bool:
 )
 @VIEWPORTS
 def test_a_game_seen_cheaper_in_the_summer_sale_says_to_wait_for_it(
-    served: Served, browser: Browser, viewport: dict[str, int], appid: int, name: str
+    real_site: RealSite, browser: Browser, viewport: dict[str, int], appid: int, name: str
 ) -> None:
     from playwright.sync_api import expect
 
-    record = served.detail(appid)
-    page, console = open_game(browser, served, appid, viewport)
+    record = real_site.detail(appid)
+    page, console = open_game(browser, real_site, appid, viewport)
     expect(page.locator("#verdict-heading")).to_have_text("Wait for a sale")
     text = page.locator("#verdict-text p").inner_text()
     assert text == record["verdict_text"]
@@ -142,12 +98,12 @@ def test_a_game_seen_cheaper_in_the_summer_sale_says_to_wait_for_it(
 
 @VIEWPORTS
 def test_elden_ring_names_the_winter_sale_of_january_2025(
-    served: Served, browser: Browser, viewport: dict[str, int]
+    real_site: RealSite, browser: Browser, viewport: dict[str, int]
 ) -> None:
     from playwright.sync_api import expect
 
-    record = served.detail(ELDEN_RING)
-    page, console = open_game(browser, served, ELDEN_RING, viewport)
+    record = real_site.detail(ELDEN_RING)
+    page, console = open_game(browser, real_site, ELDEN_RING, viewport)
     expect(page.locator("#verdict-heading")).to_have_text("Wait for a sale")
     expect(page.locator("#verdict-text p")).to_contain_text("in the Winter Sale (1 Jan 2025)")
     assert record["verdict"] == "wait_for_sale" and record["verdict_price_usd"] < 59.99
@@ -160,13 +116,13 @@ def test_elden_ring_names_the_winter_sale_of_january_2025(
 
 @VIEWPORTS
 def test_hades_dates_its_price_and_names_one_low(
-    served: Served, browser: Browser, viewport: dict[str, int]
+    real_site: RealSite, browser: Browser, viewport: dict[str, int]
 ) -> None:
     from playwright.sync_api import expect
 
-    record = served.detail(HADES)
+    record = real_site.detail(HADES)
     assert "stale_price" in record["provisional_reasons"]
-    page, console = open_game(browser, served, HADES, viewport)
+    page, console = open_game(browser, real_site, HADES, viewport)
     expect(page.locator("#price-line")).to_contain_text("last seen 1 Jan 2025")
     expect(page.locator("#verdict-text p")).to_contain_text("last seen 1 Jan 2025")
     expect(page.locator("#flags .flag-provisional")).to_contain_text("price last seen 1 Jan 2025")
@@ -189,13 +145,13 @@ def test_hades_dates_its_price_and_names_one_low(
 
 @VIEWPORTS
 def test_team_fortress_2_is_free_with_no_price_that_makes_it_worth_it(
-    served: Served, browser: Browser, viewport: dict[str, int]
+    real_site: RealSite, browser: Browser, viewport: dict[str, int]
 ) -> None:
     from playwright.sync_api import expect
 
-    record = served.detail(TEAM_FORTRESS_2)
+    record = real_site.detail(TEAM_FORTRESS_2)
     assert record["price_usd"] == 0 and record["verdict"] in ("buy_now", "skip")
-    page, console = open_game(browser, served, TEAM_FORTRESS_2, viewport)
+    page, console = open_game(browser, real_site, TEAM_FORTRESS_2, viewport)
     words = {"buy_now": "Free: get it", "skip": "Skip"}[record["verdict"]]
     expect(page.locator("#verdict-heading")).to_have_text(words)
     body = page.locator("main").inner_text()
@@ -211,21 +167,21 @@ def test_team_fortress_2_is_free_with_no_price_that_makes_it_worth_it(
 
 @VIEWPORTS
 def test_nekopara_is_hidden_until_adult_games_are_turned_on(
-    served: Served, browser: Browser, viewport: dict[str, int]
+    real_site: RealSite, browser: Browser, viewport: dict[str, int]
 ) -> None:
     from playwright.sync_api import expect
 
-    record = served.detail(NEKOPARA)
+    record = real_site.detail(NEKOPARA)
     assert record["adult"] is True
     context = browser.new_context(viewport=viewport)  # type: ignore[arg-type]
     page = context.new_page()
-    page.goto(f"{served.url}/search?{urlencode({'q': 'NEKOPARA Vol. 1'})}")
+    page.goto(f"{real_site.url}/search?{urlencode({'q': 'NEKOPARA Vol. 1'})}")
     rows = page.locator(f'#results tr[data-appid="{NEKOPARA}"]')
     expect(rows).to_have_count(0)
     page.click("#adult-toggle")
     expect(page.locator("#adult-toggle")).to_have_text("Hide adult games")
     expect(rows).to_have_count(1)
-    page.goto(served.game_url(NEKOPARA))
+    page.goto(real_site.game_url(NEKOPARA))
     expect(page.locator("#flags .flag-adult")).to_have_text("Adult")
     shot(page, "nekopara_vol_1", viewport)
     context.close()

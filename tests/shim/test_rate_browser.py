@@ -12,7 +12,6 @@ or critical violation, nothing overflows sideways, the console stays clean. Scre
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
@@ -27,9 +26,9 @@ from tests.support.browser import (
     SERIOUS,
     ConsoleLog,
     axe_violations,
-    chromium,
 )
 from tests.support.live import ShimServer
+from tests.support.real_site import RealSite
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -41,22 +40,10 @@ VERDICT_WORDS = ("Buy at this price", "Wait for", "Skip")
 
 @pytest.fixture(scope="module")
 def served(
-    tmp_path_factory: pytest.TempPathFactory,
-    real_snapshot: tuple[LocalStorage, list[ScoredGame]],
-) -> Iterator[tuple[ShimServer, list[ScoredGame]]]:
-    """``bangscore serve`` over the session's published real catalogue, and its games."""
-    storage, games = real_snapshot
-    state = tmp_path_factory.mktemp("rate-state")
-    server = ShimServer(state, state / "shim.log", snapshot=storage.root, traced=False).start()
-    yield server, games
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """One headless chromium for the module."""
-    with chromium() as started:
-        yield started
+    real_site: RealSite, real_snapshot: tuple[LocalStorage, list[ScoredGame]]
+) -> tuple[ShimServer, list[ScoredGame]]:
+    """The server over the real catalogue, and its games."""
+    return real_site.server, real_snapshot[1]
 
 
 def wishlist(games: list[ScoredGame]) -> list[int]:

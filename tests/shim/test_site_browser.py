@@ -29,7 +29,6 @@ from tests.support.browser import (
     SERIOUS,
     ConsoleLog,
     axe_violations,
-    chromium,
     save_report,
 )
 from tests.support.live import ShimServer
@@ -67,13 +66,6 @@ def site(
     server = ShimServer(state, state / "shim.log", snapshot=storage.root, traced=False).start()
     yield Site(server, games, storage)
     server.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """One headless chromium for the module."""
-    with chromium() as started:
-        yield started
 
 
 def new_page(browser: Browser, viewport: dict[str, int], console: ConsoleLog) -> Page:

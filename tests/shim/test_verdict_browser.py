@@ -16,23 +16,17 @@ Screenshots go to ``tests/output/`` (copies kept in ``docs/screenshots/``).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
-from urllib.parse import urlencode, urlsplit
+from typing import TYPE_CHECKING
+from urllib.parse import urlencode
 
-import orjson
 import pytest
 
-from bangscore.contract.filters import INDEX_KEY, detail_key
-from bangscore.manifest import read_body, read_manifest
-from bangscore.storage import LocalStorage
-from tests.support.browser import DESKTOP, OUTPUT, PHONE, ConsoleLog, chromium, missing_tools
-from tests.support.live import ShimServer
+from tests.support.browser import DESKTOP, OUTPUT, PHONE, ConsoleLog, missing_tools
+from tests.support.real_site import RealSite
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
-    from bangscore.scoring.pipeline import ScoredGame
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 KCD2 = 1771300
@@ -47,48 +41,6 @@ def _tools_installed() -> None:
     """Fail (never skip) when chromium or axe-core is missing: `make deps` installs them."""
     if (why := missing_tools()) is not None:
         pytest.fail(why)
-
-
-class Served:
-    """The server over the real catalogue and its snapshot store."""
-
-    def __init__(self, server: ShimServer, storage: LocalStorage) -> None:
-        self.server = server
-        self.storage = storage
-        self.url = server.url
-
-    def body(self, key: str) -> bytes:
-        entry = read_manifest(self.storage, "s1").entries[key]
-        return read_body(self.storage, entry)
-
-    def detail(self, appid: int) -> dict[str, Any]:
-        """Given an appid, return its detail record as the snapshot stores it."""
-        return dict(orjson.loads(self.body(detail_key(appid))))
-
-    def items(self) -> list[dict[str, Any]]:
-        """Return every list item in list order (the compact index's items)."""
-        return list(orjson.loads(self.body(INDEX_KEY))["items"])
-
-
-@pytest.fixture(scope="module")
-def served(
-    tmp_path_factory: pytest.TempPathFactory,
-    real_snapshot: tuple[LocalStorage, list[ScoredGame]],
-) -> Iterator[Served]:
-    """``bangscore serve`` over the session's published real catalogue (read only)."""
-    storage = real_snapshot[0]
-    state = tmp_path_factory.mktemp("verdict-state")
-    # Untraced: see ShimServer.traced.
-    server = ShimServer(state, state / "shim.log", snapshot=storage.root, traced=False).start()
-    yield Served(server, storage)
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """One headless chromium for the module."""
-    with chromium() as started:
-        yield started
 
 
 def open_page(browser: Browser, viewport: dict[str, int]) -> tuple[Page, ConsoleLog]:
@@ -106,20 +58,15 @@ def fits(page: Page, viewport: dict[str, int]) -> bool:
     return int(page.evaluate("document.documentElement.scrollWidth")) <= viewport["width"]
 
 
-def game_url(served: Served, appid: int) -> str:
-    """Given an appid, return its game page's URL on the server under test."""
-    return served.url + urlsplit(str(served.detail(appid)["url"])).path
-
-
 @VIEWPORTS
 def test_kingdom_come_ii_names_the_3_jul_sale_and_says_to_wait(
-    served: Served, browser: Browser, viewport: dict[str, int]
+    real_site: RealSite, browser: Browser, viewport: dict[str, int]
 ) -> None:
     from playwright.sync_api import expect
 
-    record = served.detail(KCD2)
+    record = real_site.detail(KCD2)
     page, console = open_page(browser, viewport)
-    page.goto(game_url(served, KCD2))
+    page.goto(real_site.game_url(KCD2))
     expect(page.locator("#verdict-heading")).to_have_text("Wait for a sale")
     expect(page.locator("#verdict-text p")).to_have_text(record["verdict_text"])
     expect(page.locator("#verdict-text p")).to_contain_text("3 Jul 2026")
@@ -132,13 +79,13 @@ def test_kingdom_come_ii_names_the_3_jul_sale_and_says_to_wait(
 
 @VIEWPORTS
 def test_blue_prince_asks_nobody_to_wait_for_a_cent(
-    served: Served, browser: Browser, viewport: dict[str, int]
+    real_site: RealSite, browser: Browser, viewport: dict[str, int]
 ) -> None:
     from playwright.sync_api import expect
 
-    record = served.detail(BLUE_PRINCE)
+    record = real_site.detail(BLUE_PRINCE)
     page, _ = open_page(browser, viewport)
-    page.goto(game_url(served, BLUE_PRINCE))
+    page.goto(real_site.game_url(BLUE_PRINCE))
     expect(page.locator("#verdict-text p")).to_have_text(record["verdict_text"])
     if record["verdict"] == "wait_for_sale":
         saving = record["price_usd"] - record["verdict_price_usd"]
@@ -150,14 +97,14 @@ def test_blue_prince_asks_nobody_to_wait_for_a_cent(
 
 @VIEWPORTS
 def test_battlefield_6_is_judged_on_how_long_people_play_it(
-    served: Served, browser: Browser, viewport: dict[str, int]
+    real_site: RealSite, browser: Browser, viewport: dict[str, int]
 ) -> None:
     from playwright.sync_api import expect
 
-    record = served.detail(BATTLEFIELD_6)
+    record = real_site.detail(BATTLEFIELD_6)
     assert record["length_source"] == "playtime"
     page, _ = open_page(browser, viewport)
-    page.goto(game_url(served, BATTLEFIELD_6))
+    page.goto(real_site.game_url(BATTLEFIELD_6))
     expect(page.locator("#length")).to_contain_text("how long players play it")
     expect(page.locator("#length")).to_contain_text(f"{record['length_hours']:.1f} h")
     if any("length" in names for names in record["drivers"].values()):
@@ -168,13 +115,13 @@ def test_battlefield_6_is_judged_on_how_long_people_play_it(
 
 @VIEWPORTS
 def test_an_early_access_game_shows_its_flag(
-    served: Served, browser: Browser, viewport: dict[str, int]
+    real_site: RealSite, browser: Browser, viewport: dict[str, int]
 ) -> None:
     from playwright.sync_api import expect
 
-    early = next(i for i in served.items() if i.get("early_access") and not i.get("adult"))
+    early = next(i for i in real_site.items() if i.get("early_access") and not i.get("adult"))
     page, _ = open_page(browser, viewport)
-    page.goto(game_url(served, int(early["appid"])))
+    page.goto(real_site.game_url(int(early["appid"])))
     expect(page.locator("#flags .flag-early-access")).to_have_text("Early Access")
     if early.get("provisional"):
         expect(page.locator("#flags .flag-provisional")).to_contain_text("Provisional")
@@ -184,15 +131,15 @@ def test_an_early_access_game_shows_its_flag(
 
 @VIEWPORTS
 def test_the_adult_toggle_hides_and_shows_adult_games(
-    served: Served, browser: Browser, viewport: dict[str, int]
+    real_site: RealSite, browser: Browser, viewport: dict[str, int]
 ) -> None:
     from playwright.sync_api import expect
 
-    items = served.items()
+    items = real_site.items()
     adult = next(i for i in items if i.get("adult"))
     name = str(adult["name"])
     page, _ = open_page(browser, viewport)
-    page.goto(f"{served.url}/search?{urlencode({'q': name[:100]})}")
+    page.goto(f"{real_site.url}/search?{urlencode({'q': name[:100]})}")
     rows = page.locator(f'#results tr[data-appid="{adult["appid"]}"]')
     expect(rows).to_have_count(0)
     page.click("#adult-toggle")
@@ -221,17 +168,17 @@ def test_the_adult_toggle_hides_and_shows_adult_games(
 
 @VIEWPORTS
 def test_no_now_or_today_beside_an_old_price_and_every_row_dated(
-    served: Served, browser: Browser, viewport: dict[str, int]
+    real_site: RealSite, browser: Browser, viewport: dict[str, int]
 ) -> None:
     from playwright.sync_api import expect
 
     page, _ = open_page(browser, viewport)
-    page.goto(f"{served.url}/")
+    page.goto(f"{real_site.url}/")
     expect(page.locator("#top-heading")).to_have_text("Best value, prices as of 24 Jul 2026")
     expect(page.locator("#on-sale-chip")).to_have_text("On sale (seen 24 Jul)")
     shot(page, "home", viewport)
-    for path in ("/", "/games?on_sale=true", "/search?q=portal", game_url(served, KCD2)):
-        page.goto(path if path.startswith("http") else served.url + path)
+    for path in ("/", "/games?on_sale=true", "/search?q=portal", real_site.game_url(KCD2)):
+        page.goto(path if path.startswith("http") else real_site.url + path)
         text = page.locator("main").inner_text()
         assert NOW_WORDS.findall(text) == [], path
         dates = page.locator("#results small.price-seen, #top small.price-seen")
@@ -240,13 +187,13 @@ def test_no_now_or_today_beside_an_old_price_and_every_row_dated(
             assert re.fullmatch(r"(last seen )?\d{1,2} \w{3} \d{4}", dates.nth(n).inner_text()), (
                 path
             )
-    page.goto(f"{served.url}/games?on_sale=true")
+    page.goto(f"{real_site.url}/games?on_sale=true")
     shot(page, "browse_on_sale", viewport)
 
 
-def test_the_clear_link_stays_inside_the_filter_box(served: Served, browser: Browser) -> None:
+def test_the_clear_link_stays_inside_the_filter_box(real_site: RealSite, browser: Browser) -> None:
     page, _ = open_page(browser, DESKTOP)
-    page.goto(f"{served.url}/games?genre=rpg&on_sale=true")
+    page.goto(f"{real_site.url}/games?genre=rpg&on_sale=true")
     box = page.locator("#filters").bounding_box()
     clear = page.locator("#clear").bounding_box()
     assert box is not None and clear is not None

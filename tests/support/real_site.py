@@ -1,0 +1,74 @@
+"""Fixtures of the browser tests (loaded by ``pytest_plugins``): one headless chromium per
+module (:func:`browser`) and ``bangscore serve`` over the session's published real catalogue
+(:func:`real_site`, a :class:`RealSite`), which the modules reading the real pages share in
+shape instead of each keeping a copy."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+import orjson
+import pytest
+
+from bangscore.contract.filters import INDEX_KEY, detail_key
+from bangscore.manifest import read_body, read_manifest
+from bangscore.storage import LocalStorage
+from tests.support.browser import chromium
+from tests.support.live import ShimServer
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
+
+    from bangscore.scoring.pipeline import ScoredGame
+
+SNAPSHOT_ID = "s1"  # tests.support.real_catalogue publishes the real catalogue under this id
+
+
+class RealSite:
+    """A server over the real catalogue and the snapshot store it serves (read only)."""
+
+    def __init__(self, server: ShimServer, storage: LocalStorage) -> None:
+        self.server = server
+        self.storage = storage
+        self.url = server.url
+
+    def body(self, key: str) -> bytes:
+        """Given an object key, return its stored body (identity)."""
+        return read_body(self.storage, read_manifest(self.storage, SNAPSHOT_ID).entries[key])
+
+    def detail(self, appid: int) -> dict[str, Any]:
+        """Given an appid, return its detail record as the snapshot stores it."""
+        return dict(orjson.loads(self.body(detail_key(appid))))
+
+    def items(self) -> list[dict[str, Any]]:
+        """Return every list item in list order (the compact index's items)."""
+        return list(orjson.loads(self.body(INDEX_KEY))["items"])
+
+    def game_url(self, appid: int) -> str:
+        """Given an appid, return its game page's URL on the server under test (the path of
+        the URL its detail record gives, on this server)."""
+        return self.url + urlsplit(str(self.detail(appid)["url"])).path
+
+
+@pytest.fixture(scope="module")
+def real_site(
+    tmp_path_factory: pytest.TempPathFactory,
+    real_snapshot: tuple[LocalStorage, list[ScoredGame]],
+) -> Iterator[RealSite]:
+    """``bangscore serve`` over the session's published real catalogue (read only), with a
+    state folder (keys, accounts) of the module's own."""
+    storage = real_snapshot[0]
+    state = tmp_path_factory.mktemp("real-site-state")
+    # Untraced: see ShimServer.traced.
+    server = ShimServer(state, state / "shim.log", snapshot=storage.root, traced=False).start()
+    yield RealSite(server, storage)
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """One headless chromium for the module."""
+    with chromium() as started:
+        yield started

@@ -13,6 +13,7 @@ from bangscore.stores.keystore import AccountRecord
 from bangscore.stores.watchstore import (
     MAX_WATCHES_PER_ADDRESS,
     Condition,
+    PendingSignup,
     SentAlert,
     WatchRecord,
     WatchStore,
@@ -221,3 +222,22 @@ def test_rate_counters_count_per_key_and_window(make_store: StoreFactory) -> Non
     assert [store.hit("add:acct:a", 3600, 3600) for _ in range(3)] == [1, 2, 3]
     assert store.hit("add:acct:b", 3601, 3600) == 1
     assert store.hit("add:acct:a", 7200, 3600) == 1  # the next hour starts again
+
+
+def test_sign_ups_wait_for_their_email_and_a_link_works_once(make_store: StoreFactory) -> None:
+    store = make_store()
+    new = PendingSignup("s_new", "new@x.io", "$argon2id$hash", 100)
+    taken = PendingSignup("s_taken", "owner@x.io", None, 101)  # the address had an account
+    again = PendingSignup("s_again", "new@x.io", "$argon2id$other", 102)
+    for signup in (new, taken, again):
+        store.queue_signup(signup)
+    assert store.pending_signups() == [new, taken, again]
+    store.signup_sent("s_new", 110)
+    store.signup_sent("s_taken", 111)
+    assert store.pending_signups() == [again]
+    assert store.take_signup("s_taken") is None  # no password: nothing to create
+    assert store.take_signup("s_new") == new
+    assert store.take_signup("s_new") is None  # once
+    assert store.take_signup("s_unknown") is None
+    assert make_store().take_signup("s_again") == again  # another replica's view
+    assert store.pending_signups() == []

@@ -32,10 +32,11 @@ def signup_links(
     return {s.signup_id: links.signup_url(s.signup_id) for s in queued}
 
 
-def signup_link(state_dir: Path, site_url: str, email: str) -> str:
+def signup_link(state_dir: Path, site_url: str, email: str, store_url: str | None = None) -> str:
     """Given a server's state folder, the site URL its links use and an address with one
-    queued sign-up, return its link. Raises AssertionError unless exactly one is queued."""
-    [link] = signup_links(state_dir, site_url, email).values()
+    queued sign-up (and the server's store when not the state folder's), return its link.
+    Raises ValueError unless exactly one is queued."""
+    [link] = signup_links(state_dir, site_url, email, store_url).values()
     return link
 
 

@@ -331,13 +331,15 @@ class RedisWatchStore:
         self._call(lambda: self.client.set(f"{PREFIX}wsuppressed:{email}", now, nx=True))
         self._set_address(email, "", now, drop=True)
 
-    def queue_signup(self, signup: PendingSignup) -> None:
+    def queue_signup(self, signup: PendingSignup, keep_seconds: int) -> None:
         key = f"{PREFIX}wsignup:{signup.signup_id}"
         pipe = self.client.pipeline(transaction=True)
         pipe.hset(key, mapping={"email": signup.email, "queued_at": signup.queued_at})
         if signup.password_hash is not None:
             pipe.hset(key, "hash", signup.password_hash)
+        pipe.expireat(key, signup.queued_at + keep_seconds)
         pipe.zadd(f"{PREFIX}wsignups", {signup.signup_id: signup.queued_at})
+        pipe.zremrangebyscore(f"{PREFIX}wsignups", 0, signup.queued_at - keep_seconds)
         self._call(pipe.execute)
 
     def _signup(self, signup_id: str) -> PendingSignup | None:

@@ -280,13 +280,20 @@ class SQLiteWatchStore:
             conn.execute("DELETE FROM watch_confirmations WHERE email = ?", (email,))
             conn.execute("COMMIT")
 
-    def queue_signup(self, signup: PendingSignup) -> None:
+    def queue_signup(self, signup: PendingSignup, keep_seconds: int) -> None:
         with _faults():
-            self._conn().execute(
+            conn = self._conn()
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute(
+                "DELETE FROM account_signups WHERE queued_at < ?",
+                (signup.queued_at - keep_seconds,),
+            )
+            conn.execute(
                 "INSERT INTO account_signups(signup_id, email, password_hash, queued_at) "
                 "VALUES (?, ?, ?, ?)",
                 (signup.signup_id, signup.email, signup.password_hash, signup.queued_at),
             )
+            conn.execute("COMMIT")
 
     def pending_signups(self) -> list[PendingSignup]:
         with _faults():

@@ -209,9 +209,10 @@ class WatchStore(Protocol):
         """Given an address the relay refused permanently (5xx on RCPT), stop mailing it."""
         ...
 
-    def queue_signup(self, signup: PendingSignup) -> None:
-        """Given a sign-up, queue its email for ``alerts send`` (several may wait for one
-        address: each link creates the account at most once)."""
+    def queue_signup(self, signup: PendingSignup, keep_seconds: int) -> None:
+        """Given a sign-up and how long its link works, queue its email for ``alerts send``
+        (several may wait for one address: each link creates the account at most once). A
+        sign-up is forgotten, hash and all, ``keep_seconds`` after it was queued."""
         ...
 
     def pending_signups(self) -> list[PendingSignup]:

@@ -30,7 +30,7 @@ from bangscore.shim.account.accounts import AccountSite, signup_network
 from bangscore.shim.account.watches import WatchLimits, watch_network
 from bangscore.stores.keystore import AccountRecord
 from bangscore.stores.watchstore import PendingSignup, WatchStore, new_signup_id
-from bangscore.watch_links import WatchLinks
+from bangscore.watch_links import SIGNUP_SECONDS, WatchLinks
 
 log = logging.getLogger("bangscore.signups")
 
@@ -71,7 +71,8 @@ class SignupMail:
             log.warning("sign-up email not queued: the address's or network's hourly limit")
             return
         hashed = None if taken else password_hash
-        self.store.queue_signup(PendingSignup(new_signup_id(), email, hashed, now))
+        signup = PendingSignup(new_signup_id(), email, hashed, now)
+        self.store.queue_signup(signup, SIGNUP_SECONDS)
 
     async def confirm(self, request: Request) -> Response:
         """GET /account/signup/confirm?t= shows a button; its POST creates the account the

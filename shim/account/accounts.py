@@ -19,7 +19,8 @@ the pair at once, forgiven on success), so concurrent attempts cannot all pass t
 allowance; password hashing runs at most :data:`passwords.HASHING_SLOTS` at a time per process
 (:class:`passwords.HashingGate`). The owner signing in from another client starts with a clean
 slate; a success forgets that pair's failures. Sign-ups are limited per IP per hour and per
-day. Emails and passwords are checked by :mod:`bangscore.shim.account.passwords`; a form larger than
+day; with a mail queue they go by email (:mod:`bangscore.shim.account.signups`). Emails
+and passwords are checked by :mod:`bangscore.shim.account.passwords`; a form larger than
 :data:`MAX_FORM_BYTES`, or with a field over :data:`MAX_FIELD_BYTES`, answers 413.
 A new key is shown once, in the response to the POST that created it, and never stored.
 """

@@ -200,6 +200,7 @@ class AccountSite:
             site_url=self.site_url,
             email=getattr(request.state, "account", None),
             csrf=self.csrf_token(request),
+            signup_by_mail=self.signup_mail is not None,
             **context,
         )
 

@@ -138,6 +138,8 @@ def test_sign_up_takes_as_long_whether_the_address_has_an_account(server: ShimSe
 
 @pytest.mark.server
 def test_the_link_creates_nothing_on_a_get_or_a_forged_post(server: ShimServer) -> None:
+    form = httpx.get(f"{server.url}/account", timeout=30).text
+    assert "We email you a link: the account is made when you open it." in form
     answer, _, _ = sign_up(server, NEWER, "10.0.4.1")
     assert answer.status_code == 200
     [(earlier, link)] = signups.signup_links(server.state_dir, server.url, NEWER).items()

@@ -96,7 +96,9 @@ demo-key: $(RUNTIME)  ## create a demo key (free plan) and print it with a curl 
 	echo "Bulk data (Parquet, JSON lines, CSV; a bulk key):"; \
 	echo "  bulk=\$$($(BIN)/bangscore keys create --account demo@bangscore.example --plan bulk --limit 100000 | tail -n 1)"; \
 	echo "  curl -H \"Authorization: Bearer \$$bulk\" 'http://$(HOST):$(PORT)/api/v1/export'"; \
-	echo "Website: http://$(HOST):$(PORT)/   Docs: http://$(HOST):$(PORT)/docs"; echo
+	echo "Website: http://$(HOST):$(PORT)/   Docs: http://$(HOST):$(PORT)/docs"; \
+	echo "Website sign-up goes by email; with no SMTP server here, open the link it would carry:"; \
+	echo "  $(BIN)/bangscore alerts signups"; echo
 
 serve: $(RUNTIME)  ## serve the current snapshot (and the Bulk export under EXPORT) on HOST:PORT
 	$(BIN)/bangscore serve --host $(HOST) --port $(PORT) --export $(EXPORT)

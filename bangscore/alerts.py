@@ -33,9 +33,15 @@ from bangscore.contract.filters import detail_key
 from bangscore.errors import MailError, SnapshotError, UnsafeMessage
 from bangscore.manifest import read_body, read_manifest
 from bangscore.storage import ObjectStorage
-from bangscore.stores.watchstore import PendingConfirmation, SentAlert, WatchRecord, WatchStore
+from bangscore.stores.watchstore import (
+    PendingConfirmation,
+    PendingSignup,
+    SentAlert,
+    WatchRecord,
+    WatchStore,
+)
 from bangscore.watch_links import WatchLinks
-from bangscore.watch_mail import bodies, compose, confirmation_message, domain
+from bangscore.watch_mail import bodies, compose, confirmation_message, domain, signup_message
 
 log = logging.getLogger("bangscore.alerts")
 # How long a run holds the store's lease and its claims: past the SMTP run's deadline (60 s)
@@ -82,8 +88,9 @@ class SnapshotDetails:
 class AlertRun:
     """What one run did: watch ids alerted, left pending and skipped (bad record or refused,
     retried with backoff), how many watches were waiting on an unconfirmed address, re-armed
-    or claimed by another run, confirmations sent, addresses suppressed, the first mail error
-    if any, and whether another run held the lease (then nothing was done)."""
+    or claimed by another run, confirmations and sign-up emails sent, addresses suppressed,
+    the first mail error if any, and whether another run held the lease (then nothing was
+    done)."""
 
     sent: list[str] = field(default_factory=list)
     pending: list[str] = field(default_factory=list)
@@ -96,6 +103,7 @@ class AlertRun:
     rearmed: int = 0
     confirmations: int = 0
     confirmations_pending: int = 0
+    signups: int = 0
     error: str | None = None
 
     def summary(self, watches: int, snapshot_id: str) -> str:
@@ -107,6 +115,8 @@ class AlertRun:
         )
         if self.confirmations_pending:
             line += f", {self.confirmations_pending} confirmations pending"
+        if self.signups:
+            line += f", {self.signups} sign-up emails sent"
         if self.skipped:
             line += f", {len(self.skipped)} skipped (retried later): {' '.join(self.skipped)}"
         if self.suppressed:
@@ -285,11 +295,13 @@ def _send(
     ]
     run.unconfirmed = len(due) - len(ready)
     confirm = store.pending_confirmations()
-    if not ready and not confirm:
+    signups = store.pending_signups()
+    if not ready and not confirm and not signups:
         return
     done: set[str] = set()
     try:
         with connect() as mailer:
+            _send_signups(run, store, mailer, signups, links, from_address, now)
             for pending in confirm:
 
                 def confirmation(p: PendingConfirmation = pending) -> EmailMessage:
@@ -342,6 +354,31 @@ def _send(
         run.error = str(exc)
     run.pending = [w.watch_id for w, _ in ready if w.watch_id not in done]
     run.confirmations_pending = len(confirm) - run.confirmations
+
+
+def _send_signups(
+    run: AlertRun,
+    store: WatchStore,
+    mailer: Sender,
+    signups: list[PendingSignup],
+    links: WatchLinks,
+    from_address: str,
+    now: Callable[[], float],
+) -> None:
+    """Send each queued sign-up's email (a new address's link, or word to an existing
+    account's owner) and take it off the queue; a suppressed address is only taken off.
+    Raises MailError on a lost connection (what was not sent stays queued)."""
+    for signup in signups:
+        if store.address(signup.email).suppressed:
+            store.signup_sent(signup.signup_id, int(now()))
+            continue
+
+        def build(s: PendingSignup = signup) -> EmailMessage:
+            return signup_message(s, from_address, links)
+
+        if _deliver(run, store, mailer, signup.email, now, f"sign-up {signup.signup_id}", build):
+            store.signup_sent(signup.signup_id, int(now()))
+            run.signups += 1
 
 
 def _deliver(

@@ -3,8 +3,10 @@
 ``watch add|list|remove`` manage watches as the operator (an operator-added watch confirms its
 address); ``alerts send`` runs :func:`bangscore.alerts.send_alerts` against the current
 snapshot and the configured SMTP server; ``alerts sent`` lists the alerts the SMTP server
-accepted (what support reads to answer "was my alert sent?"). Nothing here prints or logs an
-address except ``watch list``, which the operator asks for.
+accepted (what support reads to answer "was my alert sent?"); ``alerts signups`` lists the
+sign-ups whose email waits, with the link it carries (a server without SMTP, such as ``make
+run``'s demo, completes a sign-up by opening it). Nothing here prints or logs an address
+except ``watch list`` and ``alerts signups``, which the operator asks for.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import sys
 import time
 from typing import Any
 
-from bangscore.arguments import bounded_int
+from bangscore.arguments import bounded_int, printable
 from bangscore.errors import UnknownWatch
 from bangscore.settings import Settings
 from bangscore.stores import open_watch_store
@@ -135,6 +137,33 @@ def cmd_alerts_sent(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_alerts_signups(args: argparse.Namespace, settings: Settings) -> int:
+    """List the sign-ups whose email waits for ``alerts send``: when queued (UTC), the
+    address and the link its email carries (for a new address; ``-`` for word to an existing
+    account's owner), oldest first. Exit 2 without the session secret."""
+    from bangscore.alerts import at
+    from bangscore.errors import KeyStoreMissing
+    from bangscore.stores.secret import load_session_secret
+    from bangscore.watch_links import WatchLinks
+
+    try:
+        secret = load_session_secret(settings.session_secret, settings.state_dir, create=False)
+    except KeyStoreMissing as exc:
+        print(f"error: {exc}: no link could be made", file=sys.stderr)
+        return 2
+    links = WatchLinks(secret, settings.site_url)
+    store = _store(settings, create=False)
+    try:
+        queued = store.pending_signups()
+    finally:
+        store.close()
+    print(f"{'queued (UTC)':<16} {'address':<28} link")
+    for s in queued:
+        link = links.signup_url(s.signup_id) if s.password_hash else "-"
+        print(f"{at(s.queued_at):<16} {printable(s.email):<28} {link}")
+    return 0
+
+
 def cmd_alerts_send(args: argparse.Namespace, settings: Settings) -> int:
     """Send the alerts of every watch whose condition became true; exit 1 if any stays
     pending (the SMTP server refused or could not be reached: retried next run)."""
@@ -247,3 +276,5 @@ def add_parsers(sub: Any) -> None:
     p = alerts.add_parser("sent", help="list the alerts the SMTP server accepted")
     p.add_argument("--watch", help="only this watch's alerts (its id)")
     p.set_defaults(func=cmd_alerts_sent)
+    p = alerts.add_parser("signups", help="list the sign-ups whose email waits, with its link")
+    p.set_defaults(func=cmd_alerts_signups)

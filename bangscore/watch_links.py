@@ -7,7 +7,9 @@ carry opaque ids, never an address (the access log keeps query strings):
 - ``{site}/account/watches/confirm?t=`` carries a pending confirmation's id (valid for 30
   days);
 - ``{site}/account/watches/unsubscribe?t=`` carries a watch id; it is the RFC 8058 one-click
-  target (a POST with ``List-Unsubscribe=One-Click``).
+  target (a POST with ``List-Unsubscribe=One-Click``);
+- ``{site}/account/signup/confirm?t=`` carries a pending sign-up's id (valid for 2 days): its
+  POST creates the account.
 
 Kept apart from :mod:`bangscore.watch_mail` because the server checks these links but never
 composes or sends mail (the import contracts forbid it ``bangscore.mail``).
@@ -19,7 +21,9 @@ from itsdangerous import BadSignature, URLSafeSerializer, URLSafeTimedSerializer
 
 CONFIRM_SALT = "bangscore-watch-confirm-id"
 UNSUBSCRIBE_SALT = "bangscore-watch-unsubscribe"
+SIGNUP_SALT = "bangscore-account-signup"
 CONFIRM_SECONDS = 30 * 86_400
+SIGNUP_SECONDS = 2 * 86_400
 
 
 class WatchLinks:
@@ -29,6 +33,19 @@ class WatchLinks:
         self.site_url = site_url.rstrip("/")
         self._confirm = URLSafeTimedSerializer(secret, salt=CONFIRM_SALT)
         self._unsubscribe = URLSafeSerializer(secret, salt=UNSUBSCRIBE_SALT)
+        self._signup = URLSafeTimedSerializer(secret, salt=SIGNUP_SALT)
+
+    def signup_url(self, signup_id: str) -> str:
+        """Given a pending sign-up's opaque id, return its signed link (creates the account)."""
+        return f"{self.site_url}/account/signup/confirm?t={self._signup.dumps(signup_id)}"
+
+    def signup_id(self, token: str) -> str | None:
+        """Given a sign-up token, return its sign-up id, or None if forged or expired."""
+        try:
+            value = self._signup.loads(token, max_age=SIGNUP_SECONDS)
+        except BadSignature:
+            return None
+        return value if isinstance(value, str) else None
 
     def confirm_url(self, confirm_id: str) -> str:
         """Given a pending confirmation's opaque id, return its signed confirmation link."""

@@ -14,7 +14,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from bangscore.mail import header_text, mailbox, new_message
-from bangscore.stores.watchstore import PendingConfirmation
+from bangscore.stores.watchstore import PendingConfirmation, PendingSignup
 from bangscore.watch_links import WatchLinks
 
 _TEMPLATES = Environment(
@@ -72,6 +72,27 @@ def confirmation_message(
         subject="Confirm your BangScore watch alerts",
         from_address=from_address,
         to=pending.email,
+        message_id=make_msgid(domain=domain(from_address)),
+        text=text,
+        html=html,
+    )
+
+
+def signup_message(signup: PendingSignup, from_address: str, links: WatchLinks) -> EmailMessage:
+    """Given a queued sign-up, the sender and the links, return its email: for a new address
+    the link that creates the account (``mail/signup``); for an address that already has an
+    account, word to its owner that someone tried to sign up with it, with no link
+    (``mail/signup_taken``)."""
+    if signup.password_hash is None:
+        subject = "Someone tried to sign up to BangScore with this address"
+        text, html = bodies("signup_taken", account_url=f"{links.site_url}/account")
+    else:
+        subject = "Finish creating your BangScore account"
+        text, html = bodies("signup", url=links.signup_url(signup.signup_id))
+    return compose(
+        subject=subject,
+        from_address=from_address,
+        to=signup.email,
         message_id=make_msgid(domain=domain(from_address)),
         text=text,
         html=html,

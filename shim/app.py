@@ -152,14 +152,19 @@ def _watch_routes(
     https: bool,
 ) -> list[BaseRoute]:
     from bangscore.shim.account.accounts import session_middleware
+    from bangscore.shim.account.signups import SignupMail, signup_routes
     from bangscore.shim.account.watches import WatchSite, watch_routes
     from bangscore.watch_links import WatchLinks
 
     links = WatchLinks(secret, site.site_url)
     watch_site = WatchSite(site, options.store, source, links, quota, limits=options.limits)
     site.page_extras = watch_site.extras
+    # The watch store is the mail queue: sign-ups then go by email (never telling whether
+    # an address has an account).
+    signups = SignupMail(site, options.store, links, options.limits)
+    site.signup_mail = signups.queue
     session = session_middleware(site, session_secret=secret, https_only=https)
-    return watch_routes(watch_site, session)
+    return watch_routes(watch_site, session) + signup_routes(signups, session)
 
 
 async def http_error(request: Request, exc: Exception) -> Response:

@@ -12,7 +12,9 @@ import pytest
 from bangscore.cli import main
 from bangscore.storage import LocalStorage
 from bangscore.stores import open_watch_store
-from bangscore.stores.watchstore import Condition, SentAlert, WatchRecord
+from bangscore.stores.secret import load_session_secret
+from bangscore.stores.watchstore import Condition, PendingSignup, SentAlert, WatchRecord
+from bangscore.watch_links import WatchLinks
 from tests.support import factories
 from tests.support.live import free_port
 
@@ -237,3 +239,26 @@ def test_alerts_sent_lists_what_the_smtp_server_accepted_without_addresses(
 
     code, out, _ = bangscore("alerts", "sent", "--watch", second)
     assert (code, [row.split()[2] for row in out.splitlines()[1:]]) == (0, [second])
+
+
+def test_alerts_signups_lists_the_waiting_emails_with_their_links(
+    bangscore: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BANGSCORE_SITE_URL", "http://127.0.0.1:8000")
+    state = tmp_path / "state"
+    secret = load_session_secret(None, state)  # as `serve` makes it
+    store = open_watch_store(f"sqlite:///{state / 'bangscore.sqlite3'}")
+    keep = 10 * 365 * 86_400  # kept however late the test runs
+    store.queue_signup(PendingSignup("s_new", "new@example.com", "$a2$h", 1_790_000_000), keep)
+    store.queue_signup(PendingSignup("s_taken", "owner@example.com", None, 1_790_000_060), keep)
+    store.close()
+    code, out, err = bangscore("alerts", "signups")
+    assert (code, err) == (0, "")
+    header, new, taken = out.splitlines()
+    assert header.split() == ["queued", "(UTC)", "address", "link"]
+    assert new.split()[:3] == ["2026-09-21", "14:13", "new@example.com"]
+    link = new.split()[-1]
+    links = WatchLinks(secret, "http://127.0.0.1:8000")
+    assert link.startswith("http://127.0.0.1:8000/account/signup/confirm?t=")
+    assert links.signup_id(link.split("t=", 1)[1]) == "s_new"
+    assert taken.split()[-2:] == ["owner@example.com", "-"]  # word to the owner: no link

@@ -7,8 +7,9 @@ confirmation, ``walerts`` and ``walerts:<id>`` lists of the alerts sent (JSON);
 ``wconfirm:<id>`` -> address and ``wpending`` (sorted set of pending confirmation ids by queue
 time) for queued confirmations, ``wsuppressed:<email>`` for a hard bounce, ``wlease`` for the
 ``alerts send`` lease, ``wclaim:<id>`` hash of a watch's claim and retry state, and
-``wrate:<key>:<window>`` counters. Every change of more than one key is one Lua script, so it
-is atomic.
+``wrate:<key>:<window>`` counters; ``wsignup:<id>`` hash of a queued sign-up and
+``wsignups`` (sorted set of the ids whose email is not sent yet, by queue time). Every change
+of more than one key is one Lua script, so it is atomic.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from bangscore.stores.watchstore import (
     Address,
     Condition,
     PendingConfirmation,
+    PendingSignup,
     SentAlert,
     WatchRecord,
     new_confirm_id,
@@ -110,6 +112,23 @@ end
 return 1
 """
 
+# KEYS: sign-up hash, unsent set. ARGV: id. Off the queue; one without a password is gone.
+_SIGNUP_SENT = """
+redis.call('ZREM', KEYS[2], ARGV[1])
+if redis.call('HEXISTS', KEYS[1], 'hash') == 0 then redis.call('DEL', KEYS[1]) end
+return 1
+"""
+
+# KEYS: sign-up hash, unsent set. ARGV: id. Returns the hash of a sign-up with a password
+# and deletes it (a link works once), or {} if there is none.
+_TAKE = """
+if redis.call('HEXISTS', KEYS[1], 'hash') == 0 then return {} end
+local fields = redis.call('HGETALL', KEYS[1])
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+return fields
+"""
+
 # KEYS: lease. ARGV: holder, seconds. Returns 1 if held by ARGV[1] now.
 _LEASE = """
 local held = redis.call('GET', KEYS[1])
@@ -185,6 +204,8 @@ class RedisWatchStore:
         self._lease = client.register_script(_LEASE)
         self._release = client.register_script(_RELEASE)
         self._claim = client.register_script(_CLAIM)
+        self._signup_sent = client.register_script(_SIGNUP_SENT)
+        self._take = client.register_script(_TAKE)
 
     @classmethod
     def from_url(cls, url: str) -> RedisWatchStore:
@@ -309,6 +330,43 @@ class RedisWatchStore:
     def suppress(self, email: str, now: int) -> None:
         self._call(lambda: self.client.set(f"{PREFIX}wsuppressed:{email}", now, nx=True))
         self._set_address(email, "", now, drop=True)
+
+    def queue_signup(self, signup: PendingSignup, keep_seconds: int) -> None:
+        key = f"{PREFIX}wsignup:{signup.signup_id}"
+        pipe = self.client.pipeline(transaction=True)
+        pipe.hset(key, mapping={"email": signup.email, "queued_at": signup.queued_at})
+        if signup.password_hash is not None:
+            pipe.hset(key, "hash", signup.password_hash)
+        pipe.expireat(key, signup.queued_at + keep_seconds)
+        pipe.zadd(f"{PREFIX}wsignups", {signup.signup_id: signup.queued_at})
+        pipe.zremrangebyscore(f"{PREFIX}wsignups", 0, signup.queued_at - keep_seconds)
+        self._call(pipe.execute)
+
+    def _signup(self, signup_id: str) -> PendingSignup | None:
+        found = self._call(lambda: self.client.hgetall(f"{PREFIX}wsignup:{signup_id}"))
+        if not found:
+            return None
+        fields = {str(k): str(v) for k, v in found.items()}
+        return PendingSignup(
+            signup_id, fields["email"], fields.get("hash"), int(fields["queued_at"])
+        )
+
+    def pending_signups(self) -> list[PendingSignup]:
+        ids = self._call(lambda: self.client.zrange(f"{PREFIX}wsignups", 0, -1))
+        found = [self._signup(str(i)) for i in ids]
+        return [s for s in found if s is not None]
+
+    def signup_sent(self, signup_id: str, now: int) -> None:
+        key = f"{PREFIX}wsignup:{signup_id}"
+        self._call(lambda: self._signup_sent(keys=[key, f"{PREFIX}wsignups"], args=[signup_id]))
+
+    def take_signup(self, signup_id: str) -> PendingSignup | None:
+        keys = [f"{PREFIX}wsignup:{signup_id}", f"{PREFIX}wsignups"]
+        flat = self._call(lambda: self._take(keys=keys, args=[signup_id]))
+        if not flat:
+            return None
+        fields = {str(k): str(v) for k, v in zip(flat[::2], flat[1::2], strict=True)}
+        return PendingSignup(signup_id, fields["email"], fields["hash"], int(fields["queued_at"]))
 
     def acquire_lease(self, holder: str, now: int, seconds: int) -> bool:
         args: list[str | int] = [holder, max(1, seconds)]

@@ -19,6 +19,7 @@ from bangscore.stores.watchstore import (
     Address,
     Condition,
     PendingConfirmation,
+    PendingSignup,
     SentAlert,
     WatchRecord,
     new_confirm_id,
@@ -55,6 +56,13 @@ CREATE INDEX IF NOT EXISTS watch_alerts_watch ON watch_alerts(watch_id);
 CREATE TABLE IF NOT EXISTS watch_confirmations (
     confirm_id TEXT PRIMARY KEY,
     email TEXT NOT NULL UNIQUE,
+    queued_at INTEGER NOT NULL,
+    sent_at INTEGER
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS account_signups (
+    signup_id TEXT PRIMARY KEY,
+    email TEXT NOT NULL,
+    password_hash TEXT,
     queued_at INTEGER NOT NULL,
     sent_at INTEGER
 ) WITHOUT ROWID;
@@ -271,6 +279,59 @@ class SQLiteWatchStore:
             )
             conn.execute("DELETE FROM watch_confirmations WHERE email = ?", (email,))
             conn.execute("COMMIT")
+
+    def queue_signup(self, signup: PendingSignup, keep_seconds: int) -> None:
+        with _faults():
+            conn = self._conn()
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute(
+                "DELETE FROM account_signups WHERE queued_at < ?",
+                (signup.queued_at - keep_seconds,),
+            )
+            conn.execute(
+                "INSERT INTO account_signups(signup_id, email, password_hash, queued_at) "
+                "VALUES (?, ?, ?, ?)",
+                (signup.signup_id, signup.email, signup.password_hash, signup.queued_at),
+            )
+            conn.execute("COMMIT")
+
+    def pending_signups(self) -> list[PendingSignup]:
+        with _faults():
+            rows = (
+                self._conn()
+                .execute(
+                    "SELECT signup_id, email, password_hash, queued_at FROM account_signups "
+                    "WHERE sent_at IS NULL ORDER BY queued_at, signup_id"
+                )
+                .fetchall()
+            )
+        return [PendingSignup(str(i), str(e), h, int(q)) for i, e, h, q in rows]
+
+    def signup_sent(self, signup_id: str, now: int) -> None:
+        with _faults():
+            conn = self._conn()
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute(
+                "DELETE FROM account_signups WHERE signup_id = ? AND password_hash IS NULL",
+                (signup_id,),
+            )
+            conn.execute(
+                "UPDATE account_signups SET sent_at = ? WHERE signup_id = ?", (now, signup_id)
+            )
+            conn.execute("COMMIT")
+
+    def take_signup(self, signup_id: str) -> PendingSignup | None:
+        with _faults():
+            row = (
+                self._conn()
+                .execute(
+                    "DELETE FROM account_signups WHERE signup_id = ? AND password_hash IS NOT "
+                    "NULL RETURNING signup_id, email, password_hash, queued_at",
+                    (signup_id,),
+                )
+                .fetchone()
+            )
+        return PendingSignup(str(row[0]), str(row[1]), row[2], int(row[3])) if row else None
 
     def acquire_lease(self, holder: str, now: int, seconds: int) -> bool:
         with _faults():

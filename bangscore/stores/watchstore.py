@@ -124,6 +124,24 @@ class PendingConfirmation:
     queued_at: int
 
 
+@dataclass(frozen=True, slots=True)
+class PendingSignup:
+    """A sign-up's email waiting for ``alerts send`` (docs/API.md#website): its opaque id
+    (what the link's signed token carries), the address, the argon2 hash of the password
+    chosen (None when the address already had an account: the email then tells its owner
+    that someone tried to sign up with it, and carries no link) and when it was queued."""
+
+    signup_id: str
+    email: str
+    password_hash: str | None
+    queued_at: int
+
+
+def new_signup_id() -> str:
+    """Return a fresh opaque sign-up id: ``s_`` and 22 URL-safe random characters."""
+    return "s_" + secrets.token_urlsafe(16)
+
+
 def retry_delay(attempts: int) -> int:
     """Given how many times a watch's alert failed, return the seconds before the next try:
     5 minutes doubling per failure, at most a day."""
@@ -189,6 +207,26 @@ class WatchStore(Protocol):
 
     def suppress(self, email: str, now: int) -> None:
         """Given an address the relay refused permanently (5xx on RCPT), stop mailing it."""
+        ...
+
+    def queue_signup(self, signup: PendingSignup, keep_seconds: int) -> None:
+        """Given a sign-up and how long its link works, queue its email for ``alerts send``
+        (several may wait for one address: each link creates the account at most once). A
+        sign-up is forgotten, hash and all, ``keep_seconds`` after it was queued."""
+        ...
+
+    def pending_signups(self) -> list[PendingSignup]:
+        """Return the sign-up emails queued and not yet sent, oldest first."""
+        ...
+
+    def signup_sent(self, signup_id: str, now: int) -> None:
+        """Given a sign-up whose email went out (or could never go: a suppressed address),
+        take it off the queue; a sign-up with a password stays until its link is used."""
+        ...
+
+    def take_signup(self, signup_id: str) -> PendingSignup | None:
+        """Given a sign-up id from a followed link, return the sign-up with a password and
+        forget it (a link works once), or None if unknown, used or without a password."""
         ...
 
     def acquire_lease(self, holder: str, now: int, seconds: int) -> bool:

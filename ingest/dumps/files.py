@@ -23,6 +23,7 @@ from typing import Any, Generic, TypeVar
 import orjson
 
 from bangscore.errors import RowError
+from bangscore.ingest.resolve.names import display_name
 
 T = TypeVar("T")
 
@@ -156,6 +157,13 @@ def _text(value: Any) -> str | None:
     return value.strip() or None if isinstance(value, str) else None
 
 
+def _name(value: Any) -> str | None:
+    """Given a name cell, return it fit to show (:func:`ingest.resolve.names.display_name`:
+    control and bidirectional formatting characters removed), or None if that leaves it empty
+    or the cell is not a string."""
+    return display_name(value) or None if isinstance(value, str) else None
+
+
 def _iso_date(value: str, reason: str) -> dt.date:
     try:
         return dt.date.fromisoformat(value.strip())
@@ -177,7 +185,7 @@ def _steamspy_app(key: str, item: Any) -> SteamSpyApp:
     appid = _int(item.get("appid", key), "bad appid")
     if str(appid) != key or appid <= 0:
         raise RowError("bad appid")
-    name = _text(item.get("name"))
+    name = _name(item.get("name"))
     if name is None:
         raise RowError("missing name")
     discount = _optional_int(item.get("discount"), "bad discount")
@@ -279,7 +287,7 @@ def read_store_games_2019(path: Path) -> DumpRead[StoreGame]:
         result.read += 1
         try:
             appid = _int(row.get("appid"), "bad appid")
-            name = _text(row.get("name"))
+            name = _name(row.get("name"))
             if name is None:
                 raise RowError("missing name")
             game = StoreGame(
@@ -326,7 +334,7 @@ def read_hltb(path: Path) -> DumpRead[HltbGame]:
     for row in _csv_rows(path):
         result.read += 1
         try:
-            name = _text(row.get("Name"))
+            name = _name(row.get("Name"))
             if name is None:
                 raise RowError("missing name")
             year, date = _hltb_release(row.get("Release_date") or "")
@@ -367,7 +375,7 @@ def read_players_2018(path: Path) -> DumpRead[PlayerCount]:
             appid = _int(cells[2], "bad appid")
             players = _int(cells[1].replace(",", ""), "bad player count")
             # A few rows lost their title; the appid still identifies the game.
-            name = cells[0].strip()
+            name = display_name(cells[0])
         except RowError as err:
             result.skipped[str(err)] += 1
             continue
@@ -397,7 +405,7 @@ def read_itad_games(path: Path) -> DumpRead[ItadGame]:
     for row in _csv_rows(path):
         result.read += 1
         try:
-            name = _text(row.get("Game Name"))
+            name = _name(row.get("Game Name"))
             itad_id = _text(row.get("ITAD Game ID"))
             if name is None or itad_id is None:
                 raise RowError("missing name")

@@ -26,6 +26,7 @@ from typing import Any
 
 import orjson
 
+from bangscore.ingest.resolve.names import display_name
 from bangscore.ingest.resolve.observations import Observation
 from bangscore.ingest.resolve.prices import Price, Seen
 
@@ -123,8 +124,8 @@ Field = tuple[str, Any]  # a field and the value an app's record observes for it
 
 def _pics_name(app: dict[str, Any], _: _PicsLookups) -> Iterator[Field]:
     name = app.get("name")
-    if isinstance(name, str) and name.strip():
-        yield "name", name.strip()
+    if isinstance(name, str) and (name := display_name(name)):
+        yield "name", name
 
 
 def _pics_type(app: dict[str, Any], _: _PicsLookups) -> Iterator[Field]:
@@ -268,8 +269,8 @@ def _insights_games(folder: Path, _: dict[str, str]) -> Iterator[Observation]:
         appid = _int(appid_text)
         if appid is None or appid <= 0:
             continue
-        if name.strip():
-            yield Observation(appid, "name", name.strip())
+        if name := display_name(name):
+            yield Observation(appid, "name", name)
         if kind.lower() in PICS_TYPES:
             yield Observation(appid, "app_type", kind.lower())
         with contextlib.suppress(ValueError):
@@ -434,8 +435,8 @@ def observe_hltb_2025(path: Path) -> Iterator[Observation]:
             if not appid or appid in seen:
                 continue
             seen.add(appid)
-            if (row.get("game_name") or "").strip():
-                yield Observation(appid, "play_length_name", row["game_name"].strip())
+            if title := display_name(row.get("game_name") or ""):
+                yield Observation(appid, "play_length_name", title)
             main, complete = _int(row.get("comp_main")) or 0, _int(row.get("comp_100")) or 0
             if main > 0:
                 yield Observation(appid, "main_story_hours", main / 3600)
@@ -507,8 +508,8 @@ def observe_delisted(path: Path) -> Iterator[Observation]:
             except ValueError:
                 continue
             yield Observation(appid, "delisted", first)
-            if row.get("name"):
-                yield Observation(appid, "name", row["name"].strip())
+            if name := display_name(row.get("name") or ""):
+                yield Observation(appid, "name", name)
 
 
 # -- Rarest achievement, Dec 2024 (mori-bund/SteamCompletionist) -------------------------------

@@ -12,7 +12,10 @@ so a rerun on the same day never refetches what it already has.
 Hostile or broken upstreams (issue 36): an answer is read as a stream and refused past
 ``max_body_bytes`` decoded or ``max_wire_bytes`` on the wire (a 0.5 MB gzip answer can decode
 to 512 MiB); a request, its retries' waits aside, ends after ``deadline_seconds`` however slowly
-the bytes come (the read timeout alone lets a byte every 29 s hold it for ever); a redirect is
+the bytes of its head or body come (the read timeout alone lets a byte every 29 s hold it for
+ever). httpx has no total timeout and a blocking read cannot be cancelled, so the exchanges run
+on an asyncio loop of the client's own (a daemon thread), each hop inside one
+``asyncio.timeout`` that cancels it wherever it waits, as httpx's authors advise; a redirect is
 followed only to the same scheme, host and port (through the same rate limit), any other is
 refused and logged; and a body is cached only once it parsed as the caller expects (an HTML
 "Access Denied" page with status 200 is never replayed from the cache; a cached body that no
@@ -21,18 +24,20 @@ longer parses is dropped and fetched again).
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import email.utils
 import hashlib
 import json
 import logging
 import os
+import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 from tenacity import (
@@ -49,8 +54,10 @@ log = logging.getLogger("bangscore.ingest.live.http")
 MAX_REDIRECTS = 5
 USER_AGENT = "bangscore-ingest/0.1 (+https://github.com/bangscore; polite nightly refresh)"
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 
 Params = Mapping[str, str | int]
+T = TypeVar("T")
 
 
 class _RetryableStatusError(Exception):
@@ -59,6 +66,11 @@ class _RetryableStatusError(Exception):
         self.url = url
         self.status = status
         self.retry_after = retry_after
+
+
+def _redirected(status: int, headers: httpx.Headers) -> bool:
+    """Given an answer's status and headers, return whether it is a redirect to follow."""
+    return status in REDIRECT_STATUSES and "location" in headers
 
 
 def _shown(url: httpx.URL) -> str:
@@ -184,6 +196,29 @@ class ResponseCache:
         os.replace(tmp, path)
 
 
+class _LoopThread:
+    """An asyncio event loop running on a daemon thread, for a synchronous caller to run
+    coroutines on: the one place a whole exchange can be cancelled at a deadline (a daemon, so
+    a client never closed cannot hold the interpreter open)."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(
+            target=self.loop.run_forever, name="bangscore-ingest-http", daemon=True
+        )
+        self._thread.start()
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Given a coroutine, run it on the loop and return its result (or raise its error)."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
+
+    def close(self) -> None:
+        """Given the running loop, stop it, wait for its thread and close it."""
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join()
+        self.loop.close()
+
+
 @dataclass(frozen=True)
 class ClientSettings:
     """Knobs of :class:`PoliteClient`: timeouts (s), retry attempts and backoff (s), rate limits."""
@@ -207,7 +242,9 @@ class PoliteClient:
     """Given settings and a cache, fetch JSON politely: rate-limited, retried, cached.
 
     ``transport`` lets tests substitute an ``httpx.MockTransport``; ``sleep`` and ``clock`` let
-    them skip real waiting. Counters ``network_requests`` and ``cache_hits`` record what happened.
+    them skip real waiting (a hop's share of the deadline is measured by ``clock``, then kept
+    by the event loop's own monotonic clock). Counters ``network_requests`` and ``cache_hits``
+    record what happened.
     """
 
     def __init__(
@@ -215,7 +252,7 @@ class PoliteClient:
         settings: ClientSettings,
         cache: ResponseCache | None,
         *,
-        transport: httpx.BaseTransport | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -224,7 +261,8 @@ class PoliteClient:
         self._sleep = sleep
         self._clock = clock
         self._buckets: dict[str, TokenBucket] = {}
-        self._http = httpx.Client(
+        self._loop = _LoopThread()
+        self._http = httpx.AsyncClient(
             timeout=httpx.Timeout(
                 settings.timeout_seconds, connect=settings.connect_timeout_seconds
             ),
@@ -240,8 +278,11 @@ class PoliteClient:
         self.down: dict[str, str] = {}
 
     def close(self) -> None:
-        """Given the client, release its connections."""
-        self._http.close()
+        """Given the client, release its connections and stop its event loop (once: a
+        second call does nothing)."""
+        if not self._loop.loop.is_closed():
+            self._loop.run(self._http.aclose())
+            self._loop.close()
 
     def __enter__(self) -> PoliteClient:
         return self
@@ -344,28 +385,57 @@ class PoliteClient:
     def _send_once(
         self, method: str, url: httpx.URL, body: bytes, extra_headers: Mapping[str, str]
     ) -> bytes:
+        """Given a request, return its 2xx body, following same-host redirects; every hop and
+        its rate-limit wait within one deadline. Raises _RetryableStatusError, SourceError,
+        AnswerRefused (caps, deadline, redirects) or httpx.TransportError."""
         headers = {"Content-Type": "application/json"} if body else {}
         headers.update(extra_headers)
         deadline = self._clock() + self.settings.deadline_seconds
         target = url
         for _ in range(MAX_REDIRECTS + 1):
             self._take_token(target)
-            with self._http.stream(
-                method, target, content=body or None, headers=headers
-            ) as response:
-                status = response.status_code
-                if status in (301, 302, 303, 307, 308) and "location" in response.headers:
-                    target = self._redirect(url, target, response.headers["location"])
-                    if status == 303:
-                        method, body = "GET", b""
-                    continue
-                if status in RETRY_STATUSES:
-                    retry_after = parse_retry_after(response.headers.get("Retry-After"))
-                    raise _RetryableStatusError(_shown(url), status, retry_after)
-                if status >= 400:
-                    raise SourceError(_shown(url), status)
-                return self._read_body(url, response, deadline)
+            remaining = deadline - self._clock()
+            status, answer, content = self._loop.run(
+                self._exchange(method, url, target, body, headers, remaining)
+            )
+            if _redirected(status, answer):
+                target = self._redirect(url, target, answer["location"])
+                if status == 303:
+                    method, body = "GET", b""
+                continue
+            if status in RETRY_STATUSES:
+                retry_after = parse_retry_after(answer.get("Retry-After"))
+                raise _RetryableStatusError(_shown(url), status, retry_after)
+            if status >= 400:
+                raise SourceError(_shown(url), status)
+            return content
         raise AnswerRefused(_shown(url), f"more than {MAX_REDIRECTS} redirects")
+
+    async def _exchange(
+        self,
+        method: str,
+        url: httpx.URL,
+        target: httpx.URL,
+        body: bytes,
+        headers: Mapping[str, str],
+        seconds: float,
+    ) -> tuple[int, httpx.Headers, bytes]:
+        """Given a request to ``target`` (first asked as ``url``) and the seconds left before its
+        deadline, return (status, headers, body: read only for a 2xx). The whole exchange, the
+        head's bytes as the body's, is cancelled at the deadline: AnswerRefused."""
+        try:
+            async with asyncio.timeout(max(seconds, 0.0)):
+                async with self._http.stream(
+                    method, target, content=body or None, headers=headers
+                ) as response:
+                    status = response.status_code
+                    answered = status < 400 and not _redirected(status, response.headers)
+                    content = await self._read_body(url, response) if answered else b""
+                    return status, response.headers, content
+        except TimeoutError:
+            raise AnswerRefused(
+                _shown(url), f"not answered within {self.settings.deadline_seconds:g} s"
+            ) from None
 
     def _take_token(self, url: httpx.URL) -> None:
         """Given the URL about to be requested, wait for its host's token and count it."""
@@ -389,25 +459,21 @@ class PoliteClient:
             raise AnswerRefused(_shown(first), f"redirected to another host ({shown})")
         return target
 
-    def _read_body(self, url: httpx.URL, response: httpx.Response, deadline: float) -> bytes:
-        """Given a streamed 2xx response and the request's deadline, return its decoded body;
-        raise AnswerRefused past the size caps (decoded or on the wire) or the deadline."""
+    async def _read_body(self, url: httpx.URL, response: httpx.Response) -> bytes:
+        """Given a streamed 2xx response, return its decoded body; raise AnswerRefused past the
+        size caps (decoded or on the wire)."""
         limit, wire_limit = self.settings.max_body_bytes, self.settings.max_wire_bytes
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > wire_limit:
             raise AnswerRefused(_shown(url), f"declares {declared} bytes, over {wire_limit}")
         chunks: list[bytes] = []
         size = 0
-        for chunk in response.iter_bytes():
+        async for chunk in response.aiter_bytes():
             size += len(chunk)
             if size > limit:
                 raise AnswerRefused(_shown(url), f"over {limit} bytes decoded")
             if response.num_bytes_downloaded > wire_limit:
                 raise AnswerRefused(_shown(url), f"over {wire_limit} bytes on the wire")
-            if self._clock() > deadline:
-                raise AnswerRefused(
-                    _shown(url), f"not answered within {self.settings.deadline_seconds:g} s"
-                )
             chunks.append(chunk)
         return b"".join(chunks)
 

@@ -19,7 +19,8 @@ the pair at once, forgiven on success), so concurrent attempts cannot all pass t
 allowance; password hashing runs at most :data:`passwords.HASHING_SLOTS` at a time per process
 (:class:`passwords.HashingGate`). The owner signing in from another client starts with a clean
 slate; a success forgets that pair's failures. Sign-ups are limited per IP per hour and per
-day. Emails and passwords are checked by :mod:`bangscore.shim.account.passwords`; a form larger than
+day; with a mail queue they go by email (:mod:`bangscore.shim.account.signups`). Emails
+and passwords are checked by :mod:`bangscore.shim.account.passwords`; a form larger than
 :data:`MAX_FORM_BYTES`, or with a field over :data:`MAX_FIELD_BYTES`, answers 413.
 A new key is shown once, in the response to the POST that created it, and never stored.
 """
@@ -175,6 +176,11 @@ class AccountSite:
         self.clock = clock
         # Verified against when the email is unknown, so both cases take the same time.
         self._dummy_hash = self.hasher.hash(secrets.token_urlsafe(16))
+        # Sign-up by email (bangscore.shim.account.signups), set when the app has a mail
+        # queue: given (address, password hash, client IP), queue the sign-up's email.
+        # Without one (an app built with no watch store, which `serve` never is), a sign-up
+        # creates the account and signs in at once.
+        self.signup_mail: Callable[[str, str, str], None] | None = None
 
     # -- helpers -----------------------------------------------------------------------------
 
@@ -194,6 +200,7 @@ class AccountSite:
             site_url=self.site_url,
             email=getattr(request.state, "account", None),
             csrf=self.csrf_token(request),
+            signup_by_mail=self.signup_mail is not None,
             **context,
         )
 
@@ -344,6 +351,8 @@ class AccountSite:
             hashed = await self.gate.run(lambda: self.hasher.hash(password))
         except HashingBusy:
             return self.page(request, "account_message.html", 503, title="Try again", message=_BUSY)
+        if self.signup_mail is not None:
+            return self.signup_by_mail(request, self.signup_mail, (email, hashed, ip))
         try:
             record = AccountRecord(email, hashed, int(self.clock()), signup_network(ip))
             self.store.create_account(record)
@@ -352,6 +361,24 @@ class AccountSite:
         except KeyStoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
         return self.signed_in(request, email)
+
+    def signup_by_mail(
+        self,
+        request: Request,
+        queue: Callable[[str, str, str], None],
+        signup: tuple[str, str, str],
+    ) -> Response:
+        """Given a request, the queue of sign-up emails and a checked sign-up (address,
+        password hash, client IP), queue its email and answer "check your inbox": the same
+        page whether or not the address has an account."""
+        email = signup[0]
+        try:
+            queue(*signup)
+        except KeyStoreUnavailable:
+            return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
+        return self.page(
+            request, "account_message.html", title="Check your inbox", message=inbox_message(email)
+        )
 
     async def signin(self, request: Request) -> Response:
         fields = await self.form(request)
@@ -486,6 +513,17 @@ _WATCH_FORM = re.compile(r"/account/watch\?appid=[1-9][0-9]{0,9}")
 
 
 _TAKEN = "An account with this email exists. Sign in instead."
+
+
+def inbox_message(email: str) -> str:
+    """Given the address a sign-up named, return what its answer says, whatever the address."""
+    return (
+        f"We sent an email to {email}. If the address has no account yet, its link creates "
+        "one with the password you chose (it works once, for 2 days); if it already has one, "
+        "the email tells its owner. Nothing else changes until the link is used."
+    )
+
+
 _WRONG = "Wrong email or password."
 _TOO_MANY = f"An account may hold at most {MAX_ACTIVE_KEYS} active keys; revoke one first."
 

@@ -31,7 +31,7 @@ from bangscore.stores.secret import load_session_secret
 from bangscore.stores.watchstore import Condition, WatchRecord, WatchStore
 from bangscore.watch_links import WatchLinks
 from tests.hardening.conftest import ServerFactory
-from tests.support import factories
+from tests.support import factories, signups
 from tests.support.live import ShimServer
 from tests.support.smtp_server import SilentServer, body_text
 from tests.support.smtp_server import SMTPServer as LiveSMTP
@@ -122,15 +122,12 @@ def alerts_send(
     return run
 
 
-def signed_up(server: ShimServer, email: str, **headers: str) -> tuple[httpx.Client, str]:
-    """Given a server and an address, return a client signed up as it and its CSRF token."""
-    client = httpx.Client(base_url=server.url, timeout=30, headers=headers)
-    token = CSRF.findall(client.get("/account").text)[0]
-    answer = client.post(
-        "/account/signup", data={"csrf": token, "email": email, "password": PASSWORD}
-    )
-    assert answer.status_code == 303, answer.text
-    return client, CSRF.findall(client.get("/account").text)[0]
+def signed_up(
+    server: ShimServer, state: Path, email: str, **headers: str
+) -> tuple[httpx.Client, str]:
+    """Given a server, its state folder and an address, return a client signed up as it (the
+    form, then the email's link) and its CSRF token."""
+    return signups.signed_up(server.url, state, email, PASSWORD, headers)
 
 
 # -- 1. header injection through a game name ----------------------------------------------------
@@ -241,7 +238,9 @@ def test_watch_adds_during_a_mail_outage_never_open_smtp(
 ) -> None:
     publish(state, [game(367520, "Hollow Knight")])
     server = server_factory(state, site_url=None, env={"BANGSCORE_SMTP_URL": silent_smtp.url})
-    owner, csrf = signed_up(server, "owner@example.com")
+    # An account made before sign-up went by email: its first watch queues a confirmation.
+    store_url = f"sqlite:///{state / 'bangscore.sqlite3'}"
+    owner, csrf = signups.signed_in_old_account(server.url, store_url, "owner@example.com")
     form = {"appid": "367520", "condition": "banger", "csrf": csrf}
     assert owner.post("/account/watches", data=form).status_code == 303
     assert owner.post("/account/watches", data={**form, "condition": "worth_it"}).status_code == 303
@@ -275,7 +274,8 @@ def test_watch_adds_are_rate_limited_and_one_confirmation_is_queued(
 ) -> None:
     publish(state, [game(a, f"Game {a}") for a in range(1000, 1040)])
     server = server_factory(state, site_url=None)
-    owner, csrf = signed_up(server, "flood@example.com")
+    store_url = f"sqlite:///{state / 'bangscore.sqlite3'}"
+    owner, csrf = signups.signed_in_old_account(server.url, store_url, "flood@example.com")
     statuses = []
 
     def add(appid: int) -> None:
@@ -369,7 +369,8 @@ def test_the_confirmation_link_names_no_address_and_only_a_post_confirms(
 ) -> None:
     publish(state, [game(367520, "Hollow Knight")])
     server = server_factory(state, site_url=None, access_log=True)
-    owner, csrf = signed_up(server, "owner@example.com")
+    store_url = f"sqlite:///{state / 'bangscore.sqlite3'}"
+    owner, csrf = signups.signed_in_old_account(server.url, store_url, "owner@example.com")
     form = {"appid": "367520", "condition": "banger", "csrf": csrf}
     assert owner.post("/account/watches", data=form).status_code == 303
     code, output = alerts_send(smtp_server.url, server.url)
@@ -406,7 +407,7 @@ def test_the_watch_form_counts_against_the_page_allowance(
 ) -> None:
     publish(state, [game(367520, "Hollow Knight")])
     server = server_factory(state, site_url=None, env={"BANGSCORE_PAGE_DAILY_LIMIT": "3"})
-    owner, _ = signed_up(server, "owner@example.com")
+    owner, _ = signed_up(server, state, "owner@example.com")
     statuses = [owner.get("/account/watch?appid=367520").status_code for _ in range(5)]
     assert statuses == [200, 200, 200, 429, 429]
     refused = owner.get("/account/watch?appid=367520")
@@ -431,9 +432,13 @@ def test_signing_up_from_a_watch_link_returns_to_its_form(
             "/account/signup",
             data={"csrf": token, "email": "new@example.com", "password": PASSWORD},
         )
-        assert answer.status_code == 303
-        # Root-relative, so it works from any origin the server answers on (issue 33).
-        assert answer.headers["location"] == "/account/watch?appid=367520"
+        assert answer.status_code == 200 and "Check your inbox" in answer.text
+        # The email's link, opened in the same browser, creates the account and returns
+        # there: root-relative, so it works from any origin the server answers on (issue 33).
+        link = signups.signup_link(state, server.url, "new@example.com")
+        created = signups.follow_signup_link(client, link)
+        assert created.status_code == 303
+        assert created.headers["location"] == "/account/watch?appid=367520"
 
 
 # -- issue 27 item 6: an alert's subject dates its price ----------------------------------------

@@ -20,7 +20,7 @@ import httpx
 import pytest
 
 from bangscore.ingest.catalog import write_catalog
-from tests.support import factories
+from tests.support import factories, signups
 from tests.support.servers import bindable
 
 pytestmark = [pytest.mark.slow, pytest.mark.s3, pytest.mark.redis]
@@ -55,13 +55,15 @@ def free_ports() -> dict[str, int]:
 
 @dataclass
 class Stack:
-    """A running stack: its nginx URL, ports, demo key, and the stack.sh process."""
+    """A running stack: its nginx URL, ports, demo key, the stack.sh process and its output,
+    and its folder (``STACK_DIR``: the session secret)."""
 
     url: str
     ports: dict[str, int]
     key: str
     process: subprocess.Popen[str]
     output: list[str]
+    folder: Path
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +103,9 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
             process.wait(60)
             raise AssertionError("stack not ready:\n" + "".join(output)) from None
     key = (folder / "run" / "demo_key").read_text().strip()
-    running = Stack(f"http://127.0.0.1:{ports['STACK_PORT']}", ports, key, process, output)
+    running = Stack(
+        f"http://127.0.0.1:{ports['STACK_PORT']}", ports, key, process, output, folder / "run"
+    )
     yield running
     if process.poll() is None:
         process.send_signal(signal.SIGTERM)
@@ -152,8 +156,11 @@ def test_an_account_made_through_nginx_gets_a_key_both_replicas_accept(stack: St
         csrf = CSRF.search(page)
         assert csrf is not None
         form = {"csrf": csrf.group(1), "email": "stack@x.io", "password": "a long password"}
-        signed = browser.post("/account/signup", data=form)
-        assert signed.status_code == 303
+        assert browser.post("/account/signup", data=form).status_code == 200
+        # The email's link (read from the stack's Redis), opened by the same browser.
+        store = f"redis://127.0.0.1:{stack.ports['STACK_REDIS']}/0"
+        link = signups.signup_link(stack.folder, stack.url, "stack@x.io", store)
+        assert signups.follow_signup_link(browser, link).status_code == 303
         # The session cookie must be honoured by whichever replica answers next.
         pages = [browser.get("/account").text for _ in range(2)]
         assert all('id="who">stack@x.io<' in p for p in pages)

@@ -12,6 +12,7 @@ import pytest
 
 from bangscore.stores.keys import is_well_formed
 from tests.shim.conftest import ShimFactory
+from tests.support import signups
 from tests.support.browser import chromium
 from tests.support.live import REPO, wait_for
 
@@ -43,6 +44,10 @@ def test_sign_up_create_key_call_api_and_revoke_in_chromium(
     page.fill("#signup-email", "player@example.com")
     page.fill("#signup-password", "a long enough password")
     page.click("#signup")
+    expect(page.locator("h1")).to_have_text("Check your inbox")
+    link = signups.signup_link(tmp_path / "state", shim.url, "player@example.com", shim.store_url)
+    page.goto(link)
+    page.click("#create-account")
     expect(page.locator("h1")).to_have_text("API keys")
     expect(page.locator("#no-keys")).to_be_visible()
 

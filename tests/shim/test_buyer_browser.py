@@ -19,6 +19,7 @@ from bangscore.ingest.catalog import IngestReport
 from bangscore.manifest import read_body, read_manifest
 from bangscore.scoring.records import Catalog
 from bangscore.storage import LocalStorage
+from tests.support import signups
 from tests.support.browser import (
     DESKTOP,
     OUTPUT,
@@ -146,9 +147,15 @@ def test_every_page_fits_and_is_accessible_signed_out_and_in(
         check(name)
     # Signed in: the keys page with a new key shown, then the list with a key.
     page.goto(f"{server.url}/account")
-    page.fill("#signup-email", f"a-rather-long-address-{width}@example-player-domain.com")
+    email = f"a-rather-long-address-{width}@example-player-domain.com"
+    page.fill("#signup-email", email)
     page.fill("#signup-password", "a long enough password")
     page.click("#signup")
+    expect(page.locator("h1")).to_have_text("Check your inbox")
+    check("account-check-inbox")
+    page.goto(signups.signup_link(server.state_dir, server.url, email))
+    check("account-create")
+    page.click("#create-account")
     expect(page.locator("h1")).to_have_text("API keys")
     page.click("#create-key")
     expect(page.locator("#new-key-value")).to_be_visible()

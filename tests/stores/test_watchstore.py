@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -13,10 +14,12 @@ from bangscore.stores.keystore import AccountRecord
 from bangscore.stores.watchstore import (
     MAX_WATCHES_PER_ADDRESS,
     Condition,
+    PendingSignup,
     SentAlert,
     WatchRecord,
     WatchStore,
 )
+from bangscore.watch_links import SIGNUP_SECONDS
 
 StoreFactory = Callable[[], WatchStore]
 
@@ -221,3 +224,35 @@ def test_rate_counters_count_per_key_and_window(make_store: StoreFactory) -> Non
     assert [store.hit("add:acct:a", 3600, 3600) for _ in range(3)] == [1, 2, 3]
     assert store.hit("add:acct:b", 3601, 3600) == 1
     assert store.hit("add:acct:a", 7200, 3600) == 1  # the next hour starts again
+
+
+def test_sign_ups_wait_for_their_email_and_a_link_works_once(make_store: StoreFactory) -> None:
+    store = make_store()
+    now = int(time.time())
+    new = PendingSignup("s_new", "new@x.io", "$argon2id$hash", now)
+    taken = PendingSignup("s_taken", "owner@x.io", None, now + 1)  # the address had an account
+    again = PendingSignup("s_again", "new@x.io", "$argon2id$other", now + 2)
+    for signup in (new, taken, again):
+        store.queue_signup(signup, SIGNUP_SECONDS)
+    assert store.pending_signups() == [new, taken, again]
+    store.signup_sent("s_new", now + 10)
+    store.signup_sent("s_taken", now + 11)
+    assert store.pending_signups() == [again]
+    assert store.take_signup("s_taken") is None  # no password: nothing to create
+    assert store.take_signup("s_new") == new
+    assert store.take_signup("s_new") is None  # once
+    assert store.take_signup("s_unknown") is None
+    assert make_store().take_signup("s_again") == again  # another replica's view
+    assert store.pending_signups() == []
+
+
+def test_a_sign_up_is_forgotten_when_its_link_expires(make_store: StoreFactory) -> None:
+    store = make_store()
+    now = int(time.time())
+    old = PendingSignup("s_old", "old@x.io", "$argon2id$hash", now - SIGNUP_SECONDS - 1)
+    store.queue_signup(old, SIGNUP_SECONDS)
+    store.queue_signup(
+        PendingSignup("s_later", "later@x.io", "$argon2id$hash", now), SIGNUP_SECONDS
+    )
+    assert [s.signup_id for s in store.pending_signups()] == ["s_later"]
+    assert store.take_signup("s_old") is None

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
 import gzip
+import io
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,6 +21,7 @@ from bangscore.ingest.dumps.files import (
     read_steamspy,
     read_store_games_2019,
 )
+from tests.ingest.dumps import UNSAFE_IN_NAMES
 
 WriteFile = Callable[[str, str | bytes], Path]
 
@@ -229,3 +232,59 @@ def test_read_itad_games(write_file: WriteFile) -> None:
     assert hades.tags == ("Action Roguelike", "Indie")
     assert (hades.release_year, hades.last_seen) == (2020, dt.date(2025, 10, 16))
     assert (quiet.metacritic, quiet.release_year, quiet.tags) == (None, None, ())
+
+
+def _line(*cells: str) -> str:
+    """Given one row's cells, return its CSV line, quoted as the dumps quote theirs."""
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerow(cells)
+    return out.getvalue()
+
+
+def _spy_name(write: WriteFile, name: str) -> str:
+    page = write(
+        "spy/20250101_steamspy_page_0.json.gz", orjson.dumps({"570": _spy(570, name=name)})
+    )
+    return read_steamspy(page.parent).rows[0].name
+
+
+def _store_name(write: WriteFile, name: str) -> str:
+    row = _line("220", name, "2004-11-16", "1", "Valve", "Valve", "windows", "0", "x", "Action")
+    return read_store_games_2019(write("steam.csv.gz", STORE_HEADER + row)).rows[0].name
+
+
+def _hltb_name(write: WriteFile, name: str) -> str:
+    row = _line(name, "2019-09-13", "Action", "76", "397540", "23h 17m", "", "77h 27m")
+    return read_hltb(write("hltb_clean.csv", HLTB_HEADER + row)).rows[0].name
+
+
+def _itad_name(write: WriteFile, name: str) -> str:
+    row = _line(name, "id-1", "2020-09-17", "Indie", "93.0", "75", "2025-10-16 19:18:50", "4.99")
+    return read_itad_games(write("itad.csv.gz", ITAD_HEADER + row)).rows[0].name
+
+
+@pytest.mark.parametrize(
+    "read_name",
+    [
+        pytest.param(_spy_name, id="steamspy"),
+        pytest.param(_store_name, id="store-2019"),
+        pytest.param(_hltb_name, id="hltb-2023"),
+        pytest.param(_itad_name, id="itad-2025"),
+    ],
+)
+@pytest.mark.parametrize("unsafe", UNSAFE_IN_NAMES)
+def test_names_lose_control_and_bidi_characters(
+    write_file: WriteFile, read_name: Callable[[WriteFile, str], str], unsafe: str
+) -> None:
+    assert read_name(write_file, f"{unsafe}Half{unsafe}-Life 2{unsafe}") == "Half-Life 2"
+
+
+LATIN_1_UNSAFE = [p for p in UNSAFE_IN_NAMES if all(ord(c) < 256 for c in str(p.values[0]))]
+
+
+@pytest.mark.parametrize("unsafe", LATIN_1_UNSAFE)
+def test_players_2018_names_lose_control_characters(write_file: WriteFile, unsafe: str) -> None:
+    # The file is latin-1 with CR line ends: only the characters latin-1 can hold.
+    lines = ["Title, Players Estimate ,Steam App ID", f'Half{unsafe}-Life 2," 1,234 ",220']
+    raw = "\r".join(lines).encode("latin-1") + b"\r"
+    assert read_players_2018(write_file("players.csv", raw)).rows[0].name == "Half-Life 2"

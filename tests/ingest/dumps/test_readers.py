@@ -2,17 +2,30 @@
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
 import gzip
+import io
 import json
+import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
-from bangscore.ingest.dumps.readers import LOCALIZED_GENRES, observe_pics, observe_price_history
+from bangscore.ingest.dumps.readers import (
+    LOCALIZED_GENRES,
+    observe_delisted,
+    observe_hltb_2025,
+    observe_insights,
+    observe_pics,
+    observe_price_history,
+)
 from bangscore.ingest.resolve.checks import GAME_GENRES, SOFTWARE_GENRES
 from bangscore.ingest.resolve.prices import Price, Seen
+from tests.ingest.dumps import UNSAFE_IN_NAMES
 
 
 @pytest.mark.parametrize(
@@ -144,3 +157,74 @@ def test_pics_content_descriptors(
     )
     found = {o.field: o.value for o in observe_pics(tmp_path)}
     assert found.get("content_descriptors") == expected
+
+
+def _pics_names(folder: Path, name: str) -> list[str]:
+    (folder / "lookups").mkdir()
+    (folder / "pics_raw").mkdir()
+    for table in ("tags", "genres", "categories"):
+        (folder / "lookups" / f"{table}.json").write_text("{}")
+    shard = {"_schema": "pics_raw_v2", "apps": {"220": {"name": name, "type": "Game"}}}
+    (folder / "pics_raw" / "shard_00.json.gz").write_bytes(gzip.compress(orjson.dumps(shard)))
+    return [o.value for o in observe_pics(folder) if o.field == "name"]
+
+
+def _mysql_zip(path: Path, header: list[str], rows: list[list[str]]) -> None:
+    """Write a zip holding one CSV as steam_insights_2024's MySQL export writes it: every cell
+    quoted, quotes and backslashes escaped by a backslash."""
+    text = io.StringIO()
+    out = csv.writer(text, dialect="mysql", quoting=csv.QUOTE_ALL, lineterminator="\n")
+    out.writerows([header, *rows])
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr(path.stem + ".csv", text.getvalue())
+
+
+def _insights_names(folder: Path, name: str) -> list[str]:
+    header = ["app_id", "name", "release_date", "is_free", "price_overview", "languages", "type"]
+    _mysql_zip(folder / "games.zip", header, [["220", name, "2004-11-16", "0", "", "", "game"]])
+    _mysql_zip(folder / "genres.zip", ["app_id", "genre"], [])
+    _mysql_zip(folder / "reviews.zip", ["app_id", "positive", "negative", "metacritic_score"], [])
+    spy = ["app_id", "developer", "publisher", "price", "initial_price", "discount"]
+    _mysql_zip(folder / "steamspy_insights.zip", [*spy, "owners_range"], [])
+    (folder / "tags.csv.gz").write_bytes(gzip.compress(b"app_id,tag\n"))
+    return [o.value for o in observe_insights(folder) if o.field == "name"]
+
+
+def _gzip_csv(path: Path, header: list[str], row: list[str]) -> Path:
+    text = io.StringIO()
+    csv.writer(text, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows([header, row])
+    path.write_bytes(gzip.compress(text.getvalue().encode()))
+    return path
+
+
+def _delisted_names(folder: Path, name: str) -> list[str]:
+    header = ["appid", "name", "first_seen_in_list", "last_seen_in_list", "in_latest_list"]
+    row = ["220", name, "2026-06-01", "2026-08-22", "True"]
+    path = _gzip_csv(folder / "delisted_first_last_seen.csv.gz", header, row)
+    return [o.value for o in observe_delisted(path) if o.field == "name"]
+
+
+def _hltb_2025_names(folder: Path, name: str) -> list[str]:
+    header = ["steam_id", "game_name", "comp_main", "comp_plus", "comp_100"]
+    path = _gzip_csv(folder / "howlongtobeat_games.csv.gz", header, ["220", name, "1", "2", "3"])
+    return [o.value for o in observe_hltb_2025(path) if o.field == "play_length_name"]
+
+
+@pytest.mark.parametrize(
+    "read_names",
+    [
+        pytest.param(_pics_names, id="pics-2026"),
+        pytest.param(_insights_names, id="insights-2024"),
+        pytest.param(_delisted_names, id="delisted-2026"),
+        pytest.param(_hltb_2025_names, id="hltb-2025"),
+    ],
+)
+@pytest.mark.parametrize("unsafe", UNSAFE_IN_NAMES)
+def test_names_lose_control_and_bidi_characters(
+    tmp_path: Path, read_names: Callable[[Path, str], list[str]], unsafe: str
+) -> None:
+    assert read_names(tmp_path, f"{unsafe}Half{unsafe}-Life 2{unsafe}") == ["Half-Life 2"]
+
+
+def test_a_name_of_only_unsafe_characters_is_no_name(tmp_path: Path) -> None:
+    assert _pics_names(tmp_path, "\u202e\x00\x1b ") == []

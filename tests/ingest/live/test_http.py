@@ -29,7 +29,9 @@ MakeClient = Callable[..., tuple[PoliteClient, list[float]]]
 
 
 @pytest.fixture
-def make_client(tmp_path: Path) -> MakeClient:
+def make_client(tmp_path: Path) -> Iterator[MakeClient]:
+    made: list[PoliteClient] = []
+
     def make(
         *, attempts: int = 4, cache: bool = True, day: dt.date = DAY
     ) -> tuple[PoliteClient, list[float]]:
@@ -42,9 +44,12 @@ def make_client(tmp_path: Path) -> MakeClient:
             default_rate_limit=RateLimit(1000, 1.0),
         )
         store = ResponseCache(tmp_path / "cache", day) if cache else None
-        return PoliteClient(settings, store, sleep=waits.append), waits
+        made.append(PoliteClient(settings, store, sleep=waits.append))
+        return made[-1], waits
 
-    return make
+    yield make
+    for client in made:
+        client.close()
 
 
 def flaky(statuses: list[int], headers: dict[str, str], body: bytes) -> Handler:
@@ -308,10 +313,21 @@ def test_a_body_the_adapter_refuses_is_not_cached_and_a_bad_cached_one_is_droppe
     assert len(server.hits) == 3
 
 
-@pytest.fixture
-def trickle() -> Iterator[str]:
-    """A server that answers every request with a 200 whose 200-byte body comes one byte
-    every 50 ms (10 s in all): each read is quick, the whole never ends in time."""
+# What the trickling server sends, one byte every 50 ms: a 200 whose 200-byte body trickles
+# after a quick head, or a head that trickles (a 200-byte header: 10 s before any body).
+TRICKLED_BODY = (b"HTTP/1.1 200 OK\r\nContent-Length: 200\r\n\r\n", b" " * 200)
+TRICKLED_HEAD = (
+    b"",
+    b"HTTP/1.1 200 OK\r\nX-Pad: " + b"a" * 200 + b"\r\nContent-Length: 2\r\n\r\n{}",
+)
+
+
+@pytest.fixture(params=[TRICKLED_BODY, TRICKLED_HEAD], ids=["body", "head"])
+def trickle(request: pytest.FixtureRequest) -> Iterator[str]:
+    """A server that answers every request with a 200 sending first its quick part at once,
+    then its slow part one byte every 50 ms (10 s in all): each read is quick (the read
+    timeout never fires), the whole never ends in time."""
+    quick, slow = request.param
     stop = threading.Event()
     listener = socket.create_server(("127.0.0.1", 0))
     listener.settimeout(0.1)
@@ -324,12 +340,12 @@ def trickle() -> Iterator[str]:
                 continue
             with conn:
                 conn.recv(65536)
-                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 200\r\n\r\n")
-                for _ in range(200):
+                conn.sendall(quick)
+                for byte in slow:
                     if stop.wait(0.05):
                         break
                     try:
-                        conn.sendall(b" ")
+                        conn.sendall(bytes([byte]))
                     except OSError:
                         break
 
@@ -347,7 +363,7 @@ def test_a_request_ends_at_its_deadline_however_slowly_the_bytes_come(
     started = time.monotonic()
     with capped_client(tmp_path, deadline_seconds=0.5) as client, pytest.raises(AnswerRefused):
         client.get_json(trickle)
-    assert time.monotonic() - started < 3.0  # the body alone takes 10 s
+    assert time.monotonic() - started < 3.0  # the slow part alone takes 10 s
     assert client.network_requests == 1
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bangscore.storage import LocalStorage
-from tests.support import factories
+from tests.support import factories, signups
 from tests.support.browser import DESKTOP, ConsoleLog, chromium, missing_tools
 from tests.support.live import ShimServer
 
@@ -49,6 +49,9 @@ def test_sign_up_out_and_in_from_either_loopback_name(tmp_path: Path, host: str)
             page.fill("#signup-email", email)
             page.fill("#signup-password", "a long enough password")
             page.click("#signup")
+            expect(page.locator("h1")).to_have_text("Check your inbox")
+            page.goto(signups.signup_link(server.state_dir, origin, email))
+            page.click("#create-account")
             expect(page.locator("#who")).to_have_text(email)
             assert page.url.startswith(f"{origin}/account")
 

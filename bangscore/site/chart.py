@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 BANGER_AT = 80
 WORTH_IT_AT = 65
@@ -40,8 +41,7 @@ class Marker:
     said: str  # its sentence in the text alternative; "{score}" stands for the score there
 
 
-@dataclass(frozen=True, slots=True)
-class Text:
+class Text(NamedTuple):
     """A text of a chart: its anchor in SVG units (``x`` where its ``text-anchor`` puts it,
     ``y`` its baseline) and its words (unescaped: the template escapes them)."""
 
@@ -50,16 +50,14 @@ class Text:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(NamedTuple):
     """A horizontal line across a plot at ``y`` (SVG units) and the text naming it."""
 
     y: float
     label: Text
 
 
-@dataclass(frozen=True, slots=True)
-class PlacedMarker:
+class PlacedMarker(NamedTuple):
     """A marked price as drawn: its line at ``x`` from ``line_top`` (under its label) down to
     the price axis, dashed by ``dash`` (SVG stroke-dasharray, "" solid), its ``shape`` where
     the curve meets the line (``outline``: a circle's centre, a square's top left corner, a

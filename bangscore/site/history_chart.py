@@ -19,6 +19,7 @@ import datetime as dt
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from bangscore.scoring.verdict import day
 from bangscore.site.chart import Point, Rule, Text, nice_ceiling, tick_usd, usd
@@ -120,8 +121,7 @@ def history_rows(points: Sequence[HistoryPoint]) -> list[tuple[str, str, str, st
     ]
 
 
-@dataclass(frozen=True, slots=True)
-class Dot:
+class Dot(NamedTuple):
     """One observation's dot at (``x``, ``y``) (SVG units): filled for a sale, open at the
     list price, with its tooltip (``$29.99 on 2 Jul 2026``)."""
 
@@ -131,8 +131,7 @@ class Dot:
     title: str
 
 
-@dataclass(frozen=True, slots=True)
-class Diamond:
+class Diamond(NamedTuple):
     """One score mark: its diamond's vertices (SVG units, clockwise from the top) and its
     tooltip (``BangScore 84 on 2 Jul 2026``)."""
 
@@ -140,8 +139,7 @@ class Diamond:
     title: str
 
 
-@dataclass(frozen=True, slots=True)
-class LegendEntry:
+class LegendEntry(NamedTuple):
     """One entry of the legend above the plot: a sample line from ``x1`` to ``x2`` at
     ``line_y`` drawn as ``css_class`` draws its series, then its words (SVG units)."""
 

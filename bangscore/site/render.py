@@ -175,10 +175,12 @@ _DICT_ATTRIBUTES = frozenset(dir(dict))
 
 
 class _Environment(Environment):
-    """jinja2's environment, reading ``record.field`` of a plain dict as its item directly.
+    """jinja2's environment, reading ``record.field`` of a plain dict as its item directly
+    and any other object's attribute without a second call.
 
     Same result as jinja2's own lookup (attribute first, then item), without raising and
-    catching an AttributeError for each of the many wire-record fields a page prints.
+    catching an AttributeError for each of the many wire-record fields a page prints, and
+    without a call into jinja2's method for each of the many coordinates of a chart.
     """
 
     def getattr(self, obj: Any, attribute: str) -> Any:
@@ -187,7 +189,10 @@ class _Environment(Environment):
                 return obj[attribute]
             except KeyError:
                 return self.undefined(obj=obj, name=attribute)
-        return super().getattr(obj, attribute)
+        try:
+            return getattr(obj, attribute)
+        except AttributeError:
+            return super().getattr(obj, attribute)  # the item, else undefined
 
 
 class _ProcessBytecodeCache(BytecodeCache):

@@ -66,7 +66,7 @@ from bangscore.scoring.records import GameRecord, NotRated
 from bangscore.scoring.series import once_per_series
 from bangscore.scoring.verdict import day
 from bangscore.site.adult import keep_adult
-from bangscore.site.badge import badge_svg
+from bangscore.site.badge import badge
 from bangscore.site.better_value import Candidate, better_value, cents
 from bangscore.site.chart import NARROW_WIDTH as NARROW_CHART
 from bangscore.site.chart import WIDTH as WIDE_CHART
@@ -280,12 +280,14 @@ class GamePages:
             typical_hours=typical.hours,
             dates=self.dates,
         )
-        badge = badge_svg(name=game.record.name, bang_score=game.bang_score, tier=game.tier)
+        svg = self.site.badge_svg(
+            badge(name=game.record.name, bang_score=game.bang_score, tier=game.tier)
+        )
         appid = game.record.appid
         return [
             StoredObject(detail_key(appid), dumps(detail), JSON_TYPE),
             StoredObject(game_page_key(appid), html, HTML_TYPE),
-            StoredObject(badge_key(appid), badge.encode(), SVG_TYPE),
+            StoredObject(badge_key(appid), svg, SVG_TYPE),
         ]
 
 

@@ -29,7 +29,7 @@ from bangscore.scoring.genres import GENRES
 from bangscore.scoring.sales import sale_on
 from bangscore.scoring.verdict import is_stale
 from bangscore.site.adult import toggle_href
-from bangscore.site.badge import badge_snippet
+from bangscore.site.badge import Badge, badge_snippet
 from bangscore.site.better_value import cap_usd
 from bangscore.site.chart import PriceCurve, svg_number, svg_points, usd
 from bangscore.site.history_chart import PriceHistory
@@ -233,7 +233,7 @@ class SiteRenderer:
             # Templates ship with the package: no file check on every include of a page.
             auto_reload=False,
             bytecode_cache=_BYTECODE,
-            autoescape=select_autoescape(["html", "svg"]),  # _charts.svg too
+            autoescape=select_autoescape(["html", "svg"]),  # _charts.svg and badge.svg too
             undefined=StrictUndefined,
             trim_blocks=True,
             lstrip_blocks=True,
@@ -338,6 +338,11 @@ class SiteRenderer:
         macros = self.env.get_template("_charts.svg").module
         draw = macros.price_curve if isinstance(chart, PriceCurve) else macros.price_history  # type: ignore[attr-defined]
         return str(draw(chart))
+
+    def badge_svg(self, badge: Badge) -> bytes:
+        """Given a game's badge values (:func:`bangscore.site.badge.badge`), return the badge as
+        a standalone SVG document (UTF-8 bytes, one line: the template ``badge.svg``)."""
+        return self.env.get_template("badge.svg").render(b=badge).encode()
 
     def about_score_page(self, *, dates: Mapping[str, str | None]) -> bytes:
         """Given the snapshot's dates, return the ``/about/score`` page: tiers and their bands,

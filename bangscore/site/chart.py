@@ -41,6 +41,9 @@ class Marker:
     said: str  # its sentence in the text alternative; "{score}" stands for the score there
 
 
+# The values a chart holds many of are named tuples: the template's loops unpack them
+# (``{% for y, (x, ...) in ... %}``) instead of reading each attribute through the jinja2
+# environment, which cost the move from f-strings about a sixth of the charts' drawing time.
 class Text(NamedTuple):
     """A text of a chart: its anchor in SVG units (``x`` where its ``text-anchor`` puts it,
     ``y`` its baseline) and its words (unescaped: the template escapes them)."""

@@ -1,16 +1,16 @@
 """The game page's second chart: the dated price history.
 
-Pure geometry: :func:`price_history` takes plain dated observations (:class:`HistoryPoint`) and
-returns a :class:`PriceHistory`, every coordinate (SVG units), label and the text alternative
-as plain values; the macro ``price_history`` of ``templates/_charts.svg`` lays it out as inline
-SVG (no script, no external resources; jinja2 escapes the names). Readable without colour: the price
-paid is a solid step line with a filled dot per observation, the list price a dashed line,
-the historical low an open square with a text label, and the as-of date ends the time axis
-in words. A sale counts on the day it was seen only: the line returns to the list price
-after it. With the game's score history (``score_history``: the ``bang_score`` at each snapshot
-where it or the price changed), the score is a dotted step line with diamonds on a 0-100 axis
-at the right. The SVG carries a ``<title>`` and a ``<desc>`` that say the same in sentences, and
-:func:`history_rows` gives the page's table of the same points.
+Pure geometry: :func:`price_history` takes plain dated observations (:class:`HistoryPoint`)
+and returns a :class:`PriceHistory`, every coordinate (SVG units), label and the text
+alternative as plain values; the macro ``price_history`` of ``templates/_charts.svg`` lays it
+out as inline SVG (no script, no external resources; jinja2 escapes the names). Readable
+without colour: the price paid is a solid step line with a filled dot per observation, the
+list price a dashed line, the historical low an open square with a text label, and the as-of
+date ends the time axis in words. A sale counts on the day it was seen only: the line returns
+to the list price after it. With the game's score history (``score_history``: the
+``bang_score`` at each snapshot where it or the price changed), the score is a dotted step line
+with diamonds on a 0-100 axis at the right. The SVG carries a ``<title>`` and a ``<desc>`` that
+say the same in sentences, and :func:`history_rows` gives the page's table of the same points.
 """
 
 from __future__ import annotations

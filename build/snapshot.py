@@ -66,18 +66,19 @@ from bangscore.scoring.records import GameRecord, NotRated
 from bangscore.scoring.series import once_per_series
 from bangscore.scoring.verdict import day
 from bangscore.site.adult import keep_adult
-from bangscore.site.badge import badge_svg
+from bangscore.site.badge import badge
 from bangscore.site.better_value import Candidate, better_value, cents
 from bangscore.site.chart import NARROW_WIDTH as NARROW_CHART
 from bangscore.site.chart import WIDTH as WIDE_CHART
-from bangscore.site.chart import chart_prices, price_curve_svg
+from bangscore.site.chart import PriceCurve, chart_prices, price_curve
 from bangscore.site.history_chart import NARROW_WIDTH as NARROW_HISTORY
 from bangscore.site.history_chart import WIDTH as WIDE_HISTORY
 from bangscore.site.history_chart import (
     HistoryPoint,
+    PriceHistory,
     ScoreMark,
     history_rows,
-    price_history_svg,
+    price_history,
 )
 from bangscore.site.render import SiteRenderer
 from bangscore.storage import StoredObject
@@ -271,20 +272,22 @@ class GamePages:
         html = self.site.game_page(
             detail,
             # A free game's page has no value-at-every-price chart (nothing to price).
-            chart="" if is_free(game.record) else price_chart(game, detail),
-            history=history_chart(points, self.as_of_day, detail["name"], marks),
+            charts=() if is_free(game.record) else price_chart(game, detail),
+            histories=history_chart(points, self.as_of_day, detail["name"], marks),
             history_rows=history_rows(points),
             better=[self.items[i] for i in self.better[n]],
             typical_price_per_hour=typical.price_per_hour,
             typical_hours=typical.hours,
             dates=self.dates,
         )
-        badge = badge_svg(name=game.record.name, bang_score=game.bang_score, tier=game.tier)
+        svg = self.site.badge_svg(
+            badge(name=game.record.name, bang_score=game.bang_score, tier=game.tier)
+        )
         appid = game.record.appid
         return [
             StoredObject(detail_key(appid), dumps(detail), JSON_TYPE),
             StoredObject(game_page_key(appid), html, HTML_TYPE),
-            StoredObject(badge_key(appid), badge.encode(), SVG_TYPE),
+            StoredObject(badge_key(appid), svg, SVG_TYPE),
         ]
 
 
@@ -351,18 +354,17 @@ def history_chart(
     as_of: dt.date | None,
     name: str,
     scores: Sequence[ScoreMark] = (),
-) -> str:
+) -> list[PriceHistory]:
     """Given a game's dated prices, the prices' as-of date, its name and its score marks,
-    return the game page's price-history charts (SVG): one for wide screens, one for phones."""
-    return "\n".join(
-        price_history_svg(
-            points, as_of=as_of, name=name, chart_id=chart_id, width=width, scores=scores
-        )
+    return the game page's price-history charts (geometry): one for wide screens, one for
+    phones."""
+    return [
+        price_history(points, as_of=as_of, name=name, chart_id=chart_id, width=width, scores=scores)
         for chart_id, width in (
             ("history-chart", WIDE_HISTORY),
             ("history-chart-narrow", NARROW_HISTORY),
         )
-    )
+    ]
 
 
 def score_at_price(game: ScoredGame, detail: dict[str, Any]) -> Callable[[float], float]:
@@ -380,13 +382,14 @@ def score_at_price(game: ScoredGame, detail: dict[str, Any]) -> Callable[[float]
     return samples.__getitem__
 
 
-def price_chart(game: ScoredGame, detail: dict[str, Any]) -> str:
-    """Given a scored game and its detail record, return the game page's price charts (SVG):
-    one drawn for wide screens and one for phones, the page's style showing one of them."""
+def price_chart(game: ScoredGame, detail: dict[str, Any]) -> list[PriceCurve]:
+    """Given a scored game and its detail record, return the game page's price charts
+    (geometry): one drawn for wide screens and one for phones, the page's style showing one of
+    them."""
     score_at = score_at_price(game, detail)
     seen = price_date(game.record)
-    return "\n".join(
-        price_curve_svg(
+    return [
+        price_curve(
             score_at,
             price_usd=detail["price_usd"],
             historical_low_usd=detail["historical_low_usd"],
@@ -398,4 +401,4 @@ def price_chart(game: ScoredGame, detail: dict[str, Any]) -> str:
             price_date=day(seen) if seen else None,
         )
         for chart_id, width in (("price-chart", WIDE_CHART), ("price-chart-narrow", NARROW_CHART))
-    )
+    ]

@@ -2,12 +2,15 @@
 precomputed at build time, and the HTML snippet that embeds it with the attribution link the
 terms of use require (docs/API.md#badges).
 
-Pure: no script, no external resource, no web font (a badge is shown inside other sites'
-pages); the text is escaped. Readable without colour: every figure is written in words.
+Pure: :func:`badge` returns the badge's words, sizes and colour as plain values
+(:class:`Badge`); the template ``badge.svg`` lays them out (no script, no external resource, no
+web font: a badge is shown inside other sites' pages; jinja2 escapes the text). Readable
+without colour: every figure is written in words.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from html import escape
 
 TIER_WORDS = {
@@ -50,34 +53,48 @@ def _name(name: str) -> str:
     return name if len(name) <= MAX_NAME else name[: MAX_NAME - 1].rstrip() + "…"
 
 
-def badge_svg(*, name: str, bang_score: int, tier: str) -> str:
-    """Given a game's name, its bang_score (0-100) and tier wire name, return the badge as a
-    standalone SVG document (UTF-8 text): our name and the game's name on the left, the score
-    and the tier on the right."""
+@dataclass(frozen=True, slots=True)
+class Badge:
+    """A badge as plain values: its accessible ``label`` (``BangScore 88/100, banger: Name``),
+    our name, the game's name as shown (at most :data:`MAX_NAME` characters), the score
+    (``88/100``) and tier in words, the score part's fill colour, the widths of the two parts
+    and the whole and the x of the score part's centre (SVG units); :data:`HEIGHT` high."""
+
+    label: str
+    brand: str
+    name: str
+    score: str
+    words: str
+    fill: str
+    left_width: int
+    right_width: int
+    width: int
+    centre: float
+    height: int = HEIGHT
+
+
+def badge(*, name: str, bang_score: int, tier: str) -> Badge:
+    """Given a game's name, its bang_score (0-100) and tier wire name, return its badge's
+    values (the template ``badge.svg`` draws them as a standalone SVG document): our name and
+    the game's name on the left, the score and the tier on the right. Characters XML forbids
+    are replaced by U+FFFD."""
     words = TIER_WORDS.get(tier, tier.replace("_", " "))
     name = _xml_text(name)
     shown = _name(name)
     left_w = round(max(len(BRAND) * 7.5, len(shown) * _CHAR) + 16)
     score_text = f"{bang_score}/100"
     right_w = round(max(len(score_text) * 8.5, len(words) * _CHAR) + 16)
-    width = left_w + right_w
-    fill = TIER_FILL.get(tier, "#444444")
-    label = f"BangScore {bang_score}/100, {words}: {name}"
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{HEIGHT}" '
-        f'viewBox="0 0 {width} {HEIGHT}" role="img" aria-label="{escape(label)}">'
-        f"<title>{escape(label)}</title>"
-        f'<rect width="{width}" height="{HEIGHT}" rx="4" fill="#222222"/>'
-        f'<rect x="{left_w}" width="{right_w}" height="{HEIGHT}" rx="4" fill="{fill}"/>'
-        f'<rect x="{left_w}" width="6" height="{HEIGHT}" fill="{fill}"/>'
-        '<g fill="#ffffff" font-family="Verdana,DejaVu Sans,sans-serif">'
-        f'<text x="8" y="16" font-size="12" font-weight="bold">{BRAND}</text>'
-        f'<text x="8" y="32" font-size="11">{escape(shown)}</text>'
-        f'<text x="{left_w + right_w / 2:.0f}" y="17" font-size="14" font-weight="bold" '
-        f'text-anchor="middle">{score_text}</text>'
-        f'<text x="{left_w + right_w / 2:.0f}" y="32" font-size="11" '
-        f'text-anchor="middle">{escape(words)}</text>'
-        "</g></svg>"
+    return Badge(
+        label=f"BangScore {bang_score}/100, {words}: {name}",
+        brand=BRAND,
+        name=shown,
+        score=score_text,
+        words=words,
+        fill=TIER_FILL.get(tier, "#444444"),
+        left_width=left_w,
+        right_width=right_w,
+        width=left_w + right_w,
+        centre=left_w + right_w / 2,
     )
 
 

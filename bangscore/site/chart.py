@@ -1,18 +1,20 @@
-"""The game page's chart: the bang_score against price, every other input fixed, as inline SVG.
+"""The game page's chart: the bang_score against price, every other input fixed.
 
-Pure: :func:`price_curve_svg` takes a callable giving the unrounded score at a price and the
-prices to mark, and returns SVG markup (no script, no external resources). It is readable
-without colour: the curve is a solid line, the tier lines are dashed, each marked price has
-its own shape and line pattern and a text label, and the SVG carries a ``<title>`` and a
-``<desc>`` that say the same in words.
+Pure geometry: :func:`price_curve` takes a callable giving the unrounded score at a price and
+the prices to mark, and returns a :class:`PriceCurve`, every coordinate (SVG units), tick,
+label and the text alternative as plain values. The macro ``price_curve`` of
+``templates/_charts.svg`` lays it out as inline SVG (no script, no external resources; jinja2
+escapes the names). It is readable without colour: the curve is a solid line, the tier lines
+are dashed, each marked price has its own shape and line pattern and a text label, and the SVG
+carries a ``<title>`` and a ``<desc>`` that say the same in words.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from html import escape
+from typing import NamedTuple
 
 BANGER_AT = 80
 WORTH_IT_AT = 65
@@ -24,6 +26,8 @@ _LEFT, _BOTTOM = 44, 36
 _ROW = 15  # height of one row of marker labels above the plot
 _CHAR_PX = 6.6  # mean width of a character of the 12 px labels, for overlap checks
 _NICE_STEPS = (1.0, 2.0, 2.5, 5.0)
+
+Point = tuple[float, float]
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,9 +41,86 @@ class Marker:
     said: str  # its sentence in the text alternative; "{score}" stands for the score there
 
 
+# The values a chart holds many of are named tuples: the template's loops unpack them
+# (``{% for y, (x, ...) in ... %}``) instead of reading each attribute through the jinja2
+# environment, which cost the move from f-strings about a sixth of the charts' drawing time.
+class Text(NamedTuple):
+    """A text of a chart: its anchor in SVG units (``x`` where its ``text-anchor`` puts it,
+    ``y`` its baseline) and its words (unescaped: the template escapes them)."""
+
+    x: float
+    y: float
+    text: str
+
+
+class Rule(NamedTuple):
+    """A horizontal line across a plot at ``y`` (SVG units) and the text naming it."""
+
+    y: float
+    label: Text
+
+
+class PlacedMarker(NamedTuple):
+    """A marked price as drawn: its line at ``x`` from ``line_top`` (under its label) down to
+    the price axis, dashed by ``dash`` (SVG stroke-dasharray, "" solid), its ``shape`` where
+    the curve meets the line (``outline``: a circle's centre, a square's top left corner, a
+    polygon's vertices; SVG units) and its label."""
+
+    shape: str
+    dash: str
+    x: float
+    line_top: float
+    outline: tuple[Point, ...]
+    label: Text
+
+
+@dataclass(frozen=True, slots=True)
+class PriceCurve:
+    """The score-against-price chart as plain values, in SVG units (y grows downward).
+
+    ``left``..``right`` and ``plot_top``..``plot_bottom`` bound the plot; ``score_rules`` are
+    the grid lines at scores 0, 20, ... 100, ``tiers`` the dashed lines at 65 and 80,
+    ``price_ticks`` the dollar figures under the price axis, ``curve`` the score's polyline
+    (left to right) and ``markers`` the marked prices, left to right.
+    """
+
+    chart_id: str
+    width: int
+    height: int
+    name: str
+    description: str
+    left: float
+    right: float
+    plot_top: float
+    plot_bottom: float
+    score_rules: tuple[Rule, ...]
+    price_ticks: tuple[Text, ...]
+    axis_label: Text
+    tiers: tuple[Rule, ...]
+    curve: tuple[Point, ...]
+    markers: tuple[PlacedMarker, ...]
+
+
 def usd(value: float) -> str:
     """Given a price in USD, return it as the page shows it: ``$12.99``, ``Free`` for 0."""
     return "Free" if value == 0 else f"${value:,.2f}"
+
+
+def tick_usd(value: float) -> str:
+    """Given a price axis tick in USD, return its label: ``$10``, ``$2.50`` off whole dollars."""
+    return f"${value:,.0f}" if value == int(value) else f"${value:,.2f}"
+
+
+def svg_number(value: float) -> str:
+    """Given a coordinate in SVG units, return it as the charts write it: one decimal."""
+    return f"{value:.1f}"
+
+
+def svg_points(points: Sequence[Point]) -> str:
+    """Given (x, y) points in SVG units, return an SVG ``points`` list: ``x,y x,y``, one
+    decimal (a list, not a generator, for join: about 50 points on each of 79,000 charts a
+    build)."""
+    return " ".join([f"{x:.1f},{y:.1f}" for x, y in points])
 
 
 def nice_ceiling(value: float) -> tuple[float, float]:
@@ -64,20 +145,22 @@ def axis_top(prices: list[float], price_usd: float) -> float:
     return min(wanted, max(price_usd * 4, 60.0))
 
 
-def _shape(kind: str, x: float, y: float) -> str:
+def outline(kind: str, x: float, y: float) -> tuple[Point, ...]:
+    """Given a marker's shape and the point it marks (SVG units), return its outline: a
+    circle's centre, the top left corner of a 10-unit square, or a 14-unit diamond's or
+    triangle's vertices (clockwise from the top)."""
     if kind == "circle":
-        return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="6" class="mark-fill"/>'
+        return ((x, y),)
     if kind == "square":
-        return f'<rect x="{x - 5:.1f}" y="{y - 5:.1f}" width="10" height="10" class="mark-open"/>'
+        return ((x - 5, y - 5),)
     if kind == "diamond":
-        pts = f"{x:.1f},{y - 7:.1f} {x + 7:.1f},{y:.1f} {x:.1f},{y + 7:.1f} {x - 7:.1f},{y:.1f}"
-        return f'<polygon points="{pts}" class="mark-open"/>'
-    pts = f"{x:.1f},{y - 7:.1f} {x + 7:.1f},{y + 6:.1f} {x - 7:.1f},{y + 6:.1f}"
-    return f'<polygon points="{pts}" class="mark-fill"/>'
+        return ((x, y - 7), (x + 7, y), (x, y + 7), (x - 7, y))
+    return ((x, y - 7), (x + 7, y + 6), (x - 7, y + 6))
 
 
-def _label_rows(items: list[tuple[float, str]], left: float, right: float) -> list[int]:
-    """Given (x, text) of labels, return a row per label so that no two in a row overlap."""
+def label_rows(items: list[tuple[float, str]], left: float, right: float) -> list[int]:
+    """Given (x, text) of labels (SVG units) and the plot's bounds, return a row per label
+    (0 the top) so that no two labels in a row overlap."""
     rows: list[list[tuple[float, float]]] = []
     out: list[int] = []
     for x, text in items:
@@ -101,7 +184,7 @@ def chart_prices(
     becomes_banger_at_usd: float | None,
 ) -> list[float]:
     """Given today's price, the historical low and the two thresholds (US dollars, None where
-    unknown), return every price (ascending) at which :func:`price_curve_svg` reads the score:
+    unknown), return every price (ascending) at which :func:`price_curve` reads the score:
     the curve's samples across the axis and each marker on it. The builder samples the game's
     score curve at exactly these prices, once for both chart widths."""
     marked = (price_usd, historical_low_usd, worth_it_at_usd, becomes_banger_at_usd)
@@ -110,41 +193,21 @@ def chart_prices(
     return sorted({top * i / SAMPLES for i in range(SAMPLES + 1)} | on_chart)
 
 
-def price_curve_svg(
-    score_at: Callable[[float], float],
-    *,
+def markers(
     price_usd: float,
     historical_low_usd: float | None,
     worth_it_at_usd: float | None,
     becomes_banger_at_usd: float | None,
-    name: str = "this game",
-    chart_id: str = "price-chart",
-    width: int = WIDTH,
+    *,
+    top: float,
     price_date: str | None = None,
-) -> str:
-    """Given the unrounded score (0..100) at each price of :func:`chart_prices` (a lookup such
-    as ``samples.__getitem__``, so drawing makes no call into the model), today's price,
-    the historical low and the two thresholds (None where unknown or unreachable), return the
-    chart as an ``<svg>`` element.
-
-    Marks the current price (filled circle, solid line), the historical low (open square, dotted),
-    where the game becomes worth it (open diamond, dashed) and a banger (filled triangle,
-    long dashes). Thresholds beyond the chart's right edge are left out of the drawing (the
-    page's text names them). ``width`` is the drawing's width in SVG units (its text is 12
-    units high): ``NARROW_WIDTH`` for phones, where the tier lines are named more briefly.
-    ``price_date`` (e.g. "24 Jul 2026") dates the price in the text alternative.
-    """
+) -> list[Marker]:
+    """Given today's price, the historical low, the two thresholds (USD, None where unknown),
+    the price at the chart's right edge and the day of today's price (``24 Jul 2026``), return
+    the markers drawn (those at or left of ``top``) in that order: today's price (filled
+    circle, solid), the low (open square, dotted), worth it (open diamond, dashed) and banger
+    (filled triangle, long dashes)."""
     seen = f" on {price_date}" if price_date else ""
-    narrow = width < 500
-    tier_labels = (
-        ((BANGER_AT, "banger"), (WORTH_IT_AT, "worth it"))
-        if narrow
-        else ((BANGER_AT, "banger 80+"), (WORTH_IT_AT, "worth it 65+"))
-    )
-    candidates = [
-        p for p in (price_usd, historical_low_usd, worth_it_at_usd, becomes_banger_at_usd) if p
-    ]
-    top, step = nice_ceiling(axis_top(candidates, price_usd))
     specs = (  # price, word, shape, dash, sentence ({at}: the price, {score}: the score)
         (price_usd, "price", "circle", "", "At its price of {at}" + seen + " it scores {score}."),
         (
@@ -169,98 +232,116 @@ def price_curve_svg(
             "It is a banger (80 or more) at {at} or less.",
         ),
     )
-    markers = [
+    return [
         Marker(f"{word} {usd(price)}", price, shape, dash, said.replace("{at}", usd(price)))
         for price, word, shape, dash, said in specs
         if price is not None and price <= top
     ]
-    ordered = sorted(markers, key=lambda m: m.price)
-    left, right = float(_LEFT), float(width - (60 if narrow else 100))
-    rows = _label_rows([(_x(m.price, top, left, right), m.label) for m in ordered], left, right)
-    plot_top = 10 + _ROW * (max(rows) + 1) + 6
-    plot_bottom = float(HEIGHT - _BOTTOM)
-
-    def x_of(price: float) -> float:
-        return _x(price, top, left, right)
-
-    def y_of(score: float) -> float:
-        return plot_bottom - (min(100.0, max(0.0, score)) / 100) * (plot_bottom - plot_top)
-
-    prices = sorted({top * i / SAMPLES for i in range(SAMPLES + 1)} | {m.price for m in markers})
-    # x_of and y_of written out: the same arithmetic, without two calls per point; a list,
-    # not a generator, for join (about 50 points on each of 79,000 charts a build).
-    span, rise = right - left, plot_bottom - plot_top
-    curve = " ".join(
-        [
-            f"{left + (p / top) * span:.1f},"
-            f"{plot_bottom - (min(100.0, max(0.0, s)) / 100) * rise:.1f}"
-            for p, s in zip(prices, map(score_at, prices), strict=True)
-        ]
-    )
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {HEIGHT}" '
-        f'class="price-chart" id="{chart_id}" role="img" '
-        f'aria-labelledby="{chart_id}-title {chart_id}-desc">',
-        f'<title id="{chart_id}-title">bang_score of {escape(name)} against its price</title>',
-        f'<desc id="{chart_id}-desc">{escape(_describe(markers, score_at, name))}</desc>',
-    ]
-    for score in range(0, 101, 20):  # y grid and ticks
-        y = y_of(score)
-        parts.append(f'<line x1="{left}" x2="{right}" y1="{y:.1f}" y2="{y:.1f}" class="grid"/>')
-        parts.append(
-            f'<text x="{left - 6}" y="{y + 4:.1f}" class="tick" text-anchor="end">{score}</text>'
-        )
-    ticks = round(top / step)
-    for i in range(ticks + 1):  # x ticks
-        price = i * step
-        text = f"${price:,.0f}" if price == int(price) else f"${price:,.2f}"
-        parts.append(
-            f'<text x="{x_of(price):.1f}" y="{plot_bottom + 16:.1f}" class="tick" '
-            f'text-anchor="middle">{text}</text>'
-        )
-    parts.append(
-        f'<text x="{(left + right) / 2:.1f}" y="{HEIGHT - 4}" class="axis-label" '
-        'text-anchor="middle">price (USD)</text>'
-    )
-    for score, label in tier_labels:
-        y = y_of(score)
-        parts.append(
-            f'<line x1="{left}" x2="{right}" y1="{y:.1f}" y2="{y:.1f}" class="tier-line"/>'
-        )
-        parts.append(f'<text x="{right + 6}" y="{y + 4:.1f}" class="tier-label">{label}</text>')
-    parts.append(f'<polyline points="{curve}" class="curve"/>')
-    for marker, row in zip(ordered, rows, strict=True):
-        x, y = x_of(marker.price), y_of(score_at(marker.price))
-        label_y = 10 + _ROW * row + 10
-        dash = f' stroke-dasharray="{marker.dash}"' if marker.dash else ""
-        parts.append(
-            f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{label_y + 4:.1f}" y2="{plot_bottom:.1f}" '
-            f'class="marker-line"{dash}/>'
-        )
-        parts.append(_shape(marker.shape, x, y))
-        anchor_x = min(right - len(marker.label) * _CHAR_PX / 2, max(left + 20, x))
-        parts.append(
-            f'<text x="{anchor_x:.1f}" y="{label_y:.1f}" class="marker-label" '
-            f'text-anchor="middle">{escape(marker.label)}</text>'
-        )
-    parts.append(
-        f'<line x1="{left}" x2="{left}" y1="{plot_top:.1f}" y2="{plot_bottom:.1f}" class="axis"/>'
-    )
-    parts.append(
-        f'<line x1="{left}" x2="{right}" y1="{plot_bottom:.1f}" y2="{plot_bottom:.1f}" '
-        'class="axis"/>'
-    )
-    parts.append("</svg>")
-    return "\n".join(parts)
 
 
-def _x(price: float, top: float, left: float, right: float) -> float:
-    return left + (price / top) * (right - left)
-
-
-def _describe(markers: list[Marker], score_at: Callable[[float], float], name: str) -> str:
-    """Given the drawn markers, return the chart's text alternative (one sentence a marker)."""
+def describe(markers: Sequence[Marker], score_at: Callable[[float], float], name: str) -> str:
+    """Given the drawn markers, the score lookup and the game's name, return the chart's text
+    alternative: one sentence, then one a marker with its score rounded half up."""
     sentences = [f"The score of {name} never rises with its price."]
     for m in markers:
         sentences.append(m.said.format(score=math.floor(score_at(m.price) + 0.5)))
     return " ".join(sentences)
+
+
+def price_curve(
+    score_at: Callable[[float], float],
+    *,
+    price_usd: float,
+    historical_low_usd: float | None,
+    worth_it_at_usd: float | None,
+    becomes_banger_at_usd: float | None,
+    name: str = "this game",
+    chart_id: str = "price-chart",
+    width: int = WIDTH,
+    price_date: str | None = None,
+) -> PriceCurve:
+    """Given the unrounded score (0..100) at each price of :func:`chart_prices` (a lookup such
+    as ``samples.__getitem__``, so drawing makes no call into the model), today's price,
+    the historical low and the two thresholds (None where unknown or unreachable), return the
+    chart's geometry (:class:`PriceCurve`; the template ``_charts.svg`` draws it).
+
+    Thresholds beyond the chart's right edge are left out of the drawing (the page's text
+    names them). ``width`` is the drawing's width in SVG units (its text is 12 units high):
+    ``NARROW_WIDTH`` for phones, where the tier lines are named more briefly. ``price_date``
+    (e.g. "24 Jul 2026") dates the price in the text alternative. Raises KeyError when
+    ``score_at`` does at a price it was not sampled at.
+    """
+    narrow = width < 500
+    candidates = [
+        p for p in (price_usd, historical_low_usd, worth_it_at_usd, becomes_banger_at_usd) if p
+    ]
+    top, step = nice_ceiling(axis_top(candidates, price_usd))
+    drawn = markers(
+        price_usd,
+        historical_low_usd,
+        worth_it_at_usd,
+        becomes_banger_at_usd,
+        top=top,
+        price_date=price_date,
+    )
+    ordered = sorted(drawn, key=lambda m: m.price)
+    left, right = float(_LEFT), float(width - (60 if narrow else 100))
+    span = right - left
+    rows = label_rows([(left + (m.price / top) * span, m.label) for m in ordered], left, right)
+    plot_top = 10 + _ROW * (max(rows) + 1) + 6
+    plot_bottom = float(HEIGHT - _BOTTOM)
+    rise = plot_bottom - plot_top
+
+    def y_of(score: float) -> float:
+        return plot_bottom - (min(100.0, max(0.0, score)) / 100) * rise
+
+    prices = sorted({top * i / SAMPLES for i in range(SAMPLES + 1)} | {m.price for m in drawn})
+    # x and y written out (the arithmetic of x_of and y_of), without two calls per point.
+    curve = tuple(
+        [
+            (left + (p / top) * span, plot_bottom - (min(100.0, max(0.0, s)) / 100) * rise)
+            for p, s in zip(prices, map(score_at, prices), strict=True)
+        ]
+    )
+    placed = []
+    for marker, row in zip(ordered, rows, strict=True):
+        x, y = left + (marker.price / top) * span, y_of(score_at(marker.price))
+        label_y = 10 + _ROW * row + 10
+        anchor_x = min(right - len(marker.label) * _CHAR_PX / 2, max(left + 20, x))
+        placed.append(
+            PlacedMarker(
+                marker.shape,
+                marker.dash,
+                x,
+                label_y + 4,
+                outline(marker.shape, x, y),
+                Text(anchor_x, label_y, marker.label),
+            )
+        )
+    tier_words = ("banger", "worth it") if narrow else ("banger 80+", "worth it 65+")
+    return PriceCurve(
+        chart_id=chart_id,
+        width=width,
+        height=HEIGHT,
+        name=name,
+        description=describe(drawn, score_at, name),
+        left=left,
+        right=right,
+        plot_top=plot_top,
+        plot_bottom=plot_bottom,
+        score_rules=tuple(
+            Rule(y_of(score), Text(left - 6, y_of(score) + 4, str(score)))
+            for score in range(0, 101, 20)
+        ),
+        price_ticks=tuple(
+            Text(left + (i * step / top) * span, plot_bottom + 16, tick_usd(i * step))
+            for i in range(round(top / step) + 1)
+        ),
+        axis_label=Text((left + right) / 2, HEIGHT - 4, "price (USD)"),
+        tiers=tuple(
+            Rule(y_of(score), Text(right + 6, y_of(score) + 4, words))
+            for score, words in zip((BANGER_AT, WORTH_IT_AT), tier_words, strict=True)
+        ),
+        curve=curve,
+        markers=tuple(placed),
+    )

@@ -1,14 +1,16 @@
-"""The game page's second chart: the dated price history, as inline SVG.
+"""The game page's second chart: the dated price history.
 
-Pure: :func:`price_history_svg` takes plain dated observations (:class:`HistoryPoint`) and
-returns SVG markup (no script, no external resources). Readable without colour: the price
-paid is a solid step line with a filled dot per observation, the list price a dashed line,
-the historical low an open square with a text label, and the as-of date ends the time axis
-in words. A sale counts on the day it was seen only: the line returns to the list price
-after it. With the game's score history (``score_history``: the ``bang_score`` at each snapshot
-where it or the price changed), the score is a dotted step line with diamonds on a 0-100 axis
-at the right. The SVG carries a ``<title>`` and a ``<desc>`` that say the same in sentences, and
-:func:`history_rows` gives the page's table of the same points.
+Pure geometry: :func:`price_history` takes plain dated observations (:class:`HistoryPoint`)
+and returns a :class:`PriceHistory`, every coordinate (SVG units), label and the text
+alternative as plain values; the macro ``price_history`` of ``templates/_charts.svg`` lays it
+out as inline SVG (no script, no external resources; jinja2 escapes the names). Readable
+without colour: the price paid is a solid step line with a filled dot per observation, the
+list price a dashed line, the historical low an open square with a text label, and the as-of
+date ends the time axis in words. A sale counts on the day it was seen only: the line returns
+to the list price after it. With the game's score history (``score_history``: the
+``bang_score`` at each snapshot where it or the price changed), the score is a dotted step line
+with diamonds on a 0-100 axis at the right. The SVG carries a ``<title>`` and a ``<desc>`` that
+say the same in sentences, and :func:`history_rows` gives the page's table of the same points.
 """
 
 from __future__ import annotations
@@ -17,10 +19,10 @@ import datetime as dt
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from html import escape
+from typing import NamedTuple
 
 from bangscore.scoring.verdict import day
-from bangscore.site.chart import nice_ceiling, usd
+from bangscore.site.chart import Point, Rule, Text, nice_ceiling, tick_usd, usd
 
 WIDTH = 640
 NARROW_WIDTH = 360
@@ -119,7 +121,85 @@ def history_rows(points: Sequence[HistoryPoint]) -> list[tuple[str, str, str, st
     ]
 
 
-def price_history_svg(
+class Dot(NamedTuple):
+    """One observation's dot at (``x``, ``y``) (SVG units): filled for a sale, open at the
+    list price, with its tooltip (``$29.99 on 2 Jul 2026``)."""
+
+    x: float
+    y: float
+    sale: bool
+    title: str
+
+
+class Diamond(NamedTuple):
+    """One score mark: its diamond's vertices (SVG units, clockwise from the top) and its
+    tooltip (``BangScore 84 on 2 Jul 2026``)."""
+
+    outline: tuple[Point, ...]
+    title: str
+
+
+class LegendEntry(NamedTuple):
+    """One entry of the legend above the plot: a sample line from ``x1`` to ``x2`` at
+    ``line_y`` drawn as ``css_class`` draws its series, then its words (SVG units)."""
+
+    x1: float
+    x2: float
+    line_y: int
+    css_class: str
+    label: Text
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreSeries:
+    """The score history on the right-hand 0-100 axis: the axis' figures, the step line's
+    points (left to right) and a diamond per mark (SVG units)."""
+
+    ticks: tuple[Text, ...]
+    steps: tuple[Point, ...]
+    marks: tuple[Diamond, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryPlot:
+    """The history's plot, in SVG units (y grows downward): the time axis from ``left`` to
+    ``right`` at ``plot_bottom``, ``price_rules`` the grid lines at round dollar figures, the
+    list price's and the price paid's step lines (left to right), a dot per observation, the
+    score series (None without scores), the low's square (top left corner) and label, the
+    legend, the first and last dates under the axis and the axis' name."""
+
+    left: float
+    right: float
+    plot_bottom: float
+    price_rules: tuple[Rule, ...]
+    listed: tuple[Point, ...]
+    paid: tuple[Point, ...]
+    dots: tuple[Dot, ...]
+    scores: ScoreSeries | None
+    low_corner: Point
+    low_label: Text
+    legend: tuple[LegendEntry, ...]
+    start: Text
+    end: Text
+    axis_label: Text
+
+
+@dataclass(frozen=True, slots=True)
+class PriceHistory:
+    """The price-over-time chart as plain values: its id, size (SVG units), the game's name,
+    its text alternative and its plot, or (no observation) None and where the chart says so in
+    words."""
+
+    chart_id: str
+    width: int
+    height: int
+    name: str
+    description: str
+    plot: HistoryPlot | None
+    message_at: Point
+
+
+def price_history(
     points: Sequence[HistoryPoint],
     *,
     as_of: dt.date | None,
@@ -127,30 +207,36 @@ def price_history_svg(
     chart_id: str = "history-chart",
     width: int = WIDTH,
     scores: Sequence[ScoreMark] = (),
-) -> str:
+) -> PriceHistory:
     """Given dated observations (any order), the prices' as-of date, the game's name and its
-    score marks (oldest first; none: no score line), return the price-over-time chart as an
-    ``<svg>`` element.
+    score marks (oldest first; none: no score line), return the price-over-time chart's
+    geometry (:class:`PriceHistory`; the template ``_charts.svg`` draws it).
 
     The time axis runs from the first observation to the as-of date (or the last observation
     when later or unknown); the price axis from $0 to a round figure above the highest list
-    price. With no observation, the chart says so in words.
+    price. With no observation, the plot is None (the chart says so in words).
     """
     ordered = sorted(points, key=lambda p: p.date)
     summary = " ".join(filter(None, (describe(ordered, as_of, name), describe_scores(scores))))
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {HEIGHT}" '
-        f'class="history-chart" id="{chart_id}" role="img" '
-        f'aria-labelledby="{chart_id}-title {chart_id}-desc">',
-        f'<title id="{chart_id}-title">Price history of {escape(name)}</title>',
-        f'<desc id="{chart_id}-desc">{escape(summary)}</desc>',
-    ]
-    if not ordered:
-        parts.append(
-            f'<text x="{width / 2:.0f}" y="{HEIGHT / 2:.0f}" class="axis-label" '
-            'text-anchor="middle">No dated prices known</text></svg>'
-        )
-        return "\n".join(parts)
+    return PriceHistory(
+        chart_id=chart_id,
+        width=width,
+        height=HEIGHT,
+        name=name,
+        description=summary,
+        plot=_plot(ordered, as_of, width, scores) if ordered else None,
+        message_at=(width / 2, HEIGHT / 2),
+    )
+
+
+def _plot(
+    ordered: Sequence[HistoryPoint],
+    as_of: dt.date | None,
+    width: int,
+    scores: Sequence[ScoreMark],
+) -> HistoryPlot:
+    """Given observations (at least one, oldest first), the as-of date, the chart's width and
+    the score marks, return the plot's geometry."""
     start = min(ordered[0].date, scores[0].date) if scores else ordered[0].date
     end = max(ordered[-1].date, as_of or ordered[-1].date)
     span = max(1, (end - start).days)
@@ -165,125 +251,111 @@ def price_history_svg(
     def y_of(price: float) -> float:
         return plot_bottom - price / top * (plot_bottom - plot_top)
 
-    for i in range(round(top / step) + 1):
-        price = i * step
-        y = y_of(price)
-        text = f"${price:,.0f}" if price == int(price) else f"${price:,.2f}"
-        parts.append(f'<line x1="{left}" x2="{right}" y1="{y:.1f}" y2="{y:.1f}" class="grid"/>')
-        parts.append(
-            f'<text x="{left - 6}" y="{y + 4:.1f}" class="tick" text-anchor="end">{text}</text>'
-        )
+    rules = tuple(
+        Rule(y_of(i * step), Text(left - 6, y_of(i * step) + 4, tick_usd(i * step)))
+        for i in range(round(top / step) + 1)
+    )
     # Step lines. A list price holds until the next observation; a sale is known only on the
     # day it was seen, so the price paid goes back to the list price the day after (a sparse
     # history must not draw a sale lasting months). After the last observation nothing is
     # drawn: what the price did until the as-of date is not known.
-    paid: list[str] = []
-    listed: list[str] = []
+    paid: list[Point] = []
+    listed: list[Point] = []
     day_after = dt.timedelta(days=1)
     for n, p in enumerate(ordered):
         until = ordered[n + 1].date if n + 1 < len(ordered) else p.date
         sale_end = min(until, p.date + day_after)
-        paid.append(f"{x_of(p.date):.1f},{y_of(p.price_usd):.1f}")
+        paid.append((x_of(p.date), y_of(p.price_usd)))
         if p.discount_percent and sale_end < until:
-            paid.append(f"{x_of(sale_end):.1f},{y_of(p.price_usd):.1f}")
-            paid.append(f"{x_of(sale_end):.1f},{y_of(p.list_price_usd):.1f}")
-            paid.append(f"{x_of(until):.1f},{y_of(p.list_price_usd):.1f}")
+            paid.append((x_of(sale_end), y_of(p.price_usd)))
+            paid.append((x_of(sale_end), y_of(p.list_price_usd)))
+            paid.append((x_of(until), y_of(p.list_price_usd)))
         else:
-            paid.append(f"{x_of(until):.1f},{y_of(p.price_usd):.1f}")
-        listed.append(f"{x_of(p.date):.1f},{y_of(p.list_price_usd):.1f}")
-        listed.append(f"{x_of(until):.1f},{y_of(p.list_price_usd):.1f}")
-    parts.append(f'<polyline points="{" ".join(listed)}" class="list-line"/>')
-    parts.append(f'<polyline points="{" ".join(paid)}" class="curve"/>')
-    for p in ordered:
-        shape = "mark-fill" if p.discount_percent else "mark-open"
-        parts.append(
-            f'<circle cx="{x_of(p.date):.1f}" cy="{y_of(p.price_usd):.1f}" r="3.5" '
-            f'class="{shape}"><title>{escape(usd(p.price_usd))} on {day(p.date)}</title></circle>'
-        )
-    if scores:
-        parts.extend(_score_line(scores, x_of, plot_top, plot_bottom, right))
+            paid.append((x_of(until), y_of(p.price_usd)))
+        listed.append((x_of(p.date), y_of(p.list_price_usd)))
+        listed.append((x_of(until), y_of(p.list_price_usd)))
     low = lowest(ordered)
     assert low is not None
     lx, ly = x_of(low.date), y_of(low.price_usd)
-    parts.append(
-        f'<rect x="{lx - 6:.1f}" y="{ly - 6:.1f}" width="12" height="12" class="low-mark"/>'
-    )
     label = f"low {usd(low.price_usd)} on {day(low.date)}"
     half = len(label) * 3.4  # half the width of a 12 px label
-    tx = min(max(lx, left + half), right - half)  # centred on the mark, kept in the plot
-    ty = ly + 20 if ly < plot_bottom - 26 else ly - 12
-    parts.append(
-        f'<text x="{tx:.1f}" y="{ty:.1f}" class="marker-label" '
-        f'text-anchor="middle">{escape(label)}</text>'
-    )
-    parts.append(_legend(left, width, scored=bool(scores)))
-    parts.append(
-        f'<line x1="{left}" x2="{right}" y1="{plot_bottom:.1f}" y2="{plot_bottom:.1f}" '
-        'class="axis"/>'
-    )
-    parts.append(
-        f'<text x="{left:.1f}" y="{plot_bottom + 16:.1f}" class="tick" '
-        f'text-anchor="start">{_short(start)}</text>'
-    )
     end_label = f"as of {day(end)}" if as_of is not None and end == as_of else _short(end)
-    parts.append(
-        f'<text x="{right:.1f}" y="{plot_bottom + 16:.1f}" class="tick" '
-        f'text-anchor="end">{escape(end_label)}</text>'
+    return HistoryPlot(
+        left=left,
+        right=right,
+        plot_bottom=plot_bottom,
+        price_rules=rules,
+        listed=tuple(listed),
+        paid=tuple(paid),
+        dots=tuple(
+            Dot(
+                x_of(p.date),
+                y_of(p.price_usd),
+                bool(p.discount_percent),
+                f"{usd(p.price_usd)} on {day(p.date)}",
+            )
+            for p in ordered
+        ),
+        scores=_score_series(scores, x_of, plot_top, plot_bottom, right) if scores else None,
+        low_corner=(lx - 6, ly - 6),
+        low_label=Text(
+            min(max(lx, left + half), right - half),  # centred on the mark, kept in the plot
+            ly + 20 if ly < plot_bottom - 26 else ly - 12,
+            label,
+        ),
+        legend=legend(left, width, scored=bool(scores)),
+        start=Text(left, plot_bottom + 16, _short(start)),
+        end=Text(right, plot_bottom + 16, end_label),
+        axis_label=Text((left + right) / 2, HEIGHT - 4, "date (price in USD)"),
     )
-    parts.append(
-        f'<text x="{(left + right) / 2:.1f}" y="{HEIGHT - 4}" class="axis-label" '
-        'text-anchor="middle">date (price in USD)</text>'
-    )
-    parts.append("</svg>")
-    return "\n".join(parts)
 
 
-def _score_line(
+def _score_series(
     scores: Sequence[ScoreMark],
     x_of: Callable[[dt.date], float],
     plot_top: float,
     plot_bottom: float,
     right: float,
-) -> list[str]:
-    """Return the SVG parts of the score's step line, its diamonds and its 0-100 axis."""
+) -> ScoreSeries:
+    """Given score marks (oldest first), the time scale and the plot's bounds, return the
+    score's 0-100 axis figures, step line and diamonds."""
 
     def y_of(score: int) -> float:
         return plot_bottom - score / 100 * (plot_bottom - plot_top)
 
-    parts = [
-        f'<text x="{right + 6:.1f}" y="{y_of(score) + 4:.1f}" class="tick" '
-        f'text-anchor="start">{score}</text>'
-        for score in (0, 50, 100)
-    ]
-    steps: list[str] = []
+    steps: list[Point] = []
     for n, mark in enumerate(scores):
         until = scores[n + 1].date if n + 1 < len(scores) else mark.date
-        steps.append(f"{x_of(mark.date):.1f},{y_of(mark.bang_score):.1f}")
-        steps.append(f"{x_of(until):.1f},{y_of(mark.bang_score):.1f}")
-    parts.append(f'<polyline points="{" ".join(steps)}" class="score-line"/>')
+        steps.append((x_of(mark.date), y_of(mark.bang_score)))
+        steps.append((x_of(until), y_of(mark.bang_score)))
+    marks = []
     for mark in scores:
         x, y = x_of(mark.date), y_of(mark.bang_score)
-        parts.append(
-            f'<polygon points="{x:.1f},{y - 5:.1f} {x + 5:.1f},{y:.1f} {x:.1f},{y + 5:.1f} '
-            f'{x - 5:.1f},{y:.1f}" class="score-mark"><title>BangScore {mark.bang_score} on '
-            f"{day(mark.date)}</title></polygon>"
+        marks.append(
+            Diamond(
+                ((x, y - 5), (x + 5, y), (x, y + 5), (x - 5, y)),
+                f"BangScore {mark.bang_score} on {day(mark.date)}",
+            )
         )
-    return parts
+    return ScoreSeries(
+        ticks=tuple(Text(right + 6, y_of(score) + 4, str(score)) for score in (0, 50, 100)),
+        steps=tuple(steps),
+        marks=tuple(marks),
+    )
 
 
-def _legend(left: float, width: int, *, scored: bool) -> str:
-    """Return the legend above the plot: price paid, list price and, with scores, the score."""
+def legend(left: float, width: int, *, scored: bool) -> tuple[LegendEntry, ...]:
+    """Given the plot's left edge (SVG units), the chart's width and whether it draws scores,
+    return the legend's entries, left to right: price paid, list price and, with scores, the
+    score (named briefly on a narrow chart)."""
     y = 14
-    parts = [
-        f'<line x1="{left}" x2="{left + 22}" y1="{y - 4}" y2="{y - 4}" class="curve"/>'
-        f'<text x="{left + 26}" y="{y}" class="tick">price paid</text>'
-        f'<line x1="{left + 110}" x2="{left + 132}" y1="{y - 4}" y2="{y - 4}" class="list-line"/>'
-        f'<text x="{left + 136}" y="{y}" class="tick">list price</text>'
+    entries = [
+        LegendEntry(left, left + 22, y - 4, "curve", Text(left + 26, y, "price paid")),
+        LegendEntry(left + 110, left + 132, y - 4, "list-line", Text(left + 136, y, "list price")),
     ]
     if scored:
-        label = "score" if width < WIDTH else "BangScore (right axis)"
-        parts.append(
-            f'<line x1="{left + 220}" x2="{left + 242}" y1="{y - 4}" y2="{y - 4}" '
-            f'class="score-line"/><text x="{left + 246}" y="{y}" class="tick">{label}</text>'
+        words = "score" if width < WIDTH else "BangScore (right axis)"
+        entries.append(
+            LegendEntry(left + 220, left + 242, y - 4, "score-line", Text(left + 246, y, words))
         )
-    return "".join(parts)
+    return tuple(entries)

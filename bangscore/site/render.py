@@ -22,7 +22,6 @@ from urllib.parse import urlsplit
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from jinja2.bccache import Bucket, BytecodeCache
 from jinja2.filters import do_urlencode
-from markupsafe import Markup
 
 from bangscore.contract.api import ATTRIBUTION_TEXT, ERROR_CODES
 from bangscore.contract.limits import MAX_LOOKUP_APPIDS, MAX_QUERY_LENGTH, PAGE_SIZE
@@ -30,9 +29,10 @@ from bangscore.scoring.genres import GENRES
 from bangscore.scoring.sales import sale_on
 from bangscore.scoring.verdict import is_stale
 from bangscore.site.adult import toggle_href
-from bangscore.site.badge import badge_snippet
+from bangscore.site.badge import Badge, badge_snippet
 from bangscore.site.better_value import cap_usd
-from bangscore.site.chart import usd
+from bangscore.site.chart import PriceCurve, svg_number, svg_points, usd
+from bangscore.site.history_chart import PriceHistory
 from bangscore.site.labels import (
     driver_reasons,
     drivers_explained,
@@ -176,10 +176,12 @@ _DICT_ATTRIBUTES = frozenset(dir(dict))
 
 
 class _Environment(Environment):
-    """jinja2's environment, reading ``record.field`` of a plain dict as its item directly.
+    """jinja2's environment, reading ``record.field`` of a plain dict as its item directly
+    and any other object's attribute without a second call.
 
     Same result as jinja2's own lookup (attribute first, then item), without raising and
-    catching an AttributeError for each of the many wire-record fields a page prints.
+    catching an AttributeError for each of the many wire-record fields a page prints, and
+    without a call into jinja2's method for each of the many coordinates of a chart.
     """
 
     def getattr(self, obj: Any, attribute: str) -> Any:
@@ -188,7 +190,10 @@ class _Environment(Environment):
                 return obj[attribute]
             except KeyError:
                 return self.undefined(obj=obj, name=attribute)
-        return super().getattr(obj, attribute)
+        try:
+            return getattr(obj, attribute)
+        except AttributeError:
+            return super().getattr(obj, attribute)  # the item, else undefined
 
 
 class _ProcessBytecodeCache(BytecodeCache):
@@ -229,7 +234,7 @@ class SiteRenderer:
             # Templates ship with the package: no file check on every include of a page.
             auto_reload=False,
             bytecode_cache=_BYTECODE,
-            autoescape=select_autoescape(["html"]),
+            autoescape=select_autoescape(["html", "svg"]),  # _charts.svg and badge.svg too
             undefined=StrictUndefined,
             trim_blocks=True,
             lstrip_blocks=True,
@@ -247,6 +252,8 @@ class SiteRenderer:
             verdict_words=verdict_words,
             adult_toggle=toggle_href,
             tag_query=_tag_query,
+            coord=svg_number,
+            points=svg_points,
         )
         self.stylesheet = package_stylesheet()
         self.style_version = style_version(self.stylesheet)
@@ -267,16 +274,17 @@ class SiteRenderer:
         self,
         detail: Mapping[str, Any],
         *,
-        chart: str,
+        charts: Sequence[PriceCurve],
         better: Sequence[Mapping[str, Any]],
-        history: str = "",
+        histories: Sequence[PriceHistory] = (),
         history_rows: Sequence[tuple[str, str, str, str]] = (),
         typical_price_per_hour: float | None = None,
         typical_hours: float | None = None,
         dates: Mapping[str, str | None] | None = None,
     ) -> bytes:
-        """Given a game's detail record (wire dict), its score-against-price chart and its
-        price-history chart (SVG markup), the history's table rows (date, paid, list,
+        """Given a game's detail record (wire dict), its score-against-price charts and its
+        price-history charts (geometry, one a width, drawn in that order by ``_charts.svg``; no
+        price chart for a free game), the history's table rows (date, paid, list,
         discount), the list items of the better-value games of its genre (best first), what is
         typical of its genre (USD an hour, hours) and the snapshot's dates
         (``snapshot_date``, ``prices_as_of``), return its HTML page as UTF-8 bytes."""
@@ -286,8 +294,8 @@ class SiteRenderer:
         )
         return self._game.render(
             game=detail,
-            chart=Markup(chart),  # our own SVG: bangscore.site.chart escapes every text in it
-            history=Markup(history),  # likewise, bangscore.site.history_chart
+            charts=charts,
+            histories=histories,
             history_rows=history_rows,
             better=better,
             better_cap=cap_usd(float(detail["price_usd"])),
@@ -324,6 +332,18 @@ class SiteRenderer:
         page renders it (the shim swaps it in for ``adult=true``)."""
         macro = self.env.get_template("_macros.html").module.better_box  # type: ignore[attr-defined]
         return str(macro(game, better, dates, cap_usd(float(game["price_usd"])))).encode()
+
+    def chart_svg(self, chart: PriceCurve | PriceHistory) -> str:
+        """Given one chart's geometry, return it as the game page draws it: an ``<svg>``
+        element, one element a line (the macros of ``_charts.svg``)."""
+        macros = self.env.get_template("_charts.svg").module
+        draw = macros.price_curve if isinstance(chart, PriceCurve) else macros.price_history  # type: ignore[attr-defined]
+        return str(draw(chart))
+
+    def badge_svg(self, badge: Badge) -> bytes:
+        """Given a game's badge values (:func:`bangscore.site.badge.badge`), return the badge as
+        a standalone SVG document (UTF-8 bytes, one line: the template ``badge.svg``)."""
+        return self.env.get_template("badge.svg").render(b=badge).encode()
 
     def about_score_page(self, *, dates: Mapping[str, str | None]) -> bytes:
         """Given the snapshot's dates, return the ``/about/score`` page: tiers and their bands,

@@ -7,6 +7,7 @@ signed-in account pages included, and no axe-core violation. Screenshots go to
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -102,7 +103,8 @@ def test_search_bg3_read_the_verdict_charts_percentile_and_badge(
     badge = httpx.get(server.url + badge_path)
     assert badge.status_code == 200
     assert badge.headers["content-type"].startswith("image/svg+xml")
-    assert "Baldur&#x27;s Gate 3" in badge.text or "Baldur's Gate 3" in badge.text
+    title = ET.fromstring(badge.text).find("{http://www.w3.org/2000/svg}title")
+    assert title is not None and title.text is not None and "Baldur's Gate 3" in title.text
     expect(page.locator("#badge-image")).to_be_visible()
     assert page.locator("#badge-image").evaluate("img => img.naturalWidth") > 0
     assert overflow(page, width) <= 0

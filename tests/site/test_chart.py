@@ -1,28 +1,54 @@
-"""The price chart: well-formed SVG, markers where the thresholds are, a text alternative,
-and a curve that never rises with price."""
+"""The price chart: its geometry (scales, markers, label rows, the text alternative) as plain
+values, and the SVG the template ``_charts.svg`` draws from it: well-formed, escaped, the same
+bytes the f-string drawing of 2da1fa1 wrote for real inputs."""
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
-import re
+import json
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import pytest
 
-from bangscore.site.chart import axis_top, nice_ceiling, price_curve_svg
+from bangscore.site.chart import (
+    NARROW_WIDTH,
+    WIDTH,
+    PriceCurve,
+    Text,
+    axis_top,
+    label_rows,
+    nice_ceiling,
+    outline,
+    price_curve,
+    svg_points,
+    tick_usd,
+)
+from bangscore.site.history_chart import NARROW_WIDTH as NARROW_HISTORY
+from bangscore.site.history_chart import WIDTH as WIDE_HISTORY
+from bangscore.site.history_chart import (
+    HistoryPoint,
+    PriceHistory,
+    ScoreMark,
+    price_history,
+)
+from bangscore.site.render import SiteRenderer
 
 SVG = "{http://www.w3.org/2000/svg}"
+GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "charts"
+
+
+@pytest.fixture(scope="module")
+def site() -> SiteRenderer:
+    return SiteRenderer(site_url="https://bangscore.test", base_url="https://bangscore.test")
 
 
 def falling(at_zero: float = 90.0, per_dollar: float = 1.0) -> Callable[[float], float]:
     """A score flat up to $5, then falling linearly, like the model's price floor."""
     return lambda p: max(0.0, at_zero - per_dollar * max(p, 5.0))
-
-
-def labels(svg: str) -> list[str]:
-    root = ET.fromstring(svg)
-    return [t.text or "" for t in root.iter(f"{SVG}text") if t.get("class") == "marker-label"]
 
 
 @pytest.mark.parametrize(
@@ -52,11 +78,56 @@ def test_axis_covers_the_marked_prices_within_a_cap(
 
 
 @pytest.mark.parametrize(
+    ("kind", "expected"),
+    [
+        ("circle", ((100.0, 50.0),)),
+        ("square", ((95.0, 45.0),)),
+        ("diamond", ((100.0, 43.0), (107.0, 50.0), (100.0, 57.0), (93.0, 50.0))),
+        ("triangle", ((100.0, 43.0), (107.0, 56.0), (93.0, 56.0))),
+    ],
+    ids=["circle-centre", "square-corner", "diamond", "triangle"],
+)
+def test_each_marker_shape_has_its_own_outline(
+    kind: str, expected: tuple[tuple[float, float], ...]
+) -> None:
+    assert outline(kind, 100.0, 50.0) == expected
+
+
+@pytest.mark.parametrize(
+    ("items", "rows"),
+    [
+        ([(100.0, "price $19.99"), (400.0, "low $7.50")], [0, 0]),
+        ([(100.0, "price $19.99"), (130.0, "low $7.50")], [0, 1]),
+        ([(100.0, "a"), (110.0, "b"), (120.0, "c"), (300.0, "d")], [0, 1, 0, 0]),
+        ([(44.0, "price $10.00"), (50.0, "low $9.50"), (56.0, "banger $9.00")], [0, 1, 2]),
+    ],
+    ids=["apart-one-row", "close-two-rows", "reuses-freed-row", "three-stacked"],
+)
+def test_labels_share_a_row_only_when_they_do_not_overlap(
+    items: list[tuple[float, str]], rows: list[int]
+) -> None:
+    assert label_rows(items, 44.0, 540.0) == rows
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(0.0, "$0"), (10.0, "$10"), (2.5, "$2.50"), (1000.0, "$1,000"), (12.5, "$12.50")],
+    ids=["zero", "whole", "half-step", "thousands", "quarter-step"],
+)
+def test_price_ticks_are_whole_dollars_unless_the_step_is_not(value: float, text: str) -> None:
+    assert tick_usd(value) == text
+
+
+def test_points_are_written_with_one_decimal() -> None:
+    assert svg_points([(44.0, 78.70000000000002), (540.0, 133.25)]) == "44.0,78.7 540.0,133.2"
+
+
+@pytest.mark.parametrize(
     ("kwargs", "expected"),
     [
         (
             {"historical_low_usd": 7.5, "worth_it_at_usd": 25.0, "becomes_banger_at_usd": 10.0},
-            ["price $19.99", "low $7.50", "banger $10.00", "worth it $25.00"],
+            ["low $7.50", "banger $10.00", "price $19.99", "worth it $25.00"],
         ),
         (
             {"historical_low_usd": None, "worth_it_at_usd": None, "becomes_banger_at_usd": None},
@@ -69,71 +140,175 @@ def test_axis_covers_the_marked_prices_within_a_cap(
     ],
     ids=["all-markers", "none-known", "thresholds-off-chart"],
 )
-def test_markers_drawn_only_for_known_prices_on_the_chart(
-    kwargs: dict[str, float | None], expected: list[str]
+def test_markers_drawn_left_to_right_only_for_known_prices_on_the_chart(
+    kwargs: dict[str, Any], expected: list[str]
 ) -> None:
-    svg = price_curve_svg(falling(), price_usd=19.99, name="Hades", **kwargs)  # type: ignore[arg-type]
-    assert sorted(labels(svg)) == sorted(expected)
+    chart = price_curve(falling(), price_usd=19.99, name="Hades", **kwargs)
+    assert [m.label.text for m in chart.markers] == expected
 
 
-def test_svg_is_accessible_and_self_contained() -> None:
-    svg = price_curve_svg(
-        falling(),
-        price_usd=19.99,
-        historical_low_usd=7.5,
-        worth_it_at_usd=25.0,
-        becomes_banger_at_usd=10.0,
-        name="Tom & Jerry <3",
+# Known coordinates of the chart of $19.99 (low $7.50, worth it $25, banger $10) on a score
+# falling $1 a point from 90: axis to $30 ($5 ticks), plot x 44..540, labels in two rows.
+ALL_MARKERS: dict[str, Any] = {
+    "price_usd": 19.99,
+    "historical_low_usd": 7.5,
+    "worth_it_at_usd": 25.0,
+    "becomes_banger_at_usd": 10.0,
+}
+
+
+@pytest.mark.parametrize(
+    ("width", "bounds", "shapes", "labels", "tiers"),
+    [
+        (
+            WIDTH,
+            (44.0, 540.0, 46, 264.0),
+            [
+                ("square", 168.0, 24),
+                ("triangle", 209.333, 39),
+                ("circle", 374.501, 24),
+                ("diamond", 457.333, 39),
+            ],
+            [(168.0, 20), (209.333, 35), (374.501, 20), (457.333, 35)],
+            [(89.6, 546.0, "banger 80+"), (122.3, 546.0, "worth it 65+")],
+        ),
+        (
+            NARROW_WIDTH,
+            (44.0, 300.0, 46, 264.0),
+            [
+                ("square", 108.0, 24),
+                ("triangle", 129.333, 39),
+                ("circle", 214.581, 24),
+                ("diamond", 257.333, 39),
+            ],
+            # The last label is kept inside the plot: centred left of its marker's line.
+            [(108.0, 20), (129.333, 35), (214.581, 20), (250.5, 35)],
+            [(89.6, 306.0, "banger"), (122.3, 306.0, "worth it")],
+        ),
+    ],
+    ids=["wide", "narrow"],
+)
+def test_price_curve_places_plot_markers_labels_and_tiers(
+    width: int,
+    bounds: tuple[float, float, float, float],
+    shapes: list[tuple[str, float, float]],
+    labels: list[tuple[float, float]],
+    tiers: list[tuple[float, float, str]],
+) -> None:
+    chart = price_curve(falling(), width=width, **ALL_MARKERS)
+    assert (chart.left, chart.right, chart.plot_top, chart.plot_bottom) == bounds
+    assert [(m.shape, round(m.x, 3), m.line_top) for m in chart.markers] == shapes
+    assert [(round(m.label.x, 3), m.label.y) for m in chart.markers] == labels
+    assert [(round(t.y, 3), t.label.x, t.label.text) for t in chart.tiers] == tiers
+    assert [t.text for t in chart.price_ticks] == ["$0", "$5", "$10", "$15", "$20", "$25", "$30"]
+    assert [r.label.text for r in chart.score_rules] == ["0", "20", "40", "60", "80", "100"]
+    assert chart.axis_label == Text((44.0 + chart.right) / 2, 296, "price (USD)")
+
+
+def test_text_alternative_says_each_marker_in_words() -> None:
+    chart = price_curve(falling(), name="Tom & Jerry <3", price_date="24 Jul 2026", **ALL_MARKERS)
+    assert chart.description == (
+        "The score of Tom & Jerry <3 never rises with its price. "
+        "At its price of $19.99 on 24 Jul 2026 it scores 70. "
+        "At its historical low of $7.50 it scores 83. "
+        "It is worth it (65 or more) at $25.00 or less. "
+        "It is a banger (80 or more) at $10.00 or less."
     )
-    root = ET.fromstring(svg)  # well-formed, names escaped
-    assert root.get("role") == "img"
-    title = root.find(f"{SVG}title")
-    desc = root.find(f"{SVG}desc")
-    assert title is not None and title.text == "bang_score of Tom & Jerry <3 against its price"
-    assert desc is not None and desc.text is not None
-    assert root.get("aria-labelledby") == f"{title.get('id')} {desc.get('id')}"
-    assert "At its price of $19.99 it scores 70." in desc.text
-    assert "At its historical low of $7.50 it scores 83." in desc.text
-    assert "It is worth it (65 or more) at $25.00 or less." in desc.text
-    assert "<script" not in svg and "href" not in svg
-    # Readable without colour: each marker has its own shape and line pattern.
-    dashes = [line.get("stroke-dasharray") for line in root.iter(f"{SVG}line")]
-    assert {"2 3", "6 4", "12 4"} <= set(dashes)
 
 
 def test_curve_never_rises_and_today_sits_on_it() -> None:
-    score_at = falling(95.0, 1.5)
-    svg = price_curve_svg(
-        score_at,
+    chart = price_curve(
+        falling(95.0, 1.5),
         price_usd=12.0,
         historical_low_usd=None,
         worth_it_at_usd=None,
         becomes_banger_at_usd=None,
     )
-    root = ET.fromstring(svg)
-    curve = next(p for p in root.iter(f"{SVG}polyline") if p.get("class") == "curve")
-    points = [tuple(map(float, pair.split(","))) for pair in (curve.get("points") or "").split()]
-    xs = [x for x, _ in points]
-    ys = [y for _, y in points]
-    assert xs == sorted(xs) and len(points) > 45
+    xs = [x for x, _ in chart.curve]
+    ys = [y for _, y in chart.curve]
+    assert xs == sorted(xs) and len(chart.curve) > 45
     assert ys == sorted(ys)  # SVG y grows downward: the score never rises with price
-    today = next(c for c in root.iter(f"{SVG}circle"))
-    cx, cy = float(today.get("cx") or 0), float(today.get("cy") or 0)
-    assert (cx, cy) in points
+    (today,) = chart.markers
+    assert today.outline[0] in chart.curve
 
 
 def test_no_label_overlaps_another_in_its_row() -> None:
-    svg = price_curve_svg(
+    chart = price_curve(
         falling(),
         price_usd=10.0,
         historical_low_usd=9.5,
         worth_it_at_usd=10.5,
         becomes_banger_at_usd=9.0,
     )
-    rows: dict[str, list[float]] = {}
-    for match in re.finditer(r'<text x="([\d.]+)" y="([\d.]+)" class="marker-label"', svg):
-        rows.setdefault(match[2], []).append(float(match[1]))
+    rows: dict[float, list[float]] = {}
+    for m in chart.markers:
+        rows.setdefault(m.label.y, []).append(m.label.x)
     assert len(rows) >= 2  # four labels within $1.50 of each other: stacked in rows
     for xs in rows.values():
         xs.sort()
         assert all(b - a > 40 for a, b in itertools.pairwise(xs))
+
+
+def test_svg_is_accessible_escaped_and_self_contained(site: SiteRenderer) -> None:
+    svg = site.chart_svg(price_curve(falling(), name="Tom & Jerry <3", **ALL_MARKERS))
+    root = ET.fromstring(svg)  # well-formed: jinja2 escaped the name
+    assert root.get("role") == "img"
+    title = root.find(f"{SVG}title")
+    desc = root.find(f"{SVG}desc")
+    assert title is not None and title.text == "bang_score of Tom & Jerry <3 against its price"
+    assert desc is not None and desc.text is not None
+    assert desc.text.startswith("The score of Tom & Jerry <3 never rises")
+    assert root.get("aria-labelledby") == f"{title.get('id')} {desc.get('id')}"
+    assert "<script" not in svg and "href" not in svg
+    # Readable without colour: each marker has its own shape and line pattern.
+    dashes = [line.get("stroke-dasharray") for line in root.iter(f"{SVG}line")]
+    assert {"2 3", "6 4", "12 4"} <= set(dashes)
+    assert [el.tag.removeprefix(SVG) for el in root if el.get("class", "").startswith("mark-")] == [
+        "rect",
+        "polygon",
+        "circle",
+        "polygon",
+    ]
+
+
+def _cases() -> list[dict[str, Any]]:
+    cases: list[dict[str, Any]] = json.loads((GOLDEN / "inputs.json").read_text())
+    return cases
+
+
+@pytest.mark.parametrize("case", _cases(), ids=lambda case: str(case["id"]))
+def test_charts_are_the_bytes_the_f_string_drawing_wrote(
+    site: SiteRenderer, case: dict[str, Any]
+) -> None:
+    """Real inputs (games of the bundled catalogue, the fixtures above) against the SVG the
+    f-string code of 2da1fa1 wrote for them, byte for byte (tests/fixtures/charts)."""
+    samples = {price: score for price, score in case["scores_at"]}
+    as_of = dt.date.fromisoformat(case["as_of"]) if case["as_of"] else None
+    points = [HistoryPoint(dt.date.fromisoformat(d), *rest) for d, *rest in case["points"]]
+    marks = [ScoreMark(dt.date.fromisoformat(d), s) for d, s in case["score_marks"]]
+    curves = [
+        price_curve(
+            samples.__getitem__,
+            price_usd=case["price_usd"],
+            historical_low_usd=case["historical_low_usd"],
+            worth_it_at_usd=case["worth_it_at_usd"],
+            becomes_banger_at_usd=case["becomes_banger_at_usd"],
+            name=case["name"],
+            chart_id=chart_id,
+            width=width,
+            price_date=case["price_date"],
+        )
+        for chart_id, width in (("price-chart", WIDTH), ("price-chart-narrow", NARROW_WIDTH))
+    ]
+    histories = [
+        price_history(
+            points, as_of=as_of, name=case["name"], chart_id=chart_id, width=width, scores=marks
+        )
+        for chart_id, width in (
+            ("history-chart", WIDE_HISTORY),
+            ("history-chart-narrow", NARROW_HISTORY),
+        )
+    ]
+    charts: list[PriceCurve | PriceHistory] = [*curves, *histories]
+    drawn = "".join(site.chart_svg(chart) + "\n" for chart in charts)
+    assert drawn == (GOLDEN / f"{case['id']}.svg.txt").read_text()

@@ -100,7 +100,7 @@ def test_game_page_renders_drivers_length_source_and_score_version_when_present(
         "score_version": "2026.11-b",
     }
     site = SiteRenderer(site_url=SITE, base_url=SITE)
-    html = site.game_page(detail, chart=price_chart(game, detail), better=[]).decode()
+    html = site.game_page(detail, charts=price_chart(game, detail), better=[]).decode()
     drivers = html[html.index('id="drivers"') :]
     assert "<h3>Raises the score</h3>" in drivers
     assert "<li><strong>Player reviews</strong>: " in drivers
@@ -114,7 +114,7 @@ def test_game_page_renders_drivers_length_source_and_score_version_when_present(
     assert "estimated from how long the game&#39;s reviewers play" in html
     assert "score version 2026.11-b" in html
     # Every record of the pipeline carries its own drivers and version.
-    own = site.game_page(detail_record(game, SITE), chart="", better=[]).decode()
+    own = site.game_page(detail_record(game, SITE), charts=(), better=[]).decode()
     assert 'id="drivers"' in own and f"score version {SCORE_VERSION}" in own
 
 
@@ -184,7 +184,7 @@ def test_game_page_header_shows_flags_why_provisional_and_an_ended_sale(
 ) -> None:
     game = next(g for g in small_snapshot[1] if g.record.price_usd == 19.99)
     detail = {**detail_record(game, SITE), "review_count": 1000, "estimated": [], **extra}
-    html = SiteRenderer(site_url=SITE, base_url=SITE).game_page(detail, chart="", better=[])
+    html = SiteRenderer(site_url=SITE, base_url=SITE).game_page(detail, charts=(), better=[])
     page = html.decode()
     shown = re.findall(r'<li class="flag flag-[\w-]+">([^<]*)</li>', page)
     assert shown == flags

@@ -16,7 +16,7 @@ import pytest
 from bangscore.build.buyer import buyer_fields, sightings
 from bangscore.contract.filters import game_page_key
 from bangscore.ingest.catalog import IngestReport
-from bangscore.manifest import read_body, read_manifest
+from bangscore.manifest import read_body, read_manifest_view
 from bangscore.scoring import flags
 from bangscore.scoring.genres import multiplayer_first
 from bangscore.scoring.pipeline import ScoredGame
@@ -30,16 +30,11 @@ BETTER = re.compile(r'<ol id="better-list">(.*?)</ol>', re.S)
 ITEM = re.compile(r'<li data-score="(\d+)"><a href="/game/(\d+)/')
 
 
-def body(storage: ObjectStorage, key: str) -> bytes:
-    entry = read_manifest(storage, "s1").entries[key]
-    return read_body(storage, entry)
-
-
 def test_every_better_value_box_is_the_best_of_its_genre_at_most_30_percent_dearer(
     real_snapshot: tuple[ObjectStorage, list[ScoredGame]],
 ) -> None:
     storage, games = real_snapshot
-    entries = read_manifest(storage, "s1").entries
+    entries = read_manifest_view(storage, "s1").entries
     # Each genre's games in list order (best first), as arrays: a box's candidates are its genre's.
     members: dict[str, np.ndarray] = {}
     for genre in {g.genre for g in games}:

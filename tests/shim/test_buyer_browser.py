@@ -17,7 +17,7 @@ import pytest
 
 from bangscore.contract.filters import detail_key
 from bangscore.ingest.catalog import IngestReport
-from bangscore.manifest import read_body, read_manifest
+from bangscore.manifest import read_body, read_manifest_view
 from bangscore.scoring.records import Catalog
 from bangscore.storage import LocalStorage
 from tests.support import signups
@@ -52,7 +52,7 @@ def served(
 
 
 def detail(storage: LocalStorage, appid: int) -> dict[str, Any]:
-    entry = read_manifest(storage, "s1").entries[detail_key(appid)]
+    entry = read_manifest_view(storage, "s1").entries[detail_key(appid)]
     return dict(orjson.loads(read_body(storage, entry)))
 
 

@@ -32,7 +32,7 @@ import shutil
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -198,6 +198,22 @@ def cached_snapshot(cache: Path) -> LocalStorage:
             )
             _place(temp, entry)
     return LocalStorage(entry)
+
+
+def cached_entry(cache: Path, what: str, make: Callable[[Path], None]) -> Path:
+    """Given a cache folder, a name (``"export"``) and a function that fills an empty folder,
+    return the entry folder of that name for the current :data:`SNAPSHOT_INPUTS`, filled
+    first (under the lock on ``what``) when missing: each pytest-xdist worker needing it reads
+    one worker's result instead of computing its own."""
+    entry = cache / f"{what}-{digest(SNAPSHOT_INPUTS)[:20]}"
+    with locked(cache, what):
+        if not entry.is_dir():
+            temp = cache / f".{entry.name}.{os.getpid()}.tmp"
+            shutil.rmtree(temp, ignore_errors=True)
+            temp.mkdir(parents=True)
+            make(temp)
+            _place(temp, entry)
+    return entry
 
 
 def warm(cache: Path = DEFAULT_CACHE) -> list[tuple[str, float]]:

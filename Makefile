@@ -135,7 +135,7 @@ imports: $(STAMP)  ## check the import contracts of pyproject.toml (import-linte
 	touch $(IMPORT_TREE)/bangscore/build/__init__.py
 	cd $(IMPORT_TREE) && PYTHONPATH=. ../$(BIN)/lint-imports ../pyproject.toml --no-cache
 
-check: lint typecheck imports  ## the fast loop (about 20 s warm): lint, typecheck, import contracts, tests that need no server
+check: lint typecheck imports  ## the fast loop (about 30 s warm): lint, typecheck, import contracts, tests that need no server
 	$(BIN)/pytest -q -n $(CHECK_WORKERS) -m "$(CHECK_MARKERS)"
 
 # `make test`: the tools are checked first (a missing one fails at once, tests/support/tools.py). Then

@@ -12,14 +12,10 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import httpx
-import orjson
 import pytest
 
-from bangscore.contract.filters import detail_key
 from bangscore.ingest.catalog import IngestReport
-from bangscore.manifest import read_body, read_manifest_view
 from bangscore.scoring.records import Catalog
-from bangscore.storage import LocalStorage
 from tests.support import signups
 from tests.support.browser import (
     DESKTOP,
@@ -40,20 +36,13 @@ BG3 = 1086940
 
 
 @pytest.fixture(scope="module")
-def served(
-    real_site: RealSite, bundled: tuple[Catalog, IngestReport]
-) -> tuple[ShimServer, LocalStorage, int]:
-    """The server over the real catalogue, its store and the appid of a known app that is
-    not rated (its own page with the reason)."""
+def served(real_site: RealSite, bundled: tuple[Catalog, IngestReport]) -> tuple[ShimServer, int]:
+    """The server over the real catalogue and the appid of a known app that is not rated
+    (its own page with the reason)."""
     unrated = next(
         a.appid for a in bundled[0].not_rated if a.reason == "too_few_reviews" and a.name
     )
-    return real_site.server, real_site.storage, unrated
-
-
-def detail(storage: LocalStorage, appid: int) -> dict[str, Any]:
-    entry = read_manifest_view(storage, "s1").entries[detail_key(appid)]
-    return dict(orjson.loads(read_body(storage, entry)))
+    return real_site.server, unrated
 
 
 def overflow(page: Page, width: int) -> int:
@@ -62,11 +51,11 @@ def overflow(page: Page, width: int) -> int:
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280", "375"])
 def test_search_bg3_read_the_verdict_charts_percentile_and_badge(
-    served: tuple[ShimServer, LocalStorage, int], browser: Browser, viewport: dict[str, int]
+    real_site: RealSite, browser: Browser, viewport: dict[str, int]
 ) -> None:
     from playwright.sync_api import expect
 
-    server, storage, _ = served
+    server = real_site.server
     width = viewport["width"]
     console = ConsoleLog()
     page = console.watch(browser.new_context(viewport=viewport).new_page())  # type: ignore[arg-type]
@@ -83,7 +72,7 @@ def test_search_bg3_read_the_verdict_charts_percentile_and_badge(
     first.locator("a").click()
     page.wait_for_url(f"{server.url}/game/{BG3}/baldurs-gate-3")
 
-    record = detail(storage, BG3)
+    record = real_site.detail(BG3)
     expect(page.locator("h1")).to_have_text("Baldur's Gate 3")
     expect(page.locator("#verdict-text p")).to_have_text(record["verdict_text"])
     assert record["verdict"] in ("buy_now", "wait_for_sale", "skip")
@@ -126,11 +115,11 @@ PAGES = {
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280", "375"])
 def test_every_page_fits_and_is_accessible_signed_out_and_in(
-    served: tuple[ShimServer, LocalStorage, int], browser: Browser, viewport: dict[str, int]
+    served: tuple[ShimServer, int], browser: Browser, viewport: dict[str, int]
 ) -> None:
     from playwright.sync_api import expect
 
-    server, _, unrated = served
+    server, unrated = served
     width = viewport["width"]
     page = browser.new_context(viewport=viewport).new_page()  # type: ignore[arg-type]
     report: dict[str, Any] = {}

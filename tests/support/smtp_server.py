@@ -71,6 +71,11 @@ class Inbox:
         """Given an address, return the messages sent to it."""
         return [m for m in self.messages if m["To"] == address]
 
+    def raw_to(self, address: str) -> list[bytes]:
+        """Given an address, return the raw bytes of each message sent to it, in the order
+        received; the order among different recipients is the sender's and not asserted."""
+        return [raw for raw, m in zip(self.raw, self.messages, strict=True) if m["To"] == address]
+
 
 @dataclass
 class SMTPServer:

@@ -47,10 +47,10 @@ class Round:
     answers: int = 0
     done: threading.Event = field(default_factory=threading.Event)
 
-    def wait(self, deadline: float) -> bool:
-        """Given a deadline (monotonic seconds), block until every listener answered, the
-        round's own deadline or that one; return whether every listener answered."""
-        return self.done.wait(max(0.0, min(self.until, deadline) - time.monotonic()))
+    def wait(self, deadline: float) -> None:
+        """Given a deadline (monotonic seconds), block until every listener answered, or the
+        round's own deadline or that one passed."""
+        self.done.wait(max(0.0, min(self.until, deadline) - time.monotonic()))
 
 
 class Recalls:
@@ -85,6 +85,8 @@ class Recalls:
             held = self._current.get(at)
             if held is not None and not held.done.is_set() and now < held.until:
                 return held
+            for token in [t for t, (_, r) in self._rounds.items() if r.until <= now]:
+                self._finish(token)  # unanswered (a listener died): forgotten, not kept
             round_ = Round(secrets.token_hex(8), now + self.seconds)
             self._current[at] = round_
             self._rounds[round_.token] = (at, round_)

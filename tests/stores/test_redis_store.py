@@ -30,6 +30,7 @@ from bangscore.stores.keystore import (
 )
 from bangscore.stores.redis_store import RedisKeyStore
 from tests.shim.conftest import ShimFactory, create_key
+from tests.support.factories import Clock
 from tests.support.live import REPO, ShimServer, wait_for
 from tests.support.redis_server import RedisServer
 
@@ -211,6 +212,28 @@ def test_a_pending_refusal_settles_and_a_final_one_costs_no_round_trip(
     assert counter(redis_url, "key:k") == {"leased": limit, "spent": limit}
     assert b.peek("key:k", DAY) == limit
     assert a.hit("key:k", DAY, limit + 1, 1) == Hit(True, limit + 1, limit + 1)  # raised: asked
+
+
+def test_a_block_lost_with_a_killed_replica_leaves_a_brief_refusal_asked_again(
+    redis_url: str,
+) -> None:
+    clock = Clock(1_000.0)
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    store = RedisKeyStore(client, replicas=1, flush_every=3600, lease_idle=3600, clock=clock)
+    try:
+        # A replica killed while it held a block of 4: nobody will ever give those back.
+        client.hset(f"bs:n:key:k:{DAY.isoformat()}", "leased", 4)
+        assert [store.hit("key:k", DAY, 10, 1).admitted for _ in range(6)] == [True] * 6
+        assert store.hit("key:k", DAY, 10, 1) == Hit(False, 10, 10, "pending")
+        assert store.settle("key:k", DAY, 10, 1) == Hit(False, 10, 10, "brief")
+        trips = store.stats()["round_trips"]
+        assert store.hit("key:k", DAY, 10, 1) == Hit(False, 10, 10, "brief")  # remembered
+        assert store.stats()["round_trips"] == trips
+        clock.now += 1.0  # min(flush_every, 1 s) later: asked again, never final
+        assert store.hit("key:k", DAY, 10, 1) == Hit(False, 10, 10, "pending")
+        assert store.stats()["round_trips"] == trips + 1
+    finally:
+        store.close()
 
 
 def test_peek_answers_from_the_lease_without_a_round_trip(

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+import anyio
 import anyio.to_thread
 
 from bangscore.errors import AuthFailure, KeyStoreUnavailable
@@ -24,6 +25,9 @@ from bangscore.stores.keystore import Hit, KeyRecord, KeyStore
 DAY_SECONDS = 86_400
 MAX_CACHED_KEYS = 100_000
 REFUSAL_SECONDS = 0.25  # how long a brief refusal is answered without asking the store again
+# Settling waits on other replicas, not the CPU; its own threads keep a burst of pending
+# refusals (which join one recall round per key anyway) from taking the default pool's.
+SETTLE_THREADS = anyio.CapacityLimiter(16)
 log = logging.getLogger("bangscore.quota")
 
 
@@ -166,7 +170,7 @@ class Quota:
         hit, window = self.charge(subject, limit)
         if hit.refusal != "pending" or hit.admitted:
             return hit, window
-        return await anyio.to_thread.run_sync(self.settle, subject, limit)
+        return await anyio.to_thread.run_sync(self.settle, subject, limit, limiter=SETTLE_THREADS)
 
     def _count(
         self, subject: str, limit: int, count: Callable[[str, dt.date, int, int], Hit]

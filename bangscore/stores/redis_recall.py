@@ -2,10 +2,10 @@
 
 A replica of :class:`~bangscore.stores.redis_store.RedisKeyStore` refused a lease while some
 other replica may still hold an unspent block or unflushed counts of that subject-day starts a
-*round*: it PUBLISHes ``<token> <day> <subject>`` on ``bs:recall``. Every store listens on that
-channel in its background thread (the one that flushes); given a round it flushes its counts
-and gives back its block of that subject-day in one round trip, then PUBLISHes the token on
-``bs:recalled``. The asker counts those answers against the number of listeners PUBLISH
+*round*: it PUBLISHes ``<token> <day> <subject>`` on ``bs:recall:<db>`` (a channel is shared by
+every database of a server, hence the number). Every store listens on it in its background
+thread (the one that flushes); given a round it flushes its counts and gives back its block of
+that subject-day in one round trip, then PUBLISHes the token on ``bs:recalled:<db>``. The asker counts those answers against the number of listeners PUBLISH
 reached (itself included: its own counts land too) and wakes when all have answered, or at the
 round's deadline (a listener that died meanwhile). Askers of one subject-day join the round in
 flight instead of starting another, so a burst of refused requests costs one round.
@@ -17,6 +17,7 @@ anew, a connect attempt a period at most.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import logging
 import secrets
@@ -32,8 +33,6 @@ from redis.client import PubSub
 from bangscore.errors import KeyStoreUnavailable
 
 log = logging.getLogger("bangscore.redis_store")
-ASK = "bs:recall"
-ANSWER = "bs:recalled"
 
 
 @dataclass
@@ -67,6 +66,8 @@ class Recalls:
         seconds: float,
     ) -> None:
         self.client = client
+        db = client.connection_pool.connection_kwargs.get("db", 0)
+        self.ask_channel, self.answer_channel = f"bs:recall:{db}", f"bs:recalled:{db}"
         self.give_back = give_back
         self.publish = publish
         self.seconds = seconds
@@ -91,7 +92,7 @@ class Recalls:
             self._current[at] = round_
             self._rounds[round_.token] = (at, round_)
         try:
-            reached = self.publish(ASK, f"{round_.token} {day.isoformat()} {subject}")
+            reached = self.publish(self.ask_channel, f"{round_.token} {day.isoformat()} {subject}")
         except KeyStoreUnavailable:
             with self._lock:
                 self._finish(round_.token)
@@ -125,7 +126,7 @@ class Recalls:
         token, day, subject = message.split(" ", 2)
         try:
             self.give_back(subject, dt.date.fromisoformat(day))
-            self.publish(ANSWER, token)
+            self.publish(self.answer_channel, token)
         except KeyStoreUnavailable:
             pass  # unanswered: the asker wakes at its deadline and refuses for a moment
 
@@ -134,7 +135,7 @@ class Recalls:
             ignore_subscribe_messages=True
         )
         try:
-            pubsub.subscribe(ASK, ANSWER)
+            pubsub.subscribe(self.ask_channel, self.answer_channel)
         except BaseException:
             pubsub.close()
             raise
@@ -146,7 +147,14 @@ class Recalls:
         if message is None or message.get("type") != "message":
             return
         data = str(message["data"])
-        (self._asked if message["channel"] == ASK else self._answered)(data)
+        (self._asked if message["channel"] == self.ask_channel else self._answered)(data)
+
+    def wake(self) -> None:
+        """Wake a listener from its read (an answer no round has), so that it sees a stop at
+        once; if Redis is down, its read fails too, and it sees the stop."""
+        if self.subscribed.is_set():
+            with contextlib.suppress(redis.RedisError):
+                self.client.publish(self.answer_channel, "closing")
 
     def start(
         self, stop: threading.Event, every: float, tick: Callable[[], None]

@@ -54,7 +54,6 @@ fails open; local leases keep being spent meanwhile, and unflushed counts wait f
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import logging
 import threading
@@ -71,7 +70,7 @@ from redis.retry import Retry
 from bangscore.errors import KeyStoreError, KeyStoreUnavailable, UnknownKey
 from bangscore.stores.keystore import Hit, KeyRecord, KeyView, Refusal
 from bangscore.stores.redis_accounts import PREFIX, RedisAccounts, text_fields
-from bangscore.stores.redis_recall import ANSWER, Recalls
+from bangscore.stores.redis_recall import Recalls
 
 log = logging.getLogger("bangscore.redis_store")
 T = TypeVar("T")
@@ -568,11 +567,7 @@ class RedisKeyStore(RedisAccounts):
     def close(self) -> None:
         self._stop.set()
         if self._thread is not None:
-            if self._recalls.subscribed.is_set():
-                # Wake the listener from its read (a token no round has); if Redis is down,
-                # its read fails too, and it sees the stop.
-                with contextlib.suppress(redis.RedisError):
-                    self.client.publish(ANSWER, "closing")
+            self._recalls.wake()
             self._thread.join(timeout=2)
             self._thread = None
         try:

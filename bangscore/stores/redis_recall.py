@@ -5,10 +5,11 @@ other replica may still hold an unspent block or unflushed counts of that subjec
 *round*: it PUBLISHes ``<token> <day> <subject>`` on ``bs:recall:<db>`` (a channel is shared by
 every database of a server, hence the number). Every store listens on it in its background
 thread (the one that flushes); given a round it flushes its counts and gives back its block of
-that subject-day in one round trip, then PUBLISHes the token on ``bs:recalled:<db>``. The asker counts those answers against the number of listeners PUBLISH
-reached (itself included: its own counts land too) and wakes when all have answered, or at the
-round's deadline (a listener that died meanwhile). Askers of one subject-day join the round in
-flight instead of starting another, so a burst of refused requests costs one round.
+that subject-day in one round trip, then PUBLISHes the token on ``bs:recalled:<db>``. The
+asker counts those answers against the number of listeners PUBLISH reached (itself included:
+its own counts land too) and wakes when all have answered, or at the round's deadline (a
+listener that died meanwhile). Askers of one subject-day join the round in flight instead of
+starting another, so a burst of refused requests costs one round.
 
 The listener is redis-py's :class:`redis.client.PubSub`, read with a timeout that is also the
 flush period's, so one thread serves both; with Redis down it waits a period and subscribes

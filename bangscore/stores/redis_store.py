@@ -16,11 +16,14 @@ every ``flush_every`` seconds adds the requests really admitted to the subject's
 count and its last-use time, which lists and reports show. Both happen in one pipelined
 round trip. ``close()`` flushes and gives back every lease.
 
-Headers stay honest: a Hit reports ``used`` = the leased total Redis last returned to this
-replica, which counts every request admitted so far by this replica plus every block any
-replica held, so it is at least the true count at the moment of that lease. Only requests
-another replica admits from a block leased *after* ours can go unseen until our next lease
-(bounded by that block).
+Headers count requests, never blocks (docs/API.md#rate-limit-headers): a Hit reports ``used``
+= Redis's ``spent`` count at this replica's last lease plus what this replica admitted since;
+requests other replicas admitted and have not flushed can go unseen until our next lease.
+``peek()`` (304s, ``/api/v1/usage``) answers the same from a held block; holding none, it
+reads Redis: ``spent`` plus our unflushed count, or, once a lease was refused that day, the
+``leased`` total, since the last requests are then leased one by one and spent at once, so that
+it holds what other replicas have not flushed yet and a 429 never meets a usage with requests
+remaining.
 
 Refusals: Redis refuses a lease once the leased total reaches the limit. The refusal is
 *final* when the leased total less the spent count is no more than what this replica holds

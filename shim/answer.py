@@ -305,7 +305,7 @@ async def answer(
                 body = await _representation(source, snap, resolved, gzip_ok)
             except ObjectStorageError as exc:
                 return voice.unavailable(request, _peek(quota, subject, limit), exc)
-        hit, window = quota.charge(subject, limit)
+        hit, window = await quota.admit(subject, limit)
         if not hit.admitted:
             return voice.refused(request, hit, window, _rate(hit, window))
     rate = _rate(hit, window)

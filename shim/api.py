@@ -135,10 +135,10 @@ def client_ip(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
-def charge_anonymous(request: Request, quota: Quota) -> tuple[Hit, Window, Rate]:
+async def charge_anonymous(request: Request, quota: Quota) -> tuple[Hit, Window, Rate]:
     """Given a request without a valid key and the quota, count it against its client IP's
     anonymous allowance; return (hit, window, rate headers)."""
-    hit, window = quota.charge(f"ip:{client_ip(request)}", quota.anonymous_limit)
+    hit, window = await quota.admit(f"ip:{client_ip(request)}", quota.anonymous_limit)
     return hit, window, rate_headers(hit.limit, hit.used, window)
 
 
@@ -184,11 +184,11 @@ async def keyed(
     voice: ProblemVoice = state.problems
     key = presented_key(request)
     if not key:
-        return _unauthorized(request, "missing_key", "Send an API key.", sent=False)
+        return await _unauthorized(request, "missing_key", "Send an API key.", sent=False)
     try:
         record = state.quota.authenticate(key)
     except AuthFailure as exc:
-        return _unauthorized(request, exc.code, exc.detail, sent=True)
+        return await _unauthorized(request, exc.code, exc.detail, sent=True)
     except KeyStoreUnavailable as exc:
         return voice.unavailable(request, [], exc)
     request.scope.setdefault("state", {})["key_id"] = record.key_id  # for the access log
@@ -228,9 +228,9 @@ async def remembered(
     return found
 
 
-def _unauthorized(request: Request, code: str, detail: str, *, sent: bool) -> Response:
+async def _unauthorized(request: Request, code: str, detail: str, *, sent: bool) -> Response:
     voice: ProblemVoice = request.app.state.problems
-    hit, window, rate = charge_anonymous(request, request.app.state.quota)
+    hit, window, rate = await charge_anonymous(request, request.app.state.quota)
     if not hit.admitted:
         return voice.refused(request, hit, window, rate)
     challenge = 'Bearer realm="bangscore"' + (', error="invalid_token"' if sent else "")

@@ -177,7 +177,7 @@ async def http_error(request: Request, exc: Exception) -> Response:
     problems: ProblemVoice = state.problems
     if pages.is_page(request.url.path):
         return await pages.http_error(request, exc.status_code)
-    hit, window, rate = charge_anonymous(request, state.quota)
+    hit, window, rate = await charge_anonymous(request, state.quota)
     if not hit.admitted:
         return problems.refused(request, hit, window, rate)
     if exc.status_code == 405:

@@ -218,7 +218,7 @@ class EdgeMiddleware:
         """Answer a request head the server refused (:mod:`bangscore.shim.protocol`) as a problem,
         counted against the client IP's anonymous allowance; the connection then closes."""
         request = Request(scope)
-        _, _, rate = charge_anonymous(request, self.quota)
+        _, _, rate = await charge_anonymous(request, self.quota)
         response = self.problems.problem(
             request, str(error["code"]), str(error["detail"]), rate, headers={"Connection": "close"}
         )

@@ -270,7 +270,7 @@ class Pages:
     async def http_error(self, request: Request, status: int) -> Response:
         """Given a page request that routing refused (404, 405), count it and answer HTML."""
         allowance = self.allowance(request)
-        hit, window = self.quota.charge(allowance.subject, allowance.limit)
+        hit, window = await self.quota.admit(allowance.subject, allowance.limit)
         rate = rate_headers(hit.limit, hit.used, window)
         if not hit.admitted:
             return self.refused(request, hit, window, rate)

@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
+
+import anyio
+import anyio.to_thread
 
 from bangscore.errors import AuthFailure, KeyStoreUnavailable
 from bangscore.shim.lru import Lru
@@ -20,7 +24,10 @@ from bangscore.stores.keystore import Hit, KeyRecord, KeyStore
 
 DAY_SECONDS = 86_400
 MAX_CACHED_KEYS = 100_000
-REFUSAL_SECONDS = 0.25  # how long a store's refusal is answered without asking it again
+REFUSAL_SECONDS = 0.25  # how long a brief refusal is answered without asking the store again
+# Settling waits on other replicas, not the CPU; its own threads keep a burst of pending
+# refusals (which join one recall round per key anyway) from taking the default pool's.
+SETTLE_THREADS = anyio.CapacityLimiter(16)
 log = logging.getLogger("bangscore.quota")
 
 
@@ -102,9 +109,10 @@ class Quota:
         # once the local admits are added back), and a refused subject is refused before any
         # work. Both bounded like the key cache.
         self._confirmed: Lru[int] = Lru(MAX_CACHED_KEYS)
-        # A refusal is remembered for REFUSAL_SECONDS only (the count it refused at, until
-        # when): on a shared store another replica's unspent block may come back meanwhile,
-        # so a refusal kept all day would 429 a client whose quota is not spent (issue 36).
+        # A refusal is remembered (the count it refused at, until when) all day when the store
+        # says it is final, and for REFUSAL_SECONDS when it is brief: on a shared store a
+        # refusal kept all day while another replica held a block would 429 a client whose
+        # quota is not spent (issue 36).
         self._refused: Lru[tuple[int, float]] = Lru(MAX_CACHED_KEYS)
         # Fail-open admits not yet added to the store; pushed when it answers again.
         self._unsynced: dict[tuple[str, dt.date], int] = {}
@@ -143,15 +151,35 @@ class Quota:
         return record
 
     def charge(self, subject: str, limit: int) -> tuple[Hit, Window]:
-        """Given a subject and its daily limit, count one request if under the limit.
+        """Given a subject and its daily limit, count one request if under the limit, without
+        waiting on other replicas (a refusal they may lift is ``pending``: see :meth:`admit`).
 
         Never raises for a store fault: it fails open on a per-process local count.
         """
+        return self._count(subject, limit, self.store.hit)
+
+    def settle(self, subject: str, limit: int) -> tuple[Hit, Window]:
+        """Given a subject whose charge was a pending refusal, and its limit, count one request
+        once the other replicas gave back what they held (a final or brief refusal if nothing
+        is left). Blocks up to about a second; fails open as :meth:`charge` does."""
+        return self._count(subject, limit, self.store.settle)
+
+    async def admit(self, subject: str, limit: int) -> tuple[Hit, Window]:
+        """Given a subject and its daily limit, count one request as :meth:`charge` does, on
+        the event loop; only a pending refusal waits, in a worker thread, for :meth:`settle`."""
+        hit, window = self.charge(subject, limit)
+        if hit.refusal != "pending" or hit.admitted:
+            return hit, window
+        return await anyio.to_thread.run_sync(self.settle, subject, limit, limiter=SETTLE_THREADS)
+
+    def _count(
+        self, subject: str, limit: int, count: Callable[[str, dt.date, int, int], Hit]
+    ) -> tuple[Hit, Window]:
         win = window_at(self.clock())
         try:
             if self._unsynced:
                 self._reconcile()  # first, so the count below already includes them
-            hit = self.store.hit(subject, win.day, limit, int(self.clock()))
+            hit = count(subject, win.day, limit, int(self.clock()))
         except KeyStoreUnavailable:
             self._fault("count")
             with self._lock:
@@ -163,26 +191,29 @@ class Quota:
                 self._unsynced[at] = self._unsynced.get(at, 0) + 1
                 self.metrics.fail_open_admits += 1
                 return Hit(True, used + 1, limit), win
-        self._remember(subject, win.day, hit)
+        if hit.admitted or hit.refusal != "pending":  # a pending one is settled, then kept
+            self._remember(subject, win.day, hit)
         return hit, win
 
     def _remember(self, subject: str, day: dt.date, hit: Hit) -> None:
         """Given the store's answer for a subject-day, keep its count (the base of fail-open
-        counting) and whether it refused."""
+        counting) and whether it refused: a final refusal for the rest of the day, a brief one
+        for REFUSAL_SECONDS."""
         at = (subject, day)
         if self._local:
             self._local.pop(at, None)  # the store's count now includes what was reconciled
         self._confirmed.put(at, hit.used)
         if not hit.admitted:
-            self._refused.put(at, (hit.used, self.clock() + REFUSAL_SECONDS))
+            until = math.inf if hit.refusal == "final" else self.clock() + REFUSAL_SECONDS
+            self._refused.put(at, (hit.used, until))
         elif self._refused.find(at) is not None:
             self._refused.put(at, (0, 0.0))  # admitted again: forget the refusal
 
     def refusal(self, subject: str, limit: int) -> tuple[Hit, Window] | None:
         """Given a subject and its limit, return the refusal (not admitted, the count the store
         refused at, the window) if the store refused it today at a count of at least that
-        limit less than REFUSAL_SECONDS ago, else None. No store round trip: a client past its
-        limit costs one store call a second at most."""
+        limit, finally (for the rest of the day) or briefly (less than REFUSAL_SECONDS ago),
+        else None. No store round trip, and no work for a client past its limit."""
         now = self.clock()
         window = window_at(now)
         refused = self._refused.find((subject, window.day))

@@ -19,6 +19,7 @@ from bangscore.errors import (
 from bangscore.stores.keys import generate_key, key_digest, key_id
 
 Plan = Literal["free", "pro", "bulk"]
+Refusal = Literal["final", "pending", "brief"]
 KeyState = Literal["active", "revoked"]
 PLAN_LIMITS: dict[str, int] = {"free": 1_000, "pro": 50_000}
 
@@ -83,11 +84,16 @@ class Failures:
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    """Result of counting one request: admitted or not, the count after it, and the limit."""
+    """Result of counting one request: admitted or not, the count after it, the limit, and
+    what kind of refusal a refused one is: ``final`` (every request the limit allows is
+    counted: refused for the rest of the UTC day), ``pending`` (another replica may still hold
+    part of the quota: :meth:`KeyStore.settle` may admit it) or ``brief`` (settling found no
+    answer in time: ask again shortly). A single store's refusals are always final."""
 
     admitted: bool
     used: int
     limit: int
+    refusal: Refusal = "final"
 
     @property
     def remaining(self) -> int:
@@ -154,7 +160,15 @@ class KeyStore(Protocol):
         ...
 
     def hit(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
-        """Count one request for ``subject`` on ``day`` if it is under ``limit``, atomically."""
+        """Count one request for ``subject`` on ``day`` if it is under ``limit``, atomically.
+        Never waits on other replicas: a refusal they may still lift is ``pending``."""
+        ...
+
+    def settle(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
+        """Given a subject-day whose hit() was a pending refusal, count one request as hit()
+        does once the other replicas have given back what they held (bounded: about a second),
+        returning a final or brief refusal if none is left. May block: call it off an event
+        loop."""
         ...
 
     def peek(self, subject: str, day: dt.date) -> int:

@@ -16,22 +16,39 @@ every ``flush_every`` seconds adds the requests really admitted to the subject's
 count and its last-use time, which lists and reports show. Both happen in one pipelined
 round trip. ``close()`` flushes and gives back every lease.
 
-Headers stay honest: a Hit reports ``used`` = the leased total Redis last returned to this
-replica, which counts every request admitted so far by this replica plus every block any
-replica held, so it is at least the true count at the moment of that lease. Only requests
-another replica admits from a block leased *after* ours can go unseen until our next lease
-(bounded by that block).
+Headers count requests, never blocks (docs/API.md#rate-limit-headers): a Hit reports ``used``
+= Redis's ``spent`` count at this replica's last lease plus what this replica admitted since;
+requests other replicas admitted and have not flushed can go unseen until our next lease.
+``peek()`` (304s, ``/api/v1/usage``) answers the same from a held block; holding none, it
+reads Redis: ``spent`` plus our unflushed count, or, once a lease was refused that day, the
+``leased`` total, since the last requests are then leased one by one and spent at once, so that
+it holds what other replicas have not flushed yet and a 429 never meets a usage with requests
+remaining.
 
-Round trips: one lease per block (a refused lease is remembered for up to a second, so a key
-past its limit costs no round trip per 429 either), one flush per ``flush_every`` seconds per
-process, and key lookups once per key per ``Quota.key_cache_seconds`` (which also bounds
-revocation lag: every replica re-reads a key within that time, 2 s by default, under the 5 s
-of docs/API.md#key-states). ``stats()`` counts them.
+Refusals: Redis refuses a lease once the leased total reaches the limit. The refusal is
+*final* when the leased total less the spent count is no more than what this replica holds
+unflushed: no other replica holds a block or an unflushed count, every request the limit
+allows is counted. It is remembered until the UTC day ends (for that limit or a lower one), so
+a key past its limit costs no round trip per 429. Otherwise it is *pending*: ``hit()`` says so
+at once (``Hit.refusal``), and the caller, off its event loop, calls ``settle()``, which
+recalls every replica's block of that subject-day at once over pub/sub
+(:mod:`bangscore.stores.redis_recall`) and leases again, for ``SETTLE_SECONDS`` at most, until
+a lease is granted or the refusal is final. A refusal still pending then (a block lost with a
+failed flush or a killed replica) is ``brief``: remembered for ``flush_every`` seconds (at most
+one), then asked again.
+
+Round trips: one lease per block, one flush per ``flush_every`` seconds per process, a recall
+round's publish and answers per pending refusal (not per refused request: askers join the
+round in flight), and key lookups once per key per ``Quota.key_cache_seconds`` (which also
+bounds revocation lag: every replica re-reads a key within that time, 2 s by default, under
+the 5 s of docs/API.md#key-states). ``stats()`` counts them.
 
 Layout (prefix ``bs:``): ``key:<digest>`` hash of a key record, ``keyid:<id>`` -> digest,
-``keys`` and ``acctkeys:<email>`` sorted sets of key ids by creation time, ``acct:<email>``
-hash of an account, ``n:<subject>:<day>`` hash with ``leased`` and ``spent`` (expires after
-40 days), ``last:<subject>`` Unix seconds of the last admitted request.
+``keys`` and ``acctkeys:<email>`` sorted sets of key ids by creation time, ``n:<subject>:<day>``
+hash with ``leased``, ``spent`` and, once a lease was refused, ``want`` (expires after 40
+days), ``last:<subject>`` Unix seconds of the last admitted request; accounts, sessions and
+failures: :mod:`bangscore.stores.redis_accounts`; the recall channels:
+:mod:`bangscore.stores.redis_recall`.
 
 Redis down: every call raises KeyStoreUnavailable at once for ``retry_after`` seconds after a
 failure (a breaker, so that a dead Redis costs no connect attempt per request) and the caller
@@ -53,20 +70,16 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from bangscore.errors import AccountExists, KeyStoreError, KeyStoreUnavailable, UnknownKey
-from bangscore.stores.keystore import (
-    AccountRecord,
-    Failures,
-    Hit,
-    KeyRecord,
-    KeyView,
-    SessionRecord,
-)
+from bangscore.errors import KeyStoreError, KeyStoreUnavailable, UnknownKey
+from bangscore.stores.keystore import Hit, KeyRecord, KeyView, Refusal
+from bangscore.stores.redis_accounts import PREFIX, RedisAccounts, text_fields
+from bangscore.stores.redis_recall import Recalls
 
 log = logging.getLogger("bangscore.redis_store")
 T = TypeVar("T")
-PREFIX = "bs:"
 COUNT_TTL_SECONDS = 40 * 86_400
+SETTLE_SECONDS = 1.0  # how long settle() may wait for other replicas' blocks, in all
+SETTLE_ROUNDS = 3  # recall rounds within it (a replica may lease again as it gives back)
 
 # KEYS: counter hash. ARGV: limit, divisor (2 * replicas), max block, ttl.
 # Returns {granted, leased total after the grant, spent}; granted 0 means the limit is reached.
@@ -128,27 +141,13 @@ end
 return redis.call('HGETALL', key)
 """
 
-# KEYS: failures hash. ARGV: now, seconds until forgotten. Returns {count, last}.
-_FAIL = """
-local n = redis.call('HINCRBY', KEYS[1], 'n', 1)
-redis.call('HSET', KEYS[1], 'last', ARGV[1])
-redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
-return {n, tonumber(ARGV[1])}
-"""
-
-_ADD_ACCOUNT = """
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV))
-return 1
-"""
-
 
 @dataclass
 class _Lease:
     """This replica's share of one subject-day: unspent block, last leased total, the count
     the headers show (Redis's spent at the last lease plus what was admitted here since),
-    whether blocks must go back, unflushed count, last use, and until when a refused lease is
-    taken as final (no round trip)."""
+    whether blocks must go back, unflushed count, last use, and the refusal remembered (no
+    round trip)."""
 
     left: int = 0
     leased_total: int = 0
@@ -159,7 +158,9 @@ class _Lease:
     in_flight: int = 0  # taken by a flush whose round trip has not returned
     last_at: int = 0
     touched: float = 0.0
-    refused_until: float = 0.0
+    refused_until: float = 0.0  # a pending or brief refusal is answered locally until then
+    refusal: Refusal = "pending"  # which of the two
+    final_at: int = 0  # the limit a final refusal was found at: any limit up to it is refused
 
 
 def _record(fields: dict[str, str]) -> KeyRecord:
@@ -178,12 +179,7 @@ def _pairs(flat: list[Any]) -> dict[str, str]:
     return {str(k): str(v) for k, v in zip(flat[::2], flat[1::2], strict=True)}
 
 
-def _text(fields: Any) -> dict[str, str]:
-    # The client decodes responses; this only narrows redis-py's bytes | str types.
-    return {str(k): str(v) for k, v in dict(fields).items()}
-
-
-class RedisKeyStore:
+class RedisKeyStore(RedisAccounts):
     """Keys, accounts and leased daily counts in Redis, shared by every replica.
 
     ``replicas`` is the expected number of processes counting the same keys (replicas x
@@ -204,7 +200,7 @@ class RedisKeyStore:
     ) -> None:
         if replicas < 1 or max_block < 1:
             raise ValueError("replicas and max_block must be at least 1")
-        self.client = client
+        super().__init__(client)
         self.replicas = replicas
         self.max_block = max_block
         self.lease_idle = lease_idle
@@ -215,12 +211,20 @@ class RedisKeyStore:
         self._flush = client.register_script(_FLUSH)
         self._add_key = client.register_script(_ADD_KEY)
         self._revoke = client.register_script(_REVOKE)
-        self._add_account = client.register_script(_ADD_ACCOUNT)
-        self._fail = client.register_script(_FAIL)
+        self._recalls = Recalls(client, self._give_back, self._publish, SETTLE_SECONDS)
         self._leases: dict[tuple[str, dt.date], _Lease] = {}
         self._lock = threading.Lock()
+        self._starting = threading.Lock()
         self._down_until = 0.0
-        self._stats = {"round_trips": 0, "hits": 0, "local_hits": 0, "leases": 0, "flushes": 0}
+        self._stats = {
+            "round_trips": 0,
+            "hits": 0,
+            "local_hits": 0,
+            "leases": 0,
+            "flushes": 0,
+            "settles": 0,  # pending refusals settled (each waits on a recall round)
+            "recalled": 0,  # recall rounds this replica answered by giving back
+        }
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -266,22 +270,24 @@ class RedisKeyStore:
             self._down_until = self.clock() + self.retry_after
             raise KeyStoreUnavailable(f"redis: {exc}") from exc
 
-    def _ensure_flusher(self) -> None:
-        if self._thread is None or not self._thread.is_alive():
-            self._stop.clear()
-            self._thread = threading.Thread(
-                target=self._flush_loop, name="bangscore-redis-flush", daemon=True
-            )
-            self._thread.start()
+    def _publish(self, channel: str, message: str) -> int:
+        return int(self._call(lambda: self.client.publish(channel, message)))
 
-    def _flush_loop(self) -> None:
-        while not self._stop.wait(self.flush_every):
-            try:
-                self.flush()
-            except KeyStoreUnavailable:
-                pass  # counts stay buffered until Redis answers
-            except Exception:  # a background thread must not die silently on a bug
-                log.exception("flushing counts to redis failed")
+    def _ensure_flusher(self) -> None:
+        if self._thread is not None and self._thread.is_alive():
+            return
+        with self._starting:  # settle() runs in worker threads: one listener a store
+            if self._thread is None or not self._thread.is_alive():
+                self._stop.clear()
+                self._thread = self._recalls.start(self._stop, self.flush_every, self._tick)
+
+    def _tick(self) -> None:
+        try:
+            self.flush()
+        except KeyStoreUnavailable:
+            pass  # counts stay buffered until Redis answers
+        except Exception:  # a background thread must not die silently on a bug
+            log.exception("flushing counts to redis failed")
 
     @staticmethod
     def _counter(subject: str, day: dt.date) -> str:
@@ -292,19 +298,58 @@ class RedisKeyStore:
     def hit(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
         with self._lock:
             self._stats["hits"] += 1
-            lease = self._leases.setdefault((subject, day), _Lease())
-            if lease.left > 0:
-                lease.left -= 1
-                lease.unflushed += 1
-                lease.local += 1
-                lease.last_at = now
-                lease.touched = self.clock()
-                self._stats["local_hits"] += 1
-                return Hit(True, min(lease.spent_seen + lease.local, limit), limit)
-            if self.clock() < lease.refused_until:
-                # Redis refused a lease a moment ago: refuse locally rather than ask again.
-                self._stats["local_hits"] += 1
-                return Hit(False, limit, limit)
+            found = self._held(subject, day, limit, now, remembered=True)
+        return found if found is not None else self._leased(subject, day, limit, now)
+
+    def settle(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
+        """Given a subject-day whose ``hit()`` was a pending refusal, recall every replica's
+        block of it and lease again until a lease is granted (the request is counted) or the
+        refusal is final; a ``brief`` refusal after SETTLE_SECONDS. Blocks up to that long:
+        call it off an event loop. Raises KeyStoreUnavailable if Redis is down."""
+        deadline = time.monotonic() + SETTLE_SECONDS
+        self._ensure_flusher()
+        self._stats["settles"] += 1
+        for _ in range(SETTLE_ROUNDS):
+            self._recalls.ask(subject, day).wait(deadline)
+            with self._lock:
+                found = self._held(subject, day, limit, now, remembered=False)
+            hit = found if found is not None else self._leased(subject, day, limit, now)
+            if hit.admitted or hit.refusal == "final" or time.monotonic() >= deadline:
+                break
+        if hit.refusal == "pending":
+            with self._lock:
+                lease = self._leases.setdefault((subject, day), _Lease())
+                lease.refused_until = self.clock() + min(self.flush_every, 1.0)
+                lease.refusal = "brief"
+            hit = Hit(False, limit, limit, "brief")
+        return hit
+
+    def _held(
+        self, subject: str, day: dt.date, limit: int, now: int, *, remembered: bool
+    ) -> Hit | None:
+        """Under the lock: count a request from this replica's block, or refuse it by a final
+        refusal (or, ``remembered``, a pending or brief one); None if Redis must be asked."""
+        lease = self._leases.setdefault((subject, day), _Lease())
+        if lease.left > 0:
+            lease.left -= 1
+            lease.unflushed += 1
+            lease.local += 1
+            lease.last_at = now
+            lease.touched = self.clock()
+            self._stats["local_hits"] += 1
+            return Hit(True, min(lease.spent_seen + lease.local, limit), limit)
+        if limit <= lease.final_at:
+            lease.touched = self.clock()  # kept while refused, dropped once idle
+            self._stats["local_hits"] += 1
+            return Hit(False, limit, limit)
+        if remembered and self.clock() < lease.refused_until:
+            self._stats["local_hits"] += 1
+            return Hit(False, limit, limit, lease.refusal)
+        return None
+
+    def _leased(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
+        """Lease a block (one round trip) and count a request from it, or refuse: final if no
+        other replica holds any of the quota, else pending."""
         divisor = 2 * self.replicas
         args = [limit, divisor, self.max_block, COUNT_TTL_SECONDS]
         granted, total, spent = self._call(
@@ -321,15 +366,32 @@ class RedisKeyStore:
             lease.spent_seen, lease.local = int(spent), lease.unflushed + lease.in_flight
             lease.touched = self.clock()
             if int(granted) == 0:
-                # Remembered briefly: another replica's block may come back at its next flush.
-                lease.refused_until = self.clock() + min(self.flush_every, self.lease_idle, 1.0)
                 lease.want = True
-                return Hit(False, limit, limit)
+                # Leased less spent is what every replica holds unspent or unflushed. A flush
+                # in flight is not counted as ours: it may have landed before the lease, and
+                # then leaves room for another replica's count. Unsure is pending, not final.
+                if int(total) - int(spent) <= lease.left + lease.unflushed:
+                    lease.final_at = max(lease.final_at, limit)
+                    return Hit(False, limit, limit)
+                lease.refused_until = self.clock() + SETTLE_SECONDS
+                lease.refusal = "pending"
+                return Hit(False, limit, limit, "pending")
+            lease.refused_until = 0.0
             lease.left += int(granted) - 1
             lease.unflushed += 1
             lease.local += 1
             lease.last_at = now
             return Hit(True, min(lease.spent_seen + lease.local, limit), limit)
+
+    def _give_back(self, subject: str, day: dt.date) -> None:
+        """Another replica was refused a lease of this subject-day: flush, giving our block of
+        it back (a recall round's answer). Raises KeyStoreUnavailable."""
+        with self._lock:
+            lease = self._leases.get((subject, day))
+            if lease is not None:
+                lease.want = True
+        self.flush()
+        self._stats["recalled"] += 1
 
     def flush(self, *, release_all: bool = False) -> int:
         """Add buffered counts to Redis and give back idle (or, with ``release_all``, every)
@@ -399,15 +461,20 @@ class RedisKeyStore:
         self._call(lambda: self._flush(keys=keys, args=[n, n, now, COUNT_TTL_SECONDS]))
 
     def peek(self, subject: str, day: dt.date) -> int:
-        # A subject this replica holds a lease for answers from that lease, as hit() does,
-        # so a 304 revalidation costs no round trip and its headers match the 200s around it.
+        # A subject this replica holds a block of (or found finally refused) answers from that
+        # lease, as hit() does, so a 304 revalidation costs no round trip and its headers match
+        # the 200s around it.
         with self._lock:
             lease = self._leases.get((subject, day))
-            if lease is not None and lease.leased_total:
+            if lease is not None and lease.leased_total and (lease.left or lease.final_at):
                 return lease.spent_seen + lease.local
-            unflushed = lease.unflushed if lease is not None else 0
-        spent = self._call(lambda: self.client.hget(self._counter(subject, day), "spent"))
-        return int(spent or 0) + unflushed
+            unflushed = lease.unflushed + lease.in_flight if lease is not None else 0
+        leased, spent, want = self._call(
+            lambda: self.client.hmget(self._counter(subject, day), ["leased", "spent", "want"])
+        )
+        # Once a lease was refused the last requests are leased one by one and spent at once,
+        # so the leased total is the count, with what other replicas have not flushed yet.
+        return int(leased or 0) if want else int(spent or 0) + unflushed
 
     def history(self, subject: str, days: list[dt.date]) -> dict[dt.date, int]:
         if not days:
@@ -442,7 +509,7 @@ class RedisKeyStore:
             raise KeyStoreError(f"key {record.key_id} already exists")
 
     def find_key(self, digest: str) -> KeyRecord | None:
-        fields = _text(self._call(lambda: self.client.hgetall(f"{PREFIX}key:{digest}")))
+        fields = text_fields(self._call(lambda: self.client.hgetall(f"{PREFIX}key:{digest}")))
         return _record(fields) if fields else None
 
     def revoke_key(self, key_id: str) -> KeyRecord:
@@ -474,7 +541,7 @@ class RedisKeyStore:
                 pipe.hgetall(f"{PREFIX}key:{digest}")
             return pipe.execute()
 
-        records = [_record(_text(f)) for f in self._call(details) if f]
+        records = [_record(text_fields(f)) for f in self._call(details) if f]
 
         def counts() -> list[Any]:
             pipe = self.client.pipeline(transaction=False)
@@ -495,82 +562,6 @@ class RedisKeyStore:
                 views.append(KeyView(r, last, int(raw[2 * i] or 0) + pending))
         return views
 
-    # -- accounts ----------------------------------------------------------------------------
-
-    def create_account(self, account: AccountRecord) -> None:
-        args: list[str | int] = [
-            "email",
-            account.email,
-            "password_hash",
-            account.password_hash,
-            "created_at",
-            account.created_at,
-            "network",
-            account.network,
-        ]
-        key = f"{PREFIX}acct:{account.email}"
-        if not int(self._call(lambda: self._add_account(keys=[key], args=args))):
-            raise AccountExists(account.email)
-
-    def find_account(self, email: str) -> AccountRecord | None:
-        fields = _text(self._call(lambda: self.client.hgetall(f"{PREFIX}acct:{email}")))
-        if not fields:
-            return None
-        return AccountRecord(
-            fields["email"],
-            fields["password_hash"],
-            int(fields["created_at"]),
-            fields.get("network", ""),
-        )
-
-    # -- website sessions and sign-in failures (expire in Redis) -------------------------------
-
-    def start_session(self, digest: str, email: str, created_at: int, expires_at: int) -> None:
-        key = f"{PREFIX}sess:{digest}"
-
-        def send() -> list[Any]:
-            pipe = self.client.pipeline(transaction=True)
-            pipe.hset(
-                key, mapping={"email": email, "created_at": created_at, "expires_at": expires_at}
-            )
-            pipe.expireat(key, expires_at)
-            return pipe.execute()
-
-        self._call(send)
-
-    def find_session(self, digest: str, now: int) -> SessionRecord | None:
-        fields = _text(self._call(lambda: self.client.hgetall(f"{PREFIX}sess:{digest}")))
-        if not fields or int(fields["expires_at"]) <= now:
-            return None
-        return SessionRecord(fields["email"], int(fields["created_at"]), int(fields["expires_at"]))
-
-    def extend_session(self, digest: str, expires_at: int) -> None:
-        key = f"{PREFIX}sess:{digest}"
-
-        def send() -> list[Any]:
-            pipe = self.client.pipeline(transaction=True)
-            pipe.hset(key, "expires_at", expires_at)
-            pipe.expireat(key, expires_at)
-            return pipe.execute()
-
-        if self._call(lambda: self.client.exists(key)):
-            self._call(send)
-
-    def end_session(self, digest: str) -> None:
-        self._call(lambda: self.client.delete(f"{PREFIX}sess:{digest}"))
-
-    def fail(self, subject: str, now: int, forget_after: int) -> Failures:
-        key = f"{PREFIX}fail:{subject}"
-        n, last = self._call(lambda: self._fail(keys=[key], args=[now, forget_after]))
-        return Failures(int(n), int(last))
-
-    def failures(self, subject: str, now: int) -> Failures:
-        n, last = self._call(lambda: self.client.hmget(f"{PREFIX}fail:{subject}", ["n", "last"]))
-        return Failures(int(n), int(last or 0)) if n else Failures(0, 0)
-
-    def forgive(self, subject: str) -> None:
-        self._call(lambda: self.client.delete(f"{PREFIX}fail:{subject}"))
-
     # -- housekeeping ------------------------------------------------------------------------
 
     def stats(self) -> dict[str, int]:
@@ -579,6 +570,7 @@ class RedisKeyStore:
     def close(self) -> None:
         self._stop.set()
         if self._thread is not None:
+            self._recalls.wake()
             self._thread.join(timeout=2)
             self._thread = None
         try:

@@ -275,6 +275,10 @@ class SQLiteKeyStore:
             self._release(stale)
         return Hit(True, used + 1, limit)
 
+    def settle(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
+        """Count one request as hit() does: one store, so nothing is ever pending."""
+        return self.hit(subject, day, limit, now)
+
     def _hit_once(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
         """Count one request in the file (one statement), for stores shared by processes."""
         with _faults():

@@ -172,7 +172,7 @@ class WatchSite:
         # It shows a game's price and score: counted against the page allowance, signed in
         # or not (docs/API.md#watches).
         host = request.client.host if request.client else "unknown"
-        hit, window = self.quota.charge(f"page:{host}", self.quota.page_limit)
+        hit, window = await self.quota.admit(f"page:{host}", self.quota.page_limit)
         rate = dict(rate_headers(hit.limit, hit.used, window))
         if not hit.admitted:
             response = self._message(

@@ -102,3 +102,16 @@ def test_revocation_is_seen_after_the_cache_expires(tmp_path: Path) -> None:
     with pytest.raises(AuthFailure) as failure:
         quota.authenticate(key)
     assert failure.value.code == "revoked_key"
+
+
+def test_a_final_refusal_is_remembered_until_the_day_ends_or_the_limit_rises(
+    tmp_path: Path,
+) -> None:
+    quota, _, key, clock = make(tmp_path)
+    subject = quota.authenticate(key).subject
+    assert [quota.charge(subject, 3)[0].admitted for _ in range(4)] == [True] * 3 + [False]
+    clock.now += 3600  # one store, so its refusal is final: refused without asking it
+    assert quota.refusal(subject, 3) == (Hit(False, 3, 3), window_at(clock.now))
+    assert quota.refusal(subject, 4) is None  # a raised limit asks the store again
+    clock.now += window_at(clock.now).seconds_to_reset  # the next UTC day
+    assert quota.refusal(subject, 3) is None

@@ -1,0 +1,131 @@
+"""Website accounts, sessions and sign-in failures in Redis: the part of the Redis key store
+(:class:`~bangscore.stores.redis_store.RedisKeyStore`, which inherits it) that counts nothing.
+
+Layout (prefix ``bs:``): ``acct:<email>`` hash of an account, ``sess:<digest>`` hash of a
+session (expires at its end), ``fail:<subject>`` hash of a subject's failed attempts (expires
+once forgotten).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import redis
+
+from bangscore.errors import AccountExists
+from bangscore.stores.keystore import AccountRecord, Failures, SessionRecord
+
+T = TypeVar("T")
+PREFIX = "bs:"
+
+# KEYS: failures hash. ARGV: now, seconds until forgotten. Returns {count, last}.
+_FAIL = """
+local n = redis.call('HINCRBY', KEYS[1], 'n', 1)
+redis.call('HSET', KEYS[1], 'last', ARGV[1])
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
+return {n, tonumber(ARGV[1])}
+"""
+
+_ADD_ACCOUNT = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return 1
+"""
+
+
+def text_fields(fields: Any) -> dict[str, str]:
+    """Given a hash as redis-py returns it, return it as str to str (the client decodes
+    responses: this only narrows redis-py's bytes | str types)."""
+    return {str(k): str(v) for k, v in dict(fields).items()}
+
+
+class RedisAccounts:
+    """Accounts, sessions and failures over the store's ``client``, each call one round trip
+    through the store's ``_call`` (its breaker: KeyStoreUnavailable when Redis is down)."""
+
+    client: redis.Redis
+
+    def __init__(self, client: redis.Redis) -> None:
+        self.client = client
+        self._add_account = client.register_script(_ADD_ACCOUNT)
+        self._fail = client.register_script(_FAIL)
+
+    def _call(self, fn: Callable[[], T]) -> T:
+        raise NotImplementedError  # the store's breaker
+
+    # -- accounts ----------------------------------------------------------------------------
+
+    def create_account(self, account: AccountRecord) -> None:
+        args: list[str | int] = [
+            "email",
+            account.email,
+            "password_hash",
+            account.password_hash,
+            "created_at",
+            account.created_at,
+            "network",
+            account.network,
+        ]
+        key = f"{PREFIX}acct:{account.email}"
+        if not int(self._call(lambda: self._add_account(keys=[key], args=args))):
+            raise AccountExists(account.email)
+
+    def find_account(self, email: str) -> AccountRecord | None:
+        fields = text_fields(self._call(lambda: self.client.hgetall(f"{PREFIX}acct:{email}")))
+        if not fields:
+            return None
+        return AccountRecord(
+            fields["email"],
+            fields["password_hash"],
+            int(fields["created_at"]),
+            fields.get("network", ""),
+        )
+
+    # -- website sessions and sign-in failures (expire in Redis) -------------------------------
+
+    def start_session(self, digest: str, email: str, created_at: int, expires_at: int) -> None:
+        key = f"{PREFIX}sess:{digest}"
+
+        def send() -> list[Any]:
+            pipe = self.client.pipeline(transaction=True)
+            pipe.hset(
+                key, mapping={"email": email, "created_at": created_at, "expires_at": expires_at}
+            )
+            pipe.expireat(key, expires_at)
+            return pipe.execute()
+
+        self._call(send)
+
+    def find_session(self, digest: str, now: int) -> SessionRecord | None:
+        fields = text_fields(self._call(lambda: self.client.hgetall(f"{PREFIX}sess:{digest}")))
+        if not fields or int(fields["expires_at"]) <= now:
+            return None
+        return SessionRecord(fields["email"], int(fields["created_at"]), int(fields["expires_at"]))
+
+    def extend_session(self, digest: str, expires_at: int) -> None:
+        key = f"{PREFIX}sess:{digest}"
+
+        def send() -> list[Any]:
+            pipe = self.client.pipeline(transaction=True)
+            pipe.hset(key, "expires_at", expires_at)
+            pipe.expireat(key, expires_at)
+            return pipe.execute()
+
+        if self._call(lambda: self.client.exists(key)):
+            self._call(send)
+
+    def end_session(self, digest: str) -> None:
+        self._call(lambda: self.client.delete(f"{PREFIX}sess:{digest}"))
+
+    def fail(self, subject: str, now: int, forget_after: int) -> Failures:
+        key = f"{PREFIX}fail:{subject}"
+        n, last = self._call(lambda: self._fail(keys=[key], args=[now, forget_after]))
+        return Failures(int(n), int(last))
+
+    def failures(self, subject: str, now: int) -> Failures:
+        n, last = self._call(lambda: self.client.hmget(f"{PREFIX}fail:{subject}", ["n", "last"]))
+        return Failures(int(n), int(last or 0)) if n else Failures(0, 0)
+
+    def forgive(self, subject: str) -> None:
+        self._call(lambda: self.client.delete(f"{PREFIX}fail:{subject}"))

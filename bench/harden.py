@@ -31,7 +31,7 @@ import httpx
 from bangscore.stores.keystore import issue_key
 from bangscore.stores.secret import load_session_secret
 from bangscore.stores.sqlite_store import SQLiteKeyStore
-from bench.run import PY, REPO, free_port, serving
+from bench.run import PY, REPO, free_port, serving, wait_warm
 from bench.wrk import WrkResult, wrk
 
 LIST_PATH = "/api/v1/games?genre=rpg"
@@ -77,19 +77,6 @@ def serve_command(state: Path, port: int, *, quiet: bool) -> list[str]:
     return [*args, "--workers", "1", *(["--quiet"] if quiet else [])]
 
 
-def warmed(url: str, auth: dict[str, str]) -> None:
-    """Given a started server, build its deferred indexes (a search and a composed page need
-    them) and wait until its warm-up (the not-rated names, the heap settling, 2 s after the
-    start) ended (``bangscore_warm`` 1 on /metrics), so a measurement sees the steady state."""
-    httpx.get(f"{url}/api/v1/search?q=portal", headers=auth, timeout=120.0)
-    httpx.get(f"{url}/api/v1/games?genre=rpg,strategy&year_from=2010", headers=auth, timeout=120)
-    deadline = time.monotonic() + START_SECONDS
-    while "\nbangscore_warm 1.0" not in httpx.get(f"{url}/metrics", timeout=10.0).text:
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"{url} not warm after {START_SECONDS} s")
-        time.sleep(0.2)
-
-
 def measure_log(state: Path, key: str, seconds: float, rounds: int, logs: Path) -> LogFigures:
     """Given a state folder, a key, wrk seconds per run and rounds, return the median figures
     of the list page with the log off and on (alternating, so drift hits both alike)."""
@@ -102,7 +89,7 @@ def measure_log(state: Path, key: str, seconds: float, rounds: int, logs: Path) 
             url = f"http://127.0.0.1:{port}"
             log = logs / f"{'quiet' if quiet else 'logged'}-{n}.log"
             with serving(serve_command(state, port, quiet=quiet), f"{url}/metrics", log, env):
-                warmed(url, auth)
+                wait_warm(url, auth)
                 figure = wrk(url + LIST_PATH, seconds, headers=auth)
             runs[quiet].append(figure)
             print("log", "off" if quiet else "on", figure, flush=True)

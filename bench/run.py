@@ -43,7 +43,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -111,6 +111,25 @@ def wait_ready(url: str, process: subprocess.Popen[bytes], seconds: float = 60.0
             return
         time.sleep(0.2)
     raise RuntimeError(f"{url} not ready after {seconds} s")
+
+
+WARM_SECONDS = 120.0  # a replica on the real snapshot warms in seconds; a loaded machine, more
+
+
+def wait_warm(url: str, auth: Mapping[str, str], seconds: float = WARM_SECONDS) -> None:
+    """Given a started shim's base URL and a key's headers, build its deferred indexes (a
+    search and a composed page need them) and wait until its warm-up (the not-rated names, the
+    heap settling, 2 s after the start) ended (``bangscore_warm`` 1 on /metrics), so a
+    measurement sees the steady state, not a replica still building its indexes after its
+    first answer. Raises RuntimeError if it is not warm within ``seconds``."""
+    httpx.get(f"{url}/api/v1/search?q=portal", headers=dict(auth), timeout=seconds)
+    composed = f"{url}/api/v1/games?genre=rpg,strategy&year_from=2010"
+    httpx.get(composed, headers=dict(auth), timeout=seconds)
+    deadline = time.monotonic() + seconds
+    while "\nbangscore_warm 1.0" not in httpx.get(f"{url}/metrics", timeout=10.0).text:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{url} not warm after {seconds} s")
+        time.sleep(0.2)
 
 
 @contextlib.contextmanager
@@ -413,6 +432,7 @@ def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
     static.mkdir()
     profile_lines: list[str] = []
     with serving(shim_cmd, f"{shim_url}/metrics", logs / "shim.log", env):
+        wait_warm(shim_url, auth)
         etag = ""
         for w in workloads:
             r = httpx.get(shim_url + w.shim, headers=auth)
@@ -443,6 +463,7 @@ def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
     # The same shim as operators run it: the JSON access log on, written to a file.
     logged_cmd = [arg for arg in shim_cmd if arg != "--quiet"]
     with serving(logged_cmd, f"{shim_url}/metrics", logs / "shim-logged.log", env):
+        wait_warm(shim_url, auth)
         for w in production:
             for coding, extra in (("identity", {}), ("gzip", GZIP)):
                 figure = wrk(shim_url + w.shim, seconds, headers={**auth, **extra})
@@ -462,6 +483,7 @@ def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
         redis_cmd[redis_cmd.index(str(shim_port))] = str(redis_port)
         redis_shim = f"http://127.0.0.1:{redis_port}"
         with serving(redis_cmd, f"{redis_shim}/metrics", logs / "shim-redis.log", env):
+            wait_warm(redis_shim, auth)
             for w in workloads:
                 headers = {**auth, "If-None-Match": etag} if w.name == "304 revalidation" else auth
                 results[(w.name, "shim+redis")] = wrk(redis_shim + w.shim, seconds, headers=headers)
@@ -572,6 +594,7 @@ def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
     ]
     if missed:
         with serving(shim_cmd, f"{shim_url}/metrics", logs / "shim-profile.log", env) as shim:
+            wait_warm(shim_url, auth)
             for w in (workloads[0], workloads[2]):
                 if w.name in missed:
                     lines = profile(

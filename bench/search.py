@@ -25,6 +25,8 @@ from collections.abc import Iterator, Sequence
 
 import httpx
 
+from bench.run import wait_warm
+
 WORST = (
     " ".join(f"the{c}" for c in "abcdefghijklmnopqrst"),
     "thee thea theo thei",
@@ -128,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=20.0)
     args = parser.parse_args(argv)
     with httpx.Client(base_url=args.url, timeout=30) as client:
-        client.get("/search", params={"q": "warm"}).raise_for_status()  # load the unrated index
+        wait_warm(args.url, {"Authorization": f"Bearer {args.key}"})  # indexes built, heap settled
         print("| where | query | bytes | median ms |\n|---|---|---|---|")
         for where, query, size, ms in worst_alone(client, args.key):
             print(f"| {where} | `{query[:40]}` | {size:,} | {ms:.1f} |")

@@ -3,7 +3,9 @@ template ``badge.svg`` draws from them."""
 
 from __future__ import annotations
 
+import dataclasses
 import xml.etree.ElementTree as ET
+from typing import Any
 
 import pytest
 
@@ -109,6 +111,21 @@ def test_badge_escapes_and_shortens_long_names() -> None:
     shown = texts(svg)[1]  # well-formed: jinja2 escaped the name
     assert len(shown) == MAX_NAME and shown.startswith("<b>") and shown.endswith("…")
     assert "\n" not in svg and svg.startswith('<svg xmlns="http://www.w3.org/2000/svg" width="')
+
+
+def test_every_text_of_the_badge_is_escaped() -> None:
+    # The template writes numbers as they are (autoescape off) and escapes each text by name:
+    # a text field added to Badge and left unescaped by the template fails here.
+    hostile = "<x&\"'>"
+    values = badge(name="Game", bang_score=70, tier="worth_it")
+    texts_of: dict[str, Any] = {
+        f.name: hostile for f in dataclasses.fields(values) if f.type == "str"
+    }
+    svg = SITE.badge_svg(dataclasses.replace(values, **texts_of)).decode()
+    root = ET.fromstring(svg)  # well-formed: no text broke out of its element or attribute
+    assert hostile not in svg and "<x" not in svg
+    assert texts(svg) == [hostile] * 4 and root.get("aria-label") == hostile
+    assert len(texts_of) == 6  # label, brand, name, score, words, fill
 
 
 def test_snippet_links_the_game_page() -> None:

@@ -4,6 +4,7 @@ bytes the f-string drawing of 2da1fa1 wrote for real inputs."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import itertools
 import json
@@ -269,6 +270,57 @@ def test_svg_is_accessible_escaped_and_self_contained(site: SiteRenderer) -> Non
         "circle",
         "polygon",
     ]
+
+
+HOSTILE = "<x&\"'>"  # every character a text must not reach the SVG as
+
+
+def hostile(value: Any) -> Any:
+    """Return a chart's geometry (or any part of it) with every text replaced by HOSTILE."""
+    if isinstance(value, str):
+        return HOSTILE
+    if isinstance(value, tuple):
+        parts = [hostile(v) for v in value]
+        return type(value)(*parts) if hasattr(value, "_fields") else tuple(parts)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = {f.name: hostile(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return dataclasses.replace(value, **fields)
+    return value
+
+
+@pytest.mark.parametrize(
+    "chart",
+    [
+        pytest.param(price_curve(falling(), name="Game", **ALL_MARKERS), id="price-curve"),
+        pytest.param(
+            price_history(
+                [
+                    HistoryPoint(dt.date(2026, 1, 10), 59.99, 59.99, 0, "itad"),
+                    HistoryPoint(dt.date(2026, 7, 2), 29.99, 59.99, 50, "itad"),
+                ],
+                as_of=dt.date(2026, 7, 24),
+                name="Game",
+                scores=[ScoreMark(dt.date(2026, 1, 10), 71), ScoreMark(dt.date(2026, 7, 2), 84)],
+            ),
+            id="history-with-scores",
+        ),
+        pytest.param(price_history([], as_of=None, name="Game"), id="history-empty"),
+    ],
+)
+def test_every_text_of_a_chart_is_escaped(
+    site: SiteRenderer, chart: PriceCurve | PriceHistory
+) -> None:
+    # The macros write numbers as they are (autoescape off) and escape each text by name: a
+    # text added to the geometry and left unescaped by the template fails here.
+    svg = site.chart_svg(hostile(chart))
+    root = ET.fromstring(svg)  # well-formed: no text broke out of its element or attribute
+    assert HOSTILE not in svg and "<x" not in svg
+    written = [
+        root.text,
+        *(el.text for el in root.iter()),
+        *(v for el in root.iter() for v in el.attrib.values()),
+    ]
+    assert any(HOSTILE in (w or "") for w in written)  # the texts are there, unescaped by XML
 
 
 def _cases() -> list[dict[str, Any]]:

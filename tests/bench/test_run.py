@@ -14,6 +14,8 @@ from bench.run import free_port, serving, wait_warm
 from tests.support import factories
 from tests.support.live import parse_metrics
 
+pytestmark = pytest.mark.server  # each starts a `bangscore serve` process: not in make check
+
 
 def test_a_shim_is_measured_only_once_warm(tmp_path: Path) -> None:
     state = tmp_path / "state"

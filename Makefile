@@ -32,7 +32,7 @@ CHECK_WORKERS ?= auto
 
 .PHONY: help venv deps lock hooks build run serve demo-key test check lint format docs typecheck imports ranking \
         calibrate \
-        bench stack clean
+        bench bench-compare stack clean
 
 help:  ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -158,6 +158,13 @@ test: $(STAMP) deps  ## the whole suite (real servers, chromium), with coverage:
 
 bench: $(STAMP) deps  ## run the benchmark suite and write bench/RESULTS.md
 	$(BIN)/python -m bench.run
+
+# A regression shows in make bench only as a ratio to bare Starlette that fell since the last
+# run, and those ratios move 10-15% between runs on a shared machine: this runs the earlier
+# commit's build and shim beside this checkout's, alternating (bench/compare.py).
+bench-compare: $(STAMP) deps  ## paired regression check against an earlier commit: make bench-compare REF=<commit> writes bench/COMPARE.md
+	@test -n "$(REF)" || { echo "make bench-compare: name the earlier commit, REF=<commit>" >&2; exit 2; }
+	$(BIN)/python -m bench.compare $(REF)
 
 calibrate: $(STAMP)  ## score the bundled dumps and rewrite scoring/CALIBRATION.md and its histogram
 	$(BIN)/python -m bench.calibrate --progress

@@ -134,12 +134,18 @@ def wait_warm(url: str, auth: Mapping[str, str], seconds: float = WARM_SECONDS) 
 
 @contextlib.contextmanager
 def serving(
-    args: Sequence[str], ready_url: str, log: Path, env: dict[str, str] | None = None
+    args: Sequence[str],
+    ready_url: str,
+    log: Path,
+    env: dict[str, str] | None = None,
+    *,
+    cwd: Path = REPO,
 ) -> Iterator[subprocess.Popen[bytes]]:
-    """Given a command line, run it until the block ends; yield the process once it answers."""
+    """Given a command line (run in ``cwd``), run it until the block ends; yield the process
+    once it answers."""
     with open(log, "ab") as out:
         process = subprocess.Popen(
-            list(args), cwd=REPO, stdout=out, stderr=subprocess.STDOUT, env=env
+            list(args), cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env=env
         )
     try:
         wait_ready(ready_url, process)
@@ -241,9 +247,18 @@ def count_cost(folder: Path, n: int = 20_000) -> float:
     return cost
 
 
-def measure_build(label: str, catalog: Path | None, state_dir: Path, games: int) -> BuildFigure:
+def measure_build(
+    label: str,
+    catalog: Path | None,
+    state_dir: Path,
+    games: int,
+    *,
+    repo: Path = REPO,
+    env: dict[str, str] | None = None,
+) -> BuildFigure:
     """Given a catalog file (None: resolve the bundled dumps, as ``make run`` does) and an empty
-    state folder, run the build as a child; measure it.
+    state folder, run the build as a child; measure it. ``repo`` and ``env`` name the checkout
+    whose code builds (:mod:`bench.compare` builds an earlier commit's too).
 
     Peak memory and CPU time are the build's own ``ru_maxrss`` and user + system time, from
     ``wait4`` in :mod:`bench.child`, the small process the build is forked from (forked from
@@ -259,8 +274,10 @@ def measure_build(label: str, catalog: Path | None, state_dir: Path, games: int)
     started = time.perf_counter()
     with open(log, "wb") as out:
         process = subprocess.Popen(
-            [PY, "-m", "bench.child", str(usage_file), *args],
-            cwd=REPO,
+            # By path, not -m: an earlier commit's tree (bench.compare) may not have it.
+            [PY, str(Path(__file__).with_name("child.py")), str(usage_file), *args],
+            cwd=repo,
+            env=env,
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,

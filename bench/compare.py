@@ -1,0 +1,379 @@
+"""A paired regression check: this checkout against an earlier commit, on the same machine in
+the same run, so the machine's drift hits both alike (``make bench-compare REF=<commit>``).
+
+``make bench`` compares each run with bare Starlette and nginx, and a regression shows only
+as a ratio that fell since the last RESULTS.md. On a shared two-core machine those ratios
+move 10-15% between runs of the same code, which is as large as the regressions to be found.
+Here both versions run side by side instead:
+
+- the earlier commit's tree is taken with ``git archive`` (its code and its bundled dumps) and
+  run with this checkout's virtual environment, its own package first on ``PYTHONPATH``;
+- each version builds the real catalogue from its own bundled dumps, ``--build-rounds`` times,
+  in alternating order; the figure is each build's CPU seconds (user + system);
+- each version's shim serves its own last build (one worker, quota counting on with a bulk
+  key), and the same wrk loads as ``make bench`` run ``--rounds`` times, the two versions
+  alternating which goes first; the figure is the median per load;
+- a row whose throughput fell below 0.9 of the earlier commit's (a build whose CPU rose past
+  1.1x) is marked a regression.
+
+    .venv/bin/python -m bench.compare 3cb03e9 [--rounds 3] [--seconds 5] [--build-rounds 2]
+
+The Markdown report goes to ``--out`` (default bench/COMPARE.md). A load the earlier commit
+does not serve (a later endpoint) is left out of both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime as dt
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from bench.catalogs import (
+    common_tag,
+    composed_rotation,
+    detail_records,
+    search_words,
+    shim_composed,
+)
+from bench.report import BULK_LIMIT
+from bench.run import (
+    DETAIL_APPID,
+    PY,
+    REPO,
+    ROTATIONS,
+    SEARCH_WORD,
+    free_port,
+    lookup_path,
+    machine,
+    measure_build,
+    serving,
+    wait_warm,
+)
+from bench.wrk import WrkResult, rotation_script, wrk
+
+FLOOR = 0.9  # throughput below this share of the earlier commit's is a regression
+CEILING = 1.1  # a build's CPU seconds above this multiple of the earlier commit's is one
+
+# Run by each version's own code: a bulk key in its key store, and the session secret its
+# serve command reads (as `keys create` would make).
+_ISSUE_KEY = """
+import sys
+from pathlib import Path
+from bangscore.stores.keystore import issue_key
+from bangscore.stores.secret import load_session_secret
+from bangscore.stores.sqlite_store import SQLiteKeyStore
+state = Path(sys.argv[1])
+store = SQLiteKeyStore(state / "bangscore.sqlite3")
+key, _ = issue_key(store, "bench@bangscore.local", "bulk", int(sys.argv[2]), 0)
+store.close()
+load_session_secret(None, state)
+print(key)
+"""
+
+
+@dataclass(frozen=True)
+class Side:
+    """One version under test: its label (``ref``/``head`` and the commit), its source tree,
+    and the environment its processes run in (its tree first on ``PYTHONPATH``)."""
+
+    label: str
+    tree: Path
+    env: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Row:
+    """One load's paired figures: medians of requests per second and p99 latency (ms) for the
+    earlier commit (``ref``) and this checkout (``head``), and whether it regressed."""
+
+    name: str
+    ref_rps: float
+    head_rps: float
+    ref_p99: float
+    head_p99: float
+
+    @property
+    def ratio(self) -> float:
+        """Return head's throughput as a share of ref's (NaN if ref answered nothing)."""
+        return self.head_rps / self.ref_rps if self.ref_rps > 0 else float("nan")
+
+    @property
+    def regressed(self) -> bool:
+        """Return True if head's throughput fell below :data:`FLOOR` of ref's (a NaN ratio is
+        not a regression: there is nothing to compare)."""
+        return self.ratio < FLOOR
+
+
+def side_env(tree: Path) -> dict[str, str]:
+    """Given a source tree, return the environment its processes run in: this one without
+    ``BANGSCORE_*`` settings, with ``tree`` first on ``PYTHONPATH`` (ahead of the editable
+    install's finder, so ``import bangscore`` is that tree's)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BANGSCORE_")}
+    env["PYTHONPATH"] = str(tree)
+    return env
+
+
+def checkout(ref: str, folder: Path, repo: Path = REPO) -> str:
+    """Given a commit-ish of ``repo`` and a folder that does not exist yet, extract the
+    commit's tree into it with ``git archive``; return its short hash. Raises RuntimeError if
+    git does not know the ref."""
+    found = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "--short", f"{ref}^{{commit}}"],
+        capture_output=True,
+        text=True,
+    )
+    if found.returncode != 0:
+        raise RuntimeError(f"unknown commit {ref!r}: {found.stderr.strip()}")
+    folder.mkdir(parents=True)
+    with subprocess.Popen(
+        ["git", "-C", str(repo), "archive", "--format=tar", ref], stdout=subprocess.PIPE
+    ) as archive:
+        subprocess.run(["tar", "-x", "-C", str(folder)], stdin=archive.stdout, check=True)
+    if archive.returncode != 0:
+        raise RuntimeError(f"git archive {ref} failed")
+    return found.stdout.strip()
+
+
+def head_label() -> str:
+    """Return this checkout's short hash, with ``-dirty`` when it has uncommitted changes."""
+    out = subprocess.run(
+        ["git", "-C", str(REPO), "describe", "--always", "--dirty"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return out.stdout.strip()
+
+
+def median_row(name: str, ref: Sequence[WrkResult], head: Sequence[WrkResult]) -> Row:
+    """Given one load's wrk figures per round for each version, return its row of medians."""
+    return Row(
+        name,
+        statistics.median(r.rps for r in ref),
+        statistics.median(r.rps for r in head),
+        statistics.median(r.p99_ms for r in ref),
+        statistics.median(r.p99_ms for r in head),
+    )
+
+
+def build_cpu(side: Side, state: Path, games: int) -> float:
+    """Given a version and an empty state folder, build the real catalogue from the version's
+    bundled dumps into it; return the build's CPU seconds. Raises RuntimeError if it fails."""
+    figure = measure_build(side.label, None, state, games, repo=side.tree, env=side.env)
+    return figure.cpu_seconds
+
+
+def issue_bench_key(side: Side, state: Path) -> str:
+    """Given a version and its built state folder, issue a bulk key with that version's code;
+    return the key."""
+    out = subprocess.run(
+        [PY, "-c", _ISSUE_KEY, str(state), str(BULK_LIMIT)],
+        cwd=side.tree,
+        env=side.env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return out.stdout.strip()
+
+
+Load = Callable[[str, Mapping[str, str]], WrkResult]
+
+
+def loads(state: Path, work: Path, seconds: float) -> dict[str, tuple[str, Load]]:
+    """Given head's built state (its records name the paths) and a work folder, return the
+    loads by row name as (a path to check that both versions answer, the wrk run)."""
+    records = detail_records(state / "snapshots")
+    top_tags = [t for t, _ in Counter(t for r in records for t in r["tags"]).most_common(6)]
+    composed = shim_composed("rpg,strategy", common_tag(records), 2010, 2020)
+    comp = rotation_script(
+        work, "composed", [shim_composed(*c) for c in composed_rotation(top_tags, ROTATIONS)]
+    )
+    words = [f"/api/v1/search?q={w}" for w in search_words(records, ROTATIONS)]
+    search = rotation_script(work, "search", words)
+    detail = f"/api/v1/games/{DETAIL_APPID}"
+
+    def fixed(path: str) -> tuple[str, Load]:
+        return path, lambda url, auth: wrk(url + path, seconds, headers=dict(auth))
+
+    def rotating(script: Path, first: str, connections: int = 64) -> tuple[str, Load]:
+        return first, lambda url, auth: wrk(
+            url, seconds, headers=dict(auth), script=script, warmup=False, connections=connections
+        )
+
+    def revalidate(url: str, auth: Mapping[str, str]) -> WrkResult:
+        etag = httpx.get(url + detail, headers=dict(auth)).headers["etag"]
+        return wrk(url + detail, seconds, headers={**auth, "If-None-Match": etag})
+
+    return {
+        "precomputed list page": fixed("/api/v1/games?genre=rpg"),
+        "detail record": fixed(detail),
+        "composed filter page": fixed(composed),
+        "search": fixed(f"/api/v1/search?q={SEARCH_WORD}"),
+        "304 revalidation": (detail, revalidate),
+        "lookup, 100 ids": fixed(lookup_path(records)),
+        "composed, rotating": rotating(
+            comp, shim_composed("rpg,strategy", top_tags[0], 2010, 2020)
+        ),
+        "search, rotating": rotating(search, words[0]),
+        "search, rotating, 1 connection": rotating(search, words[0], connections=1),
+    }
+
+
+def settle(url: str, auth: Mapping[str, str]) -> None:
+    """Given a started shim and a key's headers, build its deferred indexes (a search and a
+    composed page need them) and, on a version that reports it, wait for its warm-up to end
+    (``bangscore_warm``: :func:`bench.run.wait_warm`)."""
+    httpx.get(f"{url}/api/v1/search?q={SEARCH_WORD}", headers=dict(auth), timeout=120)
+    httpx.get(f"{url}/api/v1/games?genre=rpg,strategy&year_from=2010", headers=dict(auth))
+    if "bangscore_warm" in httpx.get(f"{url}/metrics", timeout=10).text:
+        wait_warm(url, auth)
+
+
+def builds(
+    sides: Mapping[str, Side], rounds: int, work: Path
+) -> tuple[dict[str, list[float]], dict[str, Path]]:
+    """Given the two versions, build each ``rounds`` times in alternating order; return each
+    version's CPU seconds per build and the state folder of its last build (kept to serve)."""
+    cpu: dict[str, list[float]] = {name: [] for name in sides}
+    last: dict[str, Path] = {}
+    for i in range(rounds):
+        for name in list(sides)[:: 1 if i % 2 == 0 else -1]:
+            state = work / f"{name}-build-{i}"
+            cpu[name].append(build_cpu(sides[name], state, 0))
+            print(f"build {i} {sides[name].label}: {cpu[name][-1]:.1f} s CPU", flush=True)
+            if name in last:
+                shutil.rmtree(last[name], ignore_errors=True)
+            last[name] = state
+    return cpu, last
+
+
+def serve_rounds(
+    sides: Mapping[str, Side], states: Mapping[str, Path], rounds: int, seconds: float, work: Path
+) -> dict[str, dict[str, list[WrkResult]]]:
+    """Given the two versions and their built states, serve both and run every load both
+    answer ``rounds`` times, alternating which version goes first; return the wrk figures by
+    load and version."""
+    with contextlib.ExitStack() as stack:
+        served: dict[str, tuple[str, dict[str, str]]] = {}
+        for name, side in sides.items():
+            auth = {"Authorization": f"Bearer {issue_bench_key(side, states[name])}"}
+            url = f"http://127.0.0.1:{free_port()}"
+            cmd = [PY, "-m", "bangscore", "--state-dir", str(states[name]), "serve"]
+            cmd += ["--port", url.rsplit(":", 1)[1], "--workers", "1", "--quiet"]
+            log = work / f"serve-{name}.log"
+            stack.enter_context(serving(cmd, f"{url}/metrics", log, side.env, cwd=side.tree))
+            settle(url, auth)
+            served[name] = (url, auth)
+        table = {
+            row: load
+            for row, (path, load) in loads(states["head"], work, seconds).items()
+            if all(httpx.get(u + path, headers=a).status_code == 200 for u, a in served.values())
+        }
+        figures: dict[str, dict[str, list[WrkResult]]] = {}
+        for i in range(rounds):
+            for row, load in table.items():
+                for name in list(sides)[:: 1 if i % 2 == 0 else -1]:
+                    result = load(*served[name])
+                    figures.setdefault(row, {}).setdefault(name, []).append(result)
+                    print(f"round {i} {row} {sides[name].label}: {result}", flush=True)
+    return figures
+
+
+def report(
+    sides: Mapping[str, Side],
+    cpu: Mapping[str, Sequence[float]],
+    rows: Sequence[Row],
+    facts: Mapping[str, str],
+    settings: str,
+) -> str:
+    """Given the versions, their build CPU seconds, the serving rows, the machine's facts and
+    a line on the run's settings, return the Markdown report."""
+    ref, head = sides["ref"].label, sides["head"].label
+    when = dt.datetime.now(dt.UTC).strftime("%d %b %Y %H:%M UTC")
+    lines = [
+        "# Paired regression check",
+        "",
+        f"Written by `python -m bench.compare` on {when}: {head} against {ref}, side by side",
+        f"on one machine ({facts['CPU']}, {facts['cores (nproc)']} cores; load average at the",
+        f"start {facts['load average at start (1/5/15 min)']}). {settings}",
+        f"A row is marked **regressed** below {FLOOR:.0%} of the earlier commit's throughput,",
+        f"a build above {CEILING:.2g}x its CPU seconds.",
+        "",
+        "## Builds (the real catalogue from each version's bundled dumps)",
+        "",
+        f"| CPU seconds per build | {ref} | {head} | head/ref | |",
+        "|---|---:|---:|---:|---|",
+    ]
+    r, h = statistics.median(cpu["ref"]), statistics.median(cpu["head"])
+    each = ", ".join(f"{x:.1f}" for x in cpu["ref"]), ", ".join(f"{x:.1f}" for x in cpu["head"])
+    mark = "**regressed**" if h / r > CEILING else ""
+    lines.append(f"| median ({each[0]} / {each[1]}) | {r:.1f} | {h:.1f} | {h / r:.2f} | {mark} |")
+    lines += [
+        "",
+        "## Serving (one worker each, quota counting on; medians over the rounds)",
+        "",
+        f"| load | {ref} req/s | {head} req/s | head/ref | {ref} p99 ms | {head} p99 ms | |",
+        "|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for row in rows:
+        mark = "**regressed**" if row.regressed else ""
+        lines.append(
+            f"| {row.name} | {row.ref_rps:,.0f} | {row.head_rps:,.0f} | {row.ratio:.2f} "
+            f"| {row.ref_p99:.2f} | {row.head_p99:.2f} | {mark} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the paired check against the commit named on the command line; write the report.
+    Return 0, or 2 with a message for a commit git does not know."""
+    parser = argparse.ArgumentParser(prog="bench.compare", description=__doc__.split("\n")[0])
+    parser.add_argument("ref", help="the earlier commit (hash, tag or branch)")
+    parser.add_argument("--rounds", type=int, default=3, help="wrk rounds per load")
+    parser.add_argument("--seconds", type=float, default=5.0, help="wrk duration per figure")
+    parser.add_argument("--build-rounds", type=int, default=2, help="builds per version (>= 1)")
+    parser.add_argument("--out", type=Path, default=REPO / "bench" / "COMPARE.md")
+    args = parser.parse_args(argv)
+    if args.rounds < 1 or args.build_rounds < 1:
+        parser.error("--rounds and --build-rounds must be at least 1")
+    work = Path(tempfile.mkdtemp(prefix="bangscore-compare-"))
+    try:
+        try:
+            ref_hash = checkout(args.ref, work / "ref")
+        except RuntimeError as exc:
+            print(f"bench.compare: {exc}", file=sys.stderr)
+            return 2
+        sides = {
+            "ref": Side(f"ref {ref_hash}", work / "ref", side_env(work / "ref")),
+            "head": Side(f"head {head_label()}", REPO, side_env(REPO)),
+        }
+        facts = machine()
+        cpu, states = builds(sides, args.build_rounds, work)
+        figures = serve_rounds(sides, states, args.rounds, args.seconds, work)
+        rows = [median_row(name, f["ref"], f["head"]) for name, f in figures.items()]
+        settings = (
+            f"{args.build_rounds} builds and {args.rounds} rounds of {args.seconds:g} s of wrk "
+            "per load and version, in alternating order."
+        )
+        args.out.write_text(report(sides, cpu, rows, facts, settings))
+        print(args.out.read_text())
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,118 @@
+"""The paired regression check's own parts: medians and marks, the earlier commit's tree, and
+the environment that makes its code the one imported."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench.compare import Row, Side, checkout, median_row, report, side_env
+from bench.wrk import WrkResult
+
+
+def _wrk(rps: float, p99: float) -> WrkResult:
+    return WrkResult(
+        rps=rps, p50_ms=p99 / 2, p99_ms=p99, requests=int(rps * 5), non_2xx=0, errors=0
+    )
+
+
+@pytest.mark.parametrize(
+    ("ref", "head", "expected", "regressed"),
+    [
+        pytest.param(
+            [(9000, 12.0), (10000, 11.0), (11000, 30.0)],
+            [(9500, 10.0), (9700, 10.5), (9800, 14.0)],
+            Row("x", 10000, 9700, 12.0, 10.5),
+            False,
+            id="within-noise",
+        ),
+        pytest.param(
+            [(10000, 10.0), (10000, 10.0)],
+            [(8900, 12.0), (9000, 11.0)],
+            Row("x", 10000, 8950, 10.0, 11.5),
+            True,
+            id="fell-past-ten-percent",
+        ),
+        pytest.param(
+            [(10000, 10.0)], [(9000, 10.0)], Row("x", 10000, 9000, 10.0, 10.0), False, id="at-floor"
+        ),
+        pytest.param(
+            [(0, 0.0)], [(9000, 10.0)], Row("x", 0, 9000, 0.0, 10.0), False, id="ref-silent"
+        ),
+    ],
+)
+def test_median_row_and_its_mark(
+    ref: list[tuple[float, float]],
+    head: list[tuple[float, float]],
+    expected: Row,
+    regressed: bool,
+) -> None:
+    row = median_row("x", [_wrk(*r) for r in ref], [_wrk(*h) for h in head])
+    assert row == expected
+    assert row.regressed is regressed
+
+
+def test_report_marks_regressed_rows_and_builds() -> None:
+    sides = {
+        "ref": Side("ref 3cb03e9", Path("/r"), {}),
+        "head": Side("head 9df4778", Path("/h"), {}),
+    }
+    rows = [Row("search", 10_000, 9_990, 11.0, 11.2), Row("304", 10_000, 8_000, 9.0, 14.0)]
+    facts = {"CPU": "Test CPU", "cores (nproc)": "2", "load average at start (1/5/15 min)": "0.10"}
+    text = report(sides, {"ref": [100.0, 110.0], "head": [130.0, 128.0]}, rows, facts, "2 rounds.")
+    lines = text.splitlines()
+    assert "| search | 10,000 | 9,990 | 1.00 | 11.00 | 11.20 |  |" in lines
+    assert "| 304 | 10,000 | 8,000 | 0.80 | 9.00 | 14.00 | **regressed** |" in lines
+    assert (
+        "| median (100.0, 110.0 / 130.0, 128.0) | 105.0 | 129.0 | 1.23 | **regressed** |" in lines
+    )
+
+
+def _repo(folder: Path) -> Path:
+    folder.mkdir()
+    (folder / "bangscore").mkdir()
+    (folder / "bangscore" / "__init__.py").write_text('WHERE = "the earlier tree"\n')
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "HOME": str(folder)}
+    env |= {"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    for args in (["init", "-q"], ["add", "."], ["commit", "-q", "-m", "first"]):
+        subprocess.run(["git", "-C", str(folder), *args], check=True, env=env)
+    return folder
+
+
+def test_checkout_extracts_the_commit_and_its_code_is_the_one_imported(tmp_path: Path) -> None:
+    repo = _repo(tmp_path / "repo")
+    expected = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    tree = tmp_path / "ref"
+    assert checkout("HEAD", tree, repo) == expected
+    # The editable install of this checkout must not win over the earlier tree.
+    out = subprocess.run(
+        [sys.executable, "-c", "import bangscore; print(bangscore.WHERE)"],
+        cwd=tmp_path,
+        env=side_env(tree),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.strip() == "the earlier tree"
+
+
+def test_checkout_refuses_an_unknown_commit(tmp_path: Path) -> None:
+    repo = _repo(tmp_path / "repo")
+    with pytest.raises(RuntimeError, match="unknown commit 'no-such-ref'"):
+        checkout("no-such-ref", tmp_path / "ref", repo)
+    assert not (tmp_path / "ref").exists()
+
+
+def test_side_env_drops_this_shells_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BANGSCORE_API_BASE_URL", "https://elsewhere.example")
+    env = side_env(Path("/tree"))
+    assert env["PYTHONPATH"] == "/tree"
+    assert not any(name.startswith("BANGSCORE_") for name in env)

@@ -13,10 +13,13 @@ Here both versions run side by side instead:
 - each version's shim serves its own last build (one worker, quota counting on with a bulk
   key), and the same wrk loads as ``make bench`` run ``--rounds`` times, the two versions
   alternating which goes first; the figure is the median per load;
+- the fixed loads run again with each version's key store on one redis-server (a database
+  each), where the quota leases blocks and recalls them;
 - a row whose throughput fell below 0.9 of the earlier commit's (a build whose CPU rose past
   1.1x) is marked a regression.
 
     .venv/bin/python -m bench.compare 3cb03e9 [--rounds 3] [--seconds 5] [--build-rounds 2]
+    .venv/bin/python -m bench.compare 3cb03e9 --states REF_STATE HEAD_STATE  # serving only
 
 The Markdown report goes to ``--out`` (default bench/COMPARE.md). A load the earlier commit
 does not serve (a later endpoint) is left out of both.
@@ -58,6 +61,7 @@ from bench.run import (
     lookup_path,
     machine,
     measure_build,
+    redis_server,
     serving,
     wait_warm,
 )
@@ -76,11 +80,18 @@ from bangscore.stores.secret import load_session_secret
 from bangscore.stores.sqlite_store import SQLiteKeyStore
 state = Path(sys.argv[1])
 store = SQLiteKeyStore(state / "bangscore.sqlite3")
-key, _ = issue_key(store, "bench@bangscore.local", "bulk", int(sys.argv[2]), 0)
+key, record = issue_key(store, "bench@bangscore.local", "bulk", int(sys.argv[2]), 0)
 store.close()
+if len(sys.argv) > 3:  # a Redis store: the same key copied there (its record holds the digest)
+    from bangscore.stores import open_key_store
+    redis = open_key_store(sys.argv[3])
+    redis.add_key(record)
+    redis.close()
 load_session_secret(None, state)
 print(key)
 """
+# The loads run again with each version's key store on Redis (the quota's leases and recalls).
+REDIS_LOADS = ("precomputed list page", "detail record", "composed filter page", "304 revalidation")
 
 
 @dataclass(frozen=True)
@@ -175,11 +186,11 @@ def build_cpu(side: Side, state: Path, games: int) -> float:
     return figure.cpu_seconds
 
 
-def issue_bench_key(side: Side, state: Path) -> str:
-    """Given a version and its built state folder, issue a bulk key with that version's code;
-    return the key."""
+def issue_bench_key(side: Side, state: Path, redis_url: str | None = None) -> str:
+    """Given a version, its built state folder and the Redis store it serves from (None: the
+    state's SQLite store), issue a bulk key with that version's code; return the key."""
     out = subprocess.run(
-        [PY, "-c", _ISSUE_KEY, str(state), str(BULK_LIMIT)],
+        [PY, "-c", _ISSUE_KEY, str(state), str(BULK_LIMIT), *([redis_url] if redis_url else [])],
         cwd=side.tree,
         env=side.env,
         capture_output=True,
@@ -261,26 +272,36 @@ def builds(
 
 
 def serve_rounds(
-    sides: Mapping[str, Side], states: Mapping[str, Path], rounds: int, seconds: float, work: Path
+    sides: Mapping[str, Side],
+    states: Mapping[str, Path],
+    rounds: int,
+    seconds: float,
+    work: Path,
+    *,
+    redis_urls: Mapping[str, str] | None = None,
 ) -> dict[str, dict[str, list[WrkResult]]]:
     """Given the two versions and their built states, serve both and run every load both
     answer ``rounds`` times, alternating which version goes first; return the wrk figures by
-    load and version."""
+    load and version. With ``redis_urls`` (a Redis database per version), each serves from
+    that key store and only :data:`REDIS_LOADS` run, named with ", Redis store"."""
     with contextlib.ExitStack() as stack:
         served: dict[str, tuple[str, dict[str, str]]] = {}
         for name, side in sides.items():
-            auth = {"Authorization": f"Bearer {issue_bench_key(side, states[name])}"}
+            store = redis_urls[name] if redis_urls else None
+            auth = {"Authorization": f"Bearer {issue_bench_key(side, states[name], store)}"}
             url = f"http://127.0.0.1:{free_port()}"
-            cmd = [PY, "-m", "bangscore", "--state-dir", str(states[name]), "serve"]
-            cmd += ["--port", url.rsplit(":", 1)[1], "--workers", "1", "--quiet"]
-            log = work / f"serve-{name}.log"
+            cmd = [PY, "-m", "bangscore", *(["--store", store] if store else [])]
+            cmd += ["--state-dir", str(states[name]), "serve", "--port", url.rsplit(":", 1)[1]]
+            cmd += ["--workers", "1", "--quiet"]
+            log = work / f"serve-{name}{'-redis' if store else ''}.log"
             stack.enter_context(serving(cmd, f"{url}/metrics", log, side.env, cwd=side.tree))
             settle(url, auth)
             served[name] = (url, auth)
         table = {
-            row: load
+            row + (", Redis store" if redis_urls else ""): load
             for row, (path, load) in loads(states["head"], work, seconds).items()
-            if all(httpx.get(u + path, headers=a).status_code == 200 for u, a in served.values())
+            if (not redis_urls or row in REDIS_LOADS)
+            and all(httpx.get(u + path, headers=a).status_code == 200 for u, a in served.values())
         }
         figures: dict[str, dict[str, list[WrkResult]]] = {}
         for i in range(rounds):
@@ -299,8 +320,8 @@ def report(
     facts: Mapping[str, str],
     settings: str,
 ) -> str:
-    """Given the versions, their build CPU seconds, the serving rows, the machine's facts and
-    a line on the run's settings, return the Markdown report."""
+    """Given the versions, their build CPU seconds (empty: no builds ran), the serving rows,
+    the machine's facts and a line on the run's settings, return the Markdown report."""
     ref, head = sides["ref"].label, sides["head"].label
     when = dt.datetime.now(dt.UTC).strftime("%d %b %Y %H:%M UTC")
     lines = [
@@ -317,10 +338,15 @@ def report(
         f"| CPU seconds per build | {ref} | {head} | head/ref | |",
         "|---|---:|---:|---:|---|",
     ]
-    r, h = statistics.median(cpu["ref"]), statistics.median(cpu["head"])
-    each = ", ".join(f"{x:.1f}" for x in cpu["ref"]), ", ".join(f"{x:.1f}" for x in cpu["head"])
-    mark = "**regressed**" if h / r > CEILING else ""
-    lines.append(f"| median ({each[0]} / {each[1]}) | {r:.1f} | {h:.1f} | {h / r:.2f} | {mark} |")
+    if cpu:
+        r, h = statistics.median(cpu["ref"]), statistics.median(cpu["head"])
+        each = ", ".join(f"{x:.1f}" for x in cpu["ref"]), ", ".join(f"{x:.1f}" for x in cpu["head"])
+        mark = "**regressed**" if h / r > CEILING else ""
+        lines.append(
+            f"| median ({each[0]} / {each[1]}) | {r:.1f} | {h:.1f} | {h / r:.2f} | {mark} |"
+        )
+    else:
+        lines.append("| not run: served the state folders given (`--states`) | - | - | - | |")
     lines += [
         "",
         "## Serving (one worker each, quota counting on; medians over the rounds)",
@@ -346,6 +372,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=5.0, help="wrk duration per figure")
     parser.add_argument("--build-rounds", type=int, default=2, help="builds per version (>= 1)")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "COMPARE.md")
+    parser.add_argument(
+        "--states",
+        nargs=2,
+        type=Path,
+        metavar=("REF_STATE", "HEAD_STATE"),
+        help="serve these state folders (each built by its version) instead of building",
+    )
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.build_rounds < 1:
         parser.error("--rounds and --build-rounds must be at least 1")
@@ -361,11 +394,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             "head": Side(f"head {head_label()}", REPO, side_env(REPO)),
         }
         facts = machine()
-        cpu, states = builds(sides, args.build_rounds, work)
+        if args.states:
+            cpu: dict[str, list[float]] = {}
+            states = {"ref": args.states[0].resolve(), "head": args.states[1].resolve()}
+        else:
+            cpu, states = builds(sides, args.build_rounds, work)
         figures = serve_rounds(sides, states, args.rounds, args.seconds, work)
+        with redis_server(work / "redis") as redis_url:
+            base = redis_url.rsplit("/", 1)[0]
+            dbs = {"ref": f"{base}/1", "head": f"{base}/2"}
+            figures |= serve_rounds(sides, states, args.rounds, args.seconds, work, redis_urls=dbs)
         rows = [median_row(name, f["ref"], f["head"]) for name, f in figures.items()]
+        built = "no builds" if args.states else f"{args.build_rounds} builds"
         settings = (
-            f"{args.build_rounds} builds and {args.rounds} rounds of {args.seconds:g} s of wrk "
+            f"{built} and {args.rounds} rounds of {args.seconds:g} s of wrk "
             "per load and version, in alternating order."
         )
         args.out.write_text(report(sides, cpu, rows, facts, settings))

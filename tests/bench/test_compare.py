@@ -116,3 +116,11 @@ def test_side_env_drops_this_shells_settings(monkeypatch: pytest.MonkeyPatch) ->
     env = side_env(Path("/tree"))
     assert env["PYTHONPATH"] == "/tree"
     assert not any(name.startswith("BANGSCORE_") for name in env)
+
+
+def test_report_without_builds_says_they_were_not_run() -> None:
+    sides = {"ref": Side("ref a", Path("/r"), {}), "head": Side("head b", Path("/h"), {})}
+    facts = {"CPU": "c", "cores (nproc)": "2", "load average at start (1/5/15 min)": "0.10"}
+    text = report(sides, {}, [Row("search", 100, 100, 1.0, 1.0)], facts, "no builds.")
+    assert "| not run: served the state folders given (`--states`) | - | - | - | |" in text
+    assert "| search | 100 | 100 | 1.00 | 1.00 | 1.00 |  |" in text

@@ -15,6 +15,8 @@ Here both versions run side by side instead:
   alternating which goes first; the figure is the median per load;
 - the fixed loads run again with each version's key store on one redis-server (a database
   each), where the quota leases blocks and recalls them;
+- the rotating loads meet cold caches in their first round (as in ``make bench``) and warm
+  ones after, alike for both;
 - a row whose throughput fell below 0.9 of the earlier commit's (a build whose CPU rose past
   1.1x) is marked a regression.
 
@@ -107,13 +109,16 @@ class Side:
 @dataclass(frozen=True)
 class Row:
     """One load's paired figures: medians of requests per second and p99 latency (ms) for the
-    earlier commit (``ref``) and this checkout (``head``), and whether it regressed."""
+    earlier commit (``ref``) and this checkout (``head``), the non-2xx/3xx answers and socket
+    errors over all its runs (a figure of failures measures nothing), and whether it
+    regressed."""
 
     name: str
     ref_rps: float
     head_rps: float
     ref_p99: float
     head_p99: float
+    failed: int = 0
 
     @property
     def ratio(self) -> float:
@@ -176,6 +181,7 @@ def median_row(name: str, ref: Sequence[WrkResult], head: Sequence[WrkResult]) -
         statistics.median(r.rps for r in head),
         statistics.median(r.p99_ms for r in ref),
         statistics.median(r.p99_ms for r in head),
+        sum(r.non_2xx + r.errors for r in (*ref, *head)),
     )
 
 
@@ -351,14 +357,15 @@ def report(
         "",
         "## Serving (one worker each, quota counting on; medians over the rounds)",
         "",
-        f"| load | {ref} req/s | {head} req/s | head/ref | {ref} p99 ms | {head} p99 ms | |",
-        "|---|---:|---:|---:|---:|---:|---|",
+        f"| load | {ref} req/s | {head} req/s | head/ref | {ref} p99 ms | {head} p99 ms "
+        "| non-2xx or errors | |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for row in rows:
         mark = "**regressed**" if row.regressed else ""
         lines.append(
             f"| {row.name} | {row.ref_rps:,.0f} | {row.head_rps:,.0f} | {row.ratio:.2f} "
-            f"| {row.ref_p99:.2f} | {row.head_p99:.2f} | {mark} |"
+            f"| {row.ref_p99:.2f} | {row.head_p99:.2f} | {row.failed:,} | {mark} |"
         )
     return "\n".join(lines) + "\n"
 

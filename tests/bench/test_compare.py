@@ -60,12 +60,15 @@ def test_report_marks_regressed_rows_and_builds() -> None:
         "ref": Side("ref 3cb03e9", Path("/r"), {}),
         "head": Side("head 9df4778", Path("/h"), {}),
     }
-    rows = [Row("search", 10_000, 9_990, 11.0, 11.2), Row("304", 10_000, 8_000, 9.0, 14.0)]
+    rows = [
+        Row("search", 10_000, 9_990, 11.0, 11.2),
+        Row("304", 10_000, 8_000, 9.0, 14.0, failed=3),
+    ]
     facts = {"CPU": "Test CPU", "cores (nproc)": "2", "load average at start (1/5/15 min)": "0.10"}
     text = report(sides, {"ref": [100.0, 110.0], "head": [130.0, 128.0]}, rows, facts, "2 rounds.")
     lines = text.splitlines()
-    assert "| search | 10,000 | 9,990 | 1.00 | 11.00 | 11.20 |  |" in lines
-    assert "| 304 | 10,000 | 8,000 | 0.80 | 9.00 | 14.00 | **regressed** |" in lines
+    assert "| search | 10,000 | 9,990 | 1.00 | 11.00 | 11.20 | 0 |  |" in lines
+    assert "| 304 | 10,000 | 8,000 | 0.80 | 9.00 | 14.00 | 3 | **regressed** |" in lines
     assert (
         "| median (100.0, 110.0 / 130.0, 128.0) | 105.0 | 129.0 | 1.23 | **regressed** |" in lines
     )
@@ -123,4 +126,14 @@ def test_report_without_builds_says_they_were_not_run() -> None:
     facts = {"CPU": "c", "cores (nproc)": "2", "load average at start (1/5/15 min)": "0.10"}
     text = report(sides, {}, [Row("search", 100, 100, 1.0, 1.0)], facts, "no builds.")
     assert "| not run: served the state folders given (`--states`) | - | - | - | |" in text
-    assert "| search | 100 | 100 | 1.00 | 1.00 | 1.00 |  |" in text
+    assert "| search | 100 | 100 | 1.00 | 1.00 | 1.00 | 0 |  |" in text
+
+
+def test_median_row_counts_every_failed_answer_of_both_versions() -> None:
+    def run(non_2xx: int, errors: int) -> WrkResult:
+        return WrkResult(
+            rps=1.0, p50_ms=1.0, p99_ms=1.0, requests=9, non_2xx=non_2xx, errors=errors
+        )
+
+    row = median_row("x", [run(2, 0), run(0, 1)], [run(0, 0), run(4, 0)])
+    assert row.failed == 7

@@ -7,7 +7,8 @@ move 10-15% between runs of the same code, which is as large as the regressions 
 Here both versions run side by side instead:
 
 - the earlier commit's tree is taken with ``git archive`` (its code and its bundled dumps) and
-  run with this checkout's virtual environment, its own package first on ``PYTHONPATH``;
+  run with this checkout's virtual environment, its own package first on ``PYTHONPATH``; so
+  is this checkout's, as its tracked files were at the start (:func:`working_tree`);
 - each version builds the real catalogue from its own bundled dumps, ``--build-rounds`` times,
   in alternating order; the figure is each build's CPU seconds (user + system);
 - each version's shim serves its own last build (one worker, quota counting on with a bulk
@@ -162,15 +163,33 @@ def checkout(ref: str, folder: Path, repo: Path = REPO) -> str:
     return found.stdout.strip()
 
 
-def head_label() -> str:
-    """Return this checkout's short hash, with ``-dirty`` when it has uncommitted changes."""
+def head_label(repo: Path = REPO) -> str:
+    """Return the checkout's short hash, with ``-dirty`` when it has uncommitted changes."""
     out = subprocess.run(
-        ["git", "-C", str(REPO), "describe", "--always", "--dirty"],
+        ["git", "-C", str(repo), "describe", "--always", "--dirty"],
         capture_output=True,
         text=True,
         check=True,
     )
     return out.stdout.strip()
+
+
+def working_tree(repo: Path = REPO) -> str:
+    """Return a commit of the checkout's tracked files as they are now (``git stash create``,
+    which touches neither the files nor the stash), or ``HEAD`` when nothing is changed: taken
+    with :func:`checkout`, a run of twenty minutes measures the code as it was at its start,
+    whatever is edited meanwhile. Untracked files are not in it."""
+    # The commit needs a name only: a machine without a git identity must not refuse it.
+    who = {"GIT_AUTHOR_NAME": "bench.compare", "GIT_AUTHOR_EMAIL": "bench@localhost"}
+    who |= {"GIT_COMMITTER_NAME": "bench.compare", "GIT_COMMITTER_EMAIL": "bench@localhost"}
+    out = subprocess.run(
+        ["git", "-C", str(repo), "stash", "create"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, **who},
+    )
+    return out.stdout.strip() or "HEAD"
 
 
 def median_row(name: str, ref: Sequence[WrkResult], head: Sequence[WrkResult]) -> Row:
@@ -396,9 +415,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         except RuntimeError as exc:
             print(f"bench.compare: {exc}", file=sys.stderr)
             return 2
+        label = head_label()
+        checkout(working_tree(), work / "head")
         sides = {
             "ref": Side(f"ref {ref_hash}", work / "ref", side_env(work / "ref")),
-            "head": Side(f"head {head_label()}", REPO, side_env(REPO)),
+            "head": Side(f"head {label}", work / "head", side_env(work / "head")),
         }
         facts = machine()
         if args.states:

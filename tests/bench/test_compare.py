@@ -3,13 +3,14 @@ the environment that makes its code the one imported."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from bench.compare import Row, Side, checkout, median_row, report, side_env
+from bench.compare import Row, Side, checkout, median_row, report, side_env, working_tree
 from bench.wrk import WrkResult
 
 
@@ -79,6 +80,7 @@ def _repo(folder: Path) -> Path:
     (folder / "bangscore").mkdir()
     (folder / "bangscore" / "__init__.py").write_text('WHERE = "the earlier tree"\n')
     env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "HOME": str(folder)}
+    env |= {"PATH": os.environ["PATH"], "GIT_CONFIG_GLOBAL": os.devnull}
     env |= {"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
     for args in (["init", "-q"], ["add", "."], ["commit", "-q", "-m", "first"]):
         subprocess.run(["git", "-C", str(folder), *args], check=True, env=env)
@@ -137,3 +139,22 @@ def test_median_row_counts_every_failed_answer_of_both_versions() -> None:
 
     row = median_row("x", [run(2, 0), run(0, 1)], [run(0, 0), run(4, 0)])
     assert row.failed == 7
+
+
+def test_working_tree_takes_uncommitted_edits_and_leaves_the_checkout_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = _repo(tmp_path / "repo")
+    # A machine with no git identity (CI's) must not stop it.
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert working_tree(repo) == "HEAD"  # nothing changed
+    source = repo / "bangscore" / "__init__.py"
+    source.write_text('WHERE = "edited"\n')
+    checkout(working_tree(repo), tmp_path / "now", repo)
+    source.write_text('WHERE = "edited again, during the run"\n')
+    assert (tmp_path / "now" / "bangscore" / "__init__.py").read_text() == 'WHERE = "edited"\n'
+    status = subprocess.run(
+        ["git", "-C", str(repo), "stash", "list"], capture_output=True, text=True, check=True
+    )
+    assert status.stdout == ""  # no stash entry made

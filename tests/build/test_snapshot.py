@@ -7,10 +7,11 @@ from typing import Any
 
 import orjson
 import pytest
+from pydantic import ValidationError
 
 from bangscore.build import snapshot
 from bangscore.build.snapshot import select
-from bangscore.build.wire import detail_record, list_item, slugify
+from bangscore.build.wire import check, detail_record, dumps, list_item, slugify
 from bangscore.contract.filters import (
     DOCS_KEY,
     INDEX_KEY,
@@ -23,6 +24,7 @@ from bangscore.contract.filters import (
     list_key,
     precomputed_combos,
 )
+from bangscore.contract.records import GameDetail, ListItem
 from bangscore.manifest import read_body, read_manifest
 from bangscore.scoring.genres import GENRES
 from bangscore.scoring.pipeline import score_catalog
@@ -218,3 +220,23 @@ def test_forked_workers_render_the_same_objects_in_the_same_order(
     alone, shared = objects(1), objects(workers)
     assert len(alone) > 3 * len(games)
     assert shared == alone
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "error"),
+    [
+        pytest.param("bang_score", 101, "less than or equal to 100", id="score-over-100"),
+        pytest.param("tier", "wait_for_sale", "Input should be", id="retired-tier"),
+        pytest.param("verdict", "maybe", "Input should be", id="unknown-verdict"),
+    ],
+)
+def test_check_refuses_the_bytes_of_a_record_that_breaks_its_model(
+    field: str, value: object, error: str
+) -> None:
+    [game] = score_catalog([factories.make_record()])
+    item = list_item(game, factories.SITE)
+    detail = detail_record(game, factories.SITE, factories.PRICES_AS_OF, item=item)
+    for model, record in ((ListItem, item), (GameDetail, detail)):
+        check(model, dumps(record))  # as written: valid
+        with pytest.raises(ValidationError, match=error):
+            check(model, dumps({**record, field: value}))

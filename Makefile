@@ -138,7 +138,7 @@ imports: $(STAMP)  ## check the import contracts of pyproject.toml (import-linte
 # The linters, mypy and the import contracts run beside the tests (make -j): each keeps one core
 # busy for a second or less, while pytest's controller starts on one core and leaves the other
 # idle. Each target's output is printed whole when it ends (--output-sync).
-check: $(STAMP)  ## the fast loop (about 30 s warm): lint, typecheck, import contracts, tests that need no server
+check: $(STAMP)  ## the fast loop (about 20 s warm): lint, typecheck, import contracts, tests that need no server
 	@$(MAKE) --no-print-directory -j 4 --output-sync=target lint typecheck imports check-tests
 
 check-tests: $(STAMP)

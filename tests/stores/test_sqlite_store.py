@@ -69,6 +69,19 @@ def test_one_process_is_counted_exactly_to_the_limit_with_few_writes(tmp_path: P
     assert SQLiteKeyStore(tmp_path / "one.sqlite3").peek("key:one", DAY) == 500
 
 
+def test_a_store_without_leases_counts_every_hit_in_the_file(tmp_path: Path) -> None:
+    # What each racing process above does (a store shared by processes), here in this process:
+    # their counts are not traced by make test's coverage (forked by the forkserver, they end
+    # without saving it).
+    store = SQLiteKeyStore(tmp_path / "shared.sqlite3", lease=False)
+    hits = [store.hit("key:shared", DAY, 5, 0) for _ in range(7)]
+    assert [(h.admitted, h.used) for h in hits] == [(True, n) for n in range(1, 6)] + [
+        (False, 5),
+        (False, 5),
+    ]
+    assert SQLiteKeyStore(tmp_path / "shared.sqlite3").peek("key:shared", DAY) == 5
+
+
 def test_closing_gives_back_unspent_tokens(tmp_path: Path) -> None:
     store = SQLiteKeyStore(tmp_path / "back.sqlite3")
     for _ in range(3):

@@ -10,9 +10,12 @@ is imported.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import tomllib
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from types import MappingProxyType
 
 ROOT = Path(__file__).resolve().parent.parent
 # The real folders of the package: the layer folders are symbolic links under bangscore/.
@@ -84,17 +87,19 @@ def imports_of(path: Path, package: str) -> set[str]:
     return found
 
 
-def import_graph() -> dict[str, set[str]]:
+# Read once a session: parsing every module is most of two tests' time, and no test changes it.
+@functools.cache
+def import_graph() -> Mapping[str, frozenset[str]]:
     """Return our modules' imports of one another: module -> modules it names."""
     files = module_files()
-    graph: dict[str, set[str]] = {}
+    graph: dict[str, frozenset[str]] = {}
     for name, path in files.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        graph[name] = {m for m in imports_of(path, package) if m in files and m != name}
-    return graph
+        graph[name] = frozenset(m for m in imports_of(path, package) if m in files and m != name)
+    return MappingProxyType(graph)
 
 
-def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+def cycles(graph: Mapping[str, Iterable[str]]) -> list[list[str]]:
     """Given a graph, return its strongly connected components of more than one node."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}

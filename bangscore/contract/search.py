@@ -52,9 +52,13 @@ _ROMAN = {numeral: str(value) for value, numeral in enumerate(ROMAN_NUMERALS) if
 
 def fold(text: str) -> str:
     """Given text, return it lowercased, without accents, marks or apostrophes, spaces folded."""
-    text = unicodedata.normalize("NFKD", text.translate(DROPPED_CHARS))
-    text = "".join(ch for ch in text if not unicodedata.combining(ch)).casefold()
-    return " ".join(_ROMAN.get(w, w) for w in _SPLIT.sub(" ", text).split())
+    text = text.translate(DROPPED_CHARS)
+    # ASCII is its own NFKD form and has no marks: most names skip both per-character passes
+    # (they were three quarters of the time to index 30,000 names).
+    if not text.isascii():
+        text = unicodedata.normalize("NFKD", text)
+        text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    return " ".join(_ROMAN.get(w, w) for w in _SPLIT.sub(" ", text.casefold()).split())
 
 
 def name_words(name: str) -> list[str]:

@@ -59,6 +59,7 @@ from bangscore.errors import (
     KeyStoreUnavailable,
     UnknownKey,
 )
+from bangscore.shim.account import passwords
 from bangscore.shim.account.passwords import MAX_PASSWORD, HashingGate, password_problem
 from bangscore.shim.quota import window_at
 from bangscore.site.render import format_day, package_stylesheet, style_version
@@ -174,8 +175,7 @@ class AccountSite:
         self.hasher = hasher or PasswordHasher()
         self.gate = HashingGate()
         self.clock = clock
-        # Verified against when the email is unknown, so both cases take the same time.
-        self._dummy_hash = self.hasher.hash(secrets.token_urlsafe(16))
+        self._dummy_hash = passwords.dummy_hash(self.hasher)
         # Sign-up by email (bangscore.shim.account.signups), set when the app has a mail
         # queue: given (address, password hash, client IP), queue the sign-up's email.
         # Without one (an app built with no watch store, which `serve` never is), a sign-up

@@ -12,11 +12,13 @@ that a request is refused (:class:`HashingBusy`) rather than queued without boun
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable
 from typing import TypeVar
 
 import anyio
 import anyio.to_thread
+from argon2 import PasswordHasher
 from zxcvbn import zxcvbn
 
 from bangscore.errors import HashingBusy
@@ -29,6 +31,27 @@ HASHING_SLOTS = 1
 HASHING_QUEUE = 32
 
 T = TypeVar("T")
+
+# Each costs argon2's whole time (about 0.1 s at its defaults), and every app a process builds
+# wants one: a test session builds hundreds, each of `serve`'s workers one.
+_DUMMY_HASHES: dict[tuple[object, ...], str] = {}
+
+
+def dummy_hash(hasher: PasswordHasher) -> str:
+    """Given a hasher, return a hash of a random secret under its parameters, made once per
+    process and parameter set: sign-in verifies against it when the email is unknown, so an
+    unknown email costs the time a known one does."""
+    key = (
+        hasher.time_cost,
+        hasher.memory_cost,
+        hasher.parallelism,
+        hasher.hash_len,
+        hasher.salt_len,
+        hasher.type,
+    )
+    if key not in _DUMMY_HASHES:
+        _DUMMY_HASHES.setdefault(key, hasher.hash(secrets.token_urlsafe(16)))
+    return _DUMMY_HASHES[key]
 
 
 def password_problem(password: str, email: str) -> str | None:

@@ -54,14 +54,16 @@ def test_the_table_covers_four_sales_a_year_in_order_each_with_a_source() -> Non
 def test_the_dumps_see_the_summer_sale_2026_where_the_table_dates_it() -> None:
     """Every scrape of the 2026 dumps inside the Summer Sale 2026 saw most priced apps
     discounted, and every scrape outside any sale saw fewer than a fifth discounted."""
-    share: dict[dt.date, list[int]] = {}
+    # Counted by UTC day number (seconds // 86,400), turned into dates once: 430,000 rows.
+    by_day: dict[int, list[int]] = {}
     for path in sorted(DUMPS.glob("prices.json@*.json.gz")):
         for row in orjson.loads(gzip.decompress(path.read_bytes()))["prices"].values():
             if row.get("price_final") is None or not row.get("scraped_at"):
                 continue
-            day = dt.datetime.fromtimestamp(row["scraped_at"], dt.UTC).date()
-            counts = share.setdefault(day, [0, 0])
+            counts = by_day.setdefault(int(row["scraped_at"] // 86_400), [0, 0])
             counts[bool(row.get("discount_pct"))] += 1
+    epoch = dt.date(1970, 1, 1)
+    share = {epoch + dt.timedelta(days=n): counts for n, counts in by_day.items()}
     assert len(share) >= 8
     for day, (full, discounted) in share.items():
         found = sale_on(day)

@@ -207,16 +207,25 @@ class Clock:
         return self.now
 
 
+@pytest.fixture(scope="module")
+def published_export(tmp_path_factory: pytest.TempPathFactory) -> tuple[ObjectStorage, Path]:
+    """The small catalogue published once for the module, and its export written once to a
+    folder: (the snapshot's store, the export folder). The tests only read them."""
+    records = factories.small_catalog()
+    snapshots, _ = factories.publish_catalog(records)
+    folder = tmp_path_factory.mktemp("export")
+    export(LocalStorage(folder), "s1", records)
+    return snapshots, folder
+
+
 @pytest.fixture
 def local_export(
-    tmp_path: Path,
+    tmp_path: Path, published_export: tuple[ObjectStorage, Path]
 ) -> Iterator[tuple[TestClient, Clock, dict[str, str], dict[str, str]]]:
     """A shim over a memory snapshot and a local export folder: (client, clock, bulk and
     free Authorization headers)."""
-    records = factories.small_catalog()
-    snapshots, _ = factories.publish_catalog(records)
-    exports = LocalStorage(tmp_path / "export")
-    export(exports, "s1", records)
+    snapshots, folder = published_export
+    exports = LocalStorage(folder)
     clock = Clock(1_800_000_000.0)
     service = ExportService(
         exports, links=LocalLinks("test-secret", factories.SITE), link_seconds=600, clock=clock

@@ -8,10 +8,11 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from starlette.testclient import TestClient
 
 from bangscore.settings import Settings
-from bangscore.shim import heap
+from bangscore.shim import heap, lifecycle
 from bangscore.shim.app import create_app
 from bangscore.shim.quota import Quota
 from bangscore.shim.source import SnapshotSource
@@ -60,7 +61,11 @@ def _frozen_within(seconds: float) -> bool:
     return gc.get_freeze_count() > 0
 
 
-def test_a_serving_app_freezes_its_snapshot_until_shutdown(tmp_path: Path) -> None:
+def test_a_serving_app_freezes_its_snapshot_until_shutdown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Warmed (and so settled) at once, not 2 s after start-up: the wait is not what is tested.
+    monkeypatch.setattr(lifecycle, "WARM_AFTER_SECONDS", 0.0)
     with _app(tmp_path, freeze_heap=True) as client:
         assert client.get("/api/v1").status_code == 200
         assert _frozen_within(10)

@@ -125,7 +125,11 @@ def run_build(options: BuildOptions) -> BuildResult:
             progress=options.progress,
             repair=options.repair,
         )
-        collected, freed = collect_garbage(storage, grace_seconds=GC_GRACE_SECONDS)
+        collected, freed = collect_garbage(
+            storage,
+            grace_seconds=GC_GRACE_SECONDS,
+            known={report.snapshot_id: report.referenced},
+        )
     # After the pointer moved, so only a published build exports.
     counts = None
     if options.export is not None:

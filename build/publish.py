@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,7 +54,8 @@ def new_snapshot_id(now: dt.datetime) -> str:
 
 @dataclass(frozen=True)
 class PublishReport:
-    """What a publish did: objects in the snapshot, uploaded, skipped as unchanged, bytes, time."""
+    """What a publish did: objects in the snapshot, uploaded, skipped as unchanged, bytes, time,
+    and the stored objects its manifest names (content-address names: :attr:`Entry.stored`)."""
 
     snapshot_id: str
     objects: int
@@ -64,6 +65,7 @@ class PublishReport:
     bytes_uploaded: int
     seconds: float
     pruned: tuple[str, ...]
+    referenced: frozenset[str] = frozenset()
 
 
 def publish(
@@ -125,6 +127,7 @@ def publish(
         bytes_uploaded=counts["bytes_uploaded"],
         seconds=time.perf_counter() - started,
         pruned=tuple(pruned),
+        referenced=frozenset(name for entry in entries.values() for name in entry.stored),
     )
 
 
@@ -154,12 +157,18 @@ def _intact(
 
 
 def collect_garbage(
-    storage: ObjectStorage, *, grace_seconds: float, now: float | None = None
+    storage: ObjectStorage,
+    *,
+    grace_seconds: float,
+    now: float | None = None,
+    known: Mapping[str, frozenset[str]] | None = None,
 ) -> tuple[int, int]:
     """Given a store, delete the objects no snapshot manifest references that were written
     more than ``grace_seconds`` ago (younger ones may belong to a build in progress); return
-    (objects deleted, bytes freed)."""
-    live = _referenced(storage)
+    (objects deleted, bytes freed). ``known`` gives, by snapshot id, what a manifest this
+    process just wrote references (:attr:`PublishReport.referenced`), so it is not read back:
+    reading the real catalogue's 138,000 entries again took about 2% of a build."""
+    live = _referenced(storage, known=known or {})
     cutoff = (time.time() if now is None else now) - grace_seconds
     doomed = [
         info
@@ -170,9 +179,16 @@ def collect_garbage(
     return len(doomed), sum(info.size for info in doomed)
 
 
-def _referenced(storage: ObjectStorage, ids: Iterable[str] | None = None) -> set[str]:
+def _referenced(
+    storage: ObjectStorage,
+    ids: Iterable[str] | None = None,
+    known: Mapping[str, frozenset[str]] | None = None,
+) -> set[str]:
     found: set[str] = set()
     for snapshot_id in list_snapshots(storage) if ids is None else ids:
+        if known and snapshot_id in known:
+            found |= known[snapshot_id]
+            continue
         try:
             for entry in read_manifest(storage, snapshot_id).entries.values():
                 found.update(entry.stored)

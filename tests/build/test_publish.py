@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import time
 from collections.abc import Iterator
 
 import pytest
 
-from bangscore.build.publish import new_snapshot_id, prune, publish, rollback
+from bangscore.build.publish import collect_garbage, new_snapshot_id, prune, publish, rollback
 from bangscore.errors import PointerConflict, SnapshotError
 from bangscore.manifest import (
     digest,
@@ -137,3 +138,20 @@ def test_corrupt_manifest_is_a_clear_error() -> None:
     store.put_many([StoredObject(manifest_key("bad"), b"{not json")])
     with pytest.raises(SnapshotError, match="corrupt manifest"):
         read_manifest(store, "bad")
+
+
+def test_what_a_publish_references_is_what_its_manifest_names_and_gc_keeps_it() -> None:
+    store = MemoryStorage()
+    publish(store, "s1", objects(3), created_at=T0, meta={}, keep=7)
+    page = StoredObject("index.html", b"<p>" + b"long page " * 200 + b"</p>", "text/html")
+    report = publish(store, "s2", [*objects(4, "b"), page], created_at=T0, meta={}, keep=7)
+    named = {name for e in read_manifest(store, "s2").entries.values() for name in e.stored}
+    assert report.referenced == named
+    page_entry = read_manifest(store, "s2").entries["index.html"]
+    assert page_entry.encodings and page_entry.encodings[0].sha256 in named  # stored as gzip
+    orphan = object_key("ab" + "0" * 62)  # what a build killed halfway leaves
+    store.put_many([StoredObject(orphan, b"orphan")])
+    later = time.time() + 60  # everything is past the grace period
+    known = {"s2": report.referenced}  # s2's manifest is not read back; s1's is
+    assert collect_garbage(store, grace_seconds=0, now=later, known=known) == (1, 6)
+    assert all(verify(store, sid).ok for sid in ("s1", "s2"))

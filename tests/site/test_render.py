@@ -4,9 +4,10 @@ site URL and stylesheet version."""
 from __future__ import annotations
 
 import pytest
+from markupsafe import Markup, escape
 
 from bangscore.site import render
-from bangscore.site.render import Listing, SiteRenderer
+from bangscore.site.render import Listing, SiteRenderer, escape_text
 
 
 @pytest.mark.parametrize(
@@ -70,3 +71,18 @@ def test_price_seen_dates_a_stale_paid_price_last_seen(
 )
 def test_verdict_words(item: dict[str, object], words: str) -> None:
     assert render.verdict_words(item) == words
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        pytest.param("$20", id="tick"),
+        pytest.param("<x&\"'>", id="hostile"),
+        pytest.param("<x&\"'>", id="hostile-again-kept"),
+        pytest.param(Markup("<b>safe</b>"), id="markup"),
+        pytest.param(12.5, id="number"),
+    ],
+)
+def test_escape_text_escapes_as_markupsafe_does(value: object) -> None:
+    got = escape_text(value)
+    assert got == escape(value) and isinstance(got, Markup)

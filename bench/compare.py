@@ -405,6 +405,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar=("REF_STATE", "HEAD_STATE"),
         help="serve these state folders (each built by its version) instead of building",
     )
+    parser.add_argument("--keep", action="store_true", help="keep the work folder (the builds)")
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.build_rounds < 1:
         parser.error("--rounds and --build-rounds must be at least 1")
@@ -441,7 +442,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.out.write_text(report(sides, cpu, rows, facts, settings))
         print(args.out.read_text())
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if args.keep:
+            print(f"work folder kept: {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

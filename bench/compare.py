@@ -23,6 +23,7 @@ Here both versions run side by side instead:
 
     .venv/bin/python -m bench.compare 3cb03e9 [--rounds 3] [--seconds 5] [--build-rounds 2]
     .venv/bin/python -m bench.compare 3cb03e9 --states REF_STATE HEAD_STATE  # serving only
+    .venv/bin/python -m bench.compare 3cb03e9 --rounds 0 --build-rounds 4  # builds only
 
 The Markdown report goes to ``--out`` (default bench/COMPARE.md). A load the earlier commit
 does not serve (a later endpoint) is left out of both.
@@ -394,7 +395,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     Return 0, or 2 with a message for a commit git does not know."""
     parser = argparse.ArgumentParser(prog="bench.compare", description=__doc__.split("\n")[0])
     parser.add_argument("ref", help="the earlier commit (hash, tag or branch)")
-    parser.add_argument("--rounds", type=int, default=3, help="wrk rounds per load")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="wrk rounds per load (0: builds only)"
+    )
     parser.add_argument("--seconds", type=float, default=5.0, help="wrk duration per figure")
     parser.add_argument("--build-rounds", type=int, default=2, help="builds per version (>= 1)")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "COMPARE.md")
@@ -407,8 +410,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--keep", action="store_true", help="keep the work folder (the builds)")
     args = parser.parse_args(argv)
-    if args.rounds < 1 or args.build_rounds < 1:
-        parser.error("--rounds and --build-rounds must be at least 1")
+    if args.rounds < 0 or args.build_rounds < 1:
+        parser.error("--rounds must be at least 0 (0: builds only), --build-rounds at least 1")
     work = Path(tempfile.mkdtemp(prefix="bangscore-compare-"))
     try:
         try:
@@ -428,11 +431,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             states = {"ref": args.states[0].resolve(), "head": args.states[1].resolve()}
         else:
             cpu, states = builds(sides, args.build_rounds, work)
-        figures = serve_rounds(sides, states, args.rounds, args.seconds, work)
-        with redis_server(work / "redis") as redis_url:
-            base = redis_url.rsplit("/", 1)[0]
-            dbs = {"ref": f"{base}/1", "head": f"{base}/2"}
-            figures |= serve_rounds(sides, states, args.rounds, args.seconds, work, redis_urls=dbs)
+        figures: dict[str, dict[str, list[WrkResult]]] = {}
+        if args.rounds:
+            figures = serve_rounds(sides, states, args.rounds, args.seconds, work)
+            with redis_server(work / "redis") as redis_url:
+                base = redis_url.rsplit("/", 1)[0]
+                dbs = {"ref": f"{base}/1", "head": f"{base}/2"}
+                figures |= serve_rounds(
+                    sides, states, args.rounds, args.seconds, work, redis_urls=dbs
+                )
         rows = [median_row(name, f["ref"], f["head"]) for name, f in figures.items()]
         built = "no builds" if args.states else f"{args.build_rounds} builds"
         settings = (

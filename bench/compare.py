@@ -39,7 +39,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -68,6 +67,7 @@ from bench.run import (
     redis_server,
     serving,
     wait_warm,
+    work_folder,
 )
 from bench.wrk import WrkResult, rotation_script, wrk
 
@@ -412,8 +412,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.rounds < 0 or args.build_rounds < 1:
         parser.error("--rounds must be at least 0 (0: builds only), --build-rounds at least 1")
-    work = Path(tempfile.mkdtemp(prefix="bangscore-compare-"))
-    try:
+    with work_folder("bangscore-compare-", keep=args.keep) as work:
         try:
             ref_hash = checkout(args.ref, work / "ref")
         except RuntimeError as exc:
@@ -448,11 +447,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         args.out.write_text(report(sides, cpu, rows, facts, settings))
         print(args.out.read_text())
-    finally:
-        if args.keep:
-            print(f"work folder kept: {work}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

@@ -678,6 +678,20 @@ def run_builds(work: Path) -> list[BuildFigure]:
     return builds
 
 
+@contextlib.contextmanager
+def work_folder(prefix: str, *, keep: bool = False) -> Iterator[Path]:
+    """Given a name prefix and whether to keep it, yield a new temporary folder, removed when
+    the block ends unless kept (then its path is printed)."""
+    work = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        yield work
+    finally:
+        if keep:
+            print(f"work folder kept: {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark suite; return the exit code."""
     parser = argparse.ArgumentParser(prog="bench.run", description=__doc__.split("\n")[0])
@@ -691,17 +705,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="measure only the real catalogue's two builds and print them (RESULTS.md untouched)",
     )
     args = parser.parse_args(argv)
-    work = Path(tempfile.mkdtemp(prefix="bangscore-bench-"))
-    try:
+    with work_folder("bangscore-bench-", keep=args.keep) as work:
         if args.builds_only:
             print("\n".join(build_table(run_builds(work))))
         else:
             run(args.seconds, args.scaled, args.out, work)
-    finally:
-        if args.keep:
-            print(f"work folder kept: {work}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

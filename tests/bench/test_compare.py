@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bench.compare import Row, Side, checkout, median_row, report, side_env, working_tree
+from bench.run import work_folder
 from bench.wrk import WrkResult
 
 
@@ -158,3 +159,14 @@ def test_working_tree_takes_uncommitted_edits_and_leaves_the_checkout_alone(
         ["git", "-C", str(repo), "stash", "list"], capture_output=True, text=True, check=True
     )
     assert status.stdout == ""  # no stash entry made
+
+
+@pytest.mark.parametrize("keep", [False, True], ids=["removed", "kept"])
+def test_work_folder_is_removed_unless_kept(keep: bool, capsys: pytest.CaptureFixture[str]) -> None:
+    with work_folder("bangscore-test-", keep=keep) as work:
+        (work / "build.log").write_text("built")
+    assert work.exists() is keep
+    assert (f"work folder kept: {work}" in capsys.readouterr().out) is keep
+    if keep:
+        (work / "build.log").unlink()
+        work.rmdir()

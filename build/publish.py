@@ -117,7 +117,8 @@ def publish(
     except BaseException:
         storage.delete_many([manifest_key(snapshot_id)])
         raise
-    pruned = prune(storage, keep)
+    referenced = frozenset(name for entry in entries.values() for name in entry.stored)
+    pruned = prune(storage, keep, known={snapshot_id: referenced})
     return PublishReport(
         snapshot_id=snapshot_id,
         objects=len(entries),
@@ -127,7 +128,7 @@ def publish(
         bytes_uploaded=counts["bytes_uploaded"],
         seconds=time.perf_counter() - started,
         pruned=tuple(pruned),
-        referenced=frozenset(name for entry in entries.values() for name in entry.stored),
+        referenced=referenced,
     )
 
 
@@ -168,7 +169,7 @@ def collect_garbage(
     (objects deleted, bytes freed). ``known`` gives, by snapshot id, what a manifest this
     process just wrote references (:attr:`PublishReport.referenced`), so it is not read back:
     reading the real catalogue's 138,000 entries again took about 2% of a build."""
-    live = _referenced(storage, known=known or {})
+    live = _referenced(storage, known=known)
     cutoff = (time.time() if now is None else now) - grace_seconds
     doomed = [
         info
@@ -197,16 +198,19 @@ def _referenced(
     return found
 
 
-def prune(storage: ObjectStorage, keep: int) -> list[str]:
+def prune(
+    storage: ObjectStorage, keep: int, *, known: Mapping[str, frozenset[str]] | None = None
+) -> list[str]:
     """Given a store, delete all but the newest ``keep`` snapshots (never the current one) and
-    the bodies no kept manifest references; return the ids deleted, oldest first."""
+    the bodies no kept manifest references; return the ids deleted, oldest first. ``known``
+    is as :func:`collect_garbage` takes it (what a manifest just written references)."""
     ids = list_snapshots(storage)
     current = storage.read_pointer()
     kept = set(ids[-keep:]) | ({current} if current else set())
     doomed = [i for i in ids if i not in kept]
     storage.delete_many(manifest_key(i) for i in doomed)
     if doomed:
-        live = _referenced(storage, sorted(kept))
+        live = _referenced(storage, sorted(kept), known)
         storage.delete_many(
             key for key in list(storage.list_keys("objects/")) if key.rsplit("/", 1)[-1] not in live
         )

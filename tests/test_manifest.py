@@ -1,17 +1,30 @@
 """The lazy manifest a replica reads (bangscore/manifest.py, issue 36): every entry found as the
-whole manifest gives it, none invented, from the very bytes the builder writes."""
+whole manifest gives it, none invented, from the very bytes the builder writes. And the gzip
+the builder stores (zlib-ng): what any client's or nginx's standard inflate reads back."""
 
 from __future__ import annotations
 
 import datetime as dt
+import gzip
 import string
+import zlib
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from bangscore.errors import SnapshotError
-from bangscore.manifest import Encoded, Entry, LazyEntries, Manifest, ManifestView, digest
+from bangscore.manifest import (
+    Encoded,
+    Entry,
+    GzipError,
+    LazyEntries,
+    Manifest,
+    ManifestView,
+    digest,
+    gunzip_body,
+    gzip_body,
+)
 
 CREATED = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
 KEYS = st.text(
@@ -70,3 +83,27 @@ def test_the_real_layout_is_read_lazily_and_an_other_one_whole() -> None:
 def test_a_corrupt_manifest_is_a_snapshot_error(raw: bytes) -> None:
     with pytest.raises(SnapshotError):
         ManifestView.from_bytes(raw)
+
+
+@given(st.binary(max_size=5000) | st.text(max_size=3000).map(str.encode))
+def test_a_stored_gzip_body_is_standard_gzip_with_no_time_or_name(body: bytes) -> None:
+    packed = gzip_body(body)
+    assert gzip.decompress(packed) == body  # Python's stdlib, as clients read it
+    assert zlib.decompress(packed, wbits=31) == body
+    assert gunzip_body(packed) == body
+    # magic, deflate, no flags (so no name), modification time 0
+    assert packed[:8] == b"\x1f\x8b\x08\x00\x00\x00\x00\x00"
+    assert gzip_body(body) == packed
+
+
+@pytest.mark.parametrize(
+    "packed",
+    [
+        pytest.param(gzip.compress(b"a body of some length" * 20)[:-6], id="truncated"),
+        pytest.param(b"\x1f\x8b\x08\x00garbage", id="garbage"),
+        pytest.param(b'{"not": "gzip"}', id="not-gzip"),
+    ],
+)
+def test_a_corrupt_gzip_body_raises_gzip_error(packed: bytes) -> None:
+    with pytest.raises(GzipError):
+        gunzip_body(packed)

@@ -36,6 +36,7 @@ OBJECTS_PREFIX = "objects/"  # the content-addressed bodies (bangscore.manifest)
 
 # Writes to a local folder overlap with the build's rendering: file system calls release the GIL.
 LOCAL_WRITERS = 1
+PUT_CHUNK = 64  # objects a hand-off to the writer: about 1 MB of pages
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,22 +161,25 @@ class LocalStorage:
     def put_many(self, objects: Iterable[StoredObject]) -> int:
         # Writer threads take the objects from a short queue, so the caller's producing the
         # next bodies (rendering, hashing) overlaps the file system calls (they drop the GIL).
-        todo: queue.Queue[StoredObject | None] = queue.Queue(LOCAL_WRITERS * 16)
+        # They are handed over in chunks: a queue hand-off per object (a lock, a wake-up and a
+        # switch of the GIL each) cost about 2% of a build's CPU over 138,000 objects.
+        todo: queue.Queue[list[StoredObject] | None] = queue.Queue(LOCAL_WRITERS * 4)
         failures: list[BaseException] = []
 
         def writer() -> None:
             rows: list[tuple[str, bytes]] = []  # bodies, written to the table in batches
-            while (obj := todo.get()) is not None:
+            while (chunk := todo.get()) is not None:
                 if failures:
                     continue  # drain: the caller stops at the first failure
                 try:
-                    if obj.key.startswith(OBJECTS_PREFIX):
-                        rows.append((_check_key(obj.key), obj.body))
-                        if len(rows) >= TABLE_BATCH:
-                            self._table.put_many(rows)
-                            rows = []
-                    else:
-                        self._put(obj)
+                    for obj in chunk:
+                        if obj.key.startswith(OBJECTS_PREFIX):
+                            rows.append((_check_key(obj.key), obj.body))
+                            if len(rows) >= TABLE_BATCH:
+                                self._table.put_many(rows)
+                                rows = []
+                        else:
+                            self._put(obj)
                 except BaseException as exc:  # re-raised by the caller, in its thread
                     failures.append(exc)
             try:
@@ -191,12 +195,18 @@ class LocalStorage:
         for thread in threads:
             thread.start()
         count = 0
+        chunk: list[StoredObject] = []
         try:
             for obj in objects:
                 if failures:
                     break
-                todo.put(obj)
+                chunk.append(obj)
                 count += 1
+                if len(chunk) == PUT_CHUNK:
+                    todo.put(chunk)
+                    chunk = []
+            if chunk and not failures:
+                todo.put(chunk)
         finally:
             for _ in threads:
                 todo.put(None)

@@ -228,7 +228,7 @@ def assemble(
             _count_refusal(report, app.reason, app.review_count, appid in copies, app.zero_not_free)
             refused.append(_not_rated(known, appid, app))
             continue
-        record = _rate(known, appid, app, as_of, typical, report)
+        record = _rate(known, appid, app, as_of, report)
         if record is not None:
             rated.append(record)
             _count_rated(report, record, app.free_only)
@@ -261,13 +261,15 @@ class _Refused(NamedTuple):
 
 class _Rateable(NamedTuple):
     """An app every check passed: its storefront ``name``, the price to rate it at, its chosen
-    length, its review count and whether only the free flag priced it."""
+    length, its review count, whether only the free flag priced it and its tags, most-voted
+    first (:func:`_tags`, which the length check read)."""
 
     name: str
     price: Resolved
     length: Length
     counted: ReviewCount
     free_only: bool
+    tags: tuple[str, ...]
 
 
 def _screen(
@@ -283,10 +285,12 @@ def _screen(
     is_delisted = _is_delisted(known, appid, found)
     price, zero_not_free, free_only = usable_price(known, appid, found, regional_copy)
     length = None
+    tags: tuple[str, ...] = ()
     # The length check needs the tags and the reviewers' playtime: only for apps that
     # pass every other check, which keeps the walk over 180k apps fast.
     if not (is_non_game or is_delisted or price is None or counted.total < MIN_REVIEWS):
-        length = choose_app_length(known, appid, _tags(known, appid, typical), name, price)
+        tags = _tags(known, appid, typical)
+        length = choose_app_length(known, appid, tags, name, price)
     reason = not_rated_reason(
         has_store_data=_has_store_data(known, appid, name),
         is_non_game=is_non_game,
@@ -297,7 +301,7 @@ def _screen(
     )
     if reason is not None or price is None or length is None:
         return _Refused(reason or "no_length", name, counted.total, zero_not_free)
-    return _Rateable(name, price, length, counted, free_only)
+    return _Rateable(name, price, length, counted, free_only, tags)
 
 
 def _has_store_data(known: Observations, appid: int, name: str) -> bool:
@@ -340,7 +344,6 @@ def _rate(
     appid: int,
     app: _Rateable,
     as_of: dt.datetime,
-    typical: TagPositions,
     report: IngestReport,
 ) -> GameRecord | None:
     """Given an app ready to rate, return its record (:func:`_record`), or None, counted in
@@ -354,7 +357,7 @@ def _rate(
             app.length,
             app.counted,
             as_of,
-            _tags(known, appid, typical),
+            app.tags,
         )
     except ValidationError as err:
         report.dropped[f"invalid record ({err.errors()[0]['loc']})"] += 1

@@ -36,7 +36,7 @@ OBJECTS_PREFIX = "objects/"  # the content-addressed bodies (bangscore.manifest)
 
 # Writes to a local folder overlap with the build's rendering: file system calls release the GIL.
 LOCAL_WRITERS = 1
-PUT_CHUNK = 64  # objects a hand-off to the writer: about 1 MB of pages
+PUT_CHUNK = 64  # objects a hand-off to the writer: about 150 KB of stored bodies
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +162,7 @@ class LocalStorage:
         # Writer threads take the objects from a short queue, so the caller's producing the
         # next bodies (rendering, hashing) overlaps the file system calls (they drop the GIL).
         # They are handed over in chunks: a queue hand-off per object (a lock, a wake-up and a
-        # switch of the GIL each) cost about 2% of a build's CPU over 138,000 objects.
+        # switch of the GIL each) made 138,000 small objects cost 4.7-5.0 s of CPU, not 4.0.
         todo: queue.Queue[list[StoredObject] | None] = queue.Queue(LOCAL_WRITERS * 4)
         failures: list[BaseException] = []
 

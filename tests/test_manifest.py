@@ -8,6 +8,7 @@ import datetime as dt
 import gzip
 import string
 import zlib
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -21,10 +22,16 @@ from bangscore.manifest import (
     LazyEntries,
     Manifest,
     ManifestView,
+    decode_stored,
     digest,
     gunzip_body,
     gzip_body,
+    manifest_key,
+    object_key,
+    read_body,
+    verify,
 )
+from bangscore.storage import LocalStorage, StoredObject
 
 CREATED = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
 KEYS = st.text(
@@ -107,3 +114,48 @@ def test_a_stored_gzip_body_is_standard_gzip_with_no_time_or_name(body: bytes) -
 def test_a_corrupt_gzip_body_raises_gzip_error(packed: bytes) -> None:
     with pytest.raises(GzipError):
         gunzip_body(packed)
+
+
+BODY = b'{"appid": 620, "name": "Portal 2"}' * 40
+
+
+def gzip_entry(stored: bytes, body: bytes = BODY) -> Entry:
+    """An entry for ``body`` stored gzip-compressed as ``stored`` (whatever those bytes are)."""
+    return Entry(digest(body), "application/json", len(body), (Encoded("gzip", digest(stored), 9),))
+
+
+@pytest.mark.parametrize(
+    ("stored", "error"),
+    [
+        pytest.param(b"not gzip at all", "does not decompress", id="not-gzip"),
+        pytest.param(gzip_body(b"another body"), "decompresses to other bytes", id="other-body"),
+    ],
+)
+def test_stored_bytes_that_do_not_give_the_identity_are_a_snapshot_error(
+    tmp_path: Path, stored: bytes, error: str
+) -> None:
+    with pytest.raises(SnapshotError, match=error):
+        decode_stored(gzip_entry(stored), stored)
+    # and verify counts the key corrupt, whether the object is in the store or not
+    store = LocalStorage(tmp_path)
+    entries = {"games/620.json": gzip_entry(stored), "games/10.json": gzip_entry(b"gone")}
+    store.put_many(
+        [
+            StoredObject(object_key(digest(stored)), stored),
+            StoredObject(manifest_key("s1"), Manifest("s1", CREATED, {}, entries).to_bytes()),
+        ]
+    )
+    report = verify(store, "s1")
+    assert report.corrupt == ("games/620.json",)
+    assert report.missing == ("games/10.json",)
+    with pytest.raises(SnapshotError, match="is missing"):
+        read_body(store, entries["games/10.json"])
+
+
+def test_a_stored_gzip_body_reads_back_as_its_identity(tmp_path: Path) -> None:
+    packed = gzip_body(BODY)
+    entry = gzip_entry(packed)
+    assert decode_stored(entry, packed) == BODY
+    store = LocalStorage(tmp_path)
+    store.put_many([StoredObject(object_key(digest(packed)), packed)])
+    assert read_body(store, entry) == BODY

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -16,6 +16,7 @@ from bangscore.storage import (
     open_object_storage,
 )
 from bangscore.storage.object_table import FILENAME as TABLE_FILE
+from bangscore.storage.objects import LOCAL_WRITERS, PUT_CHUNK
 
 Factory = Callable[[Path], ObjectStorage]
 BACKENDS: list[Factory] = [lambda p: LocalStorage(p / "store"), lambda p: MemoryStorage()]
@@ -140,3 +141,24 @@ def test_a_failed_write_leaves_no_temporary_file_and_stops_the_batch(tmp_path: P
         store.put_many([StoredObject("m/taken", b"x"), *later])
     assert not list(tmp_path.rglob(".tmp-*"))
     assert list(store.list_keys("m/")) == []  # nothing past the failure was written
+
+
+def test_a_failed_write_stops_the_caller_within_the_chunks_already_handed_over(
+    tmp_path: Path,
+) -> None:
+    store = LocalStorage(tmp_path)
+    (tmp_path / "m" / "taken").mkdir(parents=True)  # a folder where the file should go
+    produced = 0
+
+    def objects() -> Iterator[StoredObject]:
+        nonlocal produced
+        yield StoredObject("m/taken", b"x")
+        for i in range(10_000):  # a catalogue's pages, rendered as the writer asks for them
+            produced += 1
+            yield StoredObject(f"objects/ab/{i:064x}", b"x")
+
+    with pytest.raises(ObjectStorageUnavailable, match="Is a directory"):
+        store.put_many(objects())
+    # the chunk that failed, those queued behind it and the one being filled, not the 10,000
+    assert produced <= (LOCAL_WRITERS * 4 + 2) * PUT_CHUNK
+    assert list(store.list_keys("objects/")) == []  # nothing past the failure was written

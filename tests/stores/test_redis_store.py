@@ -480,7 +480,16 @@ def test_redis_killed_mid_load_fails_open_and_counts_continue_when_back(
     today = dt.datetime.now(dt.UTC).date()
     # Reconciliation is asynchronous (flush every 0.2 s); a generous bound keeps a loaded CI
     # machine from failing a run whose counts are right.
-    wait_for(lambda: reader.list_keys(today)[0].today == 700, 30, "every request counted")
+    counts: list[int] = []
+
+    def all_counted() -> bool:
+        counts.append(reader.list_keys(today)[0].today)
+        return counts[-1] == 700
+
+    try:
+        wait_for(all_counted, 30, "every request counted")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}: the key's count went {sorted(set(counts))}") from None
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "redis"])

@@ -182,7 +182,8 @@ class KeyStore(Protocol):
     def add(self, subject: str, day: dt.date, n: int, now: int) -> None:
         """Given a subject, a day and a count ``n`` >= 1 of requests admitted elsewhere (the
         fail-open local counts of a replica), add them to the stored count, whatever the limit.
-        Raise KeyStoreUnavailable if down."""
+        Raise KeyStoreUnavailable if down and the count was not taken; a store that can keep it
+        and send it later, once (Redis's), does so and returns."""
         ...
 
     def create_account(self, account: AccountRecord) -> None:

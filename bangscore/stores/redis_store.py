@@ -53,16 +53,26 @@ failures: :mod:`bangscore.stores.redis_accounts`; the recall channels:
 Redis down: every call raises KeyStoreUnavailable at once for ``retry_after`` seconds after a
 failure (a breaker, so that a dead Redis costs no connect attempt per request) and the caller
 fails open; local leases keep being spent meanwhile, and unflushed counts wait for Redis.
+
+Counted once: Redis may apply a flush and die (or lose the connection) before its answer
+arrives, so a failed round trip says nothing about whether the counts landed. Each count sent
+(a flush's entry for one subject-day, an ``add``) carries this store's id and a sequence number
+that only grows; the script applies it only past the last number it applied from this store
+for that subject-day (a ``seq:<store id>`` field of its hash), and a failed entry is sent again
+as it was, before anything newer. Sends are serialized within a store, so its numbers reach
+each hash in order.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import logging
+import secrets
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -103,9 +113,16 @@ redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
 return {block, leased, spent}
 """
 
-# KEYS: counter hash, last-use key. ARGV: spent delta, leased delta, now, ttl.
-# Returns 1 if the subject-day is marked `want` (a replica was refused: give blocks back).
+# KEYS: counter hash, last-use key. ARGV: spent delta, leased delta, now, ttl, sequence number,
+# the store's field (seq:<store id>). Returns 1 if the subject-day is marked `want` (a replica
+# was refused: give blocks back). A sequence number this store already applied to the hash (a
+# resend of an entry that landed while its answer was lost) changes nothing.
 _FLUSH = """
+local seen = ARGV[6]
+if tonumber(redis.call('HGET', KEYS[1], seen) or '0') >= tonumber(ARGV[5]) then
+  return redis.call('HEXISTS', KEYS[1], 'want')
+end
+redis.call('HSET', KEYS[1], seen, ARGV[5])
 local spent = tonumber(ARGV[1])
 local leased = tonumber(ARGV[2])
 if spent ~= 0 then redis.call('HINCRBY', KEYS[1], 'spent', spent) end
@@ -156,6 +173,15 @@ class _Lease:
     want: bool = False  # another replica was refused: give unspent blocks back at each flush
     unflushed: int = 0
     in_flight: int = 0  # taken by a flush whose round trip has not returned
+    # Entries whose round trip failed, sent again as they were: (sequence number, spent delta,
+    # leased delta, last use). Their spent deltas are part of `unflushed`.
+    resend: list[tuple[int, int, int, int]] = field(default_factory=list)
+
+    def unsent(self, seen: int) -> int:
+        """Given the last sequence number Redis applied from this store to the subject-day's
+        hash, return the unflushed count less what resent entries already landed."""
+        return self.unflushed - sum(e[1] for e in self.resend if e[0] <= seen)
+
     last_at: int = 0
     touched: float = 0.0
     refused_until: float = 0.0  # a pending or brief refusal is answered locally until then
@@ -215,6 +241,12 @@ class RedisKeyStore(RedisAccounts):
         self._leases: dict[tuple[str, dt.date], _Lease] = {}
         self._lock = threading.Lock()
         self._starting = threading.Lock()
+        # Held across a send and its answer (a flush, an add), so this store's sequence
+        # numbers reach Redis in the order they were taken; re-entrant for flush's second pass.
+        self._sending = threading.RLock()
+        self._store_id = secrets.token_hex(8)
+        self._seen = f"seq:{self._store_id}"  # the counter hash's field of our last number
+        self._sequence = itertools.count(1)
         self._down_until = 0.0
         self._stats = {
             "round_trips": 0,
@@ -350,6 +382,13 @@ class RedisKeyStore(RedisAccounts):
     def _leased(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
         """Lease a block (one round trip) and count a request from it, or refuse: final if no
         other replica holds any of the quota, else pending."""
+        with self._lock:
+            held = self._leases.get((subject, day))
+            owed = held is not None and bool(held.resend)
+        if owed:
+            # Counts kept from a failed send (an add's, admitted without a lease) reach Redis
+            # first, so that the lease sees them.
+            self.flush()
         divisor = 2 * self.replicas
         args = [limit, divisor, self.max_block, COUNT_TTL_SECONDS]
         granted, total, spent = self._call(
@@ -397,10 +436,16 @@ class RedisKeyStore(RedisAccounts):
         """Add buffered counts to Redis and give back idle (or, with ``release_all``, every)
         unspent lease, in one round trip; return how many subject-days were written.
 
-        Raises KeyStoreUnavailable if Redis is down; the counts stay buffered for the next try.
+        Raises KeyStoreUnavailable if Redis is down; the counts stay buffered, and the entries
+        sent are sent again as they were (applied once, whether or not they landed).
         """
+        with self._sending:
+            return self._flush_serialized(release_all)
+
+    def _flush_serialized(self, release_all: bool) -> int:
         now = self.clock()
-        batch: list[tuple[str, dt.date, int, int, int]] = []
+        # Per subject-day: the spent count taken, and its entries (resends first).
+        batch: list[tuple[str, dt.date, int, list[tuple[int, int, int, int]]]] = []
         with self._lock:
             latest = max((day for _, day in self._leases), default=None)
             for (subject, day), lease in list(self._leases.items()):
@@ -408,9 +453,14 @@ class RedisKeyStore(RedisAccounts):
                 release = lease.left if (release_all or stale or lease.want) else 0
                 # A held block is reported too, so that a `want` mark reaches this replica.
                 if lease.unflushed or release or lease.left:
-                    batch.append((subject, day, lease.unflushed, release, lease.last_at))
+                    entries = lease.resend
+                    fresh = lease.unflushed - sum(e[1] for e in entries)
+                    if fresh or release or not entries:
+                        entries = [*entries, (next(self._sequence), fresh, -release, lease.last_at)]
+                    batch.append((subject, day, lease.unflushed, entries))
                     lease.in_flight += lease.unflushed
                     lease.unflushed = 0
+                    lease.resend = []
                     lease.left -= release
                 if stale and lease.left == 0 and lease.unflushed == 0:
                     del self._leases[(subject, day)]
@@ -419,46 +469,73 @@ class RedisKeyStore(RedisAccounts):
 
         def send() -> list[Any]:
             pipe = self.client.pipeline(transaction=False)
-            for subject, day, spent, release, last_at in batch:
-                self._flush(
-                    keys=[self._counter(subject, day), f"{PREFIX}last:{subject}"],
-                    args=[spent, -release, last_at, COUNT_TTL_SECONDS],
-                    client=pipe,
-                )
+            for subject, day, _, entries in batch:
+                for sequence, spent, leased, last_at in entries:
+                    self._send_count(pipe, subject, day, (sequence, spent, leased, last_at))
             return pipe.execute()
 
         try:
-            wants = self._call(send)
+            answers = self._call(send)
         except KeyStoreUnavailable:
-            # Put the counts back; released tokens are dropped, which can only under-admit.
+            # Put the counts back, with the entries that carried them: sent again as they were,
+            # a released block included, they count once whether or not they landed.
             with self._lock:
-                for subject, day, spent, _, last_at in batch:
+                for subject, day, spent, entries in batch:
                     lease = self._leases.setdefault((subject, day), _Lease())
                     lease.in_flight = max(0, lease.in_flight - spent)
                     lease.unflushed += spent
-                    lease.last_at = max(lease.last_at, last_at)
+                    lease.resend = entries + lease.resend
+                    lease.last_at = max(lease.last_at, *(e[3] for e in entries))
             raise
         wanted = False
         with self._lock:
-            for (subject, day, spent, *_), want in zip(batch, wants, strict=True):
+            wants = iter(answers)
+            for subject, day, spent, entries in batch:
+                want = max(int(next(wants)) for _ in entries)
                 held = self._leases.get((subject, day))
                 if held is not None:
                     held.in_flight = max(0, held.in_flight - spent)
-                if held is not None and int(want) and not held.want:
+                if held is not None and want and not held.want:
                     held.want = True
                     wanted = wanted or held.left > 0
         self._stats["flushes"] += 1
         if wanted:
             # Another replica was refused while this one holds a block: give it back now
             # (one more round trip), not a flush period later.
-            return len(batch) + self.flush()
+            return len(batch) + self._flush_serialized(release_all)
         return len(batch)
 
+    def _send_count(
+        self, client: Any, subject: str, day: dt.date, entry: tuple[int, int, int, int]
+    ) -> Any:
+        """Given a client or pipeline, a subject-day and an entry (sequence number, spent
+        delta, leased delta, last use), run the counting script for it."""
+        sequence, spent, leased, last_at = entry
+        return self._flush(
+            keys=[self._counter(subject, day), f"{PREFIX}last:{subject}"],
+            args=[spent, leased, last_at, COUNT_TTL_SECONDS, sequence, self._seen],
+            client=client,
+        )
+
     def add(self, subject: str, day: dt.date, n: int, now: int) -> None:
+        """Add ``n`` requests admitted elsewhere (a replica's fail-open counts) to the
+        subject-day's spent and leased totals. If Redis does not answer, the count is kept
+        here and sent by the next flush, once: the caller need not (and must not) add it again,
+        so this never raises KeyStoreUnavailable. Raises ValueError for ``n`` < 1."""
         if n < 1:
             raise ValueError("add needs a count of at least 1")
-        keys = [self._counter(subject, day), f"{PREFIX}last:{subject}"]
-        self._call(lambda: self._flush(keys=keys, args=[n, n, now, COUNT_TTL_SECONDS]))
+        with self._sending:
+            entry = (next(self._sequence), n, n, now)
+            try:
+                self._call(lambda: self._send_count(self.client, subject, day, entry))
+            except KeyStoreUnavailable:
+                with self._lock:
+                    lease = self._leases.setdefault((subject, day), _Lease())
+                    lease.unflushed += n
+                    lease.resend.append(entry)
+                    lease.last_at = max(lease.last_at, now)
+                    lease.touched = self.clock()
+                self._ensure_flusher()
 
     def peek(self, subject: str, day: dt.date) -> int:
         # A subject this replica holds a block of (or found finally refused) answers from that
@@ -468,13 +545,16 @@ class RedisKeyStore(RedisAccounts):
             lease = self._leases.get((subject, day))
             if lease is not None and lease.leased_total and (lease.left or lease.final_at):
                 return lease.spent_seen + lease.local
-            unflushed = lease.unflushed + lease.in_flight if lease is not None else 0
-        leased, spent, want = self._call(
-            lambda: self.client.hmget(self._counter(subject, day), ["leased", "spent", "want"])
+        fields = ["leased", "spent", "want", self._seen]
+        leased, spent, want, seen = self._call(
+            lambda: self.client.hmget(self._counter(subject, day), fields)
         )
+        with self._lock:
+            lease = self._leases.get((subject, day))
+            ours = lease.unsent(int(seen or 0)) + lease.in_flight if lease is not None else 0
         # Once a lease was refused the last requests are leased one by one and spent at once,
         # so the leased total is the count, with what other replicas have not flushed yet.
-        return int(leased or 0) if want else int(spent or 0) + unflushed
+        return int(leased or 0) if want else int(spent or 0) + ours
 
     def history(self, subject: str, days: list[dt.date]) -> dict[dt.date, int]:
         if not days:
@@ -483,13 +563,17 @@ class RedisKeyStore(RedisAccounts):
         def send() -> list[Any]:
             pipe = self.client.pipeline(transaction=False)
             for day in days:
-                pipe.hget(self._counter(subject, day), "spent")
+                pipe.hmget(self._counter(subject, day), ["spent", self._seen])
             return pipe.execute()
 
-        spent = self._call(send)
+        answers = self._call(send)
+        counts = {}
         with self._lock:
-            local = {d: lease.unflushed for (s, d), lease in self._leases.items() if s == subject}
-        return {d: int(n or 0) + local.get(d, 0) for d, n in zip(days, spent, strict=True)}
+            for day, (spent, seen) in zip(days, answers, strict=True):
+                lease = self._leases.get((subject, day))
+                ours = lease.unsent(int(seen or 0)) if lease is not None else 0
+                counts[day] = int(spent or 0) + ours
+        return counts
 
     # -- keys --------------------------------------------------------------------------------
 
@@ -546,7 +630,7 @@ class RedisKeyStore(RedisAccounts):
         def counts() -> list[Any]:
             pipe = self.client.pipeline(transaction=False)
             for r in records:
-                pipe.hget(self._counter(r.subject, day), "spent")
+                pipe.hmget(self._counter(r.subject, day), ["spent", self._seen])
                 pipe.get(f"{PREFIX}last:{r.subject}")
             return pipe.execute()
 
@@ -555,11 +639,12 @@ class RedisKeyStore(RedisAccounts):
         with self._lock:
             for i, r in enumerate(records):
                 lease = self._leases.get((r.subject, day))
-                pending = lease.unflushed if lease else 0
+                spent, seen = raw[2 * i]
+                pending = lease.unsent(int(seen or 0)) if lease else 0
                 last = int(raw[2 * i + 1]) if raw[2 * i + 1] else None
                 if lease and pending:
                     last = max(last or 0, lease.last_at)
-                views.append(KeyView(r, last, int(raw[2 * i] or 0) + pending))
+                views.append(KeyView(r, last, int(spent or 0) + pending))
         return views
 
     # -- housekeeping ------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
@@ -30,6 +30,7 @@ from bangscore.stores.keystore import (
 )
 from bangscore.stores.redis_store import RedisKeyStore
 from tests.shim.conftest import ShimFactory, create_key
+from tests.support.cutting_proxy import CuttingProxy, cutting_proxy
 from tests.support.factories import Clock
 from tests.support.live import REPO, ShimServer, wait_for
 from tests.support.redis_server import RedisServer
@@ -337,6 +338,75 @@ def test_redis_down_raises_at_once_and_local_leases_keep_counting(
         with pytest.raises(KeyStoreUnavailable):
             call()
     assert store.stats()["round_trips"] == trips  # the breaker: no connect attempt per call
+
+
+Proxied = tuple[RedisServer, CuttingProxy, RedisKeyStore]
+
+
+@pytest.fixture
+def proxied(
+    redis_factory: Callable[[], RedisServer], store_factory: StoreFactory
+) -> Iterator[Proxied]:
+    """A dedicated Redis, a proxy to it that can lose answers, and a one-replica store that
+    reaches Redis through the proxy and flushes only when told."""
+    server = redis_factory()
+    with cutting_proxy(server.port) as proxy:
+        url = f"redis://127.0.0.1:{proxy.port}/0"
+        yield (
+            server,
+            proxy,
+            redis_store(store_factory, url, replicas=1, retry_after=0, flush_every=3600),
+        )
+
+
+def test_a_flush_whose_answer_was_lost_is_sent_again_and_counted_once(proxied: Proxied) -> None:
+    server, proxy, store = proxied
+    for _ in range(3):
+        assert store.hit("key:k", DAY, 100, 10).admitted  # one lease of 50
+    store.flush()
+    for _ in range(4):
+        assert store.hit("key:k", DAY, 100, 11).admitted
+    proxy.cut_after = b"EVALSHA"  # Redis applies the flush; its answer never arrives
+    with pytest.raises(KeyStoreUnavailable):
+        store.flush(release_all=True)
+    assert proxy.cut == 1
+    assert counter(server.url(), "key:k") == {"leased": 7, "spent": 7}  # it landed
+    proxy.cut_after = None
+    assert store.peek("key:k", DAY) == 7  # Redis says which of our numbers it applied
+    store.flush()  # sent again as it was: 4 more spent, 43 given back, once
+    assert counter(server.url(), "key:k") == {"leased": 7, "spent": 7}
+    assert store.hit("key:k", DAY, 100, 12).admitted  # a new lease: 7 + 46
+    store.flush(release_all=True)
+    assert counter(server.url(), "key:k") == {"leased": 8, "spent": 8}
+
+
+def test_an_add_whose_answer_was_lost_is_kept_and_counted_once(proxied: Proxied) -> None:
+    server, proxy, store = proxied
+    store.add("key:k", DAY, 2, 10)  # loads the script
+    proxy.cut_after = b"EVALSHA"
+    store.add("key:k", DAY, 5, 20)  # the store keeps it: the caller must not add it again
+    assert proxy.cut == 1
+    assert counter(server.url(), "key:k") == {"leased": 7, "spent": 7}
+    proxy.cut_after = None
+    assert store.history("key:k", [DAY]) == {DAY: 7}
+    assert store.flush() == 1
+    assert store.flush() == 0  # nothing left to send
+    assert counter(server.url(), "key:k") == {"leased": 7, "spent": 7}
+
+
+def test_an_add_redis_never_saw_is_sent_by_the_flush(
+    redis_factory: Callable[[], RedisServer], store_factory: StoreFactory
+) -> None:
+    server = redis_factory()
+    store = redis_store(store_factory, server.url(), replicas=1, retry_after=0, flush_every=3600)
+    store.add("key:k", DAY, 2, 10)
+    server.kill()
+    store.add("key:k", DAY, 5, 20)  # kept, not raised: Quota would otherwise add it again
+    server.start()
+    assert store.history("key:k", [DAY]) == {DAY: 7}  # 2 in Redis, 5 kept here
+    assert store.flush() == 1
+    assert counter(server.url(), "key:k") == {"leased": 7, "spent": 7}
+    assert store.history("key:k", [DAY]) == {DAY: 7}
 
 
 def test_quota_pushes_fail_open_counts_when_redis_is_back(

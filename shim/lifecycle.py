@@ -75,11 +75,14 @@ class Serving:
         self.metrics.warm.set(1)
 
     async def tick(self, app: Starlette) -> None:
-        """Once a second, for ever: flush the access log, sync the counters into the metrics."""
+        """Once a second, for ever: flush the access log, hand fail-open counts to the store,
+        sync the counters into the metrics."""
         while True:
             await asyncio.sleep(FLUSH_SECONDS)
             if self.access_log is not None:
                 self.access_log.flush()
+            if self.quota.unsynced:
+                await anyio.to_thread.run_sync(self.quota.reconcile)
             self.metrics.sync(routes.counter_totals(app.state), self.source.cache.size)
 
     def start(self) -> None:
@@ -97,6 +100,7 @@ class Serving:
             self.access_log.close()
         if self.freeze_heap:
             heap.release()
+        self.quota.reconcile()  # fail-open counts, if the store answers now
         self.quota.store.close()
         if self.watch_store is not None:
             self.watch_store.close()

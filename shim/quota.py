@@ -221,13 +221,32 @@ class Quota:
             return None
         return Hit(False, refused[0], limit), window
 
-    def _reconcile(self) -> None:
-        """Add the fail-open admits counted locally to the store; raise KeyStoreUnavailable (and
-        keep what was not added) if it is still down."""
+    @property
+    def unsynced(self) -> int:
+        """How many fail-open admits wait to be added to the store."""
+        with self._lock:  # settle() fails open in worker threads
+            return sum(self._unsynced.values())
+
+    def reconcile(self) -> int:
+        """Add the fail-open admits counted locally to the store now, not at the next request
+        (the serving app calls it every second and at shutdown, so a replica whose traffic
+        stops still hands them over); return how many were added. Never raises: a store still
+        down keeps them for the next try."""
+        if not self._unsynced:
+            return 0
+        try:
+            return self._reconcile()
+        except KeyStoreUnavailable:
+            return 0
+
+    def _reconcile(self) -> int:
+        """Add the fail-open admits counted locally to the store; return how many. Raise
+        KeyStoreUnavailable (and keep what was not added) if it is still down."""
         with self._lock:
             pending, self._unsynced = self._unsynced, {}
         now = int(self.clock())
         items = list(pending.items())
+        added = 0
         for i, ((subject, day), n) in enumerate(items):
             try:
                 self.store.add(subject, day, n, now)
@@ -236,9 +255,12 @@ class Quota:
                     for key, left in items[i:]:
                         self._unsynced[key] = self._unsynced.get(key, 0) + left
                 raise
-            self.metrics.extra["fail_open_reconciled"] = (
-                self.metrics.extra.get("fail_open_reconciled", 0) + n
-            )
+            added += n
+            with self._lock:  # the serving tick reconciles in a worker thread
+                self.metrics.extra["fail_open_reconciled"] = (
+                    self.metrics.extra.get("fail_open_reconciled", 0) + n
+                )
+        return added
 
     def peek(self, subject: str, limit: int) -> tuple[Hit, Window]:
         """Given a subject and its limit, return today's count without counting (for 304s)."""

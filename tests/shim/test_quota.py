@@ -51,6 +51,11 @@ class DownStore(SQLiteKeyStore):
             raise KeyStoreUnavailable("sqlite: disk I/O error")
         return super().find_key(digest)
 
+    def add(self, subject: str, day: dt.date, n: int, now: int) -> None:
+        if self.down:
+            raise KeyStoreUnavailable("sqlite: disk I/O error")
+        super().add(subject, day, n, now)
+
     def list_keys(self, day: dt.date, account: str | None = None) -> list[KeyView]:
         return super().list_keys(day, account)
 
@@ -81,6 +86,22 @@ def test_fail_open_on_local_counts_and_metric(tmp_path: Path) -> None:
     store.down = False
     assert quota.charge(record.subject, 3)[0] == Hit(False, 3, 3)  # reconciled: 1 + 2 kept
     assert store.peek(record.subject, quota.peek(record.subject, 3)[1].day) == 3
+
+
+def test_reconcile_hands_fail_open_counts_over_once_the_store_answers(tmp_path: Path) -> None:
+    quota, store, key, _ = make(tmp_path)
+    record = quota.authenticate(key)
+    store.down = True
+    assert [quota.charge(record.subject, 3)[0].admitted for _ in range(2)] == [True, True]
+    assert quota.unsynced == 2
+    assert quota.reconcile() == 0  # still down: kept, not raised
+    assert quota.unsynced == 2
+    store.down = False
+    assert quota.reconcile() == 2  # no request needed
+    assert quota.unsynced == 0 and quota.reconcile() == 0
+    day = quota.peek(record.subject, 3)[1].day
+    assert store.peek(record.subject, day) == 2
+    assert quota.metrics.extra["fail_open_reconciled"] == 2
 
 
 def test_known_key_survives_store_outage_unknown_key_does_not(tmp_path: Path) -> None:

@@ -562,6 +562,26 @@ def test_redis_killed_mid_load_fails_open_and_counts_continue_when_back(
         raise AssertionError(f"{exc}: the key's count went {sorted(set(counts))}") from None
 
 
+@pytest.mark.slow
+def test_fail_open_counts_reach_redis_when_back_without_another_request(
+    redis_factory: Callable[[], RedisServer], store_factory: StoreFactory, shim_factory: ShimFactory
+) -> None:
+    server = redis_factory()
+    # Blocks of one request: with Redis down, every request after the first fails open.
+    shim = shim_factory(server.url(max_block=1, flush_every=0.2, retry_after=0.2))
+    key = create_key(store_factory(server.url()), limit=1000)
+    assert asyncio.run(fire([shim.url], key, 1)) == Counter({200: 1})  # the key is known
+    server.kill()
+    assert asyncio.run(fire([shim.url], key, 40)) == Counter({200: 40})
+    assert shim.metrics()["bangscore_fail_open_admits_total"] == 40
+    server.start()
+    reader = store_factory(server.url())
+    today = dt.datetime.now(dt.UTC).date()
+    # Nothing more is asked of the shim: its once-a-second tick hands the 40 to the store.
+    wait_for(lambda: reader.list_keys(today)[0].today == 41, 15, "the 40 fail-open counts in Redis")
+    assert counter(server.url(), f"key:{key_id(key)}", today) == {"leased": 41, "spent": 41}
+
+
 @pytest.mark.parametrize("backend", ["sqlite", "redis"])
 def test_sessions_are_found_until_they_end_or_expire(
     backend: str, redis_url: str, store_factory: StoreFactory, tmp_path: object

@@ -73,7 +73,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import redis
@@ -159,6 +159,16 @@ return redis.call('HGETALL', key)
 """
 
 
+class _Count(NamedTuple):
+    """One count sent to a subject-day's hash: this store's sequence number, the spent and
+    leased deltas and the last use (Unix seconds)."""
+
+    sequence: int
+    spent: int
+    leased: int
+    last_at: int
+
+
 @dataclass
 class _Lease:
     """This replica's share of one subject-day: unspent block, last leased total, the count
@@ -173,14 +183,14 @@ class _Lease:
     want: bool = False  # another replica was refused: give unspent blocks back at each flush
     unflushed: int = 0
     in_flight: int = 0  # taken by a flush whose round trip has not returned
-    # Entries whose round trip failed, sent again as they were: (sequence number, spent delta,
-    # leased delta, last use). Their spent deltas are part of `unflushed`.
-    resend: list[tuple[int, int, int, int]] = field(default_factory=list)
+    # Counts whose round trip failed, sent again as they were. Their spent deltas are part
+    # of `unflushed`.
+    resend: list[_Count] = field(default_factory=list)
 
     def unsent(self, seen: int) -> int:
         """Given the last sequence number Redis applied from this store to the subject-day's
         hash, return the unflushed count less what resent entries already landed."""
-        return self.unflushed - sum(e[1] for e in self.resend if e[0] <= seen)
+        return self.unflushed - sum(c.spent for c in self.resend if c.sequence <= seen)
 
     last_at: int = 0
     touched: float = 0.0
@@ -445,7 +455,7 @@ class RedisKeyStore(RedisAccounts):
     def _flush_serialized(self, release_all: bool) -> int:
         now = self.clock()
         # Per subject-day: the spent count taken, and its entries (resends first).
-        batch: list[tuple[str, dt.date, int, list[tuple[int, int, int, int]]]] = []
+        batch: list[tuple[str, dt.date, int, list[_Count]]] = []
         with self._lock:
             latest = max((day for _, day in self._leases), default=None)
             for (subject, day), lease in list(self._leases.items()):
@@ -454,9 +464,10 @@ class RedisKeyStore(RedisAccounts):
                 # A held block is reported too, so that a `want` mark reaches this replica.
                 if lease.unflushed or release or lease.left:
                     entries = lease.resend
-                    fresh = lease.unflushed - sum(e[1] for e in entries)
+                    fresh = lease.unflushed - sum(c.spent for c in entries)
                     if fresh or release or not entries:
-                        entries = [*entries, (next(self._sequence), fresh, -release, lease.last_at)]
+                        new = _Count(next(self._sequence), fresh, -release, lease.last_at)
+                        entries = [*entries, new]
                     batch.append((subject, day, lease.unflushed, entries))
                     lease.in_flight += lease.unflushed
                     lease.unflushed = 0
@@ -470,8 +481,8 @@ class RedisKeyStore(RedisAccounts):
         def send() -> list[Any]:
             pipe = self.client.pipeline(transaction=False)
             for subject, day, _, entries in batch:
-                for sequence, spent, leased, last_at in entries:
-                    self._send_count(pipe, subject, day, (sequence, spent, leased, last_at))
+                for count in entries:
+                    self._send_count(pipe, subject, day, count)
             return pipe.execute()
 
         try:
@@ -485,7 +496,7 @@ class RedisKeyStore(RedisAccounts):
                     lease.in_flight = max(0, lease.in_flight - spent)
                     lease.unflushed += spent
                     lease.resend = entries + lease.resend
-                    lease.last_at = max(lease.last_at, *(e[3] for e in entries))
+                    lease.last_at = max(lease.last_at, *(c.last_at for c in entries))
             raise
         wanted = False
         with self._lock:
@@ -505,17 +516,11 @@ class RedisKeyStore(RedisAccounts):
             return len(batch) + self._flush_serialized(release_all)
         return len(batch)
 
-    def _send_count(
-        self, client: Any, subject: str, day: dt.date, entry: tuple[int, int, int, int]
-    ) -> Any:
-        """Given a client or pipeline, a subject-day and an entry (sequence number, spent
-        delta, leased delta, last use), run the counting script for it."""
-        sequence, spent, leased, last_at = entry
-        return self._flush(
-            keys=[self._counter(subject, day), f"{PREFIX}last:{subject}"],
-            args=[spent, leased, last_at, COUNT_TTL_SECONDS, sequence, self._seen],
-            client=client,
-        )
+    def _send_count(self, client: Any, subject: str, day: dt.date, count: _Count) -> Any:
+        """Given a client or pipeline, a subject-day and a count, run the counting script."""
+        keys = [self._counter(subject, day), f"{PREFIX}last:{subject}"]
+        args = [count.spent, count.leased, count.last_at, COUNT_TTL_SECONDS, count.sequence]
+        return self._flush(keys=keys, args=[*args, self._seen], client=client)
 
     def add(self, subject: str, day: dt.date, n: int, now: int) -> None:
         """Add ``n`` requests admitted elsewhere (a replica's fail-open counts) to the
@@ -525,14 +530,14 @@ class RedisKeyStore(RedisAccounts):
         if n < 1:
             raise ValueError("add needs a count of at least 1")
         with self._sending:
-            entry = (next(self._sequence), n, n, now)
+            count = _Count(next(self._sequence), n, n, now)
             try:
-                self._call(lambda: self._send_count(self.client, subject, day, entry))
+                self._call(lambda: self._send_count(self.client, subject, day, count))
             except KeyStoreUnavailable:
                 with self._lock:
                     lease = self._leases.setdefault((subject, day), _Lease())
                     lease.unflushed += n
-                    lease.resend.append(entry)
+                    lease.resend.append(count)
                     lease.last_at = max(lease.last_at, now)
                     lease.touched = self.clock()
                 self._ensure_flusher()

@@ -28,9 +28,10 @@ from typing import TYPE_CHECKING
 from bangscore.scoring import tiers, value
 from bangscore.scoring.genres import GENRES, genre_for
 from bangscore.scoring.pipeline import ScoredGame, score_catalog
-from bangscore.scoring.play import is_unattended
+from bangscore.scoring.play import is_open_ended, is_unattended
 from bangscore.scoring.records import GameRecord, NotRated
 from bangscore.scoring.tiers import TIERS
+from bench.targets import read_anchors, target_lines
 
 if TYPE_CHECKING:
     from bangscore.ingest.catalog import IngestReport
@@ -49,11 +50,17 @@ NORMS_NAME = value.NORMS_FILE.name
 WELL_REVIEWED_SHARE = 0.80
 ESTABLISHED_REVIEWS = 1000
 NORMS_RULE = (
-    "per genre, the median verified length (HowLongToBeat main story, or how long players play a "
-    "multiplayer-first game) and the median list price of its rated games with at least "
-    "1,000 reviews, 80% positive and a price (idle games and tools left out); the mean review "
-    "score of every rated game (bench/calibrate.py: derive_norms)"
+    "per genre, over its rated games with at least 1,000 reviews, 80% positive, a price and a "
+    "verified length (HowLongToBeat main story, or how long players play a multiplayer-first "
+    "game; idle games and tools left out): the median length, the median list price, and the "
+    "median list price per hour of that length (an open-ended game's hours past 1.5 times the "
+    "genre's median length counted as replay depth, as the model counts them); per genre and "
+    "over all, the 1st to 99th percentiles of the review score of its rated games with at least "
+    "1,000 reviews; the mean review score of every rated game (bench/calibrate.py: derive_norms)"
 )
+# The review-score percentiles (how kindly a genre's players review) are taken over games with
+# at least this many reviews: enough for the share itself to be firm.
+CURVE_REVIEWS = 1000
 NORMS_HEADING = "## Genre norms (read by the model)"
 # The same row under score version 3.0 (20 imaginary reviews at 0.70, hand-set genre hours),
 # measured on the same bundled catalogue with the code of main at 626d466.
@@ -234,14 +241,17 @@ def _median(values: Sequence[float]) -> float | None:
 
 @dataclass(frozen=True, slots=True)
 class Norms:
-    """What the model reads from the catalogue: per genre its normal length in hours and its
-    fair price in US dollars (both 1 and 2 decimals) and how many games they are the medians of,
-    and the mean review score of the rated games (3 decimals), the prior the review score is
-    shrunk toward."""
+    """What the model reads from the catalogue: per genre its normal length in hours, its median
+    list price and its typical list price per verified hour in US dollars (1, 2 and 2 decimals)
+    and how many games they are the medians of; per genre and over ``all`` the 99 percentiles
+    of the review score (4 decimals); and the mean review score of the rated games (3
+    decimals), the prior the review score is shrunk toward."""
 
     hours: dict[str, float]
     prices: dict[str, float]
+    usd_per_hour: dict[str, float]
     games: dict[str, int]
+    review_curves: dict[str, list[float]]
     review_score_mean: float
 
     def to_json(self) -> dict[str, object]:
@@ -249,10 +259,16 @@ class Norms:
         return {
             "rule": NORMS_RULE,
             "genres": {
-                g: {"hours": self.hours[g], "price_usd": self.prices[g], "games": self.games[g]}
+                g: {
+                    "hours": self.hours[g],
+                    "price_usd": self.prices[g],
+                    "usd_per_hour": self.usd_per_hour[g],
+                    "games": self.games[g],
+                }
                 for g in GENRES
             },
             "review_score_mean": self.review_score_mean,
+            "review_share_quantiles": self.review_curves,
         }
 
 
@@ -271,34 +287,73 @@ def _is_established(record: GameRecord) -> bool:
     )
 
 
+def _genre(record: GameRecord) -> str:
+    return genre_for(
+        record.storefront_genres,
+        record.tags,
+        record.main_story_hours,
+        fallback_genres=record.play_length_genres,
+        categories=record.categories,
+    )
+
+
+def _content_hours(record: GameRecord, norm: float) -> float:
+    """Given an established record and its genre's median length, return the hours its price
+    is set against: how long players play (at most the model's cap) for a multiplayer-first
+    game, an open-ended game's hours past ``OPEN_ENDED_NORMS`` x the norm counted as replay
+    depth, else the main story."""
+    assert record.main_story_hours is not None
+    hours = record.main_story_hours
+    if record.length_source == "playtime":
+        return min(hours, value.PLAYED_CAP_HOURS)
+    if is_open_ended(record.tags):
+        return value.open_ended_hours(hours, max(norm, value.MIN_NORM_HOURS))
+    return hours
+
+
+def _percentiles(shares: Sequence[float]) -> list[float]:
+    return [round(x, 4) for x in statistics.quantiles(shares, n=100, method="inclusive")]
+
+
 def derive_norms(records: Sequence[GameRecord]) -> Norms:
-    """Given the rated catalog's records (at least one), return its :class:`Norms`: for each
-    genre of :data:`GENRES` (by :func:`scoring.genres.genre_for`) the median length and the
-    median list price of its established games (:func:`_is_established`), and the mean review
-    score of all. A genre with no such game gets the medians of all genres' games. Reads only
-    the records, never a score: the norms do not depend on themselves."""
-    found: dict[str, list[tuple[float, float]]] = {g: [] for g in GENRES}
+    """Given the rated catalog's records (at least two), return its :class:`Norms`: for each
+    genre of :data:`GENRES` (by :func:`scoring.genres.genre_for`) the median length, the median
+    list price and the median list price per hour of its established games
+    (:func:`_is_established`), the review-score percentiles of each genre's games with at least
+    :data:`CURVE_REVIEWS` reviews (and of all of them), and the mean review score of all. A
+    genre with no such game gets the figures of all genres' games. Reads only the records,
+    never a score: the norms do not depend on themselves."""
+    found: dict[str, list[GameRecord]] = {g: [] for g in GENRES}
+    shares: dict[str, list[float]] = {g: [] for g in GENRES}
     for r in records:
-        if not _is_established(r):
-            continue
-        assert r.main_story_hours is not None
-        genre = genre_for(
-            r.storefront_genres,
-            r.tags,
-            r.main_story_hours,
-            fallback_genres=r.play_length_genres,
-            categories=r.categories,
+        if r.review_count >= CURVE_REVIEWS or _is_established(r):
+            genre = _genre(r)
+            if r.review_count >= CURVE_REVIEWS:
+                shares[genre].append(r.review_score)
+            if _is_established(r):
+                found[genre].append(r)
+    everything = [r for rs in found.values() for r in rs]
+    every_share = [x for xs in shares.values() for x in xs] or [0.5, 1.0]
+    hours: dict[str, float] = {}
+    per_hour: dict[str, float] = {}
+    for g in GENRES:
+        own = found[g] or everything
+        hours[g] = round(statistics.median(r.main_story_hours or 0.0 for r in own), 1)
+        per_hour[g] = round(
+            statistics.median(r.list_price_usd / _content_hours(r, hours[g]) for r in own), 2
         )
-        found[genre].append((r.main_story_hours, r.list_price_usd))
-    everything = [pair for pairs in found.values() for pair in pairs] or [(3.0, 10.0)]
     return Norms(
-        hours={
-            g: round(statistics.median(h for h, _ in found[g] or everything), 1) for g in GENRES
-        },
+        hours=hours,
         prices={
-            g: round(statistics.median(p for _, p in found[g] or everything), 2) for g in GENRES
+            g: round(statistics.median(r.list_price_usd for r in found[g] or everything), 2)
+            for g in GENRES
         },
+        usd_per_hour=per_hour,
         games={g: len(found[g]) for g in GENRES},
+        review_curves={
+            "all": _percentiles(every_share),
+            **{g: _percentiles(shares[g] if len(shares[g]) > 1 else every_share) for g in GENRES},
+        },
         review_score_mean=round(statistics.fmean(r.review_score for r in records), 3),
     )
 
@@ -325,10 +380,11 @@ def norms_lines(norms: Norms) -> list[str]:
         f"or price are set by hand. Rule: {NORMS_RULE}. The model floors the length at "
         f"{value.MIN_NORM_HOURS:g} h (`MIN_NORM_HOURS`).",
         "",
-        "| genre | normal length (h) | fair price (USD) | games |",
-        "|---|---:|---:|---:|",
+        "| genre | normal length (h) | median price (USD) | USD per hour | games |",
+        "|---|---:|---:|---:|---:|",
         *[
-            f"| {g} | {norms.hours[g]:.1f} | {norms.prices[g]:.2f} | {norms.games[g]:,} |"
+            f"| {g} | {norms.hours[g]:.1f} | {norms.prices[g]:.2f} | "
+            f"{norms.usd_per_hour[g]:.2f} | {norms.games[g]:,} |"
             for g in GENRES
         ],
         "",
@@ -337,18 +393,19 @@ def norms_lines(norms: Norms) -> list[str]:
     ]
 
 
-def read_norms_section(text: str) -> tuple[dict[str, tuple[float, float]], float]:
+def read_norms_section(text: str) -> tuple[dict[str, tuple[float, float, float]], float]:
     """Given CALIBRATION.md's text, return the genre norms its table gives ({genre: (hours,
-    fair price)}) and the prior's mean; ValueError when the section is missing."""
+    median price, USD per hour)}) and the prior's mean; ValueError when the section is
+    missing."""
     if NORMS_HEADING not in text:
         raise ValueError("no genre norms section")
     section = text.split(NORMS_HEADING, 1)[1].split("\n## ", 1)[0]
-    hours: dict[str, tuple[float, float]] = {}
+    hours: dict[str, tuple[float, float, float]] = {}
     mean: float | None = None
     for row in section.splitlines():
         cells = [c.strip() for c in row.strip().strip("|").split("|")]
-        if len(cells) == 4 and cells[0] in GENRES:
-            hours[cells[0]] = (float(cells[1]), float(cells[2]))
+        if len(cells) == 5 and cells[0] in GENRES:
+            hours[cells[0]] = (float(cells[1]), float(cells[2]), float(cells[3]))
         if row.startswith("Mean review score"):
             mean = float(row.rsplit(" ", 1)[1])
     if mean is None:
@@ -538,6 +595,7 @@ def render_report(
         "",
         *_report_lines(report),
         *(norms_lines(norms) if norms is not None else []),
+        *target_lines(scored, read_anchors()),
         *_prior_lines(scored),
         "## Score distribution",
         "",
@@ -552,8 +610,8 @@ def render_report(
         "",
         "## Genres",
         "",
-        "The median HowLongToBeat main story per genre is what `GENRE_NORM_HOURS` judges length "
-        "against (floored at `MIN_NORM_HOURS`).",
+        "The median HowLongToBeat main story per genre is what `GENRE_NORM_HOURS` judges depth "
+        "and open-ended hours against (floored at `MIN_NORM_HOURS`).",
         "",
         "| genre | games | share | median main story |",
         "|---|---:|---:|---:|",
@@ -626,17 +684,18 @@ def render_report(
         "",
         "## Why we believe the ranking",
         "",
-        "- Reviews lead: the score never exceeds the review-quality ceiling, and price against "
-        "length only moves a game down within it. The score never rises with price and never "
+        "- Reviews set the ceiling and price only docks: a game priced at or below what its real "
+        "hours are worth in its genre scores its ceiling; above it the score falls with the "
+        "excess. The score never rises with price and never "
         "falls with review score, length, replay depth or finish rate: property tests in "
         "`tests/scoring/test_value.py` check this on arbitrary inputs, not only on the catalog.",
         f"- Rank correlation (Spearman) of the score with the review score: "
         f"{summary.spearman_review_score:.2f}; with main-story hours per dollar: "
         f"{summary.spearman_hours_per_usd:.2f}; with the critics' metacritic score "
         f"({meta_n:,} games have one): {_num(meta_rho, '.2f')}.",
-        "- Median score by price band (every price up to the floor, "
-        f"${value.PRICE_FLOOR_USD:.2f}, counts as the floor, so free games are not best by "
-        "price alone):",
+        "- Median score by price band (being cheaper than a game's worth earns nothing, and a "
+        f"free game keeps {value.LIMITED_SHARE:.0%} of its ceiling, so free games are not best "
+        "by price alone):",
         "",
         "| price band | games | median score |",
         "|---|---:|---:|",
@@ -709,7 +768,8 @@ def _prior_lines(scored: Sequence[ScoredGame]) -> list[str]:
         "## Review evidence",
         "",
         f"The review score is shrunk toward the catalogue's mean ({value.PRIOR_REVIEW_SCORE:.3f}) "
-        f"with {value.PRIOR_REVIEWS} imaginary reviews (`PRIOR_REVIEWS`): 97% of 300 reviews "
+        f"with {value.PRIOR_REVIEWS:g} imaginary reviews (`PRIOR_REVIEWS`), more below "
+        f"{value.FIRM_REVIEWS:,.0f} reviews (`FIRM_REVIEWS`): 97% of 300 reviews "
         f"counts as {value.shrunk_review_score(0.97, 300):.1%}, 95% of 30,000 as "
         f"{value.shrunk_review_score(0.95, 30_000):.1%}. A count known only as a lower bound "
         '(a capped sample, "1,000+") counts as that bound.',

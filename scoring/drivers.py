@@ -63,7 +63,7 @@ def drivers(inputs: ValueInputs) -> dict[str, list[str]]:
     effects: dict[Driver, float] = {
         "reviews": _effect(inputs, dataclasses.replace(inputs, review_score=TYPICAL_REVIEW_SCORE)),
         "price": value.score(inputs)
-        - value.score(dataclasses.replace(inputs, price_usd=value.fair_price(inputs))),
+        - value.score(dataclasses.replace(inputs, price_usd=value.worth_usd(inputs))),
     }
     plain = dataclasses.replace(
         inputs, replayable=False, finish_rate=None, unattended=False, estimated_length=False

@@ -7,9 +7,10 @@
   descriptor 3 ("Adult Only Sexual Content") or 4 ("Frequent Nudity or Sexual Content"), the
   two that Steam's own store preferences hide unless a visitor opts in (or its older genres
   "Sexual Content" / "Nudity", the same thing before descriptors); or the players say so: the
-  user tag "Hentai" anywhere among the tags, or "Sexual Content" or "Nudity" among the first
-  five (the tags most voted: NEKOPARA Vol. 1 has no descriptor 3 or 4 in the dumps, yet
-  "Sexual Content" and "Nudity" are among its first tags). Descriptor 1 ("Some Nudity or
+  user tag "Hentai" among the first ten tags (CONTRACT round 6: anywhere among twenty, it fired
+  on jokes, PAYDAY 3's and Hot Dogs, Horseshoes & Hand Grenades'), or "Sexual Content" or
+  "Nudity" among the first five (the tags most voted: NEKOPARA Vol. 1 has no descriptor 3
+  or 4 in the dumps, yet "Sexual Content" and "Nudity" are among its first tags). Descriptor 1 ("Some Nudity or
   Sexual Content": The Witcher 3, Baldur's Gate 3) and a "Nudity" or "Sexual Content" tag
   below the fifth (The Witcher 3's eighth, Baldur's Gate 3's sixth) do not make a game adult;
   Cyberpunk 2077's third tag, "Nudity", does.
@@ -39,8 +40,9 @@ EARLY_ACCESS_GENRE: Final = "Early Access"
 # Steam's content descriptor ids for sexual content and nudity a store hides by default.
 ADULT_DESCRIPTORS: Final = frozenset({3, 4})
 ADULT_GENRES: Final = frozenset({"Sexual Content", "Nudity"})
-# A player tag that makes a game adult wherever it is among its tags ...
-ADULT_TAG_ANYWHERE: Final = "Hentai"
+# A player tag that makes a game adult among the first ADULT_HENTAI_RANK tags ...
+ADULT_TAG_HENTAI: Final = "Hentai"
+ADULT_HENTAI_RANK: Final = 10
 # ... and those that do among the first ADULT_TAG_RANK tags (the most voted).
 ADULT_TAGS_LEADING: Final = frozenset({"Sexual Content", "Nudity"})
 ADULT_TAG_RANK: Final = 5
@@ -57,7 +59,7 @@ def adult(record: GameRecord) -> bool:
     return (
         bool(ADULT_DESCRIPTORS.intersection(record.content_descriptors))
         or bool(ADULT_GENRES.intersection(record.storefront_genres))
-        or ADULT_TAG_ANYWHERE in record.tags
+        or ADULT_TAG_HENTAI in record.tags[:ADULT_HENTAI_RANK]
         or bool(ADULT_TAGS_LEADING.intersection(record.tags[:ADULT_TAG_RANK]))
     )
 

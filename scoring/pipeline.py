@@ -22,7 +22,7 @@ from bangscore.scoring import tiers, value
 from bangscore.scoring.curve import PriceCurve, price_curve
 from bangscore.scoring.drivers import drivers
 from bangscore.scoring.genres import genre_for
-from bangscore.scoring.play import earns_replay_credit, is_unattended
+from bangscore.scoring.play import earns_replay_credit, is_open_ended, is_unattended
 from bangscore.scoring.records import GameRecord
 from bangscore.scoring.refunds import RefundRanks, refund_percentiles
 from bangscore.scoring.series import Series, find_series
@@ -82,6 +82,7 @@ def value_inputs(record: GameRecord, genre: str) -> value.ValueInputs:
         # A length that is already how long players play holds their replays.
         replayable=earns_replay_credit(record.tags) and record.length_source != "playtime",
         unattended=is_unattended(record.tags),
+        open_ended=is_open_ended(record.tags),
         estimated_length=record.length_source == "playtime_estimate",
         free=is_free(record),
         played_length=record.length_source == "playtime",

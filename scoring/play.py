@@ -91,6 +91,35 @@ IDLE_TAGS: Final = frozenset(
 # rather than played (KovaaK's: "Software Training"; Virtual Cottage: "Utilities").
 TOOL_TAGS: Final = frozenset(_key(t) for t in ("Software Training", "Utilities"))
 UNATTENDED_TAGS: Final = IDLE_TAGS | TOOL_TAGS
+# Steam's user tags for games whose hours are play rather than content (CONTRACT round 6:
+# sandbox, simulation, management, survival-craft, MMO): their HowLongToBeat "main story" is
+# how long people keep playing (Farming Simulator 22: 177 h), not a story's length. "Immersive
+# Sim" is a story genre (Deus Ex, Prey) and is not here.
+OPEN_ENDED_TAGS: Final = frozenset(
+    _key(t)
+    for t in (
+        "Sandbox",
+        "Simulation",
+        "Farming Sim",
+        "Life Sim",
+        "Automobile Sim",
+        "Management",
+        "Resource Management",
+        "Economy",
+        "City Builder",
+        "Colony Sim",
+        "Base Building",
+        "Building",
+        "Automation",
+        "Factory Building",
+        "Survival",
+        "Open World Survival Craft",
+        "Survival Craft",
+        "Crafting",
+        "MMORPG",
+        "Massively Multiplayer",
+    )
+)
 
 
 def _window(tags: Iterable[str], size: int = TAG_WINDOW) -> set[str]:
@@ -109,6 +138,14 @@ def earns_replay_credit(tags: Iterable[str]) -> bool:
     replay depth (:mod:`scoring.value`). Stricter than :func:`is_replayable`, which only keeps
     the length check from expecting a replayable game's players to stop at its story."""
     return bool(_window(tags, REPLAY_CREDIT_WINDOW) & REPLAYABLE_TAGS)
+
+
+def is_open_ended(tags: Iterable[str]) -> bool:
+    """Given tags most-voted first, return True when one of the first
+    :data:`REPLAY_CREDIT_WINDOW` marks a sandbox, simulation, management, survival-craft or MMO
+    game (:data:`OPEN_ENDED_TAGS`): its main story is play time, which the score counts as
+    content only up to a multiple of its genre's normal length (:mod:`scoring.value`)."""
+    return bool(_window(tags, REPLAY_CREDIT_WINDOW) & OPEN_ENDED_TAGS)
 
 
 def is_unattended(tags: Iterable[str]) -> bool:

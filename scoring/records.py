@@ -18,7 +18,13 @@ from pydantic import BaseModel, ConfigDict, Field
 SourceName = Literal["storefront", "player_stats", "play_length", "price_history", "wiki"]
 LengthSource = Literal["hltb", "playtime_estimate", "playtime"]
 NotRatedReason = Literal[
-    "delisted", "too_few_reviews", "no_usd_price", "no_length", "not_a_game", "no_store_data"
+    "delisted",
+    "too_few_reviews",
+    "no_usd_price",
+    "no_length",
+    "not_a_game",
+    "no_store_data",
+    "superseded",
 ]
 NOT_RATED_REASONS: tuple[NotRatedReason, ...] = (
     "delisted",
@@ -27,6 +33,7 @@ NOT_RATED_REASONS: tuple[NotRatedReason, ...] = (
     "no_length",
     "not_a_game",
     "no_store_data",
+    "superseded",
 )
 
 
@@ -217,6 +224,8 @@ class NotRated(BaseModel):
     name: str
     reason: NotRatedReason
     review_count: int | None = Field(default=None, ge=0)
+    # The rated edition that replaces a superseded listing (reason "superseded"), else None.
+    superseded_by: int | None = Field(default=None, gt=0)
 
 
 class Catalog(BaseModel):

@@ -1,79 +1,69 @@
-"""The bang_score: how much real game a buyer gets for the price, 0 to 100.
+"""The bang_score: how much real game a buyer gets for the price, 0 to 100 (score_version 5.0).
 
 PRIVATE: this formula is the product's core. It never appears in a response, a page or a
 public document; only the score, its public inputs and the direction each input pushes it
 (:mod:`scoring.drivers`) are published (docs/API.md#the-score).
 
-Reviews lead. The score is ``100 * quality * value``:
+Reviews set the ceiling and price only docks, as SteamBangers publishes its own rule
+(CONTRACT round 6). The score is ``min(cap, C * dock)``:
 
-* **quality** in [0, 1] sets the ceiling: the review score shrunk toward the catalogue's mean
-  review score by review count (a Bayesian average with :data:`PRIOR_REVIEWS` imaginary
-  reviews, so a few hundred glowing reviews are not trusted like tens of thousands; never
-  above the share itself, so doubt never lifts a poor game), then
-  stretched piecewise linearly: 45% positive or less is 0, 70% ("Mostly Positive") is
-  :data:`MIXED_QUALITY` (so a well-loved long game with mixed reviews, Helldivers 2, can reach
-  ``worth_it`` at some price) and 95% or more is 1. A game can never
-  score above its quality, whatever its price or length. Below the stretch a sliver of quality
-  is left (:data:`SLIVER_QUALITY`), proportional to the shrunk review score: every such game
-  still publishes 0, but the list puts the worst reviewed and the dearest last rather than
-  ordering them by appid.
-* **value** in (0, 1] only moves a game down within that ceiling, by its price against how much
-  real game it holds: ``value = (F / (p + F)) ** VALUE_EXPONENT``, where ``p`` is the price
-  (with a floor, so a free game counts as a cheap one and price 0 alone never makes a banger)
-  and ``F`` the game's *fair price*: ``P * (h / N) ** LENGTH_EXPONENT``.
-  ``h`` is the real hours of game and ``N`` what is normal for the game's genre
-  (:data:`GENRE_NORM_HOURS`, never below :data:`MIN_NORM_HOURS`; derived from the catalogue
-  itself by ``make calibrate``, never set by hand: :data:`NORMS_FILE`) and ``P`` what the
-  genre's established games cost (:data:`GENRE_FAIR_PRICE_USD`, from the same file): a 4-hour
-  narrative game is
-  judged against narrative games, not against 100-hour RPGs, and a $60 RPG against what RPGs
-  cost. At the genre's normal length the fair price is ``P``; twice the length is worth about
-  1.4 times as much.
+* the **ceiling** ``C = 100 * quality * depth * limit`` is what the game scores at any price up
+  to what its real hours are worth:
+
+  - **quality** in [0, 1]: the review score shrunk toward the catalogue's mean by review count
+    (:func:`shrunk_review_score`: few reviews are not trusted like tens of thousands; never
+    above the share itself), then stretched piecewise linearly through :data:`QUALITY_KNOTS`:
+    57% positive or less is 0, 95% is 0.95 and 100% is 1. The knots' lower part is calibrated
+    so that SteamBangers' published scores sit within a few points of ours
+    (scoring/CALIBRATION.md). Below the stretch a sliver is left (:data:`SLIVER_QUALITY`) so
+    the games at 0 still order by their reviews.
+  - **depth** in (0, 1]: real hours against :data:`DEPTH_NORMS` times the genre's normal
+    length, to the power :data:`DEPTH_EXPONENT`: a long game keeps all of its ceiling, a
+    short one a little less (a length judged against a per-genre floor, as SteamBangers does).
+  - **limit**: :data:`LIMITED_SHARE` (0.79) for a free game, a game under :data:`SHORT_HOURS`
+    (a joke, a toy, a sketch) and one whose hours are not play (idle games, tools): such a game
+    is never a banger, and the limit scales rather than clips so they still order by their
+    reviews and length.
+
+* the **dock** in (0, 1] applies only above the game's **worth**: ``worth = U * h``, the
+  genre's typical price per verified hour ``U`` (:data:`GENRE_USD_PER_HOUR`, the median list
+  price per hour of the genre's established games, derived by ``make calibrate``) times the
+  game's real hours ``h``. At or below its worth a game scores its ceiling (being cheaper earns
+  nothing); above it ``dock = (worth / price) ** DOCK_EXPONENT``.
+
+* ``cap`` is :data:`ESTIMATED_MAX_SCORE` (79) for a length only estimated from reviewers'
+  playtime (never a banger on an estimate), else 100.
 
 Real hours ``h`` start from the main story and are adjusted in this order:
 
-0. a multiplayer-first game's length is how long players play (its players' median playtime,
-   not a campaign), counted up to :data:`PLAYED_CAP_HOURS`, with no replay depth on top;
+0. a multiplayer-first game's length is how long players play (its players' median playtime),
+   counted up to :data:`PLAYED_CAP_HOURS`, with no replay depth on top;
 1. unattended time does not count: an idle, clicker or incremental game, or a tool or ambient
-   app (:mod:`scoring.play`), counts at most :data:`UNATTENDED_CAP_HOURS` (its hours run while
-   nobody plays, or are open-ended use: an aim trainer's 308 hours are drill, not a story);
-2. an estimated length (from reviewers' playtime, not HowLongToBeat) counts as what a measured
-   main story is likely to be at least (:func:`estimated_hours`): :data:`ESTIMATE_SHARE` of it
-   up to :data:`ESTIMATE_KNEE_NORMS` times the genre's normal length, and beyond that knee it
-   grows only with the square root, so an estimate never carries a game as far as a measured
-   length of the same hours;
-3. a replayable game (roguelike, co-op, sandbox, competitive... among its most-voted tags:
-   :func:`scoring.play.earns_replay_credit`) gains replay depth: :data:`REPLAY_SHARE` of its
-   positive reviewers' median playtime, capped at :data:`REPLAY_CAP_HOURS`; never a game whose
-   main story (verified or estimated) is under :data:`SHORT_HOURS` (a joke or a toy is not
-   replayed for hours: :func:`is_short`);
-4. a known finish rate is a bonus of up to :data:`FINISH_BONUS` (everyone finishes), never a
-   requirement: an unknown rate counts as no bonus, and it never raises the hours of a game
-   under :data:`SHORT_HOURS` (an estimated rate must not turn minutes into an hour).
-
-A game whose main story (HowLongToBeat, or an estimate) is under :data:`SHORT_HOURS` stays at
-:data:`SHORT_MAX_SCORE` or less: a joke or toy game (Coconut Simulator, 0.2 h) is never a
-banger; nor is an idle game or a tool, whose hours are not play (Cookie Clicker).
-
-A **free** game (free to play, or a free first episode: nothing to buy) has no price to weigh:
-it is judged as a game at the price floor, so its score rests on its reviews (their share and
-their number: its reach) and its hours, and it stays at :data:`FREE_MAX_SCORE` or less: a free
-game is never a banger by being free. Its price thresholds are None (no price is weighed).
+   app (:mod:`scoring.play`), counts at most :data:`UNATTENDED_CAP_HOURS`;
+2. an open-ended game's main story (sandbox, simulation, management, survival-craft, MMO:
+   :func:`scoring.play.is_open_ended`) is play time, not content: past
+   :data:`OPEN_ENDED_NORMS` times its genre's normal length the rest counts like replay depth,
+   :data:`REPLAY_SHARE` of it, at most :data:`REPLAY_SHARE` x :data:`REPLAY_CAP_HOURS`;
+3. an estimated length counts as what a measured main story is likely to be at least
+   (:func:`estimated_hours`);
+4. a replayable game gains replay depth: :data:`REPLAY_SHARE` of its positive reviewers'
+   median playtime, capped at :data:`REPLAY_CAP_HOURS`; never a game under :data:`SHORT_HOURS`;
+5. a known finish rate is a bonus of up to :data:`FINISH_BONUS`, never a requirement.
 
 Properties (checked by tests/scoring/test_value.py): the score never rises with price, never
 falls as review score, length, replay depth or finish rate rise, has diminishing returns in
-length (concave), lies in [0, 100] and never exceeds the quality ceiling. Every step is a
-composition of IEEE operations that are monotone under correct rounding, so monotonicity holds
-in floating point too.
+length, lies in [0, 100] and never exceeds the ceiling. Every step is a composition of IEEE
+operations that are monotone under correct rounding, so monotonicity holds in floating point
+too.
 
-Constants were calibrated on the bundled catalog; see scoring/CALIBRATION.md. The per-genre
-normal lengths and the prior's mean are read from :data:`NORMS_FILE`, which ``make calibrate``
-writes from the bundled data (with the same figures in CALIBRATION.md). Change any of them and
-:data:`SCORE_VERSION` must change too.
+The per-genre normal lengths, prices per hour and the prior's mean are read from
+:data:`NORMS_FILE`, which ``make calibrate`` writes from the bundled data (the same figures are
+in CALIBRATION.md). Change any constant and :data:`SCORE_VERSION` must change too.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from dataclasses import dataclass
@@ -82,96 +72,142 @@ from typing import Any, Final
 
 # Published in every detail record: changes whenever the model or a constant changes, so
 # clients know when two scores are not comparable.
-SCORE_VERSION: Final = "4.0"
-# The most a free game can score: 79, so a free game is never a banger (80).
-FREE_MAX_SCORE: Final = 79.0
-# A game whose verified main story is under SHORT_HOURS is a joke, a toy or a sketch: no replay
-# credit, no finish-rate bonus, and at most SHORT_MAX_SCORE (never a banger).
+SCORE_VERSION: Final = "5.0"
+# A free game, a short one and one whose hours are not play keep this share of their ceiling:
+# at most 79, never a banger (80), still ordered by their reviews and length.
+LIMITED_SHARE: Final = 0.79
+FREE_MAX_SCORE: Final = 100.0 * LIMITED_SHARE
+SHORT_MAX_SCORE: Final = 100.0 * LIMITED_SHARE
+# A length only estimated from reviewers' playtime never makes a banger (CONTRACT round 6).
+ESTIMATED_MAX_SCORE: Final = 79.0
+# A game whose main story (verified or estimated) is under SHORT_HOURS is a joke, a toy or a
+# sketch: no replay credit, no finish-rate bonus, and at most SHORT_MAX_SCORE.
 SHORT_HOURS: Final = 1.0
-SHORT_MAX_SCORE: Final = 79.0
 
-# The figures `make calibrate` derives from the bundled catalogue (bench/calibrate.py): each
-# genre's normal length and the catalogue's mean review score. Read once, at import.
 NORMS_FILE: Final = Path(__file__).with_name("genre_norms.json")
 
 
 def _read_norms(path: Path) -> dict[str, Any]:
-    """Given the norms file, return its JSON object; ValueError when it lacks a genre's hours or
-    the prior's mean, so a damaged file fails at import rather than scoring with a guess."""
+    """Given the norms file, return its JSON object; ValueError when it lacks a genre's hours,
+    price per hour or the prior's mean, so a damaged file fails at import rather than scoring
+    with a guess."""
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    hours = data.get("genres")
+    genres = data.get("genres")
     mean = data.get("review_score_mean")
-    if not isinstance(hours, dict) or not hours or not isinstance(mean, float):
+    if not isinstance(genres, dict) or not genres or not isinstance(mean, float):
         raise ValueError(f"{path}: needs 'genres' and 'review_score_mean'")
-    for genre, norm in hours.items():
+    for genre, norm in genres.items():
         if not (
-            isinstance(norm, dict) and norm.get("hours", 0) > 0 and norm.get("price_usd", 0) > 0
+            isinstance(norm, dict) and norm.get("hours", 0) > 0 and norm.get("usd_per_hour", 0) > 0
         ):
-            raise ValueError(f"{path}: genre {genre!r} needs hours and price_usd > 0")
+            raise ValueError(f"{path}: genre {genre!r} needs hours and usd_per_hour > 0")
     return data
 
 
 _NORMS: Final = _read_norms(NORMS_FILE)
 
-# Bayesian average of the review score: PRIOR_REVIEWS imaginary reviews at the catalogue's mean
-# review score (PRIOR_REVIEW_SCORE, derived). 500 is strong on purpose: a 97% of 300 reviews
-# shrinks to about 88% and counts below a 95% of 30,000 (which stays at 95%); a count known
-# only as a lower bound (a capped sample: "1,000+") counts as that bound, no more.
+# Review shrinkage: a Bayesian average toward the catalogue's mean review score with
+# PRIOR_REVIEWS imaginary reviews, and more below FIRM_REVIEWS (the prior grows with the square
+# root of how far the count falls short): a 95% game with 1,000 or more reviews loses at most
+# 2 points to doubt, while 97% of 300 still ranks below 95% of 30,000. A count known only as a
+# lower bound (a capped sample: "1,000+") counts as that bound.
 PRIOR_REVIEW_SCORE: Final[float] = float(_NORMS["review_score_mean"])
-PRIOR_REVIEWS: Final = 500
+PRIOR_REVIEWS: Final = 40.0
+FIRM_REVIEWS: Final = 1000.0
 
-# Piecewise-linear stretch of the shrunk review score to quality in [0, 1]: 0 at or below
-# QUALITY_FLOOR, MIXED_QUALITY at MIXED_SHARE (Steam's "Mostly Positive" starts at 70%), 1 at
-# or above QUALITY_CEILING ("Overwhelmingly Positive" is 95%). At 0.70 a long game at the price
-# floor still reaches worth_it (65), as a player says of Helldivers 2 on sale.
-QUALITY_FLOOR: Final = 0.45
-MIXED_SHARE: Final = 0.70
-MIXED_QUALITY: Final = 0.70
-QUALITY_CEILING: Final = 0.95
-# Quality never drops below SLIVER_QUALITY x the shrunk review score: at most 0.004, so such a
-# game's score stays under 0.4 and publishes 0; it only orders the games at 0 (the unrounded
-# score breaks ties of bang_score: docs/API.md#list-games).
+
+# How kindly each genre's players review: per genre (and "all") the 1st to 99th percentiles of
+# the review score of its rated games with at least 1,000 reviews (make calibrate). A game's
+# review score is read as the catalogue-wide score at its percentile within its genre
+# (:func:`calibrated_share`): visual novels' 97% is as common among them as 95% is among all
+# games, and counts as such.
+def _curve(points: list[float]) -> tuple[tuple[float, float], ...]:
+    """Given a genre's percentiles (99 review scores, ascending), return the strictly
+    increasing (review score, percentile) points of its distribution, 0 and 1 at the ends; a
+    score repeated over several percentiles sits at their middle."""
+    found: dict[float, list[float]] = {}
+    for i, x in enumerate(points, start=1):
+        found.setdefault(float(x), []).append(i / 100)
+    inner = [(x, sum(ps) / len(ps)) for x, ps in sorted(found.items()) if 0.0 < x < 1.0]
+    return ((0.0, 0.0), *inner, (1.0, 1.0))
+
+
+REVIEW_CURVES: Final[dict[str, tuple[tuple[float, float], ...]]] = {
+    str(genre): _curve(list(points)) for genre, points in _NORMS["review_share_quantiles"].items()
+}
+_ALL_INVERSE: Final = tuple((p, x) for x, p in REVIEW_CURVES["all"])
+# The genre calibration acts only above this share, where "Very Positive" turns into the top of
+# the scale and the genres' kindness shows (scoring/CALIBRATION.md); below it a share is itself.
+CALIBRATED_FROM: Final = 0.90
+
+
+def _interpolate(points: tuple[tuple[float, float], ...], x: float) -> float:
+    """Given strictly increasing (x, y) points from (0, 0) to (1, 1) and x in [0, 1], return y
+    linearly interpolated."""
+    low, high = 0, len(points) - 1
+    while high - low > 1:
+        mid = (low + high) // 2
+        if points[mid][0] <= x:
+            low = mid
+        else:
+            high = mid
+    (x0, y0), (x1, y1) = points[low], points[high]
+    return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+
+
+def calibrated_share(review_score: float, genre: str) -> float:
+    """Given a positive share (0..1) and a genre, return the share it counts as (0..1,
+    non-decreasing in the share, never above it): above :data:`CALIBRATED_FROM`, the
+    catalogue-wide share at the same percentile as the game's within its genre
+    (:data:`REVIEW_CURVES`; unknown genres: ``other``'s), never below
+    :data:`CALIBRATED_FROM`. Kind reviewers' genres come down at the top of the scale; no
+    genre is lifted, and nothing changes below it."""
+    if review_score <= CALIBRATED_FROM:
+        return review_score
+    own = REVIEW_CURVES.get(genre, REVIEW_CURVES["other"])
+    percentile = _interpolate(own, review_score)
+    across = _interpolate(_ALL_INVERSE, percentile)
+    return min(review_score, max(across, CALIBRATED_FROM))
+
+
+# The stretch of the shrunk review score to quality: (share, quality) knots, linear between.
+QUALITY_KNOTS: Final[tuple[tuple[float, float], ...]] = (
+    (0.57, 0.0),
+    (0.80, 0.54),
+    (0.90, 0.78),
+    (0.95, 0.93),
+    (0.98, 0.99),
+    (1.00, 1.00),
+)
 SLIVER_QUALITY: Final = 0.004
 SLIVER_OFFSET: Final = 0.01
 
-# Every price up to PRICE_FLOOR_USD counts as PRICE_FLOOR_USD: below it, money is not what
-# limits value, and a free game is judged as a cheap one.
-PRICE_FLOOR_USD: Final = 10.0
-# Diminishing returns of length: the fair price grows with the square root of relative length.
-LENGTH_EXPONENT: Final = 0.5
-# How hard price pushes within the ceiling: at the fair price value is 0.81, at twice it 0.72.
-# 0.3 rather than 3.0's 0.5: with each genre's fair price now what its established games cost
-# (about $15-20, not $25), a steeper exponent left an acclaimed $60 RPG of 70 hours "fair".
-VALUE_EXPONENT: Final = 0.3
+# Depth: real hours against DEPTH_NORMS x the genre's normal length; a game of no length keeps
+# LIMITED_SHARE of its quality, one of DEPTH_NORMS x the norm or more all of it.
+DEPTH_NORMS: Final = 2.0
+DEPTH_EXPONENT: Final = 0.5
+# How hard a price above the game's worth docks it: at twice its worth 0.71 of the ceiling.
+DOCK_EXPONENT: Final = 0.5
 
-# Each genre's normal length and fair price: the median verified length (HowLongToBeat, or how
-# long players play a multiplayer-first game) and the median list price of the genre's
-# established, well-reviewed games (bench/calibrate.py: derive_norms), written by `make
-# calibrate` into NORMS_FILE and CALIBRATION.md. The length is floored at MIN_NORM_HOURS so a
-# genre defined by brevity does not make one hour look like plenty. Nothing here is set by hand.
 GENRE_NORM_HOURS: Final[dict[str, float]] = {
     str(genre): float(norm["hours"]) for genre, norm in _NORMS["genres"].items()
 }
-GENRE_FAIR_PRICE_USD: Final[dict[str, float]] = {
-    str(genre): float(norm["price_usd"]) for genre, norm in _NORMS["genres"].items()
+GENRE_USD_PER_HOUR: Final[dict[str, float]] = {
+    str(genre): float(norm["usd_per_hour"]) for genre, norm in _NORMS["genres"].items()
 }
 MIN_NORM_HOURS: Final = 3.0
 
 UNATTENDED_CAP_HOURS: Final = 2.0
-# An estimated length (0.7 x the positive reviewers' median playtime, ingest.resolve.checks) counts
-# as the lower quartile of the HowLongToBeat main story of games with that estimate: fitted by
-# quantile regression (tau 0.25) on the 15,242 rated games that have both, in units of the
-# genre's normal length N (scoring/CALIBRATION.md). Up to ESTIMATE_KNEE_NORMS x N a quarter of
-# measured stories are shorter than ESTIMATE_SHARE x the estimate; past the knee the estimate
-# says less and less (players idle, replay or leave the game running), and the lower quartile
-# grows with the square root of the estimate. The fit holds within 3 points of 25% in every
-# band from under 0.25 N to 8 N and beyond.
+# An open-ended game's hours past OPEN_ENDED_NORMS x its genre's normal length are play, not
+# content: they count like replay depth (REPLAY_SHARE of them, capped).
+OPEN_ENDED_NORMS: Final = 1.5
+# An estimated length (0.7 x the positive reviewers' median playtime, ingest.resolve.checks)
+# counts as the lower quartile of the HowLongToBeat main story of games with that estimate
+# (quantile regression, scoring/CALIBRATION.md).
 ESTIMATE_SHARE: Final = 0.70
 ESTIMATE_KNEE_NORMS: Final = 1.8
 REPLAY_SHARE: Final = 0.25
 REPLAY_CAP_HOURS: Final = 100.0
-# A multiplayer-first game's length is how long players play; past this many hours it counts
-# no more (the same bound as replay depth: the reviewers' playtime is their total to date).
 PLAYED_CAP_HOURS: Final = 100.0
 FINISH_BONUS: Final = 0.3
 
@@ -181,15 +217,16 @@ class ValueInputs:
     """The inputs of one game's score.
 
     ``price_usd`` current price in US dollars (>= 0); ``review_score`` positive share of
-    reviews (0..1); ``review_count`` number of reviews (>= 0); ``length_hours`` main-story hours
-    (> 0); ``finish_rate`` share of players who finish (0..1), or None when unknown; ``genre``
-    one of :data:`GENRE_NORM_HOURS` (unknown genres are judged like ``other``); ``replay_hours``
-    positive reviewers' median playtime (>= 0) or None, credited only when ``replayable``;
-    ``unattended`` marks idle/clicker games, tools and ambient apps (hours that are not play);
-    ``estimated_length`` a length estimated from playtime; ``played_length`` a length that is
-    how long players play (a multiplayer-first game); ``free`` a free game (nothing to
-    buy: its score stays at :data:`FREE_MAX_SCORE` or less). Raises ValueError on any value
-    outside those ranges, NaN or infinity.
+    reviews (0..1); ``review_count`` number of reviews (>= 0; a lower bound counts as itself);
+    ``length_hours`` main-story hours (> 0); ``finish_rate`` share of players who finish
+    (0..1), or None when unknown; ``genre`` one of :data:`GENRE_NORM_HOURS` (unknown genres are
+    judged like ``other``); ``replay_hours`` positive reviewers' median playtime (>= 0) or
+    None, credited only when ``replayable``; ``unattended`` marks idle/clicker games, tools and
+    ambient apps (hours that are not play); ``open_ended`` a sandbox, simulation, management,
+    survival-craft or MMO game whose main story is play time; ``estimated_length`` a length
+    estimated from playtime; ``played_length`` a length that is how long players play (a
+    multiplayer-first game); ``free`` a free game (nothing to buy). Raises ValueError on any
+    value outside those ranges, NaN or infinity.
     """
 
     price_usd: float
@@ -204,6 +241,7 @@ class ValueInputs:
     estimated_length: bool = False
     free: bool = False
     played_length: bool = False
+    open_ended: bool = False
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.price_usd) and self.price_usd >= 0):
@@ -224,34 +262,47 @@ class ValueInputs:
             raise ValueError(f"replay_hours must be >= 0 or None, got {self.replay_hours!r}")
 
 
-def quality(inputs: ValueInputs) -> float:
-    """Given the inputs, return the quality part in [0, 1] (reviews only): the ceiling."""
-    shrunk = shrunk_review_score(inputs.review_score, inputs.review_count)
-    if shrunk <= MIXED_SHARE:
-        stretched = MIXED_QUALITY * (shrunk - QUALITY_FLOOR) / (MIXED_SHARE - QUALITY_FLOOR)
-    else:
-        rest = (shrunk - MIXED_SHARE) / (QUALITY_CEILING - MIXED_SHARE)
-        stretched = MIXED_QUALITY + (1.0 - MIXED_QUALITY) * rest
-    # The sliver is above 0 even for 0% positive, so games at 0 still order by their reviews.
-    sliver = SLIVER_QUALITY * (shrunk + SLIVER_OFFSET) / (1.0 + SLIVER_OFFSET)
-    return min(1.0, max(sliver, stretched))
-
-
 def shrunk_review_score(review_score: float, review_count: int) -> float:
     """Given a positive share (0..1) and a review count (>= 0; a lower bound counts as itself),
-    return the share shrunk toward :data:`PRIOR_REVIEW_SCORE` by :data:`PRIOR_REVIEWS`
-    imaginary reviews, never above the share itself (0..1): doubt lowers a glowing share, it
-    never lifts a poor one (11% of 210 reviews is a bad game, not a middling one)."""
-    n = review_count
-    shrunk = (review_score * n + PRIOR_REVIEW_SCORE * PRIOR_REVIEWS) / (n + PRIOR_REVIEWS)
+    return the share shrunk toward :data:`PRIOR_REVIEW_SCORE` (0..1), never above the share
+    itself: doubt lowers a glowing share, it never lifts a poor one. The prior weighs
+    :data:`PRIOR_REVIEWS` reviews, times ``sqrt(FIRM_REVIEWS / n)`` below :data:`FIRM_REVIEWS`,
+    so its share of the average falls as the count grows."""
+    n = float(review_count)
+    if n <= 0:
+        return min(review_score, PRIOR_REVIEW_SCORE)
+    prior = PRIOR_REVIEWS * math.sqrt(FIRM_REVIEWS / n) if n < FIRM_REVIEWS else PRIOR_REVIEWS
+    shrunk = (review_score * n + PRIOR_REVIEW_SCORE * prior) / (n + prior)
     return min(review_score, shrunk)
+
+
+def stretch(shrunk: float) -> float:
+    """Given a shrunk review score (0..1), return its quality in [0, 1] along
+    :data:`QUALITY_KNOTS` (linear between knots, 0 below the first, 1 above the last)."""
+    (low, _), (high, top) = QUALITY_KNOTS[0], QUALITY_KNOTS[-1]
+    if shrunk <= low:
+        return 0.0
+    if shrunk >= high:
+        return top
+    for (x0, y0), (x1, y1) in itertools.pairwise(QUALITY_KNOTS):
+        if shrunk <= x1:
+            return y0 + (y1 - y0) * (shrunk - x0) / (x1 - x0)
+    return top  # pragma: no cover - the knots end at `high`
+
+
+def quality(inputs: ValueInputs) -> float:
+    """Given the inputs, return the quality part in [0, 1] (reviews only)."""
+    share = calibrated_share(inputs.review_score, inputs.genre)
+    shrunk = shrunk_review_score(share, inputs.review_count)
+    # The sliver is above 0 even for 0% positive, so games at 0 still order by their reviews.
+    sliver = SLIVER_QUALITY * (shrunk + SLIVER_OFFSET) / (1.0 + SLIVER_OFFSET)
+    return min(1.0, max(sliver, stretch(shrunk)))
 
 
 def is_short(inputs: ValueInputs) -> bool:
     """Given the inputs, return True when the game's main story, verified or estimated (not how
     long players play a multiplayer-first game), is under :data:`SHORT_HOURS`: a joke, a toy or
-    a sketch. An estimate counts too, so that an estimated length never earns what the same
-    verified one would not."""
+    a sketch."""
     return not inputs.played_length and inputs.length_hours < SHORT_HOURS
 
 
@@ -276,6 +327,24 @@ def estimated_hours(hours: float, genre: str) -> float:
     return ESTIMATE_SHARE * hours
 
 
+def content_hours(hours: float, genre: str) -> float:
+    """Given an open-ended game's main story (hours, > 0) and its genre, return the hours that
+    count as content (> 0, never more than ``hours``): all of them up to
+    :data:`OPEN_ENDED_NORMS` x the genre's normal length, past it :data:`REPLAY_SHARE` of the
+    rest, at most :data:`REPLAY_SHARE` x :data:`REPLAY_CAP_HOURS`."""
+    return open_ended_hours(hours, norm_hours(genre))
+
+
+def open_ended_hours(hours: float, norm: float) -> float:
+    """Given an open-ended game's main story and a normal length (hours, > 0), return the hours
+    that count as content: :func:`content_hours` with the norm given (``make calibrate``
+    derives the genres' prices per hour with it before any norm is written)."""
+    bound = OPEN_ENDED_NORMS * norm
+    if hours <= bound:
+        return hours
+    return bound + REPLAY_SHARE * min(hours - bound, REPLAY_CAP_HOURS)
+
+
 def real_hours(inputs: ValueInputs) -> float:
     """Given the inputs, return the hours of real game (> 0), as the module docstring says."""
     hours = inputs.length_hours
@@ -283,6 +352,8 @@ def real_hours(inputs: ValueInputs) -> float:
         hours = min(hours, PLAYED_CAP_HOURS)
     if inputs.unattended:
         hours = min(hours, UNATTENDED_CAP_HOURS)
+    if inputs.open_ended and not inputs.played_length:
+        hours = content_hours(hours, inputs.genre)
     if inputs.estimated_length:
         hours = estimated_hours(hours, inputs.genre)
     hours += replay_credit(inputs)
@@ -296,52 +367,71 @@ def norm_hours(genre: str) -> float:
     return max(GENRE_NORM_HOURS.get(genre, GENRE_NORM_HOURS["other"]), MIN_NORM_HOURS)
 
 
-def fair_price(inputs: ValueInputs) -> float:
-    """Given the inputs, return the game's fair price in US dollars (> 0): the price at which
-    price and length balance for its genre."""
-    relative: float = real_hours(inputs) / norm_hours(inputs.genre)
-    return genre_fair_price(inputs.genre) * math.pow(relative, LENGTH_EXPONENT)
+def usd_per_hour(genre: str) -> float:
+    """Given a genre, return its typical list price per verified hour in US dollars (> 0):
+    what the genre's established games charge (unknown genres: ``other``'s)."""
+    return GENRE_USD_PER_HOUR.get(genre, GENRE_USD_PER_HOUR["other"])
 
 
-def genre_fair_price(genre: str) -> float:
-    """Given a genre, return the fair price in US dollars (> 0) of a game of its normal length:
-    what the genre's established, well-reviewed games cost (unknown genres: ``other``'s)."""
-    return GENRE_FAIR_PRICE_USD.get(genre, GENRE_FAIR_PRICE_USD["other"])
+def worth_usd(inputs: ValueInputs) -> float:
+    """Given the inputs, return what the game's real hours are worth in its genre, in US
+    dollars (> 0): the highest price at which it still scores its ceiling."""
+    return usd_per_hour(inputs.genre) * real_hours(inputs)
 
 
-def _value_at(price: float, fair: float) -> float:
-    # Written as 1 - p/(p + F) rather than F/(p + F): the latter can drop by an ulp as F grows,
-    # because the rounding of the denominator can outrun the numerator.
-    paid = max(price, PRICE_FLOOR_USD)
-    return math.pow(1.0 - paid / (paid + fair), VALUE_EXPONENT)
+def depth(inputs: ValueInputs) -> float:
+    """Given the inputs, return the depth part in [:data:`LIMITED_SHARE`, 1]:
+    ``LIMITED_SHARE + (1 - LIMITED_SHARE) * min(1, h / full) ** DEPTH_EXPONENT`` for real hours
+    ``h`` and ``full`` = :data:`DEPTH_NORMS` x the genre's normal length (concave in the hours:
+    each hour adds less than the one before); exactly :data:`LIMITED_SHARE` for a game under
+    :data:`SHORT_HOURS` (a joke, a toy, a sketch: never a banger)."""
+    if is_short(inputs):
+        return LIMITED_SHARE
+    full = DEPTH_NORMS * norm_hours(inputs.genre)
+    reach = math.pow(min(real_hours(inputs), full) / full, DEPTH_EXPONENT)
+    return LIMITED_SHARE + (1.0 - LIMITED_SHARE) * reach
 
 
-def value(inputs: ValueInputs) -> float:
-    """Given the inputs, return the value part in (0, 1]: price against real game."""
-    return _value_at(inputs.price_usd, fair_price(inputs))
-
-
-def score(inputs: ValueInputs) -> float:
-    """Given the inputs, return the unrounded bang score, a float in [0, 100] (at most
-    :data:`FREE_MAX_SCORE` for a free game)."""
-    return score_from(quality(inputs), fair_price(inputs), inputs.price_usd, ceiling(inputs))
+def limited(inputs: ValueInputs) -> bool:
+    """Given the inputs, return True for a game that keeps at most :data:`LIMITED_SHARE` of its
+    quality whatever its length: free (nothing to buy) or unattended (hours that are not
+    play)."""
+    return inputs.free or inputs.unattended
 
 
 def ceiling(inputs: ValueInputs) -> float:
-    """Given the inputs, return the most the game can score: :data:`FREE_MAX_SCORE` for a free
-    game, :data:`SHORT_MAX_SCORE` for a short one (:func:`is_short`) or one whose hours are
-    not play (``unattended``: idle games, tools), else 100."""
-    if inputs.free:
-        return FREE_MAX_SCORE
-    return SHORT_MAX_SCORE if is_short(inputs) or inputs.unattended else 100.0
+    """Given the inputs, return the game's ceiling in points (0..100): its score at any price
+    up to its worth, ``100 * quality * min(depth, limit)``."""
+    share = min(depth(inputs), LIMITED_SHARE if limited(inputs) else 1.0)
+    return 100.0 * quality(inputs) * share
 
 
-def score_from(quality_part: float, fair: float, price_usd: float, most: float = 100.0) -> float:
-    """Given a game's quality part (0..1), its fair price, a price (US dollars) and the most it
-    can score (:func:`ceiling`), return the unrounded score at that price: what :func:`score`
-    computes, for callers that vary only the price and so compute the others once (the game
-    page's price curve)."""
-    return min(most, max(0.0, 100.0 * quality_part * _value_at(price_usd, fair)))
+def cap(inputs: ValueInputs) -> float:
+    """Given the inputs, return the most the game may score: :data:`ESTIMATED_MAX_SCORE` for a
+    length estimated from reviewers' playtime, else 100."""
+    return ESTIMATED_MAX_SCORE if inputs.estimated_length else 100.0
+
+
+def dock(price_usd: float, worth: float) -> float:
+    """Given a price and the game's worth (US dollars, worth > 0), return the share of the
+    ceiling kept in (0, 1]: 1 at or below the worth, ``(worth / price) ** DOCK_EXPONENT``
+    above it."""
+    if price_usd <= worth:
+        return 1.0
+    return math.pow(worth / price_usd, DOCK_EXPONENT)
+
+
+def score_from(most_points: float, worth: float, price_usd: float, most: float = 100.0) -> float:
+    """Given a game's ceiling (points), its worth (US dollars), a price (US dollars) and its cap
+    (points), return the unrounded score at that price: what :func:`score` computes, for
+    callers that vary only the price (the game page's price curve)."""
+    return min(most, max(0.0, most_points * dock(price_usd, worth)))
+
+
+def score(inputs: ValueInputs) -> float:
+    """Given the inputs, return the unrounded bang score, a float in [0, 100] (at most 79 for a
+    free, short, unattended or estimated-length game)."""
+    return score_from(ceiling(inputs), worth_usd(inputs), inputs.price_usd, cap(inputs))
 
 
 def bang_score(inputs: ValueInputs) -> int:
@@ -350,28 +440,18 @@ def bang_score(inputs: ValueInputs) -> int:
 
 
 def price_for_score(inputs: ValueInputs, target: float) -> float | None:
-    """Given the inputs and a target unrounded score in (0, 100], return the price in US
-    dollars at which ``score`` equals the target, every other input unchanged.
+    """Given the inputs and a target unrounded score in (0, 100], return the highest price in
+    US dollars at which ``score`` still reaches the target, every other input unchanged (float
+    rounding aside: :func:`scoring.tiers.threshold_usd` checks the neighbouring cents).
 
-    Since the score never rises with price, every price at or below the answer scores at least
-    the target (up to float rounding: callers that need exact cents check the neighbours, as
-    :func:`scoring.tiers.threshold_usd` does). Returns None when no price reaches the target:
-    the quality ceiling is below it, or even the floor price leaves too little value. The answer
-    is never below ``PRICE_FLOOR_USD`` because the score is flat below the floor.
-    Raises ValueError for a target outside (0, 100].
+    Returns None for a free game (no price is weighed) and when no price reaches the target
+    (the ceiling or the cap is below it). Raises ValueError for a target outside (0, 100].
     """
     if not 0 < target <= 100:
         raise ValueError(f"target must be within (0, 100], got {target!r}")
     if inputs.free:
-        return None  # a free game's score weighs no price
-    if target > ceiling(inputs):
-        return None  # a joke or toy game's ceiling is below the target at every price
-    q = quality(inputs)
-    if q == 0:
         return None
-    needed = target / (100.0 * q)
-    if needed > 1:
+    top = ceiling(inputs)
+    if target > min(top, cap(inputs)):
         return None
-    share = needed ** (1.0 / VALUE_EXPONENT)
-    price = fair_price(inputs) * (1.0 / share - 1.0)
-    return price if price >= PRICE_FLOOR_USD else None
+    return worth_usd(inputs) * math.pow(top / target, 1.0 / DOCK_EXPONENT)

@@ -10,10 +10,10 @@ Pure functions of plain values, so that they read any price history as a sequenc
   ``recent_low_at``; a dated low of the price-history source, an estimate included);
 * :func:`ended_sale` names the sale a list price is quoted after (``ended_sale_usd`` /
   ``ended_sale_at``): the newest observation was a sale that is no longer current;
-* :func:`verdict` follows the sale cycle: a free game is ``buy_now`` when at least 80% of its
-  reviews are positive, else ``skip``; a paid game ``buy_now`` when it is ``banger`` or
-  ``worth_it`` at today's price and waiting would not pay (within 10% of the window's low, or
-  under $2 to save), ``wait_for_sale`` naming a price actually seen in the window that makes
+* :func:`verdict` follows the sale cycle: a free game is ``buy_now`` exactly when its tier is
+  ``worth_it`` (a free game scores 79 at most), else ``skip`` (CONTRACT round 6); a paid game
+  ``buy_now`` when it is ``banger`` or ``worth_it`` at today's price and waiting would not
+  pay (within 10% of the window's low, or under $2 to save), ``wait_for_sale`` naming a price actually seen in the window that makes
   it ``worth_it`` or better and saves at least 10% and $2, else ``skip``; a ``banger`` or
   ``worth_it`` game is never told to skip;
 * :func:`verdict_text` says it in one sentence that quotes well: the seen price, its date and
@@ -51,8 +51,6 @@ STALE_DAYS: Final = 180
 # Waiting pays only for a saving of at least 10% of today's price and at least $2.
 MIN_SAVING_SHARE: Final = 0.10
 MIN_SAVING_CENTS: Final = 200
-# A free game is worth getting when at least this share of its reviews is positive.
-FREE_GET_IT_SHARE: Final = 0.80
 # How the sentences name a tier.
 TIER_WORDS: Final = {
     "banger": "a banger",
@@ -195,10 +193,11 @@ def verdict(
     """Given a game's tier at its current price, the price (USD), the two thresholds (USD, or
     None when no price reaches them), its sightings, the catalogue's as-of day (None: the
     newest sighting's), whether the game is free (nothing to buy: price and list price $0) and
-    its positive review share (0-1; read for a free game only), return the verdict:
+    its positive review share (0-1; unused since round 6, kept for callers), return the
+    verdict:
 
-    * a free game: ``buy_now`` when at least 80% of its reviews are positive, else ``skip``;
-      no price to wait for;
+    * a free game: ``buy_now`` exactly when its tier is ``worth_it`` (or better: a free game
+      never is), else ``skip``; no price to wait for;
     * ``buy_now`` when the tier is ``banger`` or ``worth_it`` and waiting would not pay: the
       evidence window's low saves less than 10% of the price, or less than $2 (or no price
       was seen in the window);
@@ -221,8 +220,7 @@ def verdict(
     window = evidence(history, as_of)
     low = recent_low(window, as_of)
     if free:
-        liked = review_score is not None and review_score >= FREE_GET_IT_SHARE
-        return BuyerVerdict("buy_now" if liked else "skip", None, None, low)
+        return BuyerVerdict("buy_now" if tier in BUY_NOW_TIERS else "skip", None, None, low)
     price_cents = _cents(price_usd)
     if tier in BUY_NOW_TIERS:
         # Waiting pays when the window's low saves at least 10% of today's price and $2:
@@ -323,9 +321,10 @@ def verdict_text(
     if free:
         share = f"{math.floor(100 * (review_score or 0))}% of its reviews are positive"
         when = f" (as of {day(price_date)})" if price_date else ""
+        rated = TIER_WORDS.get(tier, tier)
         if decided.verdict == "buy_now":
-            return f"Free: get it. {name} costs nothing{when} and {share}."
-        return f"Skip: {name} is free{when}, but only {share}."
+            return f"Free: get it. {name} costs nothing{when} and is {rated}: {share}."
+        return f"Skip: {name} is free{when}, but only {rated}: {share}."
     if ended is not None:
         stale = as_of is not None and price_date is not None and is_stale(price_date, as_of)
         seen_words = "last seen" if stale else "seen"

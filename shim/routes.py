@@ -116,10 +116,14 @@ async def _game(request: Request, _: KeyRecord, snap: LoadedSnapshot) -> Stored:
         if known is None:
             raise NotFound("game_not_found", f"No known app has appid {appid}.")
         name, reason = known
+        extra: dict[str, object] = {"appid": appid, "name": name, "reason": reason}
+        edition = snap.not_rated.superseded_by(appid)
+        if edition is not None:
+            extra["superseded_by"] = edition
         raise NotFound(
             "game_not_rated",
             f"{name or 'App ' + str(appid)} (appid {appid}) is not rated: {REASON_DETAIL[reason]}.",
-            extra={"appid": appid, "name": name, "reason": reason},
+            extra=extra,
         )
     return stored(snap, detail_key(appid), JSON_TYPE)
 

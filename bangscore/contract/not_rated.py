@@ -3,7 +3,8 @@ read by the server for the API's ``game_not_rated`` 404 and the website's search
 sentences that give each reason (docs/API.md#game_not_rated).
 
 The index is ``index/not_rated.json``: parallel arrays sorted by appid, ``appid``, ``reason``
-(an index into ``reasons``) and ``name``.
+(an index into ``reasons``) and ``name``, and ``superseded_by`` (``{appid: edition appid}``
+for the superseded listings).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ REASON_DETAIL: Mapping[str, str] = {
     "no_length": "neither a play length nor enough reviewers' playtime is known",
     "not_a_game": "it is not a game (DLC, demo, soundtrack, tool or software)",
     "no_store_data": "no storefront data is known for it, only its play length",
+    "superseded": "no source sees this listing any more and its newer edition is rated "
+    "(superseded_by)",
 }
 """The API's sentence per reason: the ``detail`` of a ``game_not_rated`` problem."""
 
@@ -33,6 +36,7 @@ REASON_LABEL: Mapping[str, str] = {
     "no_length": "no known length",
     "not_a_game": "not a game (software, a soundtrack or a video)",
     "no_store_data": "no storefront data",
+    "superseded": "replaced by a newer edition",
 }
 """The website's short words per reason, beside a name in search results."""
 
@@ -43,7 +47,7 @@ def not_rated_index(
     """Given the known apps that are not rated and the search aliases naming some of them
     (``{"gta v": appid}``, from the builder's alias table), return the index as the snapshot
     stores it: parallel arrays sorted by appid (``appid``, ``reason`` as an index into
-    ``reasons``, ``name``) and ``aliases``."""
+    ``reasons``, ``name``), ``aliases`` and ``superseded_by`` (``{"appid": edition}``)."""
     ordered = sorted(apps, key=lambda a: a.appid)
     reasons = list(NOT_RATED_REASONS)
     return {
@@ -52,6 +56,7 @@ def not_rated_index(
         "reason": [reasons.index(a.reason) for a in ordered],
         "name": [a.name for a in ordered],
         "aliases": dict(aliases or {}),
+        "superseded_by": {str(a.appid): a.superseded_by for a in ordered if a.superseded_by},
     }
 
 
@@ -71,6 +76,10 @@ class NotRatedIndex:
             self.names: list[str] = [str(n) for n in doc.get("name", [])]
             self.aliases: dict[str, int] = {
                 str(k): int(v) for k, v in dict(doc.get("aliases", {})).items()
+            }
+            # Indexes built before round 6 have no editions.
+            self.editions: dict[int, int] = {
+                int(k): int(v) for k, v in dict(doc.get("superseded_by", {})).items()
             }
         except (TypeError, OverflowError, ValueError) as exc:
             raise ValueError(f"malformed not-rated index: {exc}") from exc
@@ -92,6 +101,10 @@ class NotRatedIndex:
         if at < len(self.appids) and int(self.appids[at]) == appid:
             return self.names[at], self.reasons[int(self.codes[at])]
         return None
+
+    def superseded_by(self, appid: int) -> int | None:
+        """Given an appid, return the appid of the rated edition that supersedes it, or None."""
+        return self.editions.get(appid)
 
     def name_index(self) -> SearchIndex | None:
         """Return a name search index over the apps that have a name (None when there are

@@ -118,8 +118,8 @@ class ListItem(Record):
     )
     adult: bool = Field(
         description="The storefront's content descriptors mark sexual content or frequent "
-        "nudity, or the players' tags do (Hentai anywhere, Sexual Content or Nudity among the "
-        "first five). The API lists adult games; the website hides them unless asked."
+        "nudity, or the players' tags do (Hentai among the first ten, Sexual Content or Nudity "
+        "among the first five). The API lists adult games; the website hides them unless asked."
     )
     series: Series | None = Field(
         description="The series this game is a chapter, episode or volume of, else null."
@@ -416,6 +416,11 @@ class Problem(Record):
     )
     reason: NotRatedReason | None = Field(
         default=None, description="game_not_rated only: why the known app is not rated."
+    )
+    superseded_by: int | None = Field(
+        default=None,
+        description="game_not_rated with reason superseded only: the appid of the rated "
+        "edition that replaces the listing.",
     )
     violated_policies: list[Literal["daily"]] | None = Field(
         default=None,

@@ -366,9 +366,18 @@ class SiteRenderer:
         the verdict, the inputs and their sources, and what is never published."""
         return self.env.get_template("about_score.html").render(dates=dates).encode()
 
-    def not_rated_page(self, *, appid: int, name: str, reason: str, reason_text: str) -> bytes:
-        """Given a known app that is not rated (appid, name, ``reason`` and its words), return
-        its page: what it is and why it has no score."""
+    def not_rated_page(
+        self,
+        *,
+        appid: int,
+        name: str,
+        reason: str,
+        reason_text: str,
+        edition: tuple[str, str] | None = None,
+    ) -> bytes:
+        """Given a known app that is not rated (appid, name, ``reason`` and its words) and, for
+        a superseded listing, its rated edition (name, page URL), return its page: what it is,
+        why it has no score and, where there is one, a link to the edition."""
         return (
             self.env.get_template("not_rated.html")
             .render(
@@ -376,6 +385,7 @@ class SiteRenderer:
                 name=name,
                 reason=reason,
                 reason_text=reason_text,
+                edition=edition,
                 storefront_url=f"https://store.steampowered.com/app/{appid}/",
             )
             .encode()

@@ -28,6 +28,7 @@ from bangscore.ingest.resolve.checks import (
     not_rated_reason,
     regional_copies,
 )
+from bangscore.ingest.resolve.editions import supersede
 from bangscore.ingest.resolve.lengths import (
     choose_app_length,
     chosen_finish_rate,
@@ -232,6 +233,10 @@ def assemble(
         if record is not None:
             rated.append(record)
             _count_rated(report, record, app.free_only)
+    before = len(refused)
+    rated, refused = supersede(rated, refused, as_of.year)
+    if len(refused) > before:
+        report.dropped["superseded"] += len(refused) - before
     report.rated = len(rated)
     return rated, refused
 

@@ -48,9 +48,14 @@ def test_early_access(fields: dict[str, Any], expected: bool) -> None:
             id="nudity-sixth-is-not-adult",
         ),
         pytest.param(
-            {"tags": (*(f"t{i}" for i in range(15)), "Hentai")},
+            {"tags": (*(f"t{i}" for i in range(9)), "Hentai")},
             True,
-            id="hentai-anywhere",
+            id="hentai-tenth-is-adult",
+        ),
+        pytest.param(
+            {"tags": (*(f"t{i}" for i in range(10)), "Hentai")},
+            False,
+            id="hentai-eleventh-is-not-adult-payday-3",
         ),
         pytest.param({"tags": ("Mature", "Violent", "Gore")}, False, id="mature-is-not-adult"),
     ],

@@ -1,4 +1,4 @@
-"""The score's round-6 targets (issue 49, CONTRACT "The score, round 6"), measured on a scored
+"""The score's round-6 targets (issue 49, docs/API.md#the-score), measured on a scored
 catalogue: what ``make calibrate`` writes into CALIBRATION.md, ``make ranking`` prints and
 tests/scoring/test_targets.py asserts.
 

@@ -1,8 +1,9 @@
 """A game's score against its price, every other input fixed: what the game page's chart draws.
 
 :func:`price_curve` computes the two price-independent parts of the score (its ceiling and
-its worth) once per game; the resulting :class:`PriceCurve` is plain data, so the builder samples it at the chart's prices
-and the chart is drawn from those samples without reaching the model again.
+its worth) once per game; the resulting :class:`PriceCurve` is plain data, so the builder
+samples it at the chart's prices and the chart is drawn from those samples without reaching
+the model again.
 """
 
 from __future__ import annotations

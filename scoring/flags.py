@@ -7,13 +7,13 @@
   descriptor 3 ("Adult Only Sexual Content") or 4 ("Frequent Nudity or Sexual Content"), the
   two that Steam's own store preferences hide unless a visitor opts in (or its older genres
   "Sexual Content" / "Nudity", the same thing before descriptors); or the players say so: the
-  user tag "Hentai" among the first ten tags (CONTRACT round 6: anywhere among twenty, it fired
-  on jokes, PAYDAY 3's and Hot Dogs, Horseshoes & Hand Grenades'), or "Sexual Content" or
-  "Nudity" among the first five (the tags most voted: NEKOPARA Vol. 1 has no descriptor 3
-  or 4 in the dumps, yet "Sexual Content" and "Nudity" are among its first tags). Descriptor 1 ("Some Nudity or
-  Sexual Content": The Witcher 3, Baldur's Gate 3) and a "Nudity" or "Sexual Content" tag
-  below the fifth (The Witcher 3's eighth, Baldur's Gate 3's sixth) do not make a game adult;
-  Cyberpunk 2077's third tag, "Nudity", does.
+  user tag "Hentai" among the first ten tags (score version 5.0; anywhere among twenty, it
+  fired on jokes, PAYDAY 3's and Hot Dogs, Horseshoes & Hand Grenades'), or "Sexual Content" or
+  "Nudity" among the first five (the tags most voted: NEKOPARA Vol. 1 has no descriptor 3 or 4
+  in the dumps, yet "Sexual Content" and "Nudity" are among its first tags). Descriptor 1
+  ("Some Nudity or Sexual Content": The Witcher 3, Baldur's Gate 3) and a "Nudity" or "Sexual
+  Content" tag below the fifth (The Witcher 3's eighth, Baldur's Gate 3's sixth) do not make a
+  game adult; Cyberpunk 2077's third tag, "Nudity", does.
 * ``provisional``: the score could move, for the reasons :data:`PROVISIONAL_REASONS` names, in
   that order: fewer than :data:`FEW_REVIEWS` reviews, a length estimated from reviewers'
   playtime, or a stale price (seen more than 180 days before the catalogue's

@@ -91,7 +91,7 @@ IDLE_TAGS: Final = frozenset(
 # rather than played (KovaaK's: "Software Training"; Virtual Cottage: "Utilities").
 TOOL_TAGS: Final = frozenset(_key(t) for t in ("Software Training", "Utilities"))
 UNATTENDED_TAGS: Final = IDLE_TAGS | TOOL_TAGS
-# Steam's user tags for games whose hours are play rather than content (CONTRACT round 6:
+# Steam's user tags for games whose hours are play rather than content (docs/API.md#the-score:
 # sandbox, simulation, management, survival-craft, MMO): their HowLongToBeat "main story" is
 # how long people keep playing (Farming Simulator 22: 177 h), not a story's length. "Immersive
 # Sim" is a story genre (Deus Ex, Prey) and is not here.

@@ -5,7 +5,7 @@ public document; only the score, its public inputs and the direction each input 
 (:mod:`scoring.drivers`) are published (docs/API.md#the-score).
 
 Reviews set the ceiling and price only docks, as SteamBangers publishes its own rule
-(CONTRACT round 6). The score is ``min(cap, C * dock)``:
+(docs/API.md#the-score). The score is ``min(cap, C * dock)``:
 
 * the **ceiling** ``C = 100 * quality * depth * limit`` is what the game scores at any price up
   to what its real hours are worth:
@@ -78,7 +78,7 @@ SCORE_VERSION: Final = "5.0"
 LIMITED_SHARE: Final = 0.79
 FREE_MAX_SCORE: Final = 100.0 * LIMITED_SHARE
 SHORT_MAX_SCORE: Final = 100.0 * LIMITED_SHARE
-# A length only estimated from reviewers' playtime never makes a banger (CONTRACT round 6).
+# A length only estimated from reviewers' playtime never makes a banger (docs/API.md#the-score).
 ESTIMATED_MAX_SCORE: Final = 79.0
 # A game whose main story (verified or estimated) is under SHORT_HOURS is a joke, a toy or a
 # sketch: no replay credit, no finish-rate bonus, and at most SHORT_MAX_SCORE.
@@ -127,7 +127,7 @@ def _curve(points: list[float]) -> tuple[tuple[float, float], ...]:
     score repeated over several percentiles sits at their middle."""
     found: dict[float, list[float]] = {}
     for i, x in enumerate(points, start=1):
-        found.setdefault(float(x), []).append(i / 100)
+        found.setdefault(float(x), []).append(i / (len(points) + 1))
     inner = [(x, sum(ps) / len(ps)) for x, ps in sorted(found.items()) if 0.0 < x < 1.0]
     return ((0.0, 0.0), *inner, (1.0, 1.0))
 

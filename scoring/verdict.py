@@ -11,11 +11,11 @@ Pure functions of plain values, so that they read any price history as a sequenc
 * :func:`ended_sale` names the sale a list price is quoted after (``ended_sale_usd`` /
   ``ended_sale_at``): the newest observation was a sale that is no longer current;
 * :func:`verdict` follows the sale cycle: a free game is ``buy_now`` exactly when its tier is
-  ``worth_it`` (a free game scores 79 at most), else ``skip`` (CONTRACT round 6); a paid game
-  ``buy_now`` when it is ``banger`` or ``worth_it`` at today's price and waiting would not
-  pay (within 10% of the window's low, or under $2 to save), ``wait_for_sale`` naming a price actually seen in the window that makes
-  it ``worth_it`` or better and saves at least 10% and $2, else ``skip``; a ``banger`` or
-  ``worth_it`` game is never told to skip;
+  ``worth_it`` (a free game scores 79 at most), else ``skip`` (score version 5.0); a paid game
+  ``buy_now`` when it is ``banger`` or ``worth_it`` at today's price and waiting would not pay
+  (within 10% of the window's low, or under $2 to save), ``wait_for_sale`` naming a price
+  actually seen in the window that makes it ``worth_it`` or better and saves at least 10% and
+  $2, else ``skip``; a ``banger`` or ``worth_it`` game is never told to skip;
 * :func:`verdict_text` says it in one sentence that quotes well: the seen price, its date and
   the seasonal sale it fell in (:mod:`scoring.sales`), what the window holds (how many prices
   were seen and from when), a stale price (seen more than 180 days before ``prices_as_of``)

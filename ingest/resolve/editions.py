@@ -1,6 +1,7 @@
-"""Superseded listings (CONTRACT round 6): a storefront app that no source of the catalogue's
-year sees any more, whose newer edition by the same developer is rated, is not rated itself:
-``game_not_rated`` with reason ``superseded`` and ``superseded_by`` (the edition's appid).
+"""Superseded listings (docs/API.md#game_not_rated): a storefront app that no source of the
+catalogue's year sees any more, whose newer edition by the same developer is rated, is not
+rated itself: ``game_not_rated`` with reason ``superseded`` and ``superseded_by`` (the
+edition's appid).
 
 An edition's name is the old name followed by an edition phrase (:data:`EDITION_PHRASES`):
 Grand Theft Auto V -> Grand Theft Auto V Enhanced, The Elder Scrolls V: Skyrim -> The Elder

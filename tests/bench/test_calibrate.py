@@ -7,6 +7,7 @@ import datetime as dt
 from collections.abc import Callable
 from pathlib import Path
 
+import orjson
 import pytest
 
 from bangscore.scoring import value
@@ -123,8 +124,9 @@ def test_calibration_md_gives_the_genre_norms_the_model_reads() -> None:
     # `make calibrate` writes both from the same derivation; the model reads the JSON file.
     text = (calibrate.PACKAGE_DIR / calibrate.REPORT_NAME).read_text(encoding="utf-8")
     norms, mean = calibrate.read_norms_section(text)
+    json_norms = orjson.loads(value.NORMS_FILE.read_bytes())["genres"]
     assert norms == {
-        g: (value.GENRE_NORM_HOURS[g], value.GENRE_FAIR_PRICE_USD[g])
+        g: (value.GENRE_NORM_HOURS[g], json_norms[g]["price_usd"], value.GENRE_USD_PER_HOUR[g])
         for g in value.GENRE_NORM_HOURS
     }
     assert mean == value.PRIOR_REVIEW_SCORE
@@ -150,6 +152,11 @@ def test_derive_norms_takes_the_medians_of_established_well_reviewed_games(
         19.99,
         3,
     )
+    # Each charges $0.9995 an hour: the median price per hour of verified length.
+    assert norms.usd_per_hour["action"] == 1.0
+    # Review-score percentiles per genre and over all, from games with 1,000 reviews or more.
+    assert len(norms.review_curves["all"]) == 99
+    assert set(norms.review_curves) == {"all", *calibrate.GENRES}
     # A genre with no established game takes the medians of all of them.
     assert (norms.hours["rpg"], norms.prices["rpg"], norms.games["rpg"]) == (20.0, 19.99, 0)
     assert norms.review_score_mean == pytest.approx(
@@ -160,6 +167,6 @@ def test_derive_norms_takes_the_medians_of_established_well_reviewed_games(
     assert not calibrate.write_norms(norms, path)  # unchanged: not written again
     text = "\n".join(calibrate.norms_lines(norms))
     assert calibrate.read_norms_section(text) == (
-        {g: (norms.hours[g], norms.prices[g]) for g in norms.hours},
+        {g: (norms.hours[g], norms.prices[g], norms.usd_per_hour[g]) for g in norms.hours},
         norms.review_score_mean,
     )

@@ -121,15 +121,16 @@ def page(store: MemoryStorage, appid: int) -> str:
 def test_nightly_builds_grow_the_history_and_a_rebuild_adds_nothing() -> None:
     store = MemoryStorage()
     assert read_score_history(store) == {}
-    full = factories.make_record(appid=620, price_usd=19.99, list_price_usd=19.99)
+    # $59.99 is more than its 12 hours are worth (docked); $4.99 is less (its ceiling).
+    full = factories.make_record(appid=620, price_usd=59.99, list_price_usd=59.99)
     sale = factories.make_record(
-        appid=620, price_usd=4.99, list_price_usd=19.99, discount_percent=75
+        appid=620, price_usd=4.99, list_price_usd=59.99, discount_percent=92
     )
     others = factories.small_catalog()[:5]
     build(store, [full, *others], "s1", D1)
     first = detail(store, 620)["score_history"]
     assert isinstance(first, list) and len(first) == 1
-    assert first[0]["date"] == D1.isoformat() and first[0]["price_usd"] == 19.99
+    assert first[0]["date"] == D1.isoformat() and first[0]["price_usd"] == 59.99
     build(store, [full, *others], "s2", D1)  # the same catalogue again
     assert detail(store, 620)["score_history"] == first
     build(store, [sale, *others], "s3", D2)

@@ -15,9 +15,10 @@ from tests.scoring.test_value import value_inputs
     [
         pytest.param(
             ValueInputs(14.99, 0.97, 107_575, 7.4, 0.89, "roguelike", 26.0, True),
-            # 7.4 h is about a roguelike's normal length: length neither raises nor lowers.
-            ["reviews", "price", "replayability", "finish_rate"],
-            [],
+            # Price only docks (round 6): it never raises. 7.4 h is a little short of what a
+            # roguelike at $14.99 must hold to escape the dock, so length lowers.
+            ["reviews", "replayability", "finish_rate"],
+            ["length"],
             id="balatro",
         ),
         pytest.param(
@@ -36,16 +37,17 @@ from tests.scoring.test_value import value_inputs
         ),
         pytest.param(
             ValueInputs(9.99, 0.9, 400, 20.0, None, "rpg", estimated_length=True),
-            # An estimate of 20 h counts as 14 h, under an rpg's normal length: neutral.
-            ["reviews", "price"],
+            # An estimate of 20 h counts as 14 h, under an rpg's normal length: neutral; $9.99 is
+            # under what those hours are worth, which earns nothing.
+            ["reviews"],
             ["estimated_length"],
             id="estimated-length",
         ),
         pytest.param(
             ValueInputs(7.99, 0.99, 17_877, 1.5, 0.77, "indie_short"),
-            # At $7.99 it costs about what 1.5 h of a short indie game are worth.
+            # $7.99 is more than 1.5 h of a short indie game are worth: price and length lower.
             ["reviews", "finish_rate"],
-            ["length"],
+            ["price", "length"],
             id="a-short-hike",
         ),
     ],

@@ -61,12 +61,13 @@ def test_unscorable_record_is_a_clear_error() -> None:
 
 def test_catalog_is_in_api_order() -> None:
     records = [
-        make_record(appid=30, price_usd=60.0, list_price_usd=60.0),  # dearest: lowest score
+        make_record(appid=30, price_usd=60.0, list_price_usd=60.0),  # dearest: docked, lowest
         make_record(appid=20),
         make_record(appid=10),  # same inputs as 20: the lower appid goes first
-        make_record(appid=40, price_usd=2.0),  # cheapest: highest score
+        make_record(appid=40, price_usd=2.0),  # cheaper than its worth: the same as 10 and 20
+        make_record(appid=50, review_score=0.97),  # better reviewed: highest score
     ]
-    assert [g.record.appid for g in score_catalog(records)] == [40, 10, 20, 30]
+    assert [g.record.appid for g in score_catalog(records)] == [50, 10, 20, 40, 30]
 
 
 @pytest.mark.parametrize(

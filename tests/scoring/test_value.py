@@ -126,7 +126,7 @@ def test_length_has_diminishing_returns(inputs: ValueInputs, start: float, step:
 
 @given(value_inputs(), st.floats(min_value=0, max_value=1, allow_nan=False))
 def test_price_at_or_below_worth_scores_the_ceiling(inputs: ValueInputs, share: float) -> None:
-    # Price only docks (CONTRACT round 6): being cheaper than the game's worth earns nothing.
+    # Price only docks (score version 5.0): being cheaper than the game's worth earns nothing.
     worth = value.worth_usd(inputs)
     cheap = dataclasses.replace(inputs, price_usd=share * worth)
     at_worth = dataclasses.replace(inputs, price_usd=worth)

@@ -219,12 +219,14 @@ def test_verdict(
 @pytest.mark.parametrize(
     ("tier", "review_score", "expected"),
     [
-        pytest.param("worth_it", 0.93, "buy_now", id="team-fortress-2-liked"),
-        pytest.param("fair", 0.80, "buy_now", id="exactly-80pc"),
-        pytest.param("worth_it", 0.79, "skip", id="79pc-skips-whatever-the-tier"),
+        # Round 6: the tier decides, never the share alone (Destiny 2 was worth_it and "Skip").
+        pytest.param("worth_it", 0.93, "buy_now", id="team-fortress-2-worth-it"),
+        pytest.param("fair", 0.80, "skip", id="fair-at-80pc-skips"),
+        pytest.param("worth_it", 0.79, "buy_now", id="worth-it-at-79pc-gets-it"),
+        pytest.param("skip", 0.95, "skip", id="skip-tier-skips"),
     ],
 )
-def test_a_free_game_is_got_or_skipped_by_its_reviews(
+def test_a_free_game_is_got_exactly_when_worth_it(
     tier: str, review_score: float, expected: str
 ) -> None:
     history = (Sighting(AS_OF, 0.0, 0),)
@@ -468,30 +470,30 @@ def test_genre_percentiles(games: list[tuple[str, int]], expected: list[float]) 
 
 
 @pytest.mark.parametrize(
-    ("review_score", "expected"),
+    ("tier", "review_score", "expected"),
     [
         pytest.param(
+            "worth_it",
             0.93,
-            "Free: get it. Team Fortress 2 costs nothing (as of 24 Jul 2026) and 93% of its "
-            "reviews are positive.",
-            id="liked",
+            "Free: get it. Team Fortress 2 costs nothing (as of 24 Jul 2026) and is worth it: "
+            "93% of its reviews are positive.",
+            id="worth-it",
         ),
         pytest.param(
+            "fair",
             0.62,
-            "Skip: Team Fortress 2 is free (as of 24 Jul 2026), but only 62% of its reviews are "
-            "positive.",
-            id="not-liked",
+            "Skip: Team Fortress 2 is free (as of 24 Jul 2026), but only fair value: 62% of its "
+            "reviews are positive.",
+            id="fair",
         ),
     ],
 )
-def test_verdict_text_of_a_free_game(review_score: float, expected: str) -> None:
+def test_verdict_text_of_a_free_game(tier: str, review_score: float, expected: str) -> None:
     history = (Sighting(AS_OF, 0.0, 0),)
-    decided = verdict(
-        "worth_it", 0.0, None, None, history, AS_OF, free=True, review_score=review_score
-    )
+    decided = verdict(tier, 0.0, None, None, history, AS_OF, free=True, review_score=review_score)
     text = verdict_text(
         "Team Fortress 2",
-        "worth_it",
+        tier,
         0.0,
         AS_OF,
         None,
@@ -503,4 +505,4 @@ def test_verdict_text_of_a_free_game(review_score: float, expected: str) -> None
         review_score=review_score,
     )
     assert text == expected
-    assert "worth it" not in text and "no price makes" not in text
+    assert "$" not in text and "no price makes" not in text

@@ -292,7 +292,7 @@ def render(
         "## Method",
         "",
         f"- Held out: the **{HELD_OUT.title}** "
-        f"({HELD_OUT.start:%d %b} to {HELD_OUT.end:%d %b %Y}).",
+        f"({HELD_OUT.start.day} {HELD_OUT.start:%b} to {HELD_OUT.end.day} {HELD_OUT.end:%b %Y}).",
         "  The forecast reads only the catalogue's price observations dated before 25 Jun 2026",
         f"  (the one seasonal sale they saw is the {learnt}); its rule is learnt from the same.",
         "- Observed: each rated paid game's first price in the raw 2026 dumps",
@@ -341,7 +341,8 @@ def render(
         "",
         f"Of {forward.paid:,} rated paid games, **{forward.forecast:,}"
         f" ({100 * forward.forecast / max(1, forward.paid):.1f}%)** carry a `next_sale`"
-        f" ({forward.sale.title}, {forward.sale.start:%d %b} to {forward.sale.end:%d %b %Y},"
+        f" ({forward.sale.title}, {forward.sale.start.day} {forward.sale.start:%b} to"
+        f" {forward.sale.end.day} {forward.sale.end:%b %Y},"
         f" {'expected' if forward.sale.expected else 'published'} dates). Of the"
         f" {forward.seen_discounted:,} forecast games the raw dumps saw discounted in the"
         f" {HELD_OUT.title}, {forward.within_10:,}"

@@ -141,18 +141,15 @@ class ForecastModel:
 @dataclass(frozen=True, slots=True)
 class Forecast:
     """A game's forecast for one sale: the sale, the price expected in it (USD), the
-    likelihood (0-1) that it is discounted in it, and the basis in words ("sold at $8.99 in
-    the last 2 of 2 seasonal sales seen")."""
+    likelihood (0-1) that it is discounted in it, the basis in words ("sold at $8.99 in the
+    last 2 of 2 seasonal sales seen") and whether it calls the game discounted (a likelihood
+    of at least 0.5 and a discounted price to expect: a game never seen discounted is not)."""
 
     sale: Sale
     expected_price_usd: float
     discounted_likelihood: float
     basis: str
-
-    @property
-    def discounted(self) -> bool:
-        """Return True when the forecast says the game is discounted in the sale."""
-        return self.discounted_likelihood >= DISCOUNTED_FROM
+    discounted: bool
 
     def wire(self) -> dict[str, object]:
         """Return the ``next_sale`` wire value (docs/API.md#next-sale)."""
@@ -295,7 +292,7 @@ def forecast(
     likelihood = (len(discounted) + peers) / (len(seen) + 1)
     if likelihood < DISCOUNTED_FROM or not discounted:
         basis = _basis_undiscounted(seen, discounted, peers, who)
-        return Forecast(target, list_price, likelihood, basis)
+        return Forecast(target, list_price, likelihood, basis, discounted=False)
     newest = discounted[-1]
     age_then = _age(game.release_date, newest.sale.start)
     young = deepen_under is None or (age_then is not None and age_then < deepen_under)
@@ -303,7 +300,7 @@ def forecast(
     depth = min(MAX_DEPTH, round(newest.discount_percent + deeper))
     price = round(list_price * (100 - depth) / 100, 2)
     basis = _basis_discounted(seen, newest, depth, list_price, price)
-    return Forecast(target, price, likelihood, basis)
+    return Forecast(target, price, likelihood, basis, discounted=True)
 
 
 def _basis_discounted(

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import gzip
+import itertools
 import statistics
 import time
 from collections.abc import Iterable, Sequence
@@ -109,7 +110,9 @@ def naive(game: fc.GameFacts, as_of: dt.date) -> tuple[float, bool] | None:
 class Row:
     """One game of the backtest: its genre and list-price band, what the raw dumps saw in the
     sale (price, whether discounted), the rule's forecast and the naive rule's (price,
-    discounted; None when it makes none)."""
+    discounted; None when it makes none); for the factors, the depth the raw dumps saw and
+    what was known before: the depth in its last seasonal sale seen (None: none seen), its age
+    then (years, None: unknown) and its peers' discounted share."""
 
     genre: str
     band: str
@@ -117,6 +120,10 @@ class Row:
     observed_discounted: bool
     rule: tuple[float, bool] | None
     naive: tuple[float, bool] | None
+    observed_depth: int = 0
+    last_depth: int | None = None
+    age: float | None = None
+    peers: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +195,13 @@ def evaluate(
             fallback_genres=rec.play_length_genres,
             categories=rec.categories,
         )
+        seen = fc.sales_seen(game.history, as_of)
+        last = seen[-1] if seen else None
+        age = (
+            (last.sale.start - rec.release_date).days / 365.25
+            if last is not None and rec.release_date is not None
+            else None
+        )
         rows.append(
             Row(
                 genre,
@@ -196,9 +210,97 @@ def evaluate(
                 discount > 0,
                 (made.expected_price_usd, made.discounted) if made else None,
                 naive(game, as_of),
+                discount,
+                last.discount_percent if last is not None else None,
+                age,
+                model.peers_share(rec.publisher, age)[0] if last is not None else None,
             )
         )
     return rows, model
+
+
+def _share_line(name: str, rows: Sequence[Row]) -> str:
+    if not rows:
+        return f"| {name} | 0 | – |"
+    share = sum(r.observed_discounted for r in rows) / len(rows)
+    return f"| {name} | {len(rows):,} | {100 * share:.0f}% |"
+
+
+def _change_line(name: str, rows: Sequence[Row]) -> str:
+    changes = [r.observed_depth - (r.last_depth or 0) for r in rows]
+    if not changes:
+        return f"| {name} | 0 | – | – | – |"
+    same = sum(c == 0 for c in changes) / len(changes)
+    return (
+        f"| {name} | {len(changes):,} | {statistics.median(changes):+.0f} | "
+        f"{statistics.mean(changes):+.1f} | {100 * same:.0f}% |"
+    )
+
+
+def factor_lines(rows: Sequence[Row]) -> list[str]:
+    """Given the backtest rows, return docs/FORECAST.md's "What predicts the next sale" section:
+    measured on the held-out sale after the fact, for the games seen in a seasonal sale before
+    it (what the rule reads: its last sale's discount and depth, its age, its peers, its list
+    price)."""
+    before = [r for r in rows if r.last_depth is not None]
+    off = [r for r in before if r.last_depth]
+    full = [r for r in before if not r.last_depth]
+    both = [r for r in off if r.observed_discounted]
+
+    def aged(low: float, high: float) -> list[Row]:
+        return [r for r in both if r.age is not None and low <= r.age < high]
+
+    def deep(low: int, high: int) -> list[Row]:
+        return [r for r in both if low <= (r.last_depth or 0) < high]
+
+    def peers(low: float, high: float) -> list[Row]:
+        return [r for r in full if r.peers is not None and low <= r.peers < high]
+
+    bands = [peers(0.0, 0.5), peers(0.5, 0.8), peers(0.8, 1.01)]
+    rates = [sum(r.observed_discounted for r in b) / len(b) for b in bands if b]
+    ordered = all(a <= b for a, b in itertools.pairwise(rates))
+    peers_words = (
+        "A game's peers order its chance: the more of them discounted, the likelier it is."
+        if ordered
+        else "Its peers' share does not order a game's own chance here (the rows above do not "
+        "rise with it): the publisher's habit adds little beyond the game's own record."
+    )
+
+    return [
+        "## What predicts the next sale",
+        "",
+        "Measured after the fact on the held-out sale, over the games seen in a seasonal sale",
+        "before it (its last one: the Winter Sale 2024). These are the relations the rule reads;",
+        "the one pseudo-sale of its likelihood matches the first table's rates.",
+        "",
+        "| seen before | games | discounted in the held-out sale |",
+        "|---|---:|---:|",
+        _share_line("discounted in its last seasonal sale", off),
+        _share_line("not discounted in it", full),
+        _share_line("not discounted; peers' share under 50%", peers(0.0, 0.5)),
+        _share_line("not discounted; peers' share 50-80%", peers(0.5, 0.8)),
+        _share_line("not discounted; peers' share 80% or more", peers(0.8, 1.01)),
+        "",
+        peers_words,
+        "",
+        "Depth change (points) of the games discounted in both sales:",
+        "",
+        "| games | count | median change | mean change | same depth |",
+        "|---|---:|---:|---:|---:|",
+        _change_line("under 1 year old at its last sale", aged(0, 1)),
+        _change_line("1-2 years", aged(1, 2)),
+        _change_line("2-5 years", aged(2, 5)),
+        _change_line("5 years or more", aged(5, 200)),
+        _change_line("last depth under 40%", deep(1, 40)),
+        _change_line("last depth 40-59%", deep(40, 60)),
+        _change_line("last depth 60-74%", deep(60, 75)),
+        _change_line("last depth 75% or more", deep(75, 101)),
+        *(
+            _change_line(f"list price {name}", [r for r in both if r.band == name])
+            for name, _, _ in BANDS
+        ),
+        "",
+    ]
 
 
 def _pct(value: float | None) -> str:
@@ -329,6 +431,7 @@ def render(
         "|---|---:|---:|",
         *(f"| {name} | {_pct(f.within_10)} | {_usd(f.median_error_usd)} |" for name, f in variants),
         "",
+        *factor_lines(rows),
         "## What the rule learnt before the sale",
         "",
         f"From the {learnt} ({len(model.publishers):,} publishers):",

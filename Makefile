@@ -31,7 +31,7 @@ CHECK_MARKERS := not slow and not s3 and not redis and not browser and not serve
 CHECK_WORKERS ?= auto
 
 .PHONY: help venv deps lock hooks build run serve demo-key test check check-tests lint format docs typecheck imports ranking \
-        calibrate \
+        calibrate forecast-backtest \
         bench bench-compare stack clean
 
 help:  ## list targets
@@ -174,6 +174,9 @@ bench-compare: $(STAMP) deps  ## paired regression check against an earlier comm
 
 calibrate: $(STAMP)  ## score the bundled dumps and rewrite scoring/CALIBRATION.md and its histogram
 	$(BIN)/python -m bench.calibrate --progress
+
+forecast-backtest: $(STAMP)  ## hold out the 2026 Summer Sale, forecast it from what was seen before, write docs/FORECAST.md
+	$(BIN)/python -m bench.forecast_backtest
 
 ranking: $(STAMP)  ## score the bundled dumps and print the ranking and verdicts as a player reads them
 	$(BIN)/python -m bench.ranking

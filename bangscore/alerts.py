@@ -189,6 +189,14 @@ def alert_message(
     discount = record.get("discount_percent") or 0
     on_sale = f" ({discount}% off {_usd(record.get('list_price_usd'))})" if discount else ""
     verdict = record.get("verdict")
+    # The sale forecast (docs/API.md#next-sale), when a discount is likely in it.
+    ahead = record.get("next_sale")
+    next_sale = (
+        f"likely {_usd(ahead.get('expected_price_usd'))} in the {ahead.get('name')} from "
+        f"{_day(str(ahead.get('starts') or ''))}"
+        if isinstance(ahead, dict) and (ahead.get("discounted_likelihood") or 0) >= 0.5
+        else ""
+    )
     if watch.condition.tier is not None:
         phrase = "a banger" if tier == "banger" else tier
         subject = f"{name} is {phrase} on BangScore ({score}) at {price} ({seen_words})"
@@ -207,6 +215,7 @@ def alert_message(
         tier=tier,
         verdict=str(verdict).replace("_", " ") if verdict else "",
         verdict_text=str(record.get("verdict_text") or ""),
+        next_sale=next_sale,
         url=str(record.get("url") or ""),
         unsubscribe_url=unsubscribe_url,
     )

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bangscore.scoring import forecast as fc
 from bangscore.scoring.pipeline import ScoredGame, is_free
 from bangscore.scoring.records import GameRecord
 from bangscore.scoring.verdict import (
@@ -141,16 +142,44 @@ def _day(date: dt.date | None) -> str | None:
     return None if date is None else date.isoformat()
 
 
+def forecast_facts(record: GameRecord) -> fc.GameFacts:
+    """Given a record, return what the sale forecast reads of it (:mod:`scoring.forecast`):
+    publisher, release date and dated prices with their list prices."""
+    return fc.GameFacts(
+        record.publisher,
+        record.release_date,
+        [
+            fc.Observed(p.date, p.price_usd, p.list_price_usd, p.discount_percent, p.estimated)
+            for p in price_points(record)
+        ],
+    )
+
+
+def forecasts(games: Sequence[ScoredGame], as_of: dt.date) -> list[fc.Forecast | None]:
+    """Given scored games and the catalogue's as-of day, return each game's forecast for the
+    next seasonal sale after that day (None: a free game, or too little evidence), the rule
+    learnt from these games' prices (:func:`scoring.forecast.fit`)."""
+    facts = [forecast_facts(g.record) for g in games]
+    model = fc.fit(facts, as_of)
+    sale = fc.next_sale(as_of)
+    return [
+        None if is_free(g.record) else fc.forecast(model, sale, f)
+        for g, f in zip(games, facts, strict=True)
+    ]
+
+
 def buyer_fields(games: Sequence[ScoredGame], as_of: dt.date | None = None) -> list[dict[str, Any]]:
     """Given scored games in list order and the catalogue's as-of day (None: the newest day a
     price was observed), return for each its wire fields ``verdict``, ``verdict_price_usd``,
     ``verdict_text``, ``genre_percentile``, ``recent_low_usd``, ``recent_low_at``,
-    ``ended_sale_usd`` and ``ended_sale_at`` (docs/API.md#verdict), in that order."""
+    ``ended_sale_usd``, ``ended_sale_at`` (docs/API.md#verdict) and ``next_sale``
+    (docs/API.md#next-sale), in that order."""
     if as_of is None:
         as_of = prices_as_of(games)
     percentiles = genre_percentiles([(g.genre, g.bang_score) for g in games])
+    coming = forecasts(games, as_of) if as_of is not None else [None] * len(games)
     out = []
-    for game, percentile in zip(games, percentiles, strict=True):
+    for game, percentile, ahead in zip(games, percentiles, coming, strict=True):
         rec = game.record
         seen = sightings(rec)
         free = is_free(rec)
@@ -183,12 +212,18 @@ def buyer_fields(games: Sequence[ScoredGame], as_of: dt.date | None = None) -> l
                     as_of=as_of,
                     free=free,
                     review_score=rec.review_score,
+                    next_sale=(
+                        (ahead.sale.name, ahead.sale.start, ahead.expected_price_usd)
+                        if ahead is not None and ahead.discounted
+                        else None
+                    ),
                 ),
                 "genre_percentile": percentile,
                 "recent_low_usd": round(low[1], 2) if low else None,
                 "recent_low_at": _day(low[0]) if low else None,
                 "ended_sale_usd": round(ended[1], 2) if ended else None,
                 "ended_sale_at": _day(ended[0]) if ended else None,
+                "next_sale": ahead.wire() if ahead is not None else None,
             }
         )
     return out

@@ -195,6 +195,17 @@ TAGS: tuple[Column, ...] = (
     _long("tag", pa.string(), None, "a storefront user tag"),
 )
 
+FORECASTS: tuple[Column, ...] = (
+    APPID,
+    _long("sale", pa.string(), None, "the next seasonal sale after prices_as_of: Autumn Sale"),
+    _long("starts", DATE, None, "its first day (UTC)"),
+    _long("ends", DATE, None, "its last day (UTC)"),
+    _long("expected", pa.bool_(), None, "true: dates projected from past years; false: published"),
+    _long("expected_price_usd", MONEY, "USD", "the price expected in it"),
+    _long("discounted_likelihood", pa.float64(), "fraction", "how likely it is discounted (0-1)"),
+    _long("basis", pa.string(), None, "why, in words (docs/API.md#next-sale)"),
+)
+
 
 def changes_columns() -> tuple[Column, ...]:
     """Return the columns of changes.parquet: appid, change, and the record (the games
@@ -219,6 +230,7 @@ def schema_of(columns: tuple[Column, ...]) -> pa.Schema:
 
 
 __all__ = [
+    "FORECASTS",
     "PRICE_HISTORY",
     "SCORE_HISTORY",
     "TAGS",

@@ -31,6 +31,7 @@ import orjson
 from bangscore.build.buyer import buyer_fields
 from bangscore.build.buyer import prices_as_of as newest_price_day
 from bangscore.build.columns import (
+    FORECASTS,
     PRICE_HISTORY,
     SCORE_HISTORY,
     TAGS,
@@ -42,6 +43,7 @@ from bangscore.build.parquet import (
     GAMES_ROW_GROUP,
     LONG_ROW_GROUP,
     changes_table,
+    forecasts_table,
     games_table,
     parquet_bytes,
     price_history_table,
@@ -54,6 +56,7 @@ from bangscore.contract.export import (
     CHANGES_JSONL,
     CHANGES_PARQUET,
     FILES,
+    FORECASTS_PARQUET,
     GAMES_CSV,
     GAMES_JSONL,
     GAMES_PARQUET,
@@ -230,6 +233,7 @@ def export_tables() -> dict[str, tuple[dict[str, Any], ...]]:
         "price_history": PRICE_HISTORY,
         "score_history": SCORE_HISTORY,
         "tags": TAGS,
+        "forecasts": FORECASTS,
         "changes": changes_columns(),
     }
     return {name: tuple(c.to_json() for c in columns) for name, columns in tables.items()}
@@ -246,6 +250,7 @@ def parquet_bodies(
         PRICE_HISTORY_PARQUET: (price_history_table(records), LONG_ROW_GROUP),
         SCORE_HISTORY_PARQUET: (score_history_table(records), LONG_ROW_GROUP),
         TAGS_PARQUET: (tags_table(records), LONG_ROW_GROUP),
+        FORECASTS_PARQUET: (forecasts_table(records), GAMES_ROW_GROUP),
         CHANGES_PARQUET: (changes_table(kinds, games), GAMES_ROW_GROUP),
     }
     bodies = {name: parquet_bytes(table, rows) for name, (table, rows) in tables.items()}

@@ -5,6 +5,7 @@ imports it, an import contract in pyproject.toml).
 - ``price_history.parquet``, ``score_history.parquet``, ``tags.parquet``: the detail records'
   lists as long tables, one row per point (tag), sorted by appid then date (rank), so a reader
   filtering on appid skips row groups by their statistics.
+- ``forecasts.parquet``: a row per game with a sale forecast (``next_sale``), by appid.
 - ``changes.parquet``: the rows of changes.jsonl.gz: appid, change and the record as a struct.
 
 Files are zstd-compressed with statistics and a page index, in row groups of
@@ -24,6 +25,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from bangscore.build.columns import (
+    FORECASTS,
     PRICE_HISTORY,
     SCORE_HISTORY,
     TAGS,
@@ -164,6 +166,23 @@ def tags_table(records: Sequence[Record]) -> pa.Table:
             rows["rank"].append(rank)
             rows["tag"].append(tag)
     return _long_table(rows, TAGS)
+
+
+def forecasts_table(records: Sequence[Record]) -> pa.Table:
+    """Given detail records, return forecasts.parquet's table: a row per record whose
+    ``next_sale`` is not null (docs/API.md#next-sale), by appid."""
+    rows: dict[str, list[Any]] = {c.name: [] for c in FORECASTS}
+    for record in _by_appid(records):
+        sale = record["next_sale"]
+        if sale is None:
+            continue
+        rows["appid"].append(record["appid"])
+        rows["sale"].append(sale["name"])
+        for name in ("starts", "ends", "expected", "expected_price_usd"):
+            rows[name].append(sale[name])
+        rows["discounted_likelihood"].append(sale["discounted_likelihood"])
+        rows["basis"].append(sale["basis"])
+    return _long_table(rows, FORECASTS)
 
 
 def changes_table(delta: Iterable[tuple[int, str]], games: pa.Table) -> pa.Table:

@@ -89,6 +89,7 @@ def list_item(
     ranks = game.refund_ranks
     if buyer is None:
         buyer = _buyer_of(game)
+    next_sale = buyer.get("next_sale")
     # {"name", "parts"} of the work the game is a chapter, episode or volume of, else None.
     series = game.series.wire() if game.series is not None else None
     return ordered(
@@ -100,6 +101,8 @@ def list_item(
             "tier": game.tier,
             "verdict": buyer["verdict"],
             "verdict_price_usd": buyer["verdict_price_usd"],
+            "next_sale_price_usd": next_sale["expected_price_usd"] if next_sale else None,
+            "next_sale_starts": next_sale["starts"] if next_sale else None,
             "series": series,
             "genre": game.genre,
             "price_usd": round(rec.price_usd, 2),

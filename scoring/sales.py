@@ -9,13 +9,15 @@ day to its last, both included (UTC dates: an observation at midnight UTC of the
 still inside it).
 
 :data:`SALES` is the table, one :class:`Sale` per event from the Winter Sale of 2022 (it ran
-into January 2023) to the Summer Sale of 2026, the last before the bundled prices' as-of day
-(24 Jul 2026). Every row names its source: Valve's announcements on the Steamworks
-"Seasonal Sales" page (partner.steamgames.com/doc/marketing/discounts/seasonalsales) and the
-press that reported them. Sales not yet dated by Valve are not guessed: a price seen outside
-every row is named by its date alone. The table is checked against the bundled 2026 price
-dumps in tests/scoring/test_sales.py (the discounts they saw from 30 Jun to 9 Jul 2026 fall in
-the Summer Sale 2026).
+into January 2023) to the Winter Sale of 2026, the last Valve's published calendar dates (the
+bundled prices' as-of day is 24 Jul 2026). Every row names its source: Valve's announcements on
+the Steamworks "Seasonal Sales" page (partner.steamgames.com/doc/marketing/discounts/seasonalsales)
+and the press that reported them. :func:`upcoming` gives the next sale of each season after a
+day (the sale forecast's calendar, :mod:`scoring.forecast`): a published row, else the pattern
+of past years (52 weeks on), marked ``expected``. A price seen outside every row is named by its
+date alone. The table is checked against the bundled 2026 price dumps in
+tests/scoring/test_sales.py (the discounts they saw from 30 Jun to 9 Jul 2026 fall in the
+Summer Sale 2026).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Final, NamedTuple
 
-__all__ = ["SALES", "Sale", "sale_on"]
+__all__ = ["SALES", "YEAR", "Sale", "sale_on", "upcoming"]
 
 
 class Sale(NamedTuple):
@@ -36,6 +38,7 @@ class Sale(NamedTuple):
     start: dt.date
     end: dt.date
     source: str
+    expected: bool = False
 
     @property
     def title(self) -> str:
@@ -80,7 +83,60 @@ SALES: Final[tuple[Sale, ...]] = (
         _D(2026, 7, 9),
         f"{_STEAMWORKS}; blog.progressiverobot.com, 2 Jun 2026",
     ),
+    # Published ahead: Valve's 2026 calendar (Dec 2025), as reported with its Spring and Summer
+    # dates (which match the Steamworks rows above). A press report, one source: when Valve's
+    # page says otherwise, it wins.
+    Sale(
+        "Autumn Sale",
+        2026,
+        _D(2026, 10, 1),
+        _D(2026, 10, 8),
+        "Valve's 2026 calendar, as reported by ingamenews.com (Jan 2026)",
+    ),
+    Sale(
+        "Winter Sale",
+        2026,
+        _D(2026, 12, 17),
+        _D(2027, 1, 4),
+        "Valve's 2026 calendar, as reported by ingamenews.com (Jan 2026)",
+    ),
 )
+
+# A seasonal sale comes back 52 weeks after the same sale a year before, on the same weekday
+# (Valve starts them on a Thursday or a Monday): so 8 of the 11 year-on-year steps of the table
+# above (Winter 2022-2025, Spring 2023-2025, Summer 2023-2026; not Spring 2026, one week later,
+# nor Autumn 2024 and 2025, moved). Unpublished sales are projected so, marked ``expected``.
+YEAR: Final = dt.timedelta(weeks=52)
+SEASONS: Final = ("Spring Sale", "Summer Sale", "Autumn Sale", "Winter Sale")
+
+
+def upcoming(after: dt.date, table: tuple[Sale, ...] = SALES) -> list[Sale]:
+    """Given a day (UTC) and the dated table, return the next four seasonal sales that start
+    after it, one of each season, soonest first: a published row of the table where it has
+    one, else the season's latest row moved on by :data:`YEAR` (52 weeks) until it starts
+    after the day, marked ``expected`` with a source naming the row it came from."""
+    found: list[Sale] = []
+    for name in SEASONS:
+        rows = [s for s in table if s.name == name]
+        published = [s for s in rows if s.start > after]
+        if published:
+            found.append(min(published, key=lambda s: s.start))
+            continue
+        last = max(rows, key=lambda s: s.start)
+        start, end = last.start, last.end
+        while start <= after:
+            start, end = start + YEAR, end + YEAR
+        found.append(
+            Sale(
+                name,
+                start.year,
+                start,
+                end,
+                f"expected: the {last.title} moved on by whole years of 52 weeks",
+                expected=True,
+            )
+        )
+    return sorted(found, key=lambda s: s.start)
 
 
 def sale_on(day: dt.date) -> Sale | None:

@@ -302,6 +302,7 @@ def verdict_text(
     as_of: dt.date | None = None,
     free: bool = False,
     review_score: float | None = None,
+    next_sale: tuple[str, dt.date, float] | None = None,
 ) -> str:
     """Given the game's name, its tier at the current price, that price (USD) and the date it
     was observed (or None), the two thresholds, its :class:`BuyerVerdict`, the sale that ended
@@ -315,7 +316,9 @@ def verdict_text(
     ended sale names it, and the seasonal sale it fell in ("list price $59.99; $23.99 in the
     Summer Sale seen 3 Jul 2026, since ended"); a wait names the seen price, its date, its sale
     and the saving; a buy says what the evidence window holds; a skip says why no sale helps.
-    A free game: "Free: get it" or why to skip it, with no price threshold.
+    A free game: "Free: get it" or why to skip it, with no price threshold. A wait names the
+    sale forecast when there is one (``next_sale``: the sale's name, first day and expected
+    price, :mod:`scoring.forecast`): "...; likely $8.99 in the Autumn Sale from 1 Oct 2026."
     """
     as_of = as_of or price_date
     if free:
@@ -383,9 +386,14 @@ def verdict_text(
         else:
             sold = seen_at(reached_at, seen, estimated=(reached_at, _cents(seen)) in estimated)
             where = f"it sold at {sold}, a price that {'keeps' if same else 'makes'} it {becomes}"
+        coming = (
+            f"; likely {usd(next_sale[2])} in the {next_sale[0]} from {day(next_sale[1])}"
+            if next_sale is not None
+            else ""
+        )
         return (
             f"Wait for a sale: {head}; {where}: wait for {usd(seen)} or less "
-            f"({_saving(price_usd, seen)})."
+            f"({_saving(price_usd, seen)}){coming}."
         )
     if worth_it_at_usd is None or _cents(price_usd) == 0:
         return f"Skip: {head}, and no price makes it worth it."

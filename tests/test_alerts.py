@@ -323,3 +323,51 @@ def test_an_alert_names_a_stale_price_with_its_date(
             "stale: it was seen more than 180 days before the date of these prices (24 Jul 2026)"
         )
         assert (stale in body) is note
+
+
+@pytest.mark.parametrize(
+    ("likelihood", "line"),
+    [
+        pytest.param(
+            0.9, "Next sale: likely $5.99 in the Autumn Sale from 1 Oct 2026", id="likely"
+        ),
+        pytest.param(0.3, None, id="a-discount-unlikely-is-not-named"),
+    ],
+)
+def test_an_alert_names_the_sale_forecast(likelihood: float, line: str | None) -> None:
+    record = {
+        "appid": HOLLOW_KNIGHT,
+        "name": "Hollow Knight",
+        "price_usd": 7.49,
+        "list_price_usd": 14.99,
+        "discount_percent": 50,
+        "price_observed_at": "2026-07-24T14:13:40Z",
+        "prices_as_of": "2026-07-24T14:13:40Z",
+        "provisional_reasons": [],
+        "bang_score": 91,
+        "tier": "banger",
+        "url": "http://bangscore.test/game/367520/hollow-knight",
+        "next_sale": {
+            "name": "Autumn Sale",
+            "starts": "2026-10-01",
+            "ends": "2026-10-08",
+            "expected": False,
+            "expected_price_usd": 5.99,
+            "discounted_likelihood": likelihood,
+            "basis": "sold at $5.99 in the last 2 of 2 seasonal sales seen",
+        },
+    }
+    watch = WatchRecord("w1", PLAYER, HOLLOW_KNIGHT, Condition(below_usd=10.0), 0)
+    message = alert_message(
+        watch,
+        record,
+        from_address="BangScore <alerts@bangscore.test>",
+        unsubscribe_url="http://bangscore.test/u",
+        snapshot_id="s1",
+    )
+    text, html = body_text(message, "plain"), body_text(message, "html")
+    if line is None:
+        assert "Next sale" not in text and "Next sale" not in html
+    else:
+        assert line in text
+        assert "likely $5.99 in the Autumn Sale from 1 Oct 2026" in html

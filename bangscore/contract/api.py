@@ -26,7 +26,7 @@ from bangscore.contract.limits import (
 )
 from bangscore.scoring.genres import GENRES
 
-API_VERSION = "1.1.0"
+API_VERSION = "1.2.0"
 API_PREFIX = "/api/v1"
 ATTRIBUTION_TEXT = "Game value ratings by BangScore"
 

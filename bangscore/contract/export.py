@@ -10,6 +10,7 @@ Layout in the export store (a folder or ``s3://bucket/prefix``, separate from sn
     export/<snapshot id>/price_history.parquet  the records' lists as long tables: a row per
     export/<snapshot id>/score_history.parquet  price point, score point, tag
     export/<snapshot id>/tags.parquet
+    export/<snapshot id>/forecasts.parquet      a row per game with a sale forecast
     export/<snapshot id>/changes.jsonl.gz       {"appid", "change", "record"} per game added,
                                                 changed or removed since the previous export
     export/<snapshot id>/changes.parquet        the same rows, the record a struct
@@ -47,6 +48,7 @@ GAMES_PARQUET = "games.parquet"
 PRICE_HISTORY_PARQUET = "price_history.parquet"
 SCORE_HISTORY_PARQUET = "score_history.parquet"
 TAGS_PARQUET = "tags.parquet"
+FORECASTS_PARQUET = "forecasts.parquet"
 CHANGES_PARQUET = "changes.parquet"
 GZIP_TYPE = "application/gzip"
 PARQUET_TYPE = "application/vnd.apache.parquet"  # IANA, registered 2024
@@ -87,6 +89,7 @@ FILES: dict[str, FileKind] = {
     PRICE_HISTORY_PARQUET: FileKind("parquet", PARQUET_TYPE, None, "zstd", "price_history"),
     SCORE_HISTORY_PARQUET: FileKind("parquet", PARQUET_TYPE, None, "zstd", "score_history"),
     TAGS_PARQUET: FileKind("parquet", PARQUET_TYPE, None, "zstd", "tags"),
+    FORECASTS_PARQUET: FileKind("parquet", PARQUET_TYPE, None, "zstd", "forecasts"),
     CHANGES_PARQUET: FileKind("parquet", PARQUET_TYPE, None, "zstd", "changes"),
 }
 
@@ -286,7 +289,7 @@ def read_latest(storage: ObjectStorage) -> ExportManifest | None:
 
 SnapshotId = Annotated[str, Field(pattern="^[0-9A-Za-z][0-9A-Za-z_-]{0,63}$")]
 Text = Annotated[str, Field(min_length=1)]
-TableName = Literal["games", "price_history", "score_history", "tags", "changes"]
+TableName = Literal["games", "price_history", "score_history", "tags", "forecasts", "changes"]
 
 
 class _Strict(BaseModel):
@@ -320,6 +323,10 @@ class ManifestTables(_Strict):
     price_history: ManifestTable = Field(description="One row per price point.")
     score_history: ManifestTable = Field(description="One row per score point.")
     tags: ManifestTable = Field(description="One row per tag of a game.")
+    # Optional: exports written before API 1.2.0 have no forecasts table.
+    forecasts: ManifestTable | None = Field(
+        default=None, description="One row per game with a sale forecast (since API 1.2.0)."
+    )
     changes: ManifestTable = Field(description="One row per game changed since the previous.")
 
 

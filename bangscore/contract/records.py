@@ -97,6 +97,14 @@ class ListItem(Record):
     verdict_price_usd: Usd | None = Field(
         description="wait_for_sale: the seen price to wait for; null otherwise."
     )
+    next_sale_price_usd: Usd | None = Field(
+        description="The price expected in the next seasonal sale (the detail record's "
+        "next_sale); null when there is no forecast (free games, too little evidence)."
+    )
+    next_sale_starts: dt.date | None = Field(
+        description="The day the next seasonal sale starts (UTC), with next_sale_price_usd; "
+        "null when there is no forecast."
+    )
     genre: Genre = Field(description="The game's one genre.")
     price_usd: Usd = Field(description="Current storefront price in US dollars (0: free).")
     discount_percent: Percent = Field(description="Current discount; 0 when not discounted.")
@@ -225,6 +233,29 @@ class Provenance(Record):
     date: dt.date = Field(description="That source's date.")
 
 
+class NextSale(Record):
+    """The sale forecast: the next seasonal sale after prices_as_of and the price expected in
+    it (docs/API.md#next-sale; docs/FORECAST.md measures how often it is right)."""
+
+    name: str = Field(description='The sale as the storefront names it: "Autumn Sale".')
+    starts: dt.date = Field(description="Its first day (UTC).")
+    ends: dt.date = Field(description="Its last day (UTC).")
+    expected: bool = Field(
+        description="true: the dates are projected from past years' sales; false: published."
+    )
+    expected_price_usd: Usd = Field(
+        description="The price expected in it: the depth of its last discounted seasonal sale "
+        "off today's list price (a young game deeper), or the list price when a discount is "
+        "unlikely."
+    )
+    discounted_likelihood: Fraction = Field(
+        description="How likely the game is discounted in it at all (0-1)."
+    )
+    basis: str = Field(
+        description='Why, in words: "sold at $8.99 in the last 2 of 2 seasonal sales seen".'
+    )
+
+
 class GameDetail(ListItem):
     """One game's detail record: every list item field, then these (docs/API.md#detail-record)."""
 
@@ -252,6 +283,10 @@ class GameDetail(ListItem):
         "(price_usd is then the list price)."
     )
     ended_sale_at: dt.date | None = Field(description="The day that ended sale was seen.")
+    next_sale: NextSale | None = Field(
+        description="The forecast for the next seasonal sale; null for a free game and where "
+        "the evidence is too thin (no seasonal sale seen in the 730 days before prices_as_of)."
+    )
     list_price_usd: Usd = Field(description="Undiscounted storefront price.")
     historical_low_usd: Usd | None = Field(
         description="Lowest price in the whole price history, or null."

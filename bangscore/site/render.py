@@ -107,6 +107,34 @@ def verdict_words(item: Mapping[str, Any]) -> str:
     return "Skip" if verdict == "skip" else ""
 
 
+def next_sale_line(detail: Mapping[str, Any]) -> str:
+    """Given a detail record, return its sale forecast as the game page says it: "Expected in
+    the Autumn Sale from 1 Oct 2026: about $8.99, sold at $8.99 in the last 2 of 2 seasonal
+    sales seen (discounted: 90% likely)", or for a discount judged unlikely "In the Autumn Sale
+    from 1 Oct 2026: likely its list price, $19.99 (...)"; "" without a forecast."""
+    sale = detail.get("next_sale")
+    if not sale:
+        return ""
+    when = f"the {sale['name']} from {_iso_day(str(sale['starts']))}"
+    if sale["expected"]:
+        when = f"{when} (dates expected from past years)"
+    likely = f"discounted: {round(100 * sale['discounted_likelihood'])}% likely"
+    price = _fmt_usd(sale["expected_price_usd"])
+    if sale["discounted_likelihood"] >= 0.5:
+        return f"Expected in {when}: about {price}, {sale['basis']} ({likely})."
+    return f"In {when}: likely its list price, {price}; {sale['basis']} ({likely})."
+
+
+def next_sale_words(item: Mapping[str, Any]) -> str:
+    """Given a list item, return its forecast as a row's verdict cell adds it: "likely $8.99
+    from 1 Oct"; "" when there is none or it is no cheaper than today's price."""
+    price = item.get("next_sale_price_usd")
+    starts = item.get("next_sale_starts")
+    if price is None or not starts or price >= item.get("price_usd", 0):
+        return ""
+    return f"likely {_fmt_usd(price)} from {_fmt_day_month(str(starts))}"
+
+
 def _fmt_day_month(value: str | None) -> str:
     """Given an ISO date, return ``24 Jul`` ("—" if none): a date a heading gives in full."""
     if not value:
@@ -264,6 +292,8 @@ class SiteRenderer:
             day_month=_fmt_day_month,
             price_seen=price_seen,
             verdict_words=verdict_words,
+            next_sale_words=next_sale_words,
+            next_sale_line=next_sale_line,
             adult_toggle=toggle_href,
             tag_query=_tag_query,
             coord=svg_number,

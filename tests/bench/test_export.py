@@ -44,6 +44,7 @@ def test_figures_are_the_exports_bytes_and_rows() -> None:
         "price_history.parquet",
         "score_history.parquet",
         "tags.parquet",
+        "forecasts.parquet",
         "changes.parquet",
     )
     assert figures.files == tuple((f.name, f.rows, f.bytes) for f in export.manifest.files)

@@ -11,12 +11,14 @@ from bangscore.build.buyer import (
     price_points,
     prices_as_of,
 )
+from bangscore.build.wire import detail_record, list_item
 from bangscore.scoring.pipeline import score_catalog
-from bangscore.scoring.records import Provenance, Sources
+from bangscore.scoring.records import PricePoint, Provenance, Sources
 from bangscore.site.history_chart import HistoryPoint
 from tests.support.factories import make_record
 
 PRICE_DAY = dt.date(2026, 7, 24)
+SITE = "http://bangscore.test"
 LOW_DAY = dt.date(2025, 10, 16)
 
 
@@ -86,6 +88,8 @@ def test_buyer_fields_wait_for_the_seen_price_that_makes_it_a_banger() -> None:
         "recent_low_at": "2025-10-16",
         "ended_sale_usd": None,
         "ended_sale_at": None,
+        # Seen in no seasonal sale (16 Oct 2025 fell in none): too thin to forecast.
+        "next_sale": None,
     }
     assert skipped["verdict"] == "skip" and skipped["verdict_price_usd"] is None
     assert skipped["verdict_text"] == (
@@ -107,3 +111,46 @@ def test_genre_typicals_are_medians_of_paid_games() -> None:
     assert typical.price_per_hour == 2.0  # median of $1 and $3 an hour; the free game left out
     assert typical.hours == 10.0
     assert prices_as_of(games) is None or isinstance(prices_as_of(games), dt.date)
+
+
+def test_a_game_seen_in_seasonal_sales_carries_its_forecast_to_the_list_item_and_detail() -> None:
+    # Seen at $8.99 (40% off $14.99) in the Winter Sale 2024 and the Summer Sale 2026, at its
+    # list price since: the next sale after 24 Jul 2026 is the Autumn Sale (published dates).
+    def point(day: dt.date, price: float) -> PricePoint:
+        off = round(100 * (1 - price / 14.99))
+        return PricePoint(
+            date=day, price_usd=price, list_price_usd=14.99, discount_percent=off, source="t"
+        )
+
+    history = (
+        point(dt.date(2025, 1, 1), 8.99),
+        point(dt.date(2026, 6, 30), 8.99),
+        point(PRICE_DAY, 14.99),
+    )
+    seen = make_record(
+        price_usd=14.99,
+        list_price_usd=14.99,
+        price_history=history,
+        price_observed_at=dt.datetime(2026, 7, 24, tzinfo=dt.UTC),
+    )
+    free = make_record(price_usd=0.0, list_price_usd=0.0, price_history=(point(PRICE_DAY, 0),))
+    games = score_catalog([seen, free])
+    by_appid = {g.record.appid: g for g in games}
+    fields = dict(zip((g.record.appid for g in games), buyer_fields(games, PRICE_DAY), strict=True))
+    assert fields[seen.appid]["next_sale"] == {
+        "name": "Autumn Sale",
+        "starts": "2026-10-01",
+        "ends": "2026-10-08",
+        "expected": False,
+        "expected_price_usd": 8.99,
+        "discounted_likelihood": 1.0,
+        "basis": "sold at $8.99 in the last 2 of 2 seasonal sales seen",
+    }
+    assert fields[free.appid]["next_sale"] is None
+    prices_at = dt.datetime(2026, 7, 24, 14, tzinfo=dt.UTC)
+    item = list_item(by_appid[seen.appid], SITE, fields[seen.appid], prices_at)
+    assert (item["next_sale_price_usd"], item["next_sale_starts"]) == (8.99, "2026-10-01")
+    detail = detail_record(by_appid[seen.appid], SITE, prices_at, fields[seen.appid], item)
+    assert detail["next_sale"] == fields[seen.appid]["next_sale"]
+    empty = list_item(by_appid[free.appid], SITE, fields[free.appid], prices_at)
+    assert (empty["next_sale_price_usd"], empty["next_sale_starts"]) == (None, None)

@@ -31,6 +31,7 @@ from bangscore.contract.export import (
     CHANGES_JSONL,
     CHANGES_PARQUET,
     FILES,
+    FORECASTS_PARQUET,
     GAMES_CSV,
     GAMES_JSONL,
     GAMES_PARQUET,
@@ -164,6 +165,12 @@ def test_manifest_describes_each_file(catalog_factory: Callable[..., list[GameRe
         PRICE_HISTORY_PARQUET: ("parquet", PARQUET_TYPE, None, 0),
         SCORE_HISTORY_PARQUET: ("parquet", PARQUET_TYPE, None, 0),
         TAGS_PARQUET: ("parquet", PARQUET_TYPE, None, sum(len(r["tags"]) for r in records)),
+        FORECASTS_PARQUET: (
+            "parquet",
+            PARQUET_TYPE,
+            None,
+            sum(bool(r["next_sale"]) for r in records),
+        ),
         CHANGES_PARQUET: ("parquet", PARQUET_TYPE, None, 3),
     }
     listed = [f.to_json() for f in export.manifest.files]
@@ -270,6 +277,7 @@ def test_an_unchanged_file_keeps_its_updated_at(
         PRICE_HISTORY_PARQUET,
         SCORE_HISTORY_PARQUET,
         TAGS_PARQUET,
+        FORECASTS_PARQUET,
     }
     assert updated[CHANGES_JSONL] == updated[CHANGES_PARQUET] == later
 

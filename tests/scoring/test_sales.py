@@ -12,7 +12,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from bangscore.scoring.sales import SALES, sale_on
+from bangscore.scoring.sales import SALES, sale_on, upcoming
 
 DUMPS = Path(__file__).resolve().parents[2] / "data/raw/steam_prices_usd_2026-07_history/raw"
 
@@ -47,8 +47,64 @@ def test_the_table_covers_four_sales_a_year_in_order_each_with_a_source() -> Non
         assert sale.start.year == sale.year
     by_year = collections.Counter(s.year for s in SALES)
     assert by_year[2023] == by_year[2024] == by_year[2025] == 4
-    # 2026 up to the bundled prices' as-of day (24 Jul 2026): Spring and Summer.
-    assert [s.name for s in SALES if s.year == 2026] == ["Spring Sale", "Summer Sale"]
+    # 2026: Spring and Summer before the bundled prices' as-of day (24 Jul 2026), Autumn and
+    # Winter published ahead.
+    assert [s.name for s in SALES if s.year == 2026] == [
+        "Spring Sale",
+        "Summer Sale",
+        "Autumn Sale",
+        "Winter Sale",
+    ]
+    assert not any(s.expected for s in SALES)
+
+
+@pytest.mark.parametrize(
+    ("after", "expected"),
+    [
+        pytest.param(
+            dt.date(2026, 7, 24),
+            [
+                ("Autumn Sale 2026", "2026-10-01", False),
+                ("Winter Sale 2026", "2026-12-17", False),
+                ("Spring Sale 2027", "2027-03-18", True),
+                ("Summer Sale 2027", "2027-06-24", True),
+            ],
+            id="after-the-bundled-prices",
+        ),
+        pytest.param(
+            dt.date(2026, 6, 24),
+            [
+                ("Summer Sale 2026", "2026-06-25", False),
+                ("Autumn Sale 2026", "2026-10-01", False),
+                ("Winter Sale 2026", "2026-12-17", False),
+                ("Spring Sale 2027", "2027-03-18", True),
+            ],
+            id="the-day-before-the-held-out-summer-sale",
+        ),
+        pytest.param(
+            dt.date(2028, 1, 1),
+            [
+                ("Spring Sale 2028", "2028-03-16", True),
+                ("Summer Sale 2028", "2028-06-22", True),
+                ("Autumn Sale 2028", "2028-09-28", True),
+                ("Winter Sale 2028", "2028-12-14", True),
+            ],
+            id="years-past-the-table",
+        ),
+    ],
+)
+def test_upcoming_gives_the_next_sale_of_each_season(
+    after: dt.date, expected: list[tuple[str, str, bool]]
+) -> None:
+    found = upcoming(after)
+    assert [(s.title, s.start.isoformat(), s.expected) for s in found] == expected
+    for sale in found:
+        # Projected sales keep the weekday and the length of the row they come from.
+        assert sale.start > after and sale.source
+        if sale.expected:
+            row = max((s for s in SALES if s.name == sale.name), key=lambda s: s.start)
+            assert sale.start.weekday() == row.start.weekday()
+            assert sale.end - sale.start == row.end - row.start
 
 
 def test_the_dumps_see_the_summer_sale_2026_where_the_table_dates_it() -> None:

@@ -506,3 +506,44 @@ def test_verdict_text_of_a_free_game(tier: str, review_score: float, expected: s
     )
     assert text == expected
     assert "$" not in text and "no price makes" not in text
+
+
+@pytest.mark.parametrize(
+    ("tier", "next_sale", "tail"),
+    [
+        pytest.param(
+            "worth_it",
+            ("Autumn Sale", dt.date(2026, 10, 1), 23.99),
+            "; likely $23.99 in the Autumn Sale from 1 Oct 2026.",
+            id="a-wait-names-the-forecast",
+        ),
+        pytest.param("worth_it", None, "less).", id="no-forecast-no-words"),
+        pytest.param(
+            "banger",
+            ("Autumn Sale", dt.date(2026, 10, 1), 23.99),
+            "no lower price is among the 2 prices seen from 1 Jul 2026 to 24 Jul 2026.",
+            id="a-buy-never-names-it",
+        ),
+    ],
+)
+def test_verdict_text_names_the_sale_forecast_beside_a_wait(
+    tier: str, next_sale: tuple[str, dt.date, float] | None, tail: str
+) -> None:
+    price = 59.99 if tier == "worth_it" else 23.99
+    history = (Sighting(dt.date(2026, 7, 1), 23.99, 60), Sighting(AS_OF, price, 0))
+    decided = verdict(tier, price, 60.0, 30.0, history, AS_OF)
+    text = verdict_text(
+        "Kingdom Come: Deliverance II",
+        tier,
+        price,
+        AS_OF,
+        60.0,
+        30.0,
+        decided,
+        history=history,
+        as_of=AS_OF,
+        next_sale=next_sale,
+    )
+    assert text.endswith(tail), text
+    # It sits beside the price the game sold at before, never instead of it.
+    assert ("$23.99 in the Summer Sale (1 Jul 2026)" in text) == (decided.verdict != "buy_now")

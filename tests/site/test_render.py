@@ -86,3 +86,71 @@ def test_verdict_words(item: dict[str, object], words: str) -> None:
 def test_escape_text_escapes_as_markupsafe_does(value: object) -> None:
     got = escape_text(value)
     assert got == escape(value) and isinstance(got, Markup)
+
+
+NEXT_SALE = {
+    "name": "Autumn Sale",
+    "starts": "2026-10-01",
+    "ends": "2026-10-08",
+    "expected": False,
+    "expected_price_usd": 8.99,
+    "discounted_likelihood": 0.9,
+    "basis": "sold at $8.99 in the last 2 of 2 seasonal sales seen",
+}
+
+
+@pytest.mark.parametrize(
+    ("sale", "line"),
+    [
+        pytest.param(
+            NEXT_SALE,
+            "Expected in the Autumn Sale from 1 Oct 2026: about $8.99, sold at $8.99 in the last "
+            "2 of 2 seasonal sales seen (discounted: 90% likely).",
+            id="published-dates",
+        ),
+        pytest.param(
+            {**NEXT_SALE, "expected": True, "starts": "2027-03-18", "name": "Spring Sale"},
+            "Expected in the Spring Sale from 18 Mar 2027 (dates expected from past years): about "
+            "$8.99, sold at $8.99 in the last 2 of 2 seasonal sales seen (discounted: 90% likely).",
+            id="expected-dates-say-so",
+        ),
+        pytest.param(
+            {
+                **NEXT_SALE,
+                "expected_price_usd": 19.99,
+                "discounted_likelihood": 0.3,
+                "basis": "not discounted in the 1 seasonal sale seen; 60% of games of its age were",
+            },
+            "In the Autumn Sale from 1 Oct 2026: likely its list price, $19.99; not discounted in "
+            "the 1 seasonal sale seen; 60% of games of its age were (discounted: 30% likely).",
+            id="a-discount-unlikely",
+        ),
+        pytest.param(None, "", id="no-forecast"),
+    ],
+)
+def test_next_sale_line(sale: dict[str, object] | None, line: str) -> None:
+    assert render.next_sale_line({"next_sale": sale}) == line
+
+
+@pytest.mark.parametrize(
+    ("item", "words"),
+    [
+        pytest.param(
+            {"price_usd": 14.99, "next_sale_price_usd": 8.99, "next_sale_starts": "2026-10-01"},
+            "likely $8.99 from 1 Oct",
+            id="cheaper",
+        ),
+        pytest.param(
+            {"price_usd": 8.99, "next_sale_price_usd": 8.99, "next_sale_starts": "2026-10-01"},
+            "",
+            id="no-cheaper-than-today",
+        ),
+        pytest.param(
+            {"price_usd": 14.99, "next_sale_price_usd": None, "next_sale_starts": None},
+            "",
+            id="no-forecast",
+        ),
+    ],
+)
+def test_next_sale_words(item: dict[str, object], words: str) -> None:
+    assert render.next_sale_words(item) == words

@@ -452,6 +452,8 @@ def test_known_app_that_is_not_rated_says_why(api: Any, appid: int, name: str, r
     )
     assert name in body["detail"] and "not rated" in body["detail"]
     assert body["type"].endswith("/docs/errors#game_not_rated")
+    # Only a superseded listing names the edition that replaces it.
+    assert body.get("superseded_by") == (10_000 if reason == "superseded" else None)
     assert set(body) <= set(PROBLEM_PROPERTIES)  # the document declares every member
 
 

@@ -64,6 +64,9 @@ NOT_RATED: tuple[NotRated, ...] = (
     NotRated(appid=78, name="Priceless Game", reason="no_usd_price"),
     NotRated(appid=79, name="Lengthless Game", reason="no_length", review_count=400),
     NotRated(appid=80, name="Some Soundtrack", reason="not_a_game"),
+    # A listing no source of the catalogue's year sees, whose edition (the small catalogue's
+    # first game) is rated.
+    NotRated(appid=81, name="Old Listing", reason="superseded", superseded_by=10_000),
 )
 
 

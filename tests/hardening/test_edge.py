@@ -253,9 +253,7 @@ def test_one_ipv6_64_behind_the_proxy_is_one_client(
 
     def statuses(path: str) -> list[int]:
         with httpx.Client(base_url=server.url, timeout=30) as client:
-            return [
-                client.get(path, headers={"X-Forwarded-For": ip}).status_code for ip in one_64
-            ]
+            return [client.get(path, headers={"X-Forwarded-For": ip}).status_code for ip in one_64]
 
     for path in ("/api/v1", "/about/score"):
         answered = statuses(path)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import psutil
@@ -99,3 +101,18 @@ def test_no_secret_in_any_worker_environment(tmp_path: Path) -> None:
     finally:
         server.stop()
     assert not Path(path).exists()  # removed when the server stops
+
+
+def test_serve_refuses_a_host_name_in_metrics_allow_ips_at_start(tmp_path: Path) -> None:
+    """Issue 45 finding 10: ``BANGSCORE_METRICS_ALLOW_IPS=prometheus.internal`` started, and
+    every scrape was then a 500 with a traceback."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BANGSCORE_")}
+    env["BANGSCORE_METRICS_ALLOW_IPS"] = "127.0.0.1, prometheus.internal"
+    args = [sys.executable, "-m", "bangscore", "--state-dir", str(tmp_path), "serve"]
+    ran = subprocess.run(
+        [*args, "--port", "1"], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert ran.returncode == 2
+    assert ran.stderr.startswith("error: invalid configuration: metrics_allow_ips: ")
+    assert "'prometheus.internal' is not an IP address or network" in ran.stderr
+    assert ran.stderr.count("\n") == 1 and "Traceback" not in ran.stderr

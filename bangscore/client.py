@@ -20,9 +20,14 @@ What it does for the caller:
 * **ETag revalidation**: each 200 that carries an ``ETag`` (and no ``no-store``) is kept per
   URL; asking again sends ``If-None-Match``, and a 304, which is not counted against the key's
   quota, is answered from the kept body. :attr:`Client.stats` counts both.
-* **Retry-After**: a 429 or 503 whose ``Retry-After`` is at most ``max_wait`` seconds is
-  retried after that wait, up to ``retries`` times; otherwise (a daily quota that resets at
-  midnight, say) it raises :class:`RateLimited` or :class:`Unavailable` with ``retry_after``.
+* **Retry-After**: a 429 or 503 whose ``Retry-After`` (delay-seconds or an HTTP-date, RFC
+  9110; anything else is no wait) is at most ``max_wait`` seconds is retried after that wait,
+  up to ``retries`` times; otherwise (a daily quota that resets at midnight, say) it raises
+  :class:`RateLimited` or :class:`Unavailable` with ``retry_after``.
+* **A hostile server** cannot hurt the caller: an answer is read as it comes and refused past
+  ``max_bytes`` decoded (:class:`ResponseTooLarge`; a gzip bomb is never decoded whole), and a
+  call, its retries and waits included, ends at ``deadline`` seconds however slowly the bytes
+  come (:class:`DeadlineExceeded`).
 * **Errors** are exceptions built from the RFC 9457 problem document: ``code``, ``detail``,
   ``request_id``, the bad parameters of a 400, the ``reason`` a game is not rated.
 * **Paging** (:meth:`Client.iter_games`, :meth:`Client.iter_search`) and **lookup in chunks of
@@ -35,13 +40,18 @@ the ``Authorization: Bearer`` header, never the URL.
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
+import email.utils
+import math
 import os
 import time
+import zlib
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+import anyio
 import httpx
 import orjson
 from pydantic import BaseModel, ValidationError
@@ -61,10 +71,13 @@ from bangscore.contract.records import (
     Usage,
 )
 from bangscore.errors import BangScoreError
+from bangscore.loop_thread import LoopThread
 
 KEY_VARIABLE = "BANGSCORE_API_KEY"
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 USER_AGENT = "bangscore-python-client/1"
+DEFAULT_MAX_BYTES = 16 * 1024 * 1024  # decoded: far above any real answer
+DEFAULT_DEADLINE = 120.0  # seconds a whole call may take, retries and their waits included
 ModelT = TypeVar("ModelT", bound=BaseModel)
 Query = Mapping[str, str]
 
@@ -77,11 +90,18 @@ class ApiError(BangScoreError):
     problem document (``code``, ``detail``, ``request_id``). The client's own family of the one
     tree (:mod:`bangscore.errors`): a caller of the client imports these from here."""
 
-    def __init__(self, status: int, problem: Problem | None, retry_after: float | None = None):
+    def __init__(
+        self,
+        status: int,
+        problem: Problem | None,
+        retry_after: float | None = None,
+        *,
+        detail: str | None = None,
+    ):
         self.status = status
         self.problem = problem
         self.code = problem.code if problem else None
-        self.detail = problem.detail if problem else f"HTTP {status}"
+        self.detail = problem.detail if problem else detail or f"HTTP {status}"
         self.request_id = problem.request_id if problem else None
         self.retry_after = retry_after
         super().__init__(f"{status} {self.code or 'error'}: {self.detail}")
@@ -127,6 +147,17 @@ class Unavailable(ApiError):
 
 class ServerError(ApiError):
     """500 or another 5xx: a fault on the server's side (quote :attr:`request_id`)."""
+
+
+class ResponseTooLarge(ApiError):
+    """An answer over the client's ``max_bytes`` decoded. It is read as it comes and inflated
+    at most ``max_bytes`` + 1 bytes at a time, so a gzip bomb is refused, never decoded whole."""
+
+
+class DeadlineExceeded(ApiError):
+    """A call not done within the client's ``deadline`` seconds, its retries and their waits
+    included: a server trickling its answer cannot hold a call longer. ``status`` is 0 (no
+    whole answer came)."""
 
 
 _BY_STATUS: dict[int, type[ApiError]] = {
@@ -184,9 +215,117 @@ class _Cache:
             self.entries.popitem(last=False)
 
 
+def retry_after_seconds(value: str | None, now: float) -> float | None:
+    """Given a ``Retry-After`` value (or None) and the time (Unix seconds), return the seconds
+    it asks to wait, read as RFC 9110 section 10.2.3 says: delay-seconds (ASCII digits) or an
+    HTTP-date (a date gone is 0); None for anything else (``²``, ``-5``, ``1.5``, garbage)."""
+    if value is None:
+        return None
+    text = value.strip()
+    if text.isascii() and text.isdigit():
+        return float(min(int(text), 10**12))  # past a float's range is "not in our lifetime"
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if when.tzinfo is None:  # "-0000" (the obsolete formats): UTC, as every HTTP-date is
+        when = when.replace(tzinfo=dt.UTC)
+    return max(0.0, when.timestamp() - now)
+
+
 def _retry_after(response: httpx.Response) -> float | None:
-    raw = response.headers.get("retry-after", "")
-    return float(raw) if raw.isdigit() else None
+    return retry_after_seconds(response.headers.get("retry-after"), time.time())
+
+
+class _Body:
+    """An answer's body read as it comes: decoded (gzip or none) and refused past ``limit``
+    bytes decoded. zlib's ``max_length`` inflates at most ``limit`` + 1 bytes of a chunk, so a
+    gzip bomb costs no more memory than the cap before it is refused."""
+
+    def __init__(self, status: int, encoding: str, limit: int) -> None:
+        self.status, self.limit = status, limit
+        self.parts: list[bytes] = []
+        self.size = 0
+        coding = encoding.strip().lower()
+        if coding in ("", "identity"):
+            self.inflater = None
+        elif coding in ("gzip", "x-gzip"):
+            self.inflater = zlib.decompressobj(zlib.MAX_WBITS | 16)
+        else:  # the client asks for gzip only
+            raise ApiError(status, None, detail=f"an answer in {encoding[:40]!r}, not asked for")
+
+    def feed(self, chunk: bytes) -> None:
+        """Given the next bytes on the wire, decode and keep them; raise ResponseTooLarge
+        past the limit, ApiError for a corrupt gzip stream."""
+        if self.inflater is None:
+            self._keep(chunk)
+            return
+        data = chunk
+        try:
+            while data and not self.inflater.eof:
+                self._keep(self.inflater.decompress(data, self.limit - self.size + 1))
+                data = self.inflater.unconsumed_tail
+        except zlib.error as exc:
+            raise ApiError(self.status, None, detail=f"a corrupt gzip answer: {exc}") from None
+
+    def _keep(self, part: bytes) -> None:
+        self.size += len(part)
+        if self.size > self.limit:
+            detail = f"the answer is over {self.limit:,} bytes decoded"
+            raise ResponseTooLarge(self.status, None, detail=detail)
+        self.parts.append(part)
+
+    def done(self) -> bytes:
+        """Return the whole decoded body."""
+        if self.inflater is not None:
+            self._keep(self.inflater.flush())
+        return b"".join(self.parts)
+
+
+async def _read(response: httpx.Response, limit: int) -> bytes:
+    """Given a streamed answer and the most bytes it may decode to, return its body; raise
+    ResponseTooLarge past it (before reading, when an unencoded answer declares more)."""
+    encoding = response.headers.get("content-encoding", "")
+    declared = response.headers.get("content-length", "")
+    if not encoding and declared.isascii() and declared.isdigit() and int(declared) > limit:
+        detail = f"the answer declares {declared} bytes, over {limit:,}"
+        raise ResponseTooLarge(response.status_code, None, detail=detail)
+    body = _Body(response.status_code, encoding, limit)
+    async for chunk in response.aiter_raw():
+        body.feed(chunk)
+    return body.done()
+
+
+async def _fetch(
+    http: httpx.AsyncClient,
+    core: _Core,
+    path: str,
+    query: Query | None,
+    sleep: Callable[[float], Awaitable[None]],
+) -> bytes:
+    """Given an HTTP client, the shared core, an API path and its query, return the answer's
+    body: GET with revalidation, 429s and 503s retried after a short ``Retry-After``, the
+    whole call (retries and waits included) cancelled at the core's deadline, wherever it
+    waits (DeadlineExceeded). Raises the ApiError of a failure."""
+    url = core.url(path, query)
+    end = time.monotonic() + core.deadline
+    attempt = 0
+    try:
+        with anyio.fail_after(core.deadline):
+            while True:
+                core.stats.requests += 1
+                headers = {**core.headers(), **core.conditional(url)}
+                async with http.stream("GET", url, headers=headers) as response:
+                    body = await _read(response, core.max_bytes)
+                wait = core.wait_for(response, attempt, end - time.monotonic())
+                if wait is None:
+                    return core.body_of(url, response, body)
+                core.stats.retries += 1
+                attempt += 1
+                await sleep(wait)
+    except TimeoutError:
+        detail = f"no whole answer within the {core.deadline:g} s deadline"
+        raise DeadlineExceeded(0, None, detail=detail) from None
 
 
 def _list_query(
@@ -259,6 +398,8 @@ class _Core:
         retries: int,
         max_wait: float,
         cache_size: int,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        deadline: float = DEFAULT_DEADLINE,
     ) -> None:
         self.api_key = api_key if api_key is not None else os.environ.get(KEY_VARIABLE)
         self.base_url = (
@@ -268,11 +409,14 @@ class _Core:
         self.max_wait = max_wait
         self.cache = _Cache(cache_size)
         self.stats = Stats()
+        self.max_bytes = max_bytes
+        self.deadline = deadline
 
     def headers(self) -> dict[str, str]:
         """Return the headers every request carries: the key as a bearer token (when there is
         one) and the client's User-Agent."""
-        out = {"User-Agent": USER_AGENT, "Accept": "application/json"}
+        # gzip only: the one encoding the client decodes itself, within its size cap.
+        out = {"User-Agent": USER_AGENT, "Accept": "application/json", "Accept-Encoding": "gzip"}
         if self.api_key:
             out["Authorization"] = f"Bearer {self.api_key}"
         return out
@@ -287,19 +431,24 @@ class _Core:
         kept = self.cache.get(url)
         return {"If-None-Match": kept[0]} if kept else {}
 
-    def wait_for(self, response: httpx.Response, attempt: int) -> float | None:
-        """Given a 429 or 503 answer and the attempt number (0 first), return the seconds to
-        wait before retrying, or None when it is not to be retried."""
+    def wait_for(
+        self, response: httpx.Response, attempt: int, left: float = math.inf
+    ) -> float | None:
+        """Given a 429 or 503 answer, the attempt number (0 first) and the seconds left before
+        the call's deadline, return the seconds to wait before retrying, or None when it is not
+        to be retried (no usable ``Retry-After``, a wait over ``max_wait`` or past the
+        deadline, the retries spent)."""
         if response.status_code not in (429, 503) or attempt >= self.retries:
             return None
         wait = _retry_after(response)
-        if wait is None or wait > self.max_wait:
+        if wait is None or wait > self.max_wait or wait >= left:
             return None
         return wait
 
-    def body_of(self, url: str, response: httpx.Response) -> bytes:
-        """Given the final answer to a GET of ``url``, return its body (the kept one for a
-        304, kept anew for an ETag'd 200); raise the ApiError of a failure."""
+    def body_of(self, url: str, response: httpx.Response, content: bytes) -> bytes:
+        """Given the final answer to a GET of ``url`` and its body as read, return the body
+        (the kept one for a 304, kept anew for an ETag'd 200); raise the ApiError of a
+        failure."""
         if response.status_code == 304:
             kept = self.cache.get(url)
             if kept is None:  # a 304 for a body we never kept: the server's mistake
@@ -307,11 +456,11 @@ class _Core:
             self.stats.revalidated += 1
             return kept[1]
         if response.status_code != 200:
-            raise error_for(response.status_code, response.content, _retry_after(response))
+            raise error_for(response.status_code, content, _retry_after(response))
         etag = response.headers.get("etag")
         if etag and "no-store" not in response.headers.get("cache-control", ""):
-            self.cache.put(url, etag, response.content)
-        return response.content
+            self.cache.put(url, etag, content)
+        return content
 
     @staticmethod
     def parse(model: type[ModelT], body: bytes) -> ModelT:
@@ -323,13 +472,16 @@ class _Core:
 
 
 class Client:
-    """A synchronous BangScore client on :class:`httpx.Client` (see the module's docstring).
+    """A synchronous BangScore client (see the module's docstring).
 
     Given the key (None: ``BANGSCORE_API_KEY``), the base URL (None: ``BANGSCORE_BASE_URL``,
     else ``http://127.0.0.1:8000``), the retries of a 429 or 503 and the longest
     ``Retry-After`` waited (seconds), the number of bodies kept for revalidation, the
-    request timeout (seconds), and optionally an httpx transport and a sleep function (tests).
-    Use it as a context manager, or call :meth:`close`.
+    timeout of each network step (seconds), the most bytes an answer may decode to
+    (ResponseTooLarge past it), the seconds a whole call may take (DeadlineExceeded past it),
+    and optionally an httpx *async* transport and a sleep function (tests). Its exchanges run
+    on an event loop of its own (a daemon thread), the one way to end a blocking exchange at
+    a deadline wherever it waits. Use it as a context manager, or call :meth:`close`.
     """
 
     def __init__(
@@ -341,11 +493,14 @@ class Client:
         max_wait: float = 60.0,
         cache_size: int = 4096,
         timeout: float = 30.0,
-        transport: httpx.BaseTransport | None = None,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        deadline: float = DEFAULT_DEADLINE,
+        transport: httpx.AsyncBaseTransport | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        self._core = _Core(api_key, base_url, retries, max_wait, cache_size)
-        self._http = httpx.Client(timeout=timeout, transport=transport)
+        self._core = _Core(api_key, base_url, retries, max_wait, cache_size, max_bytes, deadline)
+        self._loop = LoopThread("bangscore-client")
+        self._http = httpx.AsyncClient(timeout=timeout, transport=transport)
         self._sleep = sleep
 
     @property
@@ -360,22 +515,16 @@ class Client:
         self.close()
 
     def close(self) -> None:
-        """Close the connections."""
-        self._http.close()
+        """Close the connections and stop the client's event loop."""
+        if not self._loop.loop.is_closed():
+            self._loop.run(self._http.aclose())
+            self._loop.close()
+
+    async def _wait(self, seconds: float) -> None:
+        await asyncio.to_thread(self._sleep, seconds)  # off the loop other threads' calls use
 
     def _get(self, path: str, query: Query | None = None) -> bytes:
-        core = self._core
-        url = core.url(path, query)
-        attempt = 0
-        while True:
-            core.stats.requests += 1
-            response = self._http.get(url, headers={**core.headers(), **core.conditional(url)})
-            wait = core.wait_for(response, attempt)
-            if wait is None:
-                return core.body_of(url, response)
-            core.stats.retries += 1
-            attempt += 1
-            self._sleep(wait)
+        return self._loop.run(_fetch(self._http, self._core, path, query, self._wait))
 
     def root(self) -> dict[str, Any]:
         """Return the root listing (``GET /api/v1``, no key needed) as a dict."""
@@ -471,10 +620,12 @@ class AsyncClient:
         max_wait: float = 60.0,
         cache_size: int = 4096,
         timeout: float = 30.0,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        deadline: float = DEFAULT_DEADLINE,
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
-        self._core = _Core(api_key, base_url, retries, max_wait, cache_size)
+        self._core = _Core(api_key, base_url, retries, max_wait, cache_size, max_bytes, deadline)
         self._http = httpx.AsyncClient(timeout=timeout, transport=transport)
         self._sleep = sleep
 
@@ -494,20 +645,7 @@ class AsyncClient:
         await self._http.aclose()
 
     async def _get(self, path: str, query: Query | None = None) -> bytes:
-        core = self._core
-        url = core.url(path, query)
-        attempt = 0
-        while True:
-            core.stats.requests += 1
-            response = await self._http.get(
-                url, headers={**core.headers(), **core.conditional(url)}
-            )
-            wait = core.wait_for(response, attempt)
-            if wait is None:
-                return core.body_of(url, response)
-            core.stats.retries += 1
-            attempt += 1
-            await self._sleep(wait)
+        return await _fetch(self._http, self._core, path, query, self._sleep)
 
     async def root(self) -> dict[str, Any]:
         """Return the root listing (``GET /api/v1``, no key needed) as a dict."""

@@ -42,8 +42,9 @@ The tree (the module that raises each, in brackets)::
 
 The Python client's family (:class:`bangscore.client.ApiError` and its subclasses
 InvalidParameter, AuthenticationFailed, PermissionDenied, NotFound, GameNotRated,
-RateLimited, Unavailable, ServerError) derives from BangScoreError too, but is defined and
-imported in :mod:`bangscore.client`: it is the client library's public surface.
+RateLimited, Unavailable, ServerError, ResponseTooLarge, DeadlineExceeded) derives from
+BangScoreError too, but is defined and imported in :mod:`bangscore.client`: it is the client
+library's public surface.
 """
 
 from __future__ import annotations

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import functools
 import random
+import time
+import tracemalloc
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,23 +19,28 @@ import pytest
 
 from bangscore.build.export import write_export
 from bangscore.client import (
+    ApiError,
     AsyncClient,
     AuthenticationFailed,
     Client,
+    DeadlineExceeded,
     GameNotRated,
     InvalidParameter,
     NotFound,
     PermissionDenied,
     RateLimited,
+    ResponseTooLarge,
     Unavailable,
     _Core,
     lookup_chunks,
+    retry_after_seconds,
 )
 from bangscore.contract.export import FILES
 from bangscore.contract.records import GameDetail, ListItem
 from bangscore.storage import LocalStorage
 from tests.hardening.conftest import add_key, publish_into
-from tests.support import factories
+from tests.support import factories, hostile_http
+from tests.support.hostile_http import Canned, HostileServer
 from tests.support.live import ShimServer, wait_for
 
 UNKNOWN = 900_000  # appids from here up are known to no source
@@ -218,7 +227,9 @@ def test_a_503_is_retried_after_retry_after_then_raised(tmp_path: Path) -> None:
         pytest.param(429, "43200", 0, None, id="429 until midnight"),
         pytest.param(503, "5", 3, None, id="retries spent"),
         pytest.param(503, None, 0, None, id="no Retry-After"),
-        pytest.param(503, "Wed, 21 Oct 2026 07:28:00 GMT", 0, None, id="a date"),
+        pytest.param(503, "Wed, 21 Oct 2099 07:28:00 GMT", 0, None, id="a date past max_wait"),
+        pytest.param(503, "Wed, 21 Oct 2026 07:28:00 GMT", 0, 0.0, id="a date gone: at once"),
+        pytest.param(429, "\u00b2", 0, None, id="superscript two: not a number"),
         pytest.param(500, "5", 0, None, id="500 is not retried"),
     ],
 )
@@ -226,7 +237,8 @@ def test_the_retry_policy(
     status: int, retry_after: str | None, attempt: int, expected: float | None
 ) -> None:
     core = _Core("bsk_x", "http://127.0.0.1:1", retries=3, max_wait=60, cache_size=1)
-    headers = {"Retry-After": retry_after} if retry_after else {}
+    # As the wire has it: a header's bytes, read by httpx as Latin-1 when not ASCII.
+    headers = [(b"Retry-After", retry_after.encode("latin-1"))] if retry_after else []
     assert core.wait_for(httpx.Response(status, headers=headers), attempt) == expected
 
 
@@ -246,3 +258,121 @@ def test_lookup_chunks(appids: list[int], chunks: list[list[int]] | list[int]) -
         assert [a for c in made for a in c] == list(dict.fromkeys(appids))
     else:
         assert made == chunks
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [
+        pytest.param("120", 120.0, id="delay-seconds"),
+        pytest.param(" 7 ", 7.0, id="spaces around"),
+        pytest.param("0", 0.0, id="zero"),
+        pytest.param("9" * 40, 1e12, id="past a float: very long"),
+        pytest.param("Tue, 01 Dec 2026 00:00:30 GMT", 30.0, id="IMF-fixdate"),
+        pytest.param("Tuesday, 01-Dec-26 00:01:00 GMT", 60.0, id="obsolete RFC 850 date"),
+        pytest.param("Tue Dec  1 00:00:05 2026", 5.0, id="obsolete asctime date"),
+        pytest.param("Mon, 30 Nov 2026 00:00:00 GMT", 0.0, id="a date gone"),
+        pytest.param("\u00b2", None, id="superscript two"),
+        pytest.param("\u0663", None, id="arabic-indic three"),
+        pytest.param("-5", None, id="negative"),
+        pytest.param("1.5", None, id="fraction"),
+        pytest.param("soon", None, id="garbage"),
+        pytest.param("", None, id="empty"),
+        pytest.param(None, None, id="absent"),
+    ],
+)
+def test_retry_after_is_read_as_rfc_9110_says(value: str | None, seconds: float | None) -> None:
+    now = dt.datetime(2026, 12, 1, tzinfo=dt.UTC).timestamp()
+    assert retry_after_seconds(value, now) == seconds
+
+
+# -- a hostile server (issue 45) -----------------------------------------------------------------
+
+
+@functools.cache
+def gzip_bomb() -> bytes:
+    """1 GiB of zeros, gzip-compressed: about 1 MB."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, zlib.MAX_WBITS | 16)
+    zeros = b"\0" * (1 << 20)
+    return b"".join([*(packer.compress(zeros) for _ in range(1024)), packer.flush()])
+
+
+@pytest.fixture
+def hostile() -> Iterator[HostileServer]:
+    """A server answering the client's paths with a gzip bomb, trickles and odd Retry-After."""
+    json_gzip = {"Content-Type": "application/json", "Content-Encoding": "gzip"}
+    trickled = '{"pad": "' + " " * 180 + '"}'
+    server = HostileServer(
+        {
+            "/api/v1/games/1": Canned(hostile_http.answer("200 OK", json_gzip, gzip_bomb())),
+            "/api/v1/games/2": Canned(
+                hostile_http.answer("200 OK", {"Content-Length": str(len(trickled))}),
+                trickled.encode(),
+            ),
+            "/api/v1/games/3": Canned(
+                b"", hostile_http.answer("200 OK", {"X-Pad": "a" * 200}, b"{}")
+            ),
+            "/api/v1/games/4": Canned(
+                hostile_http.answer("429 Too Many Requests", {"Retry-After": "\u00b2"})
+            ),
+        }
+    )
+    yield server
+    server.stop()
+
+
+def test_a_1_gib_gzip_bomb_is_refused_without_decoding_it_whole(hostile: HostileServer) -> None:
+    """Issue 45 finding 6: the client decoded a 1 MB gzip answer to 1 GiB (2.1 GB RSS)."""
+    assert len(gzip_bomb()) < 1_100_000
+    tracemalloc.start()
+    try:
+        with (
+            Client(base_url=hostile.url, max_bytes=1 << 20) as api,
+            pytest.raises(ResponseTooLarge) as refused,
+        ):
+            api.game(1)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert refused.value.status == 200 and "1,048,576 bytes" in refused.value.detail
+    assert isinstance(refused.value, ApiError)
+    assert peak < 16 << 20, f"{peak / 2**20:.0f} MiB allocated refusing a 1 GiB bomb"
+
+
+@pytest.mark.parametrize("appid", [2, 3], ids=["body trickles", "head trickles"])
+def test_a_trickling_server_cannot_hold_a_call_past_its_deadline(
+    hostile: HostileServer, appid: int
+) -> None:
+    """Issue 45 finding 6: a trickling server held a call with a 5 s timeout for 43.6 s; here
+    it would take 10 s (a byte every 50 ms), the deadline is 1 s."""
+    started = time.monotonic()
+    with (
+        Client(base_url=hostile.url, timeout=5, deadline=1) as api,
+        pytest.raises(DeadlineExceeded) as late,
+    ):
+        api.game(appid)
+    elapsed = time.monotonic() - started
+    assert elapsed < 2.5, f"the call took {elapsed:.1f} s"
+    assert late.value.status == 0 and "1 s deadline" in late.value.detail
+
+
+def test_the_async_client_keeps_the_same_deadline(hostile: HostileServer) -> None:
+    async def call() -> None:
+        async with AsyncClient(base_url=hostile.url, timeout=5, deadline=1) as api:
+            await api.game(2)
+
+    started = time.monotonic()
+    with pytest.raises(DeadlineExceeded):
+        asyncio.run(call())
+    assert time.monotonic() - started < 2.5
+
+
+def test_a_garbage_retry_after_raises_the_client_s_own_error(hostile: HostileServer) -> None:
+    """Issue 45 finding 6: ``Retry-After: ²`` raised ValueError."""
+    waits: list[float] = []
+    with (
+        Client(base_url=hostile.url, sleep=waits.append) as api,
+        pytest.raises(RateLimited) as limited,
+    ):
+        api.game(4)
+    assert limited.value.retry_after is None and waits == []
+    assert hostile.paths == ["/api/v1/games/4"]  # not retried: no wait was given

@@ -11,12 +11,19 @@ back when the store closes; a killed process loses no count, its unspent block s
 ``INSERT ... ON CONFLICT DO UPDATE ... WHERE n < limit RETURNING n`` statement instead, so the
 counts responses show rise across processes. ``synchronous=NORMAL`` keeps a commit off the
 disk's flush path.
+
+State per client address is bounded: a process holds at most ``MAX_LEASES`` leases (past it
+the oldest quarter give their unspent tokens back), and the first count of each UTC day a
+process makes prunes the days gone of every subject that is not a key (a client's anonymous
+or page allowance, a sign-up limit: :func:`~bangscore.stores.keystore.counted_until`) and the
+sign-in failures already forgotten. A key's counts stay (``/api/v1/usage``'s history).
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import itertools
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -95,6 +102,11 @@ RETURNING n
 
 MAX_BLOCK = 64
 LEASE_SHARE = 8  # a block is at most this fraction of what is left today
+MAX_LEASES = 4096  # subject-days one process holds a block of (each a client or a key)
+
+# The days gone of every subject but the keys', and forgotten failures (KEY_SUBJECT: "key:").
+_PRUNE_COUNTS = "DELETE FROM counts WHERE day < ? AND substr(subject, 1, 4) != 'key:'"
+_PRUNE_FAILURES = "DELETE FROM failures WHERE forget_at <= ?"
 
 _LEASE = """
 INSERT INTO counts(subject, day, n, last_at) VALUES (?, ?, ?, ?)
@@ -158,7 +170,8 @@ class SQLiteKeyStore:
         self._local = threading.local()
         self._leases: dict[tuple[str, dt.date], _Lease] = {}
         self._lease_lock = threading.Lock()
-        self._stats = {"hits": 0, "local_hits": 0, "leases": 0}
+        self._stats = {"hits": 0, "local_hits": 0, "leases": 0, "pruned": 0}
+        self._pruned_day: dt.date | None = None  # the day this process last pruned at
         if not create and not self.path.is_file():
             raise KeyStoreMissing(
                 f"no key store at {self.path} (create one with `bangscore keys create`)"
@@ -238,6 +251,8 @@ class SQLiteKeyStore:
         ]
 
     def hit(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
+        if self._pruned_day != day:
+            self._prune(day, now)
         if not self.lease:
             return self._hit_once(subject, day, limit, now)
         with self._lease_lock:
@@ -271,9 +286,22 @@ class SQLiteKeyStore:
             self._stats["leases"] += 1
             stale = [at for at in self._leases if at[1] != day]
             self._leases[(subject, day)] = _Lease(used, 1, block - 1)
+            if len(self._leases) > MAX_LEASES:  # the oldest quarter (insertion order)
+                stale += list(itertools.islice(self._leases, MAX_LEASES // 4))
         if stale:
             self._release(stale)
         return Hit(True, used + 1, limit)
+
+    def _prune(self, day: dt.date, now: int) -> None:
+        """Given the UTC day of a count and its Unix seconds, forget the counts of days before
+        it of every subject but the keys', and forgotten sign-in failures (once a day a
+        process; the other processes' deletes of the same rows find nothing)."""
+        with _faults():
+            conn = self._conn()
+            gone = conn.execute(_PRUNE_COUNTS, (day.isoformat(),)).rowcount
+            gone += conn.execute(_PRUNE_FAILURES, (now,)).rowcount
+        self._pruned_day = day
+        self._stats["pruned"] += gone
 
     def settle(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
         """Count one request as hit() does: one store, so nothing is ever pending."""
@@ -426,7 +454,8 @@ class SQLiteKeyStore:
             self._conn().execute("DELETE FROM failures WHERE subject = ?", (subject,))
 
     def stats(self) -> dict[str, int]:
-        return dict(self._stats)
+        with self._lease_lock:
+            return {**self._stats, "held": len(self._leases)}
 
     def close(self) -> None:
         with contextlib.suppress(KeyStoreUnavailable):  # unreachable: they stay counted

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import datetime as dt
 import multiprocessing
+import sqlite3
 from pathlib import Path
 
 import pytest
 
 from bangscore.errors import KeyStoreError, UnknownKey
 from bangscore.stores.keystore import KeyRecord
-from bangscore.stores.sqlite_store import SQLiteKeyStore
+from bangscore.stores.sqlite_store import MAX_BLOCK, MAX_LEASES, SQLiteKeyStore
 
 DAY = dt.date(2026, 11, 22)
+NEXT = DAY + dt.timedelta(days=1)
 
 
 def hammer(path: str, attempts: int, lease: bool, queue: multiprocessing.Queue[int]) -> None:
@@ -123,3 +125,55 @@ def test_history_fills_missing_days_with_zero(tmp_path: Path) -> None:
         store.hit("key:h", DAY, 10, 0)
     days = [DAY - dt.timedelta(days=1), DAY]
     assert store.history("key:h", days) == {days[0]: 0, DAY: 3}
+
+
+# -- state per client address (issue 45) --------------------------------------------------------
+
+
+def rows(path: Path, table: str) -> list[tuple[object, ...]]:
+    """Given a store file and a table, return its rows, read straight from the file."""
+    conn = sqlite3.connect(path)
+    try:
+        return sorted(conn.execute(f"SELECT * FROM {table}").fetchall())
+    finally:
+        conn.close()
+
+
+def test_a_client_address_s_rows_are_pruned_with_their_day_a_key_s_kept(tmp_path: Path) -> None:
+    """Issue 45 finding 5: a count row per anonymous address was kept forever."""
+    path = tmp_path / "prune.sqlite3"
+    store = SQLiteKeyStore(path)
+    subjects = ["ip:203.0.113.7", "page:2001:db8:1:2::/64", "signup:ip:203.0.113.7:99", "key:k1"]
+    for subject in subjects:
+        assert store.hit(subject, DAY, 1000, 100).admitted
+    store.fail("signin:ip:203.0.113.7", 100, 3600)  # forgotten at 3,700
+    store.close()
+    assert len(rows(path, "counts")) == 4 and len(rows(path, "failures")) == 1
+    # The next day, another process (a restart) counts its first request.
+    later = SQLiteKeyStore(path, lease=False)
+    assert later.hit("ip:198.51.100.1", NEXT, 1000, 86_500).admitted
+    assert [r[:3] for r in rows(path, "counts")] == [
+        ("ip:198.51.100.1", NEXT.isoformat(), 1),
+        ("key:k1", DAY.isoformat(), 1),
+    ]
+    assert rows(path, "failures") == []
+    assert later.stats()["pruned"] == 4
+    assert later.history("key:k1", [DAY, NEXT]) == {DAY: 1, NEXT: 0}
+
+
+def test_one_process_holds_a_bounded_number_of_leases(tmp_path: Path) -> None:
+    """Issue 45 finding 5: a lease per client address was held until midnight, its unspent
+    block counted in the file all day."""
+    path = tmp_path / "leases.sqlite3"
+    store = SQLiteKeyStore(path)
+    clients = [f"ip:10.{i >> 8}.{i & 255}.1" for i in range(MAX_LEASES * 2)]
+    for subject in clients:
+        assert store.hit(subject, DAY, 1000, 100).admitted
+    held = store.stats()["held"]
+    assert MAX_LEASES * 3 // 4 <= held <= MAX_LEASES, held
+    # The oldest gave their blocks back: the file counts what they spent, not 64 each.
+    other = SQLiteKeyStore(path)
+    assert other.peek(clients[0], DAY) == 1
+    assert other.peek(clients[-1], DAY) == MAX_BLOCK  # still leased by `store`
+    store.close()
+    assert sum(int(r[2]) for r in rows(path, "counts")) == len(clients)  # type: ignore[call-overload]

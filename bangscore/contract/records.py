@@ -383,6 +383,9 @@ class NotRatedApp(Record):
 
     appid: AppId
     reason: NotRatedReason = Field(description="Why it is not rated.")
+    superseded_by: AppId | None = Field(
+        description="With reason superseded: the rated edition's appid; else null."
+    )
 
 
 class Lookup(Record):

@@ -19,11 +19,10 @@ the pair at once, forgiven on success), so concurrent attempts cannot all pass t
 allowance; password hashing runs at most :data:`passwords.HASHING_SLOTS` at a time per process
 (:class:`passwords.HashingGate`). The owner signing in from another client starts with a clean
 slate; a success forgets that pair's failures. Sign-ups are limited per IP per hour and per
-day, counting only forms that passed their checks (a weak password or a bad address is a 400
-that uses none of the allowance); with a mail queue they go by email (:mod:`bangscore.shim.account.signups`). Emails
-and passwords are checked by :mod:`bangscore.shim.account.passwords`; a form larger than
-:data:`MAX_FORM_BYTES`, or with a field over :data:`MAX_FIELD_BYTES`, answers 413.
-A new key is shown once, in the response to the POST that created it, and never stored.
+day, counting only forms that pass their checks (a 400 uses none of it); with a mail queue
+they go by email (:mod:`.signups`). Emails and passwords are checked by :mod:`.passwords`; a
+form over :data:`MAX_FORM_BYTES` or a field over :data:`MAX_FIELD_BYTES` answers 413. A new
+key is shown once, in the response to the POST that created it, and never stored.
 """
 
 from __future__ import annotations
@@ -339,8 +338,7 @@ class AccountSite:
         password = fields.get("password", "")
         typed = fields.get("email", "")[:254]
         ip, limits = self.client_ip(request), self.limits
-        # The form is checked before the attempt is counted: a mistyped address or a weak
-        # password is answered 400 and leaves the hour's allowance as it was (issue 48).
+        # Checked before counting: a refused form uses none of the allowance (issue 48).
         if email is None or not plain_mailbox(email, utf8=self.smtputf8):
             return self.page(request, "account_signin.html", 400, error=_BAD_EMAIL, typed=typed)
         problem = password_problem(password, email)

@@ -12,6 +12,7 @@ from bangscore.contract.export import GAMES_JSONL, read_latest
 from bangscore.ingest.catalog import read_catalog
 from bangscore.manifest import list_snapshots
 from bangscore.storage import LocalStorage
+from tests.support.factories import make_record, publish_catalog
 from tests.test_cli import run, state  # noqa: F401  (state is the fixture of the state folder)
 
 
@@ -118,6 +119,35 @@ def test_ingest_dry_run_plans_for_the_state_catalog(
     assert any(line.lstrip().startswith("store.steampowered.com") for line in lines)
     assert "least wall time: " in out
     assert not (state / "cache").exists()
+
+
+def test_ingest_dry_run_counts_the_catalog_without_reading_its_records(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 48: the plan read and validated every record (22 s) for its size alone. These
+    # 40,000 games are no valid records: only counted, they plan as well.
+    body = b'{"games": [' + b",".join([b'{"appid": "x"}'] * 40_000) + b"]}"
+    (tmp_path / "catalog.json.gz").write_bytes(gzip.compress(body))
+    code, out, _ = run(tmp_path, capsys, "ingest", "--dry-run")
+    assert code == 0
+    assert out.splitlines()[0] == "dry run: nothing sent; a full refresh of 40,000 rated games"
+
+
+def test_ingest_dry_run_without_a_catalog_plans_for_the_current_snapshot(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What `make run` leaves: a snapshot joined from the bundled dumps, no catalog file.
+    monkeypatch.setenv("BANGSCORE_DATA_DIR", str(tmp_path / "no-data"))  # never read
+    records = [make_record(appid=a, name=f"Game {a}") for a in (10, 20, 30)]
+    publish_catalog(records, LocalStorage(tmp_path / "snapshots"))
+    code, out, err = run(tmp_path, capsys, "ingest", "--dry-run")
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[0] == (
+        f"no catalog at {tmp_path / 'catalog.json.gz'} yet: planning for the current "
+        "snapshot's 3 games"
+    )
+    assert lines[1] == "dry run: nothing sent; a full refresh of 3 rated games"
 
 
 @pytest.mark.parametrize("argv", [["ingest"], ["ingest", "--dry-run"]], ids=["ingest", "dry-run"])

@@ -251,10 +251,13 @@ def snapshot_objects(
     # The home page per state of the adult toggle, like the lists: hidden (the default), shown.
     # The website lists a series once, at its best part (scoring.series).
     shown = once_per_series([i for i, flag in zip(items, adult, strict=True) if not flag])
-    yield StoredObject(
-        HOME_KEY, site.home_page(shown[:HOME_TOP], len(games), dates=dates), HTML_TYPE
+    hidden = sum(adult)
+    home = site.home_page(
+        shown[:HOME_TOP], len(games), dates=dates, listed=len(shown), adult_hidden=hidden
     )
-    with_adult = site.home_page(once_per_series(items)[:HOME_TOP], len(games), dates=dates)
+    yield StoredObject(HOME_KEY, home, HTML_TYPE)
+    every = once_per_series(items)
+    with_adult = site.home_page(every[:HOME_TOP], len(games), dates=dates, listed=len(every))
     yield StoredObject(HOME_ADULT_KEY, keep_adult(with_adult, site.root), HTML_TYPE)
     yield StoredObject(ABOUT_SCORE_KEY, site.about_score_page(dates=dates), HTML_TYPE)
     yield StoredObject(DATES_KEY, dumps(dates), JSON_TYPE)

@@ -393,12 +393,25 @@ class SiteRenderer:
         total: int,
         *,
         dates: Mapping[str, str | None] | None = None,
+        listed: int | None = None,
+        adult_hidden: int = 0,
     ) -> bytes:
-        """Given the top list items, the catalog size and the snapshot's dates
-        (``snapshot_date``, ``prices_as_of``), return the home page bytes."""
+        """Given the top list items, the catalog size, the snapshot's dates (``snapshot_date``,
+        ``prices_as_of``), the rows browsing shows (None: ``total``) and how many adult games
+        it hides, return the home page bytes. The page says why the rows are fewer than the
+        games (issue 48: "all 40,796 games" led to a browse of 36,467)."""
+        rows = total if listed is None else listed
         return (
             self.env.get_template("home.html")
-            .render(top=top, total=total, dates=dates or {}, here=f"{self.root}/")
+            .render(
+                top=top,
+                total=total,
+                listed=rows,
+                adult_hidden=adult_hidden,
+                in_series=total - rows - adult_hidden,
+                dates=dates or {},
+                here=f"{self.root}/",
+            )
             .encode()
         )
 

@@ -8,8 +8,10 @@ Two sources, one table:
   ``bgiii``; ``Grand Theft Auto V`` gives ``gta5`` and ``gtav``; ``Hollow Knight`` gives
   ``hk``), for the whole name, for the part before a subtitle (``The Witcher 3: Wild Hunt``
   gives ``tw3``) and for a subtitle with a number (``Clair Obscur: Expedition 33`` gives
-  ``e33``). Well known means at least :data:`MIN_ALIAS_REVIEWS` reviews, or a numbered sequel
-  of such a game (``Slay the Spire 2``, newer than its reviews, gives ``sts2``). When several
+  ``e33``). Well known means at least :data:`MIN_ALIAS_REVIEWS` reviews; or, for a game newer
+  than the review dump (its count a lower bound, "1,000+"), critics' acclaim
+  (:data:`ACCLAIMED_METASCORE`: Clair Obscur, 91) or being a numbered sequel of a well-known
+  game (``Slay the Spire 2`` gives ``sts2``). When several
   games share initials, the most reviewed one owns them; initials that are a word of some
   game's name (``war``) are left out, so that a plain word never jumps to one game;
 * **curated** (:data:`CURATED`): the few that initials get wrong or miss, by appid.
@@ -30,6 +32,10 @@ from bangscore.contract.search import ROMAN_NUMERALS, alias_key, fold
 # Games need this many storefront reviews before their initials become an alias: people
 # abbreviate the games everyone knows, and a rare game must not capture common initials.
 MIN_ALIAS_REVIEWS: Final = 5_000
+# A game whose review count is only a lower bound is well known with a Metacritic score of at
+# least this (34 games of the 2026 data: Hollow Knight: Silksong, Kingdom Come:
+# Deliverance II, Blue Prince, DOOM: The Dark Ages...; any score would admit 248).
+ACCLAIMED_METASCORE: Final = 85
 # Two letters: `hk` for Hollow Knight. A pair that is a word of some name (`go`) is left out.
 MIN_KEY_LENGTH: Final = 2
 _SUBTITLE = re.compile(r"\s*(?::|\s-\s|\s–\s|\s—\s)")
@@ -105,14 +111,18 @@ def curated_for(appids: Iterable[int]) -> dict[str, int]:
 
 
 def build_aliases(
-    games: Iterable[tuple[int, str, int]], vocabulary: Iterable[str]
+    games: Iterable[tuple[int, str, int]],
+    vocabulary: Iterable[str],
+    acclaimed: Iterable[int] = (),
 ) -> dict[str, int]:
     """Given (appid, name, review_count) of every rated game and the words of every name
     (folded), return ``{key: appid}``: initials of games with at least
     :data:`MIN_ALIAS_REVIEWS` reviews and of numbered sequels of such games (the most
-    reviewed wins a shared key; keys that are a name word are left out), then :data:`CURATED`
-    over them (skipping games not given)."""
+    reviewed wins a shared key; keys that are a name word are left out) and of the
+    ``acclaimed`` appids (see :data:`ACCLAIMED_METASCORE`), then :data:`CURATED` over them
+    (skipping games not given)."""
     words = frozenset(vocabulary)
+    praised = frozenset(acclaimed)
     listed = list(games)
     known = {fold(name) for _, name, reviews in listed if reviews >= MIN_ALIAS_REVIEWS}
     rated: dict[int, int] = {}
@@ -120,7 +130,11 @@ def build_aliases(
     for appid, name, reviews in listed:
         rated[appid] = reviews
         sequel = _SEQUEL.match(fold(name))
-        if reviews < MIN_ALIAS_REVIEWS and not (sequel and sequel[1] in known):
+        if (
+            reviews < MIN_ALIAS_REVIEWS
+            and appid not in praised
+            and not (sequel and sequel[1] in known)
+        ):
             continue
         for key in initials_of(name):
             if key in words:

@@ -17,7 +17,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from bangscore.build.aliases import build_aliases, curated_for
+from bangscore.build.aliases import ACCLAIMED_METASCORE, build_aliases, curated_for
 from bangscore.build.buyer import (
     buyer_fields,
     genre_typicals,
@@ -365,6 +365,12 @@ def search_index(games: Sequence[ScoredGame]) -> SearchIndex:
     aliases = build_aliases(
         ((g.record.appid, g.record.name, g.record.review_count) for g in games),
         (w for _, _, name in triples for w in name_words(name)),
+        acclaimed=(
+            g.record.appid
+            for g in games
+            if "review_count" in g.record.estimated
+            and (g.record.metacritic or 0) >= ACCLAIMED_METASCORE
+        ),
     )
     reviews = {g.record.appid: g.record.review_count for g in games}
     return SearchIndex.build(triples, aliases, reviews=reviews)

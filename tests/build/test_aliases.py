@@ -69,6 +69,12 @@ def test_a_numbered_sequel_of_a_well_known_game_is_abbreviated_before_its_review
     assert "stsfr2" not in aliases and set(aliases.values()) == {1, 2}
 
 
+def test_an_acclaimed_game_newer_than_the_review_data_is_abbreviated() -> None:
+    games = [(1903340, "Clair Obscur: Expedition 33", 1_000), (7, "Every Echo 33", 1_000)]
+    assert build_aliases(games, vocabulary=[], acclaimed=[1903340])["e33"] == 1903340
+    assert "e33" not in build_aliases(games, vocabulary=[])
+
+
 def test_curated_wins_and_skips_games_not_given() -> None:
     games = [(730, "Counter-Strike 2", 8_000_000), (99, "Cosmic Shooter 2", 9_000_000)]
     aliases = build_aliases(games, vocabulary=[])

@@ -100,6 +100,7 @@ def list_item(
             "tier": game.tier,
             "verdict": buyer["verdict"],
             "verdict_price_usd": buyer["verdict_price_usd"],
+            "verdict_price_seen_at": buyer["verdict_price_seen_at"],
             "series": series,
             "genre": game.genre,
             "price_usd": round(rec.price_usd, 2),

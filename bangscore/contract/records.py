@@ -97,6 +97,10 @@ class ListItem(Record):
     verdict_price_usd: Usd | None = Field(
         description="wait_for_sale: the seen price to wait for; null otherwise."
     )
+    verdict_price_seen_at: dt.date | None = Field(
+        description="wait_for_sale: the latest day verdict_price_usd was seen in the evidence "
+        "window; null otherwise."
+    )
     genre: Genre = Field(description="The game's one genre.")
     price_usd: Usd = Field(description="Current storefront price in US dollars (0: free).")
     discount_percent: Percent = Field(description="Current discount; 0 when not discounted.")

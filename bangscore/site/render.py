@@ -97,13 +97,18 @@ def price_seen(observed_at: str | None, prices_as_of: str | None, *, free: bool 
 
 def verdict_words(item: Mapping[str, Any]) -> str:
     """Given a list item, return its verdict as a row says it: ``Buy at this price``, ``Wait for
-    $23.99`` (the seen price to wait for) or ``Skip``; "" for an item without a verdict."""
+    $23.99 (seen 30 Jun 2026)`` (the seen price to wait for and its day, when the item has it)
+    or ``Skip``; "" for an item without a verdict."""
     verdict = item.get("verdict")
     if verdict == "buy_now":
         return "Buy at this price"
     if verdict == "wait_for_sale":
         price = item.get("verdict_price_usd")
-        return "Wait for a sale" if price is None else f"Wait for {_fmt_usd(price)}"
+        if price is None:
+            return "Wait for a sale"
+        seen = item.get("verdict_price_seen_at")
+        dated = f" (seen {format_day(str(seen))})" if seen else ""
+        return f"Wait for {_fmt_usd(price)}{dated}"
     return "Skip" if verdict == "skip" else ""
 
 

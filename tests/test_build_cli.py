@@ -4,6 +4,7 @@ on a temporary state folder as tests/test_cli.py runs them."""
 from __future__ import annotations
 
 import gzip
+import re
 from pathlib import Path
 
 import pytest
@@ -51,6 +52,23 @@ def test_build_without_an_export_prints_no_export_line(
     code, out, _ = run(state, capsys, "build")
     assert code == 0 and out.splitlines()[-1].startswith("published snapshot ")
     assert "exported" not in out and not (state / "export").exists()
+
+
+def test_snapshots_list_gives_the_stored_size_the_build_reported(
+    state: Path,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Issue 48: the list summed the uncompressed bodies (1,261.8 MB), the build the stored
+    # ones (318.5 MB).
+    code, out, _ = run(state, capsys, "build")
+    assert code == 0
+    built = re.search(r"objects \(([\d.]+) MB\)", out)
+    assert built is not None
+    code, out, _ = run(state, capsys, "snapshots", "list")
+    listed = re.search(r"([\d.]+) MB stored \(([\d.]+) MB uncompressed\)", out)
+    assert code == 0 and listed is not None, out
+    assert listed[1] == built[1]
+    assert float(listed[2]) > float(listed[1])  # the gzip forms are smaller
 
 
 def test_rollback_makes_an_older_snapshot_current_and_says_which_was(

@@ -178,7 +178,7 @@ class Settings(BaseSettings):
         description="Local development: keep the watch and sign-up emails as `.eml` files in "
         "this folder instead of sending them over SMTP (`alerts send` writes there and prints "
         "each file and its links; `serve` then delivers the queued mail there every 2 s). "
-        "`make run` sets `var/mail`",
+        "`make run` passes `--mail-dir var/mail`",
     )
     itad_api_key: SecretStr | None = Field(None, description="IsThereAnyDeal key for `ingest`")
     steam_api_key: SecretStr | None = Field(

@@ -116,7 +116,9 @@ def test_make_run_alone_signs_a_player_up_and_alerts_their_watch(tmp_path: Path)
         signup, links = kept_mail(mail, "Finish creating your BangScore account")
         assert signup["To"] == "player@example.com"
         [confirm] = [link for link in links if "/account/signup/confirm?t=" in link]
-        assert confirm.startswith(f"{site}/") and confirm in run.output
+        assert confirm.startswith(f"{site}/")
+        # Printed just after the file is written: the terminal shows the same link.
+        wait_for(lambda: confirm in run.output, 10, "the sign-up link printed")
 
         # Confirm (the link's button creates the account and signs in), sign out, sign in.
         page = player.get(confirm)
@@ -143,7 +145,8 @@ def test_make_run_alone_signs_a_player_up_and_alerts_their_watch(tmp_path: Path)
             "game",
             "account",
         }
-        assert "alerted" in player.get("/account").text
+        # Marked alerted once the alert is kept (just after its file is written).
+        wait_for(lambda: "alerted" in player.get("/account").text, 10, "the watch alerted")
     finally:
         run.stop()
 

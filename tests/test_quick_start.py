@@ -1,6 +1,6 @@
 """The README's quick start as a newcomer follows it (issue 48): ``make run PORT=N``, then only
 what it prints and the website. Sign up through the page, read the mail ``make run`` keeps,
-confirm, sign in, watch a game and receive its alert; every link printed or mailed names
+confirm, sign in, make a key, watch a game and receive its alert; every link printed or mailed names
 port N. The catalogue is the small one of the tests, written where ``bangscore ingest`` would
 leave it, so the build takes seconds instead of the real catalogue's minutes."""
 
@@ -29,6 +29,7 @@ from tests.support.signups import CSRF, PASSWORD
 pytestmark = [pytest.mark.slow, pytest.mark.server]
 URL = re.compile(r"https?://[^\s'\"<>]+")
 KEY = re.compile(r"Demo API key \(shown once\): (\S+)")
+NEW_KEY = re.compile(r'id="new-key-value" readonly value="([^"]+)"')
 APPID = 10000  # a rated game of the small catalogue
 
 
@@ -131,8 +132,16 @@ def test_make_run_alone_signs_a_player_up_and_alerts_their_watch(tmp_path: Path)
         signin = {"csrf": token, "email": "player@example.com", "password": PASSWORD}
         assert player.post("/account/signin", data=signin).status_code == 303
 
+        # The player's own key, shown once on the account page, answers the API.
+        token = CSRF.findall(player.get("/account").text)[0]
+        made = player.post("/account/keys", data={"csrf": token})
+        own = NEW_KEY.search(made.text)
+        assert made.status_code == 200 and own is not None, made.text
+        bearer = {"Authorization": f"Bearer {own[1]}"}
+        assert httpx.get(f"{site}/api/v1/usage", headers=bearer).status_code == 200
+
         # Watch a game at a price it already has, so the next pass alerts it.
-        game = httpx.get(f"{site}/api/v1/games/{APPID}", params={"api_key": key[1]}).json()
+        game = httpx.get(f"{site}/api/v1/games/{APPID}", headers=bearer).json()
         page = player.get("/account/watch", params={"appid": APPID})
         assert page.status_code == 200 and f"Watch {game['name']}" in page.text
         watch = {"csrf": CSRF.findall(page.text)[0], "appid": str(APPID)}

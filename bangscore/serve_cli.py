@@ -26,6 +26,7 @@ from bangscore.stores import open_key_store
 from bangscore.stores.keys import redact
 
 if TYPE_CHECKING:
+    from bangscore.local_mail import MailLoop
     from bangscore.shim.account.watches import WatchOptions
     from bangscore.shim.downloads import ExportService
     from bangscore.shim.protocol import HeadLimits
@@ -282,11 +283,16 @@ def serve(settings: Settings, handed: Path) -> int:
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, _stopped)
     stopped_by = None
+    from bangscore.stores.secret import load_session_secret
+
+    mail = _mail_loop(settings, load_session_secret(settings.session_secret, settings.state_dir))
     try:
         _run_uvicorn(settings, limits, log_config)
     except _Stopped as stop:
         stopped_by = stop.signum
     finally:
+        if mail is not None:
+            mail.stop()
         handed.unlink(missing_ok=True)
         if metrics_dir is not None:
             shutil.rmtree(metrics_dir, ignore_errors=True)
@@ -306,6 +312,31 @@ class _Stopped(BaseException):
 
 def _stopped(signum: int, _: object) -> None:
     raise _Stopped(signum)
+
+
+def _mail_loop(settings: Settings, secret: str) -> MailLoop | None:
+    # Local development (`make run`): the queued mail is kept as .eml files in a folder, one
+    # `alerts send` pass every 2 s in a thread of this process, its links naming the address
+    # served here, so a sign-up from the quick start finishes without a mail server (issue 48).
+    if settings.mail_dir is None:
+        return None
+    from bangscore.local_mail import MailLoop
+    from bangscore.watch_links import WatchLinks
+
+    def say(line: str) -> None:
+        print(line, flush=True)
+
+    loop = MailLoop(
+        folder=settings.mail_dir,
+        snapshot=settings.snapshot_location,
+        store_url=settings.store_url,
+        links=WatchLinks(secret, settings.site_url),
+        from_address=settings.mail_from,
+        say=say,
+    )
+    say(f"mail is kept in {settings.mail_dir}: each message's file and links are printed here")
+    loop.start()
+    return loop
 
 
 def _run_uvicorn(settings: Settings, limits: HeadLimits, log_config: dict[str, Any]) -> None:
@@ -343,6 +374,11 @@ def add_parsers(sub: Any) -> None:
         help="proxies trusted to set X-Forwarded-For, comma-separated (default: none)",
     )
     p.add_argument("--quiet", action="store_true", help="no access log (BANGSCORE_ACCESS_LOG)")
+    p.add_argument(
+        "--mail-dir",
+        help="local development: keep the queued mail as .eml files in this folder, "
+        "delivered every 2 s, and print their links (BANGSCORE_MAIL_DIR)",
+    )
     p.set_defaults(func=cmd_serve)
 
 

@@ -157,7 +157,8 @@ class Settings(BaseSettings):
     smtp_url: SecretStr | None = Field(
         None,
         description="SMTP server of the watch emails: `smtp://host:port` (STARTTLS when "
-        "offered) or `smtps://user:pass@host:465`; unset, `alerts send` refuses to run. Only "
+        "offered) or `smtps://user:pass@host:465`; unset, `alerts send` refuses to run "
+        "unless `BANGSCORE_MAIL_DIR` keeps the mail in a folder. Only "
         "`alerts send` reads it: the server queues confirmations and never talks to SMTP",
     )
     mail_from: str = Field(
@@ -173,6 +174,13 @@ class Settings(BaseSettings):
         gt=0,
         le=3600,
         description="Total time one `alerts send` may spend on SMTP (each read at most 20 s)",
+    )
+    mail_dir: Path | None = Field(
+        None,
+        description="Local development: keep the watch and sign-up emails as `.eml` files in "
+        "this folder instead of sending them over SMTP (`alerts send` writes there and prints "
+        "each file and its links; `serve` then delivers the queued mail there every 2 s). "
+        "`make run` passes `--mail-dir var/mail`",
     )
     itad_api_key: SecretStr | None = Field(None, description="IsThereAnyDeal key for `ingest`")
     steam_api_key: SecretStr | None = Field(

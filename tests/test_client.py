@@ -170,8 +170,9 @@ def test_failures_are_exceptions_from_the_problem_document(served: Served) -> No
             api.game(UNKNOWN)
         assert missing.value.code == "game_not_found" and missing.value.request_id
         with pytest.raises(InvalidParameter) as bad:
-            api.games(year_from=2020, year_to=2010)
+            api.games(year_from=999, year_to=2010)
         assert [e.parameter for e in bad.value.errors] == ["year_from"]
+        assert api.games(year_from=2020, year_to=2010).total == 0  # no game: an empty page
         with pytest.raises(PermissionDenied) as denied:
             api.export()
         assert denied.value.code == "insufficient_scope"

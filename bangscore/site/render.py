@@ -97,13 +97,18 @@ def price_seen(observed_at: str | None, prices_as_of: str | None, *, free: bool 
 
 def verdict_words(item: Mapping[str, Any]) -> str:
     """Given a list item, return its verdict as a row says it: ``Buy at this price``, ``Wait for
-    $23.99`` (the seen price to wait for) or ``Skip``; "" for an item without a verdict."""
+    $23.99 (seen 30 Jun 2026)`` (the seen price to wait for and its day, when the item has it)
+    or ``Skip``; "" for an item without a verdict."""
     verdict = item.get("verdict")
     if verdict == "buy_now":
         return "Buy at this price"
     if verdict == "wait_for_sale":
         price = item.get("verdict_price_usd")
-        return "Wait for a sale" if price is None else f"Wait for {_fmt_usd(price)}"
+        if price is None:
+            return "Wait for a sale"
+        seen = item.get("verdict_price_seen_at")
+        dated = f" (seen {format_day(str(seen))})" if seen else ""
+        return f"Wait for {_fmt_usd(price)}{dated}"
     return "Skip" if verdict == "skip" else ""
 
 
@@ -433,12 +438,25 @@ class SiteRenderer:
         total: int,
         *,
         dates: Mapping[str, str | None] | None = None,
+        listed: int | None = None,
+        adult_hidden: int = 0,
     ) -> bytes:
-        """Given the top list items, the catalog size and the snapshot's dates
-        (``snapshot_date``, ``prices_as_of``), return the home page bytes."""
+        """Given the top list items, the catalog size, the snapshot's dates (``snapshot_date``,
+        ``prices_as_of``), the rows browsing shows (None: ``total``) and how many adult games
+        it hides, return the home page bytes. The page says why the rows are fewer than the
+        games (issue 48: "all 40,796 games" led to a browse of 36,467)."""
+        rows = total if listed is None else listed
         return (
             self.env.get_template("home.html")
-            .render(top=top, total=total, dates=dates or {}, here=f"{self.root}/")
+            .render(
+                top=top,
+                total=total,
+                listed=rows,
+                adult_hidden=adult_hidden,
+                in_series=total - rows - adult_hidden,
+                dates=dates or {},
+                here=f"{self.root}/",
+            )
             .encode()
         )
 

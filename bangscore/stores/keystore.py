@@ -243,6 +243,12 @@ class KeyStore(Protocol):
         """Return the store's operation counters by name (exported on ``/metrics``)."""
         ...
 
+    def sync(self) -> None:
+        """Write where other processes read it what this one holds of today's counts only
+        locally, so their listings show requests (the server calls it every second). Cheap
+        when nothing changed; never raises."""
+        ...
+
     def close(self) -> None:
         """Flush what is buffered and release connections; the store may be used again."""
         ...

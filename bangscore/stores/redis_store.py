@@ -661,6 +661,11 @@ class RedisKeyStore(RedisAccounts):
     def stats(self) -> dict[str, int]:
         return dict(self._stats)
 
+    def sync(self) -> None:
+        # Nothing to do: Redis keeps a subject-day's spent count apart from its leased blocks
+        # (list_keys reads `spent`), and the flusher thread sends what is spent.
+        return None
+
     def close(self) -> None:
         self._stop.set()
         if self._thread is not None:

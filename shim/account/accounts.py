@@ -19,11 +19,12 @@ the pair at once, forgiven on success), so concurrent attempts cannot all pass t
 allowance; password hashing runs at most :data:`passwords.HASHING_SLOTS` at a time per process
 (:class:`passwords.HashingGate`). The owner signing in from another client starts with a clean
 slate; a success forgets that pair's failures. Sign-ups are limited per IP per hour and per
-day; with a mail queue they go by email (:mod:`bangscore.shim.account.signups`). Here as for
-the allowances, "client IP" is an IPv6 client's /64 (:func:`bangscore.shim.clients.client_group`).
-Emails and passwords are checked by :mod:`bangscore.shim.account.passwords`; a form larger than
-:data:`MAX_FORM_BYTES`, or with a field over :data:`MAX_FIELD_BYTES`, answers 413.
-A new key is shown once, in the response to the POST that created it, and never stored.
+day, counting only forms that pass their checks (a 400 uses none of it); with a mail queue
+they go by email (:mod:`bangscore.shim.account.signups`). Here as for the allowances, "client
+IP" is an IPv6 client's /64 (:func:`bangscore.shim.clients.client_group`). Emails and
+passwords are checked by :mod:`bangscore.shim.account.passwords`; a form larger than
+:data:`MAX_FORM_BYTES`, or with a field over :data:`MAX_FIELD_BYTES`, answers 413. A new key
+is shown once, in the response to the POST that created it, and never stored.
 """
 
 from __future__ import annotations
@@ -335,15 +336,16 @@ class AccountSite:
         typed = fields.get("email", "")[:254]
         ip, limits = self.client_ip(request), self.limits
         client = client_group(ip)  # an IPv6 client by its /64
-        if not self.allowed(f"signup:ip:{client}", limits.signups_per_ip, 3600) or not self.allowed(
-            f"signup:ip-day:{client}", limits.signups_per_ip_day, 86400
-        ):
-            return self.page(request, "account_signin.html", 429, error=_SLOW, typed=typed)
+        # Checked before counting: a refused form uses none of the allowance (issue 48).
         if email is None or not plain_mailbox(email, utf8=self.smtputf8):
             return self.page(request, "account_signin.html", 400, error=_BAD_EMAIL, typed=typed)
         problem = password_problem(password, email)
         if problem is not None:
             return self.page(request, "account_signin.html", 400, error=problem, typed=typed)
+        if not self.allowed(f"signup:ip:{client}", limits.signups_per_ip, 3600) or not self.allowed(
+            f"signup:ip-day:{client}", limits.signups_per_ip_day, 86400
+        ):
+            return self.page(request, "account_signin.html", 429, error=_SLOW, typed=typed)
         try:
             hashed = await self.gate.run(lambda: self.hasher.hash(password))
         except HashingBusy:

@@ -97,6 +97,21 @@ def _condition(fields: dict[str, str]) -> Condition | None:
     return None
 
 
+def _choices(record: dict[str, Any]) -> tuple[frozenset[str], str | None]:
+    """Given a game's detail record, return the watch form's conditions already true for it
+    (an alert on one would tell nothing new) and the one to preselect: the first that is not
+    (worth it, banger, then half today's price), or None when every one is."""
+    price = record.get("price_usd")
+    half = round(float(price) * 0.5, 2) if isinstance(price, int | float) else 0.0
+    conditions = {
+        "worth_it": Condition(tier="worth_it"),
+        "banger": Condition(tier="banger"),
+        "below": Condition(below_usd=half),
+    }
+    met = frozenset(name for name, condition in conditions.items() if condition.met(record))
+    return met, next((name for name in conditions if name not in met), None)
+
+
 class WatchSite:
     """The watch pages over the account site, a watch store and the current snapshot."""
 
@@ -197,7 +212,10 @@ class WatchSite:
                 typed="",
             )
         else:
-            response = self.accounts.page(request, "account_watch.html", game=record)
+            met, preselect = _choices(record)
+            response = self.accounts.page(
+                request, "account_watch.html", game=record, met=met, preselect=preselect
+            )
         response.headers.update(rate)
         return response
 

@@ -89,10 +89,50 @@ def test_closing_gives_back_unspent_tokens(tmp_path: Path) -> None:
     for _ in range(3):
         assert store.hit("key:back", DAY, 1000, 0).admitted
     other = SQLiteKeyStore(tmp_path / "back.sqlite3")
-    assert other.peek("key:back", DAY) == 64  # the leased block, as counted in the file
+    assert other.peek("key:back", DAY) == 1  # what the lease said unspent when taken
     assert store.history("key:back", [DAY]) == {DAY: 3}  # the holder knows what it spent
     store.close()
     assert other.peek("key:back", DAY) == 3
+
+
+def test_another_process_reads_requests_not_leased_blocks(tmp_path: Path) -> None:
+    # Issue 48: `keys list` beside a serving process showed 64 after one request (the block
+    # the server leased), 192 where the API said 143.
+    server = SQLiteKeyStore(tmp_path / "s.sqlite3")
+    server.add_key(record("k1"))
+    listing = SQLiteKeyStore(tmp_path / "s.sqlite3", lease=False)  # as `keys list` opens it
+
+    def seen() -> tuple[int, int, dict[dt.date, int]]:
+        [view] = listing.list_keys(DAY)
+        return view.today, listing.peek("key:k1", DAY), listing.history("key:k1", [DAY])
+
+    assert server.hit("key:k1", DAY, 50_000, 1).admitted
+    assert seen() == (1, 1, {DAY: 1})
+    for _ in range(142):
+        assert server.hit("key:k1", DAY, 50_000, 2).admitted
+    assert server.stats()["leases"] == 3  # 143 requests on three leased blocks of 64
+    assert seen() == (129, 129, {DAY: 129})  # the third block as written when taken
+    server.sync()  # the server's once-a-second tick
+    assert seen() == (143, 143, {DAY: 143})
+    [own] = server.list_keys(DAY)
+    assert own.today == 143 == server.history("key:k1", [DAY])[DAY]
+    server.close()
+    assert seen() == (143, 143, {DAY: 143})
+    assert listing.peek("key:k1", DAY) == 143
+
+
+def test_a_killed_holders_unspent_tokens_stay_counted_but_are_not_requests(
+    tmp_path: Path,
+) -> None:
+    dead = SQLiteKeyStore(tmp_path / "d.sqlite3")
+    for _ in range(5):
+        dead.hit("key:d", DAY, 50_000, 1)
+    dead.sync()  # then killed: never closed, its block never given back
+    after = SQLiteKeyStore(tmp_path / "d.sqlite3")
+    for _ in range(2):
+        after.hit("key:d", DAY, 50_000, 2)
+    after.sync()
+    assert SQLiteKeyStore(tmp_path / "d.sqlite3", lease=False).peek("key:d", DAY) == 7
 
 
 def record(key_id: str, account: str = "a@x.io") -> KeyRecord:

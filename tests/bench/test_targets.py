@@ -74,6 +74,15 @@ def test_read_anchors_reads_the_published_scores() -> None:
     assert targets.Anchor(413150, "Stardew Valley", 97) in anchors
 
 
+def test_target_lines_on_a_catalogue_without_the_named_games() -> None:
+    games = score_catalog([make_record(appid=1), make_record(appid=2)])
+    lines = targets.target_lines(games, targets.read_anchors())
+    assert lines[0] == "## Round-6 targets (issue 49)"
+    assert "0 of 0 are bangers at list price (0%); not: none." in lines[2]
+    assert "Baldur's Gate 3 not rated" in lines[3]
+    assert not any("SteamBangers" in line for line in lines)  # no anchor is rated here
+
+
 # -- On the real catalogue ------------------------------------------------------------------------
 
 

@@ -44,9 +44,12 @@ _SEQUEL = re.compile(r"^(.*\S)\s+\d{1,2}$")
 # What people type -> the storefront appid it means. Checked against the catalogue by the
 # tests; an entry whose game is not rated is skipped at build time.
 CURATED: Final[Mapping[str, int]] = {
-    "gta v": 271590,  # Grand Theft Auto V (Legacy), not a mod or a clone
-    "gta 5": 271590,
-    "gta": 271590,
+    # Grand Theft Auto V Enhanced, not a mod or a clone: the 2015 listing (271590) is
+    # superseded by it (no 2026 source sees the old one).
+    "gta v": 3240220,
+    "gta 5": 3240220,
+    "gtav": 3240220,
+    "gta": 3240220,
     "bg3": 1086940,  # Baldur's Gate 3
     "rdr2": 1174180,  # Red Dead Redemption 2
     "rdr 2": 1174180,

@@ -230,9 +230,9 @@ DOC_EXAMPLES = {
     "halflife": 220,  # Half-Life 2
     "portal ii": 620,
     "bg3": 1086940,
-    "gta v": 271590,
-    "gtav": 271590,
-    "gta 5": 271590,
+    "gta v": 3240220,  # Grand Theft Auto V Enhanced: the 2015 listing is superseded
+    "gtav": 3240220,
+    "gta 5": 3240220,
     "rdr2": 1174180,
     "cs2": 730,  # Counter-Strike 2 before CS2D
     "kcd2": 1771300,

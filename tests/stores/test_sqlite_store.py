@@ -11,7 +11,7 @@ import pytest
 
 from bangscore.errors import KeyStoreError, UnknownKey
 from bangscore.stores.keystore import KeyRecord
-from bangscore.stores.sqlite_store import MAX_BLOCK, MAX_LEASES, SQLiteKeyStore
+from bangscore.stores.sqlite_store import MAX_LEASES, SQLiteKeyStore
 
 DAY = dt.date(2026, 11, 22)
 NEXT = DAY + dt.timedelta(days=1)

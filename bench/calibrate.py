@@ -31,6 +31,7 @@ from bangscore.scoring.pipeline import ScoredGame, score_catalog
 from bangscore.scoring.play import OPEN_ENDED_NAMES, is_open_ended, is_unattended
 from bangscore.scoring.records import GameRecord, NotRated
 from bangscore.scoring.tiers import TIERS
+from bench.ranks import spearman
 from bench.targets import read_anchors, target_lines
 
 if TYPE_CHECKING:
@@ -129,26 +130,6 @@ TIER_COLOURS = {
     "wait_for_sale": "#fb8c00",
     "skip": "#c62828",
 }
-
-
-def _ranks(values: Sequence[float]) -> list[float]:
-    order = sorted(range(len(values)), key=values.__getitem__)
-    ranks = [0.0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = (i + j) / 2 + 1
-        i = j + 1
-    return ranks
-
-
-def spearman(xs: Sequence[float], ys: Sequence[float]) -> float:
-    """Given two equally long sequences (at least 2 items, neither constant), return their
-    Spearman rank correlation in [-1, 1] (ties get their mean rank)."""
-    return statistics.correlation(_ranks(xs), _ranks(ys))
 
 
 @dataclass(frozen=True, slots=True)

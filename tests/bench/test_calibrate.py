@@ -14,7 +14,7 @@ from bangscore.scoring import value
 from bangscore.scoring.genres import GENRES
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import GameRecord, NotRated
-from bench import calibrate
+from bench import calibrate, ranks
 
 
 @pytest.fixture
@@ -52,7 +52,7 @@ def make_record() -> Callable[..., GameRecord]:
     ],
 )
 def test_spearman(xs: list[float], ys: list[float], expected: float) -> None:
-    assert calibrate.spearman(xs, ys) == pytest.approx(expected)
+    assert ranks.spearman(xs, ys) == pytest.approx(expected)
 
 
 def test_summary_report_and_histogram(

@@ -10,6 +10,7 @@ import pytest
 
 from bangscore.scoring.pipeline import ScoredGame, score_catalog
 from bench import targets
+from bench.ranks import spearman
 from tests.support.factories import make_record
 
 
@@ -40,7 +41,7 @@ def test_band_is_steambangers_band(score: int, expected: int) -> None:
     ],
 )
 def test_spearman(xs: list[float], ys: list[float], rho: float) -> None:
-    assert targets.spearman(xs, ys) == pytest.approx(rho)
+    assert spearman(xs, ys) == pytest.approx(rho)
 
 
 def test_compare_anchors_pairs_only_the_games_both_rate() -> None:

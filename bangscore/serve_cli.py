@@ -279,8 +279,11 @@ def serve(settings: Settings, handed: Path) -> int:
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
     # One server process (one worker) shuts down on SIGTERM or SIGINT and then raises the
     # signal again with the handler it found: ours, so that the files are removed before the
-    # process ends by that signal, as a supervisor expects.
-    for signum in (signal.SIGTERM, signal.SIGINT):
+    # process ends by that signal, as a supervisor expects. The handler found before ours
+    # (the default, or one a tool installed: coverage saves its data on SIGTERM) is put back
+    # first, so it still runs.
+    found: dict[int, Any] = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
+    for signum in found:
         signal.signal(signum, _stopped)
     stopped_by = None
     from bangscore.stores.secret import load_session_secret
@@ -297,7 +300,11 @@ def serve(settings: Settings, handed: Path) -> int:
         if metrics_dir is not None:
             shutil.rmtree(metrics_dir, ignore_errors=True)
     if stopped_by is not None:
-        signal.signal(stopped_by, signal.SIG_DFL)
+        before = found[stopped_by]
+        # Python's own SIGINT handler would raise KeyboardInterrupt instead of ending the
+        # process by the signal.
+        kept = callable(before) and before is not signal.default_int_handler
+        signal.signal(stopped_by, before if kept else signal.SIG_DFL)
         signal.raise_signal(stopped_by)
     return 0
 

@@ -115,7 +115,12 @@ def _export_service(settings: Settings, secret: str) -> ExportService | None:
     storage = open_object_storage(settings.export)
     local = not settings.export.startswith("s3://")
     links = LocalLinks(secret, settings.api_base_url) if local else None
-    return ExportService(storage, links=links, link_seconds=settings.export_link_seconds)
+    return ExportService(
+        storage,
+        links=links,
+        link_seconds=settings.export_link_seconds,
+        downloads_per_client=settings.export_downloads_per_client,
+    )
 
 
 def asgi_app() -> Starlette:

@@ -144,6 +144,13 @@ class Settings(BaseSettings):
     export_link_seconds: int = Field(
         3600, ge=60, le=7 * 86400, description="Lifetime of Bulk export download links"
     )
+    export_downloads_per_client: int = Field(
+        4,
+        ge=1,
+        le=1000,
+        description="Export downloads one client address may have under way at once, per "
+        "process (past it: 429 `too_many_downloads`)",
+    )
     session_secret: SecretStr | None = Field(
         None,
         description="Signs account sessions and local export links; replicas must share it",

@@ -7,6 +7,12 @@ HMAC-SHA256 (itsdangerous) over the key and the expiry, with a secret shared by 
 replica (the session secret: ``BANGSCORE_SESSION_SECRET``, else ``STATE/session_secret``).
 Like a presigned URL, such a link needs no API key, works until it expires and then
 answers 403.
+
+A download is streamed from the export store (:meth:`ObjectStorage.open_range`: a file read in
+chunks, or one ranged S3 GetObject read as it goes), never read whole: its ETag and size are
+the manifest's, a HEAD reads nothing, one byte range answers 206 (:mod:`bangscore.shim.ranges`),
+and each client address has at most ``downloads_per_client`` downloads under way per process
+(issue 45: 48 connections that sent a GET and read nothing took a worker from 680 to 1,245 MB).
 """
 
 from __future__ import annotations
@@ -14,20 +20,27 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import hmac
+import logging
 import time
+from collections import Counter
 from collections.abc import Callable
+from functools import partial
 
+import anyio
 import anyio.to_thread
 import orjson
 from itsdangerous import Signer
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from bangscore.contract.export import (
     PREFIX,
+    ExportFile,
     ExportManifest,
     download_type,
+    export_manifest_key,
     presigned_urls,
     read_latest,
 )
@@ -37,17 +50,28 @@ from bangscore.errors import (
     Forbidden,
     NotFound,
     ObjectNotFound,
+    ObjectStorageError,
     ObjectStorageUnavailable,
 )
-from bangscore.manifest import etag_for
+from bangscore.manifest import etag_for, etag_from_digest
 from bangscore.shim import api, params
-from bangscore.shim.answer import Resolved
+from bangscore.shim.answer import RawHeaders, Resolved, if_none_match
 from bangscore.shim.api import ProblemVoice
+from bangscore.shim.lru import Lru
+from bangscore.shim.ranges import Unsatisfiable, requested_span
 from bangscore.shim.source import LoadedSnapshot
 from bangscore.storage import ObjectStorage
+from bangscore.storage.objects import RangeReader
 from bangscore.stores.keystore import KeyRecord
 
 SALT = "bangscore-export-link"
+DOWNLOADS_PER_CLIENT = 4  # the default of settings.export_downloads_per_client
+DOWNLOAD_RETRY_SECONDS = 10  # Retry-After of a 429 too_many_downloads
+MANIFESTS_KEPT = 16
+# Chunks are read on at most this many worker threads at once: many downloads then neither
+# take every thread the other routes use nor a thread (and its stack) each.
+READ_THREADS = anyio.CapacityLimiter(4)
+log = logging.getLogger("bangscore.export")
 
 
 class LocalLinks:
@@ -90,11 +114,32 @@ class ExportService:
         links: LocalLinks | None,
         link_seconds: int,
         clock: Callable[[], float] = time.time,
+        downloads_per_client: int = DOWNLOADS_PER_CLIENT,
     ) -> None:
         self.storage = storage
         self.links = links
         self.link_seconds = link_seconds
         self.clock = clock
+        self.gate = DownloadGate(downloads_per_client)
+        # Manifests by export id: a written export never changes, and only signed links
+        # reach here, so the ids are the few exports kept.
+        self._manifests: Lru[ExportManifest] = Lru(MANIFESTS_KEPT)
+
+    def file_entry(self, snapshot_id: str, name: str) -> ExportFile | None:
+        """Given an export's snapshot id and a file name, return the file's manifest entry
+        (size, SHA-256) or None if that export or file is gone. Raises
+        ObjectStorageUnavailable if the store is down or the manifest corrupt."""
+        manifest = self._manifests.find(snapshot_id)
+        if manifest is None:
+            try:
+                raw = self.storage.get(export_manifest_key(snapshot_id))
+                manifest = ExportManifest.from_bytes(raw)
+            except (ObjectNotFound, ValueError):  # ValueError: a key no store could hold
+                return None
+            except ExportError as exc:
+                raise ObjectStorageUnavailable(str(exc)) from exc
+            self._manifests.put(snapshot_id, manifest)
+        return next((f for f in manifest.files if f.name == name), None)
 
     def manifest_body(self) -> bytes | None:
         """Return the ``GET /api/v1/export`` body for the latest export, or None if none.
@@ -150,14 +195,114 @@ async def export_manifest(service: ExportService | None, record: KeyRecord) -> R
     return Resolved(body, etag_for(body))
 
 
-async def download(request: Request) -> Response:
-    """Given a ``GET /export/<id>/<file>`` request with ``expires`` and ``signature``, return
-    the file (``application/gzip``, or ``application/vnd.apache.parquet`` for a Parquet table:
-    :func:`download_type`) from the export service on ``app.state.export``.
+class DownloadGate:
+    """How many downloads each client address has under way in this process, at most
+    ``per_client`` at once: a download holds its slot until its last byte is handed to the
+    connection, or the connection goes away. One event loop per process: no lock."""
 
-    Answers 403 ``insufficient_scope`` for a missing, forged or expired link, 404 for a
-    file that is gone, 503 when the export folder cannot be read. Not counted: the link
-    was already paid for by the ``/api/v1/export`` request that issued it.
+    def __init__(self, per_client: int) -> None:
+        self.per_client = per_client
+        self._open: Counter[str] = Counter()
+
+    def enter(self, client: str) -> bool:
+        """Given a client address, take a slot and return True, or return False if the
+        address already holds ``per_client``."""
+        if self._open[client] >= self.per_client:
+            return False
+        self._open[client] += 1
+        return True
+
+    def leave(self, client: str) -> None:
+        """Given a client address that took a slot, give it back."""
+        self._open[client] -= 1
+        if self._open[client] <= 0:
+            del self._open[client]
+
+    def held(self, client: str) -> int:
+        """Given a client address, return how many slots it holds."""
+        return self._open.get(client, 0)
+
+
+class FileBody(Response):
+    """A download's answer: its head, then its bytes read from the export store a chunk
+    (``READ_CHUNK``, 64 KiB) at a time, each sent before the next is read, so a connection that
+    reads slowly or not at all holds one chunk and the transport's buffer, never the file.
+
+    ``reader`` is None for a HEAD (nothing is read) and for a 304. The client's slot is
+    given back (``release``) when the body ends, fails or the client goes away.
+    """
+
+    def __init__(
+        self,
+        status_code: int,
+        headers: RawHeaders,
+        reader: RangeReader | None,
+        release: Callable[[], None],
+    ) -> None:
+        self.status_code = status_code
+        self.raw_headers = headers
+        self.background = None
+        self.body = b""
+        self._reader = reader
+        self._release = release
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Send the head, then the body a chunk at a time until its end or a disconnect."""
+        try:
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": self.status_code,
+                    "headers": self.raw_headers,
+                }
+            )
+            if self._reader is None:
+                await send({"type": "http.response.body", "body": b""})
+                return
+            async with anyio.create_task_group() as group:
+
+                async def watch() -> None:  # a disconnect ends the download
+                    while (await receive())["type"] != "http.disconnect":
+                        pass
+                    group.cancel_scope.cancel()
+
+                group.start_soon(watch)
+                await self._stream(self._reader, send)
+                group.cancel_scope.cancel()
+        finally:
+            if self._reader is not None:
+                self._reader.close()
+            self._release()
+
+    @staticmethod
+    async def _stream(reader: RangeReader, send: Send) -> None:
+        while True:
+            try:
+                chunk = await anyio.to_thread.run_sync(reader.read, limiter=READ_THREADS)
+            except ObjectStorageError as exc:
+                # The head is sent: the connection closes short of Content-Length, which
+                # every client reads as a failed download.
+                log.error("export download %s cut short: %s", reader.key, exc)
+                return
+            last = reader.left <= 0
+            await send({"type": "http.response.body", "body": chunk, "more_body": not last})
+            if last:
+                return
+
+
+async def download(request: Request) -> Response:
+    """Given a ``GET`` or ``HEAD /export/<id>/<file>`` request with ``expires`` and
+    ``signature``, return the file (``application/gzip``, or ``application/vnd.apache.parquet``
+    for a Parquet table: :func:`download_type`) from the export service on
+    ``app.state.export``, streamed from the store (:class:`FileBody`).
+
+    The ETag and the size come from the export's manifest (its ``sha256`` and ``bytes``):
+    nothing is hashed per request, and a HEAD or a 304 reads no file. One byte range
+    (``Range``, :func:`requested_span`) answers 206 with ``Content-Range``; one past the end
+    416. Answers 403 ``insufficient_scope`` for a missing, forged or expired link, 404 for a
+    file that is gone, 429 ``too_many_downloads`` past the client address's concurrent
+    downloads, 503 when the export store cannot be read. Not counted: the link was already
+    paid for by the ``/api/v1/export`` request that issued it.
     """
     service: ExportService | None = request.app.state.export
     voice: ProblemVoice = request.app.state.problems
@@ -175,20 +320,97 @@ async def download(request: Request) -> Response:
             [],
         )
     try:
-        body = await anyio.to_thread.run_sync(service.storage.get, key)
-    except (ObjectNotFound, ValueError):  # ValueError: a key no store could hold
-        return voice.problem(request, "not_found", f"No export file {snapshot}/{name}.", [])
+        entry = await anyio.to_thread.run_sync(service.file_entry, snapshot, name)
     except ObjectStorageUnavailable:
         return voice.unavailable(request, [])
-    return Response(
-        body,
-        headers={
-            "Cache-Control": "private, max-age=3600",
-            "ETag": etag_for(body),
-            "Content-Disposition": f'attachment; filename="{name}"',
-        },
-        media_type=download_type(name),
-    )
+    if entry is None:
+        return voice.problem(request, "not_found", f"No export file {snapshot}/{name}.", [])
+    client = api.client_ip(request)
+    gate = service.gate
+    if not gate.enter(client):
+        return voice.problem(
+            request,
+            "too_many_downloads",
+            f"This address already has {gate.per_client} downloads under way, the most at "
+            "once; retry when one ends.",
+            [],
+            headers={"Retry-After": str(DOWNLOAD_RETRY_SECONDS)},
+        )
+    release = _once(partial(gate.leave, client))
+    try:
+        return await _file_answer(request, service, entry, key, release)
+    except BaseException:
+        release()
+        raise
+
+
+def _once(action: Callable[[], None]) -> Callable[[], None]:
+    """Given an action, return a function doing it on its first call only."""
+    done = False
+
+    def run() -> None:
+        nonlocal done
+        if not done:
+            done = True
+            action()
+
+    return run
+
+
+async def _file_answer(
+    request: Request,
+    service: ExportService,
+    entry: ExportFile,
+    key: str,
+    release: Callable[[], None],
+) -> Response:
+    """Given a valid download request, its file's manifest entry and store key, and how to
+    give back its slot, return the answer: 200, 206, 304, 416 or a problem."""
+    voice: ProblemVoice = request.app.state.problems
+    etag = etag_from_digest(entry.sha256)
+    headers: RawHeaders = [
+        (b"cache-control", b"private, max-age=3600"),
+        (b"etag", etag.encode()),
+        (b"accept-ranges", b"bytes"),
+        (b"content-disposition", f'attachment; filename="{entry.name}"'.encode()),
+        (b"content-type", download_type(entry.name).encode()),
+    ]
+    star, tags = if_none_match(request.headers.get("if-none-match"))
+    if star or etag in tags:
+        return FileBody(304, headers, None, release)
+    try:
+        span = requested_span(
+            request.headers.get("range"),
+            entry.bytes,
+            if_range=request.headers.get("if-range"),
+            etag=etag,
+        )
+    except Unsatisfiable:
+        release()
+        return voice.problem(
+            request,
+            "range_not_satisfiable",
+            f"The range asked for starts past the end of the file ({entry.bytes} bytes).",
+            [],
+            headers={"Content-Range": f"bytes */{entry.bytes}", "Accept-Ranges": "bytes"},
+        )
+    headers.append((b"content-length", str(span.length).encode()))
+    if not span.whole:
+        headers.append((b"content-range", span.content_range().encode()))
+    status = 200 if span.whole else 206
+    if request.method == "HEAD":
+        return FileBody(status, headers, None, release)
+    try:
+        reader = await anyio.to_thread.run_sync(
+            service.storage.open_range, key, span.start, span.stop, limiter=READ_THREADS
+        )
+    except (ObjectNotFound, ValueError):  # ValueError: a key no store could hold
+        release()
+        return voice.problem(request, "not_found", f"No export file {key}.", [])
+    except ObjectStorageUnavailable:
+        release()
+        return voice.unavailable(request, [])
+    return FileBody(status, headers, reader, release)
 
 
 async def _manifest(request: Request, record: KeyRecord, _: LoadedSnapshot) -> Resolved:

@@ -1,0 +1,128 @@
+"""What floods cost a real ``bangscore serve`` worker in memory (issue 45): export downloads
+that nobody reads, and distinct queries that each leave a remembered answer behind.
+
+Each test measures the serving process's resident memory (``VmRSS``) before and after, with
+the bound it asserts and the growth it saw in its name and message.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+import socket
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+
+from bangscore.contract.export import (
+    GAMES_JSONL,
+    LATEST_KEY,
+    ExportFile,
+    ExportManifest,
+    export_manifest_key,
+    file_key,
+)
+from bangscore.storage import LocalStorage, StoredObject
+from tests.hardening.conftest import ServerFactory, add_key, publish_into
+from tests.hardening.test_edge import rss_mib
+from tests.support import factories
+from tests.support.live import ShimServer, wait_for
+
+pytestmark = [pytest.mark.slow, pytest.mark.serial]  # real servers, memory measured: run alone
+
+FILE_MIB = 12  # about the real catalogue's games.jsonl.gz (11.2 MB)
+READERS = 48
+
+
+def write_big_export(folder: Path) -> bytes:
+    """Given an export folder, write an export ``s1`` of one incompressible games.jsonl.gz of
+    FILE_MIB MiB with its manifest; return the file's bytes."""
+    body = os.urandom(FILE_MIB << 20)
+    sha = hashlib.sha256(body).hexdigest()
+    at = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
+    entry = ExportFile(GAMES_JSONL, "jsonl", len(body), sha, 1, at, file_key("s1", GAMES_JSONL))
+    raw = ExportManifest("s1", at, None, (entry,)).to_bytes()
+    LocalStorage(folder).put_many(
+        [
+            StoredObject(file_key("s1", GAMES_JSONL), body, "application/gzip"),
+            StoredObject(export_manifest_key("s1"), raw),
+            StoredObject(LATEST_KEY, raw),
+        ]
+    )
+    return body
+
+
+def download_path(server: ShimServer, key: str) -> str:
+    """Given a server and a bulk key, return the signed path and query of games.jsonl.gz."""
+    answer = httpx.get(
+        f"{server.url}/api/v1/export", headers={"Authorization": f"Bearer {key}"}, timeout=10
+    )
+    assert answer.status_code == 200, answer.text
+    url = next(f["url"] for f in answer.json()["files"] if f["name"] == GAMES_JSONL)
+    parts = urlsplit(url)
+    return f"{parts.path}?{parts.query}"
+
+
+def idle_reader(server: ShimServer, path: str, opened: list[socket.socket]) -> socket.socket:
+    """Open a connection that sends a GET of ``path`` and then reads nothing (a small receive
+    buffer, so the kernel takes little of the file off the server's hands)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    opened.append(sock)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.settimeout(10)
+    sock.connect(("127.0.0.1", server.port))
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+    return sock
+
+
+def head_of(sock: socket.socket) -> bytes:
+    """Return the response bytes waiting on a connection, without taking them (MSG_PEEK)."""
+    return sock.recv(512, socket.MSG_PEEK)
+
+
+def peak_rss(server: ShimServer, seconds: float) -> float:
+    """Return the highest resident memory (MiB) of the server sampled every 20 ms for
+    ``seconds`` (a measurement window: the server fills its buffers meanwhile)."""
+    peak = rss_mib(server)
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        peak = max(peak, rss_mib(server))
+        threading.Event().wait(0.02)
+    return peak
+
+
+def test_48_idle_download_readers_add_at_most_20_mb(
+    tmp_path: Path, server_factory: ServerFactory, sockets: list[socket.socket]
+) -> None:
+    publish_into(tmp_path, factories.small_catalog(), "s1")
+    body = write_big_export(tmp_path / "export")
+    server = server_factory(
+        tmp_path,
+        env={
+            "BANGSCORE_EXPORT": str(tmp_path / "export"),
+            "BANGSCORE_EXPORT_DOWNLOADS_PER_CLIENT": str(READERS),
+            "BANGSCORE_MAX_CLIENT_CONNECTIONS": str(READERS + 20),
+        },
+    )
+    path = download_path(server, add_key(tmp_path))
+    whole = httpx.get(f"{server.url}{path}", timeout=30)  # warm: every code path run once
+    assert whole.content == body
+    before = rss_mib(server)
+    readers = [idle_reader(server, path, sockets) for _ in range(READERS)]
+    for sock in readers:
+        wait_for(lambda s=sock: head_of(s).startswith(b"HTTP/1.1 200"), 30, "answered")  # type: ignore[misc]
+    grown = peak_rss(server, 1.5) - before
+    assert grown <= 20, f"{READERS} idle readers of a {FILE_MIB} MiB file added {grown:.0f} MB"
+    # One more from the same address is past its concurrent downloads: 429 with Retry-After.
+    extra = httpx.get(f"{server.url}{path}", timeout=10)
+    assert extra.status_code == 429
+    assert extra.json()["code"] == "too_many_downloads"
+    assert extra.headers["retry-after"] == "10"
+    readers[0].close()
+    sockets.remove(readers[0])
+    wait_for(lambda: httpx.head(f"{server.url}{path}").status_code == 200, 10, "a slot freed")

@@ -57,6 +57,7 @@ class RedactKeys(logging.Filter):
 def app_from_settings(settings: Settings) -> Starlette:
     """Given settings, return the ASGI app wired to its snapshot store and key store."""
     from bangscore.shim.app import create_app
+    from bangscore.shim.lru import AnswerBudgets
     from bangscore.shim.quota import Quota
     from bangscore.shim.source import SnapshotSource
     from bangscore.storage import open_object_storage
@@ -65,6 +66,7 @@ def app_from_settings(settings: Settings) -> Starlette:
         open_object_storage(settings.snapshot_location),
         cache_bytes=settings.cache_bytes,
         poll_seconds=settings.pointer_poll_seconds,
+        budgets=AnswerBudgets(settings.answer_cache_bytes),
     )
     # One worker is the SQLite file's only counting process: it may lease blocks of quota.
     # `serve` never creates a key store: `keys create` (and so `make run`) does.

@@ -89,6 +89,12 @@ class Settings(BaseSettings):
     cache_bytes: int = Field(
         512 * 1024 * 1024, ge=0, description="In-memory cache of snapshot bodies per process"
     )
+    answer_cache_bytes: int = Field(
+        96 * 1024 * 1024,
+        ge=1024 * 1024,
+        description="Remembered answers per process (API answers, composed list and search "
+        "pages, rendered website pages), in bytes of what they hold",
+    )
     forwarded_allow_ips: str = Field(
         "",
         description="Proxies whose X-Forwarded-For is trusted for the client IP "

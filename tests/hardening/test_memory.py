@@ -13,6 +13,7 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -126,3 +127,65 @@ def test_48_idle_download_readers_add_at_most_20_mb(
     readers[0].close()
     sockets.remove(readers[0])
     wait_for(lambda: httpx.head(f"{server.url}{path}").status_code == 200, 10, "a slot freed")
+
+
+BUDGET_MIB = 8  # BANGSCORE_ANSWER_CACHE_BYTES in the flood tests
+FLOOD = 3000
+
+
+@pytest.fixture
+def flood_server(tmp_path: Path, server_factory: ServerFactory) -> tuple[ShimServer, str]:
+    """A server over the small catalogue with an answer budget of BUDGET_MIB, and a key."""
+    publish_into(tmp_path, factories.small_catalog(), "s1")
+    env = {"BANGSCORE_ANSWER_CACHE_BYTES": str(BUDGET_MIB << 20)}
+    return server_factory(tmp_path, env=env), add_key(tmp_path)
+
+
+def flood(server: ShimServer, paths: Iterator[str], headers: dict[str, str]) -> list[int]:
+    """Send every path in turn on one connection; return the statuses."""
+    with httpx.Client(base_url=server.url, headers=headers, timeout=30) as client:
+        return [client.get(path).status_code for path in paths]
+
+
+def api_queries(n: int) -> Iterator[str]:
+    """Distinct long API queries: half refused (a 400 naming an unknown parameter whose name
+    and value fill 6 KB), a quarter list pages spelled with 40 leading zeros, a quarter
+    searches."""
+    pad = "x" * 3000
+    for i in range(n):
+        if i % 4 == 3:
+            yield f"/api/v1/search?q=a{i}&page={i % 9 + 1}"
+        elif i % 4 == 2:
+            yield f"/api/v1/games?page={'0' * 40}{i + 1}&year_from=1990"
+        else:
+            yield f"/api/v1/games?{pad}{i}={pad}"
+
+
+def page_queries(n: int) -> Iterator[str]:
+    """Distinct website queries without a key: "rate a list" pages of every game of the small
+    catalogue and an unknown appid, searches and browse pages."""
+    ids = ",".join(str(r.appid) for r in factories.small_catalog())
+    for i in range(n):
+        if i % 3 == 0:
+            yield f"/rate?ids={ids},{9_000_000 + i}"
+        else:
+            yield f"/search?q=game+{i}" if i % 3 == 1 else f"/games?page={i + 1}&year_from=1990"
+
+
+@pytest.mark.parametrize(
+    ("queries", "key"), [(api_queries, True), (page_queries, False)], ids=["api", "pages"]
+)
+def test_3000_distinct_queries_grow_a_worker_by_at_most_its_answer_budget_plus_16_mb(
+    flood_server: tuple[ShimServer, str], queries: Callable[[int], Iterator[str]], key: bool
+) -> None:
+    server, api_key = flood_server
+    headers = {"Authorization": f"Bearer {api_key}", "Accept-Encoding": "gzip"} if key else {}
+    flood(server, queries(200), headers)  # warm: every code path run once
+    before = rss_mib(server)
+    statuses = flood(server, queries(FLOOD), headers)
+    assert set(statuses) <= {200, 400}
+    grown = rss_mib(server) - before
+    assert grown <= BUDGET_MIB + 16, (
+        f"{FLOOD} distinct queries grew the worker by {grown:.0f} MB "
+        f"(answer budget {BUDGET_MIB} MiB)"
+    )

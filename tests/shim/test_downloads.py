@@ -35,7 +35,7 @@ from bangscore.scoring.records import GameRecord
 from bangscore.serve_cli import app_from_settings
 from bangscore.settings import Settings
 from bangscore.shim.app import create_app
-from bangscore.shim.downloads import DownloadGate, ExportService, LocalLinks
+from bangscore.shim.downloads import ExportService, LocalLinks
 from bangscore.shim.quota import Quota
 from bangscore.shim.source import SnapshotSource
 from bangscore.storage import LocalStorage, ObjectStorage, open_object_storage
@@ -418,17 +418,6 @@ def test_a_file_missing_from_its_manifest_or_store_is_404(
         assert client.get(entry["url"]).status_code == 404
     finally:
         path.write_bytes(kept)
-
-
-def test_a_download_gate_admits_per_client_at_most() -> None:
-    gate = DownloadGate(2)
-    assert [gate.enter("a"), gate.enter("a"), gate.enter("a"), gate.enter("b")] == [
-        True, True, False, True
-    ]  # fmt: skip
-    gate.leave("a")
-    assert (gate.held("a"), gate.enter("a"), gate.held("a")) == (1, True, 2)
-    gate.leave("b")
-    assert gate.held("b") == 0
 
 
 @pytest.mark.s3

@@ -29,17 +29,19 @@ MIB = 1 << 20
 @dataclass(frozen=True, slots=True)
 class AnswerBudgets:
     """The byte budgets of a serving process's remembered answers, shared out of one total
-    (``BANGSCORE_ANSWER_CACHE_BYTES``): API answers by canonical query (6/16) and the query
-    strings that spell them (1/16), rendered website pages (5/16), search pages (2/16) and
-    composed list pages (2/16). All but the website's are per snapshot: while a switch
-    finishes the old snapshot's are held too, until its last request ends."""
+    (``BANGSCORE_ANSWER_CACHE_BYTES``): API answers by canonical query (1/2: the 6,000
+    distinct composed pages or searches of ``make bench``'s rotations, about 50 MiB on the
+    real catalogue, fit) and the query strings that spell them (1/16), rendered website pages
+    (1/4), search pages (3/32) and composed list pages (3/32). All but the website's are per
+    snapshot: while a switch finishes the old snapshot's are held too, until its last request
+    ends."""
 
-    total: int = 96 * MIB
+    total: int = 128 * MIB
 
     @property
     def answers(self) -> int:
         """Return the bytes of API answers kept per snapshot."""
-        return self.total * 6 // 16
+        return self.total // 2
 
     @property
     def spellings(self) -> int:
@@ -49,17 +51,17 @@ class AnswerBudgets:
     @property
     def pages(self) -> int:
         """Return the bytes of rendered website pages kept by the process."""
-        return self.total * 5 // 16
+        return self.total // 4
 
     @property
     def search(self) -> int:
         """Return the bytes of search pages kept per snapshot."""
-        return self.total * 2 // 16
+        return self.total * 3 // 32
 
     @property
     def composed(self) -> int:
         """Return the bytes of composed list pages kept per snapshot."""
-        return self.total * 2 // 16
+        return self.total * 3 // 32
 
 
 def page_weight(value: tuple[bytes, str]) -> int:

@@ -90,7 +90,7 @@ class Settings(BaseSettings):
         512 * 1024 * 1024, ge=0, description="In-memory cache of snapshot bodies per process"
     )
     answer_cache_bytes: int = Field(
-        128 * 1024 * 1024,
+        256 * 1024 * 1024,
         ge=1024 * 1024,
         description="Remembered answers per process (API answers, composed list and search "
         "pages, rendered website pages), in bytes of what they hold",

@@ -29,14 +29,15 @@ MIB = 1 << 20
 @dataclass(frozen=True, slots=True)
 class AnswerBudgets:
     """The byte budgets of a serving process's remembered answers, shared out of one total
-    (``BANGSCORE_ANSWER_CACHE_BYTES``): API answers by canonical query (1/2: the 6,000
-    distinct composed pages or searches of ``make bench``'s rotations, about 50 MiB on the
-    real catalogue, fit) and the query strings that spell them (1/16), rendered website pages
-    (1/4), search pages (3/32) and composed list pages (3/32). All but the website's are per
-    snapshot: while a switch finishes the old snapshot's are held too, until its last request
-    ends."""
+    (``BANGSCORE_ANSWER_CACHE_BYTES``): API answers by canonical query (1/2: about 14,000
+    list or search pages of the real catalogue, 8.9 KB each with their gzip body, so the
+    12,000 distinct composed pages and searches of ``make bench``'s two rotations stay
+    remembered, as d53d727's 16,384 entries kept them) and the query strings that spell them
+    (1/16), rendered website pages (1/4), search pages (3/32) and composed list pages (3/32).
+    All but the website's are per snapshot: while a switch finishes the old snapshot's are
+    held too, until its last request ends."""
 
-    total: int = 128 * MIB
+    total: int = 256 * MIB
 
     @property
     def answers(self) -> int:

@@ -87,27 +87,24 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def write_export(folder: Path) -> None:
-    """Given a folder, write an export ``bench`` of one FILE_MIB MiB games.jsonl.gz."""
-    body = os.urandom(FILE_MIB << 20)
+def write_export(folder: Path, snapshot: str = "bench", mib: int = FILE_MIB) -> bytes:
+    """Given a folder, write an export ``snapshot`` of one incompressible games.jsonl.gz of
+    ``mib`` MiB with its manifest (and as the latest); return the file's bytes."""
+    body = os.urandom(mib << 20)
     at = dt.datetime(2026, 11, 28, tzinfo=dt.UTC)
+    key = file_key(snapshot, GAMES_JSONL)
     entry = ExportFile(
-        GAMES_JSONL,
-        "jsonl",
-        len(body),
-        hashlib.sha256(body).hexdigest(),
-        1,
-        at,
-        file_key("bench", GAMES_JSONL),
+        GAMES_JSONL, "jsonl", len(body), hashlib.sha256(body).hexdigest(), 1, at, key
     )
-    raw = ExportManifest("bench", at, None, (entry,)).to_bytes()
+    raw = ExportManifest(snapshot, at, None, (entry,)).to_bytes()
     LocalStorage(folder).put_many(
         [
-            StoredObject(file_key("bench", GAMES_JSONL), body, "application/gzip"),
-            StoredObject(export_manifest_key("bench"), raw),
+            StoredObject(key, body, "application/gzip"),
+            StoredObject(export_manifest_key(snapshot), raw),
             StoredObject(LATEST_KEY, raw),
         ]
     )
+    return body
 
 
 def command(state: Path, snapshot: Path, port: int, *extra: str) -> list[str]:

@@ -7,9 +7,6 @@ the bound it asserts and the growth it saw in its name and message.
 
 from __future__ import annotations
 
-import datetime as dt
-import hashlib
-import os
 import socket
 import threading
 import time
@@ -20,15 +17,8 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from bangscore.contract.export import (
-    GAMES_JSONL,
-    LATEST_KEY,
-    ExportFile,
-    ExportManifest,
-    export_manifest_key,
-    file_key,
-)
-from bangscore.storage import LocalStorage, StoredObject
+from bangscore.contract.export import GAMES_JSONL
+from bench.flood import FILE_MIB, write_export
 from tests.hardening.conftest import ServerFactory, add_key, publish_into
 from tests.hardening.test_edge import rss_mib
 from tests.support import factories
@@ -36,26 +26,7 @@ from tests.support.live import ShimServer, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.serial]  # real servers, memory measured: run alone
 
-FILE_MIB = 12  # about the real catalogue's games.jsonl.gz (11.2 MB)
 READERS = 48
-
-
-def write_big_export(folder: Path) -> bytes:
-    """Given an export folder, write an export ``s1`` of one incompressible games.jsonl.gz of
-    FILE_MIB MiB with its manifest; return the file's bytes."""
-    body = os.urandom(FILE_MIB << 20)
-    sha = hashlib.sha256(body).hexdigest()
-    at = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
-    entry = ExportFile(GAMES_JSONL, "jsonl", len(body), sha, 1, at, file_key("s1", GAMES_JSONL))
-    raw = ExportManifest("s1", at, None, (entry,)).to_bytes()
-    LocalStorage(folder).put_many(
-        [
-            StoredObject(file_key("s1", GAMES_JSONL), body, "application/gzip"),
-            StoredObject(export_manifest_key("s1"), raw),
-            StoredObject(LATEST_KEY, raw),
-        ]
-    )
-    return body
 
 
 def download_path(server: ShimServer, key: str) -> str:
@@ -101,7 +72,7 @@ def test_48_idle_download_readers_add_at_most_20_mb(
     tmp_path: Path, server_factory: ServerFactory, sockets: list[socket.socket]
 ) -> None:
     publish_into(tmp_path, factories.small_catalog(), "s1")
-    body = write_big_export(tmp_path / "export")
+    body = write_export(tmp_path / "export", "s1")
     server = server_factory(
         tmp_path,
         env={

@@ -59,6 +59,7 @@ class RedactKeys(logging.Filter):
 def app_from_settings(settings: Settings) -> Starlette:
     """Given settings, return the ASGI app wired to its snapshot store and key store."""
     from bangscore.shim.app import create_app
+    from bangscore.shim.lru import AnswerBudgets
     from bangscore.shim.quota import Quota
     from bangscore.shim.source import SnapshotSource
     from bangscore.storage import open_object_storage
@@ -67,6 +68,7 @@ def app_from_settings(settings: Settings) -> Starlette:
         open_object_storage(settings.snapshot_location),
         cache_bytes=settings.cache_bytes,
         poll_seconds=settings.pointer_poll_seconds,
+        budgets=AnswerBudgets(settings.answer_cache_bytes),
     )
     # One worker is the SQLite file's only counting process: it may lease blocks of quota.
     # `serve` never creates a key store: `keys create` (and so `make run`) does.
@@ -117,7 +119,12 @@ def _export_service(settings: Settings, secret: str) -> ExportService | None:
     storage = open_object_storage(settings.export)
     local = not settings.export.startswith("s3://")
     links = LocalLinks(secret, settings.api_base_url) if local else None
-    return ExportService(storage, links=links, link_seconds=settings.export_link_seconds)
+    return ExportService(
+        storage,
+        links=links,
+        link_seconds=settings.export_link_seconds,
+        downloads_per_client=settings.export_downloads_per_client,
+    )
 
 
 def asgi_app() -> Starlette:

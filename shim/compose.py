@@ -169,6 +169,14 @@ class CompactIndex:
         """Given appids in the catalog, return their serialized list items in that order."""
         return [self.items[self.position[a]] for a in appids]
 
+    def name_and_url(self, appid: int | None) -> tuple[str, str] | None:
+        """Given an appid (or None), return the rated game's name and page URL, or None when
+        it is not in the index."""
+        at = self.position.get(appid) if appid is not None else None
+        if at is None:
+            return None
+        return str(orjson.loads(self.items[at])["name"]), self.urls[at]
+
     def lookup(self, appids: tuple[int, ...], not_rated: NotRatedIndex) -> tuple[bytes, str]:
         """Given appids (each once, in the order asked) and the snapshot's index of known apps
         that are not rated, return (the lookup answer's bytes, strong ETag)

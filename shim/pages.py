@@ -450,16 +450,12 @@ async def game(request: Request) -> Response:
             if known is None:
                 raise NotFound("game_not_found", f"No rated game has appid {raw}.")
             name, reason = known
-            edition = snap.not_rated.superseded_by(int(raw))
-            at = snap.index.position.get(edition) if edition is not None else None
             body = pages.site.not_rated_page(
                 appid=int(raw),
                 name=name,
                 reason=reason,
                 reason_text=REASON_LABEL.get(reason, reason.replace("_", " ")),
-                edition=(str(orjson.loads(snap.index.items[at])["name"]), snap.index.urls[at])
-                if at is not None
-                else None,
+                edition=snap.index.name_and_url(snap.not_rated.superseded_by(int(raw))),
             )
             return Resolved(body, etag_for(body), HTML)
         canonical = snap.index.urls[pos]

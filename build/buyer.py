@@ -10,12 +10,12 @@ date of the price-history source that saw it (the low happened on or before that
 from __future__ import annotations
 
 import datetime as dt
-import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from bangscore.scoring import forecast as fc
+from bangscore.scoring import value
 from bangscore.scoring.pipeline import ScoredGame, is_free
 from bangscore.scoring.records import GameRecord
 from bangscore.scoring.verdict import (
@@ -103,31 +103,25 @@ def prices_as_of(games: Sequence[ScoredGame]) -> dt.date | None:
 
 @dataclass(frozen=True, slots=True)
 class GenreTypical:
-    """What is typical of a genre's rated games: the median price per hour of main story of
-    its paid games (USD) and the median main-story length (hours); None without data."""
+    """What is typical of a genre's established games, as the score judges a game against
+    them: the list price per verified hour (USD) and the main-story length (hours) of its
+    established, well-reviewed games (``make calibrate``: scoring/genre_norms.json)."""
 
     price_per_hour: float | None
     hours: float | None
 
 
 def genre_typicals(games: Sequence[ScoredGame]) -> dict[str, GenreTypical]:
-    """Given scored games, return each genre's :class:`GenreTypical` (medians of the
-    catalogue, not model parameters)."""
-    per_hour: dict[str, list[float]] = {}
-    hours: dict[str, list[float]] = {}
-    for g in games:
-        length = g.record.main_story_hours
-        if length is None:
-            continue
-        hours.setdefault(g.genre, []).append(length)
-        if g.record.price_usd > 0:
-            per_hour.setdefault(g.genre, []).append(g.record.price_usd / length)
+    """Given scored games, return each of their genres' :class:`GenreTypical`: the figures the
+    score reads (:func:`scoring.value.usd_per_hour`, :data:`scoring.value.GENRE_NORM_HOURS`),
+    so that a game page's words ("RPG games typically cost $1.17 an hour") say what its score
+    was judged against, not the median of every small release."""
     return {
         genre: GenreTypical(
-            round(statistics.median(per_hour[genre]), 2) if per_hour.get(genre) else None,
-            round(statistics.median(values), 1),
+            value.usd_per_hour(genre),
+            value.GENRE_NORM_HOURS.get(genre, value.GENRE_NORM_HOURS["other"]),
         )
-        for genre, values in hours.items()
+        for genre in sorted({g.genre for g in games})
     }
 
 

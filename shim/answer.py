@@ -263,6 +263,15 @@ async def _representation(
     return await source.body(snap, found.key, coding)
 
 
+async def _resolved(resolve: Resolver, snap: LoadedSnapshot) -> Resolution | BadRequest | Refusal:
+    """Given a resolver and the snapshot, return its answer, or the refusal it raised (a bad
+    request, a refused one), which the response speaks after counting."""
+    try:
+        return await resolve(snap)
+    except (BadRequest, Refusal) as exc:
+        return exc
+
+
 async def answer(
     request: Request,
     resolve: Resolver,
@@ -282,9 +291,7 @@ async def answer(
         hit, window = refusal
         return voice.refused(request, hit, window, _rate(hit, window))
     try:
-        resolved: Resolution | BadRequest | Refusal = await resolve(snap)
-    except (BadRequest, Refusal) as exc:
-        resolved = exc
+        resolved = await _resolved(resolve, snap)
     except (ObjectStorageError, KeyStoreUnavailable) as exc:
         return voice.unavailable(request, _peek(quota, subject, limit), exc)
     headers = request.headers
@@ -316,6 +323,21 @@ async def answer(
         return resolved
     if star and allowance.counted:
         return ok(snap, resolved, rate, 304, gzip_ok=gzip_ok)
+    return await _served(request, voice, source, snap, resolved, rate, gzip_ok, body)
+
+
+async def _served(
+    request: Request,
+    voice: Voice,
+    source: SnapshotSource,
+    snap: LoadedSnapshot,
+    resolved: Resolved | Stored,
+    rate: Rate,
+    gzip_ok: bool,
+    body: bytes | None,
+) -> Response:
+    """Given an admitted request's answer and its rate headers, return the 200: a stored
+    answer's body read now when the request was not counted (a counted one read it first)."""
     if isinstance(resolved, Stored) and body is None:  # not counted: read now
         try:
             body = await _representation(source, snap, resolved, gzip_ok)

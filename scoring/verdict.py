@@ -42,7 +42,8 @@ from bangscore.scoring.sales import sale_on
 Verdict = Literal["buy_now", "wait_for_sale", "skip"]
 VERDICTS: Final[tuple[Verdict, ...]] = get_args(Verdict)
 BUY_NOW_TIERS: Final = frozenset({"banger", "worth_it"})
-PricePoint = tuple[dt.date, float]
+# A dated price: (the day it was seen, the price paid that day in USD).
+DatedPrice = tuple[dt.date, float]
 
 # The evidence window a verdict reads: the 730 days up to and including prices_as_of's day.
 EVIDENCE_DAYS: Final = 730
@@ -103,11 +104,11 @@ def is_stale(seen: dt.date | None, as_of: dt.date) -> bool:
     return seen is not None and (as_of - seen).days > STALE_DAYS
 
 
-def recent_low(history: Sequence[Sighting], as_of: dt.date) -> PricePoint | None:
+def recent_low(history: Sequence[Sighting], as_of: dt.date) -> DatedPrice | None:
     """Given sightings and the as-of day, return ``(date, price_usd)`` of the lowest price seen
     in the evidence window (the first day among equal prices, as the historical low is dated),
     or None when no price was seen in it."""
-    best: PricePoint | None = None
+    best: DatedPrice | None = None
     for s in evidence(history, as_of):
         if best is None or (_cents(s.price_usd), s.date) < (_cents(best[1]), best[0]):
             best = (s.date, s.price_usd)
@@ -116,7 +117,7 @@ def recent_low(history: Sequence[Sighting], as_of: dt.date) -> PricePoint | None
 
 def ended_sale(
     history: Sequence[Sighting], price_usd: float, discount_percent: int
-) -> PricePoint | None:
+) -> DatedPrice | None:
     """Given sightings oldest first and the price shown with its discount, return ``(date,
     price_usd)`` of the newest sighting when it was a sale that no longer counts (the price
     shown is undiscounted and dearer), else None: the list price quoted beside it must name
@@ -138,8 +139,8 @@ class BuyerVerdict:
 
     verdict: Verdict
     price_usd: float | None
-    reached: PricePoint | None
-    recent_low: PricePoint | None = None
+    reached: DatedPrice | None
+    recent_low: DatedPrice | None = None
 
 
 def saves_enough(price_cents: int, seen_cents: int) -> bool:
@@ -159,7 +160,7 @@ def _best_wait(
     price_cents: int,
     worth_it_at_usd: float | None,
     becomes_banger_at_usd: float | None,
-) -> PricePoint | None:
+) -> DatedPrice | None:
     """Return the sighting to wait for: among the window's prices that save enough, those
     reaching the best tier any of them reaches (banger, else worth it), the highest price
     (its most recent day); None when no seen price saves enough and makes the game worth it."""
@@ -167,7 +168,7 @@ def _best_wait(
         if limit is None:
             continue
         ceiling = _cents(limit)
-        best: PricePoint | None = None
+        best: DatedPrice | None = None
         for s in window:
             cents = _cents(s.price_usd)
             if cents > ceiling or not saves_enough(price_cents, cents):
@@ -296,7 +297,7 @@ def verdict_text(
     worth_it_at_usd: float | None,
     becomes_banger_at_usd: float | None,
     decided: BuyerVerdict,
-    ended: PricePoint | None = None,
+    ended: DatedPrice | None = None,
     *,
     history: Sequence[Sighting] = (),
     as_of: dt.date | None = None,
@@ -385,7 +386,7 @@ class _Facts:
     worth_it_at_usd: float | None
     becomes_banger_at_usd: float | None
     decided: BuyerVerdict
-    ended: PricePoint | None
+    ended: DatedPrice | None
     held: str
     estimated: frozenset[tuple[dt.date, int]]
     next_sale: tuple[str, dt.date, float] | None

@@ -43,10 +43,10 @@ from starlette.types import Receive, Scope, Send
 
 from bangscore.errors import (
     BadRequest,
-    KeyStoreUnavailable,
-    NotFound,
     ObjectStorageError,
-    Refusal,
+    ProblemRefusal,
+    ResourceNotFound,
+    StoreUnavailable,
 )
 from bangscore.manifest import GZIP, compressible, etag_for, gzip_body
 from bangscore.shim.quota import Quota, Window, rate_headers
@@ -143,7 +143,7 @@ class Stored:
 
 Resolution = Resolved | Stored | Response
 Resolver = Callable[[LoadedSnapshot], Awaitable[Resolution]]
-Fault = ObjectStorageError | KeyStoreUnavailable
+Fault = ObjectStorageError | StoreUnavailable
 
 
 class Voice(Protocol):
@@ -153,7 +153,7 @@ class Voice(Protocol):
         """Given a request past its daily limit, return the 429 with ``Retry-After``."""
         ...
 
-    def failed(self, request: Request, error: BadRequest | Refusal, rate: Rate) -> Response:
+    def failed(self, request: Request, error: BadRequest | ProblemRefusal, rate: Rate) -> Response:
         """Given a resolver's 400 or 404, return its answer."""
         ...
 
@@ -263,12 +263,14 @@ async def _representation(
     return await source.body(snap, found.key, coding)
 
 
-async def _resolved(resolve: Resolver, snap: LoadedSnapshot) -> Resolution | BadRequest | Refusal:
+async def _resolved(
+    resolve: Resolver, snap: LoadedSnapshot
+) -> Resolution | BadRequest | ProblemRefusal:
     """Given a resolver and the snapshot, return its answer, or the refusal it raised (a bad
     request, a refused one), which the response speaks after counting."""
     try:
         return await resolve(snap)
-    except (BadRequest, Refusal) as exc:
+    except (BadRequest, ProblemRefusal) as exc:
         return exc
 
 
@@ -292,7 +294,7 @@ async def answer(
         return voice.refused(request, hit, window, _rate(hit, window))
     try:
         resolved = await _resolved(resolve, snap)
-    except (ObjectStorageError, KeyStoreUnavailable) as exc:
+    except (ObjectStorageError, StoreUnavailable) as exc:
         return voice.unavailable(request, _peek(quota, subject, limit), exc)
     headers = request.headers
     gzip_ok = accepts_gzip(headers.get("accept-encoding"))
@@ -316,7 +318,7 @@ async def answer(
         if not hit.admitted:
             return voice.refused(request, hit, window, _rate(hit, window))
     rate = _rate(hit, window)
-    if isinstance(resolved, BadRequest | Refusal):
+    if isinstance(resolved, BadRequest | ProblemRefusal):
         return voice.failed(request, resolved, rate)
     if isinstance(resolved, Response):
         resolved.headers.update(dict(rate))
@@ -348,10 +350,11 @@ async def _served(
 
 def stored(snap: LoadedSnapshot, key: str, content_type: str) -> Stored:
     """Given a snapshot, one of its object keys and the content type, return the object as a
-    Stored answer (its body not read yet); raise NotFound if the snapshot has no such object."""
+    Stored answer (its body not read yet); raise ResourceNotFound if the snapshot has no such
+    object."""
     etag = snap.etag(key)
     if etag is None:
-        raise NotFound("not_found", "No resource at this path.")
+        raise ResourceNotFound("not_found", "No resource at this path.")
     return Stored(key, etag, content_type, snap.gzip_etag(key))
 
 

@@ -17,7 +17,7 @@ from functools import lru_cache
 import anyio
 import anyio.to_thread
 
-from bangscore.errors import AuthFailure, KeyStoreUnavailable
+from bangscore.errors import AuthFailure, StoreUnavailable
 from bangscore.shim.lru import Lru
 from bangscore.stores.keys import is_well_formed, key_digest
 from bangscore.stores.keystore import Hit, KeyRecord, KeyStore
@@ -122,7 +122,7 @@ class Quota:
     def authenticate(self, key: str) -> KeyRecord:
         """Given a presented key, return its active record.
 
-        Raises AuthFailure (``invalid_key`` or ``revoked_key``), or KeyStoreUnavailable when the
+        Raises AuthFailure (``invalid_key`` or ``revoked_key``), or StoreUnavailable when the
         store is down and the key was not seen recently (the caller answers 503).
         """
         now = self.clock()
@@ -137,7 +137,7 @@ class Quota:
             self.metrics.key_lookups += 1
             try:
                 record = self.store.find_key(key_digest(key))
-            except KeyStoreUnavailable:
+            except StoreUnavailable:
                 self._fault("key lookup")
                 if cached is None:
                     raise
@@ -180,7 +180,7 @@ class Quota:
             if self._unsynced:
                 self._reconcile()  # first, so the count below already includes them
             hit = count(subject, win.day, limit, int(self.clock()))
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             self._fault("count")
             with self._lock:
                 at = (subject, win.day)
@@ -236,12 +236,12 @@ class Quota:
             return 0
         try:
             return self._reconcile()
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             return 0
 
     def _reconcile(self) -> int:
         """Add the fail-open admits counted locally to the store; return how many. Raise
-        KeyStoreUnavailable (and keep what was not added) if it is still down."""
+        StoreUnavailable (and keep what was not added) if it is still down."""
         with self._lock:
             pending, self._unsynced = self._unsynced, {}
         now = int(self.clock())
@@ -250,7 +250,7 @@ class Quota:
         for i, ((subject, day), n) in enumerate(items):
             try:
                 self.store.add(subject, day, n, now)
-            except KeyStoreUnavailable:
+            except StoreUnavailable:
                 with self._lock:
                     for key, left in items[i:]:
                         self._unsynced[key] = self._unsynced.get(key, 0) + left
@@ -268,7 +268,7 @@ class Quota:
         at = (subject, win.day)
         try:
             used = self.store.peek(subject, win.day)
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             self._fault("peek")
             used = (self._confirmed.find(at) or 0) + self._local.get(at, 0)
         else:
@@ -277,7 +277,7 @@ class Quota:
 
     def history(self, subject: str, days: list[dt.date]) -> dict[dt.date, int]:
         """Given a subject and UTC days, return the store's count for each day (0 if none);
-        KeyStoreUnavailable when the store cannot be read (no local fallback: a usage report
+        StoreUnavailable when the store cannot be read (no local fallback: a usage report
         shows the store's counts or nothing)."""
         return self.store.history(subject, days)
 

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 import redis
 
-from bangscore.errors import AccountExists, KeyStoreError, UnknownKey
+from bangscore.errors import AccountExists, KeyExists, UnknownKey
 from bangscore.stores.keystore import AccountRecord, Failures, KeyRecord, SessionRecord
 
 T = TypeVar("T")
@@ -85,7 +85,7 @@ def _pairs(flat: list[Any]) -> dict[str, str]:
 
 class RedisAccounts:
     """Accounts, sessions and failures over the store's ``client``, each call one round trip
-    through the store's ``_call`` (its breaker: KeyStoreUnavailable when Redis is down)."""
+    through the store's ``_call`` (its breaker: StoreUnavailable when Redis is down)."""
 
     client: redis.Redis
 
@@ -114,7 +114,7 @@ class RedisAccounts:
         # ARGV: id, created, then the field pairs (digest is the 4th pair's value: ARGV[6]).
         args = [record.key_id, record.created_at, *fields]
         if not int(self._call(lambda: self._add_key(keys=keys, args=args))):
-            raise KeyStoreError(f"key {record.key_id} already exists")
+            raise KeyExists(f"key {record.key_id} already exists")
 
     def find_key(self, digest: str) -> KeyRecord | None:
         fields = text_fields(self._call(lambda: self.client.hgetall(f"{PREFIX}key:{digest}")))

@@ -10,10 +10,10 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from bangscore.stores.keystore import Refusal
+from bangscore.stores.keystore import RefusalKind
 
 
-class Count(NamedTuple):
+class CountSent(NamedTuple):
     """One count sent to a subject-day's hash: this store's sequence number, the spent and
     leased deltas and the last use (Unix seconds)."""
 
@@ -39,7 +39,7 @@ class Lease:
     in_flight: int = 0  # taken by a flush whose round trip has not returned
     # Counts whose round trip failed, sent again as they were. Their spent deltas are part
     # of `unflushed`.
-    resend: list[Count] = field(default_factory=list)
+    resend: list[CountSent] = field(default_factory=list)
 
     def unsent(self, seen: int) -> int:
         """Given the last sequence number Redis applied from this store to the subject-day's
@@ -49,9 +49,9 @@ class Lease:
     last_at: int = 0
     touched: float = 0.0
     refused_until: float = 0.0  # a pending or brief refusal is answered locally until then
-    refusal: Refusal = "pending"  # which of the two
+    refusal: RefusalKind = "pending"  # which of the two
     final_at: int = 0  # the limit a final refusal was found at: any limit up to it is refused
 
 
 # What a flush sends for one subject-day: subject, day, the spent count taken, its entries.
-Sent = tuple[str, dt.date, int, list[Count]]
+Sent = tuple[str, dt.date, int, list[CountSent]]

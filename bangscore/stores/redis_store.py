@@ -50,7 +50,7 @@ days), ``last:<subject>`` Unix seconds of the last admitted request; adding, fin
 revoking key records, accounts, sessions and failures: :mod:`bangscore.stores.redis_accounts`;
 the recall channels: :mod:`bangscore.stores.redis_recall`.
 
-Redis down: every call raises KeyStoreUnavailable at once for ``retry_after`` seconds after a
+Redis down: every call raises StoreUnavailable at once for ``retry_after`` seconds after a
 failure (a breaker, so that a dead Redis costs no connect attempt per request) and the caller
 fails open; local leases keep being spent meanwhile, and unflushed counts wait for Redis.
 
@@ -79,10 +79,10 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from bangscore.errors import KeyStoreUnavailable
+from bangscore.errors import StoreUnavailable
 from bangscore.stores.keystore import Hit, KeyView
 from bangscore.stores.redis_accounts import PREFIX, RedisAccounts, key_record, text_fields
-from bangscore.stores.redis_leases import Count, Lease, Sent
+from bangscore.stores.redis_leases import CountSent, Lease, Sent
 from bangscore.stores.redis_recall import Recalls
 
 log = logging.getLogger("bangscore.redis_store")
@@ -223,15 +223,15 @@ class RedisKeyStore(RedisAccounts):
     # -- plumbing ----------------------------------------------------------------------------
 
     def _call(self, fn: Callable[[], T]) -> T:
-        """Run one round trip to Redis; KeyStoreUnavailable on a fault and for a while after it."""
+        """Run one round trip to Redis; StoreUnavailable on a fault and for a while after it."""
         if self.clock() < self._down_until:
-            raise KeyStoreUnavailable("redis: unavailable (retrying shortly)")
+            raise StoreUnavailable("redis: unavailable (retrying shortly)")
         self._stats["round_trips"] += 1
         try:
             return fn()
         except redis.RedisError as exc:
             self._down_until = self.clock() + self.retry_after
-            raise KeyStoreUnavailable(f"redis: {exc}") from exc
+            raise StoreUnavailable(f"redis: {exc}") from exc
 
     def _publish(self, channel: str, message: str) -> int:
         return int(self._call(lambda: self.client.publish(channel, message)))
@@ -247,7 +247,7 @@ class RedisKeyStore(RedisAccounts):
     def _tick(self) -> None:
         try:
             self.flush()
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             pass  # counts stay buffered until Redis answers
         except Exception:  # a background thread must not die silently on a bug
             log.exception("flushing counts to redis failed")
@@ -268,7 +268,7 @@ class RedisKeyStore(RedisAccounts):
         """Given a subject-day whose ``hit()`` was a pending refusal, recall every replica's
         block of it and lease again until a lease is granted (the request is counted) or the
         refusal is final; a ``brief`` refusal after SETTLE_SECONDS. Blocks up to that long:
-        call it off an event loop. Raises KeyStoreUnavailable if Redis is down."""
+        call it off an event loop. Raises StoreUnavailable if Redis is down."""
         deadline = time.monotonic() + SETTLE_SECONDS
         self._ensure_flusher()
         self._stats["settles"] += 1
@@ -355,7 +355,7 @@ class RedisKeyStore(RedisAccounts):
 
     def _give_back(self, subject: str, day: dt.date) -> None:
         """Another replica was refused a lease of this subject-day: flush, giving our block of
-        it back (a recall round's answer). Raises KeyStoreUnavailable."""
+        it back (a recall round's answer). Raises StoreUnavailable."""
         with self._lock:
             lease = self._leases.get((subject, day))
             if lease is not None:
@@ -367,7 +367,7 @@ class RedisKeyStore(RedisAccounts):
         """Add buffered counts to Redis and give back idle (or, with ``release_all``, every)
         unspent lease, in one round trip; return how many subject-days were written.
 
-        Raises KeyStoreUnavailable if Redis is down; the counts stay buffered, and the entries
+        Raises StoreUnavailable if Redis is down; the counts stay buffered, and the entries
         sent are sent again as they were (applied once, whether or not they landed).
         """
         with self._sending:
@@ -387,7 +387,7 @@ class RedisKeyStore(RedisAccounts):
 
         try:
             answers = self._call(send)
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             self._put_back(batch)
             raise
         self._stats["flushes"] += 1
@@ -419,12 +419,12 @@ class RedisKeyStore(RedisAccounts):
                     del self._leases[(subject, day)]
         return batch
 
-    def _entries(self, lease: Lease, release: int) -> list[Count]:
+    def _entries(self, lease: Lease, release: int) -> list[CountSent]:
         """Given a lease and the block it gives back, return the counts to send: its resends,
         then a new count for what they do not carry (always one when there is no resend)."""
         fresh = lease.unflushed - sum(c.spent for c in lease.resend)
         if fresh or release or not lease.resend:
-            return [*lease.resend, Count(next(self._sequence), fresh, -release, lease.last_at)]
+            return [*lease.resend, CountSent(next(self._sequence), fresh, -release, lease.last_at)]
         return lease.resend
 
     def _put_back(self, batch: list[Sent]) -> None:
@@ -454,7 +454,7 @@ class RedisKeyStore(RedisAccounts):
                     wanted = wanted or held.left > 0
         return wanted
 
-    def _send_count(self, client: Any, subject: str, day: dt.date, count: Count) -> Any:
+    def _send_count(self, client: Any, subject: str, day: dt.date, count: CountSent) -> Any:
         """Given a client or pipeline, a subject-day and a count, run the counting script."""
         keys = [self._counter(subject, day), f"{PREFIX}last:{subject}"]
         args = [count.spent, count.leased, count.last_at, COUNT_TTL_SECONDS, count.sequence]
@@ -464,14 +464,14 @@ class RedisKeyStore(RedisAccounts):
         """Add ``n`` requests admitted elsewhere (a replica's fail-open counts) to the
         subject-day's spent and leased totals. If Redis does not answer, the count is kept
         here and sent by the next flush, once: the caller need not (and must not) add it again,
-        so this never raises KeyStoreUnavailable. Raises ValueError for ``n`` < 1."""
+        so this never raises StoreUnavailable. Raises ValueError for ``n`` < 1."""
         if n < 1:
             raise ValueError("add needs a count of at least 1")
         with self._sending:
-            count = Count(next(self._sequence), n, n, now)
+            count = CountSent(next(self._sequence), n, n, now)
             try:
                 self._call(lambda: self._send_count(self.client, subject, day, count))
-            except KeyStoreUnavailable:
+            except StoreUnavailable:
                 with self._lock:
                     lease = self._leases.setdefault((subject, day), Lease())
                     lease.unflushed += n
@@ -575,6 +575,6 @@ class RedisKeyStore(RedisAccounts):
             self._thread = None
         try:
             self.flush(release_all=True)
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             log.warning("redis unavailable at close: %d subject-days unflushed", len(self._leases))
         self.client.close()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bangscore.errors import AuthFailure, KeyStoreUnavailable
+from bangscore.errors import AuthFailure, StoreUnavailable
 from bangscore.shim.quota import Quota, rate_headers, window_at
 from bangscore.stores.keys import generate_key, key_id
 from bangscore.stores.keystore import Hit, KeyRecord, KeyView, issue_key
@@ -43,17 +43,17 @@ class DownStore(SQLiteKeyStore):
 
     def hit(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
         if self.down:
-            raise KeyStoreUnavailable("sqlite: disk I/O error")
+            raise StoreUnavailable("sqlite: disk I/O error")
         return super().hit(subject, day, limit, now)
 
     def find_key(self, digest: str) -> KeyRecord | None:
         if self.down:
-            raise KeyStoreUnavailable("sqlite: disk I/O error")
+            raise StoreUnavailable("sqlite: disk I/O error")
         return super().find_key(digest)
 
     def add(self, subject: str, day: dt.date, n: int, now: int) -> None:
         if self.down:
-            raise KeyStoreUnavailable("sqlite: disk I/O error")
+            raise StoreUnavailable("sqlite: disk I/O error")
         super().add(subject, day, n, now)
 
     def list_keys(self, day: dt.date, account: str | None = None) -> list[KeyView]:
@@ -110,7 +110,7 @@ def test_known_key_survives_store_outage_unknown_key_does_not(tmp_path: Path) ->
     store.down = True
     clock.now += 10  # cache expired: the lookup fails, the key seen before still works
     assert quota.authenticate(key).key_id == key_id(key)
-    with pytest.raises(KeyStoreUnavailable):
+    with pytest.raises(StoreUnavailable):
         quota.authenticate(generate_key())
 
 

@@ -1,5 +1,6 @@
 """The Python client (bangscore/client.py) against a real ``bangscore serve`` over the small
-catalogue (45 rated games, 5 known apps that are not rated) with a Bulk export published."""
+catalogue (45 rated games, 5 known apps that are not rated) with a Bulk export published, and
+its pure part (errors, retries, chunks) through :class:`httpx.MockTransport`, in `make check`."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 
 from bangscore.build.export import write_export
 from bangscore.client import (
+    ApiError,
     AsyncClient,
     AuthenticationFailed,
     Client,
@@ -23,6 +25,7 @@ from bangscore.client import (
     NotFound,
     PermissionDenied,
     RateLimited,
+    ServerError,
     Unavailable,
     _Core,
     lookup_chunks,
@@ -35,8 +38,8 @@ from tests.support import factories
 from tests.support.live import ShimServer, wait_for
 
 UNKNOWN = 900_000  # appids from here up are known to no source
-# Real servers: `make check` leaves these out (the marker a server fixture would add).
-pytestmark = pytest.mark.server
+# Real servers: `make check` leaves the tests marked so out (the marker a server fixture adds).
+server = pytest.mark.server
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,7 @@ def wishlist(rated: list[int]) -> list[int]:
     return ids
 
 
+@server
 def test_a_300_game_wishlist_is_3_requests_then_3_revalidations(served: Served) -> None:
     asked = wishlist(served.rated)
     key = served.key()
@@ -107,6 +111,7 @@ def test_a_300_game_wishlist_is_3_requests_then_3_revalidations(served: Served) 
     assert all(isinstance(g, ListItem) and g.verdict for g in first.games)
 
 
+@server
 def test_the_async_client_rates_the_same_list_the_same_way(served: Served) -> None:
     asked = wishlist(served.rated)
 
@@ -126,6 +131,7 @@ def test_the_async_client_rates_the_same_list_the_same_way(served: Served) -> No
     asyncio.run(run())
 
 
+@server
 def test_iterators_walk_every_page_in_list_order(served: Served) -> None:
     with Client(served.key(), base_url=served.server.url) as api:
         assert [g.appid for g in api.iter_games()] == served.rated
@@ -138,6 +144,7 @@ def test_iterators_walk_every_page_in_list_order(served: Served) -> None:
         assert {g.genre for g in rpg.games} <= {"rpg", "shooter"}
 
 
+@server
 def test_the_key_comes_from_the_environment(
     served: Served, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -150,6 +157,7 @@ def test_the_key_comes_from_the_environment(
     assert no.value.code == "missing_key"
 
 
+@server
 def test_failures_are_exceptions_from_the_problem_document(served: Served) -> None:
     with Client(served.key(), base_url=served.server.url) as api:
         with pytest.raises(GameNotRated) as unrated:
@@ -175,6 +183,7 @@ def test_failures_are_exceptions_from_the_problem_document(served: Served) -> No
         assert manifest.licence.attribution.required is True
 
 
+@server
 def test_a_spent_quota_raises_rate_limited_with_the_seconds_to_the_reset(served: Served) -> None:
     waits: list[float] = []
     with Client(
@@ -188,6 +197,7 @@ def test_a_spent_quota_raises_rate_limited_with_the_seconds_to_the_reset(served:
     assert waits == []  # longer than max_wait: raised at once, never slept
 
 
+@server
 def test_a_503_is_retried_after_retry_after_then_raised(tmp_path: Path) -> None:
     publish_into(tmp_path, factories.small_catalog(), "s1")
     key = add_key(tmp_path)
@@ -244,3 +254,68 @@ def test_lookup_chunks(appids: list[int], chunks: list[list[int]] | list[int]) -
         assert [a for c in made for a in c] == list(dict.fromkeys(appids))
     else:
         assert made == chunks
+
+
+def problem(status: int, code: str, **extra: object) -> httpx.Response:
+    """Return a problem+json answer with the status and code (and the extra members given)."""
+    body = {"type": f"{factories.SITE}/docs/errors#{code}", "title": code, "status": status}
+    body |= {"detail": f"a {code}", "code": code, "request_id": "r1", **extra}
+    headers = {"Retry-After": "2"} if status in (429, 503) else {}
+    return httpx.Response(status, json=body, headers=headers)
+
+
+@pytest.mark.parametrize(
+    ("answer", "raised"),
+    [
+        pytest.param(problem(404, "game_not_found"), NotFound, id="404-not-found"),
+        pytest.param(
+            problem(404, "game_not_rated", appid=77, name="", reason="too_few_reviews"),
+            GameNotRated,
+            id="404-not-rated",
+        ),
+        pytest.param(problem(401, "invalid_key"), AuthenticationFailed, id="401"),
+        pytest.param(problem(403, "insufficient_scope"), PermissionDenied, id="403"),
+        pytest.param(problem(429, "quota_exceeded"), RateLimited, id="429"),
+        pytest.param(problem(503, "unavailable"), Unavailable, id="503"),
+        pytest.param(httpx.Response(502, text="bad gateway"), ServerError, id="502-no-problem"),
+    ],
+)
+def test_an_answer_becomes_its_exception_through_a_mock_transport(
+    answer: httpx.Response, raised: type[ApiError]
+) -> None:
+    asked: list[httpx.Request] = []
+
+    def reply(request: httpx.Request) -> httpx.Response:
+        asked.append(request)
+        return answer
+
+    waits: list[float] = []
+    api = Client(
+        "bsk_x",
+        base_url="http://api.test",
+        transport=httpx.MockTransport(reply),
+        sleep=waits.append,
+    )
+    with api, pytest.raises(raised) as caught:
+        api.game(77)
+    assert type(caught.value) is raised and caught.value.status == answer.status_code
+    assert asked[0].url == "http://api.test/api/v1/games/77"
+    assert asked[0].headers["authorization"] == "Bearer bsk_x"
+    retried = answer.status_code in (429, 503)
+    assert (len(asked), waits) == ((4, [2.0] * 3) if retried else (1, []))
+    if answer.status_code != 502:
+        assert caught.value.code == answer.json()["code"] and caught.value.request_id == "r1"
+
+
+def test_a_404_is_the_clients_not_found_and_no_server_refusal() -> None:
+    # `except NotFound` (the client's) catches a 404; the server's refusal class is another.
+    from bangscore.errors import ResourceNotFound
+
+    api = Client(
+        "bsk_x",
+        base_url="http://api.test",
+        transport=httpx.MockTransport(lambda _: problem(404, "not_found")),
+    )
+    with api, pytest.raises(NotFound) as caught:
+        api.usage()
+    assert not isinstance(caught.value, ResourceNotFound)

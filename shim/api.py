@@ -186,7 +186,7 @@ async def keyed(
     if not key:
         return await _unauthorized(request, "missing_key", "Send an API key.", sent=False)
     try:
-        record = state.quota.authenticate(key)
+        record = state.quota.keys.authenticate(key)
     except AuthFailure as exc:
         return await _unauthorized(request, exc.code, exc.detail, sent=True)
     except StoreUnavailable as exc:

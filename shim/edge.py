@@ -239,7 +239,7 @@ class EdgeMiddleware:
         if not key:
             return None
         try:
-            record = self.quota.authenticate(key)
+            record = self.quota.keys.authenticate(key)
         except (AuthFailure, StoreUnavailable):
             return None
         scope["state"]["key_id"] = record.key_id

@@ -1,6 +1,6 @@
 """Daily quota (docs/API.md#plans-and-quota): the UTC-day window, key authentication with a short
-cache, exact counting through the store, fail-open local counting when the store is down,
-and the rate-limit headers every response carries.
+cache (:class:`KeyCheck`), exact counting through the store (:class:`Quota`), fail-open
+local counting when the store is down, and the rate-limit headers every response carries.
 """
 
 from __future__ import annotations
@@ -80,44 +80,25 @@ class QuotaMetrics:
     extra: dict[str, int] = field(default_factory=dict)
 
 
-class Quota:
-    """Authenticates keys and counts requests against a KeyStore, failing open if it is down.
-
-    Two per-IP allowances exist beside the keys' limits: ``anonymous_limit`` for API requests
-    without a valid key, and ``page_limit`` for the website's pages.
-    """
+class KeyCheck:
+    """Authenticates presented keys against a KeyStore, each key's record kept for
+    ``key_cache_seconds`` (which bounds how long a revoked key still works); a key seen before
+    keeps working while the store is down. ``fault`` is told of each store fault."""
 
     def __init__(
         self,
         store: KeyStore,
-        *,
-        anonymous_limit: int,
-        page_limit: int,
         key_cache_seconds: float,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float],
+        metrics: QuotaMetrics,
+        fault: Callable[[str], None],
     ) -> None:
         self.store = store
-        self.anonymous_limit = anonymous_limit
-        self.page_limit = page_limit  # the website's own per-IP allowance (shim.pages)
         self.key_cache_seconds = key_cache_seconds
         self.clock = clock
-        self.metrics = QuotaMetrics()
+        self.metrics = metrics
+        self._fault = fault
         self._keys: Lru[tuple[KeyRecord | None, float]] = Lru(MAX_CACHED_KEYS)
-        self._local: dict[tuple[str, dt.date], int] = {}
-        # The last count the store confirmed per subject-day, and the subject-days it refused:
-        # during an outage the headers go on from the confirmed count (what the store holds
-        # once the local admits are added back), and a refused subject is refused before any
-        # work. Both bounded like the key cache.
-        self._confirmed: Lru[int] = Lru(MAX_CACHED_KEYS)
-        # A refusal is remembered (the count it refused at, until when) all day when the store
-        # says it is final, and for REFUSAL_SECONDS when it is brief: on a shared store a
-        # refusal kept all day while another replica held a block would 429 a client whose
-        # quota is not spent (issue 36).
-        self._refused: Lru[tuple[int, float]] = Lru(MAX_CACHED_KEYS)
-        # Fail-open admits not yet added to the store; pushed when it answers again.
-        self._unsynced: dict[tuple[str, dt.date], int] = {}
-        self._lock = threading.Lock()
-        self._last_log = 0.0
 
     def authenticate(self, key: str) -> KeyRecord:
         """Given a presented key, return its active record.
@@ -149,6 +130,46 @@ class Quota:
         if record.state != "active":
             raise AuthFailure("revoked_key", "The API key was revoked.")
         return record
+
+
+class Quota:
+    """Counts requests against a KeyStore, failing open if it is down; its :attr:`keys`
+    (:class:`KeyCheck`) authenticates the keys they are counted for.
+
+    Two per-IP allowances exist beside the keys' limits: ``anonymous_limit`` for API requests
+    without a valid key, and ``page_limit`` for the website's pages.
+    """
+
+    def __init__(
+        self,
+        store: KeyStore,
+        *,
+        anonymous_limit: int,
+        page_limit: int,
+        key_cache_seconds: float,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self.anonymous_limit = anonymous_limit
+        self.page_limit = page_limit  # the website's own per-IP allowance (shim.pages)
+        self.clock = clock
+        self.metrics = QuotaMetrics()
+        self.keys = KeyCheck(store, key_cache_seconds, clock, self.metrics, self._fault)
+        self._local: dict[tuple[str, dt.date], int] = {}
+        # The last count the store confirmed per subject-day, and the subject-days it refused:
+        # during an outage the headers go on from the confirmed count (what the store holds
+        # once the local admits are added back), and a refused subject is refused before any
+        # work. Both bounded like the key cache.
+        self._confirmed: Lru[int] = Lru(MAX_CACHED_KEYS)
+        # A refusal is remembered (the count it refused at, until when) all day when the store
+        # says it is final, and for REFUSAL_SECONDS when it is brief: on a shared store a
+        # refusal kept all day while another replica held a block would 429 a client whose
+        # quota is not spent (issue 36).
+        self._refused: Lru[tuple[int, float]] = Lru(MAX_CACHED_KEYS)
+        # Fail-open admits not yet added to the store; pushed when it answers again.
+        self._unsynced: dict[tuple[str, dt.date], int] = {}
+        self._lock = threading.Lock()
+        self._last_log = 0.0
 
     def charge(self, subject: str, limit: int) -> tuple[Hit, Window]:
         """Given a subject and its daily limit, count one request if under the limit, without

@@ -39,7 +39,7 @@ one), then asked again.
 
 Round trips: one lease per block, one flush per ``flush_every`` seconds per process, a recall
 round's publish and answers per pending refusal (not per refused request: askers join the
-round in flight), and key lookups once per key per ``Quota.key_cache_seconds`` (which also
+round in flight), and key lookups once per key per ``KeyCheck.key_cache_seconds`` (which also
 bounds revocation lag: every replica re-reads a key within that time, 2 s by default, under
 the 5 s of docs/API.md#key-states). ``stats()`` counts them.
 

@@ -18,6 +18,10 @@ PORT    ?= 8000
 # The Bulk export's store: `make build` writes it beside the snapshot, `make serve` answers
 # GET /api/v1/export from it (bulk keys: links to the files of the newest export).
 EXPORT  ?= var/export
+# Local development's mail: `make serve` (and so `make run`) keeps the sign-up emails, watch
+# confirmations and alerts as .eml files here, delivered every 2 s, and prints each file with
+# its links; `MAIL=` (empty) keeps none (then `bangscore alerts send` needs an SMTP server).
+MAIL    ?= var/mail
 # fonts-wqy-microhei: CJK glyphs, so the browser tests' screenshots show the catalog's Chinese,
 # Japanese and Korean game names instead of empty boxes.
 APT_PACKAGES := chromium nginx wrk fonts-wqy-microhei
@@ -97,11 +101,12 @@ demo-key: $(RUNTIME)  ## create a demo key (free plan) and print it with a curl 
 	echo "  bulk=\$$($(BIN)/bangscore keys create --account demo@bangscore.example --plan bulk --limit 100000 | tail -n 1)"; \
 	echo "  curl -H \"Authorization: Bearer \$$bulk\" 'http://$(HOST):$(PORT)/api/v1/export'"; \
 	echo "Website: http://$(HOST):$(PORT)/   Docs: http://$(HOST):$(PORT)/docs"; \
-	echo "Website sign-up goes by email; with no SMTP server here, open the link it would carry:"; \
-	echo "  $(BIN)/bangscore alerts signups"; echo
+	$(if $(MAIL),echo "Mail (sign-up links and watch confirmations and alerts) is kept as .eml files in $(MAIL):"; \
+	echo "  each one's file and links are printed below within 2 s of the form that queued it."; echo,\
+	echo "Website sign-up goes by email: set BANGSCORE_SMTP_URL and run $(BIN)/bangscore alerts send"; echo)
 
-serve: $(RUNTIME)  ## serve the current snapshot (and the Bulk export under EXPORT) on HOST:PORT
-	$(BIN)/bangscore serve --host $(HOST) --port $(PORT) --export $(EXPORT)
+serve: $(RUNTIME)  ## serve the current snapshot (and the Bulk export under EXPORT) on HOST:PORT, keeping mail in MAIL
+	$(BIN)/bangscore serve --host $(HOST) --port $(PORT) --export $(EXPORT) $(if $(MAIL),--mail-dir $(MAIL))
 
 run: build demo-key serve  ## the main job: build the snapshot from bundled data, make a demo key, serve it
 

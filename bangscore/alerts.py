@@ -31,7 +31,7 @@ from jinja2 import TemplateError
 
 from bangscore.contract.filters import detail_key
 from bangscore.errors import MailError, SnapshotError, UnsafeMessage
-from bangscore.manifest import read_body, read_manifest
+from bangscore.manifest import read_body, read_manifest_view
 from bangscore.storage import ObjectStorage
 from bangscore.stores.watchstore import (
     PendingConfirmation,
@@ -69,7 +69,7 @@ class SnapshotDetails:
             raise SnapshotError(f"no snapshot is published in {storage.location}")
         self.storage = storage
         self.snapshot_id = pointer
-        self.manifest = read_manifest(storage, pointer)
+        self.manifest = read_manifest_view(storage, pointer)
         self._records: dict[int, dict[str, Any] | None] = {}
 
     def get(self, appid: int) -> dict[str, Any] | None:

@@ -28,7 +28,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         name: getattr(args, name)
         for name in (
             *("state_dir", "snapshot", "store", "site_url", "host", "port", "workers"),
-            *("export", "forwarded_allow_ips"),
+            *("export", "forwarded_allow_ips", "mail_dir"),
         )
         if getattr(args, name, None) is not None
     }

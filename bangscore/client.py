@@ -20,9 +20,14 @@ What it does for the caller:
 * **ETag revalidation**: each 200 that carries an ``ETag`` (and no ``no-store``) is kept per
   URL; asking again sends ``If-None-Match``, and a 304, which is not counted against the key's
   quota, is answered from the kept body. :attr:`Client.stats` counts both.
-* **Retry-After**: a 429 or 503 whose ``Retry-After`` is at most ``max_wait`` seconds is
-  retried after that wait, up to ``retries`` times; otherwise (a daily quota that resets at
-  midnight, say) it raises :class:`RateLimited` or :class:`Unavailable` with ``retry_after``.
+* **Retry-After**: a 429 or 503 whose ``Retry-After`` (delay-seconds or an HTTP-date, RFC
+  9110; anything else is no wait) is at most ``max_wait`` seconds is retried after that wait,
+  up to ``retries`` times; otherwise (a daily quota that resets at midnight, say) it raises
+  :class:`RateLimited` or :class:`Unavailable` with ``retry_after``.
+* **A hostile server** cannot hurt the caller: an answer is read as it comes and refused past
+  ``max_bytes`` decoded (:class:`ResponseTooLarge`; a gzip bomb is never decoded whole), and a
+  call, its retries and waits included, ends at ``deadline`` seconds however slowly the bytes
+  come (:class:`DeadlineExceeded`).
 * **Errors** are exceptions built from the RFC 9457 problem document: ``code``, ``detail``,
   ``request_id``, the bad parameters of a 400, the ``reason`` a game is not rated.
 * **Paging** (:meth:`Client.iter_games`, :meth:`Client.iter_search`) and **lookup in chunks of
@@ -35,217 +40,170 @@ the ``Authorization: Bearer`` header, never the URL.
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import time
-from collections import OrderedDict
+import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+import anyio
 import httpx
 import orjson
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
+from bangscore.client_core import (
+    ApiError,
+    AuthenticationFailed,
+    DeadlineExceeded,
+    ETagCache,
+    GameNotRated,
+    InvalidParameter,
+    NotFound,
+    PermissionDenied,
+    RateLimited,
+    ResponseTooLarge,
+    ServerError,
+    Stats,
+    Unavailable,
+    error_for,
+    list_query,
+    lookup_chunks,
+    merged,
+    response_retry_after,
+    retry_after_seconds,
+    search_query,
+)
 from bangscore.contract.api import API_PREFIX
 from bangscore.contract.export import ExportAnswer
-from bangscore.contract.limits import MAX_LOOKUP_APPIDS
 from bangscore.contract.records import (
     GameDetail,
     GameList,
     ListItem,
     Lookup,
-    NotRatedApp,
-    ParamProblem,
-    Problem,
     SearchResult,
     Usage,
 )
-from bangscore.errors import BangScoreError
+from bangscore.loop_thread import LoopThread
+
+__all__ = [
+    "ApiError",
+    "AsyncClient",
+    "AuthenticationFailed",
+    "Client",
+    "DeadlineExceeded",
+    "GameNotRated",
+    "InvalidParameter",
+    "NotFound",
+    "PermissionDenied",
+    "RateLimited",
+    "ResponseTooLarge",
+    "ServerError",
+    "Stats",
+    "Unavailable",
+    "lookup_chunks",
+    "merged",
+    "retry_after_seconds",
+]
 
 KEY_VARIABLE = "BANGSCORE_API_KEY"
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 USER_AGENT = "bangscore-python-client/1"
+DEFAULT_MAX_BYTES = 16 * 1024 * 1024  # decoded: far above any real answer
+DEFAULT_DEADLINE = 120.0  # seconds a whole call may take, retries and their waits included
 ModelT = TypeVar("ModelT", bound=BaseModel)
 Query = Mapping[str, str]
 
 
-# -- errors ------------------------------------------------------------------------------------
+class _Body:
+    """An answer's body read as it comes: decoded (gzip or none) and refused past ``limit``
+    bytes decoded. zlib's ``max_length`` inflates at most ``limit`` + 1 bytes of a chunk, so a
+    gzip bomb costs no more memory than the cap before it is refused."""
+
+    def __init__(self, status: int, encoding: str, limit: int) -> None:
+        self.status, self.limit = status, limit
+        self.parts: list[bytes] = []
+        self.size = 0
+        coding = encoding.strip().lower()
+        if coding in ("", "identity"):
+            self.inflater = None
+        elif coding in ("gzip", "x-gzip"):
+            self.inflater = zlib.decompressobj(zlib.MAX_WBITS | 16)
+        else:  # the client asks for gzip only
+            raise ApiError(status, None, detail=f"an answer in {encoding[:40]!r}, not asked for")
+
+    def feed(self, chunk: bytes) -> None:
+        """Given the next bytes on the wire, decode and keep them; raise ResponseTooLarge
+        past the limit, ApiError for a corrupt gzip stream."""
+        if self.inflater is None:
+            self._keep(chunk)
+            return
+        data = chunk
+        try:
+            while data and not self.inflater.eof:
+                self._keep(self.inflater.decompress(data, self.limit - self.size + 1))
+                data = self.inflater.unconsumed_tail
+        except zlib.error as exc:
+            raise ApiError(self.status, None, detail=f"a corrupt gzip answer: {exc}") from None
+
+    def _keep(self, part: bytes) -> None:
+        self.size += len(part)
+        if self.size > self.limit:
+            detail = f"the answer is over {self.limit:,} bytes decoded"
+            raise ResponseTooLarge(self.status, None, detail=detail)
+        self.parts.append(part)
+
+    def done(self) -> bytes:
+        """Return the whole decoded body."""
+        if self.inflater is not None:
+            self._keep(self.inflater.flush())
+        return b"".join(self.parts)
 
 
-class ApiError(BangScoreError):
-    """An answer that is not a success: the HTTP status and, when the server sent one, its
-    problem document (``code``, ``detail``, ``request_id``). The client's own family of the one
-    tree (:mod:`bangscore.errors`): a caller of the client imports these from here."""
-
-    def __init__(self, status: int, problem: Problem | None, retry_after: float | None = None):
-        self.status = status
-        self.problem = problem
-        self.code = problem.code if problem else None
-        self.detail = problem.detail if problem else f"HTTP {status}"
-        self.request_id = problem.request_id if problem else None
-        self.retry_after = retry_after
-        super().__init__(f"{status} {self.code or 'error'}: {self.detail}")
-
-
-class InvalidParameter(ApiError):
-    """400: a parameter was refused; :attr:`errors` names each once, with what it accepts."""
-
-    @property
-    def errors(self) -> list[ParamProblem]:
-        """Return the bad parameters (``parameter``, ``message``)."""
-        return list(self.problem.errors or []) if self.problem else []
+async def _read(response: httpx.Response, limit: int) -> bytes:
+    """Given a streamed answer and the most bytes it may decode to, return its body; raise
+    ResponseTooLarge past it (before reading, when an unencoded answer declares more)."""
+    encoding = response.headers.get("content-encoding", "")
+    declared = response.headers.get("content-length", "")
+    if not encoding and declared.isascii() and declared.isdigit() and int(declared) > limit:
+        detail = f"the answer declares {declared} bytes, over {limit:,}"
+        raise ResponseTooLarge(response.status_code, None, detail=detail)
+    body = _Body(response.status_code, encoding, limit)
+    async for chunk in response.aiter_raw():
+        body.feed(chunk)
+    return body.done()
 
 
-class AuthenticationFailed(ApiError):
-    """401: the key is missing, malformed, unknown or revoked (``code`` says which)."""
-
-
-class PermissionDenied(ApiError):
-    """403: the key's plan does not allow the endpoint (the export needs a bulk key)."""
-
-
-class NotFound(ApiError):
-    """404: no such game (``game_not_found``) or resource (``not_found``)."""
-
-
-class GameNotRated(NotFound):
-    """404 ``game_not_rated``: a known app that is not rated; :attr:`reason` says why."""
-
-    @property
-    def reason(self) -> str | None:
-        """Return why the app is not rated (``delisted``, ``too_few_reviews``, ...)."""
-        return self.problem.reason if self.problem else None
-
-
-class RateLimited(ApiError):
-    """429: the key's daily quota is spent; :attr:`retry_after` is the seconds to the reset."""
-
-
-class Unavailable(ApiError):
-    """503: a backing store is unreachable; :attr:`retry_after` is the seconds to wait."""
-
-
-class ServerError(ApiError):
-    """500 or another 5xx: a fault on the server's side (quote :attr:`request_id`)."""
-
-
-_BY_STATUS: dict[int, type[ApiError]] = {
-    400: InvalidParameter,
-    401: AuthenticationFailed,
-    403: PermissionDenied,
-    404: NotFound,
-    429: RateLimited,
-    503: Unavailable,
-}
-
-
-def error_for(status: int, body: bytes, retry_after: float | None = None) -> ApiError:
-    """Given a failed answer's status, body and ``Retry-After`` seconds (or None), return
-    the exception for it, its problem document parsed when the body is one."""
+async def _fetch(
+    http: httpx.AsyncClient,
+    core: _Core,
+    path: str,
+    query: Query | None,
+    sleep: Callable[[float], Awaitable[None]],
+) -> bytes:
+    """Given an HTTP client, the shared core, an API path and its query, return the answer's
+    body: GET with revalidation, 429s and 503s retried after a short ``Retry-After``, the
+    whole call (retries and waits included) cancelled at the core's deadline, wherever it
+    waits (DeadlineExceeded). Raises the ApiError of a failure."""
+    url = core.url(path, query)
+    end = time.monotonic() + core.deadline
+    attempt = 0
     try:
-        problem: Problem | None = Problem.model_validate_json(body)
-    except ValidationError:
-        problem = None
-    if problem is not None and problem.code == "game_not_rated":
-        return GameNotRated(status, problem, retry_after)
-    kind = _BY_STATUS.get(status, ServerError if status >= 500 else ApiError)
-    return kind(status, problem, retry_after)
-
-
-# -- the transport-free part -------------------------------------------------------------------
-
-
-@dataclass
-class Stats:
-    """What a client sent: requests on the wire, 304s answered from its cache, retries."""
-
-    requests: int = 0
-    revalidated: int = 0
-    retries: int = 0
-
-
-@dataclass
-class _Cache:
-    """Bodies kept by URL with their ETag, the oldest dropped past ``size``."""
-
-    size: int
-    entries: OrderedDict[str, tuple[str, bytes]] = field(default_factory=OrderedDict)
-
-    def get(self, url: str) -> tuple[str, bytes] | None:
-        found = self.entries.get(url)
-        if found is not None:
-            self.entries.move_to_end(url)
-        return found
-
-    def put(self, url: str, etag: str, body: bytes) -> None:
-        self.entries[url] = (etag, body)
-        self.entries.move_to_end(url)
-        while len(self.entries) > self.size:
-            self.entries.popitem(last=False)
-
-
-def _retry_after(response: httpx.Response) -> float | None:
-    raw = response.headers.get("retry-after", "")
-    return float(raw) if raw.isdigit() else None
-
-
-def _list_query(
-    *,
-    genre: str | Iterable[str] | None,
-    tag: str | Iterable[str] | None,
-    year_from: int | None,
-    year_to: int | None,
-    on_sale: bool,
-    max_price: float | None,
-    page: int,
-) -> dict[str, str]:
-    query: dict[str, str] = {}
-    for name, value in (("genre", genre), ("tag", tag)):
-        if value:
-            query[name] = value if isinstance(value, str) else ",".join(value)
-    if year_from is not None:
-        query["year_from"] = str(year_from)
-    if year_to is not None:
-        query["year_to"] = str(year_to)
-    if on_sale:
-        query["on_sale"] = "true"
-    if max_price is not None:
-        query["max_price"] = f"{max_price:.2f}"
-    if page != 1:
-        query["page"] = str(page)
-    return query
-
-
-def _search_query(q: str, max_price: float | None, page: int) -> dict[str, str]:
-    query = {"q": q}
-    if max_price is not None:
-        query["max_price"] = f"{max_price:.2f}"
-    if page != 1:
-        query["page"] = str(page)
-    return query
-
-
-def lookup_chunks(appids: Iterable[int]) -> list[list[int]]:
-    """Given appids, return them each once (first asked first) in chunks of at most
-    MAX_LOOKUP_APPIDS (100): one lookup request per chunk."""
-    unique = list(dict.fromkeys(int(a) for a in appids))
-    return [unique[i : i + MAX_LOOKUP_APPIDS] for i in range(0, len(unique), MAX_LOOKUP_APPIDS)]
-
-
-def merged(answers: list[Lookup]) -> Lookup:
-    """Given the lookup answers of consecutive chunks, return one answer over all of them:
-    games, not_rated and not_found in the order asked, the newest ``prices_as_of``. (Built
-    without validation: a merged answer may hold more than one request's 100 games.)"""
-    games: list[ListItem] = [g for a in answers for g in a.games]
-    unrated: list[NotRatedApp] = [n for a in answers for n in a.not_rated]
-    missing: list[int] = [m for a in answers for m in a.not_found]
-    dates = [a.prices_as_of for a in answers if a.prices_as_of is not None]
-    return Lookup.model_construct(
-        prices_as_of=max(dates) if dates else None,
-        games=games,
-        not_rated=unrated,
-        not_found=missing,
-    )
+        with anyio.fail_after(core.deadline):
+            while True:
+                core.stats.requests += 1
+                headers = {**core.headers(), **core.conditional(url)}
+                async with http.stream("GET", url, headers=headers) as response:
+                    body = await _read(response, core.max_bytes)
+                wait = core.wait_for(response, attempt, end - time.monotonic())
+                if wait is None:
+                    return core.body_of(url, response, body)
+                core.stats.retries += 1
+                attempt += 1
+                await sleep(wait)
+    except TimeoutError:
+        detail = f"no whole answer within the {core.deadline:g} s deadline"
+        raise DeadlineExceeded(0, None, detail=detail) from None
 
 
 class _Core:
@@ -259,6 +217,8 @@ class _Core:
         retries: int,
         max_wait: float,
         cache_size: int,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        deadline: float = DEFAULT_DEADLINE,
     ) -> None:
         self.api_key = api_key if api_key is not None else os.environ.get(KEY_VARIABLE)
         self.base_url = (
@@ -266,13 +226,16 @@ class _Core:
         ).rstrip("/")
         self.retries = retries
         self.max_wait = max_wait
-        self.cache = _Cache(cache_size)
+        self.cache = ETagCache(cache_size)
         self.stats = Stats()
+        self.max_bytes = max_bytes
+        self.deadline = deadline
 
     def headers(self) -> dict[str, str]:
         """Return the headers every request carries: the key as a bearer token (when there is
         one) and the client's User-Agent."""
-        out = {"User-Agent": USER_AGENT, "Accept": "application/json"}
+        # gzip only: the one encoding the client decodes itself, within its size cap.
+        out = {"User-Agent": USER_AGENT, "Accept": "application/json", "Accept-Encoding": "gzip"}
         if self.api_key:
             out["Authorization"] = f"Bearer {self.api_key}"
         return out
@@ -287,19 +250,24 @@ class _Core:
         kept = self.cache.get(url)
         return {"If-None-Match": kept[0]} if kept else {}
 
-    def wait_for(self, response: httpx.Response, attempt: int) -> float | None:
-        """Given a 429 or 503 answer and the attempt number (0 first), return the seconds to
-        wait before retrying, or None when it is not to be retried."""
+    def wait_for(
+        self, response: httpx.Response, attempt: int, left: float = math.inf
+    ) -> float | None:
+        """Given a 429 or 503 answer, the attempt number (0 first) and the seconds left before
+        the call's deadline, return the seconds to wait before retrying, or None when it is not
+        to be retried (no usable ``Retry-After``, a wait over ``max_wait`` or past the
+        deadline, the retries spent)."""
         if response.status_code not in (429, 503) or attempt >= self.retries:
             return None
-        wait = _retry_after(response)
-        if wait is None or wait > self.max_wait:
+        wait = response_retry_after(response)
+        if wait is None or wait > self.max_wait or wait >= left:
             return None
         return wait
 
-    def body_of(self, url: str, response: httpx.Response) -> bytes:
-        """Given the final answer to a GET of ``url``, return its body (the kept one for a
-        304, kept anew for an ETag'd 200); raise the ApiError of a failure."""
+    def body_of(self, url: str, response: httpx.Response, content: bytes) -> bytes:
+        """Given the final answer to a GET of ``url`` and its body as read, return the body
+        (the kept one for a 304, kept anew for an ETag'd 200); raise the ApiError of a
+        failure."""
         if response.status_code == 304:
             kept = self.cache.get(url)
             if kept is None:  # a 304 for a body we never kept: the server's mistake
@@ -307,11 +275,11 @@ class _Core:
             self.stats.revalidated += 1
             return kept[1]
         if response.status_code != 200:
-            raise error_for(response.status_code, response.content, _retry_after(response))
+            raise error_for(response.status_code, content, response_retry_after(response))
         etag = response.headers.get("etag")
         if etag and "no-store" not in response.headers.get("cache-control", ""):
-            self.cache.put(url, etag, response.content)
-        return response.content
+            self.cache.put(url, etag, content)
+        return content
 
     @staticmethod
     def parse(model: type[ModelT], body: bytes) -> ModelT:
@@ -323,13 +291,16 @@ class _Core:
 
 
 class Client:
-    """A synchronous BangScore client on :class:`httpx.Client` (see the module's docstring).
+    """A synchronous BangScore client (see the module's docstring).
 
     Given the key (None: ``BANGSCORE_API_KEY``), the base URL (None: ``BANGSCORE_BASE_URL``,
     else ``http://127.0.0.1:8000``), the retries of a 429 or 503 and the longest
     ``Retry-After`` waited (seconds), the number of bodies kept for revalidation, the
-    request timeout (seconds), and optionally an httpx transport and a sleep function (tests).
-    Use it as a context manager, or call :meth:`close`.
+    timeout of each network step (seconds), the most bytes an answer may decode to
+    (ResponseTooLarge past it), the seconds a whole call may take (DeadlineExceeded past it),
+    and optionally an httpx *async* transport and a sleep function (tests). Its exchanges run
+    on an event loop of its own (a daemon thread), the one way to end a blocking exchange at
+    a deadline wherever it waits. Use it as a context manager, or call :meth:`close`.
     """
 
     def __init__(
@@ -341,11 +312,14 @@ class Client:
         max_wait: float = 60.0,
         cache_size: int = 4096,
         timeout: float = 30.0,
-        transport: httpx.BaseTransport | None = None,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        deadline: float = DEFAULT_DEADLINE,
+        transport: httpx.AsyncBaseTransport | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        self._core = _Core(api_key, base_url, retries, max_wait, cache_size)
-        self._http = httpx.Client(timeout=timeout, transport=transport)
+        self._core = _Core(api_key, base_url, retries, max_wait, cache_size, max_bytes, deadline)
+        self._loop = LoopThread("bangscore-client")
+        self._http = httpx.AsyncClient(timeout=timeout, transport=transport)
         self._sleep = sleep
 
     @property
@@ -360,22 +334,16 @@ class Client:
         self.close()
 
     def close(self) -> None:
-        """Close the connections."""
-        self._http.close()
+        """Close the connections and stop the client's event loop."""
+        if not self._loop.loop.is_closed():
+            self._loop.run(self._http.aclose())
+            self._loop.close()
+
+    async def _wait(self, seconds: float) -> None:
+        await asyncio.to_thread(self._sleep, seconds)  # off the loop other threads' calls use
 
     def _get(self, path: str, query: Query | None = None) -> bytes:
-        core = self._core
-        url = core.url(path, query)
-        attempt = 0
-        while True:
-            core.stats.requests += 1
-            response = self._http.get(url, headers={**core.headers(), **core.conditional(url)})
-            wait = core.wait_for(response, attempt)
-            if wait is None:
-                return core.body_of(url, response)
-            core.stats.retries += 1
-            attempt += 1
-            self._sleep(wait)
+        return self._loop.run(_fetch(self._http, self._core, path, query, self._wait))
 
     def root(self) -> dict[str, Any]:
         """Return the root listing (``GET /api/v1``, no key needed) as a dict."""
@@ -394,7 +362,7 @@ class Client:
         page: int = 1,
     ) -> GameList:
         """Given list filters (docs/API.md#list-games) and a page, return that page."""
-        query = _list_query(
+        query = list_query(
             genre=genre,
             tag=tag,
             year_from=year_from,
@@ -424,7 +392,7 @@ class Client:
     def search(self, q: str, *, max_price: float | None = None, page: int = 1) -> SearchResult:
         """Given a name (1-100 characters), a price cap and a page, return that page of
         matches."""
-        return _Core.parse(SearchResult, self._get("/search", _search_query(q, max_price, page)))
+        return _Core.parse(SearchResult, self._get("/search", search_query(q, max_price, page)))
 
     def iter_search(self, q: str, *, max_price: float | None = None) -> Iterator[ListItem]:
         """Given a name and a price cap, yield every match, best first, page by page."""
@@ -471,10 +439,12 @@ class AsyncClient:
         max_wait: float = 60.0,
         cache_size: int = 4096,
         timeout: float = 30.0,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        deadline: float = DEFAULT_DEADLINE,
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
-        self._core = _Core(api_key, base_url, retries, max_wait, cache_size)
+        self._core = _Core(api_key, base_url, retries, max_wait, cache_size, max_bytes, deadline)
         self._http = httpx.AsyncClient(timeout=timeout, transport=transport)
         self._sleep = sleep
 
@@ -494,20 +464,7 @@ class AsyncClient:
         await self._http.aclose()
 
     async def _get(self, path: str, query: Query | None = None) -> bytes:
-        core = self._core
-        url = core.url(path, query)
-        attempt = 0
-        while True:
-            core.stats.requests += 1
-            response = await self._http.get(
-                url, headers={**core.headers(), **core.conditional(url)}
-            )
-            wait = core.wait_for(response, attempt)
-            if wait is None:
-                return core.body_of(url, response)
-            core.stats.retries += 1
-            attempt += 1
-            await self._sleep(wait)
+        return await _fetch(self._http, self._core, path, query, self._sleep)
 
     async def root(self) -> dict[str, Any]:
         """Return the root listing (``GET /api/v1``, no key needed) as a dict."""
@@ -526,7 +483,7 @@ class AsyncClient:
         page: int = 1,
     ) -> GameList:
         """Given list filters (docs/API.md#list-games) and a page, return that page."""
-        query = _list_query(
+        query = list_query(
             genre=genre,
             tag=tag,
             year_from=year_from,
@@ -556,7 +513,7 @@ class AsyncClient:
         self, q: str, *, max_price: float | None = None, page: int = 1
     ) -> SearchResult:
         """Given a name, a price cap and a page, return that page of matches."""
-        body = await self._get("/search", _search_query(q, max_price, page))
+        body = await self._get("/search", search_query(q, max_price, page))
         return _Core.parse(SearchResult, body)
 
     async def iter_search(

@@ -10,6 +10,7 @@ import copy
 import logging
 import os
 import shutil
+import signal
 import sys
 import tempfile
 from collections.abc import Mapping
@@ -25,6 +26,7 @@ from bangscore.stores import open_key_store
 from bangscore.stores.keys import redact
 
 if TYPE_CHECKING:
+    from bangscore.local_mail import MailLoop
     from bangscore.shim.account.watches import WatchOptions
     from bangscore.shim.downloads import ExportService
     from bangscore.shim.protocol import HeadLimits
@@ -135,19 +137,53 @@ def asgi_app() -> Starlette:
 SETTINGS_FILE_VARIABLE = "BANGSCORE_WORKER_SETTINGS_FILE"
 # Secrets no serving process uses: never handed to a worker at all.
 _NOT_FOR_WORKERS = frozenset({"smtp_url", "itad_api_key", "steam_api_key"})
+# The environment variables of every secret setting, upper-cased (pydantic-settings reads
+# them in any case): a serving process is never left started with one in its environment.
+SECRET_VARIABLES = frozenset(
+    f"BANGSCORE_{name.upper()}"
+    for name, field in Settings.model_fields.items()
+    if field.annotation is not None and "SecretStr" in str(field.annotation)
+)
+HANDOFF_FOLDER = "run"  # under the state folder: the settings files serve hands its workers
+
+
+def handoff_folder(state_dir: Path) -> Path:
+    """Given the state folder, return its folder of the settings files serve processes hand
+    their workers (``run``, mode 0700, created), the files of serve processes no longer
+    running removed first (a killed server's; a running sibling's stay). Raises OSError."""
+    folder = state_dir / HANDOFF_FOLDER
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    for handed in folder.glob("serve-*.json"):
+        pid = handed.stem.removeprefix("serve-")
+        # Our own pid's file can only be a dead process's whose pid we were given.
+        if not pid.isdigit() or int(pid) == os.getpid() or not _running(int(pid)):
+            handed.unlink(missing_ok=True)
+    return folder
+
+
+def _running(pid: int) -> bool:
+    """Given a process id, return True if a process holds it."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 def write_worker_settings(settings: Settings, folder: Path) -> Path:
     """Given the serve command's settings and a private folder, write them for the workers.
 
-    Returns the path of a JSON file of mode 0600 holding every setting (secrets revealed, as
-    the workers need the session secret) except the secrets no worker uses (SMTP URL, the
-    ingest's API keys). Raises OSError if it cannot be written.
+    Returns the path (``serve-<pid>.json``) of a JSON file of mode 0600 holding every setting
+    (secrets revealed, as the workers need the session secret) except the secrets no worker
+    uses (SMTP URL, the ingest's API keys). Raises OSError if it cannot be written, or if
+    the file exists (FileExistsError: never overwritten).
     """
     values = settings.model_dump(mode="json", exclude=set(_NOT_FOR_WORKERS))
     if settings.session_secret is not None:
         values["session_secret"] = settings.session_secret.get_secret_value()
-    path = folder / "settings.json"
+    path = folder / f"serve-{os.getpid()}.json"
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "wb") as out:
         out.write(orjson.dumps(values))
@@ -175,15 +211,47 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     starts; the default store under the state folder is created. No proxy is trusted unless
     ``forwarded_allow_ips`` names it.
     """
-    from uvicorn.config import LOGGING_CONFIG
-
-    from bangscore.shim.protocol import HeadLimits
     from bangscore.stores.secret import load_session_secret
 
     # Never created here: a state folder removed under a running server must not come back
     # empty on restart (every key 401, every account gone); `keys create` creates both.
     open_key_store(settings.store_url, create=False).close()
     load_session_secret(settings.session_secret, settings.state_dir, create=False)
+    if args.quiet:
+        settings = settings.model_copy(update={"access_log": False})
+    # Workers (and, with one worker, this process) read the serve command's settings from a
+    # file of mode 0600 under the state folder that only its path names, so no secret sits
+    # in a serving process's environment.
+    handed = write_worker_settings(settings, handoff_folder(settings.state_dir))
+    os.environ[SETTINGS_FILE_VARIABLE] = str(handed)
+    clean = {k: v for k, v in os.environ.items() if k.upper() not in SECRET_VARIABLES}
+    if len(clean) < len(os.environ):
+        # /proc/<pid>/environ shows the environment a process was started with, whatever it
+        # removes later: started with a secret in it, serve starts again without (the same
+        # process id, so a supervisor keeps tracking it), its settings read from the file.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execve(sys.executable, [sys.executable, "-m", "bangscore.serve_cli"], clean)
+    return serve(settings, handed)
+
+
+def serve_handed(environ: Mapping[str, str] = os.environ) -> int:
+    """Run the server serve started again without its secrets: its settings from the file
+    the environment names (:func:`worker_settings`), its log lines redacted as
+    :func:`bangscore.cli.main` redacts them. Raises KeyError without a handed file."""
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger().addFilter(RedactKeys())
+    return serve(worker_settings(environ), Path(environ[SETTINGS_FILE_VARIABLE]))
+
+
+def serve(settings: Settings, handed: Path) -> int:
+    """Given the serve command's settings and the settings file handed to its workers, run
+    uvicorn behind the bounded request-head protocol until it stops; the file is removed
+    then (a killed server's is removed at the next start: :func:`handoff_folder`)."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    from bangscore.shim.protocol import HeadLimits
+
     limits = HeadLimits(
         max_line=settings.max_request_line,
         max_field=settings.max_header_field,
@@ -194,17 +262,6 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         max_client_connections=settings.max_client_connections,
         exempt=frozenset(a.strip() for a in settings.forwarded_allow_ips.split(",") if a.strip()),
     )
-
-    if args.quiet:
-        settings = settings.model_copy(update={"access_log": False})
-    # Workers are separate processes: they read the serve command's settings from a file of
-    # mode 0600 that only its path names, so no secret sits in a worker's environment; the
-    # secrets the operator exported are removed from the environment the workers inherit.
-    handoff = Path(tempfile.mkdtemp(prefix="bangscore-serve-"))
-    os.environ[SETTINGS_FILE_VARIABLE] = str(write_worker_settings(settings, handoff))
-    for name, value in Settings.model_fields.items():
-        if value.annotation is not None and "SecretStr" in str(value.annotation):
-            os.environ.pop(f"BANGSCORE_{name.upper()}", None)
     log_config: dict[str, Any] = copy.deepcopy(LOGGING_CONFIG)
     log_config["filters"] = {"redact": {"()": "bangscore.serve_cli.RedactKeys"}}
     for handler in log_config["handlers"].values():
@@ -220,13 +277,66 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     if settings.workers > 1:
         metrics_dir = tempfile.mkdtemp(prefix="bangscore-metrics-")
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
+    # One server process (one worker) shuts down on SIGTERM or SIGINT and then raises the
+    # signal again with the handler it found: ours, so that the files are removed before the
+    # process ends by that signal, as a supervisor expects.
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, _stopped)
+    stopped_by = None
+    from bangscore.stores.secret import load_session_secret
+
+    mail = _mail_loop(settings, load_session_secret(settings.session_secret, settings.state_dir))
     try:
         _run_uvicorn(settings, limits, log_config)
+    except _Stopped as stop:
+        stopped_by = stop.signum
     finally:
-        shutil.rmtree(handoff, ignore_errors=True)
+        if mail is not None:
+            mail.stop()
+        handed.unlink(missing_ok=True)
         if metrics_dir is not None:
             shutil.rmtree(metrics_dir, ignore_errors=True)
+    if stopped_by is not None:
+        signal.signal(stopped_by, signal.SIG_DFL)
+        signal.raise_signal(stopped_by)
     return 0
+
+
+class _Stopped(BaseException):
+    """The stop signal uvicorn raised again once it had shut down."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stopped(signum: int, _: object) -> None:
+    raise _Stopped(signum)
+
+
+def _mail_loop(settings: Settings, secret: str) -> MailLoop | None:
+    # Local development (`make run`): the queued mail is kept as .eml files in a folder, one
+    # `alerts send` pass every 2 s in a thread of this process, its links naming the address
+    # served here, so a sign-up from the quick start finishes without a mail server (issue 48).
+    if settings.mail_dir is None:
+        return None
+    from bangscore.local_mail import MailLoop
+    from bangscore.watch_links import WatchLinks
+
+    def say(line: str) -> None:
+        print(line, flush=True)
+
+    loop = MailLoop(
+        folder=settings.mail_dir,
+        snapshot=settings.snapshot_location,
+        store_url=settings.store_url,
+        links=WatchLinks(secret, settings.site_url),
+        from_address=settings.mail_from,
+        say=say,
+    )
+    say(f"mail is kept in {settings.mail_dir}: each message's file and links are printed here")
+    loop.start()
+    return loop
 
 
 def _run_uvicorn(settings: Settings, limits: HeadLimits, log_config: dict[str, Any]) -> None:
@@ -264,4 +374,13 @@ def add_parsers(sub: Any) -> None:
         help="proxies trusted to set X-Forwarded-For, comma-separated (default: none)",
     )
     p.add_argument("--quiet", action="store_true", help="no access log (BANGSCORE_ACCESS_LOG)")
+    p.add_argument(
+        "--mail-dir",
+        help="local development: keep the queued mail as .eml files in this folder, "
+        "delivered every 2 s, and print their links (BANGSCORE_MAIL_DIR)",
+    )
     p.set_defaults(func=cmd_serve)
+
+
+if __name__ == "__main__":  # serve, started again without its secrets (cmd_serve)
+    raise SystemExit(serve_handed())

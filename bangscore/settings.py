@@ -8,6 +8,8 @@ configuration, everything lives under ``./var`` so that ``keys create`` in one s
 
 from __future__ import annotations
 
+import ipaddress
+from functools import lru_cache
 from pathlib import Path
 
 from pydantic import Field, PrivateAttr, SecretStr, field_validator, model_validator
@@ -69,7 +71,7 @@ class Settings(BaseSettings):
     metrics_allow_ips: str = Field(
         "",
         description="Client addresses or networks /metrics answers (comma-separated; "
-        "empty: every client; others get 404)",
+        "empty: every client; others get 404; a host name is refused at start)",
     )
     anonymous_daily_limit: int = Field(
         1000, ge=1, description="Per-IP allowance for API requests without a valid key"
@@ -155,7 +157,8 @@ class Settings(BaseSettings):
     smtp_url: SecretStr | None = Field(
         None,
         description="SMTP server of the watch emails: `smtp://host:port` (STARTTLS when "
-        "offered) or `smtps://user:pass@host:465`; unset, `alerts send` refuses to run. Only "
+        "offered) or `smtps://user:pass@host:465`; unset, `alerts send` refuses to run "
+        "unless `BANGSCORE_MAIL_DIR` keeps the mail in a folder. Only "
         "`alerts send` reads it: the server queues confirmations and never talks to SMTP",
     )
     mail_from: str = Field(
@@ -172,6 +175,13 @@ class Settings(BaseSettings):
         le=3600,
         description="Total time one `alerts send` may spend on SMTP (each read at most 20 s)",
     )
+    mail_dir: Path | None = Field(
+        None,
+        description="Local development: keep the watch and sign-up emails as `.eml` files in "
+        "this folder instead of sending them over SMTP (`alerts send` writes there and prints "
+        "each file and its links; `serve` then delivers the queued mail there every 2 s). "
+        "`make run` passes `--mail-dir var/mail`",
+    )
     itad_api_key: SecretStr | None = Field(None, description="IsThereAnyDeal key for `ingest`")
     steam_api_key: SecretStr | None = Field(
         None,
@@ -182,6 +192,12 @@ class Settings(BaseSettings):
     review_depth: int = Field(
         500, ge=1, le=10_000, description="Reviews sampled per paid game by `ingest`"
     )
+
+    @field_validator("metrics_allow_ips")
+    @classmethod
+    def _addresses_only(cls, value: str) -> str:
+        allowed_networks(value)  # ValueError: refused at start, not a 500 at every scrape
+        return value
 
     @field_validator("site_url", "base_url")
     @classmethod
@@ -222,6 +238,29 @@ class Settings(BaseSettings):
     def store_url(self) -> str:
         """Return the key/counter store URL (default: SQLite file under the state folder)."""
         return self.store or f"sqlite:///{self.state_dir / 'bangscore.sqlite3'}"
+
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+@lru_cache(maxsize=8)
+def allowed_networks(listed: str) -> tuple[Network, ...]:
+    """Given a comma-separated list of addresses and networks (``10.0.0.0/8, ::1``), return
+    them as networks (an address is its /32 or /128; host bits are ignored). Raises
+    ValueError naming an item that is neither, a host name say: the server matches the
+    client's address, and resolving a name per scrape would make the list follow DNS."""
+    networks = []
+    for item in (part.strip() for part in listed.split(",")):
+        if not item:
+            continue
+        try:
+            networks.append(ipaddress.ip_network(item, strict=False))
+        except ValueError:
+            raise ValueError(
+                f"{item[:80]!r} is not an IP address or network (host names are not resolved; "
+                "list addresses such as 10.0.0.5 or networks such as 10.0.0.0/24)"
+            ) from None
+    return tuple(networks)
 
 
 def local_url(host: str, port: int) -> str:

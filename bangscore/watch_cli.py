@@ -137,6 +137,26 @@ def cmd_alerts_sent(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def links_site_url(settings: Settings, location: str) -> str:
+    """Given the settings and the snapshot store, return the site URL the mail's and the
+    listings' links name: the configured one, else the one the current snapshot was built
+    for (``make run PORT=N`` builds and serves on N, while this command's own default is
+    8000; issues 36 and 48), else this command's host and port."""
+    if settings.site_url_configured:
+        return settings.site_url
+    from bangscore.errors import ObjectStorageError, SnapshotError
+    from bangscore.manifest import read_manifest_view
+    from bangscore.storage import open_object_storage
+
+    try:
+        storage = open_object_storage(location)
+        pointer = storage.read_pointer()
+        recorded = read_manifest_view(storage, pointer).meta.get("site_url") if pointer else None
+    except (SnapshotError, ObjectStorageError):
+        recorded = None
+    return str(recorded).rstrip("/") if recorded else settings.site_url
+
+
 def cmd_alerts_signups(args: argparse.Namespace, settings: Settings) -> int:
     """List the sign-ups whose email waits for ``alerts send``: when queued (UTC), the
     address and the link its email carries (for a new address; ``-`` for word to an existing
@@ -151,7 +171,7 @@ def cmd_alerts_signups(args: argparse.Namespace, settings: Settings) -> int:
     except StoreMissing as exc:
         print(f"error: {exc}: no link could be made", file=sys.stderr)
         return 2
-    links = WatchLinks(secret, settings.site_url)
+    links = WatchLinks(secret, links_site_url(settings, settings.snapshot_location))
     store = _store(settings, create=False)
     try:
         queued = store.pending_signups()
@@ -167,21 +187,41 @@ def cmd_alerts_signups(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_alerts_send(args: argparse.Namespace, settings: Settings) -> int:
     """Send the alerts of every watch whose condition became true; exit 1 if any stays
     pending (the SMTP server refused or could not be reached: retried next run)."""
-    from bangscore.alerts import SnapshotDetails, send_alerts
+    from bangscore.alerts import Connect, SnapshotDetails, send_alerts
     from bangscore.errors import ObjectStorageError, SnapshotError, StoreMissing
+    from bangscore.local_mail import MailFolder
     from bangscore.mail import PYTHON_CHECKS_HEADERS, Mailer, SMTPServer
     from bangscore.storage import open_object_storage
     from bangscore.stores.secret import load_session_secret
     from bangscore.watch_links import WatchLinks
 
-    if settings.smtp_url is None:
-        print("error: BANGSCORE_SMTP_URL is not set: no alert can be sent", file=sys.stderr)
+    if settings.smtp_url is not None and settings.mail_dir is not None:
+        print(
+            "error: BANGSCORE_SMTP_URL and BANGSCORE_MAIL_DIR are both set: send the mail or "
+            "keep it, not both",
+            file=sys.stderr,
+        )
         return 2
-    try:
-        server = SMTPServer.from_url(settings.smtp_url.get_secret_value())
-    except ValueError as exc:
-        print(f"error: BANGSCORE_SMTP_URL: {exc}", file=sys.stderr)
+    if settings.smtp_url is None and settings.mail_dir is None:
+        print(
+            "error: BANGSCORE_SMTP_URL is not set: no alert can be sent (for local "
+            "development, BANGSCORE_MAIL_DIR=var/mail keeps the mail as .eml files)",
+            file=sys.stderr,
+        )
         return 2
+    connect: Connect
+    if settings.mail_dir is not None:
+        folder = settings.mail_dir
+        connect = lambda: MailFolder(folder, print)  # noqa: E731 -- read once per run
+    else:
+        assert settings.smtp_url is not None
+        try:
+            server = SMTPServer.from_url(settings.smtp_url.get_secret_value())
+        except ValueError as exc:
+            print(f"error: BANGSCORE_SMTP_URL: {exc}", file=sys.stderr)
+            return 2
+        deadline = settings.smtp_deadline_seconds
+        connect = lambda: Mailer(server, deadline=deadline)  # noqa: E731
     try:
         details = SnapshotDetails(open_object_storage(args.snapshot or settings.snapshot_location))
     except (SnapshotError, ObjectStorageError) as exc:
@@ -203,24 +243,21 @@ def cmd_alerts_send(args: argparse.Namespace, settings: Settings) -> int:
     # The mail's game links come from the snapshot, built with its site URL; the confirmation
     # and unsubscribe links must name the same origin, so unconfigured, they take the
     # snapshot's too instead of this machine's host and port (issue 36).
-    recorded = details.manifest.meta.get("site_url")
-    site_url = settings.site_url
-    if recorded and not settings.site_url_configured:
-        site_url = str(recorded).rstrip("/")
-    links = WatchLinks(secret, site_url)
+    links = WatchLinks(
+        secret, links_site_url(settings, args.snapshot or settings.snapshot_location)
+    )
     store = _store(settings, create=settings.store is None)
     started = time.perf_counter()
-    deadline = settings.smtp_deadline_seconds
     try:
         watches = len(store.list_watches())
         run = send_alerts(
             store,
             details,
-            lambda: Mailer(server, deadline=deadline),
+            connect,
             links=links,
             from_address=settings.mail_from,
             now=time.time,
-            lease_seconds=int(deadline) + 240,
+            lease_seconds=int(settings.smtp_deadline_seconds) + 240,
         )
     except SnapshotError as exc:
         print(f"error: {exc}; nothing more was sent, the rest stays due", file=sys.stderr)

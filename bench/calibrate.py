@@ -28,9 +28,10 @@ from typing import TYPE_CHECKING
 from bangscore.scoring import tiers, value
 from bangscore.scoring.genres import GENRES, genre_for
 from bangscore.scoring.pipeline import ScoredGame, score_catalog
-from bangscore.scoring.play import is_open_ended, is_unattended
+from bangscore.scoring.play import OPEN_ENDED_NAMES, is_open_ended, is_unattended
 from bangscore.scoring.records import GameRecord, NotRated
 from bangscore.scoring.tiers import TIERS
+from bench.ranks import spearman
 from bench.targets import read_anchors, target_lines
 
 if TYPE_CHECKING:
@@ -129,26 +130,6 @@ TIER_COLOURS = {
     "wait_for_sale": "#fb8c00",
     "skip": "#c62828",
 }
-
-
-def _ranks(values: Sequence[float]) -> list[float]:
-    order = sorted(range(len(values)), key=values.__getitem__)
-    ranks = [0.0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = (i + j) / 2 + 1
-        i = j + 1
-    return ranks
-
-
-def spearman(xs: Sequence[float], ys: Sequence[float]) -> float:
-    """Given two equally long sequences (at least 2 items, neither constant), return their
-    Spearman rank correlation in [-1, 1] (ties get their mean rank)."""
-    return statistics.correlation(_ranks(xs), _ranks(ys))
 
 
 @dataclass(frozen=True, slots=True)
@@ -367,6 +348,42 @@ def write_norms(norms: Norms, path: Path) -> bool:
         return False
     path.write_text(text, encoding="utf-8")
     return True
+
+
+def model_lines() -> list[str]:
+    """Return CALIBRATION.md's account of score version 5.0's rules and constants, from the
+    model's own values (so the text cannot drift from the code)."""
+    knots = ", ".join(f"{x:.0%} -> {y:.2f}" for x, y in value.QUALITY_KNOTS)
+    open_tags = ", ".join(sorted(OPEN_ENDED_NAMES))
+    return [
+        "## The model (score version 5.0)",
+        "",
+        "Reviews set the ceiling and price only docks (SteamBangers' published rule). "
+        "`score = min(cap, ceiling * dock)`:",
+        "",
+        f"- **ceiling** = 100 x quality x min(depth, limit). Quality: the review share, read "
+        f"above {value.CALIBRATED_FROM:.0%} at its percentile within its genre (the genres' "
+        "review-score percentiles below are derived here), shrunk toward the catalogue's mean "
+        f"with {value.PRIOR_REVIEWS:g} imaginary reviews (times sqrt({value.FIRM_REVIEWS:,.0f} "
+        f"/ n) below {value.FIRM_REVIEWS:,.0f} reviews), then stretched through the knots "
+        f"{knots}. The lower knots are set so that SteamBangers' published scores of free and "
+        "cheap games (a free 93% game is 66 there, a free 70% one 24) sit within a few points "
+        "of ours; the upper ones so that a 90% game with a full ceiling is a banger (80).",
+        f"- depth = {value.LIMITED_SHARE} + {1 - value.LIMITED_SHARE:.2f} x min(1, h / "
+        f"({value.DEPTH_NORMS:g} x N))^{value.DEPTH_EXPONENT:g} for real hours h and the "
+        f"genre's normal length N; {value.LIMITED_SHARE} for a game under "
+        f"{value.SHORT_HOURS:g} h. limit = {value.LIMITED_SHARE} for a free or unattended "
+        "game, else 1.",
+        "- **dock** = 1 at or below the game's worth (the genre's USD per hour below x real "
+        f"hours), (worth / price)^{value.DOCK_EXPONENT:g} above it.",
+        f"- **cap** = {value.ESTIMATED_MAX_SCORE:g} for a length estimated from reviewers' "
+        "playtime, else 100.",
+        f"- Open-ended games (one of these among the first five tags: {open_tags}): hours "
+        f"past {value.OPEN_ENDED_NORMS:g} x N count {value.REPLAY_SHARE:.0%}, at most "
+        f"{value.REPLAY_SHARE * value.REPLAY_CAP_HOURS:g} h (Farming Simulator 22's 177 h "
+        "count as about 40).",
+        "",
+    ]
 
 
 def norms_lines(norms: Norms) -> list[str]:
@@ -594,6 +611,7 @@ def render_report(
         "constant are in the docstring and comments of `scoring/value.py`.",
         "",
         *_report_lines(report),
+        *model_lines(),
         *(norms_lines(norms) if norms is not None else []),
         *target_lines(scored, read_anchors()),
         *_prior_lines(scored),

@@ -4,9 +4,10 @@ scored catalogue and its verdicts.
 ``python -m bench.ranking [--catalog FILE]`` (or ``make ranking``) scores the bundled dumps (or
 a catalog file written by ``bangscore ingest`` / :func:`bangscore.ingest.catalog.write_catalog`)
 and prints: the top 50, each genre's top 10, the 2025 and 2026 top 20, twenty games a player
-knows with their verdicts and prices, the verdict counts, and the share of paid ``buy_now``
+knows with their verdicts and prices, the verdict counts, the share of paid ``buy_now``
 games priced at twice or more a price seen in the 365 days before ``prices_as_of`` (the rule
-allows it only where waiting would save under $2). Reads only; writes nothing but stdout.
+allows it only where waiting would save under $2), and the score's round-6 targets
+(:mod:`bench.targets`). Reads only; writes nothing but stdout.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from bangscore.scoring import flags
 from bangscore.scoring.genres import GENRES
 from bangscore.scoring.pipeline import ScoredGame, score_catalog
 from bangscore.scoring.verdict import past_year
+from bench.targets import read_anchors, target_lines
 
 # Twenty games a player knows, by appid: big releases, indie hits, free-to-play staples.
 KNOWN: tuple[int, ...] = (
@@ -137,6 +139,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     as_of = (catalog.prices_as_of or dt.datetime.now(dt.UTC)).date()
     rows = list(zip(games, buyer_fields(games, as_of), strict=True))
     for text in sections(rows, as_of):
+        print(text)
+    print()
+    for text in target_lines(games, read_anchors()):
         print(text)
     return 0
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from bangscore.scoring import value
 from bangscore.scoring.pipeline import ScoredGame
+from bench.ranks import spearman
 
 ANCHORS_FILE = (
     Path(__file__).resolve().parent.parent / "data" / "anchors" / "steambangers_scores.csv"
@@ -79,30 +80,6 @@ def acclaimed_full_price(games: Sequence[ScoredGame]) -> list[ScoredGame]:
 def band(score: int) -> int:
     """Given a score (0..100), return SteamBangers' band index: 0 Banger .. 3 Skip."""
     return sum(score < edge for edge in ANCHOR_BANDS)
-
-
-def _ranks(values: Sequence[float]) -> list[float]:
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    ranks = [0.0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = (i + j) / 2
-        i = j + 1
-    return ranks
-
-
-def spearman(xs: Sequence[float], ys: Sequence[float]) -> float:
-    """Given two equally long sequences (at least 2, neither constant), return Spearman's rank
-    correlation (ties at their mean rank)."""
-    rx, ry = _ranks(xs), _ranks(ys)
-    mx, my = statistics.fmean(rx), statistics.fmean(ry)
-    num = sum((a - mx) * (b - my) for a, b in zip(rx, ry, strict=True))
-    den = (sum((a - mx) ** 2 for a in rx) * sum((b - my) ** 2 for b in ry)) ** 0.5
-    return float(num / den)
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,10 +5,15 @@ Two sources, one table:
 
 * **from the catalogue**: the initials of a well-known game's name, its numbers kept whole and
   written both in digits and in roman numerals (``Baldur's Gate 3`` gives ``bg3`` and
-  ``bgiii``; ``Grand Theft Auto V`` gives ``gta5`` and ``gtav``), for the whole name and for
-  the part before a subtitle (``The Witcher 3: Wild Hunt`` gives ``tw3``). When several games
-  share initials, the most reviewed one owns them; initials that are a word of some game's
-  name (``war``) are left out, so that a plain word never jumps to one game;
+  ``bgiii``; ``Grand Theft Auto V`` gives ``gta5`` and ``gtav``; ``Hollow Knight`` gives
+  ``hk``), for the whole name, for the part before a subtitle (``The Witcher 3: Wild Hunt``
+  gives ``tw3``) and for a subtitle with a number (``Clair Obscur: Expedition 33`` gives
+  ``e33``). Well known means at least :data:`MIN_ALIAS_REVIEWS` reviews; or, for a game newer
+  than the review dump (its count a lower bound, "1,000+"), critics' acclaim
+  (:data:`ACCLAIMED_METASCORE`: Clair Obscur, 91) or being a numbered sequel of a well-known
+  game (``Slay the Spire 2`` gives ``sts2``). When several
+  games share initials, the most reviewed one owns them; initials that are a word of some
+  game's name (``war``) are left out, so that a plain word never jumps to one game;
 * **curated** (:data:`CURATED`): the few that initials get wrong or miss, by appid.
 
 A key is the query folded as search folds it (:func:`bangscore.contract.search.fold`:
@@ -27,15 +32,24 @@ from bangscore.contract.search import ROMAN_NUMERALS, alias_key, fold
 # Games need this many storefront reviews before their initials become an alias: people
 # abbreviate the games everyone knows, and a rare game must not capture common initials.
 MIN_ALIAS_REVIEWS: Final = 5_000
-MIN_KEY_LENGTH: Final = 3
+# A game whose review count is only a lower bound is well known with a Metacritic score of at
+# least this (34 games of the 2026 data: Hollow Knight: Silksong, Kingdom Come:
+# Deliverance II, Blue Prince, DOOM: The Dark Ages...; any score would admit 248).
+ACCLAIMED_METASCORE: Final = 85
+# Two letters: `hk` for Hollow Knight. A pair that is a word of some name (`go`) is left out.
+MIN_KEY_LENGTH: Final = 2
 _SUBTITLE = re.compile(r"\s*(?::|\s-\s|\s–\s|\s—\s)")
+_SEQUEL = re.compile(r"^(.*\S)\s+\d{1,2}$")
 
 # What people type -> the storefront appid it means. Checked against the catalogue by the
 # tests; an entry whose game is not rated is skipped at build time.
 CURATED: Final[Mapping[str, int]] = {
-    "gta v": 271590,  # Grand Theft Auto V (Legacy), not a mod or a clone
-    "gta 5": 271590,
-    "gta": 271590,
+    # Grand Theft Auto V Enhanced, not a mod or a clone: the 2015 listing (271590) is
+    # superseded by it (no 2026 source sees the old one).
+    "gta v": 3240220,
+    "gta 5": 3240220,
+    "gtav": 3240220,
+    "gta": 3240220,
     "bg3": 1086940,  # Baldur's Gate 3
     "rdr2": 1174180,  # Red Dead Redemption 2
     "rdr 2": 1174180,
@@ -77,11 +91,15 @@ def _initials(words: list[str]) -> list[str]:
 
 
 def initials_of(name: str) -> list[str]:
-    """Given a game name, return its alias keys: the initials of the whole name and of the part
-    before its subtitle, in digits and in roman numerals, without repeats."""
+    """Given a game name, return its alias keys: the initials of the whole name, of the part
+    before its subtitle and of a subtitle holding a number, in digits and in roman numerals,
+    without repeats."""
     keys: list[str] = []
-    head = _SUBTITLE.split(name, maxsplit=1)[0]
-    for part in (name, head):
+    head, *rest = _SUBTITLE.split(name, maxsplit=1)
+    parts = [name, head]
+    if rest and any(w.isdigit() for w in fold(rest[0]).split()):
+        parts.append(rest[0])  # "Expedition 33": what players call Clair Obscur
+    for part in parts:
         for key in _initials(fold(part).split()):
             if key not in keys:
                 keys.append(key)
@@ -96,18 +114,30 @@ def curated_for(appids: Iterable[int]) -> dict[str, int]:
 
 
 def build_aliases(
-    games: Iterable[tuple[int, str, int]], vocabulary: Iterable[str]
+    games: Iterable[tuple[int, str, int]],
+    vocabulary: Iterable[str],
+    acclaimed: Iterable[int] = (),
 ) -> dict[str, int]:
     """Given (appid, name, review_count) of every rated game and the words of every name
     (folded), return ``{key: appid}``: initials of games with at least
-    :data:`MIN_ALIAS_REVIEWS` reviews (the most reviewed wins a shared key; keys that are a
-    name word are left out), then :data:`CURATED` over them (skipping games not given)."""
+    :data:`MIN_ALIAS_REVIEWS` reviews and of numbered sequels of such games (the most
+    reviewed wins a shared key; keys that are a name word are left out) and of the
+    ``acclaimed`` appids (see :data:`ACCLAIMED_METASCORE`), then :data:`CURATED` over them
+    (skipping games not given)."""
     words = frozenset(vocabulary)
+    praised = frozenset(acclaimed)
+    listed = list(games)
+    known = {fold(name) for _, name, reviews in listed if reviews >= MIN_ALIAS_REVIEWS}
     rated: dict[int, int] = {}
     owner: dict[str, tuple[int, int]] = {}  # key -> (review_count, appid)
-    for appid, name, reviews in games:
+    for appid, name, reviews in listed:
         rated[appid] = reviews
-        if reviews < MIN_ALIAS_REVIEWS:
+        sequel = _SEQUEL.match(fold(name))
+        if (
+            reviews < MIN_ALIAS_REVIEWS
+            and appid not in praised
+            and not (sequel and sequel[1] in known)
+        ):
             continue
         for key in initials_of(name):
             if key in words:

@@ -171,6 +171,7 @@ def forecasts(games: Sequence[ScoredGame], as_of: dt.date) -> list[fc.Forecast |
 def buyer_fields(games: Sequence[ScoredGame], as_of: dt.date | None = None) -> list[dict[str, Any]]:
     """Given scored games in list order and the catalogue's as-of day (None: the newest day a
     price was observed), return for each its wire fields ``verdict``, ``verdict_price_usd``,
+    ``verdict_price_seen_at``,
     ``verdict_text``, ``genre_percentile``, ``recent_low_usd``, ``recent_low_at``,
     ``ended_sale_usd``, ``ended_sale_at`` (docs/API.md#verdict) and ``next_sale``
     (docs/API.md#next-sale), in that order."""
@@ -199,6 +200,12 @@ def buyer_fields(games: Sequence[ScoredGame], as_of: dt.date | None = None) -> l
             {
                 "verdict": decided.verdict,
                 "verdict_price_usd": decided.price_usd,
+                # The day that price was seen, so a list row can date it (issue 48).
+                "verdict_price_seen_at": (
+                    _day(decided.reached[0])
+                    if decided.price_usd is not None and decided.reached is not None
+                    else None
+                ),
                 "verdict_text": verdict_text(
                     rec.name,
                     game.tier,

@@ -112,18 +112,33 @@ def csv_columns() -> tuple[str, ...]:
 CSV_COLUMNS = csv_columns()
 
 
+# What a spreadsheet may read as the start of a formula (OWASP, "CSV Injection").
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def text_cell(text: str) -> str:
+    """Given a text cell, return it safe to open in a spreadsheet: one beginning with ``=``,
+    ``+``, ``-``, ``@``, a tab or a carriage return gets a leading ``'``, as OWASP advises, so
+    that a name such as ``=HYPERLINK(...)`` is shown, never run. Numbers never pass here."""
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
 def csv_cell(value: Any) -> str:
-    """Given a JSON value, return its CSV cell: "" for null, lists joined by ``|``, an object
-    with no fixed members (``provenance``) as compact JSON, anything else as its text."""
+    """Given a JSON value, return its CSV cell: "" for null, a number or a boolean as its text
+    (a negative number stays a number), lists joined by ``|``, an object with no fixed members
+    (``provenance``) as compact JSON, a string as it is; every text cell through
+    :func:`text_cell`."""
     if value is None:
         return ""
+    if isinstance(value, bool | int | float):
+        return str(value)
     if isinstance(value, list):
         if any(isinstance(v, dict) for v in value):  # price_history, score_history
             return dumps(value).decode()
-        return "|".join(str(v) for v in value)
+        return text_cell("|".join(str(v) for v in value))
     if isinstance(value, dict):
         return dumps(value).decode()  # str() would give a Python repr no CSV reader can parse
-    return str(value)
+    return text_cell(str(value))
 
 
 def csv_row(record: dict[str, Any]) -> list[str]:
@@ -139,9 +154,20 @@ def csv_row(record: dict[str, Any]) -> list[str]:
 
 
 def _csv_text(rows: Iterable[Sequence[str]]) -> bytes:
+    kept = list(rows)
     buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="\n").writerows(rows)
-    return buffer.getvalue().encode()
+    csv.writer(buffer, lineterminator="\n").writerows(kept)
+    text = buffer.getvalue()
+    if "\r" in text:
+        # The writer quotes a cell holding its line terminator (\n) but not a lone \r, which
+        # every reader takes for a line end: a row with one is written with every cell quoted.
+        buffer = io.StringIO()
+        plain = csv.writer(buffer, lineterminator="\n")
+        quoted = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_ALL)
+        for row in kept:
+            (quoted if any("\r" in cell for cell in row) else plain).writerow(row)
+        text = buffer.getvalue()
+    return text.encode()
 
 
 def _csv_chunks(records: Sequence[dict[str, Any]]) -> Iterator[bytes]:

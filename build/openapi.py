@@ -99,11 +99,15 @@ _ANY_PATH = (503,)
 # Answers holding list items link to the first game's detail record (OpenAPI links: what a
 # client, and schemathesis's stateful phase, may call next with a value of this answer).
 _LISTS = frozenset({"GameList", "SearchResult", "Lookup"})
+# A list may be empty, and then the link has no value: the x-schemathesis extension (other tools
+# ignore x- members) has schemathesis's stateful phase treat it as a link it may not resolve
+# and generate the appid instead, rather than report a failed extraction (issue 48).
 _DETAIL_LINK = {
     "GameDetail": {
         "operationId": "game",
         "parameters": {"appid": "$response.body#/games/0/appid"},
-        "description": "The first game's detail record",
+        "description": "The first game's detail record (none when the list is empty)",
+        "x-schemathesis": {"is_inferred": True},
     }
 }
 

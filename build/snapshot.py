@@ -17,7 +17,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from bangscore.build.aliases import build_aliases, curated_for
+from bangscore.build.aliases import ACCLAIMED_METASCORE, build_aliases, curated_for
 from bangscore.build.buyer import (
     buyer_fields,
     genre_typicals,
@@ -251,10 +251,13 @@ def snapshot_objects(
     # The home page per state of the adult toggle, like the lists: hidden (the default), shown.
     # The website lists a series once, at its best part (scoring.series).
     shown = once_per_series([i for i, flag in zip(items, adult, strict=True) if not flag])
-    yield StoredObject(
-        HOME_KEY, site.home_page(shown[:HOME_TOP], len(games), dates=dates), HTML_TYPE
+    hidden = sum(adult)
+    home = site.home_page(
+        shown[:HOME_TOP], len(games), dates=dates, listed=len(shown), adult_hidden=hidden
     )
-    with_adult = site.home_page(once_per_series(items)[:HOME_TOP], len(games), dates=dates)
+    yield StoredObject(HOME_KEY, home, HTML_TYPE)
+    every = once_per_series(items)
+    with_adult = site.home_page(every[:HOME_TOP], len(games), dates=dates, listed=len(every))
     yield StoredObject(HOME_ADULT_KEY, keep_adult(with_adult, site.root), HTML_TYPE)
     yield StoredObject(ABOUT_SCORE_KEY, site.about_score_page(dates=dates), HTML_TYPE)
     yield StoredObject(DATES_KEY, dumps(dates), JSON_TYPE)
@@ -362,6 +365,12 @@ def search_index(games: Sequence[ScoredGame]) -> SearchIndex:
     aliases = build_aliases(
         ((g.record.appid, g.record.name, g.record.review_count) for g in games),
         (w for _, _, name in triples for w in name_words(name)),
+        acclaimed=(
+            g.record.appid
+            for g in games
+            if "review_count" in g.record.estimated
+            and (g.record.metacritic or 0) >= ACCLAIMED_METASCORE
+        ),
     )
     reviews = {g.record.appid: g.record.review_count for g in games}
     return SearchIndex.build(triples, aliases, reviews=reviews)

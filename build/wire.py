@@ -101,6 +101,7 @@ def list_item(
             "tier": game.tier,
             "verdict": buyer["verdict"],
             "verdict_price_usd": buyer["verdict_price_usd"],
+            "verdict_price_seen_at": buyer["verdict_price_seen_at"],
             "next_sale_price_usd": next_sale["expected_price_usd"] if next_sale else None,
             "next_sale_starts": next_sale["starts"] if next_sale else None,
             "series": series,

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from bangscore.errors import CatalogError
 from bangscore.scoring.records import Catalog, GameRecord, Provenance
 
-__all__ = ["read_catalog", "write_catalog"]
+__all__ = ["count_games", "read_catalog", "write_catalog"]
 
 
 def write_catalog(catalog: Catalog, path: Path) -> None:
@@ -58,6 +58,27 @@ def read_catalog(path: Path) -> Catalog:
         raise CatalogError(
             f"catalog file {path} is not a valid catalog ({err.error_count()} errors)"
         ) from None
+
+
+def count_games(path: Path) -> int:
+    """Given a path written by :func:`write_catalog`, return how many games it holds, without
+    validating them (what ``ingest --dry-run`` plans with: parsing is about a second where
+    validating every record took most of 20 s).
+
+    Raises CatalogError naming the path if it is missing, not gzip, not JSON or has no
+    ``games`` list.
+    """
+    try:
+        data = orjson.loads(gzip.decompress(path.read_bytes()))
+    except FileNotFoundError:
+        raise CatalogError(f"catalog file {path} does not exist") from None
+    except (OSError, EOFError, zlib.error) as err:
+        raise CatalogError(f"catalog file {path} is not readable gzip: {err}") from None
+    except orjson.JSONDecodeError as err:
+        raise CatalogError(f"catalog file {path} is not valid JSON: {err}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("games"), list):
+        raise CatalogError(f"catalog file {path} is not a catalog: no list of games")
+    return len(data["games"])
 
 
 def _validate_catalog(data: Any) -> Catalog:

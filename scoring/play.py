@@ -95,31 +95,29 @@ UNATTENDED_TAGS: Final = IDLE_TAGS | TOOL_TAGS
 # sandbox, simulation, management, survival-craft, MMO): their HowLongToBeat "main story" is
 # how long people keep playing (Farming Simulator 22: 177 h), not a story's length. "Immersive
 # Sim" is a story genre (Deus Ex, Prey) and is not here.
-OPEN_ENDED_TAGS: Final = frozenset(
-    _key(t)
-    for t in (
-        "Sandbox",
-        "Simulation",
-        "Farming Sim",
-        "Life Sim",
-        "Automobile Sim",
-        "Management",
-        "Resource Management",
-        "Economy",
-        "City Builder",
-        "Colony Sim",
-        "Base Building",
-        "Building",
-        "Automation",
-        "Factory Building",
-        "Survival",
-        "Open World Survival Craft",
-        "Survival Craft",
-        "Crafting",
-        "MMORPG",
-        "Massively Multiplayer",
-    )
+OPEN_ENDED_NAMES: Final = (
+    "Sandbox",
+    "Simulation",
+    "Farming Sim",
+    "Life Sim",
+    "Automobile Sim",
+    "Management",
+    "Resource Management",
+    "Economy",
+    "City Builder",
+    "Colony Sim",
+    "Base Building",
+    "Building",
+    "Automation",
+    "Factory Building",
+    "Survival",
+    "Open World Survival Craft",
+    "Survival Craft",
+    "Crafting",
+    "MMORPG",
+    "Massively Multiplayer",
 )
+OPEN_ENDED_TAGS: Final = frozenset(_key(t) for t in OPEN_ENDED_NAMES)
 
 
 def _window(tags: Iterable[str], size: int = TAG_WINDOW) -> set[str]:

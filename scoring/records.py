@@ -11,7 +11,7 @@ each kind of source contributed, ``provenance`` the source and date of every res
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -26,15 +26,7 @@ NotRatedReason = Literal[
     "no_store_data",
     "superseded",
 ]
-NOT_RATED_REASONS: tuple[NotRatedReason, ...] = (
-    "delisted",
-    "too_few_reviews",
-    "no_usd_price",
-    "no_length",
-    "not_a_game",
-    "no_store_data",
-    "superseded",
-)
+NOT_RATED_REASONS: tuple[NotRatedReason, ...] = get_args(NotRatedReason)
 
 
 class Sources(BaseModel):

@@ -186,8 +186,9 @@ SLIVER_OFFSET: Final = 0.01
 # LIMITED_SHARE of its quality, one of DEPTH_NORMS x the norm or more all of it.
 DEPTH_NORMS: Final = 2.0
 DEPTH_EXPONENT: Final = 0.5
-# How hard a price above the game's worth docks it: at twice its worth 0.71 of the ceiling.
-DOCK_EXPONENT: Final = 0.5
+# How hard a price above the game's worth docks it: at twice its worth 0.78 of the ceiling,
+# at three times 0.68 (a 2-hour narrative game at $14.99 is fair, not skip).
+DOCK_EXPONENT: Final = 0.35
 
 GENRE_NORM_HOURS: Final[dict[str, float]] = {
     str(genre): float(norm["hours"]) for genre, norm in _NORMS["genres"].items()

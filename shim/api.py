@@ -28,6 +28,7 @@ from bangscore.errors import (
     StoreUnavailable,
 )
 from bangscore.shim.answer import Allowance, Resolution, Resolved, Resolver, Stored, answer, read
+from bangscore.shim.clients import client_subject
 from bangscore.shim.problems import PROBLEM_TYPE, problem_body
 from bangscore.shim.quota import Quota, Window, rate_headers
 from bangscore.shim.source import LoadedSnapshot, SnapshotSource
@@ -130,15 +131,10 @@ class ProblemVoice:
         )
 
 
-def client_ip(request: Request) -> str:
-    """Given a request, return its client's address (``unknown`` when the server has none)."""
-    return request.client.host if request.client else "unknown"
-
-
 async def charge_anonymous(request: Request, quota: Quota) -> tuple[Hit, Window, Rate]:
     """Given a request without a valid key and the quota, count it against its client IP's
-    anonymous allowance; return (hit, window, rate headers)."""
-    hit, window = await quota.admit(f"ip:{client_ip(request)}", quota.anonymous_limit)
+    anonymous allowance (an IPv6 client's by its /64); return (hit, window, rate headers)."""
+    hit, window = await quota.admit(client_subject("ip", request), quota.anonymous_limit)
     return hit, window, rate_headers(hit.limit, hit.used, window)
 
 
@@ -164,7 +160,7 @@ async def anonymous(request: Request, resolve: Resolver) -> Response:
     the client IP's anonymous allowance."""
     state = request.app.state
     quota: Quota = state.quota
-    allowance = Allowance(f"ip:{client_ip(request)}", quota.anonymous_limit, state.problems)
+    allowance = Allowance(client_subject("ip", request), quota.anonymous_limit, state.problems)
     return await answer(request, resolve, allowance, source=state.source, quota=quota)
 
 

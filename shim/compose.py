@@ -185,7 +185,13 @@ class CompactIndex:
                 continue
             known = not_rated.lookup(appid)
             if known is not None:
-                unrated.append({"appid": appid, "reason": known[1]})
+                unrated.append(
+                    {
+                        "appid": appid,
+                        "reason": known[1],
+                        "superseded_by": not_rated.superseded_by(appid),
+                    }
+                )
             else:
                 missing.append(appid)
         body = b"".join(

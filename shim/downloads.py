@@ -7,6 +7,11 @@ HMAC-SHA256 (itsdangerous) over the key and the expiry, with a secret shared by 
 replica (the session secret: ``BANGSCORE_SESSION_SECRET``, else ``STATE/session_secret``).
 Like a presigned URL, such a link needs no API key, works until it expires and then
 answers 403.
+
+A file's permanent ``address`` (the same path without a signature) answers a bulk key, sent
+as ``Authorization: Bearer`` or ``api_key``, with a ``307`` to a fresh link (presigned or
+signed), counted as one request of the key: a cited address keeps working for whoever holds
+a bulk key (issue 48).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import hmac
+import re
 import time
 from collections.abc import Callable
 
@@ -27,7 +33,10 @@ from starlette.routing import Route
 from bangscore.contract.export import (
     PREFIX,
     ExportManifest,
+    Link,
     download_type,
+    file_key,
+    link_to,
     presigned_urls,
     read_latest,
 )
@@ -48,6 +57,7 @@ from bangscore.storage import ObjectStorage
 from bangscore.stores.keystore import KeyRecord
 
 SALT = "bangscore-export-link"
+_PART = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
 
 
 class LocalLinks:
@@ -113,6 +123,18 @@ class ExportService:
             return None
         return self._body(manifest)
 
+    def link_for(self, snapshot: str, name: str) -> Link | None:
+        """Given a kept export's snapshot id and file name, return a fresh download link to
+        it, or None when the store holds no such file. Raises ObjectStorageError."""
+        if not (_PART.fullmatch(snapshot) and _PART.fullmatch(name)):
+            return None  # never a path another folder could be listed by (`..`)
+        key = file_key(snapshot, name)
+        if key not in set(self.storage.list_keys(file_key(snapshot, ""))):  # its folder
+            return None
+        return link_to(
+            self.storage, key, expires_in=self.link_seconds, now=self.clock(), fallback=self.links
+        )
+
     def _body(self, manifest: ExportManifest) -> bytes:
         now = self.clock()
         links = presigned_urls(
@@ -163,10 +185,12 @@ async def download(request: Request) -> Response:
     voice: ProblemVoice = request.app.state.problems
     snapshot, name = request.path_params["snapshot"], request.path_params["name"]
     key = f"{PREFIX}{snapshot}/{name}"
+    query = request.query_params
+    if service is not None and "signature" not in query and api.presented_key(request):
+        return await _address(request, service, snapshot, name)
     links = service.links if service is not None else None
     if service is None or links is None:
         return voice.problem(request, "not_found", f"No resource at {request.url.path}.", [])
-    query = request.query_params
     if not links.valid(key, query.get("expires", ""), query.get("signature", ""), service.clock()):
         return voice.problem(
             request,
@@ -189,6 +213,35 @@ async def download(request: Request) -> Response:
         },
         media_type=download_type(name),
     )
+
+
+async def _address(request: Request, service: ExportService, snapshot: str, name: str) -> Response:
+    """Given a request for a file's permanent address with a key, the export service and the
+    file, answer a bulk key ``307`` to a fresh link (``Location``; the body gives ``url`` and
+    ``expires_at``, ``no-store``), counted as one request; another plan 403
+    ``insufficient_scope``, a file no kept export holds 404, as the API answers."""
+    found: list[Link] = []
+
+    async def resolve(_: Request, record: KeyRecord, __: LoadedSnapshot) -> Resolved:
+        if record.plan != "bulk":
+            raise Forbidden(
+                "insufficient_scope",
+                f"The export needs a key on the bulk plan; this key is on the {record.plan} plan.",
+            )
+        link = await anyio.to_thread.run_sync(service.link_for, snapshot, name)
+        if link is None:
+            raise ResourceNotFound("not_found", f"No export file {snapshot}/{name}.")
+        found.append(link)
+        at = dt.datetime.fromtimestamp(link.expires_at, dt.UTC).isoformat()
+        body = orjson.dumps({"url": link.url, "expires_at": at})
+        return Resolved(body, etag_for(body))
+
+    response = await api.keyed(request, resolve)
+    if response.status_code == 200 and found:
+        response.status_code = 307
+        response.headers["Location"] = found[0].url
+        response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 async def _manifest(request: Request, record: KeyRecord, _: LoadedSnapshot) -> Resolved:

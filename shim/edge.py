@@ -37,6 +37,7 @@ from bangscore.shim.api import (
     key_allowance,
     presented_key,
 )
+from bangscore.shim.clients import UNKNOWN, client_group
 from bangscore.shim.metrics import Metrics
 from bangscore.shim.page_policy import HSTS, browser_headers
 from bangscore.shim.problems import PROBLEM_TYPE, problem_body
@@ -206,9 +207,9 @@ class EdgeMiddleware:
         """Given a request's scope, return its client IP's anonymous rate-limit headers,
         without counting the request."""
         client = scope.get("client")
-        ip = client[0] if client else "unknown"
+        ip = client[0] if client else UNKNOWN
         quota = self.quota
-        hit, window = quota.peek(f"ip:{ip}", quota.anonymous_limit)
+        hit, window = quota.peek(f"ip:{client_group(ip)}", quota.anonymous_limit)
         rate = rate_headers(hit.limit, hit.used, window)
         return [(k.lower().encode(), v.encode()) for k, v in rate]
 

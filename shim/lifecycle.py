@@ -76,13 +76,15 @@ class Serving:
 
     async def tick(self, app: Starlette) -> None:
         """Once a second, for ever: flush the access log, hand fail-open counts to the store,
-        sync the counters into the metrics."""
+        write its leases' unspent tokens, sync the counters into the metrics."""
         while True:
             await asyncio.sleep(FLUSH_SECONDS)
             if self.access_log is not None:
                 self.access_log.flush()
             if self.quota.unsynced:
                 await anyio.to_thread.run_sync(self.quota.reconcile)
+            # Leased quota held here, written where `keys list` reads it (SQLite store).
+            await anyio.to_thread.run_sync(self.quota.store.sync)
             self.metrics.sync(routes.counter_totals(app.state), self.source.cache.size)
 
     def start(self) -> None:

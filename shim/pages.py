@@ -48,6 +48,7 @@ from bangscore.errors import BadRequest, ParamError, ProblemRefusal, ResourceNot
 from bangscore.manifest import etag_for
 from bangscore.shim import params
 from bangscore.shim.answer import HTML, Allowance, Fault, Resolved, Stored, answer, stored
+from bangscore.shim.clients import client_subject
 from bangscore.shim.lists import ListPages
 from bangscore.shim.lru import Lru
 from bangscore.shim.quota import Quota, Window, rate_headers
@@ -209,8 +210,9 @@ class Pages:
     # -- allowance and answers ---------------------------------------------------------------
 
     def subject(self, request: Request) -> str:
-        """Given a request, return the subject its page views count against."""
-        return f"page:{request.client.host if request.client else 'unknown'}"
+        """Given a request, return the subject its page views count against (an IPv6
+        client's by its /64)."""
+        return client_subject("page", request)
 
     def allowance(self, request: Request, *, counted: bool = True) -> Allowance:
         """Given a page request, return its client IP's page allowance, in the website's voice."""

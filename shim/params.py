@@ -175,9 +175,9 @@ def parse_list_query(items: Items) -> ListQuery:
         if len(parts) > MAX_TAGS:
             errors.append(ParamError("tag", f"at most {MAX_TAGS} tags"))
     year_from = _year(values, "year_from", errors)
+    # year_from > year_to is no error: a range no game is in, an empty page (issue 48: a rule
+    # between two parameters is one no generated client can read from the OpenAPI document).
     year_to = _year(values, "year_to", errors)
-    if year_from is not None and year_to is not None and year_from > year_to:
-        errors.append(ParamError("year_from", "must not be greater than year_to"))
     on_sale = False
     if "on_sale" in values:
         raw = values["on_sale"][0]

@@ -26,6 +26,7 @@ from bangscore.contract.paging import page_count, page_rels
 from bangscore.contract.records import Usage, ordered
 from bangscore.errors import ResourceNotFound
 from bangscore.manifest import etag_for
+from bangscore.settings import allowed_networks
 from bangscore.shim import api, log_handler, params
 from bangscore.shim.answer import JSON_TYPE, Resolved, Stored, stored
 from bangscore.shim.metrics import CONTENT_TYPE, Metrics
@@ -231,11 +232,8 @@ def _may_scrape(request: Request) -> bool:
         address = ipaddress.ip_address(client)
     except ValueError:
         return False
-    return any(
-        address in ipaddress.ip_network(item.strip(), strict=False)
-        for item in allowed.split(",")
-        if item.strip()
-    )
+    # Checked when the settings were read: the list holds addresses and networks only.
+    return any(address in network for network in allowed_networks(allowed))
 
 
 ROUTES = [

@@ -11,17 +11,24 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import orjson
 import pytest
 
 from bangscore.build.openapi import DETAIL_PROPERTIES, SOURCE_KINDS
 from bangscore.contract.api import ERROR_CODES, ROUTES, Route
+from bangscore.contract.filters import detail_key
+from bangscore.manifest import read_body, read_manifest_view
 from bangscore.scoring.drivers import DRIVERS
 from bangscore.scoring.genres import GENRES
 from bangscore.scoring.records import NOT_RATED_REASONS
 from bangscore.scoring.tiers import TIERS
 from bangscore.scoring.value import SCORE_VERSION
+from tests.support import doc_record
+from tests.support.factories import SITE
 from tests.support.package_files import package_files
+from tests.support.real_catalogue import SNAPSHOT_ID
 
 ROOT = Path(__file__).resolve().parent.parent
 API_MD = ROOT / "docs" / "API.md"
@@ -158,3 +165,55 @@ def test_the_formula_stays_out_of_the_reference() -> None:
 def test_the_reference_names_todays_score_version() -> None:
     assert f'(`"{SCORE_VERSION}"` today)' in section("#### score_version")
     assert f'"score_version": "{SCORE_VERSION}"' in MARKDOWN
+
+
+def test_the_real_record_example_renders_back_as_the_docs_lay_it_out() -> None:
+    text = (ROOT / "docs" / "API.md").read_text()
+    shown = doc_record.documented(text)
+    start, end = doc_record.doc_block(text)
+    assert doc_record.render(shown) == text[start:end]
+
+
+def test_the_shortened_record_keeps_the_shape_and_cuts_lists_and_the_site() -> None:
+    record = {"appid": 10, "url": "http://x/game/10/a", "tags": ["A", "B", "C"], "more": 1,
+              "sources": {"storefront": "2026-07-13", "wiki": None}}  # fmt: skip
+    shape = {"appid": 0, "url": "", "tags": ["A", "..."], "...": "...", "sources": {"wiki": 0}}
+    assert doc_record.shortened(record, shape, "http://x") == {
+        "appid": 10,
+        "url": "{site}/game/10/a",
+        "tags": ["A", "..."],
+        "...": "...",
+        "sources": {"wiki": None},
+    }
+
+
+@pytest.mark.slow
+def test_the_real_record_example_is_the_real_builds_record(real_snapshot: Any) -> None:
+    # Issue 48: the example for appid 10 no longer matched the server. After a change of the
+    # model or the data, `python -m tests.support.doc_record` writes it again.
+    storage, _ = real_snapshot
+    entry = read_manifest_view(storage, SNAPSHOT_ID).entries[detail_key(doc_record.APPID)]
+    record = orjson.loads(read_body(storage, entry))
+    shown = doc_record.documented((ROOT / "docs" / "API.md").read_text())
+    assert doc_record.shortened(record, shown, SITE) == shown
+
+
+def test_the_docs_and_the_models_agree_on_which_day_a_date_field_names() -> None:
+    # Issue 48: recent_low_at was documented as the latest day; the builder gives the first.
+    from bangscore.contract.records import GameDetail
+
+    rows = {
+        m[1]: m[2]
+        for m in re.finditer(
+            r"^\| `([a-z_]+)` \| [^|]+ \| (.+) \|$", API_MD.read_text(), re.MULTILINE
+        )
+    }
+    checked = 0
+    for name, field in GameDetail.model_fields.items():
+        said = (field.description or "").lower()
+        for word, other in (("first", "latest"), ("latest", "first")):
+            if name.endswith("_at") and re.search(rf"\b{word}\b", said) and name in rows:
+                assert re.search(rf"\b{word}\b", rows[name]), (name, rows[name])
+                assert not re.search(rf"\b{other}\b", rows[name]), (name, rows[name])
+                checked += 1
+    assert checked >= 2  # recent_low_at, verdict_price_seen_at at least

@@ -4,6 +4,7 @@ on a temporary state folder as tests/test_cli.py runs them."""
 from __future__ import annotations
 
 import gzip
+import re
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from bangscore.contract.export import GAMES_JSONL, read_latest
 from bangscore.ingest.catalog import read_catalog
 from bangscore.manifest import list_snapshots
 from bangscore.storage import LocalStorage
+from tests.support.factories import make_record, publish_catalog
 from tests.test_cli import run, state  # noqa: F401  (state is the fixture of the state folder)
 
 
@@ -50,6 +52,23 @@ def test_build_without_an_export_prints_no_export_line(
     code, out, _ = run(state, capsys, "build")
     assert code == 0 and out.splitlines()[-1].startswith("published snapshot ")
     assert "exported" not in out and not (state / "export").exists()
+
+
+def test_snapshots_list_gives_the_stored_size_the_build_reported(
+    state: Path,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Issue 48: the list summed the uncompressed bodies (1,261.8 MB), the build the stored
+    # ones (318.5 MB).
+    code, out, _ = run(state, capsys, "build")
+    assert code == 0
+    built = re.search(r"objects \(([\d.]+) MB\)", out)
+    assert built is not None
+    code, out, _ = run(state, capsys, "snapshots", "list")
+    listed = re.search(r"([\d.]+) MB stored \(([\d.]+) MB uncompressed\)", out)
+    assert code == 0 and listed is not None, out
+    assert listed[1] == built[1]
+    assert float(listed[2]) > float(listed[1])  # the gzip forms are smaller
 
 
 def test_rollback_makes_an_older_snapshot_current_and_says_which_was(
@@ -118,6 +137,35 @@ def test_ingest_dry_run_plans_for_the_state_catalog(
     assert any(line.lstrip().startswith("store.steampowered.com") for line in lines)
     assert "least wall time: " in out
     assert not (state / "cache").exists()
+
+
+def test_ingest_dry_run_counts_the_catalog_without_reading_its_records(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 48: the plan read and validated every record (22 s) for its size alone. These
+    # 40,000 games are no valid records: only counted, they plan as well.
+    body = b'{"games": [' + b",".join([b'{"appid": "x"}'] * 40_000) + b"]}"
+    (tmp_path / "catalog.json.gz").write_bytes(gzip.compress(body))
+    code, out, _ = run(tmp_path, capsys, "ingest", "--dry-run")
+    assert code == 0
+    assert out.splitlines()[0] == "dry run: nothing sent; a full refresh of 40,000 rated games"
+
+
+def test_ingest_dry_run_without_a_catalog_plans_for_the_current_snapshot(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What `make run` leaves: a snapshot joined from the bundled dumps, no catalog file.
+    monkeypatch.setenv("BANGSCORE_DATA_DIR", str(tmp_path / "no-data"))  # never read
+    records = [make_record(appid=a, name=f"Game {a}") for a in (10, 20, 30)]
+    publish_catalog(records, LocalStorage(tmp_path / "snapshots"))
+    code, out, err = run(tmp_path, capsys, "ingest", "--dry-run")
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[0] == (
+        f"no catalog at {tmp_path / 'catalog.json.gz'} yet: planning for the current "
+        "snapshot's 3 games"
+    )
+    assert lines[1] == "dry run: nothing sent; a full refresh of 3 rated games"
 
 
 @pytest.mark.parametrize("argv", [["ingest"], ["ingest", "--dry-run"]], ids=["ingest", "dry-run"])

@@ -6,12 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import functools
 import random
-from collections.abc import Iterator
+import time
+import tracemalloc
+import zlib
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import orjson
 import pytest
 
 from bangscore.build.export import write_export
@@ -20,21 +25,25 @@ from bangscore.client import (
     AsyncClient,
     AuthenticationFailed,
     Client,
+    DeadlineExceeded,
     GameNotRated,
     InvalidParameter,
     NotFound,
     PermissionDenied,
     RateLimited,
+    ResponseTooLarge,
     ServerError,
     Unavailable,
     _Core,
     lookup_chunks,
+    retry_after_seconds,
 )
 from bangscore.contract.export import FILES
 from bangscore.contract.records import GameDetail, ListItem
 from bangscore.storage import LocalStorage
 from tests.hardening.conftest import add_key, publish_into
-from tests.support import factories
+from tests.support import factories, hostile_http
+from tests.support.hostile_http import Canned, HostileServer
 from tests.support.live import ShimServer, wait_for
 
 UNKNOWN = 900_000  # appids from here up are known to no source
@@ -82,8 +91,10 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
 
 
 def wishlist(rated: list[int]) -> list[int]:
-    """A 300-appid wishlist: every rated game, the 5 not rated, 250 unknown, shuffled."""
-    ids = rated + [a.appid for a in factories.NOT_RATED] + list(range(UNKNOWN, UNKNOWN + 250))
+    """A 300-appid wishlist: every rated game, the ones not rated, unknown ones to 300,
+    shuffled."""
+    known = rated + [a.appid for a in factories.NOT_RATED]
+    ids = known + list(range(UNKNOWN, UNKNOWN + 300 - len(known)))
     random.Random(34).shuffle(ids)
     assert len(ids) == 300
     return ids
@@ -107,7 +118,7 @@ def test_a_300_game_wishlist_is_3_requests_then_3_revalidations(served: Served) 
         (a.appid, a.reason) for a in factories.NOT_RATED
     }
     assert first.not_found == sorted(first.not_found, key=order.__getitem__)
-    assert len(first.not_found) == 250
+    assert len(first.not_found) == 300 - len(served.rated) - len(factories.NOT_RATED)
     assert all(isinstance(g, ListItem) and g.verdict for g in first.games)
 
 
@@ -167,8 +178,9 @@ def test_failures_are_exceptions_from_the_problem_document(served: Served) -> No
             api.game(UNKNOWN)
         assert missing.value.code == "game_not_found" and missing.value.request_id
         with pytest.raises(InvalidParameter) as bad:
-            api.games(year_from=2020, year_to=2010)
+            api.games(year_from=999, year_to=2010)
         assert [e.parameter for e in bad.value.errors] == ["year_from"]
+        assert api.games(year_from=2020, year_to=2010).total == 0  # no game: an empty page
         with pytest.raises(PermissionDenied) as denied:
             api.export()
         assert denied.value.code == "insufficient_scope"
@@ -226,7 +238,9 @@ def test_a_503_is_retried_after_retry_after_then_raised(tmp_path: Path) -> None:
         pytest.param(429, "43200", 0, None, id="429 until midnight"),
         pytest.param(503, "5", 3, None, id="retries spent"),
         pytest.param(503, None, 0, None, id="no Retry-After"),
-        pytest.param(503, "Wed, 21 Oct 2026 07:28:00 GMT", 0, None, id="a date"),
+        pytest.param(503, "Wed, 21 Oct 2099 07:28:00 GMT", 0, None, id="a date past max_wait"),
+        pytest.param(503, "Wed, 21 Oct 2026 07:28:00 GMT", 0, 0.0, id="a date gone: at once"),
+        pytest.param(429, "\u00b2", 0, None, id="superscript two: not a number"),
         pytest.param(500, "5", 0, None, id="500 is not retried"),
     ],
 )
@@ -234,7 +248,8 @@ def test_the_retry_policy(
     status: int, retry_after: str | None, attempt: int, expected: float | None
 ) -> None:
     core = _Core("bsk_x", "http://127.0.0.1:1", retries=3, max_wait=60, cache_size=1)
-    headers = {"Retry-After": retry_after} if retry_after else {}
+    # As the wire has it: a header's bytes, read by httpx as Latin-1 when not ASCII.
+    headers = [(b"Retry-After", retry_after.encode("latin-1"))] if retry_after else []
     assert core.wait_for(httpx.Response(status, headers=headers), attempt) == expected
 
 
@@ -256,38 +271,177 @@ def test_lookup_chunks(appids: list[int], chunks: list[list[int]] | list[int]) -
         assert made == chunks
 
 
-def problem(status: int, code: str, **extra: object) -> httpx.Response:
-    """Return a problem+json answer with the status and code (and the extra members given)."""
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [
+        pytest.param("120", 120.0, id="delay-seconds"),
+        pytest.param(" 7 ", 7.0, id="spaces around"),
+        pytest.param("0", 0.0, id="zero"),
+        pytest.param("9" * 40, 1e12, id="past a float: very long"),
+        pytest.param("Tue, 01 Dec 2026 00:00:30 GMT", 30.0, id="IMF-fixdate"),
+        pytest.param("Tuesday, 01-Dec-26 00:01:00 GMT", 60.0, id="obsolete RFC 850 date"),
+        pytest.param("Tue Dec  1 00:00:05 2026", 5.0, id="obsolete asctime date"),
+        pytest.param("Mon, 30 Nov 2026 00:00:00 GMT", 0.0, id="a date gone"),
+        pytest.param("\u00b2", None, id="superscript two"),
+        pytest.param("\u0663", None, id="arabic-indic three"),
+        pytest.param("-5", None, id="negative"),
+        pytest.param("1.5", None, id="fraction"),
+        pytest.param("soon", None, id="garbage"),
+        pytest.param("", None, id="empty"),
+        pytest.param(None, None, id="absent"),
+    ],
+)
+def test_retry_after_is_read_as_rfc_9110_says(value: str | None, seconds: float | None) -> None:
+    now = dt.datetime(2026, 12, 1, tzinfo=dt.UTC).timestamp()
+    assert retry_after_seconds(value, now) == seconds
+
+
+# -- a hostile server (issue 45) -----------------------------------------------------------------
+
+
+@functools.cache
+def gzip_bomb() -> bytes:
+    """1 GiB of zeros, gzip-compressed: about 1 MB."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, zlib.MAX_WBITS | 16)
+    zeros = b"\0" * (1 << 20)
+    return b"".join([*(packer.compress(zeros) for _ in range(1024)), packer.flush()])
+
+
+@pytest.fixture
+def hostile() -> Iterator[HostileServer]:
+    """A server answering the client's paths with a gzip bomb, trickles and odd Retry-After."""
+    json_gzip = {"Content-Type": "application/json", "Content-Encoding": "gzip"}
+    trickled = '{"pad": "' + " " * 180 + '"}'
+    server = HostileServer(
+        {
+            "/api/v1/games/1": Canned(hostile_http.answer("200 OK", json_gzip, gzip_bomb())),
+            "/api/v1/games/2": Canned(
+                hostile_http.answer("200 OK", {"Content-Length": str(len(trickled))}),
+                trickled.encode(),
+            ),
+            "/api/v1/games/3": Canned(
+                b"", hostile_http.answer("200 OK", {"X-Pad": "a" * 200}, b"{}")
+            ),
+            "/api/v1/games/4": Canned(
+                hostile_http.answer("429 Too Many Requests", {"Retry-After": "\u00b2"})
+            ),
+        }
+    )
+    yield server
+    server.stop()
+
+
+@server
+def test_a_1_gib_gzip_bomb_is_refused_without_decoding_it_whole(hostile: HostileServer) -> None:
+    """Issue 45 finding 6: the client decoded a 1 MB gzip answer to 1 GiB (2.1 GB RSS)."""
+    assert len(gzip_bomb()) < 1_100_000
+    tracemalloc.start()
+    try:
+        with (
+            Client(base_url=hostile.url, max_bytes=1 << 20) as api,
+            pytest.raises(ResponseTooLarge) as refused,
+        ):
+            api.game(1)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert refused.value.status == 200 and "1,048,576 bytes" in refused.value.detail
+    assert isinstance(refused.value, ApiError)
+    assert peak < 16 << 20, f"{peak / 2**20:.0f} MiB allocated refusing a 1 GiB bomb"
+
+
+@server
+@pytest.mark.parametrize("appid", [2, 3], ids=["body trickles", "head trickles"])
+def test_a_trickling_server_cannot_hold_a_call_past_its_deadline(
+    hostile: HostileServer, appid: int
+) -> None:
+    """Issue 45 finding 6: a trickling server held a call with a 5 s timeout for 43.6 s; here
+    it would take 10 s (a byte every 50 ms), the deadline is 1 s."""
+    started = time.monotonic()
+    with (
+        Client(base_url=hostile.url, timeout=5, deadline=1) as api,
+        pytest.raises(DeadlineExceeded) as late,
+    ):
+        api.game(appid)
+    elapsed = time.monotonic() - started
+    assert elapsed < 2.5, f"the call took {elapsed:.1f} s"
+    assert late.value.status == 0 and "1 s deadline" in late.value.detail
+
+
+@server
+def test_the_async_client_keeps_the_same_deadline(hostile: HostileServer) -> None:
+    async def call() -> None:
+        async with AsyncClient(base_url=hostile.url, timeout=5, deadline=1) as api:
+            await api.game(2)
+
+    started = time.monotonic()
+    with pytest.raises(DeadlineExceeded):
+        asyncio.run(call())
+    assert time.monotonic() - started < 2.5
+
+
+@server
+def test_a_garbage_retry_after_raises_the_client_s_own_error(hostile: HostileServer) -> None:
+    """Issue 45 finding 6: ``Retry-After: ²`` raised ValueError."""
+    waits: list[float] = []
+    with (
+        Client(base_url=hostile.url, sleep=waits.append) as api,
+        pytest.raises(RateLimited) as limited,
+    ):
+        api.game(4)
+    assert limited.value.retry_after is None and waits == []
+    assert hostile.paths == ["/api/v1/games/4"]  # not retried: no wait was given
+
+
+class Streamed(httpx.AsyncByteStream):
+    """A body the mock transport hands over as a stream, as a server's comes (the client
+    reads every answer as a stream, counting its bytes)."""
+
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        yield self.body
+
+
+def problem(status: int, code: str, **extra: object) -> Callable[[], httpx.Response]:
+    """Return a maker of problem+json answers with the status and code (and the extra members
+    given): a fresh answer each request."""
     body = {"type": f"{factories.SITE}/docs/errors#{code}", "title": code, "status": status}
     body |= {"detail": f"a {code}", "code": code, "request_id": "r1", **extra}
-    headers = {"Retry-After": "2"} if status in (429, 503) else {}
-    return httpx.Response(status, json=body, headers=headers)
+    headers = {"Content-Type": "application/problem+json"}
+    headers |= {"Retry-After": "2"} if status in (429, 503) else {}
+    return lambda: httpx.Response(status, headers=headers, stream=Streamed(orjson.dumps(body)))
 
 
 @pytest.mark.parametrize(
-    ("answer", "raised"),
+    ("status", "code", "raised"),
     [
-        pytest.param(problem(404, "game_not_found"), NotFound, id="404-not-found"),
-        pytest.param(
-            problem(404, "game_not_rated", appid=77, name="", reason="too_few_reviews"),
-            GameNotRated,
-            id="404-not-rated",
-        ),
-        pytest.param(problem(401, "invalid_key"), AuthenticationFailed, id="401"),
-        pytest.param(problem(403, "insufficient_scope"), PermissionDenied, id="403"),
-        pytest.param(problem(429, "quota_exceeded"), RateLimited, id="429"),
-        pytest.param(problem(503, "unavailable"), Unavailable, id="503"),
-        pytest.param(httpx.Response(502, text="bad gateway"), ServerError, id="502-no-problem"),
+        pytest.param(404, "game_not_found", NotFound, id="404-not-found"),
+        pytest.param(404, "game_not_rated", GameNotRated, id="404-not-rated"),
+        pytest.param(401, "invalid_key", AuthenticationFailed, id="401"),
+        pytest.param(403, "insufficient_scope", PermissionDenied, id="403"),
+        pytest.param(429, "quota_exceeded", RateLimited, id="429"),
+        pytest.param(503, "unavailable", Unavailable, id="503"),
+        pytest.param(502, None, ServerError, id="502-no-problem"),
     ],
 )
 def test_an_answer_becomes_its_exception_through_a_mock_transport(
-    answer: httpx.Response, raised: type[ApiError]
+    status: int, code: str | None, raised: type[ApiError]
 ) -> None:
+    extra = (
+        {"appid": 77, "name": "", "reason": "too_few_reviews"} if code == "game_not_rated" else {}
+    )
+    answer = (
+        problem(status, code, **extra)
+        if code
+        else lambda: httpx.Response(status, stream=Streamed(b"bad gateway"))
+    )
     asked: list[httpx.Request] = []
 
     def reply(request: httpx.Request) -> httpx.Response:
         asked.append(request)
-        return answer
+        return answer()
 
     waits: list[float] = []
     api = Client(
@@ -298,13 +452,13 @@ def test_an_answer_becomes_its_exception_through_a_mock_transport(
     )
     with api, pytest.raises(raised) as caught:
         api.game(77)
-    assert type(caught.value) is raised and caught.value.status == answer.status_code
+    assert type(caught.value) is raised
+    assert (caught.value.status, caught.value.code) == (status, code)
     assert asked[0].url == "http://api.test/api/v1/games/77"
     assert asked[0].headers["authorization"] == "Bearer bsk_x"
-    retried = answer.status_code in (429, 503)
+    retried = status in (429, 503)
     assert (len(asked), waits) == ((4, [2.0] * 3) if retried else (1, []))
-    if answer.status_code != 502:
-        assert caught.value.code == answer.json()["code"] and caught.value.request_id == "r1"
+    assert caught.value.request_id == ("r1" if code else None)
 
 
 def test_a_404_is_the_clients_not_found_and_no_server_refusal() -> None:
@@ -314,7 +468,7 @@ def test_a_404_is_the_clients_not_found_and_no_server_refusal() -> None:
     api = Client(
         "bsk_x",
         base_url="http://api.test",
-        transport=httpx.MockTransport(lambda _: problem(404, "not_found")),
+        transport=httpx.MockTransport(lambda _: problem(404, "not_found")()),
     )
     with api, pytest.raises(NotFound) as caught:
         api.usage()

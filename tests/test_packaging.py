@@ -58,3 +58,62 @@ def test_python_m_build_makes_a_wheel_of_the_one_package(tmp_path: Path) -> None
         f"{wheel.name.split('-py3')[0]}.dist-info/entry_points.txt"
     )
     assert b"bangscore = bangscore.cli:main" in entry_points
+
+
+CONSUMER = """\
+from bangscore.client import Client
+from bangscore.contract.records import GameDetail
+
+
+def score(api: Client, appid: int) -> int:
+    game: GameDetail = api.game(appid)
+    return game.bang_score
+
+
+def names(api: Client) -> list[str]:
+    return [item.name for item in api.lookup([620, 570]).games]
+"""
+WRONG = CONSUMER.replace("-> int:", "-> str:")
+
+
+@pytest.mark.slow
+def test_a_consumer_type_checks_strictly_against_the_installed_wheel(tmp_path: Path) -> None:
+    # Issue 48: without py.typed a user's mypy saw the client as untyped (Any). The wheel is
+    # installed in a folder of its own, first on the path of the mypy that checks the
+    # consumer, away from the checkout and its editable install.
+    subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    )
+    (wheel,) = tmp_path.glob("bangscore-*.whl")
+    assert "bangscore/py.typed" in zipfile.ZipFile(wheel).namelist()
+    site = tmp_path / "site"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--target",
+            str(site),
+            str(wheel),
+        ],
+        check=True,
+    )
+    results = {}
+    for name, text in {"right": CONSUMER, "wrong": WRONG}.items():
+        (tmp_path / f"{name}.py").write_text(text)
+        results[name] = subprocess.run(
+            [sys.executable, "-m", "mypy", "--strict", "--no-incremental", f"{name}.py"],
+            cwd=tmp_path,
+            env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
+            capture_output=True,
+            text=True,
+        )
+    assert results["right"].returncode == 0, results["right"].stdout
+    # The types are seen: returning the int score as a str is an error, not Any.
+    assert 'Incompatible return value type (got "int", expected "str")' in results["wrong"].stdout

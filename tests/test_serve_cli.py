@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
+import httpx
 import psutil
 import pytest
 from pydantic import SecretStr
@@ -99,3 +102,57 @@ def test_no_secret_in_any_worker_environment(tmp_path: Path) -> None:
     finally:
         server.stop()
     assert not Path(path).exists()  # removed when the server stops
+
+
+def test_serve_refuses_a_host_name_in_metrics_allow_ips_at_start(tmp_path: Path) -> None:
+    """Issue 45 finding 10: ``BANGSCORE_METRICS_ALLOW_IPS=prometheus.internal`` started, and
+    every scrape was then a 500 with a traceback."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BANGSCORE_")}
+    env["BANGSCORE_METRICS_ALLOW_IPS"] = "127.0.0.1, prometheus.internal"
+    args = [sys.executable, "-m", "bangscore", "--state-dir", str(tmp_path), "serve"]
+    ran = subprocess.run(
+        [*args, "--port", "1"], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert ran.returncode == 2
+    assert ran.stderr.startswith("error: invalid configuration: metrics_allow_ips: ")
+    assert "'prometheus.internal' is not an IP address or network" in ran.stderr
+    assert ran.stderr.count("\n") == 1 and "Traceback" not in ran.stderr
+
+
+@pytest.mark.server
+def test_no_secret_in_a_one_worker_server_s_environment_and_a_killed_one_s_file_goes(
+    tmp_path: Path,
+) -> None:
+    """Issue 45 finding 9: with ``--workers 1`` (the systemd unit's default) the session
+    secret and the SMTP password stayed in ``/proc/<pid>/environ``, and after ``kill -9`` the
+    settings file handed to workers stayed in ``$TMPDIR``."""
+    folder = tmp_path / "snapshots"
+    factories.publish_catalog(factories.small_catalog(), LocalStorage(folder), snapshot_id="s1")
+    state = tmp_path / "state"
+    env = {"BANGSCORE_SESSION_SECRET": SESSION, "BANGSCORE_SMTP_URL": SMTP}
+
+    def started() -> tuple[ShimServer, Path]:
+        server = ShimServer(state, tmp_path / "shim.log", snapshot=folder, env=env).start()
+        assert server.process is not None
+        serving = psutil.Process(server.process.pid)
+        processes = [serving, *serving.children(recursive=True)]
+        for process in processes:  # psutil reads /proc/<pid>/environ
+            environ = "\0".join(f"{k}={v}" for k, v in process.environ().items())
+            assert SESSION not in environ and "smtp-password-xyz" not in environ
+        handed = Path(serving.environ()[SETTINGS_FILE_VARIABLE])
+        assert handed.parent == state / "run" and handed.name == f"serve-{serving.pid}.json"
+        assert stat.S_IMODE(os.stat(handed).st_mode) == 0o600
+        assert SESSION in handed.read_text() and "smtp-password" not in handed.read_text()
+        assert httpx.get(f"{server.url}/api/v1").status_code == 200
+        return server, handed
+
+    first, first_file = started()
+    first.kill()  # kill -9: nothing runs to remove the file
+    assert first_file.exists()
+    second, second_file = started()
+    try:
+        assert not first_file.exists()  # the next start removed the dead server's file
+        assert sorted((state / "run").iterdir()) == [second_file]
+    finally:
+        second.stop()
+    assert not second_file.exists()  # a server that stops removes its own

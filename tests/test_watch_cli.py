@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from email import policy
+from email.parser import BytesParser
 from pathlib import Path
 
 import pytest
@@ -185,8 +187,50 @@ def test_alerts_send_without_an_smtp_url_sends_nothing(bangscore: Run) -> None:
     assert bangscore("alerts", "send") == (
         2,
         "",
-        "error: BANGSCORE_SMTP_URL is not set: no alert can be sent\n",
+        "error: BANGSCORE_SMTP_URL is not set: no alert can be sent (for local development, "
+        "BANGSCORE_MAIL_DIR=var/mail keeps the mail as .eml files)\n",
     )
+
+
+def test_alerts_send_refuses_both_an_smtp_url_and_a_mail_folder(
+    bangscore: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("BANGSCORE_SMTP_URL", f"smtp://127.0.0.1:{free_port()}")
+    monkeypatch.setenv("BANGSCORE_MAIL_DIR", str(tmp_path / "mail"))
+    code, out, err = bangscore("alerts", "send")
+    assert (code, out) == (2, "")
+    assert err.startswith("error: BANGSCORE_SMTP_URL and BANGSCORE_MAIL_DIR are both set")
+    assert not (tmp_path / "mail").exists()
+
+
+def test_alerts_send_into_a_mail_folder_keeps_each_message_and_prints_its_links(
+    bangscore: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    state = tmp_path / "state"
+    secret = load_session_secret(None, state)
+    store = open_watch_store(f"sqlite:///{state / 'bangscore.sqlite3'}")
+    store.queue_signup(PendingSignup("s_new", "new@example.com", "$a2$h", 1_790_000_000), 10**9)
+    store.close()
+    watch = add(bangscore, "ann@example.com", 620, "--below", "9999")  # true at once
+    monkeypatch.setenv("BANGSCORE_MAIL_DIR", str(tmp_path / "mail"))
+    code, out, err = bangscore("alerts", "send")
+    assert code == 0 and "error" not in err
+    kept = sorted((tmp_path / "mail").glob("*.eml"))
+    assert len(kept) == 2
+    signup, alert = (BytesParser(policy=policy.default).parsebytes(p.read_bytes()) for p in kept)
+    assert signup["Subject"] == "Finish creating your BangScore account"
+    assert signup["To"] == "new@example.com" and alert["To"] == "ann@example.com"
+    site = WatchLinks(secret, "http://127.0.0.1:8000")  # the snapshot records no site
+    lines = out.splitlines()
+    assert lines[:2] == [
+        f"mail kept: {signup['Subject']} -> {kept[0]}",
+        f"  {site.signup_url('s_new')}",
+    ]
+    assert lines[2] == f"mail kept: {alert['Subject'].strip()} -> {kept[1]}"
+    assert f"  {site.unsubscribe_url(watch)}" in lines[3:]
+    assert f"sent {watch}" in lines and "new@example.com" not in out
+    assert bangscore("alerts", "send")[0] == 0  # nothing new: nothing more kept
+    assert len(list((tmp_path / "mail").glob("*.eml"))) == 2
 
 
 @pytest.mark.parametrize(
@@ -239,6 +283,36 @@ def test_alerts_sent_lists_what_the_smtp_server_accepted_without_addresses(
 
     code, out, _ = bangscore("alerts", "sent", "--watch", second)
     assert (code, [row.split()[2] for row in out.splitlines()[1:]]) == (0, [second])
+
+
+@pytest.mark.parametrize(
+    ("configured", "site"),
+    [
+        pytest.param(None, "http://127.0.0.1:9123", id="the-snapshots-site"),
+        pytest.param("https://bangscore.example", "https://bangscore.example", id="configured"),
+    ],
+)
+def test_alerts_signups_links_name_the_served_site_not_this_commands_default_port(
+    bangscore: Run,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    configured: str | None,
+    site: str,
+) -> None:
+    # Issue 48: with `make run PORT=N` (the snapshot built for N), the link said :8000.
+    records = [factories.make_record(appid=a, name=n) for a, n in RATED.items()]
+    snapshots = LocalStorage(tmp_path / "state" / "snapshots")
+    factories.publish_catalog(records, snapshots, "s2", site_url="http://127.0.0.1:9123")
+    if configured:
+        monkeypatch.setenv("BANGSCORE_SITE_URL", configured)
+    state = tmp_path / "state"
+    load_session_secret(None, state)
+    store = open_watch_store(f"sqlite:///{state / 'bangscore.sqlite3'}")
+    store.queue_signup(PendingSignup("s_new", "new@example.com", "$a2$h", 1_790_000_000), 10**9)
+    store.close()
+    code, out, _ = bangscore("alerts", "signups")
+    assert code == 0
+    assert out.splitlines()[1].split()[-1].startswith(f"{site}/account/signup/confirm?t=")
 
 
 def test_alerts_signups_lists_the_waiting_emails_with_their_links(

@@ -151,16 +151,16 @@ LIST_PARAMS = (
         "year_from",
         "query",
         "integer",
-        f"Earliest release year, inclusive: a year from {MIN_YEAR} to {MAX_YEAR}; with "
-        "year_to, at most year_to (year_from > year_to is a 400 naming year_from)",
+        f"Earliest release year, inclusive: a year from {MIN_YEAR} to {MAX_YEAR} (after "
+        "year_to: no game matches, an empty page)",
         schema=_YEAR,
     ),
     Param(
         "year_to",
         "query",
         "integer",
-        f"Latest release year, inclusive: a year from {MIN_YEAR} to {MAX_YEAR}; with "
-        "year_from, at least year_from (year_from > year_to is a 400 naming year_from)",
+        f"Latest release year, inclusive: a year from {MIN_YEAR} to {MAX_YEAR} (before "
+        "year_from: no game matches, an empty page)",
         schema=_YEAR,
     ),
     Param(

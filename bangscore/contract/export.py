@@ -460,15 +460,33 @@ def presigned_urls(
     An S3 store presigns GET URLs (computed locally, no request); any other store needs
     ``fallback`` (the shim's signed ``/export/...`` links). Raises ValueError without one.
     """
+    return {
+        entry.name: link_to(
+            storage,
+            file_key(manifest.snapshot, entry.name),
+            expires_in=expires_in,
+            now=now,
+            fallback=fallback,
+        )
+        for entry in manifest.files
+    }
+
+
+def link_to(
+    storage: ObjectStorage,
+    key: str,
+    *,
+    expires_in: int,
+    now: float,
+    fallback: LinkSigner | None = None,
+) -> Link:
+    """Given an export store, an object key, a lifetime (seconds) and the time (Unix seconds),
+    return its download Link: presigned by an S3 store, else signed by ``fallback``. Raises
+    ValueError without either."""
     presign: Callable[[str, int], str] | None = getattr(storage, "presigned_url", None)
     expires_at = int(now) + expires_in
-    links: dict[str, Link] = {}
-    for entry in manifest.files:
-        key = file_key(manifest.snapshot, entry.name)
-        if presign is not None:
-            links[entry.name] = Link(presign(key, expires_in), expires_at)
-        elif fallback is not None:
-            links[entry.name] = Link(fallback(key, expires_at), expires_at)
-        else:
-            raise ValueError(f"{storage.location} cannot presign URLs and no fallback was given")
-    return links
+    if presign is not None:
+        return Link(presign(key, expires_in), expires_at)
+    if fallback is not None:
+        return Link(fallback(key, expires_at), expires_at)
+    raise ValueError(f"{storage.location} cannot presign URLs and no fallback was given")

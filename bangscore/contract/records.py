@@ -97,6 +97,10 @@ class ListItem(Record):
     verdict_price_usd: Usd | None = Field(
         description="wait_for_sale: the seen price to wait for; null otherwise."
     )
+    verdict_price_seen_at: dt.date | None = Field(
+        description="wait_for_sale: the latest day verdict_price_usd was seen in the evidence "
+        "window; null otherwise."
+    )
     next_sale_price_usd: Usd | None = Field(
         description="The price expected in the next seasonal sale (the detail record's "
         "next_sale); null when there is no forecast (free games, too little evidence)."
@@ -383,6 +387,9 @@ class NotRatedApp(Record):
 
     appid: AppId
     reason: NotRatedReason = Field(description="Why it is not rated.")
+    superseded_by: AppId | None = Field(
+        description="With reason superseded: the rated edition's appid; else null."
+    )
 
 
 class Lookup(Record):

@@ -165,9 +165,9 @@ def driver_reasons(
         )
     score = detail.get("review_score")
     if score is not None:
-        count = int(detail.get("review_count") or 0)
+        # The count as the page's table gives it ("1,000+" for a lower bound: issue 48).
         out["reviews"] = (
-            f"{float(score) * 100:.0f}% of {count:,} reviews are positive; "
+            f"{float(score) * 100:.0f}% of {review_count_label(detail)} reviews are positive; "
             f"the typical rated game has {TYPICAL_REVIEW_SCORE * 100:.0f}%."
         )
     finish = detail.get("finish_rate")

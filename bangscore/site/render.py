@@ -12,15 +12,13 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import hashlib
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.resources import files
 from typing import Any
 from urllib.parse import urlsplit
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
-from jinja2.bccache import Bucket, BytecodeCache
+from jinja2 import PackageLoader, StrictUndefined, select_autoescape
 from jinja2.filters import do_urlencode
 from markupsafe import Markup, escape
 
@@ -34,6 +32,7 @@ from bangscore.site.badge import Badge, badge_snippet
 from bangscore.site.better_value import cap_usd
 from bangscore.site.chart import PriceCurve, svg_number, svg_points, usd
 from bangscore.site.history_chart import PriceHistory
+from bangscore.site.jinja_env import FastEnvironment, ProcessBytecodeCache
 from bangscore.site.labels import (
     driver_reasons,
     drivers_explained,
@@ -97,13 +96,18 @@ def price_seen(observed_at: str | None, prices_as_of: str | None, *, free: bool 
 
 def verdict_words(item: Mapping[str, Any]) -> str:
     """Given a list item, return its verdict as a row says it: ``Buy at this price``, ``Wait for
-    $23.99`` (the seen price to wait for) or ``Skip``; "" for an item without a verdict."""
+    $23.99 (seen 30 Jun 2026)`` (the seen price to wait for and its day, when the item has it)
+    or ``Skip``; "" for an item without a verdict."""
     verdict = item.get("verdict")
     if verdict == "buy_now":
         return "Buy at this price"
     if verdict == "wait_for_sale":
         price = item.get("verdict_price_usd")
-        return "Wait for a sale" if price is None else f"Wait for {_fmt_usd(price)}"
+        if price is None:
+            return "Wait for a sale"
+        seen = item.get("verdict_price_seen_at")
+        dated = f" (seen {format_day(str(seen))})" if seen else ""
+        return f"Wait for {_fmt_usd(price)}{dated}"
     return "Skip" if verdict == "skip" else ""
 
 
@@ -214,56 +218,7 @@ class Listing:
 
 # Names a plain dict answers as attributes (its methods); every other ``x.name`` on a dict can
 # only resolve to the item, which jinja2 would find after a failed attribute lookup.
-_DICT_ATTRIBUTES = frozenset(dir(dict))
-
-
-class _Environment(Environment):
-    """jinja2's environment, reading ``record.field`` of a plain dict as its item directly
-    and any other object's attribute without a second call.
-
-    Same result as jinja2's own lookup (attribute first, then item), without raising and
-    catching an AttributeError for each of the many wire-record fields a page prints, and
-    without a call into jinja2's method for each of the many coordinates of a chart.
-    """
-
-    def getattr(self, obj: Any, attribute: str) -> Any:
-        if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
-            try:
-                return obj[attribute]
-            except KeyError:
-                return self.undefined(obj=obj, name=attribute)
-        try:
-            return getattr(obj, attribute)
-        except AttributeError:
-            return super().getattr(obj, attribute)  # the item, else undefined
-
-
-class _ProcessBytecodeCache(BytecodeCache):
-    """Compiled templates kept for the life of the process, keyed by template name and source
-    checksum (jinja2's bucket key).
-
-    Compiling the site's templates takes about 70 ms; every renderer after the first in a
-    process (a shim restarted in place, each test's app) loads the compiled code instead.
-    Every renderer uses the same environment options, so the compiled code is the same.
-    """
-
-    def __init__(self) -> None:
-        self._code: dict[str, bytes] = {}
-        self._lock = threading.Lock()
-
-    def load_bytecode(self, bucket: Bucket) -> None:
-        with self._lock:
-            code = self._code.get(bucket.key)
-        if code is not None:
-            bucket.bytecode_from_string(code)
-
-    def dump_bytecode(self, bucket: Bucket) -> None:
-        code = bucket.bytecode_to_string()
-        with self._lock:
-            self._code[bucket.key] = code
-
-
-_BYTECODE = _ProcessBytecodeCache()
+_BYTECODE = ProcessBytecodeCache()
 
 
 class SiteRenderer:
@@ -271,7 +226,7 @@ class SiteRenderer:
     once)."""
 
     def __init__(self, *, site_url: str, base_url: str) -> None:
-        self.env = _Environment(
+        self.env = FastEnvironment(
             loader=PackageLoader("bangscore.site", "templates"),
             # Templates ship with the package: no file check on every include of a page.
             auto_reload=False,
@@ -433,12 +388,25 @@ class SiteRenderer:
         total: int,
         *,
         dates: Mapping[str, str | None] | None = None,
+        listed: int | None = None,
+        adult_hidden: int = 0,
     ) -> bytes:
-        """Given the top list items, the catalog size and the snapshot's dates
-        (``snapshot_date``, ``prices_as_of``), return the home page bytes."""
+        """Given the top list items, the catalog size, the snapshot's dates (``snapshot_date``,
+        ``prices_as_of``), the rows browsing shows (None: ``total``) and how many adult games
+        it hides, return the home page bytes. The page says why the rows are fewer than the
+        games (issue 48: "all 40,796 games" led to a browse of 36,467)."""
+        rows = total if listed is None else listed
         return (
             self.env.get_template("home.html")
-            .render(top=top, total=total, dates=dates or {}, here=f"{self.root}/")
+            .render(
+                top=top,
+                total=total,
+                listed=rows,
+                adult_hidden=adult_hidden,
+                in_series=total - rows - adult_hidden,
+                dates=dates or {},
+                here=f"{self.root}/",
+            )
             .encode()
         )
 

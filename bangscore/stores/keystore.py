@@ -23,6 +23,21 @@ Plan = Literal["free", "pro", "bulk"]
 RefusalKind = Literal["final", "pending", "brief"]
 KeyState = Literal["active", "revoked"]
 PLAN_LIMITS: dict[str, int] = {"free": 1_000, "pro": 50_000}
+DAY_SECONDS = 86_400
+KEY_COUNT_DAYS = 40  # a key's counts outlive /api/v1/usage's 30 days of history
+DAY_GRACE_SECONDS = 3_600  # a replica whose clock lags may still count the day just gone
+KEY_SUBJECT = "key:"
+
+
+def counted_until(subject: str, day: dt.date) -> int:
+    """Given a counter subject and its UTC day, return when the store may forget that count
+    (Unix seconds): a key's (``key:<id>``) 40 days after the day ends, for /api/v1/usage's
+    30 days of history and the keys' last use; any other subject's (a client's anonymous or
+    page allowance, a sign-up limit), one per client address, an hour after its day ends, so
+    that the state one address leaves lasts no longer than its allowance."""
+    end = int(dt.datetime.combine(day, dt.time(), dt.UTC).timestamp()) + DAY_SECONDS
+    kept = KEY_COUNT_DAYS * DAY_SECONDS if subject.startswith(KEY_SUBJECT) else DAY_GRACE_SECONDS
+    return end + kept
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +55,7 @@ class KeyRecord:
     @property
     def subject(self) -> str:
         """Return the counter subject of this key (``key:<id>``)."""
-        return f"key:{self.key_id}"
+        return f"{KEY_SUBJECT}{self.key_id}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,6 +242,12 @@ class KeyStore(Protocol):
 
     def stats(self) -> dict[str, int]:
         """Return the store's operation counters by name (exported on ``/metrics``)."""
+        ...
+
+    def sync(self) -> None:
+        """Write where other processes read it what this one holds of today's counts only
+        locally, so their listings show requests (the server calls it every second). Cheap
+        when nothing changed; never raises."""
         ...
 
     def close(self) -> None:

@@ -7,19 +7,29 @@ subject's count, and the process spends it locally, so most requests touch no fi
 an eighth of what is left today, at most ``MAX_BLOCK`` and at least 1, so a subject near its
 limit is counted one request at a time and nothing is over-admitted. Unspent tokens are given
 back when the store closes; a killed process loses no count, its unspent block stays counted
-(under-admitting by at most that block). With several workers each count is one atomic
-``INSERT ... ON CONFLICT DO UPDATE ... WHERE n < limit RETURNING n`` statement instead, so the
-counts responses show rise across processes. ``synchronous=NORMAL`` keeps a commit off the
-disk's flush path.
+(under-admitting by at most that block). What a lease holds unspent is written to the
+``leases`` table when taken and by :meth:`SQLiteKeyStore.sync` (the server's once-a-second
+tick), so another process (``keys list``) reads requests, not leased blocks. With several
+workers each count is one atomic ``INSERT ... ON CONFLICT DO UPDATE ... WHERE n < limit
+RETURNING n`` statement instead, so the counts responses show rise across processes.
+``synchronous=NORMAL`` keeps a commit off the disk's flush path.
+
+State per client address is bounded: a process holds at most ``MAX_LEASES`` leases (past it
+the oldest quarter give their unspent tokens back), and the first count of each UTC day a
+process makes prunes the days gone of every subject that is not a key (a client's anonymous
+or page allowance, a sign-up limit: :func:`~bangscore.stores.keystore.counted_until`) and the
+sign-in failures already forgotten. A key's counts stay (``/api/v1/usage``'s history).
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import itertools
+import secrets
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -70,6 +80,13 @@ CREATE TABLE IF NOT EXISTS sessions (
     created_at INTEGER NOT NULL,
     expires_at INTEGER NOT NULL
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS leases (
+    subject TEXT NOT NULL,
+    day TEXT NOT NULL,
+    holder TEXT NOT NULL,
+    left INTEGER NOT NULL,
+    PRIMARY KEY (subject, day, holder)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS failures (
     subject TEXT PRIMARY KEY,
     n INTEGER NOT NULL,
@@ -95,6 +112,11 @@ RETURNING n
 
 MAX_BLOCK = 64
 LEASE_SHARE = 8  # a block is at most this fraction of what is left today
+MAX_LEASES = 4096  # subject-days one process holds a block of (each a client or a key)
+
+# The days gone of every subject but the keys', and forgotten failures (KEY_SUBJECT: "key:").
+_PRUNE_COUNTS = "DELETE FROM counts WHERE day < ? AND substr(subject, 1, 4) != 'key:'"
+_PRUNE_FAILURES = "DELETE FROM failures WHERE forget_at <= ?"
 
 _LEASE = """
 INSERT INTO counts(subject, day, n, last_at) VALUES (?, ?, ?, ?)
@@ -147,6 +169,7 @@ class _Lease:
     base: int
     spent: int
     left: int
+    synced: int = 0  # ``left`` as last written to the leases table
 
 
 class SQLiteKeyStore:
@@ -158,7 +181,9 @@ class SQLiteKeyStore:
         self._local = threading.local()
         self._leases: dict[tuple[str, dt.date], _Lease] = {}
         self._lease_lock = threading.Lock()
-        self._stats = {"hits": 0, "local_hits": 0, "leases": 0}
+        self._stats = {"hits": 0, "local_hits": 0, "leases": 0, "pruned": 0}
+        self._pruned_day: dt.date | None = None  # the day this process last pruned at
+        self._holder = secrets.token_hex(8)  # this store's rows of the leases table
         if not create and not self.path.is_file():
             raise StoreMissing(
                 f"no key store at {self.path} (create one with `bangscore keys create`)"
@@ -226,18 +251,56 @@ class SQLiteKeyStore:
             SELECT {", ".join("k." + c for c in _KEY_COLUMNS.split(", "))},
                    (SELECT MAX(last_at) FROM counts c WHERE c.subject = 'key:' || k.key_id),
                    COALESCE((SELECT n FROM counts c
-                             WHERE c.subject = 'key:' || k.key_id AND c.day = ?), 0)
+                             WHERE c.subject = 'key:' || k.key_id AND c.day = ?), 0),
+                   COALESCE((SELECT SUM(left) FROM leases l
+                             WHERE l.subject = 'key:' || k.key_id AND l.day = ?), 0)
             FROM keys k {where} ORDER BY k.created_at, k.key_id
         """
         with _faults():
-            rows = self._conn().execute(sql, (day.isoformat(), *args)).fetchall()
-        with self._lease_lock:  # tokens leased here and not spent are not requests
-            unspent = {s: lease.left for (s, d), lease in self._leases.items() if d == day}
+            rows = self._conn().execute(sql, (day.isoformat(), day.isoformat(), *args)).fetchall()
+        unspent = self._unspent(lambda s, d: d == day)
         return [
-            KeyView(_record(r[:7]), r[7], int(r[8]) - unspent.get(f"key:{r[0]}", 0)) for r in rows
+            KeyView(
+                _record(r[:7]), r[7], int(r[8]) - int(r[9]) + unspent.get((f"key:{r[0]}", day), 0)
+            )
+            for r in rows
         ]
 
+    def _unspent(self, which: Callable[[str, dt.date], bool]) -> dict[tuple[str, dt.date], int]:
+        """Given which subject-days, return for each one this process leases what the leases
+        table says is unspent less what truly is (the table lags by up to one sync): added to
+        a count read with the table's unspent taken off, it gives the requests."""
+        with self._lease_lock:
+            return {
+                (s, d): lease.synced - lease.left
+                for (s, d), lease in self._leases.items()
+                if which(s, d)
+            }
+
+    def sync(self) -> None:
+        """Write what this process's leases hold unspent to the leases table, where another
+        process's reading of the counts takes it off (the server calls this every second).
+        Writes nothing when nothing was spent since; a store fault is left for the next call."""
+        with self._lease_lock:
+            changed = [
+                (lease, lease.left, subject, day.isoformat())
+                for (subject, day), lease in self._leases.items()
+                if lease.left != lease.synced
+            ]
+        if not changed:
+            return
+        with contextlib.suppress(StoreUnavailable), _faults():
+            self._conn().executemany(
+                "UPDATE leases SET left = ? WHERE subject = ? AND day = ? AND holder = ?",
+                [(left, subject, day, self._holder) for _, left, subject, day in changed],
+            )
+            with self._lease_lock:
+                for lease, left, _, _ in changed:
+                    lease.synced = left
+
     def hit(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
+        if self._pruned_day != day:
+            self._prune(day, now)
         if not self.lease:
             return self._hit_once(subject, day, limit, now)
         with self._lease_lock:
@@ -262,6 +325,10 @@ class SQLiteKeyStore:
                     return Hit(False, used, limit)
                 block = max(1, min(MAX_BLOCK, (limit - used) // LEASE_SHARE))
                 conn.execute(_LEASE, (subject, day.isoformat(), block, now))
+                conn.execute(
+                    "INSERT OR REPLACE INTO leases(subject, day, holder, left) VALUES (?, ?, ?, ?)",
+                    (subject, day.isoformat(), self._holder, block - 1),
+                )
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:
@@ -270,10 +337,23 @@ class SQLiteKeyStore:
         with self._lease_lock:
             self._stats["leases"] += 1
             stale = [at for at in self._leases if at[1] != day]
-            self._leases[(subject, day)] = _Lease(used, 1, block - 1)
+            self._leases[(subject, day)] = _Lease(used, 1, block - 1, block - 1)
+            if len(self._leases) > MAX_LEASES:  # the oldest quarter (insertion order)
+                stale += list(itertools.islice(self._leases, MAX_LEASES // 4))
         if stale:
             self._release(stale)
         return Hit(True, used + 1, limit)
+
+    def _prune(self, day: dt.date, now: int) -> None:
+        """Given the UTC day of a count and its Unix seconds, forget the counts of days before
+        it of every subject but the keys', and forgotten sign-in failures (once a day a
+        process; the other processes' deletes of the same rows find nothing)."""
+        with _faults():
+            conn = self._conn()
+            gone = conn.execute(_PRUNE_COUNTS, (day.isoformat(),)).rowcount
+            gone += conn.execute(_PRUNE_FAILURES, (now,)).rowcount
+        self._pruned_day = day
+        self._stats["pruned"] += gone
 
     def settle(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
         """Count one request as hit() does: one store, so nothing is ever pending."""
@@ -296,11 +376,16 @@ class SQLiteKeyStore:
         with self._lease_lock:
             given = [(at, self._leases.pop(at)) for at in subject_days if at in self._leases]
         back = [(lease.left, subject, day.isoformat()) for (subject, day), lease in given]
-        if any(left for left, _, _ in back):
+        if back:
             with _faults():
-                self._conn().executemany(
+                conn = self._conn()
+                conn.executemany(
                     "UPDATE counts SET n = n - ? WHERE subject = ? AND day = ?",
                     [row for row in back if row[0]],
+                )
+                conn.executemany(
+                    "DELETE FROM leases WHERE subject = ? AND day = ? AND holder = ?",
+                    [(subject, day, self._holder) for _, subject, day in back],
                 )
 
     def peek(self, subject: str, day: dt.date) -> int:
@@ -312,8 +397,9 @@ class SQLiteKeyStore:
             row = (
                 self._conn()
                 .execute(
-                    "SELECT n FROM counts WHERE subject = ? AND day = ?",
-                    (subject, day.isoformat()),
+                    "SELECT n - COALESCE((SELECT SUM(left) FROM leases l WHERE l.subject = ? "
+                    "AND l.day = ?), 0) FROM counts WHERE subject = ? AND day = ?",
+                    (subject, day.isoformat(), subject, day.isoformat()),
                 )
                 .fetchone()
             )
@@ -326,15 +412,17 @@ class SQLiteKeyStore:
             rows = (
                 self._conn()
                 .execute(
-                    "SELECT day, n FROM counts WHERE subject = ? AND day BETWEEN ? AND ?",
+                    "SELECT day, n - COALESCE((SELECT SUM(left) FROM leases l WHERE "
+                    "l.subject = c.subject AND l.day = c.day), 0) FROM counts c "
+                    "WHERE subject = ? AND day BETWEEN ? AND ?",
                     (subject, min(days).isoformat(), max(days).isoformat()),
                 )
                 .fetchall()
             )
         found = {dt.date.fromisoformat(d): int(n) for d, n in rows}
-        with self._lease_lock:  # tokens leased here and not spent are not requests
-            unspent = {d: lease.left for (s, d), lease in self._leases.items() if s == subject}
-        return {d: found.get(d, 0) - unspent.get(d, 0) for d in days}
+        # Tokens leased here and not spent are not requests (the table may lag by a sync).
+        unspent = {d: n for (_, d), n in self._unspent(lambda s, _: s == subject).items()}
+        return {d: found.get(d, 0) + unspent.get(d, 0) for d in days}
 
     def add(self, subject: str, day: dt.date, n: int, now: int) -> None:
         if n < 1:
@@ -426,7 +514,8 @@ class SQLiteKeyStore:
             self._conn().execute("DELETE FROM failures WHERE subject = ?", (subject,))
 
     def stats(self) -> dict[str, int]:
-        return dict(self._stats)
+        with self._lease_lock:
+            return {**self._stats, "held": len(self._leases)}
 
     def close(self) -> None:
         with contextlib.suppress(StoreUnavailable):  # unreachable: they stay counted

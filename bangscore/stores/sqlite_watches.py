@@ -1,7 +1,9 @@
 """Watches in the embedded store: tables of their own in the accounts' SQLite file (WAL mode).
 
 Recording an alert is one transaction (the watch's fired flag and the record of what was
-sent), so a crash leaves either both or neither.
+sent), so a crash leaves either both or neither. Rate-limit rows (one per account, network or
+address) are kept a day past their window: the first count of each hour a process makes
+deletes the older ones, as Redis expires its counters.
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ from bangscore.stores.watchstore import (
     new_confirm_id,
     retry_delay,
 )
+
+RATE_KEPT_SECONDS = 86_400  # past every window's end (an hour today)
+PRUNE_EVERY_SECONDS = 3_600
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS watches (
@@ -111,6 +116,7 @@ class SQLiteWatchStore:
     def __init__(self, path: str | Path, *, create: bool = True) -> None:
         self.path = Path(path)
         self._local = threading.local()
+        self._pruned_at = 0  # when this process last deleted rate-limit rows gone by
         if not create and not self.path.is_file():
             raise StoreMissing(f"no store at {self.path}")
         try:
@@ -392,6 +398,11 @@ class SQLiteWatchStore:
     def hit(self, key: str, now: int, window: int) -> int:
         start = now - now % window
         with _faults():
+            if now - self._pruned_at >= PRUNE_EVERY_SECONDS:
+                self._conn().execute(
+                    "DELETE FROM watch_rates WHERE window_start < ?", (now - RATE_KEPT_SECONDS,)
+                )
+                self._pruned_at = now
             row = (
                 self._conn()
                 .execute(

@@ -23,7 +23,7 @@ from typing import Any, Generic, TypeVar
 import orjson
 
 from bangscore.errors import RowError
-from bangscore.ingest.resolve.names import display_name
+from bangscore.ingest.resolve.names import display_cell, display_name
 
 T = TypeVar("T")
 
@@ -157,13 +157,6 @@ def _text(value: Any) -> str | None:
     return value.strip() or None if isinstance(value, str) else None
 
 
-def _name(value: Any) -> str | None:
-    """Given a name cell, return it fit to show (:func:`ingest.resolve.names.display_name`:
-    control and bidirectional formatting characters removed), or None if that leaves it empty
-    or the cell is not a string."""
-    return display_name(value) or None if isinstance(value, str) else None
-
-
 def _iso_date(value: str, reason: str) -> dt.date:
     try:
         return dt.date.fromisoformat(value.strip())
@@ -185,7 +178,7 @@ def _steamspy_app(key: str, item: Any) -> SteamSpyApp:
     appid = _int(item.get("appid", key), "bad appid")
     if str(appid) != key or appid <= 0:
         raise RowError("bad appid")
-    name = _name(item.get("name"))
+    name = display_cell(item.get("name"))
     if name is None:
         raise RowError("missing name")
     discount = _optional_int(item.get("discount"), "bad discount")
@@ -206,8 +199,8 @@ def _steamspy_app(key: str, item: Any) -> SteamSpyApp:
     return SteamSpyApp(
         appid=appid,
         name=name,
-        developer=_text(item.get("developer")),
-        publisher=_text(item.get("publisher")),
+        developer=display_cell(item.get("developer")),
+        publisher=display_cell(item.get("publisher")),
         price_cents=price,
         list_price_cents=list_price,
         discount_percent=discount,
@@ -287,7 +280,7 @@ def read_store_games_2019(path: Path) -> DumpRead[StoreGame]:
         result.read += 1
         try:
             appid = _int(row.get("appid"), "bad appid")
-            name = _name(row.get("name"))
+            name = display_cell(row.get("name"))
             if name is None:
                 raise RowError("missing name")
             game = StoreGame(
@@ -334,7 +327,7 @@ def read_hltb(path: Path) -> DumpRead[HltbGame]:
     for row in _csv_rows(path):
         result.read += 1
         try:
-            name = _name(row.get("Name"))
+            name = display_cell(row.get("Name"))
             if name is None:
                 raise RowError("missing name")
             year, date = _hltb_release(row.get("Release_date") or "")
@@ -405,7 +398,7 @@ def read_itad_games(path: Path) -> DumpRead[ItadGame]:
     for row in _csv_rows(path):
         result.read += 1
         try:
-            name = _name(row.get("Game Name"))
+            name = display_cell(row.get("Game Name"))
             itad_id = _text(row.get("ITAD Game ID"))
             if name is None or itad_id is None:
                 raise RowError("missing name")

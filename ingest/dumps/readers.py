@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from bangscore.ingest.resolve.names import display_name
+from bangscore.ingest.resolve.names import display_cell, display_name
 from bangscore.ingest.resolve.observations import Observation
 from bangscore.ingest.resolve.prices import Price, Seen
 
@@ -137,8 +137,8 @@ def _pics_type(app: dict[str, Any], _: _PicsLookups) -> Iterator[Field]:
 def _pics_people(app: dict[str, Any], _: _PicsLookups) -> Iterator[Field]:
     for assoc in (app.get("associations") or {}).values():
         role = assoc.get("type") if isinstance(assoc, dict) else None
-        if role in ("developer", "publisher") and assoc.get("name"):
-            yield role, str(assoc["name"]).strip()
+        if role in ("developer", "publisher") and (name := display_cell(assoc.get("name"))):
+            yield role, name
 
 
 def _pics_release(app: dict[str, Any], _: _PicsLookups) -> Iterator[Field]:
@@ -342,8 +342,8 @@ def _insights_steamspy(folder: Path, _: dict[str, str]) -> Iterator[Observation]
         if appid is None:
             continue
         for role, value in (("developer", developer), ("publisher", publisher)):
-            if value.strip():
-                yield Observation(appid, role, value.strip())
+            if shown := display_cell(value):
+                yield Observation(appid, role, shown)
         yield from _insights_price(appid, price)
         if owners:
             yield Observation(appid, "owners_range", owners)

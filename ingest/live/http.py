@@ -31,10 +31,9 @@ import hashlib
 import json
 import logging
 import os
-import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -49,6 +48,7 @@ from tenacity import (
 )
 
 from bangscore.errors import AnswerRefused, SourceError, SourceUnreachableError
+from bangscore.loop_thread import LoopThread
 
 log = logging.getLogger("bangscore.ingest.live.http")
 MAX_REDIRECTS = 5
@@ -196,29 +196,6 @@ class ResponseCache:
         os.replace(tmp, path)
 
 
-class _LoopThread:
-    """An asyncio event loop running on a daemon thread, for a synchronous caller to run
-    coroutines on: the one place a whole exchange can be cancelled at a deadline (a daemon, so
-    a client never closed cannot hold the interpreter open)."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(
-            target=self.loop.run_forever, name="bangscore-ingest-http", daemon=True
-        )
-        self._thread.start()
-
-    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        """Given a coroutine, run it on the loop and return its result (or raise its error)."""
-        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
-
-    def close(self) -> None:
-        """Given the running loop, stop it, wait for its thread and close it."""
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join()
-        self.loop.close()
-
-
 @dataclass(frozen=True)
 class ClientSettings:
     """Knobs of :class:`PoliteClient`: timeouts (s), retry attempts and backoff (s), rate limits."""
@@ -261,7 +238,7 @@ class PoliteClient:
         self._sleep = sleep
         self._clock = clock
         self._buckets: dict[str, TokenBucket] = {}
-        self._loop = _LoopThread()
+        self._loop = LoopThread("bangscore-ingest-http")
         self._http = httpx.AsyncClient(
             timeout=httpx.Timeout(
                 settings.timeout_seconds, connect=settings.connect_timeout_seconds

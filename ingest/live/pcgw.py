@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bangscore.ingest.live.http import PoliteClient
+from bangscore.ingest.resolve.names import display_cell
 from bangscore.scoring.records import GameRecord, SourceName
 
 FIELDS = (
@@ -96,10 +97,12 @@ def parse_infobox(payload: Mapping[str, Any], appid: int) -> WikiInfobox | None:
 def wiki_fields(box: WikiInfobox, record: GameRecord) -> dict[str, object]:
     """Given an infobox and the record, return the gaps it fills (never overriding a value)."""
     fields: dict[str, object] = {}
-    if record.developer is None and box.developers:
-        fields["developer"] = box.developers[0]
-    if record.publisher is None and box.publishers:
-        fields["publisher"] = box.publishers[0]
+    developer = display_cell(box.developers[0]) if box.developers else None
+    publisher = display_cell(box.publishers[0]) if box.publishers else None
+    if record.developer is None and developer:
+        fields["developer"] = developer
+    if record.publisher is None and publisher:
+        fields["publisher"] = publisher
     if record.release_date is None and box.released is not None:
         fields["release_date"] = box.released
     return fields

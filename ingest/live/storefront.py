@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bangscore.ingest.live.http import PoliteClient
-from bangscore.ingest.resolve.names import display_name
+from bangscore.ingest.resolve.names import display_cell, display_name
 from bangscore.scoring.records import GameRecord, SourceName
 
 _FULL_DATE_FORMATS = ("%d %b, %Y", "%b %d, %Y", "%d %B, %Y", "%B %d, %Y", "%d %b %Y", "%Y-%m-%d")
@@ -109,8 +109,8 @@ def parse_appdetails(payload: Mapping[str, Any], appid: int) -> AppDetails | Non
         price_usd=price,
         list_price_usd=list_price,
         discount_percent=discount,
-        developer=str(developers[0]).strip() if developers else None,
-        publisher=str(publishers[0]).strip() if publishers else None,
+        developer=display_cell(str(developers[0])) if developers else None,
+        publisher=display_cell(str(publishers[0])) if publishers else None,
         genres=tuple(str(g["description"]) for g in data.get("genres") or []),
         release_date=release_date,
         release_year=release_year,

@@ -40,6 +40,13 @@ def display_name(text: str) -> str:
     return _SPACES.sub(" ", _UNSAFE_IN_NAMES.sub("", text)).strip()
 
 
+def display_cell(value: object) -> str | None:
+    """Given a name cell as a dump or a source holds it (a game's, a developer's, a
+    publisher's), return it fit to show (:func:`display_name`), or None if it is not a string
+    or that leaves it empty."""
+    return display_name(value) or None if isinstance(value, str) else None
+
+
 # Marks that titles carry inconsistently between stores; they never tell two games apart.
 _DROPPED_MARKS = str.maketrans("", "", "™®©℠'’`´")
 _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)

@@ -19,17 +19,18 @@ the pair at once, forgiven on success), so concurrent attempts cannot all pass t
 allowance; password hashing runs at most :data:`passwords.HASHING_SLOTS` at a time per process
 (:class:`passwords.HashingGate`). The owner signing in from another client starts with a clean
 slate; a success forgets that pair's failures. Sign-ups are limited per IP per hour and per
-day; with a mail queue they go by email (:mod:`bangscore.shim.account.signups`). Emails
-and passwords are checked by :mod:`bangscore.shim.account.passwords`; a form larger than
-:data:`MAX_FORM_BYTES`, or with a field over :data:`MAX_FIELD_BYTES`, answers 413.
-A new key is shown once, in the response to the POST that created it, and never stored.
+day, counting only forms that pass their checks (a 400 uses none of it); with a mail queue
+they go by email (:mod:`bangscore.shim.account.signups`). Here as for the allowances, "client
+IP" is an IPv6 client's /64 (:func:`bangscore.shim.clients.client_group`). Emails and
+passwords are checked by :mod:`bangscore.shim.account.passwords`; a form larger than
+:data:`MAX_FORM_BYTES`, or with a field over :data:`MAX_FIELD_BYTES`, answers 413. A new key
+is shown once, in the response to the POST that created it, and never stored.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hmac
-import ipaddress
 import re
 import secrets
 import time
@@ -61,6 +62,7 @@ from bangscore.errors import (
 )
 from bangscore.shim.account import passwords
 from bangscore.shim.account.passwords import MAX_PASSWORD, HashingGate, password_problem
+from bangscore.shim.clients import client_group, client_ip, network_of
 from bangscore.shim.quota import window_at
 from bangscore.site.render import format_day, package_stylesheet, style_version
 from bangscore.stores.addresses import normalize_email
@@ -125,12 +127,7 @@ def signup_network(ip: str) -> str:
     """Given a client IP, return the network an abuse report groups it in: its /24 (IPv4)
     or /48 (IPv6), the block one subscriber or host usually holds; the text as given if it is
     not an address."""
-    try:
-        address = ipaddress.ip_address(ip)
-    except ValueError:
-        return ip
-    prefix = 24 if address.version == 4 else 48
-    return str(ipaddress.ip_network(f"{address}/{prefix}", strict=False))
+    return network_of(ip, 24, 48)
 
 
 def render(name: str, status: int = 200, **context: Any) -> HTMLResponse:
@@ -297,7 +294,7 @@ class AccountSite:
     @staticmethod
     def client_ip(request: Request) -> str:
         """Return the client IP (uvicorn applies the trusted proxies' X-Forwarded-For)."""
-        return request.client.host if request.client else "unknown"
+        return client_ip(request)
 
     def keys_page(
         self, request: Request, email: str, *, new_key: str | None = None, error: str = ""
@@ -338,15 +335,17 @@ class AccountSite:
         password = fields.get("password", "")
         typed = fields.get("email", "")[:254]
         ip, limits = self.client_ip(request), self.limits
-        if not self.allowed(f"signup:ip:{ip}", limits.signups_per_ip, 3600) or not self.allowed(
-            f"signup:ip-day:{ip}", limits.signups_per_ip_day, 86400
-        ):
-            return self.page(request, "account_signin.html", 429, error=_SLOW, typed=typed)
+        client = client_group(ip)  # an IPv6 client by its /64
+        # Checked before counting: a refused form uses none of the allowance (issue 48).
         if email is None or not plain_mailbox(email, utf8=self.smtputf8):
             return self.page(request, "account_signin.html", 400, error=_BAD_EMAIL, typed=typed)
         problem = password_problem(password, email)
         if problem is not None:
             return self.page(request, "account_signin.html", 400, error=problem, typed=typed)
+        if not self.allowed(f"signup:ip:{client}", limits.signups_per_ip, 3600) or not self.allowed(
+            f"signup:ip-day:{client}", limits.signups_per_ip_day, 86400
+        ):
+            return self.page(request, "account_signin.html", 429, error=_SLOW, typed=typed)
         try:
             hashed = await self.gate.run(lambda: self.hasher.hash(password))
         except HashingBusy:
@@ -387,7 +386,7 @@ class AccountSite:
         typed = fields.get("email", "")[:254]
         email = normalize_email(typed) or typed.strip().lower()
         password = fields.get("password", "")[:MAX_PASSWORD]
-        ip = self.client_ip(request)
+        ip = client_group(self.client_ip(request))  # an IPv6 client by its /64
         wait = self.wait_before_signin(email, ip) or self.reserve_signin(email, ip)
         if wait > 0:
             response = self.page(

@@ -19,7 +19,6 @@ for unsubscribe the RFC 8058 one-click POST of a mail client) acts.
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +32,7 @@ from starlette.routing import BaseRoute, Route
 from bangscore.contract.filters import detail_key
 from bangscore.errors import ObjectStorageError, StoreUnavailable, TooManyWatches, UnknownWatch
 from bangscore.shim.account.accounts import PAGE_HEADERS, AccountSite
+from bangscore.shim.clients import client_subject, network_of
 from bangscore.shim.quota import Quota, rate_headers
 from bangscore.shim.source import SnapshotSource
 from bangscore.stores.watchstore import Condition, WatchRecord, WatchStore, new_watch_id
@@ -73,12 +73,7 @@ class WatchOptions:
 def watch_network(ip: str) -> str:
     """Given a client IP, return the network watch adds are limited by: its /24 (IPv4) or
     /64 (IPv6, one subscriber's usual LAN); the text as given if it is not an address."""
-    try:
-        address = ipaddress.ip_address(ip)
-    except ValueError:
-        return ip
-    prefix = 24 if address.version == 4 else 64
-    return str(ipaddress.ip_network(f"{address}/{prefix}", strict=False))
+    return network_of(ip, 24, 64)
 
 
 def _appid(raw: str) -> int | None:
@@ -100,6 +95,21 @@ def _condition(fields: dict[str, str]) -> Condition | None:
     except ValueError:
         return None
     return None
+
+
+def _choices(record: dict[str, Any]) -> tuple[frozenset[str], str | None]:
+    """Given a game's detail record, return the watch form's conditions already true for it
+    (an alert on one would tell nothing new) and the one to preselect: the first that is not
+    (worth it, banger, then half today's price), or None when every one is."""
+    price = record.get("price_usd")
+    half = round(float(price) * 0.5, 2) if isinstance(price, int | float) else 0.0
+    conditions = {
+        "worth_it": Condition(tier="worth_it"),
+        "banger": Condition(tier="banger"),
+        "below": Condition(below_usd=half),
+    }
+    met = frozenset(name for name, condition in conditions.items() if condition.met(record))
+    return met, next((name for name in conditions if name not in met), None)
 
 
 class WatchSite:
@@ -171,8 +181,7 @@ class WatchSite:
             return self._message(request, 400, "No such game", "The link names no game.")
         # It shows a game's price and score: counted against the page allowance, signed in
         # or not (docs/API.md#watches).
-        host = request.client.host if request.client else "unknown"
-        hit, window = await self.quota.admit(f"page:{host}", self.quota.page_limit)
+        hit, window = await self.quota.admit(client_subject("page", request), self.quota.page_limit)
         rate = dict(rate_headers(hit.limit, hit.used, window))
         if not hit.admitted:
             response = self._message(
@@ -203,7 +212,10 @@ class WatchSite:
                 typed="",
             )
         else:
-            response = self.accounts.page(request, "account_watch.html", game=record)
+            met, preselect = _choices(record)
+            response = self.accounts.page(
+                request, "account_watch.html", game=record, met=met, preselect=preselect
+            )
         response.headers.update(rate)
         return response
 

@@ -11,9 +11,10 @@ import orjson
 import pytest
 
 from bangscore.scoring import value
+from bangscore.scoring.genres import GENRES
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import GameRecord, NotRated
-from bench import calibrate
+from bench import calibrate, ranks
 
 
 @pytest.fixture
@@ -51,7 +52,7 @@ def make_record() -> Callable[..., GameRecord]:
     ],
 )
 def test_spearman(xs: list[float], ys: list[float], expected: float) -> None:
-    assert calibrate.spearman(xs, ys) == pytest.approx(expected)
+    assert ranks.spearman(xs, ys) == pytest.approx(expected)
 
 
 def test_summary_report_and_histogram(
@@ -156,7 +157,7 @@ def test_derive_norms_takes_the_medians_of_established_well_reviewed_games(
     assert norms.usd_per_hour["action"] == 1.0
     # Review-score percentiles per genre and over all, from games with 1,000 reviews or more.
     assert len(norms.review_curves["all"]) == 99
-    assert set(norms.review_curves) == {"all", *calibrate.GENRES}
+    assert set(norms.review_curves) == {"all", *GENRES}
     # A genre with no established game takes the medians of all of them.
     assert (norms.hours["rpg"], norms.prices["rpg"], norms.games["rpg"]) == (20.0, 19.99, 0)
     assert norms.review_score_mean == pytest.approx(

@@ -10,6 +10,7 @@ import pytest
 
 from bangscore.scoring.pipeline import ScoredGame, score_catalog
 from bench import targets
+from bench.ranks import spearman
 from tests.support.factories import make_record
 
 
@@ -40,7 +41,7 @@ def test_band_is_steambangers_band(score: int, expected: int) -> None:
     ],
 )
 def test_spearman(xs: list[float], ys: list[float], rho: float) -> None:
-    assert targets.spearman(xs, ys) == pytest.approx(rho)
+    assert spearman(xs, ys) == pytest.approx(rho)
 
 
 def test_compare_anchors_pairs_only_the_games_both_rate() -> None:
@@ -72,6 +73,15 @@ def test_read_anchors_reads_the_published_scores() -> None:
     anchors = targets.read_anchors()
     assert len(anchors) == 17
     assert targets.Anchor(413150, "Stardew Valley", 97) in anchors
+
+
+def test_target_lines_on_a_catalogue_without_the_named_games() -> None:
+    games = score_catalog([make_record(appid=1), make_record(appid=2)])
+    lines = targets.target_lines(games, targets.read_anchors())
+    assert lines[0] == "## Round-6 targets (issue 49)"
+    assert "0 of 0 are bangers at list price (0%); not: none." in lines[2]
+    assert "Baldur's Gate 3 not rated" in lines[3]
+    assert not any("SteamBangers" in line for line in lines)  # no anchor is rated here
 
 
 # -- On the real catalogue ------------------------------------------------------------------------

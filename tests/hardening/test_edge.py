@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from tests.hardening.conftest import ServerFactory, publish_into
-from tests.support import factories
+from tests.support import factories, signups
 from tests.support.live import ShimServer
 
 pytestmark = [pytest.mark.slow, pytest.mark.serial]  # real servers; timings: run alone
@@ -234,3 +234,63 @@ def test_x_forwarded_for_is_ignored_unless_the_proxy_is_configured(
     assert [used(direct, ip) for ip in ("203.0.113.1", "203.0.113.2", None)] == [1, 2, 3]
     # A configured proxy's header names the client: a fresh count per address.
     assert [used(trusting, ip) for ip in ("203.0.113.3", "203.0.113.4")] == [1, 1]
+
+
+def test_one_ipv6_64_behind_the_proxy_is_one_client(
+    tmp_path: Path, server_factory: ServerFactory
+) -> None:
+    """Issue 45 finding 4: behind the proxy, 40 addresses of one IPv6 /64 passed a limit of 5
+    (40/40 API calls, 40/40 page views) and 30 wrong passwords went unthrottled."""
+    publish_into(tmp_path, factories.small_catalog(), "s1")
+    limit = 5
+    env = {
+        "BANGSCORE_FORWARDED_ALLOW_IPS": "127.0.0.1",
+        "BANGSCORE_ANONYMOUS_DAILY_LIMIT": str(limit),
+        "BANGSCORE_PAGE_DAILY_LIMIT": str(limit),
+    }
+    server = server_factory(tmp_path, site_url=None, env=env)
+    one_64 = [f"2001:db8:1:2:{i:x}:{i * 7:x}:{i * 13:x}:1" for i in range(1, 41)]
+
+    def statuses(path: str) -> list[int]:
+        with httpx.Client(base_url=server.url, timeout=30) as client:
+            return [client.get(path, headers={"X-Forwarded-For": ip}).status_code for ip in one_64]
+
+    for path in ("/api/v1", "/about/score"):
+        answered = statuses(path)
+        assert answered.count(200) == limit, f"{path}: {answered.count(200)} of 40 passed"
+        assert answered.count(429) == 40 - limit
+        # Another /64 (the next subscriber) has its own allowance; an IPv4 client too.
+        for other in ("2001:db8:1:3::1", "203.0.113.9"):
+            fresh = httpx.get(f"{server.url}{path}", headers={"X-Forwarded-For": other})
+            assert fresh.status_code == 200, (path, other)
+
+    # Sign-in: one account; 30 wrong passwords, each from another address of the /64.
+    store_url = f"sqlite:///{tmp_path / 'bangscore.sqlite3'}"
+    owner, _ = signups.signed_in_old_account(server.url, store_url, "owner@example.com")
+    owner.close()
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        csrf = signups.CSRF.findall(client.get("/account").text)[0]
+        wrong = {"csrf": csrf, "email": "owner@example.com", "password": "wrong password!!"}
+        started = time.monotonic()
+        checked = [
+            client.post("/account/signin", data=wrong, headers={"X-Forwarded-For": ip})
+            for ip in one_64[:30]
+        ]
+        elapsed = time.monotonic() - started
+        codes = [a.status_code for a in checked]
+        # 3 free failures, then one more each time a doubling delay has passed (see
+        # test_abuse's burst): at most k more in E seconds, the largest k with 2**k-1-k <= E.
+        extra = max(k for k in range(12) if 2**k - 1 - k <= elapsed)
+        assert 3 <= codes.count(401) <= 3 + extra, f"{codes.count(401)} of 30 checked"
+        assert codes.count(429) == 30 - codes.count(401)
+        # Sign-up: 3 an hour per client; 6 addresses of the /64 are one client.
+        signup = {"csrf": csrf, "password": "lantern quietly orbits the harbour"}
+        made = [
+            client.post(
+                "/account/signup",
+                data={**signup, "email": f"new{i}@example.com"},
+                headers={"X-Forwarded-For": ip},
+            ).status_code
+            for i, ip in enumerate(one_64[30:36])
+        ]
+    assert made == [200, 200, 200, 429, 429, 429]

@@ -375,6 +375,7 @@ def test_bundled_catalog_size_years_and_rules(bundled: tuple[Catalog, IngestRepo
         "no_length",
         "not_a_game",
         "no_store_data",
+        "superseded",
     }
     assert all(report.years[year] > 0 for year in (2024, 2025, 2026))
     assert report.early_window >= 1_300  # 1,393 rated games have a review in the dumps

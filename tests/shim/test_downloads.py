@@ -90,6 +90,13 @@ def s3_app(tmp_path: Path) -> Iterator[Callable[[str], tuple[TestClient, Setting
         client.__exit__(None, None, None)
 
 
+def download_of(url: str) -> bytes:
+    """Given a download link, return the bytes it answers (200 only)."""
+    answer = httpx.get(url)
+    assert answer.status_code == 200
+    return answer.content
+
+
 def source_of(client: TestClient) -> SnapshotSource:
     source = client.app.state.source  # type: ignore[attr-defined]
     assert isinstance(source, SnapshotSource)
@@ -158,6 +165,10 @@ def test_export_gives_bulk_keys_presigned_urls_to_the_right_bytes(
     assert games["rows"] == len(records)
     tampered = games["url"].replace("Signature=", "Signature=0")
     assert httpx.get(tampered).status_code == 403
+    # The permanent address sends a bulk key to a fresh presigned URL of the store.
+    moved = client.get(games["address"], headers=bulk, follow_redirects=False)
+    assert moved.status_code == 307 and moved.headers["location"].startswith(aws_env.endpoint)
+    assert httpx.get(moved.headers["location"]).content == download_of(games["url"])
 
     denied = client.get("/api/v1/export", headers=free)
     assert denied.status_code == 403
@@ -286,3 +297,53 @@ def test_export_needs_a_bulk_key(local_export: Any) -> None:
     assert denied.status_code == 403
     assert denied.json()["code"] == "insufficient_scope"
     assert denied.headers["x-ratelimit-used"] == "1"  # counted like any keyed request
+
+
+@pytest.mark.parametrize("send", ["bearer", "api_key"])
+def test_a_files_permanent_address_redirects_a_bulk_key_to_a_fresh_link(
+    local_export: Any, send: str
+) -> None:
+    # Issue 48: the address an analyst cites answered 403 to the bulk key that listed it.
+    client, clock, bulk, _ = local_export
+    files = client.get("/api/v1/export", headers=bulk).json()["files"]
+    entry = next(f for f in files if f["name"] == GAMES_JSONL)
+    assert entry["address"] == f"{factories.SITE}/export/s1/{GAMES_JSONL}"
+    clock.now += 5_000  # the links the manifest gave have expired
+    key = bulk["Authorization"].removeprefix("Bearer ")
+    if send == "bearer":
+        answer = client.get(entry["address"], headers=bulk, follow_redirects=False)
+    else:
+        answer = client.get(entry["address"], params={"api_key": key}, follow_redirects=False)
+    assert answer.status_code == 307
+    assert answer.headers["cache-control"] == "no-store"
+    location = answer.headers["location"]
+    assert location.startswith(f"{entry['address']}?expires={int(clock.now) + 600}&signature=")
+    assert answer.json() == {
+        "url": location,
+        "expires_at": dt.datetime.fromtimestamp(int(clock.now) + 600, dt.UTC).isoformat(),
+    }
+    assert answer.headers["x-ratelimit-used"] == "2"  # counted: the manifest, then this
+    fetched = client.get(location)
+    assert fetched.status_code == 200
+    assert hashlib.sha256(fetched.content).hexdigest() == entry["sha256"]
+    followed = client.get(entry["address"], headers=bulk)  # a client following redirects
+    assert followed.content == fetched.content
+
+
+@pytest.mark.parametrize(
+    ("who", "path", "status", "code"),
+    [
+        pytest.param("pro", f"/export/s1/{GAMES_JSONL}", 403, "insufficient_scope", id="pro-key"),
+        pytest.param("bulk", "/export/s1/nope.csv.gz", 404, "not_found", id="no-such-file"),
+        pytest.param("bulk", f"/export/s0/{GAMES_JSONL}", 404, "not_found", id="no-such-export"),
+        pytest.param("none", f"/export/s1/{GAMES_JSONL}", 403, "insufficient_scope", id="no-key"),
+        pytest.param("bulk", f"/export/%2E%2E/{GAMES_JSONL}", 404, "not_found", id="dot-dot"),
+    ],
+)
+def test_an_address_without_a_bulk_key_or_a_file_is_refused(
+    local_export: Any, who: str, path: str, status: int, code: str
+) -> None:
+    client, _, bulk, pro = local_export
+    headers = {"bulk": bulk, "pro": pro, "none": {}}[who]
+    answer = client.get(path, headers=headers, follow_redirects=False)
+    assert (answer.status_code, answer.json()["code"]) == (status, code)

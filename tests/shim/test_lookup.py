@@ -36,7 +36,7 @@ def _used(response: Any) -> int:
 
 def test_every_appid_is_answered_once_in_the_order_asked(api: Any) -> None:
     client, auth, rated = api
-    asked = [rated[5], 80, 999_999_999, rated[0], rated[5], 77, rated[3]]
+    asked = [rated[5], 80, 999_999_999, rated[0], rated[5], 77, rated[3], 81]
     response = client.get(
         "/api/v1/lookup", params={"appids": ",".join(map(str, asked))}, headers=auth
     )
@@ -45,8 +45,9 @@ def test_every_appid_is_answered_once_in_the_order_asked(api: Any) -> None:
     Lookup.model_validate(body)
     assert [g["appid"] for g in body["games"]] == [rated[5], rated[0], rated[3]]
     assert body["not_rated"] == [
-        {"appid": 80, "reason": "not_a_game"},
-        {"appid": 77, "reason": "too_few_reviews"},
+        {"appid": 80, "reason": "not_a_game", "superseded_by": None},
+        {"appid": 77, "reason": "too_few_reviews", "superseded_by": None},
+        {"appid": 81, "reason": "superseded", "superseded_by": 10_000},
     ]
     assert body["not_found"] == [999_999_999]
     assert body["prices_as_of"] == "2026-07-24T14:13:40Z"

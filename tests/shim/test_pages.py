@@ -29,6 +29,7 @@ HTML = "text/html; charset=utf-8"
 NOT_RATED = (
     NotRated(appid=999001, name="Rpg Quest Remastered", reason="too_few_reviews"),
     NotRated(appid=1145361, name="Hades Demo", reason="not_a_game"),
+    NotRated(appid=999002, name="Old Listing", reason="superseded", superseded_by=10_000),
 )
 
 
@@ -168,12 +169,12 @@ def test_empty_form_fields_redirect_to_the_clean_url(site: Any) -> None:
     [
         ("year_from=15", "year_from"),
         ("genre=racing", "genre"),
-        ("year_from=2020&year_to=2015", "year_from"),
+        ("year_from=0999&year_to=2015", "year_from"),
         ("on_sale=yes", "on_sale"),
         ("page=0", "page"),
         ("colour=red", "colour"),
     ],
-    ids=["short-year", "unknown-genre", "years-reversed", "on-sale-value", "page-0", "unknown"],
+    ids=["short-year", "unknown-genre", "year-too-low", "on-sale-value", "page-0", "unknown"],
 )
 def test_bad_filters_answer_an_html_400_with_the_form(
     site: Any, query: str, parameter: str
@@ -354,6 +355,21 @@ def test_badge_and_about_pages(
     about = client.get("/about/score")
     assert about.status_code == 200 and "What is never published" in about.text
     assert 'id="dates"' in client.get("/games").text
+
+
+def test_a_superseded_listing_s_page_links_its_edition(
+    client_factory: ClientFactory, with_not_rated: ObjectStorage
+) -> None:
+    client, _ = client_factory(with_not_rated)
+    page = client.get("/game/999002")
+    assert page.status_code == client.get("/game/1145361").status_code
+    assert page.headers["content-type"] == HTML
+    assert 'data-reason="superseded"' in page.text and "replaced by a newer edition" in page.text
+    edition = re.search(r'<p id="superseded-by">.*?<a href="([^"]+)">([^<]+)</a>', page.text)
+    assert edition is not None
+    assert edition[1].endswith("/game/10000/rpg-quest-0") and edition[2] == "Rpg Quest 0"
+    # Any other reason names no edition.
+    assert 'id="superseded-by"' not in client.get("/game/1145361").text
 
 
 NOW_WORDS = re.compile(r"\b(now|today)\b", re.I)

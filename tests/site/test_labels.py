@@ -19,6 +19,7 @@ from bangscore.site.labels import (
     driver_label,
     driver_reasons,
     length_source_label,
+    review_count_label,
 )
 from bangscore.site.render import SiteRenderer
 from bangscore.storage import ObjectStorage
@@ -130,6 +131,30 @@ def test_home_page_leads_into_browse_and_search(
     assert html.count('<tr data-appid="') == 25
 
 
+@pytest.mark.parametrize(
+    ("listed", "hidden", "says"),
+    [
+        pytest.param(
+            36_467,
+            3_900,
+            "in 36,467 rows (3,900 adult games hidden, 429 chapters and episodes listed on "
+            "their series' row)",
+            id="both",
+        ),
+        pytest.param(40_367, 0, "in 40,367 rows (429 chapters and episodes", id="adult-shown"),
+        pytest.param(40_796, 0, "Browse and filter all 40,796 games</a>", id="every-game"),
+    ],
+)
+def test_the_home_page_says_why_browsing_shows_fewer_rows_than_games(
+    listed: int, hidden: int, says: str
+) -> None:
+    # Issue 48: "all 40,796 games" led to a browse of 36,467 rows.
+    site = SiteRenderer(site_url=SITE, base_url=SITE)
+    html = site.home_page([], 40_796, listed=listed, adult_hidden=hidden).decode()
+    assert "rates 40,796 PC games" in html
+    assert says in " ".join(re.sub(r"<span[^>]*>|</span>", "", html).split())
+
+
 def test_a_list_names_a_series_and_its_chapters(
     small_snapshot: tuple[ObjectStorage, list[ScoredGame]],
 ) -> None:
@@ -218,3 +243,20 @@ def test_a_length_from_play_reads_as_how_long_players_play(
     detail = {"genre": "shooter", "price_usd": 69.99, "length_hours": 56.2, "length_source": source}
     reasons = driver_reasons(detail, typical_price_per_hour=None, typical_hours=4.4)
     assert (reasons["length"], reasons["price"]) == (length, price)
+
+
+@pytest.mark.parametrize(
+    ("estimated", "words"),
+    [
+        pytest.param(["review_count"], "80% of 1,000+ reviews are positive", id="lower-bound"),
+        pytest.param([], "80% of 1,000 reviews are positive", id="counted"),
+    ],
+)
+def test_the_reviews_driver_writes_the_count_as_the_table_does(
+    estimated: list[str], words: str
+) -> None:
+    # Issue 48: Slay the Spire 2's page said "1,000 reviews" here and "1,000+" in its table.
+    detail = {"review_score": 0.8, "review_count": 1000, "estimated": estimated}
+    reasons = driver_reasons(detail, typical_price_per_hour=None, typical_hours=None)
+    assert reasons["reviews"].startswith(words + "; ")
+    assert review_count_label(detail) in reasons["reviews"]

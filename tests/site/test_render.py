@@ -61,6 +61,15 @@ def test_price_seen_dates_a_stale_paid_price_last_seen(
             {"verdict": "wait_for_sale", "verdict_price_usd": 23.99}, "Wait for $23.99", id="wait"
         ),
         pytest.param(
+            {
+                "verdict": "wait_for_sale",
+                "verdict_price_usd": 8.99,
+                "verdict_price_seen_at": "2026-06-30",
+            },
+            "Wait for $8.99 (seen 30 Jun 2026)",
+            id="wait, dated",
+        ),
+        pytest.param(
             {"verdict": "wait_for_sale", "verdict_price_usd": None},
             "Wait for a sale",
             id="wait, no price",

@@ -36,7 +36,9 @@ from tests.support.live import REPO, ShimServer, wait_for
 from tests.support.redis_server import RedisServer
 
 pytestmark = pytest.mark.redis
-DAY = dt.date(2026, 11, 22)
+# Today (UTC): a count expires at a time set by its day (a key's 40 days after it), so a fixed
+# day would have Redis drop the tests' counts at once, 40 days after it was written.
+DAY = dt.datetime.now(dt.UTC).date()
 StoreFactory = Callable[[str], KeyStore]
 
 
@@ -716,3 +718,41 @@ def test_two_replicas_behind_a_balancer_give_exactly_the_limit_before_any_429(
             statuses.append(client.get(f"{replicas[n % 2].url}/api/v1/games").status_code)
     assert statuses == [200] * limit + [429] * 10
     assert [r.metrics()["bangscore_fail_open_admits_total"] for r in replicas] == [0, 0]
+
+
+# -- state per client address (issue 45) --------------------------------------------------------
+
+
+def test_a_client_address_s_counts_expire_with_its_day_a_key_s_after_40_days(
+    redis_url: str, store_factory: StoreFactory
+) -> None:
+    """Issue 45 finding 5: ``bs:n:`` and ``bs:last:`` of an anonymous subject were kept 40 days
+    (3,456,000 s) per address; now they expire an hour after their UTC day ends."""
+    store = redis_store(store_factory, redis_url, replicas=1, flush_every=3600)
+    now = int(time.time())
+    today = dt.datetime.fromtimestamp(now, dt.UTC).date()
+    day_end = int(dt.datetime.combine(today, dt.time(), dt.UTC).timestamp()) + 86_400
+    subjects = ["ip:203.0.113.7", "page:2001:db8:1:2::/64", "key:AAAAaaaa"]
+    for subject in subjects:
+        assert store.hit(subject, today, 1000, now).admitted
+    store.flush(release_all=True)
+    yesterday = today - dt.timedelta(days=1)
+    assert store.hit("ip:203.0.113.8", yesterday, 1000, now).admitted  # a day already gone
+    store.flush(release_all=True)
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        ttl = {
+            (kind, s): client.ttl(f"bs:{kind}:{s}" + (f":{today}" if kind == "n" else ""))
+            for s in subjects
+            for kind in ("n", "last")
+        }
+        gone = client.exists(f"bs:n:ip:203.0.113.8:{yesterday}", "bs:last:ip:203.0.113.8")
+    finally:
+        client.close()
+    left = day_end - now
+    for subject in subjects[:2]:
+        for kind in ("n", "last"):
+            assert 0 < ttl[(kind, subject)] <= left + 3600, (kind, subject, ttl)
+    for kind in ("n", "last"):
+        assert left + 40 * 86_400 - 5 <= ttl[(kind, "key:AAAAaaaa")] <= left + 40 * 86_400
+    assert gone == 0  # yesterday's anonymous count is not kept at all

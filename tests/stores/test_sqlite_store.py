@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import datetime as dt
 import multiprocessing
+import sqlite3
 from pathlib import Path
 
 import pytest
 
 from bangscore.errors import KeyExists, UnknownKey
 from bangscore.stores.keystore import KeyRecord
-from bangscore.stores.sqlite_store import SQLiteKeyStore
+from bangscore.stores.sqlite_store import MAX_LEASES, SQLiteKeyStore
 
 DAY = dt.date(2026, 11, 22)
+NEXT = DAY + dt.timedelta(days=1)
 
 
 def hammer(path: str, attempts: int, lease: bool, queue: multiprocessing.Queue[int]) -> None:
@@ -87,10 +89,50 @@ def test_closing_gives_back_unspent_tokens(tmp_path: Path) -> None:
     for _ in range(3):
         assert store.hit("key:back", DAY, 1000, 0).admitted
     other = SQLiteKeyStore(tmp_path / "back.sqlite3")
-    assert other.peek("key:back", DAY) == 64  # the leased block, as counted in the file
+    assert other.peek("key:back", DAY) == 1  # what the lease said unspent when taken
     assert store.history("key:back", [DAY]) == {DAY: 3}  # the holder knows what it spent
     store.close()
     assert other.peek("key:back", DAY) == 3
+
+
+def test_another_process_reads_requests_not_leased_blocks(tmp_path: Path) -> None:
+    # Issue 48: `keys list` beside a serving process showed 64 after one request (the block
+    # the server leased), 192 where the API said 143.
+    server = SQLiteKeyStore(tmp_path / "s.sqlite3")
+    server.add_key(record("k1"))
+    listing = SQLiteKeyStore(tmp_path / "s.sqlite3", lease=False)  # as `keys list` opens it
+
+    def seen() -> tuple[int, int, dict[dt.date, int]]:
+        [view] = listing.list_keys(DAY)
+        return view.today, listing.peek("key:k1", DAY), listing.history("key:k1", [DAY])
+
+    assert server.hit("key:k1", DAY, 50_000, 1).admitted
+    assert seen() == (1, 1, {DAY: 1})
+    for _ in range(142):
+        assert server.hit("key:k1", DAY, 50_000, 2).admitted
+    assert server.stats()["leases"] == 3  # 143 requests on three leased blocks of 64
+    assert seen() == (129, 129, {DAY: 129})  # the third block as written when taken
+    server.sync()  # the server's once-a-second tick
+    assert seen() == (143, 143, {DAY: 143})
+    [own] = server.list_keys(DAY)
+    assert own.today == 143 == server.history("key:k1", [DAY])[DAY]
+    server.close()
+    assert seen() == (143, 143, {DAY: 143})
+    assert listing.peek("key:k1", DAY) == 143
+
+
+def test_a_killed_holders_unspent_tokens_stay_counted_but_are_not_requests(
+    tmp_path: Path,
+) -> None:
+    dead = SQLiteKeyStore(tmp_path / "d.sqlite3")
+    for _ in range(5):
+        dead.hit("key:d", DAY, 50_000, 1)
+    dead.sync()  # then killed: never closed, its block never given back
+    after = SQLiteKeyStore(tmp_path / "d.sqlite3")
+    for _ in range(2):
+        after.hit("key:d", DAY, 50_000, 2)
+    after.sync()
+    assert SQLiteKeyStore(tmp_path / "d.sqlite3", lease=False).peek("key:d", DAY) == 7
 
 
 def record(key_id: str, account: str = "a@x.io") -> KeyRecord:
@@ -123,3 +165,57 @@ def test_history_fills_missing_days_with_zero(tmp_path: Path) -> None:
         store.hit("key:h", DAY, 10, 0)
     days = [DAY - dt.timedelta(days=1), DAY]
     assert store.history("key:h", days) == {days[0]: 0, DAY: 3}
+
+
+# -- state per client address (issue 45) --------------------------------------------------------
+
+
+def rows(path: Path, table: str) -> list[tuple[object, ...]]:
+    """Given a store file and a table, return its rows, read straight from the file."""
+    conn = sqlite3.connect(path)
+    try:
+        return sorted(conn.execute(f"SELECT * FROM {table}").fetchall())
+    finally:
+        conn.close()
+
+
+def test_a_client_address_s_rows_are_pruned_with_their_day_a_key_s_kept(tmp_path: Path) -> None:
+    """Issue 45 finding 5: a count row per anonymous address was kept forever."""
+    path = tmp_path / "prune.sqlite3"
+    store = SQLiteKeyStore(path)
+    subjects = ["ip:203.0.113.7", "page:2001:db8:1:2::/64", "signup:ip:203.0.113.7:99", "key:k1"]
+    for subject in subjects:
+        assert store.hit(subject, DAY, 1000, 100).admitted
+    store.fail("signin:ip:203.0.113.7", 100, 3600)  # forgotten at 3,700
+    store.close()
+    assert len(rows(path, "counts")) == 4 and len(rows(path, "failures")) == 1
+    # The next day, another process (a restart) counts its first request.
+    later = SQLiteKeyStore(path, lease=False)
+    assert later.hit("ip:198.51.100.1", NEXT, 1000, 86_500).admitted
+    assert [r[:3] for r in rows(path, "counts")] == [
+        ("ip:198.51.100.1", NEXT.isoformat(), 1),
+        ("key:k1", DAY.isoformat(), 1),
+    ]
+    assert rows(path, "failures") == []
+    assert later.stats()["pruned"] == 4
+    assert later.history("key:k1", [DAY, NEXT]) == {DAY: 1, NEXT: 0}
+
+
+def test_one_process_holds_a_bounded_number_of_leases(tmp_path: Path) -> None:
+    """Issue 45 finding 5: a lease per client address was held until midnight, its unspent
+    block counted in the file all day."""
+    path = tmp_path / "leases.sqlite3"
+    store = SQLiteKeyStore(path)
+    clients = [f"ip:10.{i >> 8}.{i & 255}.1" for i in range(MAX_LEASES * 2)]
+    for subject in clients:
+        assert store.hit(subject, DAY, 1000, 100).admitted
+    held = store.stats()["held"]
+    assert MAX_LEASES * 3 // 4 <= held <= MAX_LEASES, held
+    # The oldest gave their blocks back: the file counts what they spent, not 64 each.
+    other = SQLiteKeyStore(path)
+    assert other.peek(clients[0], DAY) == 1
+    # Still leased by `store`: another process reads the request, not the leased block.
+    assert other.peek(clients[-1], DAY) == 1
+    assert rows(path, "leases")
+    store.close()
+    assert sum(int(r[2]) for r in rows(path, "counts")) == len(clients)  # type: ignore[call-overload]

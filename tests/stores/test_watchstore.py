@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -224,6 +225,25 @@ def test_rate_counters_count_per_key_and_window(make_store: StoreFactory) -> Non
     assert [store.hit("add:acct:a", 3600, 3600) for _ in range(3)] == [1, 2, 3]
     assert store.hit("add:acct:b", 3601, 3600) == 1
     assert store.hit("add:acct:a", 7200, 3600) == 1  # the next hour starts again
+
+
+def test_rate_rows_of_networks_gone_by_are_deleted_a_day_later(
+    sqlite_watches: StoreFactory, tmp_path: Path
+) -> None:
+    """Issue 45 finding 5 (per-address state): a row per network or address was kept for
+    ever in the SQLite file (Redis expires its counters once their window is over)."""
+    store = sqlite_watches()
+    day = 86_400
+    for i in range(50):
+        store.hit(f"signup:net:2001:db8:{i:x}::/64", 3600, 3600)
+    assert store.hit("add:acct:a", day, 3600) == 1  # a day has not passed: nothing deleted
+    assert store.hit("add:acct:a", 3600 + day + 3600, 3600) == 1  # a day and an hour later
+    conn = sqlite3.connect(tmp_path / "bangscore.sqlite3")
+    try:
+        keys = [row[0] for row in conn.execute("SELECT key FROM watch_rates")]
+    finally:
+        conn.close()
+    assert keys == ["add:acct:a"]
 
 
 def test_sign_ups_wait_for_their_email_and_a_link_works_once(make_store: StoreFactory) -> None:

@@ -64,6 +64,9 @@ NOT_RATED: tuple[NotRated, ...] = (
     NotRated(appid=78, name="Priceless Game", reason="no_usd_price"),
     NotRated(appid=79, name="Lengthless Game", reason="no_length", review_count=400),
     NotRated(appid=80, name="Some Soundtrack", reason="not_a_game"),
+    # A listing no source of the catalogue's year sees, whose edition (the small catalogue's
+    # first game) is rated.
+    NotRated(appid=81, name="Old Listing", reason="superseded", superseded_by=10_000),
 )
 
 
@@ -89,11 +92,14 @@ def publish_catalog(
     snapshot_id: str = "s1",
     not_rated: Sequence[NotRated] = NOT_RATED,
     prices_as_of: dt.datetime | None = PRICES_AS_OF,
+    site_url: str | None = None,
 ) -> tuple[ObjectStorage, list[ScoredGame]]:
     """Given records (and known apps that are not rated) and the catalog's ``prices_as_of``,
-    build and publish a snapshot; return the store and the scored games."""
+    build and publish a snapshot; return the store and the scored games. With a ``site_url``
+    the snapshot is built for that site and records it, as ``bangscore build`` does."""
     games = score_catalog(records)
-    return publish_scored(games, storage, snapshot_id, not_rated, prices_as_of), games
+    published = publish_scored(games, storage, snapshot_id, not_rated, prices_as_of, site_url)
+    return published, games
 
 
 def publish_scored(
@@ -102,15 +108,17 @@ def publish_scored(
     snapshot_id: str = "s1",
     not_rated: Sequence[NotRated] = NOT_RATED,
     prices_as_of: dt.datetime | None = PRICES_AS_OF,
+    site_url: str | None = None,
 ) -> ObjectStorage:
     """Given games already scored, publish their snapshot as :func:`publish_catalog` does;
     return the store."""
     store = storage if storage is not None else MemoryStorage()
+    recorded = {"site_url": site_url, "base_url": site_url} if site_url else {}
     created_at = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
     objects = snapshot_objects(
         games,
-        site_url=SITE,
-        base_url=SITE,
+        site_url=site_url or SITE,
+        base_url=site_url or SITE,
         not_rated=not_rated,
         prices_as_of=prices_as_of,
         created_at=created_at,
@@ -120,7 +128,7 @@ def publish_scored(
         snapshot_id,
         objects,
         created_at=created_at,
-        meta={"games": len(games)},
+        meta={"games": len(games), **recorded},
         keep=7,
     )
     return store

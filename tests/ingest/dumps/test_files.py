@@ -288,3 +288,46 @@ def test_players_2018_names_lose_control_characters(write_file: WriteFile, unsaf
     lines = ["Title, Players Estimate ,Steam App ID", f'Half{unsafe}-Life 2," 1,234 ",220']
     raw = "\r".join(lines).encode("latin-1") + b"\r"
     assert read_players_2018(write_file("players.csv", raw)).rows[0].name == "Half-Life 2"
+
+
+RAW = Path(__file__).resolve().parents[3] / "data/raw"
+
+
+@pytest.mark.parametrize(
+    ("page", "appid", "role", "shown"),
+    [
+        pytest.param(
+            "steamspy_all_2025-01-01/20250101_steamspy_page_1.json.gz",
+            "1672970",
+            "developer",
+            "Mojang Studios, Double Eleven",
+            id="Minecraft Dungeons-2025",
+        ),
+        pytest.param(
+            "steamspy_all_2023-02-04/20230204_steamspy_page_1.json.gz",
+            "1672970",
+            "developer",
+            "Mojang Studios, Double Eleven",
+            id="Minecraft Dungeons-2023",
+        ),
+        pytest.param(
+            "steamspy_all_2025-01-01/20250101_steamspy_page_2.json.gz",
+            "808290",
+            "publisher",
+            "Gameforge 4D GmbH",
+            id="Runes of Magic",
+        ),
+    ],
+)
+def test_a_developer_or_publisher_loses_bidi_controls_as_names_do(
+    tmp_path: Path, page: str, appid: str, role: str, shown: str
+) -> None:
+    """Issue 45 finding 11: Minecraft Dungeons' developer in the bundled SteamSpy dumps holds
+    U+202A (left-to-right embedding), which reached the API, the export and the page."""
+    row = orjson.loads(gzip.decompress((RAW / page).read_bytes()))[appid]
+    assert set(row[role]) & {"\u202a", "\u202c"}  # the raw dump's own row, as bundled
+    folder = tmp_path / "steamspy"
+    folder.mkdir()
+    (folder / Path(page).name).write_bytes(gzip.compress(orjson.dumps({appid: row})))
+    [app] = read_steamspy(folder).rows
+    assert getattr(app, role) == shown

@@ -179,14 +179,26 @@ def _mysql_zip(path: Path, header: list[str], rows: list[list[str]]) -> None:
         archive.writestr(path.stem + ".csv", text.getvalue())
 
 
-def _insights_names(folder: Path, name: str) -> list[str]:
+INSIGHTS_SPY = ["app_id", "developer", "publisher", "price", "initial_price", "discount"]
+
+
+def _insights_folder(
+    folder: Path,
+    games: list[list[str]],
+    spy: tuple[list[str], list[list[str]]] = ([*INSIGHTS_SPY, "owners_range"], []),
+) -> Path:
+    """Write a steam_insights_2024 folder holding ``games`` rows and SteamSpy (header, rows)."""
     header = ["app_id", "name", "release_date", "is_free", "price_overview", "languages", "type"]
-    _mysql_zip(folder / "games.zip", header, [["220", name, "2004-11-16", "0", "", "", "game"]])
+    _mysql_zip(folder / "games.zip", header, games)
     _mysql_zip(folder / "genres.zip", ["app_id", "genre"], [])
     _mysql_zip(folder / "reviews.zip", ["app_id", "positive", "negative", "metacritic_score"], [])
-    spy = ["app_id", "developer", "publisher", "price", "initial_price", "discount"]
-    _mysql_zip(folder / "steamspy_insights.zip", [*spy, "owners_range"], [])
+    _mysql_zip(folder / "steamspy_insights.zip", *spy)
     (folder / "tags.csv.gz").write_bytes(gzip.compress(b"app_id,tag\n"))
+    return folder
+
+
+def _insights_names(folder: Path, name: str) -> list[str]:
+    _insights_folder(folder, [["220", name, "2004-11-16", "0", "", "", "game"]])
     return [o.value for o in observe_insights(folder) if o.field == "name"]
 
 
@@ -228,3 +240,42 @@ def test_names_lose_control_and_bidi_characters(
 
 def test_a_name_of_only_unsafe_characters_is_no_name(tmp_path: Path) -> None:
     assert _pics_names(tmp_path, "\u202e\x00\x1b ") == []
+
+
+RAW = Path(__file__).resolve().parents[3] / "data/raw"
+
+
+def test_insights_developer_loses_bidi_controls_in_the_real_dump_row(tmp_path: Path) -> None:
+    """Issue 45 finding 11: steam_insights_2024's SteamSpy table gives Minecraft Dungeons'
+    developer with U+202A (left-to-right embedding), as the SteamSpy dumps do."""
+    path = RAW / "steam_insights_2024/steamspy_insights.zip"
+    with zipfile.ZipFile(path) as archive, archive.open(archive.namelist()[0]) as raw:
+        rows = csv.reader(io.TextIOWrapper(raw, encoding="utf-8", newline=""), dialect="mysql")
+        header = next(rows)
+        [row] = [r for r in rows if r[:1] == ["1672970"]]
+    developer = row[header.index("developer")]
+    assert "\u202a" in developer  # the raw dump's own row, as bundled
+    _insights_folder(tmp_path, [], (header, [row]))
+    found = {(o.field, o.value) for o in observe_insights(tmp_path) if o.appid == 1672970}
+    assert ("developer", "Mojang Studios, Double Eleven") in found
+    assert ("publisher", "Xbox Game Studios") in found
+
+
+@pytest.mark.parametrize("unsafe", UNSAFE_IN_NAMES)
+def test_pics_developers_and_publishers_lose_control_and_bidi_characters(
+    tmp_path: Path, unsafe: str
+) -> None:
+    _pics_names(tmp_path, "Half-Life 2")
+    people = {
+        "0": {"type": "developer", "name": f"{unsafe}Valve{unsafe}"},
+        "1": {"type": "publisher", "name": f"Valve{unsafe} Corp"},
+        "2": {"type": "publisher", "name": f"{unsafe}"},
+    }
+    app = {"name": "Half-Life 2", "type": "Game", "associations": people}
+    shard = {"_schema": "pics_raw_v2", "apps": {"220": app}}
+    (tmp_path / "pics_raw" / "shard_00.json.gz").write_bytes(gzip.compress(orjson.dumps(shard)))
+    found = [(o.field, o.value) for o in observe_pics(tmp_path) if o.field != "name"]
+    assert [f for f in found if f[0] in ("developer", "publisher")] == [
+        ("developer", "Valve"),
+        ("publisher", "Valve Corp"),
+    ]

@@ -207,6 +207,28 @@ def test_sign_up_refusals(
     assert 'id="create-key"' not in page  # still signed out
 
 
+def test_refused_sign_up_forms_leave_the_hours_allowance_as_it_was(
+    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]],
+) -> None:
+    # Issue 48: weak (400), good, weak, good answered 429 "wait an hour" on the last one.
+    browser, store = site_factory(SignInLimits(signups_per_ip=2))
+    tries = [
+        ("one@x.io", "short"),
+        ("one@x.io", PASSWORD),
+        ("not-an-email", PASSWORD),
+        ("two@x.io", "password1"),
+        ("two@x.io", PASSWORD),
+        ("three@x.io", PASSWORD),
+    ]
+    codes = []
+    for email, password in tries:
+        browser.client.cookies.clear()
+        codes.append(browser.signup(email, password)[0])
+    assert codes == [400, 303, 400, 400, 303, 429]
+    assert store.find_account("two@x.io") is not None
+    assert store.find_account("three@x.io") is None
+
+
 @pytest.mark.parametrize("token", [None, "", "forged-token"], ids=["missing", "empty", "forged"])
 def test_posts_without_the_session_csrf_token_are_refused(
     site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]], token: str | None

@@ -106,6 +106,27 @@ def test_watch_pages(server: ShimServer, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    ("record", "met", "preselect"),
+    [
+        pytest.param({"tier": "fair", "price_usd": 20.0}, set(), "worth_it", id="fair"),
+        pytest.param({"tier": "worth_it", "price_usd": 20.0}, {"worth_it"}, "banger", id="worth"),
+        pytest.param(
+            {"tier": "banger", "price_usd": 20.0}, {"worth_it", "banger"}, "below", id="banger"
+        ),
+        pytest.param(
+            {"tier": "banger", "price_usd": 0.0}, {"worth_it", "banger", "below"}, None, id="free"
+        ),
+    ],
+)
+def test_the_watch_form_preselects_no_condition_already_true(
+    record: dict[str, object], met: set[str], preselect: str | None
+) -> None:
+    # Issue 48: "becomes worth it" was checked on a game already worth it, so the alert came
+    # at once and told the player nothing new.
+    assert watches._choices(record) == (frozenset(met), preselect)
+
+
+@pytest.mark.parametrize(
     ("raw", "expected"),
     [
         pytest.param("367520", 367520, id="appid"),

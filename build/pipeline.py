@@ -161,27 +161,37 @@ def run_build(options: BuildOptions) -> BuildResult:
 
 class DetailRecords:
     """The games' detail records as the snapshot stores them, kept as they stream past on
-    their way to :func:`publish`: the Bulk export's records, computed once a build."""
+    their way to :func:`publish`: the Bulk export's records, computed once a build.
+
+    Kept end to end in one growing buffer, not as 40,000 separate bytes objects: those would
+    sit scattered among the publish's short-lived pages and keep the heap from shrinking (a
+    build's peak resident memory rose by 1.1 GB so).
+    """
 
     def __init__(self, games: Sequence[ScoredGame]) -> None:
         self._position = {detail_key(g.record.appid): n for n, g in enumerate(games)}
-        self._bodies: list[bytes | None] = [None] * len(games)
+        self._spans: list[tuple[int, int] | None] = [None] * len(games)
+        self._buffer = bytearray()
 
     def keep(self, objects: Iterable[StoredObject]) -> Iterator[StoredObject]:
         """Given a snapshot's objects, yield them unchanged, keeping each detail record's body."""
         for obj in objects:
             n = self._position.get(obj.key)
             if n is not None:
-                self._bodies[n] = obj.body
+                start = len(self._buffer)
+                self._buffer += obj.body
+                self._spans[n] = (start, len(self._buffer))
             yield obj
 
     def bodies(self) -> list[bytes]:
-        """Return every game's detail record (JSON bytes) in list order; ValueError if the
-        snapshot did not carry one of them."""
-        missing = [key for key, n in self._position.items() if self._bodies[n] is None]
+        """Return every game's detail record (JSON bytes) in list order, letting the buffer
+        go; ValueError if the snapshot did not carry one of them."""
+        missing = [key for key, n in self._position.items() if self._spans[n] is None]
         if missing:
             raise ValueError(f"the snapshot carried no detail record under {missing[:3]}")
-        return [body for body in self._bodies if body is not None]
+        view, self._buffer = memoryview(self._buffer), bytearray()
+        with view:
+            return [bytes(view[span[0] : span[1]]) for span in self._spans if span is not None]
 
 
 def current_games(storage: ObjectStorage) -> int | None:

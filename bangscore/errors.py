@@ -39,6 +39,7 @@ The tree (the module that raises each, in brackets)::
     ├── BodyRefused                         a stalled or malformed request body [shim.protocol]
     ├── FormTooLarge                        an account form over its size [shim.account]
     ├── HashingBusy                         too many password checks waiting [shim.account]
+    ├── Unsatisfiable                       a byte range past a file's end: 416 [shim.ranges]
     └── ProblemRefusal                      a resolver's refusal with a problem code [shim.answer]
         ├── ResourceNotFound                404 (game_not_found, game_not_rated, not_found)
         └── Forbidden                       403 (insufficient_scope)
@@ -261,6 +262,11 @@ class FormTooLarge(BangScoreError):
 class HashingBusy(BangScoreError):
     """Raised when more password checks wait in this process than
     ``shim.account.passwords.HASHING_QUEUE``."""
+
+
+class Unsatisfiable(BangScoreError):
+    """Raised for the one byte range a download asks for when it lies wholly past the end of
+    the file (answered 416 ``range_not_satisfiable``)."""
 
 
 class ProblemRefusal(BangScoreError):

@@ -59,6 +59,7 @@ class RedactKeys(logging.Filter):
 def app_from_settings(settings: Settings) -> Starlette:
     """Given settings, return the ASGI app wired to its snapshot store and key store."""
     from bangscore.shim.app import create_app
+    from bangscore.shim.lru import AnswerBudgets
     from bangscore.shim.quota import Quota
     from bangscore.shim.source import SnapshotSource
     from bangscore.storage import open_object_storage
@@ -67,6 +68,7 @@ def app_from_settings(settings: Settings) -> Starlette:
         open_object_storage(settings.snapshot_location),
         cache_bytes=settings.cache_bytes,
         poll_seconds=settings.pointer_poll_seconds,
+        budgets=AnswerBudgets(settings.answer_cache_bytes),
     )
     # One worker is the SQLite file's only counting process: it may lease blocks of quota.
     # `serve` never creates a key store: `keys create` (and so `make run`) does.
@@ -117,7 +119,12 @@ def _export_service(settings: Settings, secret: str) -> ExportService | None:
     storage = open_object_storage(settings.export)
     local = not settings.export.startswith("s3://")
     links = LocalLinks(secret, settings.api_base_url) if local else None
-    return ExportService(storage, links=links, link_seconds=settings.export_link_seconds)
+    return ExportService(
+        storage,
+        links=links,
+        link_seconds=settings.export_link_seconds,
+        downloads_per_client=settings.export_downloads_per_client,
+    )
 
 
 def asgi_app() -> Starlette:
@@ -279,8 +286,11 @@ def serve(settings: Settings, handed: Path) -> int:
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
     # One server process (one worker) shuts down on SIGTERM or SIGINT and then raises the
     # signal again with the handler it found: ours, so that the files are removed before the
-    # process ends by that signal, as a supervisor expects.
-    for signum in (signal.SIGTERM, signal.SIGINT):
+    # process ends by that signal, as a supervisor expects. The handler found before ours
+    # (the default, or one a tool installed: coverage saves its data on SIGTERM) is put back
+    # first, so it still runs.
+    found: dict[int, Any] = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
+    for signum in found:
         signal.signal(signum, _stopped)
     stopped_by = None
     from bangscore.stores.secret import load_session_secret
@@ -297,7 +307,11 @@ def serve(settings: Settings, handed: Path) -> int:
         if metrics_dir is not None:
             shutil.rmtree(metrics_dir, ignore_errors=True)
     if stopped_by is not None:
-        signal.signal(stopped_by, signal.SIG_DFL)
+        before = found[stopped_by]
+        # Python's own SIGINT handler would raise KeyboardInterrupt instead of ending the
+        # process by the signal.
+        kept = callable(before) and before is not signal.default_int_handler
+        signal.signal(stopped_by, before if kept else signal.SIG_DFL)
         signal.raise_signal(stopped_by)
     return 0
 

@@ -91,6 +91,12 @@ class Settings(BaseSettings):
     cache_bytes: int = Field(
         512 * 1024 * 1024, ge=0, description="In-memory cache of snapshot bodies per process"
     )
+    answer_cache_bytes: int = Field(
+        256 * 1024 * 1024,
+        ge=1024 * 1024,
+        description="Remembered answers per process (API answers, composed list and search "
+        "pages, rendered website pages), in bytes of what they hold",
+    )
     forwarded_allow_ips: str = Field(
         "",
         description="Proxies whose X-Forwarded-For is trusted for the client IP "
@@ -145,6 +151,13 @@ class Settings(BaseSettings):
     )
     export_link_seconds: int = Field(
         3600, ge=60, le=7 * 86400, description="Lifetime of Bulk export download links"
+    )
+    export_downloads_per_client: int = Field(
+        4,
+        ge=1,
+        le=1000,
+        description="Export downloads one client address may have under way at once, per "
+        "process (past it: 429 `too_many_downloads`)",
     )
     session_secret: SecretStr | None = Field(
         None,

@@ -16,7 +16,9 @@ Same machine, same run, loopback only, one server process each, wrk with 64 conn
 - the build (score, render, publish) of the real catalog and of a 200,000-game scaled copy
   (:mod:`bench.scale`): wall time and peak memory of the child process;
 - the Bulk export of the real catalog (:mod:`bench.export`): render time and bytes per format
-  (gzip JSON lines, gzip CSV, Parquet).
+  (gzip JSON lines, gzip CSV, Parquet);
+- the rows of issue 45 (:mod:`bench.flood`): a download flood, a distinct-query flood (the
+  worker's memory after) and a lookup's 304.
 
 If a throughput target is missed, the shim is profiled under load with py-spy and the
 hottest functions are written into the results.
@@ -630,6 +632,12 @@ def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
     harden_starts = harden.measure_start(real_state, key, 3, logs)
     harden_log = harden.measure_log(real_state, key, seconds, 3, logs)
     harden_entries = harden.manifest_entries(real_state)
+    # Issue 45: a download flood, a distinct-query flood and a lookup's 304.
+    from bench import flood
+
+    flooded = flood.measure(
+        real_state, real_state / "snapshots", key, lookup_path(records), seconds, logs
+    )
 
     # The scaled build last: it is the heaviest and must not disturb the servers above.
     scaled_catalog = scale_catalog(catalog, scaled)
@@ -659,6 +667,7 @@ def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
     text += "\n" + "\n".join(section([w.name for w in production], prod, wire, disk)) + "\n"
     text += "\n" + "\n".join(export_section(exported)) + "\n"
     text += "\n" + "\n".join(harden.section(harden_log, harden_starts, harden_entries))
+    text += "\n" + "\n".join(flood.section(flooded))
     out.write_text(text)
     print(text)
 

@@ -31,6 +31,7 @@ header pairs and skips Starlette's header initialisation.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import cached_property
@@ -48,7 +49,8 @@ from bangscore.errors import (
     ResourceNotFound,
     StoreUnavailable,
 )
-from bangscore.manifest import GZIP, compressible, etag_for, gzip_body
+from bangscore.manifest import GZIP, compressible, etag_from_digest, gzip_body
+from bangscore.shim.lru import ENTRY_BYTES
 from bangscore.shim.quota import Quota, Window, rate_headers
 from bangscore.shim.source import LoadedSnapshot, SnapshotSource
 from bangscore.stores.keystore import Hit
@@ -88,6 +90,15 @@ class RawResponse(Response):
             await self.background()
 
 
+def gzip_etag_of(etag: str) -> str:
+    """Given the strong ETag of an answer composed per request (its identity body's), return
+    the strong ETag of its gzip representation: the first 128 bits of the SHA-256 of that ETag
+    and ``+gzip``. Derived, not the digest of the compressed bytes, so a 304 costs no
+    compression (issue 45: a lookup's 304 cost as much CPU as its 200), and replicas whose
+    zlib builds compress differently still agree."""
+    return etag_from_digest(hashlib.sha256(f"{etag}+gzip".encode()).hexdigest())
+
+
 @dataclass(frozen=True)
 class Resolved:
     """A resolved 200 answer: body (the identity), content type, ETag, extra headers (Link)
@@ -106,20 +117,38 @@ class Resolved:
         return [*own, (b"cache-control", CACHE_OK.encode())]
 
     @cached_property
+    def gzip_etag(self) -> str | None:
+        """Return the strong ETag of the gzip representation, or None for a body that is not
+        worth compressing: the stored one's, else one derived from the identity's ETag
+        (:func:`gzip_etag_of`), so revalidating compresses nothing."""
+        if self.stored_gzip is not None:
+            return self.stored_gzip[1]
+        if not compressible(self.content_type, len(self.body)):
+            return None
+        return gzip_etag_of(self.etag)
+
+    @cached_property
     def gzipped(self) -> tuple[bytes, str] | None:
         """Return the gzip representation as (bytes, strong ETag), compressed on first use
         (and kept with the answer), or None for a body that is not worth compressing."""
         if self.stored_gzip is not None:
             return self.stored_gzip
-        if not compressible(self.content_type, len(self.body)):
-            return None
-        packed = gzip_body(self.body)
-        return packed, etag_for(packed)
+        tag = self.gzip_etag
+        return None if tag is None else (gzip_body(self.body), tag)
+
+    @property
+    def nbytes(self) -> int:
+        """Return the bytes the answer holds when remembered, its gzip representation
+        included (compressed now if it was not yet): the weight of its cache entry."""
+        packed = self.gzipped
+        own = sum(len(name) + len(value) for name, value in self.headers)
+        return ENTRY_BYTES + len(self.body) + (len(packed[0]) if packed else 0) + own
 
     def entity_tag(self, gzip_ok: bool) -> str:
-        """Given whether the client takes gzip, return the ETag of the representation sent."""
-        if gzip_ok and self.gzipped is not None:
-            return self.gzipped[1]
+        """Given whether the client takes gzip, return the ETag of the representation sent
+        (nothing is compressed to learn it)."""
+        if gzip_ok and self.gzip_etag is not None:
+            return self.gzip_etag
         return self.etag
 
 
@@ -229,7 +258,7 @@ def ok(
     headers = [(name.lower().encode(), value.encode()) for name, value in rate]
     if isinstance(resolved, Resolved):
         headers += resolved.raw_headers
-        vary = resolved.gzipped is not None
+        vary = resolved.gzip_etag is not None
     else:
         headers.append((b"cache-control", CACHE_OK.encode()))
         vary = resolved.gzip_etag is not None

@@ -12,7 +12,7 @@ anonymous allowance (:func:`anonymous`). Both read their services from ``app.sta
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -31,7 +31,7 @@ from bangscore.shim.answer import Allowance, Resolution, Resolved, Resolver, Sto
 from bangscore.shim.clients import client_subject
 from bangscore.shim.problems import PROBLEM_TYPE, problem_body
 from bangscore.shim.quota import Quota, Window, rate_headers
-from bangscore.shim.source import LoadedSnapshot, SnapshotSource
+from bangscore.shim.source import LoadedSnapshot, Rejected, SnapshotSource
 from bangscore.stores.keystore import Hit, KeyRecord
 
 log = logging.getLogger("bangscore.shim")
@@ -47,6 +47,9 @@ EDGE_HEADERS = [
 Rate = list[tuple[str, str]]
 # A keyed route's resolver: given the request, the authenticated key and the snapshot.
 KeyedResolver = Callable[[Request, KeyRecord, LoadedSnapshot], Awaitable[Resolved | Stored]]
+# A remembered route's reading of a request into the canonical key of its answer (the route
+# and its parsed query); raises BadRequest for a query the route refuses.
+Canonical = Callable[[Request], Hashable]
 
 
 class ProblemVoice:
@@ -165,16 +168,20 @@ async def anonymous(request: Request, resolve: Resolver) -> Response:
 
 
 async def keyed(
-    request: Request, serve: KeyedResolver, *, remember: bool = False, counted: bool = True
+    request: Request,
+    serve: KeyedResolver,
+    *,
+    canonical: Canonical | None = None,
+    counted: bool = True,
 ) -> Response:
     """Given a keyed request and the resolver of what its route serves, return the answer.
 
     In order: authenticate the key (a 401 or 503 counts against the client IP's anonymous
     allowance), then answer by the one answer policy (:func:`bangscore.shim.answer.answer`)
-    against the key's allowance, resolving with ``serve``. With ``remember`` the resolved
-    answer (or its 400) is kept per snapshot, path and query string
-    (:func:`remembered`), as it is the same for every key. ``counted=False``: not counted,
-    as ``/api/v1/usage``.
+    against the key's allowance, resolving with ``serve``. With ``canonical`` (the route's
+    reading of a request into the canonical key of its answer) the resolved answer (or its
+    400) is kept per snapshot (:func:`remembered`), as it is the same for every key.
+    ``counted=False``: not counted, as ``/api/v1/usage``.
     """
     state = request.app.state
     voice: ProblemVoice = state.problems
@@ -190,8 +197,8 @@ async def keyed(
     request.scope.setdefault("state", {})["key_id"] = record.key_id  # for the access log
 
     async def resolve(snap: LoadedSnapshot) -> Resolution:
-        if remember:
-            return await remembered(serve, request, record, snap)
+        if canonical is not None:
+            return await remembered(serve, canonical, request, record, snap)
         return await serve(request, record, snap)
 
     allowance = key_allowance(record, voice, counted=counted)
@@ -199,28 +206,41 @@ async def keyed(
 
 
 async def remembered(
-    serve: KeyedResolver, request: Request, record: KeyRecord, snap: LoadedSnapshot
+    serve: KeyedResolver,
+    canonical: Canonical,
+    request: Request,
+    record: KeyRecord,
+    snap: LoadedSnapshot,
 ) -> Resolved:
-    """Given a route's resolver and its arguments, return its answer with the body read,
-    remembered per snapshot, path and query string (or re-raise the remembered BadRequest);
-    a remembered answer is returned without calling ``serve``.
+    """Given a route's resolver, its reading of a request into a canonical key, and the
+    resolver's arguments, return its answer with the body read, remembered per snapshot (or
+    raise the remembered 400); a remembered answer is returned without calling ``serve``.
 
-    A snapshot never changes, so the same path and query string always resolve to the same
-    answer (or the same 400) whatever the key: repeats skip parsing, lookups and the Link
-    header, and the edge's fast path (:mod:`bangscore.shim.edge`) serves them.
-    Raises ObjectStorageError if a stored body cannot be read.
+    A snapshot never changes, so one canonical query always resolves to the same answer (or
+    the same 400) whatever the key. Answers are kept by canonical key, so every spelling of a
+    query (parameters reordered, ``page=02``, a tag's case) shares one body; each path and
+    query string seen is kept too, naming its canonical key (or holding its 400's errors
+    only, never the exception), so repeats skip parsing, lookups and the Link header, and the
+    edge's fast path (:mod:`bangscore.shim.edge`) serves them. Both are bounded by bytes
+    (:class:`bangscore.shim.lru.AnswerBudgets`). Raises ObjectStorageError if a stored body
+    cannot be read.
     """
-    key = (request.scope["path"], request.scope["query_string"])
+    spelling = (request.scope["path"], request.scope["query_string"])
+    found = snap.remembered(spelling)
+    if isinstance(found, Rejected):
+        raise found.error()
+    if isinstance(found, Resolved):
+        return found
+    try:
+        key = canonical(request)
+    except BadRequest as exc:
+        snap.spell(spelling, Rejected(tuple(exc.errors)))
+        raise
     found = snap.answers.find(key)
-    if found is None:
-        try:
-            found = await read(request.app.state.source, snap, await serve(request, record, snap))
-        except BadRequest as exc:
-            found = exc
-        snap.remember(key, found)
-    if isinstance(found, BadRequest):
-        raise found
-    assert isinstance(found, Resolved)
+    if not isinstance(found, Resolved):
+        found = await read(request.app.state.source, snap, await serve(request, record, snap))
+        snap.answers.put(key, found)
+    snap.spell(spelling, key)
     return found
 
 

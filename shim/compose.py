@@ -18,7 +18,7 @@ from bangscore.contract.filters import Filters
 from bangscore.contract.not_rated import NotRatedIndex
 from bangscore.contract.paging import page_bounds, render_page
 from bangscore.manifest import etag_for
-from bangscore.shim.lru import Lru
+from bangscore.shim.lru import AnswerBudgets, Lru, page_weight
 from bangscore.site.better_value import (
     BETTER_VALUE_COUNT,
     HEADROOM_DENOMINATOR,
@@ -32,7 +32,7 @@ Positions = npt.NDArray[np.int64]
 class CompactIndex:
     """The catalog's filter columns and serialized list items, in list order."""
 
-    def __init__(self, data: dict[str, Any]) -> None:
+    def __init__(self, data: dict[str, Any], *, page_bytes: int = AnswerBudgets().composed) -> None:
         self.appids: list[int] = [int(a) for a in data["appid"]]
         self.items: list[bytes] = [orjson.dumps(i) for i in data["items"]]
         if len(self.items) != len(self.appids):
@@ -68,13 +68,15 @@ class CompactIndex:
         # Indexes built before prices were dated have no such key: envelopes then say null.
         self.prices_as_of: str | None = data.get("prices_as_of")
         self._all = np.arange(len(self.appids), dtype=np.int64)
-        self._pages: Lru[tuple[bytes, str]] = Lru(4096)  # freed with this index
+        # Composed pages, bounded by bytes (page_bytes), freed with this index.
+        self._pages: Lru[tuple[bytes, str]] = Lru(page_bytes, weigh=page_weight)
 
     @classmethod
-    def from_bytes(cls, raw: bytes) -> CompactIndex:
-        """Given the index object's bytes, return the loaded index; ValueError if malformed."""
+    def from_bytes(cls, raw: bytes, *, page_bytes: int = AnswerBudgets().composed) -> CompactIndex:
+        """Given the index object's bytes and the bytes of composed pages to keep, return the
+        loaded index; ValueError if malformed."""
         try:
-            return cls(orjson.loads(raw))
+            return cls(orjson.loads(raw), page_bytes=page_bytes)
         except (KeyError, TypeError, orjson.JSONDecodeError) as exc:
             raise ValueError(f"corrupt compact index: {exc}") from exc
 
@@ -166,6 +168,14 @@ class CompactIndex:
     def items_for(self, appids: list[int]) -> list[bytes]:
         """Given appids in the catalog, return their serialized list items in that order."""
         return [self.items[self.position[a]] for a in appids]
+
+    def name_and_url(self, appid: int | None) -> tuple[str, str] | None:
+        """Given an appid (or None), return the rated game's name and page URL, or None when
+        it is not in the index."""
+        at = self.position.get(appid) if appid is not None else None
+        if at is None:
+            return None
+        return str(orjson.loads(self.items[at])["name"]), self.urls[at]
 
     def lookup(self, appids: tuple[int, ...], not_rated: NotRatedIndex) -> tuple[bytes, str]:
         """Given appids (each once, in the order asked) and the snapshot's index of known apps

@@ -12,6 +12,12 @@ A file's permanent ``address`` (the same path without a signature) answers a bul
 as ``Authorization: Bearer`` or ``api_key``, with a ``307`` to a fresh link (presigned or
 signed), counted as one request of the key: a cited address keeps working for whoever holds
 a bulk key (issue 48).
+
+A download is streamed from the export store (:meth:`ObjectStorage.open_range`: a file read in
+chunks, or one ranged S3 GetObject read as it goes), never read whole: its ETag and size are
+the manifest's, a HEAD reads nothing, one byte range answers 206 (:mod:`bangscore.shim.ranges`),
+and each client address has at most ``downloads_per_client`` downloads under way per process
+(issue 45: 48 connections that sent a GET and read nothing took a worker from 680 to 1,245 MB).
 """
 
 from __future__ import annotations
@@ -22,7 +28,9 @@ import hmac
 import re
 import time
 from collections.abc import Callable
+from functools import partial
 
+import anyio
 import anyio.to_thread
 import orjson
 from itsdangerous import Signer
@@ -32,9 +40,11 @@ from starlette.routing import Route
 
 from bangscore.contract.export import (
     PREFIX,
+    ExportFile,
     ExportManifest,
     Link,
     download_type,
+    export_manifest_key,
     file_key,
     link_to,
     presigned_urls,
@@ -48,16 +58,23 @@ from bangscore.errors import (
     ObjectStorageUnavailable,
     ResourceNotFound,
 )
-from bangscore.manifest import etag_for
+from bangscore.manifest import etag_for, etag_from_digest
 from bangscore.shim import api, params
-from bangscore.shim.answer import Resolved
+from bangscore.shim.answer import RawHeaders, Resolved, if_none_match
 from bangscore.shim.api import ProblemVoice
+from bangscore.shim.clients import client_group, client_ip
+from bangscore.shim.file_stream import READ_THREADS, DownloadGate, FileBody, once
+from bangscore.shim.lru import Lru
+from bangscore.shim.ranges import Unsatisfiable, requested_span
 from bangscore.shim.source import LoadedSnapshot
 from bangscore.storage import ObjectStorage
 from bangscore.stores.keystore import KeyRecord
 
 SALT = "bangscore-export-link"
 _PART = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
+DOWNLOADS_PER_CLIENT = 4  # the default of settings.export_downloads_per_client
+DOWNLOAD_RETRY_SECONDS = 10  # Retry-After of a 429 too_many_downloads
+MANIFESTS_KEPT = 16
 
 
 class LocalLinks:
@@ -100,11 +117,32 @@ class ExportService:
         links: LocalLinks | None,
         link_seconds: int,
         clock: Callable[[], float] = time.time,
+        downloads_per_client: int = DOWNLOADS_PER_CLIENT,
     ) -> None:
         self.storage = storage
         self.links = links
         self.link_seconds = link_seconds
         self.clock = clock
+        self.gate = DownloadGate(downloads_per_client)
+        # Manifests by export id: a written export never changes, and only signed links
+        # reach here, so the ids are the few exports kept.
+        self._manifests: Lru[ExportManifest] = Lru(MANIFESTS_KEPT)
+
+    def file_entry(self, snapshot_id: str, name: str) -> ExportFile | None:
+        """Given an export's snapshot id and a file name, return the file's manifest entry
+        (size, SHA-256) or None if that export or file is gone. Raises
+        ObjectStorageUnavailable if the store is down or the manifest corrupt."""
+        manifest = self._manifests.find(snapshot_id)
+        if manifest is None:
+            try:
+                raw = self.storage.get(export_manifest_key(snapshot_id))
+                manifest = ExportManifest.from_bytes(raw)
+            except (ObjectNotFound, ValueError):  # ValueError: a key no store could hold
+                return None
+            except ExportError as exc:
+                raise ObjectStorageUnavailable(str(exc)) from exc
+            self._manifests.put(snapshot_id, manifest)
+        return next((f for f in manifest.files if f.name == name), None)
 
     def manifest_body(self) -> bytes | None:
         """Return the ``GET /api/v1/export`` body for the latest export, or None if none.
@@ -173,13 +211,18 @@ async def export_manifest(service: ExportService | None, record: KeyRecord) -> R
 
 
 async def download(request: Request) -> Response:
-    """Given a ``GET /export/<id>/<file>`` request with ``expires`` and ``signature``, return
-    the file (``application/gzip``, or ``application/vnd.apache.parquet`` for a Parquet table:
-    :func:`download_type`) from the export service on ``app.state.export``.
+    """Given a ``GET`` or ``HEAD /export/<id>/<file>`` request with ``expires`` and
+    ``signature``, return the file (``application/gzip``, or ``application/vnd.apache.parquet``
+    for a Parquet table: :func:`download_type`) from the export service on
+    ``app.state.export``, streamed from the store (:class:`FileBody`).
 
-    Answers 403 ``insufficient_scope`` for a missing, forged or expired link, 404 for a
-    file that is gone, 503 when the export folder cannot be read. Not counted: the link
-    was already paid for by the ``/api/v1/export`` request that issued it.
+    The ETag and the size come from the export's manifest (its ``sha256`` and ``bytes``):
+    nothing is hashed per request, and a HEAD or a 304 reads no file. One byte range
+    (``Range``, :func:`requested_span`) answers 206 with ``Content-Range``; one past the end
+    416. Answers 403 ``insufficient_scope`` for a missing, forged or expired link, 404 for a
+    file that is gone, 429 ``too_many_downloads`` past the client address's concurrent
+    downloads, 503 when the export store cannot be read. Not counted: the link was already
+    paid for by the ``/api/v1/export`` request that issued it.
     """
     service: ExportService | None = request.app.state.export
     voice: ProblemVoice = request.app.state.problems
@@ -199,20 +242,84 @@ async def download(request: Request) -> Response:
             [],
         )
     try:
-        body = await anyio.to_thread.run_sync(service.storage.get, key)
-    except (ObjectNotFound, ValueError):  # ValueError: a key no store could hold
-        return voice.problem(request, "not_found", f"No export file {snapshot}/{name}.", [])
+        entry = await anyio.to_thread.run_sync(service.file_entry, snapshot, name)
     except ObjectStorageUnavailable:
         return voice.unavailable(request, [])
-    return Response(
-        body,
-        headers={
-            "Cache-Control": "private, max-age=3600",
-            "ETag": etag_for(body),
-            "Content-Disposition": f'attachment; filename="{name}"',
-        },
-        media_type=download_type(name),
-    )
+    if entry is None:
+        return voice.problem(request, "not_found", f"No export file {snapshot}/{name}.", [])
+    client = client_group(client_ip(request))  # an IPv6 client by its /64
+    gate = service.gate
+    if not gate.enter(client):
+        return voice.problem(
+            request,
+            "too_many_downloads",
+            f"This address already has {gate.per_client} downloads under way, the most at "
+            "once; retry when one ends.",
+            [],
+            headers={"Retry-After": str(DOWNLOAD_RETRY_SECONDS)},
+        )
+    release = once(partial(gate.leave, client))
+    try:
+        return await _file_answer(request, service, entry, key, release)
+    except BaseException:
+        release()
+        raise
+
+
+async def _file_answer(
+    request: Request,
+    service: ExportService,
+    entry: ExportFile,
+    key: str,
+    release: Callable[[], None],
+) -> Response:
+    """Given a valid download request, its file's manifest entry and store key, and how to
+    give back its slot, return the answer: 200, 206, 304, 416 or a problem."""
+    voice: ProblemVoice = request.app.state.problems
+    etag = etag_from_digest(entry.sha256)
+    headers: RawHeaders = [
+        (b"cache-control", b"private, max-age=3600"),
+        (b"etag", etag.encode()),
+        (b"accept-ranges", b"bytes"),
+        (b"content-disposition", f'attachment; filename="{entry.name}"'.encode()),
+        (b"content-type", download_type(entry.name).encode()),
+    ]
+    star, tags = if_none_match(request.headers.get("if-none-match"))
+    if star or etag in tags:
+        return FileBody(304, headers, None, release)
+    try:
+        span = requested_span(
+            request.headers.get("range"),
+            entry.bytes,
+            if_range=request.headers.get("if-range"),
+            etag=etag,
+        )
+    except Unsatisfiable:
+        release()
+        return voice.problem(
+            request,
+            "range_not_satisfiable",
+            f"The range asked for starts past the end of the file ({entry.bytes} bytes).",
+            [],
+            headers={"Content-Range": f"bytes */{entry.bytes}", "Accept-Ranges": "bytes"},
+        )
+    headers.append((b"content-length", str(span.length).encode()))
+    if not span.whole:
+        headers.append((b"content-range", span.content_range().encode()))
+    status = 200 if span.whole else 206
+    if request.method == "HEAD":
+        return FileBody(status, headers, None, release)
+    try:
+        reader = await anyio.to_thread.run_sync(
+            service.storage.open_range, key, span.start, span.stop, limiter=READ_THREADS
+        )
+    except (ObjectNotFound, ValueError):  # ValueError: a key no store could hold
+        release()
+        return voice.problem(request, "not_found", f"No export file {key}.", [])
+    except ObjectStorageUnavailable:
+        release()
+        return voice.unavailable(request, [])
+    return FileBody(status, headers, reader, release)
 
 
 async def _address(request: Request, service: ExportService, snapshot: str, name: str) -> Response:

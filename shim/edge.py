@@ -232,7 +232,7 @@ class EdgeMiddleware:
         snap = self.source.current
         if snap is None:
             return None
-        remembered = snap.answers.find((scope["path"], scope["query_string"]))
+        remembered = snap.remembered((scope["path"], scope["query_string"]))
         if not isinstance(remembered, Resolved):
             return None
         request = Request(scope)

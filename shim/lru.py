@@ -13,11 +13,61 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from cachetools import LRUCache
 
 V = TypeVar("V")
+# What a remembered answer costs beside its bodies: the answer object, its key (a parsed
+# query), its ETag strings and the cache's own links: 1,400 bytes measured with tracemalloc
+# for a list page's answer keyed by its parsed query, rounded up.
+ENTRY_BYTES = 1536
+MIB = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerBudgets:
+    """The byte budgets of a serving process's remembered answers, shared out of one total
+    (``BANGSCORE_ANSWER_CACHE_BYTES``): API answers by canonical query (1/2: about 14,000
+    list or search pages of the real catalogue, 8.9 KB each with their gzip body, so the
+    12,000 distinct composed pages and searches of ``make bench``'s two rotations stay
+    remembered, as d53d727's 16,384 entries kept them) and the query strings that spell them
+    (1/16), rendered website pages (1/4), search pages (3/32) and composed list pages (3/32).
+    All but the website's are per snapshot: while a switch finishes the old snapshot's are
+    held too, until its last request ends."""
+
+    total: int = 256 * MIB
+
+    @property
+    def answers(self) -> int:
+        """Return the bytes of API answers kept per snapshot."""
+        return self.total // 2
+
+    @property
+    def spellings(self) -> int:
+        """Return the bytes of query strings kept per snapshot, each naming its answer."""
+        return self.total // 16
+
+    @property
+    def pages(self) -> int:
+        """Return the bytes of rendered website pages kept by the process."""
+        return self.total // 4
+
+    @property
+    def search(self) -> int:
+        """Return the bytes of search pages kept per snapshot."""
+        return self.total * 3 // 32
+
+    @property
+    def composed(self) -> int:
+        """Return the bytes of composed list pages kept per snapshot."""
+        return self.total * 3 // 32
+
+
+def page_weight(value: tuple[bytes, str]) -> int:
+    """Given a cached page as (body, ETag), return the bytes it holds (estimated)."""
+    return ENTRY_BYTES + len(value[0]) + len(value[1])
 
 
 def _one(_value: object) -> int:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -50,15 +50,14 @@ from bangscore.shim import params
 from bangscore.shim.answer import HTML, Allowance, Fault, Resolved, Stored, answer, stored
 from bangscore.shim.clients import client_subject
 from bangscore.shim.lists import ListPages
-from bangscore.shim.lru import Lru
+from bangscore.shim.lru import ENTRY_BYTES, AnswerBudgets, Lru
 from bangscore.shim.quota import Quota, Window, rate_headers
-from bangscore.shim.source import LoadedSnapshot, SnapshotSource
+from bangscore.shim.source import LoadedSnapshot, SnapshotSource, weight
 from bangscore.site.adult import keep_adult, replace_better_box
 from bangscore.site.render import FormState, Listing, SiteRenderer
 from bangscore.stores.keystore import Hit
 
 log = logging.getLogger("bangscore.pages")
-MAX_RENDERED = 4096
 # A broad query matches thousands of unrated apps: the page names the best few.
 MAX_UNRATED_SHOWN = 10
 MIN_UNRATED_WORD = 3
@@ -82,6 +81,11 @@ class PageAnswer:
 
     status: int
     body: bytes
+
+    @property
+    def nbytes(self) -> int:
+        """Return the bytes the page holds when remembered (estimated)."""
+        return ENTRY_BYTES + len(self.body)
 
 
 @dataclass(frozen=True)
@@ -192,6 +196,7 @@ class Pages:
         site_url: str,
         base_url: str,
         retry_after: int,
+        rendered_bytes: int = AnswerBudgets().pages,
     ) -> None:
         self.source = source
         self.quota = quota
@@ -203,7 +208,8 @@ class Pages:
         origin = urlsplit(site_url)
         self.origin = f"{origin.scheme}://{origin.netloc}"  # redirects' scheme, host and port
         # Keyed by snapshot id too: an old snapshot's pages age out as the new one's come in.
-        self._rendered: Lru[Resolved | PageAnswer] = Lru(MAX_RENDERED)
+        # Bounded by bytes: 4,096 pages by count let one address add 327 MB (issue 45).
+        self._rendered: Lru[Resolved | PageAnswer] = Lru(rendered_bytes, weigh=weight)
         self._not_rated: tuple[str, UnratedNames] | None = None
         self._not_rated_lock = asyncio.Lock()
 
@@ -315,13 +321,19 @@ class Pages:
         return await answer(request, resolve, allowance, source=self.source, quota=self.quota)
 
     def remembered(
-        self, request: Request, render: Callable[[LoadedSnapshot], Awaitable[Resolved | PageAnswer]]
+        self,
+        request: Request,
+        render: Callable[[LoadedSnapshot], Awaitable[Resolved | PageAnswer]],
+        canonical: Hashable | None = None,
     ) -> Callable[[LoadedSnapshot], Awaitable[Resolved | PageAnswer]]:
-        """Given a renderer of a request's page, return a resolver that renders it once per
-        snapshot, path and query string (a snapshot never changes), bounded."""
+        """Given a renderer of a request's page and the canonical key of its query (None: a
+        query the page refuses, kept by its query string), return a resolver that renders it
+        once per snapshot, path and canonical query (a snapshot never changes), bounded by
+        bytes."""
+        spelled = request.scope["query_string"] if canonical is None else canonical
 
         async def resolve(snap: LoadedSnapshot) -> Resolved | PageAnswer:
-            key = (snap.id, request.scope["path"], request.scope["query_string"])
+            key = (snap.id, request.scope["path"], spelled)
             answer = self._rendered.find(key)
             if answer is None:
                 answer = await render(snap)
@@ -397,7 +409,9 @@ async def _stored_page(request: Request, key: str, adult_key: str | None = None)
         return Resolved(body, etag_for(body), HTML)
 
     kept = adult and (adult_key is None)
-    return await pages.serve(request, pages.remembered(request, render) if kept else resolve)
+    # Only adult=true shapes the page: every other parameter is ignored, so one key.
+    remembered = pages.remembered(request, render, "adult") if kept else resolve
+    return await pages.serve(request, remembered)
 
 
 async def home(request: Request) -> Response:
@@ -436,16 +450,12 @@ async def game(request: Request) -> Response:
             if known is None:
                 raise ResourceNotFound("game_not_found", f"No rated game has appid {raw}.")
             name, reason = known
-            edition = snap.not_rated.superseded_by(int(raw))
-            at = snap.index.position.get(edition) if edition is not None else None
             body = pages.site.not_rated_page(
                 appid=int(raw),
                 name=name,
                 reason=reason,
                 reason_text=REASON_LABEL.get(reason, reason.replace("_", " ")),
-                edition=(str(orjson.loads(snap.index.items[at])["name"]), snap.index.urls[at])
-                if at is not None
-                else None,
+                edition=snap.index.name_and_url(snap.not_rated.superseded_by(int(raw))),
             )
             return Resolved(body, etag_for(body), HTML)
         canonical = snap.index.urls[pos]
@@ -523,7 +533,19 @@ async def browse(request: Request) -> Response:
         body = keep_adult(body, pages.root) if adult else body
         return Resolved(body, etag_for(body), HTML)
 
-    return await pages.serve(request, pages.remembered(request, render))
+    return await pages.serve(
+        request, pages.remembered(request, render, _query_key(items, params.parse_list_query))
+    )
+
+
+def _query_key(items: Sequence[tuple[str, str]], parse: Callable[[Any], object]) -> Hashable | None:
+    """Given a page query's items and the API's parser of them, return the query's canonical
+    key, (adult shown, the parsed query), or None if refused (kept by its query string)."""
+    try:
+        adult, rest = adult_shown(items)
+        return adult, parse(rest)
+    except BadRequest:
+        return None
 
 
 async def search(request: Request) -> Response:
@@ -572,4 +594,6 @@ async def search(request: Request) -> Response:
         body = keep_adult(body, pages.root) if adult else body
         return Resolved(body, etag_for(body), HTML)
 
-    return await pages.serve(request, pages.remembered(request, render))
+    asked = any(k == "q" and v.strip() for k, v in items)
+    key = _query_key(items, params.parse_search_query) if asked else "empty"
+    return await pages.serve(request, pages.remembered(request, render, key))

@@ -98,4 +98,17 @@ async def rate(request: Request) -> Response:
         html = keep_adult(html, pages.root) if adult else html
         return Resolved(html, etag_for(html), HTML)
 
-    return await pages.serve(request, pages.remembered(request, render))
+    return await pages.serve(request, pages.remembered(request, render, _rate_key(items)))
+
+
+def _rate_key(items: list[tuple[str, str]]) -> tuple[bool, str] | None:
+    """Given a ``/rate`` query's items, return its canonical key, (adult shown, the text read),
+    or None for a query the page refuses (kept by its query string): the page shows the text
+    back, so the text is the key, whatever order the parameters came in."""
+    try:
+        adult, rest = adult_shown(items)
+    except BadRequest:
+        return None
+    if any(k != "ids" for k, _ in rest):
+        return None
+    return adult, next((v for k, v in rest if k == "ids"), "")[:MAX_RATE_TEXT]

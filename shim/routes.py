@@ -37,18 +37,18 @@ from bangscore.stores.keystore import KeyRecord
 
 async def games(request: Request) -> Response:
     """Given ``GET /api/v1/games`` with a key, return the list page of its filters."""
-    return await api.keyed(request, _games, remember=True)
+    return await api.keyed(request, _games, canonical=_list_query)
 
 
 async def game(request: Request) -> Response:
     """Given ``GET /api/v1/games/<appid>`` with a key, return the game's detail (404
     ``game_not_found`` or ``game_not_rated`` otherwise)."""
-    return await api.keyed(request, _game, remember=True)
+    return await api.keyed(request, _game, canonical=_appid)
 
 
 async def search(request: Request) -> Response:
     """Given ``GET /api/v1/search?q=`` with a key, return the ranked page of matches."""
-    return await api.keyed(request, _search, remember=True)
+    return await api.keyed(request, _search, canonical=_search_query)
 
 
 async def lookup(request: Request) -> Response:
@@ -98,6 +98,20 @@ async def metrics(request: Request) -> Response:
         headers={"Cache-Control": "no-store"},
         media_type=CONTENT_TYPE,
     )
+
+
+def _list_query(request: Request) -> tuple[str, params.ListQuery]:
+    return "games", params.parse_list_query(request.query_params.multi_items())
+
+
+def _appid(request: Request) -> tuple[str, int]:
+    appid = params.parse_appid(request.path_params["appid"])
+    params.parse_plain_query(request.query_params.multi_items())
+    return "game", appid
+
+
+def _search_query(request: Request) -> tuple[str, params.SearchQuery]:
+    return "search", params.parse_search_query(request.query_params.multi_items())
 
 
 async def _games(request: Request, _: KeyRecord, snap: LoadedSnapshot) -> Resolved:

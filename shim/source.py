@@ -14,9 +14,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import anyio.to_thread
 import orjson
@@ -25,7 +25,14 @@ from bangscore.contract.filters import INDEX_KEY, NOT_RATED_KEY, SEARCH_KEY
 from bangscore.contract.not_rated import NotRatedIndex
 from bangscore.contract.paging import page_bounds, render_page
 from bangscore.contract.search import SearchIndex
-from bangscore.errors import CorruptObject, ObjectNotFound, ObjectStorageError, SnapshotError
+from bangscore.errors import (
+    BadRequest,
+    CorruptObject,
+    ObjectNotFound,
+    ObjectStorageError,
+    ParamError,
+    SnapshotError,
+)
 from bangscore.manifest import (
     GZIP,
     Entry,
@@ -38,12 +45,62 @@ from bangscore.manifest import (
     read_manifest_view,
 )
 from bangscore.shim.compose import CompactIndex
-from bangscore.shim.lru import Lru
+from bangscore.shim.lru import ENTRY_BYTES, AnswerBudgets, Lru, page_weight
 from bangscore.storage import ObjectStorage
 
 log = logging.getLogger("bangscore.snapshot")
-MAX_ANSWERS = 16_384
 T = TypeVar("T")
+DEFAULT_BUDGETS = AnswerBudgets()
+# What a query string's entry costs beside its own bytes: the entry (214 bytes measured with
+# tracemalloc; its canonical key is the answer's, counted there) and the path and query
+# string objects' headers; rounded up.
+SPELLING_BYTES = 384
+
+
+class Weighed(Protocol):
+    """A remembered answer that knows the bytes it holds."""
+
+    @property
+    def nbytes(self) -> int:
+        """Return the bytes the answer holds, its bodies and an entry's overhead."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """A remembered 400: the parameter errors alone, never the exception (whose traceback
+    would keep the request and every frame that saw it alive)."""
+
+    errors: tuple[ParamError, ...]
+
+    @property
+    def nbytes(self) -> int:
+        """Return the bytes held (estimated)."""
+        return ENTRY_BYTES + sum(len(e.parameter) + len(e.message) for e in self.errors)
+
+    def error(self) -> BadRequest:
+        """Return a fresh BadRequest naming these errors, to raise."""
+        return BadRequest(self.errors)
+
+
+def weight(value: Weighed) -> int:
+    """Given a remembered answer, return the bytes it holds (its cache's weight)."""
+    return value.nbytes
+
+
+@dataclass(frozen=True, slots=True)
+class Spelled:
+    """What one query string of an API route names: the canonical key of its answer (or its
+    Rejected 400), and the bytes of the path and query string it is kept under."""
+
+    key: Hashable
+    spelling_bytes: int
+
+    @property
+    def nbytes(self) -> int:
+        """Return the bytes held (estimated): the query string, and the 400's errors."""
+        named = self.key.nbytes if isinstance(self.key, Rejected) else SPELLING_BYTES
+        return named + self.spelling_bytes
 
 
 class Deferred(Generic[T]):
@@ -86,8 +143,18 @@ class LoadedSnapshot:
     deferred_index: Deferred[CompactIndex]
     deferred_search: Deferred[SearchIndex]
     not_rated: NotRatedIndex = field(default_factory=NotRatedIndex)
-    answers: Lru[Any] = field(default_factory=lambda: Lru(MAX_ANSWERS), repr=False)
-    search_pages: Lru[tuple[bytes, str]] = field(default_factory=lambda: Lru(4096), repr=False)
+    budgets: AnswerBudgets = DEFAULT_BUDGETS
+    # API answers by canonical query, and each query string seen, naming its canonical query
+    # (or its 400): distinct spellings of one query share one answer (api.remembered).
+    answers: Lru[Any] = field(init=False, repr=False)
+    spellings: Lru[Spelled] = field(init=False, repr=False)
+    search_pages: Lru[tuple[bytes, str]] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        budgets = self.budgets
+        object.__setattr__(self, "answers", Lru(budgets.answers, weigh=weight))
+        object.__setattr__(self, "spellings", Lru(budgets.spellings, weigh=weight))
+        object.__setattr__(self, "search_pages", Lru(budgets.search, weigh=page_weight))
 
     @property
     def index(self) -> CompactIndex:
@@ -106,9 +173,20 @@ class LoadedSnapshot:
         url = meta.get("base_url") or meta.get("site_url")
         return str(url) if url else None
 
-    def remember(self, key: tuple[str, bytes], answer: object) -> None:
-        """Given a request's (path, query string) and its answer, keep it (bounded)."""
-        self.answers.put(key, answer)
+    def spell(self, spelling: tuple[str, bytes], canonical: Hashable) -> None:
+        """Given a request's (path, query string) and the canonical key of its answer (or a
+        Rejected 400), keep it (bounded by bytes, the query string's own counted)."""
+        self.spellings.put(spelling, Spelled(canonical, len(spelling[0]) + len(spelling[1])))
+
+    def remembered(self, spelling: tuple[str, bytes]) -> Any:
+        """Given a request's (path, query string), return the answer remembered for it (an
+        API answer or a Rejected), or None."""
+        found = self.spellings.find(spelling)
+        if found is None:
+            return None
+        if isinstance(found.key, Rejected):
+            return found.key
+        return self.answers.find(found.key)
 
     def entry(self, key: str) -> Entry | None:
         """Given a key inside the snapshot, return its manifest entry or None."""
@@ -150,9 +228,17 @@ class LoadedSnapshot:
 class SnapshotSource:
     """Loads the current snapshot from storage, serves bodies, and follows the pointer."""
 
-    def __init__(self, storage: ObjectStorage, *, cache_bytes: int, poll_seconds: float) -> None:
+    def __init__(
+        self,
+        storage: ObjectStorage,
+        *,
+        cache_bytes: int,
+        poll_seconds: float,
+        budgets: AnswerBudgets = DEFAULT_BUDGETS,
+    ) -> None:
         self.storage = storage
         self.poll_seconds = poll_seconds
+        self.budgets = budgets
         self.cache: Lru[bytes] = Lru(cache_bytes, weigh=len)  # bodies by SHA-256
         self.current: LoadedSnapshot | None = None
         self.switches = 0
@@ -194,14 +280,15 @@ class SnapshotSource:
             not_rated = NotRatedIndex(
                 orjson.loads(self._fetch(not_rated_entry)) if not_rated_entry else None
             )
-            index = Deferred(lambda: CompactIndex.from_bytes(index_raw))
+            pages = self.budgets.composed
+            index = Deferred(lambda: CompactIndex.from_bytes(index_raw, page_bytes=pages))
             search = Deferred(lambda: SearchIndex.from_json(orjson.loads(search_raw)))
             if not defer:
                 index.get()
                 search.get()
         except (KeyError, ValueError, ObjectStorageError) as exc:
             raise SnapshotError(f"snapshot {snapshot_id} cannot be loaded: {exc}") from exc
-        return LoadedSnapshot(snapshot_id, manifest, index, search, not_rated)
+        return LoadedSnapshot(snapshot_id, manifest, index, search, not_rated, self.budgets)
 
     def refresh(self, *, defer: bool = False) -> bool:
         """Re-read the pointer; load and switch to a new snapshot. Return True if switched.

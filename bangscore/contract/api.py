@@ -348,6 +348,11 @@ ERROR_CODES: dict[str, ErrorCode] = {
         408, "Request timeout", "The request head did not arrive in time (10 s by default)."
     ),
     "uri_too_long": ErrorCode(414, "URI too long", "The request target is over 16 KiB."),
+    "range_not_satisfiable": ErrorCode(
+        416,
+        "Range not satisfiable",
+        "The byte range asked of an export download starts past the end of the file.",
+    ),
     "header_too_large": ErrorCode(
         431,
         "Request header fields too large",
@@ -355,6 +360,11 @@ ERROR_CODES: dict[str, ErrorCode] = {
     ),
     "quota_exceeded": ErrorCode(
         429, "Daily request limit exceeded", "Wait Retry-After seconds, until 00:00 UTC."
+    ),
+    "too_many_downloads": ErrorCode(
+        429,
+        "Too many downloads at once",
+        "This address has the most export downloads under way at once; retry after Retry-After.",
     ),
     "internal_error": ErrorCode(
         500, "Internal error", "A fault on our side; quote the request id to support."

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import io
 import os
 import queue
 import sqlite3
@@ -37,6 +38,9 @@ OBJECTS_PREFIX = "objects/"  # the content-addressed bodies (bangscore.manifest)
 # Writes to a local folder overlap with the build's rendering: file system calls release the GIL.
 LOCAL_WRITERS = 1
 PUT_CHUNK = 64  # objects a hand-off to the writer: about 150 KB of stored bodies
+# Bytes a ranged read hands over at a time: a download holds one chunk per connection, so 48
+# connections that read nothing hold 3 MB, not 48 copies of the file.
+READ_CHUNK = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +63,59 @@ class StoredObject:
     content_encoding: str | None = None
 
 
+class Chunked(Protocol):
+    """A readable binary stream: ``read(n)`` returns up to n bytes (b"" at its end)."""
+
+    def read(self, size: int, /) -> bytes:
+        """Given a byte count, return up to that many bytes; b"" at the end."""
+        ...
+
+    def close(self) -> None:
+        """Release the stream (a file handle, an HTTP connection)."""
+        ...
+
+
+class RangeReader:
+    """``length`` bytes of an open stream, handed over :data:`READ_CHUNK` bytes at a time.
+
+    :meth:`read` returns the next chunk, b"" once ``length`` bytes were read; a stream that ends
+    sooner (a file cut short since) raises ObjectStorageUnavailable, never a short download
+    passed off as whole. ``fail`` maps the stream's own errors (OSError, botocore's) to an
+    ObjectStorageError. Not thread-safe: one reader per download.
+    """
+
+    def __init__(
+        self,
+        stream: Chunked,
+        length: int,
+        key: str,
+        fail: type[Exception] | tuple[type[Exception], ...] = OSError,
+    ) -> None:
+        self._stream = stream
+        self.left = length
+        self.key = key
+        self._fail = fail
+
+    def read(self) -> bytes:
+        """Return the next chunk of the range (at most :data:`READ_CHUNK` bytes), b"" at its
+        end; raise ObjectStorageUnavailable if the object cannot be read or ends early."""
+        if self.left <= 0:
+            return b""
+        try:
+            data = self._stream.read(min(READ_CHUNK, self.left))
+        except self._fail as exc:
+            raise ObjectStorageUnavailable(f"{self.key}: {exc}") from exc
+        if not data:
+            raise ObjectStorageUnavailable(f"{self.key}: ended {self.left} bytes early")
+        self.left -= len(data)
+        return data
+
+    def close(self) -> None:
+        """Release the stream; safe to call twice."""
+        with contextlib.suppress(Exception):
+            self._stream.close()
+
+
 class ObjectStorage(Protocol):
     """The storage interface every backend implements (local folder, memory, S3)."""
 
@@ -66,6 +123,12 @@ class ObjectStorage(Protocol):
 
     def get(self, key: str) -> bytes:
         """Given a key, return its bytes; raise ObjectNotFound or ObjectStorageUnavailable."""
+        ...
+
+    def open_range(self, key: str, start: int, stop: int) -> RangeReader:
+        """Given a key and a byte range [start, stop) inside the object, return a reader of
+        those bytes in chunks (the object is opened now, read as the caller asks); raise
+        ObjectNotFound or ObjectStorageUnavailable."""
         ...
 
     def put_many(self, objects: Iterable[StoredObject]) -> int:
@@ -101,6 +164,11 @@ def _check_key(key: str) -> str:
     return key
 
 
+def _slice(body: bytes, key: str, start: int, stop: int) -> RangeReader:
+    """Given an object's bytes read whole, return a reader of [start, stop) of them."""
+    return RangeReader(io.BytesIO(memoryview(body)[start:stop]), stop - start, key)
+
+
 class LocalStorage:
     """A folder on disk. The content-addressed bodies (keys under ``objects/``) are rows of
     one SQLite file (:mod:`bangscore.object_table`: a body per file cost a 4 KB block each);
@@ -132,6 +200,22 @@ class LocalStorage:
             raise ObjectNotFound(key) from exc
         except OSError as exc:
             raise ObjectStorageUnavailable(f"{self.location}: {exc}") from exc
+
+    def open_range(self, key: str, start: int, stop: int) -> RangeReader:
+        if key.startswith(OBJECTS_PREFIX):  # a table row: small, read whole
+            return _slice(self.get(key), key, start, stop)
+        try:
+            stream = self._path(key).open("rb")
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as exc:
+            raise ObjectNotFound(key) from exc
+        except OSError as exc:
+            raise ObjectStorageUnavailable(f"{self.location}: {exc}") from exc
+        try:
+            stream.seek(start)
+        except OSError as exc:
+            stream.close()
+            raise ObjectStorageUnavailable(f"{self.location}: {exc}") from exc
+        return RangeReader(stream, stop - start, key)
 
     def _write(self, path: str, body: bytes) -> None:
         parent = os.path.dirname(path)
@@ -306,6 +390,9 @@ class MemoryStorage:
                 return self.objects[_check_key(key)]
             except KeyError as exc:
                 raise ObjectNotFound(key) from exc
+
+    def open_range(self, key: str, start: int, stop: int) -> RangeReader:
+        return _slice(self.get(key), key, start, stop)
 
     def put_many(self, objects: Iterable[StoredObject]) -> int:
         count = 0

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
 import multiprocessing
 from collections.abc import Iterable, Iterator
 from concurrent.futures import (
@@ -47,7 +48,13 @@ from bangscore.errors import (
     ObjectStorageUnavailable,
     PointerConflict,
 )
-from bangscore.storage.objects import POINTER_KEY, ObjectInfo, StoredObject, _check_key
+from bangscore.storage.objects import (
+    POINTER_KEY,
+    ObjectInfo,
+    RangeReader,
+    StoredObject,
+    _check_key,
+)
 
 if TYPE_CHECKING:
     from types_boto3_s3 import S3Client
@@ -57,6 +64,9 @@ REVALIDATE = "no-cache"
 BATCH = 500  # objects per process task: large enough to amortise pickling, small for memory
 _NOT_FOUND = {"NoSuchKey", "NotFound", "404"}
 _CONFLICT = {"PreconditionFailed", "ConditionalRequestConflict"}
+# What reading a GetObject body may raise: botocore's (a read timeout, a body cut short) and
+# the socket's (botocore wraps urllib3's as ResponseStreamingError).
+_READ_ERRORS = (BotoCoreError, OSError)
 
 T = TypeVar("T")
 
@@ -198,6 +208,21 @@ class S3Storage:
             return response["Body"].read()
         except (ClientError, BotoCoreError) as exc:
             raise self._error(exc, key) from exc
+
+    def open_range(self, key: str, start: int, stop: int) -> RangeReader:
+        """Given a key and a byte range [start, stop), return a reader of those bytes: one
+        ranged GetObject (``Range: bytes=start-(stop-1)``) whose body is read a chunk at a
+        time as the caller asks, so a download never holds the whole object. Raises
+        ObjectNotFound or ObjectStorageUnavailable (also for an empty range past the end)."""
+        if stop <= start:
+            return RangeReader(io.BytesIO(b""), 0, key)
+        try:
+            response = self.client.get_object(
+                Bucket=self.config.bucket, Key=self._full(key), Range=f"bytes={start}-{stop - 1}"
+            )
+        except (ClientError, BotoCoreError) as exc:
+            raise self._error(exc, key) from exc
+        return RangeReader(response["Body"], stop - start, key, _READ_ERRORS)
 
     def list_keys(self, prefix: str) -> Iterator[str]:
         """Given a prefix, yield every key under it, in S3's (lexicographic) order."""

@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import itertools
+import os
 import secrets
 import sqlite3
 import threading
@@ -172,6 +173,21 @@ class _Lease:
     synced: int = 0  # ``left`` as last written to the leases table
 
 
+def _alive(holder: str) -> bool:
+    """Given a leases row's holder (``"<pid>:<token>"``), return False when its process is
+    gone (a holder written before process ids were recorded counts as gone)."""
+    pid, _, _ = holder.partition(":")
+    if not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # alive, another user's
+    return True
+
+
 class SQLiteKeyStore:
     """Keys, accounts and counts in one SQLite file; one connection per thread."""
 
@@ -183,7 +199,9 @@ class SQLiteKeyStore:
         self._lease_lock = threading.Lock()
         self._stats = {"hits": 0, "local_hits": 0, "leases": 0, "pruned": 0}
         self._pruned_day: dt.date | None = None  # the day this process last pruned at
-        self._holder = secrets.token_hex(8)  # this store's rows of the leases table
+        # This store's rows of the leases table: its process id (the file is local, so every
+        # process using it runs on this machine) and a token, so one process's stores differ.
+        self._holder = f"{os.getpid()}:{secrets.token_hex(8)}"
         if not create and not self.path.is_file():
             raise StoreMissing(
                 f"no key store at {self.path} (create one with `bangscore keys create`)"
@@ -199,6 +217,15 @@ class SQLiteKeyStore:
                 self._conn().execute(
                     "ALTER TABLE accounts ADD COLUMN network TEXT NOT NULL DEFAULT ''"
                 )
+            self._forget_dead_holders()
+
+    def _forget_dead_holders(self) -> None:
+        """Delete the leases rows of processes that no longer run (killed: their unspent
+        blocks stay counted, under-admitting, as the module says), so no reader takes them
+        off the counts as if they were still to be spent."""
+        rows = self._conn().execute("SELECT DISTINCT holder FROM leases").fetchall()
+        dead = [holder for (holder,) in rows if not _alive(holder)]
+        self._conn().executemany("DELETE FROM leases WHERE holder = ?", [(h,) for h in dead])
 
     def _conn(self) -> sqlite3.Connection:
         return thread_connection(self._local, self.path)

@@ -8,6 +8,7 @@ the same state folder, which is what the fault tests need.
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +45,15 @@ def add_key(state_dir: Path, *, plan: str = "bulk", limit: int = 1_000_000) -> s
 
 
 ServerFactory = Callable[..., ShimServer]
+
+
+@pytest.fixture
+def sockets() -> Iterator[list[socket.socket]]:
+    """Sockets a test opens; all closed at teardown."""
+    opened: list[socket.socket] = []
+    yield opened
+    for sock in opened:
+        sock.close()
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ import re
 import socket
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -25,15 +24,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.serial]  # real servers; timings: ru
 
 BODY_SECONDS = 1.0
 PASSWORD = "lantern quietly orbits the harbour"
-
-
-@pytest.fixture
-def sockets() -> Iterator[list[socket.socket]]:
-    """Sockets a test opens; all closed at teardown."""
-    opened: list[socket.socket] = []
-    yield opened
-    for sock in opened:
-        sock.close()
 
 
 def form_session(server: ShimServer) -> tuple[httpx.Client, str]:

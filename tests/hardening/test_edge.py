@@ -46,15 +46,6 @@ def edge_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ShimServer
         server.stop()
 
 
-@pytest.fixture
-def sockets() -> Iterator[list[socket.socket]]:
-    """Sockets a test opens; all closed at teardown."""
-    opened: list[socket.socket] = []
-    yield opened
-    for sock in opened:
-        sock.close()
-
-
 def connect(server: ShimServer, opened: list[socket.socket]) -> socket.socket:
     """Given a server, return a new connection to it (timeout 10 s), tracked for teardown."""
     sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)

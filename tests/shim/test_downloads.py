@@ -23,7 +23,13 @@ from starlette.testclient import TestClient
 from bangscore.build.export import write_export
 from bangscore.build.publish import publish
 from bangscore.build.snapshot import snapshot_objects
-from bangscore.contract.export import FILES, GAMES_JSONL, download_type
+from bangscore.contract.export import (
+    FILES,
+    GAMES_JSONL,
+    ExportManifest,
+    download_type,
+    export_manifest_key,
+)
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import GameRecord
 from bangscore.serve_cli import app_from_settings
@@ -33,6 +39,7 @@ from bangscore.shim.downloads import ExportService, LocalLinks
 from bangscore.shim.quota import Quota
 from bangscore.shim.source import SnapshotSource
 from bangscore.storage import LocalStorage, ObjectStorage, open_object_storage
+from bangscore.storage.objects import RangeReader
 from bangscore.stores import open_key_store
 from bangscore.stores.keystore import KeyStore, Plan, issue_key
 from bangscore.stores.secret import load_session_secret
@@ -347,3 +354,159 @@ def test_an_address_without_a_bulk_key_or_a_file_is_refused(
     headers = {"bulk": bulk, "pro": pro, "none": {}}[who]
     answer = client.get(path, headers=headers, follow_redirects=False)
     assert (answer.status_code, answer.json()["code"]) == (status, code)
+
+
+class CountingStorage(LocalStorage):
+    """A local folder that counts whole reads and ranged opens (to show what a request reads)."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.reads: list[str] = []
+        self.ranges: list[tuple[str, int, int]] = []
+
+    def get(self, key: str) -> bytes:
+        self.reads.append(key)
+        return super().get(key)
+
+    def open_range(self, key: str, start: int, stop: int) -> RangeReader:
+        self.ranges.append((key, start, stop))
+        return super().open_range(key, start, stop)
+
+
+@pytest.fixture
+def counted_export(
+    tmp_path: Path, published_export: tuple[ObjectStorage, Path]
+) -> Iterator[tuple[TestClient, CountingStorage, dict[str, Any]]]:
+    """A shim over the module's export folder read through a CountingStorage: (client, the
+    storage, the games.jsonl.gz entry of /api/v1/export with its url)."""
+    snapshots, folder = published_export
+    exports = CountingStorage(folder)
+    service = ExportService(
+        exports, links=LocalLinks("test-secret", factories.SITE), link_seconds=600
+    )
+    store = SQLiteKeyStore(tmp_path / "keys.sqlite3")
+    quota = Quota(store, anonymous_limit=1000, page_limit=5000, key_cache_seconds=0)
+    source = SnapshotSource(snapshots, cache_bytes=1 << 20, poll_seconds=3600)
+    app = create_app(Settings(site_url=factories.SITE), source, quota, follow=False, export=service)
+    with TestClient(app, base_url=factories.SITE) as client:
+        files = client.get("/api/v1/export", headers=add_key(store, "bulk")).json()["files"]
+        exports.reads.clear()
+        yield client, exports, next(f for f in files if f["name"] == GAMES_JSONL)
+
+
+def test_a_download_is_streamed_with_the_manifests_etag(counted_export: Any) -> None:
+    client, storage, entry = counted_export
+    whole = client.get(entry["url"])
+    assert whole.status_code == 200
+    assert hashlib.sha256(whole.content).hexdigest() == entry["sha256"]
+    assert whole.headers["etag"] == f'"{entry["sha256"][:32]}"'
+    assert whole.headers["accept-ranges"] == "bytes"
+    assert whole.headers["content-length"] == str(entry["bytes"])
+    assert storage.ranges == [("export/s1/games.jsonl.gz", 0, entry["bytes"])]
+    # The manifest is read once; the file is never read whole (nor hashed).
+    assert storage.reads == ["export/s1/manifest.json"]
+    client.get(entry["url"])
+    assert storage.reads == ["export/s1/manifest.json"]
+
+
+def test_head_and_304_read_no_file(counted_export: Any) -> None:
+    client, storage, entry = counted_export
+    head = client.head(entry["url"])
+    assert head.status_code == 200
+    assert head.content == b""
+    assert head.headers["content-length"] == str(entry["bytes"])
+    assert head.headers["accept-ranges"] == "bytes"
+    etag = head.headers["etag"]
+    again = client.get(entry["url"], headers={"If-None-Match": etag})
+    assert again.status_code == 304
+    assert again.headers["etag"] == etag
+    assert storage.ranges == []
+
+
+@pytest.mark.parametrize(
+    ("header", "first", "last"),
+    [("bytes=0-99", 0, 99), ("bytes=100-", 100, None), ("bytes=-50", None, None)],
+    ids=["first-100", "open-end", "suffix-50"],
+)
+def test_one_range_answers_206(
+    counted_export: Any, header: str, first: int | None, last: int | None
+) -> None:
+    client, storage, entry = counted_export
+    size = entry["bytes"]
+    whole = client.get(entry["url"]).content
+    start = size - 50 if first is None else first
+    stop = size if last is None else last + 1
+    part = client.get(entry["url"], headers={"Range": header})
+    assert part.status_code == 206
+    assert part.content == whole[start:stop]
+    assert part.headers["content-range"] == f"bytes {start}-{stop - 1}/{size}"
+    assert part.headers["content-length"] == str(stop - start)
+    assert part.headers["etag"] == f'"{entry["sha256"][:32]}"'
+    assert storage.ranges[-1] == ("export/s1/games.jsonl.gz", start, stop)
+
+
+def test_ranges_past_the_end_several_or_of_another_version(counted_export: Any) -> None:
+    client, _, entry = counted_export
+    size = entry["bytes"]
+    past = client.get(entry["url"], headers={"Range": f"bytes={size}-"})
+    assert past.status_code == 416
+    assert past.headers["content-range"] == f"bytes */{size}"
+    assert past.json()["code"] == "range_not_satisfiable"
+    several = client.get(entry["url"], headers={"Range": "bytes=0-9,20-29"})
+    assert (several.status_code, len(several.content)) == (200, size)
+    stale = client.get(entry["url"], headers={"Range": "bytes=0-9", "If-Range": '"other"'})
+    assert (stale.status_code, len(stale.content)) == (200, size)
+    fresh = client.get(
+        entry["url"], headers={"Range": "bytes=0-9", "If-Range": stale.headers["etag"]}
+    )
+    assert (fresh.status_code, len(fresh.content)) == (206, 10)
+
+
+def test_a_file_missing_from_its_manifest_or_store_is_404(
+    counted_export: Any, published_export: tuple[ObjectStorage, Path]
+) -> None:
+    client, _, entry = counted_export
+    _, folder = published_export
+    service: ExportService = client.app.state.export
+    links = service.links
+    assert links is not None
+    unlisted = links("export/s1/other.parquet", int(time.time()) + 60)
+    assert client.get(unlisted).status_code == 404
+    path = folder / "export/s1/games.jsonl.gz"
+    kept = path.read_bytes()
+    path.unlink()
+    try:
+        assert client.get(entry["url"]).status_code == 404
+    finally:
+        path.write_bytes(kept)
+
+
+@pytest.mark.s3
+def test_signed_downloads_stream_ranges_from_s3(
+    aws_env: SeaweedServer, bucket: str, tmp_path: Path
+) -> None:
+    """The download route over an S3 export store (ranged GetObject, read as it is sent)."""
+    records = factories.small_catalog()
+    snapshots, _ = factories.publish_catalog(records)
+    exports = open_object_storage(f"s3://{bucket}/bulk")
+    export(exports, "s1", records)
+    service = ExportService(exports, links=LocalLinks("s", factories.SITE), link_seconds=600)
+    store = SQLiteKeyStore(tmp_path / "keys.sqlite3")
+    quota = Quota(store, anonymous_limit=1000, page_limit=5000, key_cache_seconds=0)
+    source = SnapshotSource(snapshots, cache_bytes=1 << 20, poll_seconds=3600)
+    app = create_app(Settings(site_url=factories.SITE), source, quota, follow=False, export=service)
+    links = service.links
+    assert links is not None
+    with TestClient(app, base_url=factories.SITE) as client:
+        entry = next(
+            f
+            for f in ExportManifest.from_bytes(exports.get(export_manifest_key("s1"))).files
+            if f.name == "games.parquet"
+        )
+        url = links(f"export/s1/{entry.name}", int(time.time()) + 60)
+        whole = client.get(url)
+        assert hashlib.sha256(whole.content).hexdigest() == entry.sha256
+        part = client.get(url, headers={"Range": "bytes=4-"})
+        assert part.status_code == 206
+        assert part.content == whole.content[4:]
+        assert part.headers["content-range"] == f"bytes 4-{entry.bytes - 1}/{entry.bytes}"

@@ -10,6 +10,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from bangscore.shim import api
+from bangscore.shim.lru import AnswerBudgets
+from bangscore.shim.source import Rejected
 from bangscore.stores.sqlite_store import SQLiteKeyStore
 from tests.support.factories import Clock, add_key
 
@@ -118,3 +120,46 @@ def test_fast_and_full_route_give_the_same_bytes_for_304_and_429(
         assert list(fast.headers.items()) == [
             (k, ids[1] if v == ids[0] else v) for k, v in full.headers.items()
         ]
+
+
+def test_spellings_of_one_query_share_one_answer_and_a_400_keeps_no_exception(
+    client_factory: ClientFactory, small_snapshot: Any, counted: list[str]
+) -> None:
+    client, store = client_factory(small_snapshot[0])
+    headers = {"Authorization": f"Bearer {add_key(store)}"}
+    spellings = [
+        "/api/v1/games?tag=co-op&year_from=2012",
+        "/api/v1/games?year_from=02012&tag=CO-OP",
+        "/api/v1/games?tag=co-op&year_from=2012&page=1",
+    ]
+    bodies = {client.get(path, headers=headers).content for path in spellings}
+    assert len(bodies) == 1
+    snap = client.app.state.source.current  # type: ignore[attr-defined]
+    assert len(snap.answers) == 1 and len(snap.spellings) == 3
+    assert all(snap.remembered(spelled) is not None for spelled in snap.spellings._data)
+    # Each spelling now takes the fast path: the route ran once per spelling, never again.
+    for path in spellings:
+        assert client.get(path, headers=headers).content in bodies
+    assert len(counted) == 3
+    refused = client.get("/api/v1/games?colour=red", headers=headers)
+    again = client.get("/api/v1/games?colour=red", headers=headers)
+    assert refused.status_code == again.status_code == 400
+    assert again.json()["errors"] == refused.json()["errors"]
+    kept = snap.remembered(("/api/v1/games", b"colour=red"))
+    assert isinstance(kept, Rejected) and kept.errors[0].parameter == "colour"
+    assert not any(isinstance(v, BaseException) for v in snap.answers._data.values())
+
+
+def test_remembered_answers_stay_within_their_byte_budgets(
+    client_factory: ClientFactory, small_snapshot: Any
+) -> None:
+    budgets = AnswerBudgets(1 << 20)  # 384 KiB of answers, 64 KiB of spellings
+    client, store = client_factory(small_snapshot[0], budgets=budgets)
+    headers = {"Authorization": f"Bearer {add_key(store)}"}
+    snap = client.app.state.source.current  # type: ignore[attr-defined]
+    for i in range(300):
+        client.get(f"/api/v1/games?genre=rpg&page={i + 1}", headers=headers)
+        client.get(f"/api/v1/games?{'x' * 2000}{i}=1", headers=headers)
+    assert budgets.answers // 2 < snap.answers.size <= budgets.answers
+    assert budgets.spellings // 2 < snap.spellings.size <= budgets.spellings
+    assert len(snap.answers) < 300  # the oldest pages went: the budget, not a count, bounds

@@ -11,7 +11,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from bangscore.contract.records import Lookup
+from bangscore.manifest import gzip_body
 from bangscore.scoring.pipeline import ScoredGame
+from bangscore.shim import answer
 from bangscore.storage import ObjectStorage
 from bangscore.stores.sqlite_store import SQLiteKeyStore
 from tests.support.factories import add_key
@@ -105,3 +107,32 @@ def test_a_repeated_unknown_parameter_is_named_once(api: Any) -> None:
     body = response.json()
     assert [e["parameter"] for e in body["errors"]] == ["x"]
     assert body["detail"].count("x:") == 1
+
+
+@pytest.mark.parametrize("gzip_ok", [True, False], ids=["gzip", "identity"])
+def test_a_lookup_304_compresses_nothing(
+    api: Any, monkeypatch: pytest.MonkeyPatch, gzip_ok: bool
+) -> None:
+    client, auth, rated = api
+    headers = {**auth, "Accept-Encoding": "gzip" if gzip_ok else "identity"}
+    path = "/api/v1/lookup?appids=" + ",".join(map(str, rated))
+    first = client.get(path, headers=headers)
+    assert first.headers.get("content-encoding") == ("gzip" if gzip_ok else None)
+    etag = first.headers["etag"]
+    compressed: list[int] = []
+
+    def spy(body: bytes) -> bytes:
+        compressed.append(len(body))
+        return gzip_body(body)
+
+    monkeypatch.setattr(answer, "gzip_body", spy)
+    again = client.get(path, headers={**headers, "If-None-Match": etag})
+    assert (again.status_code, again.headers["etag"], again.headers["vary"]) == (
+        304, etag, "Accept-Encoding"
+    )  # fmt: skip
+    assert compressed == []
+    # The gzip tag is derived from the identity's, never the digest of compressed bytes.
+    identity = client.get(path, headers={**auth, "Accept-Encoding": "identity"})
+    packed = client.get(path, headers={**auth, "Accept-Encoding": "gzip"})
+    assert packed.headers["etag"] == answer.gzip_etag_of(identity.headers["etag"])
+    assert packed.headers["etag"] != identity.headers["etag"]

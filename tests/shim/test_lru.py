@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from bangscore.shim.lru import Lru
+from bangscore.shim.lru import AnswerBudgets, Lru
 
 
 def test_least_recently_used_goes_first() -> None:
@@ -69,3 +69,11 @@ def test_threads_never_break_the_bound_or_the_weights() -> None:
         thread.join()
     held = [lru.find((n, i)) for n in range(4) for i in range(150)]
     assert lru.size == sum(len(b) for b in held if b is not None) <= 1000
+
+
+@pytest.mark.parametrize("total", [1 << 20, 96 << 20, 12_345_679], ids=["1MiB", "96MiB", "odd"])
+def test_answer_budgets_share_out_no_more_than_the_total(total: int) -> None:
+    budgets = AnswerBudgets(total)
+    shares = [budgets.answers, budgets.spellings, budgets.pages, budgets.search, budgets.composed]
+    assert total - 5 <= sum(shares) <= total
+    assert budgets.answers > budgets.pages > budgets.search == budgets.composed > budgets.spellings

@@ -550,3 +550,22 @@ def test_rate_refuses_more_than_100_games_with_the_text_kept(site: Any) -> None:
     assert "at most 100 games a list" in response.text
     assert f">{text}</textarea>" in response.text
     assert client.get("/rate?x=1").status_code == 400
+
+
+@pytest.mark.parametrize(
+    "spellings",
+    [
+        ["/games?genre=rpg&year_from=2012", "/games?year_from=02012&genre=RPG"],
+        ["/search?q=quest", "/search?q=%20quest%20&page=1"],
+        ["/rate?ids=10001,10002&adult=true", "/rate?adult=TRUE&ids=10001,10002"],
+    ],
+    ids=["browse", "search", "rate"],
+)
+def test_spellings_of_one_page_query_are_rendered_once(site: Any, spellings: list[str]) -> None:
+    client, _ = site
+    pages = client.app.state.pages
+    before = len(pages._rendered)
+    bodies = {client.get(path).content for path in spellings}
+    assert len(bodies) == 1
+    assert len(pages._rendered) == before + 1
+    assert 0 < pages._rendered.size <= pages._rendered.maxsize

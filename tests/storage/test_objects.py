@@ -16,7 +16,7 @@ from bangscore.storage import (
     open_object_storage,
 )
 from bangscore.storage.object_table import FILENAME as TABLE_FILE
-from bangscore.storage.objects import LOCAL_WRITERS, PUT_CHUNK
+from bangscore.storage.objects import LOCAL_WRITERS, PUT_CHUNK, READ_CHUNK
 
 Factory = Callable[[Path], ObjectStorage]
 BACKENDS: list[Factory] = [lambda p: LocalStorage(p / "store"), lambda p: MemoryStorage()]
@@ -42,6 +42,25 @@ def test_put_get_list_delete(storage: ObjectStorage) -> None:
     assert storage.delete_many(["a/1.json", "missing"]) == 1
     with pytest.raises(ObjectNotFound):
         storage.get("a/1.json")
+
+
+def test_open_range_reads_a_range_in_chunks(storage: ObjectStorage) -> None:
+    body = bytes(range(256)) * 1000  # 250 KiB
+    storage.put_many([StoredObject("export/s1/games.jsonl.gz", body)])
+    reader = storage.open_range("export/s1/games.jsonl.gz", 100, len(body) - 100)
+    chunks = []
+    while chunk := reader.read():
+        chunks.append(chunk)
+    reader.close()
+    assert max(map(len, chunks)) == READ_CHUNK
+    assert b"".join(chunks) == body[100:-100]
+    with pytest.raises(ObjectNotFound):
+        storage.open_range("export/s1/gone.parquet", 0, 1)
+    cut = storage.open_range("export/s1/games.jsonl.gz", len(body) - 5, len(body) + 5)
+    assert cut.read() == body[-5:]
+    with pytest.raises(ObjectStorageUnavailable, match="ended 5 bytes early"):
+        cut.read()
+    cut.close()
 
 
 def test_pointer_is_compare_and_swap(storage: ObjectStorage) -> None:

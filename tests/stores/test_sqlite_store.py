@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import multiprocessing
+import os
 import sqlite3
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 
 from bangscore.errors import KeyExists, UnknownKey
 from bangscore.stores.keystore import KeyRecord
-from bangscore.stores.sqlite_store import MAX_LEASES, SQLiteKeyStore
+from bangscore.stores.sqlite_store import MAX_BLOCK, MAX_LEASES, SQLiteKeyStore
 
 DAY = dt.date(2026, 11, 22)
 NEXT = DAY + dt.timedelta(days=1)
@@ -219,3 +220,23 @@ def test_one_process_holds_a_bounded_number_of_leases(tmp_path: Path) -> None:
     assert rows(path, "leases")
     store.close()
     assert sum(int(r[2]) for r in rows(path, "counts")) == len(clients)  # type: ignore[call-overload]
+
+
+def test_a_killed_process_s_unspent_blocks_are_no_longer_taken_off_the_counts(
+    tmp_path: Path,
+) -> None:
+    # A server killed mid-lease left its row in the leases table: the next store forgets it,
+    # so the block it had counted stays counted (CI on score5: 257 counted of 316 answered).
+    path = tmp_path / "keys.sqlite3"
+    store = SQLiteKeyStore(path)
+    assert store.hit("key:k1", DAY, 1000, 100).admitted
+    store.sync()
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE leases SET holder = '999999999:dead'")  # no such process
+        conn.execute(
+            "INSERT INTO leases VALUES ('key:k2', ?, ?, 5)",
+            (DAY.isoformat(), f"{os.getpid()}:live"),
+        )
+    after = SQLiteKeyStore(path)
+    assert [r[2] for r in rows(path, "leases")] == [f"{os.getpid()}:live"]
+    assert after.peek("key:k1", DAY) == MAX_BLOCK  # the dead lease's block stays counted

@@ -23,6 +23,7 @@ from bangscore.scoring.records import Catalog, GameRecord, NotRated, Sources
 from bangscore.settings import Settings
 from bangscore.shim.access_log import AccessLog
 from bangscore.shim.app import create_app
+from bangscore.shim.lru import AnswerBudgets
 from bangscore.shim.quota import Quota
 from bangscore.shim.source import SnapshotSource
 from bangscore.storage import MemoryStorage, ObjectStorage
@@ -170,10 +171,11 @@ def make_app(
     page_limit: int = 5000,
     site_url: str = SITE,
     access_log: AccessLog | None = None,
+    budgets: AnswerBudgets | None = None,
 ) -> tuple[Starlette, SQLiteKeyStore, Quota]:
-    """Given a published store and a folder (and an access log), return (app, its SQLite
-    store, its quota); the app serves ``site_url`` (the snapshots here are built for
-    :data:`SITE`)."""
+    """Given a published store and a folder (and an access log, the remembered answers'
+    budgets), return (app, its SQLite store, its quota); the app serves ``site_url`` (the
+    snapshots here are built for :data:`SITE`)."""
     store = SQLiteKeyStore(state_dir / "keys.sqlite3")
     quota = Quota(
         store,
@@ -182,7 +184,9 @@ def make_app(
         key_cache_seconds=0,
         **({"clock": clock} if clock else {}),
     )
-    source = SnapshotSource(storage, cache_bytes=64 << 20, poll_seconds=3600)
+    source = SnapshotSource(
+        storage, cache_bytes=64 << 20, poll_seconds=3600, budgets=budgets or AnswerBudgets()
+    )
     app = create_app(app_settings(site_url), source, quota, follow=False, access_log=access_log)
     return app, store, quota
 

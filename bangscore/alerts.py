@@ -269,7 +269,7 @@ def send_alerts(
     One record that cannot be written or that the server refuses is skipped, logged by its
     watch id and retried with backoff; a 5xx on RCPT suppresses the address; every other due
     alert goes out in the same run. A lost connection stops the sending: what was not
-    accepted stays due (``AlertRun.error`` says why). Raises KeyStoreUnavailable if the store
+    accepted stays due (``AlertRun.error`` says why). Raises StoreUnavailable if the store
     fails, SnapshotError for a broken snapshot object."""
     run = AlertRun()
     holder = "run_" + secrets.token_urlsafe(12)

@@ -18,7 +18,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from bangscore import build_cli, keys_cli, serve_cli, watch_cli
-from bangscore.errors import KeyStoreError, KeyStoreUnavailable
+from bangscore.errors import StoreError, StoreUnavailable
 from bangscore.serve_cli import RedactKeys
 from bangscore.settings import Settings
 
@@ -63,10 +63,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args, settings))
-    except KeyStoreUnavailable as exc:
+    except StoreUnavailable as exc:
         print(f"error: the key store {settings.store_url} failed: {exc}", file=sys.stderr)
         return 1
-    except KeyStoreError as exc:
+    except StoreError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
 

@@ -22,13 +22,16 @@ The tree (the module that raises each, in brackets)::
     ├── SourceUnreachableError              a live source was unreachable [ingest.live.http]
     ├── UnscorableGame (also ValueError)    a record lacks an input the score needs [scoring]
     ├── CatalogRefused                      a catalogue a build must not publish [build.guard]
-    ├── KeyStoreError                       the key, account and watch store failed [stores]
-    │   ├── KeyStoreUnavailable             down, read-only or locked: answered 503
-    │   ├── KeyStoreMissing                 a configured store that does not exist
-    │   ├── UnknownKey (also LookupError)   no key with that id
-    │   ├── AccountExists                   sign-up for an email already taken
-    │   ├── UnknownWatch (also LookupError) no watch with that id
-    │   └── TooManyWatches                  an address holds the most watches allowed
+    ├── StoreError                          the key, account and watch store failed [stores]
+    │   ├── StoreUnavailable                down, read-only or locked: answered 503
+    │   ├── StoreMissing                    a configured store that does not exist
+    │   ├── KeyStoreError                   a key or account record refused
+    │   │   ├── KeyExists                   a new key's id or digest is taken
+    │   │   ├── UnknownKey (also LookupError) no key with that id
+    │   │   └── AccountExists               sign-up for an email already taken
+    │   └── WatchStoreError                 a watch record refused
+    │       ├── UnknownWatch (also LookupError) no watch with that id
+    │       └── TooManyWatches              an address holds the most watches allowed
     ├── MailError                           a message the SMTP server did not take [mail]
     ├── UnsafeMessage (also ValueError)     a message that cannot be written safely [mail]
     ├── AuthFailure                         a key that cannot be used: 401 [shim.quota]
@@ -37,8 +40,8 @@ The tree (the module that raises each, in brackets)::
     ├── FormTooLarge                        an account form over its size [shim.account]
     ├── HashingBusy                         too many password checks waiting [shim.account]
     ├── Unsatisfiable                       a byte range past a file's end: 416 [shim.ranges]
-    └── Refusal                             a resolver's refusal with a problem code [shim.answer]
-        ├── NotFound                        404 (game_not_found, game_not_rated, not_found)
+    └── ProblemRefusal                      a resolver's refusal with a problem code [shim.answer]
+        ├── ResourceNotFound                404 (game_not_found, game_not_rated, not_found)
         └── Forbidden                       403 (insufficient_scope)
 
 The Python client's family (:class:`bangscore.client.ApiError` and its subclasses
@@ -46,6 +49,12 @@ InvalidParameter, AuthenticationFailed, PermissionDenied, NotFound, GameNotRated
 RateLimited, Unavailable, ServerError, ResponseTooLarge, DeadlineExceeded) derives from
 BangScoreError too, but is defined and imported in :mod:`bangscore.client`: it is the client
 library's public surface.
+
+One class per name (issue 47): the server's 404 refusal is :class:`ResourceNotFound`, and
+``NotFound`` is only the client's 404 answer, :class:`bangscore.client.NotFound`. This module
+has no ``NotFound``, so ``except bangscore.errors.NotFound`` fails at once (AttributeError)
+instead of quietly missing the client's 404: catch ``bangscore.client.NotFound`` (an
+ApiError), or every answer that is not a success with ``bangscore.client.ApiError``.
 """
 
 from __future__ import annotations
@@ -139,17 +148,32 @@ class CatalogRefused(BangScoreError):
 # -- stores and mail ---------------------------------------------------------------------------
 
 
-class KeyStoreError(BangScoreError):
-    """Base class of store failures."""
+class StoreError(BangScoreError):
+    """Base class of the failures of the store of keys, accounts and watches (one SQLite file
+    or one Redis: :mod:`bangscore.stores`)."""
 
 
-class KeyStoreUnavailable(KeyStoreError):
+class StoreUnavailable(StoreError):
     """Raised when the store cannot be reached; callers fail open on counts
     (docs/API.md#counting)."""
 
 
-class KeyStoreMissing(KeyStoreError):
-    """Raised when a store that must already exist (a command that only reads keys) does not."""
+class StoreMissing(StoreError):
+    """Raised when a store that must already exist (a command that only reads it) does not."""
+
+
+# The names of round 3, kept while the branches written against them land (issue 47): the same
+# classes, so an ``except`` of either name catches both.
+KeyStoreUnavailable = StoreUnavailable
+KeyStoreMissing = StoreMissing
+
+
+class KeyStoreError(StoreError):
+    """Base class of the key and account records' failures."""
+
+
+class KeyExists(KeyStoreError):
+    """Raised when a new key's id or digest is already stored."""
 
 
 class UnknownKey(KeyStoreError, LookupError):
@@ -160,11 +184,15 @@ class AccountExists(KeyStoreError):
     """Raised when an account with the same email is already stored."""
 
 
-class UnknownWatch(KeyStoreError, LookupError):
+class WatchStoreError(StoreError):
+    """Base class of the watch records' failures."""
+
+
+class UnknownWatch(WatchStoreError, LookupError):
     """Raised when a watch id names no watch."""
 
 
-class TooManyWatches(KeyStoreError):
+class TooManyWatches(WatchStoreError):
     """Raised when an address already holds the most watches allowed
     (``bangscore.stores.watchstore.MAX_WATCHES_PER_ADDRESS``)."""
 
@@ -241,7 +269,7 @@ class Unsatisfiable(BangScoreError):
     the file (answered 416 ``range_not_satisfiable``)."""
 
 
-class Refusal(BangScoreError):
+class ProblemRefusal(BangScoreError):
     """Raised by a resolver that refuses a request with a problem: ``code`` is the problem code
     (its status comes from the route table's error codes) and ``extra`` any members the problem
     document carries besides the standard ones."""
@@ -252,9 +280,9 @@ class Refusal(BangScoreError):
         self.extra = extra
 
 
-class NotFound(Refusal):
+class ResourceNotFound(ProblemRefusal):
     """A 404: an unknown resource (``not_found``, ``game_not_found``, ``game_not_rated``)."""
 
 
-class Forbidden(Refusal):
+class Forbidden(ProblemRefusal):
     """A 403: a key whose plan does not cover the resource (``insufficient_scope``)."""

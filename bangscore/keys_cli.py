@@ -20,7 +20,7 @@ from bangscore.stores.keystore import KeyStore, issue_key
 
 def _open_store(settings: Settings, *, create: bool) -> KeyStore:
     """Given settings, open their key store. ``create``: a SQLite file may be created; without
-    it a missing one raises KeyStoreMissing (a mistyped path must not look like an empty store).
+    it a missing one raises StoreMissing (a mistyped path must not look like an empty store).
     """
     return open_key_store(settings.store_url, create=create)
 

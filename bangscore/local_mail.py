@@ -26,7 +26,7 @@ from pathlib import Path
 from types import TracebackType
 
 from bangscore.alerts import AlertRun, SnapshotDetails, send_alerts
-from bangscore.errors import KeyStoreUnavailable, ObjectStorageError, SnapshotError
+from bangscore.errors import ObjectStorageError, SnapshotError, StoreUnavailable
 from bangscore.mail import mailbox, render
 from bangscore.storage import open_object_storage
 from bangscore.stores import open_watch_store
@@ -154,6 +154,6 @@ class MailLoop:
         while not self._stop.is_set():
             try:
                 self.deliver()
-            except (SnapshotError, ObjectStorageError, KeyStoreUnavailable, OSError) as exc:
+            except (SnapshotError, ObjectStorageError, StoreUnavailable, OSError) as exc:
                 log.warning("local mail: this pass failed, trying again: %s", exc)
             self._stop.wait(self.every)

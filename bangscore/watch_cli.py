@@ -162,13 +162,13 @@ def cmd_alerts_signups(args: argparse.Namespace, settings: Settings) -> int:
     address and the link its email carries (for a new address; ``-`` for word to an existing
     account's owner), oldest first. Exit 2 without the session secret."""
     from bangscore.alerts import at
-    from bangscore.errors import KeyStoreMissing
+    from bangscore.errors import StoreMissing
     from bangscore.stores.secret import load_session_secret
     from bangscore.watch_links import WatchLinks
 
     try:
         secret = load_session_secret(settings.session_secret, settings.state_dir, create=False)
-    except KeyStoreMissing as exc:
+    except StoreMissing as exc:
         print(f"error: {exc}: no link could be made", file=sys.stderr)
         return 2
     links = WatchLinks(secret, links_site_url(settings, settings.snapshot_location))
@@ -188,7 +188,7 @@ def cmd_alerts_send(args: argparse.Namespace, settings: Settings) -> int:
     """Send the alerts of every watch whose condition became true; exit 1 if any stays
     pending (the SMTP server refused or could not be reached: retried next run)."""
     from bangscore.alerts import Connect, SnapshotDetails, send_alerts
-    from bangscore.errors import KeyStoreMissing, ObjectStorageError, SnapshotError
+    from bangscore.errors import ObjectStorageError, SnapshotError, StoreMissing
     from bangscore.local_mail import MailFolder
     from bangscore.mail import PYTHON_CHECKS_HEADERS, Mailer, SMTPServer
     from bangscore.storage import open_object_storage
@@ -231,7 +231,7 @@ def cmd_alerts_send(args: argparse.Namespace, settings: Settings) -> int:
         # Never invented here: links signed with a secret the server does not have all
         # answer 400 (`serve` refuses to start without it too).
         secret = load_session_secret(settings.session_secret, settings.state_dir, create=False)
-    except KeyStoreMissing as exc:
+    except StoreMissing as exc:
         print(f"error: {exc}: the links of the emails could not be checked", file=sys.stderr)
         return 2
     if not PYTHON_CHECKS_HEADERS:

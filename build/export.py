@@ -293,14 +293,18 @@ def render_export(
     site_url: str = "",
     base_url: str | None = None,
     sources: Sequence[SourceLicence] = (),
+    lines: Sequence[bytes] | None = None,
 ) -> Export:
     """Given detail records in list order, the previous export (its manifest and its
     games.jsonl.gz body, or None), the website's and the API's URLs (``base_url`` None: the
-    website's) and the bundled sources' licences (:mod:`build.licences`), return the rendered
-    export: every file of :data:`bangscore.contract.export.FILES` and its manifest. A file
-    whose bytes equal the previous export's keeps that file's ``updated_at``. Pure.
-    Raises ValueError or pyarrow.ArrowInvalid for records their schema does not describe."""
-    lines = [dumps(r) for r in records]
+    website's), the bundled sources' licences (:mod:`build.licences`) and the records' JSON
+    bytes when the caller has them (``lines``: the snapshot's detail objects; None: dumped
+    here), return the rendered export: every file of :data:`bangscore.contract.export.FILES`
+    and its manifest. A file whose bytes equal the previous export's keeps that file's
+    ``updated_at``. Pure. Raises ValueError or pyarrow.ArrowInvalid for records their schema
+    does not describe."""
+    if lines is None:
+        lines = [dumps(r) for r in records]
     before = jsonl_digests(previous_games) if previous_games is not None else None
     pairs = [(int(r["appid"]), line) for r, line in zip(records, lines, strict=True)]
     found = delta(before, pairs)
@@ -388,13 +392,16 @@ def write_export(
     score_history: Mapping[int, Sequence[ScorePoint]] | None = None,
     base_url: str | None = None,
     sources: Sequence[SourceLicence] = (),
+    details: Sequence[bytes] | None = None,
 ) -> Export:
     """Given an export store, a build's scored games (list order), the catalogue's
     ``prices_as_of``, the games' score histories (:mod:`build.score_history`, as the build
-    published them), the API's base URL (None: ``site_url``) and the bundled sources'
-    licences, write its export (:func:`export_records`, :func:`render_export`) and return it;
-    prune to the newest ``keep`` exports. latest.json is written last, so a reader never sees
-    a manifest whose files are missing.
+    published them), the API's base URL (None: ``site_url``), the bundled sources' licences
+    and, when the build has them, the games' detail records as the snapshot stored them
+    (``details``: JSON bytes in list order, which stand for :func:`export_records`, so a
+    build computes each game's record once), write its export (:func:`render_export`) and
+    return it; prune to the newest ``keep`` exports. latest.json is written last, so a reader
+    never sees a manifest whose files are missing.
 
     An export already written under ``snapshot_id`` (its manifest exists) is never written
     again: it is returned as stored, its files untouched, latest.json pointed at it again
@@ -411,8 +418,15 @@ def write_export(
             previous_games = storage.get(file_key(previous.snapshot, GAMES_JSONL))
         except ObjectNotFound:
             previous = None  # an export whose files are gone cannot be diffed against
+    if details is not None:
+        if len(details) != len(games):
+            raise ValueError(f"{len(details)} detail records for {len(games)} games")
+        records = [orjson.loads(d) for d in details]
+    else:
+        records = export_records(games, site_url, prices_as_of, score_history)
     export = render_export(
-        export_records(games, site_url, prices_as_of, score_history),
+        records,
+        lines=details,
         snapshot_id=snapshot_id,
         created_at=created_at,
         previous=previous,

@@ -557,16 +557,7 @@ def genre_for(
         return "multiplayer"
     if sum(t in NARRATIVE_FORMS for t in ranked[:FORM_WINDOW]) >= 2:
         return "narrative"
-    found = _vote(ranked, storefront)
-    if found in ("strategy", "other") and _sandbox_rpg(ranked, storefront):
-        return "rpg"
-    if found is None:
-        found = _storefront_only(storefront)
-    if found is None and fallback_genres:
-        keys = [_key(g) for g in fallback_genres]
-        if any(t in ROGUELIKE_TAGS for t in keys):
-            return "roguelike"
-        found = _vote(keys, keys, window=len(keys), ordered=False)
+    found = _by_vote(ranked, storefront, fallback_genres)
     if found not in (None, "other"):
         return found
     if any(t in OTHER_KINDS for t in ranked[:TAG_WINDOW]) or any(
@@ -577,6 +568,23 @@ def genre_for(
     if indie and _is_short(ranked, main_story_hours):
         return "indie_short"
     return "other"
+
+
+def _by_vote(
+    ranked: Sequence[str], storefront: Sequence[str], fallback_genres: Sequence[str]
+) -> str | None:
+    """Steps 4-5: the tags' vote, else the storefront genres', else the fallback genres'."""
+    found = _vote(ranked, storefront)
+    if found in ("strategy", "other") and _sandbox_rpg(ranked, storefront):
+        return "rpg"
+    if found is None:
+        found = _storefront_only(storefront)
+    if found is None and fallback_genres:
+        keys = [_key(g) for g in fallback_genres]
+        if any(t in ROGUELIKE_TAGS for t in keys):
+            return "roguelike"
+        found = _vote(keys, keys, window=len(keys), ordered=False)
+    return found
 
 
 def _sandbox_rpg(ranked: Sequence[str], storefront: Sequence[str]) -> bool:

@@ -113,7 +113,7 @@ class ReviewSample(BaseModel):
     sampled_on: dt.date
 
 
-class PricePoint(BaseModel):
+class PriceObservation(BaseModel):
     """One dated US price observation of a game (docs/API.md#prices-and-dates): the ``date`` it
     was seen, the price paid that day (``price_usd``), the ``list_price_usd``, the
     ``discount_percent`` (0-100), the ``source`` (a layer name, as in provenance) and, when the
@@ -192,7 +192,7 @@ class GameRecord(BaseModel):
     historical_low_at: dt.date | None = None
     # Dated US price observations, oldest first (ingest.resolve.prices); price_usd/discount_percent
     # above already obey "only a current sale counts" against the catalog's prices_as_of.
-    price_history: tuple[PricePoint, ...] = Field(default=(), max_length=MAX_PRICE_HISTORY)
+    price_history: tuple[PriceObservation, ...] = Field(default=(), max_length=MAX_PRICE_HISTORY)
     price_observed_at: dt.datetime | None = None
     metacritic: int | None = Field(default=None, ge=0, le=100)
     reviews: ReviewSample | None = None

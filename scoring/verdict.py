@@ -33,7 +33,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, NamedTuple, get_args
 
@@ -42,7 +42,8 @@ from bangscore.scoring.sales import sale_on
 Verdict = Literal["buy_now", "wait_for_sale", "skip"]
 VERDICTS: Final[tuple[Verdict, ...]] = get_args(Verdict)
 BUY_NOW_TIERS: Final = frozenset({"banger", "worth_it"})
-PricePoint = tuple[dt.date, float]
+# A dated price: (the day it was seen, the price paid that day in USD).
+DatedPrice = tuple[dt.date, float]
 
 # The evidence window a verdict reads: the 730 days up to and including prices_as_of's day.
 EVIDENCE_DAYS: Final = 730
@@ -103,11 +104,11 @@ def is_stale(seen: dt.date | None, as_of: dt.date) -> bool:
     return seen is not None and (as_of - seen).days > STALE_DAYS
 
 
-def recent_low(history: Sequence[Sighting], as_of: dt.date) -> PricePoint | None:
+def recent_low(history: Sequence[Sighting], as_of: dt.date) -> DatedPrice | None:
     """Given sightings and the as-of day, return ``(date, price_usd)`` of the lowest price seen
     in the evidence window (the first day among equal prices, as the historical low is dated),
     or None when no price was seen in it."""
-    best: PricePoint | None = None
+    best: DatedPrice | None = None
     for s in evidence(history, as_of):
         if best is None or (_cents(s.price_usd), s.date) < (_cents(best[1]), best[0]):
             best = (s.date, s.price_usd)
@@ -116,7 +117,7 @@ def recent_low(history: Sequence[Sighting], as_of: dt.date) -> PricePoint | None
 
 def ended_sale(
     history: Sequence[Sighting], price_usd: float, discount_percent: int
-) -> PricePoint | None:
+) -> DatedPrice | None:
     """Given sightings oldest first and the price shown with its discount, return ``(date,
     price_usd)`` of the newest sighting when it was a sale that no longer counts (the price
     shown is undiscounted and dearer), else None: the list price quoted beside it must name
@@ -138,8 +139,8 @@ class BuyerVerdict:
 
     verdict: Verdict
     price_usd: float | None
-    reached: PricePoint | None
-    recent_low: PricePoint | None = None
+    reached: DatedPrice | None
+    recent_low: DatedPrice | None = None
 
 
 def saves_enough(price_cents: int, seen_cents: int) -> bool:
@@ -159,7 +160,7 @@ def _best_wait(
     price_cents: int,
     worth_it_at_usd: float | None,
     becomes_banger_at_usd: float | None,
-) -> PricePoint | None:
+) -> DatedPrice | None:
     """Return the sighting to wait for: among the window's prices that save enough, those
     reaching the best tier any of them reaches (banger, else worth it), the highest price
     (its most recent day); None when no seen price saves enough and makes the game worth it."""
@@ -167,7 +168,7 @@ def _best_wait(
         if limit is None:
             continue
         ceiling = _cents(limit)
-        best: PricePoint | None = None
+        best: DatedPrice | None = None
         for s in window:
             cents = _cents(s.price_usd)
             if cents > ceiling or not saves_enough(price_cents, cents):
@@ -296,7 +297,7 @@ def verdict_text(
     worth_it_at_usd: float | None,
     becomes_banger_at_usd: float | None,
     decided: BuyerVerdict,
-    ended: PricePoint | None = None,
+    ended: DatedPrice | None = None,
     *,
     history: Sequence[Sighting] = (),
     as_of: dt.date | None = None,
@@ -322,90 +323,162 @@ def verdict_text(
     """
     as_of = as_of or price_date
     if free:
-        share = f"{math.floor(100 * (review_score or 0))}% of its reviews are positive"
-        when = f" (as of {day(price_date)})" if price_date else ""
-        rated = TIER_WORDS.get(tier, tier)
-        if decided.verdict == "buy_now":
-            return f"Free: get it. {name} costs nothing{when} and is {rated}: {share}."
-        return f"Skip: {name} is free{when}, but only {rated}: {share}."
-    if ended is not None:
-        stale = as_of is not None and price_date is not None and is_stale(price_date, as_of)
-        seen_words = "last seen" if stale else "seen"
-        sale = sale_on(ended[0])
-        which = f"the {sale.name}" if sale is not None else "the sale"
-        at = (
-            f"list price {usd(price_usd)}; {usd(ended[1])} in {which} {seen_words} "
-            f"{day(ended[0])}, "
-            "since ended"
+        key = "free_buy" if decided.verdict == "buy_now" else "free_skip"
+        return SENTENCES[key].format(
+            name=name,
+            when=f" (as of {day(price_date)})" if price_date else "",
+            rated=TIER_WORDS.get(tier, tier),
+            share=f"{math.floor(100 * (review_score or 0))}% of its reviews are positive",
         )
-        if stale and price_date is not None and price_date != ended[0]:
-            at = f"{at} (price last seen {day(price_date)})"
-    else:
-        at = price_words(price_usd, price_date, as_of)
-    words = TIER_WORDS.get(tier, tier)
-    low = decided.recent_low
-    held = window_words(history, as_of) if as_of is not None else "the prices seen"
-    estimated = {(s.date, _cents(s.price_usd)) for s in history if s.estimated}
-    head = f"{name} is {words} at {at}"
-    if decided.verdict == "buy_now":
-        up_to = (
-            f", and stays a banger up to {usd(becomes_banger_at_usd)}"
-            if tier == "banger"
-            and becomes_banger_at_usd is not None
-            and becomes_banger_at_usd > price_usd
-            else ""
-        )
-        if low is None:
-            why = f"; {held}"
-        elif _cents(low[1]) >= _cents(price_usd):
-            why = (
-                f"; it is {held}"
-                if held.startswith("the only ")
-                else f"; no lower price is among {held}"
-            )
-        elif (low[0], _cents(low[1])) in estimated:
-            lowest = seen_at(low[0], low[1], estimated=True)
-            why = f"; {lowest} is only {_saving(price_usd, low[1])}"
-        else:
-            why = (
-                f"; the lowest of {held}, {seen_at(low[0], low[1])}, "
-                f"is only {_saving(price_usd, low[1])}"
-            )
-        return f"{head}{up_to}: buy it now{why}."
-    if decided.verdict == "wait_for_sale":
-        assert decided.price_usd is not None and decided.reached is not None
-        reached_at, seen = decided.reached
-        becomes = (
-            "a banger"
-            if becomes_banger_at_usd is not None and _cents(seen) <= _cents(becomes_banger_at_usd)
-            else "worth it"
-        )
-        same = TIER_WORDS.get(tier) == becomes  # a banger waiting for a deep sale stays one
-        if ended is not None and ended[0] == reached_at and _cents(ended[1]) == _cents(seen):
-            where = f"that sale {'keeps' if same else 'makes'} it {becomes}"
-        else:
-            sold = seen_at(reached_at, seen, estimated=(reached_at, _cents(seen)) in estimated)
-            where = f"it sold at {sold}, a price that {'keeps' if same else 'makes'} it {becomes}"
-        coming = (
-            f"; likely {usd(next_sale[2])} in the {next_sale[0]} from {day(next_sale[1])}"
-            if next_sale is not None
-            else ""
-        )
-        return (
-            f"Wait for a sale: {head}; {where}: wait for {usd(seen)} or less "
-            f"({_saving(price_usd, seen)}){coming}."
-        )
-    if worth_it_at_usd is None or _cents(price_usd) == 0:
-        return f"Skip: {head}, and no price makes it worth it."
-    if not saves_enough(_cents(price_usd), _cents(worth_it_at_usd)):
-        return (
-            f"Skip: {head}; it becomes worth it at {usd(worth_it_at_usd)} or less, "
-            f"too close to this price to wait for a sale."
-        )
-    return (
-        f"Skip: {head}; it becomes worth it only at {usd(worth_it_at_usd)} or less, "
-        f"and {held} did not reach it."
+    facts = _Facts(
+        tier,
+        price_usd,
+        worth_it_at_usd,
+        becomes_banger_at_usd,
+        decided,
+        ended,
+        held=window_words(history, as_of) if as_of is not None else "the prices seen",
+        estimated=frozenset((s.date, _cents(s.price_usd)) for s in history if s.estimated),
+        next_sale=next_sale,
     )
+    head = f"{name} is {TIER_WORDS.get(tier, tier)} at {_quoted(facts, price_date, as_of)}"
+    key, words = _CASES[decided.verdict](facts)
+    return SENTENCES[key].format(head=head, **words)
+
+
+# The sentences, by case: verdict_text picks one (_CASES) and fills in its words.
+SENTENCES: Final = {
+    "free_buy": "Free: get it. {name} costs nothing{when} and is {rated}: {share}.",
+    "free_skip": "Skip: {name} is free{when}, but only {rated}: {share}.",
+    "buy": "{head}{up_to}: buy it now{why}.",
+    "wait": "Wait for a sale: {head}; {where}: wait for {seen} or less ({saving}){coming}.",
+    "skip_never": "Skip: {head}, and no price makes it worth it.",
+    "skip_close": (
+        "Skip: {head}; it becomes worth it at {worth} or less, "
+        "too close to this price to wait for a sale."
+    ),
+    "skip_unreached": (
+        "Skip: {head}; it becomes worth it only at {worth} or less, and {held} did not reach it."
+    ),
+}
+# Why a buy need not wait, by what the evidence window's low is.
+BUY_REASONS: Final = {
+    "no_low": "; {held}",  # no price seen in the window
+    "only_price": "; it is {held}",  # one price seen, not below today's
+    "none_lower": "; no lower price is among {held}",
+    "estimated_low": "; {lowest} is only {saving}",  # a price tracker's estimate, undated
+    "seen_low": "; the lowest of {held}, {lowest}, is only {saving}",
+}
+# Where a wait's price was seen: in the sale that just ended, or in the window.
+WAIT_SIGHTINGS: Final = {
+    "ended_sale": "that sale {keeps} it {becomes}",
+    "seen": "it sold at {sold}, a price that {keeps} it {becomes}",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class _Facts:
+    """What a paid game's sentence reads: verdict_text's arguments and the words of its
+    evidence window (``held``), with the estimated sightings as ``(date, cents)``."""
+
+    tier: str
+    price_usd: float
+    worth_it_at_usd: float | None
+    becomes_banger_at_usd: float | None
+    decided: BuyerVerdict
+    ended: DatedPrice | None
+    held: str
+    estimated: frozenset[tuple[dt.date, int]]
+    next_sale: tuple[str, dt.date, float] | None
+
+
+def _quoted(facts: _Facts, price_date: dt.date | None, as_of: dt.date | None) -> str:
+    """Given a paid game's facts, the day its price was seen and the as-of day, return how the
+    sentence quotes its price: with its date, or after the sale that ended before it."""
+    ended = facts.ended
+    if ended is None:
+        return price_words(facts.price_usd, price_date, as_of)
+    stale = as_of is not None and price_date is not None and is_stale(price_date, as_of)
+    sale = sale_on(ended[0])
+    which = f"the {sale.name}" if sale is not None else "the sale"
+    at = (
+        f"list price {usd(facts.price_usd)}; {usd(ended[1])} in {which} "
+        f"{'last seen' if stale else 'seen'} {day(ended[0])}, since ended"
+    )
+    if stale and price_date is not None and price_date != ended[0]:
+        return f"{at} (price last seen {day(price_date)})"
+    return at
+
+
+def _buy(facts: _Facts) -> tuple[str, dict[str, str]]:
+    """Given a buy's facts, return its sentence's key and words: how long it stays a banger
+    and why waiting would not pay."""
+    banger_at = facts.becomes_banger_at_usd
+    up_to = (
+        f", and stays a banger up to {usd(banger_at)}"
+        if facts.tier == "banger" and banger_at is not None and banger_at > facts.price_usd
+        else ""
+    )
+    low = facts.decided.recent_low
+    if low is None:
+        reason = "no_low"
+    elif _cents(low[1]) >= _cents(facts.price_usd):
+        reason = "only_price" if facts.held.startswith("the only ") else "none_lower"
+    else:
+        estimated = (low[0], _cents(low[1])) in facts.estimated
+        reason = "estimated_low" if estimated else "seen_low"
+    words = {"held": facts.held}
+    if reason in {"estimated_low", "seen_low"} and low is not None:
+        words["lowest"] = seen_at(low[0], low[1], estimated=reason == "estimated_low")
+        words["saving"] = _saving(facts.price_usd, low[1])
+    return "buy", {"up_to": up_to, "why": BUY_REASONS[reason].format(**words)}
+
+
+def _wait(facts: _Facts) -> tuple[str, dict[str, str]]:
+    """Given a wait's facts, return its sentence's key and words: the seen price to wait for,
+    where it was seen, the tier it reaches, the saving and the sale forecast."""
+    assert facts.decided.price_usd is not None and facts.decided.reached is not None
+    reached_at, seen = facts.decided.reached
+    banger_at = facts.becomes_banger_at_usd
+    becomes = (
+        "a banger" if banger_at is not None and _cents(seen) <= _cents(banger_at) else "worth it"
+    )
+    same = TIER_WORDS.get(facts.tier) == becomes  # a banger waiting for a deep sale stays one
+    ended = facts.ended
+    in_ended = ended is not None and ended[0] == reached_at and _cents(ended[1]) == _cents(seen)
+    sighting = "ended_sale" if in_ended else "seen"
+    estimated = (reached_at, _cents(seen)) in facts.estimated
+    where = WAIT_SIGHTINGS[sighting].format(
+        keeps="keeps" if same else "makes",
+        becomes=becomes,
+        sold="" if in_ended else seen_at(reached_at, seen, estimated=estimated),
+    )
+    coming = facts.next_sale
+    return "wait", {
+        "where": where,
+        "seen": usd(seen),
+        "saving": _saving(facts.price_usd, seen),
+        "coming": (
+            f"; likely {usd(coming[2])} in the {coming[0]} from {day(coming[1])}" if coming else ""
+        ),
+    }
+
+
+def _skip(facts: _Facts) -> tuple[str, dict[str, str]]:
+    """Given a skip's facts, return its sentence's key and words: whether any price makes the
+    game worth it, and whether a sale could reach that price."""
+    worth = facts.worth_it_at_usd
+    if worth is None or _cents(facts.price_usd) == 0:
+        return "skip_never", {}
+    key = "skip_unreached" if saves_enough(_cents(facts.price_usd), _cents(worth)) else "skip_close"
+    return key, {"worth": usd(worth), "held": facts.held}
+
+
+_CASES: Final[dict[Verdict, Callable[[_Facts], tuple[str, dict[str, str]]]]] = {
+    "buy_now": _buy,
+    "wait_for_sale": _wait,
+    "skip": _skip,
+}
 
 
 def genre_percentiles(games: Sequence[tuple[str, int]]) -> list[float]:

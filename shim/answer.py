@@ -44,10 +44,10 @@ from starlette.types import Receive, Scope, Send
 
 from bangscore.errors import (
     BadRequest,
-    KeyStoreUnavailable,
-    NotFound,
     ObjectStorageError,
-    Refusal,
+    ProblemRefusal,
+    ResourceNotFound,
+    StoreUnavailable,
 )
 from bangscore.manifest import GZIP, compressible, etag_from_digest, gzip_body
 from bangscore.shim.lru import ENTRY_BYTES
@@ -172,7 +172,7 @@ class Stored:
 
 Resolution = Resolved | Stored | Response
 Resolver = Callable[[LoadedSnapshot], Awaitable[Resolution]]
-Fault = ObjectStorageError | KeyStoreUnavailable
+Fault = ObjectStorageError | StoreUnavailable
 
 
 class Voice(Protocol):
@@ -182,7 +182,7 @@ class Voice(Protocol):
         """Given a request past its daily limit, return the 429 with ``Retry-After``."""
         ...
 
-    def failed(self, request: Request, error: BadRequest | Refusal, rate: Rate) -> Response:
+    def failed(self, request: Request, error: BadRequest | ProblemRefusal, rate: Rate) -> Response:
         """Given a resolver's 400 or 404, return its answer."""
         ...
 
@@ -292,6 +292,17 @@ async def _representation(
     return await source.body(snap, found.key, coding)
 
 
+async def _resolved(
+    resolve: Resolver, snap: LoadedSnapshot
+) -> Resolution | BadRequest | ProblemRefusal:
+    """Given a resolver and the snapshot, return its answer, or the refusal it raised (a bad
+    request, a refused one), which the response speaks after counting."""
+    try:
+        return await resolve(snap)
+    except (BadRequest, ProblemRefusal) as exc:
+        return exc
+
+
 async def answer(
     request: Request,
     resolve: Resolver,
@@ -311,10 +322,8 @@ async def answer(
         hit, window = refusal
         return voice.refused(request, hit, window, _rate(hit, window))
     try:
-        resolved: Resolution | BadRequest | Refusal = await resolve(snap)
-    except (BadRequest, Refusal) as exc:
-        resolved = exc
-    except (ObjectStorageError, KeyStoreUnavailable) as exc:
+        resolved = await _resolved(resolve, snap)
+    except (ObjectStorageError, StoreUnavailable) as exc:
         return voice.unavailable(request, _peek(quota, subject, limit), exc)
     headers = request.headers
     gzip_ok = accepts_gzip(headers.get("accept-encoding"))
@@ -338,13 +347,28 @@ async def answer(
         if not hit.admitted:
             return voice.refused(request, hit, window, _rate(hit, window))
     rate = _rate(hit, window)
-    if isinstance(resolved, BadRequest | Refusal):
+    if isinstance(resolved, BadRequest | ProblemRefusal):
         return voice.failed(request, resolved, rate)
     if isinstance(resolved, Response):
         resolved.headers.update(dict(rate))
         return resolved
     if star and allowance.counted:
         return ok(snap, resolved, rate, 304, gzip_ok=gzip_ok)
+    return await _served(request, voice, source, snap, resolved, rate, gzip_ok, body)
+
+
+async def _served(
+    request: Request,
+    voice: Voice,
+    source: SnapshotSource,
+    snap: LoadedSnapshot,
+    resolved: Resolved | Stored,
+    rate: Rate,
+    gzip_ok: bool,
+    body: bytes | None,
+) -> Response:
+    """Given an admitted request's answer and its rate headers, return the 200: a stored
+    answer's body read now when the request was not counted (a counted one read it first)."""
     if isinstance(resolved, Stored) and body is None:  # not counted: read now
         try:
             body = await _representation(source, snap, resolved, gzip_ok)
@@ -355,10 +379,11 @@ async def answer(
 
 def stored(snap: LoadedSnapshot, key: str, content_type: str) -> Stored:
     """Given a snapshot, one of its object keys and the content type, return the object as a
-    Stored answer (its body not read yet); raise NotFound if the snapshot has no such object."""
+    Stored answer (its body not read yet); raise ResourceNotFound if the snapshot has no such
+    object."""
     etag = snap.etag(key)
     if etag is None:
-        raise NotFound("not_found", "No resource at this path.")
+        raise ResourceNotFound("not_found", "No resource at this path.")
     return Stored(key, etag, content_type, snap.gzip_etag(key))
 
 

@@ -21,11 +21,11 @@ from bangscore.errors import (
     AuthFailure,
     BadRequest,
     CorruptObject,
-    KeyStoreUnavailable,
     ObjectNotFound,
     ObjectStorageError,
     ParamError,
-    Refusal,
+    ProblemRefusal,
+    StoreUnavailable,
 )
 from bangscore.shim.answer import Allowance, Resolution, Resolved, Resolver, Stored, answer, read
 from bangscore.shim.clients import client_subject
@@ -98,7 +98,7 @@ class ProblemVoice:
             extra={"violated-policies": ["daily"]},
         )
 
-    def failed(self, request: Request, error: BadRequest | Refusal, rate: Rate) -> Response:
+    def failed(self, request: Request, error: BadRequest | ProblemRefusal, rate: Rate) -> Response:
         """Return a resolver's 400 ``invalid_parameter``, 403 or 404 as problem+json."""
         if isinstance(error, BadRequest):
             return self.problem(request, "invalid_parameter", str(error), rate, errors=error.errors)
@@ -108,12 +108,12 @@ class ProblemVoice:
         self,
         request: Request,
         rate: Rate,
-        fault: ObjectStorageError | KeyStoreUnavailable | None = None,
+        fault: ObjectStorageError | StoreUnavailable | None = None,
     ) -> Response:
         """Return the 503 problem naming what failed: the snapshot (unpublished or unloadable),
         one stored object (missing or corrupt), the object store, or the key store."""
         request_id = request.state.request_id
-        if isinstance(fault, KeyStoreUnavailable):
+        if isinstance(fault, StoreUnavailable):
             log.error("request %s: key store: %s", request_id, fault)
             detail = "The key store is unreachable; retry shortly."
         elif self.source.current is None and self.source.load_error:
@@ -189,10 +189,10 @@ async def keyed(
     if not key:
         return await _unauthorized(request, "missing_key", "Send an API key.", sent=False)
     try:
-        record = state.quota.authenticate(key)
+        record = state.quota.keys.authenticate(key)
     except AuthFailure as exc:
         return await _unauthorized(request, exc.code, exc.detail, sent=True)
-    except KeyStoreUnavailable as exc:
+    except StoreUnavailable as exc:
         return voice.unavailable(request, [], exc)
     request.scope.setdefault("state", {})["key_id"] = record.key_id  # for the access log
 

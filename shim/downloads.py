@@ -54,9 +54,9 @@ from bangscore.contract.limits import MAX_LINK_EXPIRES_DIGITS
 from bangscore.errors import (
     ExportError,
     Forbidden,
-    NotFound,
     ObjectNotFound,
     ObjectStorageUnavailable,
+    ResourceNotFound,
 )
 from bangscore.manifest import etag_for, etag_from_digest
 from bangscore.shim import api, params
@@ -195,7 +195,7 @@ async def export_manifest(service: ExportService | None, record: KeyRecord) -> R
     """Given the export service (None when no export store is configured) and the caller's
     key, return the manifest answer.
 
-    Raises Forbidden (403 ``insufficient_scope``) for keys not on the bulk plan, NotFound
+    Raises Forbidden (403 ``insufficient_scope``) for keys not on the bulk plan, ResourceNotFound
     (404 ``not_found``) when nothing was exported, and ObjectStorageError (503) when the export
     store is unreachable.
     """
@@ -206,7 +206,7 @@ async def export_manifest(service: ExportService | None, record: KeyRecord) -> R
         )
     body = None if service is None else await anyio.to_thread.run_sync(service.manifest_body)
     if body is None:
-        raise NotFound("not_found", "No Bulk export has been published yet.")
+        raise ResourceNotFound("not_found", "No Bulk export has been published yet.")
     return Resolved(body, etag_for(body))
 
 
@@ -337,7 +337,7 @@ async def _address(request: Request, service: ExportService, snapshot: str, name
             )
         link = await anyio.to_thread.run_sync(service.link_for, snapshot, name)
         if link is None:
-            raise NotFound("not_found", f"No export file {snapshot}/{name}.")
+            raise ResourceNotFound("not_found", f"No export file {snapshot}/{name}.")
         found.append(link)
         at = dt.datetime.fromtimestamp(link.expires_at, dt.UTC).isoformat()
         body = orjson.dumps({"url": link.url, "expires_at": at})

@@ -27,7 +27,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from bangscore.errors import AuthFailure, BodyRefused, KeyStoreUnavailable
+from bangscore.errors import AuthFailure, BodyRefused, StoreUnavailable
 from bangscore.shim.access_log import AccessLog
 from bangscore.shim.answer import Resolved, answer
 from bangscore.shim.api import (
@@ -170,7 +170,7 @@ class EdgeMiddleware:
         if scope["path"] != "/metrics" and self.watch.vanished():
             self.quota.metrics.extra["store_vanished"] = 1
             # The API's one 503 voice (ProblemVoice.unavailable), as for any key store fault.
-            fault = KeyStoreUnavailable("the key store was removed or replaced while serving")
+            fault = StoreUnavailable("the key store was removed or replaced while serving")
             response = self.problems.unavailable(Request(scope), [], fault)
             await response(scope, receive, send_with_headers)
             return
@@ -240,8 +240,8 @@ class EdgeMiddleware:
         if not key:
             return None
         try:
-            record = self.quota.authenticate(key)
-        except (AuthFailure, KeyStoreUnavailable):
+            record = self.quota.keys.authenticate(key)
+        except (AuthFailure, StoreUnavailable):
             return None
         scope["state"]["key_id"] = record.key_id
 

@@ -44,7 +44,7 @@ from bangscore.contract.limits import MAX_APPID_DIGITS, MAX_QUERY_LENGTH
 from bangscore.contract.not_rated import REASON_LABEL, NotRatedIndex
 from bangscore.contract.paging import page_rels
 from bangscore.contract.search import SearchIndex
-from bangscore.errors import BadRequest, NotFound, ParamError, Refusal
+from bangscore.errors import BadRequest, ParamError, ProblemRefusal, ResourceNotFound
 from bangscore.manifest import etag_for
 from bangscore.shim import params
 from bangscore.shim.answer import HTML, Allowance, Fault, Resolved, Stored, answer, stored
@@ -258,7 +258,7 @@ class Pages:
         message = detail or f"There is no page at {request.url.path}."
         return self.html(request, 404, "Page not found", message, rate)
 
-    def failed(self, request: Request, error: BadRequest | Refusal, rate: Rate) -> Response:
+    def failed(self, request: Request, error: BadRequest | ProblemRefusal, rate: Rate) -> Response:
         """Return a page resolver's 404 as the HTML not-found page."""
         return self.missing(request, rate, str(error))
 
@@ -404,7 +404,7 @@ async def _stored_page(request: Request, key: str, adult_key: str | None = None)
 
     async def render(snap: LoadedSnapshot) -> Resolved | PageAnswer:
         if snap.entry(key) is None:
-            raise NotFound("not_found", f"There is no page at {request.url.path}.")
+            raise ResourceNotFound("not_found", f"There is no page at {request.url.path}.")
         body = keep_adult(await pages.source.body(snap, key), pages.root)
         return Resolved(body, etag_for(body), HTML)
 
@@ -448,7 +448,7 @@ async def game(request: Request) -> Response:
                 else None
             )
             if known is None:
-                raise NotFound("game_not_found", f"No rated game has appid {raw}.")
+                raise ResourceNotFound("game_not_found", f"No rated game has appid {raw}.")
             name, reason = known
             body = pages.site.not_rated_page(
                 appid=int(raw),

@@ -1,6 +1,6 @@
 """Daily quota (docs/API.md#plans-and-quota): the UTC-day window, key authentication with a short
-cache, exact counting through the store, fail-open local counting when the store is down,
-and the rate-limit headers every response carries.
+cache (:class:`KeyCheck`), exact counting through the store (:class:`Quota`), fail-open
+local counting when the store is down, and the rate-limit headers every response carries.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from functools import lru_cache
 import anyio
 import anyio.to_thread
 
-from bangscore.errors import AuthFailure, KeyStoreUnavailable
+from bangscore.errors import AuthFailure, StoreUnavailable
 from bangscore.shim.lru import Lru
 from bangscore.stores.keys import is_well_formed, key_digest
 from bangscore.stores.keystore import Hit, KeyRecord, KeyStore
@@ -80,8 +80,61 @@ class QuotaMetrics:
     extra: dict[str, int] = field(default_factory=dict)
 
 
+class KeyCheck:
+    """Authenticates presented keys against a KeyStore, each key's record kept for
+    ``key_cache_seconds`` (which bounds how long a revoked key still works); a key seen before
+    keeps working while the store is down. ``fault`` is told of each store fault."""
+
+    def __init__(
+        self,
+        store: KeyStore,
+        key_cache_seconds: float,
+        clock: Callable[[], float],
+        metrics: QuotaMetrics,
+        fault: Callable[[str], None],
+    ) -> None:
+        self.store = store
+        self.key_cache_seconds = key_cache_seconds
+        self.clock = clock
+        self.metrics = metrics
+        self._fault = fault
+        self._keys: Lru[tuple[KeyRecord | None, float]] = Lru(MAX_CACHED_KEYS)
+
+    def authenticate(self, key: str) -> KeyRecord:
+        """Given a presented key, return its active record.
+
+        Raises AuthFailure (``invalid_key`` or ``revoked_key``), or StoreUnavailable when the
+        store is down and the key was not seen recently (the caller answers 503).
+        """
+        now = self.clock()
+        # Cached by the presented string, so a repeat skips the checksum and the digest.
+        cached = self._keys.find(key)
+        if cached is not None and cached[1] > now:
+            self.metrics.key_cache_hits += 1
+            record = cached[0]
+        else:
+            if cached is None and not is_well_formed(key):
+                raise AuthFailure("invalid_key", "The API key is malformed.")
+            self.metrics.key_lookups += 1
+            try:
+                record = self.store.find_key(key_digest(key))
+            except StoreUnavailable:
+                self._fault("key lookup")
+                if cached is None:
+                    raise
+                record = cached[0]  # a key seen before keeps working while the store is down
+            # Bounded: a flood of made-up keys cannot grow memory.
+            self._keys.put(key, (record, now + self.key_cache_seconds))
+        if record is None:
+            raise AuthFailure("invalid_key", "The API key is not known.")
+        if record.state != "active":
+            raise AuthFailure("revoked_key", "The API key was revoked.")
+        return record
+
+
 class Quota:
-    """Authenticates keys and counts requests against a KeyStore, failing open if it is down.
+    """Counts requests against a KeyStore, failing open if it is down; its :attr:`keys`
+    (:class:`KeyCheck`) authenticates the keys they are counted for.
 
     Two per-IP allowances exist beside the keys' limits: ``anonymous_limit`` for API requests
     without a valid key, and ``page_limit`` for the website's pages.
@@ -99,10 +152,9 @@ class Quota:
         self.store = store
         self.anonymous_limit = anonymous_limit
         self.page_limit = page_limit  # the website's own per-IP allowance (shim.pages)
-        self.key_cache_seconds = key_cache_seconds
         self.clock = clock
         self.metrics = QuotaMetrics()
-        self._keys: Lru[tuple[KeyRecord | None, float]] = Lru(MAX_CACHED_KEYS)
+        self.keys = KeyCheck(store, key_cache_seconds, clock, self.metrics, self._fault)
         self._local: dict[tuple[str, dt.date], int] = {}
         # The last count the store confirmed per subject-day, and the subject-days it refused:
         # during an outage the headers go on from the confirmed count (what the store holds
@@ -118,37 +170,6 @@ class Quota:
         self._unsynced: dict[tuple[str, dt.date], int] = {}
         self._lock = threading.Lock()
         self._last_log = 0.0
-
-    def authenticate(self, key: str) -> KeyRecord:
-        """Given a presented key, return its active record.
-
-        Raises AuthFailure (``invalid_key`` or ``revoked_key``), or KeyStoreUnavailable when the
-        store is down and the key was not seen recently (the caller answers 503).
-        """
-        now = self.clock()
-        # Cached by the presented string, so a repeat skips the checksum and the digest.
-        cached = self._keys.find(key)
-        if cached is not None and cached[1] > now:
-            self.metrics.key_cache_hits += 1
-            record = cached[0]
-        else:
-            if cached is None and not is_well_formed(key):
-                raise AuthFailure("invalid_key", "The API key is malformed.")
-            self.metrics.key_lookups += 1
-            try:
-                record = self.store.find_key(key_digest(key))
-            except KeyStoreUnavailable:
-                self._fault("key lookup")
-                if cached is None:
-                    raise
-                record = cached[0]  # a key seen before keeps working while the store is down
-            # Bounded: a flood of made-up keys cannot grow memory.
-            self._keys.put(key, (record, now + self.key_cache_seconds))
-        if record is None:
-            raise AuthFailure("invalid_key", "The API key is not known.")
-        if record.state != "active":
-            raise AuthFailure("revoked_key", "The API key was revoked.")
-        return record
 
     def charge(self, subject: str, limit: int) -> tuple[Hit, Window]:
         """Given a subject and its daily limit, count one request if under the limit, without
@@ -180,7 +201,7 @@ class Quota:
             if self._unsynced:
                 self._reconcile()  # first, so the count below already includes them
             hit = count(subject, win.day, limit, int(self.clock()))
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             self._fault("count")
             with self._lock:
                 at = (subject, win.day)
@@ -236,12 +257,12 @@ class Quota:
             return 0
         try:
             return self._reconcile()
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             return 0
 
     def _reconcile(self) -> int:
         """Add the fail-open admits counted locally to the store; return how many. Raise
-        KeyStoreUnavailable (and keep what was not added) if it is still down."""
+        StoreUnavailable (and keep what was not added) if it is still down."""
         with self._lock:
             pending, self._unsynced = self._unsynced, {}
         now = int(self.clock())
@@ -250,7 +271,7 @@ class Quota:
         for i, ((subject, day), n) in enumerate(items):
             try:
                 self.store.add(subject, day, n, now)
-            except KeyStoreUnavailable:
+            except StoreUnavailable:
                 with self._lock:
                     for key, left in items[i:]:
                         self._unsynced[key] = self._unsynced.get(key, 0) + left
@@ -268,7 +289,7 @@ class Quota:
         at = (subject, win.day)
         try:
             used = self.store.peek(subject, win.day)
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             self._fault("peek")
             used = (self._confirmed.find(at) or 0) + self._local.get(at, 0)
         else:
@@ -277,7 +298,7 @@ class Quota:
 
     def history(self, subject: str, days: list[dt.date]) -> dict[dt.date, int]:
         """Given a subject and UTC days, return the store's count for each day (0 if none);
-        KeyStoreUnavailable when the store cannot be read (no local fallback: a usage report
+        StoreUnavailable when the store cannot be read (no local fallback: a usage report
         shows the store's counts or nothing)."""
         return self.store.history(subject, days)
 

@@ -4,7 +4,7 @@ module-level ``async def`` handler that names what it serves (a resolver below i
 (a key, its allowance) or :func:`bangscore.shim.api.anonymous` (the client IP's allowance).
 A resolver reads its services from ``request.app.state`` and returns the answer from the
 snapshot: a :class:`~bangscore.shim.answer.Resolved` body or a
-:class:`~bangscore.shim.answer.Stored` object, or raises BadRequest / NotFound."""
+:class:`~bangscore.shim.answer.Stored` object, or raises BadRequest / ResourceNotFound."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from bangscore.contract.filters import OPENAPI_KEY, ROOT_KEY, detail_key
 from bangscore.contract.not_rated import REASON_DETAIL
 from bangscore.contract.paging import page_count, page_rels
 from bangscore.contract.records import Usage, ordered
-from bangscore.errors import NotFound
+from bangscore.errors import ResourceNotFound
 from bangscore.manifest import etag_for
 from bangscore.settings import allowed_networks
 from bangscore.shim import api, log_handler, params
@@ -129,13 +129,13 @@ async def _game(request: Request, _: KeyRecord, snap: LoadedSnapshot) -> Stored:
     if snap.entry(detail_key(appid)) is None:
         known = snap.not_rated.lookup(appid)
         if known is None:
-            raise NotFound("game_not_found", f"No known app has appid {appid}.")
+            raise ResourceNotFound("game_not_found", f"No known app has appid {appid}.")
         name, reason = known
         extra: dict[str, object] = {"appid": appid, "name": name, "reason": reason}
         edition = snap.not_rated.superseded_by(appid)
         if edition is not None:
             extra["superseded_by"] = edition
-        raise NotFound(
+        raise ResourceNotFound(
             "game_not_rated",
             f"{name or 'App ' + str(appid)} (appid {appid}) is not rated: {REASON_DETAIL[reason]}.",
             extra=extra,
@@ -166,7 +166,7 @@ async def _usage(request: Request, record: KeyRecord, _: LoadedSnapshot) -> Reso
     quota = request.app.state.quota
     hit, window = quota.peek(record.subject, record.daily_limit)
     days = [window.day - dt.timedelta(days=n) for n in range(29, -1, -1)]
-    counts = quota.history(record.subject, days)  # KeyStoreUnavailable: 503
+    counts = quota.history(record.subject, days)  # StoreUnavailable: 503
     # In the model's field order, refused if the two ever differ (contract/records.Usage).
     body = orjson.dumps(
         ordered(

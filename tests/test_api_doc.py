@@ -27,13 +27,14 @@ from bangscore.scoring.tiers import TIERS
 from bangscore.scoring.value import SCORE_VERSION
 from tests.support import doc_record
 from tests.support.factories import SITE
+from tests.support.package_files import package_files
 from tests.support.real_catalogue import SNAPSHOT_ID
 
 ROOT = Path(__file__).resolve().parent.parent
 API_MD = ROOT / "docs" / "API.md"
-# Where citations live: the four layer folders (not through bangscore/'s links to them), the
-# package root's own modules, tests, benchmarks, deployment files and the documents.
-FOLDERS = ("build", "shim", "scoring", "ingest", "tests", "bench", "infra", "docs")
+# Where citations live besides the package (walked whole, tests/support/package_files.py):
+# tests, benchmarks, deployment files and the documents.
+FOLDERS = ("tests", "bench", "infra", "docs")
 SUFFIXES = frozenset({".py", ".md", ".html", ".sh", ".conf", ".service", ".txt", ".css"})
 CITATION = re.compile(r"docs/API\.md#([\w-]+)")
 # Citations of documents outside the repository; spelled in pieces so this file is no hit.
@@ -59,12 +60,13 @@ def anchors(markdown: str) -> list[str]:
 
 
 def cited_files() -> Iterator[Path]:
-    """Yield every source and document file that may cite docs/API.md."""
+    """Yield every source and document file that may cite docs/API.md: every file of the
+    package, then those of the other folders and the READMEs."""
+    yield from (p for p in package_files() if p.suffix in SUFFIXES)
     for folder in FOLDERS:
         yield from (
             p for p in sorted((ROOT / folder).rglob("*")) if p.is_file() and p.suffix in SUFFIXES
         )
-    yield from sorted((ROOT / "bangscore").glob("*.py"))
     yield ROOT / "README.md"
     yield ROOT / "data" / "README.md"
 

@@ -1,5 +1,6 @@
 """The Python client (bangscore/client.py) against a real ``bangscore serve`` over the small
-catalogue (45 rated games, 5 known apps that are not rated) with a Bulk export published."""
+catalogue (45 rated games, 5 known apps that are not rated) with a Bulk export published, and
+its pure part (errors, retries, chunks) through :class:`httpx.MockTransport`, in `make check`."""
 
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ import random
 import time
 import tracemalloc
 import zlib
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import orjson
 import pytest
 
 from bangscore.build.export import write_export
@@ -30,6 +32,7 @@ from bangscore.client import (
     PermissionDenied,
     RateLimited,
     ResponseTooLarge,
+    ServerError,
     Unavailable,
     _Core,
     lookup_chunks,
@@ -44,8 +47,8 @@ from tests.support.hostile_http import Canned, HostileServer
 from tests.support.live import ShimServer, wait_for
 
 UNKNOWN = 900_000  # appids from here up are known to no source
-# Real servers: `make check` leaves these out (the marker a server fixture would add).
-pytestmark = pytest.mark.server
+# Real servers: `make check` leaves the tests marked so out (the marker a server fixture adds).
+server = pytest.mark.server
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,7 @@ def wishlist(rated: list[int]) -> list[int]:
     return ids
 
 
+@server
 def test_a_300_game_wishlist_is_3_requests_then_3_revalidations(served: Served) -> None:
     asked = wishlist(served.rated)
     key = served.key()
@@ -118,6 +122,7 @@ def test_a_300_game_wishlist_is_3_requests_then_3_revalidations(served: Served) 
     assert all(isinstance(g, ListItem) and g.verdict for g in first.games)
 
 
+@server
 def test_the_async_client_rates_the_same_list_the_same_way(served: Served) -> None:
     asked = wishlist(served.rated)
 
@@ -137,6 +142,7 @@ def test_the_async_client_rates_the_same_list_the_same_way(served: Served) -> No
     asyncio.run(run())
 
 
+@server
 def test_iterators_walk_every_page_in_list_order(served: Served) -> None:
     with Client(served.key(), base_url=served.server.url) as api:
         assert [g.appid for g in api.iter_games()] == served.rated
@@ -149,6 +155,7 @@ def test_iterators_walk_every_page_in_list_order(served: Served) -> None:
         assert {g.genre for g in rpg.games} <= {"rpg", "shooter"}
 
 
+@server
 def test_the_key_comes_from_the_environment(
     served: Served, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -161,6 +168,7 @@ def test_the_key_comes_from_the_environment(
     assert no.value.code == "missing_key"
 
 
+@server
 def test_failures_are_exceptions_from_the_problem_document(served: Served) -> None:
     with Client(served.key(), base_url=served.server.url) as api:
         with pytest.raises(GameNotRated) as unrated:
@@ -187,6 +195,7 @@ def test_failures_are_exceptions_from_the_problem_document(served: Served) -> No
         assert manifest.licence.attribution.required is True
 
 
+@server
 def test_a_spent_quota_raises_rate_limited_with_the_seconds_to_the_reset(served: Served) -> None:
     waits: list[float] = []
     with Client(
@@ -200,6 +209,7 @@ def test_a_spent_quota_raises_rate_limited_with_the_seconds_to_the_reset(served:
     assert waits == []  # longer than max_wait: raised at once, never slept
 
 
+@server
 def test_a_503_is_retried_after_retry_after_then_raised(tmp_path: Path) -> None:
     publish_into(tmp_path, factories.small_catalog(), "s1")
     key = add_key(tmp_path)
@@ -321,6 +331,7 @@ def hostile() -> Iterator[HostileServer]:
     server.stop()
 
 
+@server
 def test_a_1_gib_gzip_bomb_is_refused_without_decoding_it_whole(hostile: HostileServer) -> None:
     """Issue 45 finding 6: the client decoded a 1 MB gzip answer to 1 GiB (2.1 GB RSS)."""
     assert len(gzip_bomb()) < 1_100_000
@@ -339,6 +350,7 @@ def test_a_1_gib_gzip_bomb_is_refused_without_decoding_it_whole(hostile: Hostile
     assert peak < 16 << 20, f"{peak / 2**20:.0f} MiB allocated refusing a 1 GiB bomb"
 
 
+@server
 @pytest.mark.parametrize("appid", [2, 3], ids=["body trickles", "head trickles"])
 def test_a_trickling_server_cannot_hold_a_call_past_its_deadline(
     hostile: HostileServer, appid: int
@@ -356,6 +368,7 @@ def test_a_trickling_server_cannot_hold_a_call_past_its_deadline(
     assert late.value.status == 0 and "1 s deadline" in late.value.detail
 
 
+@server
 def test_the_async_client_keeps_the_same_deadline(hostile: HostileServer) -> None:
     async def call() -> None:
         async with AsyncClient(base_url=hostile.url, timeout=5, deadline=1) as api:
@@ -367,6 +380,7 @@ def test_the_async_client_keeps_the_same_deadline(hostile: HostileServer) -> Non
     assert time.monotonic() - started < 2.5
 
 
+@server
 def test_a_garbage_retry_after_raises_the_client_s_own_error(hostile: HostileServer) -> None:
     """Issue 45 finding 6: ``Retry-After: ²`` raised ValueError."""
     waits: list[float] = []
@@ -377,3 +391,85 @@ def test_a_garbage_retry_after_raises_the_client_s_own_error(hostile: HostileSer
         api.game(4)
     assert limited.value.retry_after is None and waits == []
     assert hostile.paths == ["/api/v1/games/4"]  # not retried: no wait was given
+
+
+class Streamed(httpx.AsyncByteStream):
+    """A body the mock transport hands over as a stream, as a server's comes (the client
+    reads every answer as a stream, counting its bytes)."""
+
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        yield self.body
+
+
+def problem(status: int, code: str, **extra: object) -> Callable[[], httpx.Response]:
+    """Return a maker of problem+json answers with the status and code (and the extra members
+    given): a fresh answer each request."""
+    body = {"type": f"{factories.SITE}/docs/errors#{code}", "title": code, "status": status}
+    body |= {"detail": f"a {code}", "code": code, "request_id": "r1", **extra}
+    headers = {"Content-Type": "application/problem+json"}
+    headers |= {"Retry-After": "2"} if status in (429, 503) else {}
+    return lambda: httpx.Response(status, headers=headers, stream=Streamed(orjson.dumps(body)))
+
+
+@pytest.mark.parametrize(
+    ("status", "code", "raised"),
+    [
+        pytest.param(404, "game_not_found", NotFound, id="404-not-found"),
+        pytest.param(404, "game_not_rated", GameNotRated, id="404-not-rated"),
+        pytest.param(401, "invalid_key", AuthenticationFailed, id="401"),
+        pytest.param(403, "insufficient_scope", PermissionDenied, id="403"),
+        pytest.param(429, "quota_exceeded", RateLimited, id="429"),
+        pytest.param(503, "unavailable", Unavailable, id="503"),
+        pytest.param(502, None, ServerError, id="502-no-problem"),
+    ],
+)
+def test_an_answer_becomes_its_exception_through_a_mock_transport(
+    status: int, code: str | None, raised: type[ApiError]
+) -> None:
+    extra = (
+        {"appid": 77, "name": "", "reason": "too_few_reviews"} if code == "game_not_rated" else {}
+    )
+    answer = (
+        problem(status, code, **extra)
+        if code
+        else lambda: httpx.Response(status, stream=Streamed(b"bad gateway"))
+    )
+    asked: list[httpx.Request] = []
+
+    def reply(request: httpx.Request) -> httpx.Response:
+        asked.append(request)
+        return answer()
+
+    waits: list[float] = []
+    api = Client(
+        "bsk_x",
+        base_url="http://api.test",
+        transport=httpx.MockTransport(reply),
+        sleep=waits.append,
+    )
+    with api, pytest.raises(raised) as caught:
+        api.game(77)
+    assert type(caught.value) is raised
+    assert (caught.value.status, caught.value.code) == (status, code)
+    assert asked[0].url == "http://api.test/api/v1/games/77"
+    assert asked[0].headers["authorization"] == "Bearer bsk_x"
+    retried = status in (429, 503)
+    assert (len(asked), waits) == ((4, [2.0] * 3) if retried else (1, []))
+    assert caught.value.request_id == ("r1" if code else None)
+
+
+def test_a_404_is_the_clients_not_found_and_no_server_refusal() -> None:
+    # `except NotFound` (the client's) catches a 404; the server's refusal class is another.
+    from bangscore.errors import ResourceNotFound
+
+    api = Client(
+        "bsk_x",
+        base_url="http://api.test",
+        transport=httpx.MockTransport(lambda _: problem(404, "not_found")()),
+    )
+    with api, pytest.raises(NotFound) as caught:
+        api.usage()
+    assert not isinstance(caught.value, ResourceNotFound)

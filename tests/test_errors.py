@@ -11,7 +11,7 @@ import re
 import pytest
 
 from bangscore.errors import BangScoreError
-from tests.test_layers import module_files
+from tests.support.package_files import module_files
 
 MODULES = sorted(name for name in module_files() if not name.endswith("__main__"))
 
@@ -43,8 +43,13 @@ def test_the_tree_is_found() -> None:
 @pytest.mark.parametrize("cls", CLASSES, ids=[c.__name__ for c in CLASSES])
 def test_every_exception_of_ours_is_in_the_tree(cls: type[BaseException]) -> None:
     assert issubclass(cls, BangScoreError)
-    # The Python client's exceptions are its public surface, defined where a caller imports them.
-    assert cls.__module__ in {"bangscore.errors", "bangscore.client"}
+    # The Python client's exceptions are its public surface: defined beside the client, in its
+    # transport-free part, and imported by a caller from bangscore.client, which re-exports them.
+    assert cls.__module__ in {"bangscore.errors", "bangscore.client_core"}
+    if cls.__module__ == "bangscore.client_core":
+        import bangscore.client
+
+        assert getattr(bangscore.client, cls.__name__) is cls
 
 
 def test_the_tree_drawn_in_the_docstring_names_every_class() -> None:
@@ -57,7 +62,7 @@ def test_the_tree_drawn_in_the_docstring_names_every_class() -> None:
 def test_every_name_of_the_tree_has_one_import_path() -> None:
     """No module re-exports a class of the tree under an alias (``from bangscore.errors import
     X as X``): a reader finds each exception where it is defined, and imports it from there."""
-    from tests.test_layers import module_files
+    from tests.support.package_files import module_files
 
     aliased = []
     for name, path in module_files().items():
@@ -68,3 +73,45 @@ def test_every_name_of_the_tree_has_one_import_path() -> None:
             f"{name}: {m}" for m in re.findall(r"from bangscore\.errors import (\w+) as \1\b", text)
         ]
     assert aliased == []
+
+
+def test_not_found_is_the_clients_404_alone() -> None:
+    # One class per name (issue 47): the server's 404 refusal is ResourceNotFound, and
+    # bangscore.errors has no NotFound, so `except bangscore.errors.NotFound` fails loudly
+    # instead of missing the client's 404; the client's NotFound is an ApiError.
+    import bangscore.client
+    import bangscore.errors
+
+    assert not hasattr(bangscore.errors, "NotFound")
+    assert issubclass(bangscore.client.NotFound, bangscore.client.ApiError)
+    assert issubclass(bangscore.client.NotFound, BangScoreError)
+    assert issubclass(bangscore.errors.ResourceNotFound, bangscore.errors.ProblemRefusal)
+    assert not issubclass(bangscore.errors.ResourceNotFound, bangscore.client.ApiError)
+
+
+@pytest.mark.parametrize(
+    ("name", "family"),
+    [
+        pytest.param("StoreUnavailable", "StoreError", id="unavailable-any-store"),
+        pytest.param("StoreMissing", "StoreError", id="missing-any-store"),
+        pytest.param("KeyExists", "KeyStoreError", id="key-exists"),
+        pytest.param("UnknownKey", "KeyStoreError", id="unknown-key"),
+        pytest.param("AccountExists", "KeyStoreError", id="account-exists"),
+        pytest.param("UnknownWatch", "WatchStoreError", id="unknown-watch"),
+        pytest.param("TooManyWatches", "WatchStoreError", id="too-many-watches"),
+    ],
+)
+def test_a_store_failure_names_its_store(name: str, family: str) -> None:
+    import bangscore.errors
+
+    cls, base = getattr(bangscore.errors, name), getattr(bangscore.errors, family)
+    assert issubclass(cls, base) and issubclass(cls, bangscore.errors.StoreError)
+    others = {"KeyStoreError", "WatchStoreError"} - {family}
+    assert not any(issubclass(cls, getattr(bangscore.errors, o)) for o in others)
+
+
+def test_the_round_3_store_names_are_the_same_classes() -> None:
+    import bangscore.errors
+
+    assert bangscore.errors.KeyStoreUnavailable is bangscore.errors.StoreUnavailable
+    assert bangscore.errors.KeyStoreMissing is bangscore.errors.StoreMissing

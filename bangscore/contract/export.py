@@ -1,6 +1,6 @@
 """The Bulk export's format, as the builder writes it and the server reads it: the keys of the
 export store, the manifest (:class:`ExportManifest`), reading the newest one, and download
-links (docs/API.md#bulk-export).
+links (docs/API.md#export, docs/API.md#bulk-data).
 
 Layout in the export store (a folder or ``s3://bucket/prefix``, separate from snapshots)::
 
@@ -55,7 +55,7 @@ PARQUET_TYPE = "application/vnd.apache.parquet"  # IANA, registered 2024
 JSONL_TYPE = "application/jsonl"
 CSV_TYPE = "text/csv"
 
-# SPEC's terms of use 1 and 3, as docs/API.md#terms-of-use words them: the terms a Bulk
+# The terms of use 1 and 3, as docs/API.md#terms-of-use words them: the terms a Bulk
 # customer redistributes the data under.
 ATTRIBUTION_TERM = (
     "Attribution is required: when the data is displayed, BangScore must be credited by name "
@@ -368,7 +368,7 @@ class ManifestFile(_Strict):
 
 
 class Attribution(_Strict):
-    """How a customer must credit BangScore (SPEC term 3)."""
+    """How a customer must credit BangScore (term of use 3)."""
 
     required: Literal[True] = Field(description="Attribution is required.")
     text: Text = Field(description="The credit to show.")
@@ -376,7 +376,7 @@ class Attribution(_Strict):
 
 
 class Licence(_Strict):
-    """The Bulk / Data plan's redistribution licence (SPEC terms 1 and 3)."""
+    """The Bulk / Data plan's redistribution licence (terms of use 1 and 3)."""
 
     name: Text = Field(description="The licence's name.")
     plan: Literal["bulk"] = Field(description="The plan it is granted with.")

@@ -264,22 +264,7 @@ class SearchIndex:
         edits = max_edits(word)
         if edits == 0:
             return self._prefix_positions(word, work)
-        size = len(word)
-        # Building a candidate-only vocabulary is Python work: only worth it for few candidates.
-        if result is not None and len(result) * 16 < len(self.vocab):
-            work.comparisons += sum(len(self._words[p]) for p in result)
-            vocab = sorted({w for p in result for w in self._words[p]})
-            truncated: dict[str, list[str]] = {}
-            for w in vocab:
-                truncated.setdefault(w[:size], []).append(w)
-            whole = [w for w in vocab if abs(len(w) - size) <= edits]
-            heads = [h for h in truncated if len(h) >= size - edits]
-        else:
-            truncated, head_lengths = self._truncated_vocab(size)
-            whole = [
-                w for n in range(size - edits, size + edits + 1) for w in self._by_length.get(n, ())
-            ]
-            heads = [h for n in range(size - edits, size + 1) for h in head_lengths.get(n, ())]
+        truncated, whole, heads = self._candidates(len(word), edits, result, work)
         cost = len(whole) + len(heads)
         if cost > work.left:
             return None
@@ -299,6 +284,28 @@ class SearchIndex:
             work.comparisons += len(self.postings[w])
             found.update(self.postings[w])
         return found if result is None else found & result
+
+    def _candidates(
+        self, size: int, edits: int, result: set[int] | None, work: Work
+    ) -> tuple[dict[str, list[str]], list[str], list[str]]:
+        """Given a word's length, its allowed edits and the positions still matching (None:
+        all), return the words a fuzzy match compares it with: the vocabulary's words truncated
+        to its length (each head to its words), the whole words and the heads within reach."""
+        # Building a candidate-only vocabulary is Python work: only worth it for few candidates.
+        if result is not None and len(result) * 16 < len(self.vocab):
+            work.comparisons += sum(len(self._words[p]) for p in result)
+            vocab = sorted({w for p in result for w in self._words[p]})
+            truncated: dict[str, list[str]] = {}
+            for w in vocab:
+                truncated.setdefault(w[:size], []).append(w)
+            whole = [w for w in vocab if abs(len(w) - size) <= edits]
+            return truncated, whole, [h for h in truncated if len(h) >= size - edits]
+        truncated, head_lengths = self._truncated_vocab(size)
+        whole = [
+            w for n in range(size - edits, size + edits + 1) for w in self._by_length.get(n, ())
+        ]
+        heads = [h for n in range(size - edits, size + 1) for h in head_lengths.get(n, ())]
+        return truncated, whole, heads
 
     def _match_fuzzy(self, words: list[str], work: Work) -> set[int]:
         result: set[int] | None = None

@@ -12,15 +12,13 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import hashlib
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.resources import files
 from typing import Any
 from urllib.parse import urlsplit
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
-from jinja2.bccache import Bucket, BytecodeCache
+from jinja2 import PackageLoader, StrictUndefined, select_autoescape
 from jinja2.filters import do_urlencode
 from markupsafe import Markup, escape
 
@@ -34,6 +32,7 @@ from bangscore.site.badge import Badge, badge_snippet
 from bangscore.site.better_value import cap_usd
 from bangscore.site.chart import PriceCurve, svg_number, svg_points, usd
 from bangscore.site.history_chart import PriceHistory
+from bangscore.site.jinja_env import FastEnvironment, ProcessBytecodeCache
 from bangscore.site.labels import (
     driver_reasons,
     drivers_explained,
@@ -219,56 +218,7 @@ class Listing:
 
 # Names a plain dict answers as attributes (its methods); every other ``x.name`` on a dict can
 # only resolve to the item, which jinja2 would find after a failed attribute lookup.
-_DICT_ATTRIBUTES = frozenset(dir(dict))
-
-
-class _Environment(Environment):
-    """jinja2's environment, reading ``record.field`` of a plain dict as its item directly
-    and any other object's attribute without a second call.
-
-    Same result as jinja2's own lookup (attribute first, then item), without raising and
-    catching an AttributeError for each of the many wire-record fields a page prints, and
-    without a call into jinja2's method for each of the many coordinates of a chart.
-    """
-
-    def getattr(self, obj: Any, attribute: str) -> Any:
-        if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
-            try:
-                return obj[attribute]
-            except KeyError:
-                return self.undefined(obj=obj, name=attribute)
-        try:
-            return getattr(obj, attribute)
-        except AttributeError:
-            return super().getattr(obj, attribute)  # the item, else undefined
-
-
-class _ProcessBytecodeCache(BytecodeCache):
-    """Compiled templates kept for the life of the process, keyed by template name and source
-    checksum (jinja2's bucket key).
-
-    Compiling the site's templates takes about 70 ms; every renderer after the first in a
-    process (a shim restarted in place, each test's app) loads the compiled code instead.
-    Every renderer uses the same environment options, so the compiled code is the same.
-    """
-
-    def __init__(self) -> None:
-        self._code: dict[str, bytes] = {}
-        self._lock = threading.Lock()
-
-    def load_bytecode(self, bucket: Bucket) -> None:
-        with self._lock:
-            code = self._code.get(bucket.key)
-        if code is not None:
-            bucket.bytecode_from_string(code)
-
-    def dump_bytecode(self, bucket: Bucket) -> None:
-        code = bucket.bytecode_to_string()
-        with self._lock:
-            self._code[bucket.key] = code
-
-
-_BYTECODE = _ProcessBytecodeCache()
+_BYTECODE = ProcessBytecodeCache()
 
 
 class SiteRenderer:
@@ -276,7 +226,7 @@ class SiteRenderer:
     once)."""
 
     def __init__(self, *, site_url: str, base_url: str) -> None:
-        self.env = _Environment(
+        self.env = FastEnvironment(
             loader=PackageLoader("bangscore.site", "templates"),
             # Templates ship with the package: no file check on every include of a page.
             auto_reload=False,

@@ -23,9 +23,9 @@ _REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 def open_key_store(url: str, *, create: bool = True, lease: bool = True) -> KeyStore:
     """Given ``sqlite:///PATH`` or ``redis://HOST:PORT/DB``, return the store; ValueError else.
 
-    Without ``create``, a SQLite file that does not exist yet raises KeyStoreMissing instead of
+    Without ``create``, a SQLite file that does not exist yet raises StoreMissing instead of
     becoming a new, empty store (a mistyped path would otherwise answer 401 to every real
-    key). A path that cannot hold a database raises KeyStoreUnavailable. ``lease``: a SQLite
+    key). A path that cannot hold a database raises StoreUnavailable. ``lease``: a SQLite
     store leases blocks of quota (right when this process is the only one counting in it).
     """
     if url.startswith("sqlite:///"):
@@ -42,7 +42,7 @@ def open_key_store(url: str, *, create: bool = True, lease: bool = True) -> KeyS
 def open_watch_store(url: str, *, create: bool = True) -> WatchStore:
     """Given the key store's URL (``sqlite:///PATH`` or ``redis://HOST:PORT/DB``), return the
     watch store in the same database; ValueError for another scheme. Without ``create`` a
-    missing SQLite file raises KeyStoreMissing."""
+    missing SQLite file raises StoreMissing."""
     if url.startswith("sqlite:///"):
         from bangscore.stores.sqlite_watches import SQLiteWatchStore
 

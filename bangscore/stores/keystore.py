@@ -13,13 +13,14 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from bangscore.errors import (
+    KeyExists,
     KeyStoreError,
-    KeyStoreUnavailable,
+    StoreUnavailable,
 )
 from bangscore.stores.keys import generate_key, key_digest, key_id
 
 Plan = Literal["free", "pro", "bulk"]
-Refusal = Literal["final", "pending", "brief"]
+RefusalKind = Literal["final", "pending", "brief"]
 KeyState = Literal["active", "revoked"]
 PLAN_LIMITS: dict[str, int] = {"free": 1_000, "pro": 50_000}
 DAY_SECONDS = 86_400
@@ -108,7 +109,7 @@ class Hit:
     admitted: bool
     used: int
     limit: int
-    refusal: Refusal = "final"
+    refusal: RefusalKind = "final"
 
     @property
     def remaining(self) -> int:
@@ -138,7 +139,7 @@ def issue_key(
     """Given an account, a plan and an optional limit, store a new key; return (key, record).
 
     The key itself is returned once and never stored (only its digest). Raises ValueError for
-    a bad plan or limit, KeyStoreError if no unique id could be allocated, KeyStoreUnavailable if
+    a bad plan or limit, KeyStoreError if no unique id could be allocated, StoreUnavailable if
     the store cannot be written (down, read-only).
     """
     daily = default_limit(plan, limit)
@@ -147,9 +148,9 @@ def issue_key(
         record = KeyRecord(key_id(key), key_digest(key), account, plan, daily, "active", now)
         try:
             store.add_key(record)
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             raise
-        except KeyStoreError:
+        except KeyExists:
             continue
         return key, record
     raise KeyStoreError("could not allocate a unique key id")
@@ -159,11 +160,11 @@ class KeyStore(Protocol):
     """Keys, accounts and daily counters. Days are UTC calendar dates."""
 
     def add_key(self, record: KeyRecord) -> None:
-        """Given a new key record, store it; raise KeyStoreError if its id or digest exists."""
+        """Given a new key record, store it; raise KeyExists if its id or digest exists."""
         ...
 
     def find_key(self, digest: str) -> KeyRecord | None:
-        """Given a key digest, return its record or None; raise KeyStoreUnavailable if down."""
+        """Given a key digest, return its record or None; raise StoreUnavailable if down."""
         ...
 
     def revoke_key(self, key_id: str) -> KeyRecord:
@@ -197,7 +198,7 @@ class KeyStore(Protocol):
     def add(self, subject: str, day: dt.date, n: int, now: int) -> None:
         """Given a subject, a day and a count ``n`` >= 1 of requests admitted elsewhere (the
         fail-open local counts of a replica), add them to the stored count, whatever the limit.
-        Raise KeyStoreUnavailable if down and the count was not taken; a store that can keep it
+        Raise StoreUnavailable if down and the count was not taken; a store that can keep it
         and send it later, once (Redis's), does so and returns."""
         ...
 
@@ -206,7 +207,7 @@ class KeyStore(Protocol):
         ...
 
     def find_account(self, email: str) -> AccountRecord | None:
-        """Given a lowercase email, return its account or None; KeyStoreUnavailable if down."""
+        """Given a lowercase email, return its account or None; StoreUnavailable if down."""
         ...
 
     def start_session(self, digest: str, email: str, created_at: int, expires_at: int) -> None:
@@ -215,7 +216,7 @@ class KeyStore(Protocol):
 
     def find_session(self, digest: str, now: int) -> SessionRecord | None:
         """Given a session token's digest, return its session, or None if unknown, ended or
-        expired at ``now``; raise KeyStoreUnavailable if down."""
+        expired at ``now``; raise StoreUnavailable if down."""
         ...
 
     def extend_session(self, digest: str, expires_at: int) -> None:

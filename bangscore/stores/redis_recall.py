@@ -31,7 +31,7 @@ from typing import Any
 import redis
 from redis.client import PubSub
 
-from bangscore.errors import KeyStoreUnavailable
+from bangscore.errors import StoreUnavailable
 
 log = logging.getLogger("bangscore.redis_store")
 
@@ -55,7 +55,7 @@ class Round:
 
 class Recalls:
     """The rounds of one store: ``give_back(subject, day)`` is what this store does when asked
-    (flush and release; KeyStoreUnavailable: no answer), ``publish(channel, message)`` sends
+    (flush and release; StoreUnavailable: no answer), ``publish(channel, message)`` sends
     one message through the store's breaker and returns how many listeners got it, and
     ``seconds`` bounds a round."""
 
@@ -80,7 +80,7 @@ class Recalls:
     def ask(self, subject: str, day: dt.date) -> Round:
         """Given a subject-day, return the round in flight for it, or start one (one PUBLISH).
 
-        Raises KeyStoreUnavailable if the round could not be published.
+        Raises StoreUnavailable if the round could not be published.
         """
         at, now = (subject, day), time.monotonic()
         with self._lock:
@@ -94,7 +94,7 @@ class Recalls:
             self._rounds[round_.token] = (at, round_)
         try:
             reached = self.publish(self.ask_channel, f"{round_.token} {day.isoformat()} {subject}")
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             with self._lock:
                 self._finish(round_.token)
             raise
@@ -128,7 +128,7 @@ class Recalls:
         try:
             self.give_back(subject, dt.date.fromisoformat(day))
             self.publish(self.answer_channel, token)
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             pass  # unanswered: the asker wakes at its deadline and refuses for a moment
 
     def _subscribe(self) -> PubSub:

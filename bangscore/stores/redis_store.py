@@ -39,7 +39,7 @@ one), then asked again.
 
 Round trips: one lease per block, one flush per ``flush_every`` seconds per process, a recall
 round's publish and answers per pending refusal (not per refused request: askers join the
-round in flight), and key lookups once per key per ``Quota.key_cache_seconds`` (which also
+round in flight), and key lookups once per key per ``KeyCheck.key_cache_seconds`` (which also
 bounds revocation lag: every replica re-reads a key within that time, 2 s by default, under
 the 5 s of docs/API.md#key-states). ``stats()`` counts them.
 
@@ -48,11 +48,11 @@ Layout (prefix ``bs:``): ``key:<digest>`` hash of a key record, ``keyid:<id>`` -
 hash with ``leased``, ``spent`` and, once a lease was refused, ``want``, and ``last:<subject>``
 Unix seconds of the last admitted request, both expiring at
 :func:`~bangscore.stores.keystore.counted_until` (a key's 40 days after the day, a client
-address's allowance an hour after its day ends); accounts, sessions and
-failures: :mod:`bangscore.stores.redis_accounts`; the recall channels:
+address's allowance an hour after its day ends); adding, finding and revoking key records,
+accounts, sessions and failures: :mod:`bangscore.stores.redis_accounts`; the recall channels:
 :mod:`bangscore.stores.redis_recall`.
 
-Redis down: every call raises KeyStoreUnavailable at once for ``retry_after`` seconds after a
+Redis down: every call raises StoreUnavailable at once for ``retry_after`` seconds after a
 failure (a breaker, so that a dead Redis costs no connect attempt per request) and the caller
 fails open; local leases keep being spent meanwhile, and unflushed counts wait for Redis.
 
@@ -74,17 +74,17 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from bangscore.errors import KeyStoreError, KeyStoreUnavailable, UnknownKey
-from bangscore.stores.keystore import Hit, KeyRecord, KeyView, Refusal, counted_until
-from bangscore.stores.redis_accounts import PREFIX, RedisAccounts, text_fields
+from bangscore.errors import StoreUnavailable
+from bangscore.stores.keystore import Hit, KeyView, counted_until
+from bangscore.stores.redis_accounts import PREFIX, RedisAccounts, key_record, text_fields
+from bangscore.stores.redis_leases import CountSent, Lease, Sent
 from bangscore.stores.redis_recall import Recalls
 
 log = logging.getLogger("bangscore.redis_store")
@@ -140,83 +140,6 @@ end
 return redis.call('HEXISTS', KEYS[1], 'want')
 """
 
-# KEYS: record hash, id index, all-keys set, account's keys set. ARGV: id, created, fields...
-_ADD_KEY = """
-if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 3))
-redis.call('SET', KEYS[2], ARGV[3 + 3])
-redis.call('ZADD', KEYS[3], tonumber(ARGV[2]), ARGV[1])
-redis.call('ZADD', KEYS[4], tonumber(ARGV[2]), ARGV[1])
-return 1
-"""
-
-# KEYS: id index. ARGV: key prefix, now. Returns the record's fields, or nil for no such id.
-_REVOKE = """
-local digest = redis.call('GET', KEYS[1])
-if not digest then return nil end
-local key = ARGV[1] .. digest
-if redis.call('HGET', key, 'state') == 'active' then
-  redis.call('HSET', key, 'state', 'revoked', 'revoked_at', ARGV[2])
-end
-return redis.call('HGETALL', key)
-"""
-
-
-class _Count(NamedTuple):
-    """One count sent to a subject-day's hash: this store's sequence number, the spent and
-    leased deltas and the last use (Unix seconds)."""
-
-    sequence: int
-    spent: int
-    leased: int
-    last_at: int
-
-
-@dataclass
-class _Lease:
-    """This replica's share of one subject-day: unspent block, last leased total, the count
-    the headers show (Redis's spent at the last lease plus what was admitted here since),
-    whether blocks must go back, unflushed count, last use, and the refusal remembered (no
-    round trip)."""
-
-    left: int = 0
-    leased_total: int = 0
-    spent_seen: int = 0  # Redis's spent count at the last lease answer
-    local: int = 0  # requests admitted here that spent_seen does not hold
-    want: bool = False  # another replica was refused: give unspent blocks back at each flush
-    unflushed: int = 0
-    in_flight: int = 0  # taken by a flush whose round trip has not returned
-    # Counts whose round trip failed, sent again as they were. Their spent deltas are part
-    # of `unflushed`.
-    resend: list[_Count] = field(default_factory=list)
-
-    def unsent(self, seen: int) -> int:
-        """Given the last sequence number Redis applied from this store to the subject-day's
-        hash, return the unflushed count less what resent entries already landed."""
-        return self.unflushed - sum(c.spent for c in self.resend if c.sequence <= seen)
-
-    last_at: int = 0
-    touched: float = 0.0
-    refused_until: float = 0.0  # a pending or brief refusal is answered locally until then
-    refusal: Refusal = "pending"  # which of the two
-    final_at: int = 0  # the limit a final refusal was found at: any limit up to it is refused
-
-
-def _record(fields: dict[str, str]) -> KeyRecord:
-    return KeyRecord(
-        fields["key_id"],
-        fields["digest"],
-        fields["account"],
-        fields["plan"],  # type: ignore[arg-type]
-        int(fields["daily_limit"]),
-        fields["state"],  # type: ignore[arg-type]
-        int(fields["created_at"]),
-    )
-
-
-def _pairs(flat: list[Any]) -> dict[str, str]:
-    return {str(k): str(v) for k, v in zip(flat[::2], flat[1::2], strict=True)}
-
 
 class RedisKeyStore(RedisAccounts):
     """Keys, accounts and leased daily counts in Redis, shared by every replica.
@@ -248,10 +171,8 @@ class RedisKeyStore(RedisAccounts):
         self.clock = clock
         self._lease = client.register_script(_LEASE)
         self._flush = client.register_script(_FLUSH)
-        self._add_key = client.register_script(_ADD_KEY)
-        self._revoke = client.register_script(_REVOKE)
         self._recalls = Recalls(client, self._give_back, self._publish, SETTLE_SECONDS)
-        self._leases: dict[tuple[str, dt.date], _Lease] = {}
+        self._leases: dict[tuple[str, dt.date], Lease] = {}
         self._lock = threading.Lock()
         self._starting = threading.Lock()
         # Held across a send and its answer (a flush, an add), so this store's sequence
@@ -305,15 +226,15 @@ class RedisKeyStore(RedisAccounts):
     # -- plumbing ----------------------------------------------------------------------------
 
     def _call(self, fn: Callable[[], T]) -> T:
-        """Run one round trip to Redis; KeyStoreUnavailable on a fault and for a while after it."""
+        """Run one round trip to Redis; StoreUnavailable on a fault and for a while after it."""
         if self.clock() < self._down_until:
-            raise KeyStoreUnavailable("redis: unavailable (retrying shortly)")
+            raise StoreUnavailable("redis: unavailable (retrying shortly)")
         self._stats["round_trips"] += 1
         try:
             return fn()
         except redis.RedisError as exc:
             self._down_until = self.clock() + self.retry_after
-            raise KeyStoreUnavailable(f"redis: {exc}") from exc
+            raise StoreUnavailable(f"redis: {exc}") from exc
 
     def _publish(self, channel: str, message: str) -> int:
         return int(self._call(lambda: self.client.publish(channel, message)))
@@ -329,7 +250,7 @@ class RedisKeyStore(RedisAccounts):
     def _tick(self) -> None:
         try:
             self.flush()
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             pass  # counts stay buffered until Redis answers
         except Exception:  # a background thread must not die silently on a bug
             log.exception("flushing counts to redis failed")
@@ -350,7 +271,7 @@ class RedisKeyStore(RedisAccounts):
         """Given a subject-day whose ``hit()`` was a pending refusal, recall every replica's
         block of it and lease again until a lease is granted (the request is counted) or the
         refusal is final; a ``brief`` refusal after SETTLE_SECONDS. Blocks up to that long:
-        call it off an event loop. Raises KeyStoreUnavailable if Redis is down."""
+        call it off an event loop. Raises StoreUnavailable if Redis is down."""
         deadline = time.monotonic() + SETTLE_SECONDS
         self._ensure_flusher()
         self._stats["settles"] += 1
@@ -363,7 +284,7 @@ class RedisKeyStore(RedisAccounts):
                 break
         if hit.refusal == "pending":
             with self._lock:
-                lease = self._leases.setdefault((subject, day), _Lease())
+                lease = self._leases.setdefault((subject, day), Lease())
                 lease.refused_until = self.clock() + min(self.flush_every, 1.0)
                 lease.refusal = "brief"
             hit = Hit(False, limit, limit, "brief")
@@ -374,7 +295,7 @@ class RedisKeyStore(RedisAccounts):
     ) -> Hit | None:
         """Under the lock: count a request from this replica's block, or refuse it by a final
         refusal (or, ``remembered``, a pending or brief one); None if Redis must be asked."""
-        lease = self._leases.setdefault((subject, day), _Lease())
+        lease = self._leases.setdefault((subject, day), Lease())
         if lease.left > 0:
             lease.left -= 1
             lease.unflushed += 1
@@ -410,7 +331,7 @@ class RedisKeyStore(RedisAccounts):
         self._ensure_flusher()
         with self._lock:
             self._stats["leases"] += 1
-            lease = self._leases.setdefault((subject, day), _Lease())
+            lease = self._leases.setdefault((subject, day), Lease())
             lease.leased_total = max(lease.leased_total, int(total))
             # Redis's spent holds what every replica flushed; what this one admitted and has
             # not flushed yet is added back, and a flush in flight too (it may have landed
@@ -437,7 +358,7 @@ class RedisKeyStore(RedisAccounts):
 
     def _give_back(self, subject: str, day: dt.date) -> None:
         """Another replica was refused a lease of this subject-day: flush, giving our block of
-        it back (a recall round's answer). Raises KeyStoreUnavailable."""
+        it back (a recall round's answer). Raises StoreUnavailable."""
         with self._lock:
             lease = self._leases.get((subject, day))
             if lease is not None:
@@ -449,35 +370,14 @@ class RedisKeyStore(RedisAccounts):
         """Add buffered counts to Redis and give back idle (or, with ``release_all``, every)
         unspent lease, in one round trip; return how many subject-days were written.
 
-        Raises KeyStoreUnavailable if Redis is down; the counts stay buffered, and the entries
+        Raises StoreUnavailable if Redis is down; the counts stay buffered, and the entries
         sent are sent again as they were (applied once, whether or not they landed).
         """
         with self._sending:
             return self._flush_serialized(release_all)
 
     def _flush_serialized(self, release_all: bool) -> int:
-        now = self.clock()
-        # Per subject-day: the spent count taken, and its entries (resends first).
-        batch: list[tuple[str, dt.date, int, list[_Count]]] = []
-        with self._lock:
-            latest = max((day for _, day in self._leases), default=None)
-            for (subject, day), lease in list(self._leases.items()):
-                stale = day != latest or now - lease.touched > self.lease_idle
-                release = lease.left if (release_all or stale or lease.want) else 0
-                # A held block is reported too, so that a `want` mark reaches this replica.
-                if lease.unflushed or release or lease.left:
-                    entries = lease.resend
-                    fresh = lease.unflushed - sum(c.spent for c in entries)
-                    if fresh or release or not entries:
-                        new = _Count(next(self._sequence), fresh, -release, lease.last_at)
-                        entries = [*entries, new]
-                    batch.append((subject, day, lease.unflushed, entries))
-                    lease.in_flight += lease.unflushed
-                    lease.unflushed = 0
-                    lease.resend = []
-                    lease.left -= release
-                if stale and lease.left == 0 and lease.unflushed == 0:
-                    del self._leases[(subject, day)]
+        batch = self._take_batch(release_all)
         if not batch:
             return 0
 
@@ -490,17 +390,60 @@ class RedisKeyStore(RedisAccounts):
 
         try:
             answers = self._call(send)
-        except KeyStoreUnavailable:
-            # Put the counts back, with the entries that carried them: sent again as they were,
-            # a released block included, they count once whether or not they landed.
-            with self._lock:
-                for subject, day, spent, entries in batch:
-                    lease = self._leases.setdefault((subject, day), _Lease())
-                    lease.in_flight = max(0, lease.in_flight - spent)
-                    lease.unflushed += spent
-                    lease.resend = entries + lease.resend
-                    lease.last_at = max(lease.last_at, *(c.last_at for c in entries))
+        except StoreUnavailable:
+            self._put_back(batch)
             raise
+        self._stats["flushes"] += 1
+        if self._note_wants(batch, answers):
+            # Another replica was refused while this one holds a block: give it back now
+            # (one more round trip), not a flush period later.
+            return len(batch) + self._flush_serialized(release_all)
+        return len(batch)
+
+    def _take_batch(self, release_all: bool) -> list[Sent]:
+        """Take, under the lock, what a flush sends: per subject-day the spent count taken
+        and its entries (resends first), releasing idle (or every) unspent block; forget the
+        leases left empty and stale."""
+        now = self.clock()
+        batch: list[Sent] = []
+        with self._lock:
+            latest = max((day for _, day in self._leases), default=None)
+            for (subject, day), lease in list(self._leases.items()):
+                stale = day != latest or now - lease.touched > self.lease_idle
+                release = lease.left if (release_all or stale or lease.want) else 0
+                # A held block is reported too, so that a `want` mark reaches this replica.
+                if lease.unflushed or release or lease.left:
+                    batch.append((subject, day, lease.unflushed, self._entries(lease, release)))
+                    lease.in_flight += lease.unflushed
+                    lease.unflushed = 0
+                    lease.resend = []
+                    lease.left -= release
+                if stale and lease.left == 0 and lease.unflushed == 0:
+                    del self._leases[(subject, day)]
+        return batch
+
+    def _entries(self, lease: Lease, release: int) -> list[CountSent]:
+        """Given a lease and the block it gives back, return the counts to send: its resends,
+        then a new count for what they do not carry (always one when there is no resend)."""
+        fresh = lease.unflushed - sum(c.spent for c in lease.resend)
+        if fresh or release or not lease.resend:
+            return [*lease.resend, CountSent(next(self._sequence), fresh, -release, lease.last_at)]
+        return lease.resend
+
+    def _put_back(self, batch: list[Sent]) -> None:
+        """Put a failed flush's counts back, with the entries that carried them: sent again as
+        they were, a released block included, they count once whether or not they landed."""
+        with self._lock:
+            for subject, day, spent, entries in batch:
+                lease = self._leases.setdefault((subject, day), Lease())
+                lease.in_flight = max(0, lease.in_flight - spent)
+                lease.unflushed += spent
+                lease.resend = entries + lease.resend
+                lease.last_at = max(lease.last_at, *(c.last_at for c in entries))
+
+    def _note_wants(self, batch: list[Sent], answers: list[Any]) -> bool:
+        """Given a sent batch and its answers (one per entry: the subject-day is marked
+        `want`), mark the leases whose block must go back; return True if one holds a block."""
         wanted = False
         with self._lock:
             wants = iter(answers)
@@ -512,14 +455,9 @@ class RedisKeyStore(RedisAccounts):
                 if held is not None and want and not held.want:
                     held.want = True
                     wanted = wanted or held.left > 0
-        self._stats["flushes"] += 1
-        if wanted:
-            # Another replica was refused while this one holds a block: give it back now
-            # (one more round trip), not a flush period later.
-            return len(batch) + self._flush_serialized(release_all)
-        return len(batch)
+        return wanted
 
-    def _send_count(self, client: Any, subject: str, day: dt.date, count: _Count) -> Any:
+    def _send_count(self, client: Any, subject: str, day: dt.date, count: CountSent) -> Any:
         """Given a client or pipeline, a subject-day and a count, run the counting script."""
         keys = [self._counter(subject, day), f"{PREFIX}last:{subject}"]
         expiry = counted_until(subject, day)
@@ -530,16 +468,16 @@ class RedisKeyStore(RedisAccounts):
         """Add ``n`` requests admitted elsewhere (a replica's fail-open counts) to the
         subject-day's spent and leased totals. If Redis does not answer, the count is kept
         here and sent by the next flush, once: the caller need not (and must not) add it again,
-        so this never raises KeyStoreUnavailable. Raises ValueError for ``n`` < 1."""
+        so this never raises StoreUnavailable. Raises ValueError for ``n`` < 1."""
         if n < 1:
             raise ValueError("add needs a count of at least 1")
         with self._sending:
-            count = _Count(next(self._sequence), n, n, now)
+            count = CountSent(next(self._sequence), n, n, now)
             try:
                 self._call(lambda: self._send_count(self.client, subject, day, count))
-            except KeyStoreUnavailable:
+            except StoreUnavailable:
                 with self._lock:
-                    lease = self._leases.setdefault((subject, day), _Lease())
+                    lease = self._leases.setdefault((subject, day), Lease())
                     lease.unflushed += n
                     lease.resend.append(count)
                     lease.last_at = max(lease.last_at, now)
@@ -586,34 +524,6 @@ class RedisKeyStore(RedisAccounts):
 
     # -- keys --------------------------------------------------------------------------------
 
-    def add_key(self, record: KeyRecord) -> None:
-        fields: list[str | int] = []
-        for name in ("key_id", "digest", "account", "plan", "daily_limit", "state", "created_at"):
-            fields += [name, getattr(record, name)]
-        keys = [
-            f"{PREFIX}key:{record.digest}",
-            f"{PREFIX}keyid:{record.key_id}",
-            f"{PREFIX}keys",
-            f"{PREFIX}acctkeys:{record.account}",
-        ]
-        # ARGV: id, created, then the field pairs (digest is the 4th pair's value: ARGV[6]).
-        args = [record.key_id, record.created_at, *fields]
-        if not int(self._call(lambda: self._add_key(keys=keys, args=args))):
-            raise KeyStoreError(f"key {record.key_id} already exists")
-
-    def find_key(self, digest: str) -> KeyRecord | None:
-        fields = text_fields(self._call(lambda: self.client.hgetall(f"{PREFIX}key:{digest}")))
-        return _record(fields) if fields else None
-
-    def revoke_key(self, key_id: str) -> KeyRecord:
-        now = int(time.time())
-        flat = self._call(
-            lambda: self._revoke(keys=[f"{PREFIX}keyid:{key_id}"], args=[f"{PREFIX}key:", now])
-        )
-        if not flat:
-            raise UnknownKey(key_id)
-        return _record(_pairs(flat))
-
     def list_keys(self, day: dt.date, account: str | None = None) -> list[KeyView]:
         index = f"{PREFIX}acctkeys:{account}" if account else f"{PREFIX}keys"
         ids = [str(i) for i in self._call(lambda: self.client.zrange(index, 0, -1))]
@@ -634,7 +544,7 @@ class RedisKeyStore(RedisAccounts):
                 pipe.hgetall(f"{PREFIX}key:{digest}")
             return pipe.execute()
 
-        records = [_record(text_fields(f)) for f in self._call(details) if f]
+        records = [key_record(text_fields(f)) for f in self._call(details) if f]
 
         def counts() -> list[Any]:
             pipe = self.client.pipeline(transaction=False)
@@ -674,6 +584,6 @@ class RedisKeyStore(RedisAccounts):
             self._thread = None
         try:
             self.flush(release_all=True)
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             log.warning("redis unavailable at close: %d subject-days unflushed", len(self._leases))
         self.client.close()

@@ -21,7 +21,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import orjson
 import redis
 
-from bangscore.errors import KeyStoreUnavailable, TooManyWatches, UnknownWatch
+from bangscore.errors import StoreUnavailable, TooManyWatches, UnknownWatch
 from bangscore.stores.watchstore import (
     MAX_WATCHES_PER_ADDRESS,
     Address,
@@ -191,7 +191,7 @@ def _alert(raw: str) -> SentAlert:
 
 class RedisWatchStore:
     """Watches, addresses and sent alerts in Redis; every replica and ``alerts send`` share
-    them. A Redis fault raises KeyStoreUnavailable."""
+    them. A Redis fault raises StoreUnavailable."""
 
     def __init__(self, client: redis.Redis) -> None:
         self.client = client
@@ -228,7 +228,7 @@ class RedisWatchStore:
         try:
             return fn()
         except redis.RedisError as exc:
-            raise KeyStoreUnavailable(f"redis: {exc}") from exc
+            raise StoreUnavailable(f"redis: {exc}") from exc
 
     def add_watch(self, watch: WatchRecord) -> WatchRecord:
         c = watch.condition

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import SecretStr
 
-from bangscore.errors import KeyStoreMissing
+from bangscore.errors import StoreMissing
 
 
 def load_session_secret(
@@ -22,7 +22,7 @@ def load_session_secret(
     Without configuration, a random secret is created once in ``STATE/session_secret`` (mode
     0600) and reused, so every process sharing the state folder signs cookies alike; replicas
     on several hosts must be configured with one secret. Raises OSError if it cannot be saved,
-    and KeyStoreMissing if it does not exist and ``create`` is false (``serve``: a vanished
+    and StoreMissing if it does not exist and ``create`` is false (``serve``: a vanished
     state folder must not become new, empty state).
     """
     if configured is not None and configured.get_secret_value():
@@ -31,7 +31,7 @@ def load_session_secret(
     if path.exists():
         return path.read_text().strip()
     if not create:
-        raise KeyStoreMissing(
+        raise StoreMissing(
             f"no session secret at {path} (`bangscore keys create` creates it, or set "
             "BANGSCORE_SESSION_SECRET)"
         )

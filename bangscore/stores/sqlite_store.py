@@ -37,9 +37,9 @@ from typing import Any
 
 from bangscore.errors import (
     AccountExists,
-    KeyStoreError,
-    KeyStoreMissing,
-    KeyStoreUnavailable,
+    KeyExists,
+    StoreMissing,
+    StoreUnavailable,
     UnknownKey,
 )
 from bangscore.stores.keystore import (
@@ -132,13 +132,13 @@ ON CONFLICT(subject, day) DO UPDATE SET n = n + excluded.n, last_at = MAX(last_a
 
 @contextlib.contextmanager
 def _faults() -> Iterator[None]:
-    """Turn SQLite's operational failures (locked too long, disk gone) into KeyStoreUnavailable."""
+    """Turn SQLite's operational failures (locked too long, disk gone) into StoreUnavailable."""
     try:
         yield
     except sqlite3.IntegrityError:
         raise
     except sqlite3.Error as exc:
-        raise KeyStoreUnavailable(f"sqlite: {exc}") from exc
+        raise StoreUnavailable(f"sqlite: {exc}") from exc
 
 
 def thread_connection(local: threading.local, path: Path | str) -> sqlite3.Connection:
@@ -203,13 +203,13 @@ class SQLiteKeyStore:
         # process using it runs on this machine) and a token, so one process's stores differ.
         self._holder = f"{os.getpid()}:{secrets.token_hex(8)}"
         if not create and not self.path.is_file():
-            raise KeyStoreMissing(
+            raise StoreMissing(
                 f"no key store at {self.path} (create one with `bangscore keys create`)"
             )
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise KeyStoreUnavailable(f"cannot create {self.path.parent}: {exc.strerror}") from exc
+            raise StoreUnavailable(f"cannot create {self.path.parent}: {exc.strerror}") from exc
         with _faults():
             self._conn().executescript(SCHEMA)
             columns = {row[1] for row in self._conn().execute("PRAGMA table_info(accounts)")}
@@ -246,7 +246,7 @@ class SQLiteKeyStore:
                     ),
                 )
             except sqlite3.IntegrityError as exc:
-                raise KeyStoreError(f"key {record.key_id} already exists") from exc
+                raise KeyExists(f"key {record.key_id} already exists") from exc
 
     def find_key(self, digest: str) -> KeyRecord | None:
         with _faults():
@@ -316,7 +316,7 @@ class SQLiteKeyStore:
             ]
         if not changed:
             return
-        with contextlib.suppress(KeyStoreUnavailable), _faults():
+        with contextlib.suppress(StoreUnavailable), _faults():
             self._conn().executemany(
                 "UPDATE leases SET left = ? WHERE subject = ? AND day = ? AND holder = ?",
                 [(left, subject, day, self._holder) for _, left, subject, day in changed],
@@ -545,7 +545,7 @@ class SQLiteKeyStore:
             return {**self._stats, "held": len(self._leases)}
 
     def close(self) -> None:
-        with contextlib.suppress(KeyStoreUnavailable):  # unreachable: they stay counted
+        with contextlib.suppress(StoreUnavailable):  # unreachable: they stay counted
             self._release(list(self._leases))
         conn = getattr(self._local, "conn", None)
         if conn is not None:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bangscore.errors import KeyStoreMissing, KeyStoreUnavailable, TooManyWatches, UnknownWatch
+from bangscore.errors import StoreMissing, StoreUnavailable, TooManyWatches, UnknownWatch
 from bangscore.stores.sqlite_store import _faults, thread_connection
 from bangscore.stores.watchstore import (
     MAX_WATCHES_PER_ADDRESS,
@@ -118,11 +118,11 @@ class SQLiteWatchStore:
         self._local = threading.local()
         self._pruned_at = 0  # when this process last deleted rate-limit rows gone by
         if not create and not self.path.is_file():
-            raise KeyStoreMissing(f"no store at {self.path}")
+            raise StoreMissing(f"no store at {self.path}")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise KeyStoreUnavailable(f"cannot create {self.path.parent}: {exc.strerror}") from exc
+            raise StoreUnavailable(f"cannot create {self.path.parent}: {exc.strerror}") from exc
         with _faults():
             self._conn().executescript(SCHEMA)
 

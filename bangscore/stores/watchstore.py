@@ -164,7 +164,7 @@ class WatchStore(Protocol):
     def add_watch(self, watch: WatchRecord) -> WatchRecord:
         """Given a new watch, store it and return it. The same address, game and condition
         already watched returns the stored watch instead. Raise TooManyWatches past the
-        per-address limit, KeyStoreUnavailable if the store is down."""
+        per-address limit, StoreUnavailable if the store is down."""
         ...
 
     def find_watch(self, watch_id: str) -> WatchRecord | None:

@@ -19,7 +19,7 @@ import datetime as dt
 from collections.abc import Iterable
 from typing import Final, NamedTuple
 
-from bangscore.scoring.records import MAX_PRICE_HISTORY, PricePoint
+from bangscore.scoring.records import MAX_PRICE_HISTORY, PriceObservation
 
 __all__ = [
     "CURRENT_WITHIN",
@@ -99,7 +99,7 @@ def current_price(seen: Seen, as_of: dt.datetime) -> Price:
 RUN_GAP: Final = dt.timedelta(days=14)
 
 
-def price_history(observations: Iterable[Seen]) -> tuple[PricePoint, ...]:
+def price_history(observations: Iterable[Seen]) -> tuple[PriceObservation, ...]:
     """Given every observation of one game (any order), return its price history, oldest first.
 
     Observations are read in time order and collapsed only inside one continuous run: an
@@ -136,8 +136,8 @@ def price_history(observations: Iterable[Seen]) -> tuple[PricePoint, ...]:
     return tuple(_point(seen) for seen in kept)
 
 
-def _point(seen: Seen, *, estimated: bool = False) -> PricePoint:
-    return PricePoint.model_construct(
+def _point(seen: Seen, *, estimated: bool = False) -> PriceObservation:
+    return PriceObservation.model_construct(
         date=seen.at.date(),
         price_usd=round(seen.price.price_usd, 2),
         list_price_usd=round(seen.price.list_price_usd, 2),
@@ -149,8 +149,8 @@ def _point(seen: Seen, *, estimated: bool = False) -> PricePoint:
 
 
 def with_low(
-    history: tuple[PricePoint, ...], low: Low | None, list_price: float
-) -> tuple[PricePoint, ...]:
+    history: tuple[PriceObservation, ...], low: Low | None, list_price: float
+) -> tuple[PriceObservation, ...]:
     """Given a price history (:func:`price_history`), the historical low (:func:`historical_low`,
     or None) and the current list price (USD), return the history with the low as one of its
     points: unchanged when a point of that day and price exists, else with a point for it

@@ -57,7 +57,7 @@ from bangscore.errors import (
     AccountExists,
     FormTooLarge,
     HashingBusy,
-    KeyStoreUnavailable,
+    StoreUnavailable,
     UnknownKey,
 )
 from bangscore.shim.account import passwords
@@ -227,7 +227,7 @@ class AccountSite:
         bucket = int(now) // bucket_seconds
         try:
             hit = self.store.hit(f"{subject}:{bucket}", window_at(now).day, limit, int(now))
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             return True
         return hit.admitted
 
@@ -235,7 +235,7 @@ class AccountSite:
         """Given a request, return the email its session is signed in as, or None.
 
         The cookie's token must name a stored session that has not ended; its end moves on
-        (idle lifetime), never past the absolute one. Raises KeyStoreUnavailable if down.
+        (idle lifetime), never past the absolute one. Raises StoreUnavailable if down.
         """
         token = request.session.get("sid")
         if not isinstance(token, str):
@@ -260,7 +260,7 @@ class AccountSite:
         try:
             pair = self.store.failures(f"signin:pair:{email}:{ip}", now)
             client = self.store.failures(f"signin:ip:{ip}", now)
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             return 0
         ready = max(
             pair.last_at + limits.delay(pair.count, limits.free_per_account_client),
@@ -278,7 +278,7 @@ class AccountSite:
         try:
             before = self.store.failures(subject, now)
             reserved = self.store.fail(subject, now, limits.forget_after)
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             return 0
         raced = reserved.count - 1 > before.count
         wait = limits.delay(reserved.count - 1, limits.free_per_account_client)
@@ -288,7 +288,7 @@ class AccountSite:
         """Given the email and client IP of a failed sign-in, count it for the client IP (the
         pair's failure was counted when the attempt was reserved)."""
         now, forget = int(self.clock()), self.limits.forget_after
-        with contextlib.suppress(KeyStoreUnavailable):  # fail open: the password still guards
+        with contextlib.suppress(StoreUnavailable):  # fail open: the password still guards
             self.store.fail(f"signin:ip:{ip}", now, forget)
 
     @staticmethod
@@ -303,7 +303,7 @@ class AccountSite:
         day = window_at(self.clock()).day
         try:
             views: list[KeyView] = self.store.list_keys(day, email)
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
         extras = self.page_extras(email) if self.page_extras else {}
         return self.page(
@@ -321,7 +321,7 @@ class AccountSite:
     async def home(self, request: Request) -> Response:
         try:
             email = self.account(request)
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
         if email is not None:
             return self.keys_page(request, email)
@@ -357,7 +357,7 @@ class AccountSite:
             self.store.create_account(record)
         except AccountExists:
             return self.page(request, "account_signin.html", 409, error=_TAKEN, typed=typed)
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
         return self.signed_in(request, email)
 
@@ -373,7 +373,7 @@ class AccountSite:
         email = signup[0]
         try:
             queue(*signup)
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
         return self.page(
             request, "account_message.html", title="Check your inbox", message=inbox_message(email)
@@ -396,7 +396,7 @@ class AccountSite:
             return response
         try:
             account = self.store.find_account(email)
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
         try:
             verified = await self.gate.run(lambda: self._verify(account, password))
@@ -405,7 +405,7 @@ class AccountSite:
         if not verified:
             self.signin_failed(email, ip)
             return self.page(request, "account_signin.html", 401, error=_WRONG, typed=typed)
-        with contextlib.suppress(KeyStoreUnavailable):
+        with contextlib.suppress(StoreUnavailable):
             self.store.forgive(f"signin:pair:{email}:{ip}")
         return self.signed_in(request, email)
 
@@ -427,7 +427,7 @@ class AccountSite:
                 self.store.end_session(key_digest(old))
             end = now + min(self.session_idle, self.session_max)
             self.store.start_session(key_digest(token), email, now, end)
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
         after = request.session.get("after")
         request.session.clear()
@@ -445,7 +445,7 @@ class AccountSite:
             if isinstance(token, str):
                 try:
                     self.store.end_session(key_digest(token))
-                except KeyStoreUnavailable:
+                except StoreUnavailable:
                     return self.page(
                         request, "account_message.html", 503, title="Try again", message=_DOWN
                     )
@@ -455,7 +455,7 @@ class AccountSite:
     def _signed_in_email(self, request: Request) -> str | None:
         try:
             return self.account(request)
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             return None
 
     async def create_key(self, request: Request) -> Response:
@@ -468,7 +468,7 @@ class AccountSite:
             if sum(v.record.state == "active" for v in views) >= MAX_ACTIVE_KEYS:
                 return self.keys_page(request, email, error=_TOO_MANY)
             key, _ = issue_key(self.store, email, "free", None, int(self.clock()))
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
         return self.keys_page(request, email, new_key=key)
 
@@ -487,7 +487,7 @@ class AccountSite:
             self.store.revoke_key(target)
         except UnknownKey:
             return self.keys_page(request, email, error="No such key on this account.")
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
         return RedirectResponse(f"{self.root}/account", 303, headers=PAGE_HEADERS)
 

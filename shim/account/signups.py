@@ -25,7 +25,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from bangscore.errors import AccountExists, KeyStoreUnavailable
+from bangscore.errors import AccountExists, StoreUnavailable
 from bangscore.shim.account.accounts import AccountSite, signup_network
 from bangscore.shim.account.watches import WatchLimits, watch_network
 from bangscore.stores.keystore import AccountRecord
@@ -59,7 +59,7 @@ class SignupMail:
     def queue(self, email: str, password_hash: str, ip: str) -> None:
         """Given a checked sign-up's address, its password's hash and the client IP, queue
         its email: the link for a new address, word to the owner for one with an account;
-        nothing past the address's or the network's hourly limit. Raises KeyStoreUnavailable.
+        nothing past the address's or the network's hourly limit. Raises StoreUnavailable.
         """
         now = int(self.accounts.clock())
         taken = self.accounts.store.find_account(email) is not None
@@ -108,7 +108,7 @@ class SignupMail:
             return site.page(
                 request, "account_message.html", 409, title="Account exists", message=_EXISTS
             )
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             return site.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
         return site.signed_in(request, signup.email)
 

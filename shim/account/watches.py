@@ -30,7 +30,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from bangscore.contract.filters import detail_key
-from bangscore.errors import KeyStoreUnavailable, ObjectStorageError, TooManyWatches, UnknownWatch
+from bangscore.errors import ObjectStorageError, StoreUnavailable, TooManyWatches, UnknownWatch
 from bangscore.shim.account.accounts import PAGE_HEADERS, AccountSite
 from bangscore.shim.clients import client_subject, network_of
 from bangscore.shim.quota import Quota, rate_headers
@@ -150,7 +150,7 @@ class WatchSite:
         try:
             watches = self.store.list_watches(email)
             confirmed = self.store.address(email).confirmed
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             return {"watches": [], "watches_down": True, "confirmed": True}
         snap = self.source.current
         rows = []
@@ -195,7 +195,7 @@ class WatchSite:
             return response
         try:
             email = self.accounts.account(request)
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             return self._message(request, 503, "Try again", _DOWN)
         record = await self.game(appid)
         if record is None:
@@ -246,14 +246,14 @@ class WatchSite:
                 self.queue_confirmation(email, network, now)
         except TooManyWatches as exc:
             return self._message(request, 409, "Too many watches", f"{exc}; remove one first.")
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             return self._message(request, 503, "Try again", _DOWN)
         return RedirectResponse(f"{self.accounts.root}/account#watches", 303, headers=PAGE_HEADERS)
 
     def queue_confirmation(self, email: str, network: str, now: int) -> None:
         """Queue the address's confirmation email for ``alerts send`` unless the account or
         network asked too often this hour (the store keeps one per address). Raises
-        KeyStoreUnavailable."""
+        StoreUnavailable."""
         limits = self.limits
         if (
             self.store.hit(f"confirm:acct:{email}", now, 3600) > limits.confirmations_per_account
@@ -280,7 +280,7 @@ class WatchSite:
             self.store.remove_watch(watch_id)
         except UnknownWatch:
             pass  # removed meanwhile (by its unsubscribe link): the same outcome
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             return self._message(request, 503, "Try again", _DOWN)
         return RedirectResponse(f"{self.accounts.root}/account#watches", 303, headers=PAGE_HEADERS)
 
@@ -298,7 +298,7 @@ class WatchSite:
             if request.method != "POST":
                 return self.accounts.page(request, "account_confirm.html", token=token)
             self.store.confirm_address(email, int(self.accounts.clock()))
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             return self._message(request, 503, "Try again", _DOWN)
         return self._message(request, 200, "Address confirmed", _CONFIRMED)
 
@@ -316,7 +316,7 @@ class WatchSite:
                 self.store.remove_watch(watch_id)
         except UnknownWatch:
             watch = None
-        except KeyStoreUnavailable:
+        except StoreUnavailable:
             return self._message(request, 503, "Try again", _DOWN)
         if watch is None:
             return self._message(request, 200, "Not watching", "This watch is already removed.")

@@ -14,7 +14,7 @@ from bangscore.build.buyer import (
 from bangscore.build.wire import detail_record, list_item
 from bangscore.scoring import value
 from bangscore.scoring.pipeline import score_catalog
-from bangscore.scoring.records import PricePoint, Provenance, Sources
+from bangscore.scoring.records import PriceObservation, Provenance, Sources
 from bangscore.site.history_chart import HistoryPoint
 from tests.support.factories import make_record
 
@@ -121,9 +121,9 @@ def test_genre_typicals_are_what_the_score_judges_against() -> None:
 def test_a_game_seen_in_seasonal_sales_carries_its_forecast_to_the_list_item_and_detail() -> None:
     # Seen at $8.99 (40% off $14.99) in the Winter Sale 2024 and the Summer Sale 2026, at its
     # list price since: the next sale after 24 Jul 2026 is the Autumn Sale (published dates).
-    def point(day: dt.date, price: float) -> PricePoint:
+    def point(day: dt.date, price: float) -> PriceObservation:
         off = round(100 * (1 - price / 14.99))
-        return PricePoint(
+        return PriceObservation(
             date=day, price_usd=price, list_price_usd=14.99, discount_percent=off, source="t"
         )
 

@@ -30,7 +30,7 @@ from bangscore.build.parquet import (
 )
 from bangscore.build.score_history import extend, read_score_history
 from bangscore.contract.export import FILES, ExportManifest
-from bangscore.scoring.records import Catalog, PricePoint
+from bangscore.scoring.records import Catalog, PriceObservation
 from bangscore.scoring.tiers import tier
 from tests.support import factories
 
@@ -55,17 +55,17 @@ def as_json(value: Any, field: str = "") -> Any:
     return value
 
 
-def _points(list_price: float) -> tuple[PricePoint, ...]:
+def _points(list_price: float) -> tuple[PriceObservation, ...]:
     sale = round(list_price * 0.6, 2)
     return (
-        PricePoint(
+        PriceObservation(
             date=dt.date(2025, 1, 1),
             price_usd=sale,
             list_price_usd=list_price,
             discount_percent=40,
             source="steamspy_2025-01-01",
         ),
-        PricePoint(
+        PriceObservation(
             date=dt.date(2026, 7, 24),
             price_usd=list_price,
             list_price_usd=list_price,

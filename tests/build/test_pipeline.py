@@ -7,10 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from bangscore.build.pipeline import BuildOptions, current_games, run_build
+from bangscore.build.export import write_export
+from bangscore.build.pipeline import BuildOptions, DetailRecords, current_games, run_build
+from bangscore.build.score_history import read_score_history
+from bangscore.contract.export import CHANGES_JSONL, CHANGES_PARQUET, file_key
+from bangscore.contract.filters import detail_key
 from bangscore.errors import CatalogRefused
 from bangscore.manifest import list_snapshots, read_manifest
-from bangscore.storage import LocalStorage
+from bangscore.scoring.pipeline import score_catalog
+from bangscore.storage import LocalStorage, StoredObject
 from tests.support.factories import SITE, make_catalog, small_catalog
 
 
@@ -58,6 +63,42 @@ def test_an_export_is_written_with_its_change_counts(tmp_path: Path) -> None:
     assert first.export_counts == {"added": 40, "changed": 0, "removed": 0}
     second = run_build(options(tmp_path, export=str(export)))
     assert second.export_counts is not None and second.export_counts["added"] == 5
+
+
+def test_the_export_reuses_the_snapshots_detail_records_byte_for_byte(tmp_path: Path) -> None:
+    # The build hands the export the detail records it published (DetailRecords): its files
+    # are the bytes the export would have computed again from the games, score histories
+    # included (the second build's games carry a second point).
+    opts = options(tmp_path, export=str(tmp_path / "export"))
+    run_build(opts)
+    built = run_build(opts)
+    store = LocalStorage(tmp_path / "snapshots")
+    games = score_catalog(opts.load_catalog().games)
+    again = write_export(
+        LocalStorage(tmp_path / "again"),
+        games,
+        snapshot_id=built.snapshot_id,
+        created_at=read_manifest(store, built.snapshot_id).created_at,
+        site_url=SITE,
+        keep=2,
+        prices_as_of=opts.load_catalog().prices_as_of,
+        score_history=read_score_history(store),
+        base_url=SITE,
+    )
+    kept = LocalStorage(tmp_path / "export")
+    for name, body in again.bodies.items():
+        if name not in {CHANGES_JSONL, CHANGES_PARQUET}:  # the second export diffs with the first
+            assert kept.get(file_key(built.snapshot_id, name)) == body, name
+
+
+def test_detail_records_kept_from_a_snapshot_must_cover_every_game() -> None:
+    games = score_catalog(make_catalog(small_catalog()[:3]).games)
+    kept = DetailRecords(games)
+    first = detail_key(games[0].record.appid)
+    objects = [StoredObject(first, b"{}"), StoredObject("index.json", b"[]")]
+    assert list(kept.keep(objects)) == objects
+    with pytest.raises(ValueError, match="no detail record"):
+        kept.bodies()
 
 
 def test_no_snapshot_yet_has_no_current_game_count(tmp_path: Path) -> None:

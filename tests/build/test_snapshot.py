@@ -28,7 +28,7 @@ from bangscore.contract.records import GameDetail, ListItem
 from bangscore.manifest import read_body, read_manifest
 from bangscore.scoring.genres import GENRES
 from bangscore.scoring.pipeline import score_catalog
-from bangscore.scoring.records import PricePoint
+from bangscore.scoring.records import PriceObservation
 from bangscore.storage import ObjectStorage, StoredObject
 from tests.support import factories
 
@@ -115,14 +115,14 @@ def test_slugify(name: str, slug: str) -> None:
 def test_detail_record_dates_its_price_and_carries_the_history() -> None:
     seen_at = dt.datetime(2026, 7, 3, 22, 15, 8, tzinfo=dt.UTC)
     history = (
-        PricePoint(
+        PriceObservation(
             date=dt.date(2025, 1, 1),
             price_usd=9.99,
             list_price_usd=19.99,
             discount_percent=50,
             source="steamspy_2025-01-01",
         ),
-        PricePoint(
+        PriceObservation(
             date=seen_at.date(),
             price_usd=14.99,
             list_price_usd=19.99,

@@ -109,7 +109,9 @@ def test_store_holds_only_the_digest_and_lookups_use_it(tmp_path: Path) -> None:
         return find_key(digest)
 
     store.find_key = spy  # type: ignore[method-assign]
-    record = Quota(store, anonymous_limit=10, page_limit=10, key_cache_seconds=0).authenticate(key)
+    record = Quota(store, anonymous_limit=10, page_limit=10, key_cache_seconds=0).keys.authenticate(
+        key
+    )
     store.close()
     assert seen == [hashlib.sha256(key.encode()).hexdigest()]
     assert record.digest == seen[0]

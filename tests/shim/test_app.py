@@ -744,7 +744,7 @@ def test_uncounted_responses_carry_the_ip_allowance_too(api: Any, monkeypatch: A
 def test_a_deleted_object_and_a_key_store_outage_say_what_failed(
     client_factory: ClientFactory, monkeypatch: Any
 ) -> None:
-    from bangscore.errors import KeyStoreUnavailable
+    from bangscore.errors import StoreUnavailable
     from bangscore.manifest import object_key, read_manifest
 
     storage, _ = factories.publish_catalog(factories.small_catalog())
@@ -759,7 +759,7 @@ def test_a_deleted_object_and_a_key_store_outage_say_what_failed(
     )
 
     def down(*_: Any) -> Any:
-        raise KeyStoreUnavailable("sqlite: disk I/O error")
+        raise StoreUnavailable("sqlite: disk I/O error")
 
     monkeypatch.setattr(store, "history", down)
     outage = client.get("/api/v1/usage", headers=headers)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bangscore.errors import AuthFailure, KeyStoreUnavailable
+from bangscore.errors import AuthFailure, StoreUnavailable
 from bangscore.shim.quota import Quota, rate_headers, window_at
 from bangscore.stores.keys import generate_key, key_id
 from bangscore.stores.keystore import Hit, KeyRecord, KeyView, issue_key
@@ -43,17 +43,17 @@ class DownStore(SQLiteKeyStore):
 
     def hit(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
         if self.down:
-            raise KeyStoreUnavailable("sqlite: disk I/O error")
+            raise StoreUnavailable("sqlite: disk I/O error")
         return super().hit(subject, day, limit, now)
 
     def find_key(self, digest: str) -> KeyRecord | None:
         if self.down:
-            raise KeyStoreUnavailable("sqlite: disk I/O error")
+            raise StoreUnavailable("sqlite: disk I/O error")
         return super().find_key(digest)
 
     def add(self, subject: str, day: dt.date, n: int, now: int) -> None:
         if self.down:
-            raise KeyStoreUnavailable("sqlite: disk I/O error")
+            raise StoreUnavailable("sqlite: disk I/O error")
         super().add(subject, day, n, now)
 
     def list_keys(self, day: dt.date, account: str | None = None) -> list[KeyView]:
@@ -74,7 +74,7 @@ def make(tmp_path: Path) -> tuple[Quota, DownStore, str, Clock]:
 
 def test_fail_open_on_local_counts_and_metric(tmp_path: Path) -> None:
     quota, store, key, _ = make(tmp_path)
-    record = quota.authenticate(key)
+    record = quota.keys.authenticate(key)
     assert quota.charge(record.subject, 3)[0] == Hit(True, 1, 3)
     store.down = True
     hits = [quota.charge(record.subject, 3)[0] for _ in range(4)]
@@ -90,7 +90,7 @@ def test_fail_open_on_local_counts_and_metric(tmp_path: Path) -> None:
 
 def test_reconcile_hands_fail_open_counts_over_once_the_store_answers(tmp_path: Path) -> None:
     quota, store, key, _ = make(tmp_path)
-    record = quota.authenticate(key)
+    record = quota.keys.authenticate(key)
     store.down = True
     assert [quota.charge(record.subject, 3)[0].admitted for _ in range(2)] == [True, True]
     assert quota.unsynced == 2
@@ -106,22 +106,22 @@ def test_reconcile_hands_fail_open_counts_over_once_the_store_answers(tmp_path: 
 
 def test_known_key_survives_store_outage_unknown_key_does_not(tmp_path: Path) -> None:
     quota, store, key, clock = make(tmp_path)
-    quota.authenticate(key)
+    quota.keys.authenticate(key)
     store.down = True
     clock.now += 10  # cache expired: the lookup fails, the key seen before still works
-    assert quota.authenticate(key).key_id == key_id(key)
-    with pytest.raises(KeyStoreUnavailable):
-        quota.authenticate(generate_key())
+    assert quota.keys.authenticate(key).key_id == key_id(key)
+    with pytest.raises(StoreUnavailable):
+        quota.keys.authenticate(generate_key())
 
 
 def test_revocation_is_seen_after_the_cache_expires(tmp_path: Path) -> None:
     quota, store, key, clock = make(tmp_path)
-    quota.authenticate(key)
+    quota.keys.authenticate(key)
     store.revoke_key(key_id(key))
-    assert quota.authenticate(key).state == "active"  # within key_cache_seconds
+    assert quota.keys.authenticate(key).state == "active"  # within key_cache_seconds
     clock.now += 2.5
     with pytest.raises(AuthFailure) as failure:
-        quota.authenticate(key)
+        quota.keys.authenticate(key)
     assert failure.value.code == "revoked_key"
 
 
@@ -129,7 +129,7 @@ def test_a_final_refusal_is_remembered_until_the_day_ends_or_the_limit_rises(
     tmp_path: Path,
 ) -> None:
     quota, _, key, clock = make(tmp_path)
-    subject = quota.authenticate(key).subject
+    subject = quota.keys.authenticate(key).subject
     assert [quota.charge(subject, 3)[0].admitted for _ in range(4)] == [True] * 3 + [False]
     clock.now += 3600  # one store, so its refusal is final: refused without asking it
     assert quota.refusal(subject, 3) == (Hit(False, 3, 3), window_at(clock.now))

@@ -17,7 +17,7 @@ import httpx
 import pytest
 import redis
 
-from bangscore.errors import AccountExists, KeyStoreError, KeyStoreUnavailable, UnknownKey
+from bangscore.errors import AccountExists, KeyExists, StoreUnavailable, UnknownKey
 from bangscore.shim.quota import Quota
 from bangscore.stores.keys import key_id
 from bangscore.stores.keystore import (
@@ -111,7 +111,7 @@ def test_a_key_with_a_taken_id_or_digest_is_refused(
 ) -> None:
     store = store_factory(redis_url)
     store.add_key(KeyRecord("AAAAaaaa", "d" * 64, "a@x.io", "free", 1000, "active", 100))
-    with pytest.raises(KeyStoreError):
+    with pytest.raises(KeyExists):
         store.add_key(clash)
     assert [v.record.account for v in store.list_keys(DAY)] == ["a@x.io"]
 
@@ -333,11 +333,11 @@ def test_redis_down_raises_at_once_and_local_leases_keep_counting(
     assert store.hit("key:k", DAY, 4, 1).admitted  # leases 2, spends 1
     server.kill()
     assert store.hit("key:k", DAY, 4, 1).admitted  # the second leased request, no Redis needed
-    with pytest.raises(KeyStoreUnavailable):
+    with pytest.raises(StoreUnavailable):
         store.hit("key:k", DAY, 4, 1)
     trips = store.stats()["round_trips"]
     for call in (lambda: store.hit("key:k", DAY, 4, 1), lambda: store.find_key("d" * 64)):
-        with pytest.raises(KeyStoreUnavailable):
+        with pytest.raises(StoreUnavailable):
             call()
     assert store.stats()["round_trips"] == trips  # the breaker: no connect attempt per call
 
@@ -369,7 +369,7 @@ def test_a_flush_whose_answer_was_lost_is_sent_again_and_counted_once(proxied: P
     for _ in range(4):
         assert store.hit("key:k", DAY, 100, 11).admitted
     proxy.cut_after = b"EVALSHA"  # Redis applies the flush; its answer never arrives
-    with pytest.raises(KeyStoreUnavailable):
+    with pytest.raises(StoreUnavailable):
         store.flush(release_all=True)
     assert proxy.cut == 1
     assert counter(server.url(), "key:k") == {"leased": 7, "spent": 7}  # it landed

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bangscore.errors import KeyStoreError, UnknownKey
+from bangscore.errors import KeyExists, UnknownKey
 from bangscore.stores.keystore import KeyRecord
 from bangscore.stores.sqlite_store import MAX_BLOCK, MAX_LEASES, SQLiteKeyStore
 
@@ -144,7 +144,7 @@ def test_keys_revoke_and_list(tmp_path: Path) -> None:
     store = SQLiteKeyStore(tmp_path / "k.sqlite3")
     store.add_key(record("k1"))
     store.add_key(record("k2", "b@x.io"))
-    with pytest.raises(KeyStoreError):
+    with pytest.raises(KeyExists):
         store.add_key(record("k1"))
     assert store.find_key("dk1") == record("k1")
     assert store.find_key("nope") is None

@@ -16,7 +16,7 @@ from pydantic import SecretStr
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from bangscore.errors import KeyStoreUnavailable
+from bangscore.errors import StoreUnavailable
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.settings import Settings
 from bangscore.shim.account.accounts import (
@@ -362,7 +362,7 @@ def test_a_store_fault_during_sign_in_throttling_fails_open(
     owner.client.cookies.clear()
 
     def down(*_: object) -> None:
-        raise KeyStoreUnavailable("sqlite: disk gone")
+        raise StoreUnavailable("sqlite: disk gone")
 
     monkeypatch.setattr(timed_site.store, "failures", down)
     monkeypatch.setattr(timed_site.store, "fail", down)
@@ -460,7 +460,7 @@ def test_account_pages_carry_rate_limit_headers(
 
 
 def _down(*_: object, **__: object) -> None:
-    raise KeyStoreUnavailable("sqlite: disk gone")
+    raise StoreUnavailable("sqlite: disk gone")
 
 
 def _key_states(store: SQLiteKeyStore, email: str) -> list[str]:

@@ -16,7 +16,7 @@ import httpx2
 import pytest
 from starlette.testclient import TestClient
 
-from bangscore.errors import KeyStoreUnavailable
+from bangscore.errors import StoreUnavailable
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.settings import Settings
 from bangscore.shim.account import watches
@@ -265,7 +265,7 @@ def test_the_account_page_says_when_the_watches_cannot_be_read(
 
 
 def _down(*_: object, **__: object) -> None:
-    raise KeyStoreUnavailable("sqlite: disk gone")
+    raise StoreUnavailable("sqlite: disk gone")
 
 
 @pytest.mark.parametrize(

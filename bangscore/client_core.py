@@ -1,0 +1,234 @@
+"""The Python client's transport-free part (:mod:`bangscore.client` re-exports its public
+names): the client's family of exceptions and the problem document each is built from, the
+Retry-After rule (RFC 9110), the requests' counters and ETag cache, the list and search
+queries, and lookups in chunks of 100 merged back in the order asked.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import email.utils
+import time
+from collections import OrderedDict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import httpx
+from pydantic import ValidationError
+
+from bangscore.contract.limits import MAX_LOOKUP_APPIDS
+from bangscore.contract.records import ListItem, Lookup, NotRatedApp, ParamProblem, Problem
+from bangscore.errors import BangScoreError
+
+# -- errors ------------------------------------------------------------------------------------
+
+
+class ApiError(BangScoreError):
+    """An answer that is not a success: the HTTP status and, when the server sent one, its
+    problem document (``code``, ``detail``, ``request_id``). The client's own family of the one
+    tree (:mod:`bangscore.errors`): a caller of the client imports these from here."""
+
+    def __init__(
+        self,
+        status: int,
+        problem: Problem | None,
+        retry_after: float | None = None,
+        *,
+        detail: str | None = None,
+    ):
+        self.status = status
+        self.problem = problem
+        self.code = problem.code if problem else None
+        self.detail = problem.detail if problem else detail or f"HTTP {status}"
+        self.request_id = problem.request_id if problem else None
+        self.retry_after = retry_after
+        super().__init__(f"{status} {self.code or 'error'}: {self.detail}")
+
+
+class InvalidParameter(ApiError):
+    """400: a parameter was refused; :attr:`errors` names each once, with what it accepts."""
+
+    @property
+    def errors(self) -> list[ParamProblem]:
+        """Return the bad parameters (``parameter``, ``message``)."""
+        return list(self.problem.errors or []) if self.problem else []
+
+
+class AuthenticationFailed(ApiError):
+    """401: the key is missing, malformed, unknown or revoked (``code`` says which)."""
+
+
+class PermissionDenied(ApiError):
+    """403: the key's plan does not allow the endpoint (the export needs a bulk key)."""
+
+
+class NotFound(ApiError):
+    """404: no such game (``game_not_found``) or resource (``not_found``)."""
+
+
+class GameNotRated(NotFound):
+    """404 ``game_not_rated``: a known app that is not rated; :attr:`reason` says why."""
+
+    @property
+    def reason(self) -> str | None:
+        """Return why the app is not rated (``delisted``, ``too_few_reviews``, ...)."""
+        return self.problem.reason if self.problem else None
+
+
+class RateLimited(ApiError):
+    """429: the key's daily quota is spent; :attr:`retry_after` is the seconds to the reset."""
+
+
+class Unavailable(ApiError):
+    """503: a backing store is unreachable; :attr:`retry_after` is the seconds to wait."""
+
+
+class ServerError(ApiError):
+    """500 or another 5xx: a fault on the server's side (quote :attr:`request_id`)."""
+
+
+class ResponseTooLarge(ApiError):
+    """An answer over the client's ``max_bytes`` decoded. It is read as it comes and inflated
+    at most ``max_bytes`` + 1 bytes at a time, so a gzip bomb is refused, never decoded whole."""
+
+
+class DeadlineExceeded(ApiError):
+    """A call not done within the client's ``deadline`` seconds, its retries and their waits
+    included: a server trickling its answer cannot hold a call longer. ``status`` is 0 (no
+    whole answer came)."""
+
+
+_BY_STATUS: dict[int, type[ApiError]] = {
+    400: InvalidParameter,
+    401: AuthenticationFailed,
+    403: PermissionDenied,
+    404: NotFound,
+    429: RateLimited,
+    503: Unavailable,
+}
+
+
+def error_for(status: int, body: bytes, retry_after: float | None = None) -> ApiError:
+    """Given a failed answer's status, body and ``Retry-After`` seconds (or None), return
+    the exception for it, its problem document parsed when the body is one."""
+    try:
+        problem: Problem | None = Problem.model_validate_json(body)
+    except ValidationError:
+        problem = None
+    if problem is not None and problem.code == "game_not_rated":
+        return GameNotRated(status, problem, retry_after)
+    kind = _BY_STATUS.get(status, ServerError if status >= 500 else ApiError)
+    return kind(status, problem, retry_after)
+
+
+# -- the transport-free part -------------------------------------------------------------------
+
+
+@dataclass
+class Stats:
+    """What a client sent: requests on the wire, 304s answered from its cache, retries."""
+
+    requests: int = 0
+    revalidated: int = 0
+    retries: int = 0
+
+
+@dataclass
+class ETagCache:
+    """Bodies kept by URL with their ETag, the oldest dropped past ``size``."""
+
+    size: int
+    entries: OrderedDict[str, tuple[str, bytes]] = field(default_factory=OrderedDict)
+
+    def get(self, url: str) -> tuple[str, bytes] | None:
+        found = self.entries.get(url)
+        if found is not None:
+            self.entries.move_to_end(url)
+        return found
+
+    def put(self, url: str, etag: str, body: bytes) -> None:
+        self.entries[url] = (etag, body)
+        self.entries.move_to_end(url)
+        while len(self.entries) > self.size:
+            self.entries.popitem(last=False)
+
+
+def retry_after_seconds(value: str | None, now: float) -> float | None:
+    """Given a ``Retry-After`` value (or None) and the time (Unix seconds), return the seconds
+    it asks to wait, read as RFC 9110 section 10.2.3 says: delay-seconds (ASCII digits) or an
+    HTTP-date (a date gone is 0); None for anything else (``²``, ``-5``, ``1.5``, garbage)."""
+    if value is None:
+        return None
+    text = value.strip()
+    if text.isascii() and text.isdigit():
+        return float(min(int(text), 10**12))  # past a float's range is "not in our lifetime"
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if when.tzinfo is None:  # "-0000" (the obsolete formats): UTC, as every HTTP-date is
+        when = when.replace(tzinfo=dt.UTC)
+    return max(0.0, when.timestamp() - now)
+
+
+def response_retry_after(response: httpx.Response) -> float | None:
+    return retry_after_seconds(response.headers.get("retry-after"), time.time())
+
+
+def list_query(
+    *,
+    genre: str | Iterable[str] | None,
+    tag: str | Iterable[str] | None,
+    year_from: int | None,
+    year_to: int | None,
+    on_sale: bool,
+    max_price: float | None,
+    page: int,
+) -> dict[str, str]:
+    query: dict[str, str] = {}
+    for name, value in (("genre", genre), ("tag", tag)):
+        if value:
+            query[name] = value if isinstance(value, str) else ",".join(value)
+    if year_from is not None:
+        query["year_from"] = str(year_from)
+    if year_to is not None:
+        query["year_to"] = str(year_to)
+    if on_sale:
+        query["on_sale"] = "true"
+    if max_price is not None:
+        query["max_price"] = f"{max_price:.2f}"
+    if page != 1:
+        query["page"] = str(page)
+    return query
+
+
+def search_query(q: str, max_price: float | None, page: int) -> dict[str, str]:
+    query = {"q": q}
+    if max_price is not None:
+        query["max_price"] = f"{max_price:.2f}"
+    if page != 1:
+        query["page"] = str(page)
+    return query
+
+
+def lookup_chunks(appids: Iterable[int]) -> list[list[int]]:
+    """Given appids, return them each once (first asked first) in chunks of at most
+    MAX_LOOKUP_APPIDS (100): one lookup request per chunk."""
+    unique = list(dict.fromkeys(int(a) for a in appids))
+    return [unique[i : i + MAX_LOOKUP_APPIDS] for i in range(0, len(unique), MAX_LOOKUP_APPIDS)]
+
+
+def merged(answers: list[Lookup]) -> Lookup:
+    """Given the lookup answers of consecutive chunks, return one answer over all of them:
+    games, not_rated and not_found in the order asked, the newest ``prices_as_of``. (Built
+    without validation: a merged answer may hold more than one request's 100 games.)"""
+    games: list[ListItem] = [g for a in answers for g in a.games]
+    unrated: list[NotRatedApp] = [n for a in answers for n in a.not_rated]
+    missing: list[int] = [m for a in answers for m in a.not_found]
+    dates = [a.prices_as_of for a in answers if a.prices_as_of is not None]
+    return Lookup.model_construct(
+        prices_as_of=max(dates) if dates else None,
+        games=games,
+        not_rated=unrated,
+        not_found=missing,
+    )

@@ -9,6 +9,7 @@ the builder.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 import numpy as np
 import numpy.typing as npt
@@ -170,12 +171,13 @@ class CompactIndex:
         return [self.items[self.position[a]] for a in appids]
 
     def name_and_url(self, appid: int | None) -> tuple[str, str] | None:
-        """Given an appid (or None), return the rated game's name and page URL, or None when
-        it is not in the index."""
+        """Given an appid (or None), return the rated game's name and page path (root-relative,
+        as the site's own links are: the index's URLs carry the host the build was made for),
+        or None when it is not in the index."""
         at = self.position.get(appid) if appid is not None else None
         if at is None:
             return None
-        return str(orjson.loads(self.items[at])["name"]), self.urls[at]
+        return str(orjson.loads(self.items[at])["name"]), urlsplit(self.urls[at]).path
 
     def lookup(self, appids: tuple[int, ...], not_rated: NotRatedIndex) -> tuple[bytes, str]:
         """Given appids (each once, in the order asked) and the snapshot's index of known apps

@@ -76,12 +76,10 @@ SCORE_VERSION: Final = "5.0"
 # A free game, a short one and one whose hours are not play keep this share of their ceiling:
 # at most 79, never a banger (80), still ordered by their reviews and length.
 LIMITED_SHARE: Final = 0.79
-FREE_MAX_SCORE: Final = 100.0 * LIMITED_SHARE
-SHORT_MAX_SCORE: Final = 100.0 * LIMITED_SHARE
 # A length only estimated from reviewers' playtime never makes a banger (docs/API.md#the-score).
 ESTIMATED_MAX_SCORE: Final = 79.0
 # A game whose main story (verified or estimated) is under SHORT_HOURS is a joke, a toy or a
-# sketch: no replay credit, no finish-rate bonus, and at most SHORT_MAX_SCORE.
+# sketch: no replay credit, no finish-rate bonus, and a depth of LIMITED_SHARE (at most 79).
 SHORT_HOURS: Final = 1.0
 
 NORMS_FILE: Final = Path(__file__).with_name("genre_norms.json")
@@ -328,18 +326,12 @@ def estimated_hours(hours: float, genre: str) -> float:
     return ESTIMATE_SHARE * hours
 
 
-def content_hours(hours: float, genre: str) -> float:
-    """Given an open-ended game's main story (hours, > 0) and its genre, return the hours that
-    count as content (> 0, never more than ``hours``): all of them up to
-    :data:`OPEN_ENDED_NORMS` x the genre's normal length, past it :data:`REPLAY_SHARE` of the
-    rest, at most :data:`REPLAY_SHARE` x :data:`REPLAY_CAP_HOURS`."""
-    return open_ended_hours(hours, norm_hours(genre))
-
-
 def open_ended_hours(hours: float, norm: float) -> float:
-    """Given an open-ended game's main story and a normal length (hours, > 0), return the hours
-    that count as content: :func:`content_hours` with the norm given (``make calibrate``
-    derives the genres' prices per hour with it before any norm is written)."""
+    """Given an open-ended game's main story and its genre's normal length (hours, > 0), return
+    the hours that count as content (> 0, never more than ``hours``): all of them up to
+    :data:`OPEN_ENDED_NORMS` x the norm, past it :data:`REPLAY_SHARE` of the rest, at most
+    :data:`REPLAY_SHARE` x :data:`REPLAY_CAP_HOURS`. The norm is an argument because ``make
+    calibrate`` derives the genres' prices per hour with it before any norm is written."""
     bound = OPEN_ENDED_NORMS * norm
     if hours <= bound:
         return hours
@@ -354,7 +346,7 @@ def real_hours(inputs: ValueInputs) -> float:
     if inputs.unattended:
         hours = min(hours, UNATTENDED_CAP_HOURS)
     if inputs.open_ended and not inputs.played_length:
-        hours = content_hours(hours, inputs.genre)
+        hours = open_ended_hours(hours, norm_hours(inputs.genre))
     if inputs.estimated_length:
         hours = estimated_hours(hours, inputs.genre)
     hours += replay_credit(inputs)

@@ -256,7 +256,10 @@ def loads(state: Path, work: Path, seconds: float) -> dict[str, tuple[str, Load]
         )
 
     def revalidate(url: str, auth: Mapping[str, str]) -> WrkResult:
-        etag = httpx.get(url + detail, headers=dict(auth)).headers["etag"]
+        # The identity representation's tag: wrk sends no Accept-Encoding, and httpx's default
+        # (gzip) would fetch the gzip tag, which wrk's requests never match (every one a 200).
+        plain = {**auth, "Accept-Encoding": "identity"}
+        etag = httpx.get(url + detail, headers=plain).headers["etag"]
         return wrk(url + detail, seconds, headers={**auth, "If-None-Match": etag})
 
     return {

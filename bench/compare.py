@@ -455,11 +455,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                     sides, states, args.rounds, args.seconds, work, redis_urls=dbs
                 )
         rows = [median_row(name, f["ref"], f["head"]) for name, f in figures.items()]
-        built = "no builds" if args.states else f"{args.build_rounds} builds"
-        served = "the Redis store's loads only" if args.redis_only else "each load"
+        built = "No builds" if args.states else f"{args.build_rounds} builds"
+        served = " (the Redis store's loads only)" if args.redis_only else ""
         settings = (
             f"{built} and {args.rounds} rounds of {args.seconds:g} s of wrk "
-            f"per {served} and version, in alternating order."
+            f"per load{served} and version, in alternating order."
         )
         args.out.write_text(report(sides, cpu, rows, facts, settings))
         print(args.out.read_text())

@@ -188,16 +188,9 @@ class Quota:
     async def admit(self, subject: str, limit: int) -> tuple[Hit, Window]:
         """Given a subject and its daily limit, count one request as :meth:`charge` does, on
         the event loop; only a pending refusal waits, in a worker thread, for :meth:`settle`."""
-        win = window_at(self.clock())
-        try:
-            if self._unsynced:
-                self._reconcile()  # first, so the count below already includes them
-            hit = await self.store.count(subject, win.day, limit, int(self.clock()))
-        except StoreUnavailable:
-            return self._fail_open(subject, limit, win), win
-        if hit.admitted or hit.refusal != "pending":
-            self._remember(subject, win.day, hit)
-            return hit, win
+        hit, window = self.charge(subject, limit)
+        if hit.refusal != "pending" or hit.admitted:
+            return hit, window
         return await anyio.to_thread.run_sync(self.settle, subject, limit, limiter=SETTLE_THREADS)
 
     def _count(
@@ -209,24 +202,19 @@ class Quota:
                 self._reconcile()  # first, so the count below already includes them
             hit = count(subject, win.day, limit, int(self.clock()))
         except StoreUnavailable:
-            return self._fail_open(subject, limit, win), win
+            self._fault("count")
+            with self._lock:
+                at = (subject, win.day)
+                used = (self._confirmed.find(at) or 0) + self._local.get(at, 0)
+                if used >= limit:
+                    return Hit(False, used, limit), win
+                self._local[at] = self._local.get(at, 0) + 1
+                self._unsynced[at] = self._unsynced.get(at, 0) + 1
+                self.metrics.fail_open_admits += 1
+                return Hit(True, used + 1, limit), win
         if hit.admitted or hit.refusal != "pending":  # a pending one is settled, then kept
             self._remember(subject, win.day, hit)
         return hit, win
-
-    def _fail_open(self, subject: str, limit: int, win: Window) -> Hit:
-        """The store is down: count one request locally, from the store's last count, up to
-        the limit; the admits are handed to the store when it answers again."""
-        self._fault("count")
-        with self._lock:
-            at = (subject, win.day)
-            used = (self._confirmed.find(at) or 0) + self._local.get(at, 0)
-            if used >= limit:
-                return Hit(False, used, limit)
-            self._local[at] = self._local.get(at, 0) + 1
-            self._unsynced[at] = self._unsynced.get(at, 0) + 1
-            self.metrics.fail_open_admits += 1
-            return Hit(True, used + 1, limit)
 
     def _remember(self, subject: str, day: dt.date, hit: Hit) -> None:
         """Given the store's answer for a subject-day, keep its count (the base of fail-open

@@ -180,10 +180,6 @@ class KeyStore(Protocol):
         Never waits on other replicas: a refusal they may still lift is ``pending``."""
         ...
 
-    async def count(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
-        """Count one request as hit() does, from an event loop, without blocking it."""
-        ...
-
     def settle(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
         """Given a subject-day whose hit() was a pending refusal, count one request as hit()
         does once the other replicas have given back what they held (bounded: about a second),

@@ -1,169 +1,227 @@
-"""The shared key and counter store for many shim replicas: Redis, one count per request.
+"""The shared key and counter store for many shim replicas: Redis, counting with leases.
 
-Each counted request is one round trip: a Lua script (loaded once, called by EVALSHA) reads
-the subject-day's count, refuses at the limit, else increments it, sets its expiry when it is
-new and notes the request's time as the subject's last use. Redis runs a script alone, so the
-count is exact across every replica by construction: no replica holds any part of a quota, and
-a refusal is final for the rest of the UTC day (the count never falls). Headers and
-``/api/v1/usage`` show the count Redis returned, other replicas' requests included.
+Exact counting without a round trip per request. A replica *leases* a block of a subject's
+daily quota from Redis with one atomic Lua script, which grants ``min(block, limit - leased)``
+and adds it to the subject's ``leased`` total; the replica then admits requests locally until
+its block is spent. Redis's ``leased`` total only grows by what it grants and never past the
+limit, so the admitted requests of all replicas together never exceed the limit: a lease that
+is never spent can only under-admit. The block shrinks as the remaining count falls::
 
-Layout (prefix ``bs:``): ``n:<subject>:<day>`` hash whose ``spent`` field is the subject-day's
-count, and ``last:<subject>`` Unix seconds of the last admitted request, both expiring at
+    block = clamp((limit - leased) // (2 * replicas), 1, max_block)
+
+so when ``replicas`` replicas each hold a block, at most half of what remained is parked in
+leases, and the last requests of a day go one by one. A background thread gives back the
+unspent part of a lease idle for ``lease_idle`` seconds (so another replica can use it) and
+every ``flush_every`` seconds adds the requests really admitted to the subject's ``spent``
+count and its last-use time, which lists and reports show. Both happen in one pipelined
+round trip. ``close()`` flushes and gives back every lease.
+
+Headers count requests, never blocks (docs/API.md#rate-limit-headers): a Hit reports ``used``
+= Redis's ``spent`` count at this replica's last lease plus what this replica admitted since;
+requests other replicas admitted and have not flushed can go unseen until our next lease.
+``peek()`` (304s, ``/api/v1/usage``) answers the same from a held block; holding none, it
+reads Redis: ``spent`` plus our unflushed count, or, once a lease was refused that day, the
+``leased`` total, since the last requests are then leased one by one and spent at once, so that
+it holds what other replicas have not flushed yet and a 429 never meets a usage with requests
+remaining.
+
+Refusals: Redis refuses a lease once the leased total reaches the limit. The refusal is
+*final* when the leased total less the spent count is no more than what this replica holds
+unflushed: no other replica holds a block or an unflushed count, every request the limit
+allows is counted. It is remembered until the UTC day ends (for that limit or a lower one), so
+a key past its limit costs no round trip per 429. Otherwise it is *pending*: ``hit()`` says so
+at once (``Hit.refusal``), and the caller, off its event loop, calls ``settle()``, which
+recalls every replica's block of that subject-day at once over pub/sub
+(:mod:`bangscore.stores.redis_recall`) and leases again, for ``SETTLE_SECONDS`` at most, until
+a lease is granted or the refusal is final. A refusal still pending then (a block lost with a
+failed flush or a killed replica) is ``brief``: remembered for ``flush_every`` seconds (at most
+one), then asked again.
+
+Round trips: one lease per block, one flush per ``flush_every`` seconds per process, a recall
+round's publish and answers per pending refusal (not per refused request: askers join the
+round in flight), and key lookups once per key per ``KeyCheck.key_cache_seconds`` (which also
+bounds revocation lag: every replica re-reads a key within that time, 2 s by default, under
+the 5 s of docs/API.md#key-states). ``stats()`` counts them.
+
+Layout (prefix ``bs:``): ``key:<digest>`` hash of a key record, ``keyid:<id>`` -> digest,
+``keys`` and ``acctkeys:<email>`` sorted sets of key ids by creation time, ``n:<subject>:<day>``
+hash with ``leased``, ``spent`` and, once a lease was refused, ``want``, and ``last:<subject>``
+Unix seconds of the last admitted request, both expiring at
 :func:`~bangscore.stores.keystore.counted_until` (a key's 40 days after the day, a client
-address's allowance an hour after its day ends); ``added:<token>`` marks a fail-open count
-already added (below); key records, accounts, sessions and failures:
-:mod:`bangscore.stores.redis_accounts`.
+address's allowance an hour after its day ends); adding, finding and revoking key records,
+accounts, sessions and failures: :mod:`bangscore.stores.redis_accounts`; the recall channels:
+:mod:`bangscore.stores.redis_recall`.
 
 Redis down: every call raises StoreUnavailable at once for ``retry_after`` seconds after a
-failure (a breaker, so that a dead Redis costs no connect attempt per request), and the caller
-fails open on local counts, handing them over with :meth:`RedisKeyStore.add` when Redis is back.
+failure (a breaker, so that a dead Redis costs no connect attempt per request) and the caller
+fails open; local leases keep being spent meanwhile, and unflushed counts wait for Redis.
 
-Counted once: an ``add`` (a replica's fail-open counts) carries a random token, and the script
-adds the count only if the token is new; one whose answer is lost is kept here and sent again
-with the same token by the next :meth:`~RedisKeyStore.sync` (the server's once-a-second tick),
-so it counts once whether or not it landed. A request whose answer is lost is admitted on the
-local count and so counted twice: the day's count may overstate by one per lost answer (a
-client is refused early, never admitted past its limit by Redis).
+Counted once: Redis may apply a flush and die (or lose the connection) before its answer
+arrives, so a failed round trip says nothing about whether the counts landed. Each count sent
+(a flush's entry for one subject-day, an ``add``) carries this store's id and a sequence number
+that only grows; the script applies it only past the last number it applied from this store
+for that subject-day (a ``seq:<store id>`` field of its hash), and a failed entry is sent again
+as it was, before anything newer. Sends are serialized within a store, so its numbers reach
+each hash in order.
 """
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
+import itertools
 import logging
 import secrets
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import redis
-import redis.asyncio
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from bangscore.errors import StoreUnavailable
 from bangscore.stores.keystore import Hit, KeyView, counted_until
 from bangscore.stores.redis_accounts import PREFIX, RedisAccounts, key_record, text_fields
-from bangscore.stores.redis_batch import Pipeliner
+from bangscore.stores.redis_leases import CountSent, Lease, Sent
+from bangscore.stores.redis_recall import Recalls
 
 log = logging.getLogger("bangscore.redis_store")
 T = TypeVar("T")
+SETTLE_SECONDS = 1.0  # how long settle() may wait for other replicas' blocks, in all
+SETTLE_ROUNDS = 3  # recall rounds within it (a replica may lease again as it gives back)
 
-# KEYS: counter hash, last-use key. ARGV: limit, now, expiry (Unix seconds).
-# Returns {1, count after} for an admitted request, {0, count} for a refused one.
-_COUNT = """
+# KEYS: counter hash. ARGV: limit, divisor (2 * replicas), max block, expiry (Unix seconds).
+# Returns {granted, leased total after the grant, spent}; granted 0 means the limit is reached.
+# A refusal marks the subject-day `want`: from then on every replica gives its unspent block
+# back at its next flush and leases one request at a time, so the day ends exactly at the
+# limit instead of with blocks parked on replicas the client's balancer does not pick.
+_LEASE = """
+local limit = tonumber(ARGV[1])
+local leased = tonumber(redis.call('HGET', KEYS[1], 'leased') or '0')
 local spent = tonumber(redis.call('HGET', KEYS[1], 'spent') or '0')
-if spent >= tonumber(ARGV[1]) then return {0, spent} end
-spent = redis.call('HINCRBY', KEYS[1], 'spent', 1)
-if spent == 1 then redis.call('EXPIREAT', KEYS[1], ARGV[3]) end
-redis.call('SET', KEYS[2], ARGV[2], 'EXAT', ARGV[3])
-return {1, spent}
+if leased >= limit then
+  redis.call('HSET', KEYS[1], 'want', 1)
+  redis.call('EXPIREAT', KEYS[1], tonumber(ARGV[4]))
+  return {0, leased, spent}
+end
+local block = math.floor((limit - leased) / tonumber(ARGV[2]))
+block = math.max(1, math.min(block, tonumber(ARGV[3])))
+if redis.call('HEXISTS', KEYS[1], 'want') == 1 then block = 1 end
+leased = redis.call('HINCRBY', KEYS[1], 'leased', block)
+redis.call('EXPIREAT', KEYS[1], tonumber(ARGV[4]))
+return {block, leased, spent}
 """
 
-# KEYS: counter hash, last-use key, the add's token key. ARGV: count, now, expiry.
-# Adds the count unless the token was seen (a resend of an add that landed). Returns 1 if added.
-_ADD = """
-if not redis.call('SET', KEYS[3], 1, 'NX', 'EXAT', ARGV[3]) then return 0 end
-redis.call('HINCRBY', KEYS[1], 'spent', tonumber(ARGV[1]))
-redis.call('EXPIREAT', KEYS[1], ARGV[3])
-local last = tonumber(redis.call('GET', KEYS[2]) or '0')
-if tonumber(ARGV[2]) > last then redis.call('SET', KEYS[2], ARGV[2], 'EXAT', ARGV[3]) end
-return 1
+# KEYS: counter hash, last-use key. ARGV: spent delta, leased delta, now, expiry (Unix seconds),
+# sequence number,
+# the store's field (seq:<store id>). Returns 1 if the subject-day is marked `want` (a replica
+# was refused: give blocks back). A sequence number this store already applied to the hash (a
+# resend of an entry that landed while its answer was lost) changes nothing.
+_FLUSH = """
+local seen = ARGV[6]
+if tonumber(redis.call('HGET', KEYS[1], seen) or '0') >= tonumber(ARGV[5]) then
+  return redis.call('HEXISTS', KEYS[1], 'want')
+end
+redis.call('HSET', KEYS[1], seen, ARGV[5])
+local spent = tonumber(ARGV[1])
+local leased = tonumber(ARGV[2])
+if spent ~= 0 then redis.call('HINCRBY', KEYS[1], 'spent', spent) end
+if leased ~= 0 then redis.call('HINCRBY', KEYS[1], 'leased', leased) end
+redis.call('EXPIREAT', KEYS[1], tonumber(ARGV[4]))
+if spent > 0 then
+  local last = tonumber(redis.call('GET', KEYS[2]) or '0')
+  if tonumber(ARGV[3]) > last then
+    redis.call('SET', KEYS[2], ARGV[3])
+    redis.call('EXPIREAT', KEYS[2], tonumber(ARGV[4]))
+  end
+end
+return redis.call('HEXISTS', KEYS[1], 'want')
 """
-
-
-class Added(NamedTuple):
-    """A fail-open count to add: subject, day, count, last use (Unix s) and its token."""
-
-    subject: str
-    day: dt.date
-    n: int
-    now: int
-    token: str
 
 
 class RedisKeyStore(RedisAccounts):
-    """Keys, accounts and exact daily counts in Redis, shared by every replica.
+    """Keys, accounts and leased daily counts in Redis, shared by every replica.
 
-    ``retry_after`` is how long calls fail fast after a Redis fault (seconds).
+    ``replicas`` is the expected number of processes counting the same keys (replicas x
+    workers); ``max_block`` caps a lease; ``lease_idle`` and ``flush_every`` are seconds;
+    ``retry_after`` is how long calls fail fast after a Redis fault.
     """
 
     def __init__(
         self,
         client: redis.Redis,
         *,
+        replicas: int = 2,
+        max_block: int = 200,
+        lease_idle: float = 5.0,
+        flush_every: float = 1.0,
         retry_after: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
-        pipelined: redis.asyncio.Redis | None = None,
     ) -> None:
+        if replicas < 1 or max_block < 1:
+            raise ValueError("replicas and max_block must be at least 1")
         super().__init__(client)
+        self.replicas = replicas
+        self.max_block = max_block
+        self.lease_idle = lease_idle
+        self.flush_every = flush_every
         self.retry_after = retry_after
         self.clock = clock
-        self._count = client.register_script(_COUNT)
-        self._add = client.register_script(_ADD)
-        self._unsent: list[Added] = []  # adds whose answer did not arrive: sent again
+        self._lease = client.register_script(_LEASE)
+        self._flush = client.register_script(_FLUSH)
+        self._recalls = Recalls(client, self._give_back, self._publish, SETTLE_SECONDS)
+        self._leases: dict[tuple[str, dt.date], Lease] = {}
         self._lock = threading.Lock()
+        self._starting = threading.Lock()
+        # Held across a send and its answer (a flush, an add), so this store's sequence
+        # numbers reach Redis in the order they were taken; re-entrant for flush's second pass.
+        self._sending = threading.RLock()
+        self._store_id = secrets.token_hex(8)
+        self._seen = f"seq:{self._store_id}"  # the counter hash's field of our last number
+        self._sequence = itertools.count(1)
         self._down_until = 0.0
-        self._stats = {"round_trips": 0, "hits": 0, "adds": 0}
-        self._pipeliner = (
-            None
-            if pipelined is None
-            else Pipeliner(pipelined, _COUNT, self._count.sha, self._trip, self._tripped)
-        )
-
-    def _trip(self) -> None:
-        self._down_until = self.clock() + self.retry_after
-
-    def _tripped(self) -> bool:
-        return self.clock() < self._down_until
-
-    async def count(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
-        """Count one request as hit() does, on the event loop: sent in the next pipeline of
-        this loop's counts, never blocking the loop. Raises StoreUnavailable."""
-        if self._pipeliner is None:
-            return self.hit(subject, day, limit, now)
-        keys = [self._counter(subject, day), f"{PREFIX}last:{subject}"]
-        self._stats["hits"] += 1
-        answer = await self._pipeliner.call(keys, [limit, now, counted_until(subject, day)])
-        return Hit(bool(answer[0]), int(answer[1]), limit)
+        self._stats = {
+            "round_trips": 0,
+            "hits": 0,
+            "local_hits": 0,
+            "leases": 0,
+            "flushes": 0,
+            "settles": 0,  # pending refusals settled (each waits on a recall round)
+            "recalled": 0,  # recall rounds this replica answered by giving back
+        }
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
 
     @classmethod
     def from_url(cls, url: str) -> RedisKeyStore:
-        """Given ``redis://HOST:PORT/DB`` with optional query parameters ``retry_after`` and
-        ``timeout`` (seconds per Redis call, default 0.25), return the store. Raises
-        ValueError."""
+        """Given ``redis://HOST:PORT/DB`` with optional query parameters ``replicas``,
+        ``max_block``, ``lease_idle``, ``flush_every``, ``retry_after`` and ``timeout``
+        (seconds per Redis call, default 0.25), return the store. Raises ValueError."""
         parts = urlsplit(url)
         ours: dict[str, str] = {}
         theirs: list[tuple[str, str]] = []
+        names = {"replicas", "max_block", "lease_idle", "flush_every", "retry_after", "timeout"}
         for name, value in parse_qsl(parts.query):
-            if name in _RETIRED:
-                log.warning("redis store: %s= is no longer used (no leases), ignored", name)
-            elif name in _OURS:
-                ours[name] = value
-            else:
-                theirs.append((name, value))
+            (ours.__setitem__(name, value) if name in names else theirs.append((name, value)))
         timeout = float(ours.pop("timeout", "0.25"))
-        address = urlunsplit(parts._replace(query=urlencode(theirs)))
         client = redis.Redis.from_url(
-            address,
+            urlunsplit(parts._replace(query=urlencode(theirs))),
             decode_responses=True,
             socket_timeout=timeout,
             socket_connect_timeout=timeout,
             retry=Retry(NoBackoff(), 0),  # fail fast: the caller fails open instead of waiting
             health_check_interval=0,
         )
-        pipelined = None
-        if ours.get("pipeline", "1") == "1":
-            pipelined = redis.asyncio.Redis.from_url(
-                address,
-                decode_responses=True,
-                socket_timeout=timeout,
-                socket_connect_timeout=timeout,
-                health_check_interval=0,
-            )
-        return cls(client, retry_after=float(ours.get("retry_after", "1")), pipelined=pipelined)
+        return cls(
+            client,
+            replicas=int(ours.get("replicas", "2")),
+            max_block=int(ours.get("max_block", "200")),
+            lease_idle=float(ours.get("lease_idle", "5")),
+            flush_every=float(ours.get("flush_every", "1")),
+            retry_after=float(ours.get("retry_after", "1")),
+        )
 
     # -- plumbing ----------------------------------------------------------------------------
 
@@ -178,6 +236,25 @@ class RedisKeyStore(RedisAccounts):
             self._down_until = self.clock() + self.retry_after
             raise StoreUnavailable(f"redis: {exc}") from exc
 
+    def _publish(self, channel: str, message: str) -> int:
+        return int(self._call(lambda: self.client.publish(channel, message)))
+
+    def _ensure_flusher(self) -> None:
+        if self._thread is not None and self._thread.is_alive():
+            return
+        with self._starting:  # settle() runs in worker threads: one listener a store
+            if self._thread is None or not self._thread.is_alive():
+                self._stop.clear()
+                self._thread = self._recalls.start(self._stop, self.flush_every, self._tick)
+
+    def _tick(self) -> None:
+        try:
+            self.flush()
+        except StoreUnavailable:
+            pass  # counts stay buffered until Redis answers
+        except Exception:  # a background thread must not die silently on a bug
+            log.exception("flushing counts to redis failed")
+
     @staticmethod
     def _counter(subject: str, day: dt.date) -> str:
         return f"{PREFIX}n:{subject}:{day.isoformat()}"
@@ -185,46 +262,246 @@ class RedisKeyStore(RedisAccounts):
     # -- counting ----------------------------------------------------------------------------
 
     def hit(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
-        keys = [self._counter(subject, day), f"{PREFIX}last:{subject}"]
-        args = [limit, now, counted_until(subject, day)]
-        self._stats["hits"] += 1
-        admitted, used = self._call(lambda: self._count(keys=keys, args=args))
-        return Hit(bool(admitted), int(used), limit)
+        with self._lock:
+            self._stats["hits"] += 1
+            found = self._held(subject, day, limit, now, remembered=True)
+        return found if found is not None else self._leased(subject, day, limit, now)
 
     def settle(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
-        """Count one request as hit() does: Redis holds the whole count, nothing is pending."""
-        return self.hit(subject, day, limit, now)
+        """Given a subject-day whose ``hit()`` was a pending refusal, recall every replica's
+        block of it and lease again until a lease is granted (the request is counted) or the
+        refusal is final; a ``brief`` refusal after SETTLE_SECONDS. Blocks up to that long:
+        call it off an event loop. Raises StoreUnavailable if Redis is down."""
+        deadline = time.monotonic() + SETTLE_SECONDS
+        self._ensure_flusher()
+        self._stats["settles"] += 1
+        for _ in range(SETTLE_ROUNDS):
+            self._recalls.ask(subject, day).wait(deadline)
+            with self._lock:
+                found = self._held(subject, day, limit, now, remembered=False)
+            hit = found if found is not None else self._leased(subject, day, limit, now)
+            if hit.admitted or hit.refusal == "final" or time.monotonic() >= deadline:
+                break
+        if hit.refusal == "pending":
+            with self._lock:
+                lease = self._leases.setdefault((subject, day), Lease())
+                lease.refused_until = self.clock() + min(self.flush_every, 1.0)
+                lease.refusal = "brief"
+            hit = Hit(False, limit, limit, "brief")
+        return hit
+
+    def _held(
+        self, subject: str, day: dt.date, limit: int, now: int, *, remembered: bool
+    ) -> Hit | None:
+        """Under the lock: count a request from this replica's block, or refuse it by a final
+        refusal (or, ``remembered``, a pending or brief one); None if Redis must be asked."""
+        lease = self._leases.setdefault((subject, day), Lease())
+        if lease.left > 0:
+            lease.left -= 1
+            lease.unflushed += 1
+            lease.local += 1
+            lease.last_at = now
+            lease.touched = self.clock()
+            self._stats["local_hits"] += 1
+            return Hit(True, min(lease.spent_seen + lease.local, limit), limit)
+        if limit <= lease.final_at:
+            lease.touched = self.clock()  # kept while refused, dropped once idle
+            self._stats["local_hits"] += 1
+            return Hit(False, limit, limit)
+        if remembered and self.clock() < lease.refused_until:
+            self._stats["local_hits"] += 1
+            return Hit(False, limit, limit, lease.refusal)
+        return None
+
+    def _leased(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
+        """Lease a block (one round trip) and count a request from it, or refuse: final if no
+        other replica holds any of the quota, else pending."""
+        with self._lock:
+            held = self._leases.get((subject, day))
+            owed = held is not None and bool(held.resend)
+        if owed:
+            # Counts kept from a failed send (an add's, admitted without a lease) reach Redis
+            # first, so that the lease sees them.
+            self.flush()
+        divisor = 2 * self.replicas
+        args = [limit, divisor, self.max_block, counted_until(subject, day)]
+        granted, total, spent = self._call(
+            lambda: self._lease(keys=[self._counter(subject, day)], args=args)
+        )
+        self._ensure_flusher()
+        with self._lock:
+            self._stats["leases"] += 1
+            lease = self._leases.setdefault((subject, day), Lease())
+            lease.leased_total = max(lease.leased_total, int(total))
+            # Redis's spent holds what every replica flushed; what this one admitted and has
+            # not flushed yet is added back, and a flush in flight too (it may have landed
+            # before the lease: the headers may then overstate by it, never understate).
+            lease.spent_seen, lease.local = int(spent), lease.unflushed + lease.in_flight
+            lease.touched = self.clock()
+            if int(granted) == 0:
+                lease.want = True
+                # Leased less spent is what every replica holds unspent or unflushed. A flush
+                # in flight is not counted as ours: it may have landed before the lease, and
+                # then leaves room for another replica's count. Unsure is pending, not final.
+                if int(total) - int(spent) <= lease.left + lease.unflushed:
+                    lease.final_at = max(lease.final_at, limit)
+                    return Hit(False, limit, limit)
+                lease.refused_until = self.clock() + SETTLE_SECONDS
+                lease.refusal = "pending"
+                return Hit(False, limit, limit, "pending")
+            lease.refused_until = 0.0
+            lease.left += int(granted) - 1
+            lease.unflushed += 1
+            lease.local += 1
+            lease.last_at = now
+            return Hit(True, min(lease.spent_seen + lease.local, limit), limit)
+
+    def _give_back(self, subject: str, day: dt.date) -> None:
+        """Another replica was refused a lease of this subject-day: flush, giving our block of
+        it back (a recall round's answer). Raises StoreUnavailable."""
+        with self._lock:
+            lease = self._leases.get((subject, day))
+            if lease is not None:
+                lease.want = True
+        self.flush()
+        self._stats["recalled"] += 1
+
+    def flush(self, *, release_all: bool = False) -> int:
+        """Add buffered counts to Redis and give back idle (or, with ``release_all``, every)
+        unspent lease, in one round trip; return how many subject-days were written.
+
+        Raises StoreUnavailable if Redis is down; the counts stay buffered, and the entries
+        sent are sent again as they were (applied once, whether or not they landed).
+        """
+        with self._sending:
+            return self._flush_serialized(release_all)
+
+    def _flush_serialized(self, release_all: bool) -> int:
+        batch = self._take_batch(release_all)
+        if not batch:
+            return 0
+
+        def send() -> list[Any]:
+            pipe = self.client.pipeline(transaction=False)
+            for subject, day, _, entries in batch:
+                for count in entries:
+                    self._send_count(pipe, subject, day, count)
+            return pipe.execute()
+
+        try:
+            answers = self._call(send)
+        except StoreUnavailable:
+            self._put_back(batch)
+            raise
+        self._stats["flushes"] += 1
+        if self._note_wants(batch, answers):
+            # Another replica was refused while this one holds a block: give it back now
+            # (one more round trip), not a flush period later.
+            return len(batch) + self._flush_serialized(release_all)
+        return len(batch)
+
+    def _take_batch(self, release_all: bool) -> list[Sent]:
+        """Take, under the lock, what a flush sends: per subject-day the spent count taken
+        and its entries (resends first), releasing idle (or every) unspent block; forget the
+        leases left empty and stale."""
+        now = self.clock()
+        batch: list[Sent] = []
+        with self._lock:
+            latest = max((day for _, day in self._leases), default=None)
+            for (subject, day), lease in list(self._leases.items()):
+                stale = day != latest or now - lease.touched > self.lease_idle
+                release = lease.left if (release_all or stale or lease.want) else 0
+                # A held block is reported too, so that a `want` mark reaches this replica.
+                if lease.unflushed or release or lease.left:
+                    batch.append((subject, day, lease.unflushed, self._entries(lease, release)))
+                    lease.in_flight += lease.unflushed
+                    lease.unflushed = 0
+                    lease.resend = []
+                    lease.left -= release
+                if stale and lease.left == 0 and lease.unflushed == 0:
+                    del self._leases[(subject, day)]
+        return batch
+
+    def _entries(self, lease: Lease, release: int) -> list[CountSent]:
+        """Given a lease and the block it gives back, return the counts to send: its resends,
+        then a new count for what they do not carry (always one when there is no resend)."""
+        fresh = lease.unflushed - sum(c.spent for c in lease.resend)
+        if fresh or release or not lease.resend:
+            return [*lease.resend, CountSent(next(self._sequence), fresh, -release, lease.last_at)]
+        return lease.resend
+
+    def _put_back(self, batch: list[Sent]) -> None:
+        """Put a failed flush's counts back, with the entries that carried them: sent again as
+        they were, a released block included, they count once whether or not they landed."""
+        with self._lock:
+            for subject, day, spent, entries in batch:
+                lease = self._leases.setdefault((subject, day), Lease())
+                lease.in_flight = max(0, lease.in_flight - spent)
+                lease.unflushed += spent
+                lease.resend = entries + lease.resend
+                lease.last_at = max(lease.last_at, *(c.last_at for c in entries))
+
+    def _note_wants(self, batch: list[Sent], answers: list[Any]) -> bool:
+        """Given a sent batch and its answers (one per entry: the subject-day is marked
+        `want`), mark the leases whose block must go back; return True if one holds a block."""
+        wanted = False
+        with self._lock:
+            wants = iter(answers)
+            for subject, day, spent, entries in batch:
+                want = max(int(next(wants)) for _ in entries)
+                held = self._leases.get((subject, day))
+                if held is not None:
+                    held.in_flight = max(0, held.in_flight - spent)
+                if held is not None and want and not held.want:
+                    held.want = True
+                    wanted = wanted or held.left > 0
+        return wanted
+
+    def _send_count(self, client: Any, subject: str, day: dt.date, count: CountSent) -> Any:
+        """Given a client or pipeline, a subject-day and a count, run the counting script."""
+        keys = [self._counter(subject, day), f"{PREFIX}last:{subject}"]
+        expiry = counted_until(subject, day)
+        args = [count.spent, count.leased, count.last_at, expiry, count.sequence]
+        return self._flush(keys=keys, args=[*args, self._seen], client=client)
 
     def add(self, subject: str, day: dt.date, n: int, now: int) -> None:
         """Add ``n`` requests admitted elsewhere (a replica's fail-open counts) to the
-        subject-day's count. If Redis does not answer, the count is kept here and sent again
-        by :meth:`sync`, once: the caller need not (and must not) add it again, so this never
-        raises StoreUnavailable. Raises ValueError for ``n`` < 1."""
+        subject-day's spent and leased totals. If Redis does not answer, the count is kept
+        here and sent by the next flush, once: the caller need not (and must not) add it again,
+        so this never raises StoreUnavailable. Raises ValueError for ``n`` < 1."""
         if n < 1:
             raise ValueError("add needs a count of at least 1")
-        added = Added(subject, day, n, now, secrets.token_hex(8))
-        try:
-            self._call(lambda: self._send(self.client, added))
-        except StoreUnavailable:
-            with self._lock:
-                self._unsent.append(added)
-
-    def _send(self, client: Any, added: Added) -> Any:
-        """Given a client or pipeline and an add, run the adding script."""
-        keys = [self._counter(added.subject, added.day), f"{PREFIX}last:{added.subject}"]
-        keys.append(f"{PREFIX}added:{added.token}")
-        self._stats["adds"] += 1
-        args = [added.n, added.now, counted_until(added.subject, added.day)]
-        return self._add(keys=keys, args=args, client=client)
-
-    def _kept(self, subject: str, day: dt.date) -> int:
-        """Given a subject-day, return the fail-open count kept here, not yet sent."""
-        with self._lock:
-            return sum(a.n for a in self._unsent if (a.subject, a.day) == (subject, day))
+        with self._sending:
+            count = CountSent(next(self._sequence), n, n, now)
+            try:
+                self._call(lambda: self._send_count(self.client, subject, day, count))
+            except StoreUnavailable:
+                with self._lock:
+                    lease = self._leases.setdefault((subject, day), Lease())
+                    lease.unflushed += n
+                    lease.resend.append(count)
+                    lease.last_at = max(lease.last_at, now)
+                    lease.touched = self.clock()
+                self._ensure_flusher()
 
     def peek(self, subject: str, day: dt.date) -> int:
-        spent = self._call(lambda: self.client.hget(self._counter(subject, day), "spent"))
-        return int(spent or 0) + self._kept(subject, day)
+        # A subject this replica holds a block of (or found finally refused) answers from that
+        # lease, as hit() does, so a 304 revalidation costs no round trip and its headers match
+        # the 200s around it.
+        with self._lock:
+            lease = self._leases.get((subject, day))
+            if lease is not None and lease.leased_total and (lease.left or lease.final_at):
+                return lease.spent_seen + lease.local
+        fields = ["leased", "spent", "want", self._seen]
+        leased, spent, want, seen = self._call(
+            lambda: self.client.hmget(self._counter(subject, day), fields)
+        )
+        with self._lock:
+            lease = self._leases.get((subject, day))
+            ours = lease.unsent(int(seen or 0)) + lease.in_flight if lease is not None else 0
+        # Once a lease was refused the last requests are leased one by one and spent at once,
+        # so the leased total is the count, with what other replicas have not flushed yet.
+        return int(leased or 0) if want else int(spent or 0) + ours
 
     def history(self, subject: str, days: list[dt.date]) -> dict[dt.date, int]:
         if not days:
@@ -233,14 +510,17 @@ class RedisKeyStore(RedisAccounts):
         def send() -> list[Any]:
             pipe = self.client.pipeline(transaction=False)
             for day in days:
-                pipe.hget(self._counter(subject, day), "spent")
+                pipe.hmget(self._counter(subject, day), ["spent", self._seen])
             return pipe.execute()
 
         answers = self._call(send)
-        return {
-            day: int(spent or 0) + self._kept(subject, day)
-            for day, spent in zip(days, answers, strict=True)
-        }
+        counts = {}
+        with self._lock:
+            for day, (spent, seen) in zip(days, answers, strict=True):
+                lease = self._leases.get((subject, day))
+                ours = lease.unsent(int(seen or 0)) if lease is not None else 0
+                counts[day] = int(spent or 0) + ours
+        return counts
 
     # -- keys --------------------------------------------------------------------------------
 
@@ -269,16 +549,21 @@ class RedisKeyStore(RedisAccounts):
         def counts() -> list[Any]:
             pipe = self.client.pipeline(transaction=False)
             for r in records:
-                pipe.hget(self._counter(r.subject, day), "spent")
+                pipe.hmget(self._counter(r.subject, day), ["spent", self._seen])
                 pipe.get(f"{PREFIX}last:{r.subject}")
             return pipe.execute()
 
         raw = self._call(counts)
         views = []
-        for i, r in enumerate(records):
-            spent, last = raw[2 * i], raw[2 * i + 1]
-            today = int(spent or 0) + self._kept(r.subject, day)
-            views.append(KeyView(r, int(last) if last else None, today))
+        with self._lock:
+            for i, r in enumerate(records):
+                lease = self._leases.get((r.subject, day))
+                spent, seen = raw[2 * i]
+                pending = lease.unsent(int(seen or 0)) if lease else 0
+                last = int(raw[2 * i + 1]) if raw[2 * i + 1] else None
+                if lease and pending:
+                    last = max(last or 0, lease.last_at)
+                views.append(KeyView(r, last, int(spent or 0) + pending))
         return views
 
     # -- housekeeping ------------------------------------------------------------------------
@@ -287,43 +572,18 @@ class RedisKeyStore(RedisAccounts):
         return dict(self._stats)
 
     def sync(self) -> None:
-        # The adds whose answer was lost, sent again with their tokens (counted once). Never
-        # raises: still down, they wait for the next tick.
-        with contextlib.suppress(StoreUnavailable):
-            self.flush()
-
-    def flush(self) -> int:
-        """Send again the adds kept after a failed round trip, in one pipeline; return how
-        many were sent. Raises StoreUnavailable (and keeps them) if Redis is still down."""
-        with self._lock:
-            unsent, self._unsent = self._unsent, []
-        if not unsent:
-            return 0
-
-        def send() -> list[Any]:
-            pipe = self.client.pipeline(transaction=False)
-            for added in unsent:
-                self._send(pipe, added)
-            return pipe.execute()
-
-        try:
-            self._call(send)
-        except StoreUnavailable:
-            with self._lock:
-                self._unsent = unsent + self._unsent
-            raise
-        return len(unsent)
+        # Nothing to do: Redis keeps a subject-day's spent count apart from its leased blocks
+        # (list_keys reads `spent`), and the flusher thread sends what is spent.
+        return None
 
     def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._recalls.wake()
+            self._thread.join(timeout=2)
+            self._thread = None
         try:
-            self.flush()
+            self.flush(release_all=True)
         except StoreUnavailable:
-            log.warning("redis unavailable at close: %d fail-open counts unsent", len(self._unsent))
+            log.warning("redis unavailable at close: %d subject-days unflushed", len(self._leases))
         self.client.close()
-
-
-# The store's own query parameters of a ``redis://`` URL (the rest are redis-py's).
-_OURS = {"retry_after", "timeout", "pipeline"}
-# The parameters of the leases this store counted with before, accepted so that a deployed URL
-# still starts.
-_RETIRED = {"replicas", "max_block", "lease_idle", "flush_every"}

@@ -386,10 +386,6 @@ class SQLiteKeyStore:
         """Count one request as hit() does: one store, so nothing is ever pending."""
         return self.hit(subject, day, limit, now)
 
-    async def count(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
-        """Count one request as hit() does (a local file: no round trip to wait on)."""
-        return self.hit(subject, day, limit, now)
-
     def _hit_once(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
         """Count one request in the file (one statement), for stores shared by processes."""
         with _faults():

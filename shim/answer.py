@@ -62,6 +62,9 @@ Rate = list[tuple[str, str]]
 RawHeaders = list[tuple[bytes, bytes]]
 VARY = (b"vary", b"Accept-Encoding")
 GZIP_HEADER = (b"content-encoding", GZIP.encode())
+# Answers this process compressed on the fly (``bangscore_compressions_total`` on /metrics):
+# a composed answer's first gzip client costs one; a revalidation never should.
+COMPRESSIONS = 0
 _ACCEPTS: dict[str, bool] = {}  # Accept-Encoding value -> takes gzip (clients send a few values)
 
 
@@ -131,10 +134,14 @@ class Resolved:
     def gzipped(self) -> tuple[bytes, str] | None:
         """Return the gzip representation as (bytes, strong ETag), compressed on first use
         (and kept with the answer), or None for a body that is not worth compressing."""
+        global COMPRESSIONS
         if self.stored_gzip is not None:
             return self.stored_gzip
         tag = self.gzip_etag
-        return None if tag is None else (gzip_body(self.body), tag)
+        if tag is None:
+            return None
+        COMPRESSIONS += 1
+        return gzip_body(self.body), tag
 
     @property
     def nbytes(self) -> int:

@@ -41,9 +41,9 @@ class CompactIndex:
         index = decode_index(raw)
         columns = index.columns
         self._raw = raw
-        self._items_at = index.items_at
-        # Python ints (a list, not the numpy column): slicing an item is then two list reads.
-        self._starts: list[int] = columns["item_starts"].tolist()
+        # Where each item starts in ``raw`` (and where the last ends), as Python ints: slicing
+        # an item is then two list reads, inlined where a request takes many (a lookup).
+        self._bounds: list[int] = (columns["item_starts"] + index.items_at).tolist()
         self.appids: list[int] = columns["appid"].tolist()
         self.genre_names = index.genre_names
         self.genres = columns["genre"]
@@ -85,8 +85,7 @@ class CompactIndex:
 
     def item(self, position: int) -> bytes:
         """Given a position in list order, return that game's serialized list item."""
-        at = self._items_at
-        return self._raw[at + self._starts[position] : at + self._starts[position + 1]]
+        return self._raw[self._bounds[position] : self._bounds[position + 1]]
 
     def url(self, position: int) -> str:
         """Given a position in list order, return that game's page URL as the build wrote it
@@ -185,7 +184,8 @@ class CompactIndex:
 
     def items_for(self, appids: list[int]) -> list[bytes]:
         """Given appids in the catalog, return their serialized list items in that order."""
-        return [self.item(self.position[a]) for a in appids]
+        raw, bounds, position = self._raw, self._bounds, self.position
+        return [raw[bounds[p] : bounds[p + 1]] for p in (position[a] for a in appids)]
 
     def name_and_url(self, appid: int | None) -> tuple[str, str] | None:
         """Given an appid (or None), return the rated game's name and page path (root-relative,
@@ -207,10 +207,11 @@ class CompactIndex:
         games: list[bytes] = []
         unrated: list[dict[str, Any]] = []
         missing: list[int] = []
+        raw, bounds, position = self._raw, self._bounds, self.position
         for appid in appids:
-            at = self.position.get(appid)
+            at = position.get(appid)
             if at is not None:
-                games.append(self.item(at))
+                games.append(raw[bounds[at] : bounds[at + 1]])
                 continue
             known = not_rated.lookup(appid)
             if known is not None:

@@ -27,7 +27,7 @@ from bangscore.contract.records import Usage, ordered
 from bangscore.errors import ResourceNotFound
 from bangscore.manifest import etag_for
 from bangscore.settings import allowed_networks
-from bangscore.shim import api, log_handler, params
+from bangscore.shim import answer, api, log_handler, params
 from bangscore.shim.answer import JSON_TYPE, Resolved, Stored, stored
 from bangscore.shim.metrics import CONTENT_TYPE, Metrics
 from bangscore.shim.pages import SEARCH_THREADS
@@ -215,8 +215,8 @@ def links(
 
 def counter_totals(state: Any) -> dict[str, int]:
     """Given the app's state, return this process's counters by metric name (without
-    ``bangscore_`` and ``_total``): the quota's, the key store's, the snapshot switches and
-    the access log's dropped and cut lines."""
+    ``bangscore_`` and ``_total``): the quota's, the key store's, the snapshot switches, the
+    answers compressed on the fly and the access log's dropped and cut lines."""
     m = state.quota.metrics
     totals = {
         "store_errors": m.store_errors,
@@ -228,6 +228,7 @@ def counter_totals(state: Any) -> dict[str, int]:
     totals.update({f"quota_{name}": n for name, n in m.extra.items()})
     totals.update({f"store_{name}": n for name, n in state.quota.stats().items()})
     totals["log_dropped"] = log_handler.DROPPED
+    totals["compressions"] = answer.COMPRESSIONS
     access_log = getattr(state, "access_log", None)
     if access_log is not None:
         totals["access_log_dropped"] = access_log.dropped

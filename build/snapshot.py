@@ -17,6 +17,9 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from bangscore.build.aliases import ACCLAIMED_METASCORE, build_aliases, curated_for
 from bangscore.build.buyer import (
     buyer_fields,
@@ -49,6 +52,7 @@ from bangscore.contract.filters import (
     ROOT_KEY,
     SEARCH_KEY,
     STYLE_KEY,
+    TAG,
     Filters,
     badge_key,
     detail_key,
@@ -100,37 +104,44 @@ def is_adult(item: Mapping[str, Any]) -> bool:
     return bool(item.get("adult", False))
 
 
-Facts = tuple[str, int | None, float, frozenset[str], bool, int]
+@dataclass(frozen=True, slots=True)
+class GameColumns:
+    """Scored games' filter columns in list order, as every list filter's predicate reads them
+    (:class:`bangscore.contract.list_filter.FilterColumns`): the builder's twin of the shim's
+    compact index, read from the games themselves."""
+
+    genre_names: list[str]
+    genres: npt.NDArray[np.int16]
+    years: npt.NDArray[np.int32]
+    on_sale: npt.NDArray[np.bool_]
+    adult: npt.NDArray[np.bool_]
+    cents: npt.NDArray[np.int64]
+    scores: npt.NDArray[np.int32]
+    tag_postings: dict[str, npt.NDArray[np.int64]]
 
 
-def match_facts(
+def filter_columns(
     games: Sequence[ScoredGame], adult: Sequence[bool] | None = None, *, tags: bool = True
-) -> list[Facts]:
+) -> GameColumns:
     """Given games in list order, each game's adult flag (none: no adult game) and whether any
-    filter will read tags, return each game's arguments to :meth:`Filters.matches` (genre,
-    release year, discount, lowercase tags, adult flag, price in cents), read once for every
-    combination :func:`select_facts` tries: the build tries 40 over 40,000 games, and reading
-    them again each time was a few seconds of the build."""
-    no_tags: frozenset[str] = frozenset()
-    flags = adult if adult is not None else [False] * len(games)
-    return [
-        (
-            g.genre,
-            g.record.release_year,
-            g.record.discount_percent,
-            lower_tags(g.record) if tags else no_tags,
-            flags[i],
-            cents(g.record.price_usd),
-        )
-        for i, g in enumerate(games)
-    ]
-
-
-def select_facts(facts: Sequence[Facts], filters: Filters) -> list[int]:
-    """Given the games' :func:`match_facts` and filters, return the positions of the matching
-    games."""
-    matches = filters.matches
-    return [i for i, fact in enumerate(facts) if matches(*fact)]
+    filter will read tags (False: no tag postings, so a tag filter keeps nothing), return their
+    filter columns, read once for every combination the build selects (40 over 40,000 games)."""
+    genre_names = sorted({g.genre for g in games})
+    code = {name: i for i, name in enumerate(genre_names)}
+    postings: dict[str, list[int]] = {}
+    for position, game in enumerate(games if tags else ()):
+        for tag in lower_tags(game.record):
+            postings.setdefault(tag, []).append(position)
+    return GameColumns(
+        genre_names,
+        np.array([code[g.genre] for g in games], dtype=np.int16),
+        np.array([g.record.release_year or 0 for g in games], dtype=np.int32),
+        np.array([g.record.discount_percent > 0 for g in games], dtype=bool),
+        np.array(adult if adult is not None else [False] * len(games), dtype=bool),
+        np.array([cents(g.record.price_usd) for g in games], dtype=np.int64),
+        np.array([g.bang_score for g in games], dtype=np.int32),
+        {tag: np.array(at, dtype=np.int64) for tag, at in postings.items()},
+    )
 
 
 def select(
@@ -138,8 +149,14 @@ def select(
 ) -> list[int]:
     """Given games in list order, filters and each game's adult flag (none: no adult game),
     return the positions of the matching games."""
-    # Only a tag filter reads the tags: skip building every game's set otherwise.
-    return select_facts(match_facts(games, adult, tags=bool(filters.tags)), filters)
+    # Only a tag filter reads the tags: skip building every game's postings otherwise.
+    return matching(filter_columns(games, adult, tags=filters.get(TAG) is not None), filters)
+
+
+def matching(columns: GameColumns, filters: Filters) -> list[int]:
+    """Given games' filter columns and filters, return the positions of the matching games."""
+    positions: list[int] = np.flatnonzero(filters.mask(columns)).tolist()
+    return positions
 
 
 def candidates(games: Sequence[ScoredGame], items: Sequence[dict[str, Any]]) -> list[Candidate]:
@@ -204,11 +221,11 @@ def snapshot_objects(
         check(ListItem, item)
     adult = [is_adult(i) for i in items]
     combos = list(precomputed_combos())
-    facts = match_facts(games, adult, tags=any(f.tags for f in combos))
+    columns = filter_columns(games, adult, tags=any(f.get(TAG) is not None for f in combos))
     for filters in combos:
         key = filters.combo_key
         assert key is not None
-        hits = select_facts(facts, filters)
+        hits = matching(columns, filters)
         for page in range(1, max(1, -(-len(hits) // PAGE_SIZE)) + 1):
             chunk = hits[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
             body = render_page([item_bytes[i] for i in chunk], page, len(hits), None, as_of)

@@ -131,11 +131,11 @@ def parse_search_query(items: Items) -> SearchQuery:
                 f"required: {MIN_QUERY_LENGTH} to {MAX_QUERY_LENGTH} characters after trimming",
             )
         )
-    max_price = _read(MAX_PRICE, values, errors)
+    cap = _read(MAX_PRICE, values, errors)
     page = _page(values, errors)
     if errors:
         raise BadRequest(errors)
-    return SearchQuery(q, page, max_price)
+    return SearchQuery(q, page, cap)
 
 
 def parse_lookup_query(items: Items) -> tuple[int, ...]:

@@ -39,6 +39,7 @@ from bangscore.build.score_history import (
 from bangscore.build.score_history import wire as score_wire
 from bangscore.build.wire import check, detail_record, dumps, list_item, rfc3339
 from bangscore.contract.api import root_listing
+from bangscore.contract.compact import INDEX_TYPE, cents, encode_index
 from bangscore.contract.filters import (
     ABOUT_SCORE_KEY,
     DATES_KEY,
@@ -71,7 +72,7 @@ from bangscore.scoring.series import once_per_series
 from bangscore.scoring.verdict import day
 from bangscore.site.adult import keep_adult
 from bangscore.site.badge import badge
-from bangscore.site.better_value import Candidate, better_value, cents
+from bangscore.site.better_value import Candidate, better_value
 from bangscore.site.chart import NARROW_WIDTH as NARROW_CHART
 from bangscore.site.chart import WIDTH as WIDE_CHART
 from bangscore.site.chart import PriceCurve, chart_prices, price_curve
@@ -173,7 +174,8 @@ def compact_index(
     games: Sequence[ScoredGame], items: Sequence[dict[str, Any]], prices_as_of: str | None = None
 ) -> dict[str, Any]:
     """Given games in list order, their list items and the catalog's ``prices_as_of``
-    (RFC 3339 or None), return the compact index the shim loads.
+    (RFC 3339 or None), return the compact index's values, which
+    :func:`bangscore.contract.compact.encode_index` lays out for the shim.
 
     Columns (parallel arrays in list order): appid, genre, release year, discount, lowercase
     tags, adult flag, and the list item itself, from which the shim composes any filter
@@ -256,7 +258,8 @@ def snapshot_objects(
     )
     yield from game_objects(pages, workers)
     yield StoredObject(SCORE_HISTORY_KEY, encode(histories), JSON_TYPE)
-    yield StoredObject(INDEX_KEY, dumps(compact_index(games, items, as_of)), JSON_TYPE)
+    index = encode_index(compact_index(games, items, as_of), item_bytes)
+    yield StoredObject(INDEX_KEY, index, INDEX_TYPE)
     yield StoredObject(
         NOT_RATED_KEY, dumps(not_rated_index(not_rated, unrated_aliases(not_rated))), JSON_TYPE
     )

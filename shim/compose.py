@@ -1,9 +1,9 @@
 """Composing list pages for filter combinations the builder did not precompute.
 
-:class:`CompactIndex` loads the builder's compact index (parallel columns in list order) into
-numpy arrays, so a filter is a few vectorised comparisons and a page is a join of
-already-serialized items: the same bytes :func:`bangscore.contract.paging.render_page` gives
-the builder.
+:class:`CompactIndex` holds the builder's compact index (:mod:`bangscore.contract.compact`:
+parallel columns in list order) as numpy views into its bytes, so a filter is a few vectorised
+comparisons and a page is a join of already-serialized items: the same bytes
+:func:`bangscore.contract.paging.render_page` gives the builder.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
+from bangscore.contract.compact import decode_index, encode_index
 from bangscore.contract.filters import Filters
 from bangscore.contract.not_rated import NotRatedIndex
 from bangscore.contract.paging import page_bounds, render_page
@@ -24,62 +25,78 @@ from bangscore.site.better_value import (
     BETTER_VALUE_COUNT,
     HEADROOM_DENOMINATOR,
     HEADROOM_NUMERATOR,
-    cents,
 )
 
 Positions = npt.NDArray[np.int64]
 
 
 class CompactIndex:
-    """The catalog's filter columns and serialized list items, in list order."""
+    """The catalog's filter columns and serialized list items, in list order: numpy views into
+    the one ``bytes`` object of :mod:`bangscore.contract.compact` (about 35 MB for 40,000
+    games, loaded in milliseconds)."""
 
-    def __init__(self, data: dict[str, Any], *, page_bytes: int = AnswerBudgets().composed) -> None:
-        self.appids: list[int] = [int(a) for a in data["appid"]]
-        self.items: list[bytes] = [orjson.dumps(i) for i in data["items"]]
-        if len(self.items) != len(self.appids):
-            raise ValueError("compact index columns differ in length")
-        # Genres as small integer codes: a genre filter is then one table lookup per game.
-        self.genre_names: list[str] = sorted(set(data["genre"]))
-        code = {g: i for i, g in enumerate(self.genre_names)}
-        self.genres = np.array([code[g] for g in data["genre"]], dtype=np.int16)
-        self.years = np.array([y or 0 for y in data["year"]], dtype=np.int32)
-        self.on_sale = np.array([d > 0 for d in data["discount"]], dtype=bool)
-        # Indexes built before the adult flag have no such column: no game is adult there.
-        self.adult = np.array(data.get("adult") or [False] * len(self.appids), dtype=bool)
-        # The better-value box's columns (bangscore.site.better_value), from the list items.
-        self.scores = np.array([int(i["bang_score"]) for i in data["items"]], dtype=np.int32)
-        self.cents = np.array([cents(float(i["price_usd"])) for i in data["items"]], dtype=np.int64)
-        postings: dict[str, list[int]] = {}
-        for pos, tags in enumerate(data["tags"]):
-            for tag in tags:
-                postings.setdefault(tag, []).append(pos)
-        self.tag_postings = {t: np.array(p, dtype=np.int64) for t, p in postings.items()}
-        self.position = {a: i for i, a in enumerate(self.appids)}
+    def __init__(self, raw: bytes, *, page_bytes: int = AnswerBudgets().composed) -> None:
+        """Given the layout's bytes and the bytes of composed pages to keep, return the index;
+        ValueError if the bytes are not a well-formed compact index."""
+        index = decode_index(raw)
+        columns = index.columns
+        self._raw = raw
+        self._items_at = index.items_at
+        # Python ints (a list, not the numpy column): slicing an item is then two list reads.
+        self._starts: list[int] = columns["item_starts"].tolist()
+        self.appids: list[int] = columns["appid"].tolist()
+        self.genre_names = index.genre_names
+        self.genres = columns["genre"]
+        self.years = columns["year"]
+        self.on_sale = columns["on_sale"]
+        self.adult = columns["adult"]
+        # The better-value box's columns (bangscore.site.better_value).
+        self.scores = columns["bang_score"]
+        self.cents = columns["cents"]
         # Each game's series as a small integer code (-1: no series), for the website's lists,
-        # which show a series once, at its best part (indexes built before series have none).
-        names: dict[str, int] = {}
-        self.series = np.array(
-            [
-                names.setdefault(str(i["series"]["name"]), len(names)) if i.get("series") else -1
-                for i in data["items"]
-            ],
-            dtype=np.int32,
-        )
-        self.urls: list[str] = [str(i["url"]) for i in data["items"]]
-        # Indexes built before prices were dated have no such key: envelopes then say null.
-        self.prices_as_of: str | None = data.get("prices_as_of")
+        # which show a series once, at its best part.
+        self.series = columns["series"]
+        starts, positions = columns["tag_starts"], columns["tag_positions"]
+        self.tag_postings = {
+            t: positions[starts[n] : starts[n + 1]] for n, t in enumerate(index.tag_names)
+        }
+        self.position = {a: i for i, a in enumerate(self.appids)}
+        self.prices_as_of: str | None = index.prices_as_of
         self._all = np.arange(len(self.appids), dtype=np.int64)
         # Composed pages, bounded by bytes (page_bytes), freed with this index.
         self._pages: Lru[tuple[bytes, str]] = Lru(page_bytes, weigh=page_weight)
 
     @classmethod
     def from_bytes(cls, raw: bytes, *, page_bytes: int = AnswerBudgets().composed) -> CompactIndex:
-        """Given the index object's bytes and the bytes of composed pages to keep, return the
-        loaded index; ValueError if malformed."""
-        try:
-            return cls(orjson.loads(raw), page_bytes=page_bytes)
-        except (KeyError, TypeError, orjson.JSONDecodeError) as exc:
-            raise ValueError(f"corrupt compact index: {exc}") from exc
+        """Given the index object's bytes (the binary layout, or the JSON that builds before
+        it wrote, still published until the next build) and the bytes of composed pages to
+        keep, return the loaded index; ValueError if malformed."""
+        if raw[:1] == b"{":
+            try:
+                raw = encode_index(orjson.loads(raw))
+            except (KeyError, TypeError, orjson.JSONDecodeError) as exc:
+                raise ValueError(f"corrupt compact index: {exc}") from exc
+        return cls(raw, page_bytes=page_bytes)
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> CompactIndex:
+        """Given the index's values as parallel lists (:func:`encode_index`), return it."""
+        return cls(encode_index(data))
+
+    def item(self, position: int) -> bytes:
+        """Given a position in list order, return that game's serialized list item."""
+        at = self._items_at
+        return self._raw[at + self._starts[position] : at + self._starts[position + 1]]
+
+    def url(self, position: int) -> str:
+        """Given a position in list order, return that game's page URL as the build wrote it
+        (with the host it was built for)."""
+        return str(orjson.loads(self.item(position))["url"])
+
+    @property
+    def nbytes(self) -> int:
+        """Return the bytes the index holds (its layout; the small lookup tables aside)."""
+        return len(self._raw)
 
     def select(self, filters: Filters) -> Positions:
         """Given filters, return the positions (list order) of every matching game: the mask of
@@ -111,7 +128,7 @@ class CompactIndex:
                 hits = self.once_per_series(hits)
             start, stop = page_bounds(page)
             body = render_page(
-                [self.items[i] for i in hits[start:stop]], page, len(hits), None, self.prices_as_of
+                [self.item(i) for i in hits[start:stop]], page, len(hits), None, self.prices_as_of
             )
             return body, etag_for(body)
 
@@ -127,7 +144,7 @@ class CompactIndex:
             & (self.scores > self.scores[n])
             & (self.cents * HEADROOM_DENOMINATOR <= self.cents[n] * HEADROOM_NUMERATOR)
         )
-        return [orjson.loads(self.items[i]) for i in np.flatnonzero(fit)[:BETTER_VALUE_COUNT]]
+        return [orjson.loads(self.item(i)) for i in np.flatnonzero(fit)[:BETTER_VALUE_COUNT]]
 
     def shown(
         self, appids: list[int], adult: bool = False, max_price_cents: int | None = None
@@ -145,7 +162,7 @@ class CompactIndex:
 
     def items_for(self, appids: list[int]) -> list[bytes]:
         """Given appids in the catalog, return their serialized list items in that order."""
-        return [self.items[self.position[a]] for a in appids]
+        return [self.item(self.position[a]) for a in appids]
 
     def name_and_url(self, appid: int | None) -> tuple[str, str] | None:
         """Given an appid (or None), return the rated game's name and page path (root-relative,
@@ -154,7 +171,7 @@ class CompactIndex:
         at = self.position.get(appid) if appid is not None else None
         if at is None:
             return None
-        return str(orjson.loads(self.items[at])["name"]), urlsplit(self.urls[at]).path
+        return str(orjson.loads(self.item(at))["name"]), urlsplit(self.url(at)).path
 
     def lookup(self, appids: tuple[int, ...], not_rated: NotRatedIndex) -> tuple[bytes, str]:
         """Given appids (each once, in the order asked) and the snapshot's index of known apps
@@ -170,7 +187,7 @@ class CompactIndex:
         for appid in appids:
             at = self.position.get(appid)
             if at is not None:
-                games.append(self.items[at])
+                games.append(self.item(at))
                 continue
             known = not_rated.lookup(appid)
             if known is not None:

@@ -435,7 +435,7 @@ async def game(request: Request) -> Response:
                 edition=snap.index.name_and_url(snap.not_rated.superseded_by(int(raw))),
             )
             return Resolved(body, etag_for(body), HTML)
-        canonical = snap.index.urls[pos]
+        canonical = snap.index.url(pos)
         if not canonical.endswith(request.url.path):
             # The path from the snapshot, the origin this server answers for (docs/API.md,
             # network edge): a snapshot built for another host or port redirects here.
@@ -454,7 +454,7 @@ async def game(request: Request) -> Response:
         if isinstance(found, Resolved):
             return found
         page = await pages.source.body(snap, game_page_key(appid))
-        item = orjson.loads(snap.index.items[snap.index.position[appid]])
+        item = orjson.loads(snap.index.item(snap.index.position[appid]))
         box = pages.site.better_box(item, snap.index.better_value(appid), await pages.dates(snap))
         body = keep_adult(replace_better_box(page, box), pages.root)
         answer = Resolved(body, etag_for(body), HTML)

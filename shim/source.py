@@ -21,7 +21,7 @@ from typing import Any, Generic, Protocol, TypeVar
 import anyio.to_thread
 import orjson
 
-from bangscore.contract.filters import INDEX_KEY, NOT_RATED_KEY, SEARCH_KEY
+from bangscore.contract.filters import INDEX_KEY, LEGACY_INDEX_KEY, NOT_RATED_KEY, SEARCH_KEY
 from bangscore.contract.not_rated import NotRatedIndex
 from bangscore.contract.paging import page_bounds, render_page
 from bangscore.contract.search import SearchIndex
@@ -273,7 +273,8 @@ class SnapshotSource:
         this returns (a switch: the old snapshot answers meanwhile)."""
         manifest = read_manifest_view(self.storage, snapshot_id)
         try:
-            index_raw = self._fetch(manifest.entries[INDEX_KEY])
+            index_entry = manifest.entries.get(INDEX_KEY) or manifest.entries[LEGACY_INDEX_KEY]
+            index_raw = self._fetch(index_entry)
             search_raw = self._fetch(manifest.entries[SEARCH_KEY])
             # Snapshots built before the not-rated index simply have no such answers.
             not_rated_entry = manifest.entries.get(NOT_RATED_KEY)

@@ -371,7 +371,9 @@ def game_page_key(appid: int) -> str:
     return f"site/game/{appid}.html"
 
 
-INDEX_KEY = "index/games.json"
+# The compact index (bangscore.contract.compact's binary layout); builds before it wrote JSON.
+INDEX_KEY = "index/games.bin"
+LEGACY_INDEX_KEY = "index/games.json"
 SEARCH_KEY = "index/search.json"
 NOT_RATED_KEY = "index/not_rated.json"
 ROOT_KEY = "api/v1/index.json"

@@ -26,6 +26,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from bangscore.contract.compact import cents
+
 BETTER_VALUE_COUNT: Final = 5
 # A candidate may cost at most this much more than the game: 13/10 of its price, in cents.
 HEADROOM_NUMERATOR: Final = 13
@@ -40,11 +42,6 @@ class Candidate:
     bang_score: int
     price_cents: int
     hidden: bool = False
-
-
-def cents(price_usd: float) -> int:
-    """Given a USD price (2 decimals), return it in whole cents."""
-    return round(price_usd * 100)
 
 
 def fits(candidate_cents: int, price_cents: int) -> bool:

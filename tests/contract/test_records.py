@@ -30,6 +30,7 @@ from bangscore.manifest import read_body, read_manifest
 from bangscore.scoring.genres import GENRES
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.tiers import TIERS
+from bangscore.shim.compose import CompactIndex
 from bangscore.storage import LocalStorage, ObjectStorage
 from tests.support import factories
 from tests.test_api_doc import section
@@ -225,6 +226,7 @@ def test_real_records_are_what_their_model_writes(
         record = orjson.loads(read_body(storage, manifest.entries[key]))
         again = GameDetail.model_validate(record).model_dump(mode="json", by_alias=True)
         assert list(again) == list(record) and again == record, key
-    index = orjson.loads(read_body(storage, manifest.entries[INDEX_KEY]))
-    for item in index["items"]:
+    index = CompactIndex(read_body(storage, manifest.entries[INDEX_KEY]))
+    assert len(index.appids) > 10_000
+    for item in (orjson.loads(index.item(n)) for n in range(len(index.appids))):
         assert ListItem.model_validate(item).model_dump(mode="json", by_alias=True) == item

@@ -18,7 +18,9 @@ import httpx
 import pytest
 
 from bangscore.contract.export import GAMES_JSONL
-from bench.flood import FILE_MIB, write_export
+from bangscore.scoring.pipeline import ScoredGame
+from bangscore.storage import LocalStorage
+from bench.flood import EVERY_ENDPOINT, FILE_MIB, WORKER_MIB, write_export
 from tests.hardening.conftest import ServerFactory, add_key, publish_into
 from tests.hardening.test_edge import rss_mib
 from tests.support import factories
@@ -159,4 +161,24 @@ def test_3000_distinct_queries_grow_a_worker_by_at_most_its_answer_budget_plus_1
     assert grown <= BUDGET_MIB + 16, (
         f"{FLOOD} distinct queries grew the worker by {grown:.0f} MB "
         f"(answer budget {BUDGET_MIB} MiB)"
+    )
+
+
+def test_12_a_worker_over_the_real_catalogue_answers_everything_within_250_mb(
+    tmp_path: Path,
+    server_factory: ServerFactory,
+    real_snapshot: tuple[LocalStorage, list[ScoredGame]],
+) -> None:
+    # Untraced: coverage's tracer is not what a worker holds.
+    server = server_factory(tmp_path, snapshot=real_snapshot[0].root, traced=False, site_url=None)
+    headers = {"Authorization": f"Bearer {add_key(tmp_path)}"}
+    for path, keyed in EVERY_ENDPOINT:
+        answer = httpx.get(
+            server.url + path, headers=headers if keyed else None, timeout=30, follow_redirects=True
+        )
+        assert answer.status_code == 200, (path, answer.text[:200])
+    held = rss_mib(server)
+    assert held < WORKER_MIB, (
+        f"a worker over {len(real_snapshot[1]):,} games holds {held:.0f} MiB once every kind of "
+        f"answer has been given (at most {WORKER_MIB})"
     )

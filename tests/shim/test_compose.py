@@ -12,12 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bangscore.build.snapshot import lower_tags, select
+from bangscore.contract.compact import cents
 from bangscore.contract.filters import Filters, list_key, precomputed_combos
 from bangscore.manifest import etag_for, read_body
 from bangscore.scoring.genres import GENRES
 from bangscore.shim.compose import CompactIndex
 from bangscore.shim.source import LoadedSnapshot, SnapshotSource
-from bangscore.site.better_value import Candidate, better_value_of, cents
+from bangscore.site.better_value import Candidate, better_value_of
 from tests.support import factories
 
 
@@ -172,7 +173,7 @@ def test_following_the_pointer_switches_and_then_warms_once_per_switch() -> None
 
 def synthetic_index(rows: list[tuple[str, int, float, bool]]) -> CompactIndex:
     """Given (genre, bang_score, price_usd, adult) rows in list order, return the index."""
-    return CompactIndex(
+    return CompactIndex.from_data(
         {
             "appid": [n + 1 for n in range(len(rows))],
             "genre": [g for g, _, _, _ in rows],
@@ -246,3 +247,50 @@ def test_the_website_lists_each_series_once_and_the_api_keeps_every_part(
     assert len(once) == len(loaded.index.appids) - parts.size + len(
         set(loaded.index.series[parts].tolist())
     )
+
+
+def test_an_index_published_as_json_before_the_layout_loads_to_the_same_bytes(
+    loaded: LoadedSnapshot, real_snapshot: Any
+) -> None:
+    index, games = loaded.index, real_snapshot[1]
+    legacy = orjson.dumps(
+        {
+            "prices_as_of": index.prices_as_of,
+            "appid": [g.record.appid for g in games],
+            "genre": [g.genre for g in games],
+            "year": [g.record.release_year for g in games],
+            "discount": [g.record.discount_percent for g in games],
+            "tags": [sorted(lower_tags(g.record)) for g in games],
+            "adult": index.adult.tolist(),
+            "items": [orjson.loads(index.item(n)) for n in range(len(index.appids))],
+        }
+    )
+    again = CompactIndex.from_bytes(legacy)
+    assert again.nbytes == index.nbytes and again.appids == index.appids
+    tagged, on_sale = Filters(tags=frozenset({"co-op"})), Filters(on_sale=True)
+    for filters in (tagged, on_sale):
+        assert again.page(filters, 3) == index.page(filters, 3)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        pytest.param(b'{"appid": [1]}', id="json-missing-columns"),
+        pytest.param(b'{"appid": [1', id="json-truncated"),
+        pytest.param(b"BANGIDX1", id="layout-truncated"),
+        pytest.param(b"", id="empty"),
+    ],
+)
+def test_a_corrupt_index_is_a_value_error(raw: bytes) -> None:
+    with pytest.raises(ValueError, match="compact index"):
+        CompactIndex.from_bytes(raw)
+
+
+def test_the_loaded_real_index_holds_its_layout_and_no_object_per_game(
+    loaded: LoadedSnapshot,
+) -> None:
+    index = loaded.index
+    columns = (index.genres, index.years, index.on_sale, index.adult, index.scores, index.cents)
+    assert all(not c.flags.owndata for c in columns)  # views into the layout's bytes
+    per_game = index.nbytes / len(index.appids)
+    assert 400 < per_game < 1500, f"{per_game:.0f} bytes per game"

@@ -7,12 +7,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bangscore.contract.compact import cents
 from bangscore.site.better_value import (
     Candidate,
     better_value,
     better_value_of,
     cap_usd,
-    cents,
     fits,
 )
 

@@ -14,6 +14,7 @@ import pytest
 
 from bangscore.contract.filters import INDEX_KEY, detail_key
 from bangscore.manifest import read_body, read_manifest_view
+from bangscore.shim.compose import CompactIndex
 from bangscore.storage import LocalStorage
 from tests.support.browser import chromium
 from tests.support.live import ShimServer
@@ -47,7 +48,8 @@ class RealSite:
 
     def items(self) -> list[dict[str, Any]]:
         """Return every list item in list order (the compact index's items)."""
-        return list(orjson.loads(self.body(INDEX_KEY))["items"])
+        index = CompactIndex(self.body(INDEX_KEY))
+        return [orjson.loads(index.item(n)) for n in range(len(index.appids))]
 
     def game_url(self, appid: int) -> str:
         """Given an appid, return its game page's URL on the server under test (the path of

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from bangscore.build.aliases import ACCLAIMED_METASCORE, build_aliases, curated_for
 from bangscore.build.buyer import (
@@ -39,7 +38,13 @@ from bangscore.build.score_history import (
 from bangscore.build.score_history import wire as score_wire
 from bangscore.build.wire import check, detail_record, dumps, list_item, rfc3339
 from bangscore.contract.api import root_listing
-from bangscore.contract.compact import INDEX_TYPE, cents, encode_index
+from bangscore.contract.compact import (
+    INDEX_TYPE,
+    IndexColumns,
+    cents,
+    decode_index,
+    encode_index,
+)
 from bangscore.contract.filters import (
     ABOUT_SCORE_KEY,
     DATES_KEY,
@@ -53,8 +58,6 @@ from bangscore.contract.filters import (
     ROOT_KEY,
     SEARCH_KEY,
     STYLE_KEY,
-    TAG,
-    Filters,
     badge_key,
     detail_key,
     game_page_key,
@@ -103,61 +106,6 @@ def lower_tags(record: GameRecord) -> frozenset[str]:
 def is_adult(item: Mapping[str, Any]) -> bool:
     """Given a list item, return its ``adult`` flag (False for an item without one)."""
     return bool(item.get("adult", False))
-
-
-@dataclass(frozen=True, slots=True)
-class GameColumns:
-    """Scored games' filter columns in list order, as every list filter's predicate reads them
-    (:class:`bangscore.contract.list_filter.FilterColumns`): the builder's twin of the shim's
-    compact index, read from the games themselves."""
-
-    genre_names: list[str]
-    genres: npt.NDArray[np.int16]
-    years: npt.NDArray[np.int32]
-    on_sale: npt.NDArray[np.bool_]
-    adult: npt.NDArray[np.bool_]
-    cents: npt.NDArray[np.int64]
-    scores: npt.NDArray[np.int32]
-    tag_postings: dict[str, npt.NDArray[np.int64]]
-
-
-def filter_columns(
-    games: Sequence[ScoredGame], adult: Sequence[bool] | None = None, *, tags: bool = True
-) -> GameColumns:
-    """Given games in list order, each game's adult flag (none: no adult game) and whether any
-    filter will read tags (False: no tag postings, so a tag filter keeps nothing), return their
-    filter columns, read once for every combination the build selects (40 over 40,000 games)."""
-    genre_names = sorted({g.genre for g in games})
-    code = {name: i for i, name in enumerate(genre_names)}
-    postings: dict[str, list[int]] = {}
-    for position, game in enumerate(games if tags else ()):
-        for tag in lower_tags(game.record):
-            postings.setdefault(tag, []).append(position)
-    return GameColumns(
-        genre_names,
-        np.array([code[g.genre] for g in games], dtype=np.int16),
-        np.array([g.record.release_year or 0 for g in games], dtype=np.int32),
-        np.array([g.record.discount_percent > 0 for g in games], dtype=bool),
-        np.array(adult if adult is not None else [False] * len(games), dtype=bool),
-        np.array([cents(g.record.price_usd) for g in games], dtype=np.int64),
-        np.array([g.bang_score for g in games], dtype=np.int32),
-        {tag: np.array(at, dtype=np.int64) for tag, at in postings.items()},
-    )
-
-
-def select(
-    games: Sequence[ScoredGame], filters: Filters, adult: Sequence[bool] | None = None
-) -> list[int]:
-    """Given games in list order, filters and each game's adult flag (none: no adult game),
-    return the positions of the matching games."""
-    # Only a tag filter reads the tags: skip building every game's postings otherwise.
-    return matching(filter_columns(games, adult, tags=filters.get(TAG) is not None), filters)
-
-
-def matching(columns: GameColumns, filters: Filters) -> list[int]:
-    """Given games' filter columns and filters, return the positions of the matching games."""
-    positions: list[int] = np.flatnonzero(filters.mask(columns)).tolist()
-    return positions
 
 
 def candidates(games: Sequence[ScoredGame], items: Sequence[dict[str, Any]]) -> list[Candidate]:
@@ -222,12 +170,14 @@ def snapshot_objects(
     for item in item_bytes:
         check(ListItem, item)
     adult = [is_adult(i) for i in items]
-    combos = list(precomputed_combos())
-    columns = filter_columns(games, adult, tags=any(f.get(TAG) is not None for f in combos))
-    for filters in combos:
+    # The compact index first: the precomputed lists are selected over the very columns (and
+    # so by the very predicates) the shim composes every other combination from.
+    index = encode_index(compact_index(games, items, as_of), item_bytes)
+    columns = IndexColumns.of(decode_index(index))
+    for filters in precomputed_combos():
         key = filters.combo_key
         assert key is not None
-        hits = matching(columns, filters)
+        hits: list[int] = np.flatnonzero(filters.mask(columns)).tolist()
         for page in range(1, max(1, -(-len(hits) // PAGE_SIZE)) + 1):
             chunk = hits[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
             body = render_page([item_bytes[i] for i in chunk], page, len(hits), None, as_of)
@@ -258,7 +208,6 @@ def snapshot_objects(
     )
     yield from game_objects(pages, workers)
     yield StoredObject(SCORE_HISTORY_KEY, encode(histories), JSON_TYPE)
-    index = encode_index(compact_index(games, items, as_of), item_bytes)
     yield StoredObject(INDEX_KEY, index, INDEX_TYPE)
     yield StoredObject(
         NOT_RATED_KEY, dumps(not_rated_index(not_rated, unrated_aliases(not_rated))), JSON_TYPE

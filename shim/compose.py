@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from bangscore.contract.compact import decode_index, encode_index
+from bangscore.contract.compact import decode_index, encode_index, tag_postings
 from bangscore.contract.filters import Filters
 from bangscore.contract.not_rated import NotRatedIndex
 from bangscore.contract.paging import page_bounds, render_page
@@ -56,10 +56,9 @@ class CompactIndex:
         # Each game's series as a small integer code (-1: no series), for the website's lists,
         # which show a series once, at its best part.
         self.series = columns["series"]
-        starts, positions = columns["tag_starts"], columns["tag_positions"]
-        self.tag_postings = {
-            t: positions[starts[n] : starts[n + 1]] for n, t in enumerate(index.tag_names)
-        }
+        self.tag_postings = tag_postings(index)
+        # Every column by its layout name, as the list filters' predicates read them.
+        self.columns = columns
         self.position = {a: i for i, a in enumerate(self.appids)}
         self.prices_as_of: str | None = index.prices_as_of
         self._all = np.arange(len(self.appids), dtype=np.int64)

@@ -6,7 +6,9 @@ builder precomputes; the snapshot's object keys.
 predicate over the compact index, OpenAPI parameter, form field, client keyword). The parser,
 the route table, the browse form, the client and the selection all loop over it, so a new
 filter is a declaration here (and a row in :class:`ClientFilters`), its row in docs/API.md and,
-when it reads a column the compact index does not have yet, that column.
+when it reads a column the compact index does not have yet, that column
+(:func:`bangscore.contract.compact.encode_index`; the builder and the shim read every column
+by its name).
 
 :class:`Filters` is the canonical, validated form of a list query's filters, shared by the
 builder (which writes a page set per precomputed combination) and the shim (which serves
@@ -101,20 +103,26 @@ def _genre_mask(index: FilterColumns, genres: frozenset[str]) -> Mask:
 
     # Genres are small integer codes: one table lookup per game.
     wanted = np.array([name in genres for name in index.genre_names], dtype=bool)
-    return wanted[index.genres]
+    return wanted[index.columns["genre"]]
 
 
 def _tag_mask(index: FilterColumns, tags: frozenset[str]) -> Mask:
     import numpy as np
 
-    mask = np.ones(index.adult.size, dtype=bool)
+    count = index.columns["adult"].size
+    mask = np.ones(count, dtype=bool)
     for tag in tags:
-        tagged = np.zeros(index.adult.size, dtype=bool)
+        tagged = np.zeros(count, dtype=bool)
         posting = index.tag_postings.get(tag)  # an unknown tag: no game has it
         if posting is not None:
             tagged[posting] = True
         mask &= tagged
     return mask
+
+
+def _up_to_year(index: FilterColumns, year: int) -> Mask:
+    years = index.columns["year"]
+    return (years <= year) & (years > 0)  # 0: year unknown
 
 
 # -- how the client sends them ------------------------------------------------------------------
@@ -197,20 +205,20 @@ YEAR_FROM = _year_bound(
     "Earliest release year, inclusive",
     "after year_to",
     "Released from (year)",
-    lambda index, year: index.years >= year,  # 0, an unknown year, is below any
+    lambda index, year: index.columns["year"] >= year,  # 0, an unknown year, is below any
 )
 YEAR_TO = _year_bound(
     "year_to",
     "Latest release year, inclusive",
     "before year_from",
     "Released to (year)",
-    lambda index, year: (index.years <= year) & (index.years > 0),  # 0: year unknown
+    _up_to_year,
 )
 ON_SALE: ListFilter[bool] = ListFilter(
     "on_sale",
     parse=_true,
     text=lambda _: "true",
-    mask=lambda index, _: index.on_sale,
+    mask=lambda index, _: index.columns["on_sale"],
     wire_type="boolean",
     description="Only the value true (in any case): keep games with discount_percent > 0",
     schema={"type": "string", "pattern": ON_SALE_PATTERN},
@@ -221,7 +229,7 @@ MAX_PRICE: ListFilter[int] = ListFilter(
     "max_price",
     parse=_price,
     text=price_text,
-    mask=lambda index, cents: index.cents <= cents,
+    mask=lambda index, cents: index.columns["cents"] <= cents,
     wire_type="string",
     description="Keep games whose price_usd is at most this many US dollars, from 0 to "
     f"{MAX_PRICE_USD}, with at most two decimals (9.99; 0 keeps free games)",
@@ -329,7 +337,8 @@ class Filters:
         of microseconds over ten thousand games."""
         import numpy as np
 
-        mask = np.ones(index.adult.size, dtype=bool) if self.adult else ~index.adult
+        adult = index.columns["adult"]
+        mask = np.ones(adult.size, dtype=bool) if self.adult else ~adult
         for spec, value in self.chosen:
             mask &= spec.mask(index, value)
         return mask

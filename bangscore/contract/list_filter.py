@@ -43,36 +43,19 @@ _PRICE = re.compile(r"([0-9]{1,4})(?:\.([0-9]{1,2}))?")
 
 class FilterColumns(Protocol):
     """The catalogue's filter columns, one entry a game in list order, as the predicates read
-    them: the shim's :class:`~bangscore.shim.compose.CompactIndex`, and the builder's columns
-    over its scored games (:func:`bangscore.build.snapshot.filter_columns`)."""
+    them: the compact index's (:mod:`bangscore.contract.compact`), which the builder selects its
+    precomputed lists over (:class:`~bangscore.contract.compact.IndexColumns`) and the shim
+    composes every other list from (:class:`~bangscore.shim.compose.CompactIndex`)."""
+
+    @property
+    def columns(self) -> Mapping[str, Column]:
+        """Every column by its layout name: ``genre`` (a code into ``genre_names``), ``year``
+        (0: unknown), ``on_sale``, ``adult``, ``bang_score``, ``cents`` (``price_usd`` in cents),
+        and any column a build adds."""
 
     @property
     def genre_names(self) -> Sequence[str]:
         """Every genre's name, indexed by its code."""
-
-    @property
-    def genres(self) -> Column:
-        """Each game's genre code (an index into ``genre_names``)."""
-
-    @property
-    def years(self) -> Column:
-        """Each game's release year; 0 when unknown."""
-
-    @property
-    def on_sale(self) -> Mask:
-        """Whether each game is discounted (``discount_percent`` > 0)."""
-
-    @property
-    def adult(self) -> Mask:
-        """Each game's ``adult`` flag."""
-
-    @property
-    def cents(self) -> Column:
-        """Each game's ``price_usd`` in cents."""
-
-    @property
-    def scores(self) -> Column:
-        """Each game's ``bang_score``."""
 
     @property
     def tag_postings(self) -> Mapping[str, Column]:

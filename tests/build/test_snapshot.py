@@ -10,7 +10,6 @@ import pytest
 from pydantic import ValidationError
 
 from bangscore.build import snapshot
-from bangscore.build.snapshot import select
 from bangscore.build.wire import check, detail_record, dumps, list_item, slugify
 from bangscore.contract.filters import (
     DOCS_KEY,
@@ -31,6 +30,7 @@ from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import PriceObservation
 from bangscore.storage import ObjectStorage, StoredObject
 from tests.support import factories
+from tests.support.filter_reference import select
 
 
 def body(storage: ObjectStorage, key: str) -> Any:

@@ -9,7 +9,6 @@ from typing import Any
 import orjson
 import pytest
 
-from bangscore.build.snapshot import select
 from bangscore.contract.filters import Filters, list_key
 from bangscore.errors import ObjectNotFound
 from bangscore.manifest import object_key, read_body
@@ -17,6 +16,7 @@ from bangscore.shim.lists import ListPages
 from bangscore.shim.source import LoadedSnapshot, SnapshotSource
 from bangscore.storage import MemoryStorage, ObjectStorage
 from tests.support import factories
+from tests.support.filter_reference import select
 
 
 def _loaded(storage: ObjectStorage) -> tuple[ListPages, LoadedSnapshot]:

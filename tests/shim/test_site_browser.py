@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import pytest
 
-from bangscore.build.snapshot import select
 from bangscore.contract.filters import Filters, detail_key
 from bangscore.manifest import read_body, read_manifest
 from bangscore.scoring.pipeline import ScoredGame
@@ -31,6 +30,7 @@ from tests.support.browser import (
     axe_violations,
     save_report,
 )
+from tests.support.filter_reference import select
 from tests.support.live import ShimServer
 
 if TYPE_CHECKING:

@@ -163,12 +163,6 @@ class StoreMissing(StoreError):
     """Raised when a store that must already exist (a command that only reads it) does not."""
 
 
-# The names of round 3, kept while the branches written against them land (issue 47): the same
-# classes, so an ``except`` of either name catches both.
-KeyStoreUnavailable = StoreUnavailable
-KeyStoreMissing = StoreMissing
-
-
 class KeyStoreError(StoreError):
     """Base class of the key and account records' failures."""
 

@@ -24,6 +24,7 @@ Here both versions run side by side instead:
     .venv/bin/python -m bench.compare 3cb03e9 [--rounds 3] [--seconds 5] [--build-rounds 2]
     .venv/bin/python -m bench.compare 3cb03e9 --states REF_STATE HEAD_STATE  # serving only
     .venv/bin/python -m bench.compare 3cb03e9 --rounds 0 --build-rounds 4  # builds only
+    .venv/bin/python -m bench.compare 3cb03e9 --states REF HEAD --redis-only  # quota on Redis
 
 The Markdown report goes to ``--out`` (default bench/COMPARE.md). A load the earlier commit
 does not serve (a later endpoint) is left out of both.
@@ -110,15 +111,17 @@ class Side:
 
 @dataclass(frozen=True)
 class Row:
-    """One load's paired figures: medians of requests per second and p99 latency (ms) for the
-    earlier commit (``ref``) and this checkout (``head``), the non-2xx/3xx answers and socket
-    errors over all its runs (a figure of failures measures nothing), and whether it
+    """One load's paired figures: medians of requests per second and of p50 and p99 latency
+    (ms) for the earlier commit (``ref``) and this checkout (``head``), the non-2xx/3xx answers
+    and socket errors over all its runs (a figure of failures measures nothing), and whether it
     regressed."""
 
     name: str
     ref_rps: float
     head_rps: float
+    ref_p50: float
     ref_p99: float
+    head_p50: float
     head_p99: float
     failed: int = 0
 
@@ -199,7 +202,9 @@ def median_row(name: str, ref: Sequence[WrkResult], head: Sequence[WrkResult]) -
         name,
         statistics.median(r.rps for r in ref),
         statistics.median(r.rps for r in head),
+        statistics.median(r.p50_ms for r in ref),
         statistics.median(r.p99_ms for r in ref),
+        statistics.median(r.p50_ms for r in head),
         statistics.median(r.p99_ms for r in head),
         sum(r.non_2xx + r.errors for r in (*ref, *head)),
     )
@@ -251,7 +256,10 @@ def loads(state: Path, work: Path, seconds: float) -> dict[str, tuple[str, Load]
         )
 
     def revalidate(url: str, auth: Mapping[str, str]) -> WrkResult:
-        etag = httpx.get(url + detail, headers=dict(auth)).headers["etag"]
+        # The identity representation's tag: wrk sends no Accept-Encoding, and httpx's default
+        # (gzip) would fetch the gzip tag, which wrk's requests never match (every one a 200).
+        plain = {**auth, "Accept-Encoding": "identity"}
+        etag = httpx.get(url + detail, headers=plain).headers["etag"]
         return wrk(url + detail, seconds, headers={**auth, "If-None-Match": etag})
 
     return {
@@ -377,15 +385,16 @@ def report(
         "",
         "## Serving (one worker each, quota counting on; medians over the rounds)",
         "",
-        f"| load | {ref} req/s | {head} req/s | head/ref | {ref} p99 ms | {head} p99 ms "
-        "| non-2xx or errors | |",
+        f"| load | {ref} req/s | {head} req/s | head/ref | {ref} p50 / p99 ms "
+        f"| {head} p50 / p99 ms | non-2xx or errors | |",
         "|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for row in rows:
         mark = "**regressed**" if row.regressed else ""
         lines.append(
             f"| {row.name} | {row.ref_rps:,.0f} | {row.head_rps:,.0f} | {row.ratio:.2f} "
-            f"| {row.ref_p99:.2f} | {row.head_p99:.2f} | {row.failed:,} | {mark} |"
+            f"| {row.ref_p50:.2f} / {row.ref_p99:.2f} | {row.head_p50:.2f} / {row.head_p99:.2f} "
+            f"| {row.failed:,} | {mark} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -409,6 +418,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="serve these state folders (each built by its version) instead of building",
     )
     parser.add_argument("--keep", action="store_true", help="keep the work folder (the builds)")
+    parser.add_argument(
+        "--redis-only",
+        action="store_true",
+        help="serve only with the key store on Redis (the rows of the quota's Redis counting)",
+    )
     args = parser.parse_args(argv)
     if args.rounds < 0 or args.build_rounds < 1:
         parser.error("--rounds must be at least 0 (0: builds only), --build-rounds at least 1")
@@ -432,7 +446,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             cpu, states = builds(sides, args.build_rounds, work)
         figures: dict[str, dict[str, list[WrkResult]]] = {}
         if args.rounds:
-            figures = serve_rounds(sides, states, args.rounds, args.seconds, work)
+            if not args.redis_only:
+                figures = serve_rounds(sides, states, args.rounds, args.seconds, work)
             with redis_server(work / "redis") as redis_url:
                 base = redis_url.rsplit("/", 1)[0]
                 dbs = {"ref": f"{base}/1", "head": f"{base}/2"}
@@ -440,10 +455,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                     sides, states, args.rounds, args.seconds, work, redis_urls=dbs
                 )
         rows = [median_row(name, f["ref"], f["head"]) for name, f in figures.items()]
-        built = "no builds" if args.states else f"{args.build_rounds} builds"
+        built = "No builds" if args.states else f"{args.build_rounds} builds"
+        served = " (the Redis store's loads only)" if args.redis_only else ""
         settings = (
             f"{built} and {args.rounds} rounds of {args.seconds:g} s of wrk "
-            "per load and version, in alternating order."
+            f"per load{served} and version, in alternating order."
         )
         args.out.write_text(report(sides, cpu, rows, facts, settings))
         print(args.out.read_text())

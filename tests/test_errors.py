@@ -108,10 +108,3 @@ def test_a_store_failure_names_its_store(name: str, family: str) -> None:
     assert issubclass(cls, base) and issubclass(cls, bangscore.errors.StoreError)
     others = {"KeyStoreError", "WatchStoreError"} - {family}
     assert not any(issubclass(cls, getattr(bangscore.errors, o)) for o in others)
-
-
-def test_the_round_3_store_names_are_the_same_classes() -> None:
-    import bangscore.errors
-
-    assert bangscore.errors.KeyStoreUnavailable is bangscore.errors.StoreUnavailable
-    assert bangscore.errors.KeyStoreMissing is bangscore.errors.StoreMissing

@@ -27,22 +27,30 @@ def _wrk(rps: float, p99: float) -> WrkResult:
         pytest.param(
             [(9000, 12.0), (10000, 11.0), (11000, 30.0)],
             [(9500, 10.0), (9700, 10.5), (9800, 14.0)],
-            Row("x", 10000, 9700, 12.0, 10.5),
+            Row("x", 10000, 9700, 6.0, 12.0, 5.25, 10.5),
             False,
             id="within-noise",
         ),
         pytest.param(
             [(10000, 10.0), (10000, 10.0)],
             [(8900, 12.0), (9000, 11.0)],
-            Row("x", 10000, 8950, 10.0, 11.5),
+            Row("x", 10000, 8950, 5.0, 10.0, 5.75, 11.5),
             True,
             id="fell-past-ten-percent",
         ),
         pytest.param(
-            [(10000, 10.0)], [(9000, 10.0)], Row("x", 10000, 9000, 10.0, 10.0), False, id="at-floor"
+            [(10000, 10.0)],
+            [(9000, 10.0)],
+            Row("x", 10000, 9000, 5.0, 10.0, 5.0, 10.0),
+            False,
+            id="at-floor",
         ),
         pytest.param(
-            [(0, 0.0)], [(9000, 10.0)], Row("x", 0, 9000, 0.0, 10.0), False, id="ref-silent"
+            [(0, 0.0)],
+            [(9000, 10.0)],
+            Row("x", 0, 9000, 0.0, 0.0, 5.0, 10.0),
+            False,
+            id="ref-silent",
         ),
     ],
 )
@@ -63,14 +71,16 @@ def test_report_marks_regressed_rows_and_builds() -> None:
         "head": Side("head 9df4778", Path("/h"), {}),
     }
     rows = [
-        Row("search", 10_000, 9_990, 11.0, 11.2),
-        Row("304", 10_000, 8_000, 9.0, 14.0, failed=3),
+        Row("search", 10_000, 9_990, 5.0, 11.0, 5.5, 11.2),
+        Row("304", 10_000, 8_000, 4.0, 9.0, 7.0, 14.0, failed=3),
     ]
     facts = {"CPU": "Test CPU", "cores (nproc)": "2", "load average at start (1/5/15 min)": "0.10"}
     text = report(sides, {"ref": [100.0, 110.0], "head": [130.0, 128.0]}, rows, facts, "2 rounds.")
     lines = text.splitlines()
-    assert "| search | 10,000 | 9,990 | 1.00 | 11.00 | 11.20 | 0 |  |" in lines
-    assert "| 304 | 10,000 | 8,000 | 0.80 | 9.00 | 14.00 | 3 | **regressed** |" in lines
+    assert "| search | 10,000 | 9,990 | 1.00 | 5.00 / 11.00 | 5.50 / 11.20 | 0 |  |" in lines
+    assert (
+        "| 304 | 10,000 | 8,000 | 0.80 | 4.00 / 9.00 | 7.00 / 14.00 | 3 | **regressed** |" in lines
+    )
     assert (
         "| median (100.0, 110.0 / 130.0, 128.0) | 105.0 | 129.0 | 1.23 | **regressed** |" in lines
     )
@@ -127,9 +137,9 @@ def test_side_env_drops_this_shells_settings(monkeypatch: pytest.MonkeyPatch) ->
 def test_report_without_builds_says_they_were_not_run() -> None:
     sides = {"ref": Side("ref a", Path("/r"), {}), "head": Side("head b", Path("/h"), {})}
     facts = {"CPU": "c", "cores (nproc)": "2", "load average at start (1/5/15 min)": "0.10"}
-    text = report(sides, {}, [Row("search", 100, 100, 1.0, 1.0)], facts, "no builds.")
+    text = report(sides, {}, [Row("search", 100, 100, 0.5, 1.0, 0.5, 1.0)], facts, "no builds.")
     assert "| not run: served the state folders given (`--states`) | - | - | - | |" in text
-    assert "| search | 100 | 100 | 1.00 | 1.00 | 1.00 | 0 |  |" in text
+    assert "| search | 100 | 100 | 1.00 | 0.50 / 1.00 | 0.50 / 1.00 | 0 |  |" in text
 
 
 def test_median_row_counts_every_failed_answer_of_both_versions() -> None:

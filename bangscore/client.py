@@ -45,7 +45,7 @@ import os
 import time
 import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, Unpack
 
 import anyio
 import httpx
@@ -76,6 +76,7 @@ from bangscore.client_core import (
 )
 from bangscore.contract.api import API_PREFIX
 from bangscore.contract.export import ExportAnswer
+from bangscore.contract.filters import ClientFilters
 from bangscore.contract.records import (
     GameDetail,
     GameList,
@@ -91,6 +92,7 @@ __all__ = [
     "AsyncClient",
     "AuthenticationFailed",
     "Client",
+    "ClientFilters",
     "DeadlineExceeded",
     "GameNotRated",
     "InvalidParameter",
@@ -350,30 +352,13 @@ class Client:
         data: dict[str, Any] = orjson.loads(self._get(""))
         return data
 
-    def games(
-        self,
-        *,
-        genre: str | Iterable[str] | None = None,
-        tag: str | Iterable[str] | None = None,
-        year_from: int | None = None,
-        year_to: int | None = None,
-        on_sale: bool = False,
-        max_price: float | None = None,
-        page: int = 1,
-    ) -> GameList:
-        """Given list filters (docs/API.md#list-games) and a page, return that page."""
-        query = list_query(
-            genre=genre,
-            tag=tag,
-            year_from=year_from,
-            year_to=year_to,
-            on_sale=on_sale,
-            max_price=max_price,
-            page=page,
-        )
-        return _Core.parse(GameList, self._get("/games", query))
+    def games(self, *, page: int = 1, **filters: Unpack[ClientFilters]) -> GameList:
+        """Given list filters as keyword arguments (the parameters of docs/API.md#list-games,
+        same names, typed by :class:`ClientFilters`: ``genre="rpg"``, ``max_price=9.99``) and a
+        page, return that page."""
+        return _Core.parse(GameList, self._get("/games", list_query(filters, page)))
 
-    def iter_games(self, **filters: Any) -> Iterator[ListItem]:
+    def iter_games(self, **filters: Unpack[ClientFilters]) -> Iterator[ListItem]:
         """Given the filters of :meth:`games`, yield every matching game, best first, page by
         page (one request a page of 10)."""
         page = 1
@@ -471,30 +456,12 @@ class AsyncClient:
         data: dict[str, Any] = orjson.loads(await self._get(""))
         return data
 
-    async def games(
-        self,
-        *,
-        genre: str | Iterable[str] | None = None,
-        tag: str | Iterable[str] | None = None,
-        year_from: int | None = None,
-        year_to: int | None = None,
-        on_sale: bool = False,
-        max_price: float | None = None,
-        page: int = 1,
-    ) -> GameList:
-        """Given list filters (docs/API.md#list-games) and a page, return that page."""
-        query = list_query(
-            genre=genre,
-            tag=tag,
-            year_from=year_from,
-            year_to=year_to,
-            on_sale=on_sale,
-            max_price=max_price,
-            page=page,
-        )
-        return _Core.parse(GameList, await self._get("/games", query))
+    async def games(self, *, page: int = 1, **filters: Unpack[ClientFilters]) -> GameList:
+        """Given list filters as keyword arguments (as :meth:`Client.games`) and a page, return
+        that page."""
+        return _Core.parse(GameList, await self._get("/games", list_query(filters, page)))
 
-    async def iter_games(self, **filters: Any) -> AsyncIterator[ListItem]:
+    async def iter_games(self, **filters: Unpack[ClientFilters]) -> AsyncIterator[ListItem]:
         """Given the filters of :meth:`games`, yield every matching game, page by page."""
         page = 1
         while True:

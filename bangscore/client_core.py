@@ -10,12 +10,14 @@ import datetime as dt
 import email.utils
 import time
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import httpx
 from pydantic import ValidationError
 
+from bangscore.contract.filters import MAX_PRICE, list_filters
 from bangscore.contract.limits import MAX_LOOKUP_APPIDS
 from bangscore.contract.records import ListItem, Lookup, NotRatedApp, ParamProblem, Problem
 from bangscore.errors import BangScoreError
@@ -175,28 +177,20 @@ def response_retry_after(response: httpx.Response) -> float | None:
     return retry_after_seconds(response.headers.get("retry-after"), time.time())
 
 
-def list_query(
-    *,
-    genre: str | Iterable[str] | None,
-    tag: str | Iterable[str] | None,
-    year_from: int | None,
-    year_to: int | None,
-    on_sale: bool,
-    max_price: float | None,
-    page: int,
-) -> dict[str, str]:
+def list_query(filters: Mapping[str, Any], page: int) -> dict[str, str]:
+    """Given the list filters as the client's keyword arguments (:class:`ClientFilters`) and a
+    page, return the query: each filter set, as its declaration sends it
+    (:data:`bangscore.contract.filters.LIST_FILTERS`, in that order), then ``page`` past the
+    first. TypeError for a keyword no list filter has, as for any unexpected keyword."""
+    table = list_filters()
+    unknown = sorted(set(filters) - {f.name for f in table})
+    if unknown:
+        raise TypeError(f"games() got an unexpected keyword argument {unknown[0]!r}")
     query: dict[str, str] = {}
-    for name, value in (("genre", genre), ("tag", tag)):
-        if value:
-            query[name] = value if isinstance(value, str) else ",".join(value)
-    if year_from is not None:
-        query["year_from"] = str(year_from)
-    if year_to is not None:
-        query["year_to"] = str(year_to)
-    if on_sale:
-        query["on_sale"] = "true"
-    if max_price is not None:
-        query["max_price"] = f"{max_price:.2f}"
+    for spec in table:
+        text = spec.client(filters.get(spec.name))
+        if text is not None:
+            query[spec.name] = text
     if page != 1:
         query["page"] = str(page)
     return query
@@ -204,8 +198,9 @@ def list_query(
 
 def search_query(q: str, max_price: float | None, page: int) -> dict[str, str]:
     query = {"q": q}
-    if max_price is not None:
-        query["max_price"] = f"{max_price:.2f}"
+    price = MAX_PRICE.client(max_price)
+    if price is not None:
+        query[MAX_PRICE.name] = price
     if page != 1:
         query["page"] = str(page)
     return query

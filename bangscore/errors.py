@@ -36,6 +36,7 @@ The tree (the module that raises each, in brackets)::
     ├── UnsafeMessage (also ValueError)     a message that cannot be written safely [mail]
     ├── AuthFailure                         a key that cannot be used: 401 [shim.quota]
     ├── BadRequest                          request parameters refused: 400 [shim.problems]
+    ├── FilterValueRefused (also ValueError) a list filter's raw value refused [contract.filters]
     ├── BodyRefused                         a stalled or malformed request body [shim.protocol]
     ├── FormTooLarge                        an account form over its size [shim.account]
     ├── HashingBusy                         too many password checks waiting [shim.account]
@@ -237,6 +238,16 @@ class BadRequest(BangScoreError):
     def __init__(self, errors: Sequence[ParamError]) -> None:
         super().__init__("; ".join(f"{e.parameter}: {e.message}" for e in errors))
         self.errors = list(errors)
+
+
+class FilterValueRefused(BangScoreError, ValueError):
+    """Raised by a list filter's reader (:class:`bangscore.contract.list_filter.ListFilter`'s
+    ``parse``) with one message per rule its raw value breaks, each saying what the parameter
+    accepts; the parser names the parameter with each (a :class:`BadRequest`)."""
+
+    def __init__(self, *messages: str) -> None:
+        super().__init__("; ".join(messages))
+        self.messages = messages
 
 
 class BodyRefused(BangScoreError):

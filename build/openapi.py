@@ -1,4 +1,5 @@
-"""The OpenAPI 3.1 document, generated from the route table in :mod:`bangscore.contract.api`.
+"""The OpenAPI 3.1 document, generated from the route table in :mod:`bangscore.contract.api`
+(the list's filter parameters from their declarations, :mod:`bangscore.contract.filters`).
 
 The schemas are the wire models' own (:mod:`bangscore.contract.records`, ``model_json_schema``):
 strict about every field the records carry, so a generated client and the fuzzer read exactly
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
-from bangscore.contract.api import API_VERSION, ROUTES, Route
+from bangscore.contract.api import API_VERSION, Route, routes
 from bangscore.contract.export import ExportAnswer
 from bangscore.contract.records import RECORD_MODELS, SourceKind, component_schemas, inline
 
@@ -171,7 +172,7 @@ def openapi_document(site_url: str, base_url: str) -> dict[str, Any]:
             "Attribution required: credit BangScore with a link to " + site_url + ".",
         },
         "servers": [{"url": base_url}],
-        "paths": {r.path: {"get": _operation(r)} for r in ROUTES},
+        "paths": {r.path: {"get": _operation(r)} for r in routes()},
         "components": {
             "schemas": SCHEMAS,
             "securitySchemes": {

@@ -17,6 +17,8 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from bangscore.build.aliases import ACCLAIMED_METASCORE, build_aliases, curated_for
 from bangscore.build.buyer import (
     buyer_fields,
@@ -36,7 +38,13 @@ from bangscore.build.score_history import (
 from bangscore.build.score_history import wire as score_wire
 from bangscore.build.wire import check, detail_record, dumps, list_item, rfc3339
 from bangscore.contract.api import root_listing
-from bangscore.contract.compact import INDEX_TYPE, cents, encode_index
+from bangscore.contract.compact import (
+    INDEX_TYPE,
+    IndexColumns,
+    cents,
+    decode_index,
+    encode_index,
+)
 from bangscore.contract.filters import (
     ABOUT_SCORE_KEY,
     DATES_KEY,
@@ -50,7 +58,6 @@ from bangscore.contract.filters import (
     ROOT_KEY,
     SEARCH_KEY,
     STYLE_KEY,
-    Filters,
     badge_key,
     detail_key,
     game_page_key,
@@ -99,48 +106,6 @@ def lower_tags(record: GameRecord) -> frozenset[str]:
 def is_adult(item: Mapping[str, Any]) -> bool:
     """Given a list item, return its ``adult`` flag (False for an item without one)."""
     return bool(item.get("adult", False))
-
-
-Facts = tuple[str, int | None, float, frozenset[str], bool, int]
-
-
-def match_facts(
-    games: Sequence[ScoredGame], adult: Sequence[bool] | None = None, *, tags: bool = True
-) -> list[Facts]:
-    """Given games in list order, each game's adult flag (none: no adult game) and whether any
-    filter will read tags, return each game's arguments to :meth:`Filters.matches` (genre,
-    release year, discount, lowercase tags, adult flag, price in cents), read once for every
-    combination :func:`select_facts` tries: the build tries 40 over 40,000 games, and reading
-    them again each time was a few seconds of the build."""
-    no_tags: frozenset[str] = frozenset()
-    flags = adult if adult is not None else [False] * len(games)
-    return [
-        (
-            g.genre,
-            g.record.release_year,
-            g.record.discount_percent,
-            lower_tags(g.record) if tags else no_tags,
-            flags[i],
-            cents(g.record.price_usd),
-        )
-        for i, g in enumerate(games)
-    ]
-
-
-def select_facts(facts: Sequence[Facts], filters: Filters) -> list[int]:
-    """Given the games' :func:`match_facts` and filters, return the positions of the matching
-    games."""
-    matches = filters.matches
-    return [i for i, fact in enumerate(facts) if matches(*fact)]
-
-
-def select(
-    games: Sequence[ScoredGame], filters: Filters, adult: Sequence[bool] | None = None
-) -> list[int]:
-    """Given games in list order, filters and each game's adult flag (none: no adult game),
-    return the positions of the matching games."""
-    # Only a tag filter reads the tags: skip building every game's set otherwise.
-    return select_facts(match_facts(games, adult, tags=bool(filters.tags)), filters)
 
 
 def candidates(games: Sequence[ScoredGame], items: Sequence[dict[str, Any]]) -> list[Candidate]:
@@ -205,12 +170,14 @@ def snapshot_objects(
     for item in item_bytes:
         check(ListItem, item)
     adult = [is_adult(i) for i in items]
-    combos = list(precomputed_combos())
-    facts = match_facts(games, adult, tags=any(f.tags for f in combos))
-    for filters in combos:
+    # The compact index first: the precomputed lists are selected over the very columns (and
+    # so by the very predicates) the shim composes every other combination from.
+    index = encode_index(compact_index(games, items, as_of), item_bytes)
+    columns = IndexColumns.of(decode_index(index))
+    for filters in precomputed_combos():
         key = filters.combo_key
         assert key is not None
-        hits = select_facts(facts, filters)
+        hits: list[int] = np.flatnonzero(filters.mask(columns)).tolist()
         for page in range(1, max(1, -(-len(hits) // PAGE_SIZE)) + 1):
             chunk = hits[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
             body = render_page([item_bytes[i] for i in chunk], page, len(hits), None, as_of)
@@ -241,7 +208,6 @@ def snapshot_objects(
     )
     yield from game_objects(pages, workers)
     yield StoredObject(SCORE_HISTORY_KEY, encode(histories), JSON_TYPE)
-    index = encode_index(compact_index(games, items, as_of), item_bytes)
     yield StoredObject(INDEX_KEY, index, INDEX_TYPE)
     yield StoredObject(
         NOT_RATED_KEY, dumps(not_rated_index(not_rated, unrated_aliases(not_rated))), JSON_TYPE

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from bangscore.contract.compact import decode_index, encode_index
+from bangscore.contract.compact import decode_index, encode_index, tag_postings
 from bangscore.contract.filters import Filters
 from bangscore.contract.not_rated import NotRatedIndex
 from bangscore.contract.paging import page_bounds, render_page
@@ -56,10 +56,9 @@ class CompactIndex:
         # Each game's series as a small integer code (-1: no series), for the website's lists,
         # which show a series once, at its best part.
         self.series = columns["series"]
-        starts, positions = columns["tag_starts"], columns["tag_positions"]
-        self.tag_postings = {
-            t: positions[starts[n] : starts[n + 1]] for n, t in enumerate(index.tag_names)
-        }
+        self.tag_postings = tag_postings(index)
+        # Every column by its layout name, as the list filters' predicates read them.
+        self.columns = columns
         self.position = {a: i for i, a in enumerate(self.appids)}
         self.prices_as_of: str | None = index.prices_as_of
         self._all = np.arange(len(self.appids), dtype=np.int64)
@@ -98,33 +97,10 @@ class CompactIndex:
         return len(self._raw)
 
     def select(self, filters: Filters) -> Positions:
-        """Given filters, return the positions (list order) of every matching game.
-
-        Every filter is a boolean mask over the whole catalog (tens of microseconds for ten
-        thousand games); the positions are the mask's true indexes, already in list order.
-        """
-        mask = np.ones(len(self.appids), dtype=bool) if filters.adult else ~self.adult
-        for tag in filters.tags:
-            posting = self.tag_postings.get(tag)
-            if posting is None:
-                return self._all[:0]
-            tagged = np.zeros(len(self.appids), dtype=bool)
-            tagged[posting] = True
-            mask &= tagged
-        if filters.genres:
-            wanted = np.zeros(len(self.genre_names), dtype=bool)
-            for i, name in enumerate(self.genre_names):
-                wanted[i] = name in filters.genres
-            mask &= wanted[self.genres]
-        if filters.on_sale:
-            mask &= self.on_sale
-        if filters.max_price_cents is not None:
-            mask &= self.cents <= filters.max_price_cents
-        if filters.year_from is not None:
-            mask &= self.years >= filters.year_from
-        if filters.year_to is not None:
-            mask &= (self.years <= filters.year_to) & (self.years > 0)  # 0: year unknown
-        return np.flatnonzero(mask).astype(np.int64, copy=False)
+        """Given filters, return the positions (list order) of every matching game: the mask of
+        each filter's predicate over this index's columns (:meth:`Filters.mask`), true indexes
+        already in list order."""
+        return np.flatnonzero(filters.mask(self)).astype(np.int64, copy=False)
 
     def once_per_series(self, hits: Positions) -> Positions:
         """Given positions in list order, return them without every part of a series after its

@@ -36,9 +36,9 @@ from bangscore.contract.filters import (
     DOCS_KEY,
     HOME_ADULT_KEY,
     HOME_KEY,
-    Filters,
     game_page_key,
-    price_text,
+    list_filters,
+    raw_form,
 )
 from bangscore.contract.limits import MAX_APPID_DIGITS, MAX_QUERY_LENGTH
 from bangscore.contract.not_rated import REASON_LABEL, NotRatedIndex
@@ -54,7 +54,7 @@ from bangscore.shim.lru import ENTRY_BYTES, AnswerBudgets, Lru
 from bangscore.shim.quota import Quota, Window, rate_headers
 from bangscore.shim.source import LoadedSnapshot, SnapshotSource, weight
 from bangscore.site.adult import keep_adult, replace_better_box
-from bangscore.site.render import FormState, Listing, SiteRenderer
+from bangscore.site.render import Listing, SiteRenderer
 from bangscore.stores.keystore import Hit
 
 log = logging.getLogger("bangscore.pages")
@@ -68,9 +68,6 @@ SVG_TYPE = "image/svg+xml"
 CSS_TYPE = "text/css; charset=utf-8"
 # A versioned stylesheet URL (``?v=`` its digest) names one body for good.
 CACHE_VERSIONED = "public, max-age=31536000, immutable"
-BROWSE_PARAMS = frozenset(
-    {"genre", "tag", "year_from", "year_to", "on_sale", "max_price", "page", "adult"}
-)
 ADULT_ACCEPTS = "true to show adult games (absent: hidden)"
 Rate = list[tuple[str, str]]
 
@@ -132,36 +129,16 @@ def adult_shown(items: Sequence[tuple[str, str]]) -> tuple[bool, list[tuple[str,
 def browse_redirect(items: Sequence[tuple[str, str]]) -> str | None:
     """Given a ``/games`` query's items, return the query string without the empty values an
     HTML form sends for unused fields (``year_from=&tag=``), or None when there are none."""
-    kept = [(k, v) for k, v in items if not (k in BROWSE_PARAMS and not v.strip())]
+    fields = {*(f.name for f in list_filters()), "page", "adult"}
+    kept = [(k, v) for k, v in items if not (k in fields and not v.strip())]
     return urlencode(kept) if len(kept) != len(items) else None
 
 
-def form_from_items(items: Sequence[tuple[str, str]]) -> FormState:
-    """Given raw ``/games`` query items (possibly invalid), return what the form shows."""
+def _values(items: Sequence[tuple[str, str]]) -> dict[str, list[str]]:
     values: dict[str, list[str]] = {}
     for name, value in items:
         values.setdefault(name, []).append(value)
-    genres = {p.strip().lower() for v in values.get("genre", []) for p in v.split(",")}
-    return FormState(
-        genres=frozenset(genres),
-        tag=", ".join(values.get("tag", [])),
-        year_from=values.get("year_from", [""])[0],
-        year_to=values.get("year_to", [""])[0],
-        on_sale=values.get("on_sale", [""])[0].lower() == "true",
-        max_price=values.get("max_price", [""])[0],
-    )
-
-
-def form_from_filters(filters: Filters) -> FormState:
-    """Given valid filters, return what the form shows."""
-    return FormState(
-        genres=filters.genres,
-        tag=", ".join(sorted(filters.tags)),
-        year_from="" if filters.year_from is None else str(filters.year_from),
-        year_to="" if filters.year_to is None else str(filters.year_to),
-        on_sale=filters.on_sale,
-        max_price="" if filters.max_price_cents is None else price_text(filters.max_price_cents),
-    )
+    return values
 
 
 def here(path: str, query: Mapping[str, str]) -> str:
@@ -512,7 +489,7 @@ async def browse(request: Request) -> Response:
             listing = Listing([], 1, 0, 0)
             body = pages.site.browse_page(
                 listing,
-                form=form_from_items(items),
+                form=raw_form(_values(items)),
                 api_url=f"{pages.base_url}/api/v1/games",
                 errors=exc.errors,
             )
@@ -525,7 +502,7 @@ async def browse(request: Request) -> Response:
         api_url = f"{pages.base_url}/api/v1/games"
         body = pages.site.browse_page(
             listing,
-            form=form_from_filters(query.filters),
+            form=query.filters.form(),
             api_url=api_url + (f"?{urlencode(api_query, safe=',')}" if api_query else ""),
             dates=await pages.dates(snap),
             here=here(f"{pages.root}/games", api_query),

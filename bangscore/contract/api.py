@@ -2,7 +2,8 @@
 (``GET /api/v1``) and the OpenAPI 3.1 document (``GET /api/v1/openapi.json``).
 
 One table feeds both, so the listing, the OpenAPI document, the docs page and the shim's
-parameter checks cannot drift apart.
+parameter checks cannot drift apart; the list's filter parameters come from the list filters'
+declarations (:data:`bangscore.contract.filters.LIST_FILTERS`).
 """
 
 from __future__ import annotations
@@ -10,21 +11,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from bangscore.contract.filters import MAX_PRICE, list_filters
 from bangscore.contract.limits import (
     MAX_APPID_DIGITS,
     MAX_LOOKUP_APPIDS,
     MAX_PAGE,
-    MAX_PRICE_USD,
     MAX_QUERY_LENGTH,
-    MAX_TAG_LENGTH,
-    MAX_TAGS,
-    MAX_YEAR,
     MIN_PAGE,
     MIN_QUERY_LENGTH,
-    MIN_YEAR,
     PAGE_SIZE,
 )
-from bangscore.scoring.genres import GENRES
+from bangscore.contract.list_filter import ListFilter
+from bangscore.contract.patterns import SPACES, WS
 
 API_VERSION = "1.2.0"
 API_PREFIX = "/api/v1"
@@ -67,55 +65,13 @@ class Route:
     method: str = "GET"
 
 
-_YEAR = {"type": "integer", "minimum": MIN_YEAR, "maximum": MAX_YEAR}
-
-
-def _any_case(word: str) -> str:
-    return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in word)
-
-
-def _spaces() -> str:
-    # What str.strip() removes, as ranges: "\\s" means other things in other regex dialects.
-    points = [i for i in range(0x3001) if chr(i).isspace()]
-    runs: list[list[int]] = []
-    for i in points:
-        if runs and i == runs[-1][1] + 1:
-            runs[-1][1] = i
-        else:
-            runs.append([i, i])
-    return "".join(f"\\u{a:04x}" + (f"-\\u{b:04x}" if b > a else "") for a, b in runs)
-
-
-# Patterns state what the shim's parameter checks accept (shim.params), so that a client and
-# the fuzzer can tell a valid request from an invalid one from the document alone. Text is
-# measured after trimming, so each pattern allows whitespace around what it measures: a
-# maxLength would count that whitespace too.
-_SPACES = _spaces()
-_WS = f"[{_SPACES}]*"
-_SOLID = f"[^,{_SPACES}]"
-_GENRE = "(" + "|".join(_any_case(g) for g in GENRES) + ")"
-GENRE_PATTERN = f"^{_WS}{_GENRE}{_WS}(,{_WS}{_GENRE}{_WS})*$"
-# One tag: 1 to MAX_TAG_LENGTH characters from its first to its last non-space character.
-_TAG = f"{_WS}{_SOLID}([^,]{{0,{MAX_TAG_LENGTH - 2}}}{_SOLID})?{_WS}"
-TAG_PATTERN = f"^{_TAG}(,{_TAG}){{0,{MAX_TAGS - 1}}}$"
+# Patterns state what the shim's parameter checks accept (bangscore.contract.patterns).
 # q: MIN_QUERY_LENGTH (1) to MAX_QUERY_LENGTH characters from the first to the last non-space
 # one; [\s\S] is any character in every regex dialect (a dot misses line breaks).
-QUERY_PATTERN = f"^{_WS}[^{_SPACES}]([\\s\\S]{{0,{MAX_QUERY_LENGTH - 2}}}[^{_SPACES}])?{_WS}$"
-ON_SALE_PATTERN = f"^{_any_case('true')}$"
+QUERY_PATTERN = f"^{WS}[^{SPACES}]([\\s\\S]{{0,{MAX_QUERY_LENGTH - 2}}}[^{SPACES}])?{WS}$"
 # appids: 1 to MAX_LOOKUP_APPIDS items of 1 to MAX_APPID_DIGITS digits, spaces around items.
-_APPID = f"{_WS}[0-9]{{1,{MAX_APPID_DIGITS}}}{_WS}"
+_APPID = f"{WS}[0-9]{{1,{MAX_APPID_DIGITS}}}{WS}"
 APPIDS_PATTERN = f"^{_APPID}(,{_APPID}){{0,{MAX_LOOKUP_APPIDS - 1}}}$"
-# max_price: 0 to MAX_PRICE_USD (1000) dollars, 1 to 4 digits, at most two decimals.
-assert MAX_PRICE_USD == 1000, "MAX_PRICE_PATTERN spells 1000 out"
-MAX_PRICE_PATTERN = r"^(([0-9]{1,3}|0[0-9]{3})(\.[0-9]{1,2})?|1000(\.0{1,2})?)$"
-MAX_PRICE_PARAM = Param(
-    "max_price",
-    "query",
-    "string",
-    f"Keep games whose price_usd is at most this many US dollars, from 0 to {MAX_PRICE_USD}, "
-    "with at most two decimals (9.99; 0 keeps free games)",
-    schema={"type": "string", "pattern": MAX_PRICE_PATTERN, "examples": ["9.99"]},
-)
 API_KEY_PARAM = Param(
     "api_key",
     "query",
@@ -131,165 +87,136 @@ PAGE_PARAM = Param(
     "games per page; a page past the last returns an empty games list",
     schema={"type": "integer", "minimum": MIN_PAGE, "maximum": MAX_PAGE, "default": MIN_PAGE},
 )
-LIST_PARAMS = (
-    Param(
-        "genre",
-        "query",
-        "string",
-        "Comma-separated genres, any of: " + ", ".join(GENRES) + " (case-insensitive, OR)",
-        schema={"type": "string", "pattern": GENRE_PATTERN},
-    ),
-    Param(
-        "tag",
-        "query",
-        "string",
-        "Comma-separated storefront user tags, all required (AND, case-insensitive); "
-        f"at most {MAX_TAGS} tags of at most {MAX_TAG_LENGTH} characters",
-        schema={"type": "string", "pattern": TAG_PATTERN},
-    ),
-    Param(
-        "year_from",
-        "query",
-        "integer",
-        f"Earliest release year, inclusive: a year from {MIN_YEAR} to {MAX_YEAR} (after "
-        "year_to: no game matches, an empty page)",
-        schema=_YEAR,
-    ),
-    Param(
-        "year_to",
-        "query",
-        "integer",
-        f"Latest release year, inclusive: a year from {MIN_YEAR} to {MAX_YEAR} (before "
-        "year_from: no game matches, an empty page)",
-        schema=_YEAR,
-    ),
-    Param(
-        "on_sale",
-        "query",
-        "boolean",
-        "Only the value true (in any case): keep games with discount_percent > 0",
-        schema={"type": "string", "pattern": ON_SALE_PATTERN},
-    ),
-    MAX_PRICE_PARAM,
-    PAGE_PARAM,
-    API_KEY_PARAM,
-)
 
-ROUTES: tuple[Route, ...] = (
-    Route(
-        "root",
-        API_PREFIX,
-        "This listing of the API's endpoints",
-        False,
-        (),
-        "Root",
-        (200, 304, 429),
-    ),
-    Route(
-        "openapi",
-        f"{API_PREFIX}/openapi.json",
-        "The OpenAPI 3.1 document of this API",
-        False,
-        (),
-        "OpenAPI",
-        (200, 304, 429),
-    ),
-    Route(
-        "games",
-        f"{API_PREFIX}/games",
-        "Games ranked by bang_score, filtered and paginated",
-        True,
-        LIST_PARAMS,
-        "GameList",
-        (200, 304, 400, 401, 429),
-    ),
-    Route(
-        "game",
-        f"{API_PREFIX}/games/{{appid}}",
-        "One game's detail record by storefront application id",
-        True,
-        (
-            Param(
-                "appid",
-                "path",
-                "integer",
-                f"Storefront application id: 1 to {MAX_APPID_DIGITS} decimal digits",
-                required=True,
-                schema={
-                    "type": "string",
-                    "pattern": "^[0-9]+$",
-                    "maxLength": MAX_APPID_DIGITS,
-                    "examples": ["620"],
-                },
-            ),
-            API_KEY_PARAM,
+
+def filter_param(spec: ListFilter[Any]) -> Param:
+    """Given a list filter, return its query parameter as the listing and document state it."""
+    return Param(spec.name, "query", spec.wire_type, spec.description, schema=dict(spec.schema))
+
+
+def routes() -> tuple[Route, ...]:
+    """Return the route table, the list's parameters read from the list filters when called
+    (:func:`bangscore.contract.filters.list_filters`)."""
+    list_params = (*map(filter_param, list_filters()), PAGE_PARAM, API_KEY_PARAM)
+    return (
+        Route(
+            "root",
+            API_PREFIX,
+            "This listing of the API's endpoints",
+            False,
+            (),
+            "Root",
+            (200, 304, 429),
         ),
-        "GameDetail",
-        (200, 304, 400, 401, 404, 429),
-    ),
-    Route(
-        "search",
-        f"{API_PREFIX}/search",
-        "Games whose name matches the query, best match first, paginated",
-        True,
-        (
-            Param(
-                "q",
-                "query",
-                "string",
-                f"The name to search for, {MIN_QUERY_LENGTH}-{MAX_QUERY_LENGTH} characters "
-                "after trimming",
-                required=True,
-                schema={"type": "string", "pattern": QUERY_PATTERN, "examples": ["portal"]},
-            ),
-            MAX_PRICE_PARAM,
-            PAGE_PARAM,
-            API_KEY_PARAM,
+        Route(
+            "openapi",
+            f"{API_PREFIX}/openapi.json",
+            "The OpenAPI 3.1 document of this API",
+            False,
+            (),
+            "OpenAPI",
+            (200, 304, 429),
         ),
-        "SearchResult",
-        (200, 304, 400, 401, 429),
-    ),
-    Route(
-        "lookup",
-        f"{API_PREFIX}/lookup",
-        f"Up to {MAX_LOOKUP_APPIDS} games by appid in one counted request: their list items "
-        "in the order asked, and the appids not rated (with the reason) or not found",
-        True,
-        (
-            Param(
-                "appids",
-                "query",
-                "string",
-                f"Comma-separated storefront appids, 1 to {MAX_LOOKUP_APPIDS} (counted as sent, "
-                f"repeats included; a repeat is answered once), each 1 to {MAX_APPID_DIGITS} "
-                "decimal digits",
-                required=True,
-                schema={"type": "string", "pattern": APPIDS_PATTERN, "examples": ["620,10,570"]},
-            ),
-            API_KEY_PARAM,
+        Route(
+            "games",
+            f"{API_PREFIX}/games",
+            "Games ranked by bang_score, filtered and paginated",
+            True,
+            list_params,
+            "GameList",
+            (200, 304, 400, 401, 429),
         ),
-        "Lookup",
-        (200, 304, 400, 401, 429),
-    ),
-    Route(
-        "usage",
-        f"{API_PREFIX}/usage",
-        "Your key's plan, today's count and the last 30 days; not counted",
-        True,
-        (API_KEY_PARAM,),
-        "Usage",
-        (200, 400, 401),
-    ),
-    Route(
-        "export",
-        f"{API_PREFIX}/export",
-        "The latest Bulk export manifest with presigned download URLs (bulk keys only)",
-        True,
-        (API_KEY_PARAM,),
-        "ExportManifest",
-        (200, 400, 401, 403, 404, 429),
-    ),
-)
+        Route(
+            "game",
+            f"{API_PREFIX}/games/{{appid}}",
+            "One game's detail record by storefront application id",
+            True,
+            (
+                Param(
+                    "appid",
+                    "path",
+                    "integer",
+                    f"Storefront application id: 1 to {MAX_APPID_DIGITS} decimal digits",
+                    required=True,
+                    schema={
+                        "type": "string",
+                        "pattern": "^[0-9]+$",
+                        "maxLength": MAX_APPID_DIGITS,
+                        "examples": ["620"],
+                    },
+                ),
+                API_KEY_PARAM,
+            ),
+            "GameDetail",
+            (200, 304, 400, 401, 404, 429),
+        ),
+        Route(
+            "search",
+            f"{API_PREFIX}/search",
+            "Games whose name matches the query, best match first, paginated",
+            True,
+            (
+                Param(
+                    "q",
+                    "query",
+                    "string",
+                    f"The name to search for, {MIN_QUERY_LENGTH}-{MAX_QUERY_LENGTH} characters "
+                    "after trimming",
+                    required=True,
+                    schema={"type": "string", "pattern": QUERY_PATTERN, "examples": ["portal"]},
+                ),
+                filter_param(MAX_PRICE),
+                PAGE_PARAM,
+                API_KEY_PARAM,
+            ),
+            "SearchResult",
+            (200, 304, 400, 401, 429),
+        ),
+        Route(
+            "lookup",
+            f"{API_PREFIX}/lookup",
+            f"Up to {MAX_LOOKUP_APPIDS} games by appid in one counted request: their list items "
+            "in the order asked, and the appids not rated (with the reason) or not found",
+            True,
+            (
+                Param(
+                    "appids",
+                    "query",
+                    "string",
+                    f"Comma-separated storefront appids, 1 to {MAX_LOOKUP_APPIDS} (counted as "
+                    "sent, repeats included; a repeat is answered once), each 1 to "
+                    f"{MAX_APPID_DIGITS} decimal digits",
+                    required=True,
+                    schema={
+                        "type": "string",
+                        "pattern": APPIDS_PATTERN,
+                        "examples": ["620,10,570"],
+                    },
+                ),
+                API_KEY_PARAM,
+            ),
+            "Lookup",
+            (200, 304, 400, 401, 429),
+        ),
+        Route(
+            "usage",
+            f"{API_PREFIX}/usage",
+            "Your key's plan, today's count and the last 30 days; not counted",
+            True,
+            (API_KEY_PARAM,),
+            "Usage",
+            (200, 400, 401),
+        ),
+        Route(
+            "export",
+            f"{API_PREFIX}/export",
+            "The latest Bulk export manifest with presigned download URLs (bulk keys only)",
+            True,
+            (API_KEY_PARAM,),
+            "ExportManifest",
+            (200, 400, 401, 403, 404, 429),
+        ),
+    )
 
 
 def root_listing(site_url: str, base_url: str, prices_as_of: str | None = None) -> dict[str, Any]:
@@ -310,7 +237,7 @@ def root_listing(site_url: str, base_url: str, prices_as_of: str | None = None) 
                 "auth": r.auth,
                 "parameters": [p.listing() for p in r.params],
             }
-            for r in ROUTES
+            for r in routes()
         ],
     }
 

@@ -62,6 +62,29 @@ class DecodedIndex:
     items_at: int  # where the items blob starts in ``raw``
 
 
+def tag_postings(index: DecodedIndex) -> dict[str, npt.NDArray[Any]]:
+    """Given a decoded index, return each tag's games' positions (ascending), views into it."""
+    starts, positions = index.columns["tag_starts"], index.columns["tag_positions"]
+    return {t: positions[starts[n] : starts[n + 1]] for n, t in enumerate(index.tag_names)}
+
+
+@dataclass(frozen=True)
+class IndexColumns:
+    """A decoded index as the list filters' predicates read it
+    (:class:`bangscore.contract.list_filter.FilterColumns`): every column by its layout name,
+    the genre codes' names and each tag's postings. The builder selects its precomputed lists
+    over the very bytes it publishes; the shim's ``CompactIndex`` offers the same three."""
+
+    columns: dict[str, npt.NDArray[Any]]
+    genre_names: list[str]
+    tag_postings: dict[str, npt.NDArray[Any]]
+
+    @classmethod
+    def of(cls, index: DecodedIndex) -> IndexColumns:
+        """Given a decoded index, return its filter columns (views into it, nothing copied)."""
+        return cls(index.columns, index.genre_names, tag_postings(index))
+
+
 def _codes(values: Sequence[str]) -> tuple[list[str], list[int]]:
     """Given strings, return (the distinct ones sorted, each value's code into them)."""
     names = sorted(set(values))

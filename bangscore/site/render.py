@@ -24,6 +24,7 @@ from markupsafe import Markup, escape
 
 from bangscore.contract.api import ATTRIBUTION_TEXT, ERROR_CODES
 from bangscore.contract.limits import MAX_LOOKUP_APPIDS, MAX_QUERY_LENGTH, PAGE_SIZE
+from bangscore.contract.list_filter import FormState
 from bangscore.scoring.genres import GENRES
 from bangscore.scoring.sales import sale_on
 from bangscore.scoring.verdict import is_stale
@@ -175,19 +176,6 @@ def _local(url: str) -> str:
     """Given an absolute URL of the site, return its path and query (a root-relative link)."""
     parts = urlsplit(url)
     return parts.path + (f"?{parts.query}" if parts.query else "")
-
-
-@dataclass(frozen=True, slots=True)
-class FormState:
-    """What the browse form shows: checked genres and the typed tag, year and price cap
-    values."""
-
-    genres: frozenset[str] = frozenset()
-    tag: str = ""
-    year_from: str = ""
-    year_to: str = ""
-    on_sale: bool = False
-    max_price: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -420,7 +408,8 @@ class SiteRenderer:
         dates: Mapping[str, str | None] | None = None,
         here: str | None = None,
     ) -> bytes:
-        """Given a page of games, the form's state, the same query's API URL, any parameter
+        """Given a page of games, the form's state (every list filter with its field's value:
+        :meth:`bangscore.contract.filters.Filters.form`), the same query's API URL, any parameter
         errors (objects with ``parameter`` and ``message``) and the page's own root-relative
         URL without ``adult`` (for the adult toggle; None: no toggle), return the ``/games``
         page as the site shows it by default (adult games hidden;

@@ -10,7 +10,6 @@ import pytest
 from pydantic import ValidationError
 
 from bangscore.build import snapshot
-from bangscore.build.snapshot import select
 from bangscore.build.wire import check, detail_record, dumps, list_item, slugify
 from bangscore.contract.filters import (
     DOCS_KEY,
@@ -31,6 +30,7 @@ from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import PriceObservation
 from bangscore.storage import ObjectStorage, StoredObject
 from tests.support import factories
+from tests.support.filter_reference import select
 
 
 def body(storage: ObjectStorage, key: str) -> Any:
@@ -68,18 +68,18 @@ def test_one_detail_and_page_per_game_plus_documents(small_snapshot: Any) -> Non
     ("filters", "combo"),
     [
         (Filters(), "all"),
-        (Filters(genres=frozenset({"rpg"})), "genre-rpg"),
-        (Filters(on_sale=True), "on_sale"),
-        (Filters(genres=frozenset({"rpg"}), on_sale=True), "genre-rpg+on_sale"),
-        (Filters(genres=frozenset({"rpg", "action"})), None),
-        (Filters(tags=frozenset({"co-op"})), None),
-        (Filters(year_from=2010), None),
-        (Filters(adult=False), "no_adult"),
+        (Filters.of(genre=frozenset({"rpg"})), "genre-rpg"),
+        (Filters.of(on_sale=True), "on_sale"),
+        (Filters.of(genre=frozenset({"rpg"}), on_sale=True), "genre-rpg+on_sale"),
+        (Filters.of(genre=frozenset({"rpg", "action"})), None),
+        (Filters.of(tag=frozenset({"co-op"})), None),
+        (Filters.of(year_from=2010), None),
+        (Filters.of(adult=False), "no_adult"),
         (
-            Filters(genres=frozenset({"rpg"}), on_sale=True, adult=False),
+            Filters.of(genre=frozenset({"rpg"}), on_sale=True, adult=False),
             "genre-rpg+on_sale+no_adult",
         ),
-        (Filters(tags=frozenset({"co-op"}), adult=False), None),
+        (Filters.of(tag=frozenset({"co-op"}), adult=False), None),
     ],
     ids=[
         "all",

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from bangscore.contract.api import ROUTES
+from bangscore.contract.api import routes
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.storage import ObjectStorage
 from tests.support import factories
@@ -46,7 +46,7 @@ def fuzz_target(
 MODES = ("positive", "negative")
 CASES = [
     pytest.param(route.path, mode, id=f"{route.name}-{mode}")
-    for route in ROUTES
+    for route in routes()
     for mode in MODES
     if mode == "positive" or any(p.name != "api_key" for p in route.params)
 ]

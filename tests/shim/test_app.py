@@ -12,7 +12,6 @@ import pytest
 from starlette.testclient import TestClient
 
 from bangscore.build.openapi import DETAIL_PROPERTIES, GAME_PROPERTIES, SCHEMAS
-from bangscore.build.snapshot import select
 from bangscore.contract.filters import list_key, precomputed_combos
 from bangscore.manifest import read_body
 from bangscore.scoring.pipeline import ScoredGame
@@ -21,6 +20,7 @@ from bangscore.storage import MemoryStorage, ObjectStorage
 from bangscore.stores.sqlite_store import SQLiteKeyStore
 from tests.support import factories
 from tests.support.factories import NOT_RATED, SITE, add_key
+from tests.support.filter_reference import select
 
 ClientFactory = Callable[..., tuple[TestClient, SQLiteKeyStore]]
 PROBLEM_PROPERTIES = SCHEMAS["Problem"]["properties"]

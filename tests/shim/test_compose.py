@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bangscore.build.snapshot import lower_tags, select
+from bangscore.build.snapshot import lower_tags
 from bangscore.contract.compact import cents
 from bangscore.contract.filters import Filters, list_key, precomputed_combos
 from bangscore.manifest import etag_for, read_body
@@ -20,6 +20,7 @@ from bangscore.shim.compose import CompactIndex
 from bangscore.shim.source import LoadedSnapshot, SnapshotSource
 from bangscore.site.better_value import Candidate, better_value_of
 from tests.support import factories
+from tests.support.filter_reference import select
 
 
 @pytest.fixture(scope="module")
@@ -69,8 +70,9 @@ tags = st.sampled_from(
 )
 
 
-# Each example filters the 39,503 real games with the pure-Python reference: 150 draws took 106 s
-# under coverage; 30 still draw genres, tags, years, sale and adult in many combinations.
+# Each example filters the real games with the pure-Python reference (tests/support/
+# filter_reference.py, read from the scored games, not the index): 150 draws took 106 s under
+# coverage; 30 still draw genres, tags, years, sale and adult in many combinations.
 @settings(max_examples=30)  # no deadline: the profile in tests/conftest.py
 @given(
     genres=st.frozensets(st.sampled_from(GENRES), max_size=3),
@@ -91,7 +93,14 @@ def test_vectorised_filter_agrees_with_the_reference(
     adult: bool,
 ) -> None:
     year_to = None if span is None else (year_from or 2010) + span
-    filters = Filters(genres, tag_set, year_from, year_to, on_sale, adult)
+    filters = Filters.of(
+        genre=genres,
+        tag=tag_set,
+        year_from=year_from,
+        year_to=year_to,
+        on_sale=on_sale,
+        adult=adult,
+    )
     expected = select(real_snapshot[1], filters, [bool(a) for a in loaded.index.adult])
     assert np.array_equal(loaded.index.select(filters), np.array(expected, dtype=np.int64))
     body, etag = loaded.index.page(filters, 1)
@@ -125,7 +134,7 @@ def test_old_snapshots_are_freed_after_a_switch() -> None:
         snap = source.current
         assert snap is not None
         snap.search_page("quest", 1)  # fill every per-snapshot cache
-        snap.index.page(Filters(frozenset({"rpg"}), frozenset(), None, None, True), 1)
+        snap.index.page(Filters.of(genre=frozenset({"rpg"}), on_sale=True), 1)
         snap.search.search("qest")  # the typo pass caches truncated vocabularies
         served += [weakref.ref(snap), weakref.ref(snap.index), weakref.ref(snap.search)]
         del snap
@@ -198,7 +207,7 @@ def test_composed_lists_hide_adult_games_only_when_asked(
 ) -> None:
     index = synthetic_index(rows)
     everyone = [int(p) + 1 for p in index.select(Filters())]
-    hidden = [int(p) + 1 for p in index.select(Filters(adult=False))]
+    hidden = [int(p) + 1 for p in index.select(Filters.of(adult=False))]
     assert everyone == [n + 1 for n in range(len(rows))]
     assert hidden == [n + 1 for n, r in enumerate(rows) if not r[3]]
     assert index.shown(everyone) == hidden
@@ -228,7 +237,7 @@ def test_the_website_lists_each_series_once_and_the_api_keeps_every_part(
     named = [item["series"]["name"] for item in site if item["series"]]
     assert len(site) == 50
     assert len(named) == len(set(named))
-    every = orjson.loads(loaded.index.page(Filters(genres=frozenset({"narrative"})), 1)[0])
+    every = orjson.loads(loaded.index.page(Filters.of(genre=frozenset({"narrative"})), 1)[0])
     assert every["total"] == int(
         np.sum(loaded.index.genres == loaded.index.genre_names.index("narrative"))
     )
@@ -258,7 +267,7 @@ def test_an_index_published_as_json_before_the_layout_loads_to_the_same_bytes(
     )
     again = CompactIndex.from_bytes(legacy)
     assert again.nbytes == index.nbytes and again.appids == index.appids
-    tagged, on_sale = Filters(tags=frozenset({"co-op"})), Filters(on_sale=True)
+    tagged, on_sale = Filters.of(tag=frozenset({"co-op"})), Filters.of(on_sale=True)
     for filters in (tagged, on_sale):
         assert again.page(filters, 3) == index.page(filters, 3)
 

@@ -9,7 +9,6 @@ from typing import Any
 import orjson
 import pytest
 
-from bangscore.build.snapshot import select
 from bangscore.contract.filters import Filters, list_key
 from bangscore.errors import ObjectNotFound
 from bangscore.manifest import object_key, read_body
@@ -17,6 +16,7 @@ from bangscore.shim.lists import ListPages
 from bangscore.shim.source import LoadedSnapshot, SnapshotSource
 from bangscore.storage import MemoryStorage, ObjectStorage
 from tests.support import factories
+from tests.support.filter_reference import select
 
 
 def _loaded(storage: ObjectStorage) -> tuple[ListPages, LoadedSnapshot]:
@@ -28,7 +28,7 @@ def _loaded(storage: ObjectStorage) -> tuple[ListPages, LoadedSnapshot]:
 
 @pytest.mark.parametrize(
     "filters",
-    [Filters(genres=frozenset({"rpg"})), Filters(on_sale=True)],
+    [Filters.of(genre=frozenset({"rpg"})), Filters.of(on_sale=True)],
     ids=["genre", "on-sale"],
 )
 def test_a_precomputed_page_is_the_stored_object(filters: Filters) -> None:
@@ -46,7 +46,7 @@ def test_a_precomputed_page_is_the_stored_object(filters: Filters) -> None:
 def test_an_uncomputed_combination_is_composed_from_the_index() -> None:
     storage, games = factories.publish_catalog(factories.small_catalog())
     lists, snap = _loaded(storage)
-    filters = Filters(tags=frozenset({"co-op"}), year_from=2012)
+    filters = Filters.of(tag=frozenset({"co-op"}), year_from=2012)
     assert filters.combo_key is None
     body, etag = asyncio.run(lists.page(snap, filters, 1))
     assert (body, etag) == snap.index.page(filters, 1)
@@ -61,7 +61,7 @@ def test_a_lost_precomputed_page_raises_rather_than_composing() -> None:
     storage = MemoryStorage()
     factories.publish_catalog(factories.small_catalog(), storage)
     lists, snap = _loaded(storage)
-    filters = Filters(genres=frozenset({"rpg"}))
+    filters = Filters.of(genre=frozenset({"rpg"}))
     entry = snap.entry(list_key(filters.combo_key or "", 1))
     assert entry is not None
     storage.delete_many([object_key(entry.stored[0])])

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import pytest
 
-from bangscore.build.snapshot import select
 from bangscore.contract.filters import Filters, detail_key
 from bangscore.manifest import read_body, read_manifest
 from bangscore.scoring.pipeline import ScoredGame
@@ -31,6 +30,7 @@ from tests.support.browser import (
     axe_violations,
     save_report,
 )
+from tests.support.filter_reference import select
 from tests.support.live import ShimServer
 
 if TYPE_CHECKING:
@@ -143,7 +143,7 @@ def test_search_hades_see_its_value_go_back_then_filter_and_page(
     page.fill("#f-year-to", "2020")
     page.click("#apply")
     page.wait_for_url(f"{base}/games?genre=rpg&year_from=2015&year_to=2020&on_sale=true")
-    wanted = Filters(frozenset({"rpg"}), frozenset(), 2015, 2020, True)
+    wanted = Filters.of(genre=frozenset({"rpg"}), year_from=2015, year_to=2020, on_sale=True)
     hits = [site.games[i].record.appid for i in select(site.games, wanted)]
     # The website lists a series once, at its best part (docs/API.md#series).
     series = {g.record.appid: g.series.name for g in site.games if g.series is not None}

@@ -111,8 +111,9 @@ serve: $(RUNTIME)  ## serve the current snapshot (and the Bulk export under EXPO
 run: build demo-key serve  ## the main job: build the snapshot from bundled data, make a demo key, serve it
 
 # Dead code: what vulture is sure of (80% and up: unused imports, variables, unreachable code).
-VULTURE_PATHS := bangscore/*.py bangscore/contract bangscore/site bangscore/stores \
-                 bangscore/storage build shim scoring ingest
+# Every module of the package: its root and each subpackage (the layer folders through their
+# links), found rather than listed, so a new subpackage is read too.
+VULTURE_PATHS := bangscore/*.py $(filter-out %/__pycache__,$(patsubst %/,%,$(wildcard bangscore/*/)))
 
 lint: $(STAMP)  ## ruff lint and format check, vulture (dead code), generated docs up to date
 	$(BIN)/ruff check .

@@ -7,8 +7,10 @@ One import package, ``bangscore``, whose subpackages are the repository's four l
 - ``bangscore.build``: the snapshot builder (catalog in, bytes per object key out);
 - ``bangscore.shim``: the server (keys, quota, serving and composing snapshot objects).
 
-The package root holds what sits above the layers: the command line (:mod:`bangscore.cli`, the
-composition root) and its typed settings (:mod:`bangscore.settings`). In a source checkout the
-four subpackages are symbolic links to the top-level folders; the wheel holds them as ordinary
-folders. The prefix keeps the import names unambiguous: ``build`` alone is PyPA's packaging tool.
+Beside them: the command line (:mod:`bangscore.cli`, the composition root), the watch mail
+(:mod:`bangscore.mail`), the site, the stores, the wire contract and storage; the package root
+holds the typed settings (:mod:`bangscore.settings`), the client and the shared errors. In a
+source checkout the four layer subpackages are symbolic links to the top-level folders; the
+wheel holds them as ordinary folders. The prefix keeps the import names unambiguous: ``build``
+alone is PyPA's packaging tool.
 """

@@ -1,5 +1,5 @@
 """``python -m bangscore``: the same command line as the ``bangscore`` script."""
 
-from bangscore.cli import main
+from bangscore.cli.main import main
 
 raise SystemExit(main())

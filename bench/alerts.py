@@ -22,16 +22,16 @@ from typing import Any
 
 from aiosmtpd.controller import Controller
 
-from bangscore.alerts import SnapshotDetails, send_alerts
 from bangscore.build.publish import publish
 from bangscore.build.snapshot import snapshot_objects
-from bangscore.mail import Mailer, SMTPServer
+from bangscore.mail.alerts import SnapshotDetails, send_alerts
+from bangscore.mail.links import WatchLinks
+from bangscore.mail.smtp import Mailer, SMTPServer
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import GameRecord, Sources
 from bangscore.storage import LocalStorage
 from bangscore.stores import open_watch_store
 from bangscore.stores.watchstore import Condition, WatchRecord
-from bangscore.watch_links import WatchLinks
 
 
 class Counting:

@@ -72,7 +72,7 @@ REPORT_SECONDS = 60.0  # at most one line about dropped lines on stderr per this
 CUT_MARKER = "...[cut {}]"
 REDACTED = "[redacted]"
 # Query parameters whose value is a credential (compared lower-case, after percent-decoding):
-# the watch links' `t` (bangscore.watch_links), the export links' `signature` (shim.downloads)
+# the watch links' `t` (bangscore.mail.links), the export links' `signature` (shim.downloads)
 # and a presigned S3 URL's.
 TOKEN_PARAMETERS = frozenset(
     {"t", "token", "signature", "x-amz-signature", "x-amz-credential", "x-amz-security-token"}

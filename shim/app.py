@@ -152,10 +152,10 @@ def _watch_routes(
     secret: str,
     https: bool,
 ) -> list[BaseRoute]:
+    from bangscore.mail.links import WatchLinks
     from bangscore.shim.account.accounts import session_middleware
     from bangscore.shim.account.signups import SignupMail, signup_routes
     from bangscore.shim.account.watches import WatchSite, watch_routes
-    from bangscore.watch_links import WatchLinks
 
     links = WatchLinks(secret, site.site_url)
     watch_site = WatchSite(site, options.store, source, links, quota, limits=options.limits)

@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from bangscore.ingest.catalog import write_catalog
-from bangscore.local_mail import message_links
+from bangscore.mail.folder import message_links
 from tests.support.factories import make_catalog, small_catalog
 from tests.support.live import REPO, free_port, wait_for
 from tests.support.signups import CSRF, PASSWORD

@@ -7,7 +7,7 @@ as accounts (the same SQLite file, or the same Redis) behind this interface of t
 :class:`bangscore.stores.sqlite_watches.SQLiteWatchStore` and
 :class:`bangscore.stores.redis_watches.RedisWatchStore`.
 
-Alerts are sent by ``bangscore alerts send`` (:mod:`bangscore.alerts`), only to confirmed
+Alerts are sent by ``bangscore alerts send`` (:mod:`bangscore.mail.alerts`), only to confirmed
 addresses. A watch is *fired* once its alert was sent and stays so while its condition holds;
 it is re-armed when the condition stops holding, so each time the condition becomes true
 again gives one more alert.

@@ -26,11 +26,11 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from bangscore.errors import AccountExists, StoreUnavailable
+from bangscore.mail.links import SIGNUP_SECONDS, WatchLinks
 from bangscore.shim.account.accounts import AccountSite, signup_network
 from bangscore.shim.account.watches import WatchLimits, watch_network
 from bangscore.stores.keystore import AccountRecord
 from bangscore.stores.watchstore import PendingSignup, WatchStore, new_signup_id
-from bangscore.watch_links import SIGNUP_SECONDS, WatchLinks
 
 log = logging.getLogger("bangscore.signups")
 

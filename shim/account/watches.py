@@ -31,12 +31,12 @@ from starlette.routing import BaseRoute, Route
 
 from bangscore.contract.filters import detail_key
 from bangscore.errors import ObjectStorageError, StoreUnavailable, TooManyWatches, UnknownWatch
+from bangscore.mail.links import WatchLinks
 from bangscore.shim.account.accounts import PAGE_HEADERS, AccountSite
 from bangscore.shim.clients import client_subject, network_of
 from bangscore.shim.quota import Quota, rate_headers
 from bangscore.shim.source import SnapshotSource
 from bangscore.stores.watchstore import Condition, WatchRecord, WatchStore, new_watch_id
-from bangscore.watch_links import WatchLinks
 
 log = logging.getLogger("bangscore.watches")
 MAX_APPID = 2**31 - 1

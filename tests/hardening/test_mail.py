@@ -17,19 +17,19 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bangscore.alerts import SnapshotDetails, send_alerts
 from bangscore.build.publish import publish as build_publish
 from bangscore.build.snapshot import snapshot_objects
-from bangscore.cli import main
+from bangscore.cli.main import main
 from bangscore.errors import MailError
-from bangscore.mail import Mailer, SMTPServer
+from bangscore.mail.alerts import SnapshotDetails, send_alerts
+from bangscore.mail.links import WatchLinks
+from bangscore.mail.smtp import Mailer, SMTPServer
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import GameRecord
 from bangscore.storage import LocalStorage
 from bangscore.stores import open_watch_store
 from bangscore.stores.secret import load_session_secret
 from bangscore.stores.watchstore import Condition, WatchRecord, WatchStore
-from bangscore.watch_links import WatchLinks
 from tests.hardening.conftest import ServerFactory
 from tests.support import factories, signups
 from tests.support.live import ShimServer

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from bangscore.alerts import SnapshotDetails
-from bangscore.cli import main
+from bangscore.cli.main import main
 from bangscore.ingest.catalog import read_catalog, write_catalog
 from bangscore.ingest.live.adapters import Endpoints
 from bangscore.ingest.live.http import RateLimit
 from bangscore.ingest.live.refresh import IngestConfig, run_ingest
+from bangscore.mail.alerts import SnapshotDetails
 from bangscore.storage import LocalStorage
 from tests.ingest.store_replay import App, Faults, Hosts, start_hosts, stop_hosts
 from tests.support import factories

@@ -1,7 +1,7 @@
 """Tests of the shim over S3 (SeaweedFS) and of ``GET /api/v1/export`` (shim.export).
 
 The S3 apps are wired exactly as ``bangscore serve`` wires them
-(bangscore.serve_cli.app_from_settings, standard AWS environment variables); the local-folder
+(bangscore.cli.serve.app_from_settings, standard AWS environment variables); the local-folder
 export uses the shim's signed links.
 """
 
@@ -23,6 +23,7 @@ from starlette.testclient import TestClient
 from bangscore.build.export import write_export
 from bangscore.build.publish import publish
 from bangscore.build.snapshot import snapshot_objects
+from bangscore.cli.serve import app_from_settings
 from bangscore.contract.export import (
     FILES,
     GAMES_JSONL,
@@ -32,7 +33,6 @@ from bangscore.contract.export import (
 )
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import GameRecord
-from bangscore.serve_cli import app_from_settings
 from bangscore.settings import Settings
 from bangscore.shim.app import create_app
 from bangscore.shim.downloads import ExportService, LocalLinks

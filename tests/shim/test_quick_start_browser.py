@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from bangscore.local_mail import MailFolder, message_links
+from bangscore.mail.folder import MailFolder, message_links
+from bangscore.mail.links import WatchLinks
+from bangscore.mail.messages import signup_message
 from bangscore.stores.watchstore import PendingSignup
-from bangscore.watch_links import WatchLinks
-from bangscore.watch_mail import signup_message
 from tests.support.browser import DESKTOP, OUTPUT, PHONE, ConsoleLog
 from tests.support.live import REPO
 from tests.support.real_site import RealSite

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bangscore.errors import TooManyWatches, UnknownWatch
+from bangscore.mail.links import SIGNUP_SECONDS
 from bangscore.stores import open_key_store, open_watch_store
 from bangscore.stores.keystore import AccountRecord
 from bangscore.stores.watchstore import (
@@ -20,7 +21,6 @@ from bangscore.stores.watchstore import (
     WatchRecord,
     WatchStore,
 )
-from bangscore.watch_links import SIGNUP_SECONDS
 
 StoreFactory = Callable[[], WatchStore]
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import httpx
 from argon2 import PasswordHasher
 
+from bangscore.mail.links import WatchLinks
 from bangscore.stores import open_key_store, open_watch_store
 from bangscore.stores.keystore import AccountRecord
 from bangscore.stores.secret import load_session_secret
-from bangscore.watch_links import WatchLinks
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 PASSWORD = "long enough pw!"

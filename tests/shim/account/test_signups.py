@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bangscore.cli import main
+from bangscore.cli.main import main
 from bangscore.storage import LocalStorage
 from bangscore.stores import open_key_store, open_watch_store
 from tests.support import factories, signups

@@ -17,6 +17,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from bangscore.errors import StoreUnavailable
+from bangscore.mail.links import WatchLinks
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.settings import Settings
 from bangscore.shim.account import watches
@@ -37,7 +38,6 @@ from bangscore.stores.watchstore import (
     WatchStore,
     new_watch_id,
 )
-from bangscore.watch_links import WatchLinks
 from tests.shim.account.test_accounts import FAST_HASHER, PASSWORD, Browser
 from tests.support import factories, signups
 from tests.support.live import ShimServer

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bangscore.cli import main
+from bangscore.cli.main import main
 from bangscore.storage import LocalStorage
 from tests.support import factories
 from tests.support.browser import (

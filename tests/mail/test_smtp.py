@@ -1,4 +1,4 @@
-"""The SMTP transport (bangscore.mail) against real aiosmtpd servers on loopback: plain,
+"""The SMTP transport (bangscore.mail.smtp) against real aiosmtpd servers on loopback: plain,
 STARTTLS offered, implicit TLS (smtps://) and AUTH, with a throwaway certificate from openssl."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
 
 from bangscore.errors import MailError, UnsafeMessage
-from bangscore.mail import Mailer, SMTPServer, header_text, mailbox, new_message
+from bangscore.mail.smtp import Mailer, SMTPServer, header_text, mailbox, new_message
 from tests.support.live import free_port
 from tests.support.smtp_server import Inbox, body_text
 from tests.support.smtp_server import SMTPServer as LiveSMTP

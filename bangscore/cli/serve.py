@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from starlette.applications import Starlette
 
-from bangscore.arguments import bounded_int
+from bangscore.cli.arguments import bounded_int
 from bangscore.settings import Settings
 from bangscore.stores import open_key_store
 from bangscore.stores.keys import redact
 
 if TYPE_CHECKING:
-    from bangscore.local_mail import MailLoop
+    from bangscore.mail.folder import MailLoop
     from bangscore.shim.account.watches import WatchOptions
     from bangscore.shim.downloads import ExportService
     from bangscore.shim.protocol import HeadLimits
@@ -238,7 +238,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         # process id, so a supervisor keeps tracking it), its settings read from the file.
         sys.stdout.flush()
         sys.stderr.flush()
-        os.execve(sys.executable, [sys.executable, "-m", "bangscore.serve_cli"], clean)
+        os.execve(sys.executable, [sys.executable, "-m", "bangscore.cli.serve"], clean)
     return serve(settings, handed)
 
 
@@ -270,7 +270,7 @@ def serve(settings: Settings, handed: Path) -> int:
         exempt=frozenset(a.strip() for a in settings.forwarded_allow_ips.split(",") if a.strip()),
     )
     log_config: dict[str, Any] = copy.deepcopy(LOGGING_CONFIG)
-    log_config["filters"] = {"redact": {"()": "bangscore.serve_cli.RedactKeys"}}
+    log_config["filters"] = {"redact": {"()": "bangscore.cli.serve.RedactKeys"}}
     for handler in log_config["handlers"].values():
         handler["filters"] = ["redact"]
         # A stalled reader of standard error drops messages instead of stopping the server.
@@ -334,8 +334,8 @@ def _mail_loop(settings: Settings, secret: str) -> MailLoop | None:
     # served here, so a sign-up from the quick start finishes without a mail server (issue 48).
     if settings.mail_dir is None:
         return None
-    from bangscore.local_mail import MailLoop
-    from bangscore.watch_links import WatchLinks
+    from bangscore.mail.folder import MailLoop
+    from bangscore.mail.links import WatchLinks
 
     def say(line: str) -> None:
         print(line, flush=True)
@@ -359,7 +359,7 @@ def _run_uvicorn(settings: Settings, limits: HeadLimits, log_config: dict[str, A
     from bangscore.shim.protocol import BoundedProtocols
 
     uvicorn.run(
-        "bangscore.serve_cli:asgi_app",
+        "bangscore.cli.serve:asgi_app",
         factory=True,
         host=settings.host,
         port=settings.port,

@@ -1,8 +1,8 @@
-"""The watch emails, rendered from templates, with the signed links of :mod:`bangscore.watch_links`.
+"""The watch emails, rendered from templates, with the signed links of :mod:`bangscore.mail.links`.
 
 The bodies are jinja2 templates beside the site's (``bangscore/site/templates/mail``): a text
 part (no escaping) and an HTML part (autoescaped). Headers are built by
-:mod:`bangscore.mail` from neutralised values only.
+:mod:`bangscore.mail.smtp` from neutralised values only.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-from bangscore.mail import header_text, mailbox, new_message
+from bangscore.mail.links import WatchLinks
+from bangscore.mail.smtp import header_text, mailbox, new_message
 from bangscore.stores.watchstore import PendingConfirmation, PendingSignup
-from bangscore.watch_links import WatchLinks
 
 _TEMPLATES = Environment(
     loader=PackageLoader("bangscore.site", "templates/mail"),

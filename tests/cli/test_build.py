@@ -1,5 +1,5 @@
-"""The ``build``, ``ingest`` and ``snapshots`` commands (bangscore/build_cli.py), run in-process
-on a temporary state folder as tests/test_cli.py runs them."""
+"""The ``build``, ``ingest`` and ``snapshots`` commands (bangscore/cli/build.py), run in-process
+on a temporary state folder as tests/cli/test_main.py runs them."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from bangscore.contract.export import GAMES_JSONL, read_latest
 from bangscore.ingest.catalog import read_catalog
 from bangscore.manifest import list_snapshots
 from bangscore.storage import LocalStorage
+from tests.cli.test_main import run, state  # noqa: F401  (state is the fixture of the state folder)
 from tests.support.factories import make_record, publish_catalog
-from tests.test_cli import run, state  # noqa: F401  (state is the fixture of the state folder)
 
 
 def _snapshots(folder: Path) -> list[str]:

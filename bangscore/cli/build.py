@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bangscore.arguments import bounded_int, printable
+from bangscore.cli.arguments import bounded_int, printable
 from bangscore.errors import BangScoreError
 from bangscore.settings import Settings
 

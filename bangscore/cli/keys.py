@@ -1,6 +1,6 @@
 """The ``keys`` and ``usage`` commands of the command line: API keys created, revoked and
 listed in the key store (:mod:`bangscore.stores`), and the operators' usage report
-(:mod:`bangscore.usage`). A key is printed once, alone on the last line; nothing else here
+(:mod:`bangscore.cli.usage`). A key is printed once, alone on the last line; nothing else here
 prints a key.
 """
 
@@ -12,7 +12,7 @@ import sys
 import time
 from typing import Any
 
-from bangscore.arguments import bounded_int, printable, when
+from bangscore.cli.arguments import bounded_int, printable, when
 from bangscore.settings import Settings
 from bangscore.stores import open_key_store
 from bangscore.stores.keystore import KeyStore, issue_key
@@ -87,7 +87,7 @@ def cmd_keys_list(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_usage_report(args: argparse.Namespace, settings: Settings) -> int:
     """Print accounts whose keys together exceed one key's plan limit on a UTC day (term 4)."""
-    from bangscore.usage import (
+    from bangscore.cli.usage import (
         abuse_report,
         format_network_report,
         format_report,

@@ -11,8 +11,8 @@ carry opaque ids, never an address (the access log keeps query strings):
 - ``{site}/account/signup/confirm?t=`` carries a pending sign-up's id (valid for 2 days): its
   POST creates the account.
 
-Kept apart from :mod:`bangscore.watch_mail` because the server checks these links but never
-composes or sends mail (the import contracts forbid it ``bangscore.mail``).
+Kept apart from :mod:`bangscore.mail.messages` because the server checks these links but never
+composes or sends mail (the import contracts forbid it ``bangscore.mail.smtp``).
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 Configuration enters here once (:class:`bangscore.settings.Settings`, environment variables
 prefixed ``BANGSCORE_``), with command-line options overriding it; everything below receives
 typed values. Each command group lives in its own module, which adds its parsers and runs its
-commands: :mod:`bangscore.build_cli` (build, ingest, snapshots), :mod:`bangscore.serve_cli`,
-:mod:`bangscore.keys_cli` (keys, usage) and :mod:`bangscore.watch_cli` (watch, alerts).
+commands: :mod:`bangscore.cli.build` (build, ingest, snapshots), :mod:`bangscore.cli.serve`,
+:mod:`bangscore.cli.keys` (keys, usage) and :mod:`bangscore.cli.watch` (watch, alerts).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from bangscore import build_cli, keys_cli, serve_cli, watch_cli
+from bangscore.cli import build, keys, serve, watch
+from bangscore.cli.serve import RedactKeys
 from bangscore.errors import StoreError, StoreUnavailable
-from bangscore.serve_cli import RedactKeys
 from bangscore.settings import Settings
 
 
@@ -41,10 +41,10 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument("--state-dir", type=Path, help="state folder (default ./var)")
     top.add_argument("--store", help="key/counter store: sqlite:///PATH or redis://HOST:PORT/DB")
     sub = top.add_subparsers(dest="command", required=True)
-    build_cli.add_parsers(sub)  # build, ingest, snapshots
-    serve_cli.add_parsers(sub)  # serve
-    keys_cli.add_parsers(sub)  # keys create|revoke|list, usage report
-    watch_cli.add_parsers(sub)  # watch add|list|remove, alerts send
+    build.add_parsers(sub)  # build, ingest, snapshots
+    serve.add_parsers(sub)  # serve
+    keys.add_parsers(sub)  # keys create|revoke|list, usage report
+    watch.add_parsers(sub)  # watch add|list|remove, alerts send
     return top
 
 

@@ -14,7 +14,7 @@ import psutil
 import pytest
 from pydantic import SecretStr
 
-from bangscore.serve_cli import SETTINGS_FILE_VARIABLE, worker_settings, write_worker_settings
+from bangscore.cli.serve import SETTINGS_FILE_VARIABLE, worker_settings, write_worker_settings
 from bangscore.settings import Settings
 from bangscore.storage import LocalStorage
 from tests.support import factories

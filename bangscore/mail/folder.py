@@ -1,7 +1,7 @@
 """Local development's mail (``make run``): kept as ``.eml`` files instead of sent over SMTP.
 
 In the manner of Django's file email backend: :class:`MailFolder` is a sender for
-:func:`bangscore.alerts.send_alerts` that writes each message, as the bytes SMTP would carry
+:func:`bangscore.mail.alerts.send_alerts` that writes each message, as the bytes SMTP would carry
 (:func:`bangscore.mail.render`), to ``<folder>/<UTC time>-<n>.eml`` and prints the file and
 the links of its text part, so a developer opens the sign-up link from the terminal or the
 file from a mail client. :class:`MailLoop` runs one ``alerts send`` pass into the folder
@@ -25,14 +25,14 @@ from email.message import EmailMessage
 from pathlib import Path
 from types import TracebackType
 
-from bangscore.alerts import AlertRun, SnapshotDetails, send_alerts
 from bangscore.errors import ObjectStorageError, SnapshotError, StoreUnavailable
-from bangscore.mail import mailbox, render
+from bangscore.mail.alerts import AlertRun, SnapshotDetails, send_alerts
+from bangscore.mail.links import WatchLinks
+from bangscore.mail.smtp import mailbox, render
 from bangscore.storage import open_object_storage
 from bangscore.stores import open_watch_store
-from bangscore.watch_links import WatchLinks
 
-log = logging.getLogger("bangscore.local_mail")
+log = logging.getLogger("bangscore.mail.folder")
 EVERY_SECONDS = 2.0
 _URL = re.compile(r"https?://[^\s<>\"')]+")
 _SERIAL = itertools.count(1)

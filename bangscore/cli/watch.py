@@ -1,7 +1,7 @@
 """The ``watch`` and ``alerts`` commands of the command line (docs/API.md#watches).
 
 ``watch add|list|remove`` manage watches as the operator (an operator-added watch confirms its
-address); ``alerts send`` runs :func:`bangscore.alerts.send_alerts` against the current
+address); ``alerts send`` runs :func:`bangscore.mail.alerts.send_alerts` against the current
 snapshot and the configured SMTP server; ``alerts sent`` lists the alerts the SMTP server
 accepted (what support reads to answer "was my alert sent?"); ``alerts signups`` lists the
 sign-ups whose email waits, with the link it carries (a server without SMTP, such as ``make
@@ -16,7 +16,7 @@ import sys
 import time
 from typing import Any
 
-from bangscore.arguments import bounded_int, printable
+from bangscore.cli.arguments import bounded_int, printable
 from bangscore.errors import UnknownWatch
 from bangscore.settings import Settings
 from bangscore.stores import open_watch_store
@@ -42,8 +42,8 @@ def _usd(raw: str) -> float:
 def _unrated(appid: int, location: str) -> str | None:
     """Given an appid and the snapshot store, return why it cannot be watched (no snapshot,
     unknown, or known but not rated), or None when the current snapshot rates it."""
-    from bangscore.alerts import SnapshotDetails
     from bangscore.errors import ObjectStorageError, SnapshotError
+    from bangscore.mail.alerts import SnapshotDetails
     from bangscore.storage import open_object_storage
 
     try:
@@ -81,7 +81,7 @@ def cmd_watch_add(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_watch_list(args: argparse.Namespace, settings: Settings) -> int:
     """List watches: id, address, appid, condition, state, last alert."""
-    from bangscore.alerts import at
+    from bangscore.mail.alerts import at
 
     store = _store(settings, create=False)
     try:
@@ -120,7 +120,7 @@ def cmd_watch_remove(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_alerts_sent(args: argparse.Namespace, settings: Settings) -> int:
     """List the alerts sent (all, or one watch's): when (UTC), watch id, snapshot, the price
     and tier announced and the Message-ID, oldest first. Names no address."""
-    from bangscore.alerts import at
+    from bangscore.mail.alerts import at
 
     store = _store(settings, create=False)
     try:
@@ -161,10 +161,10 @@ def cmd_alerts_signups(args: argparse.Namespace, settings: Settings) -> int:
     """List the sign-ups whose email waits for ``alerts send``: when queued (UTC), the
     address and the link its email carries (for a new address; ``-`` for word to an existing
     account's owner), oldest first. Exit 2 without the session secret."""
-    from bangscore.alerts import at
     from bangscore.errors import StoreMissing
+    from bangscore.mail.alerts import at
+    from bangscore.mail.links import WatchLinks
     from bangscore.stores.secret import load_session_secret
-    from bangscore.watch_links import WatchLinks
 
     try:
         secret = load_session_secret(settings.session_secret, settings.state_dir, create=False)
@@ -187,13 +187,13 @@ def cmd_alerts_signups(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_alerts_send(args: argparse.Namespace, settings: Settings) -> int:
     """Send the alerts of every watch whose condition became true; exit 1 if any stays
     pending (the SMTP server refused or could not be reached: retried next run)."""
-    from bangscore.alerts import Connect, SnapshotDetails, send_alerts
     from bangscore.errors import ObjectStorageError, SnapshotError, StoreMissing
-    from bangscore.local_mail import MailFolder
-    from bangscore.mail import PYTHON_CHECKS_HEADERS, Mailer, SMTPServer
+    from bangscore.mail.alerts import Connect, SnapshotDetails, send_alerts
+    from bangscore.mail.folder import MailFolder
+    from bangscore.mail.links import WatchLinks
+    from bangscore.mail.smtp import PYTHON_CHECKS_HEADERS, Mailer, SMTPServer
     from bangscore.storage import open_object_storage
     from bangscore.stores.secret import load_session_secret
-    from bangscore.watch_links import WatchLinks
 
     if settings.smtp_url is not None and settings.mail_dir is not None:
         print(

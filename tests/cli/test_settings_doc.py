@@ -8,8 +8,8 @@ import pytest
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bangscore.cli.settings_doc import settings_table, shown_default
 from bangscore.settings import Settings
-from bangscore.settings_doc import settings_table, shown_default
 
 
 class _Example(BaseSettings):
@@ -65,7 +65,7 @@ def test_a_setting_without_description_is_refused() -> None:
 
 
 def test_readme_holds_the_generated_table() -> None:
-    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
     assert settings_table(Settings) in readme
     for name in Settings.model_fields:
         assert f"`BANGSCORE_{name.upper()}`" in readme

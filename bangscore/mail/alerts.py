@@ -31,6 +31,8 @@ from jinja2 import TemplateError
 
 from bangscore.contract.filters import detail_key
 from bangscore.errors import MailError, SnapshotError, UnsafeMessage
+from bangscore.mail.links import WatchLinks
+from bangscore.mail.messages import bodies, compose, confirmation_message, domain, signup_message
 from bangscore.manifest import read_body, read_manifest_view
 from bangscore.storage import ObjectStorage
 from bangscore.stores.watchstore import (
@@ -40,10 +42,8 @@ from bangscore.stores.watchstore import (
     WatchRecord,
     WatchStore,
 )
-from bangscore.watch_links import WatchLinks
-from bangscore.watch_mail import bodies, compose, confirmation_message, domain, signup_message
 
-log = logging.getLogger("bangscore.alerts")
+log = logging.getLogger("bangscore.mail.alerts")
 # How long a run holds the store's lease and its claims: past the SMTP run's deadline (60 s)
 # with room for the store and the snapshot; a crashed run's lease lapses after it.
 LEASE_SECONDS = 300

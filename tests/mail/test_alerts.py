@@ -13,14 +13,20 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bangscore.alerts import LEASE_SECONDS, Connect, SnapshotDetails, alert_message, send_alerts
-from bangscore.cli import main
+from bangscore.cli.main import main
 from bangscore.ingest.catalog import write_catalog
-from bangscore.mail import Mailer, SMTPServer
+from bangscore.mail.alerts import (
+    LEASE_SECONDS,
+    Connect,
+    SnapshotDetails,
+    alert_message,
+    send_alerts,
+)
+from bangscore.mail.links import WatchLinks
+from bangscore.mail.smtp import Mailer, SMTPServer
 from bangscore.storage import LocalStorage
 from bangscore.stores import open_watch_store
 from bangscore.stores.watchstore import Condition, WatchRecord
-from bangscore.watch_links import WatchLinks
 from tests.support import factories
 from tests.support.live import ShimServer, free_port
 from tests.support.smtp_server import SMTPServer as LiveSMTP

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from bangscore.cli.usage import AccountUsage, abuse_report, format_report
 from bangscore.stores.keystore import KeyRecord, KeyStore, KeyView
-from bangscore.usage import AccountUsage, abuse_report, format_report
 from tests.support.live import REPO
 
 DAY = dt.date(2026, 11, 20)

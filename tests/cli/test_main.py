@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bangscore.cli import main
+from bangscore.cli.main import main
 from bangscore.ingest.catalog import write_catalog
 from bangscore.manifest import list_snapshots, read_body, read_manifest
 from bangscore.settings import Settings

@@ -1,4 +1,4 @@
-"""Local development's mail (bangscore/local_mail.py): messages kept as .eml files with their
+"""Local development's mail (bangscore/mail/folder.py): messages kept as .eml files with their
 links printed, and the loop that delivers the queued mail into the folder, over a real
 SQLite watch store and a published snapshot."""
 
@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from bangscore.errors import UnsafeMessage
-from bangscore.local_mail import MailFolder, MailLoop, message_links
+from bangscore.mail.folder import MailFolder, MailLoop, message_links
+from bangscore.mail.links import WatchLinks
+from bangscore.mail.messages import compose
 from bangscore.storage import LocalStorage
 from bangscore.stores import open_watch_store
 from bangscore.stores.watchstore import Condition, PendingSignup, WatchRecord
-from bangscore.watch_links import WatchLinks
-from bangscore.watch_mail import compose
 from tests.support import factories
 from tests.support.live import wait_for
 

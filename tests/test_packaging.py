@@ -51,7 +51,13 @@ def test_python_m_build_makes_a_wheel_of_the_one_package(tmp_path: Path) -> None
     names = zipfile.ZipFile(wheel).namelist()
     top_level = {name.split("/")[0] for name in names}
     assert top_level == {"bangscore", wheel.name.split("-py3")[0] + ".dist-info"}
-    for module in ("cli.py", "build/snapshot.py", "shim/app.py", "scoring/value.py"):
+    for module in (
+        "cli/main.py",
+        "mail/smtp.py",
+        "build/snapshot.py",
+        "shim/app.py",
+        "scoring/value.py",
+    ):
         assert f"bangscore/{module}" in names
     assert any(name.startswith("bangscore/site/templates/") for name in names)
     entry_points = zipfile.ZipFile(wheel).read(

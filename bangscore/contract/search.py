@@ -28,10 +28,12 @@ import bisect
 import heapq
 import re
 import unicodedata
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
@@ -130,40 +132,78 @@ class SearchResult:
 
 class SearchIndex:
     """An in-memory inverted index of game names, ranked by the rules of
-    docs/API.md#matching-and-ranking, with the alias table (``{key: appid}``)."""
+    docs/API.md#matching-and-ranking, with the alias table (``{key: appid}``).
+
+    Held as flat arrays (``array``: machine integers, not a Python int each), the postings and
+    each name's words in one array each: the website's index of 145,000 unrated names cost
+    98 MB as lists and dicts of Python ints, and every such object is one more for the cyclic
+    collector to walk."""
 
     def __init__(
         self,
         entries: Sequence[SearchEntry],
-        postings: dict[str, list[int]],
+        postings: Mapping[str, Iterable[int]],
         aliases: dict[str, int] | None = None,
     ) -> None:
         # Entries are in tie order (review count desc, bang_score desc, appid asc): a position
         # is a tie rank.
-        self.entries = list(entries)
-        self.postings = postings
+        self._appids = array("q", [e.appid for e in entries])
+        self._scores = array("h", [e.bang_score for e in entries])
+        self._folded = [e.folded for e in entries]
+        # Postings as one array in vocabulary order: a word's is a slice from _cum (the
+        # postings before each word), and a prefix's (a range of words) is one slice too.
         self.vocab = sorted(postings)
-        self.by_appid = {e.appid: i for i, e in enumerate(self.entries)}
-        self.aliases = {k: a for k, a in (aliases or {}).items() if a in self.by_appid}
+        self._positions = array("i")
+        self._cum = array("q", [0])
+        for w in self.vocab:
+            self._positions.extend(postings[w])
+            self._cum.append(len(self._positions))
+        # An appid's position: bisected in the sorted appids, not a dict of boxed ints.
+        appids = np.frombuffer(self._appids, dtype=np.int64)
+        order = np.argsort(appids, kind="stable")
+        self._sorted_appids = array("q", appids[order].tobytes())
+        self._sorted_positions = array("i", order.astype(np.int32).tobytes())
+        self.aliases = {k: a for k, a in (aliases or {}).items() if self.position_of(a) is not None}
         # Whole folded names in order, with their positions: the names starting with a query
         # are one bisected range, so ranking never looks at each hit in Python.
-        by_name = sorted((e.folded, pos) for pos, e in enumerate(self.entries))
-        self._names = [name for name, _ in by_name]
-        self._name_pos = [pos for _, pos in by_name]
-        # Postings before each vocabulary word: a prefix's posting count in two bisections.
-        self._cum = [0]
-        for w in self.vocab:
-            self._cum.append(self._cum[-1] + len(postings[w]))
-        self._words: list[list[str]] = [[] for _ in self.entries]
-        for w, positions in postings.items():
-            for pos in positions:
-                self._words[pos].append(w)
+        by_name = sorted(range(len(self._folded)), key=self._folded.__getitem__)
+        self._names = [self._folded[pos] for pos in by_name]
+        self._name_pos = array("i", by_name)
+        # Each name's words (vocabulary indexes), grouped by position: from _word_starts[p] to
+        # _word_starts[p + 1] (sorted with numpy: no list of boxed ints per name).
+        at = np.frombuffer(self._positions, dtype=np.int32)
+        word_of = np.repeat(np.arange(len(self.vocab), dtype=np.int32), np.diff(self._cum))
+        self._word_ids = array("i", word_of[np.argsort(at, kind="stable")].tobytes())
+        counts = np.bincount(at, minlength=len(self._folded))
+        self._word_starts = array("q", [0])
+        self._word_starts.frombytes(np.cumsum(counts, dtype=np.int64).tobytes())
         # Per index (not functools.lru_cache, which would keep every index alive); one entry
         # per word length, so it stays small.
         self._truncated: dict[int, tuple[dict[str, list[str]], dict[int, list[str]]]] = {}
         self._by_length: dict[int, list[str]] = {}
         for w in self.vocab:
             self._by_length.setdefault(len(w), []).append(w)
+
+    def _posting(self, word: str) -> array[int]:
+        """Given a vocabulary word, return the positions of the names holding it."""
+        i = bisect.bisect_left(self.vocab, word)
+        return self._positions[self._cum[i] : self._cum[i + 1]]
+
+    def _word_count(self, position: int) -> int:
+        """Given a position, return how many words its name has."""
+        return self._word_starts[position + 1] - self._word_starts[position]
+
+    def _words(self, position: int) -> list[str]:
+        """Given a position, return its name's words."""
+        ids = self._word_ids[self._word_starts[position] : self._word_starts[position + 1]]
+        return [self.vocab[i] for i in ids]
+
+    def position_of(self, appid: int) -> int | None:
+        """Given an appid, return its entry's position (its tie rank), or None if absent."""
+        at = bisect.bisect_left(self._sorted_appids, appid)
+        if at < len(self._sorted_appids) and self._sorted_appids[at] == appid:
+            return self._sorted_positions[at]
+        return None
 
     @classmethod
     def build(
@@ -180,17 +220,21 @@ class SearchIndex:
         counts = reviews or {}
         ordered = sorted(games, key=lambda g: (-counts.get(g[0], 0), -g[1], g[0]))
         entries = [SearchEntry(a, s, fold(n)) for a, s, n in ordered]
-        postings: dict[str, list[int]] = {}
+        # Arrays from the start: a list of boxed ints per word would fragment the heap it
+        # leaves behind.
+        postings: dict[str, array[int]] = {}
         for pos, (_, _, name) in enumerate(ordered):
             for word in dict.fromkeys(name_words(name)):
-                postings.setdefault(word, []).append(pos)
+                postings.setdefault(word, array("i")).append(pos)
         return cls(entries, postings, aliases)
 
     def to_json(self) -> dict[str, Any]:
         """Return the index as a JSON-able dict (what the builder writes)."""
         return {
-            "entries": [[e.appid, e.bang_score, e.folded] for e in self.entries],
-            "postings": self.postings,
+            "entries": [
+                [a, s, f] for a, s, f in zip(self._appids, self._scores, self._folded, strict=True)
+            ],
+            "postings": {w: self._posting(w).tolist() for w in self.vocab},
             "aliases": self.aliases,
         }
 
@@ -201,7 +245,13 @@ class SearchIndex:
         An index written before aliases existed loads with none."""
         entries = [SearchEntry(int(a), int(s), str(f)) for a, s, f in data["entries"]]
         aliases = {str(k): int(v) for k, v in data.get("aliases", {}).items()}
-        return cls(entries, {str(k): list(v) for k, v in data["postings"].items()}, aliases)
+        try:
+            postings = {str(k): array("i", v) for k, v in data["postings"].items()}
+        except (TypeError, OverflowError) as exc:
+            raise ValueError(f"malformed search postings: {exc}") from exc
+        if any(p and (min(p) < 0 or max(p) >= len(entries)) for p in postings.values()):
+            raise ValueError("search postings point outside the entries")
+        return cls(entries, postings, aliases)
 
     def _range(self, word: str) -> tuple[int, int]:
         lo = bisect.bisect_left(self.vocab, word)
@@ -215,10 +265,7 @@ class SearchIndex:
     def _prefix_positions(self, word: str, work: Work) -> set[int]:
         lo, hi = self._range(word)
         work.comparisons += self._cum[hi] - self._cum[lo]
-        found: set[int] = set()
-        for w in self.vocab[lo:hi]:
-            found.update(self.postings[w])
-        return found
+        return set(self._positions[self._cum[lo] : self._cum[hi]])
 
     def _match_prefix(self, words: list[str], work: Work) -> set[int]:
         """Every word a prefix of a name word: the rarest word's postings, then each other word
@@ -228,12 +275,12 @@ class SearchIndex:
             return set()
         result = self._prefix_positions(ranked[0][1], work)
         for estimate, word in ranked[1:]:
-            checked = sum(len(self._words[p]) for p in result)
+            checked = sum(self._word_count(p) for p in result)
             if estimate <= checked:
                 result &= self._prefix_positions(word, work)
             else:
                 work.comparisons += checked
-                result = {p for p in result if any(w.startswith(word) for w in self._words[p])}
+                result = {p for p in result if any(w.startswith(word) for w in self._words(p))}
             if not result:
                 return set()
         return result
@@ -281,8 +328,9 @@ class SearchIndex:
             words.update(truncated[head])
         found: set[int] = set()
         for w in words:
-            work.comparisons += len(self.postings[w])
-            found.update(self.postings[w])
+            posting = self._posting(w)
+            work.comparisons += len(posting)
+            found.update(posting)
         return found if result is None else found & result
 
     def _candidates(
@@ -293,8 +341,8 @@ class SearchIndex:
         to its length (each head to its words), the whole words and the heads within reach."""
         # Building a candidate-only vocabulary is Python work: only worth it for few candidates.
         if result is not None and len(result) * 16 < len(self.vocab):
-            work.comparisons += sum(len(self._words[p]) for p in result)
-            vocab = sorted({w for p in result for w in self._words[p]})
+            work.comparisons += sum(self._word_count(p) for p in result)
+            vocab = sorted({w for p in result for w in self._words(p)})
             truncated: dict[str, list[str]] = {}
             for w in vocab:
                 truncated.setdefault(w[:size], []).append(w)
@@ -338,7 +386,7 @@ class SearchIndex:
         hits = self._match_prefix(words, work) if words else set()
         if not hits and words and typos:
             hits = self._match_fuzzy(words, work)
-        alias = self.by_appid.get(self.aliases.get(alias_key(query), -1))
+        alias = self.position_of(self.aliases.get(alias_key(query), -1))
         lo = bisect.bisect_left(self._names, folded)
         hi = bisect.bisect_left(self._names, folded + "\U0010ffff", lo)
         starting = set(self._name_pos[lo:hi]) & hits if folded else set()
@@ -355,9 +403,14 @@ class SearchIndex:
             order = first[:limit]
             order += heapq.nsmallest(limit - len(order), starting) if len(order) < limit else []
             order += heapq.nsmallest(limit - len(order), rest) if len(order) < limit else []
-        ranked = [self.entries[p].appid for p in order]
+        appids = self._appids
+        ranked = [appids[p] for p in order]
         stripped = query.strip()
-        if stripped.isdigit() and stripped.isascii() and int(stripped) in self.by_appid:
+        if (
+            stripped.isdigit()
+            and stripped.isascii()
+            and self.position_of(int(stripped)) is not None
+        ):
             appid = int(stripped)
             ranked = [appid] + [a for a in ranked if a != appid]
         return SearchResult(

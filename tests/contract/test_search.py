@@ -175,6 +175,28 @@ def test_index_without_aliases_loads() -> None:
     assert SearchIndex.from_json(data).search("gta v") == []
 
 
+def test_an_index_written_and_read_answers_the_same() -> None:
+    built = SearchIndex.build(GAMES, {"gta v": 271590})
+    read = SearchIndex.from_json(built.to_json())
+    assert read.to_json() == built.to_json()
+    for query in ("portal", "gta v", "half life", "hlaf life", "620", "the"):
+        assert read.search_counted(query) == built.search_counted(query), query
+
+
+@pytest.mark.parametrize(
+    "postings",
+    [
+        pytest.param({"portal": [0, 99]}, id="past-the-entries"),
+        pytest.param({"portal": [-1]}, id="negative"),
+        pytest.param({"portal": ["0"]}, id="not-integers"),
+    ],
+)
+def test_postings_outside_the_entries_are_refused_at_load(postings: dict[str, Any]) -> None:
+    data = SearchIndex.build(GAMES).to_json()
+    with pytest.raises(ValueError, match="postings"):
+        SearchIndex.from_json({**data, "postings": postings})
+
+
 @pytest.mark.parametrize(
     ("query", "words"),
     [

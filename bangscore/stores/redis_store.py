@@ -56,13 +56,12 @@ Redis down: every call raises StoreUnavailable at once for ``retry_after`` secon
 failure (a breaker, so that a dead Redis costs no connect attempt per request) and the caller
 fails open; local leases keep being spent meanwhile, and unflushed counts wait for Redis.
 
-Counted once: Redis may apply a flush and die (or lose the connection) before its answer
-arrives, so a failed round trip says nothing about whether the counts landed. Each count sent
-(a flush's entry for one subject-day, an ``add``) carries this store's id and a sequence number
-that only grows; the script applies it only past the last number it applied from this store
-for that subject-day (a ``seq:<store id>`` field of its hash), and a failed entry is sent again
-as it was, before anything newer. Sends are serialized within a store, so its numbers reach
-each hash in order.
+Counted once: Redis may apply a flush and die before its answer arrives, so a failed round
+trip says nothing about whether the counts landed. Each count sent (a flush's entry, an
+``add``) carries this store's id and a growing sequence number, applied only past the last one
+applied from this store for that subject-day (the hash's ``seq:<store id>``); a failed entry
+is sent again as it was, before anything newer (an ``add`` waits behind it). Sends are
+serialized within a store, so its numbers reach each hash in order.
 """
 
 from __future__ import annotations
@@ -115,10 +114,9 @@ return {block, leased, spent}
 """
 
 # KEYS: counter hash, last-use key. ARGV: spent delta, leased delta, now, expiry (Unix seconds),
-# sequence number,
-# the store's field (seq:<store id>). Returns 1 if the subject-day is marked `want` (a replica
-# was refused: give blocks back). A sequence number this store already applied to the hash (a
-# resend of an entry that landed while its answer was lost) changes nothing.
+# sequence number, the store's field (seq:<store id>). Returns 1 if the subject-day is marked
+# `want` (a replica was refused: give blocks back). A number this store already applied to the
+# hash (a resend of an entry that landed while its answer was lost) changes nothing.
 _FLUSH = """
 local seen = ARGV[6]
 if tonumber(redis.call('HGET', KEYS[1], seen) or '0') >= tonumber(ARGV[5]) then
@@ -142,12 +140,10 @@ return redis.call('HEXISTS', KEYS[1], 'want')
 
 
 class RedisKeyStore(RedisAccounts):
-    """Keys, accounts and leased daily counts in Redis, shared by every replica.
-
-    ``replicas`` is the expected number of processes counting the same keys (replicas x
-    workers); ``max_block`` caps a lease; ``lease_idle`` and ``flush_every`` are seconds;
-    ``retry_after`` is how long calls fail fast after a Redis fault.
-    """
+    """Keys, accounts and leased daily counts in Redis, shared by every replica. ``replicas``
+    is the expected number of processes counting the same keys (replicas x workers);
+    ``max_block`` caps a lease; ``lease_idle``, ``flush_every`` and ``retry_after`` (calls
+    fail fast that long after a Redis fault) are seconds."""
 
     def __init__(
         self,
@@ -473,16 +469,31 @@ class RedisKeyStore(RedisAccounts):
             raise ValueError("add needs a count of at least 1")
         with self._sending:
             count = CountSent(next(self._sequence), n, n, now)
+            with self._lock:
+                held = self._leases.get((subject, day))
+                waiting = held is not None and bool(held.resend)
             try:
-                self._call(lambda: self._send_count(self.client, subject, day, count))
+                if waiting:
+                    # Redis applies only numbers past the last it applied from this store: an
+                    # older entry still to be sent again goes first, or it would be skipped.
+                    self._keep(subject, day, count)
+                    self._flush_serialized(release_all=False)
+                else:
+                    self._call(lambda: self._send_count(self.client, subject, day, count))
             except StoreUnavailable:
-                with self._lock:
-                    lease = self._leases.setdefault((subject, day), Lease())
-                    lease.unflushed += n
-                    lease.resend.append(count)
-                    lease.last_at = max(lease.last_at, now)
-                    lease.touched = self.clock()
+                if not waiting:
+                    self._keep(subject, day, count)
                 self._ensure_flusher()
+
+    def _keep(self, subject: str, day: dt.date, count: CountSent) -> None:
+        """Given a subject-day and an add's count, keep it for the next flush, after the
+        entries already waiting there."""
+        with self._lock:
+            lease = self._leases.setdefault((subject, day), Lease())
+            lease.unflushed += count.spent
+            lease.resend.append(count)
+            lease.last_at = max(lease.last_at, count.last_at)
+            lease.touched = self.clock()
 
     def peek(self, subject: str, day: dt.date) -> int:
         # A subject this replica holds a block of (or found finally refused) answers from that

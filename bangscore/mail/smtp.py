@@ -49,6 +49,7 @@ from bangscore.errors import MailError, UnsafeMessage
 TIMEOUT_SECONDS = 20.0
 DEADLINE_SECONDS = 600.0
 MAX_HEADER_TEXT = 200
+HEADER_LINE_MAX = 998
 # Whether this Python's email package checks its own output for injected headers
 # (CVE-2024-6923's fix, or a distribution's backport of it).
 PYTHON_CHECKS_HEADERS = hasattr(SMTP_POLICY, "verify_generated_headers")
@@ -90,16 +91,23 @@ class _Policy(EmailPolicy):
             return (name, value)
         return super().header_store_parse(name, value)
 
+    def _unfolded(self, value: Any) -> EmailPolicy:
+        # A value needing no RFC 2047 encoded words (ASCII, or any text over SMTPUTF8) leaves
+        # as the one line it was written as (RFC 5322 allows 998 characters; header_text cuts
+        # every value to MAX_HEADER_TEXT); encoded words keep the 78-character folding.
+        plain = self.utf8 or str(value).isascii()
+        return self.clone(max_line_length=HEADER_LINE_MAX) if plain else self
+
     def fold(self, name: str, value: Any) -> str:
         if name.lower() in _VERBATIM:
             return f"{name}: {value}{self.linesep}"
-        folded: str = super().fold(name, value)
+        folded: str = super(_Policy, self._unfolded(value)).fold(name, value)
         return folded
 
     def fold_binary(self, name: str, value: Any) -> bytes:
         if name.lower() in _VERBATIM:
             return f"{name}: {value}{self.linesep}".encode("ascii")
-        return super().fold_binary(name, value)
+        return super(_Policy, self._unfolded(value)).fold_binary(name, value)
 
 
 POLICY = _Policy(**SMTP_POLICY.__dict__)

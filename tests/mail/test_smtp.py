@@ -17,7 +17,7 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
 
 from bangscore.errors import MailError, UnsafeMessage
-from bangscore.mail.smtp import Mailer, SMTPServer, header_text, mailbox, new_message
+from bangscore.mail.smtp import Mailer, SMTPServer, header_text, mailbox, new_message, render
 from tests.support.live import free_port
 from tests.support.smtp_server import Inbox, body_text
 from tests.support.smtp_server import SMTPServer as LiveSMTP
@@ -295,3 +295,33 @@ def test_the_list_headers_stay_verbatim_on_one_line_as_bytes_and_as_text() -> No
     for line in lines:
         assert line.encode("ascii") + b"\r\n" in msg.as_bytes()
         assert line + "\r\n" in msg.as_string()
+
+
+@pytest.mark.parametrize(
+    ("subject", "utf8", "one_line"),
+    [
+        pytest.param(
+            "Hollow Knight: $14.99, within your $20.00 " + "x" * 150, False, True, id="ascii"
+        ),
+        pytest.param(
+            "東方夜雀食堂 - Touhou Mystia's Izakaya: $5.99 " * 3, False, False, id="encoded-words"
+        ),
+        pytest.param(
+            "東方夜雀食堂 - Touhou Mystia's Izakaya: $5.99 " * 3, True, True, id="smtputf8"
+        ),
+    ],
+)
+def test_a_header_leaves_as_one_line_unless_it_needs_encoded_words(
+    subject: str, utf8: bool, one_line: bool
+) -> None:
+    message = new_message()
+    message["Subject"] = header_text(subject)
+    message["To"] = "player@example.com"
+    message["Content-Type"] = (
+        'multipart/alternative; boundary="===============7270404539720691358=="'
+    )
+    head = render(message, utf8=utf8).partition(b"\r\n\r\n")[0].split(b"\r\n")
+    folded = [line for line in head if line.startswith((b" ", b"\t"))]
+    assert (folded == []) is one_line, head
+    # Encoded words keep the email package's folding at 78 characters.
+    assert all(len(line) <= 78 for line in head if b"=?" in line)

@@ -91,7 +91,7 @@ class _Policy(EmailPolicy):
             return (name, value)
         return super().header_store_parse(name, value)
 
-    def _unfolded(self, value: Any) -> EmailPolicy:
+    def _unfolded(self, value: Any) -> _Policy:
         # A value needing no RFC 2047 encoded words (ASCII, or any text over SMTPUTF8) leaves
         # as the one line it was written as (RFC 5322 allows 998 characters; header_text cuts
         # every value to MAX_HEADER_TEXT); encoded words keep the 78-character folding.

@@ -19,7 +19,6 @@ that switches are rare (nightly).
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import gc
 
 
@@ -27,8 +26,9 @@ def _malloc_trim() -> None:
     """Hand the C heap's free pages back to the system (glibc's ``malloc_trim``; nothing where
     the C library has none). Building a snapshot's indexes allocates and frees tens of MB of
     short-lived objects; without this the process keeps those pages resident."""
-    name = ctypes.util.find_library("c")
-    trim = getattr(ctypes.CDLL(name), "malloc_trim", None) if name else None
+    # The process's own symbols (CDLL(None)) hold the C library's: no search for it on disk
+    # (find_library runs ldconfig in a subprocess).
+    trim = getattr(ctypes.CDLL(None), "malloc_trim", None)
     if trim is not None:
         trim(0)
 

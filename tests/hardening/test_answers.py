@@ -19,12 +19,17 @@ def used(response: httpx.Response) -> int:
     return int(response.headers["x-ratelimit-used"])
 
 
+def metric(client: httpx.Client, name: str) -> int:
+    """Given a client of the server and a metric's name, return its value on /metrics."""
+    for line in client.get("/metrics").text.splitlines():
+        if line.startswith(f"{name} "):
+            return int(float(line.split()[1]))
+    raise AssertionError(f"no {name} on /metrics")
+
+
 def body_cache_bytes(client: httpx.Client) -> int:
     """Given a client of the server, return how many snapshot body bytes it holds in memory."""
-    for line in client.get("/metrics").text.splitlines():
-        if line.startswith("bangscore_body_cache_bytes "):
-            return int(float(line.split()[1]))
-    raise AssertionError("no body cache figure on /metrics")
+    return metric(client, "bangscore_body_cache_bytes")
 
 
 @pytest.mark.parametrize(
@@ -100,10 +105,7 @@ def test_a_503_is_not_charged_to_the_key(tmp_path: Path, server_factory: ServerF
 
 def compressions(client: httpx.Client) -> int:
     """Given a client of the server, return how many answers it compressed on the fly."""
-    for line in client.get("/metrics").text.splitlines():
-        if line.startswith("bangscore_compressions_total "):
-            return int(float(line.split()[1]))
-    raise AssertionError("no compressions figure on /metrics")
+    return metric(client, "bangscore_compressions_total")
 
 
 REVALIDATIONS = 1500

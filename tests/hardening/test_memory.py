@@ -21,6 +21,7 @@ from bangscore.contract.export import GAMES_JSONL
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.storage import LocalStorage
 from bench.flood import EVERY_ENDPOINT, FILE_MIB, WORKER_MIB, write_export
+from bench.run import wait_warm
 from tests.hardening.conftest import ServerFactory, add_key, publish_into
 from tests.hardening.test_edge import rss_mib
 from tests.support import factories
@@ -178,8 +179,7 @@ def test_12_a_worker_over_the_real_catalogue_answers_everything_within_250_mb(
         )
         assert answer.status_code == 200, (path, answer.text[:200])
     # Warm: its indexes built (the unrated apps' name index among them) and its heap settled.
-    warm = "\nbangscore_warm 1.0"
-    wait_for(lambda: warm in httpx.get(f"{server.url}/metrics").text, 30, "warm")
+    wait_warm(server.url, headers)
     held = rss_mib(server)
     assert held < WORKER_MIB, (
         f"a worker over {len(real_snapshot[1]):,} games holds {held:.0f} MiB once warm and every "

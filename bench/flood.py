@@ -45,7 +45,7 @@ from bangscore.contract.export import (
     file_key,
 )
 from bangscore.storage import LocalStorage, StoredObject
-from bench.harden import bench_key
+from bench.harden import answers, bench_key, spawned_until
 from bench.run import PY, free_port, serving, wait_warm
 from bench.wrk import wrk
 
@@ -229,29 +229,20 @@ def measure_queries(state: Path, snapshot: Path, key: str, logs: Path) -> tuple[
 def answering(url: str, auth: dict[str, str]) -> bool:
     """Given a worker's base URL and a key's headers, return True when every endpoint of
     EVERY_ENDPOINT answers 200 (redirects followed: a game page redirects to its slug)."""
-    for path, keyed in EVERY_ENDPOINT:
-        try:
-            got = httpx.get(url + path, headers=auth if keyed else None, follow_redirects=True)
-        except httpx.HTTPError:
-            return False
-        if got.status_code != 200:
-            return False
-    return True
+    return all(answers(url + path, auth if keyed else None) for path, keyed in EVERY_ENDPOINT)
 
 
 def measure_start(state: Path, snapshot: Path, key: str, logs: Path) -> tuple[float, float]:
     """Return (seconds from spawn until every endpoint answers, the worker's RSS in MiB
-    then), polled every 20 ms for at most 60 s."""
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
+    then), polled every 10 ms for at most 60 s."""
+    url = f"http://127.0.0.1:{(port := free_port())}"
     auth = {"Authorization": f"Bearer {key}"}
-    spawned = time.monotonic()
-    with serving(command(state, snapshot, port), f"{url}/metrics", logs / "start.log") as p:
-        while not answering(url, auth):
-            if time.monotonic() - spawned > 60:
-                raise RuntimeError(f"{url}: not every endpoint answers 60 s after spawn")
-            time.sleep(0.02)
-        return time.monotonic() - spawned, rss_mib(p.pid)
+    command_line = command(state, snapshot, port)
+    with spawned_until(command_line, lambda: answering(url, auth), logs / "start.log", 60) as (
+        seconds,
+        process,
+    ):
+        return seconds, rss_mib(process.pid)
 
 
 def measure_revalidation(

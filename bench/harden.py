@@ -17,12 +17,14 @@ worst.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import os
 import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -101,37 +103,52 @@ def measure_log(state: Path, key: str, seconds: float, rounds: int, logs: Path) 
     )
 
 
+@contextlib.contextmanager
+def spawned_until(
+    args: Sequence[str], ready: Callable[[], bool], log: Path, limit: float = START_SECONDS
+) -> Iterator[tuple[float, subprocess.Popen[bytes]]]:
+    """Given a serve command line, a check of readiness, a log file and a limit in seconds,
+    spawn the server (no BANGSCORE_ variable of ours), poll ``ready`` every 10 ms and yield
+    (seconds from spawn until it was true, the process), stopping the server afterwards.
+    RuntimeError if it exits or is not ready within ``limit``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BANGSCORE_")}
+    with open(log, "ab") as out:
+        began = time.perf_counter()
+        process = subprocess.Popen(list(args), cwd=REPO, stdout=out, stderr=out, env=env)
+    try:
+        while not ready():
+            if process.poll() is not None:
+                raise RuntimeError(f"the server exited with {process.returncode}")
+            if time.perf_counter() - began > limit:
+                raise RuntimeError(f"not ready within {limit} s")
+            time.sleep(0.01)
+        yield time.perf_counter() - began, process
+    finally:
+        process.terminate()
+        process.wait(30)
+
+
+def answers(url: str, headers: dict[str, str] | None = None) -> bool:
+    """Given a URL (and headers), return True when it answers 200 (redirects followed)."""
+    try:
+        got = httpx.get(url, headers=headers, timeout=2.0, follow_redirects=True)
+        return got.status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
 def measure_start(state: Path, key: str, starts: int, logs: Path) -> list[float]:
     """Given a state folder and a key, spawn the server ``starts`` times; return the seconds
     from spawn to its first 200 on a keyed list page, each."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("BANGSCORE_")}
     auth = {"Authorization": f"Bearer {key}"}
     figures = []
     for n in range(starts):
         port = free_port()
-        url = f"http://127.0.0.1:{port}{LIST_PATH}"
-        with open(logs / f"start-{n}.log", "ab") as out:
-            began = time.perf_counter()
-            process = subprocess.Popen(
-                serve_command(state, port, quiet=True), cwd=REPO, stdout=out, stderr=out, env=env
-            )
-        try:
-            while True:
-                if process.poll() is not None:
-                    raise RuntimeError(f"the server exited with {process.returncode}")
-                try:
-                    if httpx.get(url, headers=auth, timeout=2.0).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                if time.perf_counter() - began > START_SECONDS:
-                    raise RuntimeError(f"no answer within {START_SECONDS} s")
-                time.sleep(0.01)
-            figures.append(time.perf_counter() - began)
-            print(f"start {n}: {figures[-1]:.2f} s", flush=True)
-        finally:
-            process.terminate()
-            process.wait(30)
+        ready = functools.partial(answers, f"http://127.0.0.1:{port}{LIST_PATH}", auth)
+        command = serve_command(state, port, quiet=True)
+        with spawned_until(command, ready, logs / f"start-{n}.log") as (seconds, _):
+            figures.append(seconds)
+        print(f"start {n}: {figures[-1]:.2f} s", flush=True)
     return figures
 
 

@@ -35,7 +35,7 @@ CHECK_MARKERS := not slow and not s3 and not redis and not browser and not serve
 CHECK_WORKERS ?= auto
 
 .PHONY: help venv deps lock hooks build run serve demo-key test check check-tests lint format docs typecheck imports ranking \
-        calibrate forecast-backtest \
+        calibrate forecast-backtest test-clock \
         bench bench-compare stack clean
 
 help:  ## list targets
@@ -167,6 +167,19 @@ test: $(STAMP) deps  ## the whole suite (real servers, chromium), with coverage:
 	    --cov-report=term --cov-report=html:$(COV_DIR)/html \
 	    --cov-report=xml:$(COV_DIR)/coverage.xml --cov-fail-under=$(COV_FLOOR); rest=$$?; \
 	  wait $$warm; test $$serial -eq 0 && test $$rest -eq 0
+
+# `make test-clock`: the suite's in-process tests at three instants (issue 60): half an hour after
+# midnight UTC (an hour-after-the-day rule's edge), the last second of a month, a leap day. Each
+# process's wall clock starts there and ticks (time-machine); servers the tests start keep the
+# real time, so the tests that start one are left to `make test`, which CI runs at any hour.
+CLOCKS := 2026-11-30T00:30:00Z 2026-11-30T23:59:59Z 2028-02-29T12:00:00Z
+CLOCK_MARKERS := not slow and not browser and not server
+
+test-clock: $(STAMP)  ## the in-process tests at 00:30 UTC, 23:59:59 on a month's last day and 29 Feb 2028
+	@for clock in $(CLOCKS); do \
+	  echo "== --clock=$$clock"; \
+	  $(BIN)/pytest -q -n $(CHECK_WORKERS) -m "$(CLOCK_MARKERS)" --clock=$$clock || exit 1; \
+	done
 
 bench: $(STAMP) deps  ## run the benchmark suite and write bench/RESULTS.md
 	$(BIN)/python -m bench.run

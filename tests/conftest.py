@@ -86,6 +86,39 @@ GROUP_BY_FIXTURE = {
 
 # Before pytest-xdist's own hook, which reads the xdist_group marks to place the tests.
 @pytest.hookimpl(tryfirst=True)
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--clock=2026-11-30T00:30:00Z``: run the session from that instant (issue 60)."""
+    parser.addoption(
+        "--clock",
+        default=None,
+        help="start this process's wall clock at an RFC 3339 instant and let it tick "
+        "(time-machine); `make test-clock` runs the suite at three instants",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Given ``--clock``, move this process's wall clock there for the session: time.time,
+    datetime.now and date.today read from that instant on, ticking; monotonic clocks and
+    other processes (servers the tests start, Redis) keep the real time. Raises
+    pytest.UsageError for an instant that does not parse."""
+    instant = config.getoption("--clock")
+    if instant is None:
+        return
+    import datetime as dt
+
+    import time_machine
+
+    try:
+        start = dt.datetime.fromisoformat(instant)
+    except ValueError as exc:
+        raise pytest.UsageError(f"--clock={instant!r} is not an RFC 3339 instant") from exc
+    if start.tzinfo is None:
+        raise pytest.UsageError(f"--clock={instant!r} needs a UTC offset, e.g. Z")
+    traveller = time_machine.travel(start, tick=True)
+    traveller.start()
+    config.add_cleanup(traveller.stop)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Add the markers that :data:`MARKS_BY_FIXTURE` implies to each collected test and the
     xdist group that :data:`GROUP_BY_FIXTURE` names; put the modules of that group last."""

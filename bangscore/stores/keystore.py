@@ -40,6 +40,13 @@ def counted_until(subject: str, day: dt.date) -> int:
     return end + kept
 
 
+def seconds_kept(subject: str, day: dt.date, now: int) -> int:
+    """Given a counter subject, its UTC day and the time (Unix seconds), return how many
+    seconds the store still keeps that count (0 or less: forget it now; Redis's ``EXPIRE``
+    deletes a key given no time left)."""
+    return counted_until(subject, day) - now
+
+
 @dataclass(frozen=True, slots=True)
 class KeyRecord:
     """A stored key: id, SHA-256 digest, account, plan, daily limit, state, created (Unix s)."""

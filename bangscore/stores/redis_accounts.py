@@ -167,7 +167,8 @@ class RedisAccounts:
             pipe.hset(
                 key, mapping={"email": email, "created_at": created_at, "expires_at": expires_at}
             )
-            pipe.expireat(key, expires_at)
+            # Seconds, not EXPIREAT: the caller's clock dates a session, never Redis's (issue 60).
+            pipe.expire(key, max(1, expires_at - created_at))
             return pipe.execute()
 
         self._call(send)
@@ -184,7 +185,7 @@ class RedisAccounts:
         def send() -> list[Any]:
             pipe = self.client.pipeline(transaction=True)
             pipe.hset(key, "expires_at", expires_at)
-            pipe.expireat(key, expires_at)
+            pipe.expire(key, max(1, expires_at - int(time.time())))
             return pipe.execute()
 
         if self._call(lambda: self.client.exists(key)):

@@ -46,11 +46,10 @@ the 5 s of docs/API.md#key-states). ``stats()`` counts them.
 Layout (prefix ``bs:``): ``key:<digest>`` hash of a key record, ``keyid:<id>`` -> digest,
 ``keys`` and ``acctkeys:<email>`` sorted sets of key ids by creation time, ``n:<subject>:<day>``
 hash with ``leased``, ``spent`` and, once a lease was refused, ``want``, and ``last:<subject>``
-Unix seconds of the last admitted request, both expiring at
-:func:`~bangscore.stores.keystore.counted_until` (a key's 40 days after the day, a client
-address's allowance an hour after its day ends); adding, finding and revoking key records,
-accounts, sessions and failures: :mod:`bangscore.stores.redis_accounts`; the recall channels:
-:mod:`bangscore.stores.redis_recall`.
+Unix seconds of the last admitted request, both kept until
+:func:`~bangscore.stores.keystore.counted_until` on the store's ``wall`` clock (sent as
+``EXPIRE`` seconds: the caller's clock decides, never Redis's); key records, accounts, sessions
+and failures: :mod:`bangscore.stores.redis_accounts`; recalls: :mod:`bangscore.stores.redis_recall`.
 
 Redis down: every call raises StoreUnavailable at once for ``retry_after`` seconds after a
 failure (a breaker, so that a dead Redis costs no connect attempt per request) and the caller
@@ -81,7 +80,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from bangscore.errors import StoreUnavailable
-from bangscore.stores.keystore import Hit, KeyView, counted_until
+from bangscore.stores.keystore import Hit, KeyView, seconds_kept
 from bangscore.stores.redis_accounts import PREFIX, RedisAccounts, key_record, text_fields
 from bangscore.stores.redis_leases import CountSent, Lease, Sent
 from bangscore.stores.redis_recall import Recalls
@@ -91,7 +90,7 @@ T = TypeVar("T")
 SETTLE_SECONDS = 1.0  # how long settle() may wait for other replicas' blocks, in all
 SETTLE_ROUNDS = 3  # recall rounds within it (a replica may lease again as it gives back)
 
-# KEYS: counter hash. ARGV: limit, divisor (2 * replicas), max block, expiry (Unix seconds).
+# KEYS: counter hash. ARGV: limit, divisor (2 * replicas), max block, seconds left to keep.
 # Returns {granted, leased total after the grant, spent}; granted 0 means the limit is reached.
 # A refusal marks the subject-day `want`: from then on every replica gives its unspent block
 # back at its next flush and leases one request at a time, so the day ends exactly at the
@@ -102,18 +101,18 @@ local leased = tonumber(redis.call('HGET', KEYS[1], 'leased') or '0')
 local spent = tonumber(redis.call('HGET', KEYS[1], 'spent') or '0')
 if leased >= limit then
   redis.call('HSET', KEYS[1], 'want', 1)
-  redis.call('EXPIREAT', KEYS[1], tonumber(ARGV[4]))
+  redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
   return {0, leased, spent}
 end
 local block = math.floor((limit - leased) / tonumber(ARGV[2]))
 block = math.max(1, math.min(block, tonumber(ARGV[3])))
 if redis.call('HEXISTS', KEYS[1], 'want') == 1 then block = 1 end
 leased = redis.call('HINCRBY', KEYS[1], 'leased', block)
-redis.call('EXPIREAT', KEYS[1], tonumber(ARGV[4]))
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
 return {block, leased, spent}
 """
 
-# KEYS: counter hash, last-use key. ARGV: spent delta, leased delta, now, expiry (Unix seconds),
+# KEYS: counter hash, last-use key. ARGV: spent delta, leased delta, now, seconds left to keep,
 # sequence number, the store's field (seq:<store id>). Returns 1 if the subject-day is marked
 # `want` (a replica was refused: give blocks back). A number this store already applied to the
 # hash (a resend of an entry that landed while its answer was lost) changes nothing.
@@ -127,12 +126,12 @@ local spent = tonumber(ARGV[1])
 local leased = tonumber(ARGV[2])
 if spent ~= 0 then redis.call('HINCRBY', KEYS[1], 'spent', spent) end
 if leased ~= 0 then redis.call('HINCRBY', KEYS[1], 'leased', leased) end
-redis.call('EXPIREAT', KEYS[1], tonumber(ARGV[4]))
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
 if spent > 0 then
   local last = tonumber(redis.call('GET', KEYS[2]) or '0')
   if tonumber(ARGV[3]) > last then
     redis.call('SET', KEYS[2], ARGV[3])
-    redis.call('EXPIREAT', KEYS[2], tonumber(ARGV[4]))
+    redis.call('EXPIRE', KEYS[2], tonumber(ARGV[4]))
   end
 end
 return redis.call('HEXISTS', KEYS[1], 'want')
@@ -143,7 +142,7 @@ class RedisKeyStore(RedisAccounts):
     """Keys, accounts and leased daily counts in Redis, shared by every replica. ``replicas``
     is the expected number of processes counting the same keys (replicas x workers);
     ``max_block`` caps a lease; ``lease_idle``, ``flush_every`` and ``retry_after`` (calls
-    fail fast that long after a Redis fault) are seconds."""
+    fail fast that long after a Redis fault) are seconds; ``wall`` (Unix s) dates expiry."""
 
     def __init__(
         self,
@@ -155,6 +154,7 @@ class RedisKeyStore(RedisAccounts):
         flush_every: float = 1.0,
         retry_after: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
     ) -> None:
         if replicas < 1 or max_block < 1:
             raise ValueError("replicas and max_block must be at least 1")
@@ -164,7 +164,7 @@ class RedisKeyStore(RedisAccounts):
         self.lease_idle = lease_idle
         self.flush_every = flush_every
         self.retry_after = retry_after
-        self.clock = clock
+        self.clock, self.wall = clock, wall
         self._lease = client.register_script(_LEASE)
         self._flush = client.register_script(_FLUSH)
         self._recalls = Recalls(client, self._give_back, self._publish, SETTLE_SECONDS)
@@ -320,7 +320,7 @@ class RedisKeyStore(RedisAccounts):
             # first, so that the lease sees them.
             self.flush()
         divisor = 2 * self.replicas
-        args = [limit, divisor, self.max_block, counted_until(subject, day)]
+        args = [limit, divisor, self.max_block, seconds_kept(subject, day, int(self.wall()))]
         granted, total, spent = self._call(
             lambda: self._lease(keys=[self._counter(subject, day)], args=args)
         )
@@ -456,8 +456,8 @@ class RedisKeyStore(RedisAccounts):
     def _send_count(self, client: Any, subject: str, day: dt.date, count: CountSent) -> Any:
         """Given a client or pipeline, a subject-day and a count, run the counting script."""
         keys = [self._counter(subject, day), f"{PREFIX}last:{subject}"]
-        expiry = counted_until(subject, day)
-        args = [count.spent, count.leased, count.last_at, expiry, count.sequence]
+        keep = seconds_kept(subject, day, int(self.wall()))
+        args = [count.spent, count.leased, count.last_at, keep, count.sequence]
         return self._flush(keys=keys, args=[*args, self._seen], client=client)
 
     def add(self, subject: str, day: dt.date, n: int, now: int) -> None:

@@ -14,6 +14,7 @@ of more than one key is one Lua script, so it is atomic.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -337,7 +338,9 @@ class RedisWatchStore:
         pipe.hset(key, mapping={"email": signup.email, "queued_at": signup.queued_at})
         if signup.password_hash is not None:
             pipe.hset(key, "hash", signup.password_hash)
-        pipe.expireat(key, signup.queued_at + keep_seconds)
+        # Seconds left by this process's clock, not EXPIREAT by Redis's (issue 60); none left
+        # deletes it at once.
+        pipe.expire(key, signup.queued_at + keep_seconds - int(time.time()))
         pipe.zadd(f"{PREFIX}wsignups", {signup.signup_id: signup.queued_at})
         pipe.zremrangebyscore(f"{PREFIX}wsignups", 0, signup.queued_at - keep_seconds)
         self._call(pipe.execute)

@@ -35,7 +35,7 @@ CHECK_MARKERS := not slow and not s3 and not redis and not browser and not serve
 CHECK_WORKERS ?= auto
 
 .PHONY: help venv deps lock hooks build run serve demo-key test check check-tests lint format docs typecheck imports ranking \
-        calibrate forecast-backtest test-clock \
+        calibrate forecast-backtest test-clock port-free build-if-changed \
         bench bench-compare stack clean
 
 help:  ## list targets
@@ -108,7 +108,17 @@ demo-key: $(RUNTIME)  ## create a demo key (free plan) and print it with a curl 
 serve: $(RUNTIME)  ## serve the current snapshot (and the Bulk export under EXPORT) on HOST:PORT, keeping mail in MAIL
 	$(BIN)/bangscore serve --host $(HOST) --port $(PORT) --export $(EXPORT) $(if $(MAIL),--mail-dir $(MAIL))
 
-run: build demo-key serve  ## the main job: build the snapshot from bundled data, make a demo key, serve it
+# `make run`: the port is asked first (a busy one fails in a second, naming it), and the build
+# is skipped while the current snapshot was built from the same data, code, address and day
+# (`bangscore build --if-changed`, bangscore/cli/inputs.py): a second `make run` serves at once.
+port-free: $(RUNTIME)
+	@$(BIN)/python -m bangscore.cli.port $(HOST) $(PORT)
+
+build-if-changed: $(RUNTIME)
+	BANGSCORE_HOST=$(HOST) BANGSCORE_PORT=$(PORT) BANGSCORE_BUILD_WORKERS=$(BUILD_WORKERS) \
+	  BANGSCORE_EXPORT=$(EXPORT) $(BIN)/bangscore build --if-changed
+
+run: port-free build-if-changed demo-key serve  ## the main job: build the snapshot from bundled data (unless current), make a demo key, serve it
 
 # Dead code: what vulture is sure of (80% and up: unused imports, variables, unreachable code).
 # Every module of the package: its root and each subpackage (the layer folders through their

@@ -9,6 +9,7 @@ import argparse
 import datetime as dt
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,14 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
     from bangscore.build.pipeline import BuildOptions, run_build
     from bangscore.errors import CatalogError, UnscorableGame
 
+    inputs = _inputs(args, settings)
+    if args.if_changed and inputs is not None and (current := inputs.current()) is not None:
+        print(
+            f"snapshot {current} is current: the bundled data, the code, the addresses and the "
+            f"day it was built from are unchanged ({inputs.stamp}); not built again "
+            "(`make build` builds anyway)"
+        )
+        return 0
     options = BuildOptions(
         load_catalog=lambda: _load_catalog(args.catalog, settings),
         out=args.out or settings.snapshot_location,
@@ -50,6 +59,8 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
     except (CatalogError, UnscorableGame, BangScoreError, OSError) as exc:
         print(f"error: build failed, the current snapshot is unchanged: {exc}", file=sys.stderr)
         return 1
+    if inputs is not None:
+        inputs.record(result.snapshot_id)
     report = result.publish
     print(
         f"published snapshot {result.snapshot_id} to {result.location}: {result.games} games, "
@@ -64,6 +75,67 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
             f"{counts['changed']} changed, {counts['removed']} removed since the previous export"
         )
     return 0
+
+
+@dataclass(frozen=True)
+class _Inputs:
+    """A build's input digest, its stamp's path and the snapshot store it publishes to."""
+
+    digest: str
+    stamp: Path
+    location: str
+
+    def current(self) -> str | None:
+        """Return the current snapshot's id if it was built from these inputs, else None."""
+        from bangscore.cli.inputs import current_build
+        from bangscore.errors import ObjectStorageError
+        from bangscore.storage import open_object_storage
+
+        try:
+            pointer = open_object_storage(self.location).read_pointer()
+        except ObjectStorageError:
+            return None
+        return current_build(self.stamp, self.digest, pointer)
+
+    def record(self, snapshot_id: str) -> None:
+        """Given the snapshot just published, stamp it with these inputs (best effort: a
+        state folder that cannot be written only costs the next run a build)."""
+        from bangscore.cli.inputs import write_stamp
+
+        try:
+            write_stamp(self.stamp, self.digest, snapshot_id)
+        except OSError as exc:
+            print(f"warning: could not record the build's inputs: {exc}", file=sys.stderr)
+
+
+def _inputs(args: argparse.Namespace, settings: Settings) -> _Inputs | None:
+    """Given the build's options and settings, return its inputs' digest and stamp: the
+    bundled dumps (or the catalog file it reads instead), the package's code, the addresses
+    baked into objects and the day; None if the catalog file cannot be read (the build then
+    says why)."""
+    import hashlib
+
+    import bangscore
+    from bangscore.cli.inputs import STAMP_NAME, input_digest
+
+    location = args.out or settings.snapshot_location
+    baked = {
+        "site_url": settings.site_url,
+        "base_url": settings.api_base_url,
+        "export": str(settings.export),
+        "out": location,
+        "day": str(getattr(args, "as_of", None) or dt.datetime.now(dt.UTC).date()),
+    }
+    folders = {"code": Path(bangscore.__file__).parent}
+    catalog = args.catalog or settings.catalog_path
+    if args.catalog is not None or catalog.exists():
+        try:
+            baked["catalog"] = hashlib.sha256(catalog.read_bytes()).hexdigest()
+        except OSError:
+            return None
+    else:
+        folders["data"] = settings.data_dir
+    return _Inputs(input_digest(folders, baked), settings.state_dir / STAMP_NAME, location)
 
 
 def _load_catalog(path: Path | None, settings: Settings) -> Catalog:
@@ -238,6 +310,12 @@ def add_parsers(sub: Any) -> None:
         "--repair",
         action="store_true",
         help="re-hash every reused object and upload again any whose bytes are wrong",
+    )
+    p.add_argument(
+        "--if-changed",
+        action="store_true",
+        help="skip the build while the current snapshot was built from the same bundled data, "
+        "code, addresses and day (`make run` passes it)",
     )
     p.set_defaults(func=cmd_build)
 

@@ -203,3 +203,29 @@ def test_build_without_a_catalog_or_the_dumps_fails_and_publishes_nothing(
         "error: build failed, the current snapshot is unchanged: missing raw dump"
     )
     assert not (tmp_path / "snapshots" / "current").exists()
+
+
+def test_a_build_if_changed_is_skipped_while_its_inputs_and_snapshot_are_current(
+    state: Path,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 56 item 1: a second `make run` (`build --if-changed`) serves what is there; any
+    input changed, or another snapshot made current, builds again."""
+    assert run(state, capsys, "build", "--if-changed")[0] == 0  # no stamp yet: built
+    first = _snapshots(state)
+    assert len(first) == 1
+    code, out, _ = run(state, capsys, "build", "--if-changed")
+    assert code == 0 and out.startswith(f"snapshot {first[0]} is current: ")
+    assert _snapshots(state) == first  # nothing published
+    code, out, _ = run(state, capsys, "build", "--if-changed", "--site-url", "http://x.test")
+    assert code == 0 and "published snapshot " in out  # an address baked into pages changed
+    assert len(_snapshots(state)) == 2
+    assert run(state, capsys, "build", "--if-changed", "--site-url", "http://x.test")[0] == 0
+    assert len(_snapshots(state)) == 2
+    catalog = state / "catalog.json.gz"
+    catalog.write_bytes(catalog.read_bytes() + b"")  # the same bytes, a new timestamp
+    assert (
+        "is current"
+        in run(state, capsys, "build", "--if-changed", "--site-url", "http://x.test")[1]
+    )
+    assert len(_snapshots(state)) == 2

@@ -48,7 +48,7 @@ help:  ## list targets
 $(RUNTIME): pyproject.toml $(wildcard $(LOCK))
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet $(PINNED) --upgrade pip
-	$(BIN)/pip install --quiet $(PINNED) -e .
+	$(BIN)/pip install --quiet $(PINNED) -e ".[server]"
 	touch $(RUNTIME)
 
 $(STAMP): $(RUNTIME)

@@ -29,7 +29,7 @@ import heapq
 import re
 import unicodedata
 from array import array
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -50,6 +50,23 @@ ROMAN_NUMERALS: tuple[str, ...] = (
     *("xi", "xii", "xiii", "xiv", "xv", "xvi", "xvii", "xviii", "xix", "xx"),
 )
 _ROMAN = {numeral: str(value) for value, numeral in enumerate(ROMAN_NUMERALS) if value >= 2}
+# Number words as digits: a name's "Two" also matches `2` (`it takes 2`), and the alias table
+# abbreviates "Rainbow Six" as `r6`.
+NUMBER_WORDS: dict[str, str] = {
+    word: str(value)
+    for value, word in enumerate(
+        (
+            *("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"),
+            *("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen"),
+            *("seventeen", "eighteen", "nineteen", "twenty"),
+        )
+    )
+    if value >= 1
+}
+# Where a query without spaces is cut into words (`eldenring`, `civ5`): the cuts tried per
+# query, the parts at most.
+MAX_SPLITS: Final = 64
+_LETTERS_DIGITS = re.compile(r"(?<=[^\W\d_])(?=\d)|(?<=\d)(?=[^\W\d_])")
 
 
 def fold(text: str) -> str:
@@ -64,9 +81,12 @@ def fold(text: str) -> str:
 
 
 def name_words(name: str) -> list[str]:
-    """Given a game name, return its searchable words, with joined forms of hyphenated words.
+    """Given a game name, return its searchable words, with joined forms of hyphenated words,
+    number words as digits too and a last word ``i`` as ``1`` too.
 
-    ``Half-Life 2`` gives ``["half", "life", "2", "halflife"]`` so that ``halflife`` matches too.
+    ``Half-Life 2`` gives ``["half", "life", "2", "halflife"]`` so that ``halflife`` matches
+    too; ``It Takes Two`` gives ``["it", "takes", "two", "2"]`` (``it takes 2``); ``Schedule I``
+    gives ``["schedule", "i", "1"]`` (a lone ``i`` elsewhere is a word, not a numeral).
     """
     words = fold(name).split()
     extra = []
@@ -74,7 +94,10 @@ def name_words(name: str) -> list[str]:
         parts = fold(chunk).split()
         if len(parts) > 1:
             extra.append("".join(parts))
-    return words + [w for w in extra if w not in words]
+    extra.extend(NUMBER_WORDS[w] for w in words if w in NUMBER_WORDS)
+    if len(words) > 1 and words[-1] == "i":
+        extra.append("1")
+    return words + [w for w in dict.fromkeys(extra) if w not in words]
 
 
 def max_edits(word: str) -> int:
@@ -384,24 +407,30 @@ class SearchIndex:
         words = query_words(folded)
         work = Work()
         hits = self._match_prefix(words, work) if words else set()
+        joined = "".join(folded.split())
+        if len(folded.split()) > 1:  # `rim world` finds RimWorld: the words joined, as one
+            hits |= self._prefix_positions(joined, work)
+        names = [folded, f"the {folded}", joined]
+        if not hits and joined:
+            cut = self._match_cut(joined, work)
+            if cut is not None:
+                words, hits = query_words(" ".join(cut[0])), cut[1]
+                names.append(" ".join(cut[0]))
         if not hits and words and typos:
             hits = self._match_fuzzy(words, work)
         alias = self.position_of(self.aliases.get(alias_key(query), -1))
-        lo = bisect.bisect_left(self._names, folded)
-        hi = bisect.bisect_left(self._names, folded + "\U0010ffff", lo)
-        starting = set(self._name_pos[lo:hi]) & hits if folded else set()
-        same = bisect.bisect_right(self._names, folded, lo, hi)
-        exact = sorted(set(self._name_pos[lo:same]) & starting)
+        exact = self._exact(names, hits)
         first = exact + ([alias] if alias is not None and alias not in exact else [])
         # Set operations and sorts of plain ints run in C: a query matching thousands of
         # names ranks them without a Python call per name.
-        starting.difference_update(first)
-        rest = hits.difference(first, starting)
+        whole = self._whole(words, joined, hits, work)
+        whole.difference_update(first)
+        rest = hits.difference(first, whole)
         if limit is None:
-            order = first + sorted(starting) + sorted(rest)
+            order = first + sorted(whole) + sorted(rest)
         else:
             order = first[:limit]
-            order += heapq.nsmallest(limit - len(order), starting) if len(order) < limit else []
+            order += heapq.nsmallest(limit - len(order), whole) if len(order) < limit else []
             order += heapq.nsmallest(limit - len(order), rest) if len(order) < limit else []
         appids = self._appids
         ranked = [appids[p] for p in order]
@@ -416,3 +445,71 @@ class SearchIndex:
         return SearchResult(
             ranked[:limit] if limit is not None else ranked, work.comparisons, words
         )
+
+    def _exact(self, names: list[str], hits: set[int]) -> list[int]:
+        """Given the folded forms a query may name a game by (as typed, after ``the``, joined,
+        cut into words), return the positions of the hits named exactly so, in tie order."""
+        found: set[int] = set()
+        for name in dict.fromkeys(n for n in names if n):
+            lo = bisect.bisect_left(self._names, name)
+            hi = bisect.bisect_right(self._names, name, lo)
+            found.update(self._name_pos[lo:hi])
+        return sorted(found & hits)
+
+    def _exact_posting(self, word: str) -> array[int]:
+        """Given a word, return the positions of the names holding it whole (none if unknown)."""
+        i = bisect.bisect_left(self.vocab, word)
+        if i < len(self.vocab) and self.vocab[i] == word:
+            return self._positions[self._cum[i] : self._cum[i + 1]]
+        return array("i")
+
+    def _whole(self, words: list[str], joined: str, hits: set[int], work: Work) -> set[int]:
+        """Given the query's words, its letters without spaces and its hits, return the hits
+        holding every query word whole, or the joined letters as one word: better matches
+        than a word's prefix (`sims` finds The Sims 4 before Simson Tuningwerkstatt)."""
+        whole = set(hits)
+        for word in words:
+            if not whole:
+                break
+            posting = self._exact_posting(word)
+            work.comparisons += len(posting)
+            whole.intersection_update(posting)
+        if joined not in words:
+            posting = self._exact_posting(joined)
+            work.comparisons += len(posting)
+            whole.update(hits.intersection(posting))
+        return whole
+
+    def _match_cut(self, text: str, work: Work) -> tuple[list[str], set[int]] | None:
+        """Given a query's letters without spaces that match nothing, return the first cut of
+        them into words that matches, with its matches (None when none does): letters and
+        digits apart (`civ5`, `sims4`), then into 2, 3 or 4 parts, each a vocabulary word of
+        2 letters or more but the last, a prefix of one (`eldenring`); at most
+        :data:`MAX_SPLITS` cuts are tried, within the query's budget."""
+        for tried, parts in enumerate(self._cuts(text, work)):
+            if tried >= MAX_SPLITS or work.left <= 0:
+                break
+            hits = self._match_prefix(query_words(" ".join(parts)), work)
+            if hits:
+                return parts, hits
+        return None
+
+    def _cuts(self, text: str, work: Work) -> Iterator[list[str]]:
+        pieces = [p for p in _LETTERS_DIGITS.split(text) if p]
+        if len(pieces) > 1:
+            yield pieces
+        for count in range(2, 5):
+            yield from self._cut_into(text, count, work)
+
+    def _cut_into(self, text: str, count: int, work: Work) -> Iterator[list[str]]:
+        if count == 1:
+            if self._estimate(text):
+                yield [text]
+            return
+        for at in range(2, len(text) - 2 * (count - 1) + 1):
+            work.comparisons += 1
+            if work.left <= 0:
+                return
+            if len(self._exact_posting(text[:at])):
+                for rest in self._cut_into(text[at:], count - 1, work):
+                    yield [text[:at], *rest]

@@ -46,8 +46,16 @@ import math
 import os
 import time
 import zlib
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
-from typing import Any, TypeVar, Unpack
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Iterator,
+    Mapping,
+)
+from typing import Any, TypeVar, Unpack, cast
 
 import anyio
 import httpx
@@ -183,7 +191,8 @@ async def _read(response: httpx.Response, limit: int) -> bytes:
     body = _Body(response.status_code, encoding, limit)
     # Closed here, not by the garbage collector on a loop that may be gone ("Task was
     # destroyed but it is pending") when a refusal leaves the stream half read.
-    async with contextlib.aclosing(response.aiter_raw()) as chunks:
+    raw = cast(AsyncGenerator[bytes, None], response.aiter_raw())  # an async generator
+    async with contextlib.aclosing(raw) as chunks:
         async for chunk in chunks:
             body.feed(chunk)
     return body.done()

@@ -216,8 +216,10 @@ def _keys(name: str, split: Splitter) -> list[tuple[int, str]]:
                 if len(key) >= shortest:
                     out.append((rank, key))
     out.extend((2, key) for key in _spelled(name, split))
-    seen: set[str] = set()
-    return [(r, k) for r, k in sorted(out) if not (k in seen or seen.add(k))]
+    best: dict[str, int] = {}
+    for rank, key in sorted(out):
+        best.setdefault(key, rank)
+    return [(rank, key) for key, rank in best.items()]
 
 
 def _spelled(name: str, split: Splitter) -> list[str]:

@@ -142,9 +142,11 @@ def test_a_superseded_listing_s_refusal_names_its_edition() -> None:
     )
     headers = {"Content-Type": "application/problem+json"}
     reply = transport(lambda _: httpx.Response(404, headers=headers, stream=Streamed(body)))
-    with Client("bsk_x", base_url="http://api.test", transport=reply) as api:
-        with pytest.raises(GameNotRated) as refused:
-            api.game(271590)
+    with (
+        Client("bsk_x", base_url="http://api.test", transport=reply) as api,
+        pytest.raises(GameNotRated) as refused,
+    ):
+        api.game(271590)
     assert (refused.value.reason, refused.value.superseded_by) == ("superseded", 3240220)
     assert (refused.value.appid, refused.value.name) == (271590, "Grand Theft Auto V Legacy")
 
@@ -181,8 +183,8 @@ def test_24_hostile_16_mib_pages_leave_the_client_under_100_mb() -> None:
         nonlocal served
         served += 1
         # A valid search page padded with a member the client ignores.
-        head = b'{"query": "q", "prices_as_of": null, "page": 1, "pages": 1, "total": 0, "games": [],'
-        head += b' "pad": "'
+        head = b'{"query": "q", "prices_as_of": null, "page": 1, "pages": 1, "total": 0,'
+        head += b' "games": [], "pad": "'
         body = head + b"x" * page + b'"}'
         return httpx.Response(200, headers={"ETag": f'"{served}"'}, stream=Streamed(body))
 

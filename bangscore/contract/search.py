@@ -4,15 +4,19 @@ The builder writes the index as JSON (:meth:`SearchIndex.to_json`); the shim loa
 per snapshot (:meth:`SearchIndex.from_json`) and answers queries from memory.
 
 Matching rules: case-, accent- and punctuation-insensitive (™ ® © dropped); every query word
-must be a prefix of a word of the name; roman numerals II-XX match digits; with no result, a
+must be a prefix of a word of the name; roman numerals II-XX match digits, number words one to
+twenty and a last word ``I`` match digits too (:func:`name_words`); several query words also
+match joined (``rim world``: RimWorld), and a query that matches nothing is cut into words
+(``civ5``, ``eldenring``: :meth:`SearchIndex._match_cut`); with still no result, a
 typo-tolerant pass allows 1 edit for query words of 4-7 letters and 2 from 8 letters
 (optimal string alignment distance: an insertion, deletion, substitution or swap of two
-adjacent letters is one edit, as in most search engines). An
-all-digit query that is an appid puts that game first. Ranking: exact name, then the game an
-alias names (``bg3``, ``gta v``: the table of :mod:`build.aliases`, shipped in the index), then
-names starting with the query, then other matches; among equally good matches the more-reviewed
-game first (reach: "cyberpunk" finds Cyberpunk 2077 before a small game of a higher score),
-then bang_score descending, then appid.
+adjacent letters is one edit, as in most search engines). An all-digit query that is an appid
+puts that game first. Ranking: exact name (a leading "the" optional), then the game an alias
+names (``bg3``, ``ff14``, ``r6``: the table of :mod:`build.aliases`, shipped in the index),
+then names holding every query word whole (``sims``: The Sims 4 before Simson
+Tuningwerkstatt), then other matches; among equally good matches the more-reviewed game first
+(reach: "cyberpunk" finds Cyberpunk 2077 before a small game of a higher score), then
+bang_score descending, then appid.
 
 Bounded work (docs/API.md#search-limits), so that no query stalls the server: at most
 :data:`MAX_QUERY_WORDS` distinct words are matched (a word that is a prefix of another query

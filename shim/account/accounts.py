@@ -342,10 +342,18 @@ class AccountSite:
         problem = password_problem(password, email)
         if problem is not None:
             return self.page(request, "account_signin.html", 400, error=problem, typed=typed)
-        if not self.allowed(f"signup:ip:{client}", limits.signups_per_ip, 3600) or not self.allowed(
-            f"signup:ip-day:{client}", limits.signups_per_ip_day, 86400
+        # The hour's allowance, then the day's (not counted when the hour's refuses).
+        for subject, limit, seconds in (
+            (f"signup:ip:{client}", limits.signups_per_ip, 3600),
+            (f"signup:ip-day:{client}", limits.signups_per_ip_day, 86400),
         ):
-            return self.page(request, "account_signin.html", 429, error=_SLOW, typed=typed)
+            if not self.allowed(subject, limit, seconds):
+                wait = seconds - int(self.clock()) % seconds  # to the end of the window
+                response = self.page(
+                    request, "account_signin.html", 429, error=_slow_signups(wait), typed=typed
+                )
+                response.headers["Retry-After"] = str(wait)  # as every refusal (README)
+                return response
         try:
             hashed = await self.gate.run(lambda: self.hasher.hash(password))
         except HashingBusy:
@@ -498,7 +506,13 @@ def _when(ts: int | None) -> str:
 
 _CSRF = "Your session expired or the form was stale. Go back, reload the page and try again."
 _DOWN = "The account store is unreachable right now; please try again in a minute."
-_SLOW = "Too many sign-ups from here. Wait an hour and try again."
+
+
+def _slow_signups(seconds: int) -> str:
+    minutes = -(-seconds // 60)
+    return f"Too many sign-ups from here. Try again in {minutes} minute{'s' * (minutes != 1)}."
+
+
 _BUSY = "Too many sign-ins are being checked right now; please try again in a few seconds."
 _TOO_LARGE = "The form sent was too large."
 

@@ -408,8 +408,42 @@ class SearchIndex:
         ``limit`` only, when given), the comparisons spent (at most about
         :data:`MAX_COMPARISONS`) and the words matched; without ``typos``, no typo pass."""
         folded = fold(query)
-        words = query_words(folded)
         work = Work()
+        words, hits, names = self._matches(folded, typos, work)
+        alias = self.position_of(self.aliases.get(alias_key(query), -1))
+        exact = self._exact(names, hits)
+        first = exact + ([alias] if alias is not None and alias not in exact else [])
+        whole = self._whole(words, "".join(folded.split()), hits, work)
+        whole.difference_update(first)
+        rest = hits.difference(first, whole)
+        # Set operations and sorts of plain ints run in C: a query matching thousands of
+        # names ranks them without a Python call per name.
+        if limit is None:
+            order = first + sorted(whole) + sorted(rest)
+        else:
+            order = first[:limit]
+            order += heapq.nsmallest(limit - len(order), whole) if len(order) < limit else []
+            order += heapq.nsmallest(limit - len(order), rest) if len(order) < limit else []
+        ranked = [self._appids[p] for p in order]
+        stripped = query.strip()
+        if (
+            stripped.isdigit()
+            and stripped.isascii()
+            and self.position_of(int(stripped)) is not None
+        ):
+            ranked = [int(stripped)] + [a for a in ranked if a != int(stripped)]
+        return SearchResult(
+            ranked[:limit] if limit is not None else ranked, work.comparisons, words
+        )
+
+    def _matches(
+        self, folded: str, typos: bool, work: Work
+    ) -> tuple[list[str], set[int], list[str]]:
+        """Given a folded query, whether to try typos and the query's budget, return the words
+        matched, the positions matching and the folded names that would name a game exactly:
+        every word a prefix (and, for several words, the words joined), else the letters cut
+        into words, else (with ``typos``) the typo-tolerant pass."""
+        words = query_words(folded)
         hits = self._match_prefix(words, work) if words else set()
         joined = "".join(folded.split())
         if len(folded.split()) > 1:  # `rim world` finds RimWorld: the words joined, as one
@@ -422,33 +456,7 @@ class SearchIndex:
                 names.append(" ".join(cut[0]))
         if not hits and words and typos:
             hits = self._match_fuzzy(words, work)
-        alias = self.position_of(self.aliases.get(alias_key(query), -1))
-        exact = self._exact(names, hits)
-        first = exact + ([alias] if alias is not None and alias not in exact else [])
-        # Set operations and sorts of plain ints run in C: a query matching thousands of
-        # names ranks them without a Python call per name.
-        whole = self._whole(words, joined, hits, work)
-        whole.difference_update(first)
-        rest = hits.difference(first, whole)
-        if limit is None:
-            order = first + sorted(whole) + sorted(rest)
-        else:
-            order = first[:limit]
-            order += heapq.nsmallest(limit - len(order), whole) if len(order) < limit else []
-            order += heapq.nsmallest(limit - len(order), rest) if len(order) < limit else []
-        appids = self._appids
-        ranked = [appids[p] for p in order]
-        stripped = query.strip()
-        if (
-            stripped.isdigit()
-            and stripped.isascii()
-            and self.position_of(int(stripped)) is not None
-        ):
-            appid = int(stripped)
-            ranked = [appid] + [a for a in ranked if a != appid]
-        return SearchResult(
-            ranked[:limit] if limit is not None else ranked, work.comparisons, words
-        )
+        return words, hits, names
 
     def _exact(self, names: list[str], hits: set[int]) -> list[int]:
         """Given the folded forms a query may name a game by (as typed, after ``the``, joined,

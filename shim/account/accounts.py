@@ -342,18 +342,11 @@ class AccountSite:
         problem = password_problem(password, email)
         if problem is not None:
             return self.page(request, "account_signin.html", 400, error=problem, typed=typed)
-        # The hour's allowance, then the day's (not counted when the hour's refuses).
-        for subject, limit, seconds in (
-            (f"signup:ip:{client}", limits.signups_per_ip, 3600),
-            (f"signup:ip-day:{client}", limits.signups_per_ip_day, 86400),
-        ):
-            if not self.allowed(subject, limit, seconds):
-                wait = seconds - int(self.clock()) % seconds  # to the end of the window
-                response = self.page(
-                    request, "account_signin.html", 429, error=_slow_signups(wait), typed=typed
-                )
-                response.headers["Retry-After"] = str(wait)  # as every refusal (README)
-                return response
+        for name, limit, span in _SIGNUP_WINDOWS:  # the day's not counted past the hour's
+            if not self.allowed(f"signup:{name}:{client}", getattr(limits, limit), span):
+                page = self.page(request, "account_signin.html", 429, error=_SLOW, typed=typed)
+                page.headers["Retry-After"] = str(span - int(self.clock()) % span)  # window's end
+                return page
         try:
             hashed = await self.gate.run(lambda: self.hasher.hash(password))
         except HashingBusy:
@@ -506,13 +499,8 @@ def _when(ts: int | None) -> str:
 
 _CSRF = "Your session expired or the form was stale. Go back, reload the page and try again."
 _DOWN = "The account store is unreachable right now; please try again in a minute."
-
-
-def _slow_signups(seconds: int) -> str:
-    minutes = -(-seconds // 60)
-    return f"Too many sign-ups from here. Try again in {minutes} minute{'s' * (minutes != 1)}."
-
-
+_SLOW = "Too many sign-ups from here. Wait a while and try again."
+_SIGNUP_WINDOWS = (("ip", "signups_per_ip", 3600), ("ip-day", "signups_per_ip_day", 86400))
 _BUSY = "Too many sign-ins are being checked right now; please try again in a few seconds."
 _TOO_LARGE = "The form sent was too large."
 

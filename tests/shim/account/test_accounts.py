@@ -243,8 +243,8 @@ def test_a_refused_sign_up_says_when_to_come_back_in_retry_after(
     )
     assert refused.status_code == 429
     wait = int(refused.headers["Retry-After"])
-    assert 0 < wait <= 3600
-    assert f"Try again in {-(-wait // 60)} minute" in refused.text
+    assert 0 < wait <= 3600  # the end of the hour's window
+    assert "Too many sign-ups from here" in refused.text
 
 
 @pytest.mark.parametrize("token", [None, "", "forged-token"], ids=["missing", "empty", "forged"])

@@ -67,9 +67,10 @@ NUMBER_WORDS: dict[str, str] = {
     )
     if value >= 1
 }
-# Where a query without spaces is cut into words (`eldenring`, `civ5`): the cuts tried per
-# query, the parts at most.
+# A query without spaces that matches nothing is cut into words (`eldenring`, `civ5`): at
+# most this many cuts are tried, each into at most MAX_CUT_PARTS words, within the budget.
 MAX_SPLITS: Final = 64
+MAX_CUT_PARTS: Final = 4
 _LETTERS_DIGITS = re.compile(r"(?<=[^\W\d_])(?=\d)|(?<=\d)(?=[^\W\d_])")
 
 
@@ -510,7 +511,7 @@ class SearchIndex:
         pieces = [p for p in _LETTERS_DIGITS.split(text) if p]
         if len(pieces) > 1:
             yield pieces
-        for count in range(2, 5):
+        for count in range(2, MAX_CUT_PARTS + 1):
             yield from self._cut_into(text, count, work)
 
     def _cut_into(self, text: str, count: int, work: Work) -> Iterator[list[str]]:

@@ -165,6 +165,12 @@ def test_a_client_only_install_is_httpx_and_pydantic_and_mypy_sees_its_types(
         cwd=tmp_path,
         check=True,
     )
+    # The command line says what it needs, in one line.
+    command = subprocess.run(
+        [venv / "bin" / "bangscore", "--help"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert command.returncode == 1 and "needs the server extra" in command.stderr
+    assert "Traceback" not in command.stderr
     results = {}
     for name, text in {"right": CONSUMER, "wrong": WRONG}.items():
         (tmp_path / f"{name}.py").write_text(text)

@@ -39,7 +39,9 @@ CHECK_WORKERS ?= auto
         bench bench-compare stack clean
 
 help:  ## list targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' \
+	  '{ name[NR] = $$1; text[NR] = $$2; if (length($$1) > width) width = length($$1) } \
+	   END { for (i = 1; i <= NR; i++) printf "  %-" width "s  %s\n", name[i], text[i] }'
 
 # Every install takes the versions pinned in $(LOCK) (constraints: a package the lock does
 # not name yet, just added to pyproject.toml, still installs; then run `make lock`).
@@ -48,7 +50,7 @@ help:  ## list targets
 $(RUNTIME): pyproject.toml $(wildcard $(LOCK))
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet $(PINNED) --upgrade pip
-	$(BIN)/pip install --quiet $(PINNED) -e .
+	$(BIN)/pip install --quiet $(PINNED) -e ".[server]"
 	touch $(RUNTIME)
 
 $(STAMP): $(RUNTIME)

@@ -40,25 +40,36 @@ the ``Authorization: Bearer`` header, never the URL.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import math
 import os
 import time
 import zlib
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
-from typing import Any, TypeVar, Unpack
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Iterator,
+    Mapping,
+)
+from typing import Any, TypeVar, Unpack, cast
 
 import anyio
 import httpx
-import orjson
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from bangscore.client_core import (
+    ApiConnectionError,
     ApiError,
     AuthenticationFailed,
     DeadlineExceeded,
     ETagCache,
     GameNotRated,
     InvalidParameter,
+    InvalidResponse,
     NotFound,
     PermissionDenied,
     RateLimited,
@@ -88,6 +99,7 @@ from bangscore.contract.records import (
 from bangscore.loop_thread import LoopThread
 
 __all__ = [
+    "ApiConnectionError",
     "ApiError",
     "AsyncClient",
     "AuthenticationFailed",
@@ -96,6 +108,7 @@ __all__ = [
     "DeadlineExceeded",
     "GameNotRated",
     "InvalidParameter",
+    "InvalidResponse",
     "NotFound",
     "PermissionDenied",
     "RateLimited",
@@ -113,6 +126,9 @@ DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 USER_AGENT = "bangscore-python-client/1"
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024  # decoded: far above any real answer
 DEFAULT_DEADLINE = 120.0  # seconds a whole call may take, retries and their waits included
+# Bytes of bodies the ETag cache keeps (its LRU drops the oldest past it; a body over an eighth
+# is not kept): 24 hostile 16 MiB pages took a client from 46 to 453 MB by count alone.
+DEFAULT_CACHE_BYTES = 32 * 1024 * 1024
 ModelT = TypeVar("ModelT", bound=BaseModel)
 Query = Mapping[str, str]
 
@@ -132,11 +148,12 @@ class _Body:
         elif coding in ("gzip", "x-gzip"):
             self.inflater = zlib.decompressobj(zlib.MAX_WBITS | 16)
         else:  # the client asks for gzip only
-            raise ApiError(status, None, detail=f"an answer in {encoding[:40]!r}, not asked for")
+            detail = f"an answer in {encoding[:40]!r}, not asked for"
+            raise InvalidResponse(status, None, detail=detail)
 
     def feed(self, chunk: bytes) -> None:
         """Given the next bytes on the wire, decode and keep them; raise ResponseTooLarge
-        past the limit, ApiError for a corrupt gzip stream."""
+        past the limit, InvalidResponse for a corrupt gzip stream."""
         if self.inflater is None:
             self._keep(chunk)
             return
@@ -146,7 +163,8 @@ class _Body:
                 self._keep(self.inflater.decompress(data, self.limit - self.size + 1))
                 data = self.inflater.unconsumed_tail
         except zlib.error as exc:
-            raise ApiError(self.status, None, detail=f"a corrupt gzip answer: {exc}") from None
+            detail = f"a corrupt gzip answer: {exc}"
+            raise InvalidResponse(self.status, None, detail=detail) from None
 
     def _keep(self, part: bytes) -> None:
         self.size += len(part)
@@ -171,8 +189,12 @@ async def _read(response: httpx.Response, limit: int) -> bytes:
         detail = f"the answer declares {declared} bytes, over {limit:,}"
         raise ResponseTooLarge(response.status_code, None, detail=detail)
     body = _Body(response.status_code, encoding, limit)
-    async for chunk in response.aiter_raw():
-        body.feed(chunk)
+    # Closed here, not by the garbage collector on a loop that may be gone ("Task was
+    # destroyed but it is pending") when a refusal leaves the stream half read.
+    raw = cast(AsyncGenerator[bytes, None], response.aiter_raw())  # an async generator
+    async with contextlib.aclosing(raw) as chunks:
+        async for chunk in chunks:
+            body.feed(chunk)
     return body.done()
 
 
@@ -186,7 +208,9 @@ async def _fetch(
     """Given an HTTP client, the shared core, an API path and its query, return the answer's
     body: GET with revalidation, 429s and 503s retried after a short ``Retry-After``, the
     whole call (retries and waits included) cancelled at the core's deadline, wherever it
-    waits (DeadlineExceeded). Raises the ApiError of a failure."""
+    waits (DeadlineExceeded). Raises the ApiError of a failure: ApiConnectionError when no
+    whole answer came (refused, reset, cut short, a malformed head), InvalidResponse when
+    httpx could not read the answer."""
     url = core.url(path, query)
     end = time.monotonic() + core.deadline
     attempt = 0
@@ -206,6 +230,12 @@ async def _fetch(
     except TimeoutError:
         detail = f"no whole answer within the {core.deadline:g} s deadline"
         raise DeadlineExceeded(0, None, detail=detail) from None
+    except httpx.TransportError as exc:
+        detail = f"no answer from {core.base_url}: {type(exc).__name__}: {exc}"
+        raise ApiConnectionError(0, None, detail=detail[:500]) from exc
+    except httpx.HTTPError as exc:  # DecodingError, TooManyRedirects: an answer, unreadable
+        detail = f"an unreadable answer: {type(exc).__name__}: {exc}"
+        raise InvalidResponse(0, None, detail=detail[:500]) from exc
 
 
 class _Core:
@@ -221,6 +251,7 @@ class _Core:
         cache_size: int,
         max_bytes: int = DEFAULT_MAX_BYTES,
         deadline: float = DEFAULT_DEADLINE,
+        cache_bytes: int = DEFAULT_CACHE_BYTES,
     ) -> None:
         self.api_key = api_key if api_key is not None else os.environ.get(KEY_VARIABLE)
         self.base_url = (
@@ -228,7 +259,7 @@ class _Core:
         ).rstrip("/")
         self.retries = retries
         self.max_wait = max_wait
-        self.cache = ETagCache(cache_size)
+        self.cache = ETagCache(cache_size, cache_bytes)
         self.stats = Stats()
         self.max_bytes = max_bytes
         self.deadline = deadline
@@ -273,7 +304,7 @@ class _Core:
         if response.status_code == 304:
             kept = self.cache.get(url)
             if kept is None:  # a 304 for a body we never kept: the server's mistake
-                raise ApiError(304, None)
+                raise InvalidResponse(304, None, detail="a 304 for a body never kept")
             self.stats.revalidated += 1
             return kept[1]
         if response.status_code != 200:
@@ -285,8 +316,30 @@ class _Core:
 
     @staticmethod
     def parse(model: type[ModelT], body: bytes) -> ModelT:
-        """Given a model and a 200's body, return the parsed answer."""
-        return model.model_validate_json(body)
+        """Given a model and a 200's body, return the parsed answer; InvalidResponse when the
+        body is not that model's JSON (a proxy's HTML page, a cut body)."""
+        try:
+            return model.model_validate_json(body)
+        except ValidationError as exc:
+            detail = f"not a {model.__name__} answer: {_excerpt(body)} ({exc.error_count()} errors)"
+            raise InvalidResponse(200, None, detail=detail) from exc
+
+    @staticmethod
+    def parse_object(body: bytes) -> dict[str, Any]:
+        """Given a 200's body, return it as a JSON object; InvalidResponse otherwise."""
+        try:
+            data = json.loads(body)
+        except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError both
+            raise InvalidResponse(200, None, detail=f"not JSON: {_excerpt(body)}") from exc
+        if not isinstance(data, dict):
+            raise InvalidResponse(200, None, detail=f"not a JSON object: {_excerpt(body)}")
+        return data
+
+
+def _excerpt(body: bytes) -> str:
+    """Given a body, return its first bytes for an error message (a maintenance page's
+    title shows what answered)."""
+    return repr(body[:80].decode("utf-8", "replace"))
 
 
 # -- the sync client ---------------------------------------------------------------------------
@@ -297,8 +350,9 @@ class Client:
 
     Given the key (None: ``BANGSCORE_API_KEY``), the base URL (None: ``BANGSCORE_BASE_URL``,
     else ``http://127.0.0.1:8000``), the retries of a 429 or 503 and the longest
-    ``Retry-After`` waited (seconds), the number of bodies kept for revalidation, the
-    timeout of each network step (seconds), the most bytes an answer may decode to
+    ``Retry-After`` waited (seconds), the number of bodies kept for revalidation and their
+    bytes at most (a body over an eighth of that is not kept), the timeout of each network
+    step (seconds), the most bytes an answer may decode to
     (ResponseTooLarge past it), the seconds a whole call may take (DeadlineExceeded past it),
     and optionally an httpx *async* transport and a sleep function (tests). Its exchanges run
     on an event loop of its own (a daemon thread), the one way to end a blocking exchange at
@@ -313,13 +367,16 @@ class Client:
         retries: int = 3,
         max_wait: float = 60.0,
         cache_size: int = 4096,
+        cache_bytes: int = DEFAULT_CACHE_BYTES,
         timeout: float = 30.0,
         max_bytes: int = DEFAULT_MAX_BYTES,
         deadline: float = DEFAULT_DEADLINE,
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        self._core = _Core(api_key, base_url, retries, max_wait, cache_size, max_bytes, deadline)
+        self._core = _Core(
+            api_key, base_url, retries, max_wait, cache_size, max_bytes, deadline, cache_bytes
+        )
         self._loop = LoopThread("bangscore-client")
         self._http = httpx.AsyncClient(timeout=timeout, transport=transport)
         self._sleep = sleep
@@ -349,8 +406,7 @@ class Client:
 
     def root(self) -> dict[str, Any]:
         """Return the root listing (``GET /api/v1``, no key needed) as a dict."""
-        data: dict[str, Any] = orjson.loads(self._get(""))
-        return data
+        return _Core.parse_object(self._get(""))
 
     def games(self, *, page: int = 1, **filters: Unpack[ClientFilters]) -> GameList:
         """Given list filters as keyword arguments (the parameters of docs/API.md#list-games,
@@ -423,13 +479,16 @@ class AsyncClient:
         retries: int = 3,
         max_wait: float = 60.0,
         cache_size: int = 4096,
+        cache_bytes: int = DEFAULT_CACHE_BYTES,
         timeout: float = 30.0,
         max_bytes: int = DEFAULT_MAX_BYTES,
         deadline: float = DEFAULT_DEADLINE,
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
-        self._core = _Core(api_key, base_url, retries, max_wait, cache_size, max_bytes, deadline)
+        self._core = _Core(
+            api_key, base_url, retries, max_wait, cache_size, max_bytes, deadline, cache_bytes
+        )
         self._http = httpx.AsyncClient(timeout=timeout, transport=transport)
         self._sleep = sleep
 
@@ -453,8 +512,7 @@ class AsyncClient:
 
     async def root(self) -> dict[str, Any]:
         """Return the root listing (``GET /api/v1``, no key needed) as a dict."""
-        data: dict[str, Any] = orjson.loads(await self._get(""))
-        return data
+        return _Core.parse_object(await self._get(""))
 
     async def games(self, *, page: int = 1, **filters: Unpack[ClientFilters]) -> GameList:
         """Given list filters as keyword arguments (as :meth:`Client.games`) and a page, return

@@ -69,12 +69,29 @@ class NotFound(ApiError):
 
 
 class GameNotRated(NotFound):
-    """404 ``game_not_rated``: a known app that is not rated; :attr:`reason` says why."""
+    """404 ``game_not_rated``: a known app that is not rated; :attr:`reason` says why, and
+    :attr:`superseded_by` names the rated edition that replaces a superseded listing."""
 
     @property
     def reason(self) -> str | None:
         """Return why the app is not rated (``delisted``, ``too_few_reviews``, ...)."""
         return self.problem.reason if self.problem else None
+
+    @property
+    def appid(self) -> int | None:
+        """Return the known app's appid."""
+        return self.problem.appid if self.problem else None
+
+    @property
+    def name(self) -> str | None:
+        """Return the known app's name (empty when unknown)."""
+        return self.problem.name if self.problem else None
+
+    @property
+    def superseded_by(self) -> int | None:
+        """Return the appid of the rated edition replacing the listing (reason
+        ``superseded``), else None: ask for that appid instead."""
+        return self.problem.superseded_by if self.problem else None
 
 
 class RateLimited(ApiError):
@@ -98,6 +115,18 @@ class DeadlineExceeded(ApiError):
     """A call not done within the client's ``deadline`` seconds, its retries and their waits
     included: a server trickling its answer cannot hold a call longer. ``status`` is 0 (no
     whole answer came)."""
+
+
+class ApiConnectionError(ApiError):
+    """No answer: the server could not be reached, or the exchange broke before a whole answer
+    came (refused, reset, cut short, a malformed or oversized head, a network timeout).
+    ``status`` is 0; the transport's own exception is the ``__cause__``."""
+
+
+class InvalidResponse(ApiError):
+    """An answer that is not what the API sends: not JSON (a proxy's HTML maintenance page),
+    not the expected shape, corrupt gzip, an encoding not asked for, a 304 for a body never
+    kept. ``status`` is the answer's HTTP status."""
 
 
 _BY_STATUS: dict[int, type[ApiError]] = {
@@ -135,24 +164,54 @@ class Stats:
     retries: int = 0
 
 
+# A body over this share of the cache's byte budget is not kept: one huge answer would
+# otherwise evict every other body (and a hostile server could fill the budget in few pages).
+LARGEST_SHARE = 8
+
+
 @dataclass
 class ETagCache:
-    """Bodies kept by URL with their ETag, the oldest dropped past ``size``."""
+    """Bodies kept by URL with their ETag, least recently used dropped first: at most ``size``
+    bodies and ``max_bytes`` bytes of them (URLs, tags and bodies counted); a body over
+    ``max_bytes // LARGEST_SHARE`` is not kept (a URL it replaces is dropped).
+
+    An OrderedDict with a running total rather than cachetools' byte-bounded LRUCache: the
+    client installs with httpx and pydantic alone (docs/API.md#python-client)."""
 
     size: int
+    max_bytes: int = 64 * 1024 * 1024
     entries: OrderedDict[str, tuple[str, bytes]] = field(default_factory=OrderedDict)
+    total: int = 0
 
     def get(self, url: str) -> tuple[str, bytes] | None:
+        """Given a URL, return its kept (ETag, body), or None; it becomes the most recent."""
         found = self.entries.get(url)
         if found is not None:
             self.entries.move_to_end(url)
         return found
 
     def put(self, url: str, etag: str, body: bytes) -> None:
+        """Given a URL, its answer's ETag and body, keep them, dropping the least recently
+        used past the bounds; a body over the largest share is not kept."""
+        self._drop(url)
+        cost = _cost(url, etag, body)
+        if cost > self.max_bytes // LARGEST_SHARE:
+            return
         self.entries[url] = (etag, body)
-        self.entries.move_to_end(url)
-        while len(self.entries) > self.size:
-            self.entries.popitem(last=False)
+        self.total += cost
+        while len(self.entries) > self.size or self.total > self.max_bytes:
+            oldest, (tag, kept) = self.entries.popitem(last=False)
+            self.total -= _cost(oldest, tag, kept)
+
+    def _drop(self, url: str) -> None:
+        found = self.entries.pop(url, None)
+        if found is not None:
+            self.total -= _cost(url, *found)
+
+
+def _cost(url: str, etag: str, body: bytes) -> int:
+    """Given a cache entry, return the bytes it is counted as."""
+    return len(url) + len(etag) + len(body)
 
 
 def retry_after_seconds(value: str | None, now: float) -> float | None:

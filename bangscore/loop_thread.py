@@ -30,7 +30,20 @@ class LoopThread:
         return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
 
     def close(self) -> None:
-        """Given the running loop, stop it, wait for its thread and close it."""
+        """Given the running loop, end what still runs on it (tasks cancelled and awaited,
+        async generators closed: none is left for the garbage collector to find pending on a
+        closed loop, "Task was destroyed but it is pending"), stop it, wait for its thread
+        and close it."""
+        if self._thread.is_alive():
+            asyncio.run_coroutine_threadsafe(self._drain(), self.loop).result()
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join()
         self.loop.close()
+
+    async def _drain(self) -> None:
+        current = asyncio.current_task()
+        pending = [t for t in asyncio.all_tasks() if t is not current]
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+        await self.loop.shutdown_asyncgens()

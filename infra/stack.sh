@@ -65,7 +65,9 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT
-trap 'exit 143' TERM
+# SIGTERM is how the stack is stopped (the tests, systemd, `kill`): a clean stop, exit 0 (143
+# made `make stack` end in "Error 143").
+trap 'log "stopped (SIGTERM)"; exit 0' TERM
 
 wait_port() {  # wait_port PORT NAME PID: until something listens on 127.0.0.1:PORT
   for _ in $(seq 1 600); do

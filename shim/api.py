@@ -173,6 +173,7 @@ async def keyed(
     *,
     canonical: Canonical | None = None,
     counted: bool = True,
+    missing: str = "Send an API key.",
 ) -> Response:
     """Given a keyed request and the resolver of what its route serves, return the answer.
 
@@ -181,13 +182,14 @@ async def keyed(
     against the key's allowance, resolving with ``serve``. With ``canonical`` (the route's
     reading of a request into the canonical key of its answer) the resolved answer (or its
     400) is kept per snapshot (:func:`remembered`), as it is the same for every key.
-    ``counted=False``: not counted, as ``/api/v1/usage``.
+    ``counted=False``: not counted, as ``/api/v1/usage``. ``missing``: the 401's detail when
+    no key was sent (what this route needs).
     """
     state = request.app.state
     voice: ProblemVoice = state.problems
     key = presented_key(request)
     if not key:
-        return await _unauthorized(request, "missing_key", "Send an API key.", sent=False)
+        return await _unauthorized(request, "missing_key", missing, sent=False)
     try:
         record = state.quota.keys.authenticate(key)
     except AuthFailure as exc:

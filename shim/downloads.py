@@ -229,7 +229,11 @@ async def download(request: Request) -> Response:
     snapshot, name = request.path_params["snapshot"], request.path_params["name"]
     key = f"{PREFIX}{snapshot}/{name}"
     query = request.query_params
-    if service is not None and "signature" not in query and api.presented_key(request):
+    # The permanent address (no link parameters, or a key instead of a signature) needs a
+    # bulk key: without one, a 401 saying so, not "the link expired" (issue 56).
+    bare = "signature" not in query and "expires" not in query
+    keyed = "signature" not in query and api.presented_key(request)
+    if service is not None and (bare or keyed):
         return await _address(request, service, snapshot, name)
     links = service.links if service is not None else None
     if service is None or links is None:
@@ -322,6 +326,12 @@ async def _file_answer(
     return FileBody(status, headers, reader, release)
 
 
+_NEEDS_BULK_KEY = (
+    "This permanent address needs a bulk key: send it as Authorization: Bearer <key>. "
+    "A signed link from /api/v1/export needs none."
+)
+
+
 async def _address(request: Request, service: ExportService, snapshot: str, name: str) -> Response:
     """Given a request for a file's permanent address with a key, the export service and the
     file, answer a bulk key ``307`` to a fresh link (``Location``; the body gives ``url`` and
@@ -343,7 +353,7 @@ async def _address(request: Request, service: ExportService, snapshot: str, name
         body = orjson.dumps({"url": link.url, "expires_at": at})
         return Resolved(body, etag_for(body))
 
-    response = await api.keyed(request, resolve)
+    response = await api.keyed(request, resolve, missing=_NEEDS_BULK_KEY)
     if response.status_code == 200 and found:
         response.status_code = 307
         response.headers["Location"] = found[0].url

@@ -156,13 +156,30 @@ def parse_lookup_query(items: Items) -> tuple[int, ...]:
         errors.append(
             ParamError("appids", f"at most {MAX_LOOKUP_APPIDS} appids, given {len(parts)}")
         )
-    elif any(len(p) > MAX_APPID_DIGITS or not _DIGITS.fullmatch(p) for p in parts):
+    elif (bad := _first_bad_appid(parts)) is not None:
         errors.append(
-            ParamError("appids", f"comma-separated appids of 1-{MAX_APPID_DIGITS} decimal digits")
+            ParamError(
+                "appids", f"comma-separated appids of 1-{MAX_APPID_DIGITS} decimal digits; {bad}"
+            )
         )
     if errors:
         raise BadRequest(errors)
     return tuple(dict.fromkeys(int(p) for p in parts))
+
+
+def _first_bad_appid(parts: list[str]) -> str | None:
+    """Given a lookup's items, return what is wrong with the first bad one, named by its
+    place (issue 56: the 400 did not say which of 100 items it refused), or None."""
+    for place, part in enumerate(parts, 1):
+        if not part:
+            return f"item {place} is empty"
+        if not _DIGITS.fullmatch(part):
+            # ascii(): quoted, anything but printable ASCII escaped, so the echo is inert.
+            shown = ascii(part[:16]) + ("..." if len(part) > 16 else "")
+            return f"item {place} is {shown}, not decimal digits"
+        if len(part) > MAX_APPID_DIGITS:
+            return f"item {place} has {len(part)} digits"
+    return None
 
 
 def parse_plain_query(items: Items) -> None:

@@ -123,3 +123,64 @@ def test_a_consumer_type_checks_strictly_against_the_installed_wheel(tmp_path: P
     assert results["right"].returncode == 0, results["right"].stdout
     # The types are seen: returning the int score as a str is an error, not Any.
     assert 'Incompatible return value type (got "int", expected "str")' in results["wrong"].stdout
+
+
+# What a client-only install may bring (issue 56: `pip install bangscore` pulled 50 packages,
+# 374 MB): the project, httpx and pydantic and what they depend on, and the venv's own tools.
+CLIENT_ONLY = frozenset(
+    {
+        *("bangscore", "httpx", "httpcore", "h11", "anyio", "idna", "certifi", "sniffio"),
+        *("pydantic", "pydantic-core", "annotated-types", "typing-extensions"),
+        *("typing-inspection", "pip", "setuptools", "exceptiongroup"),
+    }
+)
+
+
+@pytest.mark.slow
+def test_a_client_only_install_is_httpx_and_pydantic_and_mypy_sees_its_types(
+    tmp_path: Path,
+) -> None:
+    """Issue 56 item 4: the README's install (`pip install -e .`, editable) in a fresh venv
+    brings the client alone, which imports, and a consumer's `mypy --strict` sees its types
+    (hatch's import hook for exact editables hid them: the install now adds a folder holding
+    only a link to the package)."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    subprocess.run(
+        [python, "-m", "pip", "install", "--quiet", "-c", ROOT / "requirements.lock", "-e", ROOT],
+        check=True,
+        capture_output=True,
+    )
+    frozen = subprocess.run(
+        [python, "-m", "pip", "list", "--format=freeze"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    installed = {line.split("==")[0].lower().replace("_", "-") for line in frozen.split()}
+    assert installed <= CLIENT_ONLY, installed - CLIENT_ONLY
+    subprocess.run(
+        [python, "-c", "import bangscore.client, bangscore.contract.export"],
+        cwd=tmp_path,
+        check=True,
+    )
+    # The command line says what it needs, in one line.
+    command = subprocess.run(
+        [venv / "bin" / "bangscore", "--help"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert command.returncode == 1 and "needs the server extra" in command.stderr
+    assert "Traceback" not in command.stderr
+    results = {}
+    for name, text in {"right": CONSUMER, "wrong": WRONG}.items():
+        (tmp_path / f"{name}.py").write_text(text)
+        mypy = [sys.executable, "-m", "mypy", "--strict", "--no-incremental"]
+        results[name] = subprocess.run(
+            [*mypy, "--python-executable", str(python), f"{name}.py"],
+            cwd=tmp_path,
+            env={"PATH": "/usr/bin:/bin"},
+            capture_output=True,
+            text=True,
+        )
+    assert results["right"].returncode == 0, results["right"].stdout
+    assert 'Incompatible return value type (got "int", expected "str")' in results["wrong"].stdout

@@ -260,7 +260,11 @@ def cmd_snapshots(args: argparse.Namespace, settings: Settings) -> int:
             return 0
         if args.action == "list":
             current = storage.read_pointer()
-            for sid in list_snapshots(storage):
+            found = list_snapshots(storage)
+            if not found:
+                where = args.snapshot or settings.snapshot_location
+                print(f"no snapshots in {where}: `bangscore build` publishes one")
+            for sid in found:
                 m = read_manifest(storage, sid)
                 mark = "*" if sid == current else " "
                 # Stored as the build reports it (the gzip form where there is one), and the
@@ -281,8 +285,10 @@ def cmd_snapshots(args: argparse.Namespace, settings: Settings) -> int:
             return 0
         report = verify(storage, args.id, progress=True)
         print(
-            f"{report.snapshot_id}: {report.checked} objects checked, "
-            f"{len(report.missing)} missing, {len(report.corrupt)} corrupt"
+            f"{report.snapshot_id}: {report.checked:,} objects checked, "
+            f"{len(report.missing)} missing, {len(report.corrupt)} corrupt "
+            f"({report.bodies:,} stored bodies read: objects with the same bytes share one, "
+            "and a gzip form is one more)"
         )
         for key in report.missing[:20]:
             print(f"missing: {key}")
@@ -344,5 +350,11 @@ def add_parsers(sub: Any) -> None:
     ssub.add_parser("verify", help="check every object's digest").add_argument("id")
     ssub.add_parser(
         "gc", help="delete objects no snapshot references (older than the grace period)"
-    ).add_argument("--grace-hours", type=bounded_int(0, 24 * 365), default=24)
+    ).add_argument(
+        "--grace-hours",
+        type=bounded_int(0, 24 * 365),
+        default=24,
+        help="keep unreferenced objects younger than this, for a build still publishing "
+        "(0-8760, default 24)",
+    )
     snaps.set_defaults(func=cmd_snapshots)

@@ -55,14 +55,37 @@ def cmd_keys_create(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def revoked_id(given: str) -> str | None:
+    """Given what an operator typed to revoke a key, return its 8-character id: the id itself
+    (as ``keys list`` shows it) or the id inside a whole key (``bsk_`` and 33 characters,
+    checksum valid); None for anything else. The whole key is never echoed back."""
+    from bangscore.stores.keys import KEY_ID_CHARS, is_well_formed, key_id
+
+    if is_well_formed(given):
+        return key_id(given)
+    # Not a prefix of a mistyped key: its id could name some other key.
+    if len(given) == KEY_ID_CHARS and given.isascii() and given.isalnum():
+        return given
+    return None
+
+
 def cmd_keys_revoke(args: argparse.Namespace, settings: Settings) -> int:
-    """Revoke a key by its id."""
+    """Revoke a key given its 8-character id or the whole key."""
     from bangscore.errors import UnknownKey
 
+    wanted = revoked_id(args.key_id)
+    if wanted is None:
+        print(
+            "error: give the key's 8-character id (`bangscore keys list` shows it) or the "
+            "whole key (bsk_ and 33 letters and digits, checksum valid); "
+            f"{printable(args.key_id[:12])}... is neither",
+            file=sys.stderr,
+        )
+        return 2
     try:
-        record = _open_store(settings, create=False).revoke_key(args.key_id)
+        record = _open_store(settings, create=False).revoke_key(wanted)
     except UnknownKey:
-        print(f"error: no key with id {args.key_id}", file=sys.stderr)
+        print(f"error: no key with id {wanted}", file=sys.stderr)
         return 1
     print(f"revoked key {record.key_id} ({record.account})")
     return 0
@@ -121,15 +144,29 @@ def add_parsers(sub: Any) -> None:
     keys = sub.add_parser("keys", help="create, revoke and list API keys").add_subparsers(
         dest="keys_command", required=True
     )
-    p = keys.add_parser("create", help="create a key and print it once")
+    from bangscore.stores.keystore import PLAN_LIMITS
+
+    p = keys.add_parser(
+        "create",
+        help="create a key and print it once",
+        description="Create a key and print it once. A bulk key needs --limit.",
+    )
     p.add_argument("--account", required=True, help="owning account (email)")
-    p.add_argument("--plan", required=True, choices=["free", "pro", "bulk"])
     p.add_argument(
-        "--limit", type=bounded_int(1, 1_000_000_000), help="daily limit (default: the plan's)"
+        "--plan",
+        required=True,
+        choices=["free", "pro", "bulk"],
+        help=", ".join(f"{plan}: {n:,} requests a day" for plan, n in PLAN_LIMITS.items())
+        + "; bulk: the --limit given (required)",
+    )
+    p.add_argument(
+        "--limit",
+        type=bounded_int(1, 1_000_000_000),
+        help="daily limit (default: the plan's; required with --plan bulk)",
     )
     p.set_defaults(func=cmd_keys_create)
-    p = keys.add_parser("revoke", help="revoke a key by id")
-    p.add_argument("key_id")
+    p = keys.add_parser("revoke", help="revoke a key by its id or the whole key")
+    p.add_argument("key_id", help="the 8-character id `keys list` shows, or the whole key")
     p.set_defaults(func=cmd_keys_revoke)
     p = keys.add_parser("list", help="list keys")
     p.add_argument("--account")

@@ -22,6 +22,12 @@ from bangscore.cli.serve import RedactKeys
 from bangscore.errors import StoreError, StoreUnavailable
 from bangscore.settings import Settings
 
+# What `bangscore --help` says first: plain text (the module's docstring is reStructuredText).
+DESCRIPTION = (
+    "BangScore's command line: build and serve snapshots, manage API keys, watches and alerts. "
+    "Settings come from BANGSCORE_* variables; options override them."
+)
+
 
 def _settings(args: argparse.Namespace) -> Settings:
     overrides = {
@@ -37,7 +43,7 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 def parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``bangscore`` command."""
-    top = argparse.ArgumentParser(prog="bangscore", description=__doc__.split("\n")[0])
+    top = argparse.ArgumentParser(prog="bangscore", description=DESCRIPTION)
     top.add_argument("--state-dir", type=Path, help="state folder (default ./var)")
     top.add_argument("--store", help="key/counter store: sqlite:///PATH or redis://HOST:PORT/DB")
     sub = top.add_subparsers(dest="command", required=True)

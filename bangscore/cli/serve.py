@@ -379,9 +379,20 @@ def add_parsers(sub: Any) -> None:
     p = sub.add_parser("serve", help="serve the current snapshot")
     p.add_argument("--snapshot", help="snapshot store: folder or s3://bucket/prefix")
     p.add_argument("--export", help="Bulk export store: folder or s3://bucket/prefix")
-    p.add_argument("--host")
-    p.add_argument("--port", type=bounded_int(1, 65535))
-    p.add_argument("--workers", type=bounded_int(1, 64))
+    defaults = Settings.model_fields
+    p.add_argument(
+        "--host", help=f"address to listen on (default {defaults['host'].default}, BANGSCORE_HOST)"
+    )
+    p.add_argument(
+        "--port",
+        type=bounded_int(1, 65535),
+        help=f"port to listen on, 1-65535 (default {defaults['port'].default}, BANGSCORE_PORT)",
+    )
+    p.add_argument(
+        "--workers",
+        type=bounded_int(1, 64),
+        help=f"server processes, 1-64 (default {defaults['workers'].default}, BANGSCORE_WORKERS)",
+    )
     p.add_argument("--site-url", help="the website's base URL (default: http://HOST:PORT)")
     p.add_argument(
         "--forwarded-allow-ips",

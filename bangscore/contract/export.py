@@ -30,7 +30,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, Protocol
 
-import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from bangscore.contract.api import ATTRIBUTION_TEXT
@@ -220,6 +219,10 @@ class ExportManifest:
 
     def to_bytes(self) -> bytes:
         """Return the manifest as JSON bytes."""
+        # Imported here: the Python client imports this module for ExportAnswer, and a
+        # client-only install has httpx and pydantic, not orjson (docs/API.md#python-client).
+        import orjson
+
         return orjson.dumps(self.to_json())
 
     @classmethod
@@ -227,6 +230,8 @@ class ExportManifest:
         """Given manifest bytes (schema version 1 or 2), return the manifest; raise ExportError
         if corrupt. A version 1 manifest's files read as updated at its creation, addressed by
         their key, with no tables, licence or sources."""
+        import orjson  # here, not at the top: see to_bytes
+
         try:
             data = orjson.loads(raw)
             created_at = dt.datetime.fromisoformat(data["created_at"])
@@ -259,7 +264,7 @@ class ExportManifest:
                     for s in data.get("sources", [])
                 ),
             )
-        except (ValueError, KeyError, TypeError, AttributeError, orjson.JSONDecodeError) as exc:
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:  # JSONDecodeError too
             raise ExportError(f"corrupt export manifest: {exc}") from exc
 
 

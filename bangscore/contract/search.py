@@ -4,15 +4,19 @@ The builder writes the index as JSON (:meth:`SearchIndex.to_json`); the shim loa
 per snapshot (:meth:`SearchIndex.from_json`) and answers queries from memory.
 
 Matching rules: case-, accent- and punctuation-insensitive (™ ® © dropped); every query word
-must be a prefix of a word of the name; roman numerals II-XX match digits; with no result, a
+must be a prefix of a word of the name; roman numerals II-XX match digits, number words one to
+twenty and a last word ``I`` match digits too (:func:`name_words`); several query words also
+match joined (``rim world``: RimWorld), and a query that matches nothing is cut into words
+(``civ5``, ``eldenring``: :meth:`SearchIndex._match_cut`); with still no result, a
 typo-tolerant pass allows 1 edit for query words of 4-7 letters and 2 from 8 letters
 (optimal string alignment distance: an insertion, deletion, substitution or swap of two
-adjacent letters is one edit, as in most search engines). An
-all-digit query that is an appid puts that game first. Ranking: exact name, then the game an
-alias names (``bg3``, ``gta v``: the table of :mod:`build.aliases`, shipped in the index), then
-names starting with the query, then other matches; among equally good matches the more-reviewed
-game first (reach: "cyberpunk" finds Cyberpunk 2077 before a small game of a higher score),
-then bang_score descending, then appid.
+adjacent letters is one edit, as in most search engines). An all-digit query that is an appid
+puts that game first. Ranking: exact name (a leading "the" optional), then the game an alias
+names (``bg3``, ``ff14``, ``r6``: the table of :mod:`build.aliases`, shipped in the index),
+then names holding every query word whole (``sims``: The Sims 4 before Simson
+Tuningwerkstatt), then other matches; among equally good matches the more-reviewed game first
+(reach: "cyberpunk" finds Cyberpunk 2077 before a small game of a higher score), then
+bang_score descending, then appid.
 
 Bounded work (docs/API.md#search-limits), so that no query stalls the server: at most
 :data:`MAX_QUERY_WORDS` distinct words are matched (a word that is a prefix of another query
@@ -29,7 +33,7 @@ import heapq
 import re
 import unicodedata
 from array import array
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -50,6 +54,24 @@ ROMAN_NUMERALS: tuple[str, ...] = (
     *("xi", "xii", "xiii", "xiv", "xv", "xvi", "xvii", "xviii", "xix", "xx"),
 )
 _ROMAN = {numeral: str(value) for value, numeral in enumerate(ROMAN_NUMERALS) if value >= 2}
+# Number words as digits: a name's "Two" also matches `2` (`it takes 2`), and the alias table
+# abbreviates "Rainbow Six" as `r6`.
+NUMBER_WORDS: dict[str, str] = {
+    word: str(value)
+    for value, word in enumerate(
+        (
+            *("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"),
+            *("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen"),
+            *("seventeen", "eighteen", "nineteen", "twenty"),
+        )
+    )
+    if value >= 1
+}
+# A query without spaces that matches nothing is cut into words (`eldenring`, `civ5`): at
+# most this many cuts are tried, each into at most MAX_CUT_PARTS words, within the budget.
+MAX_SPLITS: Final = 64
+MAX_CUT_PARTS: Final = 4
+_LETTERS_DIGITS = re.compile(r"(?<=[^\W\d_])(?=\d)|(?<=\d)(?=[^\W\d_])")
 
 
 def fold(text: str) -> str:
@@ -64,9 +86,12 @@ def fold(text: str) -> str:
 
 
 def name_words(name: str) -> list[str]:
-    """Given a game name, return its searchable words, with joined forms of hyphenated words.
+    """Given a game name, return its searchable words, with joined forms of hyphenated words,
+    number words as digits too and a last word ``i`` as ``1`` too.
 
-    ``Half-Life 2`` gives ``["half", "life", "2", "halflife"]`` so that ``halflife`` matches too.
+    ``Half-Life 2`` gives ``["half", "life", "2", "halflife"]`` so that ``halflife`` matches
+    too; ``It Takes Two`` gives ``["it", "takes", "two", "2"]`` (``it takes 2``); ``Schedule I``
+    gives ``["schedule", "i", "1"]`` (a lone ``i`` elsewhere is a word, not a numeral).
     """
     words = fold(name).split()
     extra = []
@@ -74,7 +99,10 @@ def name_words(name: str) -> list[str]:
         parts = fold(chunk).split()
         if len(parts) > 1:
             extra.append("".join(parts))
-    return words + [w for w in extra if w not in words]
+    extra.extend(NUMBER_WORDS[w] for w in words if w in NUMBER_WORDS)
+    if len(words) > 1 and words[-1] == "i":
+        extra.append("1")
+    return words + [w for w in dict.fromkeys(extra) if w not in words]
 
 
 def max_edits(word: str) -> int:
@@ -381,38 +409,120 @@ class SearchIndex:
         ``limit`` only, when given), the comparisons spent (at most about
         :data:`MAX_COMPARISONS`) and the words matched; without ``typos``, no typo pass."""
         folded = fold(query)
-        words = query_words(folded)
         work = Work()
-        hits = self._match_prefix(words, work) if words else set()
-        if not hits and words and typos:
-            hits = self._match_fuzzy(words, work)
+        words, hits, names = self._matches(folded, typos, work)
         alias = self.position_of(self.aliases.get(alias_key(query), -1))
-        lo = bisect.bisect_left(self._names, folded)
-        hi = bisect.bisect_left(self._names, folded + "\U0010ffff", lo)
-        starting = set(self._name_pos[lo:hi]) & hits if folded else set()
-        same = bisect.bisect_right(self._names, folded, lo, hi)
-        exact = sorted(set(self._name_pos[lo:same]) & starting)
+        exact = self._exact(names, hits)
         first = exact + ([alias] if alias is not None and alias not in exact else [])
+        whole = self._whole(words, "".join(folded.split()), hits, work)
+        whole.difference_update(first)
+        rest = hits.difference(first, whole)
         # Set operations and sorts of plain ints run in C: a query matching thousands of
         # names ranks them without a Python call per name.
-        starting.difference_update(first)
-        rest = hits.difference(first, starting)
         if limit is None:
-            order = first + sorted(starting) + sorted(rest)
+            order = first + sorted(whole) + sorted(rest)
         else:
             order = first[:limit]
-            order += heapq.nsmallest(limit - len(order), starting) if len(order) < limit else []
+            order += heapq.nsmallest(limit - len(order), whole) if len(order) < limit else []
             order += heapq.nsmallest(limit - len(order), rest) if len(order) < limit else []
-        appids = self._appids
-        ranked = [appids[p] for p in order]
+        ranked = [self._appids[p] for p in order]
         stripped = query.strip()
         if (
             stripped.isdigit()
             and stripped.isascii()
             and self.position_of(int(stripped)) is not None
         ):
-            appid = int(stripped)
-            ranked = [appid] + [a for a in ranked if a != appid]
+            ranked = [int(stripped)] + [a for a in ranked if a != int(stripped)]
         return SearchResult(
             ranked[:limit] if limit is not None else ranked, work.comparisons, words
         )
+
+    def _matches(
+        self, folded: str, typos: bool, work: Work
+    ) -> tuple[list[str], set[int], list[str]]:
+        """Given a folded query, whether to try typos and the query's budget, return the words
+        matched, the positions matching and the folded names that would name a game exactly:
+        every word a prefix (and, for several words, the words joined), else the letters cut
+        into words, else (with ``typos``) the typo-tolerant pass."""
+        words = query_words(folded)
+        hits = self._match_prefix(words, work) if words else set()
+        joined = "".join(folded.split())
+        if len(folded.split()) > 1:  # `rim world` finds RimWorld: the words joined, as one
+            hits |= self._prefix_positions(joined, work)
+        names = [folded, f"the {folded}", joined]
+        if not hits and joined:
+            cut = self._match_cut(joined, work)
+            if cut is not None:
+                words, hits = query_words(" ".join(cut[0])), cut[1]
+                names.append(" ".join(cut[0]))
+        if not hits and words and typos:
+            hits = self._match_fuzzy(words, work)
+        return words, hits, names
+
+    def _exact(self, names: list[str], hits: set[int]) -> list[int]:
+        """Given the folded forms a query may name a game by (as typed, after ``the``, joined,
+        cut into words), return the positions of the hits named exactly so, in tie order."""
+        found: set[int] = set()
+        for name in dict.fromkeys(n for n in names if n):
+            lo = bisect.bisect_left(self._names, name)
+            hi = bisect.bisect_right(self._names, name, lo)
+            found.update(self._name_pos[lo:hi])
+        return sorted(found & hits)
+
+    def _exact_posting(self, word: str) -> array[int]:
+        """Given a word, return the positions of the names holding it whole (none if unknown)."""
+        i = bisect.bisect_left(self.vocab, word)
+        if i < len(self.vocab) and self.vocab[i] == word:
+            return self._positions[self._cum[i] : self._cum[i + 1]]
+        return array("i")
+
+    def _whole(self, words: list[str], joined: str, hits: set[int], work: Work) -> set[int]:
+        """Given the query's words, its letters without spaces and its hits, return the hits
+        holding every query word whole, or the joined letters as one word: better matches
+        than a word's prefix (`sims` finds The Sims 4 before Simson Tuningwerkstatt)."""
+        whole = set(hits)
+        for word in words:
+            if not whole:
+                break
+            posting = self._exact_posting(word)
+            work.comparisons += len(posting)
+            whole.intersection_update(posting)
+        if joined not in words:
+            posting = self._exact_posting(joined)
+            work.comparisons += len(posting)
+            whole.update(hits.intersection(posting))
+        return whole
+
+    def _match_cut(self, text: str, work: Work) -> tuple[list[str], set[int]] | None:
+        """Given a query's letters without spaces that match nothing, return the first cut of
+        them into words that matches, with its matches (None when none does): letters and
+        digits apart (`civ5`, `sims4`), then into 2, 3 or 4 parts, each a vocabulary word of
+        2 letters or more but the last, a prefix of one (`eldenring`); at most
+        :data:`MAX_SPLITS` cuts are tried, within the query's budget."""
+        for tried, parts in enumerate(self._cuts(text, work)):
+            if tried >= MAX_SPLITS or work.left <= 0:
+                break
+            hits = self._match_prefix(query_words(" ".join(parts)), work)
+            if hits:
+                return parts, hits
+        return None
+
+    def _cuts(self, text: str, work: Work) -> Iterator[list[str]]:
+        pieces = [p for p in _LETTERS_DIGITS.split(text) if p]
+        if len(pieces) > 1:
+            yield pieces
+        for count in range(2, MAX_CUT_PARTS + 1):
+            yield from self._cut_into(text, count, work)
+
+    def _cut_into(self, text: str, count: int, work: Work) -> Iterator[list[str]]:
+        if count == 1:
+            if self._estimate(text):
+                yield [text]
+            return
+        for at in range(2, len(text) - 2 * (count - 1) + 1):
+            work.comparisons += 1
+            if work.left <= 0:
+                return
+            if len(self._exact_posting(text[:at])):
+                for rest in self._cut_into(text[at:], count - 1, work):
+                    yield [text[:at], *rest]

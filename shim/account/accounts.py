@@ -342,10 +342,11 @@ class AccountSite:
         problem = password_problem(password, email)
         if problem is not None:
             return self.page(request, "account_signin.html", 400, error=problem, typed=typed)
-        if not self.allowed(f"signup:ip:{client}", limits.signups_per_ip, 3600) or not self.allowed(
-            f"signup:ip-day:{client}", limits.signups_per_ip_day, 86400
-        ):
-            return self.page(request, "account_signin.html", 429, error=_SLOW, typed=typed)
+        for name, limit, span in _SIGNUP_WINDOWS:  # the day's not counted past the hour's
+            if not self.allowed(f"signup:{name}:{client}", getattr(limits, limit), span):
+                page = self.page(request, "account_signin.html", 429, error=_SLOW, typed=typed)
+                page.headers["Retry-After"] = str(span - int(self.clock()) % span)  # window's end
+                return page
         try:
             hashed = await self.gate.run(lambda: self.hasher.hash(password))
         except HashingBusy:
@@ -498,7 +499,8 @@ def _when(ts: int | None) -> str:
 
 _CSRF = "Your session expired or the form was stale. Go back, reload the page and try again."
 _DOWN = "The account store is unreachable right now; please try again in a minute."
-_SLOW = "Too many sign-ups from here. Wait an hour and try again."
+_SLOW = "Too many sign-ups from here. Wait a while and try again."
+_SIGNUP_WINDOWS = (("ip", "signups_per_ip", 3600), ("ip-day", "signups_per_ip_day", 86400))
 _BUSY = "Too many sign-ins are being checked right now; please try again in a few seconds."
 _TOO_LARGE = "The form sent was too large."
 

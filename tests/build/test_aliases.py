@@ -8,26 +8,57 @@ from bangscore.build.aliases import CURATED, build_aliases, curated_for, initial
 
 
 @pytest.mark.parametrize(
-    ("name", "expected"),
+    ("name", "first", "among"),
     [
-        pytest.param("Baldur's Gate 3", ["bg3", "bgiii"], id="digits-and-roman"),
-        pytest.param("Grand Theft Auto V", ["gta5", "gtav"], id="roman-name"),
-        pytest.param("Counter-Strike 2", ["cs2", "csii"], id="hyphen-splits"),
-        pytest.param(
-            "The Witcher 3: Wild Hunt", ["tw3wh", "twiiiwh", "tw3", "twiii"], id="subtitle"
-        ),
-        pytest.param("Left 4 Dead 2", ["l4d2", "livdii"], id="numbers-kept-whole"),
-        pytest.param("Hollow Knight", ["hk"], id="two-letters"),
-        pytest.param(
-            "Clair Obscur: Expedition 33", ["coe33", "co", "e33"], id="subtitle-with-a-number"
-        ),
-        pytest.param("Slay the Spire 2", ["sts2", "stsii"], id="small-words-count"),
-        pytest.param("Portal", [], id="one-word"),
-        pytest.param("Dragon Cliff 龙崖", [], id="not-ascii"),
+        pytest.param("Baldur's Gate 3", "bg3", {"bgiii", "bg"}, id="digits-and-roman"),
+        pytest.param("Grand Theft Auto V", "gta5", {"gtav", "gta"}, id="roman-name"),
+        pytest.param("Counter-Strike 2", "cs2", {"csii"}, id="hyphen-splits"),
+        pytest.param("The Witcher 3: Wild Hunt", "tw3", {"tw3wh", "twiii"}, id="subtitle"),
+        pytest.param("Left 4 Dead 2", "l4d2", {"l4d"}, id="numbers-kept-whole"),
+        pytest.param("Hollow Knight", "hk", set(), id="two-letters"),
+        pytest.param("Clair Obscur: Expedition 33", "co", {"e33"}, id="subtitle-with-a-number"),
+        pytest.param("Slay the Spire 2", "sts2", {"stsii"}, id="small-words-count"),
+        pytest.param("FINAL FANTASY XIV Online", "ff14o", {"ff14", "ffxiv"}, id="first-words"),
+        pytest.param("Tom Clancy's Rainbow Six® Siege", "tcr6s", {"r6", "r6s"}, id="brand"),
+        pytest.param("Halo: The Master Chief Collection", "htmcc", {"mcc"}, id="the-dropped"),
+        pytest.param("Bloons TD 6", "bt6", {"btd6"}, id="capitals-kept"),
+        pytest.param("Five Nights at Freddy's", "5naf", {"fnaf"}, id="number-words"),
+        pytest.param("Assassin's Creed Valhalla", "acv", {"acvalhalla"}, id="spelled-ending"),
+        pytest.param("Assassin's Creed® IV Black Flag", "ac4bf", {"acblackflag"}, id="no-number"),
+        pytest.param("Grand Theft Auto: San Andreas", "gta", {"gtasanandreas"}, id="spelled-3"),
     ],
 )
-def test_initials_of(name: str, expected: list[str]) -> None:
-    assert initials_of(name) == expected
+def test_initials_of(name: str, first: str, among: set[str]) -> None:
+    keys = initials_of(name)
+    assert keys[0] == first
+    assert among <= set(keys)
+    assert len(keys) == len(set(keys))
+
+
+@pytest.mark.parametrize(
+    ("name", "vocabulary", "key"),
+    [
+        pytest.param("Fallout 4", ["fall", "out"] * 3, "fo4", id="fallout"),
+        pytest.param("Cyberpunk 2077", ["cyber", "punk"] * 3, "cp2077", id="cyberpunk"),
+        pytest.param("Overwatch 2", ["over", "watch"] * 3, "ow2", id="overwatch"),
+    ],
+)
+def test_a_compound_of_two_common_words_is_split(
+    name: str, vocabulary: list[str], key: str
+) -> None:
+    assert key in initials_of(name, vocabulary)
+    assert key not in initials_of(name)  # without the words, one letter
+
+
+def test_a_compound_of_a_rare_word_is_not_split() -> None:
+    # "vive" is a word of one name: "survive" is not "sur" + "vive".
+    keys = initials_of("Metal Gear Survive", ["sur"] * 4 + ["vive"])
+    assert "mgs" in keys and "mgsv" not in keys
+
+
+@pytest.mark.parametrize("name", ["Portal", "Dragon 龙崖"], ids=["one-word", "not-ascii"])
+def test_no_initials(name: str) -> None:
+    assert initials_of(name) == []
 
 
 @pytest.mark.parametrize(
@@ -73,6 +104,21 @@ def test_an_acclaimed_game_newer_than_the_review_data_is_abbreviated() -> None:
     games = [(1903340, "Clair Obscur: Expedition 33", 1_000), (7, "Every Echo 33", 1_000)]
     assert build_aliases(games, vocabulary=[], acclaimed=[1903340])["e33"] == 1903340
     assert "e33" not in build_aliases(games, vocabulary=[])
+
+
+def test_a_rare_name_word_does_not_keep_a_well_known_game_from_its_initials() -> None:
+    # Issue 56: `lop` is a word of Lop Nor Zombie VR (57 reviews), and Lies of P's initials.
+    games = [(1627720, "Lies of P", 44_269), (521860, "Lop Nor Zombie VR", 57)]
+    vocabulary = ["lies", "of", "p", "lop", "nor", "zombie", "vr"]
+    assert build_aliases(games, vocabulary)["lop"] == 1627720
+    common = build_aliases(games, [*vocabulary, "lop", "lop"])  # a word of 3 names
+    assert "lop" not in common
+
+
+def test_whole_name_initials_beat_a_longer_name_s_first_words() -> None:
+    games = [(500, "Left 4 Dead", 59_602), (550, "Left 4 Dead 2", 926_836)]
+    aliases = build_aliases(games, vocabulary=[])
+    assert (aliases["l4d"], aliases["l4d2"]) == (500, 550)
 
 
 def test_curated_wins_and_skips_games_not_given() -> None:

@@ -229,3 +229,28 @@ def test_a_build_if_changed_is_skipped_while_its_inputs_and_snapshot_are_current
         in run(state, capsys, "build", "--if-changed", "--site-url", "http://x.test")[1]
     )
     assert len(_snapshots(state)) == 2
+
+
+def test_snapshots_list_on_an_empty_state_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56 item 7: `snapshots list` on an empty state printed nothing."""
+    code, out, _ = run(tmp_path, capsys, "snapshots", "list")
+    assert code == 0 and out.startswith("no snapshots in ") and "bangscore build" in out
+
+
+def test_snapshots_verify_says_how_many_bodies_it_read(
+    state: Path,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 56 item 7: the progress bar counted bodies, the last line objects (138,422 then
+    138,466), with no word on why they differ."""
+    assert run(state, capsys, "build")[0] == 0
+    (sid,) = _snapshots(state)
+    code, out, _ = run(state, capsys, "snapshots", "verify", sid)
+    found = re.search(
+        r"([\d,]+) objects checked, 0 missing, 0 corrupt \(([\d,]+) stored bodies", out
+    )
+    assert code == 0 and found, out
+    objects, bodies = (int(n.replace(",", "")) for n in found.groups())
+    assert objects > 0 and bodies > 0 and "share one" in out

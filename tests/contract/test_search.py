@@ -17,6 +17,7 @@ from bangscore.contract.search import (
     name_words,
     query_words,
 )
+from tests.support.real_catalogue import cached_games
 
 GAMES = [
     (220, 90, "Half-Life 2"),
@@ -106,6 +107,34 @@ def test_typo_pass_only_when_nothing_matches(
     assert index.search(query) == expected
 
 
+@pytest.mark.parametrize(
+    ("games", "query", "expected"),
+    [
+        pytest.param([(1, 90, "RimWorld"), (2, 50, "Rim Runner")], "rim world", [1], id="joined"),
+        pytest.param([(1, 90, "ELDEN RING"), (2, 50, "Elden Tales")], "eldenring", [1], id="cut"),
+        pytest.param(
+            [(1, 90, "Sid Meier's Civilization V"), (2, 50, "Civic 5")], "civ5", [1, 2], id="digit"
+        ),
+        pytest.param([(1, 90, "It Takes Two")], "it takes 2", [1], id="number-word"),
+        pytest.param([(1, 90, "Schedule I"), (2, 50, "I Am Bread")], "schedule 1", [1], id="i"),
+        pytest.param([(1, 90, "The Sims 4"), (2, 95, "Sims 4 Mods")], "sims 4", [1, 2], id="the"),
+    ],
+)
+def test_spaces_numbers_and_articles_as_players_type_them(
+    games: list[tuple[int, int, str]], query: str, expected: list[int]
+) -> None:
+    """Issue 56: `rim world`, `eldenring`, `it takes 2` found nothing."""
+    built = SearchIndex.build(games)
+    assert SearchIndex.from_json(built.to_json()).search(query) == expected
+
+
+def test_a_query_without_spaces_is_cut_within_its_budget() -> None:
+    words = [f"w{i:03d}" for i in range(200)]
+    index = SearchIndex.build([(i, 50, f"{w} tail") for i, w in enumerate(words)])
+    result = index.search_counted("w000" * 25, typos=False)
+    assert result.appids == [] and result.comparisons <= MAX_COMPARISONS + 30_000
+
+
 def test_all_digit_appid_comes_first(index: SearchIndex) -> None:
     assert index.search("620") == [620]
     assert index.search("2")[0] == 2  # appid 2 first, then names with the word 2
@@ -139,8 +168,22 @@ def test_alias_comes_after_an_exact_name_and_before_prefix_matches() -> None:
             [(7, 60, "Doom"), (8, 90, "Doom Eternal"), (9, 80, "Doomsday Vault")],
             {7: 1, 8: 9_000, 9: 50_000},
             "doom",
-            [7, 9, 8],
-            id="an-exact-name-still-beats-reach",
+            [7, 8, 9],
+            id="an-exact-name-then-the-whole-word-still-beat-reach",
+        ),
+        pytest.param(
+            [(1, 80, "Simson Tuningwerkstatt 3D"), (2, 70, "The Sims 4")],
+            {1: 900, 2: 100},
+            "sims",
+            [2, 1],
+            id="issue-56-a-whole-word-before-a-longer-word",
+        ),
+        pytest.param(
+            [(1, 80, "Valhalla Hills"), (2, 70, "Assassin's Creed Valhalla")],
+            {1: 1_300, 2: 27_000},
+            "valhalla",
+            [2, 1],
+            id="issue-56-reach-among-whole-words-even-after-a-first-word",
         ),
         pytest.param(
             [(3, 80, "Hades"), (4, 80, "Hades Clone")],
@@ -159,9 +202,10 @@ def test_equally_good_matches_rank_by_review_count(
 
 
 @pytest.fixture(scope="module")
-def real_index(real_snapshot: Any) -> SearchIndex:
-    """The search index a build publishes for the real catalogue (aliases and reach included)."""
-    return search_index(real_snapshot[1])
+def real_index(real_cache: Path) -> SearchIndex:
+    """The search index a build publishes for the real catalogue (aliases and reach included),
+    from the cached scored games (no need to publish the whole snapshot)."""
+    return search_index(cached_games(real_cache))
 
 
 @pytest.mark.slow
@@ -248,7 +292,7 @@ def test_a_query_work_is_bounded(broad_index: SearchIndex, query: str) -> None:
 DOC_EXAMPLES = {
     "brutal": 225260,  # Brütal Legend: accents dropped
     "lets": 1937500,  # Let's School: apostrophes dropped
-    "port": 620,  # Portal 2
+    "porta": 620,  # Portal 2
     "halflife": 220,  # Half-Life 2
     "portal ii": 620,
     "bg3": 1086940,
@@ -264,6 +308,26 @@ DOC_EXAMPLES = {
     "tw3": 292030,  # The Witcher 3: Wild Hunt, the part before the subtitle
     "cyberpunk": 1091500,  # Cyberpunk 2077, the most reviewed of equal matches
     "hades 2": 1145350,  # digits to roman
+    "it takes 2": 1426210,  # number words as digits
+    "schedule 1": 3164500,  # a last word I as 1
+    "rim world": 294100,  # RimWorld: words joined
+    "civ5": 8930,  # Sid Meier's Civilization V: letters apart from digits
+    "eldenring": 1245620,  # ELDEN RING: cut into name words
+    "ff14": 39210,
+    "ffxiv": 39210,
+    "r6": 359550,
+    "mcc": 976730,
+    "btd6": 960090,
+    "cp2077": 1091500,
+    "fo4": 377160,
+    "ac valhalla": 2208920,
+    "l4d": 500,  # Left 4 Dead: a whole name's initials
+    "hitman 3": 1659040,
+    "ow2": 2357570,
+    "黑神话": 2358720,
+    "sims 4": 1222670,
+    "sims": 1222670,
+    "valhalla": 2208920,
 }
 
 

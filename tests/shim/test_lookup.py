@@ -82,11 +82,14 @@ def test_a_hundred_appids_are_one_counted_request_with_a_strong_etag(api: Any) -
             "appids=" + ",".join(["620"] * 101), "at most 100 appids, given 101", id="101"
         ),
         pytest.param("", "required", id="missing"),
-        pytest.param("appids=", "decimal digits", id="empty"),
-        pytest.param("appids=620,,10", "decimal digits", id="empty item"),
-        pytest.param("appids=620,x", "decimal digits", id="not digits"),
-        pytest.param("appids=-620", "decimal digits", id="signed"),
-        pytest.param("appids=1234567890123", "decimal digits", id="13 digits"),
+        pytest.param("appids=", "decimal digits; item 1 is empty", id="empty"),
+        pytest.param("appids=620,,10", "decimal digits; item 2 is empty", id="empty item"),
+        pytest.param("appids=620,x", "item 2 is 'x', not decimal digits", id="not digits"),
+        pytest.param("appids=-620", "item 1 is '-620', not decimal digits", id="signed"),
+        pytest.param("appids=1234567890123", "item 1 has 13 digits", id="13 digits"),
+        pytest.param(
+            "appids=1,2,%E2%91%A0%3Cb%3E", r"item 3 is '\u2460<b>', not", id="echo-escaped"
+        ),
         pytest.param("appids=620&appids=10", "more than once", id="repeated"),
     ],
 )

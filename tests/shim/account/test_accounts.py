@@ -229,6 +229,24 @@ def test_refused_sign_up_forms_leave_the_hours_allowance_as_it_was(
     assert store.find_account("three@x.io") is None
 
 
+def test_a_refused_sign_up_says_when_to_come_back_in_retry_after(
+    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]],
+) -> None:
+    """Issue 56 item 8: the sign-up 429 had no Retry-After, though the README says every
+    refusal carries one."""
+    browser, _ = site_factory(SignInLimits(signups_per_ip=1))
+    assert browser.signup("one@x.io")[0] == 303
+    browser.client.cookies.clear()
+    browser.open()
+    refused = browser.client.post(
+        "/account/signup", data={"csrf": browser.csrf, "email": "two@x.io", "password": PASSWORD}
+    )
+    assert refused.status_code == 429
+    wait = int(refused.headers["Retry-After"])
+    assert 0 < wait <= 3600  # the end of the hour's window
+    assert "Too many sign-ups from here" in refused.text
+
+
 @pytest.mark.parametrize("token", [None, "", "forged-token"], ids=["missing", "empty", "forged"])
 def test_posts_without_the_session_csrf_token_are_refused(
     site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]], token: str | None

@@ -43,7 +43,7 @@ def _dates(record: GameRecord) -> list[tuple[str, dt.date]]:
 
 def test_the_catalogue_as_of_a_day_holds_no_later_observation(eve: Catalog) -> None:
     assert eve.prices_as_of is not None and eve.prices_as_of.date() <= EVE
-    assert len(eve.games) > 20_000
+    assert len(eve.games) > 15_000  # 17,179: what only the 2026 dumps know is not in it
     later = [f"{r.appid} {what} {day}" for r in eve.games for what, day in _dates(r) if day > EVE]
     assert later[:10] == []
     # It is not the default catalogue cut short: no 2026 price is in it at all (the first

@@ -160,7 +160,7 @@ def forecasts(
     model = fc.fit(facts, as_of)
     sale = fc.next_sale(day or as_of)
     return [
-        None if is_free(g.record) else fc.forecast(model, sale, f)
+        None if is_free(g.record) else fc.forecast(model, sale, f, day=day)
         for g, f in zip(games, facts, strict=True)
     ]
 

@@ -162,8 +162,10 @@ def _best_wait(
     becomes_banger_at_usd: float | None,
 ) -> DatedPrice | None:
     """Return the sighting to wait for: among the window's prices that save enough, those
-    reaching the best tier any of them reaches (banger, else worth it), the highest price
-    (its most recent day); None when no seen price saves enough and makes the game worth it."""
+    reaching the best tier any of them reaches (banger, else worth it), the most recent one
+    (the lowest of that day's); None when no seen price saves enough and makes the game worth
+    it. Round 7: the newest sale is the one to wait for, not the dearest (round 4's rule named
+    $34.99 from 2024 for a game sold at $14.99 in July 2026)."""
     for limit in (becomes_banger_at_usd, worth_it_at_usd):
         if limit is None:
             continue
@@ -173,7 +175,7 @@ def _best_wait(
             cents = _cents(s.price_usd)
             if cents > ceiling or not saves_enough(price_cents, cents):
                 continue
-            if best is None or (cents, s.date) > (_cents(best[1]), best[0]):
+            if best is None or (s.date, -cents) > (best[0], -_cents(best[1])):
                 best = (s.date, s.price_usd)
         if best is not None:
             return best
@@ -203,9 +205,9 @@ def verdict(
       evidence window's low saves less than 10% of the price, or less than $2 (or no price
       was seen in the window);
     * ``wait_for_sale`` when a price seen in the window makes the game ``worth_it`` or better
-      and saves at least 10% and $2: ``price_usd`` is that seen price (the highest one reaching
-      the best tier reachable) and ``reached`` its sighting; a good game for which waiting pays
-      waits at least for the window's low;
+      and saves at least 10% and $2: ``price_usd`` is that seen price (the most recent one
+      reaching the best tier reachable) and ``reached`` its sighting; a good game for which
+      waiting pays waits at least for the window's low;
     * ``skip`` otherwise, never for a ``banger`` or ``worth_it`` game.
 
     Raises ValueError for a negative or non-finite price or threshold.

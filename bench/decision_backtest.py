@@ -84,11 +84,13 @@ class Outcome:
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """The decision backtest's outcomes, the as-of day, and how many paid games the build rated."""
+    """The decision backtest's outcomes, the as-of day, how many paid games the build rated and
+    the day of the newest price it held (None: unknown)."""
 
     outcomes: tuple[Outcome, ...]
     as_of: dt.date
     paid_rated: int
+    prices_as_of: dt.date | None = None
 
 
 def decide(catalog: Catalog, dump_dir: Path, as_of: dt.date) -> Decision:
@@ -127,7 +129,7 @@ def decide(catalog: Catalog, dump_dir: Path, as_of: dt.date) -> Decision:
                 followed,
             )
         )
-    return Decision(tuple(outcomes), as_of, len(games))
+    return Decision(tuple(outcomes), as_of, len(games), catalog.prices_as_of.date())
 
 
 @dataclass(frozen=True, slots=True)

@@ -125,7 +125,39 @@ def decision_lines(decision: db.Decision) -> list[str]:
             f"| {name} | {p.games:,} | {_pct(p.undercut)} | {_pct(p.median_saving)} | "
             f"{_usd(p.median_saving_usd)} | {_usd(p.paid_usd)} | {_usd(p.saved_usd)} |"
         )
-    return [*lines, "", f'Headline, as /about/score quotes it: "{db.headline(decision)}"']
+    ours, always = figures_["our buy_now"], figures_["always buy now"]
+    newest = decision.prices_as_of
+    held = f"from {newest.day} {newest:%b %Y}" if newest else "undated"
+    if (ours.undercut or 0) > (always.undercut or 0):
+        buys = (
+            f"Our `buy_now` games were undercut more often ({_pct(ours.undercut)}) than buying "
+            f"every game on 24 Jun ({_pct(always.undercut)}): the verdict reads the prices seen, "
+            "not the calendar, so on the eve of a seasonal sale it says buy what the sale cuts."
+        )
+    else:
+        buys = (
+            f"Our `buy_now` games were undercut less often ({_pct(ours.undercut)}) than buying "
+            f"every game on 24 Jun ({_pct(always.undercut)})."
+        )
+    reading = (
+        f"Reading it: the newest price the build of that day held was {held} (the 2026 price "
+        f"dumps begin on 26 Jun), and the Summer Sale began the next day. {buys}"
+    )
+    waited = figures_["always wait for the next sale"]
+    verdicts = figures_["our verdicts (buys and waits; skips buy nothing)"]
+    if (waited.median_saving or 0) > (verdicts.median_saving or 0):
+        reading += (
+            f" Waiting for the next sale, whatever the game, saved a median "
+            f"{_pct(waited.median_saving)}, more than following our verdicts "
+            f"({_pct(verdicts.median_saving)})."
+        )
+    return [
+        *lines,
+        "",
+        reading,
+        "",
+        f'Headline, as /about/score quotes it: "{db.headline(decision)}"',
+    ]
 
 
 def render(backtest: Backtest, when: str, load: str) -> str:

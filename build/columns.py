@@ -197,12 +197,13 @@ TAGS: tuple[Column, ...] = (
 
 FORECASTS: tuple[Column, ...] = (
     APPID,
-    _long("sale", pa.string(), None, "the next seasonal sale after prices_as_of: Autumn Sale"),
+    _long("sale", pa.string(), None, "the next seasonal sale ending on or after the snapshot day"),
     _long("starts", DATE, None, "its first day (UTC)"),
     _long("ends", DATE, None, "its last day (UTC)"),
     _long("expected", pa.bool_(), None, "true: dates projected from past years; false: published"),
     _long("expected_price_usd", MONEY, "USD", "the price expected in it"),
     _long("discounted_likelihood", pa.float64(), "fraction", "how likely it is discounted (0-1)"),
+    _long("confidence", pa.string(), None, "high, medium or low: its stratum's measured accuracy"),
     _long("basis", pa.string(), None, "why, in words (docs/API.md#next-sale)"),
 )
 

@@ -181,6 +181,7 @@ def forecasts_table(records: Sequence[Record]) -> pa.Table:
         for name in ("starts", "ends", "expected", "expected_price_usd"):
             rows[name].append(sale[name])
         rows["discounted_likelihood"].append(sale["discounted_likelihood"])
+        rows["confidence"].append(sale["confidence"])
         rows["basis"].append(sale["basis"])
     return _long_table(rows, FORECASTS)
 

@@ -104,6 +104,7 @@ def list_item(
             "verdict_price_seen_at": buyer["verdict_price_seen_at"],
             "next_sale_price_usd": next_sale["expected_price_usd"] if next_sale else None,
             "next_sale_starts": next_sale["starts"] if next_sale else None,
+            "next_sale_confidence": next_sale["confidence"] if next_sale else None,
             "series": series,
             "genre": game.genre,
             "price_usd": round(rec.price_usd, 2),

@@ -1,5 +1,5 @@
-"""The sale forecast: the next seasonal sale after the catalogue's ``prices_as_of`` and the price a
-game is expected to sell at in it (docs/API.md#next-sale, docs/FORECAST.md).
+"""The sale forecast: the next seasonal sale that ends on or after the snapshot's day and the
+price a game is expected to sell at in it (docs/API.md#next-sale, docs/FORECAST.md).
 
 The rule is learnt from the prices the catalogue saw in the storefront's seasonal sales
 (:mod:`scoring.sales`), and is small enough to say in a sentence:
@@ -7,21 +7,23 @@ The rule is learnt from the prices the catalogue saw in the storefront's seasona
 * **Whether it is discounted**: a game's own record in the seasonal sales it was seen in (``m``
   discounted of ``n`` seen), with one more sale counted as its peers behave: its publisher's
   share of games discounted in the latest sale the catalogue saw (publishers with at least
-  :data:`MIN_PUBLISHER_GAMES` games seen in it), else the share of games of its age.
-  ``discounted_likelihood = (m + peers) / (n + 1)``; the forecast says "discounted" from 0.5.
-  The one pseudo-sale is what the data give: of the games seen in both the Winter Sale 2024 and
-  the Summer Sale 2026, 90% of those discounted in the first were discounted in the second and
-  30% of those not discounted (peer shares run 0.6-0.9, so (1 + 0.8) / 2 and (0 + 0.6) / 2).
-* **At what price**: the depth of its newest discounted sale off its newest list price; a game
-  under a year old at that sale deepens as games of its age do (the latest sale's median depth
-  by years since release, made non-decreasing, read at the game's age then and at the
-  forecast sale's start: launch discounts deepen, older games' hold). Its list price when the
-  forecast says it is not discounted.
+  :data:`MIN_PUBLISHER_GAMES` games seen in it), else the share of games of its age. The raw
+  ``(m + peers) / (n + 1)`` is calibrated (:func:`calibrated`, the backtest's reliability
+  table :data:`CALIBRATION`) into ``discounted_likelihood``; "discounted" from 0.5. Steamworks
+  allows no seasonal discount within 28 days after a release or a price rise
+  (:func:`steamworks_block`): such a game is expected at its list price.
+* **At what price**, one the storefront shows: the seen sale price when the list price and the
+  depth are unchanged; else the depth of its newest discounted sale off its newest list price,
+  cut to the cent (:func:`storefront_cents`); a game under a year old at that sale deepens as
+  games of its age do. Never a depth on a list price lower than the one it was seen on, never
+  under the lowest price seen unless its last two discounted sales deepened.
+* **How sure**: ``confidence`` from the measured accuracy of the forecast's stratum
+  (:data:`STRATUM_ACCURACY`: how its price was found, how deep the sale it reads).
 * **Too thin** (no forecast, ``next_sale`` null): a free game, a game seen in no seasonal sale
   of the evidence window (the 730 days before ``prices_as_of``), a game with no list price.
 
 Pure functions of plain values: :func:`fit` learns a :class:`ForecastModel` from every game's
-sightings (the builder's catalogue, or the backtest's history cut before the held-out sale);
+sightings (the builder's catalogue, or the backtest's catalogue as of the held-out sale's eve);
 :func:`forecast` applies it to one game. Depths are whole percents; prices US dollars.
 """
 
@@ -33,7 +35,7 @@ import math
 import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final, NamedTuple
+from typing import Final, Literal, NamedTuple
 
 from bangscore.scoring.sales import SALES, Sale, sale_on, upcoming
 
@@ -68,6 +70,37 @@ MAX_DEPTH: Final = 95
 # for games released before 2022). Chosen on the backtest among 1 year, 2 years, always and
 # half the curve (docs/FORECAST.md lists each variant's figures).
 DEEPEN_UNDER_YEARS: Final = 1.0
+# Steamworks' discount rules: no seasonal discount within 28 days after a release or a price rise.
+STEAMWORKS_DAYS: Final = 28
+# The basis says how old the prices are when the newest is older than this at the snapshot's day.
+STALE_PRICES_DAYS: Final = 30
+# A discounted forecast's stratum is "deep" when the sale it reads went this deep or deeper
+# (repeats of 75%+ sales are within 10% about half the time, shallower ones about 40%).
+DEEP_FROM: Final = 75
+# Confidence from the stratum's measured share of prices within 10% of the sale's.
+HIGH_FROM: Final = 0.70
+MEDIUM_FROM: Final = 0.45
+Confidence = Literal["high", "medium", "low"]
+# The reliability table of the raw likelihood: (raw likelihood, share of games observed
+# discounted), measured by `make forecast-backtest` on the fitting half of the games (appid's
+# tens digit even) in the Summer Sale 2026, made non-decreasing (docs/FORECAST.md#calibration).
+CALIBRATION: Final[tuple[tuple[float, float], ...]] = (
+    (0.304, 0.313),
+    (0.427, 0.367),
+    (0.706, 0.812),
+    (0.891, 0.828),
+    (0.965, 0.934),
+)
+# Each stratum's share of prices within 10% of the observed sale price, measured by `make
+# forecast-backtest` on the fitting half (docs/FORECAST.md#confidence). A stratum it never saw
+# (``cut_list/...``, ``steamworks``) is ``low``.
+STRATUM_ACCURACY: Final[dict[str, float]] = {
+    "depth/shallow": 0.0,
+    "floored": 0.153,
+    "full": 0.636,
+    "repeat/deep": 0.536,
+    "repeat/shallow": 0.381,
+}
 
 
 class Observed(NamedTuple):
@@ -140,16 +173,27 @@ class ForecastModel:
 
 @dataclass(frozen=True, slots=True)
 class Forecast:
-    """A game's forecast for one sale: the sale, the price expected in it (USD), the
+    """A game's forecast for one sale: the sale, the price expected in it (USD), the calibrated
     likelihood (0-1) that it is discounted in it, the basis in words ("sold at $8.99 in the
-    last 2 of 2 seasonal sales seen") and whether it calls the game discounted (a likelihood
-    of at least 0.5 and a discounted price to expect: a game never seen discounted is not)."""
+    last 2 of 2 seasonal sales seen"), whether it calls the game discounted (a likelihood of
+    at least 0.5 and a discounted price to expect: a game never seen discounted is not), the
+    rule's raw likelihood before calibration and the forecast's stratum (how its price was
+    found and, for a discounted one, whether the sale it reads was 75% off or deeper:
+    ``repeat/deep``, ``depth/shallow``, ``cut_list/deep``, ``floored``, ``full``,
+    ``steamworks``), which sets its confidence."""
 
     sale: Sale
     expected_price_usd: float
     discounted_likelihood: float
     basis: str
     discounted: bool
+    raw_likelihood: float = 0.0
+    stratum: str = "full"
+
+    @property
+    def confidence(self) -> Confidence:
+        """Return the forecast's confidence (:func:`confidence_of` its stratum)."""
+        return confidence_of(self.stratum)
 
     def wire(self) -> dict[str, object]:
         """Return the ``next_sale`` wire value (docs/API.md#next-sale)."""
@@ -160,6 +204,7 @@ class Forecast:
             "expected": self.sale.expected,
             "expected_price_usd": round(self.expected_price_usd, 2),
             "discounted_likelihood": round(self.discounted_likelihood, 3),
+            "confidence": self.confidence,
             "basis": self.basis,
         }
 
@@ -262,6 +307,58 @@ def _usd(value: float) -> str:
     return f"${value:,.2f}"
 
 
+def calibrated(raw: float, table: Sequence[tuple[float, float]] | None = None) -> float:
+    """Given the rule's raw likelihood (0-1) and a reliability table (None:
+    :data:`CALIBRATION`: ``(raw, share observed discounted)`` points, ascending), return the
+    calibrated likelihood: read off the table, linear between its points, its ends beyond."""
+    points = CALIBRATION if table is None else table
+    if not points:
+        return raw
+    if raw <= points[0][0]:
+        return points[0][1]
+    for (x0, y0), (x1, y1) in itertools.pairwise(points):
+        if raw <= x1:
+            return y0 + (y1 - y0) * (raw - x0) / (x1 - x0) if x1 > x0 else y1
+    return points[-1][1]
+
+
+def confidence_of(stratum: str) -> Confidence:
+    """Given a forecast's stratum, return its confidence from the stratum's measured share of
+    prices within 10% (:data:`STRATUM_ACCURACY`): ``high`` from 70%, ``medium`` from 45%."""
+    share = STRATUM_ACCURACY.get(stratum)
+    if share is None or share < MEDIUM_FROM:
+        return "low"
+    return "high" if share >= HIGH_FROM else "medium"
+
+
+def _cents(usd: float) -> int:
+    return round(usd * 100)
+
+
+def storefront_cents(list_cents: int, depth: int) -> int:
+    """Given a list price (whole cents) and a whole-percent depth, return the price the
+    storefront shows: the list price times (100 - depth) / 100, cut to the cent (the rule 95%
+    of the 2026 dumps' discounted rows follow: $19.99 at 75% off is $4.99, not $5.00)."""
+    return list_cents * (100 - depth) // 100
+
+
+def steamworks_block(game: GameFacts, priced: Sequence[Observed], target: Sale) -> str | None:
+    """Given a game's facts, its dated observations (oldest first, up to the as-of day) and
+    the sale forecast, return why Steamworks' rules forbid it a seasonal discount in that sale
+    ("released 20 Jun 2026", "its list price rose by 3 Jun 2026"), or None: no seasonal
+    discount within 28 days after a release or a price rise. A rise is known to fall in that
+    span when the last observation at the lower list price is itself within it."""
+    since = target.start - dt.timedelta(days=STEAMWORKS_DAYS)
+    if game.release_date is not None and since < game.release_date <= target.start:
+        return f"released {game.release_date.day} {game.release_date:%b %Y}"
+    current = _cents(priced[-1].list_price_usd) if priced else 0
+    lower = [o for o in priced if 0 < _cents(o.list_price_usd) < current]
+    if lower and lower[-1].date > since:
+        last = lower[-1].date
+        return f"its list price rose to {_usd(current / 100)} after {last.day} {last:%b %Y}"
+    return None
+
+
 def forecast(
     model: ForecastModel,
     target: Sale,
@@ -269,13 +366,21 @@ def forecast(
     *,
     deepen_under: float | None = DEEPEN_UNDER_YEARS,
     deepen_share: float = 1.0,
+    day: dt.date | None = None,
+    table: Sequence[tuple[float, float]] | None = None,
 ) -> Forecast | None:
-    """Given the learnt model, the sale to forecast and one game's facts, return its
-    :class:`Forecast`, or None where the evidence is too thin: no seasonal sale seen in the
-    evidence window, no list price, or a free game (list price 0).
+    """Given the learnt model, the sale to forecast, one game's facts and the snapshot's day
+    (None: the model's as-of day), return its :class:`Forecast`, or None where the evidence is
+    too thin: no seasonal sale seen in the evidence window, no list price, or a free game.
 
+    The price is one the storefront shows (:func:`storefront_cents`): the seen sale price when
+    the list price and depth are unchanged; a depth is never applied to a list price lower
+    than the one it was seen on (the seen sale price, at most the list price, stands); never
+    under the lowest price ever seen unless the game's last two discounted seasonal sales
+    deepened; the list price where Steamworks forbids a discount (:func:`steamworks_block`).
     ``deepen_under`` (years; None: any age) and ``deepen_share`` (0-1) are the deepening's
-    variants the backtest compares; the defaults are the published rule."""
+    variants the backtest compares; ``table`` a reliability table (None: :data:`CALIBRATION`,
+    ``()``: the raw likelihood)."""
     seen = sales_seen(game.history, model.as_of)
     if not seen:
         return None
@@ -286,25 +391,76 @@ def forecast(
     list_price = priced[-1].list_price_usd if priced else 0.0
     if list_price <= 0:
         return None
+    dated = _dated((day or model.as_of), priced[-1].date)
     discounted = [s for s in seen if s.discount_percent > 0]
     age_at_sale = _age(game.release_date, target.start)
     peers, who = model.peers_share(game.publisher, age_at_sale)
-    likelihood = (len(discounted) + peers) / (len(seen) + 1)
+    raw = (len(discounted) + peers) / (len(seen) + 1)
+    likelihood = calibrated(raw, table)
+    blocked = steamworks_block(game, priced, target)
+    if blocked is not None:
+        basis = f"{blocked}: Steam allows no seasonal discount within 28 days{dated}"
+        return Forecast(target, list_price, 0.0, basis, False, raw, "steamworks")
     if likelihood < DISCOUNTED_FROM or not discounted:
-        basis = _basis_undiscounted(seen, discounted, peers, who)
-        return Forecast(target, list_price, likelihood, basis, discounted=False)
+        basis = _basis_undiscounted(seen, discounted, peers, who) + dated
+        return Forecast(target, list_price, likelihood, basis, False, raw, "full")
     newest = discounted[-1]
+    cents, depth, kind = _expected_cents(
+        model, target, game, newest, list_price, deepen_under, deepen_share
+    )
+    lowest = min(_cents(o.price_usd) for o in priced)
+    deepened = len(discounted) > 1 and newest.discount_percent > discounted[-2].discount_percent
+    if cents < lowest and not deepened:
+        cents, kind = lowest, "floored"
+    list_cents = _cents(list_price)
+    if cents >= list_cents:
+        basis = _basis_undiscounted(seen, discounted, peers, who) + dated
+        return Forecast(target, list_price, likelihood, basis, False, raw, "full")
+    basis = _basis_discounted(seen, newest, depth, list_price, cents / 100, kind) + dated
+    deep = newest.discount_percent >= DEEP_FROM
+    stratum = kind if kind == "floored" else f"{kind}/{'deep' if deep else 'shallow'}"
+    return Forecast(target, cents / 100, likelihood, basis, True, raw, stratum)
+
+
+def _expected_cents(
+    model: ForecastModel,
+    target: Sale,
+    game: GameFacts,
+    newest: SaleSeen,
+    list_price: float,
+    deepen_under: float | None,
+    deepen_share: float,
+) -> tuple[int, int, str]:
+    """Return (the expected price in cents, its depth, how it was found: ``repeat`` the seen
+    sale price, ``cut_list`` the seen sale price on a cut list price, ``depth`` a depth off
+    a changed list price or deepened)."""
+    list_cents, seen_list = _cents(list_price), _cents(newest.list_price_usd)
+    if list_cents < seen_list:
+        return min(list_cents, _cents(newest.price_usd)), newest.discount_percent, "cut_list"
     age_then = _age(game.release_date, newest.sale.start)
+    age_at_sale = _age(game.release_date, target.start)
     young = deepen_under is None or (age_then is not None and age_then < deepen_under)
     deeper = deepen_share * model.deepening(age_then, age_at_sale) if young else 0.0
     depth = min(MAX_DEPTH, round(newest.discount_percent + deeper))
-    price = round(list_price * (100 - depth) / 100, 2)
-    basis = _basis_discounted(seen, newest, depth, list_price, price)
-    return Forecast(target, price, likelihood, basis, discounted=True)
+    if list_cents == seen_list and depth == newest.discount_percent:
+        return _cents(newest.price_usd), depth, "repeat"
+    return storefront_cents(list_cents, depth), depth, "depth"
+
+
+def _dated(day: dt.date, newest: dt.date) -> str:
+    """Return the basis's note on prices older than 30 days at the snapshot's day."""
+    if (day - newest).days <= STALE_PRICES_DAYS:
+        return ""
+    return f"; prices last seen {newest.day} {newest:%b %Y}"
 
 
 def _basis_discounted(
-    seen: Sequence[SaleSeen], newest: SaleSeen, depth: int, list_price: float, price: float
+    seen: Sequence[SaleSeen],
+    newest: SaleSeen,
+    depth: int,
+    list_price: float,
+    price: float,
+    kind: str = "depth",
 ) -> str:
     """Say why a discounted price is expected: the sales it repeats, else what changed."""
     cents = round(price * 100)
@@ -320,9 +476,13 @@ def _basis_discounted(
         f"{_usd(newest.price_usd)} ({_percent(newest.discount_percent)}) in the "
         f"{newest.sale.title}, discounted in {count} of {len(seen)} seasonal sales seen"
     ]
-    if depth > newest.discount_percent:
+    if kind == "floored":
+        why.append(f"no lower than the lowest price seen, {_usd(price)}")
+    elif kind == "cut_list":
+        why.append(f"its list price is now {_usd(list_price)}")
+    elif depth > newest.discount_percent:
         why.append(f"games of its age go {depth - newest.discount_percent} points deeper")
-    if round(list_price * 100) != round(newest.list_price_usd * 100):
+    if kind == "depth" and round(list_price * 100) != round(newest.list_price_usd * 100):
         why.append(f"{_percent(depth)} of its list price, now {_usd(list_price)}")
     return "; ".join(why)
 
@@ -340,6 +500,12 @@ def _basis_undiscounted(
     return f"{head}; {round(100 * peers)}% of {who} were"
 
 
-def next_sale(as_of: dt.date) -> Sale:
-    """Given the catalogue's as-of day, return the next seasonal sale starting after it."""
-    return upcoming(as_of)[0]
+# No seasonal sale runs longer than this (the Winter and Summer Sales: 15 days).
+LONGEST_SALE: Final = dt.timedelta(days=21)
+
+
+def next_sale(day: dt.date) -> Sale:
+    """Given the snapshot's day, return the next seasonal sale that ends on or after it: the
+    sale running that day, else the next one to start."""
+    running = [s for s in upcoming(day - LONGEST_SALE) if s.end >= day]
+    return min(running, key=lambda s: s.start)

@@ -162,22 +162,39 @@ def _best_wait(
     becomes_banger_at_usd: float | None,
 ) -> DatedPrice | None:
     """Return the sighting to wait for: among the window's prices that save enough, those
-    reaching the best tier any of them reaches (banger, else worth it), the highest price
-    (its most recent day); None when no seen price saves enough and makes the game worth it."""
+    reaching the best tier any of them reaches (banger, else worth it), the newest sale's: the
+    most recent one seen in a seasonal sale (:mod:`scoring.sales`), unless a newer one is 25%
+    and $2 cheaper, else the most recent one (the lowest of a day's); None when no seen price
+    saves enough and makes the game worth it. Round 7: the newest sale is the one to wait for,
+    not the dearest (round 4's rule named $34.99 from 2024 for a game sold at $14.99 in July
+    2026), and a discount seen after the sale (Grim Dawn at $4.99 on 13 Jul 2026, $2.49 in the
+    Summer Sale) is not the sale the forecast expects again."""
     for limit in (becomes_banger_at_usd, worth_it_at_usd):
         if limit is None:
             continue
         ceiling = _cents(limit)
-        best: DatedPrice | None = None
-        for s in window:
-            cents = _cents(s.price_usd)
-            if cents > ceiling or not saves_enough(price_cents, cents):
-                continue
-            if best is None or (cents, s.date) > (_cents(best[1]), best[0]):
-                best = (s.date, s.price_usd)
-        if best is not None:
-            return best
+        fit = [
+            s
+            for s in window
+            if _cents(s.price_usd) <= ceiling and saves_enough(price_cents, _cents(s.price_usd))
+        ]
+        if not fit:
+            continue
+        newest = max(fit, key=lambda s: (s.date, -_cents(s.price_usd)))
+        in_sales = [s for s in fit if not s.estimated and sale_on(s.date) is not None]
+        pick = max(in_sales, key=lambda s: (s.date, -_cents(s.price_usd)), default=newest)
+        undercut = any(
+            s.date > pick.date and _undercuts(_cents(s.price_usd), _cents(pick.price_usd))
+            for s in fit
+        )
+        chosen = newest if undercut else pick
+        return (chosen.date, chosen.price_usd)
     return None
+
+
+def _undercuts(cents: int, than_cents: int) -> bool:
+    """Whether a price is 25% and $2 under another (whole cents)."""
+    return 4 * than_cents >= 5 * cents and than_cents - cents >= MIN_SAVING_CENTS
 
 
 def verdict(
@@ -203,9 +220,9 @@ def verdict(
       evidence window's low saves less than 10% of the price, or less than $2 (or no price
       was seen in the window);
     * ``wait_for_sale`` when a price seen in the window makes the game ``worth_it`` or better
-      and saves at least 10% and $2: ``price_usd`` is that seen price (the highest one reaching
-      the best tier reachable) and ``reached`` its sighting; a good game for which waiting pays
-      waits at least for the window's low;
+      and saves at least 10% and $2: ``price_usd`` is that seen price (the newest sale's
+      reaching the best tier reachable, :func:`_best_wait`) and ``reached`` its sighting; a
+      good game for which waiting pays waits at least for the window's low;
     * ``skip`` otherwise, never for a ``banger`` or ``worth_it`` game.
 
     Raises ValueError for a negative or non-finite price or threshold.

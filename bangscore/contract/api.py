@@ -24,7 +24,7 @@ from bangscore.contract.limits import (
 from bangscore.contract.list_filter import ListFilter
 from bangscore.contract.patterns import SPACES, WS
 
-API_VERSION = "1.2.0"
+API_VERSION = "1.3.0"
 API_PREFIX = "/api/v1"
 ATTRIBUTION_TEXT = "Game value ratings by BangScore"
 
@@ -219,13 +219,17 @@ def routes() -> tuple[Route, ...]:
     )
 
 
-def root_listing(site_url: str, base_url: str, prices_as_of: str | None = None) -> dict[str, Any]:
-    """Given the site and API base URLs and the catalog's ``prices_as_of`` (RFC 3339 or None),
-    return the ``GET /api/v1`` body (docs/API.md#root-listing)."""
+def root_listing(
+    site_url: str, base_url: str, prices_as_of: str | None = None, as_of: str | None = None
+) -> dict[str, Any]:
+    """Given the site and API base URLs, the catalog's ``prices_as_of`` (RFC 3339 or None) and
+    the snapshot's day (``as_of``, ``YYYY-MM-DD`` or None), return the ``GET /api/v1`` body
+    (docs/API.md#root-listing)."""
     return {
         "name": "BangScore",
         "version": API_VERSION,
         "prices_as_of": prices_as_of,
+        "as_of": as_of,
         "documentation_url": f"{site_url}/docs",
         "openapi_url": f"{base_url}{API_PREFIX}/openapi.json",
         "attribution": {"required": True, "text": ATTRIBUTION_TEXT, "url": site_url},

@@ -194,6 +194,7 @@ def alert_message(
     next_sale = (
         f"likely {_usd(ahead.get('expected_price_usd'))} in the {ahead.get('name')} from "
         f"{_day(str(ahead.get('starts') or ''))}"
+        + (f" ({ahead['confidence']} confidence)" if ahead.get("confidence") else "")
         if isinstance(ahead, dict) and (ahead.get("discounted_likelihood") or 0) >= 0.5
         else ""
     )

@@ -116,7 +116,8 @@ def next_sale_line(detail: Mapping[str, Any]) -> str:
     """Given a detail record, return its sale forecast as the game page says it: "Expected in
     the Autumn Sale from 1 Oct 2026: about $8.99, sold at $8.99 in the last 2 of 2 seasonal
     sales seen (discounted: 90% likely)", or for a discount judged unlikely "In the Autumn Sale
-    from 1 Oct 2026: likely its list price, $19.99 (...)"; "" without a forecast."""
+    from 1 Oct 2026: likely its list price, $19.99 (...)"; "" without a forecast. The
+    parentheses add the forecast's confidence ("discounted: 90% likely; high confidence")."""
     sale = detail.get("next_sale")
     if not sale:
         return ""
@@ -124,6 +125,8 @@ def next_sale_line(detail: Mapping[str, Any]) -> str:
     if sale["expected"]:
         when = f"{when} (dates expected from past years)"
     likely = f"discounted: {round(100 * sale['discounted_likelihood'])}% likely"
+    if sale.get("confidence"):
+        likely = f"{likely}; {sale['confidence']} confidence"
     price = _fmt_usd(sale["expected_price_usd"])
     if sale["discounted_likelihood"] >= 0.5:
         return f"Expected in {when}: about {price}, {sale['basis']} ({likely})."
@@ -132,12 +135,15 @@ def next_sale_line(detail: Mapping[str, Any]) -> str:
 
 def next_sale_words(item: Mapping[str, Any]) -> str:
     """Given a list item, return its forecast as a row's verdict cell adds it: "likely $8.99
-    from 1 Oct"; "" when there is none or it is no cheaper than today's price."""
+    from 1 Oct (high confidence)"; "" when there is none or it is no cheaper than today's
+    price."""
     price = item.get("next_sale_price_usd")
     starts = item.get("next_sale_starts")
     if price is None or not starts or price >= item.get("price_usd", 0):
         return ""
-    return f"likely {_fmt_usd(price)} from {_fmt_day_month(str(starts))}"
+    sure = item.get("next_sale_confidence")
+    said = f" ({sure} confidence)" if sure else ""
+    return f"likely {_fmt_usd(price)} from {_fmt_day_month(str(starts))}{said}"
 
 
 def _fmt_day_month(value: str | None) -> str:

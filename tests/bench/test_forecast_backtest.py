@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from bangscore.ingest.catalog import IngestReport
-from bangscore.scoring.records import Catalog
+from bangscore.scoring import forecast as fc
+from bench import decision_backtest as db
 from bench import forecast_backtest as fb
+from bench import forecast_report as fb_report
+from tests.support.real_catalogue import cached_catalogue_as_of
 
 REPO = Path(__file__).resolve().parents[2]
 RAW = REPO / "data" / fb.DUMPS
@@ -40,40 +42,54 @@ def test_observed_prices_come_from_the_raw_dumps_inside_the_sale(
 
 
 def _figures(text: str) -> tuple[str, ...]:
-    return tuple(re.findall(r"\$?\d+(?:\.\d+)?%?", text))
+    return tuple(re.findall(r"\$?[\d,]+(?:\.\d+)?%?", text))
 
 
-def test_the_quoted_figures_are_the_backtests(bundled: tuple[Catalog, IngestReport]) -> None:
-    catalog, _ = bundled
+@pytest.fixture(scope="module")
+def backtest(real_cache: Path) -> fb.Backtest:
+    """The backtests run on the real catalogue as of 24 Jun 2026, as `make forecast-backtest`."""
+    catalog = cached_catalogue_as_of(real_cache, fb.EVE)
     records = list(catalog.games)
     observed = fb.observed_in_sale(RAW, fb.HELD_OUT, {r.appid for r in records})
-    rows, model = fb.evaluate(records, observed, fb.HELD_OUT)
-    rule, naive = fb.figures(rows, "rule"), fb.figures(rows, "naive")
-    assert model.sale is not None and model.sale.title == "Winter Sale 2024"
-    assert rule.coverage == naive.coverage > 0.7
-    assert rule.within_10 is not None and naive.within_10 is not None
-    assert rule.within_10 > naive.within_10  # the rule wins on price, narrowly
+    decision = db.decide(catalog, RAW, fb.EVE)
+    return fb.run_backtest(records, observed, decision)
+
+
+def test_the_code_reads_the_tables_the_backtest_fitted(backtest: fb.Backtest) -> None:
+    # Fitted on one half of the games (appid's tens digit even), reported on the other.
+    assert backtest.calibration == fc.CALIBRATION
+    assert backtest.accuracy == fc.STRATUM_ACCURACY
+    fit, report = fb.halves(backtest.rows)
+    assert fit == [] and len(report) > 5_000  # the rows kept are the reported half's
+    # Calibrated, the likelihood beats the raw rule and the base rate on the reported half.
+    rel = backtest.reliability
+    assert rel.brier < rel.brier_raw < rel.brier_base
+
+
+def test_the_quoted_figures_are_the_backtests(backtest: fb.Backtest) -> None:
+    rows = list(backtest.rows)
+    rule = fb.figures(rows, "forecast")
+    always = fb.figures(rows, "always discounted")
+    assert rule.within_10 is not None and rule.right_call is not None
+    assert always.right_call is not None
+    headline = db.headline(backtest.decision)
     quoted = {
         "coverage": f"{100 * rule.coverage:.1f}%",
-        "right": f"{100 * (rule.right_call or 0):.1f}%",
+        "right": f"{100 * rule.right_call:.1f}%",
+        "always": f"{100 * always.right_call:.1f}%",
         "within": f"{100 * rule.within_10:.1f}%",
-        "naive within": f"{100 * naive.within_10:.1f}%",
-        "error": f"${rule.median_error_usd:.2f}",
-        "naive error": f"${naive.median_error_usd:.2f}",
+        "brier": f"{backtest.reliability.brier:.4f}",
+        "base brier": f"{backtest.reliability.brier_base:.4f}",
+        "hit rate": f"{100 * (db.hit_rate(backtest.decision) or 0):.1f}%",
     }
     forecast_md = (REPO / "docs" / "FORECAST.md").read_text()
     api_md = (REPO / "docs" / "API.md").read_text()
     about = (REPO / "bangscore" / "site" / "templates" / "about_score.html").read_text()
-    row = (
-        f"| all games, forecast | {len(rows):,} | {quoted['coverage']} | {quoted['right']} | "
-        f"{quoted['within']} | {quoted['error']} |"
-    )
-    assert row in forecast_md
+    assert fb_report.render(backtest, "", "").split("## Method")[1] in forecast_md
     api_section = api_md[api_md.index("## Next sale") : api_md.index("## Genres")]
     about_section = about[about.index('id="forecast-figures"') :]
     for name, value in quoted.items():
         assert value in _figures(api_section), (name, value)
-        assert value in _figures(about_section), (name, value)
-    forward = fb.forward_reach(records, catalog.prices_as_of.date(), observed)  # type: ignore[union-attr]
-    assert forward.forecast / forward.paid >= 0.7
-    assert f"**{forward.forecast:,}" in forecast_md
+    assert headline in about_section
+    for name in ("coverage", "right", "within", "hit rate"):
+        assert quoted[name] in _figures(about_section), name

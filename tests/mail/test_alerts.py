@@ -335,7 +335,9 @@ def test_an_alert_names_a_stale_price_with_its_date(
     ("likelihood", "line"),
     [
         pytest.param(
-            0.9, "Next sale: likely $5.99 in the Autumn Sale from 1 Oct 2026", id="likely"
+            0.9,
+            "Next sale: likely $5.99 in the Autumn Sale from 1 Oct 2026 (medium confidence)",
+            id="likely",
         ),
         pytest.param(0.3, None, id="a-discount-unlikely-is-not-named"),
     ],
@@ -360,6 +362,7 @@ def test_an_alert_names_the_sale_forecast(likelihood: float, line: str | None) -
             "expected": False,
             "expected_price_usd": 5.99,
             "discounted_likelihood": likelihood,
+            "confidence": "medium",
             "basis": "sold at $5.99 in the last 2 of 2 seasonal sales seen",
         },
     }

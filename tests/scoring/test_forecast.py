@@ -97,10 +97,11 @@ def test_fit_learns_from_the_sale_most_games_were_seen_in() -> None:
 def test_forecast(
     history: tuple[fc.Observed, ...], publisher: str, price: float, likelihood: float, basis: str
 ) -> None:
-    made = fc.forecast(MODEL, AUTUMN, game(*history, publisher=publisher))
+    # The rule's own likelihood (table=(): uncalibrated); the calibration is tested below.
+    made = fc.forecast(MODEL, AUTUMN, game(*history, publisher=publisher), table=())
     assert made is not None
     assert (made.expected_price_usd, made.basis) == (price, basis)
-    assert made.discounted_likelihood == pytest.approx(likelihood)
+    assert made.discounted_likelihood == made.raw_likelihood == pytest.approx(likelihood)
     # Called discounted only with a discounted price: a game never seen discounted is not.
     assert made.discounted == (likelihood >= 0.5 and price < history[-1].list_price_usd)
 
@@ -113,18 +114,24 @@ def test_a_game_under_a_year_old_deepens_along_the_age_curve() -> None:
     assert model.age_depth[:3] == (20.0, None, 50.0)
     winter = Sale("Winter Sale", 2027, D(2027, 6, 1), D(2027, 6, 8), "test")
     launch = game(seen(SUMMER_2026, 8.0, 10.0), released=D(2026, 3, 1))
-    made = fc.forecast(model, winter, launch)
     # 0.32 years old then (20, the curve's first point), 1.25 at the sale (20 + 30 * 0.75 / 2):
-    # 11 points deeper, 31% off $10.
+    # 11 points deeper, 31% off $10: under the lowest price ever seen, $8.00, which one sale
+    # cannot show deepening, so $8.00 stands ...
+    floored = fc.forecast(model, winter, launch, table=())
+    assert floored is not None and floored.expected_price_usd == 8.0
+    assert floored.stratum == "floored"
+    # ... while two sales, the second deeper, let it go under: $6.90.
+    deeper = game(
+        seen(D(2025, 12, 20), 9.0, 10.0), seen(SUMMER_2026, 8.0, 10.0), released=D(2026, 3, 1)
+    )
+    made = fc.forecast(model, winter, deeper, table=())
     assert made is not None and made.expected_price_usd == 6.9
-    assert made.basis.endswith("games of its age go 11 points deeper")
+    assert "games of its age go 11 points deeper" in made.basis
     # The same game, one year older: past its launch window, its depth holds.
     old = game(seen(SUMMER_2026, 8.0, 10.0), released=D(2025, 3, 1))
-    held = fc.forecast(model, winter, old)
+    held = fc.forecast(model, winter, old, table=())
     assert held is not None and held.expected_price_usd == 8.0
-    # A variant that deepens at any age moves it too (the backtest compares them).
-    any_age = fc.forecast(model, winter, old, deepen_under=None)
-    assert any_age is not None and any_age.expected_price_usd < 8.0
+    assert held.stratum == "repeat/shallow"
 
 
 @pytest.mark.parametrize(
@@ -158,7 +165,7 @@ def test_sales_seen_takes_the_first_observation_in_each_sale() -> None:
 
 
 def test_the_wire_value_is_the_contracts() -> None:
-    made = fc.forecast(MODEL, fc.next_sale(AS_OF), game(seen(SUMMER_2026, 8.99, 14.99)))
+    made = fc.forecast(MODEL, fc.next_sale(AS_OF), game(seen(SUMMER_2026, 8.99, 14.99)), table=())
     assert made is not None
     assert made.wire() == {
         "name": "Autumn Sale",
@@ -167,6 +174,97 @@ def test_the_wire_value_is_the_contracts() -> None:
         "expected": False,
         "expected_price_usd": 8.99,
         "discounted_likelihood": 0.812,
+        "confidence": fc.confidence_of("repeat/shallow"),
         "basis": "sold at $8.99 in the last 1 of 1 seasonal sales seen",
     }
     assert fc.next_sale(AS_OF) in SALES
+
+
+@pytest.mark.parametrize(
+    ("day", "title"),
+    [
+        (D(2026, 7, 24), "Autumn Sale 2026"),
+        (D(2026, 10, 8), "Autumn Sale 2026"),  # its last day: it still runs
+        (D(2026, 10, 9), "Winter Sale 2026"),
+        (D(2026, 12, 1), "Winter Sale 2026"),
+        (D(2026, 12, 25), "Winter Sale 2026"),  # running
+        (D(2027, 1, 5), "Spring Sale 2027"),
+    ],
+    ids=["after-the-prices", "autumn-last-day", "after-autumn", "1-dec", "mid-winter", "2027"],
+)
+def test_the_next_sale_is_the_first_that_ends_on_or_after_the_day(day: dt.date, title: str) -> None:
+    sale = fc.next_sale(day)
+    assert sale.title == title and sale.end >= day
+
+
+@pytest.mark.parametrize(
+    ("list_cents", "depth", "shown"),
+    [(1999, 75, 499), (1999, 50, 999), (83 * 100 // 83, 0, 100), (2999, 33, 2009), (999, 90, 99)],
+    ids=["$19.99-75%", "$19.99-50%", "no-depth", "$29.99-33%", "$9.99-90%"],
+)
+def test_a_whole_percent_depth_is_cut_to_the_cent(list_cents: int, depth: int, shown: int) -> None:
+    assert fc.storefront_cents(list_cents, depth) == shown
+
+
+def test_the_seen_sale_price_repeats_when_the_list_price_is_unchanged() -> None:
+    # $0.83 seen at 83% off $4.99: the depth off $4.99 gives $0.84; the storefront showed $0.83.
+    made = fc.forecast(MODEL, AUTUMN, game(fc.Observed(SUMMER_2026, 0.83, 4.99, 83)), table=())
+    assert made is not None and made.expected_price_usd == 0.83
+
+
+def test_a_depth_is_never_applied_to_a_cut_list_price() -> None:
+    # 90% off $9.99 seen, then the list price cut to $0.99: the seen $0.99 stands, not $0.09.
+    history = (fc.Observed(SUMMER_2026, 0.99, 9.99, 90), fc.Observed(AS_OF, 0.99, 0.99, 0))
+    made = fc.forecast(MODEL, AUTUMN, game(*history, publisher="Deep"), table=())
+    assert made is not None and made.expected_price_usd == 0.99 and not made.discounted
+
+
+@pytest.mark.parametrize(
+    ("history", "released", "why"),
+    [
+        ((seen(SUMMER_2026, 8.99, 14.99),), D(2026, 9, 20), "released 20 Sep 2026"),
+        (
+            (
+                seen(SUMMER_2026, 8.99, 14.99),
+                fc.Observed(D(2026, 9, 10), 14.99, 14.99, 0),
+                fc.Observed(D(2026, 9, 20), 19.99, 19.99, 0),
+            ),
+            D(2015, 1, 1),
+            "its list price rose to $19.99 after 10 Sep 2026",
+        ),
+    ],
+    ids=["released-within-28-days", "price-rise-within-28-days"],
+)
+def test_steamworks_allows_no_seasonal_discount_within_28_days(
+    history: tuple[fc.Observed, ...], released: dt.date, why: str
+) -> None:
+    model = fc.fit(PEERS, D(2026, 9, 25))
+    made = fc.forecast(model, AUTUMN, game(*history, publisher="Deep", released=released))
+    assert made is not None and not made.discounted and made.discounted_likelihood == 0.0
+    assert made.basis.startswith(why) and made.stratum == "steamworks"
+    assert made.expected_price_usd == history[-1].list_price_usd
+
+
+@pytest.mark.parametrize(
+    ("raw", "table", "calibrated"),
+    [
+        (0.4, (), 0.4),
+        (0.4, ((0.2, 0.3), (0.6, 0.7)), 0.5),
+        (0.1, ((0.2, 0.3), (0.6, 0.7)), 0.3),
+        (0.9, ((0.2, 0.3), (0.6, 0.7)), 0.7),
+    ],
+    ids=["no-table", "between-points", "below-the-first", "above-the-last"],
+)
+def test_the_likelihood_is_read_off_the_reliability_table(
+    raw: float, table: tuple[tuple[float, float], ...], calibrated: float
+) -> None:
+    assert fc.calibrated(raw, table) == pytest.approx(calibrated)
+
+
+def test_the_basis_says_when_the_prices_are_older_than_30_days() -> None:
+    history = (seen(SUMMER_2026, 8.99, 14.99),)
+    fresh = fc.forecast(MODEL, AUTUMN, game(*history), day=D(2026, 7, 24), table=())
+    old = fc.forecast(MODEL, AUTUMN, game(*history), day=D(2026, 12, 1), table=())
+    assert fresh is not None and old is not None
+    assert "last seen" not in fresh.basis
+    assert old.basis.endswith("; prices last seen 30 Jun 2026")

@@ -547,3 +547,42 @@ def test_verdict_text_names_the_sale_forecast_beside_a_wait(
     assert text.endswith(tail), text
     # It sits beside the price the game sold at before, never instead of it.
     assert ("$23.99 in the Summer Sale (1 Jul 2026)" in text) == (decided.verdict != "buy_now")
+
+
+JUL9, JUL13, JUL21 = dt.date(2026, 7, 9), dt.date(2026, 7, 13), dt.date(2026, 7, 21)
+
+
+@pytest.mark.parametrize(
+    ("history", "waits_for"),
+    [
+        # Red Dead Redemption 2: $34.99 (Oct 2024), $14.99 in the Summer Sale 2026: the newest.
+        pytest.param(
+            (Sighting(OLD, 34.99, 50), Sighting(JUL2, 14.99, 75), Sighting(AS_OF, 59.99, 0)),
+            (JUL2, 14.99),
+            id="the-newest-sale-not-the-dearest",
+        ),
+        # A dearer price seen later than an older cheaper one: the newest still.
+        pytest.param(
+            (Sighting(WINTER, 14.99, 75), Sighting(JUL2, 29.99, 50), Sighting(AS_OF, 59.99, 0)),
+            (JUL2, 29.99),
+            id="newest-even-if-dearer",
+        ),
+        # Grim Dawn: $2.49 in the Summer Sale, $4.99 on 13 Jul after it: the sale's price.
+        pytest.param(
+            (Sighting(JUL9, 2.49, 90), Sighting(JUL13, 4.99, 80), Sighting(JUL21, 24.99, 0)),
+            (JUL9, 2.49),
+            id="the-sale-not-a-discount-after-it",
+        ),
+        # ... unless the later price is 25% and $2 under the sale's.
+        pytest.param(
+            (Sighting(JUL9, 9.99, 60), Sighting(JUL13, 4.99, 80), Sighting(JUL21, 24.99, 0)),
+            (JUL13, 4.99),
+            id="a-later-price-25pc-and-2-dollars-under-the-sale",
+        ),
+    ],
+)
+def test_a_wait_names_the_newest_sale_reaching_the_best_tier(
+    history: tuple[Sighting, ...], waits_for: tuple[dt.date, float]
+) -> None:
+    decided = verdict("fair", history[-1].price_usd, 40.0, None, history, AS_OF)
+    assert (decided.verdict, decided.reached) == ("wait_for_sale", waits_for)

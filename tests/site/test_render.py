@@ -134,6 +134,12 @@ NEXT_SALE = {
             "the 1 seasonal sale seen; 60% of games of its age were (discounted: 30% likely).",
             id="a-discount-unlikely",
         ),
+        pytest.param(
+            {**NEXT_SALE, "confidence": "low"},
+            "Expected in the Autumn Sale from 1 Oct 2026: about $8.99, sold at $8.99 in the last "
+            "2 of 2 seasonal sales seen (discounted: 90% likely; low confidence).",
+            id="with-its-confidence",
+        ),
         pytest.param(None, "", id="no-forecast"),
     ],
 )
@@ -148,6 +154,16 @@ def test_next_sale_line(sale: dict[str, object] | None, line: str) -> None:
             {"price_usd": 14.99, "next_sale_price_usd": 8.99, "next_sale_starts": "2026-10-01"},
             "likely $8.99 from 1 Oct",
             id="cheaper",
+        ),
+        pytest.param(
+            {
+                "price_usd": 59.99,
+                "next_sale_price_usd": 14.99,
+                "next_sale_starts": "2026-12-17",
+                "next_sale_confidence": "medium",
+            },
+            "likely $14.99 from 17 Dec (medium confidence)",
+            id="with-its-confidence",
         ),
         pytest.param(
             {"price_usd": 8.99, "next_sale_price_usd": 8.99, "next_sale_starts": "2026-10-01"},

@@ -12,6 +12,7 @@ from typing import Any, get_args
 
 from bangscore.contract.api import API_VERSION, Route, routes
 from bangscore.contract.export import ExportAnswer
+from bangscore.contract.push import ChangeFeed
 from bangscore.contract.records import RECORD_MODELS, SourceKind, component_schemas, inline
 
 SOURCE_KINDS = (*get_args(SourceKind), "review_sample")
@@ -19,7 +20,7 @@ SOURCE_KINDS = (*get_args(SourceKind), "review_sample")
 sample's date."""
 
 
-_MODEL_SCHEMAS = component_schemas((*RECORD_MODELS, ExportAnswer))
+_MODEL_SCHEMAS = component_schemas((*RECORD_MODELS, ExportAnswer, ChangeFeed))
 GAME_PROPERTIES: dict[str, Any] = inline(_MODEL_SCHEMAS["ListItem"]["properties"], _MODEL_SCHEMAS)
 """The list item's properties, references inlined (from :class:`ListItem`)."""
 DETAIL_PROPERTIES: dict[str, Any] = inline(
@@ -87,6 +88,7 @@ _DESCRIPTIONS = {
     401: "API key missing, malformed, unknown or revoked",
     403: "The key's plan does not allow this endpoint",
     404: "Unknown resource",
+    410: "The change history kept no longer reaches since; oldest names its start",
     429: "Daily request limit exceeded; Retry-After gives the seconds to the reset",
     503: "A backing store is unreachable; not counted; retry after Retry-After seconds",
 }

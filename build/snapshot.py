@@ -27,7 +27,11 @@ from bangscore.build.buyer import (
     price_points,
 )
 from bangscore.build.buyer import prices_as_of as newest_price_day
+from bangscore.build.changes import change_objects
+from bangscore.build.feeds import feed_objects
 from bangscore.build.openapi import openapi_document
+from bangscore.build.push_state import PUSH_STATE_KEY, PushState, advance
+from bangscore.build.push_state import encode as encode_push
 from bangscore.build.score_history import (
     SCORE_HISTORY_KEY,
     ScoreHistory,
@@ -152,12 +156,17 @@ def snapshot_objects(
     created_at: dt.datetime | None = None,
     workers: int = 1,
     score_history: ScoreHistory | None = None,
+    snapshot_id: str = "",
+    push_state: PushState | None = None,
 ) -> Iterator[StoredObject]:
     """Given scored games in list order, the known apps that are not rated, the URLs, the
     catalog's ``prices_as_of`` (UTC) and the current snapshot's score histories
     (:func:`build.score_history.read_score_history`; None: none yet), yield every object of the
     snapshot, the extended score histories among them. With ``workers`` > 1 the games' objects
-    are rendered by that many forked processes (same bytes, same order).
+    are rendered by that many forked processes (same bytes, same order). ``snapshot_id`` (the
+    id it is published under) and the current snapshot's ``push_state``
+    (:func:`build.push_state.read_push_state`; None: none yet) give the Atom feeds, the change
+    feed's pages and the advanced push state.
 
     Keys are relative to the snapshot (see :mod:`bangscore.contract.filters`); bodies are final
     bytes.
@@ -208,6 +217,15 @@ def snapshot_objects(
     )
     yield from game_objects(pages, workers)
     yield StoredObject(SCORE_HISTORY_KEY, encode(histories), JSON_TYPE)
+    yield from push_objects(
+        push_state,
+        items,
+        buyer,
+        snapshot_id=snapshot_id,
+        created_at=created_at or dt.datetime.now(dt.UTC),
+        as_of=as_of_day,
+        site_url=site_url,
+    )
     yield StoredObject(INDEX_KEY, index, INDEX_TYPE)
     yield StoredObject(
         NOT_RATED_KEY, dumps(not_rated_index(not_rated, unrated_aliases(not_rated))), JSON_TYPE
@@ -232,6 +250,26 @@ def snapshot_objects(
     yield StoredObject(DATES_KEY, dumps(dates), JSON_TYPE)
     yield StoredObject(FAVICON_KEY, site.favicon(), SVG_TYPE)
     yield StoredObject(STYLE_KEY, site.stylesheet, CSS_TYPE)
+
+
+def push_objects(
+    previous: PushState | None,
+    items: Sequence[dict[str, Any]],
+    buyer: Sequence[dict[str, Any]],
+    *,
+    snapshot_id: str,
+    created_at: dt.datetime,
+    as_of: dt.date | None,
+    site_url: str,
+) -> Iterator[StoredObject]:
+    """Given the current snapshot's push state, this build's list items and buyer fields (list
+    order), its snapshot id, build time, data day and site URL, yield the Atom feeds, the
+    change feed's pages and the advanced push state (docs/API.md#push)."""
+    state = advance(previous, items, snapshot_id=snapshot_id, created_at=created_at, as_of=as_of)
+    texts = {int(i["appid"]): str(b["verdict_text"]) for i, b in zip(items, buyer, strict=True)}
+    yield from feed_objects(state, items, texts, site_url=site_url)
+    yield from change_objects(state)
+    yield StoredObject(PUSH_STATE_KEY, encode_push(state), JSON_TYPE)
 
 
 @dataclass(frozen=True, slots=True)

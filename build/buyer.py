@@ -149,22 +149,28 @@ def forecast_facts(record: GameRecord) -> fc.GameFacts:
     )
 
 
-def forecasts(games: Sequence[ScoredGame], as_of: dt.date) -> list[fc.Forecast | None]:
-    """Given scored games and the catalogue's as-of day, return each game's forecast for the
-    next seasonal sale after that day (None: a free game, or too little evidence), the rule
-    learnt from these games' prices (:func:`scoring.forecast.fit`)."""
+def forecasts(
+    games: Sequence[ScoredGame], as_of: dt.date, day: dt.date | None = None
+) -> list[fc.Forecast | None]:
+    """Given scored games, the catalogue's as-of day (``prices_as_of``'s) and the snapshot's
+    day (None: the as-of day), return each game's forecast for the next seasonal sale that
+    ends on or after the snapshot's day (None: a free game, or too little evidence), the rule
+    learnt from these games' prices up to the as-of day (:func:`scoring.forecast.fit`)."""
     facts = [forecast_facts(g.record) for g in games]
     model = fc.fit(facts, as_of)
-    sale = fc.next_sale(as_of)
+    sale = fc.next_sale(day or as_of)
     return [
         None if is_free(g.record) else fc.forecast(model, sale, f)
         for g, f in zip(games, facts, strict=True)
     ]
 
 
-def buyer_fields(games: Sequence[ScoredGame], as_of: dt.date | None = None) -> list[dict[str, Any]]:
-    """Given scored games in list order and the catalogue's as-of day (None: the newest day a
-    price was observed), return for each its wire fields ``verdict``, ``verdict_price_usd``,
+def buyer_fields(
+    games: Sequence[ScoredGame], as_of: dt.date | None = None, day: dt.date | None = None
+) -> list[dict[str, Any]]:
+    """Given scored games in list order, the catalogue's as-of day (None: the newest day a
+    price was observed) and the snapshot's day (None: the as-of day; the forecast's day),
+    return for each its wire fields ``verdict``, ``verdict_price_usd``,
     ``verdict_price_seen_at``,
     ``verdict_text``, ``genre_percentile``, ``recent_low_usd``, ``recent_low_at``,
     ``ended_sale_usd``, ``ended_sale_at`` (docs/API.md#verdict) and ``next_sale``
@@ -172,7 +178,7 @@ def buyer_fields(games: Sequence[ScoredGame], as_of: dt.date | None = None) -> l
     if as_of is None:
         as_of = prices_as_of(games)
     percentiles = genre_percentiles([(g.genre, g.bang_score) for g in games])
-    coming = forecasts(games, as_of) if as_of is not None else [None] * len(games)
+    coming = forecasts(games, as_of, day) if as_of is not None else [None] * len(games)
     out = []
     for game, percentile, ahead in zip(games, percentiles, coming, strict=True):
         rec = game.record

@@ -360,13 +360,14 @@ def export_records(
     site_url: str,
     prices_as_of: dt.datetime | None,
     score_history: Mapping[int, Sequence[ScorePoint]] | None = None,
+    as_of: dt.date | None = None,
 ) -> list[dict[str, Any]]:
     """Given a build's scored games (list order), the site URL, the catalogue's
-    ``prices_as_of`` (UTC, or None) and the games' score histories by appid, return their
-    detail records exactly as the snapshot serves them: every field, the verdict, the genre
-    percentile and the score history included."""
+    ``prices_as_of`` (UTC, or None), the games' score histories by appid and the snapshot's
+    day (None: the prices' day), return their detail records exactly as the snapshot serves
+    them: every field, the verdict, the genre percentile and the score history included."""
     as_of_day = prices_as_of.date() if prices_as_of is not None else newest_price_day(games)
-    buyer = buyer_fields(games, as_of_day)
+    buyer = buyer_fields(games, as_of_day, as_of)
     histories = score_history or {}
     return [
         detail_record(
@@ -393,13 +394,15 @@ def write_export(
     base_url: str | None = None,
     sources: Sequence[SourceLicence] = (),
     details: Sequence[bytes] | None = None,
+    as_of: dt.date | None = None,
 ) -> Export:
     """Given an export store, a build's scored games (list order), the catalogue's
     ``prices_as_of``, the games' score histories (:mod:`build.score_history`, as the build
     published them), the API's base URL (None: ``site_url``), the bundled sources' licences
     and, when the build has them, the games' detail records as the snapshot stored them
     (``details``: JSON bytes in list order, which stand for :func:`export_records`, so a
-    build computes each game's record once), write its export (:func:`render_export`) and
+    build computes each game's record once) and the snapshot's day (None: ``created_at``'s),
+    write its export (:func:`render_export`) and
     return it; prune to the newest ``keep`` exports. latest.json is written last, so a reader
     never sees a manifest whose files are missing.
 
@@ -423,7 +426,9 @@ def write_export(
             raise ValueError(f"{len(details)} detail records for {len(games)} games")
         records = [orjson.loads(d) for d in details]
     else:
-        records = export_records(games, site_url, prices_as_of, score_history)
+        records = export_records(
+            games, site_url, prices_as_of, score_history, as_of or created_at.date()
+        )
     export = render_export(
         records,
         lines=details,

@@ -49,7 +49,23 @@ def _renamed(schema: Any) -> Any:
 
 SCHEMAS: dict[str, Any] = {
     **{_DOCUMENT_NAMES.get(name, name): _renamed(s) for name, s in _MODEL_SCHEMAS.items()},
-    "Root": {"type": "object", "required": ["name", "version", "endpoints", "attribution"]},
+    "Root": {
+        "type": "object",
+        "required": ["name", "version", "endpoints", "attribution"],
+        "properties": {
+            "prices_as_of": {
+                "type": ["string", "null"],
+                "format": "date-time",
+                "description": "The newest price observation the snapshot holds (UTC).",
+            },
+            "as_of": {
+                "type": ["string", "null"],
+                "format": "date",
+                "description": "The snapshot's day (UTC): the build's, or `build --as-of`'s; "
+                "the sale forecast starts from it (since 1.3.0).",
+            },
+        },
+    },
     "OpenAPI": {"type": "object", "required": ["openapi", "paths"]},
 }
 """The document's ``components.schemas``: the wire models' (:mod:`bangscore.contract.records`,

@@ -50,7 +50,9 @@ class BuildOptions:
     parallel; ``allow_shrink`` publishes a catalogue rating over 20% fewer games than the
     current snapshot; ``repair`` re-hashes every reused object; ``progress`` shows bars;
     ``sources`` are the bundled sources' licences the export's manifest names
-    (:func:`bangscore.build.licences.read_licences`).
+    (:func:`bangscore.build.licences.read_licences`); ``as_of`` is the snapshot's day (None:
+    today, UTC), which the manifest and ``GET /api/v1`` record and the forecast starts from
+    (``load_catalog`` must then hold only what was observed on or before it).
     """
 
     load_catalog: Callable[[], Catalog]
@@ -64,6 +66,7 @@ class BuildOptions:
     repair: bool = False
     progress: bool = False
     sources: tuple[SourceLicence, ...] = ()
+    as_of: dt.date | None = None
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,7 @@ def run_build(options: BuildOptions) -> BuildResult:
         games = score_catalog(catalog.games, progress=options.progress)
         loaded()  # what the rest of the build renders from: frozen out of collections
         now = dt.datetime.now(dt.UTC)
+        day = options.as_of or now.date()
         storage = open_object_storage(options.out)
         check_shrink(len(games), current_games(storage), allow_shrink=options.allow_shrink)
         # The export reuses the snapshot's detail records (each game's computed once a build).
@@ -116,9 +120,11 @@ def run_build(options: BuildOptions) -> BuildResult:
             created_at=now,
             prices_as_of=catalog.prices_as_of,
             workers=options.workers,
+            as_of=day,
         )
         meta = {
             "games": len(games),
+            "as_of": day.isoformat(),
             "catalog": {"origin": catalog.origin, "created_at": catalog.created_at.isoformat()},
             "site_url": options.site_url,
             "base_url": options.base_url,
@@ -152,6 +158,7 @@ def run_build(options: BuildOptions) -> BuildResult:
             base_url=options.base_url,
             sources=options.sources,
             details=details.bodies(),
+            as_of=day,
         ).counts
     return BuildResult(
         location=options.out,

@@ -156,6 +156,7 @@ def snapshot_objects(
     created_at: dt.datetime | None = None,
     workers: int = 1,
     score_history: ScoreHistory | None = None,
+    as_of: dt.date | None = None,
     snapshot_id: str = "",
     push_state: PushState | None = None,
 ) -> Iterator[StoredObject]:
@@ -163,17 +164,19 @@ def snapshot_objects(
     catalog's ``prices_as_of`` (UTC) and the current snapshot's score histories
     (:func:`build.score_history.read_score_history`; None: none yet), yield every object of the
     snapshot, the extended score histories among them. With ``workers`` > 1 the games' objects
-    are rendered by that many forked processes (same bytes, same order). ``snapshot_id`` (the
-    id it is published under) and the current snapshot's ``push_state``
+    are rendered by that many forked processes (same bytes, same order). ``as_of`` is the
+    snapshot's day (None: ``created_at``'s): ``GET /api/v1`` names it, the forecast starts from it.
+    ``snapshot_id`` (the id it is published under) and the current snapshot's ``push_state``
     (:func:`build.push_state.read_push_state`; None: none yet) give the Atom feeds, the change
     feed's pages and the advanced push state.
 
     Keys are relative to the snapshot (see :mod:`bangscore.contract.filters`); bodies are final
     bytes.
     """
-    as_of = rfc3339(prices_as_of)
+    as_of_rfc = rfc3339(prices_as_of)
     as_of_day = prices_as_of.date() if prices_as_of is not None else newest_price_day(games)
-    buyer = buyer_fields(games, as_of_day)
+    snapshot_date = as_of or (created_at.date() if created_at is not None else as_of_day)
+    buyer = buyer_fields(games, as_of_day, snapshot_date)
     items = [list_item(g, site_url, b, prices_as_of) for g, b in zip(games, buyer, strict=True)]
     item_bytes = [dumps(i) for i in items]
     for item in item_bytes:
@@ -181,7 +184,7 @@ def snapshot_objects(
     adult = [is_adult(i) for i in items]
     # The compact index first: the precomputed lists are selected over the very columns (and
     # so by the very predicates) the shim composes every other combination from.
-    index = encode_index(compact_index(games, items, as_of), item_bytes)
+    index = encode_index(compact_index(games, items, as_of_rfc), item_bytes)
     columns = IndexColumns.of(decode_index(index))
     for filters in precomputed_combos():
         key = filters.combo_key
@@ -189,12 +192,11 @@ def snapshot_objects(
         hits: list[int] = np.flatnonzero(filters.mask(columns)).tolist()
         for page in range(1, max(1, -(-len(hits) // PAGE_SIZE)) + 1):
             chunk = hits[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
-            body = render_page([item_bytes[i] for i in chunk], page, len(hits), None, as_of)
+            body = render_page([item_bytes[i] for i in chunk], page, len(hits), None, as_of_rfc)
             yield StoredObject(list_key(key, page), body, JSON_TYPE)
     site = SiteRenderer(site_url=site_url, base_url=base_url)
     better = better_value(candidates(games, items))
     typical = genre_typicals(games)
-    snapshot_date = created_at.date() if created_at is not None else as_of_day
     dates = {
         "snapshot_date": snapshot_date.isoformat() if snapshot_date else None,
         "prices_as_of": as_of_day.isoformat() if as_of_day else None,
@@ -223,7 +225,7 @@ def snapshot_objects(
         buyer,
         snapshot_id=snapshot_id,
         created_at=created_at or dt.datetime.now(dt.UTC),
-        as_of=as_of_day,
+        as_of=snapshot_date,
         site_url=site_url,
     )
     yield StoredObject(INDEX_KEY, index, INDEX_TYPE)
@@ -231,7 +233,8 @@ def snapshot_objects(
         NOT_RATED_KEY, dumps(not_rated_index(not_rated, unrated_aliases(not_rated))), JSON_TYPE
     )
     yield StoredObject(SEARCH_KEY, dumps(search_index(games).to_json()), JSON_TYPE)
-    yield StoredObject(ROOT_KEY, dumps(root_listing(site_url, base_url, as_of)), JSON_TYPE)
+    root = root_listing(site_url, base_url, as_of_rfc, dates["snapshot_date"])
+    yield StoredObject(ROOT_KEY, dumps(root), JSON_TYPE)
     openapi = openapi_document(site_url, base_url)
     yield StoredObject(OPENAPI_KEY, dumps(openapi), JSON_TYPE)
     yield StoredObject(DOCS_KEY, site.docs_page(openapi), HTML_TYPE)

@@ -28,22 +28,28 @@ __all__ = [
 
 
 def load_bundled_catalog(
-    data_dir: Path, *, progress: bool = False, created_at: dt.datetime | None = None
+    data_dir: Path,
+    *,
+    progress: bool = False,
+    created_at: dt.datetime | None = None,
+    as_of: dt.date | None = None,
 ) -> tuple[Catalog, IngestReport]:
     """Given the repo's ``data`` folder (with ``raw/`` inside), return (the catalog of the
     bundled dumps: rated games and not-rated apps sorted by appid, origin ``"bundled dumps"``;
     the report). ``prices_as_of`` is the newest price observation of the dumps.
-    ``created_at`` defaults to now (UTC). Raises CatalogError if a dump is
-    missing or unreadable."""
+    ``created_at`` defaults to now (UTC). With ``as_of`` (a day), the catalog is the one that
+    day knew: only observations dated on or before it (:func:`read_observations`), so its
+    ``prices_as_of`` is on or before it too. Raises CatalogError if a dump is missing or
+    unreadable."""
     started = time.perf_counter()
     report = IngestReport()
-    known, report.observations = read_observations(data_dir / "raw", progress=progress)
-    as_of = prices_as_of(known)
-    games, not_rated = assemble(known, report, progress=progress, as_of=as_of)
+    known, report.observations = read_observations(data_dir / "raw", progress=progress, as_of=as_of)
+    priced = prices_as_of(known)
+    games, not_rated = assemble(known, report, progress=progress, as_of=priced)
     catalog = Catalog(
         created_at=created_at or dt.datetime.now(dt.UTC),
-        origin="bundled dumps",
-        prices_as_of=as_of,
+        origin="bundled dumps" if as_of is None else f"bundled dumps as of {as_of.isoformat()}",
+        prices_as_of=priced,
         games=tuple(games),
         not_rated=tuple(not_rated),
     )

@@ -340,6 +340,12 @@ def _basis_undiscounted(
     return f"{head}; {round(100 * peers)}% of {who} were"
 
 
-def next_sale(as_of: dt.date) -> Sale:
-    """Given the catalogue's as-of day, return the next seasonal sale starting after it."""
-    return upcoming(as_of)[0]
+# No seasonal sale runs longer than this (the Winter and Summer Sales: 15 days).
+LONGEST_SALE: Final = dt.timedelta(days=21)
+
+
+def next_sale(day: dt.date) -> Sale:
+    """Given the snapshot's day, return the next seasonal sale that ends on or after it: the
+    sale running that day, else the next one to start."""
+    running = [s for s in upcoming(day - LONGEST_SALE) if s.end >= day]
+    return min(running, key=lambda s: s.start)

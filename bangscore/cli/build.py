@@ -31,8 +31,17 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
     from bangscore.build.pipeline import BuildOptions, run_build
     from bangscore.errors import CatalogError, UnscorableGame
 
+    as_of: dt.date | None = args.as_of
+    today = dt.datetime.now(dt.UTC).date()
+    if as_of is not None and as_of > today:
+        print(f"error: --as-of {as_of} is after today ({today}, UTC)", file=sys.stderr)
+        return 1
+    if as_of is not None and args.catalog is not None:
+        # A catalog file keeps each field's winner only, not every dated observation.
+        print("error: --as-of builds from the bundled dumps; drop --catalog", file=sys.stderr)
+        return 1
     options = BuildOptions(
-        load_catalog=lambda: _load_catalog(args.catalog, settings),
+        load_catalog=lambda: _load_catalog(args.catalog, settings, as_of),
         out=args.out or settings.snapshot_location,
         site_url=settings.site_url,
         base_url=settings.api_base_url,
@@ -44,6 +53,7 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
         progress=True,
         # the bundled sources' licences, for the export's manifest (data/README.md#licences)
         sources=read_licences(settings.data_dir / "README.md"),
+        as_of=as_of,
     )
     try:
         result = run_build(options)
@@ -66,17 +76,18 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def _load_catalog(path: Path | None, settings: Settings) -> Catalog:
-    """Given ``--catalog`` (or None) and settings, return the catalog to build from: the file
-    named, else the state folder's catalog if there is one, else the bundled dumps joined."""
+def _load_catalog(path: Path | None, settings: Settings, as_of: dt.date | None = None) -> Catalog:
+    """Given ``--catalog`` (or None), settings and ``--as-of`` (or None), return the catalog to
+    build from: the file named, else the state folder's catalog if there is one, else the
+    bundled dumps joined; with ``as_of``, always the bundled dumps as that day knew them."""
     from bangscore.ingest.catalog import load_bundled_catalog, read_catalog
 
     catalog_path = path or settings.catalog_path
-    if path or catalog_path.exists():
+    if as_of is None and (path or catalog_path.exists()):
         catalog = read_catalog(catalog_path)
         print(f"catalog: {catalog_path} ({len(catalog.games)} games, {catalog.origin})")
         return catalog
-    catalog, report = load_bundled_catalog(settings.data_dir, progress=True)
+    catalog, report = load_bundled_catalog(settings.data_dir, progress=True, as_of=as_of)
     print(report.summary())
     return catalog
 
@@ -222,6 +233,17 @@ def cmd_snapshots(args: argparse.Namespace, settings: Settings) -> int:
         return 1
 
 
+def _day(text: str) -> dt.date:
+    """Given ``--as-of``'s text, return the day; ArgumentTypeError (argparse's exit 2 with
+    the reason) unless it is a real ``YYYY-MM-DD`` date."""
+    try:
+        if len(text) == 10:  # fromisoformat alone also takes 20260624 and week dates
+            return dt.date.fromisoformat(text)
+    except ValueError:
+        pass
+    raise argparse.ArgumentTypeError(f"{printable(text[:40])} is not a YYYY-MM-DD day")
+
+
 def add_parsers(sub: Any) -> None:
     """Given the top-level subparsers, add ``build``, ``ingest`` and ``snapshots``."""
     p = sub.add_parser("build", help="score the catalog and publish a snapshot")
@@ -229,6 +251,13 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--export", help="Bulk export store: folder or s3://bucket/prefix")
     p.add_argument("--catalog", type=Path, help="catalog file from `bangscore ingest`")
     p.add_argument("--site-url", help="the website's base URL baked into the snapshot")
+    p.add_argument(
+        "--as-of",
+        type=_day,
+        metavar="YYYY-MM-DD",
+        help="build the snapshot as that day (UTC) knew it, from the bundled dumps: only "
+        "observations dated on or before it (default: today)",
+    )
     p.add_argument(
         "--allow-shrink",
         action="store_true",

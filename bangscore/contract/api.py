@@ -245,13 +245,17 @@ def routes() -> tuple[Route, ...]:
     )
 
 
-def root_listing(site_url: str, base_url: str, prices_as_of: str | None = None) -> dict[str, Any]:
-    """Given the site and API base URLs and the catalog's ``prices_as_of`` (RFC 3339 or None),
-    return the ``GET /api/v1`` body (docs/API.md#root-listing)."""
+def root_listing(
+    site_url: str, base_url: str, prices_as_of: str | None = None, as_of: str | None = None
+) -> dict[str, Any]:
+    """Given the site and API base URLs, the catalog's ``prices_as_of`` (RFC 3339 or None) and
+    the snapshot's day (``as_of``, ``YYYY-MM-DD`` or None), return the ``GET /api/v1`` body
+    (docs/API.md#root-listing)."""
     return {
         "name": "BangScore",
         "version": API_VERSION,
         "prices_as_of": prices_as_of,
+        "as_of": as_of,
         "documentation_url": f"{site_url}/docs",
         "openapi_url": f"{base_url}{API_PREFIX}/openapi.json",
         "attribution": {"required": True, "text": ATTRIBUTION_TEXT, "url": site_url},

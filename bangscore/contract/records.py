@@ -238,8 +238,9 @@ class Provenance(Record):
 
 
 class NextSale(Record):
-    """The sale forecast: the next seasonal sale after prices_as_of and the price expected in
-    it (docs/API.md#next-sale; docs/FORECAST.md measures how often it is right)."""
+    """The sale forecast: the next seasonal sale that ends on or after the snapshot's day
+    (``as_of``) and the price expected in it (docs/API.md#next-sale; docs/FORECAST.md measures
+    how often it is right)."""
 
     name: str = Field(description='The sale as the storefront names it: "Autumn Sale".')
     starts: dt.date = Field(description="Its first day (UTC).")

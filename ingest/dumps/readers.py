@@ -386,7 +386,9 @@ def _moment(value: Any, memo: dict[Any, dt.datetime | None]) -> dt.datetime | No
         return _unix(value)
 
 
-def observe_price_history(folder: Path, source: str) -> Iterator[Observation]:
+def observe_price_history(
+    folder: Path, source: str, *, until: dt.date | None = None
+) -> Iterator[Observation]:
     """Given ``steam_prices_usd_2026-07_history`` (``raw/prices.json@<commit date>_<id>.json.gz``,
     each ``{"prices": {"<appid>": {"price_initial", "price_final", "discount_pct",
     "discount_end", "scraped_at"}}}``, dollars and unix seconds), yield per app every dated
@@ -394,7 +396,8 @@ def observe_price_history(folder: Path, source: str) -> Iterator[Observation]:
     oldest first; one per ``scraped_at``), and its newest as ``price`` (a
     :class:`ingest.resolve.prices.Price`),
     with its lowest as ``usd_price_seen``. An app stored with null prices (free or not for
-    sale) and a row whose price exceeds its list price are skipped."""
+    sale) and a row whose price exceeds its list price are skipped; with ``until``, so is a
+    row scraped after that day (UTC)."""
     seen: dict[int, dict[dt.datetime, Seen]] = {}
     # A version's rows share one scrape time and a handful of sale ends: each distinct stamp
     # is converted once, not once per row (about 400,000 rows).
@@ -406,7 +409,7 @@ def observe_price_history(folder: Path, source: str) -> Iterator[Observation]:
             at = _moment(row.get("scraped_at"), moments)
             if appid is None or final is None or initial is None or at is None:
                 continue
-            if not 0 <= final <= initial:
+            if (until is not None and at.date() > until) or not 0 <= final <= initial:
                 continue
             discount = _int(row.get("discount_pct")) or 0
             price = Price(final, initial, discount if 0 <= discount <= 100 else 0)
@@ -495,9 +498,10 @@ def observe_review_playtime(path: Path) -> Iterator[Observation]:
 # -- Delisted apps, Aug 2026 (steam-tracker via Epithalamium/Steam_delisted_done) ---------------
 
 
-def observe_delisted(path: Path) -> Iterator[Observation]:
+def observe_delisted(path: Path, *, until: dt.date | None = None) -> Iterator[Observation]:
     """Given ``delisted_first_last_seen.csv.gz``, yield ``delisted`` = the date the app was
-    first seen in the list, for every app still in the latest list."""
+    first seen in the list, for every app still in the latest list (with ``until``: first
+    seen on or before that day)."""
     with gzip.open(path, "rt", encoding="utf-8", newline="") as text:
         for row in csv.DictReader(text):
             appid = _int(row.get("appid"))
@@ -506,6 +510,8 @@ def observe_delisted(path: Path) -> Iterator[Observation]:
             try:
                 first = dt.date.fromisoformat(row.get("first_seen_in_list") or "")
             except ValueError:
+                continue
+            if until is not None and first > until:
                 continue
             yield Observation(appid, "delisted", first)
             if name := display_name(row.get("name") or ""):

@@ -7,6 +7,7 @@ Adding a source is one reader and one line in :data:`BUNDLED`.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import zlib
 from collections import Counter
@@ -26,15 +27,36 @@ __all__ = ["BUNDLED", "PRICE_HISTORY_LAYER", "Source", "read_observations"]
 PRICE_HISTORY_LAYER: Final = "steam_prices_usd_2026-07"
 
 Reader = Callable[[Path, Observations], Iterable[Observation]]
+# A reader of a dump whose rows carry their own dates: (path, known, day) -> the observations
+# dated on or before the day.
+DatedReader = Callable[[Path, Observations, dt.date], Iterable[Observation]]
 
 
 @dataclass(frozen=True)
 class Source:
-    """One bundled dump: its layer, its path under ``data/raw`` and its reader."""
+    """One bundled dump: its layer, its path under ``data/raw`` and its reader, and for a dump
+    whose rows are dated one by one, ``read_until``: its reader of the rows up to a day (a
+    build ``--as-of`` keeps those; a dump without it is dated by its layer alone)."""
 
     layer: Layer
     path: str
     read: Reader
+    read_until: DatedReader | None = None
+
+    def as_of(self, day: dt.date | None) -> Source | None:
+        """Given a build's day (None: no limit), return this source as a build of that day
+        reads it: unchanged when its data is not newer; its rows up to the day under a layer
+        dated that day when they are dated one by one; None when it is newer and is not."""
+        if day is None or self.layer.date <= day:
+            return self
+        if self.read_until is None:
+            return None
+        read_until = self.read_until
+        return Source(
+            dataclasses.replace(self.layer, date=day),
+            self.path,
+            lambda p, known: read_until(p, known, day),
+        )
 
 
 def _d(text: str) -> dt.date:
@@ -54,11 +76,13 @@ BUNDLED: tuple[Source, ...] = (
         Layer(PRICE_HISTORY_LAYER, "storefront", _d("2026-07-24")),
         "steam_prices_usd_2026-07_history",
         lambda p, _: readers.observe_price_history(p, PRICE_HISTORY_LAYER),
+        lambda p, _, day: readers.observe_price_history(p, PRICE_HISTORY_LAYER, until=day),
     ),
     Source(
         Layer("steam_delisted_2026-08", "storefront", _d("2026-08-22")),
         "steam_delisted_2026-08/delisted_first_last_seen.csv.gz",
         lambda p, _: readers.observe_delisted(p),
+        lambda p, _, day: readers.observe_delisted(p, until=day),
     ),
     # A recent sample of up to 1,000 reviews (readers.REVIEW_SAMPLE_CAP): matched, so a full
     # total wins unless the sample is newer and larger; a capped sample is a lower bound.
@@ -142,15 +166,23 @@ BUNDLED: tuple[Source, ...] = (
 
 
 def read_observations(
-    raw_dir: Path, sources: Iterable[Source] = BUNDLED, *, progress: bool = False
+    raw_dir: Path,
+    sources: Iterable[Source] = BUNDLED,
+    *,
+    progress: bool = False,
+    as_of: dt.date | None = None,
 ) -> tuple[Observations, Counter[str]]:
     """Given the ``data/raw`` folder, return (every source's observations, count per layer).
 
-    Raises CatalogError if a file or folder is missing or unreadable.
+    With ``as_of`` (a build's day), only observations dated on or before it are read: a source
+    whose data is newer is left out, or, when its rows carry their own dates
+    (:attr:`Source.read_until`), read up to that day. Raises CatalogError if a file or folder
+    is missing or unreadable.
     """
     known = Observations()
     counts: Counter[str] = Counter()
-    for source in tqdm(list(sources), desc="reading sources", unit="source", disable=not progress):
+    kept = [s for s in (source.as_of(as_of) for source in sources) if s is not None]
+    for source in tqdm(kept, desc="reading sources", unit="source", disable=not progress):
         path = raw_dir / source.path
         if not path.exists():
             raise CatalogError(f"missing raw dump {path}")

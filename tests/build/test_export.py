@@ -48,7 +48,7 @@ from bangscore.contract.export import (
     presigned_urls,
     read_latest,
 )
-from bangscore.contract.filters import detail_key
+from bangscore.contract.filters import ROOT_KEY, detail_key
 from bangscore.manifest import read_body, read_manifest
 from bangscore.scoring.pipeline import ScoredGame, score_catalog
 from bangscore.scoring.records import GameRecord, Provenance
@@ -122,7 +122,9 @@ def test_export_records_equal_the_snapshot_detail_records(
     storage, games = small_snapshot
     entries = read_manifest(storage, "s1").entries
     histories = read_score_history(storage)
-    exported = export_records(games, factories.SITE, factories.PRICES_AS_OF, histories)
+    # The forecast starts from the snapshot's day, which its root listing names.
+    day = dt.date.fromisoformat(orjson.loads(read_body(storage, entries[ROOT_KEY]))["as_of"])
+    exported = export_records(games, factories.SITE, factories.PRICES_AS_OF, histories, day)
     assert len(exported) == len(games) > 40
     for game, record in zip(games, exported, strict=True):
         served = orjson.loads(read_body(storage, entries[detail_key(game.record.appid)]))

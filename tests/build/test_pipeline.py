@@ -3,17 +3,19 @@ folder, the shrink guard, and the Bulk export written after the pointer moved.""
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
+import orjson
 import pytest
 
 from bangscore.build.export import write_export
 from bangscore.build.pipeline import BuildOptions, DetailRecords, current_games, run_build
 from bangscore.build.score_history import read_score_history
 from bangscore.contract.export import CHANGES_JSONL, CHANGES_PARQUET, file_key
-from bangscore.contract.filters import detail_key
+from bangscore.contract.filters import ROOT_KEY, detail_key
 from bangscore.errors import CatalogRefused
-from bangscore.manifest import list_snapshots, read_manifest
+from bangscore.manifest import list_snapshots, read_body, read_manifest
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.storage import LocalStorage, StoredObject
 from tests.support.factories import SITE, make_catalog, small_catalog
@@ -103,3 +105,32 @@ def test_detail_records_kept_from_a_snapshot_must_cover_every_game() -> None:
 
 def test_no_snapshot_yet_has_no_current_game_count(tmp_path: Path) -> None:
     assert current_games(LocalStorage(tmp_path)) is None
+
+
+@pytest.mark.parametrize(
+    ("as_of", "day", "sale"),
+    [
+        (None, dt.datetime.now(dt.UTC).date(), None),
+        (dt.date(2026, 6, 24), dt.date(2026, 6, 24), ("Summer Sale", "2026-06-25")),
+        (dt.date(2026, 7, 1), dt.date(2026, 7, 1), ("Summer Sale", "2026-06-25")),
+        (dt.date(2026, 12, 1), dt.date(2026, 12, 1), ("Winter Sale", "2026-12-17")),
+    ],
+    ids=["today-by-default", "eve-of-the-summer-sale", "during-it", "1-dec-2026"],
+)
+def test_a_build_records_its_day_and_forecasts_from_it(
+    tmp_path: Path, as_of: dt.date | None, day: dt.date, sale: tuple[str, str] | None
+) -> None:
+    result = run_build(options(tmp_path, as_of=as_of))
+    store = LocalStorage(tmp_path / "snapshots")
+    manifest = read_manifest(store, result.snapshot_id)
+    assert manifest.meta["as_of"] == day.isoformat()
+    root = orjson.loads(read_body(store, manifest.entries[ROOT_KEY]))
+    assert root["as_of"] == day.isoformat()
+    forecasts = [
+        orjson.loads(read_body(store, manifest.entries[detail_key(g.record.appid)]))["next_sale"]
+        for g in score_catalog(options(tmp_path).load_catalog().games)
+    ]
+    named = {(f["name"], f["starts"]) for f in forecasts if f is not None}
+    assert named and all(dt.date.fromisoformat(f["ends"]) >= day for f in forecasts if f)
+    if sale is not None:
+        assert named == {sale}

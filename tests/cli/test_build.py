@@ -203,3 +203,27 @@ def test_build_without_a_catalog_or_the_dumps_fails_and_publishes_nothing(
         "error: build failed, the current snapshot is unchanged: missing raw dump"
     )
     assert not (tmp_path / "snapshots" / "current").exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "code", "said"),
+    [
+        (("--as-of", "2026-6-24"), 2, "2026-6-24 is not a YYYY-MM-DD day"),
+        (("--as-of", "20260624"), 2, "20260624 is not a YYYY-MM-DD day"),
+        (("--as-of", "2026-02-30"), 2, "2026-02-30 is not a YYYY-MM-DD day"),
+        (("--as-of", "2999-01-01"), 1, "error: --as-of 2999-01-01 is after today"),
+        (("--as-of", "2026-06-24", "--catalog", "x.json.gz"), 1, "drop --catalog"),
+    ],
+    ids=["not-padded", "no-dashes", "no-such-day", "future", "with-a-catalog-file"],
+)
+def test_build_as_of_refuses_a_bad_day_in_one_line_and_publishes_nothing(
+    state: Path,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+    argv: tuple[str, ...],
+    code: int,
+    said: str,
+) -> None:
+    got, out, err = run(state, capsys, "build", *argv)
+    assert (got, out) == (code, "")
+    assert said in err and "Traceback" not in err
+    assert not (state / "snapshots" / "current").exists()

@@ -167,9 +167,21 @@ def _loaded(cache: Path, entry: Path) -> tuple[Catalog, list[ScoredGame]]:
     return _LOADED[entry]
 
 
-def _build_catalogue(cache: Path, entry: Path) -> None:
-    """Join the bundled dumps; keep the catalogue and its report as ``entry``."""
-    catalog, report = load_bundled_catalog(REPO / "data", created_at=CREATED_AT)
+def cached_catalogue_as_of(cache: Path, day: dt.date) -> Catalog:
+    """Given a cache folder and a day, return the real catalogue as that day knew it
+    (``load_bundled_catalog(as_of=day)``, what ``bangscore build --as-of`` builds from), read
+    from the cache when its inputs are unchanged, else built and then kept there."""
+    entry = cache / f"catalogue-{day.isoformat()}-{digest(CATALOGUE_INPUTS)[:20]}"
+    with locked(cache, "catalogue"):
+        if not entry.is_dir():
+            _build_catalogue(cache, entry, day)
+    return read_catalog(entry / "catalog.json.gz")
+
+
+def _build_catalogue(cache: Path, entry: Path, as_of: dt.date | None = None) -> None:
+    """Join the bundled dumps (as of a day, or all); keep the catalogue and its report as
+    ``entry``."""
+    catalog, report = load_bundled_catalog(REPO / "data", created_at=CREATED_AT, as_of=as_of)
     temp = cache / f".{entry.name}.{os.getpid()}.tmp"
     shutil.rmtree(temp, ignore_errors=True)
     temp.mkdir(parents=True)

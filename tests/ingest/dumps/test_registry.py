@@ -7,6 +7,7 @@ observations of every source, from the real file, each a well-formed observation
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 from pathlib import Path
 
@@ -14,7 +15,12 @@ import pytest
 
 from bangscore.errors import CatalogError
 from bangscore.ingest.dumps.readers import INSIGHTS_TABLES
-from bangscore.ingest.dumps.registry import BUNDLED, Source, read_observations
+from bangscore.ingest.dumps.registry import (
+    BUNDLED,
+    PRICE_HISTORY_LAYER,
+    Source,
+    read_observations,
+)
 from bangscore.ingest.resolve.observations import Observation, Observations
 
 RAW = Path(__file__).resolve().parents[3] / "data" / "raw"
@@ -75,3 +81,72 @@ def test_an_unreadable_dump_is_a_catalog_error(tmp_path: Path) -> None:
     path.write_bytes(b"not gzip at all")
     with pytest.raises(CatalogError, match="cannot read raw dump"):
         read_observations(tmp_path, [source])
+
+
+SUMMER_SALE_EVE = dt.date(2026, 6, 24)
+
+
+def _source(name: str) -> Source:
+    return next(s for s in BUNDLED if s.layer.name == name)
+
+
+@pytest.mark.parametrize(
+    ("name", "day", "kept", "dated"),
+    [
+        ("steam_pics_2026", None, True, dt.date(2026, 7, 24)),
+        ("steam_pics_2026", dt.date(2026, 7, 24), True, dt.date(2026, 7, 24)),
+        ("steam_pics_2026", SUMMER_SALE_EVE, False, None),
+        ("steam_review_playtime_2026", SUMMER_SALE_EVE, False, None),
+        ("hltb_steam_2026", SUMMER_SALE_EVE, False, None),
+        ("steamspy_2025-01-01", SUMMER_SALE_EVE, True, dt.date(2025, 1, 1)),
+        (PRICE_HISTORY_LAYER, SUMMER_SALE_EVE, True, SUMMER_SALE_EVE),
+        ("steam_delisted_2026-08", dt.date(2026, 7, 1), True, dt.date(2026, 7, 1)),
+    ],
+    ids=[
+        "no-day",
+        "pics-on-its-day",
+        "pics-newer",
+        "review-sample-newer",
+        "hltb-2026-newer",
+        "older-kept",
+        "dated-rows-cut",
+        "delisted-rows-cut",
+    ],
+)
+def test_a_build_as_of_a_day_reads_each_source_as_that_day_knew_it(
+    name: str, day: dt.date | None, kept: bool, dated: dt.date | None
+) -> None:
+    source = _source(name).as_of(day)
+    assert (source is not None) == kept
+    if source is not None:
+        assert source.layer.date == dated
+        assert source.layer.name == name
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("day", "some"),
+    [(dt.date(2026, 7, 2), True), (SUMMER_SALE_EVE, False)],
+    ids=["mid-summer-sale", "summer-sale-eve: the first scrape is later"],
+)
+def test_the_price_history_as_of_a_day_holds_no_later_scrape(day: dt.date, some: bool) -> None:
+    source = _source(PRICE_HISTORY_LAYER)
+    cut = source.as_of(day)
+    assert cut is not None
+    kept = [o for o in cut.read(RAW / cut.path, Observations()) if o.field == "price_points"]
+    points = [p for o in kept for p in o.value]
+    assert all(p.at.date() <= day for p in points)
+    assert (len(points) > 10_000) == some
+    # The newest point of every app kept is its newest scrape up to the day, dumps unread.
+    every = {
+        o.appid: [p for p in o.value if p.at.date() <= day]
+        for o in source.read(RAW / source.path, Observations())
+        if o.field == "price_points"
+    }
+    assert {o.appid: o.value[-1] for o in kept} == {a: ps[-1] for a, ps in every.items() if ps}
+
+
+def test_read_observations_as_of_a_day_leaves_newer_sources_out(tmp_path: Path) -> None:
+    # A newer source is left out before its file is looked for: no "missing raw dump".
+    known, counts = read_observations(tmp_path, [_source("steam_pics_2026")], as_of=SUMMER_SALE_EVE)
+    assert (known.layers, dict(counts)) == ((), {})

@@ -224,7 +224,7 @@ def snapshot_objects(
         items,
         buyer,
         snapshot_id=snapshot_id,
-        created_at=created_at or dt.datetime.now(dt.UTC),
+        created_at=created_at,
         as_of=snapshot_date,
         site_url=site_url,
     )
@@ -261,14 +261,16 @@ def push_objects(
     buyer: Sequence[dict[str, Any]],
     *,
     snapshot_id: str,
-    created_at: dt.datetime,
+    created_at: dt.datetime | None,
     as_of: dt.date | None,
     site_url: str,
 ) -> Iterator[StoredObject]:
     """Given the current snapshot's push state, this build's list items and buyer fields (list
     order), its snapshot id, build time, data day and site URL, yield the Atom feeds, the
-    change feed's pages and the advanced push state (docs/API.md#push)."""
-    state = advance(previous, items, snapshot_id=snapshot_id, created_at=created_at, as_of=as_of)
+    change feed's pages and the advanced push state (docs/API.md#push); no build time is
+    now."""
+    built = created_at or dt.datetime.now(dt.UTC)
+    state = advance(previous, items, snapshot_id=snapshot_id, created_at=built, as_of=as_of)
     texts = {int(i["appid"]): str(b["verdict_text"]) for i, b in zip(items, buyer, strict=True)}
     yield from feed_objects(state, items, texts, site_url=site_url)
     yield from change_objects(state)

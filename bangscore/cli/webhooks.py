@@ -165,6 +165,7 @@ def deliver_after_alerts(
             holder=f"alerts-{secrets.token_hex(4)}",
             allow_loopback=settings.webhooks_allow_loopback,
             tell=tell,
+            claim_seconds=settings.webhooks_claim_seconds,
         )
     finally:
         store.close()

@@ -198,13 +198,16 @@ def deliver(
     allow_loopback: bool = False,
     resolve: Resolve = system_resolve,
     tell: Callable[[Endpoint], None] = lambda _: None,
+    claim_seconds: int = CLAIM_SECONDS,
 ) -> WebhookRun:
     """Given the store, a clock, this run's name and the egress options, send every due
-    delivery once (claimed first, so two runs never send one twice); ``tell`` is called with
-    each endpoint this run disabled (to mail its owner). Return what was done."""
+    delivery once, claimed for ``claim_seconds`` first (two runs never send one at once; a
+    killed run's claim lapses and the delivery is sent again, same ``webhook-id``); ``tell``
+    is called with each endpoint this run disabled (to mail its owner). Return what was
+    done."""
     run = WebhookRun()
     for delivery in store.due(int(now())):
-        if not store.claim(delivery.id, int(now()), CLAIM_SECONDS):
+        if not store.claim(delivery.id, int(now()), claim_seconds):
             continue
         endpoint = store.endpoint(delivery.endpoint)
         if endpoint is None or endpoint.disabled_at is not None:

@@ -29,12 +29,19 @@ class Receiver:
     statuses: list[int] = field(default_factory=list)
     location: str = ""
     received: list[Received] = field(default_factory=list)
+    # Set: every request is answered. Clear: requests wait (after being recorded) until set.
+    open: threading.Event = field(default_factory=threading.Event)
 
 
 @contextmanager
-def receiver(statuses: list[int] | None = None, location: str = "") -> Iterator[Receiver]:
-    """Yield a running receiver on 127.0.0.1 (a free port), stopped after."""
+def receiver(
+    statuses: list[int] | None = None, location: str = "", *, held: bool = False
+) -> Iterator[Receiver]:
+    """Yield a running receiver on 127.0.0.1 (a free port), stopped after; ``held``: each
+    request waits for ``open`` (at most 60 s) before it is answered."""
     state = Receiver(statuses=list(statuses or []), location=location)
+    if not held:
+        state.open.set()
     lock = threading.Lock()
 
     class Handler(BaseHTTPRequestHandler):
@@ -45,6 +52,8 @@ def receiver(statuses: list[int] | None = None, location: str = "") -> Iterator[
                     Received(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
                 )
                 status = state.statuses.pop(0) if state.statuses else 200
+            if not state.open.wait(60):
+                return
             self.send_response(status)
             if 300 <= status < 400:
                 self.send_header("Location", state.location)
@@ -61,6 +70,7 @@ def receiver(statuses: list[int] | None = None, location: str = "") -> Iterator[
     try:
         yield state
     finally:
+        state.open.set()
         server.shutdown()
         server.server_close()
         thread.join(5)

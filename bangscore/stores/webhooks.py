@@ -94,7 +94,8 @@ class SQLiteWebhookStore:
     def __init__(self, path: str | Path, *, create: bool = True) -> None:
         if not create and not Path(path).exists():
             raise StoreMissing(f"no store at {path}")
-        self._db = sqlite3.connect(path, timeout=30, isolation_level=None)
+        # The server uses it from its event loop thread, built on another.
+        self._db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.executescript(SCHEMA)
 

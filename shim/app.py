@@ -157,6 +157,7 @@ def _watch_routes(
     from bangscore.mail.links import WatchLinks
     from bangscore.shim.account.accounts import session_middleware
     from bangscore.shim.account.signups import SignupMail, signup_routes
+    from bangscore.shim.account.watch_list import list_routes
     from bangscore.shim.account.watches import WatchSite, watch_routes
 
     links = WatchLinks(secret, site.site_url)
@@ -167,7 +168,8 @@ def _watch_routes(
     signups = SignupMail(site, options.store, links, options.limits)
     site.signup_mail = signups.queue
     session = session_middleware(site, session_secret=secret, https_only=https)
-    return watch_routes(watch_site, session) + signup_routes(signups, session)
+    lists = list_routes(watch_site, session)
+    return watch_routes(watch_site, session) + lists + signup_routes(signups, session)
 
 
 def _hook_routes(site: AccountSite, store_url: str, secret: str, https: bool) -> list[BaseRoute]:

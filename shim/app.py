@@ -141,8 +141,8 @@ def route_table(
     https = settings.site_url.startswith("https://")
     if watches is not None:
         table += _watch_routes(site, source, quota, watches, session_secret, https)
-        if settings.store_url.startswith("sqlite:///"):
-            table += _hook_routes(site, settings.store_url, session_secret, https)
+        if watches.hooks is not None:
+            table += _hook_routes(site, watches.hooks, session_secret, https)
     return table + account_routes(site, session_secret=session_secret, https_only=https)
 
 

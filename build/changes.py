@@ -63,17 +63,22 @@ def change_pages(since: str, steps: Sequence[Step]) -> list[bytes]:
     ]
 
 
+def answerable(state: PushState) -> list[str]:
+    """Given a push state, return the ``since`` values its snapshot answers: each kept step's
+    predecessor, then the snapshot itself (oldest first)."""
+    ids = [s.previous for s in state.log if s.previous is not None]
+    return ids + ([state.snapshot] if state.snapshot is not None else [])
+
+
 def change_objects(state: PushState) -> Iterator[StoredObject]:
     """Given this snapshot's push state, yield every page of the change feed for every
     answerable ``since`` and the index naming them (oldest first, this snapshot last)."""
-    answerable: list[str] = []
     for n, step in enumerate(state.log):
         if step.previous is not None:
-            answerable.append(step.previous)
             for page, body in enumerate(change_pages(step.previous, state.log[n:]), start=1):
                 yield StoredObject(changes_key(step.previous, page), body, JSON_TYPE)
     current = state.snapshot
     if current is not None:
-        answerable.append(current)
         yield StoredObject(changes_key(current, 1), change_pages(current, [])[0], JSON_TYPE)
-    yield StoredObject(CHANGES_INDEX_KEY, orjson.dumps({"snapshots": answerable}), JSON_TYPE)
+    index = {"snapshots": answerable(state)}
+    yield StoredObject(CHANGES_INDEX_KEY, orjson.dumps(index), JSON_TYPE)

@@ -27,7 +27,7 @@ from bangscore.build.buyer import (
     price_points,
 )
 from bangscore.build.buyer import prices_as_of as newest_price_day
-from bangscore.build.changes import change_objects
+from bangscore.build.changes import answerable, change_objects
 from bangscore.build.feeds import feed_objects
 from bangscore.build.openapi import openapi_document
 from bangscore.build.push_state import PUSH_STATE_KEY, PushState, advance
@@ -219,15 +219,11 @@ def snapshot_objects(
     )
     yield from game_objects(pages, workers)
     yield StoredObject(SCORE_HISTORY_KEY, encode(histories), JSON_TYPE)
-    yield from push_objects(
-        push_state,
-        items,
-        buyer,
-        snapshot_id=snapshot_id,
-        created_at=created_at,
-        as_of=snapshot_date,
-        site_url=site_url,
+    built = created_at or dt.datetime.now(dt.UTC)
+    state = advance(
+        push_state, items, snapshot_id=snapshot_id, created_at=built, as_of=snapshot_date
     )
+    yield from push_objects(state, items, buyer, site_url=site_url)
     yield StoredObject(INDEX_KEY, index, INDEX_TYPE)
     yield StoredObject(
         NOT_RATED_KEY, dumps(not_rated_index(not_rated, unrated_aliases(not_rated))), JSON_TYPE
@@ -235,7 +231,7 @@ def snapshot_objects(
     yield StoredObject(SEARCH_KEY, dumps(search_index(games).to_json()), JSON_TYPE)
     root = root_listing(site_url, base_url, as_of_rfc, dates["snapshot_date"])
     yield StoredObject(ROOT_KEY, dumps(root), JSON_TYPE)
-    openapi = openapi_document(site_url, base_url)
+    openapi = openapi_document(site_url, base_url, answerable(state))
     yield StoredObject(OPENAPI_KEY, dumps(openapi), JSON_TYPE)
     yield StoredObject(DOCS_KEY, site.docs_page(openapi), HTML_TYPE)
     # The home page per state of the adult toggle, like the lists: hidden (the default), shown.
@@ -256,21 +252,15 @@ def snapshot_objects(
 
 
 def push_objects(
-    previous: PushState | None,
+    state: PushState,
     items: Sequence[dict[str, Any]],
     buyer: Sequence[dict[str, Any]],
     *,
-    snapshot_id: str,
-    created_at: dt.datetime | None,
-    as_of: dt.date | None,
     site_url: str,
 ) -> Iterator[StoredObject]:
-    """Given the current snapshot's push state, this build's list items and buyer fields (list
-    order), its snapshot id, build time, data day and site URL, yield the Atom feeds, the
-    change feed's pages and the advanced push state (docs/API.md#push); no build time is
-    now."""
-    built = created_at or dt.datetime.now(dt.UTC)
-    state = advance(previous, items, snapshot_id=snapshot_id, created_at=built, as_of=as_of)
+    """Given this snapshot's push state (:func:`build.push_state.advance`), its list items
+    and buyer fields (list order) and the site URL, yield the Atom feeds, the change feed's
+    pages and the state itself (docs/API.md#push)."""
     texts = {int(i["appid"]): str(b["verdict_text"]) for i, b in zip(items, buyer, strict=True)}
     yield from feed_objects(state, items, texts, site_url=site_url)
     yield from change_objects(state)

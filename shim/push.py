@@ -9,6 +9,7 @@ the last and the refusals.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import orjson
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
     from bangscore.shim.pages import Pages
 
 FEEDS = frozenset(feed_names())
+# A snapshot id as the builder makes them (bangscore.build.publish.new_snapshot_id).
+SNAPSHOT_ID = re.compile(r"[0-9]{8}T[0-9]{6}Z-[0-9a-f]{4}")
 
 
 async def feed(request: Request) -> Response:
@@ -70,7 +73,8 @@ async def _changes(request: Request, _: KeyRecord, snap: LoadedSnapshot) -> Stor
     if snap.entry(CHANGES_INDEX_KEY) is None:
         raise BadRequest([ParamError("since", "this snapshot keeps no change history")])
     kept: list[str] = orjson.loads(await source.body(snap, CHANGES_INDEX_KEY))["snapshots"]
-    if kept and since < kept[0]:
+    # Only an id of this service's form can be one it has dropped; any other is unknown.
+    if kept and SNAPSHOT_ID.fullmatch(since) and since < kept[0]:
         raise ProblemRefusal(
             "history_expired",
             f"Snapshot {since} is older than the kept history, which starts at {kept[0]}: "

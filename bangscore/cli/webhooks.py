@@ -13,11 +13,21 @@ from typing import Any
 
 import orjson
 
+from bangscore.errors import StoreError
 from bangscore.mail.egress import Refused, check
 from bangscore.mail.webhooks import EVENTS, WebhookRun, deliver, disabled_message, enqueue, send_one
 from bangscore.settings import Settings
 from bangscore.stores.watchstore import WatchStore
-from bangscore.stores.webhooks import Delivery, Endpoint, open_webhook_store
+from bangscore.stores.webhooks import Delivery, Endpoint, SQLiteWebhookStore, open_webhook_store
+
+
+def _store(settings: Settings, *, create: bool = False) -> SQLiteWebhookStore:
+    """Given the settings, open the webhook store; StoreError (one ``error:`` line from
+    ``main``) for a store that holds no webhooks (Redis)."""
+    try:
+        return open_webhook_store(settings.store_url, create=create)
+    except ValueError as exc:
+        raise StoreError(str(exc)) from exc
 
 
 def _events(raw: str) -> tuple[str, ...]:
@@ -43,7 +53,7 @@ def cmd_add(args: argparse.Namespace, settings: Settings) -> int:
     except Refused as exc:
         print(f"error: {args.url.split('?')[0]}: {exc}", file=sys.stderr)
         return 1
-    store = open_webhook_store(settings.store_url)
+    store = _store(settings, create=True)
     try:
         endpoint = store.add_endpoint(
             args.account, args.url, args.events, args.appids, int(time.time())
@@ -57,7 +67,7 @@ def cmd_add(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
     """List endpoints (id, owner, state, events, games, URL host) and their last deliveries."""
-    store = open_webhook_store(settings.store_url, create=False)
+    store = _store(settings)
     try:
         for e in store.endpoints(args.account):
             state = "disabled" if e.disabled_at else ("failing" if e.failing_since else "active")
@@ -72,7 +82,7 @@ def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_remove(args: argparse.Namespace, settings: Settings) -> int:
     """Remove an endpoint and its deliveries."""
-    store = open_webhook_store(settings.store_url, create=False)
+    store = _store(settings)
     try:
         store.remove_endpoint(args.id)
     finally:
@@ -84,7 +94,7 @@ def cmd_remove(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_test(args: argparse.Namespace, settings: Settings) -> int:
     """Post one signed ``webhook.test`` event to an endpoint now; exit 1 unless it answered
     2xx (the reason printed)."""
-    store = open_webhook_store(settings.store_url, create=False)
+    store = _store(settings)
     try:
         endpoint = store.endpoint(args.id)
     finally:

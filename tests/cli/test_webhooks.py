@@ -158,3 +158,8 @@ def test_a_killed_alerts_send_loses_no_delivery_and_sends_none_twice(
 def _resent(bangscore: Run, rx: Receiver, message_id: str) -> bool:
     bangscore("alerts", "send")
     return [r.headers["webhook-id"] for r in rx.received].count(message_id) == 2
+
+
+def test_a_redis_store_holds_no_webhooks_and_says_so(bangscore: Run) -> None:
+    code, out, err = bangscore("--store", "redis://127.0.0.1:1/0", "webhooks", "list")
+    assert (code, out) == (1, "") and "webhooks need the SQLite store" in err

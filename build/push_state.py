@@ -163,7 +163,7 @@ def advance(
     items: Sequence[Mapping[str, Any]],
     *,
     snapshot_id: str,
-    created_at: dt.datetime,
+    created_at: dt.datetime | None,
     as_of: dt.date | None,
 ) -> PushState:
     """Given the current snapshot's state (None: nothing published yet), this build's list
@@ -175,7 +175,8 @@ def advance(
     still qualify. With no previous state every qualifying game is new."""
     games = {int(i["appid"]): game_fields(i) for i in items}
     names = {int(i["appid"]): str(i["name"]) for i in items}
-    created = created_at.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    built = created_at or dt.datetime.now(dt.UTC)  # None: now
+    created = built.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     stamp = FeedEntry(0, snapshot_id, created)
     day = as_of.isoformat() if as_of else None
     if previous is None:

@@ -219,9 +219,8 @@ def snapshot_objects(
     )
     yield from game_objects(pages, workers)
     yield StoredObject(SCORE_HISTORY_KEY, encode(histories), JSON_TYPE)
-    built = created_at or dt.datetime.now(dt.UTC)
     state = advance(
-        push_state, items, snapshot_id=snapshot_id, created_at=built, as_of=snapshot_date
+        push_state, items, snapshot_id=snapshot_id, created_at=created_at, as_of=snapshot_date
     )
     yield from push_objects(state, items, buyer, site_url=site_url)
     yield StoredObject(INDEX_KEY, index, INDEX_TYPE)

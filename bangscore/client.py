@@ -68,6 +68,7 @@ from bangscore.client_core import (
     DeadlineExceeded,
     ETagCache,
     GameNotRated,
+    HistoryExpired,
     InvalidParameter,
     InvalidResponse,
     NotFound,
@@ -88,6 +89,7 @@ from bangscore.client_core import (
 from bangscore.contract.api import API_PREFIX
 from bangscore.contract.export import ExportAnswer
 from bangscore.contract.filters import ClientFilters
+from bangscore.contract.push import ChangeFeed, GameChange
 from bangscore.contract.records import (
     GameDetail,
     GameList,
@@ -107,6 +109,7 @@ __all__ = [
     "ClientFilters",
     "DeadlineExceeded",
     "GameNotRated",
+    "HistoryExpired",
     "InvalidParameter",
     "InvalidResponse",
     "NotFound",
@@ -454,6 +457,23 @@ class Client:
         ]
         return merged(answers)
 
+    def changes(self, since: str, *, page: int = 1) -> ChangeFeed:
+        """Given a snapshot id (an answer's ``X-Snapshot``, or a change feed's ``snapshot``)
+        and a page, return that page of the changes since it (docs/API.md#changes);
+        HistoryExpired (with ``oldest``) when ``since`` is older than the kept history."""
+        return _Core.parse(ChangeFeed, self._get("/changes", {"since": since, "page": str(page)}))
+
+    def iter_changes(self, since: str) -> Iterator[GameChange]:
+        """Given a snapshot id, yield every change since it, oldest snapshot first, page by
+        page (one request a page of 100); the last page's ``snapshot`` is the next since."""
+        page = 1
+        while True:
+            answer = self.changes(since, page=page)
+            yield from answer.changes
+            if page >= answer.pages:
+                return
+            page += 1
+
     def usage(self) -> Usage:
         """Return the key's plan, limit, today's count and the last 30 days (not counted)."""
         return _Core.parse(Usage, self._get("/usage"))
@@ -562,6 +582,22 @@ class AsyncClient:
             body = await self._get("/lookup", {"appids": ",".join(map(str, chunk))})
             answers.append(_Core.parse(Lookup, body))
         return merged(answers)
+
+    async def changes(self, since: str, *, page: int = 1) -> ChangeFeed:
+        """Given a snapshot id and a page, return that page of the changes since it."""
+        body = await self._get("/changes", {"since": since, "page": str(page)})
+        return _Core.parse(ChangeFeed, body)
+
+    async def iter_changes(self, since: str) -> AsyncIterator[GameChange]:
+        """Given a snapshot id, yield every change since it, page by page."""
+        page = 1
+        while True:
+            answer = await self.changes(since, page=page)
+            for change in answer.changes:
+                yield change
+            if page >= answer.pages:
+                return
+            page += 1
 
     async def usage(self) -> Usage:
         """Return the key's plan, limit, today's count and the last 30 days (not counted)."""

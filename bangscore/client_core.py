@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+import orjson
 from pydantic import ValidationError
 
 from bangscore.contract.filters import MAX_PRICE, list_filters
@@ -94,6 +95,15 @@ class GameNotRated(NotFound):
         return self.problem.superseded_by if self.problem else None
 
 
+class HistoryExpired(ApiError):
+    """410 ``history_expired``: the change feed's ``since`` is older than the kept history;
+    :attr:`oldest` is the oldest snapshot id that may be asked for, :attr:`snapshot` the
+    current one (read the games again, then follow the changes from it)."""
+
+    oldest: str | None = None
+    snapshot: str | None = None
+
+
 class RateLimited(ApiError):
     """429: the key's daily quota is spent; :attr:`retry_after` is the seconds to the reset."""
 
@@ -134,6 +144,7 @@ _BY_STATUS: dict[int, type[ApiError]] = {
     401: AuthenticationFailed,
     403: PermissionDenied,
     404: NotFound,
+    410: HistoryExpired,
     429: RateLimited,
     503: Unavailable,
 }
@@ -149,7 +160,12 @@ def error_for(status: int, body: bytes, retry_after: float | None = None) -> Api
     if problem is not None and problem.code == "game_not_rated":
         return GameNotRated(status, problem, retry_after)
     kind = _BY_STATUS.get(status, ServerError if status >= 500 else ApiError)
-    return kind(status, problem, retry_after)
+    error = kind(status, problem, retry_after)
+    if isinstance(error, HistoryExpired):
+        # Members the Problem model does not carry: read from the document itself.
+        extra = orjson.loads(body) if problem is not None else {}
+        error.oldest, error.snapshot = extra.get("oldest"), extra.get("snapshot")
+    return error
 
 
 # -- the transport-free part -------------------------------------------------------------------

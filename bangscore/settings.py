@@ -188,6 +188,18 @@ class Settings(BaseSettings):
         le=3600,
         description="Total time one `alerts send` may spend on SMTP (each read at most 20 s)",
     )
+    webhooks_allow_loopback: bool = Field(
+        False,
+        description="Tests on one machine only: let webhooks post over http to loopback "
+        "addresses (every other private, link-local or reserved address stays refused)",
+    )
+    webhooks_claim_seconds: int = Field(
+        120,
+        ge=1,
+        le=3600,
+        description="How long `alerts send` holds a webhook delivery it is sending: a killed "
+        "run's deliveries are sent again once their claims lapse",
+    )
     mail_dir: Path | None = Field(
         None,
         description="Local development: keep the watch and sign-up emails as `.eml` files in "

@@ -8,10 +8,12 @@ what the builder (:mod:`bangscore.build.wire`) writes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, get_args
 
-from bangscore.contract.api import API_VERSION, Route, routes
+from bangscore.contract.api import API_PREFIX, API_VERSION, Route, routes
 from bangscore.contract.export import ExportAnswer
+from bangscore.contract.push import ChangeFeed
 from bangscore.contract.records import RECORD_MODELS, SourceKind, component_schemas, inline
 
 SOURCE_KINDS = (*get_args(SourceKind), "review_sample")
@@ -19,7 +21,7 @@ SOURCE_KINDS = (*get_args(SourceKind), "review_sample")
 sample's date."""
 
 
-_MODEL_SCHEMAS = component_schemas((*RECORD_MODELS, ExportAnswer))
+_MODEL_SCHEMAS = component_schemas((*RECORD_MODELS, ExportAnswer, ChangeFeed))
 GAME_PROPERTIES: dict[str, Any] = inline(_MODEL_SCHEMAS["ListItem"]["properties"], _MODEL_SCHEMAS)
 """The list item's properties, references inlined (from :class:`ListItem`)."""
 DETAIL_PROPERTIES: dict[str, Any] = inline(
@@ -103,6 +105,7 @@ _DESCRIPTIONS = {
     401: "API key missing, malformed, unknown or revoked",
     403: "The key's plan does not allow this endpoint",
     404: "Unknown resource",
+    410: "The change history kept no longer reaches since; oldest names its start",
     429: "Daily request limit exceeded; Retry-After gives the seconds to the reset",
     503: "A backing store is unreachable; not counted; retry after Retry-After seconds",
 }
@@ -177,9 +180,12 @@ def _operation(route: Route) -> dict[str, Any]:
     return op
 
 
-def openapi_document(site_url: str, base_url: str) -> dict[str, Any]:
-    """Given the site and API base URLs, return the OpenAPI 3.1 document as a dict."""
-    return {
+def openapi_document(site_url: str, base_url: str, since: Sequence[str] = ()) -> dict[str, Any]:
+    """Given the site and API base URLs (and the snapshot ids the change feed answers for,
+    oldest first), return the OpenAPI 3.1 document as a dict. With ``since`` the change
+    feed's ``since`` is that enum: no other value is valid in this snapshot (an older one
+    answers 410, an unknown one 400)."""
+    document: dict[str, Any] = {
         "openapi": "3.1.0",
         "info": {
             "title": "BangScore API",
@@ -197,3 +203,8 @@ def openapi_document(site_url: str, base_url: str) -> dict[str, Any]:
             },
         },
     }
+    if since:
+        for param in document["paths"][f"{API_PREFIX}/changes"]["get"]["parameters"]:
+            if param["name"] == "since":
+                param["schema"] = {"type": "string", "enum": list(since), "examples": [since[-1]]}
+    return document

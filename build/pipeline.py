@@ -27,6 +27,7 @@ from bangscore.build.publish import (
     new_snapshot_id,
     publish,
 )
+from bangscore.build.push_state import read_push_state
 from bangscore.build.score_history import read_score_history
 from bangscore.build.snapshot import snapshot_objects
 from bangscore.contract.export import SourceLicence
@@ -105,10 +106,14 @@ def run_build(options: BuildOptions) -> BuildResult:
         check_shrink(len(games), current_games(storage), allow_shrink=options.allow_shrink)
         # The export reuses the snapshot's detail records (each game's computed once a build).
         details = DetailRecords(games) if options.export is not None else None
+        snapshot_id = new_snapshot_id(now)
         objects = snapshot_objects(
             games,
             # each game's dated score and price at every earlier snapshot where either changed
             score_history=read_score_history(storage),
+            # what changed since the current snapshot: the feeds and the change feed
+            snapshot_id=snapshot_id,
+            push_state=read_push_state(storage),
             site_url=options.site_url,
             base_url=options.base_url,
             not_rated=catalog.not_rated,
@@ -126,7 +131,7 @@ def run_build(options: BuildOptions) -> BuildResult:
         }
         report = publish(
             storage,
-            new_snapshot_id(now),
+            snapshot_id,
             details.keep(objects) if details is not None else objects,
             created_at=now,
             meta=meta,

@@ -27,7 +27,11 @@ from bangscore.build.buyer import (
     price_points,
 )
 from bangscore.build.buyer import prices_as_of as newest_price_day
+from bangscore.build.changes import answerable, change_objects
+from bangscore.build.feeds import feed_objects
 from bangscore.build.openapi import openapi_document
+from bangscore.build.push_state import PUSH_STATE_KEY, PushState, advance
+from bangscore.build.push_state import encode as encode_push
 from bangscore.build.score_history import (
     SCORE_HISTORY_KEY,
     ScoreHistory,
@@ -153,6 +157,8 @@ def snapshot_objects(
     workers: int = 1,
     score_history: ScoreHistory | None = None,
     as_of: dt.date | None = None,
+    snapshot_id: str = "",
+    push_state: PushState | None = None,
 ) -> Iterator[StoredObject]:
     """Given scored games in list order, the known apps that are not rated, the URLs, the
     catalog's ``prices_as_of`` (UTC) and the current snapshot's score histories
@@ -160,6 +166,9 @@ def snapshot_objects(
     snapshot, the extended score histories among them. With ``workers`` > 1 the games' objects
     are rendered by that many forked processes (same bytes, same order). ``as_of`` is the
     snapshot's day (None: ``created_at``'s): ``GET /api/v1`` names it, the forecast starts from it.
+    ``snapshot_id`` (the id it is published under) and the current snapshot's ``push_state``
+    (:func:`build.push_state.read_push_state`; None: none yet) give the Atom feeds, the change
+    feed's pages and the advanced push state.
 
     Keys are relative to the snapshot (see :mod:`bangscore.contract.filters`); bodies are final
     bytes.
@@ -210,6 +219,10 @@ def snapshot_objects(
     )
     yield from game_objects(pages, workers)
     yield StoredObject(SCORE_HISTORY_KEY, encode(histories), JSON_TYPE)
+    state = advance(
+        push_state, items, snapshot_id=snapshot_id, created_at=created_at, as_of=snapshot_date
+    )
+    yield from push_objects(state, items, buyer, site_url=site_url)
     yield StoredObject(INDEX_KEY, index, INDEX_TYPE)
     yield StoredObject(
         NOT_RATED_KEY, dumps(not_rated_index(not_rated, unrated_aliases(not_rated))), JSON_TYPE
@@ -217,7 +230,7 @@ def snapshot_objects(
     yield StoredObject(SEARCH_KEY, dumps(search_index(games).to_json()), JSON_TYPE)
     root = root_listing(site_url, base_url, as_of_rfc, dates["snapshot_date"])
     yield StoredObject(ROOT_KEY, dumps(root), JSON_TYPE)
-    openapi = openapi_document(site_url, base_url)
+    openapi = openapi_document(site_url, base_url, answerable(state))
     yield StoredObject(OPENAPI_KEY, dumps(openapi), JSON_TYPE)
     yield StoredObject(DOCS_KEY, site.docs_page(openapi), HTML_TYPE)
     # The home page per state of the adult toggle, like the lists: hidden (the default), shown.
@@ -235,6 +248,22 @@ def snapshot_objects(
     yield StoredObject(DATES_KEY, dumps(dates), JSON_TYPE)
     yield StoredObject(FAVICON_KEY, site.favicon(), SVG_TYPE)
     yield StoredObject(STYLE_KEY, site.stylesheet, CSS_TYPE)
+
+
+def push_objects(
+    state: PushState,
+    items: Sequence[dict[str, Any]],
+    buyer: Sequence[dict[str, Any]],
+    *,
+    site_url: str,
+) -> Iterator[StoredObject]:
+    """Given this snapshot's push state (:func:`build.push_state.advance`), its list items
+    and buyer fields (list order) and the site URL, yield the Atom feeds, the change feed's
+    pages and the state itself (docs/API.md#push)."""
+    texts = {int(i["appid"]): str(b["verdict_text"]) for i, b in zip(items, buyer, strict=True)}
+    yield from feed_objects(state, items, texts, site_url=site_url)
+    yield from change_objects(state)
+    yield StoredObject(PUSH_STATE_KEY, encode_push(state), JSON_TYPE)
 
 
 @dataclass(frozen=True, slots=True)

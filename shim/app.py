@@ -141,6 +141,8 @@ def route_table(
     https = settings.site_url.startswith("https://")
     if watches is not None:
         table += _watch_routes(site, source, quota, watches, session_secret, https)
+        if watches.hooks is not None:
+            table += _hook_routes(site, watches.hooks, session_secret, https)
     return table + account_routes(site, session_secret=session_secret, https_only=https)
 
 
@@ -155,6 +157,7 @@ def _watch_routes(
     from bangscore.mail.links import WatchLinks
     from bangscore.shim.account.accounts import session_middleware
     from bangscore.shim.account.signups import SignupMail, signup_routes
+    from bangscore.shim.account.watch_list import list_routes
     from bangscore.shim.account.watches import WatchSite, watch_routes
 
     links = WatchLinks(secret, site.site_url)
@@ -165,7 +168,24 @@ def _watch_routes(
     signups = SignupMail(site, options.store, links, options.limits)
     site.signup_mail = signups.queue
     session = session_middleware(site, session_secret=secret, https_only=https)
-    return watch_routes(watch_site, session) + signup_routes(signups, session)
+    lists = list_routes(watch_site, session)
+    return watch_routes(watch_site, session) + lists + signup_routes(signups, session)
+
+
+def _hook_routes(site: AccountSite, store_url: str, secret: str, https: bool) -> list[BaseRoute]:
+    """The account page's webhook section over the SQLite store's webhook tables, its page
+    context added to the watches'."""
+    from bangscore.shim.account.accounts import session_middleware
+    from bangscore.shim.account.hooks import HookSite, hook_routes
+    from bangscore.stores.webhooks import SQLiteWebhookStore
+
+    hooks = HookSite(site, SQLiteWebhookStore(store_url.removeprefix("sqlite:///")))
+    watch_extras = site.page_extras
+    site.page_extras = lambda email: {
+        **(watch_extras(email) if watch_extras else {}),
+        **hooks.extras(email),
+    }
+    return hook_routes(hooks, session_middleware(site, session_secret=secret, https_only=https))
 
 
 async def http_error(request: Request, exc: Exception) -> Response:

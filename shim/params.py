@@ -182,6 +182,29 @@ def _first_bad_appid(parts: list[str]) -> str | None:
     return None
 
 
+MAX_SINCE_LENGTH = 64
+
+
+def parse_changes_query(items: Items) -> tuple[str, int]:
+    """Given the raw query items of ``GET /api/v1/changes``, return (since, page). Raises
+    BadRequest naming ``since`` when it is missing or not 1-64 characters of letters, digits,
+    ``T``, ``Z`` and ``-``, ``page`` when out of bounds, and any other parameter."""
+    values, errors = _collect(items, frozenset({"since", "page", "api_key"}))
+    page = _page(values, errors)
+    since = values.get("since", [""])[0]
+    if "since" not in values:
+        errors.append(ParamError("since", "required: a snapshot id, e.g. 20261202T031500Z-9f2c"))
+    elif not (
+        0 < len(since) <= MAX_SINCE_LENGTH
+        and since.replace("-", "").isascii()
+        and since.replace("-", "").isalnum()
+    ):
+        errors.append(ParamError("since", "a snapshot id: letters, digits and '-'"))
+    if errors:
+        raise BadRequest(errors)
+    return since, page
+
+
 def parse_plain_query(items: Items) -> None:
     """Given the raw query items of an endpoint taking only ``api_key``, raise on any other."""
     _, errors = _collect(items, frozenset({"api_key"}))

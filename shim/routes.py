@@ -31,6 +31,7 @@ from bangscore.shim import answer, api, log_handler, params
 from bangscore.shim.answer import JSON_TYPE, Resolved, Stored, stored
 from bangscore.shim.metrics import CONTENT_TYPE, Metrics
 from bangscore.shim.pages import SEARCH_THREADS
+from bangscore.shim.push import changes
 from bangscore.shim.source import LoadedSnapshot
 from bangscore.stores.keystore import KeyRecord
 
@@ -258,6 +259,7 @@ ROUTES = [
     Route("/api/v1/games/{appid}", game),
     Route("/api/v1/search", search),
     Route("/api/v1/lookup", lookup),
+    Route("/api/v1/changes", changes),
     Route("/api/v1/usage", usage),
     Route("/metrics", metrics),
 ]

@@ -9,6 +9,7 @@ from starlette.routing import Route
 
 from bangscore.shim.assets import badge, favicon, og_card, stylesheet
 from bangscore.shim.pages import about_score, browse, docs, game, home, search
+from bangscore.shim.push import feed
 from bangscore.shim.rate import rate
 
 ROUTES = [
@@ -18,6 +19,7 @@ ROUTES = [
     Route("/about/score", about_score),
     Route("/badge/{appid}.svg", badge),
     Route("/docs/errors", docs),
+    Route("/feeds/{name:path}", feed),
     Route("/games", browse),
     Route("/search", search),
     Route("/game/{appid}", game),

@@ -14,6 +14,7 @@ import zlib
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import orjson
@@ -27,6 +28,7 @@ from bangscore.client import (
     Client,
     DeadlineExceeded,
     GameNotRated,
+    HistoryExpired,
     InvalidParameter,
     NotFound,
     PermissionDenied,
@@ -45,6 +47,7 @@ from tests.hardening.conftest import add_key, publish_into
 from tests.support import factories, hostile_http
 from tests.support.hostile_http import Canned, HostileServer
 from tests.support.live import ShimServer, wait_for
+from tests.support.push_builds import two_builds
 
 UNKNOWN = 900_000  # appids from here up are known to no source
 # Real servers: `make check` leaves the tests marked so out (the marker a server fixture adds).
@@ -473,3 +476,45 @@ def test_a_404_is_the_clients_not_found_and_no_server_refusal() -> None:
     with api, pytest.raises(NotFound) as caught:
         api.usage()
     assert not isinstance(caught.value, ResourceNotFound)
+
+
+@pytest.fixture(scope="module")
+def two_served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ShimServer, Any]]:
+    """A server over two builds of the small catalogue (the second with changes), and them."""
+    state = tmp_path_factory.mktemp("client-changes")
+    builds = two_builds(state / "snapshots")
+    server = ShimServer(state, state / "server.log", site_url=factories.SITE).start()
+    try:
+        yield server, builds
+    finally:
+        server.stop()
+
+
+@server
+def test_iter_changes_walks_every_change_since_a_snapshot(two_served: Any) -> None:
+    shim, builds = two_served
+    key = add_key(shim.state_dir, plan="free", limit=100)
+    with Client(key, base_url=shim.url) as api:
+        page = api.changes(builds.first)
+        assert (page.since, page.snapshot, page.page) == (builds.first, builds.second, 1)
+        walked = list(api.iter_changes(builds.first))
+        assert walked == page.changes and page.total == len(walked) > 0
+        assert {c.snapshot for c in walked} == {builds.second}
+        assert api.changes(builds.second).total == 0
+        with pytest.raises(HistoryExpired) as caught:
+            api.changes("20200101T000000Z-0000")
+    assert (caught.value.status, caught.value.code) == (410, "history_expired")
+    assert (caught.value.oldest, caught.value.snapshot) == (builds.first, builds.second)
+
+
+@server
+def test_the_async_client_walks_the_same_changes(two_served: Any) -> None:
+    shim, builds = two_served
+    key = add_key(shim.state_dir, plan="free", limit=100)
+
+    async def walk() -> list[Any]:
+        async with AsyncClient(key, base_url=shim.url) as api:
+            return [c async for c in api.iter_changes(builds.first)]
+
+    with Client(key, base_url=shim.url) as api:
+        assert asyncio.run(walk()) == list(api.iter_changes(builds.first))

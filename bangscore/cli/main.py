@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from bangscore.cli import build, keys, serve, watch
+from bangscore.cli import build, keys, serve, watch, webhooks
 from bangscore.cli.serve import RedactKeys
 from bangscore.errors import StoreError, StoreUnavailable
 from bangscore.settings import Settings
@@ -51,6 +51,7 @@ def parser() -> argparse.ArgumentParser:
     serve.add_parsers(sub)  # serve
     keys.add_parsers(sub)  # keys create|revoke|list, usage report
     watch.add_parsers(sub)  # watch add|list|remove, alerts send
+    webhooks.add_parsers(sub)  # webhooks add|list|remove|test
     return top
 
 

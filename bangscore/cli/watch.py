@@ -187,6 +187,7 @@ def cmd_alerts_signups(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_alerts_send(args: argparse.Namespace, settings: Settings) -> int:
     """Send the alerts of every watch whose condition became true; exit 1 if any stays
     pending (the SMTP server refused or could not be reached: retried next run)."""
+    from bangscore.cli.webhooks import deliver_after_alerts, print_webhooks
     from bangscore.errors import ObjectStorageError, SnapshotError, StoreMissing
     from bangscore.mail.alerts import Connect, SnapshotDetails, send_alerts
     from bangscore.mail.folder import MailFolder
@@ -222,8 +223,9 @@ def cmd_alerts_send(args: argparse.Namespace, settings: Settings) -> int:
             return 2
         deadline = settings.smtp_deadline_seconds
         connect = lambda: Mailer(server, deadline=deadline)  # noqa: E731
+    location = args.snapshot or settings.snapshot_location
     try:
-        details = SnapshotDetails(open_object_storage(args.snapshot or settings.snapshot_location))
+        details = SnapshotDetails(open_object_storage(location))
     except (SnapshotError, ObjectStorageError) as exc:
         print(f"error: no snapshot to compare the watches with: {exc}", file=sys.stderr)
         return 1
@@ -259,6 +261,10 @@ def cmd_alerts_send(args: argparse.Namespace, settings: Settings) -> int:
             now=time.time,
             lease_seconds=int(settings.smtp_deadline_seconds) + 240,
         )
+        # Under the same lease-holding run: one `alerts send` at a time sends webhooks too.
+        hooks = deliver_after_alerts(
+            settings, location, store, connect, links.site_url, locked=run.locked
+        )
     except SnapshotError as exc:
         print(f"error: {exc}; nothing more was sent, the rest stays due", file=sys.stderr)
         return 1
@@ -272,6 +278,7 @@ def cmd_alerts_send(args: argparse.Namespace, settings: Settings) -> int:
     print(f"{run.summary(watches, details.snapshot_id)}; {time.perf_counter() - started:.1f} s")
     for watch_id in run.sent:
         print(f"sent {watch_id}")
+    print_webhooks(hooks)
     for problem in run.problems:
         print(f"skipped {problem}", file=sys.stderr)
     if run.error is not None:

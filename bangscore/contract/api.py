@@ -199,6 +199,32 @@ def routes() -> tuple[Route, ...]:
             (200, 304, 400, 401, 429),
         ),
         Route(
+            "changes",
+            f"{API_PREFIX}/changes",
+            "The games whose score, tier, verdict or prices changed in each snapshot after "
+            "since, oldest first, 100 a page (each page one counted request)",
+            True,
+            (
+                Param(
+                    "since",
+                    "query",
+                    "string",
+                    "The id of the snapshot you last read (X-Snapshot, or the previous answer's "
+                    "snapshot); 410 history_expired when older than the kept history",
+                    required=True,
+                    schema={
+                        "type": "string",
+                        "pattern": "^[A-Za-z0-9-]{1,64}$",
+                        "examples": ["20261202T031500Z-9f2c"],
+                    },
+                ),
+                PAGE_PARAM,
+                API_KEY_PARAM,
+            ),
+            "ChangeFeed",
+            (200, 304, 400, 401, 410, 429),
+        ),
+        Route(
             "usage",
             f"{API_PREFIX}/usage",
             "Your key's plan, today's count and the last 30 days; not counted",
@@ -273,6 +299,12 @@ ERROR_CODES: dict[str, ErrorCode] = {
         "Game not rated",
         "A known app that is not rated; `reason` says why: delisted, too_few_reviews, "
         "no_usd_price, no_length, not_a_game or no_store_data.",
+    ),
+    "history_expired": ErrorCode(
+        410,
+        "History expired",
+        "`since` is older than the change history kept; `oldest` names the oldest snapshot "
+        "that can be asked for. Read the games again, then follow the changes.",
     ),
     "method_not_allowed": ErrorCode(405, "Method not allowed", "Only GET (and HEAD) are served."),
     "request_timeout": ErrorCode(

@@ -480,6 +480,8 @@ class Problem(Record):
         alias="violated-policies",
         description="quota_exceeded only: the quota policies the request is over.",
     )
+    oldest: str | None = Field(default=None, description="history_expired: oldest since.")
+    snapshot: str | None = Field(default=None, description="history_expired: the current one.")
 
 
 # -- the builder's side ------------------------------------------------------------------------

@@ -68,6 +68,8 @@ class WatchOptions:
 
     store: WatchStore
     limits: WatchLimits = WatchLimits()
+    # The SQLite store URL holding the webhooks (None: no webhook section).
+    hooks: str | None = None
 
 
 def watch_network(ip: str) -> str:

@@ -123,6 +123,7 @@ def publish_scored(
         not_rated=not_rated,
         prices_as_of=prices_as_of,
         created_at=created_at,
+        snapshot_id=snapshot_id,
     )
     publish(
         store,

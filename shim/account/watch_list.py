@@ -1,0 +1,137 @@
+"""Watching a whole list (docs/API.md#watches): the "rate a list" page offers "watch all at
+their verdict price"; ``GET /account/watch-list?appids=`` shows the games and their prices
+to a signed-in account with one button, whose ``POST /account/watches/list`` adds a watch
+per rated game in one action (one of the hourly adds, at most 100 games), each at or below
+the game's verdict price: the price to wait for (``verdict_price_usd``) of a
+``wait_for_sale`` game, else today's price. An unconfirmed address gets one confirmation
+mail for the whole list (the store keeps one pending confirmation an address).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from bangscore.contract.limits import MAX_APPID_DIGITS, MAX_LOOKUP_APPIDS
+from bangscore.errors import StoreUnavailable, TooManyWatches
+from bangscore.shim.account.accounts import PAGE_HEADERS
+from bangscore.shim.account.watches import WatchSite, watch_network
+from bangscore.shim.clients import client_subject
+from bangscore.shim.quota import rate_headers
+from bangscore.stores.watchstore import Condition, WatchRecord, new_watch_id
+
+_CSRF = "Your session expired or the form was stale. Go back, reload the page and try again."
+_DOWN = "The account store is unreachable right now; please try again in a minute."
+
+
+def appids_of(raw: str) -> list[int] | None:
+    """Given ``appids`` (a comma list), return them each once in order; None when it is empty,
+    malformed or longer than 100."""
+    parts = [p.strip() for p in raw.split(",") if p.strip()]
+    ok = all(p.isdigit() and p.isascii() and len(p) <= MAX_APPID_DIGITS for p in parts)
+    if not parts or not ok or len(parts) > MAX_LOOKUP_APPIDS:
+        return None
+    return list(dict.fromkeys(int(p) for p in parts))
+
+
+def verdict_price(item: dict[str, Any]) -> float:
+    """Given a list item, return the price its list watch waits for: ``verdict_price_usd``
+    where the verdict names one, else ``price_usd``."""
+    wanted = item.get("verdict_price_usd")
+    return float(wanted if wanted is not None else item["price_usd"])
+
+
+class ListWatches:
+    """The list-watch pages over the watch pages' services."""
+
+    def __init__(self, watches: WatchSite) -> None:
+        self.watches = watches
+
+    def games(self, appids: list[int]) -> list[dict[str, Any]]:
+        """Given appids, return the rated ones' list items from the current snapshot, in
+        order."""
+        snap = self.watches.source.current
+        if snap is None:
+            return []
+        body, _ = snap.index.lookup(tuple(appids), snap.not_rated)
+        games: list[dict[str, Any]] = orjson.loads(body)["games"]
+        return games
+
+    async def start(self, request: Request) -> Response:
+        """GET /account/watch-list?appids=: the list and its one button (signed in), counted
+        against the page allowance (it shows prices)."""
+        site = self.watches
+        appids = appids_of(request.query_params.get("appids", ""))
+        if appids is None:
+            return site._message(request, 400, "No list", "The link names no list of games.")
+        hit, window = await site.quota.admit(client_subject("page", request), site.quota.page_limit)
+        rate = dict(rate_headers(hit.limit, hit.used, window))
+        if not hit.admitted:
+            response = site._message(request, 429, "Too many page views today", "Try tomorrow.")
+            response.headers.update({**rate, "Retry-After": str(window.seconds_to_reset)})
+            return response
+        try:
+            email = site.accounts.account(request)
+        except StoreUnavailable:
+            return site._message(request, 503, "Try again", _DOWN)
+        games = self.games(appids)
+        if email is None:
+            response = site.accounts.page(
+                request,
+                "account_signin.html",
+                error="Sign in or create an account, then watch the list from its page again.",
+                typed="",
+            )
+        else:
+            rows = [{"game": g, "price": verdict_price(g)} for g in games]
+            response = site.accounts.page(request, "account_watch_list.html", rows=rows)
+        response.headers.update(rate)
+        return response
+
+    async def add(self, request: Request) -> Response:
+        """POST /account/watches/list: a watch per rated game of the list at its verdict
+        price, one action; the first watch of an unconfirmed address queues its one
+        confirmation."""
+        site = self.watches
+        email = site.accounts._signed_in_email(request)
+        fields = await site.accounts.form(request)
+        if email is None or fields is None:
+            return site._message(request, 403, "Expired", _CSRF)
+        appids = appids_of(fields.get("appids", ""))
+        games = self.games(appids) if appids is not None else []
+        if not games:
+            return site._message(request, 400, "Not watched", "The list holds no rated game.")
+        now = int(site.accounts.clock())
+        network = watch_network(site.accounts.client_ip(request))
+        try:
+            if (
+                site.store.hit(f"add:acct:{email}", now, 3600) > site.limits.adds_per_account
+                or site.store.hit(f"add:net:{network}", now, 3600) > site.limits.adds_per_network
+            ):
+                return site._message(request, 429, "Slow down", "Too many adds; try in an hour.")
+            for game in games:
+                condition = Condition(below_usd=verdict_price(game))
+                site.store.add_watch(
+                    WatchRecord(new_watch_id(), email, int(game["appid"]), condition, now)
+                )
+            address = site.store.address(email)
+            if not address.confirmed and not address.suppressed:
+                site.queue_confirmation(email, network, now)
+        except TooManyWatches as exc:
+            return site._message(request, 409, "Too many watches", f"{exc}; remove some first.")
+        except StoreUnavailable:
+            return site._message(request, 503, "Try again", _DOWN)
+        return RedirectResponse(f"{site.accounts.root}/account#watches", 303, headers=PAGE_HEADERS)
+
+
+def list_routes(watches: WatchSite, session: Any) -> list[BaseRoute]:
+    """Given the watch pages and the session middleware, return the list-watch routes."""
+    pages = ListWatches(watches)
+    return [
+        Route("/account/watch-list", pages.start, methods=["GET"], middleware=session),
+        Route("/account/watches/list", pages.add, methods=["POST"], middleware=session),
+    ]

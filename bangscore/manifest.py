@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import itertools
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ import orjson
 from tqdm import tqdm
 from zlib_ng import zlib_ng
 
-from bangscore.errors import ObjectNotFound, SnapshotError
+from bangscore.errors import CorruptObject, ObjectNotFound, SnapshotError
 from bangscore.storage import ObjectStorage
 
 MANIFEST_SCHEMA = 1  # encodings are an optional fourth member: older manifests still read
@@ -303,6 +304,9 @@ def verify(storage: ObjectStorage, snapshot_id: str, *, progress: bool = False) 
 _ENTRY = re.compile(rb'"((?:[^"\\]|\\.)*)":(\[)"[0-9a-f]{64}","')
 _OBJECTS = b',"objects":{'
 LOOKED_UP = 65_536  # entries kept decoded per snapshot (the keys actually requested)
+# A snapshot id as the builder writes one (bangscore build --snapshot-id): never a path.
+SNAPSHOT_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z_-]{0,63}")
+_DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
 class LazyEntries(Mapping[str, Entry]):
@@ -362,6 +366,22 @@ class LazyEntries(Mapping[str, Entry]):
         for match in _ENTRY.finditer(self._raw, self._start, self._end):
             yield orjson.loads(b'"' + match.group(1) + b'"')
 
+    def check(self) -> None:
+        """Read the whole section once; raise SnapshotError unless every row decodes
+        (:func:`check_entries`) and the lookup finds every key: the keys its pattern sees are
+        the document's, in strictly increasing order (what the binary search relies on)."""
+        whole = Manifest.from_bytes(self._raw)
+        seen = [m.group(1) for m in _ENTRY.finditer(self._raw, self._start, self._end)]
+        if len(seen) != len(whole.entries):
+            raise SnapshotError(
+                f"corrupt manifest: {len(whole.entries) - len(seen)} of {len(whole.entries)}"
+                " entries cannot be looked up (a row not laid out as written)"
+            )
+        unordered = next((k for k, n in itertools.pairwise(seen) if n <= k), None)
+        if unordered is not None:
+            raise SnapshotError(f"corrupt manifest: the entries are not sorted after {unordered!r}")
+        check_entries(whole.entries)
+
     def __len__(self) -> int:
         return sum(1 for _ in _ENTRY.finditer(self._raw, self._start, self._end))
 
@@ -377,8 +397,24 @@ def _entry_at(raw: bytes, bracket: int) -> Entry:
         elif char == 0x5D:  # ]
             depth -= 1
             if depth == 0:
-                return Entry.from_json(orjson.loads(raw[bracket : end + 1]))
-    raise SnapshotError("corrupt manifest: an entry does not end")
+                row = raw[bracket : end + 1]
+                try:
+                    return Entry.from_json(orjson.loads(row))
+                except (KeyError, TypeError, IndexError, ValueError, AttributeError) as exc:
+                    # A request meets it as the 503 of a corrupt object, never a 500.
+                    raise CorruptObject(f"corrupt manifest row {row[:80]!r}: {exc}") from exc
+    raise CorruptObject("corrupt manifest: an entry does not end")
+
+
+def check_entries(entries: Mapping[str, Entry]) -> None:
+    """Given a manifest's decoded entries, raise SnapshotError naming the first whose digest
+    is not 64 lower-case hex digits or whose size is negative (an object no request could
+    read)."""
+    for key, entry in entries.items():
+        stored = (entry.sha256, entry.size), *((e.sha256, e.size) for e in entry.encodings)
+        for sha, size in stored:
+            if not _DIGEST.fullmatch(sha) or size < 0:
+                raise SnapshotError(f"corrupt manifest: the entry of {key!r} is malformed")
 
 
 @dataclass(frozen=True)
@@ -417,6 +453,15 @@ class ManifestView:
             )
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise SnapshotError(f"corrupt manifest: {exc}") from exc
+
+    def check(self) -> None:
+        """Read every entry once; raise SnapshotError naming the first malformed one. A
+        replica runs it before serving a snapshot (off the event loop: a second or so on the
+        real manifest), so a damaged row is refused whole rather than met by a request."""
+        if isinstance(self.entries, LazyEntries):
+            self.entries.check()
+        else:
+            check_entries(self.entries)
 
     @classmethod
     def _whole(cls, raw: bytes) -> ManifestView:

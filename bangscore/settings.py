@@ -159,6 +159,13 @@ class Settings(BaseSettings):
         description="Export downloads one client address may have under way at once, per "
         "process (past it: 429 `too_many_downloads`)",
     )
+    export_send_timeout_seconds: float = Field(
+        60.0,
+        gt=0,
+        le=3600,
+        description="Seconds an export download may wait for its reader to take the next chunk "
+        "before it is dropped and its slot freed (nginx's send_timeout)",
+    )
     session_secret: SecretStr | None = Field(
         None,
         description="Signs account sessions and local export links; replicas must share it",

@@ -52,6 +52,9 @@ from uvicorn.server import ServerState
 from bangscore.errors import BodyRefused
 
 PROTOCOL_ERROR = "bangscore.protocol_error"  # scope["extensions"] key of a rejected request
+# scope["extensions"] key of a callable that drops the connection at once, unsent bytes and
+# all: a download whose reader stopped (shim.file_stream) cannot be closed politely.
+ABORT = "bangscore.abort"
 LINGER_SECONDS = 3.0  # after refusing a head: read and drop the rest this long at most
 COMBINE_BYTES = 64 * 1024  # writes held for one send at most this many bytes
 _OPEN: Counter[str] = Counter()  # open connections per client address, in this process
@@ -214,6 +217,8 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._fields = 0
         self._seen = set()
         super().on_headers_complete()
+        extensions = cast(dict[str, Any], self.scope.setdefault("extensions", {}))
+        extensions[ABORT] = self.transport.abort
         if self._has_body:  # a request without a body has nothing to time (most GETs)
             self._has_body = False
             self._time_body(self.cycle)

@@ -124,6 +124,7 @@ def _export_service(settings: Settings, secret: str) -> ExportService | None:
         links=links,
         link_seconds=settings.export_link_seconds,
         downloads_per_client=settings.export_downloads_per_client,
+        send_timeout=settings.export_send_timeout_seconds,
     )
 
 

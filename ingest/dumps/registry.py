@@ -7,10 +7,12 @@ Adding a source is one reader and one line in :data:`BUNDLED`.
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
+import zipfile
 import zlib
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -19,6 +21,7 @@ from tqdm import tqdm
 
 from bangscore.errors import CatalogError
 from bangscore.ingest.dumps import early_window, files, legacy, readers
+from bangscore.ingest.dumps.expectations import EXPECTED, Expectation, Watched
 from bangscore.ingest.resolve.observations import TRUST_MATCHED, Layer, Observation, Observations
 
 __all__ = ["BUNDLED", "PRICE_HISTORY_LAYER", "Source", "read_observations"]
@@ -26,6 +29,22 @@ __all__ = ["BUNDLED", "PRICE_HISTORY_LAYER", "Source", "read_observations"]
 PRICE_HISTORY_LAYER: Final = "steam_prices_usd_2026-07"
 
 Reader = Callable[[Path, Observations], Iterable[Observation]]
+# What a reader may raise on a damaged dump: a short or bad compressed stream, bytes that are
+# not UTF-8 (UnicodeDecodeError) or not JSON (JSONDecodeError), both ValueErrors, a damaged
+# zip, a malformed CSV, a document of another shape (KeyError, TypeError, AttributeError,
+# IndexError). Each is wrapped as a CatalogError naming the file.
+READ_ERRORS = (
+    OSError,
+    EOFError,
+    zlib.error,
+    zipfile.BadZipFile,
+    csv.Error,
+    ValueError,
+    KeyError,
+    TypeError,
+    AttributeError,
+    IndexError,
+)
 
 
 @dataclass(frozen=True)
@@ -142,11 +161,18 @@ BUNDLED: tuple[Source, ...] = (
 
 
 def read_observations(
-    raw_dir: Path, sources: Iterable[Source] = BUNDLED, *, progress: bool = False
+    raw_dir: Path,
+    sources: Iterable[Source] = BUNDLED,
+    *,
+    progress: bool = False,
+    expected: Mapping[str, Expectation] = EXPECTED,
 ) -> tuple[Observations, Counter[str]]:
     """Given the ``data/raw`` folder, return (every source's observations, count per layer).
+    Each source with an expectation in ``expected`` (by layer name; the bundled dumps' by
+    default) is checked against it as soon as it is read.
 
-    Raises CatalogError if a file or folder is missing or unreadable.
+    Raises CatalogError naming the file if a file or folder is missing or unreadable, or a
+    source fails its expectation (:class:`Expectation`: required fields, row count).
     """
     known = Observations()
     counts: Counter[str] = Counter()
@@ -155,7 +181,11 @@ def read_observations(
         if not path.exists():
             raise CatalogError(f"missing raw dump {path}")
         try:
-            counts[source.layer.name] = known.add(source.layer, source.read(path, known))
-        except (OSError, EOFError, zlib.error) as err:
-            raise CatalogError(f"cannot read raw dump {path}: {err}") from err
+            watched = Watched(source.read(path, known))
+            counts[source.layer.name] = known.add(source.layer, watched)
+        except READ_ERRORS as err:  # a CatalogError of a reader is a ValueError too
+            raise CatalogError(f"cannot read raw dump {path}: {type(err).__name__}: {err}") from err
+        expectation = expected.get(source.layer.name)
+        if expectation is not None:
+            expectation.check(path, counts[source.layer.name], watched.seen)
     return known, counts

@@ -121,7 +121,17 @@ class Settings(BaseSettings):
         100, ge=10, le=10_000, description="Header fields in one request head (else 431)"
     )
     max_client_connections: int = Field(
-        64, ge=1, le=100_000, description="Open connections per client address per process"
+        64,
+        ge=1,
+        le=100_000,
+        description="Open connections per client (an IPv4 address, an IPv6 /64) per process",
+    )
+    max_connections: int = Field(
+        4096,
+        ge=1,
+        le=1_000_000,
+        description="Open connections per process, all clients together (lowered to the "
+        "descriptor limit less 128)",
     )
     keep_alive_seconds: int = Field(
         5, ge=1, le=300, description="Idle keep-alive connections are closed after this"

@@ -258,7 +258,7 @@ def serve(settings: Settings, handed: Path) -> int:
     then (a killed server's is removed at the next start: :func:`handoff_folder`)."""
     from uvicorn.config import LOGGING_CONFIG
 
-    from bangscore.shim.protocol import HeadLimits
+    from bangscore.shim.protocol import HeadLimits, connection_cap
 
     limits = HeadLimits(
         max_line=settings.max_request_line,
@@ -268,6 +268,7 @@ def serve(settings: Settings, handed: Path) -> int:
         max_headers=settings.max_header_count,
         body_seconds=settings.body_timeout_seconds,
         max_client_connections=settings.max_client_connections,
+        max_connections=connection_cap(settings.max_connections),
         exempt=frozenset(a.strip() for a in settings.forwarded_allow_ips.split(",") if a.strip()),
     )
     log_config: dict[str, Any] = copy.deepcopy(LOGGING_CONFIG)

@@ -592,9 +592,7 @@ def test_two_replicas_share_what_was_left_while_redis_is_away(
         redis_store(store_factory, server.url(), replicas=2, retry_after=0, flush_every=3600)
         for _ in "ab"
     ]
-    quotas = [
-        Quota(s, anonymous_limit=1000, page_limit=5000, key_cache_seconds=0) for s in stores
-    ]
+    quotas = [Quota(s, anonymous_limit=1000, page_limit=5000, key_cache_seconds=0) for s in stores]
     assert all(q.charge("key:k", 1500)[0].admitted for q in quotas)  # each confirms a count
     server.kill()
     admitted = [sum(q.charge("key:k", 1500)[0].admitted for _ in range(1600)) for q in quotas]

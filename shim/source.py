@@ -254,6 +254,7 @@ class SnapshotSource:
         # The snapshot id last refused as malformed (not read again), the refusal last
         # logged, and how many refusals so far (the snapshot_refusals metric).
         self.refused: str | None = None
+        self._settled: LoadedSnapshot | None = None
         self._logged: tuple[str | None, str] | None = None
         self.refusals = 0
 
@@ -314,14 +315,17 @@ class SnapshotSource:
             raise SnapshotError(f"snapshot {snapshot_id} cannot be loaded: {exc}") from exc
         return loaded
 
-    @staticmethod
-    def settle(snap: LoadedSnapshot) -> None:
-        """Given a loaded snapshot, build its indexes and check its manifest whole; raise
-        CorruptObject or SnapshotError naming what is malformed (seconds of CPU on the real
-        catalogue: call it off the event loop)."""
+    def settle(self, snap: LoadedSnapshot) -> None:
+        """Given a loaded snapshot, build its indexes and check its manifest whole, once (a
+        switch's are, before it; the warm-up after finds them done); raise CorruptObject or
+        SnapshotError naming what is malformed (seconds of CPU on the real catalogue: call
+        it off the event loop)."""
+        if snap is self._settled:
+            return
         snap.deferred_index.get()
         snap.deferred_search.get()
         snap.manifest.check()
+        self._settled = snap  # the newest settled: an older one is not kept alive
 
     def read_pointer(self) -> str | None:
         """Return the published pointer's snapshot id (None: nothing published); raise

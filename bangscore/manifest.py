@@ -31,7 +31,7 @@ import orjson
 from tqdm import tqdm
 from zlib_ng import zlib_ng
 
-from bangscore.errors import ObjectNotFound, SnapshotError
+from bangscore.errors import CorruptObject, ObjectNotFound, SnapshotError
 from bangscore.storage import ObjectStorage
 
 MANIFEST_SCHEMA = 1  # encodings are an optional fourth member: older manifests still read
@@ -308,6 +308,9 @@ def verify(storage: ObjectStorage, snapshot_id: str, *, progress: bool = False) 
 _ENTRY = re.compile(rb'"((?:[^"\\]|\\.)*)":(\[)"[0-9a-f]{64}","')
 _OBJECTS = b',"objects":{'
 LOOKED_UP = 65_536  # entries kept decoded per snapshot (the keys actually requested)
+# A snapshot id as the builder writes one (bangscore build --snapshot-id): never a path.
+SNAPSHOT_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z_-]{0,63}")
+_DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
 class LazyEntries(Mapping[str, Entry]):
@@ -367,6 +370,25 @@ class LazyEntries(Mapping[str, Entry]):
         for match in _ENTRY.finditer(self._raw, self._start, self._end):
             yield orjson.loads(b'"' + match.group(1) + b'"')
 
+    def check(self) -> None:
+        """Read the whole section once; raise SnapshotError unless every row is well formed
+        (:func:`check_row`) and the lookup finds every key: the section is byte for byte
+        what :meth:`Manifest.to_bytes` writes for those rows, keys sorted (what the binary
+        search relies on). About a second of CPU for the real manifest's 138,466 rows."""
+        section = self._raw[self._start - 1 : self._end + 1]
+        try:
+            objects = orjson.loads(section)
+            for key, row in objects.items():
+                check_row(key, row)
+        except (orjson.JSONDecodeError, TypeError, AttributeError) as exc:
+            raise SnapshotError(f"corrupt manifest: {exc}") from exc
+        keys = list(objects)
+        if keys != sorted(keys) or orjson.dumps(objects) != section:
+            raise SnapshotError(
+                "corrupt manifest: its entries are not laid out as written (sorted, compact),"
+                " so a lookup would miss some"
+            )
+
     def __len__(self) -> int:
         return sum(1 for _ in _ENTRY.finditer(self._raw, self._start, self._end))
 
@@ -382,8 +404,43 @@ def _entry_at(raw: bytes, bracket: int) -> Entry:
         elif char == 0x5D:  # ]
             depth -= 1
             if depth == 0:
-                return Entry.from_json(orjson.loads(raw[bracket : end + 1]))
-    raise SnapshotError("corrupt manifest: an entry does not end")
+                row = raw[bracket : end + 1]
+                try:
+                    return Entry.from_json(orjson.loads(row))
+                except (KeyError, TypeError, IndexError, ValueError, AttributeError) as exc:
+                    # A request meets it as the 503 of a corrupt object, never a 500.
+                    raise CorruptObject(f"corrupt manifest row {row[:80]!r}: {exc}") from exc
+    raise CorruptObject("corrupt manifest: an entry does not end")
+
+
+def check_row(key: str, row: Any) -> None:
+    """Given a manifest key and its row as decoded JSON, raise SnapshotError unless the row
+    is ``[sha256, content_type, size]`` plus optionally ``{coding: [sha256, size]}``, each
+    digest 64 lower-case hex digits and each size a non-negative integer (a row no request
+    could read otherwise: a 500 or a wrong 404)."""
+    ok = isinstance(row, list) and len(row) in (3, 4) and isinstance(row[1], str)
+    pairs = [row[0::2][:2]] if ok else []
+    if ok and len(row) == 4:
+        ok = isinstance(row[3], dict) and all(
+            isinstance(v, list) and len(v) == 2 for v in row[3].values()
+        )
+        pairs += list(row[3].values()) if ok else []
+    ok = ok and all(
+        isinstance(sha, str)
+        and _DIGEST.fullmatch(sha) is not None
+        and type(size) is int
+        and size >= 0
+        for sha, size in pairs
+    )
+    if not ok:
+        raise SnapshotError(f"corrupt manifest: the entry of {key[:200]!r} is malformed")
+
+
+def check_entries(entries: Mapping[str, Entry]) -> None:
+    """Given a manifest's decoded entries, raise SnapshotError naming the first one
+    :func:`check_row` refuses."""
+    for key, entry in entries.items():
+        check_row(key, entry.to_json())
 
 
 @dataclass(frozen=True)
@@ -422,6 +479,15 @@ class ManifestView:
             )
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise SnapshotError(f"corrupt manifest: {exc}") from exc
+
+    def check(self) -> None:
+        """Read every entry once; raise SnapshotError naming the first malformed one. A
+        replica runs it before serving a snapshot (off the event loop: a second or so on the
+        real manifest), so a damaged row is refused whole rather than met by a request."""
+        if isinstance(self.entries, LazyEntries):
+            self.entries.check()
+        else:
+            check_entries(self.entries)
 
     @classmethod
     def _whole(cls, raw: bytes) -> ManifestView:

@@ -121,7 +121,17 @@ class Settings(BaseSettings):
         100, ge=10, le=10_000, description="Header fields in one request head (else 431)"
     )
     max_client_connections: int = Field(
-        64, ge=1, le=100_000, description="Open connections per client address per process"
+        64,
+        ge=1,
+        le=100_000,
+        description="Open connections per client (an IPv4 address, an IPv6 /64) per process",
+    )
+    max_connections: int = Field(
+        4096,
+        ge=1,
+        le=1_000_000,
+        description="Open connections per process, all clients together (lowered to the "
+        "descriptor limit less 128)",
     )
     keep_alive_seconds: int = Field(
         5, ge=1, le=300, description="Idle keep-alive connections are closed after this"
@@ -158,6 +168,13 @@ class Settings(BaseSettings):
         le=1000,
         description="Export downloads one client address may have under way at once, per "
         "process (past it: 429 `too_many_downloads`)",
+    )
+    export_send_timeout_seconds: float = Field(
+        60.0,
+        gt=0,
+        le=3600,
+        description="Seconds an export download may wait for its reader to take the next chunk "
+        "before it is dropped and its slot freed (nginx's send_timeout)",
     )
     session_secret: SecretStr | None = Field(
         None,

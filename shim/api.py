@@ -37,7 +37,8 @@ from bangscore.stores.keystore import Hit, KeyRecord
 log = logging.getLogger("bangscore.shim")
 EXPOSED = (
     "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Used, X-RateLimit-Reset, "
-    "RateLimit, RateLimit-Policy, Retry-After, ETag, Link, X-Snapshot, X-Request-Id"
+    "RateLimit, RateLimit-Policy, Retry-After, ETag, Link, X-Snapshot, X-Request-Id, "
+    "Content-Range"  # a web page resuming an export download reads it (issue 55)
 )
 EDGE_HEADERS = [
     (b"access-control-allow-origin", b"*"),

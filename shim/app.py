@@ -113,6 +113,7 @@ def create_app(
     state.settings, state.source, state.quota, state.problems = settings, source, quota, problems
     state.lists, state.pages, state.export = lists, pages, export
     state.metrics, state.access_log = serving.metrics, access_log
+    state.serving = serving
     return app
 
 

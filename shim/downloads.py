@@ -73,6 +73,7 @@ from bangscore.stores.keystore import KeyRecord
 SALT = "bangscore-export-link"
 _PART = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
 DOWNLOADS_PER_CLIENT = 4  # the default of settings.export_downloads_per_client
+SEND_TIMEOUT_SECONDS = 60.0  # the default of settings.export_send_timeout_seconds (nginx's)
 DOWNLOAD_RETRY_SECONDS = 10  # Retry-After of a 429 too_many_downloads
 MANIFESTS_KEPT = 16
 
@@ -118,12 +119,14 @@ class ExportService:
         link_seconds: int,
         clock: Callable[[], float] = time.time,
         downloads_per_client: int = DOWNLOADS_PER_CLIENT,
+        send_timeout: float = SEND_TIMEOUT_SECONDS,
     ) -> None:
         self.storage = storage
         self.links = links
         self.link_seconds = link_seconds
         self.clock = clock
         self.gate = DownloadGate(downloads_per_client)
+        self.send_timeout = send_timeout
         # Manifests by export id: a written export never changes, and only signed links
         # reach here, so the ids are the few exports kept.
         self._manifests: Lru[ExportManifest] = Lru(MANIFESTS_KEPT)
@@ -278,7 +281,8 @@ async def _file_answer(
     release: Callable[[], None],
 ) -> Response:
     """Given a valid download request, its file's manifest entry and store key, and how to
-    give back its slot, return the answer: 200, 206, 304, 416 or a problem."""
+    give back its slot, return the answer: 200, 206, 304, 412 (an ``If-Match`` naming
+    another version, checked first as RFC 9110 13.2.2 orders), 416 or a problem."""
     voice: ProblemVoice = request.app.state.problems
     etag = etag_from_digest(entry.sha256)
     headers: RawHeaders = [
@@ -288,6 +292,15 @@ async def _file_answer(
         (b"content-disposition", f'attachment; filename="{entry.name}"'.encode()),
         (b"content-type", download_type(entry.name).encode()),
     ]
+    if not if_match(request.headers.get("if-match"), etag):
+        release()
+        return voice.problem(
+            request,
+            "precondition_failed",
+            f"If-Match names no version of this file; its ETag is {etag}.",
+            [],
+            headers={"ETag": etag},
+        )
     star, tags = if_none_match(request.headers.get("if-none-match"))
     if star or etag in tags:
         return FileBody(304, headers, None, release)
@@ -323,7 +336,17 @@ async def _file_answer(
     except ObjectStorageUnavailable:
         release()
         return voice.unavailable(request, [])
-    return FileBody(status, headers, reader, release)
+    return FileBody(status, headers, reader, release, send_timeout=service.send_timeout)
+
+
+def if_match(header: str | None, etag: str) -> bool:
+    """Given an ``If-Match`` value (None: not sent) and the file's strong ETag, return True
+    if the request may go on: no header, ``*`` (the file exists) or a list naming the ETag,
+    compared strongly (RFC 9110 13.1.1: a weak ``W/`` tag never matches)."""
+    if header is None:
+        return True
+    tags = {tag.strip() for tag in header.split(",")}
+    return "*" in tags or etag in tags
 
 
 _NEEDS_BULK_KEY = (

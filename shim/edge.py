@@ -264,7 +264,10 @@ async def _preflight(send: Send) -> None:
             "status": 204,
             "headers": [
                 (b"access-control-allow-methods", b"GET, HEAD"),
-                (b"access-control-allow-headers", b"Authorization, If-None-Match"),
+                (
+                    b"access-control-allow-headers",
+                    b"Authorization, If-None-Match, If-Match, Range, If-Range",
+                ),
                 (b"access-control-max-age", b"86400"),
             ],
         }

@@ -22,6 +22,7 @@ from starlette.types import Receive, Scope, Send
 
 from bangscore.errors import ObjectStorageError
 from bangscore.shim.answer import RawHeaders
+from bangscore.shim.protocol import ABORT
 from bangscore.storage.objects import RangeReader
 
 log = logging.getLogger("bangscore.export")
@@ -73,8 +74,11 @@ class FileBody(Response):
         headers: RawHeaders,
         reader: RangeReader | None,
         release: Callable[[], None],
+        *,
+        send_timeout: float = 60.0,
     ) -> None:
         self.status_code = status_code
+        self._send_timeout = send_timeout
         self.raw_headers = headers
         self.background = None
         self.body = b""
@@ -94,6 +98,7 @@ class FileBody(Response):
             if self._reader is None:
                 await send({"type": "http.response.body", "body": b""})
                 return
+            stalled = False
             async with anyio.create_task_group() as group:
 
                 async def watch() -> None:  # a disconnect ends the download
@@ -102,15 +107,21 @@ class FileBody(Response):
                     group.cancel_scope.cancel()
 
                 group.start_soon(watch)
-                await self._stream(self._reader, send)
+                stalled = not await self._stream(self._reader, send, self._send_timeout)
                 group.cancel_scope.cancel()
+            abort = scope.get("extensions", {}).get(ABORT)
+            if stalled and abort is not None:
+                abort()  # a close would wait for the stalled reader to take the buffer
         finally:
             if self._reader is not None:
                 self._reader.close()
             self._release()
 
     @staticmethod
-    async def _stream(reader: RangeReader, send: Send) -> None:
+    async def _stream(reader: RangeReader, send: Send, send_timeout: float) -> bool:
+        """Send the reader's chunks; return False if a chunk the connection had not taken
+        within ``send_timeout`` seconds (a reader that stopped reading) ended the download,
+        to be dropped with its slot freed, as nginx's ``send_timeout`` does (issue 55)."""
         while True:
             try:
                 chunk = await anyio.to_thread.run_sync(reader.read, limiter=READ_THREADS)
@@ -118,11 +129,19 @@ class FileBody(Response):
                 # The head is sent: the connection closes short of Content-Length, which
                 # every client reads as a failed download.
                 log.error("export download %s cut short: %s", reader.key, exc)
-                return
+                return True
             last = reader.left <= 0
-            await send({"type": "http.response.body", "body": chunk, "more_body": not last})
+            with anyio.move_on_after(send_timeout) as waited:
+                await send({"type": "http.response.body", "body": chunk, "more_body": not last})
+            if waited.cancelled_caught:
+                log.warning(
+                    "export download %s dropped: its reader took nothing for %ss",
+                    reader.key,
+                    send_timeout,
+                )
+                return False
             if last:
-                return
+                return True
 
 
 def once(action: Callable[[], None]) -> Callable[[], None]:

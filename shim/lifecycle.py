@@ -61,10 +61,11 @@ class Serving:
         if snap is None:
             return
         try:
-            await anyio.to_thread.run_sync(snap.deferred_index.get)
-            await anyio.to_thread.run_sync(snap.deferred_search.get)
-        except ValueError as exc:  # logged by the thread that built it; requests will 500
-            log.error("snapshot %s has a broken index: %s", snap.id, exc)
+            # A first snapshot was loaded lazily: its indexes and whole manifest are checked
+            # here (a switch checked them before switching; this finds them built).
+            await anyio.to_thread.run_sync(self.source.settle, snap)
+        except (SnapshotError, ObjectStorageError) as exc:
+            self.source.refuse(snap.id, str(exc), snap)  # 503 until a good one (issue 55)
             return
         try:
             await self.pages.not_rated(snap)
@@ -88,11 +89,14 @@ class Serving:
             self.metrics.sync(routes.counter_totals(app.state), self.source.cache.size)
 
     def start(self) -> None:
-        """Load the published snapshot lazily; a missing or broken one is logged, and the app
-        answers 503 until one loads."""
+        """Load the published snapshot lazily; a missing or malformed one (a pointer that names
+        no snapshot, an index or manifest that does not parse) is logged, and the app answers
+        503 until a good one is published and followed."""
         try:
             self.source.refresh(defer=True)
-        except (SnapshotError, ObjectStorageError, ValueError) as exc:
+        except SnapshotError:
+            pass  # refused and logged once by the source; the follower goes on
+        except ObjectStorageError as exc:
             log.error("no snapshot loaded at start-up: %s", exc)
 
     def stop(self) -> None:

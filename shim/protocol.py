@@ -24,9 +24,11 @@ leaves the parser and the request cycle to uvicorn:
 - Identity: HTTP/1.1 needs exactly one ``Host``; a second ``Host`` or ``Authorization``
   header, or a ``Transfer-Encoding`` other than ``chunked``, is refused with 400, and a head
   of more than :attr:`HeadLimits.max_headers` fields with 431.
-- Connections: one client address may hold :attr:`HeadLimits.max_client_connections` open
-  connections to this process; past that a new one is closed at once, so one client cannot
-  take every file descriptor (trusted proxies, :attr:`HeadLimits.exempt`, are not capped).
+- Connections: one client (an IPv4 address, an IPv6 /64: ``client_group``) may hold
+  :attr:`HeadLimits.max_client_connections` open connections to this process, and all
+  clients together :attr:`HeadLimits.max_connections` (below the descriptor limit); past
+  either a new one is closed at once, so one client cannot take every file descriptor
+  (trusted proxies, :attr:`HeadLimits.exempt`, are not capped).
 - Errors: every protocol error (400 for a malformed request, 408, 414, 431) is answered by the
   ASGI app itself, through a synthetic request whose scope carries :data:`PROTOCOL_ERROR`, so
   the answer is the same ``application/problem+json`` with ``X-Request-Id`` and rate-limit
@@ -39,6 +41,7 @@ leaves the parser and the request cycle to uvicorn:
 from __future__ import annotations
 
 import asyncio
+import resource
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -50,11 +53,15 @@ from uvicorn.protocols.utils import get_remote_addr
 from uvicorn.server import ServerState
 
 from bangscore.errors import BodyRefused
+from bangscore.shim.clients import client_group
 
 PROTOCOL_ERROR = "bangscore.protocol_error"  # scope["extensions"] key of a rejected request
+# scope["extensions"] key of a callable that drops the connection at once, unsent bytes and
+# all: a download whose reader stopped (shim.file_stream) cannot be closed politely.
+ABORT = "bangscore.abort"
 LINGER_SECONDS = 3.0  # after refusing a head: read and drop the rest this long at most
 COMBINE_BYTES = 64 * 1024  # writes held for one send at most this many bytes
-_OPEN: Counter[str] = Counter()  # open connections per client address, in this process
+_OPEN: Counter[str] = Counter()  # open connections per client group, in this process
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +79,24 @@ class HeadLimits:
     body_seconds: float = 10.0
     max_client_connections: int = 64
     exempt: frozenset[str] = frozenset()
+    # Open connections of this process, all clients together (0: no cap): kept below the
+    # descriptor limit (:func:`connection_cap`), so many client networks at once still leave
+    # descriptors for the stores, the snapshot and the log (issue 55).
+    max_connections: int = 0
+
+
+# Descriptors a serving process keeps for what is not a client connection: the SQLite and
+# object stores, Redis, the snapshot's files, the access log, the event loop's own.
+RESERVED_DESCRIPTORS = 128
+
+
+def connection_cap(configured: int) -> int:
+    """Given the configured cap on a process's open connections, return it lowered to this
+    process's descriptor limit (``RLIMIT_NOFILE``, soft) less :data:`RESERVED_DESCRIPTORS`."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return configured
+    return max(1, min(configured, soft - RESERVED_DESCRIPTORS))
 
 
 class _Rejected(Exception):
@@ -111,12 +136,16 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         peer = get_remote_addr(transport)
         host = peer[0] if peer else "unknown"
         if host not in self.limits.exempt and "*" not in self.limits.exempt:
-            if _OPEN[host] >= self.limits.max_client_connections:
+            # Counted by client_group, as every per-client bound: an IPv6 client by its /64
+            # (one /64 is one subscriber's, with 2^64 addresses to spread a flood over).
+            group = client_group(host)
+            cap = self.limits.max_connections
+            if _OPEN[group] >= self.limits.max_client_connections or (cap and _OPEN.total() >= cap):
                 self._rejected = True
                 transport.abort()  # no answer: answering is what the flood wants to cost us
                 return
-            _OPEN[host] += 1
-            self._peer = host
+            _OPEN[group] += 1
+            self._peer = group
         self._arm_head_timer()
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -214,6 +243,8 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._fields = 0
         self._seen = set()
         super().on_headers_complete()
+        extensions = cast(dict[str, Any], self.scope.setdefault("extensions", {}))
+        extensions[ABORT] = self.transport.abort
         if self._has_body:  # a request without a body has nothing to time (most GETs)
             self._has_body = False
             self._time_body(self.cycle)

@@ -170,12 +170,16 @@ class Quota:
         self._unsynced: dict[tuple[str, dt.date], int] = {}
         self._lock = threading.Lock()
         self._last_log = 0.0
+        # Processes counting the same keys, as the store knows them (a Redis store's
+        # ``replicas``: replicas x workers); one for a store of this host alone.
+        self.replicas = max(1, int(getattr(store, "replicas", 1)))
 
     def charge(self, subject: str, limit: int) -> tuple[Hit, Window]:
         """Given a subject and its daily limit, count one request if under the limit, without
         waiting on other replicas (a refusal they may lift is ``pending``: see :meth:`admit`).
 
-        Never raises for a store fault: it fails open on a per-process local count.
+        Never raises for a store fault: it fails open on a per-process local count, at most
+        this process's share (1/``replicas``) of what the store had left of the limit.
         """
         return self._count(subject, limit, self.store.hit)
 
@@ -205,8 +209,13 @@ class Quota:
             self._fault("count")
             with self._lock:
                 at = (subject, win.day)
-                used = (self._confirmed.find(at) or 0) + self._local.get(at, 0)
-                if used >= limit:
+                confirmed, local = self._confirmed.find(at) or 0, self._local.get(at, 0)
+                used = confirmed + local
+                # This replica's share of what the store had left (issue 55): the replicas
+                # counting the same keys each admit at most that much while it is away, so
+                # together they stay within the limit (as Unkey bounds its local counts).
+                share = -(-(limit - confirmed) // self.replicas)
+                if used >= limit or local >= share:
                     return Hit(False, used, limit), win
                 self._local[at] = self._local.get(at, 0) + 1
                 self._unsynced[at] = self._unsynced.get(at, 0) + 1

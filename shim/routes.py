@@ -216,8 +216,8 @@ def links(
 
 def counter_totals(state: Any) -> dict[str, int]:
     """Given the app's state, return this process's counters by metric name (without
-    ``bangscore_`` and ``_total``): the quota's, the key store's, the snapshot switches, the
-    answers compressed on the fly and the access log's dropped and cut lines."""
+    ``bangscore_`` and ``_total``): the quota's, the key store's, the snapshot switches and
+    refusals, the answers compressed on the fly and the access log's dropped and cut lines."""
     m = state.quota.metrics
     totals = {
         "store_errors": m.store_errors,
@@ -225,6 +225,7 @@ def counter_totals(state: Any) -> dict[str, int]:
         "key_cache_hits": m.key_cache_hits,
         "key_lookups": m.key_lookups,
         "snapshot_switches": state.source.switches,
+        "snapshot_refusals": state.source.refusals,
     }
     totals.update({f"quota_{name}": n for name, n in m.extra.items()})
     totals.update({f"store_{name}": n for name, n in state.quota.stats().items()})

@@ -30,11 +30,13 @@ from bangscore.errors import (
     CorruptObject,
     ObjectNotFound,
     ObjectStorageError,
+    ObjectStorageUnavailable,
     ParamError,
     SnapshotError,
 )
 from bangscore.manifest import (
     GZIP,
+    SNAPSHOT_ID,
     Entry,
     ManifestView,
     decode_stored,
@@ -108,24 +110,30 @@ class Deferred(Generic[T]):
     A replica's first snapshot builds its compact and search indexes so (seconds of CPU on the
     real catalogue, mostly in ``orjson.loads``, which holds the GIL: a background thread would
     stall the event loop as much) while it already answers what needs neither, a precomputed
-    list page or a detail record; the app warms them shortly after (issue 36)."""
+    list page or a detail record; the app warms them shortly after (issue 36).
 
-    def __init__(self, make: Callable[[], T]) -> None:
+    What building raised is raised again, as CorruptObject naming ``what`` (a request answers
+    the 503 of a corrupt object, never a 500; issue 55)."""
+
+    def __init__(self, make: Callable[[], T], what: str = "value") -> None:
         self._make: Callable[[], T] | None = make
+        self._what = what
         self._lock = threading.Lock()
         self._value: T | None = None
-        self._error: Exception | None = None
+        self._error: CorruptObject | None = None
 
     def get(self) -> T:
         """Return the value, building it now (or waiting for the thread building it); raise
-        what building it raised."""
+        CorruptObject if building it failed."""
         if self._value is None:
             with self._lock:
                 if self._value is None and self._error is None and self._make is not None:
                     try:
                         self._value = self._make()
+                    # Untrusted bytes: whatever their parser raises on them (ValueError,
+                    # TypeError, AttributeError, IndexError...) means the object is malformed.
                     except Exception as exc:
-                        self._error = exc
+                        self._error = CorruptObject(f"{self._what} is malformed: {exc!r}")
                     self._make = None
         if self._error is not None:
             raise self._error
@@ -243,6 +251,12 @@ class SnapshotSource:
         self.current: LoadedSnapshot | None = None
         self.switches = 0
         self.load_error: str | None = None  # why the last load failed, for operators and 503s
+        # The snapshot id last refused as malformed (not read again), the refusal last
+        # logged, and how many refusals so far (the snapshot_refusals metric).
+        self.refused: str | None = None
+        self._settled: LoadedSnapshot | None = None
+        self._logged: tuple[str | None, str] | None = None
+        self.refusals = 0
 
     def _fetch(self, entry: Entry, coding: str | None = None) -> bytes:
         """Given an entry and a content coding it is stored in (None: the identity), return
@@ -267,49 +281,112 @@ class SnapshotSource:
 
     def load(self, snapshot_id: str, *, defer: bool = False) -> LoadedSnapshot:
         """Given a snapshot id, load its manifest (read lazily: :class:`ManifestView`) and
-        indexes; raise SnapshotError if broken. The index objects are always read (and checked
-        against their digests) here; with ``defer`` the compact and search indexes are built
-        from them on first use (a replica's first snapshot: it answers meanwhile), else before
-        this returns (a switch: the old snapshot answers meanwhile)."""
+        indexes; raise SnapshotError if anything is malformed. The index objects are always
+        read (and checked against their digests) here; with ``defer`` the compact and search
+        indexes are built from them, and the manifest checked whole, on first use or by
+        :meth:`settle` (a replica's first snapshot: it answers meanwhile), else before this
+        returns (a switch: the old snapshot answers meanwhile)."""
+        if not SNAPSHOT_ID.fullmatch(snapshot_id):
+            raise SnapshotError(f"the pointer names no snapshot: {snapshot_id[:80]!r}")
         manifest = read_manifest_view(self.storage, snapshot_id)
         try:
+            if manifest.id != snapshot_id:
+                raise ValueError(f"its manifest is the one of {manifest.id[:80]!r}")
             index_entry = manifest.entries.get(INDEX_KEY) or manifest.entries[LEGACY_INDEX_KEY]
             index_raw = self._fetch(index_entry)
             search_raw = self._fetch(manifest.entries[SEARCH_KEY])
             # Snapshots built before the not-rated index simply have no such answers.
             not_rated_entry = manifest.entries.get(NOT_RATED_KEY)
-            not_rated = NotRatedIndex(
-                orjson.loads(self._fetch(not_rated_entry)) if not_rated_entry else None
-            )
+            raw = self._fetch(not_rated_entry) if not_rated_entry else b"null"
+            not_rated = Deferred(lambda: NotRatedIndex(orjson.loads(raw)), NOT_RATED_KEY).get()
             pages = self.budgets.composed
-            index = Deferred(lambda: CompactIndex.from_bytes(index_raw, page_bytes=pages))
-            search = Deferred(lambda: SearchIndex.from_json(orjson.loads(search_raw)))
+            index = Deferred(
+                lambda: CompactIndex.from_bytes(index_raw, page_bytes=pages), "compact index"
+            )
+            search = Deferred(
+                lambda: SearchIndex.from_json(orjson.loads(search_raw)), "search index"
+            )
+            loaded = LoadedSnapshot(snapshot_id, manifest, index, search, not_rated, self.budgets)
             if not defer:
-                index.get()
-                search.get()
+                self.settle(loaded)
+        except ObjectStorageUnavailable:
+            raise  # the store, not the snapshot: tried again at the next poll
         except (KeyError, ValueError, ObjectStorageError) as exc:
             raise SnapshotError(f"snapshot {snapshot_id} cannot be loaded: {exc}") from exc
-        return LoadedSnapshot(snapshot_id, manifest, index, search, not_rated, self.budgets)
+        return loaded
+
+    def settle(self, snap: LoadedSnapshot) -> None:
+        """Given a loaded snapshot, build its indexes and check its manifest whole, once (a
+        switch's are, before it; the warm-up after finds them done); raise CorruptObject or
+        SnapshotError naming what is malformed (seconds of CPU on the real catalogue: call
+        it off the event loop)."""
+        if snap is self._settled:
+            return
+        snap.deferred_index.get()
+        snap.deferred_search.get()
+        snap.manifest.check()
+        self._settled = snap  # the newest settled: an older one is not kept alive
+
+    def read_pointer(self) -> str | None:
+        """Return the published pointer's snapshot id (None: nothing published); raise
+        SnapshotError if its bytes are not text or not a snapshot id (a path, say)."""
+        try:
+            pointer = self.storage.read_pointer()
+        except UnicodeDecodeError as exc:
+            raise SnapshotError(f"the pointer is not UTF-8 text: {exc}") from exc
+        if pointer is not None and not SNAPSHOT_ID.fullmatch(pointer):
+            raise SnapshotError(f"the pointer names no snapshot: {pointer[:80]!r}")
+        return pointer
 
     def refresh(self, *, defer: bool = False) -> bool:
         """Re-read the pointer; load and switch to a new snapshot. Return True if switched.
         ``defer``: build its indexes on first use (:meth:`load`), for the first one.
 
         Raises SnapshotError or ObjectStorageError; the current snapshot stays in place then.
+        A snapshot refused as malformed (SnapshotError) is not read again until the pointer
+        names another; one the store failed to give is tried again at the next poll.
         """
-        pointer = self.storage.read_pointer()
-        if pointer is None or (self.current is not None and pointer == self.current.id):
+        try:
+            pointer = self.read_pointer()
+        except SnapshotError as exc:
+            self.refuse(None, str(exc))
+            raise
+        if pointer is None or pointer == self.refused:
+            return False
+        if self.current is not None and pointer == self.current.id:
             return False
         try:
             loaded = self.load(pointer, defer=defer)
-        except (SnapshotError, ObjectStorageError) as exc:
+        except SnapshotError as exc:
+            self.refuse(pointer, str(exc))
+            raise
+        except ObjectStorageError as exc:
             self.load_error = str(exc)
             raise
         self.load_error = None
+        self.refused = None
         self.current = loaded  # one reference swap: requests hold the one they started with
         self.switches += 1
         log.info("serving snapshot %s", pointer)
         return True
+
+    def refuse(
+        self, snapshot_id: str | None, reason: str, snap: LoadedSnapshot | None = None
+    ) -> None:
+        """Given a snapshot id (None: the pointer itself is malformed), why it is refused and,
+        if it is the one served (a first snapshot found broken as its indexes were built),
+        that snapshot: stop serving it (503 until a good snapshot is published) and record
+        the refusal once: one log line and the ``snapshot_refusals`` metric."""
+        if snap is not None and self.current is snap:
+            self.current = None  # what it cannot answer is a 503, never a 500 (issue 55)
+        self.load_error = reason
+        if snapshot_id is not None:
+            self.refused = snapshot_id
+        if self._logged == (snapshot_id, reason):
+            return
+        self._logged = (snapshot_id, reason)
+        self.refusals += 1
+        log.error("refused snapshot %s: %s", snapshot_id or "pointer", reason)
 
     async def body(self, snap: LoadedSnapshot, key: str, coding: str | None = None) -> bytes:
         """Given a snapshot, a key in it and a content coding the key is stored in (None: the
@@ -329,13 +406,24 @@ class SnapshotSource:
 
     async def follow(self, on_switch: Callable[[], Awaitable[None]] | None = None) -> None:
         """Poll the pointer forever, switching snapshots as they are published; after each
-        switch await ``on_switch`` (the app warms the new snapshot's indexes)."""
+        switch await ``on_switch`` (the app warms the new snapshot's indexes). Nothing a
+        snapshot holds stops it: a malformed one is refused (:meth:`refuse`) and the next
+        poll goes on."""
+        failed: str | None = None  # the last failure logged, so an outage logs once
         while True:
             await asyncio.sleep(self.poll_seconds)
             try:
                 switched = await anyio.to_thread.run_sync(self.refresh)
-            except (SnapshotError, ObjectStorageError) as exc:
-                log.warning("could not switch snapshot: %s", exc)
+            except SnapshotError:
+                continue  # refused and logged once by refresh
+            except ObjectStorageError as exc:
+                if str(exc) != failed:
+                    log.warning("could not switch snapshot: %s", exc)
+                failed = str(exc)
                 continue
+            except Exception:  # a fault of ours: log it and keep following (issue 55)
+                log.exception("the snapshot follower failed; it goes on polling")
+                continue
+            failed = None
             if switched and on_switch is not None:
                 await on_switch()

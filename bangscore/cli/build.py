@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,12 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from bangscore.cli.arguments import bounded_int, printable
 from bangscore.errors import BangScoreError
+from bangscore.manifest import SNAPSHOT_ID  # never a path: no '.', no '/'
 from bangscore.settings import Settings
 
 if TYPE_CHECKING:
     from bangscore.scoring.records import Catalog
-
-SNAPSHOT_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z_-]{0,63}")  # never a path: no '.', no '/'
 
 
 def cmd_build(args: argparse.Namespace, settings: Settings) -> int:

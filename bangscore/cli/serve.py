@@ -129,6 +129,7 @@ def _export_service(settings: Settings, secret: str) -> ExportService | None:
         links=links,
         link_seconds=settings.export_link_seconds,
         downloads_per_client=settings.export_downloads_per_client,
+        send_timeout=settings.export_send_timeout_seconds,
     )
 
 
@@ -262,7 +263,7 @@ def serve(settings: Settings, handed: Path) -> int:
     then (a killed server's is removed at the next start: :func:`handoff_folder`)."""
     from uvicorn.config import LOGGING_CONFIG
 
-    from bangscore.shim.protocol import HeadLimits
+    from bangscore.shim.protocol import HeadLimits, connection_cap
 
     limits = HeadLimits(
         max_line=settings.max_request_line,
@@ -272,6 +273,7 @@ def serve(settings: Settings, handed: Path) -> int:
         max_headers=settings.max_header_count,
         body_seconds=settings.body_timeout_seconds,
         max_client_connections=settings.max_client_connections,
+        max_connections=connection_cap(settings.max_connections),
         exempt=frozenset(a.strip() for a in settings.forwarded_allow_ips.split(",") if a.strip()),
     )
     log_config: dict[str, Any] = copy.deepcopy(LOGGING_CONFIG)

@@ -310,6 +310,11 @@ ERROR_CODES: dict[str, ErrorCode] = {
     "request_timeout": ErrorCode(
         408, "Request timeout", "The request head did not arrive in time (10 s by default)."
     ),
+    "precondition_failed": ErrorCode(
+        412,
+        "Precondition failed",
+        "The If-Match of an export download names another version of the file.",
+    ),
     "uri_too_long": ErrorCode(414, "URI too long", "The request target is over 16 KiB."),
     "range_not_satisfiable": ErrorCode(
         416,

@@ -165,8 +165,8 @@ def _year_bound(
         text=str,
         mask=mask,
         wire_type="integer",
-        description=f"{what}: a year from {MIN_YEAR} to {MAX_YEAR} ({empty_when}: no game "
-        "matches, an empty page)",
+        description=f"{what}: a year from {MIN_YEAR} to {MAX_YEAR} ({empty_when}: a 400 "
+        "naming both)",
         schema={"type": "integer", "minimum": MIN_YEAR, "maximum": MAX_YEAR},
         # The form offers the catalogue's years; the parser takes any four-digit year.
         form=FormField(label, "number", min=1970, max=2100, inputmode="numeric"),

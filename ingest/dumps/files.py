@@ -22,7 +22,7 @@ from typing import Any, Generic, TypeVar
 
 import orjson
 
-from bangscore.errors import RowError
+from bangscore.errors import CatalogError, RowError
 from bangscore.ingest.resolve.names import display_cell, display_name
 
 T = TypeVar("T")
@@ -350,6 +350,9 @@ def read_hltb(path: Path) -> DumpRead[HltbGame]:
     return result
 
 
+PLAYERS_2018_COLUMNS = ["Title", "Players Estimate", "Steam App ID"]
+
+
 def read_players_2018(path: Path) -> DumpRead[PlayerCount]:
     """Given ``games_achievements_players_2018-07-01.csv`` (Ars Technica, July 2018: lines end
     in CR only and the text is latin-1), return its exact player counts by appid.
@@ -357,7 +360,10 @@ def read_players_2018(path: Path) -> DumpRead[PlayerCount]:
     result: DumpRead[PlayerCount] = DumpRead()
     lines = path.read_bytes().decode("latin-1").splitlines()
     reader = csv.reader(lines)
-    next(reader, None)
+    # Read by position: a header of other columns is another table, refused (issue 55).
+    header = [cell.strip() for cell in next(reader, [])]
+    if header != PLAYERS_2018_COLUMNS:
+        raise CatalogError(f"{path}: columns {header[:5]}, expected {PLAYERS_2018_COLUMNS}")
     for cells in reader:
         if not any(cell.strip() for cell in cells):
             continue

@@ -7,11 +7,13 @@ Adding a source is one reader and one line in :data:`BUNDLED`.
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import datetime as dt
+import zipfile
 import zlib
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -20,6 +22,7 @@ from tqdm import tqdm
 
 from bangscore.errors import CatalogError
 from bangscore.ingest.dumps import early_window, files, legacy, readers
+from bangscore.ingest.dumps.expectations import EXPECTED, Expectation, Watched
 from bangscore.ingest.resolve.observations import TRUST_MATCHED, Layer, Observation, Observations
 
 __all__ = ["BUNDLED", "PRICE_HISTORY_LAYER", "Source", "read_observations"]
@@ -30,6 +33,22 @@ Reader = Callable[[Path, Observations], Iterable[Observation]]
 # A reader of a dump whose rows carry their own dates: (path, known, day) -> the observations
 # dated on or before the day.
 DatedReader = Callable[[Path, Observations, dt.date], Iterable[Observation]]
+# What a reader may raise on a damaged dump: a short or bad compressed stream, bytes that are
+# not UTF-8 (UnicodeDecodeError) or not JSON (JSONDecodeError), both ValueErrors, a damaged
+# zip, a malformed CSV, a document of another shape (KeyError, TypeError, AttributeError,
+# IndexError). Each is wrapped as a CatalogError naming the file.
+READ_ERRORS = (
+    OSError,
+    EOFError,
+    zlib.error,
+    zipfile.BadZipFile,
+    csv.Error,
+    ValueError,
+    KeyError,
+    TypeError,
+    AttributeError,
+    IndexError,
+)
 
 
 @dataclass(frozen=True)
@@ -171,23 +190,33 @@ def read_observations(
     *,
     progress: bool = False,
     as_of: dt.date | None = None,
+    expected: Mapping[str, Expectation] = EXPECTED,
 ) -> tuple[Observations, Counter[str]]:
     """Given the ``data/raw`` folder, return (every source's observations, count per layer).
+    Each source with an expectation in ``expected`` (by layer name; the bundled dumps' by
+    default) is checked against it as soon as it is read.
 
     With ``as_of`` (a build's day), only observations dated on or before it are read: a source
     whose data is newer is left out, or, when its rows carry their own dates
-    (:attr:`Source.read_until`), read up to that day. Raises CatalogError if a file or folder
-    is missing or unreadable.
+    (:attr:`Source.read_until`), read up to that day; a source read up to a day is not held to
+    its expectation, which describes the whole dump.
+
+    Raises CatalogError naming the file if a file or folder is missing or unreadable, or a
+    source fails its expectation (:class:`Expectation`: required fields, row count).
     """
     known = Observations()
     counts: Counter[str] = Counter()
-    kept = [s for s in (source.as_of(as_of) for source in sources) if s is not None]
-    for source in tqdm(kept, desc="reading sources", unit="source", disable=not progress):
+    kept = [(s, s is whole) for whole in sources if (s := whole.as_of(as_of)) is not None]
+    for source, is_whole in tqdm(kept, desc="reading sources", unit="source", disable=not progress):
         path = raw_dir / source.path
         if not path.exists():
             raise CatalogError(f"missing raw dump {path}")
         try:
-            counts[source.layer.name] = known.add(source.layer, source.read(path, known))
-        except (OSError, EOFError, zlib.error) as err:
-            raise CatalogError(f"cannot read raw dump {path}: {err}") from err
+            watched = Watched(source.read(path, known))
+            counts[source.layer.name] = known.add(source.layer, watched)
+        except READ_ERRORS as err:  # a CatalogError of a reader is a ValueError too
+            raise CatalogError(f"cannot read raw dump {path}: {type(err).__name__}: {err}") from err
+        expectation = expected.get(source.layer.name) if is_whole else None
+        if expectation is not None:
+            expectation.check(path, counts[source.layer.name], watched.seen)
     return known, counts

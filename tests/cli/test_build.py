@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -278,3 +279,43 @@ def test_build_as_of_refuses_a_bad_day_in_one_line_and_publishes_nothing(
     assert (got, out) == (code, "")
     assert said in err and "Traceback" not in err
     assert not (state / "snapshots" / "current").exists()
+
+
+RAW = Path(__file__).resolve().parents[2] / "data" / "raw"
+
+
+def _damaged_storefront(data: Path, damage: str) -> Path:
+    """Given a data folder, copy the bundled storefront dump into its raw folder damaged:
+    ``bad-json`` (its first shard not JSON) or ``one-shard`` (every shard but the first
+    gone: a dump read short, with no read error); return the dump's folder."""
+    dump = data / "raw" / "steam_pics_2026"
+    (dump / "pics_raw").mkdir(parents=True)
+    shutil.copytree(RAW / "steam_pics_2026" / "lookups", dump / "lookups")
+    first = RAW / "steam_pics_2026" / "pics_raw" / "shard_00.json.gz"
+    body = gzip.compress(b'{"apps": [') if damage == "bad-json" else first.read_bytes()
+    (dump / "pics_raw" / first.name).write_bytes(body)
+    return dump
+
+
+@pytest.mark.parametrize(
+    ("damage", "check"),
+    [("bad-json", "cannot read raw dump"), ("one-shard", "fails its expectation 'row count'")],
+    ids=["bad-json", "one-shard"],
+)
+def test_a_build_from_a_damaged_dump_fails_naming_it_and_publishes_nothing(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    damage: str,
+    check: str,
+) -> None:
+    store = LocalStorage(tmp_path / "snapshots")
+    publish_catalog([make_record(appid=10)], store, snapshot_id="s1")
+    dump = _damaged_storefront(tmp_path / "data", damage)
+    monkeypatch.setenv("BANGSCORE_DATA_DIR", str(tmp_path / "data"))
+    code, _, err = run(tmp_path, capsys, "build")
+    assert code == 1 and "Traceback" not in err
+    last = err.splitlines()[-1]
+    assert last.startswith("error: build failed, the current snapshot is unchanged: ")
+    assert f"{check}" in last and str(dump) in last
+    assert store.read_pointer() == "s1" and list_snapshots(store) == ["s1"]

@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import httpx
@@ -18,8 +19,8 @@ from bangscore.shim.answer import gzip_etag_of
 from bangscore.storage import LocalStorage, StoredObject
 from bangscore.stores.sqlite_store import MAX_BLOCK
 from tests.hardening.conftest import ServerFactory, add_key, publish_into
-from tests.support import factories
-from tests.support.live import wait_for
+from tests.support import factories, malformed
+from tests.support.live import ShimServer, wait_for
 
 pytestmark = pytest.mark.slow  # real servers
 
@@ -234,3 +235,47 @@ def test_killed_and_restarted_server_keeps_every_count(
     assert following.status_code == 200
     assert int(following.headers["x-ratelimit-used"]) == usage["used"] + 1
     assert following.headers["x-snapshot"] == "s1"
+
+
+def serving(client: httpx.Client) -> tuple[int, str | None]:
+    """Given a keyed client, return (status, X-Snapshot) of a list page."""
+    response = client.get("/api/v1/games?genre=rpg")
+    return response.status_code, response.headers.get("x-snapshot")
+
+
+def serves(client: httpx.Client, snapshot: str) -> bool:
+    """Given a keyed client and a snapshot id, return True if a list page is served from it."""
+    return serving(client) == (200, snapshot)
+
+
+def logged(server: ShimServer, line: str) -> bool:
+    """Given a server and a line's start, return True if the server logged it."""
+    return line in server.log()
+
+
+def test_a_replica_refuses_every_malformed_snapshot_and_follows_the_next(
+    tmp_path: Path, server_factory: ServerFactory
+) -> None:
+    storage = LocalStorage(tmp_path / "snapshots")
+    publish_into(tmp_path, factories.small_catalog(), "s1")
+    key = add_key(tmp_path)
+    # Started on a malformed snapshot (the not-rated index that made a replica exit): 503.
+    malformed.EVERY_CASE["not-rated-list"](storage, "s1", "bad")
+    server = server_factory(tmp_path)
+    auth = {"Authorization": f"Bearer {key}"}
+    poll = 0.2  # the factory's BANGSCORE_POINTER_POLL_SECONDS
+    with httpx.Client(base_url=server.url, headers=auth) as client:
+        for path in ("/api/v1/games", "/api/v1/search?q=quest", "/api/v1/lookup?appids=1"):
+            assert client.get(path).status_code == 503, path
+        malformed.publish_copy(storage, "s1", "good")
+        wait_for(partial(serves, client, "good"), 2 * poll + 2, "the good snapshot")
+        for n, case in enumerate(sorted(malformed.EVERY_CASE)):
+            malformed.EVERY_CASE[case](storage, "s1", f"bad{n}")
+            named = malformed.named_in_log(case, f"bad{n}")
+            wait_for(partial(logged, server, f"refused {named}"), 5, f"{case} refused")
+            assert serving(client) == (200, "good" if n == 0 else f"good{n - 1}"), case
+            malformed.publish_copy(storage, "s1", f"good{n}")
+            # Switched within two polls (and the load of a small snapshot).
+            wait_for(partial(serves, client, f"good{n}"), 2 * poll + 2, case)
+            assert server.log().count(f"refused {named}:") == 1, case
+    assert "Traceback" not in server.log()

@@ -5,8 +5,9 @@ published, so that every operation, ``/api/v1/export`` included, answers from re
 
 The run passes only if every answer conforms to the document (status, headers, content type,
 body schema) and the server accepts every request the document calls valid: the document is
-what a generated client trusts. It runs without hooks, as a user's schemathesis would (issue
-48): ``year_from`` > ``year_to``, schema-valid, is an empty page, not a 400.
+what a generated client trusts. One hook (tests/hardening/schemathesis_hooks.py) teaches it the
+one rule between two parameters a schema cannot state: ``year_from`` > ``year_to`` is a 400
+(issue 55).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ def test_schemathesis_passes_over_the_whole_document(
     env = {
         **os.environ,
         "PYTHONPATH": str(REPO),
+        "SCHEMATHESIS_HOOKS": "tests.hardening.schemathesis_hooks",
     }
     run = subprocess.run(
         [

@@ -325,15 +325,20 @@ def test_bad_list_parameters_are_400_naming_the_parameter(
     assert all(e["message"] for e in body["errors"])
 
 
-def test_a_year_range_ending_before_it_starts_is_an_empty_page(api: Any) -> None:
-    # Issue 48: schema-valid (each year alone is), so answered as any filter no game meets.
+def test_a_year_range_ending_before_it_starts_is_a_400_naming_both(api: Any) -> None:
+    # docs/API.md#list-games (issue 55 restores the 400 after issue 48's empty page).
     client, _, headers = api
     response = client.get("/api/v1/games?year_from=2020&year_to=2010", headers=headers)
-    assert response.status_code == 200
+    assert response.status_code == 400
     body = response.json()
-    assert (body["total"], body["games"], body["page"]) == (0, [], 1)
-    empty = client.get("/api/v1/games?genre=rpg&year_from=3000", headers=headers).json()
-    assert body["pages"] == empty["pages"]  # the same as another filter meeting no game
+    assert body["code"] == "invalid_parameter"
+    assert body["errors"] == [
+        {"parameter": "year_from", "message": "2020 is after year_to (2010)"},
+        {"parameter": "year_to", "message": "2010 is before year_from (2020)"},
+    ]
+    # One year alone, or equal ones, stays valid.
+    same = client.get("/api/v1/games?year_from=2016&year_to=2016", headers=headers)
+    assert same.status_code == 200 and same.json()["total"] > 0
 
 
 def test_link_header_has_first_prev_next_last(api: Any) -> None:

@@ -473,6 +473,55 @@ def test_ranges_past_the_end_several_or_of_another_version(counted_export: Any) 
     assert (fresh.status_code, len(fresh.content)) == (206, 10)
 
 
+@pytest.mark.parametrize(
+    ("if_match", "status"),
+    [
+        ('"other"', 412),
+        ('W/"{etag}"', 412),  # compared strongly
+        ('"other", "{etag}"', 200),
+        ("*", 200),
+        ('"{etag}"', 200),
+    ],
+    ids=["other", "weak", "list", "star", "same"],
+)
+def test_if_match_naming_another_version_is_412_before_any_read(
+    counted_export: Any, if_match: str, status: int
+) -> None:
+    client, storage, entry = counted_export
+    etag = f'"{entry["sha256"][:32]}"'
+    header = if_match.replace('"{etag}"', etag)
+    gate = client.app.state.export.gate
+    # More answers than a client's slots: none may keep one (a leak would end in a 429).
+    for _ in range(gate.per_client + 1):
+        answer = client.get(entry["url"], headers={"If-Match": header, "Range": "bytes=0-9"})
+        assert answer.status_code == (206 if status == 200 else 412)
+        assert answer.headers["etag"] == etag
+    if status == 412:
+        assert answer.json()["code"] == "precondition_failed"
+        assert storage.ranges == []
+
+
+def test_a_web_page_can_resume_a_download(counted_export: Any) -> None:
+    client, _, entry = counted_export
+    preflight = client.options(
+        entry["url"],
+        headers={
+            "Origin": "https://example.org",
+            "Access-Control-Request-Method": "GET",
+            "Access-Control-Request-Headers": "range, if-range",
+        },
+    )
+    assert preflight.status_code == 204
+    allowed = {
+        h.strip().lower() for h in preflight.headers["access-control-allow-headers"].split(",")
+    }
+    assert {"range", "if-range", "if-match"} <= allowed
+    part = client.get(entry["url"], headers={"Range": "bytes=0-9", "Origin": "https://example.org"})
+    assert part.status_code == 206
+    exposed = {h.strip().lower() for h in part.headers["access-control-expose-headers"].split(",")}
+    assert {"content-range", "etag"} <= exposed
+
+
 def test_a_file_missing_from_its_manifest_or_store_is_404(
     counted_export: Any, published_export: tuple[ObjectStorage, Path]
 ) -> None:

@@ -1,15 +1,26 @@
-"""The protocol's write combining: what uvicorn writes in one turn of the event loop reaches
-the connection's transport as one write. (The head limits and timers are probed against a
+"""The protocol's write combining (what uvicorn writes in one turn of the event loop reaches
+the connection's transport as one write) and its connection caps (per client group, per
+process). (The head limits and timers are probed against a
 real server in tests/hardening/test_edge.py.)"""
 
 from __future__ import annotations
 
 import asyncio
+import resource
 from typing import Any
 
 import pytest
+from uvicorn.config import Config
+from uvicorn.server import ServerState
 
-from bangscore.shim.protocol import COMBINE_BYTES, _WriteCombining
+from bangscore.shim.protocol import (
+    COMBINE_BYTES,
+    RESERVED_DESCRIPTORS,
+    BoundedHttpToolsProtocol,
+    HeadLimits,
+    _WriteCombining,
+    connection_cap,
+)
 
 
 class Recording(asyncio.Transport):
@@ -206,3 +217,76 @@ def test_uvicorn_is_the_minor_release_pyproject_allows() -> None:
     installed = tuple(int(n) for n in version("uvicorn").split(".")[:2])
     assert tuple(int(n) for n in low.split(".")[:2]) <= installed
     assert installed < tuple(int(n) for n in high.split(".")[:2])
+
+
+class Peer(asyncio.Transport):
+    """A connection's transport from ``host``: what uvicorn asks of one when it opens."""
+
+    def __init__(self, host: str) -> None:
+        super().__init__()
+        self.host = host
+        self.aborted = False
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return {"peername": (self.host, 40000), "sockname": ("::1", 8300)}.get(name, default)
+
+    def abort(self) -> None:
+        self.aborted = True
+
+    def close(self) -> None:
+        self.aborted = True
+
+    def is_closing(self) -> bool:
+        return self.aborted
+
+    def write(self, data: Any) -> None:
+        """Nothing is answered: no request arrives."""
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+
+def _opened(hosts: list[str], limits: HeadLimits) -> dict[str, bool]:
+    """Given client addresses and limits, open a connection from each in turn (none closed);
+    return whether each was accepted."""
+
+    async def main() -> dict[str, bool]:
+        async def app(scope: Any, receive: Any, send: Any) -> None:
+            """No request reaches it."""
+
+        config = Config(app=app, lifespan="off")
+        config.load()
+        state, loop = ServerState(), asyncio.get_running_loop()
+        accepted: dict[str, bool] = {}
+        protocols = []
+        for host in hosts:
+            protocol = BoundedHttpToolsProtocol(config, state, {}, loop, limits=limits)
+            transport = Peer(host)
+            protocol.connection_made(transport)
+            accepted[host] = not transport.aborted
+            protocols.append(protocol)
+        for protocol in protocols:  # every counted connection given back
+            protocol.connection_lost(None)
+        return accepted
+
+    return asyncio.run(main())
+
+
+def test_connections_are_counted_per_64_and_capped_in_all() -> None:
+    # One /64 spreading its connections over 1,080 addresses (issue 55) holds its 64.
+    flood = [f"2001:db8:1:2::{n:x}" for n in range(1, 1081)]
+    others = ["2001:db8:9:9::1", "203.0.113.7", "::ffff:198.51.100.1"]
+    accepted = _opened([*flood, *others], HeadLimits(max_client_connections=64))
+    assert sum(accepted[h] for h in flood) == 64
+    assert all(accepted[h] for h in flood[:64])
+    assert all(accepted[h] for h in others)  # another network's client is still let in
+    # All clients together stop at the process's cap, whatever their networks.
+    many = [f"2001:db8:{n:x}::1" for n in range(1, 11)]
+    capped = _opened(many, HeadLimits(max_client_connections=64, max_connections=6))
+    assert [capped[h] for h in many] == [True] * 6 + [False] * 4
+
+
+def test_the_connection_cap_stays_below_the_descriptor_limit() -> None:
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    assert connection_cap(10**9) == soft - RESERVED_DESCRIPTORS
+    assert connection_cap(100) == min(100, soft - RESERVED_DESCRIPTORS)

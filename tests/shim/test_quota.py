@@ -88,6 +88,39 @@ def test_fail_open_on_local_counts_and_metric(tmp_path: Path) -> None:
     assert store.peek(record.subject, quota.peek(record.subject, 3)[1].day) == 3
 
 
+class SharedDownStore(DownStore):
+    """A store counted by two processes (as a Redis store with ``replicas=2`` is)."""
+
+    replicas = 2
+
+
+@pytest.mark.parametrize(
+    ("limit", "before", "each"),
+    [(1500, 0, 750), (1500, 500, 500), (3, 0, 2), (3, 2, 1)],
+    ids=["fresh-day", "a-third-used", "small-limit", "one-left"],
+)
+def test_replicas_share_what_was_left_while_the_store_is_away(
+    tmp_path: Path, limit: int, before: int, each: int
+) -> None:
+    # Issue 55: two replicas each admitted the whole allowance during a Redis outage.
+    store = SharedDownStore(tmp_path / "q.sqlite3")
+    quotas = [Quota(store, anonymous_limit=5, page_limit=5, key_cache_seconds=0) for _ in "ab"]
+    for n in range(before):  # counted by the store through both, the last through each
+        quotas[n % 2].charge("key:k", limit)
+    if before:
+        quotas[(before - 1) % 2].charge("key:k", limit)
+        quotas[before % 2].charge("key:k", limit)
+    counted = before + (2 if before else 0)
+    store.down = True
+    admitted = [
+        sum(q.charge("key:k", limit)[0].admitted for _ in range(limit + 10)) for q in quotas
+    ]
+    # Each admits its half of what it last saw left, rounded up: together at most the limit
+    # plus one (replicas - 1) per subject-day, whatever the outage's length.
+    assert counted + sum(admitted) <= limit + 1
+    assert min(admitted) >= each - 1 and max(admitted) <= each
+
+
 def test_reconcile_hands_fail_open_counts_over_once_the_store_answers(tmp_path: Path) -> None:
     quota, store, key, _ = make(tmp_path)
     record = quota.keys.authenticate(key)

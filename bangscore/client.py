@@ -40,14 +40,11 @@ the ``Authorization: Bearer`` header, never the URL.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import math
 import os
 import time
-import zlib
 from collections.abc import (
-    AsyncGenerator,
     AsyncIterator,
     Awaitable,
     Callable,
@@ -55,7 +52,7 @@ from collections.abc import (
     Iterator,
     Mapping,
 )
-from typing import Any, TypeVar, Unpack, cast
+from typing import Any, TypeVar, Unpack
 
 import anyio
 import httpx
@@ -82,6 +79,7 @@ from bangscore.client_core import (
     list_query,
     lookup_chunks,
     merged,
+    read_body,
     response_retry_after,
     retry_after_seconds,
     search_query,
@@ -136,71 +134,6 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 Query = Mapping[str, str]
 
 
-class _Body:
-    """An answer's body read as it comes: decoded (gzip or none) and refused past ``limit``
-    bytes decoded. zlib's ``max_length`` inflates at most ``limit`` + 1 bytes of a chunk, so a
-    gzip bomb costs no more memory than the cap before it is refused."""
-
-    def __init__(self, status: int, encoding: str, limit: int) -> None:
-        self.status, self.limit = status, limit
-        self.parts: list[bytes] = []
-        self.size = 0
-        coding = encoding.strip().lower()
-        if coding in ("", "identity"):
-            self.inflater = None
-        elif coding in ("gzip", "x-gzip"):
-            self.inflater = zlib.decompressobj(zlib.MAX_WBITS | 16)
-        else:  # the client asks for gzip only
-            detail = f"an answer in {encoding[:40]!r}, not asked for"
-            raise InvalidResponse(status, None, detail=detail)
-
-    def feed(self, chunk: bytes) -> None:
-        """Given the next bytes on the wire, decode and keep them; raise ResponseTooLarge
-        past the limit, InvalidResponse for a corrupt gzip stream."""
-        if self.inflater is None:
-            self._keep(chunk)
-            return
-        data = chunk
-        try:
-            while data and not self.inflater.eof:
-                self._keep(self.inflater.decompress(data, self.limit - self.size + 1))
-                data = self.inflater.unconsumed_tail
-        except zlib.error as exc:
-            detail = f"a corrupt gzip answer: {exc}"
-            raise InvalidResponse(self.status, None, detail=detail) from None
-
-    def _keep(self, part: bytes) -> None:
-        self.size += len(part)
-        if self.size > self.limit:
-            detail = f"the answer is over {self.limit:,} bytes decoded"
-            raise ResponseTooLarge(self.status, None, detail=detail)
-        self.parts.append(part)
-
-    def done(self) -> bytes:
-        """Return the whole decoded body."""
-        if self.inflater is not None:
-            self._keep(self.inflater.flush())
-        return b"".join(self.parts)
-
-
-async def _read(response: httpx.Response, limit: int) -> bytes:
-    """Given a streamed answer and the most bytes it may decode to, return its body; raise
-    ResponseTooLarge past it (before reading, when an unencoded answer declares more)."""
-    encoding = response.headers.get("content-encoding", "")
-    declared = response.headers.get("content-length", "")
-    if not encoding and declared.isascii() and declared.isdigit() and int(declared) > limit:
-        detail = f"the answer declares {declared} bytes, over {limit:,}"
-        raise ResponseTooLarge(response.status_code, None, detail=detail)
-    body = _Body(response.status_code, encoding, limit)
-    # Closed here, not by the garbage collector on a loop that may be gone ("Task was
-    # destroyed but it is pending") when a refusal leaves the stream half read.
-    raw = cast(AsyncGenerator[bytes, None], response.aiter_raw())  # an async generator
-    async with contextlib.aclosing(raw) as chunks:
-        async for chunk in chunks:
-            body.feed(chunk)
-    return body.done()
-
-
 async def _fetch(
     http: httpx.AsyncClient,
     core: _Core,
@@ -223,7 +156,7 @@ async def _fetch(
                 core.stats.requests += 1
                 headers = {**core.headers(), **core.conditional(url)}
                 async with http.stream("GET", url, headers=headers) as response:
-                    body = await _read(response, core.max_bytes)
+                    body = await read_body(response, core.max_bytes)
                 wait = core.wait_for(response, attempt, end - time.monotonic())
                 if wait is None:
                     return core.body_of(url, response, body)

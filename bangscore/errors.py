@@ -33,6 +33,7 @@ The tree (the module that raises each, in brackets)::
     │       ├── UnknownWatch (also LookupError) no watch with that id
     │       └── TooManyWatches              an address holds the most watches allowed
     ├── MailError                           a message the SMTP server did not take [mail]
+    ├── EgressRefused                       a webhook URL that must not be posted to [mail.egress]
     ├── UnsafeMessage (also ValueError)     a message that cannot be written safely [mail]
     ├── AuthFailure                         a key that cannot be used: 401 [shim.quota]
     ├── BadRequest                          request parameters refused: 400 [shim.problems]
@@ -47,8 +48,8 @@ The tree (the module that raises each, in brackets)::
 
 The Python client's family (:class:`bangscore.client.ApiError` and its subclasses
 InvalidParameter, AuthenticationFailed, PermissionDenied, NotFound, GameNotRated,
-RateLimited, Unavailable, ServerError, ResponseTooLarge, DeadlineExceeded, and for failures
-with no problem document ApiConnectionError and InvalidResponse) derives from BangScoreError
+HistoryExpired, RateLimited, Unavailable, ServerError, ResponseTooLarge, DeadlineExceeded,
+and for failures with no problem document ApiConnectionError and InvalidResponse) derives from BangScoreError
 too, but is defined and imported in :mod:`bangscore.client`: it is the client library's public
 surface.
 
@@ -191,6 +192,11 @@ class UnknownWatch(WatchStoreError, LookupError):
 class TooManyWatches(WatchStoreError):
     """Raised when an address already holds the most watches allowed
     (``bangscore.stores.watchstore.MAX_WATCHES_PER_ADDRESS``)."""
+
+
+class EgressRefused(BangScoreError):
+    """A webhook URL that must not be posted to (not https, or an address that is not globally
+    routable once resolved); the message says why, naming no secret [mail.egress]."""
 
 
 class MailError(BangScoreError):

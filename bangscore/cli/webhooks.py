@@ -13,8 +13,8 @@ from typing import Any
 
 import orjson
 
-from bangscore.errors import StoreError
-from bangscore.mail.egress import Refused, check
+from bangscore.errors import EgressRefused, StoreError
+from bangscore.mail.egress import check
 from bangscore.mail.webhooks import EVENTS, WebhookRun, deliver, disabled_message, enqueue, send_one
 from bangscore.settings import Settings
 from bangscore.stores.watchstore import WatchStore
@@ -50,7 +50,7 @@ def cmd_add(args: argparse.Namespace, settings: Settings) -> int:
     would be refused (the reason printed)."""
     try:
         check(args.url, allow_loopback=settings.webhooks_allow_loopback)
-    except Refused as exc:
+    except EgressRefused as exc:
         print(f"error: {args.url.split('?')[0]}: {exc}", file=sys.stderr)
         return 1
     store = _store(settings, create=True)

@@ -4,7 +4,7 @@ address checked (the name kept for ``Host`` and TLS), so a name that resolves to
 address when checked and to a private one when connected (DNS rebinding) reaches nothing.
 Redirects are never followed.
 
-Refused: any address that is not globally routable (private 10/8, 172.16/12, 192.168/16,
+EgressRefused: any address that is not globally routable (private 10/8, 172.16/12, 192.168/16,
 loopback, link-local 169.254/16 and fe80::/10, the cloud metadata address 169.254.169.254,
 unique-local fc00::/7, multicast, reserved, unspecified), an IPv4-mapped IPv6 address
 (``::ffff:127.0.0.1``) judged as the IPv4 address it maps, and any scheme but https. With
@@ -22,14 +22,12 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from bangscore.errors import EgressRefused
+
 IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 # (host, port) -> the addresses it resolves to (socket.getaddrinfo's by default).
 Resolve = Callable[[str, int], Sequence[str]]
 TIMEOUT_SECONDS = 10.0
-
-
-class Refused(Exception):
-    """A URL that must not be posted to; the message says why, naming no secret."""
 
 
 def system_resolve(host: str, port: int) -> list[str]:
@@ -37,7 +35,7 @@ def system_resolve(host: str, port: int) -> list[str]:
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:
-        raise Refused(f"{host} does not resolve: {exc.strerror}") from exc
+        raise EgressRefused(f"{host} does not resolve: {exc.strerror}") from exc
     return [str(info[4][0]) for info in infos]
 
 
@@ -68,28 +66,28 @@ class Target:
 
 
 def check(url: str, *, allow_loopback: bool = False, resolve: Resolve = system_resolve) -> Target:
-    """Given a URL, return where to post it; raise Refused (with the reason) for a scheme
+    """Given a URL, return where to post it; raise EgressRefused (with the reason) for a scheme
     other than https (http only with ``allow_loopback``), no host, a host that does not
     resolve, or one that resolves to any address :func:`refusal` refuses. Nothing is
     connected to."""
     parts = urlsplit(url)
     schemes = ("https", "http") if allow_loopback else ("https",)
     if parts.scheme not in schemes:
-        raise Refused(f"{parts.scheme or 'no'} scheme: webhooks are posted over https only")
+        raise EgressRefused(f"{parts.scheme or 'no'} scheme: webhooks are posted over https only")
     host = parts.hostname
     if not host:
-        raise Refused("the URL names no host")
+        raise EgressRefused("the URL names no host")
     port = parts.port or (443 if parts.scheme == "https" else 80)
     found = list(dict.fromkeys(resolve(host, port)))
     if not found:
-        raise Refused(f"{host} resolves to no address")
+        raise EgressRefused(f"{host} resolves to no address")
     addresses = [ipaddress.ip_address(a.split("%")[0]) for a in found]
     for address in addresses:
         reason = refusal(address, allow_loopback=allow_loopback)
         if reason is not None:
-            raise Refused(f"{host} resolves to {reason}")
+            raise EgressRefused(f"{host} resolves to {reason}")
     if allow_loopback and parts.scheme == "http" and not all(a.is_loopback for a in addresses):
-        raise Refused("http is allowed to loopback addresses only")
+        raise EgressRefused("http is allowed to loopback addresses only")
     chosen = addresses[0]
     literal = f"[{chosen}]" if chosen.version == 6 else str(chosen)
     netloc = f"{literal}:{parts.port}" if parts.port else literal
@@ -124,7 +122,7 @@ def post(
     failures with their reason; no exception escapes)."""
     try:
         target = check(url, allow_loopback=allow_loopback, resolve=resolve)
-    except Refused as exc:
+    except EgressRefused as exc:
         return PostOutcome(None, f"refused: {exc}")
     sent = {**headers, "Host": urlsplit(url).netloc, "Content-Type": "application/json"}
     own = client is None

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from bangscore.mail.egress import Refused, Resolve, check, post
+from bangscore.errors import EgressRefused
+from bangscore.mail.egress import Resolve, check, post
 from tests.support.receiver import receiver
 
 
@@ -38,7 +39,7 @@ REFUSED = [
 
 @pytest.mark.parametrize(("url", "reason"), REFUSED)
 def test_every_private_form_is_refused_with_its_reason(url: str, reason: str) -> None:
-    with pytest.raises(Refused, match=reason):
+    with pytest.raises(EgressRefused, match=reason):
         check(url)
 
 
@@ -57,7 +58,7 @@ def test_a_name_resolving_to_a_private_address_is_refused_and_not_connected(
     name: str, addresses: list[str], reason: str
 ) -> None:
     resolve = table({name: addresses})
-    with pytest.raises(Refused, match=reason):
+    with pytest.raises(EgressRefused, match=reason):
         check(f"https://{name}/hook", resolve=resolve)
     # Posting says why and connects to nothing: a loopback receiver on the same machine
     # would have seen the request had it been made.
@@ -83,7 +84,7 @@ def test_loopback_is_reached_only_under_the_operators_flag() -> None:
         assert [r.body for r in rx.received] == [b'{"a":1}']
     assert refused.error is not None and "scheme" in refused.error
     # The flag lets loopback through and nothing else.
-    with pytest.raises(Refused, match="private"):
+    with pytest.raises(EgressRefused, match="private"):
         check("http://10.0.0.1/hook", allow_loopback=True)
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from bangscore.contract.compact import decode_index, encode_index, tag_postings
+from bangscore.contract.compact import decode_index, encode_index, facet_postings, tag_postings
 from bangscore.contract.filters import Filters
 from bangscore.contract.not_rated import NotRatedIndex
 from bangscore.contract.paging import page_bounds, render_page
@@ -57,6 +57,8 @@ class CompactIndex:
         # which show a series once, at its best part.
         self.series = columns["series"]
         self.tag_postings = tag_postings(index)
+        # Each language tag's games (interface or subtitles; full audio), as tags' are.
+        self.facet_postings = facet_postings(index)
         # Every column by its layout name, as the list filters' predicates read them.
         self.columns = columns
         self.position = {a: i for i, a in enumerate(self.appids)}

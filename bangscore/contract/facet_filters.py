@@ -65,7 +65,9 @@ def _any_of(values: Sequence[str], words: Sequence[str]) -> frozenset[str]:
 
 
 def _parse_language(values: Sequence[str]) -> str:
-    tag = _BY_LOWER.get(values[0].strip().lower()) if values[0].isascii() else None
+    word = values[0].strip()
+    # ASCII first: str.lower() maps a few other letters onto ASCII ones (the Kelvin sign).
+    tag = _BY_LOWER.get(word.lower()) if word.isascii() else None
     if tag is None:
         raise FilterValueRefused(
             "one language tag (ISO 639-1 such as de, or zh-Hans, zh-Hant, pt-BR, es-419...): "

@@ -163,9 +163,7 @@ MIN_REVIEWS: ListFilter[int] = ListFilter(
     description=f"Keep games with at least this many storefront reviews (review_count), from 0 "
     f"to {MAX_MIN_REVIEWS:,}",
     schema={"type": "integer", "minimum": 0, "maximum": MAX_MIN_REVIEWS},
-    form=FormField(
-        "At least (reviews)", "number", min=0, max=MAX_MIN_REVIEWS, inputmode="numeric"
-    ),
+    form=FormField("At least (reviews)", "number", min=0, max=MAX_MIN_REVIEWS, inputmode="numeric"),
     client=client_integer,
 )
 

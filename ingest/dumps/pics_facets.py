@@ -42,6 +42,7 @@ AI_CONTENT: Final = {
     "game runs.",
 }
 
+
 def _yes(value: Any) -> bool:
     # PICS writes a flag as "true" (nearly always) or "1"; "", "false" and junk are no.
     return str(value).lower() in ("true", "1")
@@ -88,8 +89,11 @@ def pics_languages(app: dict[str, Any], _: object = None) -> Iterator[Field]:
         code = LANGUAGE_CODES.get(str(name))
         if code is None or not isinstance(value, dict):
             continue
-        seen = (_yes(value.get("supported")), _yes(value.get("full_audio")))
-        seen += (_yes(value.get("subtitles")),)
+        seen = (
+            _yes(value.get("supported")),
+            _yes(value.get("full_audio")),
+            _yes(value.get("subtitles")),
+        )
         before = flags.get(code, (False, False, False))
         flags[code] = (before[0] or seen[0], before[1] or seen[1], before[2] or seen[2])
     languages = tuple(

@@ -143,8 +143,9 @@ def test_equal_filters_are_one_value_however_built() -> None:
 
 
 def test_the_table_names_each_filter_once_in_the_order_links_write_them() -> None:
+    declared = (GENRE, TAG, YEAR_FROM, YEAR_TO, ON_SALE, MAX_PRICE)
     facets = (STEAM_DECK, CONTROLLER, LANGUAGE, AUDIO, MIN_REVIEWS)
-    assert LIST_FILTERS == (GENRE, TAG, YEAR_FROM, YEAR_TO, ON_SALE, MAX_PRICE, *facets)
+    assert list(LIST_FILTERS) == [*declared, *facets]
     names = [f.name for f in LIST_FILTERS]
     assert len(set(names)) == len(names)
     assert [p["name"] for p in openapi_parameters()] == [*names, "page", "api_key"]

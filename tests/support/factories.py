@@ -220,7 +220,9 @@ def _facets(g_index: int, i: int) -> dict[str, Any]:
     deck = ("verified", "playable", "unsupported", None)[(g_index + i) % 4]
     languages = [Language(code="en", interface=True, audio=True, subtitles=True)]
     if i % 2 == 0 or i % 3 == 0:
-        languages.append(Language(code="de", interface=i % 2 == 0, audio=i % 3 == 0, subtitles=False))
+        languages.append(
+            Language(code="de", interface=i % 2 == 0, audio=i % 3 == 0, subtitles=False)
+        )
     if g_index % 2:
         languages.append(Language(code="ja", interface=False, audio=False, subtitles=True))
     return {

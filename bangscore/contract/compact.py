@@ -232,12 +232,11 @@ def _silent_facets(
     """Given the columns of an index written before the facets, add them: every game silent
     (zeros, no postings)."""
     for name, dtype in FACET_COLUMNS.items():
-        columns.setdefault(name, np.zeros(count, dtype=dtype))
+        columns[name] = np.zeros(count, dtype=dtype)
     for name in POSTINGS:
-        if f"{name}_starts" not in columns:
-            columns[f"{name}_starts"] = np.zeros(1, dtype="<i8")
-            columns[f"{name}_positions"] = np.zeros(0, dtype="<i8")
-            postings[name] = []
+        columns[f"{name}_starts"] = np.zeros(1, dtype="<i8")
+        columns[f"{name}_positions"] = np.zeros(0, dtype="<i8")
+        postings[name] = []
 
 
 def _check(
@@ -291,7 +290,8 @@ def decode_index(raw: bytes) -> DecodedIndex:
         genre_names = [str(g) for g in header["genre_names"]]
         tag_names = [str(t) for t in header["tag_names"]]
         postings = {k: [str(v) for v in header.get("postings", {}).get(k, [])] for k in POSTINGS}
-        _silent_facets(columns, postings, count)
+        if "postings" not in header:  # written before the facets
+            _silent_facets(columns, postings, count)
         sizes = {"tag": len(tag_names), **{k: len(v) for k, v in postings.items()}}
         _check(columns, count, len(genre_names), sizes)
     except (KeyError, TypeError, AttributeError, orjson.JSONDecodeError) as exc:

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 SourceName = Literal["storefront", "player_stats", "play_length", "price_history", "wiki"]
 LengthSource = Literal["hltb", "playtime_estimate", "playtime"]
-# The storefront's Steam Deck compatibility and controller support (CONTRACT "Platform facets").
+# The storefront's Steam Deck rating and controller support (docs/API.md#platform-facets).
 DeckStatus = Literal["verified", "playable", "unsupported"]
 ControllerSupport = Literal["full", "partial"]
 NotRatedReason = Literal[

@@ -1,4 +1,4 @@
-"""The platform facets' list filters (CONTRACT "Platform facets", docs/API.md#list-games):
+"""The platform facets' list filters (docs/API.md#platform-facets, docs/API.md#list-games):
 ``steam_deck``, ``controller``, ``language``, ``audio`` and ``min_reviews``, declared as every
 list filter is (:class:`~bangscore.contract.list_filter.ListFilter`) and listed in
 :data:`bangscore.contract.filters.LIST_FILTERS`, so the parser, the OpenAPI parameters, the

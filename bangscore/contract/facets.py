@@ -1,4 +1,4 @@
-"""The platform facets' wire fields (CONTRACT "Platform facets", docs/API.md#platform-facets):
+"""The platform facets' wire fields (docs/API.md#platform-facets):
 their types and descriptions, declared once, for :class:`bangscore.contract.records.ListItem`
 (``steam_deck``, ``controller_support``) and :class:`~bangscore.contract.records.GameDetail`
 (``steam_deck_tested_at``, ``languages``, ``ai_content``).

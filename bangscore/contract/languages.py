@@ -1,4 +1,4 @@
-"""The storefront's language names as language tags (CONTRACT "Platform facets"): the
+"""The storefront's language names as language tags (docs/API.md#platform-facets): the
 vocabulary of the ``languages`` field and of the ``language`` and ``audio`` list filters."""
 
 from __future__ import annotations

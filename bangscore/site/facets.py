@@ -1,4 +1,4 @@
-"""The platform facets as the website shows them (CONTRACT "Platform facets"): badges on rows
+"""The platform facets as the website shows them (docs/API.md#platform-facets): badges on rows
 and game pages (Steam Deck rating with its test date, controller support, full audio in the
 language a visitor filters by) and the game page's languages and AI disclosure lines.
 

@@ -1,4 +1,4 @@
-"""The platform facets of a Steam PICS app record (CONTRACT "Platform facets", round 7): Steam
+"""The platform facets of a Steam PICS app record (docs/API.md#platform-facets): Steam
 Deck compatibility and its test date, controller support, languages (interface, full audio,
 subtitles) and the AI content disclosure, read from ``steam_pics_2026`` (July 2026).
 

@@ -1,7 +1,8 @@
-"""bangscore/contract/facet_filters.py: the platform facets' list filters (CONTRACT "Platform
-facets"): refused values are a 400 naming the parameter, the OpenAPI document states their
-vocabularies, the client sends them, and over the real catalogue each answers exactly the games a
-count over the raw PICS record joined to our scores finds, best first."""
+"""bangscore/contract/facet_filters.py: the platform facets' list filters
+(docs/API.md#platform-facets): refused values are a 400 naming the parameter, the OpenAPI
+document states their vocabularies, the client sends them, and over the real catalogue each
+answers exactly the games a count over the raw PICS record joined to our scores finds, best
+first."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The platform facets read straight from the raw PICS shards (data/raw/steam_pics_2026), not
 through ingest: what tests compare the catalogue's records, the wire and the filters' totals
-with (CONTRACT "Platform facets")."""
+with (docs/API.md#platform-facets)."""
 
 from __future__ import annotations
 

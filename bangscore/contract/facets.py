@@ -20,7 +20,7 @@ from bangscore.contract.records_base import Record
 from bangscore.scoring.records import ControllerSupport, DeckStatus, GameRecord
 
 
-class Language(Record):
+class LanguageSupport(Record):
     """One language the storefront lists for the game."""
 
     code: str = Field(
@@ -51,7 +51,7 @@ DeckTestedField = Annotated[
     Field(description="The day Valve tested the game on the Steam Deck; null with no rating."),
 ]
 LanguagesField = Annotated[
-    list[Language],
+    list[LanguageSupport],
     Field(
         description="The languages the storefront lists, in its order, each with whether the "
         "interface, full audio and subtitles are in it; empty when it lists none."

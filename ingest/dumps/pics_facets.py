@@ -24,8 +24,6 @@ from typing import Any, Final
 from bangscore.contract.languages import LANGUAGE_CODES
 from bangscore.scoring.records import Language
 
-Field = tuple[str, Any]
-
 # Steam's ESteamDeckCompatibilityCategory: 0 unknown (as silent as no block), 1 unsupported,
 # 2 playable, 3 verified.
 DECK_CATEGORIES: Final = {"1": "unsupported", "2": "playable", "3": "verified"}
@@ -56,7 +54,7 @@ def _timestamp_day(value: Any) -> dt.date | None:
     return dt.datetime.fromtimestamp(seconds, dt.UTC).date() if seconds > 0 else None
 
 
-def pics_deck(app: dict[str, Any], _: object = None) -> Iterator[Field]:
+def pics_deck(app: dict[str, Any], _: object = None) -> Iterator[tuple[str, Any]]:
     """Given a PICS app record, yield ``steam_deck`` and ``steam_deck_tested_at`` (the day of
     ``test_timestamp``, UTC) when its ``steam_deck_compatibility`` block rates it."""
     block = app.get("steam_deck_compatibility")
@@ -68,14 +66,14 @@ def pics_deck(app: dict[str, Any], _: object = None) -> Iterator[Field]:
         yield "steam_deck_tested_at", tested
 
 
-def pics_controller(app: dict[str, Any], _: object = None) -> Iterator[Field]:
+def pics_controller(app: dict[str, Any], _: object = None) -> Iterator[tuple[str, Any]]:
     """Given a PICS app record, yield ``controller_support`` (``full`` or ``partial``)."""
     support = str(app.get("controller_support", "")).lower()
     if support in CONTROLLER_SUPPORT:
         yield "controller_support", support
 
 
-def pics_languages(app: dict[str, Any], _: object = None) -> Iterator[Field]:
+def pics_languages(app: dict[str, Any], _: object = None) -> Iterator[tuple[str, Any]]:
     """Given a PICS app record, yield ``languages``: one :class:`Language` per language tag its
     ``supported_languages`` block names with at least one flag set (interface: ``supported``,
     ``full_audio``, ``subtitles``), in the record's order; two names of one tag are merged
@@ -105,7 +103,7 @@ def pics_languages(app: dict[str, Any], _: object = None) -> Iterator[Field]:
         yield "languages", languages
 
 
-def pics_ai_content(app: dict[str, Any], _: object = None) -> Iterator[Field]:
+def pics_ai_content(app: dict[str, Any], _: object = None) -> Iterator[tuple[str, Any]]:
     """Given a PICS app record, yield ``ai_content``: the AI disclosure its ``aicontenttype``
     files, in words (:data:`AI_CONTENT`)."""
     text = AI_CONTENT.get(str(app.get("aicontenttype", "")))

@@ -83,16 +83,23 @@ def _parse_min_reviews(values: Sequence[str]) -> int:
     return count
 
 
-def _deck_mask(index: FilterColumns, words: frozenset[str]) -> Mask:
-    import numpy as np
+def _coded_mask(
+    column: str, codes: dict[str, int], index: FilterColumns, words: frozenset[str]
+) -> Mask:
+    import numpy as np  # here: the client imports this module and needs no numpy
 
-    return np.isin(index.columns["steam_deck"], [DECK_CODES[w] for w in words])
+    # One table lookup per game, as genres are (np.isin sorts: three times slower here).
+    wanted = np.zeros(256, dtype=bool)
+    wanted[[codes[w] for w in words]] = True
+    return wanted[index.columns[column]]
+
+
+def _deck_mask(index: FilterColumns, words: frozenset[str]) -> Mask:
+    return _coded_mask("steam_deck", DECK_CODES, index, words)
 
 
 def _controller_mask(index: FilterColumns, words: frozenset[str]) -> Mask:
-    import numpy as np
-
-    return np.isin(index.columns["controller"], [CONTROLLER_CODES[w] for w in words])
+    return _coded_mask("controller", CONTROLLER_CODES, index, words)
 
 
 def _posting_mask(name: str, index: FilterColumns, tag: str) -> Mask:

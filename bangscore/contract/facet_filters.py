@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from bangscore.contract.compact import CONTROLLER_CODES, DECK_CODES
-from bangscore.contract.languages import LANGUAGE_LABELS, LANGUAGE_TAGS
 from bangscore.contract.limits import MAX_MIN_REVIEWS
 from bangscore.contract.list_filter import (
     FilterColumns,
@@ -30,6 +29,7 @@ from bangscore.contract.list_filter import (
 )
 from bangscore.contract.patterns import WS, any_case
 from bangscore.errors import FilterValueRefused
+from bangscore.scoring.languages import LANGUAGE_LABELS, LANGUAGE_TAGS
 
 if TYPE_CHECKING:
     from bangscore.contract.list_filter import Mask

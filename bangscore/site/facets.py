@@ -13,7 +13,7 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
-from bangscore.contract.languages import LANGUAGE_LABELS
+from bangscore.scoring.languages import LANGUAGE_LABELS
 from bangscore.scoring.verdict import day
 
 DECK_WORDS = {"verified": "Deck verified", "playable": "Deck playable"}

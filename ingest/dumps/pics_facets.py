@@ -21,7 +21,7 @@ import datetime as dt
 from collections.abc import Iterator
 from typing import Any, Final
 
-from bangscore.contract.languages import LANGUAGE_CODES
+from bangscore.scoring.languages import LANGUAGE_CODES
 from bangscore.scoring.records import Language
 
 # Steam's ESteamDeckCompatibilityCategory: 0 unknown (as silent as no block), 1 unsupported,

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bangscore.contract.languages import LANGUAGE_CODES
+from bangscore.scoring.languages import LANGUAGE_CODES
 
 PICS = Path(__file__).resolve().parents[2] / "data" / "raw" / "steam_pics_2026" / "pics_raw"
 DECK = {"1": "unsupported", "2": "playable", "3": "verified"}

@@ -49,6 +49,7 @@ from bangscore.contract.compact import (
     decode_index,
     encode_index,
 )
+from bangscore.contract.facets import language_tags
 from bangscore.contract.filters import (
     ABOUT_SCORE_KEY,
     DATES_KEY,
@@ -130,7 +131,8 @@ def compact_index(
     :func:`bangscore.contract.compact.encode_index` lays out for the shim.
 
     Columns (parallel arrays in list order): appid, genre, release year, discount, lowercase
-    tags, adult flag, and the list item itself, from which the shim composes any filter
+    tags, adult flag, review count, language tags (interface or subtitles; full audio), and the
+    list item itself, from which the shim composes any filter
     combination (and the better-value box with adult games); ``prices_as_of`` goes into every
     envelope the shim composes.
     """
@@ -142,6 +144,9 @@ def compact_index(
         "discount": [g.record.discount_percent for g in games],
         "tags": [sorted(lower_tags(g.record)) for g in games],
         "adult": [is_adult(i) for i in items],
+        "review_count": [g.record.review_count for g in games],
+        "language": [language_tags(g.record, audio=False) for g in games],
+        "audio": [language_tags(g.record, audio=True) for g in games],
         "items": list(items),
     }
 

@@ -117,6 +117,8 @@ def list_item(
             "early_access": flags.early_access(rec),
             "provisional": bool(flags.provisional_reasons(rec, as_of)),
             "adult": flags.adult(rec),
+            "steam_deck": rec.steam_deck,
+            "controller_support": rec.controller_support,
             "url": game_url(site_url, rec.appid, rec.name),
             "refunded_review_share": _r(sample.share, 3) if sample else None,
             "refunded_review_sample": sample.sample if sample else None,
@@ -211,6 +213,9 @@ def detail_record(
             "score_history": list(score_history),
             "review_count": rec.review_count,
             "tags": list(rec.tags),
+            "steam_deck_tested_at": _day(rec.steam_deck_tested_at),
+            "languages": [language.model_dump() for language in rec.languages],
+            "ai_content": rec.ai_content,
             "refunded_review_over_2h": _r(sample.over_2h, 3) if sample else None,
             "refunded_review_window": (
                 {"from": window.from_.isoformat(), "to": window.to.isoformat()} if window else None

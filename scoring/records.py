@@ -17,6 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 SourceName = Literal["storefront", "player_stats", "play_length", "price_history", "wiki"]
 LengthSource = Literal["hltb", "playtime_estimate", "playtime"]
+# The storefront's Steam Deck rating and controller support (docs/API.md#platform-facets).
+DeckStatus = Literal["verified", "playable", "unsupported"]
+ControllerSupport = Literal["full", "partial"]
 NotRatedReason = Literal[
     "delisted",
     "too_few_reviews",
@@ -52,6 +55,19 @@ class Provenance(BaseModel):
     source: str
     kind: SourceName
     date: dt.date
+
+
+class Language(BaseModel):
+    """One language of the storefront record: its tag (ISO 639-1, or BCP 47 for Steam's Chinese
+    scripts, Brazilian Portuguese and a few more: ingest.dumps.pics_facets) and whether the
+    interface, full audio and subtitles are in it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    code: str = Field(min_length=2)
+    interface: bool
+    audio: bool
+    subtitles: bool
 
 
 class DateWindow(BaseModel):
@@ -195,6 +211,12 @@ class GameRecord(BaseModel):
     price_history: tuple[PriceObservation, ...] = Field(default=(), max_length=MAX_PRICE_HISTORY)
     price_observed_at: dt.datetime | None = None
     metacritic: int | None = Field(default=None, ge=0, le=100)
+    # The platform facets of the 2026 storefront record; None or () where it is silent.
+    steam_deck: DeckStatus | None = None
+    steam_deck_tested_at: dt.date | None = None
+    controller_support: ControllerSupport | None = None
+    languages: tuple[Language, ...] = ()
+    ai_content: str | None = None
     reviews: ReviewSample | None = None
     early_window: EarlyWindow | None = None
     sources: Sources = Sources()

@@ -8,6 +8,7 @@ comparisons and a page is a join of already-serialized items: the same bytes
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -15,7 +16,8 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from bangscore.contract.compact import decode_index, encode_index, tag_postings
+from bangscore.contract.compact import decode_index, encode_index, facet_postings, tag_postings
+from bangscore.contract.facet_filters import AUDIO, LANGUAGE
 from bangscore.contract.filters import Filters
 from bangscore.contract.not_rated import NotRatedIndex
 from bangscore.contract.paging import page_bounds, render_page
@@ -57,6 +59,8 @@ class CompactIndex:
         # which show a series once, at its best part.
         self.series = columns["series"]
         self.tag_postings = tag_postings(index)
+        # Each language tag's games (interface or subtitles; full audio), as tags' are.
+        self.facet_postings = facet_postings(index)
         # Every column by its layout name, as the list filters' predicates read them.
         self.columns = columns
         self.position = {a: i for i, a in enumerate(self.appids)}
@@ -101,6 +105,19 @@ class CompactIndex:
         each filter's predicate over this index's columns (:meth:`Filters.mask`), true indexes
         already in list order."""
         return np.flatnonzero(filters.mask(self)).astype(np.int64, copy=False)
+
+    def with_audio(
+        self, filters: Filters, appids: Sequence[int]
+    ) -> tuple[str, frozenset[int]] | None:
+        """Given a query's filters and the appids of a page, return (the language it filters
+        by: ``audio``, else ``language``; those of the appids with full audio in it), or None
+        when it filters by no language: the browse rows' "Audio in ..." badges."""
+        tag = filters.get(AUDIO) or filters.get(LANGUAGE)
+        if tag is None:
+            return None
+        posting = self.facet_postings["audio"].get(tag, np.zeros(0, dtype=np.int64))
+        spoken = {int(p) for p in posting}
+        return tag, frozenset(a for a in appids if self.position.get(a, -1) in spoken)
 
     def once_per_series(self, hits: Positions) -> Positions:
         """Given positions in list order, return them without every part of a series after its

@@ -506,6 +506,7 @@ async def browse(request: Request) -> Response:
             api_url=api_url + (f"?{urlencode(api_query, safe=',')}" if api_query else ""),
             dates=await pages.dates(snap),
             here=here(f"{pages.root}/games", api_query),
+            audio=snap.index.with_audio(filters, [int(g["appid"]) for g in listing.games]),
         )
         body = keep_adult(body, pages.root) if adult else body
         return Resolved(body, etag_for(body), HTML)

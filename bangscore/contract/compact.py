@@ -12,6 +12,7 @@ Layout (little-endian)::
     header length                uint64
     header                       UTF-8 JSON, padded with spaces to a multiple of 8 bytes:
                                  {"prices_as_of", "count", "genre_names", "tag_names",
+                                  "postings": {name: [value names]},
                                   "columns": {name: [dtype, offset, length]}}
     columns                      each at an 8-byte-aligned offset from the end of the header
 
@@ -19,8 +20,12 @@ Columns, in list order unless said: ``appid`` (i4), ``genre`` (i2, a code into
 ``genre_names``), ``year`` (i4, 0: unknown), ``on_sale``, ``adult`` (b1), ``bang_score`` (i4),
 ``cents`` (i8, the list price), ``series`` (i4, a code per series name, -1: none),
 ``tag_starts`` (i8, one more than ``tag_names``) with ``tag_positions`` (i8, each tag's games'
-positions, ascending), and ``item_starts`` (i8, count + 1) with ``items`` (u1, the serialized
-list items end to end).
+positions, ascending), the platform facets (``steam_deck``: u1, 0 null, 1 unsupported, 2
+playable, 3 verified; ``controller``: u1, 0 null, 1 partial, 2 full; ``reviews``: i8, the review
+count), for each of ``postings`` (``language``: the language tags of each game's interface or
+subtitles; ``audio``: of its full audio) ``<name>_starts`` with ``<name>_positions`` as the
+tags' are, and ``item_starts`` (i8, count + 1) with ``items`` (u1, the serialized list items end
+to end). An index written before the facets (no such columns) reads as every game silent.
 
 We write this format ourselves rather than Arrow IPC or ``.npz``: it is the serving hot path,
 pyarrow is kept out of the server (the ``server-no-arrow`` import contract), and ``.npz``
@@ -45,6 +50,13 @@ DTYPES = frozenset({"<i2", "<i4", "<i8", "|b1", "|u1"})
 INDEX_TYPE = "application/octet-stream"
 
 
+# The facets' codes in their columns: 0 is null (the storefront is silent).
+DECK_CODES = {"unsupported": 1, "playable": 2, "verified": 3}
+CONTROLLER_CODES = {"partial": 1, "full": 2}
+POSTINGS = ("language", "audio")
+FACET_COLUMNS = {"steam_deck": "|u1", "controller": "|u1", "reviews": "<i8"}
+
+
 def cents(price_usd: float) -> int:
     """Given a USD price (2 decimals), return it in whole cents."""
     return round(price_usd * 100)
@@ -60,12 +72,24 @@ class DecodedIndex:
     tag_names: list[str]
     columns: dict[str, npt.NDArray[Any]]
     items_at: int  # where the items blob starts in ``raw``
+    posting_names: dict[str, list[str]]  # each of POSTINGS: its value names, by code
 
 
 def tag_postings(index: DecodedIndex) -> dict[str, npt.NDArray[Any]]:
     """Given a decoded index, return each tag's games' positions (ascending), views into it."""
     starts, positions = index.columns["tag_starts"], index.columns["tag_positions"]
     return {t: positions[starts[n] : starts[n + 1]] for n, t in enumerate(index.tag_names)}
+
+
+def facet_postings(index: DecodedIndex) -> dict[str, dict[str, npt.NDArray[Any]]]:
+    """Given a decoded index, return for each of :data:`POSTINGS` each value's games'
+    positions (``{"language": {"de": positions}}``, ascending), views into it."""
+    out: dict[str, dict[str, npt.NDArray[Any]]] = {}
+    for name in POSTINGS:
+        starts, positions = index.columns[f"{name}_starts"], index.columns[f"{name}_positions"]
+        names = index.posting_names[name]
+        out[name] = {v: positions[starts[n] : starts[n + 1]] for n, v in enumerate(names)}
+    return out
 
 
 @dataclass(frozen=True)
@@ -78,11 +102,12 @@ class IndexColumns:
     columns: dict[str, npt.NDArray[Any]]
     genre_names: list[str]
     tag_postings: dict[str, npt.NDArray[Any]]
+    facet_postings: dict[str, dict[str, npt.NDArray[Any]]]
 
     @classmethod
     def of(cls, index: DecodedIndex) -> IndexColumns:
         """Given a decoded index, return its filter columns (views into it, nothing copied)."""
-        return cls(index.columns, index.genre_names, tag_postings(index))
+        return cls(index.columns, index.genre_names, tag_postings(index), facet_postings(index))
 
 
 def _codes(values: Sequence[str]) -> tuple[list[str], list[int]]:
@@ -117,10 +142,27 @@ def _tag_columns(tags: Sequence[Sequence[str]]) -> tuple[list[str], list[int], l
     return tag_names, starts, positions
 
 
+def _facet_columns(data: dict[str, Any], count: int) -> dict[str, npt.NDArray[Any]]:
+    """Given the index's values, return the facets' per-game columns (the items' ``steam_deck``
+    and ``controller_support``, ``review_count``), 0 where a value is missing."""
+    items: list[dict[str, Any]] = data["items"]
+    return {
+        "steam_deck": np.array(
+            [DECK_CODES.get(i.get("steam_deck") or "", 0) for i in items], dtype="|u1"
+        ),
+        "controller": np.array(
+            [CONTROLLER_CODES.get(i.get("controller_support") or "", 0) for i in items],
+            dtype="|u1",
+        ),
+        "reviews": np.array(data.get("review_count") or [0] * count, dtype="<i8"),
+    }
+
+
 def encode_index(data: dict[str, Any], item_bytes: Sequence[bytes] | None = None) -> bytes:
     """Given the index's values as parallel lists in list order (``{"prices_as_of",
-    "appid", "genre", "year", "discount", "tags", "adult", "items"}``: the items as dicts,
-    ``adult`` optional) and the items already serialized (None: serialize them here), return
+    "appid", "genre", "year", "discount", "tags", "adult", "items"}``: the items as dicts;
+    optional: ``adult``, ``review_count``, and ``language`` and ``audio``, each game's
+    language tags) and the items already serialized (None: serialize them here), return
     the layout's bytes. ValueError if the columns differ in length."""
     items: list[dict[str, Any]] = data["items"]
     count = len(data["appid"])
@@ -129,6 +171,16 @@ def encode_index(data: dict[str, Any], item_bytes: Sequence[bytes] | None = None
         raise ValueError("compact index columns differ in length")
     genre_names, genres = _codes(data["genre"])
     tag_names, tag_starts, tag_positions = _tag_columns(data["tags"])
+    postings: dict[str, list[str]] = {}
+    posting_columns: dict[str, npt.NDArray[Any]] = {}
+    for name in POSTINGS:
+        values = data.get(name) or [()] * count
+        if len(values) != count:
+            raise ValueError("compact index columns differ in length")
+        names, starts, positions = _tag_columns(values)
+        postings[name] = names
+        posting_columns[f"{name}_starts"] = np.array(starts, dtype="<i8")
+        posting_columns[f"{name}_positions"] = np.array(positions, dtype="<i8")
     item_starts = np.zeros(count + 1, dtype="<i8")
     np.cumsum([len(b) for b in serialized], out=item_starts[1:])
     columns: dict[str, npt.NDArray[Any]] = {
@@ -142,6 +194,8 @@ def encode_index(data: dict[str, Any], item_bytes: Sequence[bytes] | None = None
         "series": np.array(_series_codes(items), dtype="<i4"),
         "tag_starts": np.array(tag_starts, dtype="<i8"),
         "tag_positions": np.array(tag_positions, dtype="<i8"),
+        **_facet_columns(data, count),
+        **posting_columns,
         "item_starts": item_starts,
     }
     blob = b"".join(serialized)
@@ -159,6 +213,7 @@ def encode_index(data: dict[str, Any], item_bytes: Sequence[bytes] | None = None
             "count": count,
             "genre_names": genre_names,
             "tag_names": tag_names,
+            "postings": postings,
             "columns": table,
         }
     )
@@ -166,10 +221,30 @@ def encode_index(data: dict[str, Any], item_bytes: Sequence[bytes] | None = None
     return b"".join([MAGIC, struct.pack("<Q", len(header)), header, *chunks])
 
 
-PER_GAME = ("appid", "genre", "year", "on_sale", "adult", "bang_score", "cents", "series")
+PER_GAME = (
+    "appid", "genre", "year", "on_sale", "adult", "bang_score", "cents", "series", *FACET_COLUMNS
+)  # fmt: skip
 
 
-def _check(columns: dict[str, npt.NDArray[Any]], count: int, genres: int, tags: int) -> None:
+def _silent_facets(
+    columns: dict[str, npt.NDArray[Any]], postings: dict[str, list[str]], count: int
+) -> None:
+    """Given the columns of an index written before the facets, add them: every game silent
+    (zeros, no postings)."""
+    for name, dtype in FACET_COLUMNS.items():
+        columns[name] = np.zeros(count, dtype=dtype)
+    for name in POSTINGS:
+        columns[f"{name}_starts"] = np.zeros(1, dtype="<i8")
+        columns[f"{name}_positions"] = np.zeros(0, dtype="<i8")
+        postings[name] = []
+
+
+def _check(
+    columns: dict[str, npt.NDArray[Any]],
+    count: int,
+    genres: int,
+    sizes: dict[str, int],
+) -> None:
     """Raise ValueError unless the columns agree with each other: one value per game, codes
     and positions in range, starts ascending within their blob (a corrupt index fails at load,
     not as a 500 on the request that reads the bad row)."""
@@ -178,17 +253,17 @@ def _check(columns: dict[str, npt.NDArray[Any]], count: int, genres: int, tags: 
     code = columns["genre"]
     if count and (int(code.min()) < 0 or int(code.max()) >= genres):
         raise ValueError("compact index genre codes out of range")
-    for starts, values, size in (
-        (columns["tag_starts"], columns["tag_positions"], tags + 1),
-        (columns["item_starts"], columns["items"], count + 1),
-    ):
+    starred = [(f"{name}_starts", f"{name}_positions", size + 1) for name, size in sizes.items()]
+    for starts_name, values_name, size in [*starred, ("item_starts", "items", count + 1)]:
+        starts, values = columns[starts_name], columns[values_name]
         if starts.size != size or int(starts[0]) != 0 or int(starts[-1]) != values.size:
             raise ValueError("compact index starts do not match their values")
         if np.any(np.diff(starts) < 0):
             raise ValueError("compact index starts are not ascending")
-    positions = columns["tag_positions"]
-    if positions.size and (int(positions.min()) < 0 or int(positions.max()) >= count):
-        raise ValueError("compact index tag positions out of range")
+    for name in sizes:
+        positions = columns[f"{name}_positions"]
+        if positions.size and (int(positions.min()) < 0 or int(positions.max()) >= count):
+            raise ValueError(f"compact index {name} positions out of range")
 
 
 def decode_index(raw: bytes) -> DecodedIndex:
@@ -214,7 +289,11 @@ def decode_index(raw: bytes) -> DecodedIndex:
         prices_as_of = header["prices_as_of"]
         genre_names = [str(g) for g in header["genre_names"]]
         tag_names = [str(t) for t in header["tag_names"]]
-        _check(columns, count, len(genre_names), len(tag_names))
-    except (KeyError, TypeError, orjson.JSONDecodeError) as exc:
+        postings = {k: [str(v) for v in header.get("postings", {}).get(k, [])] for k in POSTINGS}
+        if "postings" not in header:  # written before the facets
+            _silent_facets(columns, postings, count)
+        sizes = {"tag": len(tag_names), **{k: len(v) for k, v in postings.items()}}
+        _check(columns, count, len(genre_names), sizes)
+    except (KeyError, TypeError, AttributeError, orjson.JSONDecodeError) as exc:
         raise ValueError(f"corrupt compact index: {exc}") from exc
-    return DecodedIndex(raw, prices_as_of, genre_names, tag_names, columns, items_at)
+    return DecodedIndex(raw, prices_as_of, genre_names, tag_names, columns, items_at, postings)

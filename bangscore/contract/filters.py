@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
+from bangscore.contract.facet_filters import FACET_FILTERS
 from bangscore.contract.limits import MAX_PRICE_USD, MAX_TAG_LENGTH, MAX_TAGS, MAX_YEAR, MIN_YEAR
 from bangscore.contract.list_filter import (
     FilterColumns,
@@ -28,8 +29,11 @@ from bangscore.contract.list_filter import (
     FormState,
     ListFilter,
     bounded_integer,
+    client_integer,
+    client_list,
     price_cents,
     price_text,
+    sorted_list,
     split,
 )
 from bangscore.contract.patterns import SOLID, WS, any_case
@@ -91,10 +95,6 @@ def _price(values: Sequence[str]) -> int:
     return cents
 
 
-def _sorted_list(words: frozenset[str]) -> str:
-    return ",".join(sorted(words))
-
-
 # -- the games each keeps -----------------------------------------------------------------------
 
 
@@ -126,16 +126,6 @@ def _up_to_year(index: FilterColumns, year: int) -> Mask:
 
 
 # -- how the client sends them ------------------------------------------------------------------
-
-
-def _client_list(value: str | Iterable[str] | None) -> str | None:
-    if not value:
-        return None
-    return value if isinstance(value, str) else ",".join(value)
-
-
-def _client_integer(value: int | None) -> str | None:
-    return None if value is None else str(value)
 
 
 def _client_price(value: float | None) -> str | None:
@@ -170,33 +160,33 @@ def _year_bound(
         schema={"type": "integer", "minimum": MIN_YEAR, "maximum": MAX_YEAR},
         # The form offers the catalogue's years; the parser takes any four-digit year.
         form=FormField(label, "number", min=1970, max=2100, inputmode="numeric"),
-        client=_client_integer,
+        client=client_integer,
     )
 
 
 GENRE: ListFilter[frozenset[str]] = ListFilter(
     "genre",
     parse=_genres,
-    text=_sorted_list,
+    text=sorted_list,
     mask=_genre_mask,
     wire_type="string",
     description="Comma-separated genres, any of: " + ", ".join(GENRES) + " (case-insensitive, OR)",
     schema={"type": "string", "pattern": GENRE_PATTERN},
     form=FormField("Genre (any of)", "checkboxes", choices=GENRES),
-    client=_client_list,
+    client=client_list,
     merged=True,
 )
 TAG: ListFilter[frozenset[str]] = ListFilter(
     "tag",
     parse=_tags,
-    text=_sorted_list,
+    text=sorted_list,
     mask=_tag_mask,
     wire_type="string",
     description="Comma-separated storefront user tags, all required (AND, case-insensitive); "
     f"at most {MAX_TAGS} tags of at most {MAX_TAG_LENGTH} characters",
     schema={"type": "string", "pattern": TAG_PATTERN},
     form=FormField("Tags (all of them)", "text", placeholder="co-op, pixel graphics"),
-    client=_client_list,
+    client=client_list,
     merged=True,
     form_text=lambda tags: ", ".join(sorted(tags)),
 )
@@ -245,7 +235,9 @@ MAX_PRICE: ListFilter[int] = ListFilter(
 )
 """The price cap; also a parameter of ``GET /api/v1/search``. Its value is in cents."""
 
-LIST_FILTERS: tuple[ListFilter[Any], ...] = (GENRE, TAG, YEAR_FROM, YEAR_TO, ON_SALE, MAX_PRICE)
+LIST_FILTERS: tuple[ListFilter[Any], ...] = (
+    GENRE, TAG, YEAR_FROM, YEAR_TO, ON_SALE, MAX_PRICE, *FACET_FILTERS
+)  # fmt: skip
 """Every filter of ``GET /api/v1/games``, in the order the parser reports errors, canonical
 links write them and the form shows them."""
 
@@ -261,6 +253,11 @@ class ClientFilters(TypedDict, total=False):
     year_to: int | None
     on_sale: bool
     max_price: float | None
+    steam_deck: str | Iterable[str] | None
+    controller: str | Iterable[str] | None
+    language: str | None
+    audio: str | None
+    min_reviews: int | None
 
 
 def list_filters() -> tuple[ListFilter[Any], ...]:

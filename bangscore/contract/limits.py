@@ -65,3 +65,6 @@ wishlist of 300 games is 3 requests. More is a 400 naming ``appids``."""
 
 MAX_PRICE_USD: Final[int] = 1000
 """The highest ``max_price`` (US dollars, at most two decimals); the lowest is 0 (free games)."""
+
+MAX_MIN_REVIEWS: Final[int] = 10_000_000
+"""The highest ``min_reviews`` (a whole number of reviews); the lowest is 0."""

@@ -18,7 +18,7 @@ comma lists).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
 
@@ -51,7 +51,8 @@ class FilterColumns(Protocol):
     def columns(self) -> Mapping[str, Column]:
         """Every column by its layout name: ``genre`` (a code into ``genre_names``), ``year``
         (0: unknown), ``on_sale``, ``adult``, ``bang_score``, ``cents`` (``price_usd`` in cents),
-        and any column a build adds."""
+        ``steam_deck``, ``controller``, ``reviews`` (:mod:`bangscore.contract.compact`'s
+        codes) and any column a build adds."""
 
     @property
     def genre_names(self) -> Sequence[str]:
@@ -61,6 +62,11 @@ class FilterColumns(Protocol):
     def tag_postings(self) -> Mapping[str, Column]:
         """For each lowercase tag, the positions of the games carrying it, ascending."""
 
+    @property
+    def facet_postings(self) -> Mapping[str, Mapping[str, Column]]:
+        """For ``language`` (interface or subtitles) and ``audio``, each language tag's games'
+        positions, ascending."""
+
 
 @dataclass(frozen=True, slots=True)
 class FormField:
@@ -69,12 +75,14 @@ class FormField:
 
     ``control``: ``checkboxes`` (one per choice, labelled as genres are: a word's own label, else
     the word capitalised with spaces), ``checkbox`` (the value ``true``, shown beside the
-    form's buttons), or an ``<input>`` of type ``text`` or ``number``.
+    form's buttons), ``select`` (one of the choices or none, in their order, each shown as its
+    entry of ``labels``), or an ``<input>`` of type ``text`` or ``number``.
     """
 
     label: str
-    control: Literal["checkboxes", "checkbox", "text", "number"]
+    control: Literal["checkboxes", "checkbox", "select", "text", "number"]
     choices: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()
     min: int | None = None
     max: int | None = None
     inputmode: str = ""
@@ -179,3 +187,21 @@ def price_text(cents: int) -> str:
     decimals (``10``), else two decimals (``9.99``)."""
     dollars, rest = divmod(cents, 100)
     return str(dollars) if rest == 0 else f"{dollars}.{rest:02d}"
+
+
+def sorted_list(words: frozenset[str]) -> str:
+    """Given a set of words, return them sorted, comma-separated (a list's canonical text)."""
+    return ",".join(sorted(words))
+
+
+def client_list(value: str | Iterable[str] | None) -> str | None:
+    """Given the client's list argument (a comma string or an iterable), return its text, or
+    None when empty."""
+    if not value:
+        return None
+    return value if isinstance(value, str) else ",".join(value)
+
+
+def client_integer(value: int | None) -> str | None:
+    """Given the client's integer argument, return its text, or None when not given."""
+    return None if value is None else str(value)

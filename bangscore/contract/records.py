@@ -23,11 +23,19 @@ import datetime as dt
 from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue, models_json_schema
 from pydantic_core import core_schema
 
+from bangscore.contract.facets import (
+    AiContentField,
+    ControllerField,
+    DeckTestedField,
+    LanguagesField,
+    SteamDeckField,
+)
 from bangscore.contract.limits import MAX_LOOKUP_APPIDS, PAGE_SIZE
+from bangscore.contract.records_base import Record
 from bangscore.scoring.drivers import Driver
 from bangscore.scoring.flags import ProvisionalReason
 from bangscore.scoring.genres import Genre
@@ -49,25 +57,6 @@ Percent = Annotated[int, Field(ge=0, le=100)]
 Score = Annotated[int, Field(ge=0, le=100)]
 Count = Annotated[int, Field(ge=0)]
 AppId = Annotated[int, Field(ge=1, description="Storefront application id")]
-
-
-class Record(BaseModel):
-    """A wire record: every field required (null where its type allows), nothing else.
-
-    The schema forbids other members (``additionalProperties: false``: the builder writes
-    exactly these, :func:`ordered` refuses any other), while parsing ignores them, so a client
-    built on these models keeps working when a later ``/api/v1`` adds a field
-    (docs/API.md#versions-and-changes)."""
-
-    model_config = ConfigDict(
-        extra="ignore",
-        json_schema_extra={"additionalProperties": False},
-        frozen=True,
-        populate_by_name=True,
-        # Fields with a default (only the problem document's optional members) stay optional.
-        json_schema_serialization_defaults_required=False,
-        ser_json_inf_nan="null",
-    )
 
 
 # -- list item ---------------------------------------------------------------------------------
@@ -137,6 +126,8 @@ class ListItem(Record):
         "nudity, or the players' tags do (Hentai among the first ten, Sexual Content or Nudity "
         "among the first five). The API lists adult games; the website hides them unless asked."
     )
+    steam_deck: SteamDeckField
+    controller_support: ControllerField
     series: Series | None = Field(
         description="The series this game is a chapter, episode or volume of, else null."
     )
@@ -323,6 +314,9 @@ class GameDetail(ListItem):
     )
     review_count: Count = Field(description="Storefront reviews counted in review_score.")
     tags: list[str] = Field(description="Storefront user tags, most-voted first, at most 20.")
+    steam_deck_tested_at: DeckTestedField
+    languages: LanguagesField
+    ai_content: AiContentField
     refunded_review_over_2h: Fraction | None = Field(
         description="Share of the flagged reviews whose writer had played more than 2 hours."
     )

@@ -32,6 +32,7 @@ from bangscore.site.adult import toggle_href
 from bangscore.site.badge import Badge, badge_snippet
 from bangscore.site.better_value import cap_usd
 from bangscore.site.chart import PriceCurve, svg_number, svg_points, usd
+from bangscore.site.facets import facet_badges, languages_view
 from bangscore.site.history_chart import PriceHistory
 from bangscore.site.jinja_env import FastEnvironment, ProcessBytecodeCache
 from bangscore.site.labels import (
@@ -237,6 +238,8 @@ class SiteRenderer:
             local=_local,
             genre_label=genre_label,
             flags=flags_view,
+            facets=facet_badges,
+            languages=languages_view,
             day=format_day,
             day_month=_fmt_day_month,
             price_seen=price_seen,
@@ -413,11 +416,14 @@ class SiteRenderer:
         errors: Sequence[Any] = (),
         dates: Mapping[str, str | None] | None = None,
         here: str | None = None,
+        audio: tuple[str, frozenset[int]] | None = None,
     ) -> bytes:
         """Given a page of games, the form's state (every list filter with its field's value:
         :meth:`bangscore.contract.filters.Filters.form`), the same query's API URL, any parameter
-        errors (objects with ``parameter`` and ``message``) and the page's own root-relative
-        URL without ``adult`` (for the adult toggle; None: no toggle), return the ``/games``
+        errors (objects with ``parameter`` and ``message``), the page's own root-relative
+        URL without ``adult`` (for the adult toggle; None: no toggle) and, when the query
+        filters by a language, that tag and the appids of the page with full audio in it (their
+        rows' "Audio in ..." badge), return the ``/games``
         page as the site shows it by default (adult games hidden;
         :func:`bangscore.site.adult.keep_adult` gives it with them)."""
         return (
@@ -428,6 +434,7 @@ class SiteRenderer:
                 api_url=api_url,
                 errors=errors,
                 dates=dates or {},
+                audio=audio,
                 **({"here": here} if here is not None else {}),
             )
             .encode()

@@ -26,6 +26,12 @@ from typing import Any
 
 import orjson
 
+from bangscore.ingest.dumps.pics_facets import (
+    pics_ai_content,
+    pics_controller,
+    pics_deck,
+    pics_languages,
+)
 from bangscore.ingest.resolve.names import display_cell, display_name
 from bangscore.ingest.resolve.observations import Observation
 from bangscore.ingest.resolve.prices import Price, Seen
@@ -203,6 +209,10 @@ PICS_FIELDS: tuple[Callable[[dict[str, Any], _PicsLookups], Iterator[Field]], ..
     _pics_reviews,
     _pics_metacritic,
     _pics_descriptors,
+    pics_deck,
+    pics_controller,
+    pics_languages,
+    pics_ai_content,
 )
 
 
@@ -213,7 +223,9 @@ def observe_pics(folder: Path) -> Iterator[Observation]:
     percentage / 100), the least review count Steam's review summary implies
     (``review_count_floor``, :data:`REVIEW_COUNT_FLOOR`), Metacritic score and the storefront's
     content descriptor ids (``content_descriptors``, sorted; :mod:`scoring.flags` names them)
-    of each app (one reader per field: :data:`PICS_FIELDS`)."""
+    of each app, and its platform facets (:mod:`ingest.dumps.pics_facets`: Steam Deck status
+    and test date, controller support, languages, AI disclosure); one reader per field:
+    :data:`PICS_FIELDS`."""
     lookups = _PicsLookups(
         *(
             {str(k): v for k, v in _json(folder / "lookups" / f"{name}.json").items()}

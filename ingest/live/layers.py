@@ -82,6 +82,11 @@ _PUBLIC: Final[tuple[tuple[str, str, SourceName, _Getter], ...]] = (
     ("storefront_genres", "genre", "storefront", lambda r: r.storefront_genres),
     ("completionist_hours", "completionist_hours", "play_length", lambda r: r.completionist_hours),
     ("metacritic", "metacritic", "storefront", lambda r: r.metacritic),
+    ("steam_deck", "steam_deck", "storefront", lambda r: r.steam_deck),
+    ("steam_deck_tested_at", "steam_deck", "storefront", lambda r: r.steam_deck_tested_at),
+    ("controller_support", "controller_support", "storefront", lambda r: r.controller_support),
+    ("languages", "languages", "storefront", lambda r: r.languages),
+    ("ai_content", "ai_content", "storefront", lambda r: r.ai_content),
     ("early_window", "early_window_reviews", "player_stats", lambda r: r.early_window),
     ("finish_rate", "finish_rate", "player_stats", lambda r: r.finish_rate),
     (

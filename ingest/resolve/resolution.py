@@ -133,6 +133,10 @@ _PUBLIC = {
     "metacritic": "metacritic",
     "early_window": "early_window_reviews",
     "median_playtime_hours": "median_playtime_hours",
+    "steam_deck": "steam_deck",
+    "controller_support": "controller_support",
+    "languages": "languages",
+    "ai_content": "ai_content",
 }
 
 
@@ -466,6 +470,11 @@ def _record(
         historical_low_usd=round(low.price_usd, 2) if low else None,
         historical_low_at=low.at if low else None,
         metacritic=known.value(appid, "metacritic"),
+        steam_deck=known.value(appid, "steam_deck"),
+        steam_deck_tested_at=known.value(appid, "steam_deck_tested_at"),
+        controller_support=known.value(appid, "controller_support"),
+        languages=tuple(known.value(appid, "languages", ())),
+        ai_content=known.value(appid, "ai_content"),
         median_playtime_hours=float(median.value) if median is not None else None,
         reviews=known.value(appid, "reviews"),
         early_window=window,

@@ -11,7 +11,15 @@ import numpy as np
 import orjson
 import pytest
 
-from bangscore.contract.compact import ALIGN, MAGIC, decode_index, encode_index
+from bangscore.contract.compact import (
+    ALIGN,
+    FACET_COLUMNS,
+    MAGIC,
+    POSTINGS,
+    decode_index,
+    encode_index,
+    facet_postings,
+)
 
 
 def values(count: int = 3) -> dict[str, Any]:
@@ -24,6 +32,9 @@ def values(count: int = 3) -> dict[str, Any]:
         "discount": [50 if n == 1 else 0 for n in range(count)],
         "tags": [["indie", "rpg"][: n % 3] for n in range(count)],
         "adult": [n == 2 for n in range(count)],
+        "review_count": [1000 * n for n in range(count)],
+        "language": [["en", "de"][: n % 3] for n in range(count)],
+        "audio": [["de"] if n == 1 else [] for n in range(count)],
         "items": [
             {
                 "appid": 10 + n,
@@ -31,6 +42,8 @@ def values(count: int = 3) -> dict[str, Any]:
                 "bang_score": 90 - n,
                 "price_usd": 19.99 - n,
                 "series": {"name": "Saga"} if n < 2 else None,
+                "steam_deck": ("verified", None, "unsupported")[n % 3],
+                "controller_support": ("full", "partial", None)[n % 3],
             }
             for n in range(count)
         ],
@@ -57,6 +70,13 @@ def test_a_round_trip_keeps_every_column_and_item_byte() -> None:
         t: positions[starts[n] : starts[n + 1]].tolist() for n, t in enumerate(index.tag_names)
     }
     assert postings == {"indie": [1, 2], "rpg": [2]}
+    assert c["steam_deck"].tolist() == [3, 0, 1]  # verified, silent, unsupported
+    assert c["controller"].tolist() == [2, 1, 0]  # full, partial, silent
+    assert c["reviews"].tolist() == [0, 1000, 2000]
+    assert {k: {t: p.tolist() for t, p in v.items()} for k, v in facet_postings(index).items()} == {
+        "language": {"de": [2], "en": [1, 2]},
+        "audio": {"de": [1]},
+    }
     blob = raw[index.items_at : index.items_at + int(c["item_starts"][-1])]
     assert blob == b"".join(orjson.dumps(i) for i in data["items"])
 
@@ -89,6 +109,24 @@ def test_every_column_starts_aligned() -> None:
 def test_an_empty_catalogue_round_trips() -> None:
     index = decode_index(encode_index(values(0)))
     assert index.columns["appid"].size == 0 and index.tag_names == []
+
+
+def _before_facets(header: dict[str, Any]) -> None:
+    # An index as builds before the platform facets wrote it: no postings, no facet columns.
+    del header["postings"]
+    for name in [
+        *FACET_COLUMNS,
+        *(f"{p}_{part}" for p in POSTINGS for part in ("starts", "positions")),
+    ]:
+        del header["columns"][name]
+
+
+def test_an_index_written_before_the_facets_reads_as_every_game_silent() -> None:
+    index = decode_index(_with_header(encode_index(values()), _before_facets))
+    assert index.columns["steam_deck"].tolist() == [0, 0, 0]
+    assert index.columns["reviews"].tolist() == [0, 0, 0]
+    assert facet_postings(index) == {"language": {}, "audio": {}}
+    assert index.columns["bang_score"].tolist() == [90, 89, 88]
 
 
 def test_columns_of_different_lengths_are_refused() -> None:
@@ -156,6 +194,12 @@ def _write(name: str, at: int, value: int) -> Callable[[bytes], bytes]:
         pytest.param(lambda raw: _with_header(raw, _drop("cents")), "cents", id="missing-column"),
         pytest.param(_write("genre", 1, 7), "genre codes", id="genre-code-out-of-range"),
         pytest.param(_write("tag_positions", 0, 99), "tag positions", id="tag-position-too-big"),
+        pytest.param(
+            _write("audio_positions", 0, 99), "audio positions", id="audio-position-too-big"
+        ),
+        pytest.param(
+            lambda raw: _with_header(raw, _drop("steam_deck")), "steam_deck", id="missing-facet"
+        ),
         pytest.param(_write("item_starts", 1, 10**6), "ascending|match", id="item-start-too-big"),
     ],
 )

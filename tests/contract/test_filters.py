@@ -27,6 +27,7 @@ from bangscore.client_core import list_query
 from bangscore.contract import filters
 from bangscore.contract.api import root_listing
 from bangscore.contract.compact import IndexColumns, decode_index
+from bangscore.contract.facet_filters import AUDIO, CONTROLLER, LANGUAGE, MIN_REVIEWS, STEAM_DECK
 from bangscore.contract.filters import (
     GENRE,
     INDEX_KEY,
@@ -110,6 +111,16 @@ def test_max_price_is_inclusive_uncomputed_and_canonical(
         pytest.param({"year_to": 2015}, id="year-to-only"),
         pytest.param({"on_sale": True, "max_price": 1999}, id="sale-and-cap"),
         pytest.param({"adult": False}, id="no-adult"),
+        pytest.param({"steam_deck": frozenset({"verified"})}, id="deck-verified"),
+        pytest.param({"steam_deck": frozenset({"verified", "playable"})}, id="deck-two"),
+        pytest.param({"controller": frozenset({"full"}), "max_price": 999}, id="controller"),
+        pytest.param({"controller": frozenset({"full", "partial"})}, id="controller-any"),
+        pytest.param({"language": "de"}, id="language"),
+        pytest.param({"language": "de", "audio": "de"}, id="language-and-audio"),
+        pytest.param({"language": "ja", "genre": frozenset({"rpg"})}, id="subtitles-only"),
+        pytest.param({"audio": "fr"}, id="audio-nobody-has"),
+        pytest.param({"min_reviews": 1000}, id="min-reviews-inclusive"),
+        pytest.param({"min_reviews": 1001}, id="min-reviews-above-all"),
     ],
 )
 def test_each_predicate_agrees_with_the_reference(
@@ -132,7 +143,9 @@ def test_equal_filters_are_one_value_however_built() -> None:
 
 
 def test_the_table_names_each_filter_once_in_the_order_links_write_them() -> None:
-    assert LIST_FILTERS == (GENRE, TAG, YEAR_FROM, YEAR_TO, ON_SALE, MAX_PRICE)
+    declared = (GENRE, TAG, YEAR_FROM, YEAR_TO, ON_SALE, MAX_PRICE)
+    facets = (STEAM_DECK, CONTROLLER, LANGUAGE, AUDIO, MIN_REVIEWS)
+    assert list(LIST_FILTERS) == [*declared, *facets]
     names = [f.name for f in LIST_FILTERS]
     assert len(set(names)) == len(names)
     assert [p["name"] for p in openapi_parameters()] == [*names, "page", "api_key"]

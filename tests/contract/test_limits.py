@@ -155,6 +155,41 @@ CASES = [
     pytest.param(GAMES, "on_sale", "false", False, id="on_sale-false"),
     pytest.param(GAMES, "on_sale", " true", False, id="on_sale-space"),
     pytest.param(GAMES, "on_sale", "", False, id="on_sale-empty"),
+    # the platform facets: their vocabularies, case and spacing; min_reviews' bounds
+    pytest.param(GAMES, "steam_deck", "verified", True, id="steam_deck-verified"),
+    pytest.param(GAMES, "steam_deck", " Verified , PLAYABLE ", True, id="steam_deck-two-spaced"),
+    pytest.param(GAMES, "steam_deck", "great", False, id="steam_deck-unknown"),
+    pytest.param(GAMES, "steam_deck", "verified,", False, id="steam_deck-trailing-comma"),
+    pytest.param(GAMES, "steam_deck", "", False, id="steam_deck-empty"),
+    pytest.param(GAMES, "controller", "full,partial", True, id="controller-both"),
+    pytest.param(GAMES, "controller", "none", False, id="controller-none"),
+    *(
+        pytest.param(GAMES, name, raw, valid, id=f"{name}-{label}")
+        for name in ("language", "audio")
+        for raw, valid, label in (
+            ("de", True, "de"),
+            ("DE", True, "DE"),
+            (" zh-hans ", True, "zh-hans-spaced"),
+            ("pt-BR", True, "pt-BR"),
+            ("xx", False, "unknown"),
+            ("de,fr", False, "two"),
+            ("german", False, "storefront-name"),
+            ("\u3000de", True, "ideographic-space"),
+            ("", False, "empty"),
+        )
+    ),
+    *(
+        pytest.param(GAMES, "min_reviews", raw, valid, id=f"min_reviews-{label}")
+        for raw, valid, label in (
+            ("0", True, "0"),
+            ("10000", True, "10000"),
+            (str(limits.MAX_MIN_REVIEWS), True, "max"),
+            (str(limits.MAX_MIN_REVIEWS + 1), False, "past-max"),
+            ("-1", False, "negative"),
+            ("1e4", False, "exponent"),
+            ("", False, "empty"),
+        )
+    ),
     # max_price: 0..MAX_PRICE_USD dollars, at most two decimals, on the list and search
     *(
         pytest.param(path, "max_price", raw, valid, id=f"{where}-max_price-{label}")
@@ -246,6 +281,7 @@ PUBLISHED = [
     ("MAX_LINK_EXPIRES_DIGITS", 12),
     ("MAX_LOOKUP_APPIDS", 100),
     ("MAX_PRICE_USD", 1000),
+    ("MAX_MIN_REVIEWS", 10_000_000),
 ]
 
 
@@ -271,6 +307,7 @@ def test_published_figures(name: str, value: int) -> None:
         pytest.param(GAMES, "year_to", "minimum", limits.MIN_YEAR, id="year_to-minimum"),
         pytest.param(GAMES, "year_to", "maximum", limits.MAX_YEAR, id="year_to-maximum"),
         pytest.param(GAME, "appid", "maxLength", limits.MAX_APPID_DIGITS, id="appid-maxLength"),
+        pytest.param(GAMES, "min_reviews", "maximum", limits.MAX_MIN_REVIEWS, id="min_reviews-max"),
     ],
 )
 def test_openapi_schema_states_the_figure(path: str, name: str, key: str, value: int) -> None:

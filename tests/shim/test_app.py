@@ -76,6 +76,11 @@ def test_root_listing_needs_no_key_and_lists_every_endpoint(api: Any) -> None:
         "year_to",
         "on_sale",
         "max_price",
+        "steam_deck",
+        "controller",
+        "language",
+        "audio",
+        "min_reviews",
         "page",
         "api_key",
     }

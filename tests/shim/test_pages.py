@@ -72,6 +72,9 @@ def rel_links(html: str) -> dict[str, str]:
         "on_sale=true&page=2",
         "year_from=2030",
         "page=99",
+        "steam_deck=verified,playable&controller=full",
+        "language=de&audio=de&page=2",
+        "min_reviews=1000&language=ja",
     ],
     ids=[
         "all",
@@ -83,6 +86,9 @@ def rel_links(html: str) -> dict[str, str]:
         "sale-p2",
         "none-match",
         "past-the-end",
+        "deck-controller",
+        "german-audio-p2",
+        "reviews-subtitles",
     ],
 )
 def test_browse_shows_exactly_what_the_api_lists(site: Any, query: str) -> None:
@@ -153,6 +159,42 @@ def test_browse_form_keeps_the_filters_and_links_pages_and_the_api(site: Any) ->
     assert 'value="shooter" checked' not in checked
 
 
+def test_browse_form_keeps_the_facets_and_badges_rows(site: Any) -> None:
+    client, _ = site
+    html = client.get("/games?steam_deck=verified,playable&language=DE&min_reviews=10").text
+    assert 'name="steam_deck" value="verified" checked' in html
+    assert 'name="steam_deck" value="unsupported" checked' not in html
+    assert '<option value="de" selected>German (de)</option>' in html
+    assert 'name="min_reviews" min="0" max="10000000" value="10"' in html
+    assert rel_links(html)["next"] == (
+        "/games?steam_deck=playable,verified&amp;language=de&amp;min_reviews=10&amp;page=2"
+    )
+    # Every row is Deck verified or playable; those with German voices say so, the others not.
+    rows = re.findall(r'<tr data-appid="(\d+)">(.*?)</tr>', html, re.S)
+    assert rows and all(re.search("Deck (verified|playable)<", row) for _, row in rows)
+    voiced = {r.appid for r in factories.small_catalog() if any(
+        lang.code == "de" and lang.audio for lang in r.languages
+    )}  # fmt: skip
+    badged = {int(a) for a, row in rows if "Audio in German" in row}
+    assert badged == {int(a) for a, _ in rows} & voiced and badged
+
+
+def test_a_game_page_shows_its_facets(site: Any) -> None:
+    client, _ = site
+    html = client.get("/game/10000").text
+    badges = re.findall(r'<li class="facet facet-([\w-]+)">([^<]*)</li>', html)
+    assert badges == [
+        ("deck-verified", "Deck verified, tested 10 Jan 2024"),
+        ("controller-full", "Full controller support"),
+    ]
+    languages = re.search(r'<td id="languages">(.*?)</td>', html)
+    assert languages is not None
+    assert re.sub(r"<[^>]+>", "", languages[1]) == (
+        "English (interface, audio, subtitles); German (interface, audio)"
+    )
+    assert '<td id="ai-content">Pre-generated: the developer discloses' in html
+
+
 def test_empty_form_fields_redirect_to_the_clean_url(site: Any) -> None:
     client, _ = site
     answer = client.get(
@@ -173,8 +215,13 @@ def test_empty_form_fields_redirect_to_the_clean_url(site: Any) -> None:
         ("on_sale=yes", "on_sale"),
         ("page=0", "page"),
         ("colour=red", "colour"),
+        ("steam_deck=great", "steam_deck"),
+        ("language=german", "language"),
     ],
-    ids=["short-year", "unknown-genre", "year-too-low", "on-sale-value", "page-0", "unknown"],
+    ids=[
+        *("short-year", "unknown-genre", "year-too-low", "on-sale-value", "page-0", "unknown"),
+        *("unknown-deck", "unknown-language"),
+    ],
 )
 def test_bad_filters_answer_an_html_400_with_the_form(
     site: Any, query: str, parameter: str

@@ -19,7 +19,7 @@ from starlette.applications import Starlette
 from bangscore.build.publish import publish
 from bangscore.build.snapshot import snapshot_objects
 from bangscore.scoring.pipeline import ScoredGame, score_catalog
-from bangscore.scoring.records import Catalog, GameRecord, NotRated, Sources
+from bangscore.scoring.records import Catalog, GameRecord, Language, NotRated, Sources
 from bangscore.settings import Settings
 from bangscore.shim.access_log import AccessLog
 from bangscore.shim.app import create_app
@@ -214,6 +214,30 @@ GENRE_TAGS: dict[str, dict[str, Any]] = {
 }
 
 
+def _facets(g_index: int, i: int) -> dict[str, Any]:
+    """The platform facets of the small catalogue's game ``i`` of genre ``g_index``: every Deck
+    rating and controller level, and silence, in turn; English everywhere, German interface
+    on every other game (audio on every third), Japanese subtitles in odd genres."""
+    deck = ("verified", "playable", "unsupported", None)[(g_index + i) % 4]
+    languages = [Language(code="en", interface=True, audio=True, subtitles=True)]
+    if i % 2 == 0 or i % 3 == 0:
+        languages.append(
+            Language(code="de", interface=i % 2 == 0, audio=i % 3 == 0, subtitles=False)
+        )
+    if g_index % 2:
+        languages.append(Language(code="ja", interface=False, audio=False, subtitles=True))
+    return {
+        "steam_deck": deck,
+        "steam_deck_tested_at": dt.date(2024, 1 + i, 10) if deck else None,
+        "controller_support": ("full", "partial", None)[(g_index * 5 + i) % 3],
+        "languages": tuple(languages),
+        "ai_content": "Pre-generated: the developer discloses content made with the help of AI "
+        "tools during development."
+        if (g_index + i) % 7 == 0
+        else None,
+    }
+
+
 def small_catalog() -> list[GameRecord]:
     """Return 45 records: 5 per genre, with varied prices, discounts, years and tags."""
     records = []
@@ -234,6 +258,7 @@ def small_catalog() -> list[GameRecord]:
                     main_story_hours=extra.get("main_story_hours", 5.0 + 4 * i),
                     storefront_genres=tuple(extra.get("storefront_genres", ())),
                     tags=tags,
+                    **_facets(g_index, i),
                 )
             )
     return records

@@ -49,9 +49,9 @@ The tree (the module that raises each, in brackets)::
 The Python client's family (:class:`bangscore.client.ApiError` and its subclasses
 InvalidParameter, AuthenticationFailed, PermissionDenied, NotFound, GameNotRated,
 HistoryExpired, RateLimited, Unavailable, ServerError, ResponseTooLarge, DeadlineExceeded,
-and for failures with no problem document ApiConnectionError and InvalidResponse) derives from BangScoreError
-too, but is defined and imported in :mod:`bangscore.client`: it is the client library's public
-surface.
+and for failures with no problem document ApiConnectionError and InvalidResponse) derives
+from BangScoreError too, but is defined and imported in :mod:`bangscore.client`: it is the
+client library's public surface.
 
 One class per name (issue 47): the server's 404 refusal is :class:`ResourceNotFound`, and
 ``NotFound`` is only the client's 404 answer, :class:`bangscore.client.NotFound`. This module

@@ -12,7 +12,8 @@ from typing import Any, Final, Literal
 
 from pydantic import Field
 
-from bangscore.contract.records import AppId, Record
+from bangscore.contract.records import AppId
+from bangscore.contract.records_base import Record
 from bangscore.scoring.genres import GENRES
 
 __all__ = [

@@ -183,7 +183,7 @@ def test_failures_are_exceptions_from_the_problem_document(served: Served) -> No
         with pytest.raises(InvalidParameter) as bad:
             api.games(year_from=999, year_to=2010)
         assert [e.parameter for e in bad.value.errors] == ["year_from"]
-        with pytest.raises(InvalidParameter) as crossed:  # issue 55 item 9: a 400, as CONTRACT says
+        with pytest.raises(InvalidParameter) as crossed:  # issue 55 item 9: a 400 naming both
             api.games(year_from=2020, year_to=2010)
         assert [e.parameter for e in crossed.value.errors] == ["year_from", "year_to"]
         with pytest.raises(PermissionDenied) as denied:

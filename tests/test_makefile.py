@@ -22,4 +22,4 @@ def test_make_help_lists_every_target_with_its_text_in_one_column() -> None:
     longest = max(map(len, targets))
     columns = {len(line) - len(line[2 + longest :].lstrip()) for line in shown}
     assert columns == {2 + longest + 2}, shown
-    assert any(line.startswith("  forecast-backtest  hold out") for line in shown)
+    assert any(line.startswith("  forecast-backtest  a build as of 24 Jun 2026") for line in shown)

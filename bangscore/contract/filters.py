@@ -262,8 +262,8 @@ class ClientFilters(TypedDict, total=False):
 
 def crossed_years(chosen: Mapping[str, object]) -> list[tuple[str, str]]:
     """Given each list filter's parsed value by parameter name, return (parameter, reason)
-    for both ends of a year range whose start is after its end (a 400 naming both, as the
-    CONTRACT says: issue 55 item 9), else []."""
+    for both ends of a year range whose start is after its end (a 400 naming both:
+    docs/API.md#list-games, issue 55 item 9), else []."""
     first, last = chosen.get(YEAR_FROM.name), chosen.get(YEAR_TO.name)
     if isinstance(first, int) and isinstance(last, int) and first > last:
         return [

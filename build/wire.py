@@ -209,6 +209,9 @@ def detail_record(
             ],
             "score_history": list(score_history),
             "review_count": rec.review_count,
+            "recent_review_score": _r(rec.recent_review_score, 3),
+            "recent_review_count": rec.recent_review_count,
+            "recent_reviews_at": _day(rec.recent_reviews_at),
             "tags": list(rec.tags),
             "refunded_review_over_2h": _r(sample.over_2h, 3) if sample else None,
             "refunded_review_window": (

@@ -623,7 +623,14 @@ def render_report(
         *model_lines(),
         *(norms_lines(norms) if norms is not None else []),
         *target_lines(scored, read_anchors()),
-        *(curve_lines(list(zip(scored, buyer, strict=True))) if buyer is not None else []),
+        *(
+            curve_lines(
+                list(zip(scored, buyer, strict=True)),
+                report.older_share_offset if report is not None else 0.0,
+            )
+            if buyer is not None
+            else []
+        ),
         *_prior_lines(scored),
         "## Score distribution",
         "",
@@ -783,7 +790,9 @@ def render_report(
     return "\n".join(lines)
 
 
-def curve_lines(rows: Sequence[tuple[ScoredGame, dict[str, Any]]]) -> list[str]:
+def curve_lines(
+    rows: Sequence[tuple[ScoredGame, dict[str, Any]]], offset: float = 0.0
+) -> list[str]:
     """Given the scored games in list order with their buyer fields, return the section on how
     the quality curve is set (score version 6.0) with tiers and verdicts by review band and
     count, before (:data:`bench.bands.BEFORE_BANDS`) and now, and issue 53's checks."""
@@ -818,7 +827,9 @@ def curve_lines(rows: Sequence[tuple[ScoredGame, dict[str, Any]]]) -> list[str]:
         "players review no more kindly than their genre's). A share known only from "
         "SteamSpy's January 2025 dump is lowered by the median difference to the 2026 "
         "storefront share on the games both hold with 1,000+ reviews "
-        "(ingest/resolve/reviews.py). Where the recent sample (up to 1,000 reviews) and the "
+        f"({100 * offset:.2f} points on these dumps; "
+        f"{sum('review_score' in g.record.estimated for g, _ in rows):,} rated games; "
+        "ingest/resolve/reviews.py). Where the recent sample (up to 1,000 reviews) and the "
         "lifetime share differ by 10 points or more on 200+ recent reviews, the score reads "
         "the recent share (a game under 70% lifetime at most as 69.99%).",
         "",

@@ -95,6 +95,8 @@ class IngestReport:
     free_flag: int = 0
     zero_not_free: int = 0
     zero_not_free_reviewed: int = 0
+    # The offset an older source's lifetime shares were lowered by (ingest.resolve.reviews).
+    older_share_offset: float = 0.0
     seconds: float = 0.0
 
     def summary(self) -> str:
@@ -235,7 +237,8 @@ def assemble(
         if record is not None:
             rated.append(record)
             _count_rated(report, record, app.free_only)
-    rated = corrected(rated, older_share_offset(known))
+    report.older_share_offset = older_share_offset(known)
+    rated = corrected(rated, report.older_share_offset)
     listed = {r.appid: r for r in rated}
     before = Counter(a.reason for a in refused)
     rated, refused = supersede(rated, refused, as_of.year)

@@ -19,6 +19,7 @@ import dataclasses
 import datetime as dt
 import importlib
 import json
+import os
 import statistics
 from collections import Counter
 from collections.abc import Sequence
@@ -833,12 +834,14 @@ def curve_lines(
         "lifetime share differ by 10 points or more on 200+ recent reviews, the score reads "
         "the recent share (a game under 70% lifetime at most as 69.99%).",
         "",
-        "Tiers and verdicts by review band and by review count, score version 5.0 (before):",
+        "Tiers and verdicts by review band and by review count, score version 5.0 (before; "
+        "measured 2 Dec 2026 00:59 UTC on the same dumps, load average 7.0, 2 cores shared):",
         "",
         *head,
         *BEFORE_BANDS,
         "",
-        f"Score version {value.SCORE_VERSION} (now):",
+        f"Score version {value.SCORE_VERSION} (now; this run, load average "
+        f"{os.getloadavg()[0]:.1f}):",
         "",
         *head,
         *band_rows(rows),

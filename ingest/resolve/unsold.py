@@ -9,7 +9,8 @@ what an edition inherits from the listing it replaces.
   Zero Dawn Complete Edition -> Horizon Zero Dawn Remastered, Darksiders -> Darksiders
   Warmastered Edition).
 * **Editions inherit** (:func:`inherit`): an edition that supersedes a listing keeps the old
-  listing's measured length (the same game) where its own is only estimated, and takes the old
+  listing's measured length (the same game) where its own is only estimated (never over how long
+  players play a multiplayer-first edition), and takes the old
   listing's positive share as the prior of its own review sample (``review_prior_score``).
 
 Pure functions of the assembled records and the ``unpriced_at`` observations;
@@ -30,6 +31,7 @@ from bangscore.scoring.records import GameRecord, NotRated
 # Sin (Classic)" is "Divinity: Original Sin" as the Enhanced Edition replaced it.
 OLD_LISTING_WORDS: Final = ("classic",)
 MEASURED: Final = ("hltb",)
+ESTIMATED: Final = ("playtime_estimate", None)
 
 
 def _base(name: str) -> str:
@@ -130,7 +132,8 @@ def inherit(
             out.append(record)
             continue
         update: dict[str, object] = {"review_prior_score": before.review_score}
-        if before.length_source in MEASURED and record.length_source not in MEASURED:
+        # Only an estimate gives way: a multiplayer-first edition is measured by its own play.
+        if before.length_source in MEASURED and record.length_source in ESTIMATED:
             update |= {
                 "main_story_hours": before.main_story_hours,
                 "length_source": before.length_source,

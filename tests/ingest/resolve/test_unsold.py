@@ -147,3 +147,13 @@ def test_an_edition_with_its_own_measured_length_keeps_it() -> None:
     refused = [NotRated(appid=1, name="Game", reason="superseded", superseded_by=2)]
     (edition,) = unsold.inherit([new], {1: old}, refused)
     assert (edition.main_story_hours, edition.review_prior_score) == (12.0, 0.9)
+
+
+def test_a_multiplayer_first_edition_keeps_how_long_players_play() -> None:
+    # Space Hulk: Deathwing - Enhanced Edition: judged by play, not the old listing's campaign.
+    old = listing(1, "Game", main_story_hours=10.0, length_source="hltb", review_score=0.7)
+    new = listing(2, "Game Enhanced Edition", main_story_hours=40.0, length_source="playtime")
+    refused = [NotRated(appid=1, name="Game", reason="superseded", superseded_by=2)]
+    (edition,) = unsold.inherit([new], {1: old}, refused)
+    assert (edition.main_story_hours, edition.length_source) == (40.0, "playtime")
+    assert edition.review_prior_score == 0.7

@@ -15,22 +15,27 @@ histogram with the tier boundaries, tiers, genres, landmarks before and after, t
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime as dt
 import importlib
 import json
+import os
 import statistics
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from bangscore.build.buyer import buyer_fields
 from bangscore.scoring import tiers, value
 from bangscore.scoring.genres import GENRES, genre_for
 from bangscore.scoring.pipeline import ScoredGame, score_catalog
 from bangscore.scoring.play import OPEN_ENDED_NAMES, is_open_ended, is_unattended
 from bangscore.scoring.records import GameRecord, NotRated
 from bangscore.scoring.tiers import TIERS
+from bench.bands import BEFORE_BANDS, band_rows, check_lines
+from bench.prior import weights
 from bench.ranks import spearman
 from bench.targets import read_anchors, target_lines
 
@@ -234,6 +239,8 @@ class Norms:
     games: dict[str, int]
     review_curves: dict[str, list[float]]
     review_score_mean: float
+    thin_reviews: float = 0.0
+    adult_reviews: float = 0.0
 
     def to_json(self) -> dict[str, object]:
         """Return the norms file's JSON object (``scoring/genre_norms.json``)."""
@@ -249,6 +256,8 @@ class Norms:
                 for g in GENRES
             },
             "review_score_mean": self.review_score_mean,
+            "thin_reviews": self.thin_reviews,
+            "adult_reviews": self.adult_reviews,
             "review_share_quantiles": self.review_curves,
         }
 
@@ -592,6 +601,7 @@ def render_report(
     generated: dt.date,
     report: IngestReport | None = None,
     norms: Norms | None = None,
+    buyer: Sequence[dict[str, Any]] | None = None,
 ) -> str:
     """Given the scored catalog in API order, its summary, the catalog's origin, the date of
     the run, the ingest report (or None) and the norms derived from it (or None), return
@@ -614,6 +624,14 @@ def render_report(
         *model_lines(),
         *(norms_lines(norms) if norms is not None else []),
         *target_lines(scored, read_anchors()),
+        *(
+            curve_lines(
+                list(zip(scored, buyer, strict=True)),
+                report.older_share_offset if report is not None else 0.0,
+            )
+            if buyer is not None
+            else []
+        ),
         *_prior_lines(scored),
         "## Score distribution",
         "",
@@ -773,6 +791,66 @@ def render_report(
     return "\n".join(lines)
 
 
+def curve_lines(
+    rows: Sequence[tuple[ScoredGame, dict[str, Any]]], offset: float = 0.0
+) -> list[str]:
+    """Given the scored games in list order with their buyer fields, return the section on how
+    the quality curve is set (score version 6.0) with tiers and verdicts by review band and
+    count, before (:data:`bench.bands.BEFORE_BANDS`) and now, and issue 53's checks."""
+    knots = ", ".join(f"{x:.0%} -> {y:.3f}" for x, y in value.QUALITY_KNOTS)
+    head = (
+        "| | games | banger | worth_it | fair | skip | buy_now | wait_for_sale | skip |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    )
+    return [
+        "## The quality curve (score version 6.0, issue 53)",
+        "",
+        f"Knots (shrunk share -> quality): {knots}. Round 6 fitted the lower knots to "
+        "SteamBangers' 13 published scores, 12 of them free or $1-3 games, which pulled every "
+        "80-90% game down (80% -> 0.54 of the ceiling). The levels now follow the storefront's "
+        'labels over the whole catalogue: under 70% ("Mixed" and below) the quality stays '
+        "under 0.645, so no depth or price makes a game worth it; at 80% of a firm count "
+        '("Very Positive", shrunk to 79.9%) it is set at the least that makes 95% of the '
+        "paid Very Positive games with a measured 4 h+ worth it at the lower of their "
+        "historical low and a quarter of list (the 95th percentile of the quality they need "
+        "at their depth and that price is 0.72, measured on these dumps); 90% and up keep "
+        "round 6's knots, so its top (acclaimed full-price bangers) stays. SteamBangers' scores "
+        "are now only a check of order and band (above).",
+        "",
+        f"A thin sample (under {value.FIRM_REVIEWS:,.0f} reviews) weighs "
+        f"{value.THIN_REVIEWS:g} more imaginary reviews at the catalogue's mean: the least "
+        "weight, in steps of 10, under which no such game scores at or above the 100th game "
+        "with a firm count (bench/prior.py). An adult game's reviewers opted in to see it "
+        "(the storefront hides adult games by default): its prior weighs "
+        f"{value.ADULT_REVIEWS:g} more imaginary reviews, the least weight, in steps of 10, "
+        "that leaves at most 5 adult games in the top 100 (5.0: 11; reading their shares at "
+        "their percentile among adult games was tried and moved none: at the top, adult games' "
+        "players review no more kindly than their genre's). A share known only from "
+        "SteamSpy's January 2025 dump is lowered by the median difference to the 2026 "
+        "storefront share on the games both hold with 1,000+ reviews "
+        f"({100 * offset:.2f} points on these dumps; "
+        f"{sum('review_score' in g.record.estimated for g, _ in rows):,} rated games; "
+        "ingest/resolve/reviews.py). Where the recent sample (up to 1,000 reviews) and the "
+        "lifetime share differ by 10 points or more on 200+ recent reviews, the score reads "
+        "the recent share (a game under 70% lifetime at most as 69.99%).",
+        "",
+        "Tiers and verdicts by review band and by review count, score version 5.0 (before; "
+        "measured 2 Dec 2026 00:59 UTC on the same dumps, load average 7.0, 2 cores shared):",
+        "",
+        *head,
+        *BEFORE_BANDS,
+        "",
+        f"Score version {value.SCORE_VERSION} (now; this run, load average "
+        f"{os.getloadavg()[0]:.1f}):",
+        "",
+        *head,
+        *band_rows(rows),
+        "",
+        *check_lines(rows),
+        "",
+    ]
+
+
 def _share_line(games: Sequence[ScoredGame]) -> str:
     counts = Counter(g.genre for g in games)
     return ", ".join(f"{genre} {counts[genre]}" for genre in GENRES)
@@ -845,11 +923,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--progress", action="store_true", help="show progress bars")
     args = parser.parse_args(argv)
     catalog, report = load_bundled_catalog(args.data_dir, progress=args.progress)
-    norms = derive_norms(catalog.games)
+    norms = dataclasses.replace(
+        derive_norms(catalog.games),
+        thin_reviews=value.THIN_REVIEWS,
+        adult_reviews=value.ADULT_REVIEWS,
+    )
     if write_norms(norms, value.NORMS_FILE):
         # The model read the old figures at import: read the new ones before scoring.
         importlib.reload(value)
     scored = score_catalog(catalog.games, progress=args.progress)
+    thin, adult = weights(scored)
+    if (thin, adult) != (value.THIN_REVIEWS, value.ADULT_REVIEWS):
+        # Only games under 1,000 reviews and adult games move: score again with the weights.
+        norms = dataclasses.replace(norms, thin_reviews=thin, adult_reviews=adult)
+        write_norms(norms, value.NORMS_FILE)
+        importlib.reload(value)
+        scored = score_catalog(catalog.games, progress=args.progress)
     summary = summarize(scored, catalog.not_rated)
     args.out_dir.mkdir(parents=True, exist_ok=True)
     plot_histogram(scored, args.out_dir / HISTOGRAM_NAME)
@@ -860,6 +949,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         generated=catalog.created_at.date(),
         report=report,
         norms=norms,
+        buyer=buyer_fields(scored, catalog.prices_as_of.date() if catalog.prices_as_of else None),
     )
     (args.out_dir / REPORT_NAME).write_text(text, encoding="utf-8")
     counts = ", ".join(f"{t} {c}" for t, c in summary.tier_counts.items())

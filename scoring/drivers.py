@@ -13,7 +13,9 @@ sizes, so the formula stays private. The vocabulary (:data:`DRIVERS`):
 * ``finish_rate``: a known finish rate (raises when the bonus counts; absent when unknown);
 * ``estimated_length``: the length is estimated from playtime, so it is discounted (lowers);
 * ``unattended_time``: hours that are not play do not count: an idle or clicker game's, or a
-  tool's or ambient app's (lowers).
+  tool's or ambient app's (lowers);
+* ``recent_reviews``: the score reads the recent reviews' share, not the lifetime one (they
+  differ by 10 points or more on 200 or more recent reviews: score version 6.0).
 
 Inputs that do not apply to a game (no replay depth, unknown finish rate) are left out.
 """
@@ -34,6 +36,7 @@ Driver = Literal[
     "finish_rate",
     "estimated_length",
     "unattended_time",
+    "recent_reviews",
 ]
 DRIVERS: Final[tuple[Driver, ...]] = get_args(Driver)
 # Median review score of the rated catalog (CALIBRATION.md).
@@ -77,6 +80,11 @@ def drivers(inputs: ValueInputs) -> dict[str, list[str]]:
         effects["estimated_length"] = _effect(
             inputs, dataclasses.replace(inputs, estimated_length=False)
         )
+    if inputs.lifetime_review_score is not None:
+        lifetime = dataclasses.replace(
+            inputs, review_score=inputs.lifetime_review_score, lifetime_review_score=None
+        )
+        effects["recent_reviews"] = _effect(inputs, lifetime)
     if inputs.unattended and inputs.length_hours > value.UNATTENDED_CAP_HOURS:
         effects["unattended_time"] = _effect(inputs, dataclasses.replace(inputs, unattended=False))
     out: dict[str, list[str]] = {"raises": [], "lowers": [], "neutral": []}

@@ -28,6 +28,7 @@ NotRatedReason = Literal[
     "not_a_game",
     "no_store_data",
     "superseded",
+    "not_for_sale",
 ]
 NOT_RATED_REASONS: tuple[NotRatedReason, ...] = get_args(NotRatedReason)
 
@@ -174,6 +175,14 @@ class GameRecord(BaseModel):
     # Storefront review summary: positive share (all languages, all purchase types) and count.
     review_score: float = Field(ge=0, le=1)
     review_count: int = Field(ge=0)
+    # The storefront's most recent reviews (a sample of up to 1,000): positive share, size and
+    # the day it was taken; None where no sample was taken (score version 6.0).
+    recent_review_score: float | None = Field(default=None, ge=0, le=1)
+    recent_review_count: int | None = Field(default=None, ge=1)
+    recent_reviews_at: dt.date | None = None
+    # The positive share of the listing this edition superseded: the prior its own review
+    # sample is read against (ingest.resolve.unsold.inherit); None for any other game.
+    review_prior_score: float | None = Field(default=None, ge=0, le=1)
     release_date: dt.date | None = None
     release_year: int | None = Field(default=None, ge=1970, le=2100)
     storefront_genres: tuple[str, ...] = ()

@@ -72,7 +72,7 @@ from typing import Any, Final
 
 # Published in every detail record: changes whenever the model or a constant changes, so
 # clients know when two scores are not comparable.
-SCORE_VERSION: Final = "5.0"
+SCORE_VERSION: Final = "6.0"
 # A free game, a short one and one whose hours are not play keep this share of their ceiling:
 # at most 79, never a banger (80), still ordered by their reviews and length.
 LIMITED_SHARE: Final = 0.79
@@ -112,6 +112,17 @@ _NORMS: Final = _read_norms(NORMS_FILE)
 PRIOR_REVIEW_SCORE: Final[float] = float(_NORMS["review_score_mean"])
 PRIOR_REVIEWS: Final = 40.0
 FIRM_REVIEWS: Final = 1000.0
+# A sample under FIRM_REVIEWS is thin evidence for the top of the list: its prior weighs this
+# many more imaginary reviews, the least that keeps every such game out of the top 100 of the
+# bundled catalogue (derived by ``make calibrate``: bench/prior.py, scoring/CALIBRATION.md).
+THIN_REVIEWS: Final[float] = float(_NORMS.get("thin_reviews", 0.0))
+# An edition that superseded a listing reads its own sample against the old listing's share,
+# weighed as this many reviews (ingest.resolve.unsold.inherit: the same game, sold again).
+EDITION_PRIOR_REVIEWS: Final = FIRM_REVIEWS
+# An adult game's reviewers opted in to see it (the storefront hides adult games by default):
+# a fan's sample, its prior weighs this many more imaginary reviews, the least that leaves at
+# most 5 adult games in the top 100 of the bundled catalogue (5.0 had 11; bench/prior.py).
+ADULT_REVIEWS: Final[float] = float(_NORMS.get("adult_reviews", 0.0))
 
 
 # How kindly each genre's players review: per genre (and "all") the 1st to 99th percentiles of
@@ -134,6 +145,7 @@ REVIEW_CURVES: Final[dict[str, tuple[tuple[float, float], ...]]] = {
     str(genre): _curve(list(points)) for genre, points in _NORMS["review_share_quantiles"].items()
 }
 _ALL_INVERSE: Final = tuple((p, x) for x, p in REVIEW_CURVES["all"])
+
 # The genre calibration acts only above this share, where "Very Positive" turns into the top of
 # the scale and the genres' kindness shows (scoring/CALIBRATION.md); below it a share is itself.
 CALIBRATED_FROM: Final = 0.90
@@ -171,8 +183,9 @@ def calibrated_share(review_score: float, genre: str) -> float:
 # The stretch of the shrunk review score to quality: (share, quality) knots, linear between.
 QUALITY_KNOTS: Final[tuple[tuple[float, float], ...]] = (
     (0.57, 0.0),
-    (0.80, 0.54),
-    (0.90, 0.78),
+    (0.70, 0.45),
+    (0.80, 0.745),
+    (0.90, 0.80),
     (0.95, 0.93),
     (0.98, 0.99),
     (1.00, 1.00),
@@ -224,8 +237,11 @@ class ValueInputs:
     ambient apps (hours that are not play); ``open_ended`` a sandbox, simulation, management,
     survival-craft or MMO game whose main story is play time; ``estimated_length`` a length
     estimated from playtime; ``played_length`` a length that is how long players play (a
-    multiplayer-first game); ``free`` a free game (nothing to buy). Raises ValueError on any
-    value outside those ranges, NaN or infinity.
+    multiplayer-first game); ``free`` a free game (nothing to buy); ``adult`` an adult game
+    (a fan's sample: :data:`ADULT_REVIEWS`); ``prior_score`` the share (0..1) of the listing an
+    edition superseded, its review prior, or None; ``lifetime_review_score`` the lifetime
+    share (0..1) when ``review_score`` is the recent sample's instead (drivers only), or None.
+    Raises ValueError on any value outside those ranges, NaN or infinity.
     """
 
     price_usd: float
@@ -241,6 +257,9 @@ class ValueInputs:
     free: bool = False
     played_length: bool = False
     open_ended: bool = False
+    adult: bool = False
+    prior_score: float | None = None
+    lifetime_review_score: float | None = None
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.price_usd) and self.price_usd >= 0):
@@ -255,22 +274,40 @@ class ValueInputs:
             math.isfinite(self.finish_rate) and 0 <= self.finish_rate <= 1
         ):
             raise ValueError(f"finish_rate must be within 0..1 or None, got {self.finish_rate!r}")
+        for name in ("prior_score", "lifetime_review_score"):
+            share = getattr(self, name)
+            if share is not None and not (math.isfinite(share) and 0 <= share <= 1):
+                raise ValueError(f"{name} must be within 0..1 or None, got {share!r}")
         if self.replay_hours is not None and not (
             math.isfinite(self.replay_hours) and self.replay_hours >= 0
         ):
             raise ValueError(f"replay_hours must be >= 0 or None, got {self.replay_hours!r}")
 
 
-def shrunk_review_score(review_score: float, review_count: int) -> float:
-    """Given a positive share (0..1) and a review count (>= 0; a lower bound counts as itself),
-    return the share shrunk toward :data:`PRIOR_REVIEW_SCORE` (0..1), never above the share
-    itself: doubt lowers a glowing share, it never lifts a poor one. The prior weighs
-    :data:`PRIOR_REVIEWS` reviews, times ``sqrt(FIRM_REVIEWS / n)`` below :data:`FIRM_REVIEWS`,
-    so its share of the average falls as the count grows."""
+def shrunk_review_score(
+    review_score: float, review_count: int, prior_score: float | None = None, adult: bool = False
+) -> float:
+    """Given a positive share (0..1), a review count (>= 0; a lower bound counts as itself),
+    an edition's prior share (0..1, or None) and whether the game is adult, return the share
+    shrunk toward its prior (0..1).
+
+    Without ``prior_score`` the prior is :data:`PRIOR_REVIEW_SCORE` and the result never
+    exceeds the share itself: doubt lowers a glowing share, it never lifts a poor one. The
+    prior weighs :data:`PRIOR_REVIEWS` reviews, times ``sqrt(FIRM_REVIEWS / n)`` plus
+    :data:`THIN_REVIEWS` below :data:`FIRM_REVIEWS`, so its share of the average falls as the
+    count grows; an adult game's prior weighs :data:`ADULT_REVIEWS` more. With
+    ``prior_score`` (an edition of a listing it superseded) the prior is
+    that share, weighed :data:`EDITION_PRIOR_REVIEWS` reviews, and may lift the sample."""
     n = float(review_count)
+    if prior_score is not None:
+        return (review_score * n + prior_score * EDITION_PRIOR_REVIEWS) / (
+            n + EDITION_PRIOR_REVIEWS
+        )
     if n <= 0:
         return min(review_score, PRIOR_REVIEW_SCORE)
-    prior = PRIOR_REVIEWS * math.sqrt(FIRM_REVIEWS / n) if n < FIRM_REVIEWS else PRIOR_REVIEWS
+    prior = PRIOR_REVIEWS + (ADULT_REVIEWS if adult else 0.0)
+    if n < FIRM_REVIEWS:
+        prior += PRIOR_REVIEWS * (math.sqrt(FIRM_REVIEWS / n) - 1.0) + THIN_REVIEWS
     shrunk = (review_score * n + PRIOR_REVIEW_SCORE * prior) / (n + prior)
     return min(review_score, shrunk)
 
@@ -292,7 +329,7 @@ def stretch(shrunk: float) -> float:
 def quality(inputs: ValueInputs) -> float:
     """Given the inputs, return the quality part in [0, 1] (reviews only)."""
     share = calibrated_share(inputs.review_score, inputs.genre)
-    shrunk = shrunk_review_score(share, inputs.review_count)
+    shrunk = shrunk_review_score(share, inputs.review_count, inputs.prior_score, inputs.adult)
     # The sliver is above 0 even for 0% positive, so games at 0 still order by their reviews.
     sliver = SLIVER_QUALITY * (shrunk + SLIVER_OFFSET) / (1.0 + SLIVER_OFFSET)
     return min(1.0, max(sliver, stretch(shrunk)))

@@ -10,8 +10,8 @@ Pure functions of plain values, so that they read any price history as a sequenc
   ``recent_low_at``; a dated low of the price-history source, an estimate included);
 * :func:`ended_sale` names the sale a list price is quoted after (``ended_sale_usd`` /
   ``ended_sale_at``): the newest observation was a sale that is no longer current;
-* :func:`verdict` follows the sale cycle: a free game is ``buy_now`` exactly when its tier is
-  ``worth_it`` (a free game scores 79 at most), else ``skip`` (score version 5.0); a paid game
+* :func:`verdict` follows the sale cycle: a free game is ``buy_now`` when its tier is ``fair``
+  or better (a free game scores 79 at most), else ``skip`` (score version 6.0); a paid game
   ``buy_now`` when it is ``banger`` or ``worth_it`` at today's price and waiting would not pay
   (within 10% of the window's low, or under $2 to save), ``wait_for_sale`` naming a price
   actually seen in the window that makes it ``worth_it`` or better and saves at least 10% and
@@ -42,6 +42,8 @@ from bangscore.scoring.sales import sale_on
 Verdict = Literal["buy_now", "wait_for_sale", "skip"]
 VERDICTS: Final[tuple[Verdict, ...]] = get_args(Verdict)
 BUY_NOW_TIERS: Final = frozenset({"banger", "worth_it"})
+# A free game costs nothing to try: "Free: get it" from `fair` up (score version 6.0).
+FREE_BUY_TIERS: Final = frozenset({"banger", "worth_it", "fair"})
 # A dated price: (the day it was seen, the price paid that day in USD).
 DatedPrice = tuple[dt.date, float]
 
@@ -214,8 +216,8 @@ def verdict(
     its positive review share (0-1; unused since round 6, kept for callers), return the
     verdict:
 
-    * a free game: ``buy_now`` exactly when its tier is ``worth_it`` (or better: a free game
-      never is), else ``skip``; no price to wait for;
+    * a free game: ``buy_now`` when its tier is ``fair`` or better (score version 6.0), else
+      ``skip``; no price to wait for;
     * ``buy_now`` when the tier is ``banger`` or ``worth_it`` and waiting would not pay: the
       evidence window's low saves less than 10% of the price, or less than $2 (or no price
       was seen in the window);
@@ -238,7 +240,7 @@ def verdict(
     window = evidence(history, as_of)
     low = recent_low(window, as_of)
     if free:
-        return BuyerVerdict("buy_now" if tier in BUY_NOW_TIERS else "skip", None, None, low)
+        return BuyerVerdict("buy_now" if tier in FREE_BUY_TIERS else "skip", None, None, low)
     price_cents = _cents(price_usd)
     if tier in BUY_NOW_TIERS:
         # Waiting pays when the window's low saves at least 10% of today's price and $2:

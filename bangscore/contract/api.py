@@ -298,7 +298,8 @@ ERROR_CODES: dict[str, ErrorCode] = {
         404,
         "Game not rated",
         "A known app that is not rated; `reason` says why: delisted, too_few_reviews, "
-        "no_usd_price, no_length, not_a_game or no_store_data.",
+        "no_usd_price, no_length, not_a_game, no_store_data, superseded (with superseded_by) "
+        "or not_for_sale.",
     ),
     "history_expired": ErrorCode(
         410,

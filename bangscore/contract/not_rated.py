@@ -26,6 +26,8 @@ REASON_DETAIL: Mapping[str, str] = {
     "no_store_data": "no storefront data is known for it, only its play length",
     "superseded": "no source sees this listing any more and its newer edition is rated "
     "(superseded_by)",
+    "not_for_sale": "the storefront lists it but no longer sells it (its newest price row has "
+    "no price) and does not file it as free",
 }
 """The API's sentence per reason: the ``detail`` of a ``game_not_rated`` problem."""
 
@@ -37,6 +39,7 @@ REASON_LABEL: Mapping[str, str] = {
     "not_a_game": "not a game (software, a soundtrack or a video)",
     "no_store_data": "no storefront data",
     "superseded": "replaced by a newer edition",
+    "not_for_sale": "no longer sold on the storefront",
 }
 """The website's short words per reason, beside a name in search results."""
 

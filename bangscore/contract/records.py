@@ -313,6 +313,15 @@ class GameDetail(ListItem):
         "first, dated by the snapshot's prices_as_of day.",
     )
     review_count: Count = Field(description="Storefront reviews counted in review_score.")
+    recent_review_score: Fraction | None = Field(
+        description="Positive share of the storefront's most recent reviews (a sample of up to "
+        "1,000); the score reads it where it differs from review_score by 10 points or more on "
+        "200 or more recent reviews. Null where no sample was taken."
+    )
+    recent_review_count: Count | None = Field(description="Reviews in that recent sample, or null.")
+    recent_reviews_at: dt.date | None = Field(
+        description="The day the newest dated review sample was taken, or null."
+    )
     tags: list[str] = Field(description="Storefront user tags, most-voted first, at most 20.")
     steam_deck_tested_at: DeckTestedField
     languages: LanguagesField

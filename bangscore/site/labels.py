@@ -24,6 +24,7 @@ DRIVER_LABELS: Mapping[str, str] = {
     "finish_rate": "Share of players who finish",
     "estimated_length": "Length is an estimate",
     "unattended_time": "Idle or tool time (not counted)",
+    "recent_reviews": "Recent reviews",
 }
 DRIVER_GROUPS: tuple[tuple[str, str], ...] = (
     ("raises", "Raises the score"),
@@ -178,6 +179,13 @@ def driver_reasons(
         "Its length is estimated from how long reviewers play, so it counts for less."
     )
     out["unattended_time"] = "Hours spent idling or in a tool do not count as play."
+    recent, count = detail.get("recent_review_score"), detail.get("recent_review_count")
+    if recent is not None and count and score is not None:
+        # Both shares, as the score reads the recent one (score version 6.0).
+        out["recent_reviews"] = (
+            f"{float(recent) * 100:.0f}% of the last {int(count):,} reviews are positive, "
+            f"{float(score) * 100:.0f}% lifetime."
+        )
     return out
 
 

@@ -407,10 +407,12 @@ def observe_price_history(
     observation as ``price_points`` (:class:`ingest.resolve.prices.Seen` s of layer ``source``,
     oldest first; one per ``scraped_at``), and its newest as ``price`` (a
     :class:`ingest.resolve.prices.Price`),
-    with its lowest as ``usd_price_seen``. An app stored with null prices (free or not for
-    sale) and a row whose price exceeds its list price are skipped; with ``until``, so is a
-    row scraped after that day (UTC)."""
+    with its lowest as ``usd_price_seen``. A row whose price exceeds its list price is skipped;
+    an app stored with null prices (free or not for sale) is no price, and when such a row is
+    its newest, its day is yielded as ``unpriced_at`` (:mod:`ingest.resolve.unsold`); with
+    ``until``, a row scraped after that day (UTC) is skipped too."""
     seen: dict[int, dict[dt.datetime, Seen]] = {}
+    unpriced: dict[int, dt.datetime] = {}
     # A version's rows share one scrape time and a handful of sale ends: each distinct stamp
     # is converted once, not once per row (about 400,000 rows).
     moments: dict[Any, dt.datetime | None] = {}
@@ -419,20 +421,33 @@ def observe_price_history(
             appid = _int(key)
             final, initial = _float(row.get("price_final")), _float(row.get("price_initial"))
             at = _moment(row.get("scraped_at"), moments)
-            if appid is None or final is None or initial is None or at is None:
+            if appid is None or at is None or (until is not None and at.date() > until):
                 continue
-            if (until is not None and at.date() > until) or not 0 <= final <= initial:
+            if final is None and initial is None:
+                unpriced[appid] = max(at, unpriced.get(appid, at))
+            if final is None or initial is None or not 0 <= final <= initial:
                 continue
             discount = _int(row.get("discount_pct")) or 0
             price = Price(final, initial, discount if 0 <= discount <= 100 else 0)
             ends = _moment(row.get("discount_end"), moments)
             seen.setdefault(appid, {})[at] = Seen(at, price, source, ends)
+    yield from _price_observations(seen, unpriced)
+
+
+def _price_observations(
+    seen: dict[int, dict[dt.datetime, Seen]], unpriced: dict[int, dt.datetime]
+) -> Iterator[Observation]:
+    """Given each app's priced rows by scrape time and the time of its newest row with null
+    prices, yield :func:`observe_price_history`'s observations."""
     for appid, by_time in seen.items():
         points = tuple(by_time[at] for at in sorted(by_time))
         newest = points[-1].price
         yield Observation(appid, "price_points", points)
         yield Observation(appid, "price", newest)
         yield Observation(appid, "usd_price_seen", min(p.price.price_usd for p in points))
+    for appid, at in unpriced.items():
+        if appid not in seen or at > max(seen[appid]):
+            yield Observation(appid, "unpriced_at", at.date())
 
 
 # -- HowLongToBeat by Steam appid, Dec 2025 (julianxhokaxhiu/hltb-scraper) ---------------------

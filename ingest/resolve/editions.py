@@ -37,6 +37,9 @@ EDITION_PHRASES: Final = (
     "anniversary",
     "anniversary edition",
     "director s cut",
+    # Round 7's words for a remaster that replaced an unsold listing (ingest.resolve.unsold).
+    "warmastered",
+    "warmastered edition",
 )
 _NOT_ALNUM: Final = re.compile(r"[^0-9a-z]+")
 

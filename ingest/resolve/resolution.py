@@ -52,7 +52,9 @@ from bangscore.ingest.resolve.prices import (
     price_history,
     with_low,
 )
+from bangscore.ingest.resolve.reviews import corrected, older_share_offset, recent_reviews
 from bangscore.ingest.resolve.tags import TagPositions, order_tag_set, typical_positions
+from bangscore.ingest.resolve.unsold import inherit, unsold
 from bangscore.scoring.records import (
     EarlyWindow,
     GameRecord,
@@ -93,6 +95,8 @@ class IngestReport:
     free_flag: int = 0
     zero_not_free: int = 0
     zero_not_free_reviewed: int = 0
+    # The offset an older source's lifetime shares were lowered by (ingest.resolve.reviews).
+    older_share_offset: float = 0.0
     seconds: float = 0.0
 
     def summary(self) -> str:
@@ -237,12 +241,25 @@ def assemble(
         if record is not None:
             rated.append(record)
             _count_rated(report, record, app.free_only)
-    before = len(refused)
+    report.older_share_offset = older_share_offset(known)
+    rated = corrected(rated, report.older_share_offset)
+    listed = {r.appid: r for r in rated}
+    before = Counter(a.reason for a in refused)
     rated, refused = supersede(rated, refused, as_of.year)
-    if len(refused) > before:
-        report.dropped["superseded"] += len(refused) - before
+    rated, refused = unsold(rated, refused, _unpriced(known))
+    report.dropped.update(Counter(a.reason for a in refused) - before)
+    rated = inherit(rated, listed, refused)
     report.rated = len(rated)
     return rated, refused
+
+
+def _unpriced(known: Observations) -> dict[int, dt.date]:
+    """Given every observation, return the day of each app's newest price row that had no
+    price (``unpriced_at``, the newest layer's where several saw one)."""
+    days: dict[int, dt.date] = {}
+    for _, table in reversed(known.tables("unpriced_at")):
+        days.update(table)
+    return days
 
 
 def _listing(known: Observations, appid: int) -> Listing:
@@ -439,6 +456,7 @@ def _record(
     )
     window = known.value(appid, "early_window")
     up_hours, up_reviewers = trusted_reviewers(reviewer_found)
+    recent = recent_reviews(reviewer_found)
     return GameRecord(
         appid=appid,
         name=name,
@@ -451,6 +469,9 @@ def _record(
         price_history=with_low(price_history(observed), low, price.list_price_usd),
         review_score=float(known.value(appid, "review_score", 0.0)),
         review_count=counted.total,
+        recent_review_score=round(recent.share, 4) if recent else None,
+        recent_review_count=recent.size if recent else None,
+        recent_reviews_at=recent.at if recent else None,
         release_date=released,
         release_year=year,
         storefront_genres=tuple(known.value(appid, "storefront_genres", ())),

@@ -55,7 +55,7 @@ def test_price_date_falls_back_on_the_storefront_date() -> None:
 
 
 def test_buyer_fields_wait_for_the_seen_price_that_makes_it_a_banger() -> None:
-    # A well-reviewed 6-hour game at $60: fair now (worth it at $23.86, a banger at $13.13);
+    # A well-reviewed 6-hour game at $60: fair now (worth it at $24.05, a banger at $13.23);
     # its low of $5.00 on 16 Oct 2025 (within the year before 24 Jul 2026) makes it a banger,
     # so the wait names that seen price, its date and the saving.
     fair = dated(
@@ -74,7 +74,7 @@ def test_buyer_fields_wait_for_the_seen_price_that_makes_it_a_banger() -> None:
     )
     games = score_catalog([fair, poor])  # type: ignore[list-item]
     assert [(g.tier, g.worth_it_at_usd, g.becomes_banger_at_usd) for g in games] == [
-        ("fair", 23.86, 13.13),
+        ("fair", 24.05, 13.23),
         ("skip", None, None),
     ]
     waited, skipped = buyer_fields(games, PRICE_DAY)

@@ -128,3 +128,51 @@ def test_tools_and_ambient_apps_are_not_bangers(
     assert game.inputs.unattended
     assert game.bang_score <= highest
     assert ("unattended_time" in game.drivers["lowers"]) == lowered
+
+
+@pytest.mark.parametrize(
+    ("recent", "count", "read"),
+    [
+        # GROUND BRANCH: 85% lifetime, about 35% of its last 1,000 reviews (score 57 in 5.0).
+        pytest.param(0.35, 996, 0.35, id="collapsed-recent-share-is-read"),
+        pytest.param(0.95, 300, 0.95, id="a-recovery-is-read-too"),
+        pytest.param(0.75, 996, 0.75, id="exactly-10-points"),
+        pytest.param(0.76, 996, 0.85, id="under-10-points-keeps-lifetime"),
+        pytest.param(0.35, 199, 0.85, id="under-200-recent-keeps-lifetime"),
+        pytest.param(None, None, 0.85, id="no-sample"),
+    ],
+)
+def test_the_score_reads_the_recent_share_where_it_departs(
+    recent: float | None, count: int | None, read: float
+) -> None:
+    record = make_record(review_score=0.85, recent_review_score=recent, recent_review_count=count)
+    inputs = value_inputs(record, "shooter")
+    assert inputs.review_score == read
+    assert inputs.lifetime_review_score == (0.85 if read != 0.85 else None)
+    game = score_game(record)
+    if read < 0.85:
+        assert "recent_reviews" in game.drivers["lowers"]
+    elif read > 0.85:
+        assert "recent_reviews" in game.drivers["raises"]
+    else:
+        assert all("recent_reviews" not in names for names in game.drivers.values())
+
+
+def test_an_edition_reads_its_reviews_against_the_old_listing() -> None:
+    own = score_game(make_record(review_score=0.80, review_count=2000))
+    inherited = score_game(
+        make_record(review_score=0.80, review_count=2000, review_prior_score=0.9)
+    )
+    assert inherited.inputs.prior_score == 0.9
+    assert inherited.score > own.score
+
+
+def test_a_recovery_never_lifts_a_mixed_game_to_worth_it() -> None:
+    # Under 70% lifetime ("Mixed") is never worth it (round 7), however its recent reviews read.
+    record = make_record(
+        review_score=0.62, review_count=50_000, recent_review_score=0.95, recent_review_count=1000
+    )
+    game = score_game(record)
+    assert game.inputs.review_score == 0.6999
+    assert "recent_reviews" in game.drivers["raises"]
+    assert game.tier in ("fair", "skip")

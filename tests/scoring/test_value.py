@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from collections.abc import Callable
 
@@ -551,14 +552,79 @@ def test_the_prior_is_strong_below_a_thousand_and_gentle_above() -> None:
     assert value.shrunk_review_score(0.11, 210) == 0.11
 
 
-@pytest.mark.parametrize("share", [0.70, 0.75, 0.79])
-def test_mostly_positive_reviews_cap_a_game_below_worth_it_at_any_price(share: float) -> None:
-    # Reviews set the ceiling (round 6, SteamBangers' rule and levels: a free 70% game is 24
-    # there): Helldivers 2's 75% of about 950,000 reviews is fair at best, however long it is
-    # played and however cheap.
-    helldivers = game(0.01, share, 950_000, 150.0, "shooter", played_length=True)
-    assert tiers.tier(bang_score(helldivers)) in ("fair", "skip")
-    assert tiers.threshold_usd(helldivers, tiers.WORTH_IT_MIN) is None
+@pytest.mark.parametrize("share", [0.40, 0.60, 0.65, 0.69, 0.6999, 0.75])
+def test_under_70_percent_never_reaches_worth_it_at_any_price(share: float) -> None:
+    # Reviews set the ceiling (round 7: "Mixed" is never worth it): Helldivers 2's 75% of
+    # about 950,000 reviews is fair at best, however long it is played and however cheap.
+    for hours, genre in ((150.0, "shooter"), (60.0, "rpg"), (3.0, "indie_short")):
+        helldivers = game(0.01, share, 950_000, hours, genre, played_length=True)
+        assert tiers.tier(bang_score(helldivers)) in ("fair", "skip")
+        assert tiers.threshold_usd(helldivers, tiers.WORTH_IT_MIN) is None
+
+
+@pytest.mark.parametrize(
+    ("share", "count", "hours", "genre", "price"),
+    [
+        # The storefront's "Very Positive" from its floor: 80% of 1,000 reviews (round 7).
+        pytest.param(0.80, 1_000, 4.0, "action", 4.99, id="80pc-of-1000-4h-action"),
+        pytest.param(0.80, 1_000, 8.0, "rpg", 4.99, id="80pc-of-1000-8h-rpg"),
+        pytest.param(0.84, 337_823, 31.5, "other", 14.99, id="no-mans-sky-at-a-quarter"),
+        pytest.param(0.81, 383_761, 27.7, "rpg", 7.99, id="fallout-4-at-its-low"),
+        pytest.param(0.94, 1_000, 4.0, "narrative", 4.99, id="94pc-4h-narrative"),
+    ],
+)
+def test_very_positive_games_are_worth_it_at_a_sale_price(
+    share: float, count: int, hours: float, genre: str, price: float
+) -> None:
+    inputs = game(price, share, count, hours, genre)
+    assert bang_score(inputs) >= tiers.WORTH_IT_MIN
+    worth_it_at = tiers.threshold_usd(inputs, tiers.WORTH_IT_MIN)
+    assert worth_it_at is not None and worth_it_at >= price
+
+
+def test_quality_knots_follow_the_storefront_labels() -> None:
+    # Under 70% ("Mixed") no ceiling reaches 65; 80% ("Very Positive") of a firm count does.
+    assert value.stretch(0.6999) * 100 < tiers.WORTH_IT_MIN - 0.5
+    assert value.stretch(value.shrunk_review_score(0.80, 1_000)) * 100 >= 72
+    knots = value.QUALITY_KNOTS
+    assert all(x0 < x1 and y0 <= y1 for (x0, y0), (x1, y1) in itertools.pairwise(knots))
+
+
+def test_a_thin_sample_weighs_a_stronger_prior() -> None:
+    # Under 1,000 reviews the prior gains THIN_REVIEWS imaginary reviews (bench/prior.py):
+    # 98.4% of 693 (Trails to Azure, #17 in 5.0) counts well below 98% of 1,000.
+    assert value.THIN_REVIEWS > 0
+    thin = value.shrunk_review_score(0.984, 693)
+    assert thin < value.shrunk_review_score(0.98, 1_000) - 0.01
+    expected = (
+        0.984 * 693 + value.PRIOR_REVIEW_SCORE * (40 * math.sqrt(1000 / 693) + value.THIN_REVIEWS)
+    ) / (693 + 40 * math.sqrt(1000 / 693) + value.THIN_REVIEWS)
+    assert thin == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    ("own", "prior", "lifted"),
+    [
+        pytest.param(0.80, 0.87, True, id="gta-v-enhanced-lifted-by-gta-v"),
+        pytest.param(0.95, 0.80, False, id="a-better-edition-is-pulled-down"),
+    ],
+)
+def test_an_edition_reads_its_sample_against_the_old_listing(
+    own: float, prior: float, lifted: bool
+) -> None:
+    shrunk = value.shrunk_review_score(own, 2_000, prior)
+    assert shrunk == pytest.approx((own * 2_000 + prior * 1_000) / 3_000)
+    assert (shrunk > own) is lifted
+
+
+def test_an_adult_game_s_fans_weigh_less() -> None:
+    # 11 adult visual novels in 5.0's top 100: their reviewers opted in to see them.
+    assert value.ADULT_REVIEWS > 0
+    plain = value.shrunk_review_score(0.988, 3_773)
+    adult = value.shrunk_review_score(0.988, 3_773, adult=True)
+    assert adult < plain < 0.988
+    # Doubt still never lifts a poor share.
+    assert value.shrunk_review_score(0.40, 3_773, adult=True) == 0.40
 
 
 def test_the_genre_norms_are_the_catalogue_s() -> None:
@@ -567,5 +633,7 @@ def test_the_genre_norms_are_the_catalogue_s() -> None:
     assert {g: n["hours"] for g, n in norms["genres"].items()} == value.GENRE_NORM_HOURS
     assert {g: n["usd_per_hour"] for g, n in norms["genres"].items()} == value.GENRE_USD_PER_HOUR
     assert set(norms["review_share_quantiles"]) == {"all", *GENRES}
+    assert norms["thin_reviews"] == value.THIN_REVIEWS
+    assert norms["adult_reviews"] == value.ADULT_REVIEWS
     assert norms["review_score_mean"] == value.PRIOR_REVIEW_SCORE
     assert set(value.GENRE_NORM_HOURS) == set(GENRES)

@@ -509,8 +509,14 @@ def with_adult() -> tuple[ObjectStorage, dict[str, int]]:
     scores lower (its better-value box is where the toggle shows)."""
     rpg = {"tags": ("RPG",), "price_usd": 10.0, "list_price_usd": 10.0}
     records = [
+        # 50,000 reviews: an adult game's opt-in sample weighs a stronger prior (score 6.0).
         factories.make_record(
-            appid=701, name="Velvet Quest", review_score=0.97, content_descriptors=(3,), **rpg
+            appid=701,
+            name="Velvet Quest",
+            review_score=0.97,
+            review_count=50_000,
+            content_descriptors=(3,),
+            **rpg,
         ),
         factories.make_record(appid=702, name="Plain Quest", review_score=0.95, **rpg),
         factories.make_record(appid=703, name="Lesser Quest", review_score=0.6, **rpg),

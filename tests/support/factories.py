@@ -68,6 +68,8 @@ NOT_RATED: tuple[NotRated, ...] = (
     # A listing no source of the catalogue's year sees, whose edition (the small catalogue's
     # first game) is rated.
     NotRated(appid=81, name="Old Listing", reason="superseded", superseded_by=10_000),
+    # Listed, but the storefront's newest price row has no price (score version 6.0).
+    NotRated(appid=82, name="Unsold Listing", reason="not_for_sale", review_count=8029),
 )
 
 

@@ -49,3 +49,30 @@ def run_starts(
         for i, (at, cents) in enumerate(observed)
         if i == 0 or observed[i - 1][1] != cents or at - observed[i - 1][0] > gap
     ]
+
+
+@functools.cache
+def raw_unpriced() -> dict[int, dt.datetime]:
+    """Return, for every app whose newest row in the 2026 dumps has null prices (the
+    storefront answered with no price: free or not for sale), that row's scrape time (UTC)."""
+    newest: dict[int, tuple[dt.datetime, bool]] = {}
+    for path in sorted(DUMPS.glob("prices.json@*.json.gz")):
+        for key, row in orjson.loads(gzip.decompress(path.read_bytes()))["prices"].items():
+            at = row.get("scraped_at")
+            if not at:
+                continue
+            moment = dt.datetime.fromtimestamp(at, dt.UTC)
+            empty = row.get("price_final") is None and row.get("price_initial") is None
+            if int(key) not in newest or moment >= newest[int(key)][0]:
+                newest[int(key)] = (moment, empty)
+    return {appid: at for appid, (at, empty) in newest.items() if empty}
+
+
+RECENT = DUMPS.parents[1] / "steam_review_playtime_2026/playtime.json.gz"
+
+
+@functools.cache
+def raw_recent_reviews() -> dict[int, tuple[int, int]]:
+    """Return each game's recent review sample in the 2026 dump, ``(n_up, n_down)``."""
+    rows = orjson.loads(gzip.decompress(RECENT.read_bytes()))["playtime"]
+    return {int(k): (int(v[2] or 0), int(v[3] or 0)) for k, v in rows.items()}

@@ -91,7 +91,9 @@ def test_price_history_reads_every_version_as_dated_points(tmp_path: Path) -> No
         (1030300, "price_points"),
         (1030300, "price"),
         (1030300, "usd_price_seen"),
+        (20, "unpriced_at"),
     }
+    assert seen[20, "unpriced_at"] == dt.date(2026, 7, 1)
     first, newest = seen[1030300, "price_points"]
     assert first == Seen(
         dt.datetime.fromtimestamp(july_1, dt.UTC),
@@ -279,3 +281,23 @@ def test_pics_developers_and_publishers_lose_control_and_bidi_characters(
         ("developer", "Valve"),
         ("publisher", "Valve Corp"),
     ]
+
+
+def test_a_newest_row_without_a_price_is_dated(tmp_path: Path) -> None:
+    # Horizon Zero Dawn Complete Edition: priced, then no price (no longer sold); an app
+    # priced again after an empty row is sold.
+    july_1, july_24 = 1782916800, 1784902420
+    _price_file(
+        tmp_path,
+        "prices.json@2026-07-01T1515_a.json.gz",
+        {"1151640": _row(49.99, 49.99, 0, july_1), "5": _row(None, None, 0, july_1)},
+    )
+    _price_file(
+        tmp_path,
+        "prices.json@2026-07-24T1418_b.json.gz",
+        {"1151640": _row(None, None, 0, july_24), "5": _row(9.99, 9.99, 0, july_24)},
+    )
+    seen = {(o.appid, o.field): o.value for o in observe_price_history(tmp_path, "history")}
+    assert seen[1151640, "unpriced_at"] == dt.date(2026, 7, 24)
+    assert seen[1151640, "price"] == Price(49.99, 49.99, 0)
+    assert (5, "unpriced_at") not in seen

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import email.utils
+import json
 import time
 import zlib
 from collections import OrderedDict
@@ -18,7 +19,6 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 import httpx
-import orjson
 from pydantic import ValidationError
 
 from bangscore.contract.filters import MAX_PRICE, list_filters
@@ -166,7 +166,7 @@ def error_for(status: int, body: bytes, retry_after: float | None = None) -> Api
     error = kind(status, problem, retry_after)
     if isinstance(error, HistoryExpired):
         # Members the Problem model does not carry: read from the document itself.
-        extra = orjson.loads(body) if problem is not None else {}
+        extra = json.loads(body) if problem is not None else {}
         error.oldest, error.snapshot = extra.get("oldest"), extra.get("snapshot")
     return error
 

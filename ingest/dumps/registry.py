@@ -198,16 +198,16 @@ def read_observations(
 
     With ``as_of`` (a build's day), only observations dated on or before it are read: a source
     whose data is newer is left out, or, when its rows carry their own dates
-    (:attr:`Source.read_until`), read up to that day; a source read up to a day is not held to
-    its expectation, which describes the whole dump.
+    (:attr:`Source.read_until`), read up to that day; such a build is not held to the
+    expectations, which describe the bundled dumps as the nightly build reads them.
 
     Raises CatalogError naming the file if a file or folder is missing or unreadable, or a
     source fails its expectation (:class:`Expectation`: required fields, row count).
     """
     known = Observations()
     counts: Counter[str] = Counter()
-    kept = [(s, s is whole) for whole in sources if (s := whole.as_of(as_of)) is not None]
-    for source, is_whole in tqdm(kept, desc="reading sources", unit="source", disable=not progress):
+    kept = [s for s in (source.as_of(as_of) for source in sources) if s is not None]
+    for source in tqdm(kept, desc="reading sources", unit="source", disable=not progress):
         path = raw_dir / source.path
         if not path.exists():
             raise CatalogError(f"missing raw dump {path}")
@@ -216,7 +216,9 @@ def read_observations(
             counts[source.layer.name] = known.add(source.layer, watched)
         except READ_ERRORS as err:  # a CatalogError of a reader is a ValueError too
             raise CatalogError(f"cannot read raw dump {path}: {type(err).__name__}: {err}") from err
-        expectation = expected.get(source.layer.name) if is_whole else None
+        # A build as of a day is held to nothing: a dump's count there depends on what the
+        # sources before it knew by then (matches by name), not only on the dump.
+        expectation = expected.get(source.layer.name) if as_of is None else None
         if expectation is not None:
             expectation.check(path, counts[source.layer.name], watched.seen)
     return known, counts

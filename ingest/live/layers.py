@@ -290,9 +290,12 @@ def _play_length_genres(record: GameRecord, layers: _Layers) -> Iterator[_Observ
 
 
 def _reviewer_playtime(record: GameRecord, layers: _Layers) -> Iterator[_Observed]:
-    # Only what the record holds: the positive reviewers' hours and count.
+    # Only what the record holds: the positive reviewers' hours and count, and the negative
+    # reviewers' count as the recent sample's size less the positive ones (issue 53).
     if record.positive_reviewer_hours is not None:
-        playtime = (record.positive_reviewer_hours, None, record.positive_reviewers or 0, 0)
+        n_up = record.positive_reviewers or 0
+        n_down = max(0, (record.recent_review_count or n_up) - n_up)
+        playtime = (record.positive_reviewer_hours, None, n_up, n_down)
         yield _reviewer_layer(record, layers), "reviewer_playtime", playtime
 
 

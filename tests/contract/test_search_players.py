@@ -152,7 +152,7 @@ PLAYER_QUERIES: list[tuple[str, int]] = [
     ("tlou", 1888930),  # The Last of Us™ Part I
     ("gow", 1593500),  # God of War
     ("gow ragnarok", 2322010),  # God of War Ragnarök
-    ("hzd", 1151640),  # Horizon Zero Dawn™ Complete Edition
+    ("hzd", 2561580),  # Horizon Zero Dawn™ Remastered (the Complete Edition is no longer sold)
     ("ghost of tsushima", 2215430),  # Ghost of Tsushima DIRECTOR'S CUT
     ("spiderman", 1817070),  # Marvel’s Spider-Man Remastered
     ("dl2", 534380),  # Dying Light 2: Reloaded Edition
@@ -218,7 +218,6 @@ PLAYER_QUERIES: list[tuple[str, int]] = [
     ("kcd", 379430),  # Kingdom Come: Deliverance
     ("e33", 1903340),  # Clair Obscur: Expedition 33
     ("clair obscur", 1903340),  # Clair Obscur: Expedition 33
-    ("cod", 1938090),  # Call of Duty®
     ("mw2", 10180),  # Call of Duty: Modern Warfare 2 (2009)
     ("portal 2", 620),  # Portal 2
     ("portal2", 620),  # Portal 2

@@ -300,7 +300,7 @@ def test_record_observations_of_a_keyed_length() -> None:
         ("hltb_steam_2025-12", "play_length_genres"): ("Adventure",),
         ("steam_reviews_window_2025-01", "early_window"): EARLY,
         # Reviewers' playtime keeps only what the record holds: positive hours and count.
-        ("steam_review_playtime_2026", "reviewer_playtime"): (30.0, None, 955, 0),
+        ("steam_review_playtime_2026", "reviewer_playtime"): (30.0, None, 955, 45),
         ("previous catalog player_stats", "rarest_achievement_percent"): 1.5,
         ("previous catalog player_stats", "players_estimate"): 50_000,
         ("previous catalog player_stats", "owners_range"): "1,000,000 .. 2,000,000",

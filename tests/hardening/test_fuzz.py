@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 
 from bangscore.contract.api import routes
 from bangscore.scoring.pipeline import ScoredGame
@@ -52,6 +52,14 @@ CASES = [
 ]
 
 
+def _crossed_years(query: dict[str, Any]) -> bool:
+    """Given a generated query, return whether both years are numbers and run backwards."""
+    try:
+        return int(query["year_from"]) > int(query["year_to"])
+    except (KeyError, TypeError, ValueError):
+        return False
+
+
 @pytest.mark.parametrize(("path", "mode"), CASES)
 def test_every_response_conforms_and_none_is_5xx(
     fuzz_target: tuple[Any, str], path: str, mode: str
@@ -70,6 +78,10 @@ def test_every_response_conforms_and_none_is_5xx(
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
     )
     def exercise(case: Any) -> None:
+        if mode == "positive":
+            # The one rule tying two parameters that no schema states (issue 55, as
+            # tests/hardening/schemathesis_hooks.py teaches the CLI run): years run forward.
+            assume(not _crossed_years(case.query or {}))
         response = case.call_and_validate(headers={"Authorization": f"Bearer {key}"})
         assert response.status_code < 500
 

@@ -165,7 +165,7 @@ def test_3000_distinct_queries_grow_a_worker_by_at_most_its_answer_budget_plus_1
     )
 
 
-def test_12_a_worker_over_the_real_catalogue_answers_everything_within_250_mb(
+def test_12_a_worker_over_the_real_catalogue_answers_everything_within_its_bound(
     tmp_path: Path,
     server_factory: ServerFactory,
     real_snapshot: tuple[LocalStorage, list[ScoredGame]],

@@ -43,6 +43,8 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
+from bangscore.contract.facets import CONTROLLER_CODES, DECK_CODES
+
 MAGIC = b"BANGIDX1"
 ALIGN = 8
 # The only dtypes a header may name: a corrupt or hostile header cannot ask numpy for objects.
@@ -50,9 +52,6 @@ DTYPES = frozenset({"<i2", "<i4", "<i8", "|b1", "|u1"})
 INDEX_TYPE = "application/octet-stream"
 
 
-# The facets' codes in their columns: 0 is null (the storefront is silent).
-DECK_CODES = {"unsupported": 1, "playable": 2, "verified": 3}
-CONTROLLER_CODES = {"partial": 1, "full": 2}
 POSTINGS = ("language", "audio")
 FACET_COLUMNS = {"steam_deck": "|u1", "controller": "|u1", "reviews": "<i8"}
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from bangscore.contract.compact import CONTROLLER_CODES, DECK_CODES
+from bangscore.contract.facets import CONTROLLER_CODES, DECK_CODES
 from bangscore.contract.limits import MAX_MIN_REVIEWS
 from bangscore.contract.list_filter import (
     FilterColumns,

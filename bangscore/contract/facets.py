@@ -19,6 +19,11 @@ from pydantic import Field
 from bangscore.contract.records_base import Record
 from bangscore.scoring.records import ControllerSupport, DeckStatus, GameRecord
 
+# The facets' codes in the compact index's columns (contract.compact): 0 is null (the storefront
+# is silent). Here, not there, so the filters (and the client, which reads them) need no numpy.
+DECK_CODES = {"unsupported": 1, "playable": 2, "verified": 3}
+CONTROLLER_CODES = {"partial": 1, "full": 2}
+
 
 class LanguageSupport(Record):
     """One language the storefront lists for the game."""

@@ -292,8 +292,10 @@ def _play_length_genres(record: GameRecord, layers: _Layers) -> Iterator[_Observ
 def _reviewer_playtime(record: GameRecord, layers: _Layers) -> Iterator[_Observed]:
     # Only what the record holds: the positive reviewers' hours and count, and the negative
     # reviewers' count as the recent sample's size less the positive ones (issue 53).
-    if record.positive_reviewer_hours is not None:
-        n_up = record.positive_reviewers or 0
+    if record.positive_reviewer_hours is not None or record.recent_review_count is not None:
+        n_up = record.positive_reviewers
+        if n_up is None:  # only the recent sample's share and size: its positives from them
+            n_up = round((record.recent_review_score or 0) * (record.recent_review_count or 0))
         n_down = max(0, (record.recent_review_count or n_up) - n_up)
         playtime = (record.positive_reviewer_hours, None, n_up, n_down)
         yield _reviewer_layer(record, layers), "reviewer_playtime", playtime
@@ -447,4 +449,12 @@ def resolve_game(
     if same_length and record.checks:
         checks = tuple(dict.fromkeys((*record.checks, *fresh.checks)))
         fresh = fresh.model_copy(update={"checks": checks})
+    # An older source's share corrected by the catalogue's measured offset (issue 53) comes
+    # back as the corrected value; one game cannot measure the offset again, so its mark stays.
+    # Likewise an edition's prior, the superseded listing's share, which one game cannot see.
+    if "review_score" in record.estimated and fresh.review_score == record.review_score:
+        estimated = tuple(dict.fromkeys((*fresh.estimated, "review_score")))
+        fresh = fresh.model_copy(update={"estimated": estimated})
+    if fresh.review_prior_score is None and record.review_prior_score is not None:
+        fresh = fresh.model_copy(update={"review_prior_score": record.review_prior_score})
     return fresh

@@ -126,6 +126,9 @@ def _send(state: Path) -> subprocess.Popen[bytes]:
     )
 
 
+# It starts real `bangscore alerts send` processes, whose clock (the claims' times) is the real
+# one: `server`, so `make check` and `make test-clock` leave it to `make test`.
+@pytest.mark.server
 def test_a_killed_alerts_send_loses_no_delivery_and_sends_none_twice(
     bangscore: Run, state: Path
 ) -> None:

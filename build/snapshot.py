@@ -50,7 +50,10 @@ from bangscore.contract.compact import (
     encode_index,
 )
 from bangscore.contract.facets import language_tags
-from bangscore.contract.filters import (
+from bangscore.contract.filters import precomputed_combos
+from bangscore.contract.limits import PAGE_SIZE
+from bangscore.contract.not_rated import not_rated_index
+from bangscore.contract.objects import (
     ABOUT_SCORE_KEY,
     DATES_KEY,
     DOCS_KEY,
@@ -67,10 +70,7 @@ from bangscore.contract.filters import (
     detail_key,
     game_page_key,
     list_key,
-    precomputed_combos,
 )
-from bangscore.contract.limits import PAGE_SIZE
-from bangscore.contract.not_rated import not_rated_index
 from bangscore.contract.paging import render_page
 from bangscore.contract.records import GameDetail, ListItem
 from bangscore.contract.search import SearchIndex, name_words

@@ -30,18 +30,17 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from bangscore.contract.filters import (
+from bangscore.contract.filters import list_filters, raw_form
+from bangscore.contract.limits import MAX_APPID_DIGITS, MAX_QUERY_LENGTH
+from bangscore.contract.not_rated import REASON_LABEL, NotRatedIndex
+from bangscore.contract.objects import (
     ABOUT_SCORE_KEY,
     DATES_KEY,
     DOCS_KEY,
     HOME_ADULT_KEY,
     HOME_KEY,
     game_page_key,
-    list_filters,
-    raw_form,
 )
-from bangscore.contract.limits import MAX_APPID_DIGITS, MAX_QUERY_LENGTH
-from bangscore.contract.not_rated import REASON_LABEL, NotRatedIndex
 from bangscore.contract.paging import page_rels
 from bangscore.contract.search import SearchIndex
 from bangscore.errors import BadRequest, ParamError, ProblemRefusal, ResourceNotFound

@@ -20,8 +20,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from bangscore.contract.filters import OPENAPI_KEY, ROOT_KEY, detail_key
 from bangscore.contract.not_rated import REASON_DETAIL
+from bangscore.contract.objects import OPENAPI_KEY, ROOT_KEY, detail_key
 from bangscore.contract.paging import page_count, page_rels
 from bangscore.contract.records import Usage, ordered
 from bangscore.errors import ResourceNotFound

@@ -21,8 +21,8 @@ from typing import Any, Generic, Protocol, TypeVar
 import anyio.to_thread
 import orjson
 
-from bangscore.contract.filters import INDEX_KEY, LEGACY_INDEX_KEY, NOT_RATED_KEY, SEARCH_KEY
 from bangscore.contract.not_rated import NotRatedIndex
+from bangscore.contract.objects import INDEX_KEY, LEGACY_INDEX_KEY, NOT_RATED_KEY, SEARCH_KEY
 from bangscore.contract.paging import page_bounds, render_page
 from bangscore.contract.search import SearchIndex
 from bangscore.errors import (

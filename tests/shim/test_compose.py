@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from bangscore.build.snapshot import lower_tags
 from bangscore.contract.compact import cents
-from bangscore.contract.filters import Filters, list_key, precomputed_combos
+from bangscore.contract.filters import Filters, precomputed_combos
+from bangscore.contract.objects import list_key
 from bangscore.manifest import etag_for, read_body
 from bangscore.scoring.genres import GENRES
 from bangscore.shim.compose import CompactIndex

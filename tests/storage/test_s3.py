@@ -19,7 +19,7 @@ import pytest
 
 from bangscore.build.publish import publish, rollback
 from bangscore.build.snapshot import snapshot_objects
-from bangscore.contract.filters import detail_key
+from bangscore.contract.objects import detail_key
 from bangscore.errors import ObjectNotFound, ObjectStorageUnavailable, PointerConflict
 from bangscore.manifest import list_snapshots, manifest_key, object_key, read_manifest, verify
 from bangscore.scoring.pipeline import score_catalog

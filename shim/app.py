@@ -81,7 +81,6 @@ def create_app(
         site_url=settings.site_url,
         base_url=settings.api_base_url,
         retry_after=settings.retry_after_seconds,
-        rendered_bytes=source.budgets.pages,
     )
     serving = Serving(
         source,

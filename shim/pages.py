@@ -22,6 +22,7 @@ import dataclasses
 import logging
 from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -49,9 +50,9 @@ from bangscore.shim import params
 from bangscore.shim.answer import HTML, Allowance, Fault, Resolved, Stored, answer, stored
 from bangscore.shim.clients import client_subject
 from bangscore.shim.lists import ListPages
-from bangscore.shim.lru import ENTRY_BYTES, AnswerBudgets, Lru
+from bangscore.shim.lru import ENTRY_BYTES
 from bangscore.shim.quota import Quota, Window, rate_headers
-from bangscore.shim.source import LoadedSnapshot, SnapshotSource, weight
+from bangscore.shim.source import LoadedSnapshot, SnapshotSource
 from bangscore.site.adult import keep_adult, replace_better_box
 from bangscore.site.render import Listing, SiteRenderer
 from bangscore.stores.keystore import Hit
@@ -172,7 +173,6 @@ class Pages:
         site_url: str,
         base_url: str,
         retry_after: int,
-        rendered_bytes: int = AnswerBudgets().pages,
     ) -> None:
         self.source = source
         self.quota = quota
@@ -183,9 +183,6 @@ class Pages:
         self.root = self.site.root
         origin = urlsplit(site_url)
         self.origin = f"{origin.scheme}://{origin.netloc}"  # redirects' scheme, host and port
-        # Keyed by snapshot id too: an old snapshot's pages age out as the new one's come in.
-        # Bounded by bytes: 4,096 pages by count let one address add 327 MB (issue 45).
-        self._rendered: Lru[Resolved | PageAnswer] = Lru(rendered_bytes, weigh=weight)
         self._not_rated: tuple[str, UnratedNames] | None = None
         self._not_rated_lock = asyncio.Lock()
 
@@ -299,29 +296,36 @@ class Pages:
     def remembered(
         self,
         request: Request,
-        render: Callable[[LoadedSnapshot], Awaitable[Resolved | PageAnswer]],
-        canonical: Hashable | None = None,
+        read: Callable[[], Hashable],
+        render: Callable[[LoadedSnapshot, Any], Awaitable[Resolved | PageAnswer]],
+        refuse: Callable[[BadRequest], Awaitable[PageAnswer]] | None = None,
     ) -> Callable[[LoadedSnapshot], Awaitable[Resolved | PageAnswer]]:
-        """Given a renderer of a request's page and the canonical key of its query (None: a
-        query the page refuses, kept by its query string), return a resolver that renders it
-        once per snapshot, path and canonical query (a snapshot never changes), bounded by
-        bytes."""
-        spelled = request.scope["query_string"] if canonical is None else canonical
+        """Given a page request, its reading (``read``: the query parsed, BadRequest for one
+        the page refuses), the renderer of its page from what was read and the renderer of its
+        400 (default: the HTML 400 naming the parameters), return a resolver that reads the
+        request once and renders its page once per snapshot, path and reading (a snapshot
+        never changes), from the snapshot's page memo (:class:`bangscore.shim.memo.Memo`,
+        bounded by bytes: 4,096 pages by count let one address add 327 MB, issue 45)."""
+        path = request.scope["path"]
+        spelling = (path, request.scope["query_string"])
+
+        async def refused(error: BadRequest) -> PageAnswer:
+            return PageAnswer(400, self.site.error_page(400, "Bad parameter", _listed(error)))
 
         async def resolve(snap: LoadedSnapshot) -> Resolved | PageAnswer:
-            key = (snap.id, request.scope["path"], spelled)
-            answer = self._rendered.find(key)
-            if answer is None:
-                answer = await render(snap)
-                self._rendered.put(key, answer)
-            return answer
+            return await snap.pages.answer(  # type: ignore[no-any-return]
+                spelling,
+                lambda: (path, read()),
+                lambda reading: render(snap, reading[1]),
+                refuse or refused,
+            )
 
         return resolve
 
     def bad_parameter(self, error: BadRequest) -> Callable[[LoadedSnapshot], Awaitable[PageAnswer]]:
         """Given a page query's parameter errors, return a resolver of the HTML 400 naming
         them."""
-        message = "; ".join(f"{e.parameter}: {e.message}" for e in error.errors)
+        message = _listed(error)
 
         async def resolve(_: LoadedSnapshot) -> PageAnswer:
             body = self.site.error_page(400, "Bad parameter", message)
@@ -362,6 +366,11 @@ class Pages:
         return not (path.startswith("/api/") or path in ("/api", "/metrics"))
 
 
+def _listed(error: BadRequest) -> str:
+    """Given a page query's parameter errors, return them as the HTML 400's sentence."""
+    return "; ".join(f"{e.parameter}: {e.message}" for e in error.errors)
+
+
 async def _stored_page(request: Request, key: str, adult_key: str | None = None) -> Response:
     """Given a page request, a snapshot key and the key of the same page precomputed with
     adult games shown (if any), return that stored HTML page; asked with ``adult=true``, the
@@ -373,21 +382,21 @@ async def _stored_page(request: Request, key: str, adult_key: str | None = None)
     except BadRequest as exc:
         return await pages.serve(request, pages.bad_parameter(exc))
 
-    async def resolve(snap: LoadedSnapshot) -> Stored:
+    async def resolve(snap: LoadedSnapshot) -> Resolved | Stored:
         if adult and adult_key is not None and snap.entry(adult_key) is not None:
             return stored(snap, adult_key, HTML)
-        return stored(snap, key, HTML)
+        if not adult or adult_key is not None:
+            return stored(snap, key, HTML)
+        # Only adult=true shapes the page: every other parameter is ignored, so one reading.
+        return await snap.pages.kept((request.scope["path"], "adult"), partial(render, snap))  # type: ignore[no-any-return]
 
-    async def render(snap: LoadedSnapshot) -> Resolved | PageAnswer:
+    async def render(snap: LoadedSnapshot, _: object) -> Resolved:
         if snap.entry(key) is None:
             raise ResourceNotFound("not_found", f"There is no page at {request.url.path}.")
         body = keep_adult(await pages.source.body(snap, key), pages.root)
         return Resolved(body, etag_for(body), HTML)
 
-    kept = adult and (adult_key is None)
-    # Only adult=true shapes the page: every other parameter is ignored, so one key.
-    remembered = pages.remembered(request, render, "adult") if kept else resolve
-    return await pages.serve(request, remembered)
+    return await pages.serve(request, resolve)
 
 
 async def home(request: Request) -> Response:
@@ -448,17 +457,15 @@ async def game(request: Request) -> Response:
     async def with_adult(snap: LoadedSnapshot, appid: int) -> Resolved:
         """The stored page with its better-value box recomposed with adult games among the
         candidates and the toggle kept in its links, kept per snapshot."""
-        key = (snap.id, "game-adult", appid)
-        found = pages._rendered.find(key)
-        if isinstance(found, Resolved):
-            return found
+        return await snap.pages.kept(("game-adult", appid), partial(adult_page, snap))  # type: ignore[no-any-return]
+
+    async def adult_page(snap: LoadedSnapshot, reading: tuple[str, int]) -> Resolved:
+        appid = reading[1]
         page = await pages.source.body(snap, game_page_key(appid))
         item = orjson.loads(snap.index.item(snap.index.position[appid]))
         box = pages.site.better_box(item, snap.index.better_value(appid), await pages.dates(snap))
         body = keep_adult(replace_better_box(page, box), pages.root)
-        answer = Resolved(body, etag_for(body), HTML)
-        pages._rendered.put(key, answer)
-        return answer
+        return Resolved(body, etag_for(body), HTML)
 
     try:
         adult, _ = adult_shown(request.query_params.multi_items())
@@ -480,19 +487,22 @@ async def browse(request: Request) -> Response:
 
         return await pages.serve(request, redirect)
 
-    async def render(snap: LoadedSnapshot) -> Resolved | PageAnswer:
-        try:
-            adult, rest = adult_shown(items)
-            query = params.parse_list_query(rest)
-        except BadRequest as exc:
-            listing = Listing([], 1, 0, 0)
-            body = pages.site.browse_page(
-                listing,
-                form=raw_form(_values(items)),
-                api_url=f"{pages.base_url}/api/v1/games",
-                errors=exc.errors,
-            )
-            return PageAnswer(400, body)
+    def read() -> tuple[bool, params.ListQuery]:
+        adult, rest = adult_shown(items)
+        return adult, params.parse_list_query(rest)
+
+    async def refuse(error: BadRequest) -> PageAnswer:
+        listing = Listing([], 1, 0, 0)
+        body = pages.site.browse_page(
+            listing,
+            form=raw_form(_values(items)),
+            api_url=f"{pages.base_url}/api/v1/games",
+            errors=error.errors,
+        )
+        return PageAnswer(400, body)
+
+    async def render(snap: LoadedSnapshot, reading: tuple[bool, params.ListQuery]) -> Resolved:
+        adult, query = reading
         filters = dataclasses.replace(query.filters, adult=adult)
         canonical = query.filters.to_query()
         envelope, _ = await pages.lists.page(snap, filters, query.page, once=True)
@@ -510,19 +520,7 @@ async def browse(request: Request) -> Response:
         body = keep_adult(body, pages.root) if adult else body
         return Resolved(body, etag_for(body), HTML)
 
-    return await pages.serve(
-        request, pages.remembered(request, render, _query_key(items, params.parse_list_query))
-    )
-
-
-def _query_key(items: Sequence[tuple[str, str]], parse: Callable[[Any], object]) -> Hashable | None:
-    """Given a page query's items and the API's parser of them, return the query's canonical
-    key, (adult shown, the parsed query), or None if refused (kept by its query string)."""
-    try:
-        adult, rest = adult_shown(items)
-        return adult, parse(rest)
-    except BadRequest:
-        return None
+    return await pages.serve(request, pages.remembered(request, read, render, refuse))
 
 
 async def search(request: Request) -> Response:
@@ -530,18 +528,25 @@ async def search(request: Request) -> Response:
     pages: Pages = request.app.state.pages
     items = request.query_params.multi_items()
 
-    async def render(snap: LoadedSnapshot) -> Resolved | PageAnswer:
-        empty = Listing([], 1, 0, 0)
+    empty = Listing([], 1, 0, 0)
+
+    def read() -> tuple[bool, params.SearchQuery] | None:
         if not any(k == "q" and v.strip() for k, v in items):
+            return None  # no query: the empty search page, whatever else was sent
+        adult, rest = adult_shown(items)
+        return adult, params.parse_search_query(rest)
+
+    async def refuse(error: BadRequest) -> PageAnswer:
+        typed = next((v for k, v in items if k == "q"), "").strip()[:MAX_QUERY_LENGTH]
+        return PageAnswer(400, pages.site.search_page(typed, empty, errors=error.errors))
+
+    async def render(
+        snap: LoadedSnapshot, reading: tuple[bool, params.SearchQuery] | None
+    ) -> Resolved:
+        if reading is None:
             body = pages.site.search_page("", empty)
             return Resolved(body, etag_for(body), HTML)
-        try:
-            adult, rest = adult_shown(items)
-            query = params.parse_search_query(rest)
-        except BadRequest as exc:
-            typed = next((v for k, v in items if k == "q"), "").strip()[:MAX_QUERY_LENGTH]
-            errors: list[ParamError] = exc.errors
-            return PageAnswer(400, pages.site.search_page(typed, empty, errors=errors))
+        adult, query = reading
         envelope, _ = await anyio.to_thread.run_sync(
             snap.search_page,
             query.q,
@@ -571,6 +576,4 @@ async def search(request: Request) -> Response:
         body = keep_adult(body, pages.root) if adult else body
         return Resolved(body, etag_for(body), HTML)
 
-    asked = any(k == "q" and v.strip() for k, v in items)
-    key = _query_key(items, params.parse_search_query) if asked else "empty"
-    return await pages.serve(request, pages.remembered(request, render, key))
+    return await pages.serve(request, pages.remembered(request, read, render, refuse))

@@ -134,7 +134,7 @@ def test_old_snapshots_are_freed_after_a_switch() -> None:
         assert source.refresh()
         snap = source.current
         assert snap is not None
-        snap.search_page("quest", 1)  # fill every per-snapshot cache
+        snap.search_page("quest", 1)
         snap.index.page(Filters.of(genre=frozenset({"rpg"}), on_sale=True), 1)
         snap.search.search("qest")  # the typo pass caches truncated vocabularies
         served += [weakref.ref(snap), weakref.ref(snap.index), weakref.ref(snap.search)]

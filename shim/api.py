@@ -228,19 +228,19 @@ async def remembered(
     its body read, from the snapshot's memo (or raise the remembered 400).
 
     A snapshot never changes, so one reading always resolves to the same answer (or the same
-    400) whatever the key: the memo keeps answers by (path, reading), so every spelling of a
+    400) whatever the key: the memo keeps answers by (route, reading), so every spelling of a
     query (parameters reordered, ``page=02``, a tag's case) shares one body, and each path and
     query string seen, naming it (or holding its 400's errors only), so a repeat reads
     nothing and the edge's fast path (:mod:`bangscore.shim.edge`) serves it. Raises
     ObjectStorageError if a stored body cannot be read."""
-    path = request.scope["path"]
 
-    async def resolve(reading: tuple[str, Any]) -> Resolved:
+    async def resolve(reading: tuple[KeyedRoute[Any], Any]) -> Resolved:
         found = await route.resolve(request, record, snap, reading[1])
         return await read(request.app.state.source, snap, found)
 
+    spelling = (request.scope["path"], request.scope["query_string"])
     return await snap.memo.answer(  # type: ignore[no-any-return]
-        (path, request.scope["query_string"]), lambda: (path, route.read(request)), resolve
+        spelling, lambda: (route, route.read(request)), resolve
     )
 
 

@@ -54,7 +54,6 @@ from bangscore.contract.filters import precomputed_combos
 from bangscore.contract.limits import PAGE_SIZE
 from bangscore.contract.not_rated import not_rated_index
 from bangscore.contract.objects import (
-    ABOUT_SCORE_KEY,
     DATES_KEY,
     DOCS_KEY,
     FAVICON_KEY,
@@ -78,6 +77,7 @@ from bangscore.scoring.pipeline import ScoredGame, is_free
 from bangscore.scoring.records import GameRecord, NotRated
 from bangscore.scoring.series import once_per_series
 from bangscore.scoring.verdict import day
+from bangscore.site import static_pages
 from bangscore.site.adult import keep_adult
 from bangscore.site.badge import badge
 from bangscore.site.better_value import Candidate, better_value
@@ -249,7 +249,8 @@ def snapshot_objects(
     every = once_per_series(items)
     with_adult = site.home_page(every[:HOME_TOP], len(games), dates=dates, listed=len(every))
     yield StoredObject(HOME_ADULT_KEY, keep_adult(with_adult, site.root), HTML_TYPE)
-    yield StoredObject(ABOUT_SCORE_KEY, site.about_score_page(dates=dates), HTML_TYPE)
+    for static in static_pages.STATIC_PAGES:
+        yield StoredObject(static.key, static_pages.render_static(site, static, dates), HTML_TYPE)
     yield StoredObject(DATES_KEY, dumps(dates), JSON_TYPE)
     yield StoredObject(FAVICON_KEY, site.favicon(), SVG_TYPE)
     yield StoredObject(STYLE_KEY, site.stylesheet, CSS_TYPE)

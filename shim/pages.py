@@ -35,7 +35,6 @@ from bangscore.contract.filters import list_filters, raw_form
 from bangscore.contract.limits import MAX_APPID_DIGITS, MAX_QUERY_LENGTH
 from bangscore.contract.not_rated import REASON_LABEL, NotRatedIndex
 from bangscore.contract.objects import (
-    ABOUT_SCORE_KEY,
     DATES_KEY,
     DOCS_KEY,
     HOME_ADULT_KEY,
@@ -55,6 +54,7 @@ from bangscore.shim.quota import Quota, Window, rate_headers
 from bangscore.shim.source import LoadedSnapshot, SnapshotSource
 from bangscore.site.adult import keep_adult, replace_better_box
 from bangscore.site.render import Listing, SiteRenderer
+from bangscore.site.static_pages import StaticPage
 from bangscore.stores.keystore import Hit
 
 log = logging.getLogger("bangscore.pages")
@@ -409,9 +409,14 @@ async def docs(request: Request) -> Response:
     return await _stored_page(request, DOCS_KEY)
 
 
-async def about_score(request: Request) -> Response:
-    """Given ``GET /about/score``, return the page explaining the score."""
-    return await _stored_page(request, ABOUT_SCORE_KEY)
+def static_page(page: StaticPage) -> Callable[[Request], Awaitable[Response]]:
+    """Given a static page's row, return its handler: the stored page (with adult games'
+    toggle kept in its links for ``adult=true``)."""
+
+    async def serve(request: Request) -> Response:
+        return await _stored_page(request, page.key)
+
+    return serve
 
 
 async def game(request: Request) -> Response:

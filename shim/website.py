@@ -8,24 +8,29 @@ from __future__ import annotations
 from starlette.routing import Route
 
 from bangscore.shim.assets import badge, favicon, og_card, stylesheet
-from bangscore.shim.pages import about_score, browse, docs, game, home, search
+from bangscore.shim.pages import browse, docs, game, home, search, static_page
 from bangscore.shim.push import feed
 from bangscore.shim.rate import rate
+from bangscore.site import static_pages
 
-ROUTES = [
-    Route("/", home),
-    Route("/rate", rate),
-    Route("/docs", docs),
-    Route("/about/score", about_score),
-    Route("/badge/{appid}.svg", badge),
-    Route("/docs/errors", docs),
-    Route("/feeds/{name:path}", feed),
-    Route("/games", browse),
-    Route("/search", search),
-    Route("/game/{appid}", game),
-    Route("/game/{appid}/{slug}", game),
-    Route("/favicon.svg", favicon),
-    Route("/favicon.ico", favicon),
-    Route("/og-card.png", og_card),
-    Route("/style.css", stylesheet),
-]
+
+def routes() -> list[Route]:
+    """Return the website's routes: the pages, one per static page of
+    :data:`bangscore.site.static_pages.STATIC_PAGES` (read now), and the small files."""
+    return [
+        Route("/", home),
+        Route("/rate", rate),
+        Route("/docs", docs),
+        *(Route(page.path, static_page(page)) for page in static_pages.STATIC_PAGES),
+        Route("/badge/{appid}.svg", badge),
+        Route("/docs/errors", docs),
+        Route("/feeds/{name:path}", feed),
+        Route("/games", browse),
+        Route("/search", search),
+        Route("/game/{appid}", game),
+        Route("/game/{appid}/{slug}", game),
+        Route("/favicon.svg", favicon),
+        Route("/favicon.ico", favicon),
+        Route("/og-card.png", og_card),
+        Route("/style.css", stylesheet),
+    ]

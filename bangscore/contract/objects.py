@@ -35,9 +35,14 @@ HOME_ADULT_KEY = "site/index-adult.html"
 FAVICON_KEY = "site/favicon.svg"
 # The site's one stylesheet, linked from every page (``/style.css?v=<digest>``), not inlined.
 STYLE_KEY = "site/style.css"
-ABOUT_SCORE_KEY = "site/about/score.html"
 # The snapshot's dates as pages show them: {"snapshot_date": "YYYY-MM-DD", "prices_as_of": ...}.
 DATES_KEY = "site/dates.json"
+
+
+def static_page_key(path: str) -> str:
+    """Given a static page's path on the site (``/about/score``), return its key inside a
+    snapshot (``site/about/score.html``; :data:`bangscore.site.static_pages.STATIC_PAGES`)."""
+    return f"site{path}.html"
 
 
 def badge_key(appid: int) -> str:

@@ -343,11 +343,6 @@ class SiteRenderer:
         a standalone SVG document (UTF-8 bytes, one line: the template ``badge.svg``)."""
         return self.env.get_template("badge.svg").render(b=badge).encode()
 
-    def about_score_page(self, *, dates: Mapping[str, str | None]) -> bytes:
-        """Given the snapshot's dates, return the ``/about/score`` page: tiers and their bands,
-        the verdict, the inputs and their sources, and what is never published."""
-        return self.env.get_template("about_score.html").render(dates=dates).encode()
-
     def not_rated_page(
         self,
         *,

@@ -129,7 +129,7 @@ def test_the_walk_of_one_list_request_stays_short(
                 key = (os.path.relpath(where, root), code.co_qualname)
                 seen[key] = seen.get(key, 0) + 1
 
-    threading.setprofile(profile)  # type: ignore[arg-type]
+    threading.setprofile(profile)
     try:
         client, store = client_factory(small_snapshot[0])  # its portal thread is profiled
         headers = {"Authorization": f"Bearer {add_key(store)}"}
@@ -138,7 +138,7 @@ def test_the_walk_of_one_list_request_stays_short(
         response = client.get("/api/v1/games?genre=strategy", headers=headers)
         on[0] = False
     finally:
-        threading.setprofile(None)  # type: ignore[arg-type]
+        threading.setprofile(None)
     assert response.status_code == 200
     assert seen[("shim/params.py", "parse_list_query")] == 1  # read once
     assert ("shim/routes.py", "_games") in seen  # the route's resolver ran: a miss

@@ -36,7 +36,7 @@ from bangscore.site.formats import (
     fmt_hours,
     fmt_pct,
     fmt_usd,
-    format_day,
+    format_day as format_day,  # re-exported: the account pages print days too
     next_sale_line,
     next_sale_words,
     price_seen,

@@ -36,12 +36,14 @@ from bangscore.site.formats import (
     fmt_hours,
     fmt_pct,
     fmt_usd,
-    format_day as format_day,  # re-exported: the account pages print days too
     next_sale_line,
     next_sale_words,
     price_seen,
     tag_query,
     verdict_words,
+)
+from bangscore.site.formats import (
+    format_day as format_day,  # re-exported: the account pages print days too
 )
 from bangscore.site.history_chart import PriceHistory
 from bangscore.site.jinja_env import FastEnvironment, ProcessBytecodeCache

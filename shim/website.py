@@ -1,6 +1,7 @@
-"""The website's route table (docs/API.md#website): the pages (:mod:`bangscore.shim.pages`),
-the "rate a list" page (:mod:`bangscore.shim.rate`) and the small files
-(:mod:`bangscore.shim.assets`), in the order Starlette matches them.
+"""The website's route table (docs/API.md#website): the pages (:mod:`bangscore.shim.pages`,
+:mod:`bangscore.shim.browse`, :mod:`bangscore.shim.game_page`), the "rate a list" page
+(:mod:`bangscore.shim.rate`) and the small files (:mod:`bangscore.shim.assets`), in the order
+Starlette matches them.
 """
 
 from __future__ import annotations
@@ -8,7 +9,9 @@ from __future__ import annotations
 from starlette.routing import Route
 
 from bangscore.shim.assets import badge, favicon, og_card, stylesheet
-from bangscore.shim.pages import browse, docs, game, home, search, static_page
+from bangscore.shim.browse import browse, search
+from bangscore.shim.game_page import game
+from bangscore.shim.pages import docs, home, static_page
 from bangscore.shim.push import feed
 from bangscore.shim.rate import rate
 from bangscore.site import static_pages

@@ -249,11 +249,19 @@ def snapshot_objects(
     every = once_per_series(items)
     with_adult = site.home_page(every[:HOME_TOP], len(games), dates=dates, listed=len(every))
     yield StoredObject(HOME_ADULT_KEY, keep_adult(with_adult, site.root), HTML_TYPE)
-    for static in static_pages.STATIC_PAGES:
-        yield StoredObject(static.key, static_pages.render_static(site, static, dates), HTML_TYPE)
+    yield from static_page_objects(site, dates)
     yield StoredObject(DATES_KEY, dumps(dates), JSON_TYPE)
     yield StoredObject(FAVICON_KEY, site.favicon(), SVG_TYPE)
     yield StoredObject(STYLE_KEY, site.stylesheet, CSS_TYPE)
+
+
+def static_page_objects(
+    site: SiteRenderer, dates: Mapping[str, str | None]
+) -> Iterator[StoredObject]:
+    """Given the site's renderer and the snapshot's dates, yield each static page of
+    :data:`bangscore.site.static_pages.STATIC_PAGES` rendered, under its key."""
+    for page in static_pages.STATIC_PAGES:
+        yield StoredObject(page.key, static_pages.render_static(site, page, dates), HTML_TYPE)
 
 
 def push_objects(

@@ -23,7 +23,8 @@ from starlette.routing import Route
 from bangscore.contract.not_rated import REASON_DETAIL
 from bangscore.contract.objects import OPENAPI_KEY, ROOT_KEY, detail_key
 from bangscore.contract.paging import page_count, page_rels
-from bangscore.contract.records import Usage, ordered
+from bangscore.contract.records import Usage
+from bangscore.contract.wire_form import ordered
 from bangscore.errors import ResourceNotFound
 from bangscore.manifest import etag_for
 from bangscore.settings import allowed_networks

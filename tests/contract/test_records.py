@@ -23,9 +23,8 @@ from bangscore.contract.records import (
     Problem,
     Tier,
     Usage,
-    ordered,
-    wire_names,
 )
+from bangscore.contract.wire_form import ordered, wire_names
 from bangscore.manifest import read_body, read_manifest
 from bangscore.scoring.genres import GENRES
 from bangscore.scoring.pipeline import ScoredGame

@@ -72,7 +72,8 @@ from bangscore.contract.objects import (
 )
 from bangscore.contract.paging import render_page
 from bangscore.contract.records import GameDetail, ListItem
-from bangscore.contract.search import SearchIndex, name_words
+from bangscore.contract.search import SearchIndex
+from bangscore.contract.search_words import name_words
 from bangscore.scoring.pipeline import ScoredGame, is_free
 from bangscore.scoring.records import GameRecord, NotRated
 from bangscore.scoring.series import once_per_series

@@ -22,7 +22,7 @@ from unidecode import unidecode
 
 from bangscore.build.buyer import buyer_fields
 from bangscore.contract.records import GameDetail, ListItem
-from bangscore.contract.search import DROPPED_CHARS
+from bangscore.contract.search_words import DROPPED_CHARS
 from bangscore.contract.wire_form import ordered
 from bangscore.scoring import flags
 from bangscore.scoring.pipeline import ScoredGame

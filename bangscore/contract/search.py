@@ -187,8 +187,9 @@ class SearchIndex:
     ) -> SearchIndex:
         """Given (appid, bang_score, name) triples, the alias table (``{key: appid}``, see
         :func:`~bangscore.contract.search_words.alias_key`) and each game's review count
-        (missing: 0), return the index over them. Entries are stored in tie order (review count descending, then bang_score
-        descending, then appid), so the written index needs no review counts."""
+        (missing: 0), return the index over them. Entries are stored in tie order (review
+        count descending, then bang_score descending, then appid), so the written index needs
+        no review counts."""
         counts = reviews or {}
         ordered = sorted(games, key=lambda g: (-counts.get(g[0], 0), -g[1], g[0]))
         entries = [SearchEntry(a, s, fold(n)) for a, s, n in ordered]

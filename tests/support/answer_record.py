@@ -160,10 +160,15 @@ def _entry(response: Any) -> dict[str, Any]:
     }
 
 
-def record(storage: ObjectStorage, snapshot_id: str, state_dir: Path) -> dict[str, list[Any]]:
-    """Given a published snapshot and a folder for the app's state, return each request's
-    answers (a miss and the repeat, with a key, gzip taken; the identity once more) by path."""
-    app, store, _ = factories.make_app(storage, state_dir, anonymous_limit=10**6, page_limit=10**6)
+def record(
+    storage: ObjectStorage, snapshot_id: str, state_dir: Path, budgets: Any = None
+) -> dict[str, list[Any]]:
+    """Given a published snapshot, a folder for the app's state and the memos' budgets (None:
+    the default), return each request's answers (a miss and the repeat, with a key, gzip
+    taken; the identity once more) by path."""
+    app, store, _ = factories.make_app(
+        storage, state_dir, anonymous_limit=10**6, page_limit=10**6, budgets=budgets
+    )
     key = factories.add_key(store, limit=10**6)
     out: dict[str, list[Any]] = {}
     with TestClient(app, base_url=factories.SITE, follow_redirects=False) as client:

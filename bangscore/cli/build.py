@@ -42,9 +42,9 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
     inputs = _inputs(args, settings)
     if args.if_changed and inputs is not None and (current := inputs.current()) is not None:
         print(
-            f"snapshot {current} is current: the bundled data, the code, the addresses and the "
-            f"day it was built from are unchanged ({inputs.stamp}); not built again "
-            "(`make build` builds anyway)"
+            f"snapshot {current} is current: the bundled data, the code, the configured "
+            f"addresses and the day it was built from are unchanged ({inputs.stamp}); not built "
+            "again (`make build` builds anyway; the server gives it its own address)"
         )
         return 0
     options = BuildOptions(
@@ -118,9 +118,9 @@ class _Inputs:
 
 def _inputs(args: argparse.Namespace, settings: Settings) -> _Inputs | None:
     """Given the build's options and settings, return its inputs' digest and stamp: the
-    bundled dumps (or the catalog file it reads instead), the package's code, the addresses
-    baked into objects and the day; None if the catalog file cannot be read (the build then
-    says why)."""
+    bundled dumps (or the catalog file it reads instead), the package's code, the configured
+    addresses (one derived from the host and port is moved at serve time) and the day; None
+    if the catalog file cannot be read (the build then says why)."""
     import hashlib
 
     import bangscore
@@ -128,12 +128,17 @@ def _inputs(args: argparse.Namespace, settings: Settings) -> _Inputs | None:
 
     location = args.out or settings.snapshot_location
     baked = {
-        "site_url": settings.site_url,
-        "base_url": settings.api_base_url,
         "export": str(settings.export),
         "out": location,
         "day": str(args.as_of or dt.datetime.now(dt.UTC).date()),
     }
+    # An address that follows the host and port is not an input: the shim moves a snapshot's
+    # bodies to the address it serves at (bangscore/shim/readdress.py), so `make run PORT=9001`
+    # after `make run` builds nothing. A configured one (a deployment's) is built for.
+    if settings.site_url_configured:
+        baked["site_url"] = settings.site_url
+    if settings.base_url:
+        baked["base_url"] = settings.base_url
     folders = {"code": Path(bangscore.__file__).parent}
     catalog = args.catalog or settings.catalog_path
     if args.as_of is None and (args.catalog is not None or catalog.exists()):

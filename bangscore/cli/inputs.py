@@ -2,12 +2,13 @@
 ``make run``) serves at once when nothing it reads has changed (issue 56, item 1).
 
 A snapshot is a function of the bundled dumps, the code that joins, scores and renders them,
-the settings baked into its objects (the site's and the API's addresses, the export's store)
-and its day (the forecast is made from it). The digest covers exactly those: every file of
-the data folder and of the package (its linked layer folders included, byte caches left out),
-hashed by content, so a fresh clone's new timestamps change nothing and any edit changes it.
-Hashing the bundled data and code reads about 90 MB: a fraction of a second, against minutes
-for the build it saves.
+the settings baked into its objects (the export's store, and the site's and the API's addresses
+when configured: one that follows the host and port is moved by the shim as it serves,
+:mod:`bangscore.shim.readdress`) and its day (the forecast is made from it). The digest
+covers exactly those: every file of the data folder and of the package (its linked layer
+folders included, byte caches left out), hashed by content, so a fresh clone's new timestamps
+change nothing and any edit changes it. Hashing the bundled data and code reads about 90 MB: a
+fraction of a second, against minutes for the build it saves.
 
 The stamp (``<state dir>/build-inputs.json``) pairs the digest with the snapshot it built; a
 build is skipped only while that snapshot is still the current one, so a rollback, a deleted

@@ -30,6 +30,7 @@ from bangscore.build.publish import (
 from bangscore.build.push_state import read_push_state
 from bangscore.build.score_history import read_score_history
 from bangscore.build.snapshot import snapshot_objects
+from bangscore.build.stages import StageClock, children_cpu
 from bangscore.contract.export import SourceLicence
 from bangscore.contract.filters import detail_key
 from bangscore.errors import SnapshotError
@@ -73,7 +74,8 @@ class BuildOptions:
 class BuildResult:
     """What a build did: the snapshot published (``publish``) to ``location`` with ``games``
     rated games, the garbage ``collected`` (objects) and ``freed`` (bytes), the export's change
-    counts (``added``, ``changed``, ``removed``; None without an export) and wall ``seconds``."""
+    counts (``added``, ``changed``, ``removed``; None without an export), wall ``seconds`` and
+    the time of each stage (:mod:`bangscore.build.stages`)."""
 
     location: str
     games: int
@@ -82,6 +84,7 @@ class BuildResult:
     freed: int
     export_counts: dict[str, int] | None
     seconds: float
+    stages: StageClock
 
     @property
     def snapshot_id(self) -> str:
@@ -93,12 +96,15 @@ def run_build(options: BuildOptions) -> BuildResult:
     """Given build options, build and publish one snapshot (and the Bulk export when asked);
     return what was done. Raises as the module says, leaving the current snapshot as it was."""
     started = time.perf_counter()
+    clock = StageClock()
     # The catalog and its scored games live until the build ends and hold no cycles: the
     # collector is paused while they are built and skips them after (bangscore.build.heap).
     with long_lived() as loaded:
-        catalog = options.load_catalog()
-        check_catalog(catalog.games)
-        games = score_catalog(catalog.games, progress=options.progress)
+        with clock.stage("ingest"):
+            catalog = options.load_catalog()
+            check_catalog(catalog.games)
+        with clock.stage("score"):
+            games = score_catalog(catalog.games, progress=options.progress)
         loaded()  # what the rest of the build renders from: frozen out of collections
         now = dt.datetime.now(dt.UTC)
         day = options.as_of or now.date()
@@ -129,37 +135,47 @@ def run_build(options: BuildOptions) -> BuildResult:
             "site_url": options.site_url,
             "base_url": options.base_url,
         }
-        report = publish(
-            storage,
-            snapshot_id,
-            details.keep(objects) if details is not None else objects,
-            created_at=now,
-            meta=meta,
-            keep=options.keep,
-            progress=options.progress,
-            repair=options.repair,
-        )
-        collected, freed = collect_garbage(
-            storage,
-            grace_seconds=GC_GRACE_SECONDS,
-            known={report.snapshot_id: report.referenced},
-        )
+        # Rendering runs inside the publish (a generator it consumes), its workers' CPU
+        # counted as they are reaped; the publish's own time is what is left (stages.py).
+        rendered = clock.timed("render", objects)
+        workers_cpu = children_cpu()
+        with clock.stage("publish"):
+            report = publish(
+                storage,
+                snapshot_id,
+                details.keep(rendered) if details is not None else rendered,
+                created_at=now,
+                meta=meta,
+                keep=options.keep,
+                progress=options.progress,
+                repair=options.repair,
+                stages=clock,
+            )
+            collected, freed = collect_garbage(
+                storage,
+                grace_seconds=GC_GRACE_SECONDS,
+                known={report.snapshot_id: report.referenced},
+            )
+        clock.take("publish", "render")
+        clock.take("publish", "compress")
+        clock.add("render", 0.0, children_cpu() - workers_cpu)  # the renderers, reaped
     # After the pointer moved, so only a published build exports.
     counts = None
     if options.export is not None and details is not None:
-        counts = write_export(
-            open_object_storage(options.export),
-            games,
-            snapshot_id=report.snapshot_id,
-            created_at=now,
-            site_url=options.site_url,
-            keep=options.keep,
-            prices_as_of=catalog.prices_as_of,
-            base_url=options.base_url,
-            sources=options.sources,
-            details=details.bodies(),
-            as_of=day,
-        ).counts
+        with clock.stage("export"):
+            counts = write_export(
+                open_object_storage(options.export),
+                games,
+                snapshot_id=report.snapshot_id,
+                created_at=now,
+                site_url=options.site_url,
+                keep=options.keep,
+                prices_as_of=catalog.prices_as_of,
+                base_url=options.base_url,
+                sources=options.sources,
+                details=details.bodies(),
+                as_of=day,
+            ).counts
     return BuildResult(
         location=options.out,
         games=len(games),
@@ -168,6 +184,7 @@ def run_build(options: BuildOptions) -> BuildResult:
         freed=freed,
         export_counts=counts,
         seconds=time.perf_counter() - started,
+        stages=clock,
     )
 
 

@@ -34,6 +34,7 @@ from bangscore.manifest import (
     object_key,
     read_manifest,
 )
+from bangscore.build.stages import StageClock
 from bangscore.storage import ObjectStorage, StoredObject
 
 GC_GRACE_SECONDS = 24 * 3600  # an unreferenced object younger than this may be a build's
@@ -78,6 +79,7 @@ def publish(
     keep: int,
     progress: bool = False,
     repair: bool = False,
+    stages: StageClock | None = None,
 ) -> PublishReport:
     """Given a store and a snapshot's objects, write them, then the manifest, then the pointer.
 
@@ -86,6 +88,7 @@ def publish(
     (with ``repair``) corrupted object is uploaded again, so a new build heals the store.
     Raises PointerConflict if another build moved the pointer meanwhile (its snapshot wins;
     ours is removed), or ObjectStorageError from the backend; either way ``current`` is unchanged.
+    With ``stages``, the compression's time is counted to its ``compress`` stage.
     """
     started = time.perf_counter()
     expected = storage.read_pointer()
@@ -96,7 +99,7 @@ def publish(
 
     def fresh() -> Iterator[StoredObject]:
         for obj in tqdm(objects, desc="publish", unit="obj", disable=not progress):
-            entry, body = _stored_form(obj)
+            entry, body = _stored_form(obj, stages)
             entries[obj.key] = entry
             sha = entry.stored[0]
             counts["bytes_total"] += len(body)
@@ -132,13 +135,19 @@ def publish(
     )
 
 
-def _stored_form(obj: StoredObject) -> tuple[Entry, bytes]:
-    """Given an object of a snapshot, return its manifest entry and the bytes stored for it:
-    gzip-compressed when :func:`~bangscore.manifest.compressible`, else as they are."""
+def _stored_form(obj: StoredObject, stages: StageClock | None = None) -> tuple[Entry, bytes]:
+    """Given an object of a snapshot (and the build's stage clock, or None), return its
+    manifest entry and the bytes stored for it: gzip-compressed when
+    :func:`~bangscore.manifest.compressible`, else as they are."""
     sha = digest(obj.body)
     if not compressible(obj.content_type, len(obj.body)):
         return Entry(sha, obj.content_type, len(obj.body)), obj.body
-    packed = gzip_body(obj.body)
+    if stages is None:
+        packed = gzip_body(obj.body)
+    else:
+        wall, cpu = time.perf_counter(), time.process_time()
+        packed = gzip_body(obj.body)
+        stages.add("compress", time.perf_counter() - wall, time.process_time() - cpu)
     encoded = Encoded(GZIP, digest(packed), len(packed))
     return Entry(sha, obj.content_type, len(obj.body), (encoded,)), packed
 

@@ -80,6 +80,7 @@ def publish(
     progress: bool = False,
     repair: bool = False,
     stages: StageClock | None = None,
+    total: int | None = None,
 ) -> PublishReport:
     """Given a store and a snapshot's objects, write them, then the manifest, then the pointer.
 
@@ -88,7 +89,8 @@ def publish(
     (with ``repair``) corrupted object is uploaded again, so a new build heals the store.
     Raises PointerConflict if another build moved the pointer meanwhile (its snapshot wins;
     ours is removed), or ObjectStorageError from the backend; either way ``current`` is unchanged.
-    With ``stages``, the compression's time is counted to its ``compress`` stage.
+    With ``stages``, the compression's time is counted to its ``compress`` stage; ``total``
+    (about how many objects come) is the progress bar's total, so it shows an ETA.
     """
     started = time.perf_counter()
     expected = storage.read_pointer()
@@ -98,7 +100,9 @@ def publish(
     counts = {"uploaded": 0, "bytes_total": 0, "bytes_uploaded": 0}
 
     def fresh() -> Iterator[StoredObject]:
-        for obj in tqdm(objects, desc="publish", unit="obj", disable=not progress):
+        bar = tqdm(desc="publish", unit="obj", disable=not progress, total=total)
+        for obj in objects:
+            bar.update()
             entry, body = _stored_form(obj, stages)
             entries[obj.key] = entry
             sha = entry.stored[0]
@@ -111,6 +115,8 @@ def publish(
             counts["bytes_uploaded"] += len(body)
             coding = GZIP if entry.encodings else None
             yield StoredObject(object_key(sha), body, obj.content_type, coding)
+        bar.total = bar.n  # the total was an estimate: the last line says what was published
+        bar.close()
 
     storage.put_many(fresh())
     manifest = Manifest(snapshot_id, created_at, meta, entries)

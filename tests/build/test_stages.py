@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bangscore.build.pipeline import run_build
+from bangscore.build.pipeline import expected_objects, run_build
 from bangscore.build.stages import STAGES, StageClock
 from tests.build.test_pipeline import options
 
@@ -62,3 +62,19 @@ def test_a_build_reports_every_stage_and_they_add_up_to_at_most_the_whole(
         assert clock.wall[name] > 0 and clock.cpu[name] >= 0, name
     assert clock.cpu["render"] > 0 and clock.cpu["compress"] > 0
     assert sum(clock.wall.values()) <= result.seconds
+
+
+def test_the_publish_bar_has_a_total_first_estimated_then_the_current_snapshot_s(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56: the publish bar had no total, so no ETA. A first build estimates it from the
+    games (OBJECTS_PER_GAME), a rebuild takes the current snapshot's count; the last line
+    says what was published."""
+    first = run_build(options(tmp_path, progress=True))
+    err = capsys.readouterr().err
+    objects = first.publish.objects
+    assert f"/{expected_objects(45, None)} [" in err  # the estimate, while it ran
+    assert f"| {objects}/{objects} [" in err  # the last line: exact
+    second = run_build(options(tmp_path, progress=True)).publish.objects
+    err = capsys.readouterr().err
+    assert f"/{objects} [" in err and f"| {second}/{second} [" in err

@@ -30,6 +30,7 @@ from bangscore.build.publish import (
 from bangscore.build.push_state import read_push_state
 from bangscore.build.score_history import read_score_history
 from bangscore.build.snapshot import snapshot_objects
+from bangscore.build.stage_cache import StageCache
 from bangscore.build.stages import StageClock, children_cpu
 from bangscore.contract.export import SourceLicence
 from bangscore.contract.filters import detail_key
@@ -53,7 +54,10 @@ class BuildOptions:
     ``sources`` are the bundled sources' licences the export's manifest names
     (:func:`bangscore.build.licences.read_licences`); ``as_of`` is the snapshot's day (None:
     today, UTC), which the manifest and ``GET /api/v1`` record and the forecast starts from
-    (``load_catalog`` must then hold only what was observed on or before it).
+    (``load_catalog`` must then hold only what was observed on or before it). With a
+    ``cache`` and a ``score_key`` (a digest of the catalogue and the scoring code), the scored
+    games are kept and read back by the next build with the same key
+    (:mod:`bangscore.build.stage_cache`).
     """
 
     load_catalog: Callable[[], Catalog]
@@ -68,6 +72,8 @@ class BuildOptions:
     progress: bool = False
     sources: tuple[SourceLicence, ...] = ()
     as_of: dt.date | None = None
+    cache: StageCache | None = None
+    score_key: str | None = None
 
 
 @dataclass(frozen=True)
@@ -104,7 +110,7 @@ def run_build(options: BuildOptions) -> BuildResult:
             catalog = options.load_catalog()
             check_catalog(catalog.games)
         with clock.stage("score"):
-            games = score_catalog(catalog.games, progress=options.progress)
+            games = score(options, catalog)
         loaded()  # what the rest of the build renders from: frozen out of collections
         now = dt.datetime.now(dt.UTC)
         day = options.as_of or now.date()
@@ -188,6 +194,18 @@ def run_build(options: BuildOptions) -> BuildResult:
         seconds=time.perf_counter() - started,
         stages=clock,
     )
+
+
+def score(options: BuildOptions, catalog: Catalog) -> list[ScoredGame]:
+    """Given the build's options and its catalogue, return the scored games: read back from
+    the stage cache when it holds them under the options' ``score_key``, else computed."""
+
+    def make() -> list[ScoredGame]:
+        return score_catalog(catalog.games, progress=options.progress)
+
+    if options.cache is None or options.score_key is None:
+        return make()
+    return options.cache.get("score", options.score_key, make)
 
 
 class DetailRecords:

@@ -20,6 +20,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from bangscore.build.stages import StageClock
 from bangscore.errors import ObjectNotFound, SnapshotError
 from bangscore.manifest import (
     GZIP,
@@ -34,7 +35,6 @@ from bangscore.manifest import (
     object_key,
     read_manifest,
 )
-from bangscore.build.stages import StageClock
 from bangscore.storage import ObjectStorage, StoredObject
 
 GC_GRACE_SECONDS = 24 * 3600  # an unreferenced object younger than this may be a build's

@@ -81,3 +81,29 @@ def write_stamp(stamp: Path, digest: str, snapshot_id: str) -> None:
     partial = stamp.with_name(stamp.name + ".partial")
     partial.write_bytes(orjson.dumps({"digest": digest, "snapshot_id": snapshot_id}))
     partial.replace(stamp)
+
+
+def stage_keys(package: Path, data: Path, catalog_file: Path | None) -> tuple[str | None, str]:
+    """Given the package's folder, the data folder and the catalogue file a build reads (None:
+    it joins the bundled dumps), return the keys of its kept stages
+    (:mod:`bangscore.build.stage_cache`): the joined catalogue's (None when it reads a file:
+    nothing to keep) and the scored games'. The catalogue's digests the dumps and the code
+    that joins them (the ingest and scoring packages, which define its records, and the
+    errors module they share); the scores' digests the catalogue (its key, or the file's
+    bytes) and the scoring package. A template or a renderer is in neither: an edit to one
+    re-renders, and scores nothing again. Raises OSError if a file cannot be read."""
+    shared = {"errors": package / "errors.py"}
+    scoring = {"scoring": package / "scoring"}
+    if catalog_file is not None:
+        with catalog_file.open("rb") as handle:
+            catalog = hashlib.file_digest(handle, "sha256").hexdigest()
+        return None, input_digest(scoring, {"catalog": catalog, **_file_digests(shared)})
+    ingest = input_digest(
+        {"data": data, "ingest": package / "ingest", **scoring}, _file_digests(shared)
+    )
+    return ingest, input_digest(scoring, {"catalog": ingest, **_file_digests(shared)})
+
+
+def _file_digests(files: Mapping[str, Path]) -> dict[str, str]:
+    """Given files by name, return each one's SHA-256 hex digest by the same name."""
+    return {name: hashlib.sha256(path.read_bytes()).hexdigest() for name, path in files.items()}

@@ -12,6 +12,7 @@ loader's own errors and the scoring's UnscorableGame pass through to the caller.
 from __future__ import annotations
 
 import datetime as dt
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -170,6 +171,13 @@ def run_build(options: BuildOptions) -> BuildResult:
     # After the pointer moved, so only a published build exports.
     counts = None
     if options.export is not None and details is not None:
+        if options.progress:  # one step with no count to show: say what it does meanwhile
+            print(
+                f"export: writing the Bulk export of {len(games)} games to {options.export} "
+                "(JSON lines, CSV, Parquet: under a minute)",
+                file=sys.stderr,
+                flush=True,
+            )
         with clock.stage("export"):
             counts = write_export(
                 open_object_storage(options.export),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -290,6 +291,13 @@ def build_table(builds: Sequence[BuildFigure]) -> list[str]:
             f"objects x{large.objects / max(small.objects, 1):.1f}.",
         ]
     return lines + stage_table(builds)
+
+
+def parse_stages(text: str) -> tuple[tuple[str, float, float], ...]:
+    """Given a build's output, return its stages as it printed them
+    (:meth:`bangscore.build.stages.StageClock.lines`): (name, wall s, CPU s) in order."""
+    found = re.findall(r"^stage (\w+): (-?[\d.]+) s wall, (-?[\d.]+) s CPU$", text, re.M)
+    return tuple((name, float(wall), float(cpu)) for name, wall, cpu in found)
 
 
 def stage_table(builds: Sequence[BuildFigure]) -> list[str]:

@@ -85,6 +85,7 @@ from bench.report import (
     LATENCY_ROW,
     BuildFigure,
     build_table,
+    parse_stages,
     report,
     stage_table,
 )
@@ -304,7 +305,6 @@ def measure_build(
         raise RuntimeError(f"build {label} failed:\n{text[-3000:]}")
     usage = json.loads(usage_file.read_text())
     found = re.search(r"(\d+) objects \(([\d.]+) MB\)", text)
-    stages = re.findall(r"^stage (\w+): ([\d.]+) s wall, ([\d.]+) s CPU$", text, re.M)
     return BuildFigure(
         label=label,
         games=games,
@@ -313,7 +313,7 @@ def measure_build(
         objects=int(found.group(1)) if found else 0,
         megabytes=float(found.group(2)) if found else 0.0,
         cpu_seconds=usage["user_seconds"] + usage["system_seconds"],
-        stages=tuple((name, float(wall), float(cpu)) for name, wall, cpu in stages),
+        stages=parse_stages(text),
         load=" ".join(Path("/proc/loadavg").read_text().split()[:3]),
     )
 

@@ -14,6 +14,7 @@ from bench.report import (
     build_seconds_target,
     build_table,
     lookup_lines,
+    parse_stages,
     stage_table,
 )
 from bench.wrk import WrkResult
@@ -98,3 +99,13 @@ def test_the_stage_table_has_a_row_per_stage_with_the_load_beside() -> None:
         "| dumps | render | 120.0 | 230.0 | 5.1 4 3 |",
     ]
     assert stage_table([bare]) == []
+
+
+def test_the_stages_a_build_prints_are_read_back() -> None:
+    from bangscore.build.stages import StageClock
+
+    clock = StageClock()
+    clock.add("ingest", 80.46, 71.25)
+    clock.add("render", 120.0, 230.04)
+    text = "catalog: x\n" + "\n".join(clock.lines()) + "\npublished snapshot s1 to var\n"
+    assert parse_stages(text) == (("ingest", 80.5, 71.2), ("render", 120.0, 230.0))

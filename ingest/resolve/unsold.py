@@ -84,7 +84,9 @@ def editions_of(
 def edition_index(rated: Sequence[GameRecord]) -> dict[str, list[GameRecord]]:
     """Given the rated records, return those whose name carries an edition phrase, by the
     key of the work they are an edition of (in the records' order). Built once for every old
-    listing: searching all the rated records for each cost a tenth of the ingest's CPU."""
+    listing, where a search of all the rated records for each took a tenth of the ingest's
+    samples in a py-spy profile (its CPU time showed no change beyond a loaded machine's noise:
+    53.0 s before, 56.9 s after, 2 Dec 2026)."""
     index: dict[str, list[GameRecord]] = {}
     for record in rated:
         if edition_base(record.name) is not None:

@@ -111,8 +111,10 @@ serve: $(RUNTIME)  ## serve the current snapshot (and the Bulk export under EXPO
 	$(BIN)/bangscore serve --host $(HOST) --port $(PORT) --export $(EXPORT) $(if $(MAIL),--mail-dir $(MAIL))
 
 # `make run`: the port is asked first (a busy one fails in a second, naming it), and the build
-# is skipped while the current snapshot was built from the same data, code, address and day
-# (`bangscore build --if-changed`, bangscore/cli/inputs.py): a second `make run` serves at once.
+# is skipped while the current snapshot was built from the same data, code and day
+# (`bangscore build --if-changed`, bangscore/cli/inputs.py): a second `make run` serves at once,
+# and so does `make run PORT=9001` after it (the server moves the bodies to its own address,
+# bangscore/shim/readdress.py).
 port-free: $(RUNTIME)
 	@$(BIN)/python -m bangscore.cli.port $(HOST) $(PORT)
 

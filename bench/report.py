@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -26,6 +27,10 @@ class BuildFigure:
     objects: int
     megabytes: float
     cpu_seconds: float = 0.0
+    # (stage, wall s, CPU s) as the build printed them (bangscore.build.stages), and the
+    # machine's load average (1, 5, 15 min) when it ended: the machine is shared
+    stages: tuple[tuple[str, float, float], ...] = ()
+    load: str = ""
 
 
 def _ratio(a: WrkResult | None, b: WrkResult | None) -> str:
@@ -285,4 +290,35 @@ def build_table(builds: Sequence[BuildFigure]) -> list[str]:
             f"peak memory x{large.peak_mib / small.peak_mib:.1f}, "
             f"objects x{large.objects / max(small.objects, 1):.1f}.",
         ]
+    return lines + stage_table(builds)
+
+
+def parse_stages(text: str) -> tuple[tuple[str, float, float], ...]:
+    """Given a build's output, return its stages as it printed them
+    (:meth:`bangscore.build.stages.StageClock.lines`): (name, wall s, CPU s) in order."""
+    found = re.findall(r"^stage (\w+): (-?[\d.]+) s wall, (-?[\d.]+) s CPU$", text, re.M)
+    return tuple((name, float(wall), float(cpu)) for name, wall, cpu in found)
+
+
+def stage_table(builds: Sequence[BuildFigure]) -> list[str]:
+    """Given the measured builds, return the Markdown lines of the by-stage table (issue 56):
+    one row per build and stage, wall and CPU seconds, the load average beside; none when no
+    build printed its stages."""
+    shown = [fig for fig in builds if fig.stages]
+    if not shown:
+        return []
+    lines = [
+        "",
+        "### Build by stage",
+        "",
+        "As `bangscore build` prints them (bangscore/build/stages.py): rendering's CPU includes "
+        "its forked workers', so on two cores a stage's CPU can exceed its wall time; on a busy "
+        "machine the wall time grows and the CPU time does not.",
+        "",
+        "| catalog | stage | wall s | CPU s | load average (1, 5, 15 min) |",
+        "|---|---|---:|---:|---|",
+    ]
+    for fig in shown:
+        for name, wall, cpu in fig.stages:
+            lines.append(f"| {fig.label} | {name} | {wall:.1f} | {cpu:.1f} | {fig.load} |")
     return lines

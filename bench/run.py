@@ -79,7 +79,16 @@ from bench.production import (
     wire_bytes,
     write_gzip_static,
 )
-from bench.report import BULK_LIMIT, DUMPS_LABEL, LATENCY_ROW, BuildFigure, build_table, report
+from bench.report import (
+    BULK_LIMIT,
+    DUMPS_LABEL,
+    LATENCY_ROW,
+    BuildFigure,
+    build_table,
+    parse_stages,
+    report,
+    stage_table,
+)
 from bench.scale import scale_catalog
 from bench.wrk import CONNECTIONS, WrkResult, profile, rotation_script, wrk
 
@@ -304,6 +313,8 @@ def measure_build(
         objects=int(found.group(1)) if found else 0,
         megabytes=float(found.group(2)) if found else 0.0,
         cpu_seconds=usage["user_seconds"] + usage["system_seconds"],
+        stages=parse_stages(text),
+        load=" ".join(Path("/proc/loadavg").read_text().split()[:3]),
     )
 
 
@@ -684,9 +695,15 @@ def run_builds(work: Path) -> list[BuildFigure]:
     del catalog
     builds = [measure_build("real", real_file, work / "real", games)]
     print("build:", builds[-1], flush=True)
-    builds.append(measure_build(DUMPS_LABEL, None, work / "dumps", games))
-    print("build:", builds[-1], flush=True)
-    return builds
+    return [*builds, run_dumps_build(work, games)]
+
+
+def run_dumps_build(work: Path, games: int) -> BuildFigure:
+    """Given an empty work folder and the real catalogue's game count, measure the build
+    ``make run`` does (from the bundled dumps), its stages among its figures."""
+    build = measure_build(DUMPS_LABEL, None, work / "dumps", games)
+    print("build:", build, flush=True)
+    return build
 
 
 @contextlib.contextmanager
@@ -715,10 +732,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="measure only the real catalogue's two builds and print them (RESULTS.md untouched)",
     )
+    parser.add_argument(
+        "--stages-only",
+        action="store_true",
+        help="measure only the build `make run` does, by stage, and print it (RESULTS.md "
+        "untouched)",
+    )
     args = parser.parse_args(argv)
     with work_folder("bangscore-bench-", keep=args.keep) as work:
         if args.builds_only:
             print("\n".join(build_table(run_builds(work))))
+        elif args.stages_only:
+            games = len(load_bundled_catalog(REPO / "data")[0].games)
+            print("\n".join(stage_table([run_dumps_build(work, games)])))
         else:
             run(args.seconds, args.scaled, args.out, work)
     return 0

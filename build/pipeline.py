@@ -12,6 +12,7 @@ loader's own errors and the scoring's UnscorableGame pass through to the caller.
 from __future__ import annotations
 
 import datetime as dt
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -30,6 +31,8 @@ from bangscore.build.publish import (
 from bangscore.build.push_state import read_push_state
 from bangscore.build.score_history import read_score_history
 from bangscore.build.snapshot import snapshot_objects
+from bangscore.build.stage_cache import StageCache
+from bangscore.build.stages import StageClock, children_cpu
 from bangscore.contract.export import SourceLicence
 from bangscore.contract.objects import detail_key
 from bangscore.errors import SnapshotError
@@ -52,7 +55,10 @@ class BuildOptions:
     ``sources`` are the bundled sources' licences the export's manifest names
     (:func:`bangscore.build.licences.read_licences`); ``as_of`` is the snapshot's day (None:
     today, UTC), which the manifest and ``GET /api/v1`` record and the forecast starts from
-    (``load_catalog`` must then hold only what was observed on or before it).
+    (``load_catalog`` must then hold only what was observed on or before it). With a
+    ``cache`` and a ``score_key`` (a digest of the catalogue and the scoring code), the scored
+    games are kept and read back by the next build with the same key
+    (:mod:`bangscore.build.stage_cache`).
     """
 
     load_catalog: Callable[[], Catalog]
@@ -67,13 +73,16 @@ class BuildOptions:
     progress: bool = False
     sources: tuple[SourceLicence, ...] = ()
     as_of: dt.date | None = None
+    cache: StageCache | None = None
+    score_key: str | None = None
 
 
 @dataclass(frozen=True)
 class BuildResult:
     """What a build did: the snapshot published (``publish``) to ``location`` with ``games``
     rated games, the garbage ``collected`` (objects) and ``freed`` (bytes), the export's change
-    counts (``added``, ``changed``, ``removed``; None without an export) and wall ``seconds``."""
+    counts (``added``, ``changed``, ``removed``; None without an export), wall ``seconds`` and
+    the time of each stage (:mod:`bangscore.build.stages`)."""
 
     location: str
     games: int
@@ -82,6 +91,7 @@ class BuildResult:
     freed: int
     export_counts: dict[str, int] | None
     seconds: float
+    stages: StageClock
 
     @property
     def snapshot_id(self) -> str:
@@ -93,17 +103,21 @@ def run_build(options: BuildOptions) -> BuildResult:
     """Given build options, build and publish one snapshot (and the Bulk export when asked);
     return what was done. Raises as the module says, leaving the current snapshot as it was."""
     started = time.perf_counter()
+    clock = StageClock()
     # The catalog and its scored games live until the build ends and hold no cycles: the
     # collector is paused while they are built and skips them after (bangscore.build.heap).
     with long_lived() as loaded:
-        catalog = options.load_catalog()
-        check_catalog(catalog.games)
-        games = score_catalog(catalog.games, progress=options.progress)
+        with clock.stage("ingest"):
+            catalog = options.load_catalog()
+            check_catalog(catalog.games)
+        with clock.stage("score"):
+            games = score(options, catalog)
         loaded()  # what the rest of the build renders from: frozen out of collections
         now = dt.datetime.now(dt.UTC)
         day = options.as_of or now.date()
         storage = open_object_storage(options.out)
-        check_shrink(len(games), current_games(storage), allow_shrink=options.allow_shrink)
+        before, before_objects = current_counts(storage)
+        check_shrink(len(games), before, allow_shrink=options.allow_shrink)
         # The export reuses the snapshot's detail records (each game's computed once a build).
         details = DetailRecords(games) if options.export is not None else None
         snapshot_id = new_snapshot_id(now)
@@ -129,37 +143,55 @@ def run_build(options: BuildOptions) -> BuildResult:
             "site_url": options.site_url,
             "base_url": options.base_url,
         }
-        report = publish(
-            storage,
-            snapshot_id,
-            details.keep(objects) if details is not None else objects,
-            created_at=now,
-            meta=meta,
-            keep=options.keep,
-            progress=options.progress,
-            repair=options.repair,
-        )
-        collected, freed = collect_garbage(
-            storage,
-            grace_seconds=GC_GRACE_SECONDS,
-            known={report.snapshot_id: report.referenced},
-        )
+        # Rendering runs inside the publish (a generator it consumes), its workers' CPU
+        # counted as they are reaped; the publish's own time is what is left (stages.py).
+        rendered = clock.timed("render", objects)
+        workers_cpu = children_cpu()
+        with clock.stage("publish"):
+            report = publish(
+                storage,
+                snapshot_id,
+                details.keep(rendered) if details is not None else rendered,
+                created_at=now,
+                meta=meta,
+                keep=options.keep,
+                progress=options.progress,
+                repair=options.repair,
+                stages=clock,
+                total=expected_objects(len(games), before_objects),
+            )
+            collected, freed = collect_garbage(
+                storage,
+                grace_seconds=GC_GRACE_SECONDS,
+                known={report.snapshot_id: report.referenced},
+            )
+        clock.take("publish", "render")
+        clock.take("publish", "compress")
+        clock.add("render", 0.0, children_cpu() - workers_cpu)  # the renderers, reaped
     # After the pointer moved, so only a published build exports.
     counts = None
     if options.export is not None and details is not None:
-        counts = write_export(
-            open_object_storage(options.export),
-            games,
-            snapshot_id=report.snapshot_id,
-            created_at=now,
-            site_url=options.site_url,
-            keep=options.keep,
-            prices_as_of=catalog.prices_as_of,
-            base_url=options.base_url,
-            sources=options.sources,
-            details=details.bodies(),
-            as_of=day,
-        ).counts
+        if options.progress:  # one step with no count to show: say what it does meanwhile
+            print(
+                f"export: writing the Bulk export of {len(games)} games to {options.export} "
+                "(JSON lines, CSV, Parquet: under a minute)",
+                file=sys.stderr,
+                flush=True,
+            )
+        with clock.stage("export"):
+            counts = write_export(
+                open_object_storage(options.export),
+                games,
+                snapshot_id=report.snapshot_id,
+                created_at=now,
+                site_url=options.site_url,
+                keep=options.keep,
+                prices_as_of=catalog.prices_as_of,
+                base_url=options.base_url,
+                sources=options.sources,
+                details=details.bodies(),
+                as_of=day,
+            ).counts
     return BuildResult(
         location=options.out,
         games=len(games),
@@ -168,7 +200,20 @@ def run_build(options: BuildOptions) -> BuildResult:
         freed=freed,
         export_counts=counts,
         seconds=time.perf_counter() - started,
+        stages=clock,
     )
+
+
+def score(options: BuildOptions, catalog: Catalog) -> list[ScoredGame]:
+    """Given the build's options and its catalogue, return the scored games: read back from
+    the stage cache when it holds them under the options' ``score_key``, else computed."""
+
+    def make() -> list[ScoredGame]:
+        return score_catalog(catalog.games, progress=options.progress)
+
+    if options.cache is None or options.score_key is None:
+        return make()
+    return options.cache.get("score", options.score_key, make)
 
 
 class DetailRecords:
@@ -209,11 +254,30 @@ class DetailRecords:
 def current_games(storage: ObjectStorage) -> int | None:
     """Given a snapshot store, return the current snapshot's game count (None: none yet, or a
     manifest that cannot be read, which the build then replaces)."""
+    return current_counts(storage)[0]
+
+
+def current_counts(storage: ObjectStorage) -> tuple[int | None, int | None]:
+    """Given a snapshot store, return the current snapshot's (games, objects), each None when
+    there is none yet or its manifest cannot be read (the build then replaces it)."""
     current = storage.read_pointer()
     if current is None:
-        return None
+        return None, None
     try:
-        games: Any = read_manifest(storage, current).meta.get("games")
+        manifest = read_manifest(storage, current)
     except SnapshotError:
-        return None
-    return games if isinstance(games, int) else None
+        return None, None
+    games: Any = manifest.meta.get("games")
+    return (games if isinstance(games, int) else None), len(manifest.entries)
+
+
+# Objects per game on a first build, for the publish bar's total: 138,428 objects of 40,796
+# games in the real catalogue's build (3 a game, its detail, page and badge, and the lists'
+# pages and the feeds); a rebuild takes the current snapshot's count instead.
+OBJECTS_PER_GAME = 3.4
+
+
+def expected_objects(games: int, current: int | None) -> int:
+    """Given the games to publish and the current snapshot's object count (None: none), return
+    about how many objects the snapshot will hold (the publish bar's total)."""
+    return current if current is not None else round(OBJECTS_PER_GAME * games)

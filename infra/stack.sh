@@ -129,10 +129,12 @@ while True:  # the bucket answers before its first volume exists: wait until a w
 PY
 bangscore() { "$VENV/bin/bangscore" --state-dir "$DIR/state" --store "$STORE" "$@"; }
 if [ "${STACK_REBUILD:-0}" = 1 ] || ! bangscore snapshots --snapshot "$SNAPSHOT" list | grep -q '^\*'; then
-  log "building a snapshot into $SNAPSHOT"
+  # The build takes minutes (about 10 on a busy 2-core machine): say where its progress goes.
+  log "building a snapshot into $SNAPSHOT (several minutes; its progress bars, with totals and ETAs, go to $DIR/logs/build.log: tail -f it)"
   bangscore build --out "$SNAPSHOT" --site-url "$SITE" ${STACK_CATALOG:+--catalog "$STACK_CATALOG"} \
     >"$DIR/logs/build.log" 2>&1 || { tail -20 "$DIR/logs/build.log" >&2; exit 1; }
-  tail -1 "$DIR/logs/build.log"
+  # its time by stage, then what it published
+  grep -E '^(stage |kept stages |published snapshot )' "$DIR/logs/build.log" | sed 's/^/[stack] build: /' || true
 fi
 
 # -- two shim replicas -------------------------------------------------------------------------

@@ -69,6 +69,8 @@ def create_app(
     (:mod:`bangscore.shim.access_log`). The services are put on ``app.state`` (named in this
     module's docstring).
     """
+    # Bodies carry the addresses served, whatever the snapshot was built for (issue 56).
+    source.serve_at(settings.site_url, settings.api_base_url)
     problems = ProblemVoice(
         source, site_url=settings.site_url, retry_after=settings.retry_after_seconds
     )

@@ -41,12 +41,14 @@ from bangscore.manifest import (
     digest,
     etag_for,
     etag_from_digest,
+    gzip_body,
     object_key,
     read_manifest_view,
 )
 from bangscore.shim.compose import CompactIndex
 from bangscore.shim.lru import AnswerBudgets, Lru
 from bangscore.shim.memo import Memo
+from bangscore.shim.readdress import Readdress, readdress_for
 from bangscore.storage import ObjectStorage
 
 log = logging.getLogger("bangscore.snapshot")
@@ -101,6 +103,8 @@ class LoadedSnapshot:
     deferred_search: Deferred[SearchIndex]
     not_rated: NotRatedIndex = field(default_factory=NotRatedIndex)
     budgets: AnswerBudgets = DEFAULT_BUDGETS
+    # Built for other addresses than the ones served: how its bodies move (None: as stored).
+    readdress: Readdress | None = None
     # The API's answers and the website's rendered pages, each by what a request read and
     # each spelling seen (bangscore.shim.memo): freed with the snapshot.
     memo: Memo = field(init=False, repr=False)
@@ -122,7 +126,10 @@ class LoadedSnapshot:
 
     @property
     def base_url(self) -> str | None:
-        """Return the API base URL this snapshot's bodies were built with, if it recorded one."""
+        """Return the API base URL this snapshot's bodies carry as served (the serving one when
+        they are moved to it), if it recorded one."""
+        if self.readdress is not None:
+            return self.readdress.base_url
         meta = self.manifest.meta
         url = meta.get("base_url") or meta.get("site_url")
         return str(url) if url else None
@@ -188,16 +195,28 @@ class SnapshotSource:
         self._settled: LoadedSnapshot | None = None
         self._logged: tuple[str | None, str] | None = None
         self.refusals = 0
+        # The site and API base URLs served (serve_at): a snapshot built for others is moved.
+        self.serving: tuple[str, str] | None = None
 
-    def _fetch(self, entry: Entry, coding: str | None = None) -> bytes:
-        """Given an entry and a content coding it is stored in (None: the identity), return
-        those bytes, from the cache or the store (checked against the manifest's digest)."""
+    def serve_at(self, site_url: str, base_url: str) -> None:
+        """Given the site and API base URLs this process serves at, move the bodies of every
+        snapshot loaded from now on that was built for others (:mod:`bangscore.shim.readdress`)."""
+        self.serving = (site_url, base_url)
+
+    def _fetch(
+        self, entry: Entry, coding: str | None = None, readdress: Readdress | None = None
+    ) -> bytes:
+        """Given an entry, a content coding it is stored in (None: the identity) and how its
+        snapshot's addresses move (None: not), return those bytes, from the cache or the
+        store (checked against the manifest's digests, then moved)."""
         encoded = entry.encoded(coding) if coding else None
         sha = encoded.sha256 if encoded else entry.sha256
         body = self.cache.find(sha)
         if body is not None:
             return body
-        if encoded is None and entry.encodings:  # stored compressed only: decompress
+        if readdress is not None:
+            body = self._moved(entry, encoded is not None, readdress)
+        elif encoded is None and entry.encodings:  # stored compressed only: decompress
             packed = self._fetch(entry, entry.encodings[0].coding)
             try:
                 body = decode_stored(entry, packed)
@@ -209,6 +228,21 @@ class SnapshotSource:
                 raise CorruptObject(f"object {sha} does not match its digest")
         self.cache.put(sha, body)
         return body
+
+    def _moved(self, entry: Entry, encoded: bool, readdress: Readdress) -> bytes:
+        """Given an entry, whether its stored encoding is wanted (else the identity) and how
+        its addresses move, read it from the store, check it, and return it moved: the one
+        place a body's addresses change. Bytes with no address to move are returned as
+        stored (not compressed again)."""
+        stored = self.storage.get(object_key(entry.stored[0]))
+        try:
+            identity = decode_stored(entry, stored)
+        except SnapshotError as exc:
+            raise CorruptObject(str(exc)) from exc
+        moved = readdress.apply(identity)
+        if not encoded:
+            return moved
+        return stored if moved is identity else gzip_body(moved)
 
     def load(self, snapshot_id: str, *, defer: bool = False) -> LoadedSnapshot:
         """Given a snapshot id, load its manifest (read lazily: :class:`ManifestView`) and
@@ -223,18 +257,21 @@ class SnapshotSource:
         try:
             if manifest.id != snapshot_id:
                 raise ValueError(f"its manifest is the one of {manifest.id[:80]!r}")
+            moves = readdress_for(manifest.meta, *self.serving) if self.serving else None
             index_entry = manifest.entries.get(INDEX_KEY) or manifest.entries[LEGACY_INDEX_KEY]
-            index_raw = self._fetch(index_entry)
-            search_raw = self._fetch(manifest.entries[SEARCH_KEY])
+            index_raw = self._fetch(index_entry, readdress=moves)
+            search_raw = self._fetch(manifest.entries[SEARCH_KEY], readdress=moves)
             # Snapshots built before the not-rated index simply have no such answers.
             not_rated_entry = manifest.entries.get(NOT_RATED_KEY)
-            raw = self._fetch(not_rated_entry) if not_rated_entry else b"null"
+            raw = self._fetch(not_rated_entry, readdress=moves) if not_rated_entry else b"null"
             not_rated = Deferred(lambda: NotRatedIndex(orjson.loads(raw)), NOT_RATED_KEY).get()
             index = Deferred(lambda: CompactIndex.from_bytes(index_raw), "compact index")
             search = Deferred(
                 lambda: SearchIndex.from_json(orjson.loads(search_raw)), "search index"
             )
-            loaded = LoadedSnapshot(snapshot_id, manifest, index, search, not_rated, self.budgets)
+            loaded = LoadedSnapshot(
+                snapshot_id, manifest, index, search, not_rated, self.budgets, moves
+            )
             if not defer:
                 self.settle(loaded)
         except ObjectStorageUnavailable:
@@ -330,7 +367,7 @@ class SnapshotSource:
         body = self.cache.find(encoded.sha256 if encoded else entry.sha256)
         if body is not None:
             return body
-        return await anyio.to_thread.run_sync(self._fetch, entry, coding)
+        return await anyio.to_thread.run_sync(self._fetch, entry, coding, snap.readdress)
 
     async def follow(self, on_switch: Callable[[], Awaitable[None]] | None = None) -> None:
         """Poll the pointer forever, switching snapshots as they are published; after each

@@ -181,6 +181,20 @@ def client_factory(
 def real_cache(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The folder keeping the real catalogue and its published snapshot between runs
     (pytest's cache; a temporary folder when the cache plugin is off)."""
+    # What the cache waits on and builds is told past pytest's capture (issue 56: a cold run
+    # sat silent for minutes while it built).
+    import sys
+
+    from tests.support import real_catalogue
+
+    capture = pytestconfig.pluginmanager.getplugin("capturemanager")
+    if capture is not None:
+
+        def say(message: str) -> None:
+            with capture.global_and_fixture_disabled():
+                print(f"\nreal catalogue: {message}", file=sys.stderr, flush=True)
+
+        real_catalogue.VOICE = say
     # No attribute at all with -p no:cacheprovider.
     cache: pytest.Cache | None = getattr(pytestconfig, "cache", None)
     if cache is None:

@@ -18,6 +18,7 @@ from bangscore.manifest import SNAPSHOT_ID  # never a path: no '.', no '/'
 from bangscore.settings import Settings
 
 if TYPE_CHECKING:
+    from bangscore.build.stage_cache import StageCache
     from bangscore.scoring.records import Catalog
 
 
@@ -42,13 +43,14 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
     inputs = _inputs(args, settings)
     if args.if_changed and inputs is not None and (current := inputs.current()) is not None:
         print(
-            f"snapshot {current} is current: the bundled data, the code, the addresses and the "
-            f"day it was built from are unchanged ({inputs.stamp}); not built again "
-            "(`make build` builds anyway)"
+            f"snapshot {current} is current: the bundled data, the code, the configured "
+            f"addresses and the day it was built from are unchanged ({inputs.stamp}); not built "
+            "again (`make build` builds anyway; the server gives it its own address)"
         )
         return 0
+    cache, ingest_key, score_key = _stage_cache(args, settings)
     options = BuildOptions(
-        load_catalog=lambda: _load_catalog(args.catalog, settings, as_of),
+        load_catalog=lambda: _load_catalog(args.catalog, settings, as_of, cache, ingest_key),
         out=args.out or settings.snapshot_location,
         site_url=settings.site_url,
         base_url=settings.api_base_url,
@@ -61,6 +63,8 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
         # the bundled sources' licences, for the export's manifest (data/README.md#licences)
         sources=read_licences(settings.data_dir / "README.md"),
         as_of=as_of,
+        cache=cache,
+        score_key=score_key,
     )
     try:
         result = run_build(options)
@@ -69,6 +73,13 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
         return 1
     if inputs is not None:
         inputs.record(result.snapshot_id)
+    # CPU beside wall: on a busy machine the wall time grows, the CPU time does not
+    print("\n".join(result.stages.lines()))
+    if cache is not None:
+        print(
+            f"kept stages ({cache.folder}): reused {', '.join(cache.reused) or 'none'}; "
+            f"made {', '.join(cache.made) or 'none'}"
+        )
     report = result.publish
     print(
         f"published snapshot {result.snapshot_id} to {result.location}: {result.games} games, "
@@ -118,9 +129,9 @@ class _Inputs:
 
 def _inputs(args: argparse.Namespace, settings: Settings) -> _Inputs | None:
     """Given the build's options and settings, return its inputs' digest and stamp: the
-    bundled dumps (or the catalog file it reads instead), the package's code, the addresses
-    baked into objects and the day; None if the catalog file cannot be read (the build then
-    says why)."""
+    bundled dumps (or the catalog file it reads instead), the package's code, the configured
+    addresses (one derived from the host and port is moved at serve time) and the day; None
+    if the catalog file cannot be read (the build then says why)."""
     import hashlib
 
     import bangscore
@@ -128,12 +139,17 @@ def _inputs(args: argparse.Namespace, settings: Settings) -> _Inputs | None:
 
     location = args.out or settings.snapshot_location
     baked = {
-        "site_url": settings.site_url,
-        "base_url": settings.api_base_url,
         "export": str(settings.export),
         "out": location,
         "day": str(args.as_of or dt.datetime.now(dt.UTC).date()),
     }
+    # An address that follows the host and port is not an input: the shim moves a snapshot's
+    # bodies to the address it serves at (bangscore/shim/readdress.py), so `make run PORT=9001`
+    # after `make run` builds nothing. A configured one (a deployment's) is built for.
+    if settings.site_url_configured:
+        baked["site_url"] = settings.site_url
+    if settings.base_url:
+        baked["base_url"] = settings.base_url
     folders = {"code": Path(bangscore.__file__).parent}
     catalog = args.catalog or settings.catalog_path
     if args.as_of is None and (args.catalog is not None or catalog.exists()):
@@ -146,10 +162,43 @@ def _inputs(args: argparse.Namespace, settings: Settings) -> _Inputs | None:
     return _Inputs(input_digest(folders, baked), settings.state_dir / STAMP_NAME, location)
 
 
-def _load_catalog(path: Path | None, settings: Settings, as_of: dt.date | None = None) -> Catalog:
-    """Given ``--catalog`` (or None), settings and ``--as-of`` (or None), return the catalog to
-    build from: the file named, else the state folder's catalog if there is one, else the
-    bundled dumps joined; with ``as_of``, always the bundled dumps as that day knew them."""
+def _stage_cache(
+    args: argparse.Namespace, settings: Settings
+) -> tuple[StageCache | None, str | None, str | None]:
+    """Given the build's arguments and settings, return its stage cache and the keys of the
+    joined catalogue and of the scores (:func:`bangscore.cli.inputs.stage_keys`); no cache for
+    a build ``--as-of`` a day (a one-off) or when the inputs cannot be read (the build says
+    why)."""
+    import bangscore
+    from bangscore.build.stage_cache import StageCache
+    from bangscore.cli.inputs import stage_keys
+
+    if args.as_of is not None:
+        return None, None, None
+    catalog = args.catalog or settings.catalog_path
+    try:
+        ingest, score = stage_keys(
+            Path(bangscore.__file__).parent,
+            settings.data_dir,
+            catalog if args.catalog is not None or catalog.exists() else None,
+        )
+    except OSError:
+        return None, None, None
+    return StageCache(settings.state_dir / "cache" / "stages"), ingest, score
+
+
+def _load_catalog(
+    path: Path | None,
+    settings: Settings,
+    as_of: dt.date | None = None,
+    cache: StageCache | None = None,
+    key: str | None = None,
+) -> Catalog:
+    """Given ``--catalog`` (or None), settings, ``--as-of`` (or None) and the stage cache with
+    the joined catalogue's key (or None), return the catalog to build from: the file named,
+    else the state folder's catalog if there is one, else the bundled dumps joined (read back
+    from the cache when it holds them under ``key``); with ``as_of``, always the bundled dumps
+    as that day knew them."""
     from bangscore.ingest.catalog import load_bundled_catalog, read_catalog
 
     catalog_path = path or settings.catalog_path
@@ -157,9 +206,15 @@ def _load_catalog(path: Path | None, settings: Settings, as_of: dt.date | None =
         catalog = read_catalog(catalog_path)
         print(f"catalog: {catalog_path} ({len(catalog.games)} games, {catalog.origin})")
         return catalog
-    catalog, report = load_bundled_catalog(settings.data_dir, progress=True, as_of=as_of)
-    print(report.summary())
-    return catalog
+
+    def join() -> Catalog:
+        catalog, report = load_bundled_catalog(settings.data_dir, progress=True, as_of=as_of)
+        print(report.summary())
+        return catalog
+
+    if cache is None or key is None or as_of is not None:
+        return join()
+    return cache.get("ingest", key, join)
 
 
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:

@@ -2,12 +2,13 @@
 ``make run``) serves at once when nothing it reads has changed (issue 56, item 1).
 
 A snapshot is a function of the bundled dumps, the code that joins, scores and renders them,
-the settings baked into its objects (the site's and the API's addresses, the export's store)
-and its day (the forecast is made from it). The digest covers exactly those: every file of
-the data folder and of the package (its linked layer folders included, byte caches left out),
-hashed by content, so a fresh clone's new timestamps change nothing and any edit changes it.
-Hashing the bundled data and code reads about 90 MB: a fraction of a second, against minutes
-for the build it saves.
+the settings baked into its objects (the export's store, and the site's and the API's addresses
+when configured: one that follows the host and port is moved by the shim as it serves,
+:mod:`bangscore.shim.readdress`) and its day (the forecast is made from it). The digest
+covers exactly those: every file of the data folder and of the package (its linked layer
+folders included, byte caches left out), hashed by content, so a fresh clone's new timestamps
+change nothing and any edit changes it. Hashing the bundled data and code reads about 90 MB: a
+fraction of a second, against minutes for the build it saves.
 
 The stamp (``<state dir>/build-inputs.json``) pairs the digest with the snapshot it built; a
 build is skipped only while that snapshot is still the current one, so a rollback, a deleted
@@ -80,3 +81,29 @@ def write_stamp(stamp: Path, digest: str, snapshot_id: str) -> None:
     partial = stamp.with_name(stamp.name + ".partial")
     partial.write_bytes(orjson.dumps({"digest": digest, "snapshot_id": snapshot_id}))
     partial.replace(stamp)
+
+
+def stage_keys(package: Path, data: Path, catalog_file: Path | None) -> tuple[str | None, str]:
+    """Given the package's folder, the data folder and the catalogue file a build reads (None:
+    it joins the bundled dumps), return the keys of its kept stages
+    (:mod:`bangscore.build.stage_cache`): the joined catalogue's (None when it reads a file:
+    nothing to keep) and the scored games'. The catalogue's digests the dumps and the code
+    that joins them (the ingest and scoring packages, which define its records, and the
+    errors module they share); the scores' digests the catalogue (its key, or the file's
+    bytes) and the scoring package. A template or a renderer is in neither: an edit to one
+    re-renders, and scores nothing again. Raises OSError if a file cannot be read."""
+    shared = {"errors": package / "errors.py"}
+    scoring = {"scoring": package / "scoring"}
+    if catalog_file is not None:
+        with catalog_file.open("rb") as handle:
+            catalog = hashlib.file_digest(handle, "sha256").hexdigest()
+        return None, input_digest(scoring, {"catalog": catalog, **_file_digests(shared)})
+    ingest = input_digest(
+        {"data": data, "ingest": package / "ingest", **scoring}, _file_digests(shared)
+    )
+    return ingest, input_digest(scoring, {"catalog": ingest, **_file_digests(shared)})
+
+
+def _file_digests(files: Mapping[str, Path]) -> dict[str, str]:
+    """Given files by name, return each one's SHA-256 hex digest by the same name."""
+    return {name: hashlib.sha256(path.read_bytes()).hexdigest() for name, path in files.items()}

@@ -64,22 +64,34 @@ def is_unsold(record: GameRecord, unpriced_at: dt.date | None) -> bool:
     return priced is None or unpriced_at > priced
 
 
-def editions_of(old: GameRecord, rated: Sequence[GameRecord]) -> list[GameRecord]:
-    """Given an old listing and the rated records, return the rated editions of it by the same
-    developer or publisher (another appid, a name that is the old one's followed by an edition
-    phrase, or the same work under another edition phrase), most reviewed first."""
+def editions_of(
+    old: GameRecord,
+    rated: Sequence[GameRecord],
+    by_base: Mapping[str, Sequence[GameRecord]] | None = None,
+) -> list[GameRecord]:
+    """Given an old listing, the rated records and (optionally) their :func:`edition_index`,
+    return the rated editions of it by the same developer or publisher (another appid, a name
+    that is the old one's followed by an edition phrase, or the same work under another edition
+    phrase), most reviewed first."""
     base, makers = _base(old.name), _makers(old)
     if not makers:
         return []
-    found = [
-        r
-        for r in rated
-        if r.appid != old.appid
-        and makers & _makers(r)
-        and edition_base(r.name) is not None
-        and _base(r.name) == base
-    ]
+    editions = (by_base if by_base is not None else edition_index(rated)).get(base, ())
+    found = [r for r in editions if r.appid != old.appid and makers & _makers(r)]
     return sorted(found, key=lambda r: -r.review_count)
+
+
+def edition_index(rated: Sequence[GameRecord]) -> dict[str, list[GameRecord]]:
+    """Given the rated records, return those whose name carries an edition phrase, by the
+    key of the work they are an edition of (in the records' order). Built once for every old
+    listing, where a search of all the rated records for each took a tenth of the ingest's
+    samples in a py-spy profile (its CPU time showed no change beyond a loaded machine's noise:
+    53.0 s before, 56.9 s after, 2 Dec 2026)."""
+    index: dict[str, list[GameRecord]] = {}
+    for record in rated:
+        if edition_base(record.name) is not None:
+            index.setdefault(_base(record.name), []).append(record)
+    return index
 
 
 def unsold(
@@ -95,11 +107,12 @@ def unsold(
     if not gone:
         return list(rated), list(refused)
     kept = [r for r in rated if r.appid not in gone]
+    by_base = edition_index(kept)
     moved: list[NotRated] = []
     for record in rated:
         if record.appid not in gone:
             continue
-        editions = editions_of(record, kept)
+        editions = editions_of(record, kept, by_base)
         moved.append(
             NotRated(
                 appid=record.appid,

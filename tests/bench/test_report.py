@@ -14,6 +14,8 @@ from bench.report import (
     build_seconds_target,
     build_table,
     lookup_lines,
+    parse_stages,
+    stage_table,
 )
 from bench.wrk import WrkResult
 
@@ -84,3 +86,26 @@ def test_lookup_lines_compare_games_a_second(
 ) -> None:
     lines = lookup_lines(lookup, listed)
     assert lines == ([] if expected is None else ["", expected])
+
+
+def test_the_stage_table_has_a_row_per_stage_with_the_load_beside() -> None:
+    """Issue 56: `make bench` reports the build by stage, CPU beside wall, the load beside."""
+    stages = (("ingest", 80.5, 71.25), ("render", 120.0, 230.0))
+    fig = BuildFigure("dumps", 40_000, 300.0, 2000.0, 138_000, 350.0, 400.0, stages, "5.1 4 3")
+    bare = BuildFigure("real", 40_000, 250.0, 2000.0, 138_000, 350.0, 380.0)
+    lines = stage_table([bare, fig])
+    assert lines[-2:] == [
+        "| dumps | ingest | 80.5 | 71.2 | 5.1 4 3 |",
+        "| dumps | render | 120.0 | 230.0 | 5.1 4 3 |",
+    ]
+    assert stage_table([bare]) == []
+
+
+def test_the_stages_a_build_prints_are_read_back() -> None:
+    from bangscore.build.stages import StageClock
+
+    clock = StageClock()
+    clock.add("ingest", 80.46, 71.25)
+    clock.add("render", 120.0, 230.04)
+    text = "catalog: x\n" + "\n".join(clock.lines()) + "\npublished snapshot s1 to var\n"
+    assert parse_stages(text) == (("ingest", 80.5, 71.2), ("render", 120.0, 230.0))

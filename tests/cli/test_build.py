@@ -209,15 +209,23 @@ def test_build_without_a_catalog_or_the_dumps_fails_and_publishes_nothing(
 def test_a_build_if_changed_is_skipped_while_its_inputs_and_snapshot_are_current(
     state: Path,  # noqa: F811
     capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Issue 56 item 1: a second `make run` (`build --if-changed`) serves what is there; any
-    input changed, or another snapshot made current, builds again."""
+    """Issue 56 item 1: a second `make run` (`build --if-changed`) serves what is there, and
+    so does `make run PORT=9001` (the server moves the address); any input changed, a
+    configured address, or another snapshot made current, builds again."""
+    monkeypatch.delenv("BANGSCORE_SITE_URL", raising=False)
+    monkeypatch.delenv("BANGSCORE_BASE_URL", raising=False)
     assert run(state, capsys, "build", "--if-changed")[0] == 0  # no stamp yet: built
     first = _snapshots(state)
     assert len(first) == 1
     code, out, _ = run(state, capsys, "build", "--if-changed")
     assert code == 0 and out.startswith(f"snapshot {first[0]} is current: ")
     assert _snapshots(state) == first  # nothing published
+    monkeypatch.setenv("BANGSCORE_PORT", "9001")  # `make run PORT=9001`
+    code, out, _ = run(state, capsys, "build", "--if-changed")
+    assert code == 0 and out.startswith(f"snapshot {first[0]} is current: ")
+    assert _snapshots(state) == first
     code, out, _ = run(state, capsys, "build", "--if-changed", "--site-url", "http://x.test")
     assert code == 0 and "published snapshot " in out  # an address baked into pages changed
     assert len(_snapshots(state)) == 2

@@ -182,3 +182,12 @@ def test_sigterm_stops_every_process_of_the_stack(stack: Stack) -> None:
     assert stack.process.wait(60) == 0  # a clean stop (issue 56: `make stack` said Error 143)
     for port in stack.ports.values():
         assert not listening(port), f"port {port} still open"
+
+
+def test_the_stack_names_its_build_log_and_prints_the_build_by_stage(stack: Stack) -> None:
+    """Issue 56: the stack's build went to a log it did not name, silent for minutes."""
+    log = stack.folder / "logs" / "build.log"
+    assert any(str(log) in line and "tail -f" in line for line in stack.output)
+    stages = [line for line in stack.output if line.startswith("[stack] build: stage ")]
+    assert [line.split()[3] for line in stages][:3] == ["ingest:", "score:", "render:"]
+    assert any(line.startswith("[stack] build: published snapshot ") for line in stack.output)

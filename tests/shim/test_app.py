@@ -779,25 +779,18 @@ def test_a_deleted_object_and_a_key_store_outage_say_what_failed(
     assert "object store" not in outage.text
 
 
-def test_link_headers_use_the_base_url_the_snapshot_was_built_with(
+def test_bodies_and_link_headers_follow_the_served_address_not_the_build_s(
     client_factory: ClientFactory,
 ) -> None:
-    import datetime as dt
-
-    from bangscore.build.publish import publish
-    from bangscore.build.snapshot import snapshot_objects
-    from bangscore.scoring.pipeline import score_catalog
-
+    """A snapshot built for :9123 served at SITE: its bodies' addresses and its Link headers
+    both say SITE (issue 56: the address is given at serve time), so they still agree."""
     built_for = "http://127.0.0.1:9123"
-    games = score_catalog(factories.small_catalog())
-    storage = MemoryStorage()
-    objects = snapshot_objects(games, site_url=built_for, base_url=built_for)
-    created = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
-    publish(storage, "s9", objects, created_at=created, meta={"site_url": built_for}, keep=7)
+    storage, _ = factories.publish_catalog(factories.small_catalog(), site_url=built_for)
     client, store = client_factory(storage)  # the serving process says SITE
     response = client.get("/api/v1/games", headers={"Authorization": f"Bearer {add_key(store)}"})
-    assert response.json()["games"][0]["url"].startswith(f"{built_for}/game/")
-    assert response.headers["link"].startswith(f"<{built_for}/api/v1/games?page=1>")
+    assert response.json()["games"][0]["url"].startswith(f"{SITE}/game/")
+    assert response.headers["link"].startswith(f"<{SITE}/api/v1/games?page=1>")
+    assert "127.0.0.1:9123" not in response.text
 
 
 def test_slug_redirect_follows_the_served_origin_not_the_snapshots(

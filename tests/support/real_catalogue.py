@@ -18,6 +18,11 @@ need the catalogue at once, one builds it and the others wait and then read it; 
 a temporary folder renamed into place, so a killed test run never leaves a half-written entry.
 (The lock, not ``--dist loadgroup``, is what keeps it to one build: with pytest 9.2,
 pytest-xdist 3.8 no longer groups tests by ``xdist_group``, pytest-dev/pytest-xdist#1386.)
+
+Every step that takes long says so as it starts, and a process that waits for another's lock
+says what it waits on (issue 56: a cold ``make test`` sat silent for minutes): through
+:data:`VOICE`, standard error by default (tests/conftest.py routes it past pytest's capture);
+the warm-up also shows the ingest's and scoring's progress bars, with totals and ETAs.
 """
 
 from __future__ import annotations
@@ -56,6 +61,21 @@ SNAPSHOT_INPUTS = (
 CREATED_AT = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
 SNAPSHOT_ID = "s1"
 _COUNTERS = ("observations", "dropped", "checks", "years", "length_sources")
+
+
+def _to_stderr(message: str) -> None:
+    print(f"real catalogue: {message}", file=sys.stderr, flush=True)
+
+
+# Where the long steps and the waits are told (replaceable: tests/conftest.py), and whether
+# the ingest and the scoring show their progress bars (the warm-up, __main__, does).
+VOICE: Callable[[str], None] = _to_stderr
+PROGRESS = False
+
+
+def say(message: str) -> None:
+    """Given a message, tell it through :data:`VOICE`."""
+    VOICE(message)
 
 
 def digest(paths: Iterable[str], root: Path = REPO) -> str:
@@ -111,7 +131,16 @@ def locked(cache: Path, what: str) -> Iterator[None]:
     need not wait while the warm-up publishes the snapshot."""
     cache.mkdir(parents=True, exist_ok=True)
     with open(cache / f".lock-{what}", "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            say(
+                f"waiting for another process (pid of the warm-up or a pytest worker) that "
+                f"builds the {what} under {cache} (lock {handle.name})"
+            )
+            started = time.perf_counter()
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            say(f"the {what} is ready after {time.perf_counter() - started:.0f} s of waiting")
         try:
             yield
         finally:
@@ -156,8 +185,9 @@ def _loaded(cache: Path, entry: Path) -> tuple[Catalog, list[ScoredGame]]:
     path = entry / "loaded.pickle"
     with locked(cache, "catalogue"):
         if not path.is_file():
+            say(f"scoring the real catalogue (about half a minute), kept as {path}")
             catalog = read_catalog(entry / "catalog.json.gz")
-            loaded = catalog, score_catalog(catalog.games)
+            loaded = catalog, score_catalog(catalog.games, progress=PROGRESS)
             temp = path.with_name(f".loaded.{os.getpid()}.tmp")
             temp.write_bytes(pickle.dumps(loaded, protocol=pickle.HIGHEST_PROTOCOL))
             os.replace(temp, path)
@@ -181,7 +211,13 @@ def cached_catalogue_as_of(cache: Path, day: dt.date) -> Catalog:
 def _build_catalogue(cache: Path, entry: Path, as_of: dt.date | None = None) -> None:
     """Join the bundled dumps (as of a day, or all); keep the catalogue and its report as
     ``entry``."""
-    catalog, report = load_bundled_catalog(REPO / "data", created_at=CREATED_AT, as_of=as_of)
+    say(
+        f"joining the bundled dumps of {REPO / 'data' / 'raw'} into the real catalogue (a "
+        f"minute or two on a quiet machine), kept as {entry}"
+    )
+    catalog, report = load_bundled_catalog(
+        REPO / "data", created_at=CREATED_AT, as_of=as_of, progress=PROGRESS
+    )
     temp = cache / f".{entry.name}.{os.getpid()}.tmp"
     shutil.rmtree(temp, ignore_errors=True)
     temp.mkdir(parents=True)
@@ -200,6 +236,7 @@ def cached_snapshot(cache: Path) -> LocalStorage:
     with locked(cache, "snapshot"):
         if not entry.is_dir():
             catalog, games = _loaded(cache, _catalogue_entry(cache))
+            say(f"publishing the real catalogue's snapshot (a few minutes), kept as {entry}")
             temp = cache / f".{entry.name}.{os.getpid()}.tmp"
             shutil.rmtree(temp, ignore_errors=True)
             factories.publish_scored(
@@ -243,5 +280,6 @@ def warm(cache: Path = DEFAULT_CACHE) -> list[tuple[str, float]]:
 
 if __name__ == "__main__":
     folder = Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_CACHE
+    PROGRESS = True
     timings = warm(folder)
     print("real catalogue cache ready:", ", ".join(f"{n} {s:.0f} s" for n, s in timings))

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from bangscore.ingest.resolve import unsold
+from bangscore.ingest.resolve.editions import edition_base
 from bangscore.scoring.records import GameRecord, NotRated, Provenance
 from tests.support.factories import make_record
 
@@ -79,6 +80,38 @@ def test_an_edition_is_by_the_same_developer_or_publisher(
     before = listing(1, "Darksiders", developer="Vigil Games", publisher="THQ Nordic")
     after = listing(2, "Darksiders Warmastered Edition", developer=developer, publisher=publisher)
     assert len(unsold.editions_of(before, [after])) == found
+
+
+def test_one_shared_edition_index_finds_what_searching_every_record_finds() -> None:
+    """unsold() builds the index once for every old listing (not a search of all 40,000
+    rated records per listing): the same editions, in the same order, as the definition read
+    literally (and the real catalogue joined so equals the one joined before: 2 Dec 2026)."""
+    rated = [
+        listing(10, "Darksiders Warmastered Edition", review_count=500),
+        listing(11, "Darksiders Deluxe Edition", review_count=900),
+        listing(12, "Darksiders Genesis", review_count=5_000),
+        listing(13, "Horizon Zero Dawn Remastered", review_count=100),
+        listing(14, "Darksiders Remastered", review_count=900, developer="Other"),
+        listing(15, "Hades II", review_count=50),
+    ]
+    olds = [listing(1, "Darksiders"), listing(2, "Horizon Zero Dawn"), listing(3, "Hades")]
+
+    def literal(old: GameRecord) -> list[int]:
+        makers = unsold._makers(old)
+        found = [
+            r
+            for r in rated
+            if r.appid != old.appid
+            and makers & unsold._makers(r)
+            and edition_base(r.name) is not None
+            and unsold._base(r.name) == unsold._base(old.name)
+        ]
+        return [r.appid for r in sorted(found, key=lambda r: -r.review_count)]
+
+    index = unsold.edition_index(rated)
+    found = [[r.appid for r in unsold.editions_of(old, rated, index)] for old in olds]
+    # Darksiders Remastered shares the publisher; Deluxe is no edition phrase, Genesis no edition
+    assert found == [literal(old) for old in olds] == [[14, 10], [13], []]
 
 
 def test_unsold_moves_listings_out_with_their_reason() -> None:

@@ -168,7 +168,9 @@ def alert_message(
     the alert: plain text and HTML (templates ``mail/alert``) with the game, its price and the
     date that price was seen, score, tier, verdict (when the snapshot has one) and link, and
     RFC 8058 one-click unsubscribe headers. The subject dates the price ("Hollow Knight:
-    $7.49 (price seen 24 Jul 2026)") and never says "now"; a stale price (seen more than 180
+    $7.49 (price seen 24 Jul 2026)") and never says "now"; an event watch's subject names it
+    ("Hades: $9.99, at or below its recent low of $9.99 (price seen ...)", "Hades is on sale:
+    $9.99 (50% off $19.99) (price seen ...)"), a recent-low alert's body dates the low; a stale price (seen more than 180
     days before the snapshot's ``prices_as_of``: ``stale_price`` among the record's
     ``provisional_reasons``) is "price last seen 1 Jan 2025", and the body says how old it
     is. Raises UnsafeMessage when the watch's address cannot be written as a plain mailbox."""
@@ -198,9 +200,22 @@ def alert_message(
         if isinstance(ahead, dict) and (ahead.get("discounted_likelihood") or 0) >= 0.5
         else ""
     )
+    event = watch.condition.event
+    low = record.get("recent_low_usd")
+    low_at = record.get("recent_low_at")
+    recent_low = (
+        f"{_usd(low)}" + (f", first seen {_day(str(low_at))}" if low_at else "")
+        + ", the lowest price of the two years before these prices"
+        if event == "recent_low"
+        else ""
+    )  # fmt: skip
     if watch.condition.tier is not None:
         phrase = "a banger" if tier == "banger" else tier
         subject = f"{name} is {phrase} on BangScore ({score}) at {price} ({seen_words})"
+    elif event == "recent_low":
+        subject = f"{name}: {price}, at or below its recent low of {_usd(low)} ({seen_words})"
+    elif event == "next_sale":
+        subject = f"{name} is on sale: {price}{on_sale} ({seen_words})"
     else:
         subject = f"{name}: {price}, within your {watch.condition.describe()} watch"
         subject += f" ({seen_words})"
@@ -217,6 +232,7 @@ def alert_message(
         verdict=str(verdict).replace("_", " ") if verdict else "",
         verdict_text=str(record.get("verdict_text") or ""),
         next_sale=next_sale,
+        recent_low=recent_low,
         url=str(record.get("url") or ""),
         unsubscribe_url=unsubscribe_url,
     )

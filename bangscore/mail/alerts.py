@@ -170,10 +170,10 @@ def alert_message(
     RFC 8058 one-click unsubscribe headers. The subject dates the price ("Hollow Knight:
     $7.49 (price seen 24 Jul 2026)") and never says "now"; an event watch's subject names it
     ("Hades: $9.99, at or below its recent low of $9.99 (price seen ...)", "Hades is on sale:
-    $9.99 (50% off $19.99) (price seen ...)"), a recent-low alert's body dates the low; a stale price (seen more than 180
-    days before the snapshot's ``prices_as_of``: ``stale_price`` among the record's
-    ``provisional_reasons``) is "price last seen 1 Jan 2025", and the body says how old it
-    is. Raises UnsafeMessage when the watch's address cannot be written as a plain mailbox."""
+    $9.99 (50% off $19.99) (price seen ...)"), a recent-low alert's body dates the low; a
+    stale price (seen more than 180 days before the snapshot's ``prices_as_of``:
+    ``stale_price`` among the record's ``provisional_reasons``) is "price last seen 1 Jan
+    2025", and the body says how old it is. Raises UnsafeMessage when the watch's address cannot be written as a plain mailbox."""
     name = str(record.get("name") or f"App {watch.appid}")
     price = _usd(record.get("price_usd"))
     seen = _day(_price_date(record))

@@ -173,7 +173,8 @@ def alert_message(
     $9.99 (50% off $19.99) (price seen ...)"), a recent-low alert's body dates the low; a
     stale price (seen more than 180 days before the snapshot's ``prices_as_of``:
     ``stale_price`` among the record's ``provisional_reasons``) is "price last seen 1 Jan
-    2025", and the body says how old it is. Raises UnsafeMessage when the watch's address cannot be written as a plain mailbox."""
+    2025", and the body says how old it is. Raises UnsafeMessage when the watch's address
+    cannot be written as a plain mailbox."""
     name = str(record.get("name") or f"App {watch.appid}")
     price = _usd(record.get("price_usd"))
     seen = _day(_price_date(record))

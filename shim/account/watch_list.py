@@ -60,7 +60,7 @@ def list_condition(raw: str) -> str | None:
 def _list_watch(choice: str, game: dict[str, Any]) -> Condition:
     """Given the list's condition and a game's list item, return that game's watch condition."""
     if choice in EVENTS:
-        return Condition(event=choice)  # type: ignore[arg-type]
+        return Condition(event=choice)
     return Condition(below_usd=verdict_price(game))
 
 

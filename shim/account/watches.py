@@ -74,7 +74,7 @@ class WatchOptions:
 
     store: WatchStore
     limits: WatchLimits = WatchLimits()
-    # The SQLite store URL holding the webhooks (None: no webhook section).
+    # The store URL holding the webhooks (None: no webhook section).
     hooks: str | None = None
 
 
@@ -101,7 +101,7 @@ def _condition(fields: dict[str, str]) -> Condition | None:
         if choice == "below":
             return Condition(below_usd=round(float(fields.get("below_usd", "")), 2))
         if choice in EVENTS:
-            return Condition(event=choice)  # type: ignore[arg-type]
+            return Condition(event=choice)
     except ValueError:
         return None
     return None
@@ -114,7 +114,7 @@ def _choices(record: dict[str, Any]) -> tuple[frozenset[str], str | None]:
     one is."""
     price = record.get("price_usd")
     half = round(float(price) * 0.5, 2) if isinstance(price, int | float) else 0.0
-    conditions = {
+    conditions: dict[str, Condition] = {
         "worth_it": Condition(tier="worth_it"),
         "banger": Condition(tier="banger"),
         "below": Condition(below_usd=half),

@@ -178,7 +178,7 @@ def _hook_routes(site: AccountSite, store_url: str, secret: str, https: bool) ->
     page context added to the watches'."""
     from bangscore.shim.account.accounts import session_middleware
     from bangscore.shim.account.hooks import HookSite, hook_routes
-    from bangscore.stores.webhooks import open_webhook_store
+    from bangscore.stores import open_webhook_store
 
     hooks = HookSite(site, open_webhook_store(store_url))
     watch_extras = site.page_extras

@@ -17,8 +17,9 @@ from bangscore.errors import EgressRefused, StoreError
 from bangscore.mail.egress import check
 from bangscore.mail.webhooks import EVENTS, WebhookRun, deliver, disabled_message, enqueue, send_one
 from bangscore.settings import Settings
+from bangscore.stores import open_webhook_store
 from bangscore.stores.watchstore import WatchStore
-from bangscore.stores.webhooks import Delivery, Endpoint, WebhookStore, open_webhook_store
+from bangscore.stores.webhooks import Delivery, Endpoint, WebhookStore
 
 
 def _store(settings: Settings, *, create: bool = False) -> WebhookStore:

@@ -156,6 +156,29 @@ def _day(iso: str) -> str:
         return iso
 
 
+def _recent_low(record: dict[str, Any]) -> str:
+    """Given a detail record, return its recent low in words: ``"$7.49, first seen 24 Jun
+    2026, the lowest price of the two years before these prices"``."""
+    low_at = record.get("recent_low_at")
+    seen = f", first seen {_day(str(low_at))}" if low_at else ""
+    low = _usd(record.get("recent_low_usd"))
+    return f"{low}{seen}, the lowest price of the two years before these prices"
+
+
+def _next_sale(record: dict[str, Any]) -> str:
+    """Given a detail record, return its sale forecast (docs/API.md#next-sale) in words when a
+    discount is likely in it (``"likely $5.99 in the Autumn Sale from 1 Oct 2026 (medium
+    confidence)"``), else ``""``."""
+    ahead = record.get("next_sale")
+    if not isinstance(ahead, dict) or (ahead.get("discounted_likelihood") or 0) < 0.5:
+        return ""
+    confidence = f" ({ahead['confidence']} confidence)" if ahead.get("confidence") else ""
+    return (
+        f"likely {_usd(ahead.get('expected_price_usd'))} in the {ahead.get('name')} from "
+        f"{_day(str(ahead.get('starts') or ''))}{confidence}"
+    )
+
+
 def alert_message(
     watch: WatchRecord,
     record: dict[str, Any],
@@ -192,31 +215,19 @@ def alert_message(
     discount = record.get("discount_percent") or 0
     on_sale = f" ({discount}% off {_usd(record.get('list_price_usd'))})" if discount else ""
     verdict = record.get("verdict")
-    # The sale forecast (docs/API.md#next-sale), when a discount is likely in it.
-    ahead = record.get("next_sale")
-    next_sale = (
-        f"likely {_usd(ahead.get('expected_price_usd'))} in the {ahead.get('name')} from "
-        f"{_day(str(ahead.get('starts') or ''))}"
-        + (f" ({ahead['confidence']} confidence)" if ahead.get("confidence") else "")
-        if isinstance(ahead, dict) and (ahead.get("discounted_likelihood") or 0) >= 0.5
-        else ""
-    )
+    next_sale = _next_sale(record)
     event = watch.condition.event
     low = record.get("recent_low_usd")
-    low_at = record.get("recent_low_at")
-    recent_low = (
-        f"{_usd(low)}" + (f", first seen {_day(str(low_at))}" if low_at else "")
-        + ", the lowest price of the two years before these prices"
-        if event == "recent_low"
-        else ""
-    )  # fmt: skip
+    recent_low = _recent_low(record) if event == "recent_low" else ""
     if watch.condition.tier is not None:
         phrase = "a banger" if tier == "banger" else tier
         subject = f"{name} is {phrase} on BangScore ({score}) at {price} ({seen_words})"
-    elif event == "recent_low":
-        subject = f"{name}: {price}, at or below its recent low of {_usd(low)} ({seen_words})"
-    elif event == "next_sale":
-        subject = f"{name} is on sale: {price}{on_sale} ({seen_words})"
+    elif event is not None:
+        subject = (
+            f"{name}: {price}, at or below its recent low of {_usd(low)} ({seen_words})"
+            if event == "recent_low"
+            else f"{name} is on sale: {price}{on_sale} ({seen_words})"
+        )
     else:
         subject = f"{name}: {price}, within your {watch.condition.describe()} watch"
         subject += f" ({seen_words})"

@@ -7,7 +7,7 @@ lapses after ``claim_seconds``, so a killed run's deliveries are sent again, nev
 while claimed), then marked delivered or given its next try time. The interface is
 :class:`WebhookStore`; :class:`SQLiteWebhookStore` keeps it in the SQLite file,
 :class:`bangscore.stores.redis_webhooks.RedisWebhookStore` in the same Redis as the keys;
-:func:`open_webhook_store` chooses by the store's URL.
+:func:`bangscore.stores.open_webhook_store` chooses by the store's URL.
 """
 
 from __future__ import annotations
@@ -370,16 +370,3 @@ def _delivery(row: tuple[object, ...]) -> Delivery:
         None if error is None else str(error),
         None if done is None else int(str(done)),
     )
-
-
-def open_webhook_store(url: str, *, create: bool = True) -> WebhookStore:
-    """Given the key store's URL (``sqlite:///PATH`` or ``redis://HOST:PORT/DB``), return the
-    webhook store in the same database; ValueError for another scheme. Without ``create`` a
-    missing SQLite file raises StoreMissing."""
-    if url.startswith("sqlite:///"):
-        return SQLiteWebhookStore(url.removeprefix("sqlite:///"), create=create)
-    if url.startswith(("redis://", "rediss://", "unix://")):
-        from bangscore.stores.redis_webhooks import RedisWebhookStore
-
-        return RedisWebhookStore.from_url(url)
-    raise ValueError(f"unsupported store {url!r}: use sqlite:///PATH or redis://HOST:PORT/DB")

@@ -110,16 +110,18 @@ def _condition(fields: dict[str, str]) -> Condition | None:
 def _choices(record: dict[str, Any]) -> tuple[frozenset[str], str | None]:
     """Given a game's detail record, return the watch form's conditions already true for it
     (an alert on one would tell nothing new) and the one to preselect: the first that is not
-    (worth it, banger, half today's price, the recent low, the next sale), or None when every
-    one is."""
+    (worth it, banger, half today's price, then for a paid game the recent low and the next
+    sale), or None when every one is."""
     price = record.get("price_usd")
     half = round(float(price) * 0.5, 2) if isinstance(price, int | float) else 0.0
     conditions: dict[str, Condition] = {
         "worth_it": Condition(tier="worth_it"),
         "banger": Condition(tier="banger"),
         "below": Condition(below_usd=half),
-        **{event: Condition(event=event) for event in EVENTS},
     }
+    listed = record.get("list_price_usd")
+    if isinstance(listed, int | float) and listed > 0:  # a free game has no sale or low to wait for
+        conditions.update({event: Condition(event=event) for event in EVENTS})
     met = frozenset(name for name, condition in conditions.items() if condition.met(record))
     return met, next((name for name in conditions if name not in met), None)
 

@@ -16,8 +16,8 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 
 from bangscore.cli.main import main
+from bangscore.stores import open_webhook_store
 from bangscore.stores.secret import load_session_secret
-from bangscore.stores.webhooks import open_webhook_store
 from tests.support.factories import small_catalog
 from tests.support.live import wait_for
 from tests.support.push_builds import build, changed_records

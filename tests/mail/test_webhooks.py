@@ -25,7 +25,8 @@ from bangscore.mail.webhooks import (
     service,
     sign,
 )
-from bangscore.stores.webhooks import RETRY_DELAYS, Endpoint, WebhookStore, open_webhook_store
+from bangscore.stores import open_webhook_store
+from bangscore.stores.webhooks import RETRY_DELAYS, Endpoint, WebhookStore
 from tests.support.receiver import Received, receiver
 
 T0 = dt.datetime(2026, 12, 1, 3, 15, tzinfo=dt.UTC)

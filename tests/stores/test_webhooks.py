@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from bangscore.errors import StoreMissing, WatchStoreError
+from bangscore.stores import open_webhook_store
 from bangscore.stores.redis_webhooks import RedisWebhookStore
 from bangscore.stores.webhooks import (
     DISABLE_AFTER_SECONDS,
@@ -20,7 +21,6 @@ from bangscore.stores.webhooks import (
     RETRY_DELAYS,
     Delivery,
     WebhookStore,
-    open_webhook_store,
 )
 
 

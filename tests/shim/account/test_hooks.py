@@ -16,7 +16,8 @@ from standardwebhooks.webhooks import Webhook
 
 from bangscore.mail.webhooks import send_one
 from bangscore.storage import LocalStorage
-from bangscore.stores.webhooks import Delivery, open_webhook_store
+from bangscore.stores import open_webhook_store
+from bangscore.stores.webhooks import Delivery
 from tests.support import factories, signups
 from tests.support.live import ShimServer
 from tests.support.receiver import receiver

@@ -61,8 +61,9 @@ class Condition:
         ``list_price_usd``, ``recent_low_usd``, ``discount_percent``), return whether the
         condition holds for it. ``recent_low``: a paid game whose ``price_usd`` is at or below
         its ``recent_low_usd`` (the lowest price of the 730 days before the prices' date);
-        ``next_sale``: a paid game on sale (``discount_percent`` above 0), so the watch fires
-        when a sale starts and re-arms when it ends."""
+        ``next_sale``: a paid game on sale (``discount_percent`` above 0 and ``price_usd``
+        below ``list_price_usd``), so the watch fires when a sale starts and re-arms when it
+        ends."""
         if self.tier is not None:
             return str(record.get("tier")) in _REACHES[self.tier]
         price = record.get("price_usd")
@@ -74,7 +75,8 @@ class Condition:
             if not isinstance(listed, int | float) or listed <= 0:
                 return False
             if self.event == "next_sale":
-                return (record.get("discount_percent") or 0) > 0
+                # Both: a dump's row may say 100% off at the list price (a scraper's error).
+                return (record.get("discount_percent") or 0) > 0 and price < listed - 1e-9
             low = record.get("recent_low_usd")
             return isinstance(low, int | float) and price <= low + 1e-9
         assert self.below_usd is not None

@@ -209,6 +209,13 @@ def test_a_store_made_before_event_watches_is_migrated(tmp_path: Path) -> None:
         pytest.param(SALE, {**PAID, "discount_percent": 0}, False, id="full-price"),
         pytest.param(SALE, {**FREE, "discount_percent": 100}, False, id="free-never-on-sale"),
         pytest.param(SALE, {"list_price_usd": 9.99, "discount_percent": 25}, False, id="unpriced"),
+        # A 2026 dump's row for appid 674750: 100% off, at the list price of $3.99.
+        pytest.param(
+            SALE,
+            {"price_usd": 3.99, "list_price_usd": 3.99, "discount_percent": 100},
+            False,
+            id="discount-at-list-price",
+        ),
     ],
 )
 def test_condition_met(condition: Condition, record: dict[str, object], met: bool) -> None:

@@ -112,8 +112,7 @@ def _migrate(conn: sqlite3.Connection) -> None:
         conn.execute(table.replace("IF NOT EXISTS ", ""))
         conn.execute(f"INSERT INTO watches_new({old}) SELECT {old} FROM watches")
         conn.execute("DROP TABLE watches")
-        conn.execute("ALTER TABLE watches_new RENAME TO watches")
-        conn.execute("CREATE INDEX IF NOT EXISTS watches_email ON watches(email)")
+        conn.execute("ALTER TABLE watches_new RENAME TO watches")  # SCHEMA then adds the index
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")

@@ -188,6 +188,10 @@ def test_a_store_made_before_event_watches_is_migrated(tmp_path: Path) -> None:
     again = open_watch_store(f"sqlite:///{path}")  # a second open changes nothing
     assert len(again.list_watches()) == 2
     again.close()
+    with sqlite3.connect(path) as db:
+        indexes = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+    db.close()
+    assert "watches_email" in indexes
 
 
 @pytest.mark.parametrize(

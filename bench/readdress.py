@@ -16,7 +16,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from bangscore.contract.filters import detail_key, game_page_key
+from bangscore.contract.objects import detail_key, game_page_key
 from bangscore.manifest import GZIP, Entry
 from bangscore.shim.readdress import Readdress, readdress_for
 from bangscore.shim.source import SnapshotSource

@@ -15,10 +15,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from bangscore.build.push_state import FeedEntry, PushState
-from bangscore.contract.push import FEED_TYPE, FEEDS, feed_key, feed_names
+from bangscore.contract.push import ATOM, FEED_TYPE, FEEDS, feed_key, feed_names
 from bangscore.storage import StoredObject
 
-ATOM = "http://www.w3.org/2005/Atom"
 FEEDS_SINCE = "2026"
 GENRE_TITLES = {
     "rpg": "RPG",

@@ -174,13 +174,13 @@ def _watch_routes(
 
 
 def _hook_routes(site: AccountSite, store_url: str, secret: str, https: bool) -> list[BaseRoute]:
-    """The account page's webhook section over the SQLite store's webhook tables, its page
-    context added to the watches'."""
+    """The account page's webhook section over the store's webhooks (SQLite or Redis), its
+    page context added to the watches'."""
     from bangscore.shim.account.accounts import session_middleware
     from bangscore.shim.account.hooks import HookSite, hook_routes
-    from bangscore.stores.webhooks import SQLiteWebhookStore
+    from bangscore.stores import open_webhook_store
 
-    hooks = HookSite(site, SQLiteWebhookStore(store_url.removeprefix("sqlite:///")))
+    hooks = HookSite(site, open_webhook_store(store_url))
     watch_extras = site.page_extras
     site.page_extras = lambda email: {
         **(watch_extras(email) if watch_extras else {}),

@@ -1,5 +1,6 @@
 """Push's routes (docs/API.md#push): the Atom feeds on the website (``/feeds/<name>.atom``,
-counted against the page allowance like any page, since they show scores) and the change feed
+counted against the page allowance like any page, since they show scores; ``/feeds/<name>``
+their reading view) and the change feed
 ``GET /api/v1/changes?since=`` (keyed, one counted request a page).
 
 Both serve stored snapshot objects the builder wrote (:mod:`bangscore.build.feeds`,
@@ -10,13 +11,15 @@ the last and the refusals.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+import xml.etree.ElementTree as ET
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
 from bangscore.contract.push import (
+    ATOM,
     CHANGES_INDEX_KEY,
     FEED_TYPE,
     changes_key,
@@ -26,7 +29,7 @@ from bangscore.contract.push import (
 from bangscore.errors import BadRequest, ParamError, ProblemRefusal, ResourceNotFound
 from bangscore.manifest import etag_for
 from bangscore.shim import api, params
-from bangscore.shim.answer import JSON_TYPE, Resolved, Stored, stored
+from bangscore.shim.answer import HTML, JSON_TYPE, Resolved, Stored, stored
 from bangscore.shim.source import LoadedSnapshot
 from bangscore.stores.keystore import KeyRecord
 
@@ -39,18 +42,56 @@ SNAPSHOT_ID = re.compile(r"[0-9]{8}T[0-9]{6}Z-[0-9a-f]{4}")
 
 
 async def feed(request: Request) -> Response:
-    """Given ``GET /feeds/<name>.atom``, return that stored Atom feed (the HTML 404 page for
-    a name that is no feed)."""
+    """Given ``GET /feeds/<name>.atom``, return that stored Atom feed; given ``GET
+    /feeds/<name>``, its reading view, an HTML page of the same entries rendered from the
+    stored feed (a browser shows an Atom document as text). The HTML 404 page for a name
+    that is no feed."""
     pages: Pages = request.app.state.pages
     path = str(request.path_params["name"])
     name = path.removesuffix(".atom")
 
-    async def resolve(snap: LoadedSnapshot) -> Stored:
-        if not path.endswith(".atom") or name not in FEEDS:
+    async def resolve(snap: LoadedSnapshot) -> Stored | Resolved:
+        if name not in FEEDS:
             raise ResourceNotFound("not_found", f"There is no feed at {request.url.path}.")
-        return stored(snap, feed_key(name), FEED_TYPE)
+        if path.endswith(".atom"):
+            return stored(snap, feed_key(name), FEED_TYPE)
+        atom = await request.app.state.source.body(snap, feed_key(name))
+        view = feed_view(atom, f"{pages.site.site_url}/feeds/{name}.atom")
+        body = pages.site.env.get_template("feed.html").render(feed=view).encode()
+        return Resolved(body, etag_for(body), HTML)
 
     return await pages.serve(request, resolve)
+
+
+def feed_view(atom: bytes, address: str) -> dict[str, Any]:
+    """Given a stored Atom feed (the builder's, :mod:`bangscore.build.feeds`) and its address,
+    return what its reading view shows: ``title``, ``atom`` (the address), ``updated`` and
+    ``entries`` (each ``title``, ``link``, ``summary``, ``category``, ``updated``), in the
+    feed's order."""
+    root = ET.fromstring(atom)
+
+    def text(element: ET.Element, tag: str) -> str:
+        return element.findtext(f"{{{ATOM}}}{tag}") or ""
+
+    def attribute(element: ET.Element, tag: str, name: str) -> str:
+        found = element.find(f"{{{ATOM}}}{tag}")
+        return found.get(name, "") if found is not None else ""
+
+    return {
+        "title": text(root, "title"),
+        "atom": address,
+        "updated": text(root, "updated")[:10],
+        "entries": [
+            {
+                "title": text(e, "title"),
+                "link": attribute(e, "link", "href"),
+                "summary": text(e, "summary"),
+                "category": attribute(e, "category", "term"),
+                "updated": text(e, "updated")[:10],
+            }
+            for e in root.iterfind(f"{{{ATOM}}}entry")
+        ],
+    }
 
 
 async def changes(request: Request) -> Response:

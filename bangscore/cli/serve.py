@@ -105,12 +105,8 @@ def _watch_options(settings: Settings) -> WatchOptions:
     from bangscore.stores import open_watch_store
 
     store = open_watch_store(settings.store_url, create=False)
-    # The webhook section where the store holds webhooks (SQLite; docs/API.md#webhooks).
-    return WatchOptions(store, hooks=settings.store_url if _sqlite(settings.store_url) else None)
-
-
-def _sqlite(url: str) -> bool:
-    return url.startswith("sqlite:///")
+    # The webhook section over the same store (SQLite or Redis; docs/API.md#webhooks).
+    return WatchOptions(store, hooks=settings.store_url)
 
 
 def _export_service(settings: Settings, secret: str) -> ExportService | None:

@@ -20,7 +20,14 @@ from bangscore.cli.arguments import bounded_int, printable
 from bangscore.errors import UnknownWatch
 from bangscore.settings import Settings
 from bangscore.stores import open_watch_store
-from bangscore.stores.watchstore import TIERS, Condition, WatchRecord, WatchStore, new_watch_id
+from bangscore.stores.watchstore import (
+    EVENTS,
+    TIERS,
+    Condition,
+    WatchRecord,
+    WatchStore,
+    new_watch_id,
+)
 
 
 def _store(settings: Settings, *, create: bool) -> WatchStore:
@@ -63,7 +70,7 @@ def cmd_watch_add(args: argparse.Namespace, settings: Settings) -> int:
     if email is None:
         print("error: --account must be an email address", file=sys.stderr)
         return 2
-    condition = Condition(tier=args.tier, below_usd=args.below)
+    condition = Condition(tier=args.tier, below_usd=args.below, event=args.event)
     problem = _unrated(args.appid, args.snapshot or settings.snapshot_location)
     if problem is not None:
         print(f"error: {problem}", file=sys.stderr)
@@ -90,14 +97,14 @@ def cmd_watch_list(args: argparse.Namespace, settings: Settings) -> int:
         confirmed = {w.email: store.address(w.email).confirmed for w in watches}
     finally:
         store.close()
-    print(f"{'id':<13} {'account':<28} {'appid':>8} {'condition':<22} {'state':<12} last alert")
+    print(f"{'id':<13} {'account':<28} {'appid':>8} {'condition':<26} {'state':<12} last alert")
     for w in watches:
         state = "alerted" if w.fired else "waiting"
         if not confirmed[w.email]:
             state = "unconfirmed"
         last = at(w.last_alert_at) if w.last_alert_at else "never"
         print(
-            f"{w.watch_id:<13} {w.email:<28} {w.appid:>8} {w.condition.describe():<22} "
+            f"{w.watch_id:<13} {w.email:<28} {w.appid:>8} {w.condition.describe():<26} "
             f"{state:<12} {last}"
         )
     return 0
@@ -302,6 +309,11 @@ def add_parsers(sub: Any) -> None:
     cond = p.add_mutually_exclusive_group(required=True)
     cond.add_argument("--tier", choices=TIERS, help="alert when the game reaches this tier")
     cond.add_argument("--below", type=_usd, help="alert when its price is this USD or less")
+    cond.add_argument(
+        "--event",
+        choices=EVENTS,
+        help="alert when its price is at or below its recent low, or when its next sale starts",
+    )
     p.add_argument("--snapshot", help="snapshot store the appid is checked in (default: served)")
     p.set_defaults(func=cmd_watch_add)
     p = watch.add_parser("list", help="list watches")

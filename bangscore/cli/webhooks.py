@@ -17,13 +17,14 @@ from bangscore.errors import EgressRefused, StoreError
 from bangscore.mail.egress import check
 from bangscore.mail.webhooks import EVENTS, WebhookRun, deliver, disabled_message, enqueue, send_one
 from bangscore.settings import Settings
+from bangscore.stores import open_webhook_store
 from bangscore.stores.watchstore import WatchStore
-from bangscore.stores.webhooks import Delivery, Endpoint, SQLiteWebhookStore, open_webhook_store
+from bangscore.stores.webhooks import Delivery, Endpoint, WebhookStore
 
 
-def _store(settings: Settings, *, create: bool = False) -> SQLiteWebhookStore:
+def _store(settings: Settings, *, create: bool = False) -> WebhookStore:
     """Given the settings, open the webhook store; StoreError (one ``error:`` line from
-    ``main``) for a store that holds no webhooks (Redis)."""
+    ``main``) for a URL of no store it knows."""
     try:
         return open_webhook_store(settings.store_url, create=create)
     except ValueError as exc:

@@ -17,6 +17,7 @@ from bangscore.contract.records_base import Record
 from bangscore.scoring.genres import GENRES
 
 __all__ = [
+    "ATOM",
     "CHANGES_INDEX_KEY",
     "CHANGES_PAGE_SIZE",
     "CHANGE_FIELDS",
@@ -47,6 +48,7 @@ CHANGES_PAGE_SIZE: Final = 100
 CHANGE_HISTORY: Final = 7
 FEED_ENTRIES: Final = 100
 FEED_TYPE: Final = "application/atom+xml; charset=utf-8"
+ATOM: Final = "http://www.w3.org/2005/Atom"  # the feeds' XML namespace (RFC 4287)
 # The builder's memory between builds (never served): each game's changed fields at this
 # snapshot, the recent snapshots' changes and the feeds' entries.
 PUSH_STATE_KEY: Final = "push/state.json"

@@ -156,6 +156,29 @@ def _day(iso: str) -> str:
         return iso
 
 
+def _recent_low(record: dict[str, Any]) -> str:
+    """Given a detail record, return its recent low in words: ``"$7.49, first seen 24 Jun
+    2026, the lowest price of the two years before these prices"``."""
+    low_at = record.get("recent_low_at")
+    seen = f", first seen {_day(str(low_at))}" if low_at else ""
+    low = _usd(record.get("recent_low_usd"))
+    return f"{low}{seen}, the lowest price of the two years before these prices"
+
+
+def _next_sale(record: dict[str, Any]) -> str:
+    """Given a detail record, return its sale forecast (docs/API.md#next-sale) in words when a
+    discount is likely in it (``"likely $5.99 in the Autumn Sale from 1 Oct 2026 (medium
+    confidence)"``), else ``""``."""
+    ahead = record.get("next_sale")
+    if not isinstance(ahead, dict) or (ahead.get("discounted_likelihood") or 0) < 0.5:
+        return ""
+    confidence = f" ({ahead['confidence']} confidence)" if ahead.get("confidence") else ""
+    return (
+        f"likely {_usd(ahead.get('expected_price_usd'))} in the {ahead.get('name')} from "
+        f"{_day(str(ahead.get('starts') or ''))}{confidence}"
+    )
+
+
 def alert_message(
     watch: WatchRecord,
     record: dict[str, Any],
@@ -168,10 +191,13 @@ def alert_message(
     the alert: plain text and HTML (templates ``mail/alert``) with the game, its price and the
     date that price was seen, score, tier, verdict (when the snapshot has one) and link, and
     RFC 8058 one-click unsubscribe headers. The subject dates the price ("Hollow Knight:
-    $7.49 (price seen 24 Jul 2026)") and never says "now"; a stale price (seen more than 180
-    days before the snapshot's ``prices_as_of``: ``stale_price`` among the record's
-    ``provisional_reasons``) is "price last seen 1 Jan 2025", and the body says how old it
-    is. Raises UnsafeMessage when the watch's address cannot be written as a plain mailbox."""
+    $7.49 (price seen 24 Jul 2026)") and never says "now"; an event watch's subject names it
+    ("Hades: $9.99, at or below its recent low of $9.99 (price seen ...)", "Hades is on sale:
+    $9.99 (50% off $19.99) (price seen ...)"), a recent-low alert's body dates the low; a
+    stale price (seen more than 180 days before the snapshot's ``prices_as_of``:
+    ``stale_price`` among the record's ``provisional_reasons``) is "price last seen 1 Jan
+    2025", and the body says how old it is. Raises UnsafeMessage when the watch's address
+    cannot be written as a plain mailbox."""
     name = str(record.get("name") or f"App {watch.appid}")
     price = _usd(record.get("price_usd"))
     seen = _day(_price_date(record))
@@ -189,18 +215,19 @@ def alert_message(
     discount = record.get("discount_percent") or 0
     on_sale = f" ({discount}% off {_usd(record.get('list_price_usd'))})" if discount else ""
     verdict = record.get("verdict")
-    # The sale forecast (docs/API.md#next-sale), when a discount is likely in it.
-    ahead = record.get("next_sale")
-    next_sale = (
-        f"likely {_usd(ahead.get('expected_price_usd'))} in the {ahead.get('name')} from "
-        f"{_day(str(ahead.get('starts') or ''))}"
-        + (f" ({ahead['confidence']} confidence)" if ahead.get("confidence") else "")
-        if isinstance(ahead, dict) and (ahead.get("discounted_likelihood") or 0) >= 0.5
-        else ""
-    )
+    next_sale = _next_sale(record)
+    event = watch.condition.event
+    low = record.get("recent_low_usd")
+    recent_low = _recent_low(record) if event == "recent_low" else ""
     if watch.condition.tier is not None:
         phrase = "a banger" if tier == "banger" else tier
         subject = f"{name} is {phrase} on BangScore ({score}) at {price} ({seen_words})"
+    elif event is not None:
+        subject = (
+            f"{name}: {price}, at or below its recent low of {_usd(low)} ({seen_words})"
+            if event == "recent_low"
+            else f"{name} is on sale: {price}{on_sale} ({seen_words})"
+        )
     else:
         subject = f"{name}: {price}, within your {watch.condition.describe()} watch"
         subject += f" ({seen_words})"
@@ -217,6 +244,7 @@ def alert_message(
         verdict=str(verdict).replace("_", " ") if verdict else "",
         verdict_text=str(record.get("verdict_text") or ""),
         next_sale=next_sale,
+        recent_low=recent_low,
         url=str(record.get("url") or ""),
         unsubscribe_url=unsubscribe_url,
     )

@@ -31,7 +31,7 @@ import orjson
 
 from bangscore.mail.egress import PostOutcome, Resolve, post, system_resolve
 from bangscore.mail.messages import compose
-from bangscore.stores.webhooks import Delivery, Endpoint, SQLiteWebhookStore
+from bangscore.stores.webhooks import Delivery, Endpoint, WebhookStore
 
 log = logging.getLogger("bangscore.mail.webhooks")
 EVENTS: Final = ("verdict.changed", "price.dropped", "tier.changed")
@@ -127,7 +127,7 @@ def _created(iso: str) -> int:
 
 
 def enqueue(
-    store: SQLiteWebhookStore,
+    store: WebhookStore,
     steps: Iterable[Any],
     watched: Callable[[str], set[int]],
     *,
@@ -191,7 +191,7 @@ def send_one(
 
 
 def deliver(
-    store: SQLiteWebhookStore,
+    store: WebhookStore,
     now: Callable[[], float],
     *,
     holder: str,
@@ -251,6 +251,6 @@ def disabled_message(endpoint: Endpoint, from_address: str, domain: str) -> Emai
     )
 
 
-def iter_deliveries(store: SQLiteWebhookStore, endpoint_id: str) -> Iterator[Delivery]:
+def iter_deliveries(store: WebhookStore, endpoint_id: str) -> Iterator[Delivery]:
     """Given the store and an endpoint, yield its last 100 deliveries, newest first."""
     yield from store.deliveries(endpoint_id)

@@ -1,5 +1,6 @@
-"""The key store and the watch store (docs/API.md#authentication, docs/API.md#watches): their
-interfaces, and the factories that choose a backend from the store's URL.
+"""The key store, the watch store and the webhook store (docs/API.md#authentication,
+docs/API.md#watches, docs/API.md#webhooks): their interfaces, and the factories that choose
+a backend from the store's URL.
 
 The server, the account site and the operators' tools (``keys``, ``usage``, ``watch``,
 ``alerts``) all reach the stores through this package, never through the server.
@@ -11,10 +12,15 @@ only when chosen, so a SQLite deployment never loads the Redis client.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from bangscore.stores.keystore import KeyStore
 from bangscore.stores.watchstore import WatchStore
 
-__all__ = ["open_key_store", "open_watch_store"]
+if TYPE_CHECKING:
+    from bangscore.stores.webhooks import WebhookStore
+
+__all__ = ["open_key_store", "open_watch_store", "open_webhook_store"]
 
 _SCHEMES_HINT = "use sqlite:///PATH or redis://HOST:PORT/DB"
 _REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
@@ -51,4 +57,19 @@ def open_watch_store(url: str, *, create: bool = True) -> WatchStore:
         from bangscore.stores.redis_watches import RedisWatchStore
 
         return RedisWatchStore.from_url(url)
+    raise ValueError(f"unsupported store {url!r}: {_SCHEMES_HINT}")
+
+
+def open_webhook_store(url: str, *, create: bool = True) -> WebhookStore:
+    """Given the key store's URL (``sqlite:///PATH`` or ``redis://HOST:PORT/DB``), return the
+    webhook store in the same database; ValueError for another scheme. Without ``create`` a
+    missing SQLite file raises StoreMissing."""
+    if url.startswith("sqlite:///"):
+        from bangscore.stores.webhooks import SQLiteWebhookStore
+
+        return SQLiteWebhookStore(url.removeprefix("sqlite:///"), create=create)
+    if url.startswith(_REDIS_SCHEMES):
+        from bangscore.stores.redis_webhooks import RedisWebhookStore
+
+        return RedisWebhookStore.from_url(url)
     raise ValueError(f"unsupported store {url!r}: {_SCHEMES_HINT}")

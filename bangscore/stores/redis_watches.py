@@ -161,7 +161,7 @@ return 1
 
 def _condition_key(watch: WatchRecord) -> str:
     c = watch.condition
-    return f"{watch.email}:{watch.appid}:" + (c.tier or f"below:{c.below_usd!r}")
+    return f"{watch.email}:{watch.appid}:" + (c.tier or c.event or f"below:{c.below_usd!r}")
 
 
 def _from_hash(fields: dict[str, str]) -> WatchRecord:
@@ -171,7 +171,11 @@ def _from_hash(fields: dict[str, str]) -> WatchRecord:
         fields["watch_id"],
         fields["email"],
         int(fields["appid"]),
-        Condition(tier=fields.get("tier") or None, below_usd=float(below) if below else None),  # type: ignore[arg-type]
+        Condition(
+            tier=fields.get("tier") or None,  # type: ignore[arg-type]
+            below_usd=float(below) if below else None,
+            event=fields.get("event") or None,  # type: ignore[arg-type]
+        ),
         int(fields["created_at"]),
         fields.get("fired") == "1",
         int(last) if last else None,
@@ -237,6 +241,7 @@ class RedisWatchStore:
         fields: list[Any] = ["watch_id", watch.watch_id, "email", watch.email]
         fields += ["appid", watch.appid, "tier", c.tier or ""]
         fields += ["below_usd", "" if c.below_usd is None else repr(c.below_usd)]
+        fields += ["event", c.event or ""]
         fields += ["created_at", watch.created_at, "fired", "1" if watch.fired else "0"]
         fields += ["last_alert_at", watch.last_alert_at or "", "cond", cond]
         keys = [

@@ -41,7 +41,8 @@ CREATE TABLE IF NOT EXISTS watches (
     created_at INTEGER NOT NULL,
     fired INTEGER NOT NULL DEFAULT 0,
     last_alert_at INTEGER,
-    CHECK ((tier IS NULL) <> (below_usd IS NULL))
+    event TEXT CHECK (event IN ('recent_low', 'next_sale')),
+    CHECK ((tier IS NOT NULL) + (below_usd IS NOT NULL) + (event IS NOT NULL) = 1)
 );
 CREATE INDEX IF NOT EXISTS watches_email ON watches(email);
 CREATE TABLE IF NOT EXISTS watch_addresses (
@@ -94,16 +95,37 @@ CREATE TABLE IF NOT EXISTS watch_rates (
 ) WITHOUT ROWID;
 """
 
-_COLUMNS = "watch_id, email, appid, tier, below_usd, created_at, fired, last_alert_at"
+_COLUMNS = "watch_id, email, appid, tier, below_usd, created_at, fired, last_alert_at, event"
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    """Give a store made before the event conditions its ``event`` column: SQLite cannot
+    change a CHECK, so the table is copied into the new one (one transaction; a store
+    already migrated is left alone)."""
+    row = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'watches'").fetchone()
+    if row is None or "event" in str(row[0]):
+        return
+    old = "watch_id, email, appid, tier, below_usd, created_at, fired, last_alert_at"
+    table = SCHEMA.split(";")[0].replace("watches (", "watches_new (", 1)
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute(table.replace("IF NOT EXISTS ", ""))
+        conn.execute(f"INSERT INTO watches_new({old}) SELECT {old} FROM watches")
+        conn.execute("DROP TABLE watches")
+        conn.execute("ALTER TABLE watches_new RENAME TO watches")  # SCHEMA then adds the index
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
 
 
 def _watch(row: Sequence[Any]) -> WatchRecord:
-    watch_id, email, appid, tier, below, created, fired, last = row
+    watch_id, email, appid, tier, below, created, fired, last, event = row
     return WatchRecord(
         str(watch_id),
         str(email),
         int(appid),
-        Condition(tier=tier, below_usd=None if below is None else float(below)),
+        Condition(tier=tier, below_usd=None if below is None else float(below), event=event),
         int(created),
         bool(fired),
         None if last is None else int(last),
@@ -124,6 +146,7 @@ class SQLiteWatchStore:
         except OSError as exc:
             raise StoreUnavailable(f"cannot create {self.path.parent}: {exc.strerror}") from exc
         with _faults():
+            _migrate(self._conn())
             self._conn().executescript(SCHEMA)
 
     def _conn(self) -> sqlite3.Connection:
@@ -137,8 +160,8 @@ class SQLiteWatchStore:
             try:
                 row = conn.execute(
                     f"SELECT {_COLUMNS} FROM watches WHERE email = ? AND appid = ? "
-                    "AND tier IS ? AND below_usd IS ?",
-                    (watch.email, watch.appid, cond.tier, cond.below_usd),
+                    "AND tier IS ? AND below_usd IS ? AND event IS ?",
+                    (watch.email, watch.appid, cond.tier, cond.below_usd, cond.event),
                 ).fetchone()
                 if row is not None:
                     conn.execute("COMMIT")
@@ -149,7 +172,7 @@ class SQLiteWatchStore:
                 if count >= MAX_WATCHES_PER_ADDRESS:
                     raise TooManyWatches(f"at most {MAX_WATCHES_PER_ADDRESS} watches an address")
                 conn.execute(
-                    f"INSERT INTO watches({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    f"INSERT INTO watches({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         watch.watch_id,
                         watch.email,
@@ -159,6 +182,7 @@ class SQLiteWatchStore:
                         watch.created_at,
                         int(watch.fired),
                         watch.last_alert_at,
+                        cond.event,
                     ),
                 )
                 conn.execute("COMMIT")

@@ -2,7 +2,9 @@
 factory choosing a backend is :func:`bangscore.stores.open_watch_store`.
 
 A watch is one address, one game and one condition: the game reaches a tier (``worth_it`` or
-``banger``) or its current price falls to ``below_usd`` or less. Watches live in the same store
+``banger``), its current price falls to ``below_usd`` or less, or an event (``recent_low``:
+its price at or below its recent low; ``next_sale``: its next sale started, the price
+discounted). Watches live in the same store
 as accounts (the same SQLite file, or the same Redis) behind this interface of their own:
 :class:`bangscore.stores.sqlite_watches.SQLiteWatchStore` and
 :class:`bangscore.stores.redis_watches.RedisWatchStore`.
@@ -27,43 +29,75 @@ _REACHES: dict[str, frozenset[str]] = {
     "worth_it": frozenset({"worth_it", "banger"}),
     "banger": frozenset({"banger"}),
 }
+WatchEvent = Literal["recent_low", "next_sale"]
+EVENTS: tuple[WatchEvent, ...] = ("recent_low", "next_sale")
 MAX_BELOW_USD = 10_000.0
 MAX_WATCHES_PER_ADDRESS = 100
 
 
 @dataclass(frozen=True, slots=True)
 class Condition:
-    """What a watch waits for: a tier reached (``tier``) or a price at or below ``below_usd``
-    (USD); exactly one of the two is set."""
+    """What a watch waits for: a tier reached (``tier``), a price at or below ``below_usd``
+    (USD) or an event (``event``: ``recent_low`` or ``next_sale``); exactly one is set."""
 
     tier: WatchTier | None = None
     below_usd: float | None = None
+    event: WatchEvent | None = None
 
     def __post_init__(self) -> None:
-        if (self.tier is None) == (self.below_usd is None):
-            raise ValueError("a watch needs exactly one condition: a tier or a price")
+        if [self.tier, self.below_usd, self.event].count(None) != 2:
+            raise ValueError("a watch needs exactly one condition: a tier, a price or an event")
         if self.tier is not None and self.tier not in TIERS:
             raise ValueError(f"unknown tier {self.tier!r}: use worth_it or banger")
+        if self.event is not None and self.event not in EVENTS:
+            raise ValueError(f"unknown event {self.event!r}: use recent_low or next_sale")
         if self.below_usd is not None and not (
             math.isfinite(self.below_usd) and 0 <= self.below_usd <= MAX_BELOW_USD
         ):
             raise ValueError(f"a price must be from 0 to {MAX_BELOW_USD:,.0f} USD")
 
     def met(self, record: dict[str, Any]) -> bool:
-        """Given a game's detail record (snapshot JSON: ``tier``, ``price_usd``), return
-        whether the condition holds for it."""
+        """Given a game's detail record (snapshot JSON: ``tier``, ``price_usd``,
+        ``list_price_usd``, ``recent_low_usd``, ``discount_percent``), return whether the
+        condition holds for it. ``recent_low``: a paid game whose ``price_usd`` is at or below
+        its ``recent_low_usd`` (the lowest price of the 730 days before the prices' date);
+        ``next_sale``: a paid game on sale (``discount_percent`` above 0 and ``price_usd``
+        below ``list_price_usd``), so the watch fires when a sale starts and re-arms when it
+        ends."""
         if self.tier is not None:
             return str(record.get("tier")) in _REACHES[self.tier]
         price = record.get("price_usd")
+        if not isinstance(price, int | float):
+            return False
+        if self.event is not None:
+            # A free game is at its low and never on sale: nothing to wait for.
+            listed = record.get("list_price_usd")
+            if not isinstance(listed, int | float) or listed <= 0:
+                return False
+            if self.event == "next_sale":
+                # Both: a dump's row may say 100% off at the list price (a scraper's error).
+                return (record.get("discount_percent") or 0) > 0 and price < listed - 1e-9
+            low = record.get("recent_low_usd")
+            return isinstance(low, int | float) and price <= low + 1e-9
         assert self.below_usd is not None
-        return isinstance(price, int | float) and price <= self.below_usd + 1e-9
+        return price <= self.below_usd + 1e-9
 
     def describe(self) -> str:
-        """Return the condition in words: ``"becomes worth it"``, ``"becomes a banger"`` or
-        ``"$9.99 or less"``."""
+        """Return the condition in words: ``"becomes worth it"``, ``"becomes a banger"``,
+        ``"$9.99 or less"``, ``"at or below its recent low"`` or ``"when its next sale
+        starts"``."""
         if self.tier is not None:
             return "becomes a banger" if self.tier == "banger" else "becomes worth it"
+        if self.event is not None:
+            return EVENT_WORDS[self.event]
         return f"${self.below_usd:,.2f} or less"
+
+
+# The events in words (the forms' labels, the mails' and listings' condition).
+EVENT_WORDS: dict[str, str] = {
+    "recent_low": "at or below its recent low",
+    "next_sale": "when its next sale starts",
+}
 
 
 @dataclass(frozen=True, slots=True)

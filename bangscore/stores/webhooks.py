@@ -4,8 +4,10 @@ their own in the key store's SQLite file.
 A delivery is one event for one endpoint, unique by (endpoint, event type, snapshot, appid),
 so enqueueing the same changes twice adds nothing; it is claimed before it is sent (a claim
 lapses after ``claim_seconds``, so a killed run's deliveries are sent again, never twice
-while claimed), then marked delivered or given its next try time. Redis stores hold no
-webhooks yet (:func:`open_webhook_store` refuses them).
+while claimed), then marked delivered or given its next try time. The interface is
+:class:`WebhookStore`; :class:`SQLiteWebhookStore` keeps it in the SQLite file,
+:class:`bangscore.stores.redis_webhooks.RedisWebhookStore` in the same Redis as the keys;
+:func:`bangscore.stores.open_webhook_store` chooses by the store's URL.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import secrets
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, Protocol
 
 from bangscore.errors import StoreMissing, WatchStoreError
 
@@ -87,6 +89,60 @@ def new_secret() -> str:
     return "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
 
 
+def new_endpoint(
+    account: str, url: str, events: tuple[str, ...], appids: tuple[int, ...], now: int
+) -> Endpoint:
+    """Given an owner, URL, event types, appids and the time, return a new endpoint with a
+    fresh id (``wh_`` and 16 hex digits) and secret."""
+    return Endpoint("wh_" + secrets.token_hex(8), account, url, new_secret(), events, appids, now)
+
+
+class WebhookStore(Protocol):
+    """Endpoints and their deliveries (each method as :class:`SQLiteWebhookStore` documents
+    it); every backend claims a delivery before it is sent."""
+
+    def close(self) -> None: ...
+
+    def add_endpoint(
+        self, account: str, url: str, events: tuple[str, ...], appids: tuple[int, ...], now: int
+    ) -> Endpoint: ...
+
+    def endpoints(self, account: str | None = None) -> list[Endpoint]: ...
+
+    def endpoint(self, endpoint_id: str) -> Endpoint | None: ...
+
+    def remove_endpoint(self, endpoint_id: str) -> None: ...
+
+    def failed(self, endpoint_id: str, now: int) -> Endpoint | None: ...
+
+    def succeeded(self, endpoint_id: str) -> None: ...
+
+    def enqueue(self, delivery: Delivery) -> bool: ...
+
+    def due(self, now: int) -> list[Delivery]: ...
+
+    def claim(self, delivery_id: str, now: int, seconds: int) -> bool: ...
+
+    def finish(
+        self, delivery_id: str, now: int, status: int | None, error: str | None
+    ) -> Delivery: ...
+
+    def deliveries_by_id(self, delivery_id: str) -> Delivery: ...
+
+    def deliveries(self, endpoint_id: str, limit: int = KEEP_DELIVERIES) -> list[Delivery]: ...
+
+    def prune(self, endpoint_id: str) -> None: ...
+
+
+def next_try(tries: int, status: int | None, now: int) -> tuple[str, int]:
+    """Given a delivery's tries so far (this one counted), the answer's status and the time,
+    return its state (``delivered`` for a 2xx, ``failed`` after :data:`MAX_TRIES`, else
+    ``pending``) and the time of its next try (after the next of :data:`RETRY_DELAYS`)."""
+    ok = status is not None and 200 <= status < 300
+    state = "delivered" if ok else ("failed" if tries >= MAX_TRIES else "pending")
+    return state, now + RETRY_DELAYS[min(tries, MAX_TRIES - 1) - 1]
+
+
 class SQLiteWebhookStore:
     """Endpoints and deliveries in a SQLite file (the key store's); ``create`` False refuses
     a missing file (StoreMissing)."""
@@ -110,9 +166,7 @@ class SQLiteWebhookStore:
     ) -> Endpoint:
         """Given an owner, URL, event types, appids and the time, store and return a new
         endpoint with a fresh id and secret."""
-        endpoint = Endpoint(
-            "wh_" + secrets.token_hex(8), account, url, new_secret(), events, appids, now
-        )
+        endpoint = new_endpoint(account, url, events, appids, now)
         self._db.execute(
             "INSERT INTO webhook_endpoints (id, account, url, secret, events, appids, created) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -225,9 +279,7 @@ class SQLiteWebhookStore:
                 "SELECT tries FROM webhook_deliveries WHERE id = ?", (delivery_id,)
             ).fetchone()
             tries += 1
-            ok = status is not None and 200 <= status < 300
-            state = "delivered" if ok else ("failed" if tries >= MAX_TRIES else "pending")
-            next_at = now + RETRY_DELAYS[min(tries, MAX_TRIES - 1) - 1]
+            state, next_at = next_try(tries, status, now)
             self._db.execute(
                 "UPDATE webhook_deliveries SET tries = ?, state = ?, next_at = ?, "
                 "claimed_until = 0, last_status = ?, last_error = ?, done_at = ? WHERE id = ?",
@@ -318,11 +370,3 @@ def _delivery(row: tuple[object, ...]) -> Delivery:
         None if error is None else str(error),
         None if done is None else int(str(done)),
     )
-
-
-def open_webhook_store(url: str, *, create: bool = True) -> SQLiteWebhookStore:
-    """Given the key store's URL, return the webhook store in the same SQLite file;
-    ValueError for a Redis (or any other) store, which holds no webhooks yet."""
-    if url.startswith("sqlite:///"):
-        return SQLiteWebhookStore(url.removeprefix("sqlite:///"), create=create)
-    raise ValueError(f"webhooks need the SQLite store (sqlite:///PATH), not {url!r}")

@@ -23,7 +23,7 @@ from starlette.routing import BaseRoute, Route
 
 from bangscore.errors import WatchStoreError
 from bangscore.shim.account.accounts import PAGE_HEADERS, AccountSite
-from bangscore.stores.webhooks import SQLiteWebhookStore
+from bangscore.stores.webhooks import WebhookStore
 
 EVENTS = ("verdict.changed", "price.dropped", "tier.changed")
 MAX_ENDPOINTS = 10  # per account
@@ -56,7 +56,7 @@ def url_problem(url: str) -> str | None:
 class HookSite:
     """The webhook section over the account site and the webhook store."""
 
-    def __init__(self, accounts: AccountSite, store: SQLiteWebhookStore) -> None:
+    def __init__(self, accounts: AccountSite, store: WebhookStore) -> None:
         self.accounts = accounts
         self.store = store
 

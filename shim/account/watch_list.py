@@ -5,6 +5,10 @@ per rated game in one action (one of the hourly adds, at most 100 games), each a
 the game's verdict price: the price to wait for (``verdict_price_usd``) of a
 ``wait_for_sale`` game, else today's price. An unconfirmed address gets one confirmation
 mail for the whole list (the store keeps one pending confirmation an address).
+
+The list may instead be watched for an event (``condition=recent_low``: each game at or below
+its recent low; ``condition=next_sale``: when each game's next sale starts); the default,
+``condition=verdict_price``, is the verdict price above.
 """
 
 from __future__ import annotations
@@ -22,9 +26,10 @@ from bangscore.shim.account.accounts import PAGE_HEADERS
 from bangscore.shim.account.watches import WatchSite, watch_network
 from bangscore.shim.clients import client_subject
 from bangscore.shim.quota import rate_headers
-from bangscore.stores.watchstore import Condition, WatchRecord, new_watch_id
+from bangscore.stores.watchstore import EVENT_WORDS, EVENTS, Condition, WatchRecord, new_watch_id
 
 _CSRF = "Your session expired or the form was stale. Go back, reload the page and try again."
+_CONDITION = "Watch a list at its verdict price, at its recent lows or for its next sales."
 _DOWN = "The account store is unreachable right now; please try again in a minute."
 
 
@@ -43,6 +48,20 @@ def verdict_price(item: dict[str, Any]) -> float:
     where the verdict names one, else ``price_usd``."""
     wanted = item.get("verdict_price_usd")
     return float(wanted if wanted is not None else item["price_usd"])
+
+
+def list_condition(raw: str) -> str | None:
+    """Given the list form's ``condition`` (empty: ``verdict_price``), return it, or None
+    when it is none of ``verdict_price``, ``recent_low`` and ``next_sale``."""
+    choice = raw or "verdict_price"
+    return choice if choice == "verdict_price" or choice in EVENTS else None
+
+
+def _list_watch(choice: str, game: dict[str, Any]) -> Condition:
+    """Given the list's condition and a game's list item, return that game's watch condition."""
+    if choice in EVENTS:
+        return Condition(event=choice)
+    return Condition(below_usd=verdict_price(game))
 
 
 class ListWatches:
@@ -68,6 +87,9 @@ class ListWatches:
         appids = appids_of(request.query_params.get("appids", ""))
         if appids is None:
             return site._message(request, 400, "No list", "The link names no list of games.")
+        choice = list_condition(request.query_params.get("condition", ""))
+        if choice is None:
+            return site._message(request, 400, "No such watch", _CONDITION)
         hit, window = await site.quota.admit(client_subject("page", request), site.quota.page_limit)
         rate = dict(rate_headers(hit.limit, hit.used, window))
         if not hit.admitted:
@@ -88,7 +110,13 @@ class ListWatches:
             )
         else:
             rows = [{"game": g, "price": verdict_price(g)} for g in games]
-            response = site.accounts.page(request, "account_watch_list.html", rows=rows)
+            response = site.accounts.page(
+                request,
+                "account_watch_list.html",
+                rows=rows,
+                condition=choice,
+                event_words=EVENT_WORDS.get(choice),
+            )
         response.headers.update(rate)
         return response
 
@@ -101,6 +129,9 @@ class ListWatches:
         fields = await site.accounts.form(request)
         if email is None or fields is None:
             return site._message(request, 403, "Expired", _CSRF)
+        choice = list_condition(fields.get("condition", ""))
+        if choice is None:
+            return site._message(request, 400, "Not watched", _CONDITION)
         appids = appids_of(fields.get("appids", ""))
         games = self.games(appids) if appids is not None else []
         if not games:
@@ -114,7 +145,7 @@ class ListWatches:
             ):
                 return site._message(request, 429, "Slow down", "Too many adds; try in an hour.")
             for game in games:
-                condition = Condition(below_usd=verdict_price(game))
+                condition = _list_watch(choice, game)
                 site.store.add_watch(
                     WatchRecord(new_watch_id(), email, int(game["appid"]), condition, now)
                 )

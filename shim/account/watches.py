@@ -36,7 +36,13 @@ from bangscore.shim.account.accounts import PAGE_HEADERS, AccountSite
 from bangscore.shim.clients import client_subject, network_of
 from bangscore.shim.quota import Quota, rate_headers
 from bangscore.shim.source import SnapshotSource
-from bangscore.stores.watchstore import Condition, WatchRecord, WatchStore, new_watch_id
+from bangscore.stores.watchstore import (
+    EVENTS,
+    Condition,
+    WatchRecord,
+    WatchStore,
+    new_watch_id,
+)
 
 log = logging.getLogger("bangscore.watches")
 MAX_APPID = 2**31 - 1
@@ -68,7 +74,7 @@ class WatchOptions:
 
     store: WatchStore
     limits: WatchLimits = WatchLimits()
-    # The SQLite store URL holding the webhooks (None: no webhook section).
+    # The store URL holding the webhooks (None: no webhook section).
     hooks: str | None = None
 
 
@@ -94,6 +100,8 @@ def _condition(fields: dict[str, str]) -> Condition | None:
             return Condition(tier=choice)  # type: ignore[arg-type]
         if choice == "below":
             return Condition(below_usd=round(float(fields.get("below_usd", "")), 2))
+        if choice in EVENTS:
+            return Condition(event=choice)
     except ValueError:
         return None
     return None
@@ -102,14 +110,18 @@ def _condition(fields: dict[str, str]) -> Condition | None:
 def _choices(record: dict[str, Any]) -> tuple[frozenset[str], str | None]:
     """Given a game's detail record, return the watch form's conditions already true for it
     (an alert on one would tell nothing new) and the one to preselect: the first that is not
-    (worth it, banger, then half today's price), or None when every one is."""
+    (worth it, banger, half today's price, then for a paid game the recent low and the next
+    sale), or None when every one is."""
     price = record.get("price_usd")
     half = round(float(price) * 0.5, 2) if isinstance(price, int | float) else 0.0
-    conditions = {
+    conditions: dict[str, Condition] = {
         "worth_it": Condition(tier="worth_it"),
         "banger": Condition(tier="banger"),
         "below": Condition(below_usd=half),
     }
+    listed = record.get("list_price_usd")
+    if isinstance(listed, int | float) and listed > 0:  # a free game has no sale or low to wait for
+        conditions.update({event: Condition(event=event) for event in EVENTS})
     met = frozenset(name for name, condition in conditions.items() if condition.met(record))
     return met, next((name for name in conditions if name not in met), None)
 

@@ -13,9 +13,9 @@ import feedparser
 import orjson
 import pytest
 
-from bangscore.build.feeds import ATOM, entry_title, tag_uri
+from bangscore.build.feeds import entry_title, tag_uri
 from bangscore.contract.objects import detail_key
-from bangscore.contract.push import FEED_ENTRIES, feed_key, feed_names
+from bangscore.contract.push import ATOM, FEED_ENTRIES, feed_key, feed_names
 from bangscore.manifest import read_body, read_manifest
 from bangscore.storage import LocalStorage, ObjectStorage
 from tests.support.factories import SITE

@@ -82,7 +82,7 @@ def add(run: Run, account: str, appid: int, *condition: str) -> str:
             "argument --below: not allowed with argument --tier",
             id="both",
         ),
-        pytest.param([], "one of the arguments --tier --below is required", id="none"),
+        pytest.param([], "one of the arguments --tier --below --event is required", id="none"),
     ],
 )
 def test_watch_add_refuses_a_bad_condition(

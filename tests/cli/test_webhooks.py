@@ -16,8 +16,8 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 
 from bangscore.cli.main import main
+from bangscore.stores import open_webhook_store
 from bangscore.stores.secret import load_session_secret
-from bangscore.stores.webhooks import open_webhook_store
 from tests.support.factories import small_catalog
 from tests.support.live import wait_for
 from tests.support.push_builds import build, changed_records
@@ -163,6 +163,23 @@ def _resent(bangscore: Run, rx: Receiver, message_id: str) -> bool:
     return [r.headers["webhook-id"] for r in rx.received].count(message_id) == 2
 
 
-def test_a_redis_store_holds_no_webhooks_and_says_so(bangscore: Run) -> None:
-    code, out, err = bangscore("--store", "redis://127.0.0.1:1/0", "webhooks", "list")
-    assert (code, out) == (1, "") and "webhooks need the SQLite store" in err
+def test_a_redis_store_holds_webhooks(bangscore: Run, redis_url: str) -> None:
+    with receiver() as rx:
+        code, out, err = bangscore(
+            "--store", redis_url, "webhooks", "add", "--account", "a@x.io", "--url", rx.url
+        )
+        assert (code, err) == (0, ""), err
+        endpoint, secret = out.splitlines()[0].split()
+        code, out, _ = bangscore("--store", redis_url, "webhooks", "list")
+        assert code == 0 and f"{endpoint}\ta@x.io\tactive\t" in out
+        tested = bangscore("--store", redis_url, "webhooks", "test", endpoint)
+        assert tested == (0, f"{endpoint}: answered 200\n", "")
+    (request,) = rx.received
+    assert Webhook(secret).verify(request.body, request.headers)["type"] == "webhook.test"
+    assert bangscore("--store", redis_url, "webhooks", "remove", endpoint)[0] == 0
+    assert open_webhook_store(redis_url).endpoints() == []
+
+
+def test_a_store_of_no_known_kind_is_refused(bangscore: Run) -> None:
+    code, out, err = bangscore("--store", "postgres://x/y", "webhooks", "list")
+    assert code != 0 and out == "" and "postgres://x/y" in err

@@ -2,7 +2,7 @@
 by the ``standardwebhooks`` package as a customer's receiver verifies it: once per change and
 event, retried after failures (the fourth try of a receiver failing three times), claimed
 before it is sent, an endpoint failing for 3 days disabled and its owner told, and the
-Discord and Slack bodies."""
+Discord and Slack bodies; over both store backends (SQLite and a real redis-server)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ from bangscore.mail.webhooks import (
     service,
     sign,
 )
-from bangscore.stores.webhooks import RETRY_DELAYS, Endpoint, SQLiteWebhookStore
+from bangscore.stores import open_webhook_store
+from bangscore.stores.webhooks import RETRY_DELAYS, Endpoint, WebhookStore
 from tests.support.receiver import Received, receiver
 
 T0 = dt.datetime(2026, 12, 1, 3, 15, tzinfo=dt.UTC)
@@ -64,10 +65,16 @@ def two_steps() -> PushState:
     )
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[SQLiteWebhookStore]:
-    """An empty webhook store in a fresh SQLite file."""
-    opened = SQLiteWebhookStore(tmp_path / "store.sqlite3")
+@pytest.fixture(params=["sqlite", "redis"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[WebhookStore]:
+    """An empty webhook store: in a fresh SQLite file, or on the session's real Redis
+    (emptied)."""
+    url = (
+        f"sqlite:///{tmp_path / 'store.sqlite3'}"
+        if request.param == "sqlite"
+        else request.getfixturevalue("redis_url")
+    )
+    opened = open_webhook_store(url)
     yield opened
     opened.close()
 
@@ -110,7 +117,7 @@ def test_the_signature_is_the_one_standardwebhooks_verifies() -> None:
         Webhook(secret).verify(body + b" ", headers)
 
 
-def test_each_event_reaches_the_receiver_once_signed(store: SQLiteWebhookStore) -> None:
+def test_each_event_reaches_the_receiver_once_signed(store: WebhookStore) -> None:
     state = two_steps()
     with receiver() as rx:
         now = int(dt.datetime.now(dt.UTC).timestamp())
@@ -138,7 +145,7 @@ def test_each_event_reaches_the_receiver_once_signed(store: SQLiteWebhookStore) 
 
 
 def test_a_receiver_failing_three_times_gets_the_event_on_the_fourth_try(
-    store: SQLiteWebhookStore,
+    store: WebhookStore,
 ) -> None:
     real = int(dt.datetime.now(dt.UTC).timestamp())
     start = real - sum(RETRY_DELAYS[:3])  # the fourth try lands at the real time
@@ -162,7 +169,7 @@ def test_a_receiver_failing_three_times_gets_the_event_on_the_fourth_try(
 
 
 def test_a_claimed_delivery_is_sent_by_no_other_run_until_its_claim_lapses(
-    store: SQLiteWebhookStore,
+    store: WebhookStore,
 ) -> None:
     # A run killed between its claim and its send: the delivery is neither lost nor sent
     # twice. Another run leaves it while claimed, and sends it once the claim lapses.
@@ -182,7 +189,7 @@ def test_a_claimed_delivery_is_sent_by_no_other_run_until_its_claim_lapses(
 
 
 def test_an_endpoint_failing_for_3_days_is_disabled_and_its_owner_told(
-    store: SQLiteWebhookStore,
+    store: WebhookStore,
 ) -> None:
     told: list[Endpoint] = []
     clock = [int(dt.datetime.now(dt.UTC).timestamp())]

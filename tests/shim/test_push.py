@@ -4,9 +4,12 @@ and 410)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from html import escape
 from typing import Any
 
+import feedparser
 import pytest
 from starlette.testclient import TestClient
 
@@ -52,13 +55,31 @@ def test_a_feed_is_served_as_atom_and_counted_as_a_page(api: Any, path: str) -> 
 
 @pytest.mark.parametrize(
     "path",
-    ["/feeds/nothing.atom", "/feeds/genre/rpg", "/feeds/deals.rss", "/feeds/genre/horror.atom"],
+    ["/feeds/nothing.atom", "/feeds/nothing", "/feeds/deals.rss", "/feeds/genre/horror.atom"],
 )
 def test_a_feed_that_does_not_exist_is_the_html_404(api: Any, path: str) -> None:
     client, _ = api
     response = client.get(path)
     assert response.status_code == 404
     assert response.headers["content-type"].startswith("text/html")
+
+
+@pytest.mark.parametrize("name", ["deals", "bangers", "genre/rpg"])
+def test_a_feeds_reading_view_is_a_page_of_the_same_entries(api: Any, name: str) -> None:
+    client, _ = api
+    atom = feedparser.parse(client.get(f"/feeds/{name}.atom").content)
+    page = client.get(f"/feeds/{name}")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    html = page.text
+    assert f"<h1>{escape(atom.feed.title)}</h1>" in html
+    assert f"<code>http://testserver/feeds/{name}.atom</code>" in html
+    shown = re.findall(r'<li><a href="([^"]+)">([^<]+)</a>', html)
+    assert shown == [(e.link, escape(e.title)) for e in atom.entries]
+    assert _used(page) == _used(client.get(f"/feeds/{name}.atom")) - 1  # counted as a page
+    assert (
+        client.get(f"/feeds/{name}", headers={"If-None-Match": page.headers["etag"]}).status_code
+        == 304
+    )
 
 
 def test_every_page_links_the_feeds_from_its_head(api: Any) -> None:

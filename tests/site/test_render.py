@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from markupsafe import Markup, escape
 
-from bangscore.site import render
+from bangscore.site import formats, render
 from bangscore.site.render import Listing, SiteRenderer, escape_text
 
 
@@ -50,7 +50,7 @@ def test_renderers_share_compiled_templates_but_not_their_site(
 def test_price_seen_dates_a_stale_paid_price_last_seen(
     observed: str | None, as_of: str | None, free: bool, shown: str
 ) -> None:
-    assert render.price_seen(observed, as_of, free=free) == shown
+    assert formats.price_seen(observed, as_of, free=free) == shown
 
 
 @pytest.mark.parametrize(
@@ -79,7 +79,7 @@ def test_price_seen_dates_a_stale_paid_price_last_seen(
     ],
 )
 def test_verdict_words(item: dict[str, object], words: str) -> None:
-    assert render.verdict_words(item) == words
+    assert formats.verdict_words(item) == words
 
 
 @pytest.mark.parametrize(
@@ -144,7 +144,7 @@ NEXT_SALE = {
     ],
 )
 def test_next_sale_line(sale: dict[str, object] | None, line: str) -> None:
-    assert render.next_sale_line({"next_sale": sale}) == line
+    assert formats.next_sale_line({"next_sale": sale}) == line
 
 
 @pytest.mark.parametrize(
@@ -178,4 +178,4 @@ def test_next_sale_line(sale: dict[str, object] | None, line: str) -> None:
     ],
 )
 def test_next_sale_words(item: dict[str, object], words: str) -> None:
-    assert render.next_sale_words(item) == words
+    assert formats.next_sale_words(item) == words

@@ -138,6 +138,62 @@ def test_sqlite_watches_share_the_accounts_file(tmp_path: Path) -> None:
     watches.close()
 
 
+LOW, SALE = Condition(event="recent_low"), Condition(event="next_sale")
+PAID = {"price_usd": 7.49, "list_price_usd": 9.99}
+FREE = {"price_usd": 0.0, "list_price_usd": 0.0}
+
+
+def test_event_watches_are_kept_beside_the_others(make_store: StoreFactory) -> None:
+    store = make_store()
+    store.add_watch(watch("w_1", event="recent_low"))
+    store.add_watch(watch("w_2", event="next_sale"))
+    store.add_watch(watch("w_3", below_usd=7.49))
+    assert store.add_watch(watch("w_4", event="recent_low")).watch_id == "w_1"
+    got = {w.watch_id: w.condition for w in store.list_watches("a@x.io")}
+    assert got == {"w_1": LOW, "w_2": SALE, "w_3": Condition(below_usd=7.49)}
+    assert [w.condition.describe() for w in store.list_watches()] == [
+        "at or below its recent low",
+        "when its next sale starts",
+        "$7.49 or less",
+    ]
+
+
+def test_a_store_made_before_event_watches_is_migrated(tmp_path: Path) -> None:
+    """A watches table of the previous schema (no ``event`` column, a CHECK allowing only a
+    tier or a price) gets the column, keeping its watches, fired flags and index."""
+    path = tmp_path / "bangscore.sqlite3"
+    with sqlite3.connect(path) as old:
+        old.executescript(
+            "CREATE TABLE watches (watch_id TEXT PRIMARY KEY, email TEXT NOT NULL, appid "
+            "INTEGER NOT NULL, tier TEXT CHECK (tier IN ('worth_it', 'banger')), below_usd "
+            "REAL, created_at INTEGER NOT NULL, fired INTEGER NOT NULL DEFAULT 0, "
+            "last_alert_at INTEGER, CHECK ((tier IS NULL) <> (below_usd IS NULL)));"
+            "CREATE INDEX watches_email ON watches(email);"
+            "INSERT INTO watches VALUES ('w_old', 'a@x.io', 620, 'banger', NULL, 5, 1, 9);"
+        )
+    old.close()
+    store = open_watch_store(f"sqlite:///{path}")
+    try:
+        (kept,) = store.list_watches()
+        assert (kept.watch_id, kept.condition, kept.fired, kept.last_alert_at) == (
+            "w_old", Condition(tier="banger"), True, 9
+        )  # fmt: skip
+        store.add_watch(watch("w_new", event="next_sale"))
+        assert [w.condition for w in store.list_watches("a@x.io")] == [
+            Condition(tier="banger"),
+            SALE,
+        ]
+    finally:
+        store.close()
+    again = open_watch_store(f"sqlite:///{path}")  # a second open changes nothing
+    assert len(again.list_watches()) == 2
+    again.close()
+    with sqlite3.connect(path) as db:
+        indexes = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+    db.close()
+    assert "watches_email" in indexes
+
+
 @pytest.mark.parametrize(
     ("condition", "record", "met"),
     [
@@ -149,6 +205,21 @@ def test_sqlite_watches_share_the_accounts_file(tmp_path: Path) -> None:
         pytest.param(Condition(tier="worth_it"), {"tier": "worth_it"}, True, id="worth-it"),
         pytest.param(Condition(tier="banger"), {"tier": "worth_it"}, False, id="not-a-banger"),
         pytest.param(Condition(tier="worth_it"), {"tier": "skip"}, False, id="skip"),
+        pytest.param(LOW, {**PAID, "recent_low_usd": 7.49}, True, id="at-recent-low"),
+        pytest.param(LOW, {**PAID, "recent_low_usd": 4.99}, False, id="above-recent-low"),
+        pytest.param(LOW, {**PAID, "recent_low_usd": None}, False, id="no-recent-low"),
+        pytest.param(LOW, {**FREE, "recent_low_usd": 0.0}, False, id="free-never-at-low"),
+        pytest.param(SALE, {**PAID, "discount_percent": 25}, True, id="on-sale"),
+        pytest.param(SALE, {**PAID, "discount_percent": 0}, False, id="full-price"),
+        pytest.param(SALE, {**FREE, "discount_percent": 100}, False, id="free-never-on-sale"),
+        pytest.param(SALE, {"list_price_usd": 9.99, "discount_percent": 25}, False, id="unpriced"),
+        # A 2026 dump's row for appid 674750: 100% off, at the list price of $3.99.
+        pytest.param(
+            SALE,
+            {"price_usd": 3.99, "list_price_usd": 3.99, "discount_percent": 100},
+            False,
+            id="discount-at-list-price",
+        ),
     ],
 )
 def test_condition_met(condition: Condition, record: dict[str, object], met: bool) -> None:
@@ -164,6 +235,8 @@ def test_condition_met(condition: Condition, record: dict[str, object], met: boo
         pytest.param({"below_usd": -1.0}, id="negative"),
         pytest.param({"below_usd": float("nan")}, id="nan"),
         pytest.param({"below_usd": 1e9}, id="huge"),
+        pytest.param({"event": "tomorrow"}, id="unknown-event"),
+        pytest.param({"event": "next_sale", "below_usd": 5.0}, id="event-and-price"),
     ],
 )
 def test_bad_conditions_are_refused(fields: dict[str, object]) -> None:

@@ -68,6 +68,27 @@ def raw_unpriced() -> dict[int, dt.datetime]:
     return {appid: at for appid, (at, empty) in newest.items() if empty}
 
 
+@functools.cache
+def raw_newest() -> dict[int, tuple[dt.datetime, int, int]]:
+    """Return every app's newest priced row in the 2026 dumps: ``(scrape time UTC,
+    price_final, price_initial)``, prices in whole cents (rows left out as :func:`raw_prices`
+    leaves them out)."""
+    newest: dict[int, tuple[dt.datetime, int, int]] = {}
+    for path in sorted(DUMPS.glob("prices.json@*.json.gz")):
+        for key, row in orjson.loads(gzip.decompress(path.read_bytes()))["prices"].items():
+            final, initial, at = (
+                row.get("price_final"),
+                row.get("price_initial"),
+                row.get("scraped_at"),
+            )
+            if final is None or initial is None or not at or not 0 <= final <= initial:
+                continue
+            moment = dt.datetime.fromtimestamp(at, dt.UTC)
+            if int(key) not in newest or moment >= newest[int(key)][0]:
+                newest[int(key)] = (moment, round(final * 100), round(initial * 100))
+    return newest
+
+
 RECENT = DUMPS.parents[1] / "steam_review_playtime_2026/playtime.json.gz"
 
 

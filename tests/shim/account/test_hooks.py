@@ -1,6 +1,7 @@
 """The account page's webhook section (shim/account/hooks.py) on a real server: add an
 endpoint (its secret shown once, and it verifies what is posted), the refusals, the delivery
-log after ``alerts send``, removal, and another account's endpoint out of reach."""
+log after ``alerts send``, removal, another account's endpoint out of reach, and a server on a
+Redis store keeping its webhooks there."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from standardwebhooks.webhooks import Webhook
 
 from bangscore.mail.webhooks import send_one
 from bangscore.storage import LocalStorage
-from bangscore.stores.webhooks import Delivery, open_webhook_store
+from bangscore.stores import open_webhook_store
+from bangscore.stores.webhooks import Delivery
 from tests.support import factories, signups
 from tests.support.live import ShimServer
 from tests.support.receiver import receiver
@@ -136,3 +138,33 @@ def test_the_delivery_log_shows_what_was_sent(server: ShimServer, signed_up: Sig
     assert Webhook(secret).verify(rx.received[0].body, rx.received[0].headers)
     page = owner.get("/account").text
     assert "Last 1 deliveries" in page and ">delivered<" in page and ">price.dropped<" in page
+
+
+@pytest.mark.server
+def test_a_server_on_a_redis_store_keeps_webhooks_there(tmp_path: Path, redis_url: str) -> None:
+    folder = tmp_path / "snapshots"
+    factories.publish_catalog(factories.small_catalog()[:5], LocalStorage(folder))
+    shim = ShimServer(
+        tmp_path / "state", tmp_path / "shim.log", snapshot=folder, store_url=redis_url
+    ).start()
+    email = "redis-hooks@example.com"
+    try:
+        with httpx.Client(base_url=shim.url, timeout=30) as owner:
+            token = CSRF.findall(owner.get("/account").text)[0]
+            form = {"csrf": token, "email": email, "password": signups.PASSWORD}
+            assert owner.post("/account/signup", data=form).status_code == 200
+            link = signups.signup_link(shim.state_dir, shim.url, email, redis_url)
+            assert signups.follow_signup_link(owner, link).status_code == 303
+            csrf = CSRF.findall(owner.get("/account").text)[0]
+            url = "https://hooks.example.com/redis"
+            added = owner.post("/account/webhooks", data={**FORM, "url": url, "csrf": csrf})
+            assert added.status_code == 200 and SECRET.findall(added.text)
+            assert url in owner.get("/account").text
+    finally:
+        shim.stop()
+    store = open_webhook_store(redis_url)
+    try:
+        (endpoint,) = store.endpoints(email)
+    finally:
+        store.close()
+    assert (endpoint.url, endpoint.appids) == (url, (10001, 10002))

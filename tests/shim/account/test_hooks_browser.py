@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from bangscore.storage import LocalStorage
-from bangscore.stores.webhooks import Delivery, open_webhook_store
+from bangscore.stores import open_webhook_store
+from bangscore.stores.webhooks import Delivery
 from tests.support import factories, signups
 from tests.support.browser import (
     DESKTOP,

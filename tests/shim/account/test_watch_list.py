@@ -55,7 +55,9 @@ def test_watch_all_makes_100_watches_confirmed_by_one_mail(server: ShimServer) -
     client, _ = signups.signed_in_old_account(server.url, store_url(server), "list@example.com")
     with contextlib.closing(client):
         rated = client.get("/rate", params={"ids": ids})
-        assert rated.status_code == 200 and "Watch all 100 at their verdict price" in rated.text
+        assert rated.status_code == 200 and "<legend>Watch all 100</legend>" in rated.text
+        offered = re.findall(r'name="condition" value="(\w+)"', rated.text)
+        assert offered == ["verdict_price", "recent_low", "next_sale"]
         form = client.get("/account/watch-list", params={"appids": ids})
         assert form.status_code == 200 and "Watch 100 games at their verdict price" in form.text
         csrf = CSRF.findall(form.text)[0]
@@ -79,8 +81,7 @@ def test_watch_all_makes_100_watches_confirmed_by_one_mail(server: ShimServer) -
                 else item["price_usd"]
             )
             assert watch.condition.below_usd == pytest.approx(wanted)
-        (pending,) = store.pending_confirmations()
-        assert pending.email == "list@example.com"
+        (pending,) = [p for p in store.pending_confirmations() if p.email == "list@example.com"]
         assert not store.address("list@example.com").confirmed
     finally:
         store.close()
@@ -93,6 +94,38 @@ def test_watch_all_makes_100_watches_confirmed_by_one_mail(server: ShimServer) -
     try:
         assert store.address("list@example.com").confirmed
         assert len(store.list_watches("list@example.com")) == 100
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize(
+    ("condition", "email", "heading"),
+    [
+        ("recent_low", "low@example.com", "Watch 100 games: at or below its recent low"),
+        ("next_sale", "sale@example.com", "Watch 100 games: when its next sale starts"),
+    ],
+    ids=["recent-low", "next-sale"],
+)
+def test_watch_all_for_an_event_makes_100_event_watches_and_one_confirmation(
+    server: ShimServer, condition: str, email: str, heading: str
+) -> None:
+    ids = ",".join(map(str, APPIDS))
+    client, _ = signups.signed_in_old_account(server.url, store_url(server), email)
+    with contextlib.closing(client):
+        form = client.get("/account/watch-list", params={"appids": ids, "condition": condition})
+        assert form.status_code == 200 and heading in form.text
+        assert f'name="condition" value="{condition}"' in form.text
+        csrf = CSRF.findall(form.text)[0]
+        wrong = {"appids": ids, "csrf": csrf, "condition": "tomorrow"}
+        assert client.post("/account/watches/list", data=wrong).status_code == 400
+        fields = {"appids": ids, "csrf": csrf, "condition": condition}
+        assert client.post("/account/watches/list", data=fields).status_code == 303
+    store = open_watch_store(store_url(server))
+    try:
+        watches = store.list_watches(email)
+        assert sorted(w.appid for w in watches) == APPIDS
+        assert {(w.condition.event, w.condition.below_usd) for w in watches} == {(condition, None)}
+        assert [p.email for p in store.pending_confirmations()].count(email) == 1
     finally:
         store.close()
 

@@ -105,6 +105,9 @@ def test_watch_pages(server: ShimServer, tmp_path: Path) -> None:
         client.close()
 
 
+PAID = {"price_usd": 9.99, "list_price_usd": 19.99, "recent_low_usd": 9.99, "discount_percent": 0}
+
+
 @pytest.mark.parametrize(
     ("record", "met", "preselect"),
     [
@@ -115,6 +118,21 @@ def test_watch_pages(server: ShimServer, tmp_path: Path) -> None:
         ),
         pytest.param(
             {"tier": "banger", "price_usd": 0.0}, {"worth_it", "banger", "below"}, None, id="free"
+        ),
+        pytest.param(
+            {**PAID, "tier": "banger", "discount_percent": 50},
+            {"worth_it", "banger", "recent_low", "next_sale"},
+            "below",
+            id="on-sale-at-its-low",
+        ),
+        pytest.param(
+            {**PAID, "tier": "banger", "price_usd": 0.0, "discount_percent": 100},
+            {"worth_it", "banger", "below", "recent_low", "next_sale"},
+            None,
+            id="paid-game-free-today",
+        ),
+        pytest.param(
+            {**PAID, "tier": "fair", "recent_low_usd": 4.99}, set(), "worth_it", id="above-low"
         ),
     ],
 )

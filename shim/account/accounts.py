@@ -67,7 +67,14 @@ from bangscore.shim.quota import window_at
 from bangscore.site.render import format_day, package_stylesheet, style_version
 from bangscore.stores.addresses import normalize_email
 from bangscore.stores.keys import key_digest
-from bangscore.stores.keystore import AccountRecord, KeyStore, KeyView, issue_key
+from bangscore.stores.keystore import (
+    AccountRecord,
+    AccountStore,
+    Counter,
+    KeyStore,
+    KeyView,
+    issue_key,
+)
 
 __all__ = ["AccountSite", "SignInLimits", "account_routes", "normalize_email"]
 
@@ -139,11 +146,15 @@ def render(name: str, status: int = 200, **context: Any) -> HTMLResponse:
 
 
 class AccountSite:
-    """The account pages over a KeyStore: handlers, rate limits and password hashing."""
+    """The account pages over the stores of ``accounts`` (accounts, sessions, sign-in
+    failures), ``keys`` (the account's keys) and the ``counter`` (rate limits): handlers, rate
+    limits and password hashing."""
 
     def __init__(
         self,
-        store: KeyStore,
+        accounts: AccountStore,
+        keys: KeyStore,
+        counter: Counter,
         *,
         site_url: str,
         limits: SignInLimits = SignInLimits(),
@@ -154,7 +165,7 @@ class AccountSite:
         page_extras: Callable[[str], dict[str, Any]] | None = None,
         smtputf8: bool = False,
     ) -> None:
-        self.store = store
+        self.accounts, self.keys, self.counter = accounts, keys, counter
         # Whether the mail relay takes non-ASCII addresses (setting BANGSCORE_SMTP_UTF8):
         # without it they are refused at sign-up, since no alert could reach them.
         self.smtputf8 = smtputf8
@@ -226,7 +237,7 @@ class AccountSite:
         now = self.clock()
         bucket = int(now) // bucket_seconds
         try:
-            hit = self.store.hit(f"{subject}:{bucket}", window_at(now).day, limit, int(now))
+            hit = self.counter.hit(f"{subject}:{bucket}", window_at(now).day, limit, int(now))
         except StoreUnavailable:
             return True
         return hit.admitted
@@ -242,13 +253,13 @@ class AccountSite:
             return None
         now = int(self.clock())
         digest = key_digest(token)
-        record = self.store.find_session(digest, now)
+        record = self.accounts.find_session(digest, now)
         if record is None:
             request.session.pop("sid", None)
             return None
         end = min(now + self.session_idle, record.created_at + self.session_max)
         if end - record.expires_at >= SESSION_EXTEND_EVERY:
-            self.store.extend_session(digest, end)
+            self.accounts.extend_session(digest, end)
         request.state.account = record.email
         return record.email
 
@@ -258,8 +269,8 @@ class AccountSite:
         now = int(self.clock())
         limits = self.limits
         try:
-            pair = self.store.failures(f"signin:pair:{email}:{ip}", now)
-            client = self.store.failures(f"signin:ip:{ip}", now)
+            pair = self.accounts.failures(f"signin:pair:{email}:{ip}", now)
+            client = self.accounts.failures(f"signin:ip:{ip}", now)
         except StoreUnavailable:
             return 0
         ready = max(
@@ -276,8 +287,8 @@ class AccountSite:
         now, limits = int(self.clock()), self.limits
         subject = f"signin:pair:{email}:{ip}"
         try:
-            before = self.store.failures(subject, now)
-            reserved = self.store.fail(subject, now, limits.forget_after)
+            before = self.accounts.failures(subject, now)
+            reserved = self.accounts.fail(subject, now, limits.forget_after)
         except StoreUnavailable:
             return 0
         raced = reserved.count - 1 > before.count
@@ -289,7 +300,7 @@ class AccountSite:
         pair's failure was counted when the attempt was reserved)."""
         now, forget = int(self.clock()), self.limits.forget_after
         with contextlib.suppress(StoreUnavailable):  # fail open: the password still guards
-            self.store.fail(f"signin:ip:{ip}", now, forget)
+            self.accounts.fail(f"signin:ip:{ip}", now, forget)
 
     @staticmethod
     def client_ip(request: Request) -> str:
@@ -302,7 +313,7 @@ class AccountSite:
         """Given a signed-in email, return the keys page (optionally showing a new key once)."""
         day = window_at(self.clock()).day
         try:
-            views: list[KeyView] = self.store.list_keys(day, email)
+            views: list[KeyView] = self.keys.list_keys(day, email)
         except StoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
         extras = self.page_extras(email) if self.page_extras else {}
@@ -355,7 +366,7 @@ class AccountSite:
             return self.signup_by_mail(request, self.signup_mail, (email, hashed, ip))
         try:
             record = AccountRecord(email, hashed, int(self.clock()), signup_network(ip))
-            self.store.create_account(record)
+            self.accounts.create_account(record)
         except AccountExists:
             return self.page(request, "account_signin.html", 409, error=_TAKEN, typed=typed)
         except StoreUnavailable:
@@ -396,7 +407,7 @@ class AccountSite:
             response.headers["Retry-After"] = str(wait)
             return response
         try:
-            account = self.store.find_account(email)
+            account = self.accounts.find_account(email)
         except StoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
         try:
@@ -407,7 +418,7 @@ class AccountSite:
             self.signin_failed(email, ip)
             return self.page(request, "account_signin.html", 401, error=_WRONG, typed=typed)
         with contextlib.suppress(StoreUnavailable):
-            self.store.forgive(f"signin:pair:{email}:{ip}")
+            self.accounts.forgive(f"signin:pair:{email}:{ip}")
         return self.signed_in(request, email)
 
     def _verify(self, account: AccountRecord | None, password: str) -> bool:
@@ -425,9 +436,9 @@ class AccountSite:
         token = secrets.token_urlsafe(32)
         try:
             if isinstance(old, str):
-                self.store.end_session(key_digest(old))
+                self.accounts.end_session(key_digest(old))
             end = now + min(self.session_idle, self.session_max)
-            self.store.start_session(key_digest(token), email, now, end)
+            self.accounts.start_session(key_digest(token), email, now, end)
         except StoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
         after = request.session.get("after")
@@ -445,7 +456,7 @@ class AccountSite:
             token = request.session.get("sid")
             if isinstance(token, str):
                 try:
-                    self.store.end_session(key_digest(token))
+                    self.accounts.end_session(key_digest(token))
                 except StoreUnavailable:
                     return self.page(
                         request, "account_message.html", 503, title="Try again", message=_DOWN
@@ -465,10 +476,10 @@ class AccountSite:
         if not isinstance(email, str) or fields is None:
             return self.page(request, "account_message.html", 403, title="Expired", message=_CSRF)
         try:
-            views = self.store.list_keys(window_at(self.clock()).day, email)
+            views = self.keys.list_keys(window_at(self.clock()).day, email)
             if sum(v.record.state == "active" for v in views) >= MAX_ACTIVE_KEYS:
                 return self.keys_page(request, email, error=_TOO_MANY)
-            key, _ = issue_key(self.store, email, "free", None, int(self.clock()))
+            key, _ = issue_key(self.keys, email, "free", None, int(self.clock()))
         except StoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
         return self.keys_page(request, email, new_key=key)
@@ -481,11 +492,11 @@ class AccountSite:
         target = request.path_params["key_id"]
         try:
             owned = {
-                v.record.key_id for v in self.store.list_keys(window_at(self.clock()).day, email)
+                v.record.key_id for v in self.keys.list_keys(window_at(self.clock()).day, email)
             }
             if target not in owned:
                 return self.keys_page(request, email, error="No such key on this account.")
-            self.store.revoke_key(target)
+            self.keys.revoke_key(target)
         except UnknownKey:
             return self.keys_page(request, email, error="No such key on this account.")
         except StoreUnavailable:

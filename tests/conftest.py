@@ -15,7 +15,7 @@ from starlette.testclient import TestClient
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import Catalog
 from bangscore.storage import LocalStorage, ObjectStorage
-from bangscore.stores.sqlite_store import SQLiteKeyStore
+from bangscore.stores import Stores
 from tests.support import factories
 
 # The real servers' fixtures (Redis, SeaweedFS, SMTP) live with their helpers in tests/support.
@@ -161,11 +161,11 @@ def small_snapshot() -> tuple[ObjectStorage, list[ScoredGame]]:
 @pytest.fixture
 def client_factory(
     tmp_path: Path,
-) -> Iterator[Callable[..., tuple[TestClient, SQLiteKeyStore]]]:
+) -> Iterator[Callable[..., tuple[TestClient, Stores]]]:
     """Return a factory: given a store (and options), a started TestClient and its key store."""
     clients: list[TestClient] = []
 
-    def make(storage: ObjectStorage, **options: object) -> tuple[TestClient, SQLiteKeyStore]:
+    def make(storage: ObjectStorage, **options: object) -> tuple[TestClient, Stores]:
         app, store, _ = factories.make_app(storage, tmp_path, **options)  # type: ignore[arg-type]
         client = TestClient(app, base_url=factories.SITE)
         client.__enter__()

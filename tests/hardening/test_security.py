@@ -19,9 +19,9 @@ from bangscore.shim.quota import Quota
 from bangscore.storage import LocalStorage
 from bangscore.stores.keys import generate_key, key_id
 from bangscore.stores.keystore import KeyRecord
-from bangscore.stores.sqlite_store import SQLiteKeyStore
 from tests.hardening.conftest import SharedServer
 from tests.support import factories
+from tests.support.factories import sqlite_stores
 from tests.support.live import REPO, wait_for
 
 # -- keys never appear in logs ----------------------------------------------------------------
@@ -99,19 +99,19 @@ def test_percent_encoded_keys_never_appear_in_the_access_log(
 
 
 def test_store_holds_only_the_digest_and_lookups_use_it(tmp_path: Path) -> None:
-    store = SQLiteKeyStore(tmp_path / "keys.sqlite3")
+    store = sqlite_stores(tmp_path / "keys.sqlite3")
     key = factories.add_key(store)
     seen: list[str] = []
-    find_key = store.find_key
+    find_key = store.keys.find_key
 
     def spy(digest: str) -> KeyRecord | None:
         seen.append(digest)
         return find_key(digest)
 
-    store.find_key = spy  # type: ignore[method-assign]
-    record = Quota(store, anonymous_limit=10, page_limit=10, key_cache_seconds=0).keys.authenticate(
-        key
-    )
+    store.keys.find_key = spy  # type: ignore[method-assign]
+    record = Quota(
+        store.counter, store.keys, anonymous_limit=10, page_limit=10, key_cache_seconds=0
+    ).keys.authenticate(key)
     store.close()
     assert seen == [hashlib.sha256(key.encode()).hexdigest()]
     assert record.digest == seen[0]

@@ -17,12 +17,12 @@ from bangscore.manifest import read_body
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.value import SCORE_VERSION
 from bangscore.storage import MemoryStorage, ObjectStorage
-from bangscore.stores.sqlite_store import SQLiteKeyStore
+from bangscore.stores import Stores
 from tests.support import factories
 from tests.support.factories import NOT_RATED, SITE, add_key
 from tests.support.filter_reference import select
 
-ClientFactory = Callable[..., tuple[TestClient, SQLiteKeyStore]]
+ClientFactory = Callable[..., tuple[TestClient, Stores]]
 PROBLEM_PROPERTIES = SCHEMAS["Problem"]["properties"]
 RATE_HEADERS = (
     "x-ratelimit-limit",
@@ -37,7 +37,7 @@ RATE_HEADERS = (
 @pytest.fixture
 def api(
     client_factory: ClientFactory, small_snapshot: tuple[ObjectStorage, list[ScoredGame]]
-) -> tuple[TestClient, SQLiteKeyStore, dict[str, str]]:
+) -> tuple[TestClient, Stores, dict[str, str]]:
     """A client over the small catalog, its store, and auth headers of a free key."""
     client, store = client_factory(small_snapshot[0])
     key = add_key(store)
@@ -771,7 +771,7 @@ def test_a_deleted_object_and_a_key_store_outage_say_what_failed(
     def down(*_: Any) -> Any:
         raise StoreUnavailable("sqlite: disk I/O error")
 
-    monkeypatch.setattr(store, "history", down)
+    monkeypatch.setattr(store.counter, "history", down)
     outage = client.get("/api/v1/usage", headers=headers)
     assert outage.status_code == 503
     assert outage.json()["detail"] == "The key store is unreachable; retry shortly."

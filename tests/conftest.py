@@ -17,6 +17,7 @@ from bangscore.scoring.records import Catalog
 from bangscore.storage import LocalStorage, ObjectStorage
 from bangscore.stores import Stores
 from tests.support import factories
+from tests.support.thorough import is_thorough
 
 # The real servers' fixtures (Redis, SeaweedFS, SMTP) live with their helpers in tests/support.
 pytest_plugins = [
@@ -120,8 +121,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Add the markers that :data:`MARKS_BY_FIXTURE` implies to each collected test and the
-    xdist group that :data:`GROUP_BY_FIXTURE` names; put the modules of that group last."""
+    """Add the markers that :data:`MARKS_BY_FIXTURE` implies to each collected test, and
+    ``thorough`` to those tests/support/thorough.py lists, and the xdist group that
+    :data:`GROUP_BY_FIXTURE` names; put the modules of that group last."""
     # The modules that read the real catalogue run last, and of those the ones that serve its
     # published snapshot (the warm-up's last step) after the ones that only read the catalogue:
     # by then `make test`'s warm-up (`python -m tests.support.real_catalogue`, beside pytest) has
@@ -129,6 +131,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # pytest-xdist hands tests out in this order.
     needs: dict[Path, int] = {}
     for item in items:
+        if is_thorough(item.nodeid):
+            item.add_marker(pytest.mark.thorough)
         used = set(getattr(item, "fixturenames", ()))
         for fixture, marker in MARKS_BY_FIXTURE.items():
             if fixture in used:

@@ -169,7 +169,7 @@ check: $(STAMP)  ## the fast loop (under 20 s warm on 2 quiet cores): lint, type
 	rm -f "$$cpu"; exit $$rc
 
 check-tests: $(STAMP)
-	$(BIN)/pytest -q -n $(CHECK_WORKERS) -m "$(CHECK_MARKERS)"
+	$(BIN)/pytest -q -n $(CHECK_WORKERS) -m "$(CHECK_MARKERS)" --hypothesis-profile=check
 
 # `make test`: the tools are checked first (a missing one fails at once, tests/support/tools.py). Then
 # `python -m tests.support.real_catalogue` fills the real catalogue's cache (tests/support/real_catalogue.py)

@@ -4,11 +4,12 @@ added by tests/conftest.py), ``make test`` runs them with the rest.
 Chosen by measurement, not by guess: each test of ``make check``'s selection was run in one
 process with its CPU time (the process's and its children's, setup and teardown included)
 recorded, on 2 Dec 2026 at 04:47 UTC (load average 6.4 to 8.4: the machine's other work
-inflates every figure alike). Each function below had a case at 0.25 s or more; together
-these 44 functions (68 cases of 2,916) took 29.1 s of the 61.0 s. Each one's figure is its
-cases' sum. A test renamed or removed here fails tests/test_fast_loop.py, so the list
-cannot go stale silently; a new test past 0.25 s belongs here (a ``thorough`` test is
-``make test``'s, never skipped).
+inflates every figure alike; 61.0 s for the 2,916 tests). Listed: each test function with a
+case at 0.18 s or more, 54 functions (104 cases) and 33.3 s in all, the figure beside each
+being its cases' sum. The property tests (Hypothesis) stay in the loop at fewer examples
+(tests/conftest.py's ``check`` profile, 7.7 s of the 61.0 at 100). A test renamed or removed
+here fails tests/test_fast_loop.py, so the list cannot go stale silently; a new test past
+0.18 s belongs here (a ``thorough`` test is ``make test``'s, never skipped).
 """
 
 from __future__ import annotations
@@ -27,6 +28,12 @@ THOROUGH: dict[str, dict[str, float]] = {
     "tests/build/test_changes.py": {
         "test_the_changes_between_two_builds_are_the_detail_records_differences": 0.34,
     },
+    "tests/build/test_export.py": {
+        "test_write_export_keeps_the_newest": 0.27,
+    },
+    "tests/build/test_feeds.py": {
+        "test_every_feed_is_valid_atom_read_by_feedparser": 0.27,
+    },
     "tests/build/test_parquet.py": {
         "test_games_read_back_as_the_detail_records": 0.31,
     },
@@ -41,7 +48,14 @@ THOROUGH: dict[str, dict[str, float]] = {
         "test_a_build_from_a_damaged_dump_fails_naming_it_and_publishes_nothing": 0.35,
         "test_a_build_if_changed_is_skipped_while_its_inputs_and_snapshot_are_current": 0.46,
         "test_build_with_an_export_prints_what_changed_since_the_previous_export": 0.43,
+        "test_build_without_an_export_prints_no_export_line": 0.19,
         "test_rollback_makes_an_older_snapshot_current_and_says_which_was": 0.35,
+        "test_snapshots_list_gives_the_stored_size_the_build_reported": 0.20,
+        "test_snapshots_refuses_an_id_it_does_not_keep_in_one_line": 0.59,
+        "test_snapshots_verify_says_how_many_bodies_it_read": 0.21,
+    },
+    "tests/cli/test_main.py": {
+        "test_build_publishes_from_the_state_catalog": 0.22,
     },
     "tests/cli/test_serve.py": {
         "test_serve_refuses_a_host_name_in_metrics_allow_ips_at_start": 0.66,
@@ -65,19 +79,19 @@ THOROUGH: dict[str, dict[str, float]] = {
     "tests/scoring/test_sales.py": {
         "test_the_dumps_see_the_summer_sale_2026_where_the_table_dates_it": 0.55,
     },
-    "tests/scoring/test_value.py": {
-        "test_length_is_judged_against_the_genre": 0.31,
-        "test_price_for_score_inverts_score": 0.40,
-        "test_replay_depth_never_lowers_the_score": 0.29,
-        "test_reviews_below_the_floor_publish_zero_but_still_order": 0.26,
-    },
     "tests/shim/account/test_accounts.py": {
         "test_a_key_is_shown_once_works_counts_and_is_revoked": 0.50,
         "test_account_pages_carry_rate_limit_headers": 0.27,
         "test_an_account_cannot_revoke_another_accounts_key": 0.43,
     },
+    "tests/shim/test_answer.py": {
+        "test_publish_stores_large_json_and_html_compressed_only": 0.18,
+    },
+    "tests/shim/test_app.py": {
+        "test_a_deleted_object_and_a_key_store_outage_say_what_failed": 0.20,
+        "test_link_headers_use_the_base_url_the_snapshot_was_built_with": 0.18,
+    },
     "tests/shim/test_compose.py": {
-        "test_composed_lists_hide_adult_games_only_when_asked": 0.28,
         "test_following_the_pointer_switches_and_then_warms_once_per_switch": 0.28,
         "test_old_snapshots_are_freed_after_a_switch": 0.80,
     },
@@ -89,16 +103,24 @@ THOROUGH: dict[str, dict[str, float]] = {
     },
     "tests/shim/test_heap.py": {
         "test_a_serving_app_freezes_its_snapshot_until_shutdown": 0.55,
+        "test_a_tests_app_leaves_the_collector_alone": 0.21,
         "test_settle_collects_then_freezes_what_is_alive": 0.74,
+    },
+    "tests/shim/test_lists.py": {
+        "test_a_precomputed_page_is_the_stored_object": 0.36,
+        "test_an_uncomputed_combination_is_composed_from_the_index": 0.19,
+    },
+    "tests/shim/test_pages.py": {
+        "test_search_lists_at_most_ten_unrated_apps": 0.21,
+        "test_search_names_known_games_that_are_not_rated": 0.21,
     },
     "tests/shim/test_push.py": {
         "test_a_feed_is_served_as_atom_and_counted_as_a_page": 0.40,
     },
     "tests/shim/test_source.py": {
+        "test_a_malformed_snapshot_is_refused_once_and_the_next_good_one_switched_to": 2.42,
         "test_an_app_started_on_a_malformed_snapshot_answers_503_until_a_good_one": 3.53,
-    },
-    "tests/site/test_better_value.py": {
-        "test_the_fast_box_is_the_reference_box": 0.28,
+        "test_the_follower_outlives_every_malformed_snapshot": 0.24,
     },
     "tests/stores/test_sqlite_store.py": {
         "test_one_process_holds_a_bounded_number_of_leases": 1.49,
@@ -110,9 +132,6 @@ THOROUGH: dict[str, dict[str, float]] = {
         "test_no_function_of_the_package_ranks_worse_than_c": 0.88,
         "test_no_module_of_ours_is_in_an_import_cycle": 0.64,
         "test_one_name_one_thing": 0.45,
-    },
-    "tests/test_manifest.py": {
-        "test_every_entry_is_found_as_the_whole_manifest_gives_it": 0.39,
     },
     "tests/test_packaging.py": {
         "test_layers_import_under_the_bangscore_prefix_only": 0.87,

@@ -5,11 +5,14 @@ Chosen by measurement, not by guess: each test of ``make check``'s selection was
 process with its CPU time (the process's and its children's, setup and teardown included)
 recorded, on 2 Dec 2026 at 04:47 UTC (load average 6.4 to 8.4: the machine's other work
 inflates every figure alike; 61.0 s for the 2,916 tests). Listed: each test function with a
-case at 0.18 s or more, 54 functions (104 cases) and 33.3 s in all, the figure beside each
-being its cases' sum. The property tests (Hypothesis) stay in the loop at fewer examples
-(tests/conftest.py's ``check`` profile, 7.7 s of the 61.0 at 100). A test renamed or removed
-here fails tests/test_fast_loop.py, so the list cannot go stale silently; a new test past
-0.18 s belongs here (a ``thorough`` test is ``make test``'s, never skipped).
+case at 0.18 s or more, 54 functions (104 cases, 33.3 s). With those left out, the rest was
+measured again on ``make check``'s two pytest-xdist workers at 04:59 UTC (load 5.3 to 6.0;
+24.9 s for 2,850 tests) and the functions with a case at 0.2 s or more were added: 8 more
+(17 cases, 2.9 s). The figure beside each is its cases' sum in the run that listed it. The
+property tests (Hypothesis) stay in the loop at fewer examples (tests/conftest.py's ``check``
+profile; 7.7 s of the first run's 61.0 at 100). A test renamed or removed here fails
+tests/test_fast_loop.py, so the list cannot go stale silently; a new test past 0.2 s belongs
+here (a ``thorough`` test is ``make test``'s, never skipped).
 """
 
 from __future__ import annotations
@@ -29,15 +32,18 @@ THOROUGH: dict[str, dict[str, float]] = {
         "test_the_changes_between_two_builds_are_the_detail_records_differences": 0.34,
     },
     "tests/build/test_export.py": {
+        "test_export_records_equal_the_snapshot_detail_records": 0.24,
         "test_write_export_keeps_the_newest": 0.27,
     },
     "tests/build/test_feeds.py": {
+        "test_each_entry_is_its_games_title_page_and_verdict": 0.30,
         "test_every_feed_is_valid_atom_read_by_feedparser": 0.27,
     },
     "tests/build/test_parquet.py": {
         "test_games_read_back_as_the_detail_records": 0.31,
     },
     "tests/build/test_pipeline.py": {
+        "test_a_shrinking_catalogue_is_refused_unless_allowed": 0.22,
         "test_an_export_is_written_with_its_change_counts": 0.34,
         "test_the_export_reuses_the_snapshots_detail_records_byte_for_byte": 0.35,
     },
@@ -62,6 +68,7 @@ THOROUGH: dict[str, dict[str, float]] = {
     },
     "tests/cli/test_webhooks.py": {
         "test_add_list_test_and_remove": 0.27,
+        "test_add_refuses_an_address_it_would_never_post_to": 0.62,
         "test_alerts_send_delivers_the_next_builds_events_once": 0.45,
     },
     "tests/contract/test_filters.py": {
@@ -81,6 +88,7 @@ THOROUGH: dict[str, dict[str, float]] = {
     },
     "tests/shim/account/test_accounts.py": {
         "test_a_key_is_shown_once_works_counts_and_is_revoked": 0.50,
+        "test_account_pages_are_never_cached_or_framed": 0.21,
         "test_account_pages_carry_rate_limit_headers": 0.27,
         "test_an_account_cannot_revoke_another_accounts_key": 0.43,
     },
@@ -96,6 +104,7 @@ THOROUGH: dict[str, dict[str, float]] = {
         "test_old_snapshots_are_freed_after_a_switch": 0.80,
     },
     "tests/shim/test_downloads.py": {
+        "test_local_export_links_cannot_be_forged": 0.33,
         "test_local_export_links_download_until_they_expire": 0.25,
     },
     "tests/shim/test_edge.py": {
@@ -116,6 +125,7 @@ THOROUGH: dict[str, dict[str, float]] = {
     },
     "tests/shim/test_push.py": {
         "test_a_feed_is_served_as_atom_and_counted_as_a_page": 0.40,
+        "test_a_feed_that_does_not_exist_is_the_html_404": 0.40,
     },
     "tests/shim/test_source.py": {
         "test_a_malformed_snapshot_is_refused_once_and_the_next_good_one_switched_to": 2.42,
@@ -129,6 +139,7 @@ THOROUGH: dict[str, dict[str, float]] = {
         "test_24_hostile_16_mib_pages_leave_the_client_under_100_mb": 0.77,
     },
     "tests/test_layers.py": {
+        "test_every_shim_module_serves_the_app": 0.54,
         "test_no_function_of_the_package_ranks_worse_than_c": 0.88,
         "test_no_module_of_ours_is_in_an_import_cycle": 0.64,
         "test_one_name_one_thing": 0.45,

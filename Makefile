@@ -159,7 +159,7 @@ imports: $(STAMP)  ## check the import contracts of pyproject.toml (import-linte
 # idle. Each target's output is printed whole when it ends (--output-sync). It ends by printing
 # its own wall time, the CPU time of everything it ran (the shell's `times`: children's user
 # and system) and the load average, so a figure quoted from it carries how busy the machine was.
-check: $(STAMP)  ## the fast loop (under 20 s warm on 2 quiet cores): lint, typecheck, import contracts, tests that need no server
+check: $(STAMP)  ## the fast loop (goal: under 20 s on 2 quiet cores; prints its time): lint, typecheck, import contracts, tests that need no server
 	@start=$$(date +%s%N); \
 	$(MAKE) --no-print-directory -j 4 --output-sync=target lint typecheck imports check-tests; rc=$$?; \
 	end=$$(date +%s%N); cpu=$$(mktemp); times >"$$cpu"; \

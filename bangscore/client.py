@@ -40,9 +40,6 @@ the ``Authorization: Bearer`` header, never the URL.
 from __future__ import annotations
 
 import asyncio
-import json
-import math
-import os
 import time
 from collections.abc import (
     AsyncIterator,
@@ -50,20 +47,16 @@ from collections.abc import (
     Callable,
     Iterable,
     Iterator,
-    Mapping,
 )
-from typing import Any, TypeVar, Unpack
+from typing import Any, Unpack
 
-import anyio
 import httpx
-from pydantic import BaseModel, ValidationError
 
 from bangscore.client_core import (
     ApiConnectionError,
     ApiError,
     AuthenticationFailed,
     DeadlineExceeded,
-    ETagCache,
     GameNotRated,
     HistoryExpired,
     InvalidParameter,
@@ -75,16 +68,20 @@ from bangscore.client_core import (
     ServerError,
     Stats,
     Unavailable,
-    error_for,
     list_query,
     lookup_chunks,
     merged,
-    read_body,
-    response_retry_after,
     retry_after_seconds,
     search_query,
 )
-from bangscore.contract.api import API_PREFIX
+from bangscore.client_exchange import (
+    DEFAULT_CACHE_BYTES,
+    DEFAULT_DEADLINE,
+    DEFAULT_MAX_BYTES,
+    Core,
+    Query,
+    fetch,
+)
 from bangscore.contract.export import ExportAnswer
 from bangscore.contract.filters import ClientFilters
 from bangscore.contract.push import ChangeFeed, GameChange
@@ -122,162 +119,6 @@ __all__ = [
     "retry_after_seconds",
 ]
 
-KEY_VARIABLE = "BANGSCORE_API_KEY"
-DEFAULT_BASE_URL = "http://127.0.0.1:8000"
-USER_AGENT = "bangscore-python-client/1"
-DEFAULT_MAX_BYTES = 16 * 1024 * 1024  # decoded: far above any real answer
-DEFAULT_DEADLINE = 120.0  # seconds a whole call may take, retries and their waits included
-# Bytes of bodies the ETag cache keeps (its LRU drops the oldest past it; a body over an eighth
-# is not kept): 24 hostile 16 MiB pages took a client from 46 to 453 MB by count alone.
-DEFAULT_CACHE_BYTES = 32 * 1024 * 1024
-ModelT = TypeVar("ModelT", bound=BaseModel)
-Query = Mapping[str, str]
-
-
-async def _fetch(
-    http: httpx.AsyncClient,
-    core: _Core,
-    path: str,
-    query: Query | None,
-    sleep: Callable[[float], Awaitable[None]],
-) -> bytes:
-    """Given an HTTP client, the shared core, an API path and its query, return the answer's
-    body: GET with revalidation, 429s and 503s retried after a short ``Retry-After``, the
-    whole call (retries and waits included) cancelled at the core's deadline, wherever it
-    waits (DeadlineExceeded). Raises the ApiError of a failure: ApiConnectionError when no
-    whole answer came (refused, reset, cut short, a malformed head), InvalidResponse when
-    httpx could not read the answer."""
-    url = core.url(path, query)
-    end = time.monotonic() + core.deadline
-    attempt = 0
-    try:
-        with anyio.fail_after(core.deadline):
-            while True:
-                core.stats.requests += 1
-                headers = {**core.headers(), **core.conditional(url)}
-                async with http.stream("GET", url, headers=headers) as response:
-                    body = await read_body(response, core.max_bytes)
-                wait = core.wait_for(response, attempt, end - time.monotonic())
-                if wait is None:
-                    return core.body_of(url, response, body)
-                core.stats.retries += 1
-                attempt += 1
-                await sleep(wait)
-    except TimeoutError:
-        detail = f"no whole answer within the {core.deadline:g} s deadline"
-        raise DeadlineExceeded(0, None, detail=detail) from None
-    except httpx.TransportError as exc:
-        detail = f"no answer from {core.base_url}: {type(exc).__name__}: {exc}"
-        raise ApiConnectionError(0, None, detail=detail[:500]) from exc
-    except httpx.HTTPError as exc:  # DecodingError, TooManyRedirects: an answer, unreadable
-        detail = f"an unreadable answer: {type(exc).__name__}: {exc}"
-        raise InvalidResponse(0, None, detail=detail[:500]) from exc
-
-
-class _Core:
-    """What both clients share: the key, the URLs, the ETag cache, the retry policy and turning
-    an answer into a model or an exception."""
-
-    def __init__(
-        self,
-        api_key: str | None,
-        base_url: str | None,
-        retries: int,
-        max_wait: float,
-        cache_size: int,
-        max_bytes: int = DEFAULT_MAX_BYTES,
-        deadline: float = DEFAULT_DEADLINE,
-        cache_bytes: int = DEFAULT_CACHE_BYTES,
-    ) -> None:
-        self.api_key = api_key if api_key is not None else os.environ.get(KEY_VARIABLE)
-        self.base_url = (
-            base_url or os.environ.get("BANGSCORE_BASE_URL") or DEFAULT_BASE_URL
-        ).rstrip("/")
-        self.retries = retries
-        self.max_wait = max_wait
-        self.cache = ETagCache(cache_size, cache_bytes)
-        self.stats = Stats()
-        self.max_bytes = max_bytes
-        self.deadline = deadline
-
-    def headers(self) -> dict[str, str]:
-        """Return the headers every request carries: the key as a bearer token (when there is
-        one) and the client's User-Agent."""
-        # gzip only: the one encoding the client decodes itself, within its size cap.
-        out = {"User-Agent": USER_AGENT, "Accept": "application/json", "Accept-Encoding": "gzip"}
-        if self.api_key:
-            out["Authorization"] = f"Bearer {self.api_key}"
-        return out
-
-    def url(self, path: str, query: Query | None) -> str:
-        """Given an API path (under ``/api/v1``) and its query, return the absolute URL."""
-        built = httpx.URL(f"{self.base_url}{API_PREFIX}{path}")
-        return str(built.copy_with(params=dict(query)) if query else built)
-
-    def conditional(self, url: str) -> dict[str, str]:
-        """Given a URL, return the ``If-None-Match`` header of its kept body, if any."""
-        kept = self.cache.get(url)
-        return {"If-None-Match": kept[0]} if kept else {}
-
-    def wait_for(
-        self, response: httpx.Response, attempt: int, left: float = math.inf
-    ) -> float | None:
-        """Given a 429 or 503 answer, the attempt number (0 first) and the seconds left before
-        the call's deadline, return the seconds to wait before retrying, or None when it is not
-        to be retried (no usable ``Retry-After``, a wait over ``max_wait`` or past the
-        deadline, the retries spent)."""
-        if response.status_code not in (429, 503) or attempt >= self.retries:
-            return None
-        wait = response_retry_after(response)
-        if wait is None or wait > self.max_wait or wait >= left:
-            return None
-        return wait
-
-    def body_of(self, url: str, response: httpx.Response, content: bytes) -> bytes:
-        """Given the final answer to a GET of ``url`` and its body as read, return the body
-        (the kept one for a 304, kept anew for an ETag'd 200); raise the ApiError of a
-        failure."""
-        if response.status_code == 304:
-            kept = self.cache.get(url)
-            if kept is None:  # a 304 for a body we never kept: the server's mistake
-                raise InvalidResponse(304, None, detail="a 304 for a body never kept")
-            self.stats.revalidated += 1
-            return kept[1]
-        if response.status_code != 200:
-            raise error_for(response.status_code, content, response_retry_after(response))
-        etag = response.headers.get("etag")
-        if etag and "no-store" not in response.headers.get("cache-control", ""):
-            self.cache.put(url, etag, content)
-        return content
-
-    @staticmethod
-    def parse(model: type[ModelT], body: bytes) -> ModelT:
-        """Given a model and a 200's body, return the parsed answer; InvalidResponse when the
-        body is not that model's JSON (a proxy's HTML page, a cut body)."""
-        try:
-            return model.model_validate_json(body)
-        except ValidationError as exc:
-            detail = f"not a {model.__name__} answer: {_excerpt(body)} ({exc.error_count()} errors)"
-            raise InvalidResponse(200, None, detail=detail) from exc
-
-    @staticmethod
-    def parse_object(body: bytes) -> dict[str, Any]:
-        """Given a 200's body, return it as a JSON object; InvalidResponse otherwise."""
-        try:
-            data = json.loads(body)
-        except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError both
-            raise InvalidResponse(200, None, detail=f"not JSON: {_excerpt(body)}") from exc
-        if not isinstance(data, dict):
-            raise InvalidResponse(200, None, detail=f"not a JSON object: {_excerpt(body)}")
-        return data
-
-
-def _excerpt(body: bytes) -> str:
-    """Given a body, return its first bytes for an error message (a maintenance page's
-    title shows what answered)."""
-    return repr(body[:80].decode("utf-8", "replace"))
-
-
 # -- the sync client ---------------------------------------------------------------------------
 
 
@@ -310,7 +151,7 @@ class Client:
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        self._core = _Core(
+        self._core = Core(
             api_key, base_url, retries, max_wait, cache_size, max_bytes, deadline, cache_bytes
         )
         self._loop = LoopThread("bangscore-client")
@@ -338,17 +179,17 @@ class Client:
         await asyncio.to_thread(self._sleep, seconds)  # off the loop other threads' calls use
 
     def _get(self, path: str, query: Query | None = None) -> bytes:
-        return self._loop.run(_fetch(self._http, self._core, path, query, self._wait))
+        return self._loop.run(fetch(self._http, self._core, path, query, self._wait))
 
     def root(self) -> dict[str, Any]:
         """Return the root listing (``GET /api/v1``, no key needed) as a dict."""
-        return _Core.parse_object(self._get(""))
+        return Core.parse_object(self._get(""))
 
     def games(self, *, page: int = 1, **filters: Unpack[ClientFilters]) -> GameList:
         """Given list filters as keyword arguments (the parameters of docs/API.md#list-games,
         same names, typed by :class:`ClientFilters`: ``genre="rpg"``, ``max_price=9.99``) and a
         page, return that page."""
-        return _Core.parse(GameList, self._get("/games", list_query(filters, page)))
+        return Core.parse(GameList, self._get("/games", list_query(filters, page)))
 
     def iter_games(self, **filters: Unpack[ClientFilters]) -> Iterator[ListItem]:
         """Given the filters of :meth:`games`, yield every matching game, best first, page by
@@ -364,12 +205,12 @@ class Client:
     def game(self, appid: int) -> GameDetail:
         """Given an appid, return its detail record; GameNotRated (with ``reason``) or
         NotFound otherwise."""
-        return _Core.parse(GameDetail, self._get(f"/games/{int(appid)}"))
+        return Core.parse(GameDetail, self._get(f"/games/{int(appid)}"))
 
     def search(self, q: str, *, max_price: float | None = None, page: int = 1) -> SearchResult:
         """Given a name (1-100 characters), a price cap and a page, return that page of
         matches."""
-        return _Core.parse(SearchResult, self._get("/search", search_query(q, max_price, page)))
+        return Core.parse(SearchResult, self._get("/search", search_query(q, max_price, page)))
 
     def iter_search(self, q: str, *, max_price: float | None = None) -> Iterator[ListItem]:
         """Given a name and a price cap, yield every match, best first, page by page."""
@@ -385,7 +226,7 @@ class Client:
         """Given appids (any number; repeats asked once), return their list items, the ones
         not rated and the ones not found, in the order asked: one request per 100."""
         answers = [
-            _Core.parse(Lookup, self._get("/lookup", {"appids": ",".join(map(str, chunk))}))
+            Core.parse(Lookup, self._get("/lookup", {"appids": ",".join(map(str, chunk))}))
             for chunk in lookup_chunks(appids)
         ]
         return merged(answers)
@@ -394,7 +235,7 @@ class Client:
         """Given a snapshot id (an answer's ``X-Snapshot``, or a change feed's ``snapshot``)
         and a page, return that page of the changes since it (docs/API.md#changes);
         HistoryExpired (with ``oldest``) when ``since`` is older than the kept history."""
-        return _Core.parse(ChangeFeed, self._get("/changes", {"since": since, "page": str(page)}))
+        return Core.parse(ChangeFeed, self._get("/changes", {"since": since, "page": str(page)}))
 
     def iter_changes(self, since: str) -> Iterator[GameChange]:
         """Given a snapshot id, yield every change since it, oldest snapshot first, page by
@@ -409,11 +250,11 @@ class Client:
 
     def usage(self) -> Usage:
         """Return the key's plan, limit, today's count and the last 30 days (not counted)."""
-        return _Core.parse(Usage, self._get("/usage"))
+        return Core.parse(Usage, self._get("/usage"))
 
     def export(self) -> ExportAnswer:
         """Return the latest Bulk export's manifest with download links (bulk keys)."""
-        return _Core.parse(ExportAnswer, self._get("/export"))
+        return Core.parse(ExportAnswer, self._get("/export"))
 
 
 # -- the async client --------------------------------------------------------------------------
@@ -439,7 +280,7 @@ class AsyncClient:
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
-        self._core = _Core(
+        self._core = Core(
             api_key, base_url, retries, max_wait, cache_size, max_bytes, deadline, cache_bytes
         )
         self._http = httpx.AsyncClient(timeout=timeout, transport=transport)
@@ -461,16 +302,16 @@ class AsyncClient:
         await self._http.aclose()
 
     async def _get(self, path: str, query: Query | None = None) -> bytes:
-        return await _fetch(self._http, self._core, path, query, self._sleep)
+        return await fetch(self._http, self._core, path, query, self._sleep)
 
     async def root(self) -> dict[str, Any]:
         """Return the root listing (``GET /api/v1``, no key needed) as a dict."""
-        return _Core.parse_object(await self._get(""))
+        return Core.parse_object(await self._get(""))
 
     async def games(self, *, page: int = 1, **filters: Unpack[ClientFilters]) -> GameList:
         """Given list filters as keyword arguments (as :meth:`Client.games`) and a page, return
         that page."""
-        return _Core.parse(GameList, await self._get("/games", list_query(filters, page)))
+        return Core.parse(GameList, await self._get("/games", list_query(filters, page)))
 
     async def iter_games(self, **filters: Unpack[ClientFilters]) -> AsyncIterator[ListItem]:
         """Given the filters of :meth:`games`, yield every matching game, page by page."""
@@ -485,14 +326,14 @@ class AsyncClient:
 
     async def game(self, appid: int) -> GameDetail:
         """Given an appid, return its detail record; GameNotRated or NotFound otherwise."""
-        return _Core.parse(GameDetail, await self._get(f"/games/{int(appid)}"))
+        return Core.parse(GameDetail, await self._get(f"/games/{int(appid)}"))
 
     async def search(
         self, q: str, *, max_price: float | None = None, page: int = 1
     ) -> SearchResult:
         """Given a name, a price cap and a page, return that page of matches."""
         body = await self._get("/search", search_query(q, max_price, page))
-        return _Core.parse(SearchResult, body)
+        return Core.parse(SearchResult, body)
 
     async def iter_search(
         self, q: str, *, max_price: float | None = None
@@ -513,13 +354,13 @@ class AsyncClient:
         answers = []
         for chunk in lookup_chunks(appids):
             body = await self._get("/lookup", {"appids": ",".join(map(str, chunk))})
-            answers.append(_Core.parse(Lookup, body))
+            answers.append(Core.parse(Lookup, body))
         return merged(answers)
 
     async def changes(self, since: str, *, page: int = 1) -> ChangeFeed:
         """Given a snapshot id and a page, return that page of the changes since it."""
         body = await self._get("/changes", {"since": since, "page": str(page)})
-        return _Core.parse(ChangeFeed, body)
+        return Core.parse(ChangeFeed, body)
 
     async def iter_changes(self, since: str) -> AsyncIterator[GameChange]:
         """Given a snapshot id, yield every change since it, page by page."""
@@ -534,8 +375,8 @@ class AsyncClient:
 
     async def usage(self) -> Usage:
         """Return the key's plan, limit, today's count and the last 30 days (not counted)."""
-        return _Core.parse(Usage, await self._get("/usage"))
+        return Core.parse(Usage, await self._get("/usage"))
 
     async def export(self) -> ExportAnswer:
         """Return the latest Bulk export's manifest with download links (bulk keys)."""
-        return _Core.parse(ExportAnswer, await self._get("/export"))
+        return Core.parse(ExportAnswer, await self._get("/export"))

@@ -15,7 +15,8 @@ identity's digest (its ETag and the bytes a client without an encoding gets); ea
 its own digest, size and so ETag (RFC 9110 8.8.3: one entity tag per representation).
 
 The builder writes this layout (:mod:`bangscore.build.publish`); the server reads it
-(:mod:`bangscore.shim.source`); ``bangscore snapshots verify`` checks it.
+(:mod:`bangscore.shim.source`); ``bangscore snapshots verify`` checks it
+(:func:`bangscore.build.publish.verify`).
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 import orjson
-from tqdm import tqdm
 from zlib_ng import zlib_ng
 
 from bangscore.errors import CorruptObject, ObjectNotFound, SnapshotError
@@ -244,62 +244,6 @@ def list_snapshots(storage: ObjectStorage) -> list[str]:
         if key.endswith(".json")
     ]
     return sorted(ids)
-
-
-def _decodes_to(body: bytes, sha: str, identity_sha: str) -> bool:
-    """Given a stored object, its digest and its identity's digest, return True if it is the
-    identity or decompresses to it."""
-    if sha == identity_sha:
-        return True
-    try:
-        return digest(gunzip_body(body)) == identity_sha
-    except GzipError:
-        return False
-
-
-@dataclass(frozen=True)
-class VerifyReport:
-    """Result of checking every object of a snapshot against its manifest digest."""
-
-    snapshot_id: str
-    checked: int
-    missing: tuple[str, ...]
-    corrupt: tuple[str, ...]
-    # Stored bodies read: objects with the same bytes share one, each gzip form is one more.
-    bodies: int = 0
-
-    @property
-    def ok(self) -> bool:
-        """Return True when no object is missing or corrupt."""
-        return not self.missing and not self.corrupt
-
-
-def verify(storage: ObjectStorage, snapshot_id: str, *, progress: bool = False) -> VerifyReport:
-    """Given a store and a snapshot id, read every object and compare its SHA-256.
-
-    Raises SnapshotError if the manifest itself is missing or corrupt.
-    """
-    manifest = read_manifest(storage, snapshot_id)
-    missing: list[str] = []
-    corrupt: list[str] = []
-    by_digest: dict[str, list[str]] = {}
-    identity: dict[str, str] = {}  # digest of an encoded object -> its identity's digest
-    for key, entry in manifest.entries.items():
-        for sha in entry.stored:
-            by_digest.setdefault(sha, []).append(key)
-            identity[sha] = entry.sha256
-    bodies = by_digest.items()
-    for sha, keys in tqdm(bodies, desc="verify bodies", unit="body", disable=not progress):
-        try:
-            body = storage.get(object_key(sha))
-        except ObjectNotFound:
-            missing.extend(keys)
-            continue
-        if digest(body) != sha or not _decodes_to(body, sha, identity[sha]):
-            corrupt.extend(keys)
-    return VerifyReport(
-        snapshot_id, len(manifest.entries), tuple(missing), tuple(corrupt), len(by_digest)
-    )
 
 
 # A top-level entry of a manifest's "objects" as Manifest.to_bytes writes it (orjson, keys

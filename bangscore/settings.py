@@ -94,8 +94,8 @@ class Settings(BaseSettings):
     answer_cache_bytes: int = Field(
         256 * 1024 * 1024,
         ge=1024 * 1024,
-        description="Remembered answers per process (API answers, composed list and search "
-        "pages, rendered website pages), in bytes of what they hold",
+        description="Remembered answers per snapshot (API answers, rendered website pages, "
+        "each with the query strings naming it), in bytes of what they hold",
     )
     forwarded_allow_ips: str = Field(
         "",

@@ -35,7 +35,13 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from typing import Final
 
-from bangscore.contract.search import NUMBER_WORDS, ROMAN_NUMERALS, alias_key, fold, name_words
+from bangscore.contract.search_words import (
+    NUMBER_WORDS,
+    ROMAN_NUMERALS,
+    alias_key,
+    fold,
+    name_words,
+)
 
 # Games need this many storefront reviews before their initials become an alias: people
 # abbreviate the games everyone knows, and a rare game must not capture common initials.

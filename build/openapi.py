@@ -14,7 +14,8 @@ from typing import Any, get_args
 from bangscore.contract.api import API_PREFIX, API_VERSION, Route, routes
 from bangscore.contract.export import ExportAnswer
 from bangscore.contract.push import ChangeFeed
-from bangscore.contract.records import RECORD_MODELS, SourceKind, component_schemas, inline
+from bangscore.contract.records import RECORD_MODELS, SourceKind
+from bangscore.contract.wire_form import component_schemas, inline
 
 SOURCE_KINDS = (*get_args(SourceKind), "review_sample")
 """The members of a detail record's ``sources``: the five kinds of source, then the review

@@ -31,7 +31,7 @@ from bangscore.build.push_state import read_push_state
 from bangscore.build.score_history import read_score_history
 from bangscore.build.snapshot import snapshot_objects
 from bangscore.contract.export import SourceLicence
-from bangscore.contract.filters import detail_key
+from bangscore.contract.objects import detail_key
 from bangscore.errors import SnapshotError
 from bangscore.manifest import read_manifest
 from bangscore.scoring.pipeline import ScoredGame, score_catalog

@@ -50,8 +50,10 @@ from bangscore.contract.compact import (
     encode_index,
 )
 from bangscore.contract.facets import language_tags
-from bangscore.contract.filters import (
-    ABOUT_SCORE_KEY,
+from bangscore.contract.filters import precomputed_combos
+from bangscore.contract.limits import PAGE_SIZE
+from bangscore.contract.not_rated import not_rated_index
+from bangscore.contract.objects import (
     DATES_KEY,
     DOCS_KEY,
     FAVICON_KEY,
@@ -67,17 +69,16 @@ from bangscore.contract.filters import (
     detail_key,
     game_page_key,
     list_key,
-    precomputed_combos,
 )
-from bangscore.contract.limits import PAGE_SIZE
-from bangscore.contract.not_rated import not_rated_index
 from bangscore.contract.paging import render_page
 from bangscore.contract.records import GameDetail, ListItem
-from bangscore.contract.search import SearchIndex, name_words
+from bangscore.contract.search import SearchIndex
+from bangscore.contract.search_words import name_words
 from bangscore.scoring.pipeline import ScoredGame, is_free
 from bangscore.scoring.records import GameRecord, NotRated
 from bangscore.scoring.series import once_per_series
 from bangscore.scoring.verdict import day
+from bangscore.site import static_pages
 from bangscore.site.adult import keep_adult
 from bangscore.site.badge import badge
 from bangscore.site.better_value import Candidate, better_value
@@ -249,10 +250,19 @@ def snapshot_objects(
     every = once_per_series(items)
     with_adult = site.home_page(every[:HOME_TOP], len(games), dates=dates, listed=len(every))
     yield StoredObject(HOME_ADULT_KEY, keep_adult(with_adult, site.root), HTML_TYPE)
-    yield StoredObject(ABOUT_SCORE_KEY, site.about_score_page(dates=dates), HTML_TYPE)
+    yield from static_page_objects(site, dates)
     yield StoredObject(DATES_KEY, dumps(dates), JSON_TYPE)
     yield StoredObject(FAVICON_KEY, site.favicon(), SVG_TYPE)
     yield StoredObject(STYLE_KEY, site.stylesheet, CSS_TYPE)
+
+
+def static_page_objects(
+    site: SiteRenderer, dates: Mapping[str, str | None]
+) -> Iterator[StoredObject]:
+    """Given the site's renderer and the snapshot's dates, yield each static page of
+    :data:`bangscore.site.static_pages.STATIC_PAGES` rendered, under its key."""
+    for page in static_pages.STATIC_PAGES:
+        yield StoredObject(page.key, static_pages.render_static(site, page, dates), HTML_TYPE)
 
 
 def push_objects(

@@ -3,7 +3,7 @@
 
 Pure functions from :class:`ScoredGame` to plain dicts in the field order of their models
 (:class:`bangscore.contract.records.ListItem`, :class:`~bangscore.contract.records.GameDetail`:
-:func:`~bangscore.contract.records.ordered` refuses a field the model lacks or misses); the
+:func:`~bangscore.contract.wire_form.ordered` refuses a field the model lacks or misses); the
 builder checks each against its model (:func:`check`) and turns it into bytes with
 :func:`dumps`, orjson writing what pydantic would, several times faster. Rounding follows
 docs/API.md#numbers: prices 2 decimals, fractions 3 decimals, hours 1 decimal, ``bang_score``
@@ -21,8 +21,9 @@ import orjson
 from unidecode import unidecode
 
 from bangscore.build.buyer import buyer_fields
-from bangscore.contract.records import GameDetail, ListItem, ordered
-from bangscore.contract.search import DROPPED_CHARS
+from bangscore.contract.records import GameDetail, ListItem
+from bangscore.contract.search_words import DROPPED_CHARS
+from bangscore.contract.wire_form import ordered
 from bangscore.scoring import flags
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import EarlyWindow

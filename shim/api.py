@@ -3,7 +3,8 @@ the answer policy (problem+json refusals and errors) and the two ways an API rou
 
 A keyed route (:func:`keyed`) authenticates the key (401 / 503, against the client IP's
 anonymous allowance), then answers by the one answer policy
-(:func:`bangscore.shim.answer.answer`) against the key's allowance. Requests without a valid
+(:func:`bangscore.shim.answer.answer`) against the key's allowance, reading the request once
+by its route (:class:`KeyedRoute`). Requests without a valid
 key (the root listing, documents, 401s, unknown paths) count against the client IP's
 anonymous allowance (:func:`anonymous`). Both read their services from ``app.state``
 (:func:`bangscore.shim.app.create_app` puts them there).
@@ -12,7 +13,9 @@ anonymous allowance (:func:`anonymous`). Both read their services from ``app.sta
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -29,9 +32,10 @@ from bangscore.errors import (
 )
 from bangscore.shim.answer import Allowance, Resolution, Resolved, Resolver, Stored, answer, read
 from bangscore.shim.clients import client_subject
+from bangscore.shim.params import parse_plain_query
 from bangscore.shim.problems import PROBLEM_TYPE, problem_body
 from bangscore.shim.quota import Quota, Window, rate_headers
-from bangscore.shim.source import LoadedSnapshot, Rejected, SnapshotSource
+from bangscore.shim.source import LoadedSnapshot, SnapshotSource
 from bangscore.stores.keystore import Hit, KeyRecord
 
 log = logging.getLogger("bangscore.shim")
@@ -46,11 +50,7 @@ EDGE_HEADERS = [
     (b"x-content-type-options", b"nosniff"),
 ]
 Rate = list[tuple[str, str]]
-# A keyed route's resolver: given the request, the authenticated key and the snapshot.
-KeyedResolver = Callable[[Request, KeyRecord, LoadedSnapshot], Awaitable[Resolved | Stored]]
-# A remembered route's reading of a request into the canonical key of its answer (the route
-# and its parsed query); raises BadRequest for a query the route refuses.
-Canonical = Callable[[Request], Hashable]
+Q = TypeVar("Q")
 
 
 class ProblemVoice:
@@ -168,29 +168,42 @@ async def anonymous(request: Request, resolve: Resolver) -> Response:
     return await answer(request, resolve, allowance, source=state.source, quota=quota)
 
 
-async def keyed(
-    request: Request,
-    serve: KeyedResolver,
-    *,
-    canonical: Canonical | None = None,
-    counted: bool = True,
-    missing: str = "Send an API key.",
-) -> Response:
-    """Given a keyed request and the resolver of what its route serves, return the answer.
+@dataclass(frozen=True, slots=True)
+class KeyedRoute(Generic[Q]):
+    """How a keyed route answers: how it reads its request (``read``: the path and query
+    parsed, or BadRequest) and how it resolves an answer from what was read (``resolve``:
+    given the request, the authenticated key, the snapshot and the reading). With
+    ``remember`` the answer is the same for every key and kept in the snapshot's memo
+    (:class:`bangscore.shim.memo.Memo`), so a repeat neither reads nor resolves.
+    ``counted=False``: not counted, as ``/api/v1/usage``. ``missing``: the 401's detail when
+    no key was sent (what this route needs)."""
+
+    read: Callable[[Request], Q]
+    resolve: Callable[[Request, KeyRecord, LoadedSnapshot, Q], Awaitable[Resolved | Stored]]
+    remember: bool = False
+    counted: bool = True
+    missing: str = "Send an API key."
+
+
+def no_query(request: Request) -> None:
+    """Given a request of a route taking only ``api_key``, return None; BadRequest naming any
+    other parameter."""
+    parse_plain_query(request.query_params.multi_items())
+
+
+async def keyed(request: Request, route: KeyedRoute[Any]) -> Response:
+    """Given a keyed request and its route, return the answer.
 
     In order: authenticate the key (a 401 or 503 counts against the client IP's anonymous
     allowance), then answer by the one answer policy (:func:`bangscore.shim.answer.answer`)
-    against the key's allowance, resolving with ``serve``. With ``canonical`` (the route's
-    reading of a request into the canonical key of its answer) the resolved answer (or its
-    400) is kept per snapshot (:func:`remembered`), as it is the same for every key.
-    ``counted=False``: not counted, as ``/api/v1/usage``. ``missing``: the 401's detail when
-    no key was sent (what this route needs).
+    against the key's allowance: the request read once by the route, and resolved from what
+    was read, through the snapshot's memo for a remembered route (:func:`remembered`).
     """
     state = request.app.state
     voice: ProblemVoice = state.problems
     key = presented_key(request)
     if not key:
-        return await _unauthorized(request, "missing_key", missing, sent=False)
+        return await _unauthorized(request, "missing_key", route.missing, sent=False)
     try:
         record = state.quota.keys.authenticate(key)
     except AuthFailure as exc:
@@ -200,51 +213,35 @@ async def keyed(
     request.scope.setdefault("state", {})["key_id"] = record.key_id  # for the access log
 
     async def resolve(snap: LoadedSnapshot) -> Resolution:
-        if canonical is not None:
-            return await remembered(serve, canonical, request, record, snap)
-        return await serve(request, record, snap)
+        if route.remember:
+            return await remembered(route, request, record, snap)
+        return await route.resolve(request, record, snap, route.read(request))
 
-    allowance = key_allowance(record, voice, counted=counted)
+    allowance = key_allowance(record, voice, counted=route.counted)
     return await answer(request, resolve, allowance, source=state.source, quota=state.quota)
 
 
 async def remembered(
-    serve: KeyedResolver,
-    canonical: Canonical,
-    request: Request,
-    record: KeyRecord,
-    snap: LoadedSnapshot,
+    route: KeyedRoute[Any], request: Request, record: KeyRecord, snap: LoadedSnapshot
 ) -> Resolved:
-    """Given a route's resolver, its reading of a request into a canonical key, and the
-    resolver's arguments, return its answer with the body read, remembered per snapshot (or
-    raise the remembered 400); a remembered answer is returned without calling ``serve``.
+    """Given a remembered route, a request, its key and the snapshot, return the answer with
+    its body read, from the snapshot's memo (or raise the remembered 400).
 
-    A snapshot never changes, so one canonical query always resolves to the same answer (or
-    the same 400) whatever the key. Answers are kept by canonical key, so every spelling of a
-    query (parameters reordered, ``page=02``, a tag's case) shares one body; each path and
-    query string seen is kept too, naming its canonical key (or holding its 400's errors
-    only, never the exception), so repeats skip parsing, lookups and the Link header, and the
-    edge's fast path (:mod:`bangscore.shim.edge`) serves them. Both are bounded by bytes
-    (:class:`bangscore.shim.lru.AnswerBudgets`). Raises ObjectStorageError if a stored body
-    cannot be read.
-    """
+    A snapshot never changes, so one reading always resolves to the same answer (or the same
+    400) whatever the key: the memo keeps answers by (route, reading), so every spelling of a
+    query (parameters reordered, ``page=02``, a tag's case) shares one body, and each path and
+    query string seen, naming it (or holding its 400's errors only), so a repeat reads
+    nothing and the edge's fast path (:mod:`bangscore.shim.edge`) serves it. Raises
+    ObjectStorageError if a stored body cannot be read."""
+
+    async def resolve(reading: tuple[KeyedRoute[Any], Any]) -> Resolved:
+        found = await route.resolve(request, record, snap, reading[1])
+        return await read(request.app.state.source, snap, found)
+
     spelling = (request.scope["path"], request.scope["query_string"])
-    found = snap.remembered(spelling)
-    if isinstance(found, Rejected):
-        raise found.error()
-    if isinstance(found, Resolved):
-        return found
-    try:
-        key = canonical(request)
-    except BadRequest as exc:
-        snap.spell(spelling, Rejected(tuple(exc.errors)))
-        raise
-    found = snap.answers.find(key)
-    if not isinstance(found, Resolved):
-        found = await read(request.app.state.source, snap, await serve(request, record, snap))
-        snap.answers.put(key, found)
-    snap.spell(spelling, key)
-    return found
+    return await snap.memo.answer(  # type: ignore[no-any-return]
+        spelling, lambda: (route, route.read(request)), resolve
+    )
 
 
 async def _unauthorized(request: Request, code: str, detail: str, *, sent: bool) -> Response:

@@ -25,7 +25,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute
 
 from bangscore.settings import Settings
-from bangscore.shim import downloads, routes
+from bangscore.shim import downloads, routes, website
 from bangscore.shim.access_log import AccessLog
 from bangscore.shim.api import ProblemVoice, charge_anonymous
 from bangscore.shim.edge import EdgeMiddleware
@@ -35,7 +35,6 @@ from bangscore.shim.metrics import Metrics
 from bangscore.shim.pages import Pages
 from bangscore.shim.quota import Quota
 from bangscore.shim.source import SnapshotSource
-from bangscore.shim.website import ROUTES as PAGE_ROUTES
 
 if TYPE_CHECKING:
     from bangscore.shim.account.accounts import AccountSite
@@ -84,7 +83,6 @@ def create_app(
         site_url=settings.site_url,
         base_url=settings.api_base_url,
         retry_after=settings.retry_after_seconds,
-        rendered_bytes=source.budgets.pages,
     )
     serving = Serving(
         source,
@@ -132,7 +130,7 @@ def route_table(
     account website), the watch options (None: no watch pages) and the accounts store (needed
     with a session secret), return the app's routes:
     the API's, the Bulk export's, the website's, then the account website's."""
-    table: list[BaseRoute] = [*routes.ROUTES, *downloads.ROUTES, *PAGE_ROUTES]
+    table: list[BaseRoute] = [*routes.ROUTES, *downloads.ROUTES, *website.routes()]
     if session_secret is None:
         return table
     from bangscore.shim.account.accounts import AccountSite

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bangscore.contract.filters import FAVICON_KEY, STYLE_KEY, badge_key
 from bangscore.contract.limits import MAX_APPID_DIGITS
+from bangscore.contract.objects import FAVICON_KEY, STYLE_KEY, badge_key
 from bangscore.manifest import etag_for
 from bangscore.shim.answer import Resolved, Stored, stored
 from bangscore.shim.pages import CACHE_VERSIONED, CSS_TYPE, SVG_TYPE

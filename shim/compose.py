@@ -22,7 +22,6 @@ from bangscore.contract.filters import Filters
 from bangscore.contract.not_rated import NotRatedIndex
 from bangscore.contract.paging import page_bounds, render_page
 from bangscore.manifest import etag_for
-from bangscore.shim.lru import AnswerBudgets, Lru, page_weight
 from bangscore.site.better_value import (
     BETTER_VALUE_COUNT,
     HEADROOM_DENOMINATOR,
@@ -37,8 +36,8 @@ class CompactIndex:
     the one ``bytes`` object of :mod:`bangscore.contract.compact` (about 35 MB for 40,000
     games, loaded in milliseconds)."""
 
-    def __init__(self, raw: bytes, *, page_bytes: int = AnswerBudgets().composed) -> None:
-        """Given the layout's bytes and the bytes of composed pages to keep, return the index;
+    def __init__(self, raw: bytes) -> None:
+        """Given the layout's bytes, return the index;
         ValueError if the bytes are not a well-formed compact index."""
         index = decode_index(raw)
         columns = index.columns
@@ -66,20 +65,18 @@ class CompactIndex:
         self.position = {a: i for i, a in enumerate(self.appids)}
         self.prices_as_of: str | None = index.prices_as_of
         self._all = np.arange(len(self.appids), dtype=np.int64)
-        # Composed pages, bounded by bytes (page_bytes), freed with this index.
-        self._pages: Lru[tuple[bytes, str]] = Lru(page_bytes, weigh=page_weight)
 
     @classmethod
-    def from_bytes(cls, raw: bytes, *, page_bytes: int = AnswerBudgets().composed) -> CompactIndex:
+    def from_bytes(cls, raw: bytes) -> CompactIndex:
         """Given the index object's bytes (the binary layout, or the JSON that builds before
-        it wrote, still published until the next build) and the bytes of composed pages to
-        keep, return the loaded index; ValueError if malformed."""
+        it wrote, still published until the next build), return the loaded index; ValueError
+        if malformed."""
         if raw[:1] == b"{":
             try:
                 raw = encode_index(orjson.loads(raw))
             except (KeyError, TypeError, orjson.JSONDecodeError) as exc:
                 raise ValueError(f"corrupt compact index: {exc}") from exc
-        return cls(raw, page_bytes=page_bytes)
+        return cls(raw)
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> CompactIndex:
@@ -134,20 +131,16 @@ class CompactIndex:
 
     def page(self, filters: Filters, page: int, *, once: bool = False) -> tuple[bytes, str]:
         """Given filters, a 1-based page and whether to list each series once (the website's
-        lists: :meth:`once_per_series`), return (envelope bytes, strong ETag), cached with
-        this index."""
-
-        def render() -> tuple[bytes, str]:
-            hits = self.select(filters)
-            if once:
-                hits = self.once_per_series(hits)
-            start, stop = page_bounds(page)
-            body = render_page(
-                [self.item(i) for i in hits[start:stop]], page, len(hits), None, self.prices_as_of
-            )
-            return body, etag_for(body)
-
-        return self._pages.get((filters, page, once), render)
+        lists: :meth:`once_per_series`), return (envelope bytes, strong ETag). Not kept
+        here: the memo of the route that asked keeps what it makes of it."""
+        hits = self.select(filters)
+        if once:
+            hits = self.once_per_series(hits)
+        start, stop = page_bounds(page)
+        body = render_page(
+            [self.item(i) for i in hits[start:stop]], page, len(hits), None, self.prices_as_of
+        )
+        return body, etag_for(body)
 
     def better_value(self, appid: int) -> list[dict[str, Any]]:
         """Given a rated appid, return the list items of its better-value box with adult games

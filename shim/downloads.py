@@ -59,7 +59,7 @@ from bangscore.errors import (
     ResourceNotFound,
 )
 from bangscore.manifest import etag_for, etag_from_digest
-from bangscore.shim import api, params
+from bangscore.shim import api
 from bangscore.shim.answer import RawHeaders, Resolved, if_none_match
 from bangscore.shim.api import ProblemVoice
 from bangscore.shim.clients import client_group, client_ip
@@ -362,7 +362,7 @@ async def _address(request: Request, service: ExportService, snapshot: str, name
     ``insufficient_scope``, a file no kept export holds 404, as the API answers."""
     found: list[Link] = []
 
-    async def resolve(_: Request, record: KeyRecord, __: LoadedSnapshot) -> Resolved:
+    async def resolve(_: Request, record: KeyRecord, __: LoadedSnapshot, ___: None) -> Resolved:
         if record.plan != "bulk":
             raise Forbidden(
                 "insufficient_scope",
@@ -376,7 +376,8 @@ async def _address(request: Request, service: ExportService, snapshot: str, name
         body = orjson.dumps({"url": link.url, "expires_at": at})
         return Resolved(body, etag_for(body))
 
-    response = await api.keyed(request, resolve, missing=_NEEDS_BULK_KEY)
+    route = api.KeyedRoute(_no_read, resolve, missing=_NEEDS_BULK_KEY)
+    response = await api.keyed(request, route)
     if response.status_code == 200 and found:
         response.status_code = 307
         response.headers["Location"] = found[0].url
@@ -384,20 +385,24 @@ async def _address(request: Request, service: ExportService, snapshot: str, name
     return response
 
 
-async def _manifest(request: Request, record: KeyRecord, _: LoadedSnapshot) -> Resolved:
-    params.parse_plain_query(request.query_params.multi_items())
+def _no_read(_: Request) -> None:
+    """A file's address takes any query (a link's signature is read by the route itself)."""
+
+
+async def _manifest(request: Request, record: KeyRecord, _: LoadedSnapshot, __: None) -> Resolved:
     return await export_manifest(request.app.state.export, record)
 
 
 async def manifest(request: Request) -> Response:
     """Given ``GET /api/v1/export`` with a key, return the export manifest with fresh links
     (counted, no-store: its links expire)."""
-    response = await api.keyed(request, _manifest)
+    response = await api.keyed(request, MANIFEST)
     if response.status_code == 200:
         response.headers["Cache-Control"] = "no-store"
     return response
 
 
+MANIFEST = api.KeyedRoute(api.no_query, _manifest)
 ROUTES = [
     Route("/api/v1/export", manifest),
     Route("/export/{snapshot}/{name}", download),

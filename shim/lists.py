@@ -4,7 +4,8 @@ filter combinations it chose, composed per request (:mod:`bangscore.shim.compose
 
 from __future__ import annotations
 
-from bangscore.contract.filters import Filters, list_key
+from bangscore.contract.filters import Filters
+from bangscore.contract.objects import list_key
 from bangscore.shim.answer import JSON_TYPE, read, stored
 from bangscore.shim.source import LoadedSnapshot, SnapshotSource
 

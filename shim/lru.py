@@ -1,7 +1,7 @@
 """The one cache type of the server: bounded, least recently used dropped first, thread-safe.
 
-Every cache the shim keeps (stored bodies, remembered answers, composed and searched pages,
-rendered pages, key lookups, counts) is an :class:`Lru` owned by the object it serves, so it
+Every cache the shim keeps (stored bodies, the memos of answers and rendered pages, key
+lookups, counts) is an :class:`Lru` owned by the object it serves, so it
 dies with it: ``functools.lru_cache`` on a method would keep every ``self`` it has seen in one
 cache shared by the class, and an old snapshot's indexes would live as long as the process.
 The bookkeeping is cachetools' ``LRUCache`` (with ``getsizeof`` for a byte budget); this
@@ -28,46 +28,27 @@ MIB = 1 << 20
 
 @dataclass(frozen=True, slots=True)
 class AnswerBudgets:
-    """The byte budgets of a serving process's remembered answers, shared out of one total
-    (``BANGSCORE_ANSWER_CACHE_BYTES``): API answers by canonical query (1/2: about 14,000
-    list or search pages of the real catalogue, 8.9 KB each with their gzip body, so the
-    12,000 distinct composed pages and searches of ``make bench``'s two rotations stay
-    remembered, as d53d727's 16,384 entries kept them) and the query strings that spell them
-    (1/16), rendered website pages (1/4), search pages (3/32) and composed list pages (3/32).
-    All but the website's are per snapshot: while a switch finishes the old snapshot's are
-    held too, until its last request ends."""
+    """The byte budgets of a snapshot's two memos (:class:`bangscore.shim.memo.Memo`), shared
+    out of one total (``BANGSCORE_ANSWER_CACHE_BYTES``): the API's answers and the query
+    strings that spell them (3/4: about 21,000 list or search pages of the real catalogue,
+    8.9 KB each with their gzip body, so the 12,000 distinct composed pages and searches of
+    ``make bench``'s two rotations stay remembered), and the website's rendered pages (1/4).
+    Both live with their snapshot: while a switch finishes the old snapshot's are held too,
+    until its last request ends. (Until issue 59 five caches shared the total; the composed
+    list pages and the search pages, kept apart under both, were a second copy of what the
+    memos keep.)"""
 
     total: int = 256 * MIB
 
     @property
     def answers(self) -> int:
-        """Return the bytes of API answers kept per snapshot."""
-        return self.total // 2
-
-    @property
-    def spellings(self) -> int:
-        """Return the bytes of query strings kept per snapshot, each naming its answer."""
-        return self.total // 16
+        """Return the bytes of API answers and their spellings kept per snapshot."""
+        return self.total * 3 // 4
 
     @property
     def pages(self) -> int:
-        """Return the bytes of rendered website pages kept by the process."""
+        """Return the bytes of rendered website pages and their spellings kept per snapshot."""
         return self.total // 4
-
-    @property
-    def search(self) -> int:
-        """Return the bytes of search pages kept per snapshot."""
-        return self.total * 3 // 32
-
-    @property
-    def composed(self) -> int:
-        """Return the bytes of composed list pages kept per snapshot."""
-        return self.total * 3 // 32
-
-
-def page_weight(value: tuple[bytes, str]) -> int:
-    """Given a cached page as (body, ETag), return the bytes it holds (estimated)."""
-    return ENTRY_BYTES + len(value[0]) + len(value[1])
 
 
 def _one(_value: object) -> int:

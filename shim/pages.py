@@ -1,60 +1,56 @@
-"""The website's pages as the shim serves them (docs/API.md#website): the static pages of the
-snapshot (home, docs, game pages, icon), and browse (``/games``) and search (``/search``)
-rendered per request from the same snapshot, the same filter and search code and the same
-templates as the build.
+"""The website's pages as the shim serves them (docs/API.md#website): the website's service
+(:class:`Pages`: its allowance, its HTML voice, its memo) and the stored pages of the
+snapshot (home, docs, the static pages of :data:`bangscore.site.static_pages.STATIC_PAGES`);
+the game pages (:mod:`bangscore.shim.game_page`) and browse and search
+(:mod:`bangscore.shim.browse`) are rendered per request from the same snapshot, the same
+filter and search code and the same templates as the build.
 
 Pages have their own per-IP allowance (``Quota.page_limit``, subject ``page:<ip>``), apart
 from the API's anonymous allowance and from API keys: a key sent to a page is ignored. A
 refused, missing or failed page answers HTML, never JSON; a 304 to an ``If-None-Match`` naming
 the page's ETag is free (the answer policy, :func:`bangscore.shim.answer.answer`).
 
-Rendered browse and search pages are kept per snapshot (bounded), never in the snapshot's
-``answers``, which the edge's fast path serves to API keys.
+Rendered pages are kept in the snapshot's page memo (bounded), never in its API memo, which
+the edge's fast path serves to API keys.
 
-Each route is a module-level ``async def`` handler (:data:`ROUTES`) reading the website's
-service, :class:`Pages`, from ``request.app.state.pages``.
+Each route is a module-level ``async def`` handler (:func:`bangscore.shim.website.routes`)
+reading the website's service, :class:`Pages`, from ``request.app.state.pages``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 import anyio.to_thread
 import orjson
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import Response
 
-from bangscore.contract.filters import (
-    ABOUT_SCORE_KEY,
+from bangscore.contract.not_rated import REASON_LABEL, NotRatedIndex
+from bangscore.contract.objects import (
     DATES_KEY,
     DOCS_KEY,
     HOME_ADULT_KEY,
     HOME_KEY,
-    game_page_key,
-    list_filters,
-    raw_form,
 )
-from bangscore.contract.limits import MAX_APPID_DIGITS, MAX_QUERY_LENGTH
-from bangscore.contract.not_rated import REASON_LABEL, NotRatedIndex
-from bangscore.contract.paging import page_rels
 from bangscore.contract.search import SearchIndex
 from bangscore.errors import BadRequest, ParamError, ProblemRefusal, ResourceNotFound
 from bangscore.manifest import etag_for
-from bangscore.shim import params
 from bangscore.shim.answer import HTML, Allowance, Fault, Resolved, Stored, answer, stored
 from bangscore.shim.clients import client_subject
 from bangscore.shim.lists import ListPages
-from bangscore.shim.lru import ENTRY_BYTES, AnswerBudgets, Lru
+from bangscore.shim.lru import ENTRY_BYTES
 from bangscore.shim.quota import Quota, Window, rate_headers
-from bangscore.shim.source import LoadedSnapshot, SnapshotSource, weight
-from bangscore.site.adult import keep_adult, replace_better_box
-from bangscore.site.render import Listing, SiteRenderer
+from bangscore.shim.source import LoadedSnapshot, SnapshotSource
+from bangscore.site.adult import keep_adult
+from bangscore.site.render import SiteRenderer
+from bangscore.site.static_pages import StaticPage
 from bangscore.stores.keystore import Hit
 
 log = logging.getLogger("bangscore.pages")
@@ -126,36 +122,10 @@ def adult_shown(items: Sequence[tuple[str, str]]) -> tuple[bool, list[tuple[str,
     return True, rest
 
 
-def browse_redirect(items: Sequence[tuple[str, str]]) -> str | None:
-    """Given a ``/games`` query's items, return the query string without the empty values an
-    HTML form sends for unused fields (``year_from=&tag=``), or None when there are none."""
-    fields = {*(f.name for f in list_filters()), "page", "adult"}
-    kept = [(k, v) for k, v in items if not (k in fields and not v.strip())]
-    return urlencode(kept) if len(kept) != len(items) else None
-
-
-def _values(items: Sequence[tuple[str, str]]) -> dict[str, list[str]]:
-    values: dict[str, list[str]] = {}
-    for name, value in items:
-        values.setdefault(name, []).append(value)
-    return values
-
-
 def here(path: str, query: Mapping[str, str]) -> str:
     """Given a page's path and canonical query (without ``adult``), return its root-relative
     URL, as the adult toggle links it."""
     return path + (f"?{urlencode(query, safe=',')}" if query else "")
-
-
-def listing_of(envelope: bytes, path: str, query: Mapping[str, str]) -> Listing:
-    """Given a list envelope's bytes and the page's path and canonical query, return the
-    Listing with root-relative paging links."""
-    data = orjson.loads(envelope)
-    links = {
-        rel: f"{path}?{urlencode({**query, 'page': str(n)}, safe=',')}"
-        for rel, n in page_rels(data["page"], data["pages"])
-    }
-    return Listing(data["games"], data["page"], data["pages"], data["total"], links)
 
 
 class Pages:
@@ -173,7 +143,6 @@ class Pages:
         site_url: str,
         base_url: str,
         retry_after: int,
-        rendered_bytes: int = AnswerBudgets().pages,
     ) -> None:
         self.source = source
         self.quota = quota
@@ -184,9 +153,6 @@ class Pages:
         self.root = self.site.root
         origin = urlsplit(site_url)
         self.origin = f"{origin.scheme}://{origin.netloc}"  # redirects' scheme, host and port
-        # Keyed by snapshot id too: an old snapshot's pages age out as the new one's come in.
-        # Bounded by bytes: 4,096 pages by count let one address add 327 MB (issue 45).
-        self._rendered: Lru[Resolved | PageAnswer] = Lru(rendered_bytes, weigh=weight)
         self._not_rated: tuple[str, UnratedNames] | None = None
         self._not_rated_lock = asyncio.Lock()
 
@@ -300,29 +266,36 @@ class Pages:
     def remembered(
         self,
         request: Request,
-        render: Callable[[LoadedSnapshot], Awaitable[Resolved | PageAnswer]],
-        canonical: Hashable | None = None,
+        read: Callable[[], Hashable],
+        render: Callable[[LoadedSnapshot, Any], Awaitable[Resolved | PageAnswer]],
+        refuse: Callable[[BadRequest], Awaitable[PageAnswer]] | None = None,
     ) -> Callable[[LoadedSnapshot], Awaitable[Resolved | PageAnswer]]:
-        """Given a renderer of a request's page and the canonical key of its query (None: a
-        query the page refuses, kept by its query string), return a resolver that renders it
-        once per snapshot, path and canonical query (a snapshot never changes), bounded by
-        bytes."""
-        spelled = request.scope["query_string"] if canonical is None else canonical
+        """Given a page request, its reading (``read``: the query parsed, BadRequest for one
+        the page refuses), the renderer of its page from what was read and the renderer of its
+        400 (default: the HTML 400 naming the parameters), return a resolver that reads the
+        request once and renders its page once per snapshot, path and reading (a snapshot
+        never changes), from the snapshot's page memo (:class:`bangscore.shim.memo.Memo`,
+        bounded by bytes: 4,096 pages by count let one address add 327 MB, issue 45)."""
+        path = request.scope["path"]
+        spelling = (path, request.scope["query_string"])
+
+        async def refused(error: BadRequest) -> PageAnswer:
+            return PageAnswer(400, self.site.error_page(400, "Bad parameter", _listed(error)))
 
         async def resolve(snap: LoadedSnapshot) -> Resolved | PageAnswer:
-            key = (snap.id, request.scope["path"], spelled)
-            answer = self._rendered.find(key)
-            if answer is None:
-                answer = await render(snap)
-                self._rendered.put(key, answer)
-            return answer
+            return await snap.pages.answer(  # type: ignore[no-any-return]
+                spelling,
+                lambda: (path, read()),
+                lambda reading: render(snap, reading[1]),
+                refuse or refused,
+            )
 
         return resolve
 
     def bad_parameter(self, error: BadRequest) -> Callable[[LoadedSnapshot], Awaitable[PageAnswer]]:
         """Given a page query's parameter errors, return a resolver of the HTML 400 naming
         them."""
-        message = "; ".join(f"{e.parameter}: {e.message}" for e in error.errors)
+        message = _listed(error)
 
         async def resolve(_: LoadedSnapshot) -> PageAnswer:
             body = self.site.error_page(400, "Bad parameter", message)
@@ -363,6 +336,11 @@ class Pages:
         return not (path.startswith("/api/") or path in ("/api", "/metrics"))
 
 
+def _listed(error: BadRequest) -> str:
+    """Given a page query's parameter errors, return them as the HTML 400's sentence."""
+    return "; ".join(f"{e.parameter}: {e.message}" for e in error.errors)
+
+
 async def _stored_page(request: Request, key: str, adult_key: str | None = None) -> Response:
     """Given a page request, a snapshot key and the key of the same page precomputed with
     adult games shown (if any), return that stored HTML page; asked with ``adult=true``, the
@@ -374,21 +352,21 @@ async def _stored_page(request: Request, key: str, adult_key: str | None = None)
     except BadRequest as exc:
         return await pages.serve(request, pages.bad_parameter(exc))
 
-    async def resolve(snap: LoadedSnapshot) -> Stored:
+    async def resolve(snap: LoadedSnapshot) -> Resolved | Stored:
         if adult and adult_key is not None and snap.entry(adult_key) is not None:
             return stored(snap, adult_key, HTML)
-        return stored(snap, key, HTML)
+        if not adult or adult_key is not None:
+            return stored(snap, key, HTML)
+        # Only adult=true shapes the page: every other parameter is ignored, so one reading.
+        return await snap.pages.kept((request.scope["path"], "adult"), partial(render, snap))  # type: ignore[no-any-return]
 
-    async def render(snap: LoadedSnapshot) -> Resolved | PageAnswer:
+    async def render(snap: LoadedSnapshot, _: object) -> Resolved:
         if snap.entry(key) is None:
             raise ResourceNotFound("not_found", f"There is no page at {request.url.path}.")
         body = keep_adult(await pages.source.body(snap, key), pages.root)
         return Resolved(body, etag_for(body), HTML)
 
-    kept = adult and (adult_key is None)
-    # Only adult=true shapes the page: every other parameter is ignored, so one key.
-    remembered = pages.remembered(request, render, "adult") if kept else resolve
-    return await pages.serve(request, remembered)
+    return await pages.serve(request, resolve)
 
 
 async def home(request: Request) -> Response:
@@ -401,177 +379,11 @@ async def docs(request: Request) -> Response:
     return await _stored_page(request, DOCS_KEY)
 
 
-async def about_score(request: Request) -> Response:
-    """Given ``GET /about/score``, return the page explaining the score."""
-    return await _stored_page(request, ABOUT_SCORE_KEY)
+def static_page(page: StaticPage) -> Callable[[Request], Awaitable[Response]]:
+    """Given a static page's row, return its handler: the stored page (with adult games'
+    toggle kept in its links for ``adult=true``)."""
 
+    async def serve(request: Request) -> Response:
+        return await _stored_page(request, page.key)
 
-async def game(request: Request) -> Response:
-    """Serve ``/game/<appid>/<slug>``; a wrong or missing slug redirects (301) to the
-    canonical URL."""
-    pages: Pages = request.app.state.pages
-
-    async def resolve(snap: LoadedSnapshot) -> Resolved | Stored | Response:
-        raw = request.path_params["appid"]
-        pos = (
-            snap.index.position.get(int(raw))
-            if raw.isascii() and raw.isdigit() and len(raw) <= MAX_APPID_DIGITS
-            else None
-        )
-        if pos is None:
-            known = (
-                snap.not_rated.lookup(int(raw))
-                if raw.isascii() and raw.isdigit() and len(raw) <= MAX_APPID_DIGITS
-                else None
-            )
-            if known is None:
-                raise ResourceNotFound("game_not_found", f"No rated game has appid {raw}.")
-            name, reason = known
-            body = pages.site.not_rated_page(
-                appid=int(raw),
-                name=name,
-                reason=reason,
-                reason_text=REASON_LABEL.get(reason, reason.replace("_", " ")),
-                edition=snap.index.name_and_url(snap.not_rated.superseded_by(int(raw))),
-            )
-            return Resolved(body, etag_for(body), HTML)
-        canonical = snap.index.url(pos)
-        if not canonical.endswith(request.url.path):
-            # The path from the snapshot, the origin this server answers for (docs/API.md,
-            # network edge): a snapshot built for another host or port redirects here.
-            path = urlsplit(canonical).path
-            query = "?adult=true" if adult else ""
-            return RedirectResponse(f"{pages.origin}{path}{query}", 301)
-        if adult:
-            return await with_adult(snap, int(raw))
-        return stored(snap, game_page_key(int(raw)), HTML)
-
-    async def with_adult(snap: LoadedSnapshot, appid: int) -> Resolved:
-        """The stored page with its better-value box recomposed with adult games among the
-        candidates and the toggle kept in its links, kept per snapshot."""
-        key = (snap.id, "game-adult", appid)
-        found = pages._rendered.find(key)
-        if isinstance(found, Resolved):
-            return found
-        page = await pages.source.body(snap, game_page_key(appid))
-        item = orjson.loads(snap.index.item(snap.index.position[appid]))
-        box = pages.site.better_box(item, snap.index.better_value(appid), await pages.dates(snap))
-        body = keep_adult(replace_better_box(page, box), pages.root)
-        answer = Resolved(body, etag_for(body), HTML)
-        pages._rendered.put(key, answer)
-        return answer
-
-    try:
-        adult, _ = adult_shown(request.query_params.multi_items())
-    except BadRequest as exc:
-        return await pages.serve(request, pages.bad_parameter(exc))
-    return await pages.serve(request, resolve)
-
-
-async def browse(request: Request) -> Response:
-    """Serve ``/games``: the API's list filters as a form, over the same selection code."""
-    pages: Pages = request.app.state.pages
-    items = request.query_params.multi_items()
-    cleaned = browse_redirect(items)
-    if cleaned is not None:
-        target = f"{pages.root}/games" + (f"?{cleaned}" if cleaned else "")
-
-        async def redirect(_: LoadedSnapshot) -> Response:
-            return RedirectResponse(target, 302)
-
-        return await pages.serve(request, redirect)
-
-    async def render(snap: LoadedSnapshot) -> Resolved | PageAnswer:
-        try:
-            adult, rest = adult_shown(items)
-            query = params.parse_list_query(rest)
-        except BadRequest as exc:
-            listing = Listing([], 1, 0, 0)
-            body = pages.site.browse_page(
-                listing,
-                form=raw_form(_values(items)),
-                api_url=f"{pages.base_url}/api/v1/games",
-                errors=exc.errors,
-            )
-            return PageAnswer(400, body)
-        filters = dataclasses.replace(query.filters, adult=adult)
-        canonical = query.filters.to_query()
-        envelope, _ = await pages.lists.page(snap, filters, query.page, once=True)
-        listing = listing_of(envelope, f"{pages.root}/games", canonical)
-        api_query = {**canonical, **({"page": str(query.page)} if query.page > 1 else {})}
-        api_url = f"{pages.base_url}/api/v1/games"
-        body = pages.site.browse_page(
-            listing,
-            form=query.filters.form(),
-            api_url=api_url + (f"?{urlencode(api_query, safe=',')}" if api_query else ""),
-            dates=await pages.dates(snap),
-            here=here(f"{pages.root}/games", api_query),
-            audio=snap.index.with_audio(filters, [int(g["appid"]) for g in listing.games]),
-        )
-        body = keep_adult(body, pages.root) if adult else body
-        return Resolved(body, etag_for(body), HTML)
-
-    return await pages.serve(
-        request, pages.remembered(request, render, _query_key(items, params.parse_list_query))
-    )
-
-
-def _query_key(items: Sequence[tuple[str, str]], parse: Callable[[Any], object]) -> Hashable | None:
-    """Given a page query's items and the API's parser of them, return the query's canonical
-    key, (adult shown, the parsed query), or None if refused (kept by its query string)."""
-    try:
-        adult, rest = adult_shown(items)
-        return adult, parse(rest)
-    except BadRequest:
-        return None
-
-
-async def search(request: Request) -> Response:
-    """Serve ``/search?q=``: the API's search, plus the known games that are not rated."""
-    pages: Pages = request.app.state.pages
-    items = request.query_params.multi_items()
-
-    async def render(snap: LoadedSnapshot) -> Resolved | PageAnswer:
-        empty = Listing([], 1, 0, 0)
-        if not any(k == "q" and v.strip() for k, v in items):
-            body = pages.site.search_page("", empty)
-            return Resolved(body, etag_for(body), HTML)
-        try:
-            adult, rest = adult_shown(items)
-            query = params.parse_search_query(rest)
-        except BadRequest as exc:
-            typed = next((v for k, v in items if k == "q"), "").strip()[:MAX_QUERY_LENGTH]
-            errors: list[ParamError] = exc.errors
-            return PageAnswer(400, pages.site.search_page(typed, empty, errors=errors))
-        envelope, _ = await anyio.to_thread.run_sync(
-            snap.search_page,
-            query.q,
-            query.page,
-            adult,
-            query.max_price_cents,
-            limiter=SEARCH_THREADS,
-        )
-        canonical = query.to_query()
-        listing = listing_of(envelope, f"{pages.root}/search", canonical)
-        unrated = (
-            await anyio.to_thread.run_sync(
-                (await pages.not_rated(snap)).search, query.q, limiter=SEARCH_THREADS
-            )
-            if query.page == 1
-            else []
-        )
-        api_query = {**canonical, **({"page": str(query.page)} if query.page > 1 else {})}
-        body = pages.site.search_page(
-            query.q,
-            listing,
-            not_rated=unrated,
-            api_url=f"{pages.base_url}/api/v1/search?{urlencode(api_query)}",
-            dates=await pages.dates(snap),
-            here=here(f"{pages.root}/search", api_query),
-        )
-        body = keep_adult(body, pages.root) if adult else body
-        return Resolved(body, etag_for(body), HTML)
-
-    asked = any(k == "q" and v.strip() for k, v in items)
-    key = _query_key(items, params.parse_search_query) if asked else "empty"
-    return await pages.serve(request, pages.remembered(request, render, key))
+    return serve

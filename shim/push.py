@@ -57,11 +57,17 @@ async def changes(request: Request) -> Response:
     """Given ``GET /api/v1/changes?since=<snapshot id>&page=N`` with a key, return that page
     of the changes since that snapshot (400 ``invalid_parameter`` for an unknown or malformed
     ``since``, 410 ``history_expired`` for one older than the kept history)."""
-    return await api.keyed(request, _changes)
+    return await api.keyed(request, CHANGES)
 
 
-async def _changes(request: Request, _: KeyRecord, snap: LoadedSnapshot) -> Stored | Resolved:
-    since, page = params.parse_changes_query(request.query_params.multi_items())
+def _changes_query(request: Request) -> tuple[str, int]:
+    return params.parse_changes_query(request.query_params.multi_items())
+
+
+async def _changes(
+    request: Request, _: KeyRecord, snap: LoadedSnapshot, query: tuple[str, int]
+) -> Stored | Resolved:
+    since, page = query
     if snap.entry(changes_key(since, page)) is not None:
         return stored(snap, changes_key(since, page), JSON_TYPE)
     source = request.app.state.source
@@ -83,3 +89,6 @@ async def _changes(request: Request, _: KeyRecord, snap: LoadedSnapshot) -> Stor
             extra={"oldest": kept[0], "snapshot": snap.id},
         )
     raise BadRequest([ParamError("since", f"no snapshot {since} is in the kept history")])
+
+
+CHANGES = api.KeyedRoute(_changes_query, _changes)

@@ -59,17 +59,21 @@ async def rate(request: Request) -> Response:
     pages: Pages = request.app.state.pages
     items = request.query_params.multi_items()
 
-    async def render(snap: LoadedSnapshot) -> Resolved | PageAnswer:
-        try:
-            adult, rest = adult_shown(items)
-            unknown = sorted({k for k, _ in rest if k != "ids"})
-            if unknown:
-                raise BadRequest(
-                    [ParamError(k, "unknown parameter; accepted: ids, adult") for k in unknown]
-                )
-        except BadRequest as exc:
-            return PageAnswer(400, pages.site.rate_page("", errors=exc.errors))
-        text = next((v for k, v in rest if k == "ids"), "")[:MAX_RATE_TEXT]
+    def read() -> tuple[bool, str]:
+        adult, rest = adult_shown(items)
+        unknown = sorted({k for k, _ in rest if k != "ids"})
+        if unknown:
+            raise BadRequest(
+                [ParamError(k, "unknown parameter; accepted: ids, adult") for k in unknown]
+            )
+        # The page shows the text back, so the text is the reading, whatever the order.
+        return adult, next((v for k, v in rest if k == "ids"), "")[:MAX_RATE_TEXT]
+
+    async def refuse(error: BadRequest) -> PageAnswer:
+        return PageAnswer(400, pages.site.rate_page("", errors=error.errors))
+
+    async def render(snap: LoadedSnapshot, reading: tuple[bool, str]) -> Resolved | PageAnswer:
+        adult, text = reading
         appids, ignored = appids_in(text)
         if len(appids) > MAX_LOOKUP_APPIDS:
             error = ParamError("ids", f"{RATE_ACCEPTS} (this one holds {len(appids)})")
@@ -98,17 +102,4 @@ async def rate(request: Request) -> Response:
         html = keep_adult(html, pages.root) if adult else html
         return Resolved(html, etag_for(html), HTML)
 
-    return await pages.serve(request, pages.remembered(request, render, _rate_key(items)))
-
-
-def _rate_key(items: list[tuple[str, str]]) -> tuple[bool, str] | None:
-    """Given a ``/rate`` query's items, return its canonical key, (adult shown, the text read),
-    or None for a query the page refuses (kept by its query string): the page shows the text
-    back, so the text is the key, whatever order the parameters came in."""
-    try:
-        adult, rest = adult_shown(items)
-    except BadRequest:
-        return None
-    if any(k != "ids" for k, _ in rest):
-        return None
-    return adult, next((v for k, v in rest if k == "ids"), "")[:MAX_RATE_TEXT]
+    return await pages.serve(request, pages.remembered(request, read, render, refuse))

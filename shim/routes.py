@@ -20,10 +20,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from bangscore.contract.filters import OPENAPI_KEY, ROOT_KEY, detail_key
 from bangscore.contract.not_rated import REASON_DETAIL
+from bangscore.contract.objects import OPENAPI_KEY, ROOT_KEY, detail_key
 from bangscore.contract.paging import page_count, page_rels
-from bangscore.contract.records import Usage, ordered
+from bangscore.contract.records import Usage
+from bangscore.contract.wire_form import ordered
 from bangscore.errors import ResourceNotFound
 from bangscore.manifest import etag_for
 from bangscore.settings import allowed_networks
@@ -38,18 +39,18 @@ from bangscore.stores.keystore import KeyRecord
 
 async def games(request: Request) -> Response:
     """Given ``GET /api/v1/games`` with a key, return the list page of its filters."""
-    return await api.keyed(request, _games, canonical=_list_query)
+    return await api.keyed(request, GAMES)
 
 
 async def game(request: Request) -> Response:
     """Given ``GET /api/v1/games/<appid>`` with a key, return the game's detail (404
     ``game_not_found`` or ``game_not_rated`` otherwise)."""
-    return await api.keyed(request, _game, canonical=_appid)
+    return await api.keyed(request, GAME)
 
 
 async def search(request: Request) -> Response:
     """Given ``GET /api/v1/search?q=`` with a key, return the ranked page of matches."""
-    return await api.keyed(request, _search, canonical=_search_query)
+    return await api.keyed(request, SEARCH)
 
 
 async def lookup(request: Request) -> Response:
@@ -60,13 +61,13 @@ async def lookup(request: Request) -> Response:
     (60 KB), and distinct wishlists are many, so the snapshot's answer cache would fill with
     them (a rotation of 6,000 distinct lookups took a server to 850 MB); composing costs
     0.3 ms (3 us an appid, real catalogue), hashing the ETag included in the rest."""
-    return await api.keyed(request, _lookup)
+    return await api.keyed(request, LOOKUP)
 
 
 async def usage(request: Request) -> Response:
     """Given ``GET /api/v1/usage`` with a key, return its last 30 days' counts (not counted,
     no-store: live counts, not a snapshot)."""
-    response = await api.keyed(request, _usage, counted=False)
+    response = await api.keyed(request, USAGE)
     if response.status_code == 200:
         response.headers["Cache-Control"] = "no-store"
     return response
@@ -101,22 +102,27 @@ async def metrics(request: Request) -> Response:
     )
 
 
-def _list_query(request: Request) -> tuple[str, params.ListQuery]:
-    return "games", params.parse_list_query(request.query_params.multi_items())
+def _list_query(request: Request) -> params.ListQuery:
+    return params.parse_list_query(request.query_params.multi_items())
 
 
-def _appid(request: Request) -> tuple[str, int]:
+def _appid(request: Request) -> int:
     appid = params.parse_appid(request.path_params["appid"])
     params.parse_plain_query(request.query_params.multi_items())
-    return "game", appid
+    return appid
 
 
-def _search_query(request: Request) -> tuple[str, params.SearchQuery]:
-    return "search", params.parse_search_query(request.query_params.multi_items())
+def _search_query(request: Request) -> params.SearchQuery:
+    return params.parse_search_query(request.query_params.multi_items())
 
 
-async def _games(request: Request, _: KeyRecord, snap: LoadedSnapshot) -> Resolved:
-    query = params.parse_list_query(request.query_params.multi_items())
+def _lookup_query(request: Request) -> tuple[int, ...]:
+    return params.parse_lookup_query(request.query_params.multi_items())
+
+
+async def _games(
+    request: Request, _: KeyRecord, snap: LoadedSnapshot, query: params.ListQuery
+) -> Resolved:
     body, etag = await request.app.state.lists.page(snap, query.filters, query.page)
     pages = page_count(_total(body))
     base = request.app.state.settings.api_base_url
@@ -124,9 +130,7 @@ async def _games(request: Request, _: KeyRecord, snap: LoadedSnapshot) -> Resolv
     return Resolved(body, etag, headers=(("Link", link),) if link else ())
 
 
-async def _game(request: Request, _: KeyRecord, snap: LoadedSnapshot) -> Stored:
-    appid = params.parse_appid(request.path_params["appid"])
-    params.parse_plain_query(request.query_params.multi_items())
+async def _game(_: Request, __: KeyRecord, snap: LoadedSnapshot, appid: int) -> Stored:
     if snap.entry(detail_key(appid)) is None:
         known = snap.not_rated.lookup(appid)
         if known is None:
@@ -144,8 +148,9 @@ async def _game(request: Request, _: KeyRecord, snap: LoadedSnapshot) -> Stored:
     return stored(snap, detail_key(appid), JSON_TYPE)
 
 
-async def _search(request: Request, _: KeyRecord, snap: LoadedSnapshot) -> Resolved:
-    query = params.parse_search_query(request.query_params.multi_items())
+async def _search(
+    request: Request, _: KeyRecord, snap: LoadedSnapshot, query: params.SearchQuery
+) -> Resolved:
     # Off the event loop (CPU work), on the pages' bounded pool of search threads.
     body, etag = await anyio.to_thread.run_sync(
         snap.search_page, query.q, query.page, True, query.max_price_cents, limiter=SEARCH_THREADS
@@ -156,14 +161,14 @@ async def _search(request: Request, _: KeyRecord, snap: LoadedSnapshot) -> Resol
     return Resolved(body, etag, headers=(("Link", link),) if link else ())
 
 
-async def _lookup(request: Request, _: KeyRecord, snap: LoadedSnapshot) -> Resolved:
-    appids = params.parse_lookup_query(request.query_params.multi_items())
+async def _lookup(
+    _: Request, __: KeyRecord, snap: LoadedSnapshot, appids: tuple[int, ...]
+) -> Resolved:
     body, etag = snap.index.lookup(appids, snap.not_rated)
     return Resolved(body, etag)
 
 
-async def _usage(request: Request, record: KeyRecord, _: LoadedSnapshot) -> Resolved:
-    params.parse_plain_query(request.query_params.multi_items())
+async def _usage(request: Request, record: KeyRecord, _: LoadedSnapshot, __: None) -> Resolved:
     quota = request.app.state.quota
     hit, window = quota.peek(record.subject, record.daily_limit)
     days = [window.day - dt.timedelta(days=n) for n in range(29, -1, -1)]
@@ -184,6 +189,14 @@ async def _usage(request: Request, record: KeyRecord, _: LoadedSnapshot) -> Reso
         )
     )
     return Resolved(body, etag_for(body))
+
+
+# Each keyed route: how it reads its request, and how it resolves an answer from what it read.
+GAMES = api.KeyedRoute(_list_query, _games, remember=True)
+GAME = api.KeyedRoute(_appid, _game, remember=True)
+SEARCH = api.KeyedRoute(_search_query, _search, remember=True)
+LOOKUP = api.KeyedRoute(_lookup_query, _lookup)
+USAGE = api.KeyedRoute(api.no_query, _usage, counted=False)
 
 
 async def _root_document(snap: LoadedSnapshot) -> Stored:

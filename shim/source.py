@@ -14,24 +14,22 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
 import anyio.to_thread
 import orjson
 
-from bangscore.contract.filters import INDEX_KEY, LEGACY_INDEX_KEY, NOT_RATED_KEY, SEARCH_KEY
 from bangscore.contract.not_rated import NotRatedIndex
+from bangscore.contract.objects import INDEX_KEY, LEGACY_INDEX_KEY, NOT_RATED_KEY, SEARCH_KEY
 from bangscore.contract.paging import page_bounds, render_page
 from bangscore.contract.search import SearchIndex
 from bangscore.errors import (
-    BadRequest,
     CorruptObject,
     ObjectNotFound,
     ObjectStorageError,
     ObjectStorageUnavailable,
-    ParamError,
     SnapshotError,
 )
 from bangscore.manifest import (
@@ -47,62 +45,13 @@ from bangscore.manifest import (
     read_manifest_view,
 )
 from bangscore.shim.compose import CompactIndex
-from bangscore.shim.lru import ENTRY_BYTES, AnswerBudgets, Lru, page_weight
+from bangscore.shim.lru import AnswerBudgets, Lru
+from bangscore.shim.memo import Memo
 from bangscore.storage import ObjectStorage
 
 log = logging.getLogger("bangscore.snapshot")
 T = TypeVar("T")
 DEFAULT_BUDGETS = AnswerBudgets()
-# What a query string's entry costs beside its own bytes: the entry (214 bytes measured with
-# tracemalloc; its canonical key is the answer's, counted there) and the path and query
-# string objects' headers; rounded up.
-SPELLING_BYTES = 384
-
-
-class Weighed(Protocol):
-    """A remembered answer that knows the bytes it holds."""
-
-    @property
-    def nbytes(self) -> int:
-        """Return the bytes the answer holds, its bodies and an entry's overhead."""
-        ...
-
-
-@dataclass(frozen=True, slots=True)
-class Rejected:
-    """A remembered 400: the parameter errors alone, never the exception (whose traceback
-    would keep the request and every frame that saw it alive)."""
-
-    errors: tuple[ParamError, ...]
-
-    @property
-    def nbytes(self) -> int:
-        """Return the bytes held (estimated)."""
-        return ENTRY_BYTES + sum(len(e.parameter) + len(e.message) for e in self.errors)
-
-    def error(self) -> BadRequest:
-        """Return a fresh BadRequest naming these errors, to raise."""
-        return BadRequest(self.errors)
-
-
-def weight(value: Weighed) -> int:
-    """Given a remembered answer, return the bytes it holds (its cache's weight)."""
-    return value.nbytes
-
-
-@dataclass(frozen=True, slots=True)
-class Spelled:
-    """What one query string of an API route names: the canonical key of its answer (or its
-    Rejected 400), and the bytes of the path and query string it is kept under."""
-
-    key: Hashable
-    spelling_bytes: int
-
-    @property
-    def nbytes(self) -> int:
-        """Return the bytes held (estimated): the query string, and the 400's errors."""
-        named = self.key.nbytes if isinstance(self.key, Rejected) else SPELLING_BYTES
-        return named + self.spelling_bytes
 
 
 class Deferred(Generic[T]):
@@ -152,17 +101,14 @@ class LoadedSnapshot:
     deferred_search: Deferred[SearchIndex]
     not_rated: NotRatedIndex = field(default_factory=NotRatedIndex)
     budgets: AnswerBudgets = DEFAULT_BUDGETS
-    # API answers by canonical query, and each query string seen, naming its canonical query
-    # (or its 400): distinct spellings of one query share one answer (api.remembered).
-    answers: Lru[Any] = field(init=False, repr=False)
-    spellings: Lru[Spelled] = field(init=False, repr=False)
-    search_pages: Lru[tuple[bytes, str]] = field(init=False, repr=False)
+    # The API's answers and the website's rendered pages, each by what a request read and
+    # each spelling seen (bangscore.shim.memo): freed with the snapshot.
+    memo: Memo = field(init=False, repr=False)
+    pages: Memo = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        budgets = self.budgets
-        object.__setattr__(self, "answers", Lru(budgets.answers, weigh=weight))
-        object.__setattr__(self, "spellings", Lru(budgets.spellings, weigh=weight))
-        object.__setattr__(self, "search_pages", Lru(budgets.search, weigh=page_weight))
+        object.__setattr__(self, "memo", Memo(self.budgets.answers))
+        object.__setattr__(self, "pages", Memo(self.budgets.pages))
 
     @property
     def index(self) -> CompactIndex:
@@ -181,20 +127,10 @@ class LoadedSnapshot:
         url = meta.get("base_url") or meta.get("site_url")
         return str(url) if url else None
 
-    def spell(self, spelling: tuple[str, bytes], canonical: Hashable) -> None:
-        """Given a request's (path, query string) and the canonical key of its answer (or a
-        Rejected 400), keep it (bounded by bytes, the query string's own counted)."""
-        self.spellings.put(spelling, Spelled(canonical, len(spelling[0]) + len(spelling[1])))
-
     def remembered(self, spelling: tuple[str, bytes]) -> Any:
-        """Given a request's (path, query string), return the answer remembered for it (an
-        API answer or a Rejected), or None."""
-        found = self.spellings.find(spelling)
-        if found is None:
-            return None
-        if isinstance(found.key, Rejected):
-            return found.key
-        return self.answers.find(found.key)
+        """Given an API request's (path, query string), return the answer remembered for it
+        (an answer or a Rejected 400), or None."""
+        return self.memo.recall(spelling)
 
     def entry(self, key: str) -> Entry | None:
         """Given a key inside the snapshot, return its manifest entry or None."""
@@ -217,20 +153,15 @@ class LoadedSnapshot:
     ) -> tuple[bytes, str]:
         """Given a validated query, a 1-based page, whether adult games are listed (the
         API: always; the website: only with ``adult=true``) and the price cap in cents (None:
-        none), return (envelope bytes, strong ETag), cached with this snapshot (and freed
-        with it)."""
-
-        def render() -> tuple[bytes, str]:
-            appids = self.search.search(q)
-            if not adult or max_price_cents is not None:
-                appids = self.index.shown(appids, adult, max_price_cents)
-            start, stop = page_bounds(page)
-            items = self.index.items_for(appids[start:stop])
-            body = render_page(items, page, len(appids), q, self.index.prices_as_of)
-            return body, etag_for(body)
-
-        key = (q, page) if adult and max_price_cents is None else (q, page, adult, max_price_cents)
-        return self.search_pages.get(key, render)
+        none), return (envelope bytes, strong ETag). Not kept here: the memo that asked keeps
+        the answer it makes of it."""
+        appids = self.search.search(q)
+        if not adult or max_price_cents is not None:
+            appids = self.index.shown(appids, adult, max_price_cents)
+        start, stop = page_bounds(page)
+        items = self.index.items_for(appids[start:stop])
+        body = render_page(items, page, len(appids), q, self.index.prices_as_of)
+        return body, etag_for(body)
 
 
 class SnapshotSource:
@@ -299,10 +230,7 @@ class SnapshotSource:
             not_rated_entry = manifest.entries.get(NOT_RATED_KEY)
             raw = self._fetch(not_rated_entry) if not_rated_entry else b"null"
             not_rated = Deferred(lambda: NotRatedIndex(orjson.loads(raw)), NOT_RATED_KEY).get()
-            pages = self.budgets.composed
-            index = Deferred(
-                lambda: CompactIndex.from_bytes(index_raw, page_bytes=pages), "compact index"
-            )
+            index = Deferred(lambda: CompactIndex.from_bytes(index_raw), "compact index")
             search = Deferred(
                 lambda: SearchIndex.from_json(orjson.loads(search_raw)), "search index"
             )

@@ -18,7 +18,7 @@ import pytest
 
 from bangscore.build.openapi import DETAIL_PROPERTIES, SOURCE_KINDS
 from bangscore.contract.api import ERROR_CODES, Route, routes
-from bangscore.contract.filters import detail_key
+from bangscore.contract.objects import detail_key
 from bangscore.manifest import read_body, read_manifest_view
 from bangscore.scoring.drivers import DRIVERS
 from bangscore.scoring.genres import GENRES

@@ -36,10 +36,10 @@ from bangscore.client import (
     ResponseTooLarge,
     ServerError,
     Unavailable,
-    _Core,
     lookup_chunks,
     retry_after_seconds,
 )
+from bangscore.client_exchange import Core
 from bangscore.contract.export import FILES
 from bangscore.contract.records import GameDetail, ListItem
 from bangscore.storage import LocalStorage
@@ -252,7 +252,7 @@ def test_a_503_is_retried_after_retry_after_then_raised(tmp_path: Path) -> None:
 def test_the_retry_policy(
     status: int, retry_after: str | None, attempt: int, expected: float | None
 ) -> None:
-    core = _Core("bsk_x", "http://127.0.0.1:1", retries=3, max_wait=60, cache_size=1)
+    core = Core("bsk_x", "http://127.0.0.1:1", retries=3, max_wait=60, cache_size=1)
     # As the wire has it: a header's bytes, read by httpx as Latin-1 when not ASCII.
     headers = [(b"Retry-After", retry_after.encode("latin-1"))] if retry_after else []
     assert core.wait_for(httpx.Response(status, headers=headers), attempt) == expected

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bangscore.build.publish import verify
 from bangscore.errors import SnapshotError
 from bangscore.manifest import (
     Encoded,
@@ -29,7 +30,6 @@ from bangscore.manifest import (
     manifest_key,
     object_key,
     read_body,
-    verify,
 )
 from bangscore.storage import LocalStorage, StoredObject
 

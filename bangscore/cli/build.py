@@ -252,9 +252,9 @@ def _snapshot_games(location: str) -> int | None:
 
 def cmd_snapshots(args: argparse.Namespace, settings: Settings) -> int:
     """List, roll back to or verify snapshots, or delete unreferenced objects (gc)."""
-    from bangscore.build.publish import collect_garbage, rollback
+    from bangscore.build.publish import collect_garbage, rollback, verify
     from bangscore.errors import SnapshotError
-    from bangscore.manifest import list_snapshots, read_manifest, verify
+    from bangscore.manifest import list_snapshots, read_manifest
     from bangscore.storage import open_object_storage
 
     snapshot_id = getattr(args, "id", None)

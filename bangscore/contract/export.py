@@ -33,7 +33,7 @@ from typing import Annotated, Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from bangscore.contract.api import ATTRIBUTION_TEXT
-from bangscore.contract.records import component_schemas, inline
+from bangscore.contract.wire_form import component_schemas, inline
 from bangscore.errors import ExportError, ObjectNotFound
 from bangscore.storage import ObjectStorage
 

@@ -1,5 +1,5 @@
 """The list filters (docs/API.md#list-games), each declared once, and which combinations the
-builder precomputes; the snapshot's object keys.
+builder precomputes (the snapshot's object keys: :mod:`bangscore.contract.objects`).
 
 :data:`LIST_FILTERS` declares every filter of ``GET /api/v1/games`` (a
 :class:`~bangscore.contract.list_filter.ListFilter`: parameter, reading, canonical text,
@@ -373,42 +373,3 @@ def precomputed_combos() -> Iterator[Filters]:
             yield Filters(((ON_SALE, on_sale),), adult)
             for genre in GENRES:
                 yield Filters(((GENRE, frozenset({genre})), (ON_SALE, on_sale)), adult)
-
-
-def list_key(combo_key: str, page: int) -> str:
-    """Given a combination folder and a 1-based page, return its key inside a snapshot."""
-    return f"lists/{combo_key}/{page}.json"
-
-
-def detail_key(appid: int) -> str:
-    """Given an appid, return the key of its detail record inside a snapshot."""
-    return f"games/{appid}.json"
-
-
-def game_page_key(appid: int) -> str:
-    """Given an appid, return the key of its rendered HTML page inside a snapshot."""
-    return f"site/game/{appid}.html"
-
-
-# The compact index (bangscore.contract.compact's binary layout); builds before it wrote JSON.
-INDEX_KEY = "index/games.bin"
-LEGACY_INDEX_KEY = "index/games.json"
-SEARCH_KEY = "index/search.json"
-NOT_RATED_KEY = "index/not_rated.json"
-ROOT_KEY = "api/v1/index.json"
-OPENAPI_KEY = "api/v1/openapi.json"
-DOCS_KEY = "site/docs.html"
-HOME_KEY = "site/index.html"
-# The home page with adult games listed (``/?adult=true``), its links keeping the toggle.
-HOME_ADULT_KEY = "site/index-adult.html"
-FAVICON_KEY = "site/favicon.svg"
-# The site's one stylesheet, linked from every page (``/style.css?v=<digest>``), not inlined.
-STYLE_KEY = "site/style.css"
-ABOUT_SCORE_KEY = "site/about/score.html"
-# The snapshot's dates as pages show them: {"snapshot_date": "YYYY-MM-DD", "prices_as_of": ...}.
-DATES_KEY = "site/dates.json"
-
-
-def badge_key(appid: int) -> str:
-    """Given an appid, return the key of its badge (``/badge/<appid>.svg``)."""
-    return f"site/badge/{appid}.svg"

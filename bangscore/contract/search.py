@@ -1,4 +1,5 @@
-"""Name search (docs/API.md#search): normalisation, the index, and its queries.
+"""Name search (docs/API.md#search): the index and its queries (the words of names and
+queries: :mod:`bangscore.contract.search_words`).
 
 The builder writes the index as JSON (:meth:`SearchIndex.to_json`); the shim loads it once
 per snapshot (:meth:`SearchIndex.from_json`) and answers queries from memory.
@@ -31,7 +32,6 @@ from __future__ import annotations
 import bisect
 import heapq
 import re
-import unicodedata
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -41,32 +41,12 @@ import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
+from bangscore.contract.search_words import alias_key, fold, name_words
+
 MAX_QUERY_WORDS: Final = 8
 MAX_FUZZY_WORDS: Final = 3
 MAX_FUZZY_TERMS: Final = 64
 MAX_COMPARISONS: Final = 120_000
-DROPPED_CHARS = dict.fromkeys(map(ord, "™®©℠'’`´"), None)
-_SPLIT = re.compile(r"[^\w]+|_")
-# Roman numerals by value (index 0 is no numeral): search folds II..XX into digits, and the
-# builder's alias table spells a sequel's digit back as a numeral.
-ROMAN_NUMERALS: tuple[str, ...] = (
-    *("", "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x"),
-    *("xi", "xii", "xiii", "xiv", "xv", "xvi", "xvii", "xviii", "xix", "xx"),
-)
-_ROMAN = {numeral: str(value) for value, numeral in enumerate(ROMAN_NUMERALS) if value >= 2}
-# Number words as digits: a name's "Two" also matches `2` (`it takes 2`), and the alias table
-# abbreviates "Rainbow Six" as `r6`.
-NUMBER_WORDS: dict[str, str] = {
-    word: str(value)
-    for value, word in enumerate(
-        (
-            *("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"),
-            *("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen"),
-            *("seventeen", "eighteen", "nineteen", "twenty"),
-        )
-    )
-    if value >= 1
-}
 # A query without spaces that matches nothing is cut into words (`eldenring`, `civ5`): at
 # most this many cuts are tried, each into at most MAX_CUT_PARTS words, within the budget.
 MAX_SPLITS: Final = 64
@@ -74,45 +54,9 @@ MAX_CUT_PARTS: Final = 4
 _LETTERS_DIGITS = re.compile(r"(?<=[^\W\d_])(?=\d)|(?<=\d)(?=[^\W\d_])")
 
 
-def fold(text: str) -> str:
-    """Given text, return it lowercased, without accents, marks or apostrophes, spaces folded."""
-    text = text.translate(DROPPED_CHARS)
-    # ASCII is its own NFKD form and has no marks: most names skip both per-character passes
-    # (they were three quarters of the time to index 30,000 names).
-    if not text.isascii():
-        text = unicodedata.normalize("NFKD", text)
-        text = "".join(ch for ch in text if not unicodedata.combining(ch))
-    return " ".join(_ROMAN.get(w, w) for w in _SPLIT.sub(" ", text.casefold()).split())
-
-
-def name_words(name: str) -> list[str]:
-    """Given a game name, return its searchable words, with joined forms of hyphenated words,
-    number words as digits too and a last word ``i`` as ``1`` too.
-
-    ``Half-Life 2`` gives ``["half", "life", "2", "halflife"]`` so that ``halflife`` matches
-    too; ``It Takes Two`` gives ``["it", "takes", "two", "2"]`` (``it takes 2``); ``Schedule I``
-    gives ``["schedule", "i", "1"]`` (a lone ``i`` elsewhere is a word, not a numeral).
-    """
-    words = fold(name).split()
-    extra = []
-    for chunk in unicodedata.normalize("NFKD", name.translate(DROPPED_CHARS)).split():
-        parts = fold(chunk).split()
-        if len(parts) > 1:
-            extra.append("".join(parts))
-    extra.extend(NUMBER_WORDS[w] for w in words if w in NUMBER_WORDS)
-    if len(words) > 1 and words[-1] == "i":
-        extra.append("1")
-    return words + [w for w in dict.fromkeys(extra) if w not in words]
-
-
 def max_edits(word: str) -> int:
     """Given a query word, return the edits the typo-tolerant pass allows (0, 1 or 2)."""
     return 0 if len(word) < 4 else 1 if len(word) < 8 else 2
-
-
-def alias_key(text: str) -> str:
-    """Given a query or an alias, return its alias-table key: folded, spaces removed."""
-    return "".join(fold(text).split())
 
 
 def query_words(folded: str) -> list[str]:
@@ -242,9 +186,10 @@ class SearchIndex:
         reviews: Mapping[int, int] | None = None,
     ) -> SearchIndex:
         """Given (appid, bang_score, name) triples, the alias table (``{key: appid}``, see
-        :func:`alias_key`) and each game's review count (missing: 0), return the index over
-        them. Entries are stored in tie order (review count descending, then bang_score
-        descending, then appid), so the written index needs no review counts."""
+        :func:`~bangscore.contract.search_words.alias_key`) and each game's review count
+        (missing: 0), return the index over them. Entries are stored in tie order (review
+        count descending, then bang_score descending, then appid), so the written index needs
+        no review counts."""
         counts = reviews or {}
         ordered = sorted(games, key=lambda g: (-counts.get(g[0], 0), -g[1], g[0]))
         entries = [SearchEntry(a, s, fold(n)) for a, s, n in ordered]

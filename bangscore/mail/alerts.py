@@ -29,7 +29,7 @@ from typing import Any, Protocol
 import orjson
 from jinja2 import TemplateError
 
-from bangscore.contract.filters import detail_key
+from bangscore.contract.objects import detail_key
 from bangscore.errors import MailError, SnapshotError, UnsafeMessage
 from bangscore.mail.links import WatchLinks
 from bangscore.mail.messages import bodies, compose, confirmation_message, domain, signup_message

@@ -19,7 +19,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from jinja2 import PackageLoader, StrictUndefined, select_autoescape
-from jinja2.filters import do_urlencode
 from markupsafe import Markup, escape
 
 from bangscore.contract.api import ATTRIBUTION_TEXT, ERROR_CODES
@@ -27,12 +26,25 @@ from bangscore.contract.limits import MAX_LOOKUP_APPIDS, MAX_QUERY_LENGTH, PAGE_
 from bangscore.contract.list_filter import FormState
 from bangscore.scoring.genres import GENRES
 from bangscore.scoring.sales import sale_on
-from bangscore.scoring.verdict import is_stale
 from bangscore.site.adult import toggle_href
 from bangscore.site.badge import Badge, badge_snippet
 from bangscore.site.better_value import cap_usd
-from bangscore.site.chart import PriceCurve, svg_number, svg_points, usd
+from bangscore.site.chart import PriceCurve, svg_number, svg_points
 from bangscore.site.facets import facet_badges, languages_view
+from bangscore.site.formats import (
+    day_month,
+    fmt_hours,
+    fmt_pct,
+    fmt_usd,
+    next_sale_line,
+    next_sale_words,
+    price_seen,
+    tag_query,
+    verdict_words,
+)
+from bangscore.site.formats import (
+    format_day as format_day,  # re-exported: the account pages print days too
+)
 from bangscore.site.history_chart import PriceHistory
 from bangscore.site.jinja_env import FastEnvironment, ProcessBytecodeCache
 from bangscore.site.labels import (
@@ -58,113 +70,6 @@ def escape_text(value: Any) -> Markup:
     plain string: their ticks, labels, classes and ids repeat across the 40,000 pages of a
     build (88 escapes a page, 9 in 10 the same), and a kept one costs 100 ns against 390."""
     return _escaped(value) if type(value) is str else escape(value)
-
-
-def _fmt_usd(value: float | None) -> str:
-    return "—" if value is None else usd(value)
-
-
-def _fmt_pct(value: float | None) -> str:
-    return "—" if value is None else f"{value * 100:.0f}%"
-
-
-def _fmt_hours(value: float | None) -> str:
-    return "—" if value is None else f"{value:.1f} h"
-
-
-def format_day(value: str | None) -> str:
-    """Given an ISO date (``2026-07-24``, or a date-time), return ``24 Jul 2026`` ("—" if
-    none)."""
-    if not value:
-        return "—"
-    return _iso_day(str(value)[:10])
-
-
-def price_seen(observed_at: str | None, prices_as_of: str | None, *, free: bool = False) -> str:
-    """Given a list item's ``price_observed_at``, the catalogue's ``prices_as_of`` (ISO dates
-    or date-times, either None) and whether the game is free, return the date a row gives its
-    price: ``24 Jul 2026``, or ``last seen 1 Jan 2025`` for a stale paid price
-    (:func:`bangscore.scoring.verdict.is_stale`, the rule the verdict and the flags use: a
-    free game's $0 is never stale, as its free marker does not age) ("—" without a date)."""
-    if not observed_at:
-        return "—"
-    shown = format_day(observed_at)
-    if prices_as_of and not free:
-        seen = dt.date.fromisoformat(str(observed_at)[:10])
-        if is_stale(seen, dt.date.fromisoformat(str(prices_as_of)[:10])):
-            return f"last seen {shown}"
-    return shown
-
-
-def verdict_words(item: Mapping[str, Any]) -> str:
-    """Given a list item, return its verdict as a row says it: ``Buy at this price``, ``Wait for
-    $23.99 (seen 30 Jun 2026)`` (the seen price to wait for and its day, when the item has it)
-    or ``Skip``; "" for an item without a verdict."""
-    verdict = item.get("verdict")
-    if verdict == "buy_now":
-        return "Buy at this price"
-    if verdict == "wait_for_sale":
-        price = item.get("verdict_price_usd")
-        if price is None:
-            return "Wait for a sale"
-        seen = item.get("verdict_price_seen_at")
-        dated = f" (seen {format_day(str(seen))})" if seen else ""
-        return f"Wait for {_fmt_usd(price)}{dated}"
-    return "Skip" if verdict == "skip" else ""
-
-
-def next_sale_line(detail: Mapping[str, Any]) -> str:
-    """Given a detail record, return its sale forecast as the game page says it: "Expected in
-    the Autumn Sale from 1 Oct 2026: about $8.99, sold at $8.99 in the last 2 of 2 seasonal
-    sales seen (discounted: 90% likely)", or for a discount judged unlikely "In the Autumn Sale
-    from 1 Oct 2026: likely its list price, $19.99 (...)"; "" without a forecast. The
-    parentheses add the forecast's confidence ("discounted: 90% likely; high confidence")."""
-    sale = detail.get("next_sale")
-    if not sale:
-        return ""
-    when = f"the {sale['name']} from {_iso_day(str(sale['starts']))}"
-    if sale["expected"]:
-        when = f"{when} (dates expected from past years)"
-    likely = f"discounted: {round(100 * sale['discounted_likelihood'])}% likely"
-    if sale.get("confidence"):
-        likely = f"{likely}; {sale['confidence']} confidence"
-    price = _fmt_usd(sale["expected_price_usd"])
-    if sale["discounted_likelihood"] >= 0.5:
-        return f"Expected in {when}: about {price}, {sale['basis']} ({likely})."
-    return f"In {when}: likely its list price, {price}; {sale['basis']} ({likely})."
-
-
-def next_sale_words(item: Mapping[str, Any]) -> str:
-    """Given a list item, return its forecast as a row's verdict cell adds it: "likely $8.99
-    from 1 Oct (high confidence)"; "" when there is none or it is no cheaper than today's
-    price."""
-    price = item.get("next_sale_price_usd")
-    starts = item.get("next_sale_starts")
-    if price is None or not starts or price >= item.get("price_usd", 0):
-        return ""
-    sure = item.get("next_sale_confidence")
-    said = f" ({sure} confidence)" if sure else ""
-    return f"likely {_fmt_usd(price)} from {_fmt_day_month(str(starts))}{said}"
-
-
-def _fmt_day_month(value: str | None) -> str:
-    """Given an ISO date, return ``24 Jul`` ("—" if none): a date a heading gives in full."""
-    if not value:
-        return "—"
-    day = dt.date.fromisoformat(str(value)[:10])
-    return f"{day.day} {day.strftime('%b')}"
-
-
-@functools.lru_cache(maxsize=8192)  # pages print a few thousand distinct days
-def _iso_day(iso: str) -> str:
-    day = dt.date.fromisoformat(iso)
-    return f"{day.day} {day.strftime('%b %Y')}"
-
-
-@functools.lru_cache(maxsize=4096)  # about 450 distinct tags, 16 links on each game page
-def _tag_query(tag: str) -> str:
-    """Given a tag, return it quoted for a ``/games?tag=`` link: jinja2's ``urlencode``."""
-    return do_urlencode(tag)
 
 
 def package_stylesheet() -> bytes:
@@ -232,22 +137,22 @@ class SiteRenderer:
             lstrip_blocks=True,
         )
         self.env.filters.update(
-            usd=_fmt_usd,
-            pct=_fmt_pct,
-            hours=_fmt_hours,
+            usd=fmt_usd,
+            pct=fmt_pct,
+            hours=fmt_hours,
             local=_local,
             genre_label=genre_label,
             flags=flags_view,
             facets=facet_badges,
             languages=languages_view,
             day=format_day,
-            day_month=_fmt_day_month,
+            day_month=day_month,
             price_seen=price_seen,
             verdict_words=verdict_words,
             next_sale_words=next_sale_words,
             next_sale_line=next_sale_line,
             adult_toggle=toggle_href,
-            tag_query=_tag_query,
+            tag_query=tag_query,
             coord=svg_number,
             points=svg_points,
             e=escape_text,
@@ -342,11 +247,6 @@ class SiteRenderer:
         """Given a game's badge values (:func:`bangscore.site.badge.badge`), return the badge as
         a standalone SVG document (UTF-8 bytes, one line: the template ``badge.svg``)."""
         return self.env.get_template("badge.svg").render(b=badge).encode()
-
-    def about_score_page(self, *, dates: Mapping[str, str | None]) -> bytes:
-        """Given the snapshot's dates, return the ``/about/score`` page: tiers and their bands,
-        the verdict, the inputs and their sources, and what is never published."""
-        return self.env.get_template("about_score.html").render(dates=dates).encode()
 
     def not_rated_page(
         self,

@@ -29,7 +29,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from bangscore.contract.filters import detail_key
+from bangscore.contract.objects import detail_key
 from bangscore.errors import ObjectStorageError, StoreUnavailable, TooManyWatches, UnknownWatch
 from bangscore.mail.links import WatchLinks
 from bangscore.shim.account.accounts import PAGE_HEADERS, AccountSite

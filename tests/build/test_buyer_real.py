@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from bangscore.build.buyer import buyer_fields, sightings
-from bangscore.contract.filters import game_page_key
+from bangscore.contract.objects import game_page_key
 from bangscore.ingest.catalog import IngestReport
 from bangscore.manifest import read_body, read_manifest_view
 from bangscore.scoring import flags

@@ -12,7 +12,7 @@ import orjson
 
 from bangscore.build.changes import change_objects, change_pages
 from bangscore.build.push_state import Change, PushState, Step
-from bangscore.contract.filters import detail_key
+from bangscore.contract.objects import detail_key
 from bangscore.contract.push import (
     CHANGE_FIELDS,
     CHANGES_INDEX_KEY,

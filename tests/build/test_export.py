@@ -48,7 +48,7 @@ from bangscore.contract.export import (
     presigned_urls,
     read_latest,
 )
-from bangscore.contract.filters import ROOT_KEY, detail_key
+from bangscore.contract.objects import ROOT_KEY, detail_key
 from bangscore.manifest import read_body, read_manifest
 from bangscore.scoring.pipeline import ScoredGame, score_catalog
 from bangscore.scoring.records import GameRecord, Provenance

@@ -14,7 +14,7 @@ import orjson
 import pytest
 
 from bangscore.build.feeds import ATOM, entry_title, tag_uri
-from bangscore.contract.filters import detail_key
+from bangscore.contract.objects import detail_key
 from bangscore.contract.push import FEED_ENTRIES, feed_key, feed_names
 from bangscore.manifest import read_body, read_manifest
 from bangscore.storage import LocalStorage, ObjectStorage

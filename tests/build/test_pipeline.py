@@ -13,7 +13,7 @@ from bangscore.build.export import write_export
 from bangscore.build.pipeline import BuildOptions, DetailRecords, current_games, run_build
 from bangscore.build.score_history import read_score_history
 from bangscore.contract.export import CHANGES_JSONL, CHANGES_PARQUET, file_key
-from bangscore.contract.filters import ROOT_KEY, detail_key
+from bangscore.contract.objects import ROOT_KEY, detail_key
 from bangscore.errors import CatalogRefused
 from bangscore.manifest import list_snapshots, read_body, read_manifest
 from bangscore.scoring.pipeline import score_catalog

@@ -8,7 +8,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from bangscore.build.publish import collect_garbage, new_snapshot_id, prune, publish, rollback
+from bangscore.build.publish import (
+    collect_garbage,
+    new_snapshot_id,
+    prune,
+    publish,
+    rollback,
+    verify,
+)
 from bangscore.errors import PointerConflict, SnapshotError
 from bangscore.manifest import (
     digest,
@@ -16,7 +23,6 @@ from bangscore.manifest import (
     manifest_key,
     object_key,
     read_manifest,
-    verify,
 )
 from bangscore.storage import MemoryStorage, StoredObject
 

@@ -19,7 +19,7 @@ from bangscore.build.score_history import (
     read_score_history,
 )
 from bangscore.build.snapshot import snapshot_objects
-from bangscore.contract.filters import detail_key, game_page_key
+from bangscore.contract.objects import detail_key, game_page_key
 from bangscore.errors import SnapshotError
 from bangscore.manifest import object_key, read_body, read_manifest
 from bangscore.scoring.pipeline import score_catalog

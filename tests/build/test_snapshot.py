@@ -11,17 +11,16 @@ from pydantic import ValidationError
 
 from bangscore.build import snapshot
 from bangscore.build.wire import check, detail_record, dumps, list_item, slugify
-from bangscore.contract.filters import (
+from bangscore.contract.filters import Filters, precomputed_combos
+from bangscore.contract.objects import (
     DOCS_KEY,
     INDEX_KEY,
     OPENAPI_KEY,
     ROOT_KEY,
     SEARCH_KEY,
-    Filters,
     detail_key,
     game_page_key,
     list_key,
-    precomputed_combos,
 )
 from bangscore.contract.records import GameDetail, ListItem
 from bangscore.manifest import read_body, read_manifest

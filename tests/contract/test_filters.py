@@ -30,7 +30,6 @@ from bangscore.contract.compact import IndexColumns, decode_index
 from bangscore.contract.facet_filters import AUDIO, CONTROLLER, LANGUAGE, MIN_REVIEWS, STEAM_DECK
 from bangscore.contract.filters import (
     GENRE,
-    INDEX_KEY,
     LIST_FILTERS,
     MAX_PRICE,
     ON_SALE,
@@ -46,6 +45,7 @@ from bangscore.contract.list_filter import (
     bounded_integer,
     price_text,
 )
+from bangscore.contract.objects import INDEX_KEY
 from bangscore.errors import BadRequest, FilterValueRefused
 from bangscore.manifest import read_body, read_manifest
 from bangscore.scoring.pipeline import ScoredGame

@@ -15,7 +15,7 @@ from bangscore.build.openapi import DETAIL_PROPERTIES, GAME_PROPERTIES, SCHEMAS
 from bangscore.build.wire import detail_record, dumps, list_item
 from bangscore.contract import records
 from bangscore.contract.export import ExportAnswer
-from bangscore.contract.filters import INDEX_KEY
+from bangscore.contract.objects import INDEX_KEY
 from bangscore.contract.records import (
     GameDetail,
     ListItem,
@@ -23,9 +23,8 @@ from bangscore.contract.records import (
     Problem,
     Tier,
     Usage,
-    ordered,
-    wire_names,
 )
+from bangscore.contract.wire_form import ordered, wire_names
 from bangscore.manifest import read_body, read_manifest
 from bangscore.scoring.genres import GENRES
 from bangscore.scoring.pipeline import ScoredGame

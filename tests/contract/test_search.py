@@ -13,10 +13,9 @@ from bangscore.contract.search import (
     MAX_COMPARISONS,
     MAX_QUERY_WORDS,
     SearchIndex,
-    fold,
-    name_words,
     query_words,
 )
+from bangscore.contract.search_words import fold, name_words
 from tests.support.real_catalogue import cached_games
 
 GAMES = [

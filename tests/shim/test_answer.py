@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from bangscore.contract.filters import ROOT_KEY, detail_key, game_page_key, list_key
+from bangscore.contract.objects import ROOT_KEY, detail_key, game_page_key, list_key
 from bangscore.manifest import (
     Entry,
     Manifest,

@@ -12,7 +12,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from bangscore.build.openapi import DETAIL_PROPERTIES, GAME_PROPERTIES, SCHEMAS
-from bangscore.contract.filters import list_key, precomputed_combos
+from bangscore.contract.filters import precomputed_combos
+from bangscore.contract.objects import list_key
 from bangscore.manifest import read_body
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.value import SCORE_VERSION

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from bangscore.build.snapshot import lower_tags
 from bangscore.contract.compact import cents
-from bangscore.contract.filters import Filters, list_key, precomputed_combos
+from bangscore.contract.filters import Filters, precomputed_combos
+from bangscore.contract.objects import list_key
 from bangscore.manifest import etag_for, read_body
 from bangscore.scoring.genres import GENRES
 from bangscore.shim.compose import CompactIndex
@@ -133,7 +134,7 @@ def test_old_snapshots_are_freed_after_a_switch() -> None:
         assert source.refresh()
         snap = source.current
         assert snap is not None
-        snap.search_page("quest", 1)  # fill every per-snapshot cache
+        snap.search_page("quest", 1)
         snap.index.page(Filters.of(genre=frozenset({"rpg"}), on_sale=True), 1)
         snap.search.search("qest")  # the typo pass caches truncated vocabularies
         served += [weakref.ref(snap), weakref.ref(snap.index), weakref.ref(snap.search)]

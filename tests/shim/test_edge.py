@@ -11,7 +11,7 @@ from starlette.testclient import TestClient
 
 from bangscore.shim import api
 from bangscore.shim.lru import AnswerBudgets
-from bangscore.shim.source import Rejected
+from bangscore.shim.memo import Rejected
 from bangscore.stores import Stores
 from tests.support.factories import Clock, add_key
 
@@ -92,7 +92,7 @@ def test_fast_and_full_route_give_the_same_bytes_for_304_and_429(
     # A still clock: the headers carry seconds to the quota's reset (RateLimit, Retry-After),
     # which would differ between the two answers of a pair that straddled a second.
     client, store = client_factory(small_snapshot[0], clock=Clock(time.time()))
-    answers = client.app.state.source.current.answers  # type: ignore[attr-defined]
+    memo = client.app.state.source.current.memo  # type: ignore[attr-defined]
     spent = {"Authorization": f"Bearer {add_key(store, limit=2)}"}
     other = {"Authorization": f"Bearer {add_key(store)}"}
     path = "/api/v1/games?genre=rpg"
@@ -100,7 +100,7 @@ def test_fast_and_full_route_give_the_same_bytes_for_304_and_429(
 
     def pair(headers: dict[str, str]) -> tuple[Any, Any]:
         """Return the same request answered by the full route, then by the fast path."""
-        answers.clear()
+        memo.entries.clear()
         before = len(counted)
         full = client.get(path, headers=headers)
         assert len(counted) == before + 1  # nothing remembered: the full route
@@ -135,8 +135,11 @@ def test_spellings_of_one_query_share_one_answer_and_a_400_keeps_no_exception(
     bodies = {client.get(path, headers=headers).content for path in spellings}
     assert len(bodies) == 1
     snap = client.app.state.source.current  # type: ignore[attr-defined]
-    assert len(snap.answers) == 1 and len(snap.spellings) == 3
-    assert all(snap.remembered(spelled) is not None for spelled in snap.spellings._data)
+    kept = list(snap.memo.entries._data)
+    readings = [key for kind, key in kept if kind == "read"]
+    spelled = [key for kind, key in kept if kind == "spelled"]
+    assert len(readings) == 1 and len(spelled) == 3
+    assert all(snap.remembered(spelling) is not None for spelling in spelled)
     # Each spelling now takes the fast path: the route ran once per spelling, never again.
     for path in spellings:
         assert client.get(path, headers=headers).content in bodies
@@ -147,19 +150,19 @@ def test_spellings_of_one_query_share_one_answer_and_a_400_keeps_no_exception(
     assert again.json()["errors"] == refused.json()["errors"]
     kept = snap.remembered(("/api/v1/games", b"colour=red"))
     assert isinstance(kept, Rejected) and kept.errors[0].parameter == "colour"
-    assert not any(isinstance(v, BaseException) for v in snap.answers._data.values())
+    assert not any(isinstance(v, BaseException) for v in snap.memo.entries._data.values())
 
 
 def test_remembered_answers_stay_within_their_byte_budgets(
     client_factory: ClientFactory, small_snapshot: Any
 ) -> None:
-    budgets = AnswerBudgets(1 << 20)  # 384 KiB of answers, 64 KiB of spellings
+    budgets = AnswerBudgets(1 << 20)  # 768 KiB of answers and their spellings
     client, store = client_factory(small_snapshot[0], budgets=budgets)
     headers = {"Authorization": f"Bearer {add_key(store)}"}
     snap = client.app.state.source.current  # type: ignore[attr-defined]
     for i in range(300):
         client.get(f"/api/v1/games?genre=rpg&page={i + 1}", headers=headers)
         client.get(f"/api/v1/games?{'x' * 2000}{i}=1", headers=headers)
-    assert budgets.answers // 2 < snap.answers.size <= budgets.answers
-    assert budgets.spellings // 2 < snap.spellings.size <= budgets.spellings
-    assert len(snap.answers) < 300  # the oldest pages went: the budget, not a count, bounds
+    assert budgets.answers // 2 < snap.memo.size <= budgets.answers
+    readings = [key for kind, key in snap.memo.entries._data if kind == "read"]
+    assert len(readings) < 300  # the oldest pages went: the budget, not a count, bounds

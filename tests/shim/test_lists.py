@@ -9,7 +9,8 @@ from typing import Any
 import orjson
 import pytest
 
-from bangscore.contract.filters import Filters, list_key
+from bangscore.contract.filters import Filters
+from bangscore.contract.objects import list_key
 from bangscore.errors import ObjectNotFound
 from bangscore.manifest import object_key, read_body
 from bangscore.shim.lists import ListPages

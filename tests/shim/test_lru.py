@@ -74,6 +74,6 @@ def test_threads_never_break_the_bound_or_the_weights() -> None:
 @pytest.mark.parametrize("total", [1 << 20, 96 << 20, 12_345_679], ids=["1MiB", "96MiB", "odd"])
 def test_answer_budgets_share_out_no_more_than_the_total(total: int) -> None:
     budgets = AnswerBudgets(total)
-    shares = [budgets.answers, budgets.spellings, budgets.pages, budgets.search, budgets.composed]
-    assert total - 5 <= sum(shares) <= total
-    assert budgets.answers > budgets.pages > budgets.search == budgets.composed > budgets.spellings
+    shares = [budgets.answers, budgets.pages]
+    assert total - 2 <= sum(shares) <= total
+    assert budgets.answers > budgets.pages > 0

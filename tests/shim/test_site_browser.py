@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import pytest
 
-from bangscore.contract.filters import Filters, detail_key
+from bangscore.contract.filters import Filters
+from bangscore.contract.objects import detail_key
 from bangscore.manifest import read_body, read_manifest
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.storage import LocalStorage

@@ -10,7 +10,7 @@ import pytest
 
 from bangscore.build.snapshot import price_chart, score_at_price
 from bangscore.build.wire import detail_record, list_item
-from bangscore.contract.filters import game_page_key
+from bangscore.contract.objects import game_page_key
 from bangscore.manifest import read_body, read_manifest
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.value import SCORE_VERSION

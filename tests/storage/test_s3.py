@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from bangscore.build.publish import publish, rollback
+from bangscore.build.publish import publish, rollback, verify
 from bangscore.build.snapshot import snapshot_objects
-from bangscore.contract.filters import detail_key
+from bangscore.contract.objects import detail_key
 from bangscore.errors import ObjectNotFound, ObjectStorageUnavailable, PointerConflict
-from bangscore.manifest import list_snapshots, manifest_key, object_key, read_manifest, verify
+from bangscore.manifest import list_snapshots, manifest_key, object_key, read_manifest
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.storage import ObjectStorage, StoredObject, open_object_storage
 from bangscore.storage.objects import READ_CHUNK, RangeReader

@@ -113,7 +113,7 @@ def rewrite(record: dict[str, Any], site: str, doc: Path = DOC) -> bool:
 
 
 if __name__ == "__main__":
-    from bangscore.contract.filters import detail_key
+    from bangscore.contract.objects import detail_key
     from bangscore.manifest import read_body, read_manifest_view
     from tests.support.factories import SITE
     from tests.support.real_catalogue import DEFAULT_CACHE, SNAPSHOT_ID, cached_snapshot

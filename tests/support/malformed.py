@@ -13,7 +13,7 @@ from collections.abc import Callable
 import orjson
 
 from bangscore.contract.compact import MAGIC
-from bangscore.contract.filters import INDEX_KEY, NOT_RATED_KEY, SEARCH_KEY
+from bangscore.contract.objects import INDEX_KEY, NOT_RATED_KEY, SEARCH_KEY
 from bangscore.manifest import Entry, Manifest, digest, manifest_key, object_key, read_manifest
 from bangscore.storage import ObjectStorage, StoredObject
 from bangscore.storage.objects import POINTER_KEY

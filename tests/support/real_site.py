@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 import orjson
 import pytest
 
-from bangscore.contract.filters import INDEX_KEY, detail_key
+from bangscore.contract.objects import INDEX_KEY, detail_key
 from bangscore.manifest import read_body, read_manifest_view
 from bangscore.shim.compose import CompactIndex
 from bangscore.storage import LocalStorage

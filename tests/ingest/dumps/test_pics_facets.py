@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 import pytest
 
-from bangscore.contract.filters import detail_key
+from bangscore.contract.objects import detail_key
 from bangscore.ingest.dumps.pics_facets import (
     pics_ai_content,
     pics_controller,

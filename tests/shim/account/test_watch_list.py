@@ -14,7 +14,7 @@ import httpx
 import orjson
 import pytest
 
-from bangscore.contract.filters import detail_key
+from bangscore.contract.objects import detail_key
 from bangscore.mail.links import WatchLinks
 from bangscore.manifest import read_body, read_manifest
 from bangscore.storage import LocalStorage

@@ -82,15 +82,14 @@ import sys
 from pathlib import Path
 from bangscore.stores.keystore import issue_key
 from bangscore.stores.secret import load_session_secret
-from bangscore.stores.sqlite_store import SQLiteKeyStore
+from bangscore.stores import open_stores
 state = Path(sys.argv[1])
-store = SQLiteKeyStore(state / "bangscore.sqlite3")
-key, record = issue_key(store, "bench@bangscore.local", "bulk", int(sys.argv[2]), 0)
+store = open_stores(f"sqlite:///{state / 'bangscore.sqlite3'}")
+key, record = issue_key(store.keys, "bench@bangscore.local", "bulk", int(sys.argv[2]), 0)
 store.close()
 if len(sys.argv) > 3:  # a Redis store: the same key copied there (its record holds the digest)
-    from bangscore.stores import open_key_store
-    redis = open_key_store(sys.argv[3])
-    redis.add_key(record)
+    redis = open_stores(sys.argv[3])
+    redis.keys.add_key(record)
     redis.close()
 load_session_secret(None, state)
 print(key)

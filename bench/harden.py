@@ -30,9 +30,9 @@ from pathlib import Path
 
 import httpx
 
+from bangscore.stores import open_stores
 from bangscore.stores.keystore import issue_key
 from bangscore.stores.secret import load_session_secret
-from bangscore.stores.sqlite_store import SQLiteKeyStore
 from bench.run import PY, REPO, free_port, serving, wait_warm
 from bench.wrk import WrkResult, wrk
 
@@ -64,9 +64,9 @@ class LogFigures:
 def bench_key(state: Path) -> str:
     """Given a state folder with a SQLite key store, issue a bulk key no run exhausts; return
     it."""
-    store = SQLiteKeyStore(state / "bangscore.sqlite3")
+    store = open_stores(f"sqlite:///{state / 'bangscore.sqlite3'}")
     try:
-        key, _ = issue_key(store, "bench@bangscore.local", "bulk", BULK_LIMIT, 0)
+        key, _ = issue_key(store.keys, "bench@bangscore.local", "bulk", BULK_LIMIT, 0)
     finally:
         store.close()
     load_session_secret(None, state)  # as `keys create` does: serve creates none

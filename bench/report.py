@@ -212,7 +212,7 @@ def report(
         "the server. The shim's extra over bare Starlette is its own work: key check (cached), "
         "parameter parsing, resolving the snapshot object, the Link and rate-limit headers, "
         "and one exact count in SQLite per request, whose cost alone, measured in-process "
-        f"(20,000 `SQLiteKeyStore.hit` calls), is **{count_us:.0f} µs**.",
+        f"(20,000 `SQLiteCounter.hit` calls), is **{count_us:.0f} µs**.",
         "",
         "The *bare + contract headers* column is bare Starlette sending the same fourteen "
         "headers docs/API.md puts on every shim answer: the part of the gap that is the "

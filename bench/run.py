@@ -52,10 +52,9 @@ from typing import Any
 import httpx
 
 from bangscore.ingest.catalog import load_bundled_catalog, write_catalog
-from bangscore.stores import open_key_store
+from bangscore.stores import open_stores
 from bangscore.stores.keystore import issue_key
 from bangscore.stores.secret import load_session_secret
-from bangscore.stores.sqlite_store import SQLiteKeyStore
 from bench.catalogs import (
     Workload,
     build_sqlite,
@@ -248,11 +247,11 @@ def versions() -> dict[str, str]:
 
 def count_cost(folder: Path, n: int = 20_000) -> float:
     """Given a scratch folder, return the mean µs of one exact count in the SQLite store."""
-    store = SQLiteKeyStore(folder / "count-cost.sqlite3")
+    store = open_stores(f"sqlite:///{folder / 'count-cost.sqlite3'}")
     day = dt.datetime.now(dt.UTC).date()
     started = time.perf_counter()
     for i in range(n):
-        store.hit("key:cost", day, BULK_LIMIT, i)
+        store.counter.hit("key:cost", day, BULK_LIMIT, i)
     cost = (time.perf_counter() - started) / n * 1e6
     store.close()
     return cost
@@ -380,8 +379,8 @@ def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
     print("export:", exported, flush=True)
 
     # Keys: a bulk key with a limit no run can reach, so every request is counted and admitted.
-    store = SQLiteKeyStore(real_state / "bangscore.sqlite3")
-    key, bulk_key = issue_key(store, "bench@bangscore.local", "bulk", BULK_LIMIT, 0)
+    store = open_stores(f"sqlite:///{real_state / 'bangscore.sqlite3'}")
+    key, bulk_key = issue_key(store.keys, "bench@bangscore.local", "bulk", BULK_LIMIT, 0)
     store.close()
     load_session_secret(None, real_state)  # as `keys create` does: serve creates none
     auth = {"Authorization": f"Bearer {key}"}
@@ -507,8 +506,8 @@ def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
     # The shim again with the Redis store, whose leases take the count off the request path.
     # The same key is copied there (its record holds only the digest).
     with redis_server(work / "redis") as redis_url:
-        redis_store = open_key_store(redis_url)
-        redis_store.add_key(bulk_key)
+        redis_store = open_stores(redis_url)
+        redis_store.keys.add_key(bulk_key)
         redis_store.close()
         redis_port = free_port()
         redis_cmd = [*shim_cmd[:3], "--store", redis_url, *shim_cmd[3:]]

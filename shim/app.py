@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from bangscore.shim.account.accounts import AccountSite
     from bangscore.shim.account.watches import WatchOptions
     from bangscore.shim.downloads import ExportService
+    from bangscore.stores.keystore import AccountStore
 
 
 def create_app(
@@ -49,6 +50,7 @@ def create_app(
     *,
     follow: bool = True,
     session_secret: str | None = None,
+    accounts: AccountStore | None = None,
     export: ExportService | None = None,
     watches: WatchOptions | None = None,
     freeze_heap: bool = False,
@@ -61,7 +63,8 @@ def create_app(
     from the same settings, tests with their own clocks). The app's life (load the snapshot
     at start-up, warm it, follow the pointer with ``follow``, close the stores at shutdown)
     is :mod:`bangscore.shim.lifecycle`'s. With a ``session_secret`` the account website
-    (:mod:`bangscore.shim.account`) is served under /account, with the watch pages when
+    (:mod:`bangscore.shim.account`) is served under /account over ``accounts`` (required then,
+    ValueError without it; its keys and counter are the quota's), with the watch pages when
     ``watches`` is given. ``export`` serves the Bulk export (:mod:`bangscore.shim.downloads`);
     without it ``/api/v1/export`` answers 403 or 404. With ``freeze_heap`` (a serving
     process, not a test's) each loaded snapshot and its indexes are frozen out of the cyclic
@@ -94,7 +97,7 @@ def create_app(
         freeze_heap=freeze_heap,
     )
     app = Starlette(
-        routes=route_table(settings, source, quota, session_secret, watches),
+        routes=route_table(settings, source, quota, session_secret, watches, accounts),
         exception_handlers={HTTPException: http_error},
         lifespan=partial(lifespan, serving),
     )
@@ -123,17 +126,24 @@ def route_table(
     quota: Quota,
     session_secret: str | None,
     watches: WatchOptions | None,
+    accounts: AccountStore | None = None,
 ) -> list[BaseRoute]:
     """Given the settings, the snapshot source, the quota, the session secret (None: no
-    account website) and the watch options (None: no watch pages), return the app's routes:
+    account website), the watch options (None: no watch pages) and the accounts store (needed
+    with a session secret), return the app's routes:
     the API's, the Bulk export's, the website's, then the account website's."""
     table: list[BaseRoute] = [*routes.ROUTES, *downloads.ROUTES, *website.routes()]
     if session_secret is None:
         return table
-    from bangscore.shim.account.accounts import AccountSite, account_routes
+    from bangscore.shim.account.accounts import AccountSite
+    from bangscore.shim.account.routing import account_routes
 
+    if accounts is None:
+        raise ValueError("the account website needs the accounts store (open_stores)")
     site = AccountSite(
-        quota.store,
+        accounts,
+        quota.keys.store,
+        quota.counter,
         site_url=settings.site_url,
         session_idle=settings.session_idle_seconds,
         session_max=settings.session_max_seconds,
@@ -156,7 +166,7 @@ def _watch_routes(
     https: bool,
 ) -> list[BaseRoute]:
     from bangscore.mail.links import WatchLinks
-    from bangscore.shim.account.accounts import session_middleware
+    from bangscore.shim.account.routing import session_middleware
     from bangscore.shim.account.signups import SignupMail, signup_routes
     from bangscore.shim.account.watch_list import list_routes
     from bangscore.shim.account.watches import WatchSite, watch_routes
@@ -176,8 +186,8 @@ def _watch_routes(
 def _hook_routes(site: AccountSite, store_url: str, secret: str, https: bool) -> list[BaseRoute]:
     """The account page's webhook section over the store's webhooks (SQLite or Redis), its
     page context added to the watches'."""
-    from bangscore.shim.account.accounts import session_middleware
     from bangscore.shim.account.hooks import HookSite, hook_routes
+    from bangscore.shim.account.routing import session_middleware
     from bangscore.stores import open_webhook_store
 
     hooks = HookSite(site, open_webhook_store(store_url))

@@ -80,7 +80,7 @@ class EdgeMiddleware:
         self.quota = quota
         self.problems = problems
         self.https = problems.site_url.startswith("https://")
-        path = getattr(quota.store, "path", None)  # a SQLite store's file
+        path = getattr(quota.counter, "path", None)  # a SQLite counter's file
         self.watch = StoreWatch(path if isinstance(path, Path) else None)
         # Request ids only need to be distinct, not secret: a generator seeded from the OS per
         # process costs a fraction of os.urandom's system call on every request.

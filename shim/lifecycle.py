@@ -85,7 +85,7 @@ class Serving:
             if self.quota.unsynced:
                 await anyio.to_thread.run_sync(self.quota.reconcile)
             # Leased quota held here, written where `keys list` reads it (SQLite store).
-            await anyio.to_thread.run_sync(self.quota.store.sync)
+            await anyio.to_thread.run_sync(self.quota.counter.sync)
             self.metrics.sync(routes.counter_totals(app.state), self.source.cache.size)
 
     def start(self) -> None:
@@ -107,7 +107,7 @@ class Serving:
         if self.freeze_heap:
             heap.release()
         self.quota.reconcile()  # fail-open counts, if the store answers now
-        self.quota.store.close()
+        self.quota.counter.close()  # the keys' and accounts' connections too
         if self.watch_store is not None:
             self.watch_store.close()
 

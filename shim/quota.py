@@ -20,7 +20,7 @@ import anyio.to_thread
 from bangscore.errors import AuthFailure, StoreUnavailable
 from bangscore.shim.lru import Lru
 from bangscore.stores.keys import is_well_formed, key_digest
-from bangscore.stores.keystore import Hit, KeyRecord, KeyStore
+from bangscore.stores.keystore import Counter, Hit, KeyRecord, KeyStore
 
 DAY_SECONDS = 86_400
 MAX_CACHED_KEYS = 100_000
@@ -133,8 +133,8 @@ class KeyCheck:
 
 
 class Quota:
-    """Counts requests against a KeyStore, failing open if it is down; its :attr:`keys`
-    (:class:`KeyCheck`) authenticates the keys they are counted for.
+    """Counts requests on a Counter, failing open if it is down; its :attr:`keys`
+    (:class:`KeyCheck` over the KeyStore ``keys``) authenticates the keys they are counted for.
 
     Two per-IP allowances exist beside the keys' limits: ``anonymous_limit`` for API requests
     without a valid key, and ``page_limit`` for the website's pages.
@@ -142,19 +142,20 @@ class Quota:
 
     def __init__(
         self,
-        store: KeyStore,
+        counter: Counter,
+        keys: KeyStore,
         *,
         anonymous_limit: int,
         page_limit: int,
         key_cache_seconds: float,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.store = store
+        self.counter = counter
         self.anonymous_limit = anonymous_limit
         self.page_limit = page_limit  # the website's own per-IP allowance (shim.pages)
         self.clock = clock
         self.metrics = QuotaMetrics()
-        self.keys = KeyCheck(store, key_cache_seconds, clock, self.metrics, self._fault)
+        self.keys = KeyCheck(keys, key_cache_seconds, clock, self.metrics, self._fault)
         self._local: dict[tuple[str, dt.date], int] = {}
         # The last count the store confirmed per subject-day, and the subject-days it refused:
         # during an outage the headers go on from the confirmed count (what the store holds
@@ -170,9 +171,9 @@ class Quota:
         self._unsynced: dict[tuple[str, dt.date], int] = {}
         self._lock = threading.Lock()
         self._last_log = 0.0
-        # Processes counting the same keys, as the store knows them (a Redis store's
-        # ``replicas``: replicas x workers); one for a store of this host alone.
-        self.replicas = max(1, int(getattr(store, "replicas", 1)))
+        # Processes counting the same keys, as the counter knows them (a Redis counter's
+        # ``replicas``: replicas x workers); one for a counter of this host alone.
+        self.replicas = max(1, int(getattr(counter, "replicas", 1)))
 
     def charge(self, subject: str, limit: int) -> tuple[Hit, Window]:
         """Given a subject and its daily limit, count one request if under the limit, without
@@ -181,13 +182,13 @@ class Quota:
         Never raises for a store fault: it fails open on a per-process local count, at most
         this process's share (1/``replicas``) of what the store had left of the limit.
         """
-        return self._count(subject, limit, self.store.hit)
+        return self._count(subject, limit, self.counter.hit)
 
     def settle(self, subject: str, limit: int) -> tuple[Hit, Window]:
         """Given a subject whose charge was a pending refusal, and its limit, count one request
         once the other replicas gave back what they held (a final or brief refusal if nothing
         is left). Blocks up to about a second; fails open as :meth:`charge` does."""
-        return self._count(subject, limit, self.store.settle)
+        return self._count(subject, limit, self.counter.settle)
 
     async def admit(self, subject: str, limit: int) -> tuple[Hit, Window]:
         """Given a subject and its daily limit, count one request as :meth:`charge` does, on
@@ -279,7 +280,7 @@ class Quota:
         added = 0
         for i, ((subject, day), n) in enumerate(items):
             try:
-                self.store.add(subject, day, n, now)
+                self.counter.add(subject, day, n, now)
             except StoreUnavailable:
                 with self._lock:
                     for key, left in items[i:]:
@@ -297,7 +298,7 @@ class Quota:
         win = window_at(self.clock())
         at = (subject, win.day)
         try:
-            used = self.store.peek(subject, win.day)
+            used = self.counter.peek(subject, win.day)
         except StoreUnavailable:
             self._fault("peek")
             used = (self._confirmed.find(at) or 0) + self._local.get(at, 0)
@@ -309,11 +310,11 @@ class Quota:
         """Given a subject and UTC days, return the store's count for each day (0 if none);
         StoreUnavailable when the store cannot be read (no local fallback: a usage report
         shows the store's counts or nothing)."""
-        return self.store.history(subject, days)
+        return self.counter.history(subject, days)
 
     def stats(self) -> dict[str, int]:
         """Return the key store's own counters (name: total), for ``/metrics``."""
-        return self.store.stats()
+        return self.counter.stats()
 
     def _fault(self, what: str) -> None:
         self.metrics.store_errors += 1

@@ -15,8 +15,9 @@ from starlette.testclient import TestClient
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import Catalog
 from bangscore.storage import LocalStorage, ObjectStorage
-from bangscore.stores.sqlite_store import SQLiteKeyStore
+from bangscore.stores import Stores
 from tests.support import factories
+from tests.support.thorough import is_thorough
 
 # The real servers' fixtures (Redis, SeaweedFS, SMTP) live with their helpers in tests/support.
 pytest_plugins = [
@@ -34,6 +35,9 @@ if TYPE_CHECKING:
 # once at a load of 13 and passed alone, its saved example replayed).
 settings.register_profile("bangscore", deadline=None)
 settings.load_profile("bangscore")
+# `make check` (the fast loop) runs them at a quarter of the examples (`--hypothesis-profile
+# check`): 7.7 s of its 61 s of CPU at 100 (tests/support/thorough.py); `make test` at 100.
+settings.register_profile("check", deadline=None, max_examples=25)
 
 # The cyclic collector runs every 10,000 net allocations, not CPython's 700: a test session
 # allocates far more than it keeps, and each collection it triggered, the full ones walking the
@@ -120,8 +124,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Add the markers that :data:`MARKS_BY_FIXTURE` implies to each collected test and the
-    xdist group that :data:`GROUP_BY_FIXTURE` names; put the modules of that group last."""
+    """Add the markers that :data:`MARKS_BY_FIXTURE` implies to each collected test, and
+    ``thorough`` to those tests/support/thorough.py lists, and the xdist group that
+    :data:`GROUP_BY_FIXTURE` names; put the modules of that group last."""
     # The modules that read the real catalogue run last, and of those the ones that serve its
     # published snapshot (the warm-up's last step) after the ones that only read the catalogue:
     # by then `make test`'s warm-up (`python -m tests.support.real_catalogue`, beside pytest) has
@@ -129,6 +134,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # pytest-xdist hands tests out in this order.
     needs: dict[Path, int] = {}
     for item in items:
+        if is_thorough(item.nodeid):
+            item.add_marker(pytest.mark.thorough)
         used = set(getattr(item, "fixturenames", ()))
         for fixture, marker in MARKS_BY_FIXTURE.items():
             if fixture in used:
@@ -161,11 +168,11 @@ def small_snapshot() -> tuple[ObjectStorage, list[ScoredGame]]:
 @pytest.fixture
 def client_factory(
     tmp_path: Path,
-) -> Iterator[Callable[..., tuple[TestClient, SQLiteKeyStore]]]:
+) -> Iterator[Callable[..., tuple[TestClient, Stores]]]:
     """Return a factory: given a store (and options), a started TestClient and its key store."""
     clients: list[TestClient] = []
 
-    def make(storage: ObjectStorage, **options: object) -> tuple[TestClient, SQLiteKeyStore]:
+    def make(storage: ObjectStorage, **options: object) -> tuple[TestClient, Stores]:
         app, store, _ = factories.make_app(storage, tmp_path, **options)  # type: ignore[arg-type]
         client = TestClient(app, base_url=factories.SITE)
         client.__enter__()

@@ -14,15 +14,15 @@ from typing import Any
 
 from bangscore.cli.arguments import bounded_int, printable, when
 from bangscore.settings import Settings
-from bangscore.stores import open_key_store
-from bangscore.stores.keystore import KeyStore, issue_key
+from bangscore.stores import Stores, open_stores
+from bangscore.stores.keystore import issue_key
 
 
-def _open_store(settings: Settings, *, create: bool) -> KeyStore:
-    """Given settings, open their key store. ``create``: a SQLite file may be created; without
+def _open_store(settings: Settings, *, create: bool) -> Stores:
+    """Given settings, open their stores. ``create``: a SQLite file may be created; without
     it a missing one raises StoreMissing (a mistyped path must not look like an empty store).
     """
-    return open_key_store(settings.store_url, create=create)
+    return open_stores(settings.store_url, create=create)
 
 
 def cmd_keys_create(args: argparse.Namespace, settings: Settings) -> int:
@@ -42,7 +42,7 @@ def cmd_keys_create(args: argparse.Namespace, settings: Settings) -> int:
     try:
         store = _open_store(settings, create=True)
         load_session_secret(settings.session_secret, settings.state_dir)
-        key, record = issue_key(store, account, args.plan, args.limit, int(time.time()))
+        key, record = issue_key(store.keys, account, args.plan, args.limit, int(time.time()))
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -83,7 +83,7 @@ def cmd_keys_revoke(args: argparse.Namespace, settings: Settings) -> int:
         )
         return 2
     try:
-        record = _open_store(settings, create=False).revoke_key(wanted)
+        record = _open_store(settings, create=False).keys.revoke_key(wanted)
     except UnknownKey:
         print(f"error: no key with id {wanted}", file=sys.stderr)
         return 1
@@ -94,7 +94,7 @@ def cmd_keys_revoke(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_keys_list(args: argparse.Namespace, settings: Settings) -> int:
     """List keys: id, account, plan, limit, state, created, last used, today's count."""
     today = dt.datetime.now(dt.UTC).date()
-    views = _open_store(settings, create=False).list_keys(today, args.account)
+    views = _open_store(settings, create=False).keys.list_keys(today, args.account)
     print(
         f"{'id':<9} {'account':<28} {'plan':<5} {'limit':>7} {'state':<8} "
         f"{'created':<17} {'last used':<17} {'today':>6}"
@@ -124,10 +124,10 @@ def cmd_usage_report(args: argparse.Namespace, settings: Settings) -> int:
         return 2
     store = _open_store(settings, create=False)
     try:
-        views = store.list_keys(day)
+        views = store.keys.list_keys(day)
         networks: dict[str, str] = {}
         for email in {v.record.account for v in views if v.today > 0}:
-            account = store.find_account(email)
+            account = store.accounts.find_account(email)
             if account is not None and account.network:
                 networks[email] = account.network
         report = format_report(abuse_report(views), day.isoformat()) + format_network_report(

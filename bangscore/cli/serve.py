@@ -22,7 +22,7 @@ from starlette.applications import Starlette
 
 from bangscore.cli.arguments import bounded_int
 from bangscore.settings import Settings
-from bangscore.stores import open_key_store
+from bangscore.stores import open_stores
 from bangscore.stores.keys import redact
 
 if TYPE_CHECKING:
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from bangscore.shim.account.watches import WatchOptions
     from bangscore.shim.downloads import ExportService
     from bangscore.shim.protocol import HeadLimits
+    from bangscore.stores.watchstore import WatchStore
 
 GIL_SWITCH_SECONDS = 0.001  # see asgi_app
 
@@ -72,9 +73,10 @@ def app_from_settings(settings: Settings) -> Starlette:
     )
     # One worker is the SQLite file's only counting process: it may lease blocks of quota.
     # `serve` never creates a key store: `keys create` (and so `make run`) does.
-    store = open_key_store(settings.store_url, create=False, lease=settings.workers == 1)
+    stores = open_stores(settings.store_url, create=False, lease=settings.workers == 1)
     quota = Quota(
-        store,
+        stores.counter,
+        stores.keys,
         anonymous_limit=settings.anonymous_daily_limit,
         page_limit=settings.page_daily_limit,
         key_cache_seconds=settings.key_cache_seconds,
@@ -90,7 +92,8 @@ def app_from_settings(settings: Settings) -> Starlette:
         quota,
         session_secret=session_secret,
         export=_export_service(settings, session_secret),
-        watches=_watch_options(settings),
+        accounts=stores.accounts,
+        watches=_watch_options(settings, stores.watches),
         freeze_heap=True,
         access_log=(
             AccessLog(queue_bytes=settings.access_log_queue_bytes) if settings.access_log else None
@@ -98,13 +101,11 @@ def app_from_settings(settings: Settings) -> Starlette:
     )
 
 
-def _watch_options(settings: Settings) -> WatchOptions:
+def _watch_options(settings: Settings, store: WatchStore) -> WatchOptions:
     # The watch pages share the key store's database. They never send mail: confirmations
     # are queued there and `alerts send` sends them, so a mail outage never holds a worker.
     from bangscore.shim.account.watches import WatchOptions
-    from bangscore.stores import open_watch_store
 
-    store = open_watch_store(settings.store_url, create=False)
     # The webhook section over the same store (SQLite or Redis; docs/API.md#webhooks).
     return WatchOptions(store, hooks=settings.store_url)
 
@@ -224,7 +225,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
     # Never created here: a state folder removed under a running server must not come back
     # empty on restart (every key 401, every account gone); `keys create` creates both.
-    open_key_store(settings.store_url, create=False).close()
+    open_stores(settings.store_url, create=False).close()
     load_session_secret(settings.session_secret, settings.state_dir, create=False)
     if args.quiet:
         settings = settings.model_copy(update={"access_log": False})

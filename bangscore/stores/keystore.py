@@ -1,9 +1,12 @@
-"""The key and counter store interface and its records (the factory: :mod:`bangscore.stores`).
+"""The interfaces of the stores by job (keys, counter, accounts) and their records (the
+factory: :func:`bangscore.stores.open_stores`; the watches: :mod:`bangscore.stores.watchstore`).
 
-Backends: :class:`bangscore.stores.sqlite_store.SQLiteKeyStore` (embedded default, safe across
-processes on one host) and :class:`bangscore.stores.redis_store.RedisKeyStore` (many replicas).
-Both lease blocks of a subject's quota and never over-admit: a subject never gets more than
-its limit of admitted hits in a day.
+Backends: SQLite (:mod:`~bangscore.stores.sqlite_store`, :mod:`~bangscore.stores.sqlite_counter`;
+embedded default, safe across processes on one host) and Redis
+(:mod:`~bangscore.stores.redis_keys`, :mod:`~bangscore.stores.redis_accounts`,
+:mod:`~bangscore.stores.redis_counter`; many replicas). Both counters lease blocks of a
+subject's quota and never over-admit: a subject never gets more than its limit of admitted
+hits in a day.
 """
 
 from __future__ import annotations
@@ -110,7 +113,7 @@ class Hit:
     """Result of counting one request: admitted or not, the count after it, the limit, and
     what kind of refusal a refused one is: ``final`` (every request the limit allows is
     counted: refused for the rest of the UTC day), ``pending`` (another replica may still hold
-    part of the quota: :meth:`KeyStore.settle` may admit it) or ``brief`` (settling found no
+    part of the quota: :meth:`Counter.settle` may admit it) or ``brief`` (settling found no
     answer in time: ask again shortly). A single store's refusals are always final."""
 
     admitted: bool
@@ -164,7 +167,8 @@ def issue_key(
 
 
 class KeyStore(Protocol):
-    """Keys, accounts and daily counters. Days are UTC calendar dates."""
+    """The keys: records by digest and id, revocation, and listings with their use (a listing
+    reads the counter of the same backend for each key's count today and last use)."""
 
     def add_key(self, record: KeyRecord) -> None:
         """Given a new key record, store it; raise KeyExists if its id or digest exists."""
@@ -181,6 +185,11 @@ class KeyStore(Protocol):
     def list_keys(self, day: dt.date, account: str | None = None) -> list[KeyView]:
         """Given today's date and optionally an account, return its keys, oldest first."""
         ...
+
+
+class Counter(Protocol):
+    """Daily counters of subjects (keys, client addresses, sign-in and sign-up limits), where
+    the leases of quota live. Days are UTC calendar dates; counts never pass a limit."""
 
     def hit(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
         """Count one request for ``subject`` on ``day`` if it is under ``limit``, atomically.
@@ -208,6 +217,24 @@ class KeyStore(Protocol):
         Raise StoreUnavailable if down and the count was not taken; a store that can keep it
         and send it later, once (Redis's), does so and returns."""
         ...
+
+    def stats(self) -> dict[str, int]:
+        """Return the store's operation counters by name (exported on ``/metrics``)."""
+        ...
+
+    def sync(self) -> None:
+        """Write where other processes read it what this one holds of today's counts only
+        locally, so their listings show requests (the server calls it every second). Cheap
+        when nothing changed; never raises."""
+        ...
+
+    def close(self) -> None:
+        """Flush what is buffered and release connections; the store may be used again."""
+        ...
+
+
+class AccountStore(Protocol):
+    """Website accounts, their signed-in sessions and sign-in failures (throttling)."""
 
     def create_account(self, account: AccountRecord) -> None:
         """Given a new account, store it; raise AccountExists if its email is taken."""
@@ -245,18 +272,4 @@ class KeyStore(Protocol):
 
     def forgive(self, subject: str) -> None:
         """Given a subject, forget its failures (after a success)."""
-        ...
-
-    def stats(self) -> dict[str, int]:
-        """Return the store's operation counters by name (exported on ``/metrics``)."""
-        ...
-
-    def sync(self) -> None:
-        """Write where other processes read it what this one holds of today's counts only
-        locally, so their listings show requests (the server calls it every second). Cheap
-        when nothing changed; never raises."""
-        ...
-
-    def close(self) -> None:
-        """Flush what is buffered and release connections; the store may be used again."""
         ...

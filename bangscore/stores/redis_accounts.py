@@ -1,10 +1,7 @@
-"""Key records, website accounts, sessions and sign-in failures in Redis: the part of the Redis
-key store (:class:`~bangscore.stores.redis_store.RedisKeyStore`, which inherits it) that counts
-nothing.
+"""Website accounts, sessions and sign-in failures in Redis (the accounts of
+:func:`bangscore.stores.open_stores`).
 
-Layout (prefix ``bs:``): ``key:<digest>`` hash of a key record, ``keyid:<id>`` -> digest,
-``keys`` and ``acctkeys:<email>`` sorted sets of key ids by creation time (listing keys with
-their counts is the counting store's), ``acct:<email>`` hash of an account, ``sess:<digest>``
+Layout (prefix ``bs:``): ``acct:<email>`` hash of an account, ``sess:<digest>``
 hash of a session (expires at its end), ``fail:<subject>`` hash of a subject's failed attempts
 (expires once forgotten).
 """
@@ -12,16 +9,11 @@ hash of a session (expires at its end), ``fail:<subject>`` hash of a subject's f
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
-import redis
-
-from bangscore.errors import AccountExists, KeyExists, UnknownKey
-from bangscore.stores.keystore import AccountRecord, Failures, KeyRecord, SessionRecord
-
-T = TypeVar("T")
-PREFIX = "bs:"
+from bangscore.errors import AccountExists
+from bangscore.stores.keystore import AccountRecord, Failures, SessionRecord
+from bangscore.stores.redis_link import PREFIX, RedisLink, text_fields
 
 # KEYS: failures hash. ARGV: now, seconds until forgotten. Returns {count, last}.
 _FAIL = """
@@ -31,28 +23,6 @@ redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
 return {n, tonumber(ARGV[1])}
 """
 
-# KEYS: record hash, id index, all-keys set, account's keys set. ARGV: id, created, fields...
-_ADD_KEY = """
-if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 3))
-redis.call('SET', KEYS[2], ARGV[3 + 3])
-redis.call('ZADD', KEYS[3], tonumber(ARGV[2]), ARGV[1])
-redis.call('ZADD', KEYS[4], tonumber(ARGV[2]), ARGV[1])
-return 1
-"""
-
-# KEYS: id index. ARGV: key prefix, now. Returns the record's fields, or nil for no such id.
-_REVOKE = """
-local digest = redis.call('GET', KEYS[1])
-if not digest then return nil end
-local key = ARGV[1] .. digest
-if redis.call('HGET', key, 'state') == 'active' then
-  redis.call('HSET', key, 'state', 'revoked', 'revoked_at', ARGV[2])
-end
-return redis.call('HGETALL', key)
-"""
-
-
 _ADD_ACCOUNT = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], unpack(ARGV))
@@ -60,74 +30,16 @@ return 1
 """
 
 
-def text_fields(fields: Any) -> dict[str, str]:
-    """Given a hash as redis-py returns it, return it as str to str (the client decodes
-    responses: this only narrows redis-py's bytes | str types)."""
-    return {str(k): str(v) for k, v in dict(fields).items()}
-
-
-def key_record(fields: dict[str, str]) -> KeyRecord:
-    """Given a key record's hash (str to str), return the record."""
-    return KeyRecord(
-        fields["key_id"],
-        fields["digest"],
-        fields["account"],
-        fields["plan"],  # type: ignore[arg-type]
-        int(fields["daily_limit"]),
-        fields["state"],  # type: ignore[arg-type]
-        int(fields["created_at"]),
-    )
-
-
-def _pairs(flat: list[Any]) -> dict[str, str]:
-    return {str(k): str(v) for k, v in zip(flat[::2], flat[1::2], strict=True)}
-
-
 class RedisAccounts:
-    """Accounts, sessions and failures over the store's ``client``, each call one round trip
-    through the store's ``_call`` (its breaker: StoreUnavailable when Redis is down)."""
+    """Accounts, sessions and failures over a :class:`RedisLink`, each call one round trip
+    through its breaker (StoreUnavailable when Redis is down)."""
 
-    client: redis.Redis
-
-    def __init__(self, client: redis.Redis) -> None:
-        self.client = client
-        self._add_account = client.register_script(_ADD_ACCOUNT)
-        self._fail = client.register_script(_FAIL)
-        self._add_key = client.register_script(_ADD_KEY)
-        self._revoke = client.register_script(_REVOKE)
-
-    def _call(self, fn: Callable[[], T]) -> T:
-        raise NotImplementedError  # the store's breaker
-
-    # -- key records ------------------------------------------------------------------------
-
-    def add_key(self, record: KeyRecord) -> None:
-        fields: list[str | int] = []
-        for name in ("key_id", "digest", "account", "plan", "daily_limit", "state", "created_at"):
-            fields += [name, getattr(record, name)]
-        keys = [
-            f"{PREFIX}key:{record.digest}",
-            f"{PREFIX}keyid:{record.key_id}",
-            f"{PREFIX}keys",
-            f"{PREFIX}acctkeys:{record.account}",
-        ]
-        # ARGV: id, created, then the field pairs (digest is the 4th pair's value: ARGV[6]).
-        args = [record.key_id, record.created_at, *fields]
-        if not int(self._call(lambda: self._add_key(keys=keys, args=args))):
-            raise KeyExists(f"key {record.key_id} already exists")
-
-    def find_key(self, digest: str) -> KeyRecord | None:
-        fields = text_fields(self._call(lambda: self.client.hgetall(f"{PREFIX}key:{digest}")))
-        return key_record(fields) if fields else None
-
-    def revoke_key(self, key_id: str) -> KeyRecord:
-        now = int(time.time())
-        flat = self._call(
-            lambda: self._revoke(keys=[f"{PREFIX}keyid:{key_id}"], args=[f"{PREFIX}key:", now])
-        )
-        if not flat:
-            raise UnknownKey(key_id)
-        return key_record(_pairs(flat))
+    def __init__(self, link: RedisLink) -> None:
+        self.link = link
+        self.client = link.client
+        self._call = link.call
+        self._add_account = self.client.register_script(_ADD_ACCOUNT)
+        self._fail = self.client.register_script(_FAIL)
 
     # -- accounts ----------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 """Recalling leases at once: how a replica refused a lease asks every other to give back.
 
-A replica of :class:`~bangscore.stores.redis_store.RedisKeyStore` refused a lease while some
+A replica of :class:`~bangscore.stores.redis_counter.RedisCounter` refused a lease while some
 other replica may still hold an unspent block or unflushed counts of that subject-day starts a
 *round*: it PUBLISHes ``<token> <day> <subject>`` on ``bs:recall:<db>`` (a channel is shared by
 every database of a server, hence the number). Every store listens on it in its background
@@ -33,7 +33,7 @@ from redis.client import PubSub
 
 from bangscore.errors import StoreUnavailable
 
-log = logging.getLogger("bangscore.redis_store")
+log = logging.getLogger("bangscore.redis_counter")
 
 
 @dataclass

@@ -4,27 +4,27 @@ Served by the shim under ``{site}/account`` with jinja2 templates from ``bangsco
 Passwords are hashed with argon2id (argon2-cffi's defaults) off the event loop.
 
 Sessions are server-side: the signed cookie (Starlette's SessionMiddleware, itsdangerous)
-holds a random session token and a CSRF token, which every POST form must echo; the KeyStore
-holds the session under the token's SHA-256, with its account and end. A request is signed in
+holds a random session token and a CSRF token, which every POST form must echo; the accounts
+store holds the session under the token's SHA-256, with its account and end. A request is signed in
 only while that record exists and has not expired, so sign-out (which deletes it) ends every
 copy of the cookie at once. A session ends after ``session_idle`` seconds without a request
 (1 hour by default) and ``session_max`` seconds after sign-in (12 hours), whichever is first.
 
-Sign-in throttling slows the failing client, never the account's owner: failures are counted
-per (account, client IP) and per client IP in the KeyStore (so every replica sees them), and
-past a few free attempts each further attempt must wait a delay that doubles with every
-failure, up to 15 minutes; a refused attempt answers 429 with ``Retry-After`` and is not
-checked. The attempt is reserved before its password is checked (counted as a failure of
-the pair at once, forgiven on success), so concurrent attempts cannot all pass the same free
-allowance; password hashing runs at most :data:`passwords.HASHING_SLOTS` at a time per process
-(:class:`passwords.HashingGate`). The owner signing in from another client starts with a clean
-slate; a success forgets that pair's failures. Sign-ups are limited per IP per hour and per
-day, counting only forms that pass their checks (a 400 uses none of it); with a mail queue
-they go by email (:mod:`bangscore.shim.account.signups`). Here as for the allowances, "client
-IP" is an IPv6 client's /64 (:func:`bangscore.shim.clients.client_group`). Emails and
-passwords are checked by :mod:`bangscore.shim.account.passwords`; a form larger than
-:data:`MAX_FORM_BYTES`, or with a field over :data:`MAX_FIELD_BYTES`, answers 413. A new key
-is shown once, in the response to the POST that created it, and never stored.
+Sign-in throttling (:mod:`bangscore.shim.account.throttle`) slows the failing client, never the
+account's owner: failures are counted per (account, client IP) and per client IP in the accounts
+store (so every replica sees them), and past a few free attempts each further attempt must wait a
+delay that doubles with every failure, up to 15 minutes; a refused attempt answers 429 with
+``Retry-After`` and is not checked. The attempt is reserved before its password is checked (counted
+as a failure of the pair at once, forgiven on success), so concurrent attempts cannot all pass the
+same free allowance; password hashing runs at most :data:`passwords.HASHING_SLOTS` at a time per
+process (:class:`passwords.HashingGate`). The owner signing in from another client starts with a
+clean slate; a success forgets that pair's failures. Sign-ups are limited per IP per hour and per
+day, counting only forms that pass their checks (a 400 uses none of it); with a mail queue they go
+by email (:mod:`bangscore.shim.account.signups`). Here as for the allowances, "client IP" is an IPv6
+client's /64 (:func:`bangscore.shim.clients.client_group`). Emails and passwords are checked by
+:mod:`bangscore.shim.account.passwords`; a form larger than :data:`MAX_FORM_BYTES`, or with a field
+over :data:`MAX_FIELD_BYTES`, answers 413. A new key is shown once, in the response to the POST that
+created it, and never stored.
 """
 
 from __future__ import annotations
@@ -34,9 +34,7 @@ import hmac
 import re
 import secrets
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from importlib import resources
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -44,11 +42,8 @@ import jinja2
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from starlette.exceptions import HTTPException
-from starlette.middleware import Middleware
-from starlette.middleware.sessions import SessionMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
-from starlette.routing import BaseRoute, Route
 
 from bangscore.contract.api import ATTRIBUTION_TEXT
 from bangscore.contract.limits import MAX_QUERY_LENGTH
@@ -62,17 +57,24 @@ from bangscore.errors import (
 )
 from bangscore.shim.account import passwords
 from bangscore.shim.account.passwords import MAX_PASSWORD, HashingGate, password_problem
+from bangscore.shim.account.throttle import DEFAULT_LIMITS, SignInLimits, SignInThrottle
 from bangscore.shim.clients import client_group, client_ip, network_of
 from bangscore.shim.quota import window_at
 from bangscore.site.render import format_day, package_stylesheet, style_version
 from bangscore.stores.addresses import normalize_email
 from bangscore.stores.keys import key_digest
-from bangscore.stores.keystore import AccountRecord, KeyStore, KeyView, issue_key
+from bangscore.stores.keystore import (
+    AccountRecord,
+    AccountStore,
+    Counter,
+    KeyStore,
+    KeyView,
+    issue_key,
+)
 
-__all__ = ["AccountSite", "SignInLimits", "account_routes", "normalize_email"]
+__all__ = ["AccountSite", "SignInLimits", "normalize_email"]
 
 MAX_ACTIVE_KEYS = 10
-BUCKET_SECONDS = 900
 MAX_FORM_BYTES = 16 * 1024
 MAX_FIELD_BYTES = 4096
 SESSION_COOKIE = "bangscore_session"
@@ -96,33 +98,6 @@ _TEMPLATES.globals["style_version"] = style_version(package_stylesheet())
 _TEMPLATES.filters["day"] = format_day
 
 
-@dataclass(frozen=True, slots=True)
-class SignInLimits:
-    """Sign-in throttling and the sign-up limit.
-
-    ``free_per_account_client`` failed sign-ins of one account from one client IP, and
-    ``free_per_client`` from one client IP over all accounts, wait for nothing; each failure
-    past them makes the next attempt wait ``2 ** (failures - free)`` seconds, at most
-    ``max_delay``. Failures are forgotten ``forget_after`` seconds after the last one.
-    ``signups_per_ip`` sign-ups are allowed per client IP per hour, and
-    ``signups_per_ip_day`` per UTC day.
-    """
-
-    free_per_account_client: int = 3
-    free_per_client: int = 10
-    max_delay: int = 900
-    forget_after: int = 3600
-    signups_per_ip: int = 3
-    signups_per_ip_day: int = 10
-
-    def delay(self, failures: int, free: int) -> int:
-        """Given a subject's failures and its free attempts, return the seconds the next
-        attempt must wait after the last failure."""
-        if failures < free:
-            return 0
-        return min(self.max_delay, 1 << min(failures - free, 20))
-
-
 def signup_network(ip: str) -> str:
     """Given a client IP, return the network an abuse report groups it in: its /24 (IPv4)
     or /48 (IPv6), the block one subscriber or host usually holds; the text as given if it is
@@ -139,14 +114,18 @@ def render(name: str, status: int = 200, **context: Any) -> HTMLResponse:
 
 
 class AccountSite:
-    """The account pages over a KeyStore: handlers, rate limits and password hashing."""
+    """The account pages over the stores of ``accounts`` (accounts, sessions, sign-in
+    failures), ``keys`` (the account's keys) and the ``counter`` (rate limits): handlers, rate
+    limits and password hashing."""
 
     def __init__(
         self,
-        store: KeyStore,
+        accounts: AccountStore,
+        keys: KeyStore,
+        counter: Counter,
         *,
         site_url: str,
-        limits: SignInLimits = SignInLimits(),
+        limits: SignInLimits = DEFAULT_LIMITS,
         hasher: PasswordHasher | None = None,
         clock: Callable[[], float] = time.time,
         session_idle: int,
@@ -154,7 +133,7 @@ class AccountSite:
         page_extras: Callable[[str], dict[str, Any]] | None = None,
         smtputf8: bool = False,
     ) -> None:
-        self.store = store
+        self.accounts, self.keys, self.counter = accounts, keys, counter
         # Whether the mail relay takes non-ASCII addresses (setting BANGSCORE_SMTP_UTF8):
         # without it they are refused at sign-up, since no alert could reach them.
         self.smtputf8 = smtputf8
@@ -172,6 +151,7 @@ class AccountSite:
         self.hasher = hasher or PasswordHasher()
         self.gate = HashingGate()
         self.clock = clock
+        self.throttle = SignInThrottle(accounts, counter, limits, clock)
         self._dummy_hash = passwords.dummy_hash(self.hasher)
         # Sign-up by email (bangscore.shim.account.signups), set when the app has a mail
         # queue: given (address, password hash, client IP), queue the sign-up's email.
@@ -220,17 +200,6 @@ class AccountSite:
             return None
         return fields
 
-    def allowed(self, subject: str, limit: int, bucket_seconds: int = BUCKET_SECONDS) -> bool:
-        """Given a rate-limit subject and its limit per bucket, count one attempt; True if
-        under the limit. A store fault fails open (the password check still guards)."""
-        now = self.clock()
-        bucket = int(now) // bucket_seconds
-        try:
-            hit = self.store.hit(f"{subject}:{bucket}", window_at(now).day, limit, int(now))
-        except StoreUnavailable:
-            return True
-        return hit.admitted
-
     def account(self, request: Request) -> str | None:
         """Given a request, return the email its session is signed in as, or None.
 
@@ -242,54 +211,15 @@ class AccountSite:
             return None
         now = int(self.clock())
         digest = key_digest(token)
-        record = self.store.find_session(digest, now)
+        record = self.accounts.find_session(digest, now)
         if record is None:
             request.session.pop("sid", None)
             return None
         end = min(now + self.session_idle, record.created_at + self.session_max)
         if end - record.expires_at >= SESSION_EXTEND_EVERY:
-            self.store.extend_session(digest, end)
+            self.accounts.extend_session(digest, end)
         request.state.account = record.email
         return record.email
-
-    def wait_before_signin(self, email: str, ip: str) -> int:
-        """Given an email and a client IP, return the seconds that client must still wait
-        before its next sign-in attempt (0: go ahead). A store fault fails open."""
-        now = int(self.clock())
-        limits = self.limits
-        try:
-            pair = self.store.failures(f"signin:pair:{email}:{ip}", now)
-            client = self.store.failures(f"signin:ip:{ip}", now)
-        except StoreUnavailable:
-            return 0
-        ready = max(
-            pair.last_at + limits.delay(pair.count, limits.free_per_account_client),
-            client.last_at + limits.delay(client.count, limits.free_per_client),
-        )
-        return max(0, ready - now)
-
-    def reserve_signin(self, email: str, ip: str) -> int:
-        """Given an email and a client IP allowed to try now, reserve the attempt: count it
-        as a failure of the pair before any password is checked (a success forgives it).
-        Return the seconds to wait instead if attempts raced past the free allowance: of N
-        concurrent attempts, only those within the free ones go on. A store fault fails open."""
-        now, limits = int(self.clock()), self.limits
-        subject = f"signin:pair:{email}:{ip}"
-        try:
-            before = self.store.failures(subject, now)
-            reserved = self.store.fail(subject, now, limits.forget_after)
-        except StoreUnavailable:
-            return 0
-        raced = reserved.count - 1 > before.count
-        wait = limits.delay(reserved.count - 1, limits.free_per_account_client)
-        return wait if raced and wait > 0 else 0
-
-    def signin_failed(self, email: str, ip: str) -> None:
-        """Given the email and client IP of a failed sign-in, count it for the client IP (the
-        pair's failure was counted when the attempt was reserved)."""
-        now, forget = int(self.clock()), self.limits.forget_after
-        with contextlib.suppress(StoreUnavailable):  # fail open: the password still guards
-            self.store.fail(f"signin:ip:{ip}", now, forget)
 
     @staticmethod
     def client_ip(request: Request) -> str:
@@ -302,7 +232,7 @@ class AccountSite:
         """Given a signed-in email, return the keys page (optionally showing a new key once)."""
         day = window_at(self.clock()).day
         try:
-            views: list[KeyView] = self.store.list_keys(day, email)
+            views: list[KeyView] = self.keys.list_keys(day, email)
         except StoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
         extras = self.page_extras(email) if self.page_extras else {}
@@ -343,7 +273,7 @@ class AccountSite:
         if problem is not None:
             return self.page(request, "account_signin.html", 400, error=problem, typed=typed)
         for name, limit, span in _SIGNUP_WINDOWS:  # the day's not counted past the hour's
-            if not self.allowed(f"signup:{name}:{client}", getattr(limits, limit), span):
+            if not self.throttle.allowed(f"signup:{name}:{client}", getattr(limits, limit), span):
                 page = self.page(request, "account_signin.html", 429, error=_SLOW, typed=typed)
                 page.headers["Retry-After"] = str(span - int(self.clock()) % span)  # window's end
                 return page
@@ -355,7 +285,7 @@ class AccountSite:
             return self.signup_by_mail(request, self.signup_mail, (email, hashed, ip))
         try:
             record = AccountRecord(email, hashed, int(self.clock()), signup_network(ip))
-            self.store.create_account(record)
+            self.accounts.create_account(record)
         except AccountExists:
             return self.page(request, "account_signin.html", 409, error=_TAKEN, typed=typed)
         except StoreUnavailable:
@@ -388,7 +318,7 @@ class AccountSite:
         email = normalize_email(typed) or typed.strip().lower()
         password = fields.get("password", "")[:MAX_PASSWORD]
         ip = client_group(self.client_ip(request))  # an IPv6 client by its /64
-        wait = self.wait_before_signin(email, ip) or self.reserve_signin(email, ip)
+        wait = self.throttle.wait(email, ip) or self.throttle.reserve(email, ip)
         if wait > 0:
             response = self.page(
                 request, "account_signin.html", 429, error=_slow(wait), typed=typed
@@ -396,7 +326,7 @@ class AccountSite:
             response.headers["Retry-After"] = str(wait)
             return response
         try:
-            account = self.store.find_account(email)
+            account = self.accounts.find_account(email)
         except StoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
         try:
@@ -404,10 +334,10 @@ class AccountSite:
         except HashingBusy:
             return self.page(request, "account_message.html", 503, title="Try again", message=_BUSY)
         if not verified:
-            self.signin_failed(email, ip)
+            self.throttle.failed(email, ip)
             return self.page(request, "account_signin.html", 401, error=_WRONG, typed=typed)
         with contextlib.suppress(StoreUnavailable):
-            self.store.forgive(f"signin:pair:{email}:{ip}")
+            self.accounts.forgive(f"signin:pair:{email}:{ip}")
         return self.signed_in(request, email)
 
     def _verify(self, account: AccountRecord | None, password: str) -> bool:
@@ -425,9 +355,9 @@ class AccountSite:
         token = secrets.token_urlsafe(32)
         try:
             if isinstance(old, str):
-                self.store.end_session(key_digest(old))
+                self.accounts.end_session(key_digest(old))
             end = now + min(self.session_idle, self.session_max)
-            self.store.start_session(key_digest(token), email, now, end)
+            self.accounts.start_session(key_digest(token), email, now, end)
         except StoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
         after = request.session.get("after")
@@ -445,7 +375,7 @@ class AccountSite:
             token = request.session.get("sid")
             if isinstance(token, str):
                 try:
-                    self.store.end_session(key_digest(token))
+                    self.accounts.end_session(key_digest(token))
                 except StoreUnavailable:
                     return self.page(
                         request, "account_message.html", 503, title="Try again", message=_DOWN
@@ -465,10 +395,10 @@ class AccountSite:
         if not isinstance(email, str) or fields is None:
             return self.page(request, "account_message.html", 403, title="Expired", message=_CSRF)
         try:
-            views = self.store.list_keys(window_at(self.clock()).day, email)
+            views = self.keys.list_keys(window_at(self.clock()).day, email)
             if sum(v.record.state == "active" for v in views) >= MAX_ACTIVE_KEYS:
                 return self.keys_page(request, email, error=_TOO_MANY)
-            key, _ = issue_key(self.store, email, "free", None, int(self.clock()))
+            key, _ = issue_key(self.keys, email, "free", None, int(self.clock()))
         except StoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
         return self.keys_page(request, email, new_key=key)
@@ -481,11 +411,11 @@ class AccountSite:
         target = request.path_params["key_id"]
         try:
             owned = {
-                v.record.key_id for v in self.store.list_keys(window_at(self.clock()).day, email)
+                v.record.key_id for v in self.keys.list_keys(window_at(self.clock()).day, email)
             }
             if target not in owned:
                 return self.keys_page(request, email, error="No such key on this account.")
-            self.store.revoke_key(target)
+            self.keys.revoke_key(target)
         except UnknownKey:
             return self.keys_page(request, email, error="No such key on this account.")
         except StoreUnavailable:
@@ -502,7 +432,6 @@ _DOWN = "The account store is unreachable right now; please try again in a minut
 _SLOW = "Too many sign-ups from here. Wait a while and try again."
 _SIGNUP_WINDOWS = (("ip", "signups_per_ip", 3600), ("ip-day", "signups_per_ip_day", 86400))
 _BUSY = "Too many sign-ins are being checked right now; please try again in a few seconds."
-_TOO_LARGE = "The form sent was too large."
 
 
 def _slow(seconds: int) -> str:
@@ -527,74 +456,3 @@ def inbox_message(email: str) -> str:
 
 _WRONG = "Wrong email or password."
 _TOO_MANY = f"An account may hold at most {MAX_ACTIVE_KEYS} active keys; revoke one first."
-
-
-async def keys_script(request: Request) -> Response:
-    """Serve the keys page's script (copy a new key, confirm a revocation)."""
-    return Response(
-        _KEYS_JS,
-        headers={"Cache-Control": "public, max-age=3600"},
-        media_type="text/javascript; charset=utf-8",
-    )
-
-
-_KEYS_JS = (resources.files("bangscore.site") / "templates" / "keys.js").read_bytes()
-
-
-def session_middleware(
-    site: AccountSite, *, session_secret: str, https_only: bool = False
-) -> list[Middleware]:
-    """Given the account site and the session secret, return the session middleware every
-    account route carries (signed cookie ``bangscore_session`` living as long as the site's
-    absolute session lifetime, SameSite=Lax, Secure when ``https_only``)."""
-    return [
-        Middleware(
-            SessionMiddleware,
-            secret_key=session_secret,
-            session_cookie=SESSION_COOKIE,
-            max_age=site.session_max,
-            same_site="lax",
-            https_only=https_only,
-        )
-    ]
-
-
-def account_routes(
-    site: AccountSite, *, session_secret: str, https_only: bool = False
-) -> list[BaseRoute]:
-    """Given the account site and the session secret, return the ``/account`` routes.
-
-    Each route carries its own SessionMiddleware (signed cookie ``bangscore_session`` living
-    as long as the site's absolute session lifetime, SameSite=Lax, Secure when
-    ``https_only``), so API routes never parse a session.
-    """
-    session = session_middleware(site, session_secret=session_secret, https_only=https_only)
-
-    def route(path: str, endpoint: Callable[[Request], Awaitable[Response]], method: str) -> Route:
-        async def guarded(request: Request) -> Response:
-            try:
-                return await endpoint(request)
-            except FormTooLarge:
-                response = render(
-                    "account_message.html",
-                    413,
-                    site_url=site.site_url,
-                    email=None,
-                    csrf="",
-                    title="Too large",
-                    message=_TOO_LARGE,
-                )
-                response.headers["Connection"] = "close"
-                return response
-
-        return Route(path, guarded, methods=[method], middleware=session)
-
-    return [
-        Route("/account/keys.js", keys_script, methods=["GET"]),
-        route("/account", site.home, "GET"),
-        route("/account/signup", site.signup, "POST"),
-        route("/account/signin", site.signin, "POST"),
-        route("/account/signout", site.signout, "POST"),
-        route("/account/keys", site.create_key, "POST"),
-        route("/account/keys/{key_id}/revoke", site.revoke, "POST"),
-    ]

@@ -62,7 +62,7 @@ class SignupMail:
         nothing past the address's or the network's hourly limit. Raises StoreUnavailable.
         """
         now = int(self.accounts.clock())
-        taken = self.accounts.store.find_account(email) is not None
+        taken = self.accounts.accounts.find_account(email) is not None
         network, limits = watch_network(ip), self.limits
         if (
             self.store.hit(f"signup:acct:{email}", now, 3600) > limits.confirmations_per_account
@@ -102,7 +102,7 @@ class SignupMail:
                 int(site.clock()),
                 signup_network(site.client_ip(request)),
             )
-            site.store.create_account(record)
+            site.accounts.create_account(record)
             self.store.confirm_address(signup.email, int(site.clock()))
         except AccountExists:
             return site.page(

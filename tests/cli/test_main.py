@@ -13,8 +13,7 @@ from bangscore.manifest import list_snapshots, read_body, read_manifest
 from bangscore.settings import Settings
 from bangscore.storage import LocalStorage
 from bangscore.stores.keys import is_well_formed, key_id
-from bangscore.stores.sqlite_store import SQLiteKeyStore
-from tests.support.factories import make_catalog, small_catalog
+from tests.support.factories import make_catalog, small_catalog, sqlite_stores
 
 
 @pytest.fixture
@@ -175,7 +174,7 @@ def test_store_errors_are_one_clear_line_and_a_failure(
         expected = "cannot create"
     else:
         url = f"sqlite:///{state}/ro.sqlite3"
-        SQLiteKeyStore(state / "ro.sqlite3").close()
+        sqlite_stores(state / "ro.sqlite3").close()
         _read_only(state / "ro.sqlite3")
         expected = "readonly database"
     code, _, err = run(

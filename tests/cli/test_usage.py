@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from bangscore.cli.usage import AccountUsage, abuse_report, format_report
-from bangscore.stores.keystore import KeyRecord, KeyStore, KeyView
+from bangscore.stores import Stores
+from bangscore.stores.keystore import KeyRecord, KeyView
 from tests.support.live import REPO
 
 
@@ -91,7 +92,7 @@ def test_usage_report_command_reads_the_store_given_by_store(
         if backend == "redis"
         else f"sqlite:///{tmp_path}/keys.sqlite3"
     )
-    store_factory: Callable[[str], KeyStore] = request.getfixturevalue("store_factory")
+    store_factory: Callable[[str], Stores] = request.getfixturevalue("store_factory")
     store = store_factory(url)
     # Yesterday, not a fixed date: a key's count is kept 40 days after its day, so a fixed
     # 2026-11-20 vanished from Redis from 1 Jan 2027 on (found under `make test-clock`).
@@ -102,8 +103,8 @@ def test_usage_report_command_reads_the_store_given_by_store(
         ("AAAA0003", "fine@x.io", 900),
     ]:
         record = KeyRecord(key_id, key_id * 8, account, "free", 1000, "active", 1)
-        store.add_key(record)
-        store.add(record.subject, day, count, 1_700_000_000)
+        store.keys.add_key(record)
+        store.counter.add(record.subject, day, count, 1_700_000_000)
     store.close()
 
     def report(*extra: str) -> str:

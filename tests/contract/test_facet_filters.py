@@ -18,15 +18,15 @@ from bangscore.client_core import list_query
 from bangscore.contract.compact import cents
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.storage import ObjectStorage
-from bangscore.stores.sqlite_store import SQLiteKeyStore
+from bangscore.stores import Stores
 from tests.support import factories
 from tests.support.factories import SITE
 from tests.support.pics_raw import RawFacets, read_raw_facets
 
-Clients = Callable[..., tuple[TestClient, SQLiteKeyStore]]
+Clients = Callable[..., tuple[TestClient, Stores]]
 
 
-def _answer(client: TestClient, store: SQLiteKeyStore, query: str) -> Any:
+def _answer(client: TestClient, store: Stores, query: str) -> Any:
     key = factories.add_key(store, limit=10_000)
     return client.get(f"/api/v1/games?{query}", headers={"Authorization": f"Bearer {key}"})
 

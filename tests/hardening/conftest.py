@@ -18,8 +18,8 @@ import pytest
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import GameRecord
 from bangscore.storage import LocalStorage
-from bangscore.stores.sqlite_store import SQLiteKeyStore
 from tests.support import factories
+from tests.support.factories import sqlite_stores
 from tests.support.live import ShimServer
 
 SITE = factories.SITE
@@ -37,7 +37,7 @@ def publish_into(
 
 def add_key(state_dir: Path, *, plan: str = "bulk", limit: int = 1_000_000) -> str:
     """Given a state folder, create an active key in its SQLite store; return the plaintext."""
-    store = SQLiteKeyStore(state_dir / "bangscore.sqlite3")
+    store = sqlite_stores(state_dir / "bangscore.sqlite3")
     try:
         return factories.add_key(store, plan=plan, limit=limit)
     finally:

@@ -17,7 +17,7 @@ from bangscore.manifest import etag_for, gzip_body, object_key, read_manifest
 from bangscore.scoring.records import GameRecord
 from bangscore.shim.answer import gzip_etag_of
 from bangscore.storage import LocalStorage, StoredObject
-from bangscore.stores.sqlite_store import MAX_BLOCK
+from bangscore.stores.sqlite_counter import MAX_BLOCK
 from tests.hardening.conftest import ServerFactory, add_key, publish_into
 from tests.support import factories, malformed
 from tests.support.live import ShimServer, wait_for

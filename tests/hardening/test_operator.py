@@ -104,10 +104,10 @@ def test_bad_arguments_get_one_error_line(tmp_path: Path, argv: tuple[str, ...],
 
 def test_keys_list_escapes_what_the_store_holds(tmp_path: Path) -> None:
     from bangscore.stores.keystore import issue_key
-    from bangscore.stores.sqlite_store import SQLiteKeyStore
+    from tests.support.factories import sqlite_stores
 
-    store = SQLiteKeyStore(tmp_path / "bangscore.sqlite3")
-    issue_key(store, "\x1b]8;;http://evil\x07x@example.com", "free", None, int(time.time()))
+    store = sqlite_stores(tmp_path / "bangscore.sqlite3")
+    issue_key(store.keys, "\x1b]8;;http://evil\x07x@example.com", "free", None, int(time.time()))
     store.close()
     run = cli(tmp_path, "keys", "list")
     assert run.returncode == 0 and "\x1b" not in run.stdout and "\\x1b" in run.stdout
@@ -198,7 +198,7 @@ def test_the_abuse_report_groups_accounts_by_sign_up_network(
     import datetime as dt
 
     from bangscore.stores.keystore import issue_key
-    from bangscore.stores.sqlite_store import SQLiteKeyStore
+    from tests.support.factories import sqlite_stores
     from tests.support.signups import signed_up
 
     publish_into(tmp_path, small_catalog(), "s1")
@@ -207,12 +207,12 @@ def test_the_abuse_report_groups_accounts_by_sign_up_network(
     for email in emails:  # the form, then the email's link: the account's network is the link's
         client, _ = signed_up(server.url, tmp_path, email)
         client.close()
-    store = SQLiteKeyStore(tmp_path / "bangscore.sqlite3")
+    store = sqlite_stores(tmp_path / "bangscore.sqlite3")
     now = int(time.time())
     day = dt.datetime.fromtimestamp(now, dt.UTC).date()
     for email in emails:  # one free key each, 600 requests each today: 1,200 > 1,000
-        _, record = issue_key(store, email, "free", None, now)
-        store.add(record.subject, day, 600, now)
+        _, record = issue_key(store.keys, email, "free", None, now)
+        store.counter.add(record.subject, day, 600, now)
     store.close()
     run = cli(tmp_path, "usage", "report")
     assert run.returncode == 0, run.stderr

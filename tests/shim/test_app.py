@@ -18,12 +18,12 @@ from bangscore.manifest import read_body
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.value import SCORE_VERSION
 from bangscore.storage import MemoryStorage, ObjectStorage
-from bangscore.stores.sqlite_store import SQLiteKeyStore
+from bangscore.stores import Stores
 from tests.support import factories
 from tests.support.factories import NOT_RATED, SITE, add_key
 from tests.support.filter_reference import select
 
-ClientFactory = Callable[..., tuple[TestClient, SQLiteKeyStore]]
+ClientFactory = Callable[..., tuple[TestClient, Stores]]
 PROBLEM_PROPERTIES = SCHEMAS["Problem"]["properties"]
 RATE_HEADERS = (
     "x-ratelimit-limit",
@@ -38,7 +38,7 @@ RATE_HEADERS = (
 @pytest.fixture
 def api(
     client_factory: ClientFactory, small_snapshot: tuple[ObjectStorage, list[ScoredGame]]
-) -> tuple[TestClient, SQLiteKeyStore, dict[str, str]]:
+) -> tuple[TestClient, Stores, dict[str, str]]:
     """A client over the small catalog, its store, and auth headers of a free key."""
     client, store = client_factory(small_snapshot[0])
     key = add_key(store)
@@ -163,7 +163,7 @@ def test_revoked_key_answers_401_revoked(api: Any) -> None:
     assert client.get("/api/v1/games", headers=headers).status_code == 200
     from bangscore.stores.keys import key_id
 
-    store.revoke_key(key_id(key))
+    store.keys.revoke_key(key_id(key))
     response = client.get("/api/v1/games", headers=headers)
     assert response.status_code == 401
     assert response.json()["code"] == "revoked_key"
@@ -177,7 +177,7 @@ def test_header_wins_over_query_key(api: Any) -> None:
     # The query key was ignored: only the header's key was counted.
     from bangscore.stores.keys import key_id
 
-    counts = {v.record.key_id: v.today for v in store.list_keys(factories_today())}
+    counts = {v.record.key_id: v.today for v in store.keys.list_keys(factories_today())}
     assert counts[key_id(other)] == 0
     bad = client.get(f"/api/v1/games?api_key={other}", headers={"Authorization": "Bearer x"})
     assert bad.status_code == 401
@@ -202,7 +202,7 @@ def test_401s_are_never_charged_to_a_key_but_count_per_ip(api: Any) -> None:
     assert second.status_code == 401
     assert int(second.headers["x-ratelimit-used"]) == 2  # the client IP's anonymous count
     assert int(second.headers["x-ratelimit-limit"]) == 1000
-    assert all(v.today == 0 for v in store.list_keys(factories_today()))
+    assert all(v.today == 0 for v in store.keys.list_keys(factories_today()))
 
 
 # -- list endpoint ----------------------------------------------------------------------------
@@ -772,7 +772,7 @@ def test_a_deleted_object_and_a_key_store_outage_say_what_failed(
     def down(*_: Any) -> Any:
         raise StoreUnavailable("sqlite: disk I/O error")
 
-    monkeypatch.setattr(store, "history", down)
+    monkeypatch.setattr(store.counter, "history", down)
     outage = client.get("/api/v1/usage", headers=headers)
     assert outage.status_code == 503
     assert outage.json()["detail"] == "The key store is unreachable; retry shortly."

@@ -40,19 +40,19 @@ from bangscore.shim.quota import Quota
 from bangscore.shim.source import SnapshotSource
 from bangscore.storage import LocalStorage, ObjectStorage, open_object_storage
 from bangscore.storage.objects import RangeReader
-from bangscore.stores import open_key_store
-from bangscore.stores.keystore import KeyStore, Plan, issue_key
+from bangscore.stores import Stores, open_stores
+from bangscore.stores.keystore import Plan, issue_key
 from bangscore.stores.secret import load_session_secret
-from bangscore.stores.sqlite_store import SQLiteKeyStore
 from tests.support import factories
+from tests.support.factories import sqlite_stores
 from tests.support.servers import SeaweedServer
 
 T0 = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
 
 
-def add_key(store: KeyStore, plan: Plan) -> dict[str, str]:
-    """Given a key store and a plan, create a key; return the Authorization header."""
-    key, _ = issue_key(store, "a@x.io", plan, 1000, 0)
+def add_key(store: Stores, plan: Plan) -> dict[str, str]:
+    """Given the stores and a plan, create a key; return the Authorization header."""
+    key, _ = issue_key(store.keys, "a@x.io", plan, 1000, 0)
     return {"Authorization": f"Bearer {key}"}
 
 
@@ -85,7 +85,7 @@ def s3_app(tmp_path: Path) -> Iterator[Callable[[str], tuple[TestClient, Setting
             key_cache_seconds=0,
         )
         # As `bangscore keys create` would: serve creates neither the store nor the secret.
-        open_key_store(settings.store_url).close()
+        open_stores(settings.store_url).close()
         load_session_secret(None, settings.state_dir)
         client = TestClient(app_from_settings(settings), base_url=factories.SITE)
         client.__enter__()
@@ -120,7 +120,7 @@ def test_running_shim_switches_to_a_new_pointer(
     snapshots = open_object_storage(f"s3://{bucket}/snap")
     build(snapshots, "s1", records)
     client, settings = s3_app(bucket)
-    headers = add_key(open_key_store(settings.store_url), "free")
+    headers = add_key(open_stores(settings.store_url), "free")
     appid = records[0].appid
     first = client.get(f"/api/v1/games/{appid}", headers=headers)
     assert first.status_code == 200
@@ -146,7 +146,7 @@ def test_export_gives_bulk_keys_presigned_urls_to_the_right_bytes(
     records = factories.small_catalog()
     build(open_object_storage(f"s3://{bucket}/snap"), "s1", records)
     client, settings = s3_app(bucket)
-    keys = open_key_store(settings.store_url)
+    keys = open_stores(settings.store_url)
     bulk, free = add_key(keys, "bulk"), add_key(keys, "free")
     assert client.get("/api/v1/export", headers=bulk).status_code == 404  # nothing exported
 
@@ -202,7 +202,7 @@ def test_store_going_away_keeps_cached_answers_and_503s_the_rest(
     build(open_object_storage(f"s3://{bucket_name}/snap"), "s1", records)
     export(open_object_storage(f"s3://{bucket_name}/bulk"), "s1", records)
     client, settings = s3_app(bucket_name)
-    headers = add_key(open_key_store(settings.store_url), "bulk")
+    headers = add_key(open_stores(settings.store_url), "bulk")
     seen, unseen = records[0].appid, records[1].appid
     assert client.get(f"/api/v1/games/{seen}", headers=headers).status_code == 200
 
@@ -248,8 +248,10 @@ def local_export(
     service = ExportService(
         exports, links=LocalLinks("test-secret", factories.SITE), link_seconds=600, clock=clock
     )
-    store = SQLiteKeyStore(tmp_path / "keys.sqlite3")
-    quota = Quota(store, anonymous_limit=1000, page_limit=5000, key_cache_seconds=0)
+    store = sqlite_stores(tmp_path / "keys.sqlite3")
+    quota = Quota(
+        store.counter, store.keys, anonymous_limit=1000, page_limit=5000, key_cache_seconds=0
+    )
     source = SnapshotSource(snapshots, cache_bytes=1 << 20, poll_seconds=3600)
     app = create_app(Settings(site_url=factories.SITE), source, quota, follow=False, export=service)
     with TestClient(app, base_url=factories.SITE) as client:
@@ -395,8 +397,10 @@ def counted_export(
     service = ExportService(
         exports, links=LocalLinks("test-secret", factories.SITE), link_seconds=600
     )
-    store = SQLiteKeyStore(tmp_path / "keys.sqlite3")
-    quota = Quota(store, anonymous_limit=1000, page_limit=5000, key_cache_seconds=0)
+    store = sqlite_stores(tmp_path / "keys.sqlite3")
+    quota = Quota(
+        store.counter, store.keys, anonymous_limit=1000, page_limit=5000, key_cache_seconds=0
+    )
     source = SnapshotSource(snapshots, cache_bytes=1 << 20, poll_seconds=3600)
     app = create_app(Settings(site_url=factories.SITE), source, quota, follow=False, export=service)
     with TestClient(app, base_url=factories.SITE) as client:
@@ -551,8 +555,10 @@ def test_signed_downloads_stream_ranges_from_s3(
     exports = open_object_storage(f"s3://{bucket}/bulk")
     export(exports, "s1", records)
     service = ExportService(exports, links=LocalLinks("s", factories.SITE), link_seconds=600)
-    store = SQLiteKeyStore(tmp_path / "keys.sqlite3")
-    quota = Quota(store, anonymous_limit=1000, page_limit=5000, key_cache_seconds=0)
+    store = sqlite_stores(tmp_path / "keys.sqlite3")
+    quota = Quota(
+        store.counter, store.keys, anonymous_limit=1000, page_limit=5000, key_cache_seconds=0
+    )
     source = SnapshotSource(snapshots, cache_bytes=1 << 20, poll_seconds=3600)
     app = create_app(Settings(site_url=factories.SITE), source, quota, follow=False, export=service)
     links = service.links

@@ -12,10 +12,10 @@ from starlette.testclient import TestClient
 from bangscore.shim import api
 from bangscore.shim.lru import AnswerBudgets
 from bangscore.shim.memo import Rejected
-from bangscore.stores.sqlite_store import SQLiteKeyStore
+from bangscore.stores import Stores
 from tests.support.factories import Clock, add_key
 
-ClientFactory = Callable[..., tuple[TestClient, SQLiteKeyStore]]
+ClientFactory = Callable[..., tuple[TestClient, Stores]]
 PATHS = [
     "/api/v1/games?genre=rpg",
     "/api/v1/games?tag=co-op&year_from=2012",

@@ -18,8 +18,8 @@ from bangscore.shim.app import create_app
 from bangscore.shim.quota import Quota
 from bangscore.shim.source import SnapshotSource
 from bangscore.storage import MemoryStorage
-from bangscore.stores.sqlite_store import SQLiteKeyStore
 from tests.support import factories
+from tests.support.factories import sqlite_stores
 
 
 def _in_a_generation(obj: object) -> bool:
@@ -52,8 +52,10 @@ def test_settle_collects_then_freezes_what_is_alive() -> None:
 def _app(tmp_path: Path, *, freeze_heap: bool) -> TestClient:
     storage = MemoryStorage()
     factories.publish_catalog(factories.small_catalog(), storage)
+    stores = sqlite_stores(tmp_path / "keys.sqlite3")
     quota = Quota(
-        SQLiteKeyStore(tmp_path / "keys.sqlite3"),
+        stores.counter,
+        stores.keys,
         anonymous_limit=100,
         page_limit=100,
         key_cache_seconds=0,

@@ -15,10 +15,10 @@ from bangscore.manifest import gzip_body
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.shim import answer
 from bangscore.storage import ObjectStorage
-from bangscore.stores.sqlite_store import SQLiteKeyStore
+from bangscore.stores import Stores
 from tests.support.factories import add_key
 
-ClientFactory = Callable[..., tuple[TestClient, SQLiteKeyStore]]
+ClientFactory = Callable[..., tuple[TestClient, Stores]]
 
 
 @pytest.fixture

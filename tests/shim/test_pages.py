@@ -20,11 +20,11 @@ from bangscore.shim.pages import MAX_UNRATED_SHOWN
 from bangscore.shim.rate import appids_in
 from bangscore.site.render import SiteRenderer, style_version
 from bangscore.storage import ObjectStorage
-from bangscore.stores.sqlite_store import SQLiteKeyStore
+from bangscore.stores import Stores
 from tests.support import factories
 from tests.support.factories import SITE, add_key
 
-ClientFactory = Callable[..., tuple[TestClient, SQLiteKeyStore]]
+ClientFactory = Callable[..., tuple[TestClient, Stores]]
 HTML = "text/html; charset=utf-8"
 NOT_RATED = (
     NotRated(appid=999001, name="Rpg Quest Remastered", reason="too_few_reviews"),

@@ -14,11 +14,11 @@ import pytest
 from starlette.testclient import TestClient
 
 from bangscore.contract.push import FEED_TYPE, ChangeFeed
-from bangscore.stores.sqlite_store import SQLiteKeyStore
+from bangscore.stores import Stores
 from tests.support.factories import add_key
 from tests.support.push_builds import TwoBuilds, two_builds
 
-ClientFactory = Callable[..., tuple[TestClient, SQLiteKeyStore]]
+ClientFactory = Callable[..., tuple[TestClient, Stores]]
 
 
 @pytest.fixture(scope="module")

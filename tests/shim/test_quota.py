@@ -10,8 +10,9 @@ import pytest
 from bangscore.errors import AuthFailure, StoreUnavailable
 from bangscore.shim.quota import Quota, rate_headers, window_at
 from bangscore.stores.keys import generate_key, key_id
-from bangscore.stores.keystore import Hit, KeyRecord, KeyView, issue_key
-from bangscore.stores.sqlite_store import SQLiteKeyStore
+from bangscore.stores.keystore import Hit, KeyRecord, issue_key
+from bangscore.stores.sqlite_counter import SQLiteCounter
+from bangscore.stores.sqlite_store import SQLiteFile, SQLiteKeys
 from tests.support.factories import Clock
 
 
@@ -36,36 +37,66 @@ def test_rate_headers_never_overstate() -> None:
     assert headers["RateLimit"] == '"daily";r=0;t=46400'
 
 
-class DownStore(SQLiteKeyStore):
-    """A real SQLite store whose counter calls fail, as if the file went away."""
+class DownCounter(SQLiteCounter):
+    """A real SQLite counter whose calls fail while its ``outage`` is down."""
 
-    down = False
+    def __init__(self, db: SQLiteFile, outage: DownStore) -> None:
+        super().__init__(db)
+        self.outage = outage
+        self.replicas = outage.replicas  # what Quota reads of a shared (Redis) counter
 
     def hit(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
-        if self.down:
-            raise StoreUnavailable("sqlite: disk I/O error")
+        self.outage.check()
         return super().hit(subject, day, limit, now)
 
-    def find_key(self, digest: str) -> KeyRecord | None:
-        if self.down:
-            raise StoreUnavailable("sqlite: disk I/O error")
-        return super().find_key(digest)
-
     def add(self, subject: str, day: dt.date, n: int, now: int) -> None:
-        if self.down:
-            raise StoreUnavailable("sqlite: disk I/O error")
+        self.outage.check()
         super().add(subject, day, n, now)
 
-    def list_keys(self, day: dt.date, account: str | None = None) -> list[KeyView]:
-        return super().list_keys(day, account)
+
+class DownKeys(SQLiteKeys):
+    """Real SQLite keys whose lookups fail while their ``outage`` is down."""
+
+    def __init__(self, db: SQLiteFile, counter: SQLiteCounter, outage: DownStore) -> None:
+        super().__init__(db, counter)
+        self.outage = outage
+
+    def find_key(self, digest: str) -> KeyRecord | None:
+        self.outage.check()
+        return super().find_key(digest)
+
+
+class DownStore:
+    """A real SQLite file's counter and keys, which fail while ``down``, as if the file went
+    away; counted by ``replicas`` processes."""
+
+    replicas = 1
+
+    def __init__(self, path: Path) -> None:
+        self.down = False
+        db = SQLiteFile(path)
+        self.counter = DownCounter(db, self)
+        self.keys = DownKeys(db, self.counter, self)
+
+    def check(self) -> None:
+        """Raise StoreUnavailable while down."""
+        if self.down:
+            raise StoreUnavailable("sqlite: disk I/O error")
 
 
 def make(tmp_path: Path) -> tuple[Quota, DownStore, str, Clock]:
     store = DownStore(tmp_path / "q.sqlite3")
-    key, _ = issue_key(store, "a@x.io", "free", 3, 0)
+    key, _ = issue_key(store.keys, "a@x.io", "free", 3, 0)
     clock = Clock(1_795_000_000)
     return (
-        Quota(store, anonymous_limit=5, page_limit=5, key_cache_seconds=2, clock=clock),
+        Quota(
+            store.counter,
+            store.keys,
+            anonymous_limit=5,
+            page_limit=5,
+            key_cache_seconds=2,
+            clock=clock,
+        ),
         store,
         key,
         clock,
@@ -85,11 +116,11 @@ def test_fail_open_on_local_counts_and_metric(tmp_path: Path) -> None:
     assert quota.metrics.store_errors == 4 and quota.metrics.fail_open_admits == 2
     store.down = False
     assert quota.charge(record.subject, 3)[0] == Hit(False, 3, 3)  # reconciled: 1 + 2 kept
-    assert store.peek(record.subject, quota.peek(record.subject, 3)[1].day) == 3
+    assert store.counter.peek(record.subject, quota.peek(record.subject, 3)[1].day) == 3
 
 
 class SharedDownStore(DownStore):
-    """A store counted by two processes (as a Redis store with ``replicas=2`` is)."""
+    """A store counted by two processes (as a Redis counter with ``replicas=2`` is)."""
 
     replicas = 2
 
@@ -104,7 +135,10 @@ def test_replicas_share_what_was_left_while_the_store_is_away(
 ) -> None:
     # Issue 55: two replicas each admitted the whole allowance during a Redis outage.
     store = SharedDownStore(tmp_path / "q.sqlite3")
-    quotas = [Quota(store, anonymous_limit=5, page_limit=5, key_cache_seconds=0) for _ in "ab"]
+    quotas = [
+        Quota(store.counter, store.keys, anonymous_limit=5, page_limit=5, key_cache_seconds=0)
+        for _ in "ab"
+    ]
     for n in range(before):  # counted by the store through both, the last through each
         quotas[n % 2].charge("key:k", limit)
     if before:
@@ -133,7 +167,7 @@ def test_reconcile_hands_fail_open_counts_over_once_the_store_answers(tmp_path: 
     assert quota.reconcile() == 2  # no request needed
     assert quota.unsynced == 0 and quota.reconcile() == 0
     day = quota.peek(record.subject, 3)[1].day
-    assert store.peek(record.subject, day) == 2
+    assert store.counter.peek(record.subject, day) == 2
     assert quota.metrics.extra["fail_open_reconciled"] == 2
 
 
@@ -150,7 +184,7 @@ def test_known_key_survives_store_outage_unknown_key_does_not(tmp_path: Path) ->
 def test_revocation_is_seen_after_the_cache_expires(tmp_path: Path) -> None:
     quota, store, key, clock = make(tmp_path)
     quota.keys.authenticate(key)
-    store.revoke_key(key_id(key))
+    store.keys.revoke_key(key_id(key))
     assert quota.keys.authenticate(key).state == "active"  # within key_cache_seconds
     clock.now += 2.5
     with pytest.raises(AuthFailure) as failure:

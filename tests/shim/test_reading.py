@@ -15,10 +15,10 @@ from starlette.testclient import TestClient
 
 import bangscore
 from bangscore.shim import api, params, rate
-from bangscore.stores.sqlite_store import SQLiteKeyStore
+from bangscore.stores import Stores
 from tests.support.factories import add_key
 
-ClientFactory = Callable[..., tuple[TestClient, SQLiteKeyStore]]
+ClientFactory = Callable[..., tuple[TestClient, Stores]]
 
 # (first spelling, another spelling of the same query, the reader it calls, its module,
 # whether a repeat is remembered)

@@ -11,7 +11,7 @@ import pytest
 
 from bangscore.errors import TooManyWatches, UnknownWatch
 from bangscore.mail.links import SIGNUP_SECONDS
-from bangscore.stores import open_key_store, open_watch_store
+from bangscore.stores import open_stores, open_watch_store
 from bangscore.stores.keystore import AccountRecord
 from bangscore.stores.watchstore import (
     MAX_WATCHES_PER_ADDRESS,
@@ -128,11 +128,11 @@ def test_addresses_are_confirmed_once(make_store: StoreFactory) -> None:
 
 def test_sqlite_watches_share_the_accounts_file(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'bangscore.sqlite3'}"
-    keys = open_key_store(url)
-    keys.create_account(AccountRecord("a@x.io", "hash", 1))
+    keys = open_stores(url)
+    keys.accounts.create_account(AccountRecord("a@x.io", "hash", 1))
     watches = open_watch_store(url)
     watches.add_watch(watch("w_1"))
-    assert keys.find_account("a@x.io") is not None
+    assert keys.accounts.find_account("a@x.io") is not None
     assert [w.watch_id for w in open_watch_store(url).list_watches()] == ["w_1"]
     keys.close()
     watches.close()

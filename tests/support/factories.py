@@ -27,8 +27,8 @@ from bangscore.shim.lru import AnswerBudgets
 from bangscore.shim.quota import Quota
 from bangscore.shim.source import SnapshotSource
 from bangscore.storage import MemoryStorage, ObjectStorage
+from bangscore.stores import Stores, open_stores
 from bangscore.stores.keystore import issue_key
-from bangscore.stores.sqlite_store import SQLiteKeyStore
 
 SITE = "http://testserver"
 _appids = itertools.count(1000, 10)
@@ -175,13 +175,14 @@ def make_app(
     site_url: str = SITE,
     access_log: AccessLog | None = None,
     budgets: AnswerBudgets | None = None,
-) -> tuple[Starlette, SQLiteKeyStore, Quota]:
+) -> tuple[Starlette, Stores, Quota]:
     """Given a published store and a folder (and an access log, the remembered answers'
     budgets), return (app, its SQLite store, its quota); the app serves ``site_url`` (the
     snapshots here are built for :data:`SITE`)."""
-    store = SQLiteKeyStore(state_dir / "keys.sqlite3")
+    store = sqlite_stores(state_dir / "keys.sqlite3")
     quota = Quota(
-        store,
+        store.counter,
+        store.keys,
         anonymous_limit=anonymous_limit,
         page_limit=page_limit,
         key_cache_seconds=0,
@@ -194,11 +195,17 @@ def make_app(
     return app, store, quota
 
 
+def sqlite_stores(path: Path | str, *, lease: bool = True) -> Stores:
+    """Given a SQLite file's path, return its stores (created if missing; ``lease``: the
+    counter leases blocks of quota, as a one-worker server's does)."""
+    return open_stores(f"sqlite:///{path}", lease=lease)
+
+
 def add_key(
-    store: SQLiteKeyStore, *, plan: str = "free", limit: int = 1000, account: str = "a@x.io"
+    store: Stores, *, plan: str = "free", limit: int = 1000, account: str = "a@x.io"
 ) -> str:
     """Given a store, issue an active key (:func:`issue_key`); return the plaintext key."""
-    key, _ = issue_key(store, account, plan, limit, 0)  # type: ignore[arg-type]
+    key, _ = issue_key(store.keys, account, plan, limit, 0)  # type: ignore[arg-type]
     return key
 
 

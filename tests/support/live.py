@@ -21,7 +21,7 @@ from pathlib import Path
 
 import httpx
 
-from bangscore.stores import open_key_store
+from bangscore.stores import open_stores
 from bangscore.stores.secret import load_session_secret
 
 REPO = Path(__file__).resolve().parents[2]
@@ -101,7 +101,7 @@ class ShimServer:
         if store_url.startswith("sqlite:///"):
             # As an operator would (`bangscore keys create`): serve creates neither a store
             # nor a session secret, so a mistyped or vanished path is not taken for empty state.
-            open_key_store(store_url).close()
+            open_stores(store_url).close()
         load_session_secret(None, self.state_dir)
         env = {
             k: v

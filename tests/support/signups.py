@@ -10,7 +10,7 @@ import httpx
 from argon2 import PasswordHasher
 
 from bangscore.mail.links import WatchLinks
-from bangscore.stores import open_key_store, open_watch_store
+from bangscore.stores import open_stores, open_watch_store
 from bangscore.stores.keystore import AccountRecord
 from bangscore.stores.secret import load_session_secret
 
@@ -74,9 +74,9 @@ def signed_in_old_account(
     """Given a server's URL and key store and an address, make the address an account as
     one made before sign-up went by email (its address not confirmed for watch alerts), sign
     in to it and return the client and its CSRF token."""
-    store = open_key_store(store_url)
+    store = open_stores(store_url)
     try:
-        store.create_account(AccountRecord(email, PasswordHasher().hash(password), 1, ""))
+        store.accounts.create_account(AccountRecord(email, PasswordHasher().hash(password), 1, ""))
     finally:
         store.close()
     client = httpx.Client(base_url=url, timeout=30)

@@ -23,17 +23,17 @@ from bangscore.shim.account.accounts import (
     MAX_ACTIVE_KEYS,
     AccountSite,
     SignInLimits,
-    account_routes,
 )
+from bangscore.shim.account.routing import account_routes
 from bangscore.shim.app import create_app
 from bangscore.shim.quota import Quota
 from bangscore.shim.source import SnapshotSource
 from bangscore.storage import ObjectStorage
+from bangscore.stores import Stores
 from bangscore.stores.addresses import normalize_email
 from bangscore.stores.keys import KEY_PATTERN, is_well_formed, key_digest
 from bangscore.stores.secret import load_session_secret
-from bangscore.stores.sqlite_store import SQLiteKeyStore
-from tests.support.factories import SITE, Clock
+from tests.support.factories import SITE, Clock, sqlite_stores
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 NEW_KEY = re.compile(r'id="new-key-value" readonly value="([^"]+)"')
@@ -74,14 +74,16 @@ class Browser:
 
 
 @pytest.fixture
-def site_factory(tmp_path: Path) -> Callable[..., tuple[Browser, SQLiteKeyStore]]:
+def site_factory(tmp_path: Path) -> Callable[..., tuple[Browser, Stores]]:
     """Return a factory: given sign-in limits, a Browser over the account routes alone."""
 
-    def make(limits: SignInLimits | None = None) -> tuple[Browser, SQLiteKeyStore]:
+    def make(limits: SignInLimits | None = None) -> tuple[Browser, Stores]:
         limits = limits or SignInLimits()
-        store = SQLiteKeyStore(tmp_path / f"accounts-{id(limits)}.sqlite3")
+        store = sqlite_stores(tmp_path / f"accounts-{id(limits)}.sqlite3")
         site = AccountSite(
-            store,
+            store.accounts,
+            store.keys,
+            store.counter,
             site_url=SITE,
             limits=limits,
             hasher=FAST_HASHER,
@@ -100,7 +102,7 @@ class Site:
     """One account site on a settable clock, with a browser per client IP."""
 
     app: Starlette
-    store: SQLiteKeyStore
+    store: Stores
     clock: Clock
 
     def browser(self, ip: str = "192.0.2.1") -> Browser:
@@ -111,10 +113,12 @@ class Site:
 @pytest.fixture
 def timed_site(tmp_path: Path) -> Site:
     """The account routes on a settable clock: 1 h idle and 12 h absolute session lifetimes."""
-    store = SQLiteKeyStore(tmp_path / "timed.sqlite3")
+    store = sqlite_stores(tmp_path / "timed.sqlite3")
     clock = Clock(1_800_000_000.0)
     site = AccountSite(
-        store,
+        store.accounts,
+        store.keys,
+        store.counter,
         site_url=SITE,
         hasher=FAST_HASHER,
         clock=clock,
@@ -127,12 +131,21 @@ def timed_site(tmp_path: Path) -> Site:
 @pytest.fixture
 def full_app(
     tmp_path: Path, small_snapshot: tuple[ObjectStorage, list[ScoredGame]]
-) -> Iterator[tuple[Browser, TestClient, SQLiteKeyStore]]:
+) -> Iterator[tuple[Browser, TestClient, Stores]]:
     """The whole app (API and account site) over the small catalog: browser, API client, store."""
-    store = SQLiteKeyStore(tmp_path / "keys.sqlite3")
-    quota = Quota(store, anonymous_limit=1000, page_limit=5000, key_cache_seconds=0)
+    store = sqlite_stores(tmp_path / "keys.sqlite3")
+    quota = Quota(
+        store.counter, store.keys, anonymous_limit=1000, page_limit=5000, key_cache_seconds=0
+    )
     source = SnapshotSource(small_snapshot[0], cache_bytes=1 << 24, poll_seconds=3600)
-    app = create_app(Settings(site_url=SITE), source, quota, follow=False, session_secret="t" * 32)
+    app = create_app(
+        Settings(site_url=SITE),
+        source,
+        quota,
+        follow=False,
+        session_secret="t" * 32,
+        accounts=store.accounts,
+    )
     with TestClient(app, base_url=SITE, follow_redirects=False) as client:
         yield Browser(client), client, store
 
@@ -170,14 +183,14 @@ def test_session_secret_is_configured_or_generated_once_and_private(tmp_path: Pa
 
 
 def test_sign_up_signs_in_and_stores_only_an_argon2_hash(
-    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]],
+    site_factory: Callable[..., tuple[Browser, Stores]],
 ) -> None:
     browser, store = site_factory()
     # Root-relative: the browser stays on the origin it signed in from.
     assert browser.signup("Ann@Example.com") == (303, "/account")
     page = browser.open()
     assert "API keys" in page and 'id="who">ann@example.com<' in page
-    account = store.find_account("ann@example.com")
+    account = store.accounts.find_account("ann@example.com")
     assert account is not None
     assert account.password_hash.startswith("$argon2id$")
     assert PASSWORD not in account.password_hash
@@ -192,7 +205,7 @@ def test_sign_up_signs_in_and_stores_only_an_argon2_hash(
     ],
 )
 def test_sign_up_refusals(
-    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]],
+    site_factory: Callable[..., tuple[Browser, Stores]],
     email: str,
     password: str,
     status: int,
@@ -208,7 +221,7 @@ def test_sign_up_refusals(
 
 
 def test_refused_sign_up_forms_leave_the_hours_allowance_as_it_was(
-    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]],
+    site_factory: Callable[..., tuple[Browser, Stores]],
 ) -> None:
     # Issue 48: weak (400), good, weak, good answered 429 "wait an hour" on the last one.
     browser, store = site_factory(SignInLimits(signups_per_ip=2))
@@ -225,12 +238,12 @@ def test_refused_sign_up_forms_leave_the_hours_allowance_as_it_was(
         browser.client.cookies.clear()
         codes.append(browser.signup(email, password)[0])
     assert codes == [400, 303, 400, 400, 303, 429]
-    assert store.find_account("two@x.io") is not None
-    assert store.find_account("three@x.io") is None
+    assert store.accounts.find_account("two@x.io") is not None
+    assert store.accounts.find_account("three@x.io") is None
 
 
 def test_a_refused_sign_up_says_when_to_come_back_in_retry_after(
-    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]],
+    site_factory: Callable[..., tuple[Browser, Stores]],
 ) -> None:
     """Issue 56 item 8: the sign-up 429 had no Retry-After, though the README says every
     refusal carries one."""
@@ -249,7 +262,7 @@ def test_a_refused_sign_up_says_when_to_come_back_in_retry_after(
 
 @pytest.mark.parametrize("token", [None, "", "forged-token"], ids=["missing", "empty", "forged"])
 def test_posts_without_the_session_csrf_token_are_refused(
-    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]], token: str | None
+    site_factory: Callable[..., tuple[Browser, Stores]], token: str | None
 ) -> None:
     browser, store = site_factory()
     browser.open()
@@ -258,11 +271,11 @@ def test_posts_without_the_session_csrf_token_are_refused(
         data["csrf"] = token
     response = browser.client.post("/account/signup", data=data)
     assert response.status_code == 403
-    assert store.find_account("c@x.io") is None
+    assert store.accounts.find_account("c@x.io") is None
 
 
 def test_sign_in_checks_the_password_and_says_the_same_for_unknown_emails(
-    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]],
+    site_factory: Callable[..., tuple[Browser, Stores]],
 ) -> None:
     browser, _ = site_factory()
     browser.signup("d@x.io")
@@ -277,7 +290,7 @@ def test_sign_in_checks_the_password_and_says_the_same_for_unknown_emails(
 
 
 def test_a_tampered_session_cookie_is_not_signed_in(
-    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]],
+    site_factory: Callable[..., tuple[Browser, Stores]],
 ) -> None:
     browser, _ = site_factory()
     browser.signup("e@x.io")
@@ -288,7 +301,7 @@ def test_a_tampered_session_cookie_is_not_signed_in(
 
 
 def test_sign_out_ends_the_session(
-    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]],
+    site_factory: Callable[..., tuple[Browser, Stores]],
 ) -> None:
     browser, _ = site_factory()
     browser.signup("h@x.io")
@@ -310,7 +323,7 @@ def test_sign_out_ends_every_copy_of_the_session_cookie(timed_site: Site) -> Non
     thief.csrf = thief_csrf
     code, page = thief.post("/account/keys")
     assert code == 403 and not NEW_KEY.search(page)
-    assert timed_site.store.list_keys(dt.date(2027, 1, 15), "copy@x.io") == []
+    assert timed_site.store.keys.list_keys(dt.date(2027, 1, 15), "copy@x.io") == []
 
 
 @pytest.mark.parametrize(
@@ -382,8 +395,8 @@ def test_a_store_fault_during_sign_in_throttling_fails_open(
     def down(*_: object) -> None:
         raise StoreUnavailable("sqlite: disk gone")
 
-    monkeypatch.setattr(timed_site.store, "failures", down)
-    monkeypatch.setattr(timed_site.store, "fail", down)
+    monkeypatch.setattr(timed_site.store.accounts, "failures", down)
+    monkeypatch.setattr(timed_site.store.accounts, "fail", down)
     owner.open()
     assert owner.post("/account/signin", email="open@x.io", password="wrong password!")[0] == 401
     assert owner.post("/account/signin", email="open@x.io", password=PASSWORD)[0] == 303
@@ -393,7 +406,7 @@ def test_a_store_fault_during_sign_in_throttling_fails_open(
 
 
 def test_a_key_is_shown_once_works_counts_and_is_revoked(
-    full_app: tuple[Browser, TestClient, SQLiteKeyStore],
+    full_app: tuple[Browser, TestClient, Stores],
 ) -> None:
     browser, api, store = full_app
     browser.signup("k@x.io")
@@ -415,12 +428,12 @@ def test_a_key_is_shown_once_works_counts_and_is_revoked(
     assert (status, location) == (303, "/account")
     refused = api.get("/api/v1/games", headers={"Authorization": f"Bearer {key}"})
     assert (refused.status_code, refused.json()["code"]) == (401, "revoked_key")
-    [view] = store.list_keys(dt.datetime.now(dt.UTC).date(), "k@x.io")
+    [view] = store.keys.list_keys(dt.datetime.now(dt.UTC).date(), "k@x.io")
     assert view.record.state == "revoked"
 
 
 def test_an_account_cannot_revoke_another_accounts_key(
-    full_app: tuple[Browser, TestClient, SQLiteKeyStore],
+    full_app: tuple[Browser, TestClient, Stores],
 ) -> None:
     browser, api, store = full_app
     browser.signup("owner@x.io")
@@ -433,12 +446,12 @@ def test_an_account_cannot_revoke_another_accounts_key(
     browser.open()
     code, page = browser.post(f"/account/keys/{key[4:12]}/revoke")
     assert code == 200 and "No such key on this account." in page
-    record = store.find_key(key_digest(key))
+    record = store.keys.find_key(key_digest(key))
     assert record is not None and record.state == "active"
 
 
 def test_an_account_holds_at_most_the_maximum_of_active_keys(
-    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]],
+    site_factory: Callable[..., tuple[Browser, Stores]],
 ) -> None:
     browser, store = site_factory()
     browser.signup("m@x.io")
@@ -447,11 +460,11 @@ def test_an_account_holds_at_most_the_maximum_of_active_keys(
         assert NEW_KEY.search(browser.post("/account/keys")[1])
     code, page = browser.post("/account/keys")
     assert code == 200 and "at most" in page and not NEW_KEY.search(page)
-    assert len(store.list_keys(dt.datetime.now(dt.UTC).date(), "m@x.io")) == MAX_ACTIVE_KEYS
+    assert len(store.keys.list_keys(dt.datetime.now(dt.UTC).date(), "m@x.io")) == MAX_ACTIVE_KEYS
 
 
 def test_account_pages_are_never_cached_or_framed(
-    full_app: tuple[Browser, TestClient, SQLiteKeyStore],
+    full_app: tuple[Browser, TestClient, Stores],
 ) -> None:
     _, api, _ = full_app
     response = api.get("/account")
@@ -463,7 +476,7 @@ def test_account_pages_are_never_cached_or_framed(
 
 
 def test_account_pages_carry_rate_limit_headers(
-    full_app: tuple[Browser, TestClient, SQLiteKeyStore],
+    full_app: tuple[Browser, TestClient, Stores],
 ) -> None:
     browser, _, _ = full_app
     first = browser.client.get("/account")
@@ -481,8 +494,8 @@ def _down(*_: object, **__: object) -> None:
     raise StoreUnavailable("sqlite: disk gone")
 
 
-def _key_states(store: SQLiteKeyStore, email: str) -> list[str]:
-    return [v.record.state for v in store.list_keys(dt.datetime.now(dt.UTC).date(), email)]
+def _key_states(store: Stores, email: str) -> list[str]:
+    return [v.record.state for v in store.keys.list_keys(dt.datetime.now(dt.UTC).date(), email)]
 
 
 def _signed_in_with_a_key(browser: Browser, email: str) -> str:
@@ -509,7 +522,7 @@ def _signed_in_with_a_key(browser: Browser, email: str) -> str:
     ],
 )
 def test_an_unreachable_store_is_a_try_again_page(
-    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]],
+    site_factory: Callable[..., tuple[Browser, Stores]],
     monkeypatch: pytest.MonkeyPatch,
     signed_in: bool,
     method: str,
@@ -520,7 +533,8 @@ def test_an_unreachable_store_is_a_try_again_page(
     if not signed_in:
         browser.client.cookies.clear()
         browser.open()
-    monkeypatch.setattr(store, method, _down)
+    job = store.keys if method in ("list_keys", "revoke_key") else store.accounts
+    monkeypatch.setattr(job, method, _down)
     verb, path = request_
     fields = {
         "email": "down@x.io" if verb == "POST" and "sign" in path else "",
@@ -539,30 +553,30 @@ def test_an_unreachable_store_is_a_try_again_page(
 
 
 def test_a_key_revoked_meanwhile_is_no_such_key(
-    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]],
+    site_factory: Callable[..., tuple[Browser, Stores]],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Listed as the account's when the form was read, gone by the time it is revoked.
     browser, store = site_factory()
     key_id = _signed_in_with_a_key(browser, "race@x.io")
-    revoke = store.revoke_key
+    revoke = store.keys.revoke_key
 
     def revoked_by_another_tab(target: str) -> None:
         revoke(target)
         revoke("nokey123")
 
-    monkeypatch.setattr(store, "revoke_key", revoked_by_another_tab)
+    monkeypatch.setattr(store.keys, "revoke_key", revoked_by_another_tab)
     code, page = browser.post(f"/account/keys/{key_id}/revoke")
     assert code == 200 and "No such key on this account." in page
 
 
 def test_key_forms_of_a_session_the_store_cannot_find_are_expired(
-    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]],
+    site_factory: Callable[..., tuple[Browser, Stores]],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     browser, store = site_factory()
     key_id = _signed_in_with_a_key(browser, "lost@x.io")
-    monkeypatch.setattr(store, "find_session", _down)
+    monkeypatch.setattr(store.accounts, "find_session", _down)
     for path in ("/account/keys", f"/account/keys/{key_id}/revoke"):
         code, page = browser.post(path)
         assert code == 403 and "Your session expired" in page
@@ -571,7 +585,7 @@ def test_key_forms_of_a_session_the_store_cannot_find_are_expired(
 
 
 def test_a_revoke_without_the_csrf_token_is_refused(
-    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]],
+    site_factory: Callable[..., tuple[Browser, Stores]],
 ) -> None:
     browser, store = site_factory()
     key_id = _signed_in_with_a_key(browser, "csrf@x.io")
@@ -581,7 +595,7 @@ def test_a_revoke_without_the_csrf_token_is_refused(
 
 
 def test_a_sign_in_without_the_csrf_token_is_refused(
-    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]],
+    site_factory: Callable[..., tuple[Browser, Stores]],
 ) -> None:
     browser, _ = site_factory()
     browser.signup("csrf-in@x.io")
@@ -594,7 +608,7 @@ def test_a_sign_in_without_the_csrf_token_is_refused(
 
 
 def test_signing_in_again_ends_the_session_the_cookie_held(
-    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]],
+    site_factory: Callable[..., tuple[Browser, Stores]],
 ) -> None:
     browser, _ = site_factory()
     browser.signup("again@x.io")
@@ -608,14 +622,14 @@ def test_signing_in_again_ends_the_session_the_cookie_held(
 
 
 def test_a_rate_limit_store_fault_lets_a_sign_up_through(
-    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]],
+    site_factory: Callable[..., tuple[Browser, Stores]],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Fails open: the password check and the account store still guard.
     browser, store = site_factory()
-    monkeypatch.setattr(store, "hit", _down)
+    monkeypatch.setattr(store.counter, "hit", _down)
     assert browser.signup("open-signup@x.io")[0] == 303
-    assert store.find_account("open-signup@x.io") is not None
+    assert store.accounts.find_account("open-signup@x.io") is not None
 
 
 @pytest.mark.parametrize(
@@ -626,10 +640,10 @@ def test_a_rate_limit_store_fault_lets_a_sign_up_through(
     ],
 )
 def test_a_form_too_large_is_413(
-    site_factory: Callable[..., tuple[Browser, SQLiteKeyStore]], fields: dict[str, str]
+    site_factory: Callable[..., tuple[Browser, Stores]], fields: dict[str, str]
 ) -> None:
     browser, store = site_factory()
     browser.open()
     code, page = browser.post("/account/signup", password=PASSWORD, **fields)
     assert code == 413 and "The form sent was too large." in page
-    assert store.find_account("x" * 5000 + "@x.io") is None
+    assert store.accounts.find_account("x" * 5000 + "@x.io") is None

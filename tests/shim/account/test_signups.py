@@ -16,7 +16,7 @@ import pytest
 
 from bangscore.cli.main import main
 from bangscore.storage import LocalStorage
-from bangscore.stores import open_key_store, open_watch_store
+from bangscore.stores import open_stores, open_watch_store
 from tests.support import factories, signups
 from tests.support.live import ShimServer
 from tests.support.smtp_server import SMTPServer as LiveSMTP
@@ -81,8 +81,8 @@ def test_sign_up_answers_the_same_whether_the_address_has_an_account(
     new, _, new_csrf = sign_up(server, NEWER, "10.0.3.1")
     assert taken.status_code == 200 and "Check your inbox" in taken.text
     assert outside(taken, OWNER, taken_csrf) == outside(new, NEWER, new_csrf)
-    accounts = open_key_store(f"sqlite:///{server.state_dir / 'bangscore.sqlite3'}")
-    assert accounts.find_account(NEWER) is None  # not until its link is used
+    accounts = open_stores(f"sqlite:///{server.state_dir / 'bangscore.sqlite3'}")
+    assert accounts.accounts.find_account(NEWER) is None  # not until its link is used
     accounts.close()
 
     for name in [n for n in os.environ if n.startswith("BANGSCORE_")]:
@@ -146,13 +146,13 @@ def test_the_link_creates_nothing_on_a_get_or_a_forged_post(server: ShimServer) 
     answer, _, _ = sign_up(server, NEWER, "10.0.4.1")
     assert answer.status_code == 200
     [(earlier, link)] = signups.signup_links(server.state_dir, server.url, NEWER).items()
-    accounts = open_key_store(f"sqlite:///{server.state_dir / 'bangscore.sqlite3'}")
+    accounts = open_stores(f"sqlite:///{server.state_dir / 'bangscore.sqlite3'}")
     with httpx.Client(base_url=server.url, timeout=30) as scanner:
         page = scanner.get(link)  # a mail gateway's link scanner
         assert page.status_code == 200 and 'id="create-account"' in page.text
         assert scanner.post(link, data={"csrf": "forged"}).status_code == 403
         assert scanner.get(link[:-3] + "abc").status_code == 400
-    assert accounts.find_account(NEWER) is None
+    assert accounts.accounts.find_account(NEWER) is None
     # Two sign-ups for one address: the first link used makes the account, the other is told.
     sign_up(server, NEWER, "10.0.5.1")
     queued = signups.signup_links(server.state_dir, server.url, NEWER)
@@ -163,7 +163,7 @@ def test_the_link_creates_nothing_on_a_get_or_a_forged_post(server: ShimServer) 
     with httpx.Client(base_url=server.url, timeout=30) as late:
         answer = signups.follow_signup_link(late, second)
         assert answer.status_code == 409 and "already exists" in answer.text
-    assert accounts.find_account(NEWER) is not None
+    assert accounts.accounts.find_account(NEWER) is not None
     accounts.close()
 
 

@@ -26,10 +26,9 @@ from bangscore.shim.app import create_app
 from bangscore.shim.quota import Quota
 from bangscore.shim.source import SnapshotSource
 from bangscore.storage import LocalStorage, ObjectStorage
-from bangscore.stores import open_watch_store
+from bangscore.stores import Stores, open_watch_store
 from bangscore.stores.keystore import AccountRecord
 from bangscore.stores.secret import load_session_secret
-from bangscore.stores.sqlite_store import SQLiteKeyStore
 from bangscore.stores.watchstore import (
     MAX_WATCHES_PER_ADDRESS,
     Condition,
@@ -40,6 +39,7 @@ from bangscore.stores.watchstore import (
 )
 from tests.shim.account.test_accounts import FAST_HASHER, PASSWORD, Browser
 from tests.support import factories, signups
+from tests.support.factories import sqlite_stores
 from tests.support.live import ShimServer
 
 HOLLOW_KNIGHT = 367520
@@ -209,7 +209,7 @@ class WatchApp:
     """The whole app with the watch pages: a browser, its key and watch stores, the links."""
 
     browser: Browser
-    keys: SQLiteKeyStore
+    keys: Stores
     store: WatchStore
     links: WatchLinks
     game: ScoredGame
@@ -220,9 +220,11 @@ def watch_app(
     tmp_path: Path, small_snapshot: tuple[ObjectStorage, list[ScoredGame]]
 ) -> Iterator[WatchApp]:
     """A browser signed in as watcher@x.io on the app over the small catalogue."""
-    keys = SQLiteKeyStore(tmp_path / "keys.sqlite3")
+    keys = sqlite_stores(tmp_path / "keys.sqlite3")
     store = open_watch_store(f"sqlite:///{tmp_path / 'watches.sqlite3'}")
-    quota = Quota(keys, anonymous_limit=1000, page_limit=5000, key_cache_seconds=0)
+    quota = Quota(
+        keys.counter, keys.keys, anonymous_limit=1000, page_limit=5000, key_cache_seconds=0
+    )
     source = SnapshotSource(small_snapshot[0], cache_bytes=1 << 24, poll_seconds=3600)
     app = create_app(
         Settings(site_url=factories.SITE),
@@ -230,13 +232,14 @@ def watch_app(
         quota,
         follow=False,
         session_secret=SECRET,
+        accounts=keys.accounts,
         watches=WatchOptions(store=store),
     )
     game = next(g for g in small_snapshot[1] if g.record.price_usd > 1)
     with TestClient(app, base_url=factories.SITE, follow_redirects=False) as client:
         # The account is stored with a cheap hash (verifying reads its parameters), so only
         # the sign-in runs through the site: argon2's defaults would cost a second a test.
-        keys.create_account(AccountRecord("watcher@x.io", FAST_HASHER.hash(PASSWORD), 1))
+        keys.accounts.create_account(AccountRecord("watcher@x.io", FAST_HASHER.hash(PASSWORD), 1))
         browser = Browser(client)
         browser.open()
         assert browser.post("/account/signin", email="watcher@x.io", password=PASSWORD)[0] == 303
@@ -307,7 +310,9 @@ def test_an_unreachable_store_is_a_try_again_page(
     appid = watch_app.game.record.appid
     pending = watch_app.store.queue_confirmation("watcher@x.io", 1)
     assert pending is not None
-    monkeypatch.setattr(watch_app.keys if store == "keys" else watch_app.store, method, _down)
+    monkeypatch.setattr(
+        watch_app.keys.accounts if store == "keys" else watch_app.store, method, _down
+    )
     browser, client = watch_app.browser, watch_app.browser.client
     requests: dict[str, Callable[[], tuple[int, str]]] = {
         "start": lambda: _answer(client.get(f"/account/watch?appid={appid}")),

@@ -1,4 +1,5 @@
-"""The shared key and counter store for many shim replicas: Redis, counting with leases.
+"""The counter shared by many shim replicas (:func:`bangscore.stores.open_stores`): Redis,
+counting with leases.
 
 Exact counting without a round trip per request. A replica *leases* a block of a subject's
 daily quota from Redis with one atomic Lua script, which grants ``min(block, limit - leased)``
@@ -39,198 +40,99 @@ one), then asked again.
 
 Round trips: one lease per block, one flush per ``flush_every`` seconds per process, a recall
 round's publish and answers per pending refusal (not per refused request: askers join the
-round in flight), and key lookups once per key per ``KeyCheck.key_cache_seconds`` (which also
-bounds revocation lag: every replica re-reads a key within that time, 2 s by default, under
-the 5 s of docs/API.md#key-states). ``stats()`` counts them.
+round in flight); key lookups: :mod:`bangscore.stores.redis_keys`. ``stats()`` counts them.
 
-Layout (prefix ``bs:``): ``key:<digest>`` hash of a key record, ``keyid:<id>`` -> digest,
-``keys`` and ``acctkeys:<email>`` sorted sets of key ids by creation time, ``n:<subject>:<day>``
-hash with ``leased``, ``spent`` and, once a lease was refused, ``want``, and ``last:<subject>``
-Unix seconds of the last admitted request, both kept until
+Layout (prefix ``bs:``): ``n:<subject>:<day>`` hash with ``leased``, ``spent`` and, once a
+lease was refused, ``want``, and ``last:<subject>`` Unix seconds of the last admitted request,
+both kept until
 :func:`~bangscore.stores.keystore.counted_until` on the store's ``wall`` clock (sent as
-``EXPIRE`` seconds: the caller's clock decides, never Redis's); key records, accounts, sessions
-and failures: :mod:`bangscore.stores.redis_accounts`; recalls: :mod:`bangscore.stores.redis_recall`.
+``EXPIRE`` seconds: the caller's clock decides, never Redis's); the Lua scripts and the lease
+records: :mod:`bangscore.stores.redis_leases`; recalls: :mod:`bangscore.stores.redis_recall`.
 
-Redis down: every call raises StoreUnavailable at once for ``retry_after`` seconds after a
-failure (a breaker, so that a dead Redis costs no connect attempt per request) and the caller
-fails open; local leases keep being spent meanwhile, and unflushed counts wait for Redis.
+Redis down: the link's breaker (:mod:`bangscore.stores.redis_link`) fails every call at
+once and the caller fails open; local leases keep being spent meanwhile, and unflushed counts
+wait for Redis.
 
-Counted once: Redis may apply a flush and die before its answer arrives, so a failed round
-trip says nothing about whether the counts landed. Each count sent (a flush's entry, an
-``add``) carries this store's id and a growing sequence number, applied only past the last one
-applied from this store for that subject-day (the hash's ``seq:<store id>``); a failed entry
-is sent again as it was, before anything newer (an ``add`` waits behind it). Sends are
-serialized within a store, so its numbers reach each hash in order.
+Counted once: :mod:`bangscore.stores.redis_leases` (a count sent twice applies once).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import itertools
 import logging
 import secrets
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
-
-import redis
-from redis.backoff import NoBackoff
-from redis.retry import Retry
+from typing import Any
 
 from bangscore.errors import StoreUnavailable
-from bangscore.stores.keystore import Hit, KeyView, seconds_kept
-from bangscore.stores.redis_accounts import PREFIX, RedisAccounts, key_record, text_fields
-from bangscore.stores.redis_leases import CountSent, Lease, Sent
+from bangscore.stores.keystore import Hit, seconds_kept
+from bangscore.stores.redis_leases import FLUSH, LEASE, CountSent, Lease, LeaseBook
+from bangscore.stores.redis_link import PREFIX, RedisLink
 from bangscore.stores.redis_recall import Recalls
 
-log = logging.getLogger("bangscore.redis_store")
-T = TypeVar("T")
+log = logging.getLogger("bangscore.redis_counter")
 SETTLE_SECONDS = 1.0  # how long settle() may wait for other replicas' blocks, in all
 SETTLE_ROUNDS = 3  # recall rounds within it (a replica may lease again as it gives back)
 
-# KEYS: counter hash. ARGV: limit, divisor (2 * replicas), max block, seconds left to keep.
-# Returns {granted, leased total after the grant, spent}; granted 0 means the limit is reached.
-# A refusal marks the subject-day `want`: from then on every replica gives its unspent block
-# back at its next flush and leases one request at a time, so the day ends exactly at the
-# limit instead of with blocks parked on replicas the client's balancer does not pick.
-_LEASE = """
-local limit = tonumber(ARGV[1])
-local leased = tonumber(redis.call('HGET', KEYS[1], 'leased') or '0')
-local spent = tonumber(redis.call('HGET', KEYS[1], 'spent') or '0')
-if leased >= limit then
-  redis.call('HSET', KEYS[1], 'want', 1)
-  redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
-  return {0, leased, spent}
-end
-local block = math.floor((limit - leased) / tonumber(ARGV[2]))
-block = math.max(1, math.min(block, tonumber(ARGV[3])))
-if redis.call('HEXISTS', KEYS[1], 'want') == 1 then block = 1 end
-leased = redis.call('HINCRBY', KEYS[1], 'leased', block)
-redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
-return {block, leased, spent}
-"""
 
-# KEYS: counter hash, last-use key. ARGV: spent delta, leased delta, now, seconds left to keep,
-# sequence number, the store's field (seq:<store id>). Returns 1 if the subject-day is marked
-# `want` (a replica was refused: give blocks back). A number this store already applied to the
-# hash (a resend of an entry that landed while its answer was lost) changes nothing.
-_FLUSH = """
-local seen = ARGV[6]
-if tonumber(redis.call('HGET', KEYS[1], seen) or '0') >= tonumber(ARGV[5]) then
-  return redis.call('HEXISTS', KEYS[1], 'want')
-end
-redis.call('HSET', KEYS[1], seen, ARGV[5])
-local spent = tonumber(ARGV[1])
-local leased = tonumber(ARGV[2])
-if spent ~= 0 then redis.call('HINCRBY', KEYS[1], 'spent', spent) end
-if leased ~= 0 then redis.call('HINCRBY', KEYS[1], 'leased', leased) end
-redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
-if spent > 0 then
-  local last = tonumber(redis.call('GET', KEYS[2]) or '0')
-  if tonumber(ARGV[3]) > last then
-    redis.call('SET', KEYS[2], ARGV[3])
-    redis.call('EXPIRE', KEYS[2], tonumber(ARGV[4]))
-  end
-end
-return redis.call('HEXISTS', KEYS[1], 'want')
-"""
-
-
-class RedisKeyStore(RedisAccounts):
-    """Keys, accounts and leased daily counts in Redis, shared by every replica. ``replicas``
-    is the expected number of processes counting the same keys (replicas x workers);
-    ``max_block`` caps a lease; ``lease_idle``, ``flush_every`` and ``retry_after`` (calls
-    fail fast that long after a Redis fault) are seconds; ``wall`` (Unix s) dates expiry."""
+class RedisCounter:
+    """Leased daily counts in Redis (over a :class:`RedisLink`), shared by every replica.
+    ``replicas`` is the expected number of processes counting the same keys (replicas x
+    workers); ``max_block`` caps a lease; ``lease_idle`` and ``flush_every`` are seconds;
+    ``clock`` times leases, ``wall`` (Unix s) dates expiry."""
 
     def __init__(
         self,
-        client: redis.Redis,
+        link: RedisLink,
         *,
         replicas: int = 2,
         max_block: int = 200,
         lease_idle: float = 5.0,
         flush_every: float = 1.0,
-        retry_after: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
     ) -> None:
         if replicas < 1 or max_block < 1:
             raise ValueError("replicas and max_block must be at least 1")
-        super().__init__(client)
+        self.link, self.client, self._call = link, link.client, link.call
+        client = link.client
         self.replicas = replicas
         self.max_block = max_block
         self.lease_idle = lease_idle
         self.flush_every = flush_every
-        self.retry_after = retry_after
         self.clock, self.wall = clock, wall
-        self._lease = client.register_script(_LEASE)
-        self._flush = client.register_script(_FLUSH)
+        self._lease = client.register_script(LEASE)
+        self._flush = client.register_script(FLUSH)
         self._recalls = Recalls(client, self._give_back, self._publish, SETTLE_SECONDS)
-        self._leases: dict[tuple[str, dt.date], Lease] = {}
-        self._lock = threading.Lock()
+        self._book = LeaseBook()
+        self._leases, self._lock = self._book.leases, self._book.lock
         self._starting = threading.Lock()
         # Held across a send and its answer (a flush, an add), so this store's sequence
         # numbers reach Redis in the order they were taken; re-entrant for flush's second pass.
         self._sending = threading.RLock()
         self._store_id = secrets.token_hex(8)
-        self._seen = f"seq:{self._store_id}"  # the counter hash's field of our last number
-        self._sequence = itertools.count(1)
-        self._down_until = 0.0
-        self._stats = {
-            "round_trips": 0,
-            "hits": 0,
-            "local_hits": 0,
-            "leases": 0,
-            "flushes": 0,
-            "settles": 0,  # pending refusals settled (each waits on a recall round)
-            "recalled": 0,  # recall rounds this replica answered by giving back
-        }
+        self.seen = f"seq:{self._store_id}"  # the counter hash's field of our last number
+        # settles: pending refusals settled (each waits on a recall round); recalled: recall
+        # rounds this replica answered by giving back.
+        names = ("hits", "local_hits", "leases", "flushes", "settles", "recalled")
+        self._stats = dict.fromkeys(names, 0)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
     @classmethod
-    def from_url(cls, url: str) -> RedisKeyStore:
-        """Given ``redis://HOST:PORT/DB`` with optional query parameters ``replicas``,
-        ``max_block``, ``lease_idle``, ``flush_every``, ``retry_after`` and ``timeout``
-        (seconds per Redis call, default 0.25), return the store. Raises ValueError."""
-        parts = urlsplit(url)
-        ours: dict[str, str] = {}
-        theirs: list[tuple[str, str]] = []
-        names = {"replicas", "max_block", "lease_idle", "flush_every", "retry_after", "timeout"}
-        for name, value in parse_qsl(parts.query):
-            (ours.__setitem__(name, value) if name in names else theirs.append((name, value)))
-        timeout = float(ours.pop("timeout", "0.25"))
-        client = redis.Redis.from_url(
-            urlunsplit(parts._replace(query=urlencode(theirs))),
-            decode_responses=True,
-            socket_timeout=timeout,
-            socket_connect_timeout=timeout,
-            retry=Retry(NoBackoff(), 0),  # fail fast: the caller fails open instead of waiting
-            health_check_interval=0,
-        )
+    def from_link(cls, link: RedisLink, params: dict[str, str]) -> RedisCounter:
+        """Given the link and the URL's parameters (:func:`~bangscore.stores.redis_link.open_link`:
+        ``replicas``, ``max_block``, ``lease_idle``, ``flush_every``), return the counter.
+        Raises ValueError for a bad number."""
         return cls(
-            client,
-            replicas=int(ours.get("replicas", "2")),
-            max_block=int(ours.get("max_block", "200")),
-            lease_idle=float(ours.get("lease_idle", "5")),
-            flush_every=float(ours.get("flush_every", "1")),
-            retry_after=float(ours.get("retry_after", "1")),
+            link,
+            replicas=int(params.get("replicas", "2")),
+            max_block=int(params.get("max_block", "200")),
+            lease_idle=float(params.get("lease_idle", "5")),
+            flush_every=float(params.get("flush_every", "1")),
         )
-
-    # -- plumbing ----------------------------------------------------------------------------
-
-    def _call(self, fn: Callable[[], T]) -> T:
-        """Run one round trip to Redis; StoreUnavailable on a fault and for a while after it."""
-        if self.clock() < self._down_until:
-            raise StoreUnavailable("redis: unavailable (retrying shortly)")
-        self._stats["round_trips"] += 1
-        try:
-            return fn()
-        except redis.RedisError as exc:
-            self._down_until = self.clock() + self.retry_after
-            raise StoreUnavailable(f"redis: {exc}") from exc
 
     def _publish(self, channel: str, message: str) -> int:
         return int(self._call(lambda: self.client.publish(channel, message)))
@@ -252,10 +154,9 @@ class RedisKeyStore(RedisAccounts):
             log.exception("flushing counts to redis failed")
 
     @staticmethod
-    def _counter(subject: str, day: dt.date) -> str:
+    def hash_key(subject: str, day: dt.date) -> str:
+        """Given a subject-day, return its counter hash's Redis key."""
         return f"{PREFIX}n:{subject}:{day.isoformat()}"
-
-    # -- counting ----------------------------------------------------------------------------
 
     def hit(self, subject: str, day: dt.date, limit: int, now: int) -> Hit:
         with self._lock:
@@ -322,7 +223,7 @@ class RedisKeyStore(RedisAccounts):
         divisor = 2 * self.replicas
         args = [limit, divisor, self.max_block, seconds_kept(subject, day, int(self.wall()))]
         granted, total, spent = self._call(
-            lambda: self._lease(keys=[self._counter(subject, day)], args=args)
+            lambda: self._lease(keys=[self.hash_key(subject, day)], args=args)
         )
         self._ensure_flusher()
         with self._lock:
@@ -373,7 +274,7 @@ class RedisKeyStore(RedisAccounts):
             return self._flush_serialized(release_all)
 
     def _flush_serialized(self, release_all: bool) -> int:
-        batch = self._take_batch(release_all)
+        batch = self._book.take_batch(release_all, self.clock(), self.lease_idle)
         if not batch:
             return 0
 
@@ -387,78 +288,21 @@ class RedisKeyStore(RedisAccounts):
         try:
             answers = self._call(send)
         except StoreUnavailable:
-            self._put_back(batch)
+            self._book.put_back(batch)
             raise
         self._stats["flushes"] += 1
-        if self._note_wants(batch, answers):
+        if self._book.note_wants(batch, answers):
             # Another replica was refused while this one holds a block: give it back now
             # (one more round trip), not a flush period later.
             return len(batch) + self._flush_serialized(release_all)
         return len(batch)
 
-    def _take_batch(self, release_all: bool) -> list[Sent]:
-        """Take, under the lock, what a flush sends: per subject-day the spent count taken
-        and its entries (resends first), releasing idle (or every) unspent block; forget the
-        leases left empty and stale."""
-        now = self.clock()
-        batch: list[Sent] = []
-        with self._lock:
-            latest = max((day for _, day in self._leases), default=None)
-            for (subject, day), lease in list(self._leases.items()):
-                stale = day != latest or now - lease.touched > self.lease_idle
-                release = lease.left if (release_all or stale or lease.want) else 0
-                # A held block is reported too, so that a `want` mark reaches this replica.
-                if lease.unflushed or release or lease.left:
-                    batch.append((subject, day, lease.unflushed, self._entries(lease, release)))
-                    lease.in_flight += lease.unflushed
-                    lease.unflushed = 0
-                    lease.resend = []
-                    lease.left -= release
-                if stale and lease.left == 0 and lease.unflushed == 0:
-                    del self._leases[(subject, day)]
-        return batch
-
-    def _entries(self, lease: Lease, release: int) -> list[CountSent]:
-        """Given a lease and the block it gives back, return the counts to send: its resends,
-        then a new count for what they do not carry (always one when there is no resend)."""
-        fresh = lease.unflushed - sum(c.spent for c in lease.resend)
-        if fresh or release or not lease.resend:
-            return [*lease.resend, CountSent(next(self._sequence), fresh, -release, lease.last_at)]
-        return lease.resend
-
-    def _put_back(self, batch: list[Sent]) -> None:
-        """Put a failed flush's counts back, with the entries that carried them: sent again as
-        they were, a released block included, they count once whether or not they landed."""
-        with self._lock:
-            for subject, day, spent, entries in batch:
-                lease = self._leases.setdefault((subject, day), Lease())
-                lease.in_flight = max(0, lease.in_flight - spent)
-                lease.unflushed += spent
-                lease.resend = entries + lease.resend
-                lease.last_at = max(lease.last_at, *(c.last_at for c in entries))
-
-    def _note_wants(self, batch: list[Sent], answers: list[Any]) -> bool:
-        """Given a sent batch and its answers (one per entry: the subject-day is marked
-        `want`), mark the leases whose block must go back; return True if one holds a block."""
-        wanted = False
-        with self._lock:
-            wants = iter(answers)
-            for subject, day, spent, entries in batch:
-                want = max(int(next(wants)) for _ in entries)
-                held = self._leases.get((subject, day))
-                if held is not None:
-                    held.in_flight = max(0, held.in_flight - spent)
-                if held is not None and want and not held.want:
-                    held.want = True
-                    wanted = wanted or held.left > 0
-        return wanted
-
     def _send_count(self, client: Any, subject: str, day: dt.date, count: CountSent) -> Any:
         """Given a client or pipeline, a subject-day and a count, run the counting script."""
-        keys = [self._counter(subject, day), f"{PREFIX}last:{subject}"]
+        keys = [self.hash_key(subject, day), f"{PREFIX}last:{subject}"]
         keep = seconds_kept(subject, day, int(self.wall()))
         args = [count.spent, count.leased, count.last_at, keep, count.sequence]
-        return self._flush(keys=keys, args=[*args, self._seen], client=client)
+        return self._flush(keys=keys, args=[*args, self.seen], client=client)
 
     def add(self, subject: str, day: dt.date, n: int, now: int) -> None:
         """Add ``n`` requests admitted elsewhere (a replica's fail-open counts) to the
@@ -468,7 +312,7 @@ class RedisKeyStore(RedisAccounts):
         if n < 1:
             raise ValueError("add needs a count of at least 1")
         with self._sending:
-            count = CountSent(next(self._sequence), n, n, now)
+            count = CountSent(self._book.number(), n, n, now)
             with self._lock:
                 held = self._leases.get((subject, day))
                 waiting = held is not None and bool(held.resend)
@@ -476,24 +320,14 @@ class RedisKeyStore(RedisAccounts):
                 if waiting:
                     # Redis applies only numbers past the last it applied from this store: an
                     # older entry still to be sent again goes first, or it would be skipped.
-                    self._keep(subject, day, count)
+                    self._book.keep(subject, day, count, self.clock())
                     self._flush_serialized(release_all=False)
                 else:
                     self._call(lambda: self._send_count(self.client, subject, day, count))
             except StoreUnavailable:
                 if not waiting:
-                    self._keep(subject, day, count)
+                    self._book.keep(subject, day, count, self.clock())
                 self._ensure_flusher()
-
-    def _keep(self, subject: str, day: dt.date, count: CountSent) -> None:
-        """Given a subject-day and an add's count, keep it for the next flush, after the
-        entries already waiting there."""
-        with self._lock:
-            lease = self._leases.setdefault((subject, day), Lease())
-            lease.unflushed += count.spent
-            lease.resend.append(count)
-            lease.last_at = max(lease.last_at, count.last_at)
-            lease.touched = self.clock()
 
     def peek(self, subject: str, day: dt.date) -> int:
         # A subject this replica holds a block of (or found finally refused) answers from that
@@ -503,9 +337,9 @@ class RedisKeyStore(RedisAccounts):
             lease = self._leases.get((subject, day))
             if lease is not None and lease.leased_total and (lease.left or lease.final_at):
                 return lease.spent_seen + lease.local
-        fields = ["leased", "spent", "want", self._seen]
+        fields = ["leased", "spent", "want", self.seen]
         leased, spent, want, seen = self._call(
-            lambda: self.client.hmget(self._counter(subject, day), fields)
+            lambda: self.client.hmget(self.hash_key(subject, day), fields)
         )
         with self._lock:
             lease = self._leases.get((subject, day))
@@ -521,7 +355,7 @@ class RedisKeyStore(RedisAccounts):
         def send() -> list[Any]:
             pipe = self.client.pipeline(transaction=False)
             for day in days:
-                pipe.hmget(self._counter(subject, day), ["spent", self._seen])
+                pipe.hmget(self.hash_key(subject, day), ["spent", self.seen])
             return pipe.execute()
 
         answers = self._call(send)
@@ -533,54 +367,16 @@ class RedisKeyStore(RedisAccounts):
                 counts[day] = int(spent or 0) + ours
         return counts
 
-    # -- keys --------------------------------------------------------------------------------
-
-    def list_keys(self, day: dt.date, account: str | None = None) -> list[KeyView]:
-        index = f"{PREFIX}acctkeys:{account}" if account else f"{PREFIX}keys"
-        ids = [str(i) for i in self._call(lambda: self.client.zrange(index, 0, -1))]
-        if not ids:
-            return []
-
-        def digests() -> list[Any]:
-            pipe = self.client.pipeline(transaction=False)
-            for key_id in ids:
-                pipe.get(f"{PREFIX}keyid:{key_id}")
-            return pipe.execute()
-
-        found = [d for d in self._call(digests) if d]
-
-        def details() -> list[Any]:
-            pipe = self.client.pipeline(transaction=False)
-            for digest in found:
-                pipe.hgetall(f"{PREFIX}key:{digest}")
-            return pipe.execute()
-
-        records = [key_record(text_fields(f)) for f in self._call(details) if f]
-
-        def counts() -> list[Any]:
-            pipe = self.client.pipeline(transaction=False)
-            for r in records:
-                pipe.hmget(self._counter(r.subject, day), ["spent", self._seen])
-                pipe.get(f"{PREFIX}last:{r.subject}")
-            return pipe.execute()
-
-        raw = self._call(counts)
-        views = []
+    def unsent(self, subject: str, day: dt.date, seen: int) -> tuple[int, int]:
+        """Given a subject-day and the last sequence number its hash applied from this counter
+        (its ``seen`` field), return what this replica admitted and Redis does not hold yet,
+        and its last use (Unix s; 0 for none): listings add them to the hash's."""
         with self._lock:
-            for i, r in enumerate(records):
-                lease = self._leases.get((r.subject, day))
-                spent, seen = raw[2 * i]
-                pending = lease.unsent(int(seen or 0)) if lease else 0
-                last = int(raw[2 * i + 1]) if raw[2 * i + 1] else None
-                if lease and pending:
-                    last = max(last or 0, lease.last_at)
-                views.append(KeyView(r, last, int(spent or 0) + pending))
-        return views
-
-    # -- housekeeping ------------------------------------------------------------------------
+            lease = self._leases.get((subject, day))
+            return (lease.unsent(seen), lease.last_at) if lease is not None else (0, 0)
 
     def stats(self) -> dict[str, int]:
-        return dict(self._stats)
+        return {**self._stats, "round_trips": self.link.round_trips}
 
     def sync(self) -> None:
         # Nothing to do: Redis keeps a subject-day's spent count apart from its leased blocks
@@ -597,4 +393,4 @@ class RedisKeyStore(RedisAccounts):
             self.flush(release_all=True)
         except StoreUnavailable:
             log.warning("redis unavailable at close: %d subject-days unflushed", len(self._leases))
-        self.client.close()
+        self.link.close()  # the keys' and accounts' too: the next call reconnects

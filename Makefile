@@ -204,7 +204,7 @@ bench-compare: $(STAMP) deps  ## paired regression check against an earlier comm
 	$(BIN)/python -m bench.compare $(REF)
 
 calibrate: $(STAMP)  ## score the bundled dumps and rewrite scoring/CALIBRATION.md and its histogram
-	$(BIN)/python -m bench.calibrate --progress
+	$(BIN)/python -m bangscore.cli.calibrate --progress
 
 forecast-backtest: $(STAMP)  ## a build as of 24 Jun 2026 against the 2026 Summer Sale: the forecast, its baselines and calibration, and the verdicts in dollars; writes docs/FORECAST.md (not part of make build)
 	$(BIN)/python -m bench.forecast_backtest

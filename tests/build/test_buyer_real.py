@@ -19,7 +19,7 @@ from bangscore.contract.filters import game_page_key
 from bangscore.ingest.catalog import IngestReport
 from bangscore.manifest import read_body, read_manifest_view
 from bangscore.scoring import flags
-from bangscore.scoring.genres import multiplayer_first
+from bangscore.scoring.multiplayer import multiplayer_first
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import Catalog
 from bangscore.scoring.verdict import EVIDENCE_DAYS, day, evidence, is_stale

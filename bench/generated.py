@@ -10,13 +10,15 @@ bench.generated check`` (``make lint``) fails naming each one that is not curren
   (:func:`bangscore.contract.export.manifest_schema` written out).
 - Heavy ones need a real build or a scoring of the whole catalogue (minutes each): the
   calibration (scoring/CALIBRATION.md, its histogram and scoring/genre_norms.json), the
-  decision/forecast backtest (docs/FORECAST.md), docs/API.md's real record and the build's
-  figures (docs/figures.json, which the cog blocks quote). docs/generated.json records, for
-  each, a digest of its inputs (the data and code folders it reads, every other generated file
-  left out) and of its outputs, as the run that wrote them left them. ``check`` recomputes both
-  in about a second: inputs that changed mean "run make docs"; outputs that changed mean an
-  edit by hand. ``write`` runs a heavy generator only when its inputs or outputs differ from
-  the record (``--force`` runs all), so on a fresh clone ``make docs`` writes the same bytes.
+  decision/forecast backtest (docs/FORECAST.md), docs/API.md's real record, the answers a real
+  server gave docs/API.md's client example (tests/fixtures/api_examples, which ``make check``
+  replays) and the build's figures (docs/figures.json, which the cog blocks quote).
+  docs/generated.json records, for each, a digest of its inputs (the data and code folders it
+  reads, every other generated file left out) and of its outputs, as the run that wrote them
+  left them. ``check`` recomputes both in about a second: inputs that changed mean "run make
+  docs"; outputs that changed mean an edit by hand. ``write`` runs a heavy generator only when
+  its inputs or outputs differ from the record (``--force`` runs all), so on a fresh clone
+  ``make docs`` writes the same bytes.
 
 The inputs are listed by hand per generator (:data:`HEAVY`): broad folders (the scoring, build
 and ingest layers, the bundled data), so a change that could move a figure makes it stale; a
@@ -102,6 +104,16 @@ HEAVY: tuple[Heavy, ...] = (
             *("tests/support/real_catalogue.py", "tests/support/doc_record.py"),
         ),
         parts=(("docs/API.md", _api_record),),
+    ),
+    Heavy(
+        "api-examples",
+        ("python", "-m", "tests.support.api_examples"),
+        ("tests/fixtures/api_examples/client.json.gz",),
+        (
+            *(*SNAPSHOT, "shim", "bangscore/manifest.py", "bangscore/client.py"),
+            *("bangscore/client_core.py", "tests/support/real_catalogue.py"),
+            *("tests/support/factories.py", "tests/support/api_examples.py"),
+        ),
     ),
     Heavy(
         "build-figures",

@@ -50,7 +50,9 @@ def measure(state: Path, *, today: dt.date, load: str) -> dict[str, Any]:
     OSError when the folder holds no snapshot."""
     snapshots = state / "snapshots"
     storage = LocalStorage(snapshots)
-    current = (snapshots / "current").read_text().strip()
+    current = storage.read_pointer()
+    if current is None:
+        raise OSError(f"no current snapshot in {snapshots}")
     manifest = read_manifest(storage, current)
     entries = manifest.entries.values()
     stored = sum(e.encodings[0].size if e.encodings else e.size for e in entries)

@@ -16,7 +16,7 @@ import contextlib
 import gzip
 import io
 import re
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +54,7 @@ def _key(request: httpx.Request) -> str:
     return f"{request.method} {request.url.raw_path.decode()}"
 
 
-def run(code: str, base_url: str, transport: httpx.BaseTransport) -> str:
+def run(code: str, base_url: str, transport: httpx.AsyncBaseTransport) -> str:
     """Given an example's code, the URL standing for ``{base_url}`` and the transport every
     client it opens goes through, run it as written and return what it printed."""
     import bangscore.client as client_module
@@ -76,6 +76,12 @@ def run(code: str, base_url: str, transport: httpx.BaseTransport) -> str:
     return printed.getvalue()
 
 
+async def _streamed(body: bytes) -> AsyncIterator[bytes]:
+    """Given a body, yield it as a stream: the client streams every answer (a body given as
+    bytes would count as read already)."""
+    yield body
+
+
 def replay(recorded: dict[str, dict[str, Any]] | None = None) -> httpx.MockTransport:
     """Given recorded answers by request (None: :data:`RECORDED`), return a transport that
     answers each request as the server did, refuses the connection to :data:`DOWN` as a
@@ -86,7 +92,8 @@ def replay(recorded: dict[str, dict[str, Any]] | None = None) -> httpx.MockTrans
         if request.url.netloc.decode() == DOWN:
             raise httpx.ConnectError("connection refused", request=request)
         got = answers[_key(request)]
-        return httpx.Response(got["status"], headers=got["headers"], content=got["body"].encode())
+        body = _streamed(got["body"].encode())
+        return httpx.Response(got["status"], headers=got["headers"], content=body)
 
     return httpx.MockTransport(answer)
 
@@ -97,24 +104,29 @@ def read_recorded() -> dict[str, dict[str, Any]]:
     return recorded
 
 
-class Recording(httpx.BaseTransport):
-    """A transport that sends through ``inner`` and keeps each answer by request."""
+class Recording(httpx.AsyncBaseTransport):
+    """A transport that sends through ``inner`` and keeps each answer by request (the client
+    is asynchronous inside, so its transport is too)."""
 
-    def __init__(self, inner: httpx.BaseTransport) -> None:
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
         self.inner = inner
         self.answers: dict[str, dict[str, Any]] = {}
 
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Send the request, keep its answer (decoded) and return it."""
-        response = self.inner.handle_request(request)
-        body = response.read()
+        response = await self.inner.handle_async_request(request)
+        body = await response.aread()
         kept = {k: v for k, v in response.headers.items() if k in KEPT_HEADERS}
         self.answers[_key(request)] = {
             "status": response.status_code,
             "headers": kept,
             "body": body.decode(),
         }
-        return httpx.Response(response.status_code, headers=kept, content=body)
+        return httpx.Response(response.status_code, headers=kept, content=_streamed(body))
+
+    async def aclose(self) -> None:
+        """Close the inner transport."""
+        await self.inner.aclose()
 
 
 @contextlib.contextmanager
@@ -143,7 +155,7 @@ def record() -> dict[str, dict[str, Any]]:
 
     with _server() as (url, key):
         os.environ["BANGSCORE_API_KEY"] = key
-        recording = Recording(httpx.HTTPTransport())
+        recording = Recording(httpx.AsyncHTTPTransport())
         run(example(), url, recording)
     return recording.answers
 

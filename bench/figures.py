@@ -2,11 +2,12 @@
 objects, sizes on disk), measured on a real build and written to docs/figures.json, dated and
 with the machine's load beside them; the docs' cog blocks read that file (:func:`sentence`).
 
-Usage: ``.venv/bin/python -m bench.figures [--state var]`` (``make docs`` runs it when the
-build's inputs changed, bench/generated.py). It builds first, under ``nice -n 10``, unless the
-state folder's current snapshot was built from the same inputs (``bangscore build
---if-changed``), then measures: the manifest (games, objects, bytes stored and uncompressed)
-and ``du`` of the state folder, its snapshots and its export.
+Usage: ``.venv/bin/python -m bench.figures [--state var/figures-build]`` (``make docs`` runs
+it when the build's inputs changed, bench/generated.py). It builds, under ``nice -n 10``, into
+an emptied state folder of its own, so that the sizes are those of one build, as a fresh
+clone's ``make build`` leaves ``var/`` (a second build into the same folder keeps the first
+snapshot's objects beside the new ones), then measures: the manifest (games, objects, bytes
+stored and uncompressed) and ``du`` of the state folder, its snapshots and its export.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import argparse
 import datetime as dt
 import os
 import re
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -128,10 +130,10 @@ def dated(figures_file: Path = FIGURES) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Given command-line arguments, build unless current, measure and write
+    """Given command-line arguments, build from scratch, measure and write
     docs/figures.json; return the exit status (the build's, when it fails)."""
     parser = argparse.ArgumentParser(prog="python -m bench.figures", description=__doc__)
-    parser.add_argument("--state", type=Path, default=REPO / "var")
+    parser.add_argument("--state", type=Path, default=REPO / "var" / "figures-build")
     args = parser.parse_args(argv)
     # The Bulk export beside the snapshot, as `make build` writes it (its size is quoted too).
     env = {
@@ -139,7 +141,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "BANGSCORE_STATE_DIR": str(args.state),
         "BANGSCORE_EXPORT": str(args.state / "export"),
     }
-    build = [sys.executable, "-m", "bangscore", "build", "--if-changed"]
+    shutil.rmtree(args.state, ignore_errors=True)
+    build = [sys.executable, "-m", "bangscore", "build"]
     done = subprocess.run(["nice", "-n", "10", *build], env=env, cwd=REPO, check=False)
     if done.returncode != 0:
         return done.returncode

@@ -146,8 +146,8 @@ def test_equal_filters_are_one_value_however_built() -> None:
 
 
 def declared_filters() -> list[ListFilter[Any]]:
-    """Return every list filter the contract package declares at a module's top level (a real
-    new filter is one more such declaration), each once."""
+    """Return every list filter that bangscore.contract's modules declare at their top level
+    (a real new filter is one more such declaration), each once."""
     found: dict[int, ListFilter[Any]] = {}
     for module in pkgutil.iter_modules(contract.__path__, f"{contract.__name__}."):
         for value in vars(importlib.import_module(module.name)).values():

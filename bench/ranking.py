@@ -7,7 +7,7 @@ and prints: the top 50, each genre's top 10, the 2025 and 2026 top 20, twenty ga
 knows with their verdicts and prices, the verdict counts, the share of paid ``buy_now``
 games priced at twice or more a price seen in the 365 days before ``prices_as_of`` (the rule
 allows it only where waiting would save under $2), and the score's round-6 targets
-(:mod:`bench.targets`). Reads only; writes nothing but stdout.
+(:mod:`bangscore.scoring.calibration.targets`). Reads only; writes nothing but stdout.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ from typing import Any
 from bangscore.build.buyer import buyer_fields, sightings
 from bangscore.ingest.catalog import load_bundled_catalog, read_catalog
 from bangscore.scoring import flags
+from bangscore.scoring.calibration.targets import read_anchors, target_lines
 from bangscore.scoring.genres import GENRES
 from bangscore.scoring.pipeline import ScoredGame, score_catalog
 from bangscore.scoring.verdict import past_year
-from bench.targets import read_anchors, target_lines
 
 # Twenty games a player knows, by appid: big releases, indie hits, free-to-play staples.
 KNOWN: tuple[int, ...] = (

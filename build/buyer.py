@@ -23,8 +23,8 @@ from bangscore.scoring.verdict import (
     ended_sale,
     genre_percentiles,
     verdict,
-    verdict_text,
 )
+from bangscore.scoring.verdict_text import verdict_text
 from bangscore.site.history_chart import HistoryPoint
 
 
@@ -224,6 +224,7 @@ def buyer_fields(
                         if ahead is not None and ahead.discounted
                         else None
                     ),
+                    lowers=game.drivers["lowers"],
                 ),
                 "genre_percentile": percentile,
                 "recent_low_usd": round(low[1], 2) if low else None,

@@ -37,7 +37,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, NamedTuple
 
-from bangscore.scoring.sales import SALES, Sale, sale_on, upcoming
+from bangscore.scoring.sales import SALES, Sale, next_sale, sale_on
+from bangscore.scoring.verdict import cents as to_cents
 
 __all__ = [
     "EVIDENCE_DAYS",
@@ -331,10 +332,6 @@ def confidence_of(stratum: str) -> Confidence:
     return "high" if share >= HIGH_FROM else "medium"
 
 
-def _cents(usd: float) -> int:
-    return round(usd * 100)
-
-
 def storefront_cents(list_cents: int, depth: int) -> int:
     """Given a list price (whole cents) and a whole-percent depth, return the price the
     storefront shows: the list price times (100 - depth) / 100, cut to the cent (the rule 95%
@@ -351,8 +348,8 @@ def steamworks_block(game: GameFacts, priced: Sequence[Observed], target: Sale) 
     since = target.start - dt.timedelta(days=STEAMWORKS_DAYS)
     if game.release_date is not None and since < game.release_date <= target.start:
         return f"released {game.release_date.day} {game.release_date:%b %Y}"
-    current = _cents(priced[-1].list_price_usd) if priced else 0
-    lower = [o for o in priced if 0 < _cents(o.list_price_usd) < current]
+    current = to_cents(priced[-1].list_price_usd) if priced else 0
+    lower = [o for o in priced if 0 < to_cents(o.list_price_usd) < current]
     if lower and lower[-1].date > since:
         last = lower[-1].date
         return f"its list price rose to {_usd(current / 100)} after {last.day} {last:%b %Y}"
@@ -408,11 +405,11 @@ def forecast(
     cents, depth, kind = _expected_cents(
         model, target, game, newest, list_price, deepen_under, deepen_share
     )
-    lowest = min(_cents(o.price_usd) for o in priced)
+    lowest = min(to_cents(o.price_usd) for o in priced)
     deepened = len(discounted) > 1 and newest.discount_percent > discounted[-2].discount_percent
     if cents < lowest and not deepened:
         cents, kind = lowest, "floored"
-    list_cents = _cents(list_price)
+    list_cents = to_cents(list_price)
     if cents >= list_cents:
         basis = _basis_undiscounted(seen, discounted, peers, who) + dated
         return Forecast(target, list_price, likelihood, basis, False, raw, "full")
@@ -434,16 +431,16 @@ def _expected_cents(
     """Return (the expected price in cents, its depth, how it was found: ``repeat`` the seen
     sale price, ``cut_list`` the seen sale price on a cut list price, ``depth`` a depth off
     a changed list price or deepened)."""
-    list_cents, seen_list = _cents(list_price), _cents(newest.list_price_usd)
+    list_cents, seen_list = to_cents(list_price), to_cents(newest.list_price_usd)
     if list_cents < seen_list:
-        return min(list_cents, _cents(newest.price_usd)), newest.discount_percent, "cut_list"
+        return min(list_cents, to_cents(newest.price_usd)), newest.discount_percent, "cut_list"
     age_then = _age(game.release_date, newest.sale.start)
     age_at_sale = _age(game.release_date, target.start)
     young = deepen_under is None or (age_then is not None and age_then < deepen_under)
     deeper = deepen_share * model.deepening(age_then, age_at_sale) if young else 0.0
     depth = min(MAX_DEPTH, round(newest.discount_percent + deeper))
     if list_cents == seen_list and depth == newest.discount_percent:
-        return _cents(newest.price_usd), depth, "repeat"
+        return to_cents(newest.price_usd), depth, "repeat"
     return storefront_cents(list_cents, depth), depth, "depth"
 
 
@@ -498,14 +495,3 @@ def _basis_undiscounted(
         f"not in the {seen[-1].sale.title}"
     )
     return f"{head}; {round(100 * peers)}% of {who} were"
-
-
-# No seasonal sale runs longer than this (the Winter and Summer Sales: 15 days).
-LONGEST_SALE: Final = dt.timedelta(days=21)
-
-
-def next_sale(day: dt.date) -> Sale:
-    """Given the snapshot's day, return the next seasonal sale that ends on or after it: the
-    sale running that day, else the next one to start."""
-    running = [s for s in upcoming(day - LONGEST_SALE) if s.end >= day]
-    return min(running, key=lambda s: s.start)

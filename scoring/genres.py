@@ -57,9 +57,18 @@ written (the popular and random halves' accuracy is in tests/scoring/test_genres
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Final, Literal, get_args
+
+from bangscore.scoring.multiplayer import (
+    PLAYED_WITH_OTHERS_TAGS,
+    STORY_WINDOW,
+    TAG_WINDOW,
+    key,
+    keys,
+    multiplayer_first,
+    outranks,
+)
 
 # The genres, as the wire names them (bangscore.contract.records reads this type).
 Genre = Literal[
@@ -75,155 +84,7 @@ Genre = Literal[
 ]
 GENRES: Final[tuple[Genre, ...]] = get_args(Genre)
 
-TAG_WINDOW: Final = 5
 INDIE_SHORT_HOURS: Final = 5.0
-
-_NON_ALNUM = re.compile(r"[^0-9a-z]+")
-
-
-def _key(name: str) -> str:
-    return _NON_ALNUM.sub("", name.casefold())
-
-
-def _keys(*names: str) -> frozenset[str]:
-    return frozenset(_key(n) for n in names)
-
-
-# -- Multiplayer-first ---------------------------------------------------------------------------
-#
-# Steam's store categories (PICS ``category``, appdetails ``categories``) say which ways a game can
-# be played; the user tags by rank say how players actually play it. A game is multiplayer-first
-# when it is played mainly with others, online: then its value is how long people keep playing,
-# not a campaign's length (docs/API.md#genres). Decisions on well-known games, from their real
-# PICS records of 2026-07-24 (data/raw/steam_pics_2026):
-#
-# - Counter-Strike 2, Dota 2, PUBG, Apex, Rust, Sea of Thieves, Dead by Daylight: no
-#   "Single-player" category and online play: yes.
-# - Battlefield 6 (tags Multiplayer, FPS...), Call of Duty (FPS, Multiplayer...), Lethal Company
-#   (Online Co-Op...), Deep Rock Galactic (Dwarves, Co-op...): a campaign or solo mode exists, but
-#   players rank a multiplayer tag first or second: yes.
-# - Path of Exile 2, Destiny 2, Warframe: an MMO form (category, storefront genre or tag): yes.
-# - Elden Ring, Baldur's Gate 3, GTA V, Stardew Valley, Borderlands 2, Terraria: online modes
-#   ranked third or lower under the game's own genre tags: no, their length is their campaign.
-# - It Takes Two, A Way Out, Resident Evil 5: made for two players, but a story campaign
-#   ("Story Rich" or "Co-op Campaign" among the first ten tags): no, HLTB's main story measures
-#   them. Overcooked! 2 and Cuphead (local co-op ranked above online): no.
-
-# Categories that need a network. The bare "Multiplayer"/"Co-op"/"PvP" categories count as online
-# too unless a shared-screen category says the players may be on one couch.
-# The 2019 store dump spells some older ones differently ("Online Multi-Player",
-# "Local Co-op"); both spellings are listed.
-ONLINE_CATEGORIES: Final = _keys(
-    "Online PvP",
-    "Online Co-op",
-    "Online Multi-Player",
-    "MMO",
-    "Cross-Platform Multiplayer",
-    "LAN PvP",
-    "LAN Co-op",
-)
-ANY_MULTIPLAYER_CATEGORIES: Final = _keys("Multiplayer", "Co-op", "PvP") | ONLINE_CATEGORIES
-LOCAL_CATEGORIES: Final = _keys(
-    "Shared/Split Screen",
-    "Shared/Split Screen Co-op",
-    "Shared/Split Screen PvP",
-    "Local Co-op",
-    "Local Multi-Player",
-)
-SINGLE_PLAYER_CATEGORY: Final = _key("Single-player")
-# Forms that exist only with other players online, wherever they rank among the first
-# ONLINE_FORM_WINDOW tags (Warframe's "Massively Multiplayer" is its 8th).
-ONLINE_FORM_TAGS: Final = _keys(
-    "MMORPG",
-    "MMO",
-    "Massively Multiplayer",
-    "MOBA",
-    "Battle Royale",
-    "Social Deduction",
-    "Extraction Shooter",
-    "Hero Shooter",
-)
-ONLINE_FORM_WINDOW: Final = 10
-# Tags saying "played with others" that decide only when players rank them first or second.
-PLAYED_WITH_OTHERS_TAGS: Final = _keys(
-    "Multiplayer",
-    "Online Co-Op",
-    "Co-op",
-    "PvP",
-    "Online PvP",
-    "Massively Multiplayer",
-    "Team-Based",
-    "Competitive",
-    "eSports",
-    "PvE",
-)
-PLAYED_WITH_OTHERS_WINDOW: Final = 2
-LOCAL_TAGS: Final = _keys(
-    "Local Co-Op", "Local Multiplayer", "Split Screen", "4 Player Local", "Couch Co-Op"
-)
-ONLINE_TAGS: Final = _keys("Online Co-Op", "Online PvP", "MMO", "MMORPG", "Massively Multiplayer")
-STORY_TAGS: Final = _keys("Story Rich", "Co-op Campaign")
-STORY_WINDOW: Final = 10
-
-
-def _outranks(tags: Sequence[str], these: frozenset[str], those: frozenset[str]) -> bool:
-    """Whether one of ``these`` is among the first :data:`TAG_WINDOW` tags, ranked above every
-    one of ``those``."""
-    for tag in tags[:TAG_WINDOW]:
-        if tag in those:
-            return False
-        if tag in these:
-            return True
-    return False
-
-
-def multiplayer_first(
-    categories: Sequence[str],
-    tags: Sequence[str],
-    storefront_genres: Sequence[str] = (),
-) -> bool:
-    """Given a game's storefront categories (Steam's "Single-player", "Multiplayer",
-    "Online PvP", "Online Co-op", "MMO"...; any order), its user tags (most-voted first) and its
-    storefront genres, return whether it is played mainly with others, online (docs/API.md#genres):
-    its length is then how long players play, not a campaign's.
-
-    True when the game can be played online (an online category, or a bare multiplayer one with
-    no shared-screen category) and one of:
-
-    1. an online-only form: the "MMO" category, the storefront genre "Massively Multiplayer", or
-       an MMO/MOBA/battle-royale/social-deduction/extraction/hero-shooter tag within the first
-       :data:`ONLINE_FORM_WINDOW` tags;
-    2. no "Single-player" category;
-    3. players rank a multiplayer tag ("Multiplayer", "Online Co-Op", "Co-op", "PvP"...) first
-       or second, unless local-play tags outrank online ones (Overcooked! 2).
-
-    Neither 2 nor 3 holds for a story campaign: "Story Rich" or "Co-op Campaign" among the
-    first :data:`STORY_WINDOW` tags (It Takes Two, A Way Out, Resident Evil 5).
-
-    With no categories at all (apps only an older dump knows), only 1 and 3 can apply, with
-    online play assumed. Names match case- and punctuation-insensitively; unknown names are
-    ignored. Never raises.
-    """
-    cats = frozenset(_key(c) for c in categories)
-    ranked = [_key(t) for t in tags]
-    genres = frozenset(_key(g) for g in storefront_genres)
-    if cats:
-        online = bool(cats & ONLINE_CATEGORIES) or (
-            bool(cats & ANY_MULTIPLAYER_CATEGORIES) and not cats & LOCAL_CATEGORIES
-        )
-        if not online:
-            return False
-    if _key("MMO") in cats or _key("Massively Multiplayer") in genres:
-        return True
-    if any(t in ONLINE_FORM_TAGS for t in ranked[:ONLINE_FORM_WINDOW]):
-        return True
-    if any(t in STORY_TAGS for t in ranked[:STORY_WINDOW]):
-        return False
-    if cats and SINGLE_PLAYER_CATEGORY not in cats:
-        return True
-    if _outranks(ranked, LOCAL_TAGS, ONLINE_TAGS):
-        return False
-    return any(t in PLAYED_WITH_OTHERS_TAGS for t in ranked[:PLAYED_WITH_OTHERS_WINDOW])
 
 
 # -- The genre rule -------------------------------------------------------------------------------
@@ -235,7 +96,7 @@ BROAD_VOTE: Final = 0.35
 STOREFRONT_VOTE: Final = 0.25
 RANK_DECAY: Final = 0.5
 
-ROGUELIKE_TAGS: Final = _keys(
+ROGUELIKE_TAGS: Final = keys(
     "Roguelike",
     "Roguelite",
     "Rogue-like",
@@ -246,11 +107,11 @@ ROGUELIKE_TAGS: Final = _keys(
     "Roguevania",
 )
 # Forms played only online: with :func:`multiplayer_first`, they make a game ``multiplayer``.
-ONLINE_FORM_GENRE_TAGS: Final = _keys(
+ONLINE_FORM_GENRE_TAGS: Final = keys(
     "MMORPG", "MMO", "Massively Multiplayer", "MOBA", "Battle Royale", "Social Deduction"
 )
-WITH_OTHERS_TAGS: Final = PLAYED_WITH_OTHERS_TAGS | _keys("Party Game", "Party", "Co-op")
-NARRATIVE_FORMS: Final = _keys(
+WITH_OTHERS_TAGS: Final = PLAYED_WITH_OTHERS_TAGS | keys("Party Game", "Party", "Co-op")
+NARRATIVE_FORMS: Final = keys(
     "Visual Novel",
     "Interactive Fiction",
     "Dating Sim",
@@ -263,7 +124,7 @@ NARRATIVE_FORMS: Final = _keys(
 
 # Tags (and a few HowLongToBeat genres) that define a genre: one vote each.
 DEFINING: Final[dict[str, frozenset[str]]] = {
-    "shooter": _keys(
+    "shooter": keys(
         "FPS",
         "Shooter",
         "First-Person Shooter",
@@ -280,7 +141,7 @@ DEFINING: Final[dict[str, frozenset[str]]] = {
         "Shmup",
         "Extraction Shooter",
     ),
-    "strategy": _keys(
+    "strategy": keys(
         "RTS",
         "Real-Time Strategy",
         "Turn-Based Strategy",
@@ -306,7 +167,7 @@ DEFINING: Final[dict[str, frozenset[str]]] = {
         "Automation",
         "Factory Building",
     ),
-    "rpg": _keys(
+    "rpg": keys(
         "RPG",
         "JRPG",
         "CRPG",
@@ -321,8 +182,8 @@ DEFINING: Final[dict[str, frozenset[str]]] = {
         "Dungeon Crawler",
         "Creature Collector",
     ),
-    "narrative": NARRATIVE_FORMS | _keys("Walking Simulator", "Detective", "Narrative"),
-    "action": _keys(
+    "narrative": NARRATIVE_FORMS | keys("Walking Simulator", "Detective", "Narrative"),
+    "action": keys(
         "Platformer",
         "Platform",
         "2D Platformer",
@@ -339,7 +200,7 @@ DEFINING: Final[dict[str, frozenset[str]]] = {
         "Run and Gun",
         "Side Scroller",
     ),
-    "other": _keys(
+    "other": keys(
         "Farming Sim",
         "Life Sim",
         "Sports",
@@ -383,12 +244,12 @@ DEFINING: Final[dict[str, frozenset[str]]] = {
 }
 # Broad tags: they lean towards a genre without defining it, half a vote each.
 BROAD: Final[dict[str, frozenset[str]]] = {
-    "action": _keys("Action", "Open World", "Souls-like", "Stealth", "Parkour", "Combat"),
-    "strategy": _keys(
+    "action": keys("Action", "Open World", "Souls-like", "Stealth", "Parkour", "Combat"),
+    "strategy": keys(
         "Strategy", "Tactical", "Turn-Based", "Building", "Base Building", "Resource Management"
     ),
-    "narrative": _keys("Story Rich", "Adventure", "Mystery"),
-    "other": _keys(
+    "narrative": keys("Story Rich", "Adventure", "Mystery"),
+    "other": keys(
         "Simulation",
         "Survival",
         "Idler",
@@ -400,35 +261,35 @@ BROAD: Final[dict[str, frozenset[str]]] = {
 }
 # Storefront genres (Steam's; HowLongToBeat's for step 5) and the genre each leans towards.
 STOREFRONT: Final[dict[str, str]] = {
-    _key("Action"): "action",
-    _key("RPG"): "rpg",
-    _key("Strategy"): "strategy",
-    _key("Simulation"): "other",
-    _key("Racing"): "other",
-    _key("Sports"): "other",
+    key("Action"): "action",
+    key("RPG"): "rpg",
+    key("Strategy"): "strategy",
+    key("Simulation"): "other",
+    key("Racing"): "other",
+    key("Sports"): "other",
 }
 # "Adventure" votes for narrative only beside one of these among the first STORY_WINDOW tags.
-ADVENTURE: Final = _key("Adventure")
-STORY_COMPANIONS: Final = NARRATIVE_FORMS | _keys(
+ADVENTURE: Final = key("Adventure")
+STORY_COMPANIONS: Final = NARRATIVE_FORMS | keys(
     "Story Rich", "Mystery", "Detective", "Walking Simulator", "Narrative"
 )
 # "Automation" votes for a factory builder (strategy), but only as a broad ``other`` vote beside
 # an idle tag in the same window.
-AUTOMATION: Final = _key("Automation")
-IDLE_NAMES: Final = _keys("Idler", "Idle", "Incremental", "Clicker", "Idle Clicker")
+AUTOMATION: Final = key("Automation")
+IDLE_NAMES: Final = keys("Idler", "Idle", "Incremental", "Clicker", "Idle Clicker")
 # Platformer tags vote for ``other`` when "Puzzle" is in the same window.
-PUZZLE: Final = _key("Puzzle")
-PLATFORMER_TAGS: Final = _keys(
+PUZZLE: Final = key("Puzzle")
+PLATFORMER_TAGS: Final = keys(
     "Platformer", "Platform", "2D Platformer", "3D Platformer", "Precision Platformer"
 )
 # When only the storefront genres speak: RPG and Strategy say more than Action, Action more
 # than Simulation, Racing or Sports ("Casual" names no genre).
 STOREFRONT_PRIORITY: Final = ("rpg", "strategy", "action", "other")
-INDIE_NAMES: Final = _keys("Indie")
+INDIE_NAMES: Final = keys("Indie")
 # Step 6: a game players tag as one of these, or the storefront files under Racing or Sports, is
 # ``other`` whatever its length: docs/API.md#genres puts racing, sports, life sims and survival
 # crafting there, and a short racing game is a racing game, not an indie sketch.
-OTHER_KINDS: Final = _keys(
+OTHER_KINDS: Final = keys(
     "Racing",
     "Racing/Driving",
     "Driving",
@@ -443,13 +304,13 @@ OTHER_KINDS: Final = _keys(
     "Survival",
     "Crafting",
 )
-OTHER_STOREFRONT: Final = _keys("Racing", "Sports")
+OTHER_STOREFRONT: Final = keys("Racing", "Sports")
 # A sandbox RPG (Kenshi: "Open World", "Party-Based RPG", "Real Time Tactics"...): an RPG tag
 # and an open-world or sandbox tag among the first TAG_WINDOW, no life-sim, farming, racing,
 # sports or survival-crafting tag there (My Time at Portia, Crashlands stay other), and the
 # storefront files it under RPG. Its tactics serve a character in an open world, as an RPG.
-SANDBOX_TAGS: Final = _keys("Open World", "Sandbox")
-SHORT_TAGS: Final = _keys("Short")
+SANDBOX_TAGS: Final = keys("Open World", "Sandbox")
+SHORT_TAGS: Final = keys("Short")
 # A name in two tables counts once, where it says most: the defining table first.
 _VOTES: Final[dict[str, tuple[str, float]]] = {
     **{tag: (genre, BROAD_VOTE) for genre, tags in BROAD.items() for tag in tags},
@@ -462,7 +323,7 @@ _VOTES: Final[dict[str, tuple[str, float]]] = {
 _CLAIMS: Final = frozenset(
     tag
     for tag, (genre, weight) in _VOTES.items()
-    if (weight == DEFINING_VOTE or genre == "action") and tag != _key("Open World")
+    if (weight == DEFINING_VOTE or genre == "action") and tag != key("Open World")
 )
 
 
@@ -479,7 +340,7 @@ def _multiplayer(ranked: Sequence[str]) -> bool:
         return True
     if any(_VOTES.get(t, ("", 0.0))[0] == "shooter" for t in ranked[:3]):
         return False
-    return _outranks(ranked, WITH_OTHERS_TAGS, _CLAIMS)
+    return outranks(ranked, WITH_OTHERS_TAGS, _CLAIMS)
 
 
 def _genre_of(
@@ -549,8 +410,8 @@ def genre_for(
     with nothing recognisable is ``other`` (or ``indie_short``). The steps are in the module
     docstring. Never raises.
     """
-    storefront = [_key(g) for g in storefront_genres]
-    ranked = [_key(t) for t in tags]
+    storefront = [key(g) for g in storefront_genres]
+    ranked = [key(t) for t in tags]
     if any(t in ROGUELIKE_TAGS for t in ranked[:TAG_WINDOW]):
         return "roguelike"
     if multiplayer_first(categories, tags, storefront_genres) and _multiplayer(ranked):
@@ -580,7 +441,7 @@ def _by_vote(
     if found is None:
         found = _storefront_only(storefront)
     if found is None and fallback_genres:
-        keys = [_key(g) for g in fallback_genres]
+        keys = [key(g) for g in fallback_genres]
         if any(t in ROGUELIKE_TAGS for t in keys):
             return "roguelike"
         found = _vote(keys, keys, window=len(keys), ordered=False)
@@ -593,7 +454,7 @@ def _sandbox_rpg(ranked: Sequence[str], storefront: Sequence[str]) -> bool:
     none of :data:`OTHER_KINDS` there, and the storefront genre RPG."""
     window = ranked[:TAG_WINDOW]
     return (
-        _key("RPG") in storefront
+        key("RPG") in storefront
         and any(t in DEFINING["rpg"] for t in window)
         and any(t in SANDBOX_TAGS for t in window)
         and not any(t in OTHER_KINDS for t in window)

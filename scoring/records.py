@@ -191,7 +191,7 @@ class GameRecord(BaseModel):
     # content, 5 general mature content), sorted; scoring.flags reads them.
     content_descriptors: tuple[int, ...] = ()
     # Steam's store categories ("Single-player", "Online Co-op", "MMO"...), in the source's order:
-    # how the game can be played (scoring.genres.multiplayer_first).
+    # how the game can be played (scoring.multiplayer.multiplayer_first).
     categories: tuple[str, ...] = ()
     tags: tuple[str, ...] = Field(
         default=(), max_length=20, description="Storefront user tags, most-voted first"

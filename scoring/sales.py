@@ -146,3 +146,14 @@ def sale_on(day: dt.date) -> Sale | None:
         if sale.start <= day <= sale.end:
             return sale
     return None
+
+
+# No seasonal sale runs longer than this (the Winter and Summer Sales: 15 days).
+LONGEST_SALE: Final = dt.timedelta(days=21)
+
+
+def next_sale(day: dt.date) -> Sale:
+    """Given the snapshot's day, return the next seasonal sale that ends on or after it: the
+    sale running that day, else the next one to start."""
+    running = [s for s in upcoming(day - LONGEST_SALE) if s.end >= day]
+    return min(running, key=lambda s: s.start)

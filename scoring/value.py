@@ -114,14 +114,16 @@ PRIOR_REVIEWS: Final = 40.0
 FIRM_REVIEWS: Final = 1000.0
 # A sample under FIRM_REVIEWS is thin evidence for the top of the list: its prior weighs this
 # many more imaginary reviews, the least that keeps every such game out of the top 100 of the
-# bundled catalogue (derived by ``make calibrate``: bench/prior.py, scoring/CALIBRATION.md).
+# bundled catalogue (derived by ``make calibrate``: scoring/calibration/prior.py,
+# scoring/CALIBRATION.md).
 THIN_REVIEWS: Final[float] = float(_NORMS.get("thin_reviews", 0.0))
 # An edition that superseded a listing reads its own sample against the old listing's share,
 # weighed as this many reviews (ingest.resolve.unsold.inherit: the same game, sold again).
 EDITION_PRIOR_REVIEWS: Final = FIRM_REVIEWS
 # An adult game's reviewers opted in to see it (the storefront hides adult games by default):
 # a fan's sample, its prior weighs this many more imaginary reviews, the least that leaves at
-# most 5 adult games in the top 100 of the bundled catalogue (5.0 had 11; bench/prior.py).
+# most 5 adult games in the top 100 of the bundled catalogue (5.0 had 11;
+# scoring/calibration/prior.py).
 ADULT_REVIEWS: Final[float] = float(_NORMS.get("adult_reviews", 0.0))
 
 

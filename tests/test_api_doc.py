@@ -190,7 +190,7 @@ def test_the_shortened_record_keeps_the_shape_and_cuts_lists_and_the_site() -> N
 @pytest.mark.slow
 def test_the_real_record_example_is_the_real_builds_record(real_snapshot: Any) -> None:
     # Issue 48: the example for appid 10 no longer matched the server. After a change of the
-    # model or the data, `python -m tests.support.doc_record` writes it again.
+    # model or the data, `make docs` writes it again (python -m tests.support.doc_record).
     storage, _ = real_snapshot
     entry = read_manifest_view(storage, SNAPSHOT_ID).entries[detail_key(doc_record.APPID)]
     record = orjson.loads(read_body(storage, entry))

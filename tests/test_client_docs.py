@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,20 +14,11 @@ import pytest
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.storage import LocalStorage
 from tests.hardening.conftest import add_key
+from tests.support.api_examples import python_blocks
 from tests.support.live import ShimServer
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.server
-
-
-def python_blocks(document: Path, heading: str) -> list[str]:
-    """Given a Markdown file and a heading line, return the ```python blocks of its section
-    (up to the next heading of the same or a higher level)."""
-    text = document.read_text()
-    level = heading.split(" ", 1)[0]
-    section = text.split(heading + "\n", 1)[1]
-    section = re.split(rf"^#{{1,{len(level)}}} ", section, maxsplit=1, flags=re.MULTILINE)[0]
-    return re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)
 
 
 @pytest.fixture(scope="module")

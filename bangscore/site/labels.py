@@ -124,6 +124,21 @@ def _usd(value: float) -> str:
     return "free" if value == 0 else f"${value:,.2f}"
 
 
+def _price_seen(detail: Mapping[str, Any]) -> str:
+    """Given a detail record, return the words that date its price, as the verdict does: a
+    list price quoted after a sale that ended names that sale (its observation is the sale's,
+    not the list price's), else the day the price was seen; "" when unknown. A catalogue's
+    prices are not all of one day, so a price is never quoted without its date."""
+    ended_at, ended_usd = detail.get("ended_sale_at"), detail.get("ended_sale_usd")
+    if isinstance(ended_at, str) and isinstance(ended_usd, int | float):
+        when = day(dt.date.fromisoformat(ended_at[:10]))
+        return f" (list price; {_usd(ended_usd)} in a sale seen {when}, since ended)"
+    observed = detail.get("price_observed_at")
+    if isinstance(observed, str):
+        return f" (seen {day(dt.date.fromisoformat(observed[:10]))})"
+    return ""
+
+
 def driver_reasons(
     detail: Mapping[str, Any],
     *,
@@ -132,9 +147,10 @@ def driver_reasons(
 ) -> dict[str, str]:
     """Given a detail record and what is typical of its genre (median price per hour of main
     story of its paid games, USD; median main-story hours), return for each driver of the
-    record a sentence in a buyer's words saying why it pushes the score its way: the price per
-    hour against the genre's typical one, the length against the genre's, the reviews against
-    the catalogue's typical share. Never a weight."""
+    record a sentence in a buyer's words saying why it pushes the score its way: the price (with
+    the day it was seen, ``price_observed_at``) per hour against the genre's typical one, the
+    length against the genre's, the reviews against the catalogue's typical share. Never a
+    weight."""
     genre = genre_label(str(detail.get("genre", "other")))
     price = float(detail.get("price_usd") or 0)
     hours = detail.get("length_hours")
@@ -142,8 +158,9 @@ def driver_reasons(
     played = detail.get("length_source") == "playtime"
     of_what = "of play" if played else "of main story"
     out: dict[str, str] = {}
+    seen = _price_seen(detail)
     if price == 0:
-        out["price"] = "It is free."
+        out["price"] = f"It is free{seen}."
     elif hours:
         per_hour = price / float(hours)
         typical = (
@@ -152,7 +169,7 @@ def driver_reasons(
             else ""
         )
         out["price"] = (
-            f"{_usd(price)} for {float(hours):.1f} h {of_what} is "
+            f"{_usd(price)}{seen} for {float(hours):.1f} h {of_what} is "
             f"{_usd(round(per_hour, 2))} an hour{typical}."
         )
     if hours:

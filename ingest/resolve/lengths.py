@@ -21,7 +21,7 @@ from bangscore.ingest.resolve.observations import Layer, Observations, Resolved
 from bangscore.ingest.resolve.prices import (
     Price,
 )
-from bangscore.scoring.genres import multiplayer_first
+from bangscore.scoring.multiplayer import multiplayer_first
 from bangscore.scoring.play import is_replayable
 
 

@@ -97,7 +97,8 @@ def test_buyer_fields_wait_for_the_seen_price_that_makes_it_a_banger() -> None:
     assert skipped["verdict_price_seen_at"] is None
     assert skipped["verdict_text"] == (
         f"Skip: Game {games[1].record.appid} is poor value at $60.00 on 24 Jul 2026, and no "
-        "price makes it worth it."
+        "price makes it worth it: only 60% of its reviews are positive, and it is short for its "
+        "genre."
     )
 
 

@@ -6,6 +6,7 @@ prices show it has reached (docs/API.md#verdict)."""
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 from collections import Counter
 from pathlib import Path
@@ -19,7 +20,7 @@ from bangscore.contract.objects import game_page_key
 from bangscore.ingest.catalog import IngestReport
 from bangscore.manifest import read_body, read_manifest_view
 from bangscore.scoring import flags
-from bangscore.scoring.genres import multiplayer_first
+from bangscore.scoring.multiplayer import multiplayer_first
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import Catalog
 from bangscore.scoring.verdict import EVIDENCE_DAYS, day, evidence, is_stale
@@ -385,3 +386,73 @@ def test_no_expected_price_is_a_cent_above_the_sale_price_it_repeats_or_far_unde
     forecasts = sum(f["next_sale"] is not None for _, f in built_on)
     assert a_cent_above[:10] == []
     assert len(under_low) <= forecasts // 100, under_low[:10]
+
+
+# -- the words follow the rule (issue 56, item 6) ---------------------------------------------
+
+PRICE = r"\$([\d,]+\.\d\d)"
+
+
+def test_baldurs_gate_3_waits_for_the_sale_it_cites_as_the_raw_dumps_saw_it(
+    verdicts: list[tuple[ScoredGame, dict[str, Any]]],
+) -> None:
+    # Issue 56: it cited "$44.99 in the Summer Sale seen 3 Jul 2026" then "wait for $47.99".
+    game, fields = next((g, f) for g, f in verdicts if g.record.appid == 1086940)
+    assert fields["verdict"] == "wait_for_sale"
+    assert (
+        "list price $59.99; $44.99 in the Summer Sale seen 3 Jul 2026, since ended; "
+        "that sale keeps it a banger: wait for $44.99 or less ($15.00, 25% less)"
+    ) in fields["verdict_text"]
+    # The raw 2026 dumps (not our catalogue) saw it at $44.99 on 3 Jul, the last scrape of it.
+    raw = raw_prices()[1086940]
+    assert raw[-1][0].date() == dt.date(2026, 7, 3) and raw[-1][1] == 4499
+    assert game.record.list_price_usd == 59.99
+
+
+def test_no_wait_quotes_a_dearer_price_after_a_cheaper_sale_without_saying_why(
+    verdicts: list[tuple[ScoredGame, dict[str, Any]]],
+) -> None:
+    # A sale that just ended below the price to wait for: the wait is for a seasonal sale's
+    # price (the rule's), and the sentence says so (13 such waits on 2 Dec 2026).
+    cited = re.compile(rf"; {PRICE} in the [^;]*?since ended; (.*?)wait for {PRICE} or less")
+    backwards, explained = [], 0
+    for game, fields in verdicts:
+        found = cited.search(fields["verdict_text"] or "")
+        if fields["verdict"] != "wait_for_sale" or found is None:
+            continue
+        ended, words, wait = float(found[1].replace(",", "")), found[2], found[3]
+        if float(wait.replace(",", "")) > ended:
+            explained += "that seasonal sales return to" in words
+            if "that seasonal sales return to" not in words:
+                backwards.append(f"{game.record.appid}: {fields['verdict_text']}")
+    assert backwards == []
+    assert explained > 0
+
+
+def test_every_game_no_price_helps_says_what_holds_it_down(
+    verdicts: list[tuple[ScoredGame, dict[str, Any]]],
+) -> None:
+    # Issue 56: a game at 0 said nothing of why. Each paid skip no price helps names the
+    # drivers that lower its score; a free one names its reviews.
+    from bangscore.scoring.verdict_text import HELD_DOWN
+
+    silent, zeros = [], 0
+    for game, fields in verdicts:
+        text = fields["verdict_text"] or ""
+        zeros += game.bang_score == 0
+        if "no price makes it worth it" in text:
+            why = text.split("no price makes it worth it", 1)[1]
+            lowers = [n for n in HELD_DOWN if n in game.drivers["lowers"]]
+            share = f"only {math.floor(100 * game.record.review_score)}% of its reviews"
+            if lowers and not why.startswith(": "):
+                silent.append(f"{game.record.appid}: {text}")
+            elif "reviews" in lowers and share not in why:
+                silent.append(f"{game.record.appid} (reviews): {text}")
+        if game.bang_score == 0:
+            reasons = ("reviews are positive", "worth it only at", "becomes worth it at")
+            if not any(r in text for r in reasons) and not any(
+                HELD_DOWN[n].split("{")[0] in text for n in HELD_DOWN
+            ):
+                silent.append(f"{game.record.appid} (0): {text}")
+    assert zeros > 1_000
+    assert silent[:10] == []

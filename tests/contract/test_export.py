@@ -105,9 +105,8 @@ def test_read_latest_refuses_a_corrupt_latest_json() -> None:
 
 
 def test_the_repos_json_schema_is_the_manifest_schema() -> None:
-    # docs/export-manifest.schema.json is manifest_schema() written out; after changing it:
-    # .venv/bin/python -c "import json; from bangscore.contract.export import manifest_schema;
-    #   print(json.dumps(manifest_schema(), indent=2, ensure_ascii=False))" > docs/export-...
+    # docs/export-manifest.schema.json is manifest_schema() written out: `make docs` writes it
+    # (bench/generated.py) and `make lint` fails while it differs.
     written = orjson.loads((Path(__file__).parents[2] / "docs" / SCHEMA_FILE).read_bytes())
     assert written == manifest_schema()
     # MANIFEST lists one table of the five an export has: the schema names what is missing.

@@ -9,11 +9,14 @@ import time
 from collections.abc import Callable, Iterator
 from email.message import EmailMessage
 from pathlib import Path
+from typing import Any
 
 import httpx
+import orjson
 import pytest
 
 from bangscore.cli.main import main
+from bangscore.contract.objects import detail_key
 from bangscore.ingest.catalog import write_catalog
 from bangscore.mail.alerts import (
     LEASE_SECONDS,
@@ -24,6 +27,7 @@ from bangscore.mail.alerts import (
 )
 from bangscore.mail.links import WatchLinks
 from bangscore.mail.smtp import Mailer, SMTPServer
+from bangscore.manifest import read_body, read_manifest
 from bangscore.storage import LocalStorage
 from bangscore.stores import open_watch_store
 from bangscore.stores.watchstore import Condition, WatchRecord
@@ -380,3 +384,27 @@ def test_an_alert_names_the_sale_forecast(likelihood: float, line: str | None) -
     else:
         assert line in text
         assert "likely $5.99 in the Autumn Sale from 1 Oct 2026" in html
+
+
+@pytest.mark.slow
+def test_the_alert_says_the_verdict_once_on_a_real_record(
+    real_snapshot: tuple[LocalStorage, list[Any]],
+) -> None:
+    """Issue 56: "Verdict: wait for sale. Wait for a sale: ...". The verdict's sentence names
+    the verdict itself; the mail quotes it once, on Baldur's Gate 3's real record."""
+    storage = real_snapshot[0]
+    entry = read_manifest(storage, "s1").entries[detail_key(1086940)]
+    record = orjson.loads(read_body(storage, entry))
+    watch = WatchRecord("w1", PLAYER, 1086940, Condition(below_usd=60.0), 0)
+    message = alert_message(
+        watch,
+        record,
+        from_address="BangScore <alerts@bangscore.test>",
+        unsubscribe_url="http://bangscore.test/u",
+        snapshot_id="s1",
+    )
+    text, html = body_text(message, "plain"), body_text(message, "html")
+    assert "Verdict: Wait for a sale: Baldur's Gate 3 is a banger at list price $59.99" in text
+    assert "<td>Wait for a sale: Baldur&#39;s Gate 3 is a banger" in html
+    for body in (text, html):
+        assert body.count("Wait for a sale") == 1 and "wait for sale" not in body

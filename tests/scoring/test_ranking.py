@@ -16,9 +16,9 @@ from bangscore.build.buyer import buyer_fields
 from bangscore.ingest.catalog import IngestReport
 from bangscore.ingest.resolve.names import normalise_name
 from bangscore.scoring import flags
+from bangscore.scoring.calibration.bands import very_positive, worth_it_at_sale
 from bangscore.scoring.pipeline import ScoredGame, is_free
 from bangscore.scoring.records import Catalog
-from bench.bands import very_positive, worth_it_at_sale
 from tests.support.raw_prices import raw_recent_reviews, raw_unpriced
 
 

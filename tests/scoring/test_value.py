@@ -591,7 +591,8 @@ def test_quality_knots_follow_the_storefront_labels() -> None:
 
 
 def test_a_thin_sample_weighs_a_stronger_prior() -> None:
-    # Under 1,000 reviews the prior gains THIN_REVIEWS imaginary reviews (bench/prior.py):
+    # Under 1,000 reviews the prior gains THIN_REVIEWS imaginary reviews
+    # (scoring/calibration/prior.py):
     # 98.4% of 693 (Trails to Azure, #17 in 5.0) counts well below 98% of 1,000.
     assert value.THIN_REVIEWS > 0
     thin = value.shrunk_review_score(0.984, 693)

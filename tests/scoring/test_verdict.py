@@ -17,8 +17,8 @@ from bangscore.scoring.verdict import (
     is_stale,
     recent_low,
     verdict,
-    verdict_text,
 )
+from bangscore.scoring.verdict_text import verdict_text
 
 AS_OF = dt.date(2026, 7, 24)
 JUL2, JUL3, JUN30 = dt.date(2026, 7, 2), dt.date(2026, 7, 3), dt.date(2026, 6, 30)

@@ -1,6 +1,6 @@
 """The price chart: its geometry (scales, markers, label rows, the text alternative) as plain
-values, and the SVG the template ``_charts.svg`` draws from it: well-formed, escaped, the same
-bytes the f-string drawing of 2da1fa1 wrote for real inputs."""
+values, and the SVG the template ``_charts.svg`` draws from it: well-formed, escaped, and for
+real inputs each marker where its price and score put it on the chart's own axes."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import dataclasses
 import datetime as dt
 import itertools
 import json
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
@@ -39,7 +40,7 @@ from bangscore.site.history_chart import (
 from bangscore.site.render import SiteRenderer
 
 SVG = "{http://www.w3.org/2000/svg}"
-GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "charts"
+INPUTS = Path(__file__).resolve().parents[1] / "fixtures" / "charts" / "inputs.json"
 
 
 @pytest.fixture(scope="module")
@@ -324,43 +325,168 @@ def test_every_text_of_a_chart_is_escaped(
 
 
 def _cases() -> list[dict[str, Any]]:
-    cases: list[dict[str, Any]] = json.loads((GOLDEN / "inputs.json").read_text())
+    cases: list[dict[str, Any]] = json.loads(INPUTS.read_text())
     return cases
 
 
-@pytest.mark.parametrize("case", _cases(), ids=lambda case: str(case["id"]))
-def test_charts_are_the_bytes_the_f_string_drawing_wrote(
-    site: SiteRenderer, case: dict[str, Any]
-) -> None:
-    """Real inputs (games of the bundled catalogue, the fixtures above) against the SVG the
-    f-string code of 2da1fa1 wrote for them, byte for byte (tests/fixtures/charts)."""
+def _charts(site: SiteRenderer, case: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """Given a real case of tests/fixtures/charts/inputs.json, return the SVGs of its price
+    curves and price histories, each at both widths, as the game page draws them."""
     samples = {price: score for price, score in case["scores_at"]}
     as_of = dt.date.fromisoformat(case["as_of"]) if case["as_of"] else None
     points = [HistoryPoint(dt.date.fromisoformat(d), *rest) for d, *rest in case["points"]]
     marks = [ScoreMark(dt.date.fromisoformat(d), s) for d, s in case["score_marks"]]
     curves = [
-        price_curve(
-            samples.__getitem__,
-            price_usd=case["price_usd"],
-            historical_low_usd=case["historical_low_usd"],
-            worth_it_at_usd=case["worth_it_at_usd"],
-            becomes_banger_at_usd=case["becomes_banger_at_usd"],
-            name=case["name"],
-            chart_id=chart_id,
-            width=width,
-            price_date=case["price_date"],
+        site.chart_svg(
+            price_curve(
+                samples.__getitem__,
+                price_usd=case["price_usd"],
+                historical_low_usd=case["historical_low_usd"],
+                worth_it_at_usd=case["worth_it_at_usd"],
+                becomes_banger_at_usd=case["becomes_banger_at_usd"],
+                name=case["name"],
+                chart_id=chart_id,
+                width=width,
+                price_date=case["price_date"],
+            )
         )
         for chart_id, width in (("price-chart", WIDTH), ("price-chart-narrow", NARROW_WIDTH))
     ]
     histories = [
-        price_history(
-            points, as_of=as_of, name=case["name"], chart_id=chart_id, width=width, scores=marks
+        site.chart_svg(
+            price_history(
+                points, as_of=as_of, name=case["name"], chart_id=chart_id, width=width, scores=marks
+            )
         )
         for chart_id, width in (
             ("history-chart", WIDE_HISTORY),
             ("history-chart-narrow", NARROW_HISTORY),
         )
     ]
-    charts: list[PriceCurve | PriceHistory] = [*curves, *histories]
-    drawn = "".join(site.chart_svg(chart) + "\n" for chart in charts)
-    assert drawn == (GOLDEN / f"{case['id']}.svg.txt").read_text()
+    return curves, histories
+
+
+def _linear(pairs: list[tuple[float, float]]) -> Callable[[float], float]:
+    """Given (value, SVG coordinate) pairs read off an axis, return the axis' scale: the line
+    through the first and the last pair (a value to its coordinate)."""
+    (v0, c0), (v1, c1) = pairs[0], pairs[-1]
+    return lambda v: c0 + (v - v0) * (c1 - c0) / (v1 - v0)
+
+
+def _dollars(text: str) -> float:
+    """Given a price as the chart writes it ("$1,299.99", "low $7.50", "price Free", "Free on
+    4 Feb 2023"), return the dollars."""
+    if re.match(r"(\w+ )?Free\b", text):
+        return 0.0
+    found = re.search(r"\$([\d,]+(?:\.\d+)?)", text)
+    assert found is not None, text
+    return float(found.group(1).replace(",", ""))
+
+
+def _centre(element: ET.Element) -> tuple[float, float]:
+    """Given a price-curve marker's SVG element, return the point it marks: a circle's centre,
+    a 10-unit square's centre, a diamond's centre or a triangle's apex 7 units above it."""
+    tag = element.tag.removeprefix(SVG)
+    if tag == "circle":
+        return float(element.get("cx", "nan")), float(element.get("cy", "nan"))
+    if tag == "rect":
+        return float(element.get("x", "nan")) + 5, float(element.get("y", "nan")) + 5
+    vertices = [tuple(map(float, p.split(","))) for p in element.get("points", "").split()]
+    if len(vertices) == 3:  # the triangle: its first vertex is the apex, 7 units up
+        return vertices[0][0], vertices[0][1] + 7
+    xs, ys = [v[0] for v in vertices], [v[1] for v in vertices]
+    return (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
+
+
+# The SVG writes coordinates with one decimal: a point is where it should be within 0.05 units
+# of each side's rounding.
+NEAR = 0.1
+
+
+@pytest.mark.parametrize("case", _cases(), ids=lambda case: str(case["id"]))
+def test_each_marker_sits_at_its_price_and_score(site: SiteRenderer, case: dict[str, Any]) -> None:
+    """Real inputs (games of the bundled catalogue and edge cases): in each drawn price curve,
+    every marker stands where its price meets the score there, read against the chart's own
+    axes (its dollar ticks and its 0-100 rules), and only the markers whose price is known and
+    on the axis are drawn."""
+    samples = {price: score for price, score in case["scores_at"]}
+    known = {
+        "price": case["price_usd"],
+        "low": case["historical_low_usd"],
+        "worth it": case["worth_it_at_usd"],
+        "banger": case["becomes_banger_at_usd"],
+    }
+    curves, _ = _charts(site, case)
+    for svg in curves:
+        root = ET.fromstring(svg)
+        texts = list(root.iter(f"{SVG}text"))
+        ticks = [t for t in texts if t.get("class") == "tick" and (t.text or "").startswith("$")]
+        x_of = _linear([(_dollars(t.text or ""), float(t.get("x", "nan"))) for t in ticks])
+        rules = [e for e in root.iter(f"{SVG}line") if e.get("class") == "grid"]
+        scores = [t for t in texts if t.get("class") == "tick" and t.get("text-anchor") == "end"]
+        y_of = _linear(
+            [
+                (float(t.text or "nan"), float(r.get("y1", "nan")))
+                for t, r in zip(scores, rules, strict=True)
+            ]
+        )
+        top = _dollars(ticks[-1].text or "")
+        children = list(root)
+        labels = [t for t in texts if t.get("class") == "marker-label"]
+        drawn = {
+            re.sub(r" (\$\S+|Free)$", "", t.text or ""): _dollars(t.text or "") for t in labels
+        }
+        assert drawn == {w: p for w, p in known.items() if p is not None and p <= top}
+        for label in labels:
+            at = children.index(label)
+            line, mark = children[at - 2], children[at - 1]
+            price = _dollars(label.text or "")
+            x, y = x_of(price), y_of(min(100.0, max(0.0, samples[price])))
+            assert float(line.get("x1", "nan")) == pytest.approx(x, abs=NEAR), label.text
+            assert _centre(mark) == pytest.approx((x, y), abs=NEAR), label.text
+            assert float(line.get("y2", "nan")) == pytest.approx(y_of(0), abs=NEAR)
+
+
+@pytest.mark.parametrize("case", _cases(), ids=lambda case: str(case["id"]))
+def test_each_history_dot_sits_at_its_price_and_day(
+    site: SiteRenderer, case: dict[str, Any]
+) -> None:
+    """Real inputs: in each drawn price history, every observation's dot stands at its price on
+    the chart's dollar rules and its day on a linear time axis, a sale's dot filled; every score
+    mark at its score on the right-hand 0-100 axis."""
+    _, histories = _charts(site, case)
+    points = sorted(case["points"], key=lambda p: str(p[0]))  # stable, as the chart sorts
+    for svg in histories:
+        root = ET.fromstring(svg)
+        dots = list(root.iter(f"{SVG}circle"))
+        assert len(dots) == len(points)
+        if not points:
+            continue
+        texts = list(root.iter(f"{SVG}text"))
+        rules = [e for e in root.iter(f"{SVG}line") if e.get("class") == "grid"]
+        dollars = [t for t in texts if t.get("class") == "tick" and (t.text or "").startswith("$")]
+        y_of = _linear(
+            [
+                (_dollars(t.text or ""), float(r.get("y1", "nan")))
+                for t, r in zip(dollars, rules, strict=True)
+            ]
+        )
+        days = [dt.date.fromisoformat(p[0]).toordinal() for p in points]
+        xs = [float(d.get("cx", "nan")) for d in dots]
+        x_of = _linear(list(zip(map(float, days), xs, strict=True))) if days[-1] > days[0] else None
+        for dot, (day, price, _, discount, *_), x, n in zip(dots, points, xs, days, strict=True):
+            title = dot.find(f"{SVG}title")
+            assert title is not None and title.text is not None
+            assert _dollars(title.text) == price and title.text.endswith(day[:4])
+            assert float(dot.get("cy", "nan")) == pytest.approx(y_of(price), abs=NEAR)
+            assert dot.get("class") == ("mark-fill" if discount else "mark-open")
+            if x_of is not None:
+                assert x == pytest.approx(x_of(n), abs=NEAR)
+        marks = [p for p in root.iter(f"{SVG}polygon") if p.get("class") == "score-mark"]
+        assert len(marks) == len(case["score_marks"])
+        right = [t for t in texts if t.get("class") == "tick" and (t.text or "").isdigit()]
+        figures = [(float(t.text or "nan"), float(t.get("y", "nan")) - 4) for t in right]
+        score_y = _linear(figures) if marks else None
+        for mark, (_, score) in zip(marks, case["score_marks"], strict=True):
+            assert score_y is not None
+            assert _centre(mark)[1] == pytest.approx(score_y(score), abs=NEAR)

@@ -3,17 +3,20 @@ better-value games of the same genre."""
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from typing import Any
 
+import orjson
 import pytest
 
 from bangscore.build.snapshot import price_chart, score_at_price
 from bangscore.build.wire import detail_record, list_item
-from bangscore.contract.objects import game_page_key
+from bangscore.contract.objects import detail_key, game_page_key
 from bangscore.manifest import read_body, read_manifest
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.value import SCORE_VERSION
+from bangscore.scoring.verdict import day
 from bangscore.site.chart import chart_prices
 from bangscore.site.labels import (
     driver_label,
@@ -260,3 +263,32 @@ def test_the_reviews_driver_writes_the_count_as_the_table_does(
     reasons = driver_reasons(detail, typical_price_per_hour=None, typical_hours=None)
     assert reasons["reviews"].startswith(words + "; ")
     assert review_count_label(detail) in reasons["reviews"]
+
+
+@pytest.mark.slow
+def test_the_price_reason_dates_the_price_as_the_raw_dumps_saw_it(
+    real_snapshot: tuple[ObjectStorage, list[ScoredGame]],
+) -> None:
+    """Issue 56: the drivers quoted a price without its date. On real records: Baldur's Gate 3's
+    list price comes after its Summer Sale (the raw dumps' last scrape of it, 3 Jul 2026, was
+    $44.99), so the reason names that sale; Hollow Knight's price is dated the day it was seen."""
+    from tests.support.raw_prices import raw_prices
+
+    storage = real_snapshot[0]
+    entries = read_manifest(storage, "s1").entries
+    raw = raw_prices()
+
+    def reason(appid: int) -> tuple[dict[str, Any], str]:
+        detail = orjson.loads(read_body(storage, entries[detail_key(appid)]))
+        typical = {"typical_price_per_hour": None, "typical_hours": None}
+        return detail, driver_reasons(detail, **typical)["price"]
+
+    _, bg3 = reason(1086940)
+    assert bg3.startswith("$59.99 (list price; $44.99 in a sale seen 3 Jul 2026, since ended) for")
+    assert raw[1086940][-1][0].date().isoformat() == "2026-07-03" and raw[1086940][-1][1] == 4499
+    detail, hollow = reason(367520)
+    observed = dt.date.fromisoformat(detail["price_observed_at"][:10])
+    assert detail["ended_sale_at"] is None
+    assert hollow.startswith(f"${detail['price_usd']:.2f} (seen {day(observed)}) for ")
+    cents = round(detail["price_usd"] * 100)
+    assert (observed, cents) in {(at.date(), c) for at, c in raw[367520]}

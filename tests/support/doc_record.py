@@ -3,9 +3,10 @@
 The example is a shortened detail record: the keys it shows, in its order, with ``"...":
 "..."`` where keys are left out and a trailing ``"..."`` where a list is cut. :func:`shortened`
 fills that shape from a real record, :func:`render` writes it as the docs lay it out, and
-``python -m tests.support.doc_record`` rewrites the block in docs/API.md from the cached real
-snapshot (``python -m tests.support.real_catalogue`` fills it) after a change of the scoring
-model or the data; tests/test_api_doc.py fails until it is rewritten.
+``python -m tests.support.doc_record`` (run by ``make docs`` when its inputs changed:
+bench/generated.py) rewrites the block in docs/API.md from the cached real snapshot (``python
+-m tests.support.real_catalogue`` fills it) after a change of the scoring model or the data;
+tests/test_api_doc.py and ``make lint`` fail until it is rewritten.
 """
 
 from __future__ import annotations

@@ -97,7 +97,7 @@ THOROUGH: dict[str, dict[str, float]] = {
     },
     "tests/shim/test_app.py": {
         "test_a_deleted_object_and_a_key_store_outage_say_what_failed": 0.20,
-        "test_link_headers_use_the_base_url_the_snapshot_was_built_with": 0.18,
+        "test_bodies_and_link_headers_follow_the_served_address_not_the_build_s": 0.18,
     },
     "tests/shim/test_compose.py": {
         "test_following_the_pointer_switches_and_then_warms_once_per_switch": 0.28,

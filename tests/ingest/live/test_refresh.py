@@ -205,7 +205,7 @@ def test_full_ingest_resolves_every_source(
     # GetItems names no credits: the wiki fills the gap.
     assert portal.developer == "Valve Corporation"
     # The previous catalogue's store categories (Single-player, Co-op) and the replayed tags
-    # ("Co-op" second) make this Portal 2 multiplayer-first (scoring.genres.multiplayer_first):
+    # ("Co-op" second) make this Portal 2 multiplayer-first (scoring.multiplayer.multiplayer_first):
     # its length is how long players play, live SteamSpy's median, not HLTB's story.
     assert (portal.main_story_hours, portal.length_source) == (10.9, "playtime")
     assert {k: (p.source, p.date) for k, p in portal.provenance.items()} == {

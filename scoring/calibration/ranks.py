@@ -1,5 +1,6 @@
-"""Spearman's rank correlation, for the calibration report (bench/calibrate.py) and the
-score's targets (bench/targets.py): a few lines of statistics, not worth a dependency."""
+"""Spearman's rank correlation, for the calibration report (scoring/calibration) and the
+score's targets (scoring/calibration/targets.py): a few lines of statistics, not worth a
+dependency."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The calibration report's pure steps: summary, rendering, plot (scoring itself is
-tests/scoring/test_pipeline.py)."""
+"""scoring/calibration: the norms the model reads and the calibration report's pure steps:
+summary, rendering, plot (scoring itself is tests/scoring/test_pipeline.py)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,23 @@ from pathlib import Path
 import orjson
 import pytest
 
+from bangscore.ingest.resolve.checks import PLAYTIME_TO_MAIN
 from bangscore.scoring import value
+from bangscore.scoring.calibration import ranks
+from bangscore.scoring.calibration.figures import plot_histogram
+from bangscore.scoring.calibration.norms import (
+    PACKAGE_DIR,
+    REPORT_NAME,
+    derive_norms,
+    norms_lines,
+    read_norms_section,
+    write_norms,
+)
+from bangscore.scoring.calibration.report import HISTOGRAM_NAME, render_report
+from bangscore.scoring.calibration.summary import ESTIMATE_BANDS, estimate_check, summarize
 from bangscore.scoring.genres import GENRES
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.scoring.records import GameRecord, NotRated
-from bench import calibrate, ranks
 
 
 @pytest.fixture
@@ -67,7 +79,7 @@ def test_summary_report_and_histogram(
     ]
     scored = score_catalog(records)
     refused = [NotRated(appid=1263850, name="Football Manager 2021", reason="delisted")]
-    summary = calibrate.summarize(scored, refused)
+    summary = summarize(scored, refused, playtime_to_main=PLAYTIME_TO_MAIN)
     assert summary.games == 5
     assert sum(summary.tier_counts.values()) == 5
     assert sum(summary.genre_counts.values()) == 5
@@ -81,7 +93,7 @@ def test_summary_report_and_histogram(
     fm = next(mark for mark in summary.landmarks if mark.appid == 1263850)
     assert (fm.game, fm.not_rated) == (None, "delisted")
 
-    text = calibrate.render_report(
+    text = render_report(
         scored,
         summary,
         origin="test records",
@@ -91,11 +103,11 @@ def test_summary_report_and_histogram(
     assert "| Portal 2 | - | #" in text
     assert "| Terraria | - | #10, 93 banger | unknown to every source |" in text
     assert "| Football Manager 2021 | #3 (delisted, shown free) | not rated: `delisted` |" in text
-    assert f"![Histogram of bang_score]({calibrate.HISTOGRAM_NAME})" in text
+    assert f"![Histogram of bang_score]({HISTOGRAM_NAME})" in text
     assert f"score version `{value.SCORE_VERSION}`" in text
 
     png = tmp_path / "hist.png"
-    calibrate.plot_histogram(scored, png)
+    plot_histogram(scored, png)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -112,10 +124,10 @@ def test_estimate_check_counts_measured_stories_shorter_than_the_counted_estimat
         make_record(4, main_story_hours=1.0),  # no playtime: no estimate to check
         make_record(5, main_story_hours=1.0, positive_reviewer_hours=9.0, tags=("Idler",)),
     ]
-    [(band, games, now, before)] = calibrate.estimate_check(score_catalog(records))
+    [(band, games, now, before)] = estimate_check(score_catalog(records), PLAYTIME_TO_MAIN)
     ratio = 6.3 / value.norm_hours("action")
     assert 1.8 * value.norm_hours("action") > 6.3
-    [expected] = [name for name, low, high in calibrate.ESTIMATE_BANDS if low <= ratio < high]
+    [expected] = [name for name, low, high in ESTIMATE_BANDS if low <= ratio < high]
     assert (band, games) == (expected, 3)
     assert now == pytest.approx(1 / 3)
     assert before == pytest.approx(2 / 3)
@@ -123,8 +135,8 @@ def test_estimate_check_counts_measured_stories_shorter_than_the_counted_estimat
 
 def test_calibration_md_gives_the_genre_norms_the_model_reads() -> None:
     # `make calibrate` writes both from the same derivation; the model reads the JSON file.
-    text = (calibrate.PACKAGE_DIR / calibrate.REPORT_NAME).read_text(encoding="utf-8")
-    norms, mean = calibrate.read_norms_section(text)
+    text = (PACKAGE_DIR / REPORT_NAME).read_text(encoding="utf-8")
+    norms, mean = read_norms_section(text)
     json_norms = orjson.loads(value.NORMS_FILE.read_bytes())["genres"]
     assert norms == {
         g: (value.GENRE_NORM_HOURS[g], json_norms[g]["price_usd"], value.GENRE_USD_PER_HOUR[g])
@@ -147,7 +159,7 @@ def test_derive_norms_takes_the_medians_of_established_well_reviewed_games(
         make_record(6, main_story_hours=90.0, length_source="playtime_estimate"),  # estimated
         make_record(7, main_story_hours=90.0, price_usd=0.0, list_price_usd=0.0),  # free
     ]
-    norms = calibrate.derive_norms(records)
+    norms = derive_norms(records)
     assert (norms.hours["action"], norms.prices["action"], norms.games["action"]) == (
         20.0,
         19.99,
@@ -164,10 +176,10 @@ def test_derive_norms_takes_the_medians_of_established_well_reviewed_games(
         round(sum(r.review_score for r in records) / len(records), 3)
     )
     path = tmp_path / "genre_norms.json"
-    assert calibrate.write_norms(norms, path)
-    assert not calibrate.write_norms(norms, path)  # unchanged: not written again
-    text = "\n".join(calibrate.norms_lines(norms))
-    assert calibrate.read_norms_section(text) == (
+    assert write_norms(norms, path)
+    assert not write_norms(norms, path)  # unchanged: not written again
+    text = "\n".join(norms_lines(norms))
+    assert read_norms_section(text) == (
         {g: (norms.hours[g], norms.prices[g], norms.usd_per_hour[g]) for g in norms.hours},
         norms.review_score_mean,
     )

@@ -1,5 +1,6 @@
-"""The score's round-6 targets (bench/targets.py): the pure helpers on tables, then each target
-measured on the real bundled catalogue, with the figure it measures in the message."""
+"""The score's round-6 targets (scoring/calibration/targets.py): the pure helpers on tables,
+then each target measured on the real bundled catalogue, with the figure it measures in the
+message."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from bangscore.scoring.calibration import targets
+from bangscore.scoring.calibration.ranks import spearman
 from bangscore.scoring.pipeline import ScoredGame, score_catalog
-from bench import targets
-from bench.ranks import spearman
 from tests.support.factories import make_record
 
 

@@ -17,12 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bangscore.scoring import value
+from bangscore.scoring.calibration.ranks import spearman
 from bangscore.scoring.pipeline import ScoredGame
-from bench.ranks import spearman
 
-ANCHORS_FILE = (
-    Path(__file__).resolve().parent.parent / "data" / "anchors" / "steambangers_scores.csv"
-)
+ANCHORS_FILE = Path(__file__).resolve().parents[2] / "data" / "anchors" / "steambangers_scores.csv"
 # SteamBangers' own tier bands: Banger 73-100, Worth it 52-72, Fair 36-51, Skip 0-35.
 ANCHOR_BANDS: tuple[int, ...] = (73, 52, 36)
 # Acclaimed full-price games: list price, positive share, review count, verified hours.
@@ -117,7 +115,6 @@ def target_lines(games: Sequence[ScoredGame], anchors: Sequence[Anchor]) -> list
     acclaimed = acclaimed_full_price(games)
     bangers = [g for g in acclaimed if score_at_list_price(g) >= 80]
     rank = {g.record.appid: i + 1 for i, g in enumerate(games)}
-    by_appid = {g.record.appid: g for g in games}
     top = games[:100]
     farming = [rank[g.record.appid] for g in games if "Farming Simulator" in g.record.name]
     compared = compare_anchors(games, anchors)
@@ -127,21 +124,9 @@ def target_lines(games: Sequence[ScoredGame], anchors: Sequence[Anchor]) -> list
         f"- Acclaimed full-price games (list $40+, 90%+ of 10,000+ reviews, 20+ verified hours): "
         f"{len(bangers)} of {len(acclaimed)} are bangers at list price "
         f"({len(bangers) / max(len(acclaimed), 1):.0%}); not: "
-        + (
-            "; ".join(
-                f"{g.record.name} {score_at_list_price(g)}" for g in acclaimed if g not in bangers
-            )
-            or "none"
-        )
+        + _missed_line(acclaimed, bangers)
         + ".",
-        "- Named: "
-        + "; ".join(
-            f"{name} #{rank[a]:,} {by_appid[a].bang_score} {by_appid[a].tier}"
-            if a in by_appid
-            else f"{name} not rated"
-            for a, name in NAMED_BANGERS.items()
-        )
-        + ".",
+        "- Named: " + _named_line(games) + ".",
         f"- Top 100: {sum(g.record.list_price_usd >= 30 for g in top)} at a list price of $30+, "
         f"{sum(g.inputs.open_ended and g.inputs.length_hours > 100 for g in top)} open-ended "
         f"over 100 h, {sum(g.genre == 'narrative' for g in top)} narrative, "
@@ -153,12 +138,37 @@ def target_lines(games: Sequence[ScoredGame], anchors: Sequence[Anchor]) -> list
         f"{sum(g.tier == 'banger' and g.inputs.estimated_length for g in games)}.",
     ]
     if compared is not None:
-        lines.append(
-            f"- SteamBangers' published scores (theirs/ours), {len(compared.pairs)} games both "
-            f"rate: Spearman {compared.spearman:.3f}, median difference (ours - theirs) "
-            f"{compared.median_difference:+g}, same band (73/52/36) {compared.same_band} of "
-            f"{len(compared.pairs)}: "
-            + "; ".join(f"{name} {theirs}/{ours}" for name, theirs, ours in compared.pairs)
-            + "."
-        )
+        lines.append(_anchor_line(compared))
     return [*lines, ""]
+
+
+def _missed_line(acclaimed: Sequence[ScoredGame], bangers: Sequence[ScoredGame]) -> str:
+    """Given the acclaimed full-price games and those of them that are bangers at list price,
+    return the others with their score at list price ("none" when there is none)."""
+    missed = [g for g in acclaimed if g not in bangers]
+    return "; ".join(f"{g.record.name} {score_at_list_price(g)}" for g in missed) or "none"
+
+
+def _named_line(games: Sequence[ScoredGame]) -> str:
+    """Given the scored catalogue in list order, return each of :data:`NAMED_BANGERS` with its
+    rank, score and tier, or "not rated"."""
+    rank = {g.record.appid: i + 1 for i, g in enumerate(games)}
+    by_appid = {g.record.appid: g for g in games}
+    return "; ".join(
+        f"{name} #{rank[a]:,} {by_appid[a].bang_score} {by_appid[a].tier}"
+        if a in by_appid
+        else f"{name} not rated"
+        for a, name in NAMED_BANGERS.items()
+    )
+
+
+def _anchor_line(compared: AnchorComparison) -> str:
+    """Given our scores compared with SteamBangers' published ones, return its target line."""
+    return (
+        f"- SteamBangers' published scores (theirs/ours), {len(compared.pairs)} games both "
+        f"rate: Spearman {compared.spearman:.3f}, median difference (ours - theirs) "
+        f"{compared.median_difference:+g}, same band (73/52/36) {compared.same_band} of "
+        f"{len(compared.pairs)}: "
+        + "; ".join(f"{name} {theirs}/{ours}" for name, theirs, ours in compared.pairs)
+        + "."
+    )

@@ -1,0 +1,83 @@
+"""scoring/verdict_text.py: the words that follow the verdict's rule, on the real prices of
+games of the bundled catalogue (data/raw/steam_prices_usd_2026-07_history) (the verdict's own
+tests and its other sentences: tests/scoring/test_verdict.py)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from bangscore.scoring.verdict import Sighting, ended_sale, verdict
+from bangscore.scoring.verdict_text import held_down, verdict_text
+
+AS_OF = dt.date(2026, 7, 24)
+# CHUCHEL (711660), $14.99, worth it at $7.62 or less: $4.49 in the Summer Sale (3 Jul 2026),
+# $14.99 on 13 Jul, then $2.99 on 21 and 22 Jul (80% off), ended before 24 Jul.
+CHUCHEL = (
+    Sighting(dt.date(2026, 7, 3), 4.49, 70),
+    Sighting(dt.date(2026, 7, 13), 14.99, 0),
+    Sighting(dt.date(2026, 7, 21), 2.99, 80),
+    Sighting(dt.date(2026, 7, 22), 2.99, 80),
+)
+
+
+def test_a_wait_after_a_cheaper_ended_sale_says_why_it_waits_for_the_seasonal_price() -> None:
+    # The rule waits for the newest seasonal sale's price unless a newer one is 25% and $2
+    # cheaper: $2.99 is 33% but only $1.50 under $4.49.
+    decided = verdict("fair", 14.99, 7.62, None, CHUCHEL, AS_OF)
+    ended = ended_sale(CHUCHEL, 14.99, 0)
+    assert decided.verdict == "wait_for_sale" and decided.price_usd == 4.49
+    assert ended == (dt.date(2026, 7, 22), 2.99)
+    text = verdict_text(
+        "CHUCHEL", "fair", 14.99, AS_OF, 7.62, None, decided, ended, history=CHUCHEL, as_of=AS_OF
+    )
+    assert text == (
+        "Wait for a sale: CHUCHEL is fair value at list price $14.99; $2.99 in the sale seen "
+        "22 Jul 2026, since ended; it also sold at $4.49 in the Summer Sale (3 Jul 2026), a "
+        "price that makes it worth it and that seasonal sales return to: wait for $4.49 or less "
+        "($10.50, 70% less)."
+    )
+
+
+@pytest.mark.parametrize(
+    ("lowers", "share", "words"),
+    [
+        pytest.param(["reviews"], 0.36, "only 36% of its reviews are positive", id="reviews"),
+        pytest.param(
+            ["reviews", "length"],
+            0.429,
+            "only 42% of its reviews are positive, and it is short for its genre",
+            id="reviews-and-length",
+        ),
+        pytest.param(["price"], 0.9, "", id="price-is-not-why-no-price-helps"),
+        pytest.param([], 0.9, "", id="nothing-lowers"),
+    ],
+)
+def test_what_holds_a_game_down(lowers: list[str], share: float, words: str) -> None:
+    assert held_down(lowers, share) == words
+
+
+def test_a_skip_no_price_helps_says_why() -> None:
+    # Where the Bees Make Honey (1001640): $0.99 on 3 Jul 2026 (90% off), $9.99 on 13 Jul;
+    # 36% of 77 reviews positive, bang_score 0: no price makes it worth it.
+    seen = (Sighting(dt.date(2026, 7, 3), 0.99, 90), Sighting(dt.date(2026, 7, 13), 9.99, 0))
+    decided = verdict("skip", 9.99, None, None, seen, AS_OF)
+    assert decided.verdict == "skip"
+    text = verdict_text(
+        "Where the Bees Make Honey",
+        "skip",
+        9.99,
+        dt.date(2026, 7, 13),
+        None,
+        None,
+        decided,
+        history=seen,
+        as_of=AS_OF,
+        review_score=0.36,
+        lowers=["reviews"],
+    )
+    assert text == (
+        "Skip: Where the Bees Make Honey is poor value at $9.99 on 13 Jul 2026, and no price "
+        "makes it worth it: only 36% of its reviews are positive."
+    )

@@ -48,7 +48,11 @@ PATIENT = "timeout=2"
 
 
 def redis_stores(factory: StoreFactory, url: str, **params: object) -> Stores:
-    """Given the stores' factory, a Redis URL and its parameters, return the Redis stores."""
+    """Given the stores' factory, a Redis URL and its parameters, return the Redis stores.
+
+    Calls wait up to 2 s unless a test names ``timeout``: the default 0.25 s is a production
+    bound, and a loaded 2-core runner (a build and the suite at once) let one lease time out."""
+    params = {"timeout": 2, **params}
     query = "&".join(f"{k}={v}" for k, v in params.items())
     return factory(url + (f"?{query}" if query else ""))
 

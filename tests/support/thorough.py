@@ -19,7 +19,7 @@ from __future__ import annotations
 
 # Test module -> its functions left out of `make check`, each with its cases' CPU seconds.
 THOROUGH: dict[str, dict[str, float]] = {
-    "tests/bench/test_calibrate.py": {
+    "tests/scoring/calibration/test_report.py": {
         "test_summary_report_and_histogram": 0.68,
     },
     "tests/bench/test_child.py": {

@@ -87,7 +87,7 @@ def test_band_rows_partition_the_catalogue_and_each_row_sums_to_all(
 def test_no_game_under_70_percent_is_worth_it_and_the_report_says_so(
     rows: list[tuple[ScoredGame, dict[str, Any]]],
 ) -> None:
-    # CONTRACT round 7: under 70% positive, never worth_it or banger at any price.
+    # docs/API.md#the-score: under 70% positive, never worth_it or banger at any price.
     under = [g.record.name for g, _ in rows if g.record.review_score < 0.70]
     assert under
     assert [

@@ -1,7 +1,7 @@
 """scoring/calibration/prior.py: the review prior's weights, as a table of the bisection and
 as a check that the weights the product reads (scoring/genre_norms.json) are the least ones
-the real catalogue calls for (CONTRACT round 7: a game under 1,000 reviews is never in the
-top 100)."""
+the real catalogue calls for (docs/API.md#the-score: a game under 1,000 reviews is never in
+the top 100)."""
 
 from __future__ import annotations
 

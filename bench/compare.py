@@ -82,15 +82,24 @@ import sys
 from pathlib import Path
 from bangscore.stores.keystore import issue_key
 from bangscore.stores.secret import load_session_secret
-from bangscore.stores import open_stores
+try:  # the stores by job (issue 59); an earlier commit has one key store
+    from bangscore.stores import open_stores
+    def keys_of(url):
+        stores = open_stores(url)
+        return stores.keys, stores.close
+except ImportError:
+    from bangscore.stores import open_key_store
+    def keys_of(url):
+        store = open_key_store(url)
+        return store, store.close
 state = Path(sys.argv[1])
-store = open_stores(f"sqlite:///{state / 'bangscore.sqlite3'}")
-key, record = issue_key(store.keys, "bench@bangscore.local", "bulk", int(sys.argv[2]), 0)
-store.close()
+keys, close = keys_of(f"sqlite:///{state / 'bangscore.sqlite3'}")
+key, record = issue_key(keys, "bench@bangscore.local", "bulk", int(sys.argv[2]), 0)
+close()
 if len(sys.argv) > 3:  # a Redis store: the same key copied there (its record holds the digest)
-    redis = open_stores(sys.argv[3])
-    redis.keys.add_key(record)
-    redis.close()
+    redis, close = keys_of(sys.argv[3])
+    redis.add_key(record)
+    close()
 load_session_secret(None, state)
 print(key)
 """

@@ -58,7 +58,9 @@ class BuildOptions:
     (``load_catalog`` must then hold only what was observed on or before it). With a
     ``cache`` and a ``score_key`` (a digest of the catalogue and the scoring code), the scored
     games are kept and read back by the next build with the same key
-    (:mod:`bangscore.build.stage_cache`).
+    (:mod:`bangscore.build.stage_cache`). With ``export_later``, the build does not write the
+    export: :attr:`BuildResult.pending_export` does, when its caller runs it (``bangscore
+    build --export-in-background`` runs it in a forked process once the snapshot is current).
     """
 
     load_catalog: Callable[[], Catalog]
@@ -75,14 +77,17 @@ class BuildOptions:
     as_of: dt.date | None = None
     cache: StageCache | None = None
     score_key: str | None = None
+    export_later: bool = False
 
 
 @dataclass(frozen=True)
 class BuildResult:
     """What a build did: the snapshot published (``publish``) to ``location`` with ``games``
     rated games, the garbage ``collected`` (objects) and ``freed`` (bytes), the export's change
-    counts (``added``, ``changed``, ``removed``; None without an export), wall ``seconds`` and
-    the time of each stage (:mod:`bangscore.build.stages`)."""
+    counts (``added``, ``changed``, ``removed``; None without an export, or with the export
+    left to ``pending_export``: the call that writes it and returns its counts, given with
+    :attr:`BuildOptions.export_later`), wall ``seconds`` and the time of each stage
+    (:mod:`bangscore.build.stages`)."""
 
     location: str
     games: int
@@ -92,6 +97,7 @@ class BuildResult:
     export_counts: dict[str, int] | None
     seconds: float
     stages: StageClock
+    pending_export: Callable[[], dict[str, int]] | None = None
 
     @property
     def snapshot_id(self) -> str:
@@ -169,29 +175,16 @@ def run_build(options: BuildOptions) -> BuildResult:
         clock.take("publish", "compress")
         clock.add("render", 0.0, children_cpu() - workers_cpu)  # the renderers, reaped
     # After the pointer moved, so only a published build exports.
-    counts = None
+    export = None
     if options.export is not None and details is not None:
-        if options.progress:  # one step with no count to show: say what it does meanwhile
-            print(
-                f"export: writing the Bulk export of {len(games)} games to {options.export} "
-                "(JSON lines, CSV, Parquet: under a minute)",
-                file=sys.stderr,
-                flush=True,
+        records = details
+
+        def export() -> dict[str, int]:
+            return write_bulk_export(
+                options, games, catalog, records, clock, (report.snapshot_id, now, day)
             )
-        with clock.stage("export"):
-            counts = write_export(
-                open_object_storage(options.export),
-                games,
-                snapshot_id=report.snapshot_id,
-                created_at=now,
-                site_url=options.site_url,
-                keep=options.keep,
-                prices_as_of=catalog.prices_as_of,
-                base_url=options.base_url,
-                sources=options.sources,
-                details=details.bodies(),
-                as_of=day,
-            ).counts
+
+    counts = export() if export is not None and not options.export_later else None
     return BuildResult(
         location=options.out,
         games=len(games),
@@ -201,7 +194,45 @@ def run_build(options: BuildOptions) -> BuildResult:
         export_counts=counts,
         seconds=time.perf_counter() - started,
         stages=clock,
+        pending_export=export if options.export_later else None,
     )
+
+
+def write_bulk_export(
+    options: BuildOptions,
+    games: Sequence[ScoredGame],
+    catalog: Catalog,
+    details: DetailRecords,
+    clock: StageClock,
+    published: tuple[str, dt.datetime, dt.date],
+) -> dict[str, int]:
+    """Given a build's options (with an export store), its scored games and catalogue, the
+    detail records kept on their way to the snapshot, its stage clock and the snapshot it
+    published (id, build time, day), write the Bulk export (counted to the clock's ``export``
+    stage); return its change counts."""
+    snapshot_id, created_at, day = published
+    assert options.export is not None, "an export store is named"
+    if options.progress:  # one step with no count to show: say what it does meanwhile
+        print(
+            f"export: writing the Bulk export of {len(games)} games to {options.export} "
+            "(JSON lines, CSV, Parquet: under a minute)",
+            file=sys.stderr,
+            flush=True,
+        )
+    with clock.stage("export"):
+        return write_export(
+            open_object_storage(options.export),
+            games,
+            snapshot_id=snapshot_id,
+            created_at=created_at,
+            site_url=options.site_url,
+            keep=options.keep,
+            prices_as_of=catalog.prices_as_of,
+            base_url=options.base_url,
+            sources=options.sources,
+            details=details.bodies(),
+            as_of=day,
+        ).counts
 
 
 def score(options: BuildOptions, catalog: Catalog) -> list[ScoredGame]:

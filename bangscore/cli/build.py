@@ -18,8 +18,14 @@ from bangscore.manifest import SNAPSHOT_ID  # never a path: no '.', no '/'
 from bangscore.settings import Settings
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from bangscore.build.pipeline import BuildResult
     from bangscore.build.stage_cache import StageCache
     from bangscore.scoring.records import Catalog
+
+# The background export's log, in the state folder (``bangscore build --export-in-background``).
+EXPORT_LOG = "export.log"
 
 
 def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
@@ -65,6 +71,7 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
         as_of=as_of,
         cache=cache,
         score_key=score_key,
+        export_later=args.export_in_background,
     )
     try:
         result = run_build(options)
@@ -93,7 +100,34 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
             f"exported {result.games} games to {settings.export}: {counts['added']} added, "
             f"{counts['changed']} changed, {counts['removed']} removed since the previous export"
         )
+    if result.pending_export is not None:
+        _export_in_background(result.pending_export, result, settings)
     return 0
+
+
+def _export_in_background(
+    write: Callable[[], dict[str, int]], result: BuildResult, settings: Settings
+) -> None:
+    """Given the build's pending export, its result and settings, start writing the export
+    in the background (:mod:`bangscore.cli.background`) and say where its log goes."""
+    from bangscore.cli.background import run_in_background
+
+    log = settings.state_dir / EXPORT_LOG
+
+    def work() -> str:
+        counts = write()
+        return (
+            f"exported {result.games} games of snapshot {result.snapshot_id} to "
+            f"{settings.export}: {counts['added']} added, {counts['changed']} changed, "
+            f"{counts['removed']} removed since the previous export; "
+            + " ".join(line for line in result.stages.lines() if line.startswith("stage export"))
+        )
+
+    pid = run_in_background(work, log)
+    print(
+        f"export: writing the Bulk export of snapshot {result.snapshot_id} in the background "
+        f"(process {pid}, log {log}); GET /api/v1/export answers 404 until it is written"
+    )
 
 
 @dataclass(frozen=True)
@@ -404,6 +438,13 @@ def add_parsers(sub: Any) -> None:
         action="store_true",
         help="skip the build while the current snapshot was built from the same bundled data, "
         "code, addresses and day (`make run` passes it)",
+    )
+    p.add_argument(
+        "--export-in-background",
+        action="store_true",
+        help="write the Bulk export in a background process once the snapshot is published "
+        f"(its log: <state dir>/{EXPORT_LOG}), so serving need not wait for it "
+        "(`make run` passes it)",
     )
     p.set_defaults(func=cmd_build)
 

@@ -4,13 +4,14 @@ on a temporary state folder as tests/cli/test_main.py runs them."""
 from __future__ import annotations
 
 import gzip
+import os
 import re
 import shutil
 from pathlib import Path
 
 import pytest
 
-from bangscore.contract.export import GAMES_JSONL, read_latest
+from bangscore.contract.export import GAMES_JSONL, file_key, read_latest
 from bangscore.ingest.catalog import read_catalog
 from bangscore.manifest import list_snapshots
 from bangscore.storage import LocalStorage
@@ -327,3 +328,37 @@ def test_a_build_from_a_damaged_dump_fails_naming_it_and_publishes_nothing(
     assert last.startswith("error: build failed, the current snapshot is unchanged: ")
     assert f"{check}" in last and str(dump) in last
     assert store.read_pointer() == "s1" and list_snapshots(store) == ["s1"]
+
+
+def _export_rows(export: Path) -> bytes:
+    latest = read_latest(LocalStorage(export))
+    assert latest is not None
+    return gzip.decompress(LocalStorage(export).get(file_key(latest.snapshot, GAMES_JSONL)))
+
+
+def test_build_export_in_background_publishes_first_then_writes_the_same_export(
+    state: Path,  # noqa: F811
+    tmp_path_factory: pytest.TempPathFactory,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Issue 56: `make run` serves once the snapshot is current; the export follows.
+    export = state / "export"
+    code, out, _ = run(state, capsys, "build", "--export", str(export), "--export-in-background")
+    assert code == 0
+    said = re.search(r"in the background \(process (\d+), log (\S+)\)", out)
+    assert said is not None, out
+    assert "exported" not in out.split("export: writing")[0]
+    assert LocalStorage(state / "snapshots").read_pointer() == _snapshots(state)[-1]
+    _, status = os.waitpid(int(said[1]), 0)  # the forked exporter, bounded by its own work
+    assert os.waitstatus_to_exitcode(status) == 0
+    log = Path(said[2]).read_text()
+    assert log.splitlines()[-1].startswith(
+        f"exported 45 games of snapshot {_snapshots(state)[-1]} to {export}: 45 added, "
+    )
+    latest = read_latest(LocalStorage(export))
+    assert latest is not None and latest.snapshot == _snapshots(state)[-1]
+    # The same rows as a build that exports before it returns.
+    other = tmp_path_factory.mktemp("foreground")
+    shutil.copy(state / "catalog.json.gz", other / "catalog.json.gz")
+    assert run(other, capsys, "build", "--export", str(other / "export"))[0] == 0
+    assert _export_rows(export) == _export_rows(other / "export")

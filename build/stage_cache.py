@@ -9,6 +9,11 @@ result only, as a pickle under ``<state dir>/cache/stages/`` written to a tempor
 renamed (a killed build leaves none half written); one that does not load is made again. The
 files are the build's own, in its own state folder: never read one from elsewhere (a pickle
 runs code as it loads).
+
+Keeping is not free: pickling the real catalogue's two stages takes about 15 s of CPU, which
+a first build's wall time would wait on. A cache made with ``defer`` holds what it made until
+:meth:`StageCache.keep_made` (``make run`` calls it in the background process that writes the
+Bulk export, after the snapshot is current: :mod:`bangscore.cli.background`).
 """
 
 from __future__ import annotations
@@ -27,10 +32,12 @@ class StageCache:
     """Stage results by stage name and key, in one folder; ``reused`` names the stages read
     back in this build, ``made`` those computed (and kept)."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, *, defer: bool = False) -> None:
         self.folder = folder
         self.reused: list[str] = []
         self.made: list[str] = []
+        self._defer = defer
+        self._unkept: list[tuple[str, Path, object]] = []
 
     def _path(self, stage: str, key: str) -> Path:
         return self.folder / f"{stage}-{key[:40]}.pickle"
@@ -38,8 +45,9 @@ class StageCache:
     def get(self, stage: str, key: str, make: Callable[[], T]) -> T:
         """Given a stage's name, the digest of its inputs and code, and the function computing
         it, return the kept result for that key, else compute it, keep it (in place of the
-        stage's older ones) and return it. A kept file that cannot be written only costs the
-        next build the stage; one that does not load is computed again."""
+        stage's older ones; with ``defer``, at :meth:`keep_made`) and return it. A kept file
+        that cannot be written only costs the next build the stage; one that does not load is
+        computed again."""
         path = self._path(stage, key)
         try:
             with path.open("rb") as handle:
@@ -53,11 +61,24 @@ class StageCache:
             return value
         value = make()
         self.made.append(stage)
-        try:
-            self._keep(stage, path, value)
-        except OSError as exc:
-            log.warning("could not keep the %s stage in %s: %s", stage, self.folder, exc)
+        self._unkept.append((stage, path, value))
+        if not self._defer:
+            self.keep_made()
         return value
+
+    def keep_made(self) -> list[str]:
+        """Write the stages made and not kept yet; return their names (those that could not
+        be written are logged and left out)."""
+        kept = []
+        while self._unkept:
+            stage, path, value = self._unkept.pop(0)
+            try:
+                self._keep(stage, path, value)
+            except OSError as exc:
+                log.warning("could not keep the %s stage in %s: %s", stage, self.folder, exc)
+            else:
+                kept.append(stage)
+        return kept
 
     def _keep(self, stage: str, path: Path, value: object) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)

@@ -18,7 +18,6 @@ from bangscore.manifest import SNAPSHOT_ID  # never a path: no '.', no '/'
 from bangscore.settings import Settings
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
 
     from bangscore.build.pipeline import BuildResult
     from bangscore.build.stage_cache import StageCache
@@ -86,6 +85,7 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
         print(
             f"kept stages ({cache.folder}): reused {', '.join(cache.reused) or 'none'}; "
             f"made {', '.join(cache.made) or 'none'}"
+            + (" (kept in the background)" if args.export_in_background and cache.made else "")
         )
     report = result.publish
     print(
@@ -100,33 +100,47 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
             f"exported {result.games} games to {settings.export}: {counts['added']} added, "
             f"{counts['changed']} changed, {counts['removed']} removed since the previous export"
         )
-    if result.pending_export is not None:
-        _export_in_background(result.pending_export, result, settings)
+    if args.export_in_background:
+        _finish_in_background(result, cache, settings)
     return 0
 
 
-def _export_in_background(
-    write: Callable[[], dict[str, int]], result: BuildResult, settings: Settings
+def _finish_in_background(
+    result: BuildResult, cache: StageCache | None, settings: Settings
 ) -> None:
-    """Given the build's pending export, its result and settings, start writing the export
-    in the background (:mod:`bangscore.cli.background`) and say where its log goes."""
+    """Given a published build's result and its stage cache, write what serving need not wait
+    for in a background process (:mod:`bangscore.cli.background`): the Bulk export, then the
+    stages the build made; say so, and where its log goes. Nothing to write: nothing started."""
     from bangscore.cli.background import run_in_background
 
+    write = result.pending_export
+    if write is None and not (cache is not None and cache.made):
+        return
     log = settings.state_dir / EXPORT_LOG
 
     def work() -> str:
-        counts = write()
-        return (
-            f"exported {result.games} games of snapshot {result.snapshot_id} to "
-            f"{settings.export}: {counts['added']} added, {counts['changed']} changed, "
-            f"{counts['removed']} removed since the previous export; "
-            + " ".join(line for line in result.stages.lines() if line.startswith("stage export"))
-        )
+        said = []
+        if write is not None:
+            counts = write()
+            said.append(
+                f"exported {result.games} games of snapshot {result.snapshot_id} to "
+                f"{settings.export}: {counts['added']} added, {counts['changed']} changed, "
+                f"{counts['removed']} removed since the previous export ("
+                + ", ".join(line for line in result.stages.lines() if "stage export" in line)
+                + ")"
+            )
+        if cache is not None:
+            said.append(f"kept stages: {', '.join(cache.keep_made()) or 'none'}")
+        return "; ".join(said)
 
     pid = run_in_background(work, log)
+    what = " and ".join(
+        ([f"the Bulk export of snapshot {result.snapshot_id}"] if write is not None else [])
+        + (["the kept stages"] if cache is not None and cache.made else [])
+    )
     print(
-        f"export: writing the Bulk export of snapshot {result.snapshot_id} in the background "
-        f"(process {pid}, log {log}); GET /api/v1/export answers 404 until it is written"
+        f"writing {what} in the background (process {pid}, log {log})"
+        + ("; GET /api/v1/export answers 404 until it is written" if write is not None else "")
     )
 
 
@@ -218,7 +232,9 @@ def _stage_cache(
         )
     except OSError:
         return None, None, None
-    return StageCache(settings.state_dir / "cache" / "stages"), ingest, score
+    # `make run` keeps the stages in the background, once the snapshot is current.
+    folder = settings.state_dir / "cache" / "stages"
+    return StageCache(folder, defer=args.export_in_background), ingest, score
 
 
 def _load_catalog(

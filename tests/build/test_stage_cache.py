@@ -93,3 +93,20 @@ def test_a_kept_stage_that_does_not_load_is_made_again(tmp_path: Path) -> None:
     assert again.get("score", "k1", lambda: [3]) == [3]
     assert (again.reused, again.made) == ([], ["score"])
     assert StageCache(tmp_path).get("score", "k1", lambda: [4]) == [3]
+
+
+def test_a_deferred_cache_writes_what_it_made_only_when_asked(tmp_path: Path) -> None:
+    # `make run` keeps the stages after the snapshot is current (issue 56): until then the
+    # folder holds nothing, and a build reading it makes the stage again.
+    cache = StageCache(tmp_path, defer=True)
+    assert cache.get("ingest", "a1", lambda: {"games": 3}) == {"games": 3}
+    assert cache.get("score", "b1", lambda: [1, 2]) == [1, 2]
+    assert list(tmp_path.iterdir()) == []
+    assert StageCache(tmp_path, defer=True).get("score", "b1", lambda: [9]) == [9]
+    assert cache.keep_made() == ["ingest", "score"]
+    assert cache.keep_made() == []
+    assert sorted(p.name[:6] for p in tmp_path.iterdir()) == ["ingest", "score-"]
+    again = StageCache(tmp_path)
+    assert again.get("score", "b1", lambda: [4]) == [1, 2]
+    assert again.get("ingest", "a1", lambda: {}) == {"games": 3}
+    assert (again.reused, again.made) == (["score", "ingest"], [])

@@ -347,7 +347,7 @@ def test_build_export_in_background_publishes_first_then_writes_the_same_export(
     assert code == 0
     said = re.search(r"in the background \(process (\d+), log (\S+)\)", out)
     assert said is not None, out
-    assert "exported" not in out.split("export: writing")[0]
+    assert "exported" not in out and "(kept in the background)" in out
     assert LocalStorage(state / "snapshots").read_pointer() == _snapshots(state)[-1]
     _, status = os.waitpid(int(said[1]), 0)  # the forked exporter, bounded by its own work
     assert os.waitstatus_to_exitcode(status) == 0
@@ -355,6 +355,8 @@ def test_build_export_in_background_publishes_first_then_writes_the_same_export(
     assert log.splitlines()[-1].startswith(
         f"exported 45 games of snapshot {_snapshots(state)[-1]} to {export}: 45 added, "
     )
+    assert log.splitlines()[-1].endswith("; kept stages: score")
+    assert [p.name[:6] for p in (state / "cache" / "stages").iterdir()] == ["score-"]
     latest = read_latest(LocalStorage(export))
     assert latest is not None and latest.snapshot == _snapshots(state)[-1]
     # The same rows as a build that exports before it returns.

@@ -18,7 +18,6 @@ from bangscore.manifest import SNAPSHOT_ID  # never a path: no '.', no '/'
 from bangscore.settings import Settings
 
 if TYPE_CHECKING:
-
     from bangscore.build.pipeline import BuildResult
     from bangscore.build.stage_cache import StageCache
     from bangscore.scoring.records import Catalog
@@ -258,7 +257,9 @@ def _load_catalog(
         return catalog
 
     def join() -> Catalog:
-        catalog, report = load_bundled_catalog(settings.data_dir, progress=True, as_of=as_of)
+        catalog, report = load_bundled_catalog(
+            settings.data_dir, progress=True, as_of=as_of, workers=settings.build_workers
+        )
         print(report.summary())
         return catalog
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+import re
 from pathlib import Path
 
 import pytest
@@ -150,3 +151,41 @@ def test_read_observations_as_of_a_day_leaves_newer_sources_out(tmp_path: Path) 
     # A newer source is left out before its file is looked for: no "missing raw dump".
     known, counts = read_observations(tmp_path, [_source("steam_pics_2026")], as_of=SUMMER_SALE_EVE)
     assert (known.layers, dict(counts)) == ((), {})
+
+
+# The small dumps, with the sources that match against them (itad_2025, hltb_2023 by title):
+# read by workers and in order, then compared.
+AHEAD = [
+    s
+    for s in BUNDLED
+    if s.layer.name
+    in {
+        "steam_store_2019",
+        "steam_delisted_2026-08",
+        "hltb_steam_2026",
+        "steam_rarest_achievement_2024-12",
+        "steam_players_2018",
+        "itad_2025",
+        "hltb_2023 by title",
+    }
+]
+
+
+def test_read_observations_by_workers_reads_what_one_process_reads() -> None:
+    # Issue 56: a first build reads the dumps on every core; the catalogue must not move.
+    assert {s.matches_known for s in AHEAD} == {True, False}
+    one, one_counts = read_observations(RAW, AHEAD, expected={})
+    two, two_counts = read_observations(RAW, AHEAD, expected={}, workers=2)
+    assert two_counts == one_counts and min(one_counts.values()) > 0
+    assert two.layers == one.layers and two.fields() == one.fields()
+    for name in one.fields():
+        assert two.tables(name) == one.tables(name), name
+        # the same order too: the resolver walks the tables in it
+        assert [list(t) for _, t in two.tables(name)] == [list(t) for _, t in one.tables(name)]
+    assert two.appids == one.appids
+
+
+def test_read_observations_by_workers_names_a_missing_dump(tmp_path: Path) -> None:
+    # the first in order, as one process names it, though workers read the others meanwhile
+    with pytest.raises(CatalogError, match=f"missing raw dump .*{re.escape(AHEAD[0].path)}$"):
+        read_observations(tmp_path, AHEAD, expected={}, workers=2)

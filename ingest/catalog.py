@@ -33,17 +33,21 @@ def load_bundled_catalog(
     progress: bool = False,
     created_at: dt.datetime | None = None,
     as_of: dt.date | None = None,
+    workers: int = 1,
 ) -> tuple[Catalog, IngestReport]:
     """Given the repo's ``data`` folder (with ``raw/`` inside), return (the catalog of the
     bundled dumps: rated games and not-rated apps sorted by appid, origin ``"bundled dumps"``;
     the report). ``prices_as_of`` is the newest price observation of the dumps.
     ``created_at`` defaults to now (UTC). With ``as_of`` (a day), the catalog is the one that
     day knew: only observations dated on or before it (:func:`read_observations`), so its
-    ``prices_as_of`` is on or before it too. Raises CatalogError if a dump is missing or
-    unreadable."""
+    ``prices_as_of`` is on or before it too. With ``workers`` > 1, that many processes read
+    the dumps (:func:`read_observations`: the same catalog). Raises CatalogError if a dump is
+    missing or unreadable."""
     started = time.perf_counter()
     report = IngestReport()
-    known, report.observations = read_observations(data_dir / "raw", progress=progress, as_of=as_of)
+    known, report.observations = read_observations(
+        data_dir / "raw", progress=progress, as_of=as_of, workers=workers
+    )
     priced = prices_as_of(known)
     games, not_rated = assemble(known, report, progress=progress, as_of=priced)
     catalog = Catalog(

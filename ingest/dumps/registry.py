@@ -7,23 +7,32 @@ Adding a source is one reader and one line in :data:`BUNDLED`.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
 import datetime as dt
+import multiprocessing
 import zipfile
 import zlib
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from tqdm import tqdm
 
 from bangscore.errors import CatalogError
 from bangscore.ingest.dumps import early_window, files, legacy, readers
 from bangscore.ingest.dumps.expectations import EXPECTED, Expectation, Watched
-from bangscore.ingest.resolve.observations import TRUST_MATCHED, Layer, Observation, Observations
+from bangscore.ingest.resolve.observations import (
+    TRUST_MATCHED,
+    Layer,
+    Observation,
+    Observations,
+    tabulate,
+)
 
 __all__ = ["BUNDLED", "PRICE_HISTORY_LAYER", "Source", "read_observations"]
 
@@ -61,6 +70,10 @@ class Source:
     path: str
     read: Reader
     read_until: DatedReader | None = None
+    # A reader matching its rows against what the sources before it observed (its ``known``)
+    # reads in order, in the build's process; any other may be read ahead in a worker
+    # (:func:`read_observations` with ``workers``).
+    matches_known: bool = False
 
     def as_of(self, day: dt.date | None) -> Source | None:
         """Given a build's day (None: no limit), return this source as a build of that day
@@ -75,6 +88,7 @@ class Source:
             dataclasses.replace(self.layer, date=day),
             self.path,
             lambda p, known: read_until(p, known, day),
+            matches_known=self.matches_known,
         )
 
 
@@ -145,11 +159,13 @@ BUNDLED: tuple[Source, ...] = (
         Layer("hltb_2023", "play_length", _d("2023-12-31")),
         "hltb_2023/hltb_clean.csv",
         lambda p, known: legacy.observe_hltb_2023_by_appid(files.read_hltb(p).rows, known),
+        matches_known=True,
     ),
     Source(
         Layer("hltb_2023 by title", "play_length", _d("2023-12-31"), TRUST_MATCHED),
         "hltb_2023/hltb_clean.csv",
         lambda p, known: legacy.observe_hltb_2023_by_title(files.read_hltb(p).rows, known),
+        matches_known=True,
     ),
     Source(
         Layer("steam_rarest_achievement_2024-12", "player_stats", _d("2024-12-17")),
@@ -165,6 +181,7 @@ BUNDLED: tuple[Source, ...] = (
         Layer("itad_2025", "price_history", _d("2025-10-16"), TRUST_MATCHED),
         "itad_price_history_2025/steam_games_analysis.csv.gz",
         lambda p, known: legacy.observe_itad(files.read_itad_games(p).rows, known),
+        matches_known=True,
     ),
     Source(
         Layer("steam_reviews_window_2025-01", "player_stats", _d("2025-01-20")),
@@ -191,6 +208,7 @@ def read_observations(
     progress: bool = False,
     as_of: dt.date | None = None,
     expected: Mapping[str, Expectation] = EXPECTED,
+    workers: int = 1,
 ) -> tuple[Observations, Counter[str]]:
     """Given the ``data/raw`` folder, return (every source's observations, count per layer).
     Each source with an expectation in ``expected`` (by layer name; the bundled dumps' by
@@ -201,24 +219,79 @@ def read_observations(
     (:attr:`Source.read_until`), read up to that day; such a build is not held to the
     expectations, which describe the bundled dumps as the nightly build reads them.
 
+    With ``workers`` > 1, that many forked processes read the sources that match nothing
+    against earlier ones (not :attr:`Source.matches_known`) ahead, while this process adds
+    each source's observations in order and reads the others: the same observations, in the
+    same order, as one process reads them (issue 56: a first build's ingest used one core).
+
     Raises CatalogError naming the file if a file or folder is missing or unreadable, or a
     source fails its expectation (:class:`Expectation`: required fields, row count).
     """
     known = Observations()
     counts: Counter[str] = Counter()
     kept = [s for s in (source.as_of(as_of) for source in sources) if s is not None]
-    for source in tqdm(kept, desc="reading sources", unit="source", disable=not progress):
-        path = raw_dir / source.path
-        if not path.exists():
-            raise CatalogError(f"missing raw dump {path}")
-        try:
-            watched = Watched(source.read(path, known))
-            counts[source.layer.name] = known.add(source.layer, watched)
-        except READ_ERRORS as err:  # a CatalogError of a reader is a ValueError too
-            raise CatalogError(f"cannot read raw dump {path}: {type(err).__name__}: {err}") from err
-        # A build as of a day is held to nothing: a dump's count there depends on what the
-        # sources before it knew by then (matches by name), not only on the dump.
-        expectation = expected.get(source.layer.name) if as_of is None else None
-        if expectation is not None:
-            expectation.check(path, counts[source.layer.name], watched.seen)
+    with _read_ahead(raw_dir, kept, workers) as ahead:
+        for n, source in enumerate(
+            tqdm(kept, desc="reading sources", unit="source", disable=not progress)
+        ):
+            path = raw_dir / source.path
+            if not path.exists():
+                raise CatalogError(f"missing raw dump {path}")
+            try:
+                if n in ahead:
+                    tables, count, seen = ahead[n].result()
+                    counts[source.layer.name] = known.add_tables(source.layer, tables, count)
+                else:
+                    watched = Watched(source.read(path, known))
+                    counts[source.layer.name] = known.add(source.layer, watched)
+                    seen = watched.seen
+            except READ_ERRORS as err:  # a CatalogError of a reader is a ValueError too
+                raise CatalogError(
+                    f"cannot read raw dump {path}: {type(err).__name__}: {err}"
+                ) from err
+            # A build as of a day is held to nothing: a dump's count there depends on what the
+            # sources before it knew by then (matches by name), not only on the dump.
+            expectation = expected.get(source.layer.name) if as_of is None else None
+            if expectation is not None:
+                expectation.check(path, counts[source.layer.name], seen)
     return known, counts
+
+
+# Tables by field, observation count, fields seen: what a worker reads of one source.
+Read = tuple[dict[str, dict[int, Any]], int, set[str]]
+_AHEAD: tuple[Path, Sequence[Source]] | None = None  # set before the workers fork
+
+
+def _read_one(n: int) -> Read:
+    assert _AHEAD is not None, "a reader runs only in a process forked by _read_ahead"
+    raw_dir, sources = _AHEAD
+    watched = Watched(sources[n].read(raw_dir / sources[n].path, Observations()))
+    tables, count = tabulate(watched)
+    return tables, count, watched.seen
+
+
+@contextlib.contextmanager
+def _read_ahead(
+    raw_dir: Path, sources: Sequence[Source], workers: int
+) -> Iterator[dict[int, Future[Read]]]:
+    """Given the raw folder, the sources in order and a number of processes, yield the
+    reading (by position) of every source a worker may read: none with one worker. The
+    workers are forked (they inherit the readers, which do not pickle) and end with the
+    block."""
+    global _AHEAD
+    free = [n for n, s in enumerate(sources) if not s.matches_known]
+    if workers <= 1 or len(free) < 2:
+        yield {}
+        return
+    _AHEAD = (raw_dir, sources)
+    try:
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+            futures = {n: pool.submit(_read_one, n) for n in free}
+            try:
+                yield futures
+            finally:
+                for future in futures.values():
+                    future.cancel()
+    finally:
+        _AHEAD = None

@@ -91,15 +91,17 @@ class Observations:
         """
         if any(known.name == layer.name for known in self._layers):
             raise ValueError(f"layer {layer.name!r} added twice")
+        return self.add_tables(layer, *tabulate(observations))
+
+    def add_tables(self, layer: Layer, tables: dict[str, dict[int, Any]], count: int) -> int:
+        """Given a layer and what it observed as :func:`tabulate` lays it out (its tables by
+        field and how many observations they came from), store them; return the count.
+
+        Raises ValueError when a layer of the same name was added before.
+        """
+        if any(known.name == layer.name for known in self._layers):
+            raise ValueError(f"layer {layer.name!r} added twice")
         self._layers.append(layer)
-        tables: dict[str, dict[int, Any]] = {}
-        count = 0
-        for appid, name, value in observations:
-            table = tables.get(name)
-            if table is None:
-                table = tables[name] = {}
-            table[appid] = value
-            count += 1
         for name, table in tables.items():
             ranked = self._by_field[name]
             ranked.append((layer, table))
@@ -162,3 +164,17 @@ class Observations:
 
 
 _MISSING = object()
+
+
+def tabulate(observations: Iterable[Observation]) -> tuple[dict[str, dict[int, Any]], int]:
+    """Given one layer's observations, return them as ``{field: {appid: value}}`` (the last of
+    several for one appid and field wins) and how many there were."""
+    tables: dict[str, dict[int, Any]] = {}
+    count = 0
+    for appid, name, value in observations:
+        table = tables.get(name)
+        if table is None:
+            table = tables[name] = {}
+        table[appid] = value
+        count += 1
+    return tables, count

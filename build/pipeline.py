@@ -113,7 +113,7 @@ def run_build(options: BuildOptions) -> BuildResult:
     # The catalog and its scored games live until the build ends and hold no cycles: the
     # collector is paused while they are built and skips them after (bangscore.build.heap).
     with long_lived() as loaded:
-        with clock.stage("ingest"):
+        with clock.stage("ingest", children=True):  # the dumps' readers, reaped
             catalog = options.load_catalog()
             check_catalog(catalog.games)
         with clock.stage("score"):

@@ -149,9 +149,9 @@ class Settings(BaseSettings):
         1,
         ge=1,
         le=64,
-        description="Processes rendering game pages in `bangscore build` (forked; worth more "
-        "than 1 only on idle cores: `make build` and `make run` set it to `nproc`, "
-        "`BUILD_WORKERS=N` overrides)",
+        description="Processes reading the bundled dumps and rendering game pages in `bangscore "
+        "build` (forked; worth more than 1 only on idle cores: `make build` and `make run` set "
+        "it to `nproc`, `BUILD_WORKERS=N` overrides)",
     )
     retry_after_seconds: int = Field(
         5, ge=1, le=3600, description="Retry-After of a 503 (snapshot, object or key store down)"

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from bangscore.scoring.review_words import Reviews, share_words
 from bangscore.scoring.sales import sale_on
 from bangscore.scoring.verdict import (
     EVIDENCE_DAYS,
@@ -94,28 +95,30 @@ def verdict_text(
     history: Sequence[Sighting] = (),
     as_of: dt.date | None = None,
     free: bool = False,
-    review_score: float | None = None,
+    reviews: Reviews | None = None,
     next_sale: tuple[str, dt.date, float] | None = None,
     lowers: Sequence[str] = (),
 ) -> str:
     """Given the game's name, its tier at the current price, that price (USD) and the date it
     was observed (or None), the two thresholds, its :class:`BuyerVerdict`, the sale that ended
     before today (:func:`ended_sale`, or None), its sightings and the as-of day (None: the
-    price's date), whether it is free and its positive review share (0-1), return one sentence
-    a buyer can quote, e.g. "Wait for a sale: Stardew Valley is a banger at $14.99 on 24 Jul
-    2026; it sold at $8.99 in the Summer Sale (30 Jun 2026), a price that keeps it a banger:
-    wait for $8.99 or less ($6.00, 40% less)."
+    price's date), whether it is free and its review shares (:class:`Reviews`, or None), return
+    one sentence a buyer can quote, e.g. "Stardew Valley is a banger at $14.99 on 24 Jul 2026;
+    it sold at $8.99 in the Summer Sale (30 Jun 2026), a price that keeps it a banger: wait for
+    $8.99 or less ($6.00, 40% less)." The sentence names the decision once, in its own words
+    (:data:`SENTENCES`), never opening with the verdict's heading.
 
     A stale price carries its date ("$24.99, last seen 1 Jan 2025"); a price quoted after an
     ended sale names it, and the seasonal sale it fell in ("list price $59.99; $23.99 in the
     Summer Sale seen 3 Jul 2026, since ended"); a wait names the seen price, its date, its sale
     and the saving; a buy says what the evidence window holds; a skip says why no sale helps.
-    A free game: "Free: get it" or why to skip it, with no price threshold. A wait names the
+    A free game: "get it" or "skip it", with the review share its score read (dated), and no
+    price threshold. A wait names the
     sale forecast when there is one (``next_sale``: the sale's name, first day and expected
     price, :mod:`scoring.forecast`): "...; likely $8.99 in the Autumn Sale from 1 Oct 2026."
     A skip no price helps says what holds the game down: ``lowers``, the names of its
-    ``drivers`` that lower its score (:data:`HELD_DOWN`), "...: only 36% of its reviews are
-    positive".
+    ``drivers`` that lower its score (:data:`HELD_DOWN`), "...: only 36% of its 77 reviews
+    (lifetime, to 24 Jul 2026) are positive".
     """
     as_of = as_of or price_date
     if free:
@@ -124,7 +127,7 @@ def verdict_text(
             name=name,
             when=f" (as of {day(price_date)})" if price_date else "",
             rated=TIER_WORDS.get(tier, tier),
-            share=f"{math.floor(100 * (review_score or 0))}% of its reviews are positive",
+            share=share_words(reviews) if reviews is not None else "no review share known",
         )
     facts = _Facts(
         tier,
@@ -136,7 +139,7 @@ def verdict_text(
         held=window_words(history, as_of) if as_of is not None else "the prices seen",
         estimated=frozenset((s.date, cents(s.price_usd)) for s in history if s.estimated),
         next_sale=next_sale,
-        held_down=held_down(lowers, review_score),
+        held_down=held_down(lowers, reviews),
     )
     head = f"{name} is {TIER_WORDS.get(tier, tier)} at {_quoted(facts, price_date, as_of)}"
     key, words = _CASES[decided.verdict](facts)
@@ -145,39 +148,50 @@ def verdict_text(
 
 # The sentences, by case: verdict_text picks one (_CASES) and fills in its words.
 SENTENCES: Final = {
-    "free_buy": "Free: get it. {name} costs nothing{when} and is {rated}: {share}.",
-    "free_skip": "Skip: {name} is free{when}, but only {rated}: {share}.",
+    "free_buy": "{name} costs nothing{when} and is {rated}: get it; {share}.",
+    "free_skip": "{name} is free{when}, but only {rated}: skip it; {share}.",
     "buy": "{head}{up_to}: buy it now{why}.",
-    "wait": "Wait for a sale: {head}; {where}: wait for {seen} or less ({saving}){coming}.",
-    "skip_never": "Skip: {head}, and no price makes it worth it{why}.",
+    "wait": "{head}; {where}: wait for {seen} or less ({saving}){coming}.",
+    "skip_never": "{head}: skip it, as no price makes it worth it{why}.",
     "skip_close": (
-        "Skip: {head}; it becomes worth it at {worth} or less, "
+        "{head}: skip it; it becomes worth it at {worth} or less, "
         "too close to this price to wait for a sale."
     ),
     "skip_unreached": (
-        "Skip: {head}; it becomes worth it only at {worth} or less, and {held} did not reach it."
+        "{head}: skip it; it becomes worth it only at {worth} or less, and {held} did not reach it."
     ),
 }
+# The sentences name the decision once, in their own words ("buy it now", "wait for $8.99 or
+# less", "skip it", "get it"), and never open with the verdict's heading: every surface that
+# shows the sentence under a heading ("Wait for a sale" on the game page, "Verdict:" in a mail)
+# would say it twice (issue 56).
 # What holds a game down, by the driver that lowers its score (scoring/drivers.py), in the
 # vocabulary's order; "price" is left out: a game no price helps is not held down by its price.
 HELD_DOWN: Final = {
-    "reviews": "only {share}% of its reviews are positive",
+    "reviews": "only {share}",
     "length": "it is short for its genre",
     "estimated_length": (
         "its length is estimated from how long reviewers play, so it counts for less"
     ),
     "unattended_time": "its hours are idle or tool time, which does not count as play",
-    "recent_reviews": "its recent reviews are worse than its lifetime ones",
+    "recent_reviews": "its recent reviews are worse than its lifetime ones: {share}",
 }
 
 
-def held_down(lowers: Sequence[str], review_score: float | None) -> str:
-    """Given the names of a game's drivers that lower its score and its positive review share
-    (0-1, or None), return what holds it down in words ("only 36% of its reviews are
-    positive, and it is short for its genre"), or "" when none of :data:`HELD_DOWN` does."""
-    share = math.floor(100 * (review_score or 0))
-    said = [HELD_DOWN[name].format(share=share) for name in HELD_DOWN if name in lowers]
-    return ", and ".join(said)
+def held_down(lowers: Sequence[str], reviews: Reviews | None) -> str:
+    """Given the names of a game's drivers that lower its score and its review shares (or
+    None), return what holds it down in words, quoting the share the score read with its period
+    and date (:func:`scoring.review_words.share_words`): "only 36% of its 77 reviews (lifetime,
+    to 24 Jul 2026) are positive, and it is short for its genre"; "" when none of
+    :data:`HELD_DOWN` does. The shares are said once: where both ``reviews`` and
+    ``recent_reviews`` lower it, the recent words (which quote both shares) go."""
+    share = share_words(reviews) if reviews is not None else ""
+    # Without the shares, neither review driver can be said with its figure.
+    quotable = set(HELD_DOWN) if share else set(HELD_DOWN) - {"reviews", "recent_reviews"}
+    names = [name for name in HELD_DOWN if name in lowers and name in quotable]
+    if "reviews" in names and "recent_reviews" in names:
+        names.remove("recent_reviews")
+    return ", and ".join(HELD_DOWN[name].format(share=share) for name in names)
 
 
 # Why a buy need not wait, by what the evidence window's low is.

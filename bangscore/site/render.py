@@ -54,6 +54,7 @@ from bangscore.site.labels import (
     genre_label,
     length_source_label,
     review_count_label,
+    review_words,
 )
 
 JSON = dict[str, Any]
@@ -209,6 +210,7 @@ class SiteRenderer:
             low_estimated="historical_low_usd" in (detail.get("estimated") or ()),
             ended_sale_name=_sale_name(detail.get("ended_sale_at")),
             review_count=review_count_label(detail),
+            reviews=review_words(detail),
             length_source=length_source_label(detail),
             dates=dates or {},
             price_date=_price_date(detail, dates or {}),

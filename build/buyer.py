@@ -16,7 +16,7 @@ from typing import Any
 
 from bangscore.scoring import forecast as fc
 from bangscore.scoring import value
-from bangscore.scoring.pipeline import ScoredGame, is_free
+from bangscore.scoring.pipeline import ScoredGame, is_free, reviews_read
 from bangscore.scoring.records import GameRecord
 from bangscore.scoring.review_words import Reviews
 from bangscore.scoring.verdict import (
@@ -146,6 +146,7 @@ def record_reviews(record: GameRecord) -> Reviews:
         record.recent_review_score,
         record.recent_review_count,
         record.recent_reviews_at,
+        reviews_read(record) != record.review_score,
     )
 
 

@@ -15,7 +15,6 @@ Pure functions of the shares, counts and dates; :mod:`scoring.pipeline` reads th
 from __future__ import annotations
 
 import datetime as dt
-import math
 from dataclasses import dataclass
 from typing import Final
 
@@ -48,16 +47,18 @@ def read_share(lifetime: float, recent: float | None, recent_count: int | None) 
 
 
 def pct(share: float) -> int:
-    """Given a share (0..1), return it in whole percent, floored (a sentence never claims a
-    share higher than measured: 0.699 is 69%, not 70%)."""
-    return math.floor(100 * share + 1e-9)
+    """Given a share (0..1), return it in whole percent as the wire's 3 places round it
+    (``review_score``, ``recent_review_score``): 0.8698 is 87%, on the page that reads the wire
+    record and in the sentence that reads the catalogue's alike."""
+    return round(100 * round(share, 3))
 
 
 @dataclass(frozen=True, slots=True)
 class Reviews:
     """A game's review shares as a sentence quotes them: the lifetime share (0..1), its count as
     written ("12,345", or "1,000+" for a lower bound) and the day it was read (or None); the
-    recent sample's share, size and the day it was taken (each None when there is none)."""
+    recent sample's share, size and the day it was taken (each None when there is none), and
+    whether the score read the recent share (None: judged from the shares)."""
 
     lifetime: float
     lifetime_count: str
@@ -66,18 +67,26 @@ class Reviews:
     recent_count: int | None = None
     recent_at: dt.date | None = None
 
+    # Whether the score read the recent share, where the caller knows it (the record's
+    # ``drivers`` name ``recent_reviews`` exactly then): a wire record's shares are rounded
+    # to 3 places, and a gap of 9.996 points can round to 10. None: from the shares.
+    score_read_recent: bool | None = None
+
     @property
     def reads_recent(self) -> bool:
         """Return True when the score reads the recent sample's share, not the lifetime one."""
-        return (
-            self.recent is not None
-            and read_share(self.lifetime, self.recent, self.recent_count) != self.lifetime
-        )
+        if self.recent is None:
+            return False
+        if self.score_read_recent is not None:
+            return self.score_read_recent
+        return read_share(self.lifetime, self.recent, self.recent_count) != self.lifetime
 
     @property
     def read(self) -> float:
         """Return the share the score reads (:func:`read_share`)."""
-        return read_share(self.lifetime, self.recent, self.recent_count)
+        if not self.reads_recent or self.recent is None:
+            return self.lifetime
+        return min(self.recent, MIXED_MOST) if self.lifetime < MIXED_BELOW else self.recent
 
 
 def _dated(at: dt.date | None, what: str) -> str:

@@ -161,6 +161,24 @@ SENTENCES: Final = {
         "{head}: skip it; it becomes worth it only at {worth} or less, and {held} did not reach it."
     ),
 }
+# The verdict's heading, as a surface shows it above or before the sentence (the game page, the
+# alert mail): the sentence never repeats it (issue 56).
+HEADINGS: Final[dict[str, str]] = {
+    "buy_now": "Buy at this price",
+    "wait_for_sale": "Wait for a sale",
+    "skip": "Skip",
+}
+FREE_BUY_HEADING: Final = "Free: get it"
+
+
+def heading(verdict: str, *, free: bool = False) -> str:
+    """Given a wire ``verdict`` and whether the game is free, return the heading a surface
+    shows for it ("Wait for a sale"; a free game's buy: "Free: get it"); "" for no verdict."""
+    if free and verdict == "buy_now":
+        return FREE_BUY_HEADING
+    return HEADINGS.get(verdict, "")
+
+
 # The sentences name the decision once, in their own words ("buy it now", "wait for $8.99 or
 # less", "skip it", "get it"), and never open with the verdict's heading: every surface that
 # shows the sentence under a heading ("Wait for a sale" on the game page, "Verdict:" in a mail)

@@ -34,6 +34,7 @@ from bangscore.errors import MailError, SnapshotError, UnsafeMessage
 from bangscore.mail.links import WatchLinks
 from bangscore.mail.messages import bodies, compose, confirmation_message, domain, signup_message
 from bangscore.manifest import read_body, read_manifest_view
+from bangscore.scoring.verdict_text import heading
 from bangscore.storage import ObjectStorage
 from bangscore.stores.watchstore import (
     PendingConfirmation,
@@ -241,7 +242,8 @@ def alert_message(
         stale_note=stale_note,
         score=score,
         tier=tier,
-        verdict=str(verdict).replace("_", " ") if verdict else "",
+        # The heading once, then the sentence, which never repeats it (issue 56).
+        verdict=heading(str(verdict or ""), free=not record.get("list_price_usd")),
         verdict_text=str(record.get("verdict_text") or ""),
         next_sale=next_sale,
         recent_low=recent_low,

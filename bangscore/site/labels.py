@@ -250,7 +250,17 @@ def detail_reviews(detail: Mapping[str, Any]) -> Reviews | None:
         float(recent) if recent is not None else None,
         int(count) if count is not None else None,
         _date(detail.get("recent_reviews_at")),
+        _reads_recent(detail),
     )
+
+
+def _reads_recent(detail: Mapping[str, Any]) -> bool | None:
+    """Given a detail record, return whether its score read the recent share: its ``drivers``
+    name ``recent_reviews`` exactly then (None: a record without drivers)."""
+    drivers = detail.get("drivers")
+    if not isinstance(drivers, Mapping):
+        return None
+    return any("recent_reviews" in (drivers.get(group) or ()) for group in drivers)
 
 
 def drivers_explained(

@@ -57,7 +57,7 @@ COLLAPSED = Reviews(0.85, "40,112", AS_OF, 0.35, 996, dt.date(2026, 7, 20))
         ),
         pytest.param(
             ["reviews", "length"],
-            Reviews(0.429, "1,000+", AS_OF),
+            Reviews(0.424, "1,000+", AS_OF),
             "only 42% of its 1,000+ reviews (lifetime, as of 24 Jul 2026) are positive, and it is "
             "short for its genre",
             id="reviews-and-length",

@@ -404,7 +404,8 @@ def test_the_alert_says_the_verdict_once_on_a_real_record(
         snapshot_id="s1",
     )
     text, html = body_text(message, "plain"), body_text(message, "html")
-    assert "Verdict: Wait for a sale: Baldur's Gate 3 is a banger at list price $59.99" in text
-    assert "<td>Wait for a sale: Baldur&#39;s Gate 3 is a banger" in html
+    assert "Verdict: Wait for a sale. Baldur's Gate 3 is a banger at list price $59.99" in text
+    assert "<strong>Wait for a sale</strong>. Baldur&#39;s Gate 3 is a banger" in html
     for body in (text, html):
         assert body.count("Wait for a sale") == 1 and "wait for sale" not in body
+        assert "Wait for a sale:" not in body

@@ -18,6 +18,7 @@ from bangscore.scoring.review_words import Reviews, share_words
 from bangscore.scoring.sales import sale_on
 from bangscore.scoring.verdict import (
     EVIDENCE_DAYS,
+    MIN_SAVING_CENTS,
     TIER_WORDS,
     BuyerVerdict,
     DatedPrice,
@@ -152,10 +153,16 @@ SENTENCES: Final = {
     "free_skip": "{name} is free{when}, but only {rated}: skip it; {share}.",
     "buy": "{head}{up_to}: buy it now{why}.",
     "wait": "{head}; {where}: wait for {seen} or less ({saving}){coming}.",
-    "skip_never": "{head}: skip it, as no price makes it worth it{why}.",
+    "skip_never": "{head}: skip it; no price makes it worth it{why}.",
     "skip_close": (
         "{head}: skip it; it becomes worth it at {worth} or less, "
         "too close to this price to wait for a sale."
+    ),
+    # A price of $2 or less: no sale saves the $2 a wait must save, whatever sales it has seen
+    # (a $1.99 game seen at $0.99 in a sale: "too close to wait" read backwards beside it).
+    "skip_cheap": (
+        "{head}: skip it; it becomes worth it at {worth} or less, but on a price of {price} no "
+        "sale can save the $2 that makes a wait worth it."
     ),
     "skip_unreached": (
         "{head}: skip it; it becomes worth it only at {worth} or less, and {held} did not reach it."
@@ -224,6 +231,9 @@ BUY_REASONS: Final = {
 WAIT_SIGHTINGS: Final = {
     "ended_sale": "that sale {keeps} it {becomes}",
     "seen": "it sold at {sold}, a price that {keeps} it {becomes}",
+    # A price tracker's estimate is no sale: the sentence says whose figure it is.
+    "estimated": "a price tracker's deepest discount puts it at {sold}, a price that {keeps} it "
+    "{becomes}",
     "seen_dearer": (
         "it also sold at {sold}, a price that {keeps} it {becomes} and that seasonal sales "
         "return to"
@@ -311,12 +321,26 @@ def _wait(facts: _Facts) -> tuple[str, dict[str, str]]:
         and cents(ended[1]) < cents(seen)
         and sale_on(reached_at) is not None
     )
-    sighting = "ended_sale" if in_ended else "seen_dearer" if cheaper_ended else "seen"
     estimated = (reached_at, cents(seen)) in facts.estimated
+    sighting = (
+        "ended_sale"
+        if in_ended
+        else "seen_dearer"
+        if cheaper_ended
+        else "estimated"
+        if estimated
+        else "seen"
+    )
     where = WAIT_SIGHTINGS[sighting].format(
         keeps="keeps" if same else "makes",
         becomes=becomes,
-        sold="" if in_ended else seen_at(reached_at, seen, estimated=estimated),
+        sold=(
+            ""
+            if in_ended
+            else f"an estimated {usd(seen)} (by {day(reached_at)})"
+            if estimated
+            else seen_at(reached_at, seen)
+        ),
     )
     coming = facts.next_sale
     return "wait", {
@@ -334,9 +358,13 @@ def _skip(facts: _Facts) -> tuple[str, dict[str, str]]:
     game worth it, and whether a sale could reach that price."""
     worth = facts.worth_it_at_usd
     if worth is None or cents(facts.price_usd) == 0:
-        return "skip_never", {"why": f": {facts.held_down}" if facts.held_down else ""}
-    key = "skip_unreached" if saves_enough(cents(facts.price_usd), cents(worth)) else "skip_close"
-    return key, {"worth": usd(worth), "held": facts.held}
+        return "skip_never", {"why": f", as {facts.held_down}" if facts.held_down else ""}
+    price = cents(facts.price_usd)
+    if saves_enough(price, cents(worth)):
+        key = "skip_unreached"
+    else:
+        key = "skip_cheap" if price <= MIN_SAVING_CENTS else "skip_close"
+    return key, {"worth": usd(worth), "held": facts.held, "price": usd(facts.price_usd)}
 
 
 _CASES: Final[dict[Verdict, Callable[[_Facts], tuple[str, dict[str, str]]]]] = {

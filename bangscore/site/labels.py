@@ -199,7 +199,10 @@ def driver_reasons(
         )
     finish = detail.get("finish_rate")
     if finish is not None:
-        out["finish_rate"] = f"{float(finish) * 100:.0f}% of its players finish it."
+        # Dated by its source (issue 56: no figure without its date).
+        when = _date(((detail.get("provenance") or {}).get("finish_rate") or {}).get("date"))
+        dated = f" (as of {day(when)})" if when is not None else ""
+        out["finish_rate"] = f"{float(finish) * 100:.0f}% of its players finish it{dated}."
     out["replayability"] = "Players who like it keep playing long after the main story."
     out["estimated_length"] = (
         "Its length is estimated from how long reviewers play, so it counts for less."

@@ -96,9 +96,9 @@ def test_buyer_fields_wait_for_the_seen_price_that_makes_it_a_banger() -> None:
     assert skipped["verdict"] == "skip" and skipped["verdict_price_usd"] is None
     assert skipped["verdict_price_seen_at"] is None
     assert skipped["verdict_text"] == (
-        f"Game {games[1].record.appid} is poor value at $60.00 on 24 Jul 2026: skip it, as no "
-        "price makes it worth it: only 60% of its 1,000 reviews (lifetime, as of 1 Jan 2025) are "
-        "positive, and it is short for its genre."
+        f"Game {games[1].record.appid} is poor value at $60.00 on 24 Jul 2026: skip it; no "
+        "price makes it worth it, as only 60% of its 1,000 reviews (lifetime, as of 1 Jan 2025) "
+        "are positive, and it is short for its genre."
     )
 
 

@@ -334,9 +334,8 @@ def test_ended_sale(
             HADES,
             None,
             "Kingdom Come: Deliverance II is a banger at $24.99, last seen 1 Jan "
-            "2025; it sold at an estimated $6.24 (the deepest discount a price tracker saw by "
-            "16 Oct 2025), a price that keeps it a banger: wait for $6.24 or less ($18.75, 75% "
-            "less).",
+            "2025; a price tracker's deepest discount puts it at an estimated $6.24 (by 16 Oct "
+            "2025), a price that keeps it a banger: wait for $6.24 or less ($18.75, 75% less).",
             id="hades-shaped-dates-a-stale-price-and-marks-the-estimate",
         ),
         pytest.param(
@@ -424,7 +423,7 @@ def test_ended_sale(
             (Sighting(dt.date(2026, 7, 1), 34.99, 50),),
             (dt.date(2026, 7, 1), 34.99),
             "Kingdom Come: Deliverance II is poor value at list price $69.99; $34.99 in the "
-            "Summer Sale seen 1 Jul 2026, since ended: skip it, as no price makes it worth it.",
+            "Summer Sale seen 1 Jul 2026, since ended: skip it; no price makes it worth it.",
             id="skip-no-price",
         ),
     ],

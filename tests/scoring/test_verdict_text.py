@@ -104,6 +104,24 @@ def test_a_skip_no_price_helps_says_why() -> None:
         lowers=["reviews"],
     )
     assert text == (
-        "Where the Bees Make Honey is poor value at $9.99 on 13 Jul 2026: skip it, as no price "
-        "makes it worth it: only 36% of its 77 reviews (lifetime, as of 24 Jul 2026) are positive."
+        "Where the Bees Make Honey is poor value at $9.99 on 13 Jul 2026: skip it; no price "
+        "makes it worth it, as only 36% of its 77 reviews (lifetime, as of 24 Jul 2026) are "
+        "positive."
+    )
+
+
+def test_a_skip_under_2_dollars_says_no_sale_saves_enough() -> None:
+    # LIZARDS MUST DIE (2532550): list price $1.99, $0.99 in the Winter Sale (1 Jan 2025),
+    # worth it at $1.98 or less. The sale saved $1.00, under the $2 a wait must save: "too close
+    # to this price to wait for a sale" read backwards beside a sale at half the price.
+    seen = (Sighting(dt.date(2025, 1, 1), 0.99, 50), Sighting(AS_OF, 1.99, 0))
+    decided = verdict("fair", 1.99, 1.98, None, seen, AS_OF)
+    assert decided.verdict == "skip"
+    text = verdict_text(
+        "LIZARDS MUST DIE", "fair", 1.99, AS_OF, 1.98, None, decided, history=seen, as_of=AS_OF
+    )
+    assert text == (
+        "LIZARDS MUST DIE is fair value at $1.99 on 24 Jul 2026: skip it; it becomes worth it at "
+        "$1.98 or less, but on a price of $1.99 no sale can save the $2 that makes a wait worth "
+        "it."
     )

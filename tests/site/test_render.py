@@ -157,6 +157,17 @@ def test_next_sale_line(sale: dict[str, object] | None, line: str) -> None:
     assert formats.next_sale_line({"next_sale": sale}) == line
 
 
+def test_the_next_sale_line_under_a_sentence_that_names_the_sale_says_only_why() -> None:
+    # Issue 56: Stardew Valley's page said "likely $8.99 in the Winter Sale from 17 Dec 2026"
+    # and, on the next line, "Expected in the Winter Sale from 17 Dec 2026: about $8.99".
+    said = "...: wait for $8.99 or less ($6.00, 40% less); likely $8.99 in the Autumn Sale from "
+    detail = {"next_sale": NEXT_SALE, "verdict_text": said + "1 Oct 2026."}
+    assert formats.next_sale_line(detail) == (
+        "Why we expect $8.99: sold at $8.99 in the last 2 of 2 seasonal sales seen (discounted: "
+        "90% likely)."
+    )
+
+
 @pytest.mark.parametrize(
     ("item", "words"),
     [

@@ -169,15 +169,20 @@ def _recent_low(record: dict[str, Any]) -> str:
 def _next_sale(record: dict[str, Any]) -> str:
     """Given a detail record, return its sale forecast (docs/API.md#next-sale) in words when a
     discount is likely in it (``"likely $5.99 in the Autumn Sale from 1 Oct 2026 (medium
-    confidence)"``), else ``""``."""
+    confidence)"``), else ``""``; ``""`` too where its ``verdict_text`` says those words."""
     ahead = record.get("next_sale")
     if not isinstance(ahead, dict) or (ahead.get("discounted_likelihood") or 0) < 0.5:
         return ""
     confidence = f" ({ahead['confidence']} confidence)" if ahead.get("confidence") else ""
-    return (
+    words = (
         f"likely {_usd(ahead.get('expected_price_usd'))} in the {ahead.get('name')} from "
-        f"{_day(str(ahead.get('starts') or ''))}{confidence}"
+        f"{_day(str(ahead.get('starts') or ''))}"
     )
+    # The verdict's sentence names it already (a wait's "...; likely $5.99 in the Autumn Sale
+    # from 1 Oct 2026."): the mail says it once (issue 56).
+    if words in str(record.get("verdict_text") or ""):
+        return ""
+    return f"{words}{confidence}"
 
 
 def alert_message(

@@ -467,14 +467,22 @@ def test_a_skip_never_calls_a_sale_too_close_to_wait_for_beside_a_cheaper_one(
     # skip it; it becomes worth it at $1.98 or less, too close to this price to wait for a
     # sale" read backwards. At $2 or less no sale saves the $2 a wait must save, and the
     # sentence says that; "too close" is left to dearer prices.
-    cheap, close = [], []
+    cheap: dict[int, str] = {}
+    close = []
     for game, fields in verdicts:
         text, cents = fields["verdict_text"] or "", _cents(game.record.price_usd)
         if "too close to this price to wait for a sale" in text:
             close.append(cents)
         if "no sale can save the $2 that makes a wait worth it" in text:
-            cheap.append((game.record.appid, cents))
+            assert cents <= 200, text
+            cheap[game.record.appid] = text
     assert close and min(close) > 200
-    assert cheap and all(cents <= 200 for _, cents in cheap)
-    # The raw 2026 dumps saw LIZARDS MUST DIE at $1.99 last.
-    assert (2532550, 199) in cheap and raw_prices()[2532550][-1][1] == 199
+    assert 2532550 in cheap  # LIZARDS MUST DIE (its prices are from 2025: in no 2026 dump)
+    # CATch the Stars (1420540): the raw 2026 dumps saw it last at $0.79, on 3 Jul 2026, and
+    # its sentence cites that sale beside its $1.99 list price, then says why it is no wait.
+    last = raw_prices()[1420540][-1]
+    assert (last[0].date(), last[1]) == (dt.date(2026, 7, 3), 79)
+    assert cheap[1420540].startswith(
+        "CATch the Stars is fair value at list price $1.99; $0.79 in the Summer Sale seen 3 Jul "
+        "2026, since ended: skip it; it becomes worth it at $"
+    )

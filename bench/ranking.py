@@ -1,13 +1,16 @@
 """The ranking read as a player would read it (issue 25 item 8): a plain-text report of the
 scored catalogue and its verdicts.
 
-``python -m bench.ranking [--catalog FILE]`` (or ``make ranking``) scores the bundled dumps (or
-a catalog file written by ``bangscore ingest`` / :func:`bangscore.ingest.catalog.write_catalog`)
-and prints: the top 50, each genre's top 10, the 2025 and 2026 top 20, twenty games a player
-knows with their verdicts and prices, the verdict counts, the share of paid ``buy_now``
-games priced at twice or more a price seen in the 365 days before ``prices_as_of`` (the rule
-allows it only where waiting would save under $2), and the score's round-6 targets
-(:mod:`bangscore.scoring.calibration.targets`). Reads only; writes nothing but stdout.
+``python -m bench.ranking [--catalog FILE] [--as-of YYYY-MM-DD]`` (or ``make ranking``) scores
+the bundled dumps (as that day knew them, with ``--as-of``) or a catalog file written by
+``bangscore ingest`` / :func:`bangscore.ingest.catalog.write_catalog`, for the day a build would
+be made for (``--as-of``, else today, UTC: the verdicts' sale forecast starts from it, as
+``bangscore build`` does, never from ``prices_as_of``), and prints: the top 50, each genre's
+top 10, the 2025 and 2026 top 20, twenty games a player knows with their verdicts and prices,
+the verdict counts, the share of paid ``buy_now`` games priced at twice or more a price seen
+in the 365 days before ``prices_as_of`` (the rule allows it only where waiting would save under
+$2), and the score's round-6 targets (:mod:`bangscore.scoring.calibration.targets`). Reads
+only; writes nothing but stdout.
 """
 
 from __future__ import annotations
@@ -76,10 +79,20 @@ def line(game: ScoredGame, fields: dict[str, Any]) -> str:
     )
 
 
-def sections(rows: Sequence[Row], as_of: dt.date) -> Iterator[str]:
-    """Given the games in list order with their buyer fields and the as-of day, yield the
+def rows_for(games: Sequence[ScoredGame], prices_as_of: dt.date, day: dt.date) -> list[Row]:
+    """Given scored games in list order, the catalogue's ``prices_as_of`` day and the day the
+    snapshot is built for, return each game with its buyer fields as that build gives them
+    (:func:`bangscore.build.buyer.buyer_fields`): the evidence window ends at ``prices_as_of``,
+    the sale forecast starts from ``day`` (the next seasonal sale ending on or after it)."""
+    return list(zip(games, buyer_fields(games, prices_as_of, day), strict=True))
+
+
+def sections(rows: Sequence[Row], as_of: dt.date, day: dt.date | None = None) -> Iterator[str]:
+    """Given the games in list order with their buyer fields (:func:`rows_for`), the
+    catalogue's as-of day and the day the build is for (None: the as-of day), yield the
     report's lines."""
-    yield f"Ranking as a player reads it: {len(rows)} rated games, prices as of {as_of}"
+    built = f", built for {day}" if day is not None and day != as_of else ""
+    yield f"Ranking as a player reads it: {len(rows)} rated games, prices as of {as_of}{built}"
     yield "\n== Top 50"
     yield from (line(*row) for row in rows[:50])
     yield "\n== Bottom 50"
@@ -130,15 +143,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Print the report for the bundled dumps or ``--catalog``; return 0."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--catalog", type=Path, help="a catalog file (default: the bundled dumps)")
+    parser.add_argument(
+        "--as-of",
+        type=dt.date.fromisoformat,
+        help="the day the build is for, YYYY-MM-DD (default: today, UTC), as `bangscore build "
+        "--as-of`: the bundled dumps as that day knew them, the sale forecast from it",
+    )
     args = parser.parse_args(argv)
+    today = dt.datetime.now(dt.UTC).date()
+    if args.as_of is not None and args.catalog:
+        parser.error("--as-of reads the bundled dumps; drop --catalog")
+    if args.as_of is not None and args.as_of > today:
+        parser.error(f"--as-of {args.as_of} is after today ({today}, UTC)")
+    day = args.as_of or today
     if args.catalog:
         catalog = read_catalog(args.catalog)
     else:
-        catalog, _ = load_bundled_catalog(Path(__file__).parent.parent / "data")
+        catalog, _ = load_bundled_catalog(Path(__file__).parent.parent / "data", as_of=args.as_of)
     games = score_catalog(catalog.games)
-    as_of = (catalog.prices_as_of or dt.datetime.now(dt.UTC)).date()
-    rows = list(zip(games, buyer_fields(games, as_of), strict=True))
-    for text in sections(rows, as_of):
+    as_of = catalog.prices_as_of.date() if catalog.prices_as_of is not None else day
+    for text in sections(rows_for(games, as_of, day), as_of, day):
         print(text)
     print()
     for text in target_lines(games, read_anchors()):

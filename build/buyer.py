@@ -16,8 +16,9 @@ from typing import Any
 
 from bangscore.scoring import forecast as fc
 from bangscore.scoring import value
-from bangscore.scoring.pipeline import ScoredGame, is_free
+from bangscore.scoring.pipeline import ScoredGame, is_free, reviews_read
 from bangscore.scoring.records import GameRecord
+from bangscore.scoring.review_words import Reviews
 from bangscore.scoring.verdict import (
     Sighting,
     ended_sale,
@@ -132,6 +133,23 @@ def sightings(record: GameRecord) -> list[Sighting]:
     ]
 
 
+def record_reviews(record: GameRecord) -> Reviews:
+    """Given a record, return its review shares as sentences quote them
+    (:class:`scoring.review_words.Reviews`): the lifetime share with its count ("1,000+" for a
+    lower bound) and the day its source read it, and the recent sample with its size and day."""
+    source = record.provenance.get("review_score")
+    count = f"{record.review_count:,}" + ("+" if "review_count" in record.estimated else "")
+    return Reviews(
+        record.review_score,
+        count,
+        source.date if source is not None else record.sources.storefront,
+        record.recent_review_score,
+        record.recent_review_count,
+        record.recent_reviews_at,
+        reviews_read(record) != record.review_score,
+    )
+
+
 def _day(date: dt.date | None) -> str | None:
     return None if date is None else date.isoformat()
 
@@ -218,7 +236,7 @@ def buyer_fields(
                     history=seen,
                     as_of=as_of,
                     free=free,
-                    review_score=rec.review_score,
+                    reviews=record_reviews(rec),
                     next_sale=(
                         (ahead.sale.name, ahead.sale.start, ahead.expected_price_usd)
                         if ahead is not None and ahead.discounted

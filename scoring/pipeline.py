@@ -14,7 +14,6 @@ import dataclasses
 import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Final
 
 from tqdm import tqdm
 
@@ -27,6 +26,7 @@ from bangscore.scoring.genres import genre_for
 from bangscore.scoring.play import earns_replay_credit, is_open_ended, is_unattended
 from bangscore.scoring.records import GameRecord
 from bangscore.scoring.refunds import RefundRanks, refund_percentiles
+from bangscore.scoring.review_words import read_share
 from bangscore.scoring.series import Series, find_series
 
 
@@ -95,30 +95,10 @@ def value_inputs(record: GameRecord, genre: str) -> value.ValueInputs:
     )
 
 
-# Where the recent sample and the lifetime share differ by RECENT_GAP or more on RECENT_MIN
-# or more recent reviews, the score reads the recent share (score version 6.0).
-RECENT_GAP: Final = 0.10
-RECENT_MIN: Final = 200
-# A game under this lifetime share (the storefront's "Mixed" and below) is never worth it
-# (round 7): a recovery in its recent reviews reads no higher than just under it.
-MIXED_BELOW: Final = 0.70
-MIXED_MOST: Final = 0.6999
-
-
 def reviews_read(record: GameRecord) -> float:
-    """Given a record, return the positive share (0..1) the score reads: the recent sample's
-    (``recent_review_score``) where it differs from the lifetime share by :data:`RECENT_GAP`
-    or more on :data:`RECENT_MIN` or more recent reviews (a recovery of a game whose lifetime
-    share is under :data:`MIXED_BELOW` read at most as :data:`MIXED_MOST`), else the lifetime
-    share."""
-    recent, count = record.recent_review_score, record.recent_review_count or 0
-    # 1e-9: a 10-point gap stored as 0.85 and 0.75 must count, whatever the float rounding.
-    departs = recent is not None and abs(recent - record.review_score) >= RECENT_GAP - 1e-9
-    if recent is None or count < RECENT_MIN or not departs:
-        return record.review_score
-    if record.review_score < MIXED_BELOW:
-        return min(recent, MIXED_MOST)
-    return recent
+    """Given a record, return the positive share (0..1) the score reads
+    (:func:`scoring.review_words.read_share` of its lifetime share and recent sample)."""
+    return read_share(record.review_score, record.recent_review_score, record.recent_review_count)
 
 
 def is_free(record: GameRecord) -> bool:

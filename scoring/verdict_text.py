@@ -14,9 +14,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from bangscore.scoring.review_words import Reviews, share_words
 from bangscore.scoring.sales import sale_on
 from bangscore.scoring.verdict import (
     EVIDENCE_DAYS,
+    MIN_SAVING_CENTS,
     TIER_WORDS,
     BuyerVerdict,
     DatedPrice,
@@ -94,28 +96,30 @@ def verdict_text(
     history: Sequence[Sighting] = (),
     as_of: dt.date | None = None,
     free: bool = False,
-    review_score: float | None = None,
+    reviews: Reviews | None = None,
     next_sale: tuple[str, dt.date, float] | None = None,
     lowers: Sequence[str] = (),
 ) -> str:
     """Given the game's name, its tier at the current price, that price (USD) and the date it
     was observed (or None), the two thresholds, its :class:`BuyerVerdict`, the sale that ended
     before today (:func:`ended_sale`, or None), its sightings and the as-of day (None: the
-    price's date), whether it is free and its positive review share (0-1), return one sentence
-    a buyer can quote, e.g. "Wait for a sale: Stardew Valley is a banger at $14.99 on 24 Jul
-    2026; it sold at $8.99 in the Summer Sale (30 Jun 2026), a price that keeps it a banger:
-    wait for $8.99 or less ($6.00, 40% less)."
+    price's date), whether it is free and its review shares (:class:`Reviews`, or None), return
+    one sentence a buyer can quote, e.g. "Stardew Valley is a banger at $14.99 on 24 Jul 2026;
+    it sold at $8.99 in the Summer Sale (30 Jun 2026), a price that keeps it a banger: wait for
+    $8.99 or less ($6.00, 40% less)." The sentence names the decision once, in its own words
+    (:data:`SENTENCES`), never opening with the verdict's heading.
 
     A stale price carries its date ("$24.99, last seen 1 Jan 2025"); a price quoted after an
     ended sale names it, and the seasonal sale it fell in ("list price $59.99; $23.99 in the
     Summer Sale seen 3 Jul 2026, since ended"); a wait names the seen price, its date, its sale
     and the saving; a buy says what the evidence window holds; a skip says why no sale helps.
-    A free game: "Free: get it" or why to skip it, with no price threshold. A wait names the
+    A free game: "get it" or "skip it", with the review share its score read (dated), and no
+    price threshold. A wait names the
     sale forecast when there is one (``next_sale``: the sale's name, first day and expected
     price, :mod:`scoring.forecast`): "...; likely $8.99 in the Autumn Sale from 1 Oct 2026."
     A skip no price helps says what holds the game down: ``lowers``, the names of its
-    ``drivers`` that lower its score (:data:`HELD_DOWN`), "...: only 36% of its reviews are
-    positive".
+    ``drivers`` that lower its score (:data:`HELD_DOWN`), "...: only 36% of its 77 reviews
+    (lifetime, to 24 Jul 2026) are positive".
     """
     as_of = as_of or price_date
     if free:
@@ -124,7 +128,7 @@ def verdict_text(
             name=name,
             when=f" (as of {day(price_date)})" if price_date else "",
             rated=TIER_WORDS.get(tier, tier),
-            share=f"{math.floor(100 * (review_score or 0))}% of its reviews are positive",
+            share=share_words(reviews) if reviews is not None else "no review share known",
         )
     facts = _Facts(
         tier,
@@ -136,7 +140,7 @@ def verdict_text(
         held=window_words(history, as_of) if as_of is not None else "the prices seen",
         estimated=frozenset((s.date, cents(s.price_usd)) for s in history if s.estimated),
         next_sale=next_sale,
-        held_down=held_down(lowers, review_score),
+        held_down=held_down(lowers, reviews),
     )
     head = f"{name} is {TIER_WORDS.get(tier, tier)} at {_quoted(facts, price_date, as_of)}"
     key, words = _CASES[decided.verdict](facts)
@@ -145,39 +149,74 @@ def verdict_text(
 
 # The sentences, by case: verdict_text picks one (_CASES) and fills in its words.
 SENTENCES: Final = {
-    "free_buy": "Free: get it. {name} costs nothing{when} and is {rated}: {share}.",
-    "free_skip": "Skip: {name} is free{when}, but only {rated}: {share}.",
+    "free_buy": "{name} costs nothing{when} and is {rated}: get it; {share}.",
+    "free_skip": "{name} is free{when}, but only {rated}: skip it; {share}.",
     "buy": "{head}{up_to}: buy it now{why}.",
-    "wait": "Wait for a sale: {head}; {where}: wait for {seen} or less ({saving}){coming}.",
-    "skip_never": "Skip: {head}, and no price makes it worth it{why}.",
+    "wait": "{head}; {where}: wait for {seen} or less ({saving}){coming}.",
+    "skip_never": "{head}: skip it; no price makes it worth it{why}.",
     "skip_close": (
-        "Skip: {head}; it becomes worth it at {worth} or less, "
+        "{head}: skip it; it becomes worth it at {worth} or less, "
         "too close to this price to wait for a sale."
     ),
+    # A price of $2 or less: no sale saves the $2 a wait must save, whatever sales it has seen
+    # (a $1.99 game seen at $0.99 in a sale: "too close to wait" read backwards beside it).
+    "skip_cheap": (
+        "{head}: skip it; it becomes worth it at {worth} or less, but on a price of {price} no "
+        "sale can save the $2 that makes a wait worth it."
+    ),
     "skip_unreached": (
-        "Skip: {head}; it becomes worth it only at {worth} or less, and {held} did not reach it."
+        "{head}: skip it; it becomes worth it only at {worth} or less, and {held} did not reach it."
     ),
 }
+# The verdict's heading, as a surface shows it above or before the sentence (the game page, the
+# alert mail): the sentence never repeats it (issue 56).
+HEADINGS: Final[dict[str, str]] = {
+    "buy_now": "Buy at this price",
+    "wait_for_sale": "Wait for a sale",
+    "skip": "Skip",
+}
+FREE_BUY_HEADING: Final = "Free: get it"
+
+
+def heading(verdict: str, *, free: bool = False) -> str:
+    """Given a wire ``verdict`` and whether the game is free, return the heading a surface
+    shows for it ("Wait for a sale"; a free game's buy: "Free: get it"); "" for no verdict."""
+    if free and verdict == "buy_now":
+        return FREE_BUY_HEADING
+    return HEADINGS.get(verdict, "")
+
+
+# The sentences name the decision once, in their own words ("buy it now", "wait for $8.99 or
+# less", "skip it", "get it"), and never open with the verdict's heading: every surface that
+# shows the sentence under a heading ("Wait for a sale" on the game page, "Verdict:" in a mail)
+# would say it twice (issue 56).
 # What holds a game down, by the driver that lowers its score (scoring/drivers.py), in the
 # vocabulary's order; "price" is left out: a game no price helps is not held down by its price.
 HELD_DOWN: Final = {
-    "reviews": "only {share}% of its reviews are positive",
+    "reviews": "only {share}",
     "length": "it is short for its genre",
     "estimated_length": (
         "its length is estimated from how long reviewers play, so it counts for less"
     ),
     "unattended_time": "its hours are idle or tool time, which does not count as play",
-    "recent_reviews": "its recent reviews are worse than its lifetime ones",
+    "recent_reviews": "its recent reviews are worse than its lifetime ones: {share}",
 }
 
 
-def held_down(lowers: Sequence[str], review_score: float | None) -> str:
-    """Given the names of a game's drivers that lower its score and its positive review share
-    (0-1, or None), return what holds it down in words ("only 36% of its reviews are
-    positive, and it is short for its genre"), or "" when none of :data:`HELD_DOWN` does."""
-    share = math.floor(100 * (review_score or 0))
-    said = [HELD_DOWN[name].format(share=share) for name in HELD_DOWN if name in lowers]
-    return ", and ".join(said)
+def held_down(lowers: Sequence[str], reviews: Reviews | None) -> str:
+    """Given the names of a game's drivers that lower its score and its review shares (or
+    None), return what holds it down in words, quoting the share the score read with its period
+    and date (:func:`scoring.review_words.share_words`): "only 36% of its 77 reviews (lifetime,
+    to 24 Jul 2026) are positive, and it is short for its genre"; "" when none of
+    :data:`HELD_DOWN` does. The shares are said once: where both ``reviews`` and
+    ``recent_reviews`` lower it, the recent words (which quote both shares) go."""
+    share = share_words(reviews) if reviews is not None else ""
+    # Without the shares, neither review driver can be said with its figure.
+    quotable = set(HELD_DOWN) if share else set(HELD_DOWN) - {"reviews", "recent_reviews"}
+    names = [name for name in HELD_DOWN if name in lowers and name in quotable]
+    if "reviews" in names and "recent_reviews" in names:
+        names.remove("recent_reviews")
+    return ", and ".join(HELD_DOWN[name].format(share=share) for name in names)
 
 
 # Why a buy need not wait, by what the evidence window's low is.
@@ -192,6 +231,9 @@ BUY_REASONS: Final = {
 WAIT_SIGHTINGS: Final = {
     "ended_sale": "that sale {keeps} it {becomes}",
     "seen": "it sold at {sold}, a price that {keeps} it {becomes}",
+    # A price tracker's estimate is no sale: the sentence says whose figure it is.
+    "estimated": "a price tracker's deepest discount puts it at {sold}, a price that {keeps} it "
+    "{becomes}",
     "seen_dearer": (
         "it also sold at {sold}, a price that {keeps} it {becomes} and that seasonal sales "
         "return to"
@@ -279,12 +321,26 @@ def _wait(facts: _Facts) -> tuple[str, dict[str, str]]:
         and cents(ended[1]) < cents(seen)
         and sale_on(reached_at) is not None
     )
-    sighting = "ended_sale" if in_ended else "seen_dearer" if cheaper_ended else "seen"
     estimated = (reached_at, cents(seen)) in facts.estimated
+    sighting = (
+        "ended_sale"
+        if in_ended
+        else "seen_dearer"
+        if cheaper_ended
+        else "estimated"
+        if estimated
+        else "seen"
+    )
     where = WAIT_SIGHTINGS[sighting].format(
         keeps="keeps" if same else "makes",
         becomes=becomes,
-        sold="" if in_ended else seen_at(reached_at, seen, estimated=estimated),
+        sold=(
+            ""
+            if in_ended
+            else f"an estimated {usd(seen)} (by {day(reached_at)})"
+            if estimated
+            else seen_at(reached_at, seen)
+        ),
     )
     coming = facts.next_sale
     return "wait", {
@@ -302,9 +358,13 @@ def _skip(facts: _Facts) -> tuple[str, dict[str, str]]:
     game worth it, and whether a sale could reach that price."""
     worth = facts.worth_it_at_usd
     if worth is None or cents(facts.price_usd) == 0:
-        return "skip_never", {"why": f": {facts.held_down}" if facts.held_down else ""}
-    key = "skip_unreached" if saves_enough(cents(facts.price_usd), cents(worth)) else "skip_close"
-    return key, {"worth": usd(worth), "held": facts.held}
+        return "skip_never", {"why": f", as {facts.held_down}" if facts.held_down else ""}
+    price = cents(facts.price_usd)
+    if saves_enough(price, cents(worth)):
+        key = "skip_unreached"
+    else:
+        key = "skip_cheap" if price <= MIN_SAVING_CENTS else "skip_close"
+    return key, {"worth": usd(worth), "held": facts.held, "price": usd(facts.price_usd)}
 
 
 _CASES: Final[dict[Verdict, Callable[[_Facts], tuple[str, dict[str, str]]]]] = {

@@ -34,6 +34,7 @@ from bangscore.errors import MailError, SnapshotError, UnsafeMessage
 from bangscore.mail.links import WatchLinks
 from bangscore.mail.messages import bodies, compose, confirmation_message, domain, signup_message
 from bangscore.manifest import read_body, read_manifest_view
+from bangscore.scoring.verdict_text import heading
 from bangscore.storage import ObjectStorage
 from bangscore.stores.watchstore import (
     PendingConfirmation,
@@ -168,15 +169,20 @@ def _recent_low(record: dict[str, Any]) -> str:
 def _next_sale(record: dict[str, Any]) -> str:
     """Given a detail record, return its sale forecast (docs/API.md#next-sale) in words when a
     discount is likely in it (``"likely $5.99 in the Autumn Sale from 1 Oct 2026 (medium
-    confidence)"``), else ``""``."""
+    confidence)"``), else ``""``; ``""`` too where its ``verdict_text`` says those words."""
     ahead = record.get("next_sale")
     if not isinstance(ahead, dict) or (ahead.get("discounted_likelihood") or 0) < 0.5:
         return ""
     confidence = f" ({ahead['confidence']} confidence)" if ahead.get("confidence") else ""
-    return (
+    words = (
         f"likely {_usd(ahead.get('expected_price_usd'))} in the {ahead.get('name')} from "
-        f"{_day(str(ahead.get('starts') or ''))}{confidence}"
+        f"{_day(str(ahead.get('starts') or ''))}"
     )
+    # The verdict's sentence names it already (a wait's "...; likely $5.99 in the Autumn Sale
+    # from 1 Oct 2026."): the mail says it once (issue 56).
+    if words in str(record.get("verdict_text") or ""):
+        return ""
+    return f"{words}{confidence}"
 
 
 def alert_message(
@@ -241,7 +247,8 @@ def alert_message(
         stale_note=stale_note,
         score=score,
         tier=tier,
-        verdict=str(verdict).replace("_", " ") if verdict else "",
+        # The heading once, then the sentence, which never repeats it (issue 56).
+        verdict=heading(str(verdict or ""), free=not record.get("list_price_usd")),
         verdict_text=str(record.get("verdict_text") or ""),
         next_sale=next_sale,
         recent_low=recent_low,

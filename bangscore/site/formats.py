@@ -76,7 +76,9 @@ def next_sale_line(detail: Mapping[str, Any]) -> str:
     the Autumn Sale from 1 Oct 2026: about $8.99, sold at $8.99 in the last 2 of 2 seasonal
     sales seen (discounted: 90% likely)", or for a discount judged unlikely "In the Autumn Sale
     from 1 Oct 2026: likely its list price, $19.99 (...)"; "" without a forecast. The
-    parentheses add the forecast's confidence ("discounted: 90% likely; high confidence")."""
+    parentheses add the forecast's confidence ("discounted: 90% likely; high confidence"). Where
+    the record's ``verdict_text`` names the forecast already, only why: "Why we expect $8.99:
+    sold at $8.99 in the last 2 of 2 seasonal sales seen (...)"."""
     sale = detail.get("next_sale")
     if not sale:
         return ""
@@ -87,6 +89,10 @@ def next_sale_line(detail: Mapping[str, Any]) -> str:
     if sale.get("confidence"):
         likely = f"{likely}; {sale['confidence']} confidence"
     price = fmt_usd(sale["expected_price_usd"])
+    # The verdict's sentence above it names the sale, its day and price already ("likely $8.99
+    # in the Winter Sale from 17 Dec 2026"): the line gives only why (issue 56: said twice).
+    if f"likely {price} in the {sale['name']} from " in str(detail.get("verdict_text") or ""):
+        return f"Why we expect {price}: {sale['basis']} ({likely})."
     if sale["discounted_likelihood"] >= 0.5:
         return f"Expected in {when}: about {price}, {sale['basis']} ({likely})."
     return f"In {when}: likely its list price, {price}; {sale['basis']} ({likely})."

@@ -13,6 +13,13 @@ from typing import Any
 
 from bangscore.scoring.drivers import TYPICAL_REVIEW_SCORE
 from bangscore.scoring.genres import GENRES
+from bangscore.scoring.review_words import (
+    Reviews,
+    lifetime_words,
+    read_words,
+    recent_words,
+    share_words,
+)
 from bangscore.scoring.verdict import day
 
 # Human labels of the ``drivers`` vocabulary (docs/API.md#drivers).
@@ -181,29 +188,82 @@ def driver_reasons(
             if played
             else f"{float(hours):.1f} h of main story{typical_len}."
         )
-    score = detail.get("review_score")
-    if score is not None:
-        # The count as the page's table gives it ("1,000+" for a lower bound: issue 48).
+    reviews = detail_reviews(detail)
+    if reviews is not None:
+        # The share the score read, with its period and date (issue 56: a driver quoted the
+        # lifetime share of a game whose score reads its recent reviews).
+        words = read_words(reviews)
         out["reviews"] = (
-            f"{float(score) * 100:.0f}% of {review_count_label(detail)} reviews are positive; "
+            f"{words[0].upper()}{words[1:]} are positive; "
             f"the typical rated game has {TYPICAL_REVIEW_SCORE * 100:.0f}%."
         )
     finish = detail.get("finish_rate")
     if finish is not None:
-        out["finish_rate"] = f"{float(finish) * 100:.0f}% of its players finish it."
+        # Dated by its source (issue 56: no figure without its date).
+        when = _date(((detail.get("provenance") or {}).get("finish_rate") or {}).get("date"))
+        dated = f" (as of {day(when)})" if when is not None else ""
+        out["finish_rate"] = f"{float(finish) * 100:.0f}% of its players finish it{dated}."
     out["replayability"] = "Players who like it keep playing long after the main story."
     out["estimated_length"] = (
         "Its length is estimated from how long reviewers play, so it counts for less."
     )
     out["unattended_time"] = "Hours spent idling or in a tool do not count as play."
-    recent, count = detail.get("recent_review_score"), detail.get("recent_review_count")
-    if recent is not None and count and score is not None:
-        # Both shares, as the score reads the recent one (score version 6.0).
+    if reviews is not None and reviews.recent is not None and reviews.recent_count:
+        # Both shares, dated, as the score reads the recent one (score version 6.0).
         out["recent_reviews"] = (
-            f"{float(recent) * 100:.0f}% of the last {int(count):,} reviews are positive, "
-            f"{float(score) * 100:.0f}% lifetime."
+            f"{recent_words(reviews)[0].upper()}{recent_words(reviews)[1:]} are positive; "
+            f"{lifetime_words(reviews)} are."
         )
     return out
+
+
+def review_words(detail: Mapping[str, Any]) -> dict[str, str]:
+    """Given a detail record, return how its page words its review shares, each with its period
+    and date (:mod:`scoring.review_words`): ``read`` the share the score reads (the lifetime one
+    beside a recent one it reads), ``lifetime`` and ``recent`` ("" without a sample); {} without a
+    ``review_score``."""
+    reviews = detail_reviews(detail)
+    if reviews is None:
+        return {}
+    return {
+        "read": share_words(reviews),
+        "lifetime": lifetime_words(reviews),
+        "recent": recent_words(reviews),
+    }
+
+
+def _date(value: object) -> dt.date | None:
+    return dt.date.fromisoformat(value[:10]) if isinstance(value, str) else None
+
+
+def detail_reviews(detail: Mapping[str, Any]) -> Reviews | None:
+    """Given a detail record, return its review shares as sentences quote them
+    (:class:`scoring.review_words.Reviews`: the lifetime share, its count as the page writes it
+    and the day its source read it, ``provenance.review_score``; the recent sample, its size and
+    ``recent_reviews_at``), or None without a ``review_score``."""
+    score = detail.get("review_score")
+    if score is None:
+        return None
+    source = (detail.get("provenance") or {}).get("review_score") or {}
+    recent, count = detail.get("recent_review_score"), detail.get("recent_review_count")
+    return Reviews(
+        float(score),
+        review_count_label(detail),
+        _date(source.get("date")) or _date((detail.get("sources") or {}).get("storefront")),
+        float(recent) if recent is not None else None,
+        int(count) if count is not None else None,
+        _date(detail.get("recent_reviews_at")),
+        _reads_recent(detail),
+    )
+
+
+def _reads_recent(detail: Mapping[str, Any]) -> bool | None:
+    """Given a detail record, return whether its score read the recent share: its ``drivers``
+    name ``recent_reviews`` exactly then (None: a record without drivers)."""
+    drivers = detail.get("drivers")
+    if not isinstance(drivers, Mapping):
+        return None
+    return any("recent_reviews" in (drivers.get(group) or ()) for group in drivers)
 
 
 def drivers_explained(

@@ -26,6 +26,7 @@ from bangscore.contract.limits import MAX_LOOKUP_APPIDS, MAX_QUERY_LENGTH, PAGE_
 from bangscore.contract.list_filter import FormState
 from bangscore.scoring.genres import GENRES
 from bangscore.scoring.sales import sale_on
+from bangscore.scoring.verdict_text import heading
 from bangscore.site.adult import toggle_href
 from bangscore.site.badge import Badge, badge_snippet
 from bangscore.site.better_value import cap_usd
@@ -54,6 +55,7 @@ from bangscore.site.labels import (
     genre_label,
     length_source_label,
     review_count_label,
+    review_words,
 )
 
 JSON = dict[str, Any]
@@ -205,10 +207,12 @@ class SiteRenderer:
             drivers=drivers_explained(detail, reasons),
             flags=flags_view(detail),
             free=_is_free(detail),
+            verdict_heading=heading(str(detail.get("verdict", "")), free=_is_free(detail)),
             stale="stale_price" in (detail.get("provisional_reasons") or ()),
             low_estimated="historical_low_usd" in (detail.get("estimated") or ()),
             ended_sale_name=_sale_name(detail.get("ended_sale_at")),
             review_count=review_count_label(detail),
+            reviews=review_words(detail),
             length_source=length_source_label(detail),
             dates=dates or {},
             price_date=_price_date(detail, dates or {}),

@@ -82,7 +82,7 @@ def test_buyer_fields_wait_for_the_seen_price_that_makes_it_a_banger() -> None:
         "verdict": "wait_for_sale",
         "verdict_price_usd": 5.0,
         "verdict_price_seen_at": "2025-10-16",  # the day the text names
-        "verdict_text": f"Wait for a sale: Game {games[0].record.appid} is fair value at $60.00 "
+        "verdict_text": f"Game {games[0].record.appid} is fair value at $60.00 "
         "on 24 Jul 2026; it sold at $5.00 on 16 Oct 2025, a price that makes it a banger: wait "
         "for $5.00 or less ($55.00, 91% less).",
         "genre_percentile": waited["genre_percentile"],
@@ -96,9 +96,9 @@ def test_buyer_fields_wait_for_the_seen_price_that_makes_it_a_banger() -> None:
     assert skipped["verdict"] == "skip" and skipped["verdict_price_usd"] is None
     assert skipped["verdict_price_seen_at"] is None
     assert skipped["verdict_text"] == (
-        f"Skip: Game {games[1].record.appid} is poor value at $60.00 on 24 Jul 2026, and no "
-        "price makes it worth it: only 60% of its reviews are positive, and it is short for its "
-        "genre."
+        f"Game {games[1].record.appid} is poor value at $60.00 on 24 Jul 2026: skip it; no "
+        "price makes it worth it, as only 60% of its 1,000 reviews (lifetime, as of 1 Jan 2025) "
+        "are positive, and it is short for its genre."
     )
 
 

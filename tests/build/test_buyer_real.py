@@ -6,7 +6,6 @@ prices show it has reached (docs/API.md#verdict)."""
 from __future__ import annotations
 
 import datetime as dt
-import math
 import re
 from collections import Counter
 from pathlib import Path
@@ -15,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from bangscore.build.buyer import buyer_fields, sightings
+from bangscore.build.buyer import buyer_fields, record_reviews, sightings
 from bangscore.contract.objects import game_page_key
 from bangscore.ingest.catalog import IngestReport
 from bangscore.manifest import read_body, read_manifest_view
@@ -23,6 +22,7 @@ from bangscore.scoring import flags
 from bangscore.scoring.multiplayer import multiplayer_first
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import Catalog
+from bangscore.scoring.review_words import share_words
 from bangscore.scoring.verdict import EVIDENCE_DAYS, day, evidence, is_stale
 from bangscore.storage import ObjectStorage
 from tests.support.raw_prices import raw_prices
@@ -443,16 +443,46 @@ def test_every_game_no_price_helps_says_what_holds_it_down(
         if "no price makes it worth it" in text:
             why = text.split("no price makes it worth it", 1)[1]
             lowers = [n for n in HELD_DOWN if n in game.drivers["lowers"]]
-            share = f"only {math.floor(100 * game.record.review_score)}% of its reviews"
-            if lowers and not why.startswith(": "):
+            # The share the score read, with its period and date (issue 56: Dota 2's quoted
+            # the lifetime share though its score read the recent one).
+            share = f"only {share_words(record_reviews(game.record))}"
+            if lowers and not why.startswith(", as "):
                 silent.append(f"{game.record.appid}: {text}")
             elif "reviews" in lowers and share not in why:
                 silent.append(f"{game.record.appid} (reviews): {text}")
         if game.bang_score == 0:
-            reasons = ("reviews are positive", "worth it only at", "becomes worth it at")
+            reasons = ("are positive", "worth it only at", "becomes worth it at")
             if not any(r in text for r in reasons) and not any(
                 HELD_DOWN[n].split("{")[0] in text for n in HELD_DOWN
             ):
                 silent.append(f"{game.record.appid} (0): {text}")
     assert zeros > 1_000
     assert silent[:10] == []
+
+
+def test_a_skip_never_calls_a_sale_too_close_to_wait_for_beside_a_cheaper_one(
+    verdicts: list[tuple[ScoredGame, dict[str, Any]]],
+) -> None:
+    # Read on 2 Dec 2026: LIZARDS MUST DIE, list price $1.99, "$0.99 in the Winter Sale ...:
+    # skip it; it becomes worth it at $1.98 or less, too close to this price to wait for a
+    # sale" read backwards. At $2 or less no sale saves the $2 a wait must save, and the
+    # sentence says that; "too close" is left to dearer prices.
+    cheap: dict[int, str] = {}
+    close = []
+    for game, fields in verdicts:
+        text, cents = fields["verdict_text"] or "", _cents(game.record.price_usd)
+        if "too close to this price to wait for a sale" in text:
+            close.append(cents)
+        if "no sale can save the $2 that makes a wait worth it" in text:
+            assert cents <= 200, text
+            cheap[game.record.appid] = text
+    assert close and min(close) > 200
+    assert 2532550 in cheap  # LIZARDS MUST DIE (its prices are from 2025: in no 2026 dump)
+    # CATch the Stars (1420540): the raw 2026 dumps saw it last at $0.79, on 3 Jul 2026, and
+    # its sentence cites that sale beside its $1.99 list price, then says why it is no wait.
+    last = raw_prices()[1420540][-1]
+    assert (last[0].date(), last[1]) == (dt.date(2026, 7, 3), 79)
+    assert cheap[1420540].startswith(
+        "CATch the Stars is fair value at list price $1.99; $0.79 in the Summer Sale seen 3 Jul "
+        "2026, since ended: skip it; it becomes worth it at $"
+    )

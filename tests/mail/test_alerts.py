@@ -33,10 +33,12 @@ from bangscore.stores import open_watch_store
 from bangscore.stores.watchstore import Condition, WatchRecord
 from tests.support import factories
 from tests.support.live import ShimServer, free_port
+from tests.support.raw_prices import raw_prices
 from tests.support.smtp_server import SMTPServer as LiveSMTP
 from tests.support.smtp_server import body_text
 
 HOLLOW_KNIGHT = 367520
+STARDEW_VALLEY = 413150
 PLAYER = "player@example.com"
 
 
@@ -404,7 +406,34 @@ def test_the_alert_says_the_verdict_once_on_a_real_record(
         snapshot_id="s1",
     )
     text, html = body_text(message, "plain"), body_text(message, "html")
-    assert "Verdict: Wait for a sale: Baldur's Gate 3 is a banger at list price $59.99" in text
-    assert "<td>Wait for a sale: Baldur&#39;s Gate 3 is a banger" in html
+    assert "Verdict: Wait for a sale. Baldur's Gate 3 is a banger at list price $59.99" in text
+    assert "<strong>Wait for a sale</strong>. Baldur&#39;s Gate 3 is a banger" in html
     for body in (text, html):
         assert body.count("Wait for a sale") == 1 and "wait for sale" not in body
+        assert "Wait for a sale:" not in body
+
+
+@pytest.mark.slow
+def test_the_alert_names_the_forecast_once_on_a_real_record(
+    real_snapshot: tuple[LocalStorage, list[Any]],
+) -> None:
+    """Read on 2 Dec 2026: Stardew Valley's alert said "...; likely $8.99 in the Winter Sale
+    from ..." in its verdict and again on its "Next sale" line. Its real record: said once, at
+    the price its forecast names, the Summer Sale price the raw dumps saw (899 cents)."""
+    storage = real_snapshot[0]
+    entry = read_manifest(storage, "s1").entries[detail_key(STARDEW_VALLEY)]
+    record = orjson.loads(read_body(storage, entry))
+    assert record["verdict"] == "wait_for_sale" and record["next_sale"] is not None
+    price = record["next_sale"]["expected_price_usd"]
+    assert round(price * 100) in {cents for _, cents in raw_prices()[STARDEW_VALLEY]}
+    watch = WatchRecord("w1", PLAYER, STARDEW_VALLEY, Condition(below_usd=20.0), 0)
+    message = alert_message(
+        watch,
+        record,
+        from_address="BangScore <alerts@bangscore.test>",
+        unsubscribe_url="http://bangscore.test/u",
+        snapshot_id="s1",
+    )
+    said = f"likely ${price:.2f} in the {record['next_sale']['name']} from "
+    for body in (body_text(message, "plain"), body_text(message, "html")):
+        assert body.count(said) == 1 and "Next sale" not in body

@@ -266,7 +266,8 @@ def test_free_games_players_like_say_get_it(
     _, game = rank_of(ranked, appid)
     assert is_free(game.record)
     assert verdicts[appid]["verdict"] == "buy_now"
-    assert verdicts[appid]["verdict_text"].startswith("Free: get it.")
+    assert f"{game.record.name} costs nothing" in verdicts[appid]["verdict_text"]
+    assert ": get it; " in verdicts[appid]["verdict_text"]
 
 
 def test_free_games_at_85_percent_get_it_and_under_70_never(

@@ -9,6 +9,7 @@ import datetime as dt
 
 import pytest
 
+from bangscore.scoring.review_words import Reviews
 from bangscore.scoring.verdict import (
     BuyerVerdict,
     Sighting,
@@ -293,7 +294,7 @@ def test_ended_sale(
             26.13,
             KCD2,
             (JUL3, 23.99),
-            "Wait for a sale: Kingdom Come: Deliverance II is worth it at list price $59.99; "
+            "Kingdom Come: Deliverance II is worth it at list price $59.99; "
             "$23.99 in the Summer Sale seen 3 Jul 2026, since ended; that sale makes it a banger: "
             "wait for $23.99 or less ($36.00, 60% less).",
             id="kcd2-names-the-ended-sale",
@@ -306,7 +307,7 @@ def test_ended_sale(
             20.0,
             STARDEW,
             None,
-            "Wait for a sale: Kingdom Come: Deliverance II is a banger at $14.99 on 24 Jul "
+            "Kingdom Come: Deliverance II is a banger at $14.99 on 24 Jul "
             "2026; it sold at $8.99 in the Summer Sale (30 Jun 2026), a price that keeps it a "
             "banger: wait for $8.99 or less ($6.00, 40% less).",
             id="stardew-shaped-names-the-summer-sale-and-its-date",
@@ -319,7 +320,7 @@ def test_ended_sale(
             30.0,
             ELDEN,
             None,
-            "Wait for a sale: Kingdom Come: Deliverance II is worth it at $59.99 on 3 Jul 2026; "
+            "Kingdom Come: Deliverance II is worth it at $59.99 on 3 Jul 2026; "
             "it sold at $35.99 in the Winter Sale (1 Jan 2025), a price that keeps it worth it: "
             "wait for $35.99 or less ($24.00, 40% less).",
             id="elden-ring-shaped-names-the-january-2025-sale",
@@ -332,10 +333,9 @@ def test_ended_sale(
             40.1,
             HADES,
             None,
-            "Wait for a sale: Kingdom Come: Deliverance II is a banger at $24.99, last seen 1 Jan "
-            "2025; it sold at an estimated $6.24 (the deepest discount a price tracker saw by "
-            "16 Oct 2025), a price that keeps it a banger: wait for $6.24 or less ($18.75, 75% "
-            "less).",
+            "Kingdom Come: Deliverance II is a banger at $24.99, last seen 1 Jan "
+            "2025; a price tracker's deepest discount puts it at an estimated $6.24 (by 16 Oct "
+            "2025), a price that keeps it a banger: wait for $6.24 or less ($18.75, 75% less).",
             id="hades-shaped-dates-a-stale-price-and-marks-the-estimate",
         ),
         pytest.param(
@@ -346,7 +346,7 @@ def test_ended_sale(
             None,
             (Sighting(dt.date(2026, 5, 4), 17.99, 40), Sighting(AS_OF, 29.99, 0)),
             None,
-            "Wait for a sale: Kingdom Come: Deliverance II is fair value at $29.99 on 24 Jul "
+            "Kingdom Come: Deliverance II is fair value at $29.99 on 24 Jul "
             "2026; it sold at $17.99 on 4 May 2026, a price that makes it worth it: wait for "
             "$17.99 or less ($12.00, 40% less).",
             id="a-price-outside-every-sale-is-named-by-its-date",
@@ -397,7 +397,7 @@ def test_ended_sale(
             None,
             (Sighting(JUL3, 29.99, 50),),
             None,
-            "Skip: Kingdom Come: Deliverance II is fair value at $59.99 on 24 Jul 2026; it "
+            "Kingdom Come: Deliverance II is fair value at $59.99 on 24 Jul 2026: skip it; it "
             "becomes worth it only at $20.00 or less, and the only price seen since 25 Jul 2024 "
             "did not reach it.",
             id="skip-never-seen",
@@ -410,7 +410,7 @@ def test_ended_sale(
             None,
             (),
             None,
-            "Skip: Kingdom Come: Deliverance II is fair value at $29.99 on 24 Jul 2026; it "
+            "Kingdom Come: Deliverance II is fair value at $29.99 on 24 Jul 2026: skip it; it "
             "becomes worth it at $29.98 or less, too close to this price to wait for a sale.",
             id="skip-threshold-a-cent-away",
         ),
@@ -422,8 +422,8 @@ def test_ended_sale(
             None,
             (Sighting(dt.date(2026, 7, 1), 34.99, 50),),
             (dt.date(2026, 7, 1), 34.99),
-            "Skip: Kingdom Come: Deliverance II is poor value at list price $69.99; $34.99 in the "
-            "Summer Sale seen 1 Jul 2026, since ended, and no price makes it worth it.",
+            "Kingdom Come: Deliverance II is poor value at list price $69.99; $34.99 in the "
+            "Summer Sale seen 1 Jul 2026, since ended: skip it; no price makes it worth it.",
             id="skip-no-price",
         ),
     ],
@@ -476,22 +476,22 @@ def test_genre_percentiles(games: list[tuple[str, int]], expected: list[float]) 
         pytest.param(
             "worth_it",
             0.93,
-            "Free: get it. Team Fortress 2 costs nothing (as of 24 Jul 2026) and is worth it: "
-            "93% of its reviews are positive.",
+            "Team Fortress 2 costs nothing (as of 24 Jul 2026) and is worth it: get it; 93% of "
+            "its 1,025,446 reviews (lifetime, as of 24 Jul 2026) are positive.",
             id="worth-it",
         ),
         pytest.param(
             "fair",
             0.72,
-            "Free: get it. Team Fortress 2 costs nothing (as of 24 Jul 2026) and is fair value: "
-            "72% of its reviews are positive.",
+            "Team Fortress 2 costs nothing (as of 24 Jul 2026) and is fair value: get it; 72% "
+            "of its 1,025,446 reviews (lifetime, as of 24 Jul 2026) are positive.",
             id="fair",
         ),
         pytest.param(
             "skip",
             0.62,
-            "Skip: Team Fortress 2 is free (as of 24 Jul 2026), but only poor value: 62% of its "
-            "reviews are positive.",
+            "Team Fortress 2 is free (as of 24 Jul 2026), but only poor value: skip it; 62% of "
+            "its 1,025,446 reviews (lifetime, as of 24 Jul 2026) are positive.",
             id="skip",
         ),
     ],
@@ -510,7 +510,7 @@ def test_verdict_text_of_a_free_game(tier: str, review_score: float, expected: s
         history=history,
         as_of=AS_OF,
         free=True,
-        review_score=review_score,
+        reviews=Reviews(review_score, "1,025,446", AS_OF),
     )
     assert text == expected
     assert "$" not in text and "no price makes" not in text

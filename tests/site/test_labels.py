@@ -216,7 +216,8 @@ def test_game_page_header_shows_flags_why_provisional_and_an_ended_sale(
     page = html.decode()
     shown = re.findall(r'<li class="flag flag-[\w-]+">([^<]*)</li>', page)
     assert shown == flags
-    assert re.search(r'<td id="reviews">\d+% of ([\d,+]+) reviews</td>', page)[1] == reviews  # type: ignore[index]
+    cell = re.search(r'<td id="reviews">\d+% of its ([\d,+]+) reviews \(lifetime', page)
+    assert cell is not None and cell[1] == reviews
     line = re.search(r'<p id="price-line">(.*?) · ', page)[1]  # type: ignore[index]
     assert line.startswith(price_line)
     if "ended_sale_usd" in extra:
@@ -251,15 +252,26 @@ def test_a_length_from_play_reads_as_how_long_players_play(
 @pytest.mark.parametrize(
     ("estimated", "words"),
     [
-        pytest.param(["review_count"], "80% of 1,000+ reviews are positive", id="lower-bound"),
-        pytest.param([], "80% of 1,000 reviews are positive", id="counted"),
+        pytest.param(
+            ["review_count"],
+            "80% of its 1,000+ reviews (lifetime, as of 24 Jul 2026) are positive",
+            id="lower-bound",
+        ),
+        pytest.param(
+            [], "80% of its 1,000 reviews (lifetime, as of 24 Jul 2026) are positive", id="counted"
+        ),
     ],
 )
 def test_the_reviews_driver_writes_the_count_as_the_table_does(
     estimated: list[str], words: str
 ) -> None:
     # Issue 48: Slay the Spire 2's page said "1,000 reviews" here and "1,000+" in its table.
-    detail = {"review_score": 0.8, "review_count": 1000, "estimated": estimated}
+    detail = {
+        "review_score": 0.8,
+        "review_count": 1000,
+        "estimated": estimated,
+        "provenance": {"review_score": {"date": "2026-07-24"}},
+    }
     reasons = driver_reasons(detail, typical_price_per_hour=None, typical_hours=None)
     assert reasons["reviews"].startswith(words + "; ")
     assert review_count_label(detail) in reasons["reviews"]

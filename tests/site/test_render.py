@@ -3,11 +3,21 @@ site URL and stylesheet version."""
 
 from __future__ import annotations
 
+import html
+import re
+
+import orjson
 import pytest
 from markupsafe import Markup, escape
 
+from bangscore.contract.objects import detail_key, game_page_key
+from bangscore.manifest import read_body, read_manifest_view
+from bangscore.scoring.pipeline import ScoredGame
+from bangscore.scoring.verdict_text import HEADINGS
 from bangscore.site import formats, render
 from bangscore.site.render import Listing, SiteRenderer, escape_text
+from bangscore.storage import ObjectStorage
+from tests.support.raw_prices import raw_prices
 
 
 @pytest.mark.parametrize(
@@ -147,6 +157,17 @@ def test_next_sale_line(sale: dict[str, object] | None, line: str) -> None:
     assert formats.next_sale_line({"next_sale": sale}) == line
 
 
+def test_the_next_sale_line_under_a_sentence_that_names_the_sale_says_only_why() -> None:
+    # Issue 56: Stardew Valley's page said "likely $8.99 in the Winter Sale from 17 Dec 2026"
+    # and, on the next line, "Expected in the Winter Sale from 17 Dec 2026: about $8.99".
+    said = "...: wait for $8.99 or less ($6.00, 40% less); likely $8.99 in the Autumn Sale from "
+    detail = {"next_sale": NEXT_SALE, "verdict_text": said + "1 Oct 2026."}
+    assert formats.next_sale_line(detail) == (
+        "Why we expect $8.99: sold at $8.99 in the last 2 of 2 seasonal sales seen (discounted: "
+        "90% likely)."
+    )
+
+
 @pytest.mark.parametrize(
     ("item", "words"),
     [
@@ -179,3 +200,45 @@ def test_next_sale_line(sale: dict[str, object] | None, line: str) -> None:
 )
 def test_next_sale_words(item: dict[str, object], words: str) -> None:
     assert formats.next_sale_words(item) == words
+
+
+HEADING = re.compile(r'<h2 id="verdict-heading" class="verdict-name">([^<]*)</h2>')
+QUOTE = re.compile(r'<blockquote id="verdict-text"><p>([^<]*)</p>')
+DOTA_2, TEAM_FORTRESS_2 = 570, 440
+
+
+@pytest.mark.slow
+def test_each_real_game_page_says_its_verdict_once(
+    real_snapshot: tuple[ObjectStorage, list[ScoredGame]],
+) -> None:
+    """Issue 56: the game page's heading "Wait for a sale" was followed by a sentence opening
+    "Wait for a sale: ...". On the real snapshot's rendered pages (the first paid game of each
+    verdict the 2026 dumps priced, Dota 2's skip and Team Fortress 2's free "get it"), the
+    heading says the verdict and the sentence under it never opens with the same words; a
+    wait's price is one the raw dumps saw."""
+    storage, games = real_snapshot
+    entries = read_manifest_view(storage, "s1").entries
+    details = {g.record.appid: g for g in games}
+    picked = {DOTA_2: "Skip", TEAM_FORTRESS_2: "Free: get it"}
+    for verdict, words in HEADINGS.items():
+        first = next(
+            g.record.appid
+            for g in games
+            if g.record.appid in raw_prices()
+            and g.record.price_usd > 0
+            and orjson.loads(read_body(storage, entries[detail_key(g.record.appid)]))["verdict"]
+            == verdict
+        )
+        picked[first] = words
+    for appid, words in picked.items():
+        page = html.unescape(read_body(storage, entries[game_page_key(appid)]).decode())
+        heading, sentence = HEADING.search(page), QUOTE.search(page)
+        assert heading is not None and sentence is not None, appid
+        assert heading[1] == words
+        assert not sentence[1].lower().startswith(words.lower().split(":")[0]), sentence[1]
+        assert sentence[1].startswith(details[appid].record.name), sentence[1]
+        waited = re.search(r"wait for \$([\d,.]+) or less", sentence[1])
+        if words == HEADINGS["wait_for_sale"]:
+            assert waited is not None
+            cents = round(float(waited[1].replace(",", "")) * 100)
+            assert cents in {c for _, c in raw_prices()[appid]}, sentence[1]

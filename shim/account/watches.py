@@ -41,6 +41,7 @@ from bangscore.stores.watchstore import (
     Condition,
     WatchRecord,
     WatchStore,
+    holds_today,
     new_watch_id,
 )
 
@@ -126,6 +127,18 @@ def _choices(record: dict[str, Any]) -> tuple[frozenset[str], str | None]:
     return met, next((name for name in conditions if name not in met), None)
 
 
+def watch_state(watch: WatchRecord, record: dict[str, Any] | None) -> str:
+    """Given a watch and its game's detail record in the current snapshot (None: not rated
+    in it), return its state in words: ``alerted`` once its alert went out, ``come true``
+    when its condition holds today (:func:`bangscore.stores.watchstore.holds_today`, the
+    nightly alert's test), else ``waiting``."""
+    if watch.fired:
+        return "alerted"
+    if holds_today(watch.condition, record):
+        return "come true: alert on the next nightly run"
+    return "waiting"
+
+
 class WatchSite:
     """The watch pages over the account site, a watch store and the current snapshot."""
 
@@ -157,28 +170,25 @@ class WatchSite:
             return None
         return record if isinstance(record, dict) else None
 
-    def extras(self, email: str) -> dict[str, Any]:
+    async def extras(self, email: str) -> dict[str, Any]:
         """Given a signed-in address, return the account page's watch context: ``watches``
-        as rows (the watch, its game's list item from the current snapshot or None, and its
-        state), whether the address is ``confirmed``, and ``watches_down`` on a store fault."""
+        as rows (the watch, its game's detail record from the current snapshot or None, and
+        its state: :func:`watch_state`), whether the address is ``confirmed``, and
+        ``watches_down`` on a store fault. The detail record, not the list item, carries what
+        an event's condition reads (``list_price_usd``, ``recent_low_usd``): a page of at most
+        100 watches reads as many records, each from the bodies' cache once read."""
         try:
             watches = self.store.list_watches(email)
             confirmed = self.store.address(email).confirmed
         except StoreUnavailable:
             return {"watches": [], "watches_down": True, "confirmed": True}
-        snap = self.source.current
+        records: dict[int, dict[str, Any] | None] = {}
         rows = []
         for watch in watches:
-            item = None
-            if snap is not None and watch.appid in snap.index.position:
-                item = orjson.loads(snap.index.items_for([watch.appid])[0])
-            if watch.fired:
-                state = "alerted"
-            elif item is not None and watch.condition.met(item):
-                state = "come true: alert on the next nightly run"
-            else:
-                state = "waiting"
-            rows.append({"watch": watch, "game": item, "state": state})
+            if watch.appid not in records:
+                records[watch.appid] = await self.game(watch.appid)
+            record = records[watch.appid]
+            rows.append({"watch": watch, "game": record, "state": watch_state(watch, record)})
         return {"watches": rows, "watches_down": False, "confirmed": confirmed}
 
     def _message(self, request: Request, status: int, title: str, message: str) -> Response:

@@ -114,18 +114,23 @@ def redis_server(folder: Path) -> Iterator[str]:
         process.wait(timeout=15)
 
 
-def nginx_conf(prefix: Path, root: Path, port: int) -> Path:
-    """Given a prefix folder, a document root and a port, write a minimal nginx.conf."""
-    conf = prefix / "nginx.conf"
+def nginx_conf(
+    prefix: Path, root: Path, port: int, *, suffix: str = "", http: str = "access_log off;"
+) -> Path:
+    """Given a prefix folder, a document root and a port, write a minimal nginx.conf serving
+    the root's files on that loopback port; return its path. ``suffix`` names a second
+    configuration's files apart (``nginx<suffix>.conf``, its pid and error log); ``http``: the
+    directives of the ``http`` block that differ (default: no access log)."""
+    conf = prefix / f"nginx{suffix}.conf"
     conf.write_text(
         f"""
 worker_processes 1;
 daemon off;
-pid {prefix}/nginx.pid;
-error_log {prefix}/error.log warn;
+pid {prefix}/nginx{suffix}.pid;
+error_log {prefix}/error{suffix}.log warn;
 events {{ worker_connections 1024; }}
 http {{
-    access_log off;
+    {http}
     server_tokens off;
     sendfile on;
     tcp_nopush on;

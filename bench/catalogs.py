@@ -133,3 +133,11 @@ def datasette_composed(genres: str, tag: str, year_from: int, year_to: int) -> s
         f"genre__in={genres}&tags__arraycontains={quote(tag)}"
         f"&release_year__gte={year_from}&release_year__lte={year_to}&_sort_desc=bang_score"
     )
+
+
+def lookup_path(records: Sequence[dict[str, Any]], n: int = 100) -> str:
+    """Given the catalogue's detail records, return a ``GET /api/v1/lookup`` path asking for
+    ``n`` appids spread over the whole ranking (a wishlist is not the top of the list)."""
+    appids = sorted(int(r["appid"]) for r in records)
+    step = max(1, len(appids) // n)
+    return "/api/v1/lookup?appids=" + ",".join(str(a) for a in appids[::step][:n])

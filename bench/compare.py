@@ -47,29 +47,19 @@ from pathlib import Path
 
 import httpx
 
+from bench.builds import measure_build
 from bench.catalogs import (
     common_tag,
     composed_rotation,
     detail_records,
+    lookup_path,
     search_words,
     shim_composed,
 )
+from bench.machine import machine
 from bench.report import BULK_LIMIT
-from bench.run import (
-    DETAIL_APPID,
-    PY,
-    REPO,
-    ROTATIONS,
-    SEARCH_WORD,
-    free_port,
-    lookup_path,
-    machine,
-    measure_build,
-    redis_server,
-    serving,
-    wait_warm,
-    work_folder,
-)
+from bench.run import DETAIL_APPID, ROTATIONS, SEARCH_WORD, work_folder
+from bench.servers import PY, REPO, free_port, redis_server, serving, wait_warm
 from bench.wrk import WrkResult, rotation_script, wrk
 
 FLOOR = 0.9  # throughput below this share of the earlier commit's is a regression
@@ -288,7 +278,7 @@ def loads(state: Path, work: Path, seconds: float) -> dict[str, tuple[str, Load]
 def settle(url: str, auth: Mapping[str, str]) -> None:
     """Given a started shim and a key's headers, build its deferred indexes (a search and a
     composed page need them) and, on a version that reports it, wait for its warm-up to end
-    (``bangscore_warm``: :func:`bench.run.wait_warm`)."""
+    (``bangscore_warm``: :func:`bench.servers.wait_warm`)."""
     httpx.get(f"{url}/api/v1/search?q={SEARCH_WORD}", headers=dict(auth), timeout=120)
     httpx.get(f"{url}/api/v1/games?genre=rpg,strategy&year_from=2010", headers=dict(auth))
     if "bangscore_warm" in httpx.get(f"{url}/metrics", timeout=10).text:

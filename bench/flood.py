@@ -46,7 +46,7 @@ from bangscore.contract.export import (
 )
 from bangscore.storage import LocalStorage, StoredObject
 from bench.harden import answers, bench_key, spawned_until
-from bench.run import PY, free_port, serving, wait_warm
+from bench.servers import PY, free_port, serving, wait_warm
 from bench.wrk import wrk
 
 FILE_MIB = 12
@@ -360,8 +360,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.state.mkdir(parents=True, exist_ok=True)
     logs = args.state / "bench-logs"
     logs.mkdir(exist_ok=True)
-    from bench.catalogs import detail_records
-    from bench.run import lookup_path
+    from bench.catalogs import detail_records, lookup_path
 
     key = bench_key(args.state)
     lookup = lookup_path(detail_records(args.snapshot))

@@ -33,7 +33,7 @@ import httpx
 from bangscore.stores import open_stores
 from bangscore.stores.keystore import issue_key
 from bangscore.stores.secret import load_session_secret
-from bench.run import PY, REPO, free_port, serving, wait_warm
+from bench.servers import PY, REPO, free_port, serving, wait_warm
 from bench.wrk import WrkResult, wrk
 
 LIST_PATH = "/api/v1/games?genre=rpg"

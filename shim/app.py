@@ -16,7 +16,7 @@ What runs at start-up, while serving and at shutdown is :mod:`bangscore.shim.lif
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -192,10 +192,11 @@ def _hook_routes(site: AccountSite, store_url: str, secret: str, https: bool) ->
 
     hooks = HookSite(site, open_webhook_store(store_url))
     watch_extras = site.page_extras
-    site.page_extras = lambda email: {
-        **(watch_extras(email) if watch_extras else {}),
-        **hooks.extras(email),
-    }
+
+    async def extras(email: str) -> dict[str, Any]:
+        return {**(await watch_extras(email) if watch_extras else {}), **hooks.extras(email)}
+
+    site.page_extras = extras
     return hook_routes(hooks, session_middleware(site, session_secret=secret, https_only=https))
 
 

@@ -147,23 +147,46 @@ def test_every_shim_module_serves_the_app() -> None:
     assert sorted(shim - reached - {"bangscore.shim.account"}) == []
 
 
-MAX_MODULE_LINES = 600
+# The house's rule is 600 lines a module (issue 35); issue 59 keeps a margin under it, so the
+# next fix never forces a split in the middle of an unrelated change.
+MAX_MODULE_LINES = 500
 # The worst radon cyclomatic-complexity rank a function or method of the package may have:
 # C is 11-20 independent paths, what a reader can still hold; D (21-30) and worse are split.
 WORST_RANK = "C"
 
 
-def test_no_module_of_the_package_is_over_600_lines() -> None:
-    """A reader takes in a module at a sitting: every module of the package (found by walking
-    it, tests/support/package_files.py) keeps under 600 lines (issue 35), as starlette's and
-    httpx's modules are."""
-    long = {
-        name: n
-        for name, path in module_files().items()
-        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+def our_modules() -> dict[str, Path]:
+    """Return every module of our product code by dotted name: the package's
+    (tests/support/package_files.py) and the benchmarks' (``bench/``)."""
+    bench = {f"bench.{p.stem}": p for p in sorted((ROOT / "bench").glob("*.py"))}
+    return {**module_files(), **bench}
+
+
+def lines_over(files: Mapping[str, Path], most: int) -> dict[str, int]:
+    """Given modules by name and the most lines one may have, return each longer one's path
+    (relative to the repository when under it) with its line count."""
+    counts = {path: len(path.read_text(encoding="utf-8").splitlines()) for path in files.values()}
+    return {
+        str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path): n
+        for path, n in counts.items()
+        if n > most
     }
-    assert len(module_files()) > 140
-    assert long == {}
+
+
+def test_no_module_of_ours_is_over_500_lines() -> None:
+    """A reader takes in a module at a sitting: every module of the package (found by walking
+    it) and of ``bench/`` keeps under 500 lines, a margin under the 600 of issue 35 (issue 59),
+    as starlette's and httpx's modules are."""
+    long = lines_over(our_modules(), MAX_MODULE_LINES)
+    assert len(our_modules()) > 160
+    assert long == {}, f"over {MAX_MODULE_LINES} lines, split by subject: {long}"
+
+
+def test_the_line_rule_names_a_long_module(tmp_path: Path) -> None:
+    (tmp_path / "short.py").write_text("x = 1\n" * MAX_MODULE_LINES)
+    (tmp_path / "long.py").write_text("x = 1\n" * (MAX_MODULE_LINES + 1))
+    files = {p.stem: p for p in tmp_path.glob("*.py")}
+    assert lines_over(files, MAX_MODULE_LINES) == {str(tmp_path / "long.py"): 501}
 
 
 def ranks_worse_than(source: str, worst: str) -> dict[str, str]:

@@ -42,6 +42,7 @@ from bangscore.stores.watchstore import (
     SentAlert,
     WatchRecord,
     WatchStore,
+    holds_today,
 )
 
 log = logging.getLogger("bangscore.mail.alerts")
@@ -277,7 +278,7 @@ def _due(
     rearm: list[str] = []
     for watch in watches:
         record = details.get(watch.appid)
-        met = record is not None and watch.condition.met(record)
+        met = holds_today(watch.condition, record)
         if met and not watch.fired:
             assert record is not None
             due.append((watch, record))

@@ -69,11 +69,16 @@ class RedisLink:
         self.client.close()
 
 
-def open_link(url: str) -> tuple[RedisLink, dict[str, str]]:
+def redis_client(
+    url: str, *, timeout: float, fail_fast: bool = True
+) -> tuple[redis.Redis, dict[str, str]]:
     """Given ``redis://HOST:PORT/DB`` (or ``rediss://``, ``unix://``) with optional query
-    parameters, return the link and our parameters by name (:data:`OUR_PARAMETERS`; the rest
-    go to the client). ``timeout``: seconds per Redis call (default 0.25); ``retry_after``:
-    the breaker's seconds (default 1). Raises ValueError for a malformed URL or number."""
+    parameters, return a client decoding responses to str and our parameters by name
+    (:data:`OUR_PARAMETERS`; the rest go to the client). ``timeout``: the seconds per Redis
+    call when the URL names none (its ``timeout`` parameter wins). ``fail_fast``: no retry of a
+    failed call (the caller fails open instead of waiting); without it, redis-py's own retries.
+    The one place every Redis store opens its client. Raises ValueError for a malformed URL or
+    number."""
     parts = urlsplit(url)
     ours: dict[str, str] = {}
     theirs: list[tuple[str, str]] = []
@@ -82,13 +87,23 @@ def open_link(url: str) -> tuple[RedisLink, dict[str, str]]:
             ours[name] = value
         else:
             theirs.append((name, value))
-    timeout = float(ours.get("timeout", "0.25"))
+    seconds = float(ours.get("timeout", str(timeout)))
+    fast: dict[str, Any] = {"retry": Retry(NoBackoff(), 0), "health_check_interval": 0}
     client = redis.Redis.from_url(
         urlunsplit(parts._replace(query=urlencode(theirs))),
         decode_responses=True,
-        socket_timeout=timeout,
-        socket_connect_timeout=timeout,
-        retry=Retry(NoBackoff(), 0),  # fail fast: the caller fails open instead of waiting
-        health_check_interval=0,
+        socket_timeout=seconds,
+        socket_connect_timeout=seconds,
+        **(fast if fail_fast else {}),
     )
+    return client, ours
+
+
+def open_link(url: str) -> tuple[RedisLink, dict[str, str]]:
+    """Given ``redis://HOST:PORT/DB`` (or ``rediss://``, ``unix://``) with optional query
+    parameters, return the link and our parameters by name (:data:`OUR_PARAMETERS`; the rest
+    go to the client: :func:`redis_client`). ``timeout``: seconds per Redis call (default
+    0.25); ``retry_after``: the breaker's seconds (default 1). Raises ValueError for a
+    malformed URL or number."""
+    client, ours = redis_client(url, timeout=0.25)
     return RedisLink(client, retry_after=float(ours.get("retry_after", "1"))), ours

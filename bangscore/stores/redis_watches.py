@@ -17,12 +17,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import orjson
 import redis
 
 from bangscore.errors import StoreUnavailable, TooManyWatches, UnknownWatch
+from bangscore.stores.redis_link import PREFIX, redis_client
 from bangscore.stores.watchstore import (
     MAX_WATCHES_PER_ADDRESS,
     Address,
@@ -36,7 +36,8 @@ from bangscore.stores.watchstore import (
 )
 
 T = TypeVar("T")
-PREFIX = "bs:"
+# Seconds per call: the mail batch and the account pages wait longer than a request's counter.
+TIMEOUT = 5.0
 BATCH = 500
 
 # KEYS: watch hash, all watches, address's watches, condition index.
@@ -215,18 +216,9 @@ class RedisWatchStore:
     @classmethod
     def from_url(cls, url: str) -> RedisWatchStore:
         """Given the key store's ``redis://HOST:PORT/DB`` (its lease parameters are ignored;
-        ``timeout`` in seconds, default 5), return the store."""
-        parts = urlsplit(url)
-        ours = {"replicas", "max_block", "lease_idle", "flush_every", "retry_after", "timeout"}
-        pairs = parse_qsl(parts.query)
-        timeout = float(dict(pairs).get("timeout", "5"))
-        client = redis.Redis.from_url(
-            urlunsplit(parts._replace(query=urlencode([p for p in pairs if p[0] not in ours]))),
-            decode_responses=True,
-            socket_timeout=timeout,
-            socket_connect_timeout=timeout,
-        )
-        return cls(client)
+        ``timeout`` in seconds, default :data:`TIMEOUT`), return the store; its client is
+        :func:`bangscore.stores.redis_link.redis_client`'s, with redis-py's retries."""
+        return cls(redis_client(url, timeout=TIMEOUT, fail_fast=False)[0])
 
     @staticmethod
     def _call(fn: Callable[[], T]) -> T:

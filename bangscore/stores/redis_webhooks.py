@@ -20,7 +20,9 @@ from typing import Any
 import redis
 
 from bangscore.errors import StoreUnavailable, WatchStoreError
-from bangscore.stores.redis_watches import RedisWatchStore
+from bangscore.stores.redis_link import PREFIX as LINK_PREFIX
+from bangscore.stores.redis_link import redis_client
+from bangscore.stores.redis_watches import TIMEOUT, RedisWatchStore
 from bangscore.stores.webhooks import (
     DISABLE_AFTER_SECONDS,
     KEEP_DELIVERIES,
@@ -30,7 +32,7 @@ from bangscore.stores.webhooks import (
     next_try,
 )
 
-PREFIX = "bs:wh:"
+PREFIX = f"{LINK_PREFIX}wh:"
 _PENDING = PREFIX + "pending"
 
 # KEYS: the endpoint's taken events, the delivery, pending, the endpoint's log.
@@ -152,9 +154,9 @@ class RedisWebhookStore:
 
     @classmethod
     def from_url(cls, url: str) -> RedisWebhookStore:
-        """Given the key store's ``redis://HOST:PORT/DB`` (read as the watch store reads it),
-        return the store."""
-        return cls(RedisWatchStore.from_url(url).client)
+        """Given the key store's ``redis://HOST:PORT/DB`` (read as the watch store reads it:
+        :func:`bangscore.stores.redis_link.redis_client`), return the store."""
+        return cls(redis_client(url, timeout=TIMEOUT, fail_fast=False)[0])
 
     # A Redis fault as StoreUnavailable, as the watch store raises it.
     _call = staticmethod(RedisWatchStore._call)

@@ -93,6 +93,14 @@ class Condition:
         return f"${self.below_usd:,.2f} or less"
 
 
+def holds_today(condition: Condition, record: dict[str, Any] | None) -> bool:
+    """Given a watch's condition and its game's detail record in the current snapshot (None:
+    the game is not rated in it), return whether the condition holds on that snapshot's
+    prices (:meth:`Condition.met`). The one test of a watch: the nightly alert
+    (:mod:`bangscore.mail.alerts`) and the account page's state of each watch both make it."""
+    return record is not None and condition.met(record)
+
+
 # The events in words (the forms' labels, the mails' and listings' condition).
 EVENT_WORDS: dict[str, str] = {
     "recent_low": "at or below its recent low",

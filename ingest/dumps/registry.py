@@ -24,7 +24,7 @@ from typing import Any, Final
 from tqdm import tqdm
 
 from bangscore.errors import CatalogError
-from bangscore.ingest.dumps import early_window, files, legacy, readers
+from bangscore.ingest.dumps import early_window, files, insights, legacy, pics, readers
 from bangscore.ingest.dumps.expectations import EXPECTED, Expectation, Watched
 from bangscore.ingest.resolve.observations import (
     TRUST_MATCHED,
@@ -101,7 +101,7 @@ BUNDLED: tuple[Source, ...] = (
     Source(
         Layer("steam_pics_2026", "storefront", _d("2026-07-24")),
         "steam_pics_2026",
-        lambda p, _: readers.observe_pics(p),
+        lambda p, _: pics.observe_pics(p),
     ),
     # 28 dated versions of one US price file: each app's newest is its price, every one a
     # point of its price history (ingest.resolve.prices). Dated by its newest version.
@@ -132,7 +132,7 @@ BUNDLED: tuple[Source, ...] = (
     Source(
         Layer("steam_insights_2024", "storefront", _d("2024-10-31")),
         "steam_insights_2024",
-        lambda p, _: readers.observe_insights(p),
+        lambda p, _: insights.observe_insights(p),
     ),
     Source(
         Layer("steamspy_2023-02-04", "player_stats", _d("2023-02-04")),

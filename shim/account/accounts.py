@@ -34,7 +34,7 @@ import hmac
 import re
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -130,7 +130,7 @@ class AccountSite:
         clock: Callable[[], float] = time.time,
         session_idle: int,
         session_max: int,
-        page_extras: Callable[[str], dict[str, Any]] | None = None,
+        page_extras: Callable[[str], Awaitable[dict[str, Any]]] | None = None,
         smtputf8: bool = False,
     ) -> None:
         self.accounts, self.keys, self.counter = accounts, keys, counter
@@ -226,7 +226,7 @@ class AccountSite:
         """Return the client IP (uvicorn applies the trusted proxies' X-Forwarded-For)."""
         return client_ip(request)
 
-    def keys_page(
+    async def keys_page(
         self, request: Request, email: str, *, new_key: str | None = None, error: str = ""
     ) -> Response:
         """Given a signed-in email, return the keys page (optionally showing a new key once)."""
@@ -235,7 +235,7 @@ class AccountSite:
             views: list[KeyView] = self.keys.list_keys(day, email)
         except StoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
-        extras = self.page_extras(email) if self.page_extras else {}
+        extras = await self.page_extras(email) if self.page_extras else {}
         return self.page(
             request,
             "account_keys.html",
@@ -254,7 +254,7 @@ class AccountSite:
         except StoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
         if email is not None:
-            return self.keys_page(request, email)
+            return await self.keys_page(request, email)
         return self.page(request, "account_signin.html", error="", typed="")
 
     async def signup(self, request: Request) -> Response:
@@ -397,11 +397,11 @@ class AccountSite:
         try:
             views = self.keys.list_keys(window_at(self.clock()).day, email)
             if sum(v.record.state == "active" for v in views) >= MAX_ACTIVE_KEYS:
-                return self.keys_page(request, email, error=_TOO_MANY)
+                return await self.keys_page(request, email, error=_TOO_MANY)
             key, _ = issue_key(self.keys, email, "free", None, int(self.clock()))
         except StoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
-        return self.keys_page(request, email, new_key=key)
+        return await self.keys_page(request, email, new_key=key)
 
     async def revoke(self, request: Request) -> Response:
         email = self._signed_in_email(request)
@@ -414,10 +414,10 @@ class AccountSite:
                 v.record.key_id for v in self.keys.list_keys(window_at(self.clock()).day, email)
             }
             if target not in owned:
-                return self.keys_page(request, email, error="No such key on this account.")
+                return await self.keys_page(request, email, error="No such key on this account.")
             self.keys.revoke_key(target)
         except UnknownKey:
-            return self.keys_page(request, email, error="No such key on this account.")
+            return await self.keys_page(request, email, error="No such key on this account.")
         except StoreUnavailable:
             return self.page(request, "account_message.html", 503, title="Try again", message=_DOWN)
         return RedirectResponse(f"{self.root}/account", 303, headers=PAGE_HEADERS)

@@ -91,7 +91,7 @@ class HookSite:
         endpoint = self.store.add_endpoint(email, url, events, appids, int(self.accounts.clock()))
         token = _NEW_SECRET.set((endpoint.id, endpoint.secret))
         try:
-            return self.accounts.keys_page(request, email)
+            return await self.accounts.keys_page(request, email)
         finally:
             _NEW_SECRET.reset(token)
 

@@ -17,16 +17,13 @@ from typing import Any
 
 import orjson
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from bangscore.contract.limits import MAX_APPID_DIGITS, MAX_LOOKUP_APPIDS
-from bangscore.errors import StoreUnavailable, TooManyWatches
-from bangscore.shim.account.accounts import PAGE_HEADERS
-from bangscore.shim.account.watches import WatchSite, watch_network
-from bangscore.shim.clients import client_subject
-from bangscore.shim.quota import rate_headers
-from bangscore.stores.watchstore import EVENT_WORDS, EVENTS, Condition, WatchRecord, new_watch_id
+from bangscore.errors import StoreUnavailable
+from bangscore.shim.account.watches import WatchSite
+from bangscore.stores.watchstore import EVENT_WORDS, EVENTS, Condition
 
 _CSRF = "Your session expired or the form was stale. Go back, reload the page and try again."
 _CONDITION = "Watch a list at its verdict price, at its recent lows or for its next sales."
@@ -90,12 +87,9 @@ class ListWatches:
         choice = list_condition(request.query_params.get("condition", ""))
         if choice is None:
             return site._message(request, 400, "No such watch", _CONDITION)
-        hit, window = await site.quota.admit(client_subject("page", request), site.quota.page_limit)
-        rate = dict(rate_headers(hit.limit, hit.used, window))
-        if not hit.admitted:
-            response = site._message(request, 429, "Too many page views today", "Try tomorrow.")
-            response.headers.update({**rate, "Retry-After": str(window.seconds_to_reset)})
-            return response
+        rate, refused = await site.admit_page(request)
+        if refused is not None:
+            return refused
         try:
             email = site.accounts.account(request)
         except StoreUnavailable:
@@ -136,27 +130,9 @@ class ListWatches:
         games = self.games(appids) if appids is not None else []
         if not games:
             return site._message(request, 400, "Not watched", "The list holds no rated game.")
-        now = int(site.accounts.clock())
-        network = watch_network(site.accounts.client_ip(request))
-        try:
-            if (
-                site.store.hit(f"add:acct:{email}", now, 3600) > site.limits.adds_per_account
-                or site.store.hit(f"add:net:{network}", now, 3600) > site.limits.adds_per_network
-            ):
-                return site._message(request, 429, "Slow down", "Too many adds; try in an hour.")
-            for game in games:
-                condition = _list_watch(choice, game)
-                site.store.add_watch(
-                    WatchRecord(new_watch_id(), email, int(game["appid"]), condition, now)
-                )
-            address = site.store.address(email)
-            if not address.confirmed and not address.suppressed:
-                site.queue_confirmation(email, network, now)
-        except TooManyWatches as exc:
-            return site._message(request, 409, "Too many watches", f"{exc}; remove some first.")
-        except StoreUnavailable:
-            return site._message(request, 503, "Try again", _DOWN)
-        return RedirectResponse(f"{site.accounts.root}/account#watches", 303, headers=PAGE_HEADERS)
+        watches = [(int(game["appid"]), _list_watch(choice, game)) for game in games]
+        slow = "Too many adds; try in an hour."
+        return site.store_watches(request, email, watches, remove="some", slow=slow)
 
 
 def list_routes(watches: WatchSite, session: Any) -> list[BaseRoute]:

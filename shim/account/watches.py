@@ -20,6 +20,7 @@ for unsubscribe the RFC 8058 one-click POST of a mail client) acts.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +42,7 @@ from bangscore.stores.watchstore import (
     Condition,
     WatchRecord,
     WatchStore,
+    holds_today,
     new_watch_id,
 )
 
@@ -126,6 +128,18 @@ def _choices(record: dict[str, Any]) -> tuple[frozenset[str], str | None]:
     return met, next((name for name in conditions if name not in met), None)
 
 
+def watch_state(watch: WatchRecord, record: dict[str, Any] | None) -> str:
+    """Given a watch and its game's detail record in the current snapshot (None: not rated
+    in it), return its state in words: ``alerted`` once its alert went out, ``come true``
+    when its condition holds today (:func:`bangscore.stores.watchstore.holds_today`, the
+    nightly alert's test), else ``waiting``."""
+    if watch.fired:
+        return "alerted"
+    if holds_today(watch.condition, record):
+        return "come true: alert on the next nightly run"
+    return "waiting"
+
+
 class WatchSite:
     """The watch pages over the account site, a watch store and the current snapshot."""
 
@@ -157,29 +171,45 @@ class WatchSite:
             return None
         return record if isinstance(record, dict) else None
 
-    def extras(self, email: str) -> dict[str, Any]:
+    async def extras(self, email: str) -> dict[str, Any]:
         """Given a signed-in address, return the account page's watch context: ``watches``
-        as rows (the watch, its game's list item from the current snapshot or None, and its
-        state), whether the address is ``confirmed``, and ``watches_down`` on a store fault."""
+        as rows (the watch, its game's detail record from the current snapshot or None, and
+        its state: :func:`watch_state`), whether the address is ``confirmed``, and
+        ``watches_down`` on a store fault. The detail record, not the list item, carries what
+        an event's condition reads (``list_price_usd``, ``recent_low_usd``): a page of at most
+        100 watches reads as many records, each from the bodies' cache once read."""
         try:
             watches = self.store.list_watches(email)
             confirmed = self.store.address(email).confirmed
         except StoreUnavailable:
             return {"watches": [], "watches_down": True, "confirmed": True}
-        snap = self.source.current
+        records: dict[int, dict[str, Any] | None] = {}
         rows = []
         for watch in watches:
-            item = None
-            if snap is not None and watch.appid in snap.index.position:
-                item = orjson.loads(snap.index.items_for([watch.appid])[0])
-            if watch.fired:
-                state = "alerted"
-            elif item is not None and watch.condition.met(item):
-                state = "come true: alert on the next nightly run"
-            else:
-                state = "waiting"
-            rows.append({"watch": watch, "game": item, "state": state})
+            if watch.appid not in records:
+                records[watch.appid] = await self.game(watch.appid)
+            record = records[watch.appid]
+            rows.append({"watch": watch, "game": record, "state": watch_state(watch, record)})
         return {"watches": rows, "watches_down": False, "confirmed": confirmed}
+
+    async def admit_page(self, request: Request) -> tuple[dict[str, str], Response | None]:
+        """Given a request for a page showing games' prices and scores, count it against the
+        client's page allowance (signed in or not: docs/API.md#watches); return its rate
+        headers and None, or with the 429 page (``Retry-After`` set) once the allowance is
+        spent."""
+        hit, window = await self.quota.admit(client_subject("page", request), self.quota.page_limit)
+        rate = dict(rate_headers(hit.limit, hit.used, window))
+        if hit.admitted:
+            return rate, None
+        response = self._message(
+            request,
+            429,
+            "Too many page views today",
+            f"This address has viewed {self.quota.page_limit:,} pages today, its daily "
+            "allowance. It starts again at 00:00 UTC.",
+        )
+        response.headers.update({**rate, "Retry-After": str(window.seconds_to_reset)})
+        return rate, response
 
     def _message(self, request: Request, status: int, title: str, message: str) -> Response:
         return self.accounts.page(
@@ -195,18 +225,9 @@ class WatchSite:
             return self._message(request, 400, "No such game", "The link names no game.")
         # It shows a game's price and score: counted against the page allowance, signed in
         # or not (docs/API.md#watches).
-        hit, window = await self.quota.admit(client_subject("page", request), self.quota.page_limit)
-        rate = dict(rate_headers(hit.limit, hit.used, window))
-        if not hit.admitted:
-            response = self._message(
-                request,
-                429,
-                "Too many page views today",
-                f"This address has viewed {self.quota.page_limit:,} pages today, its daily "
-                "allowance. It starts again at 00:00 UTC.",
-            )
-            response.headers.update({**rate, "Retry-After": str(window.seconds_to_reset)})
-            return response
+        rate, refused = await self.admit_page(request)
+        if refused is not None:
+            return refused
         try:
             email = self.accounts.account(request)
         except StoreUnavailable:
@@ -245,6 +266,23 @@ class WatchSite:
         record = await self.game(appid) if appid is not None else None
         if appid is None or record is None or condition is None:
             return self._message(request, 400, "Not watched", "Choose a game and a condition.")
+        return self.store_watches(request, email, [(appid, condition)], remove="one")
+
+    def store_watches(
+        self,
+        request: Request,
+        email: str,
+        watches: Sequence[tuple[int, Condition]],
+        *,
+        remove: str,
+        slow: str = _SLOW,
+    ) -> Response:
+        """Given a signed-in address and the (appid, condition) of each watch to add, add them
+        as one add of the hourly limits (a game's form adds one, a list up to 100), queue the
+        address's confirmation if it is unconfirmed, and return the redirect to the account
+        page; else the page saying why not: 429 (``slow``) over the account's or network's
+        adds this hour, 409 past the most watches an address holds (asking to remove
+        ``remove`` first), 503 on a store fault."""
         now = int(self.accounts.clock())
         network = watch_network(self.accounts.client_ip(request))
         limits = self.limits
@@ -253,13 +291,14 @@ class WatchSite:
                 self.store.hit(f"add:acct:{email}", now, 3600) > limits.adds_per_account
                 or self.store.hit(f"add:net:{network}", now, 3600) > limits.adds_per_network
             ):
-                return self._message(request, 429, "Slow down", _SLOW)
-            self.store.add_watch(WatchRecord(new_watch_id(), email, appid, condition, now))
+                return self._message(request, 429, "Slow down", slow)
+            for appid, condition in watches:
+                self.store.add_watch(WatchRecord(new_watch_id(), email, appid, condition, now))
             address = self.store.address(email)
             if not address.confirmed and not address.suppressed:
                 self.queue_confirmation(email, network, now)
         except TooManyWatches as exc:
-            return self._message(request, 409, "Too many watches", f"{exc}; remove one first.")
+            return self._message(request, 409, "Too many watches", f"{exc}; remove {remove} first.")
         except StoreUnavailable:
             return self._message(request, 503, "Try again", _DOWN)
         return RedirectResponse(f"{self.accounts.root}/account#watches", 303, headers=PAGE_HEADERS)

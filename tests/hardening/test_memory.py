@@ -21,7 +21,7 @@ from bangscore.contract.export import GAMES_JSONL
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.storage import LocalStorage
 from bench.flood import EVERY_ENDPOINT, FILE_MIB, WORKER_MIB, write_export
-from bench.run import wait_warm
+from bench.servers import wait_warm
 from tests.hardening.conftest import ServerFactory, add_key, publish_into
 from tests.hardening.test_edge import rss_mib
 from tests.support import factories

@@ -1,4 +1,5 @@
-"""Readers of the 2024-2026 dumps (ingest.dumps.readers): what they translate on the way in."""
+"""Readers of the 2024-2026 dumps (ingest.dumps.readers, .pics, .insights): what they translate
+on the way in."""
 
 from __future__ import annotations
 
@@ -15,12 +16,11 @@ from typing import Any
 import orjson
 import pytest
 
+from bangscore.ingest.dumps.insights import LOCALIZED_GENRES, observe_insights
+from bangscore.ingest.dumps.pics import observe_pics
 from bangscore.ingest.dumps.readers import (
-    LOCALIZED_GENRES,
     observe_delisted,
     observe_hltb_2025,
-    observe_insights,
-    observe_pics,
     observe_price_history,
 )
 from bangscore.ingest.resolve.checks import GAME_GENRES, SOFTWARE_GENRES

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from bangscore.errors import CatalogError
-from bangscore.ingest.dumps.readers import INSIGHTS_TABLES
+from bangscore.ingest.dumps.insights import INSIGHTS_TABLES
 from bangscore.ingest.dumps.registry import (
     BUNDLED,
     PRICE_HISTORY_LAYER,

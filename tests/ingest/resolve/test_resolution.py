@@ -1,11 +1,11 @@
-"""Record resolution's pure helpers (ingest.resolve.resolution); resolving whole records is tested
+"""Record resolution's pure helpers (ingest.resolve.record); resolving whole records is tested
 in test_catalog.py and test_live.py."""
 
 from __future__ import annotations
 
 import pytest
 
-from bangscore.ingest.resolve.resolution import estimated_fields
+from bangscore.ingest.resolve.record import estimated_fields
 
 FLAGS = ("length", "finish_rate", "historical_low", "tags", "review_count")
 # Which values are estimates -> the record's ``estimated`` names.

@@ -6,6 +6,7 @@ every watch page."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -215,17 +216,18 @@ class WatchApp:
     game: ScoredGame
 
 
-@pytest.fixture
-def watch_app(
-    tmp_path: Path, small_snapshot: tuple[ObjectStorage, list[ScoredGame]]
+@contextlib.contextmanager
+def watch_app_over(
+    tmp_path: Path, snapshots: ObjectStorage, game: ScoredGame
 ) -> Iterator[WatchApp]:
-    """A browser signed in as watcher@x.io on the app over the small catalogue."""
+    """Given a scratch folder, a published snapshot and one of its games, yield a browser signed
+    in as watcher@x.io on the whole app over that snapshot."""
     keys = sqlite_stores(tmp_path / "keys.sqlite3")
     store = open_watch_store(f"sqlite:///{tmp_path / 'watches.sqlite3'}")
     quota = Quota(
         keys.counter, keys.keys, anonymous_limit=1000, page_limit=5000, key_cache_seconds=0
     )
-    source = SnapshotSource(small_snapshot[0], cache_bytes=1 << 24, poll_seconds=3600)
+    source = SnapshotSource(snapshots, cache_bytes=1 << 24, poll_seconds=3600)
     app = create_app(
         Settings(site_url=factories.SITE),
         source,
@@ -235,7 +237,6 @@ def watch_app(
         accounts=keys.accounts,
         watches=WatchOptions(store=store),
     )
-    game = next(g for g in small_snapshot[1] if g.record.price_usd > 1)
     with TestClient(app, base_url=factories.SITE, follow_redirects=False) as client:
         # The account is stored with a cheap hash (verifying reads its parameters), so only
         # the sign-in runs through the site: argon2's defaults would cost a second a test.
@@ -246,6 +247,16 @@ def watch_app(
         browser.open()
         yield WatchApp(browser, keys, store, WatchLinks(SECRET, factories.SITE), game)
     store.close()
+
+
+@pytest.fixture
+def watch_app(
+    tmp_path: Path, small_snapshot: tuple[ObjectStorage, list[ScoredGame]]
+) -> Iterator[WatchApp]:
+    """A browser signed in as watcher@x.io on the app over the small catalogue."""
+    game = next(g for g in small_snapshot[1] if g.record.price_usd > 1)
+    with watch_app_over(tmp_path, small_snapshot[0], game) as app:
+        yield app
 
 
 def _watch(app: WatchApp, condition: Condition, *, fired: bool = False) -> WatchRecord:

@@ -10,7 +10,7 @@ import pytest
 
 from bangscore.storage import LocalStorage
 from bench.harden import bench_key, serve_command
-from bench.run import free_port, serving, wait_warm
+from bench.servers import free_port, serving, wait_warm
 from tests.support import factories
 from tests.support.live import parse_metrics
 

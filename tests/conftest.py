@@ -88,6 +88,10 @@ GROUP_BY_FIXTURE = {
 }
 
 
+# The test modules of the other shards (``--shard``), found once per session at configure.
+_OTHER_SHARDS: set[Path] | None = None
+
+
 # Before pytest-xdist's own hook, which reads the xdist_group marks to place the tests.
 @pytest.hookimpl(tryfirst=True)
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -98,13 +102,28 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="start this process's wall clock at an RFC 3339 instant and let it tick "
         "(time-machine); `make test-clock` runs the suite at three instants",
     )
+    parser.addoption(
+        "--shard",
+        default=None,
+        help="i/n: collect only the i-th of n parts of the test modules, balanced by their "
+        "recorded CPU time (tests/support/shards.py); `make check` runs its parts side by side",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Given ``--clock``, move this process's wall clock there for the session: time.time,
     datetime.now and date.today read from that instant on, ticking; monotonic clocks and
-    other processes (servers the tests start, Redis) keep the real time. Raises
-    pytest.UsageError for an instant that does not parse."""
+    other processes (servers the tests start, Redis) keep the real time. Given ``--shard``,
+    find the other shards' modules. Raises pytest.UsageError for an instant or a shard that
+    does not parse."""
+    global _OTHER_SHARDS
+    if (spelling := config.getoption("--shard")) is not None:
+        from tests.support import shards
+
+        try:
+            _OTHER_SHARDS = shards.others(spelling)
+        except ValueError as exc:
+            raise pytest.UsageError(str(exc)) from exc
     instant = config.getoption("--clock")
     if instant is None:
         return
@@ -121,6 +140,12 @@ def pytest_configure(config: pytest.Config) -> None:
     traveller = time_machine.travel(start, tick=True)
     traveller.start()
     config.add_cleanup(traveller.stop)
+
+
+def pytest_ignore_collect(collection_path: Path) -> bool | None:
+    """With ``--shard=i/n``, leave uncollected (never imported) the test modules of the other
+    shards (tests/support/shards.py); otherwise leave the choice to pytest."""
+    return True if _OTHER_SHARDS and collection_path in _OTHER_SHARDS else None
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

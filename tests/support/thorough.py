@@ -19,11 +19,11 @@ from __future__ import annotations
 
 # Test module -> its functions left out of `make check`, each with its cases' CPU seconds.
 THOROUGH: dict[str, dict[str, float]] = {
-    "tests/scoring/calibration/test_report.py": {
-        "test_summary_report_and_histogram": 0.68,
-    },
     "tests/bench/test_child.py": {
         "test_reports_the_commands_own_peak_not_its_starters": 1.00,
+    },
+    "tests/bench/test_figures.py": {
+        "test_measure_reads_the_current_snapshot_and_the_disk": 0.26,
     },
     "tests/bench/test_forecast_backtest.py": {
         "test_observed_prices_come_from_the_raw_dumps_inside_the_sale": 1.63,
@@ -38,17 +38,28 @@ THOROUGH: dict[str, dict[str, float]] = {
     "tests/build/test_feeds.py": {
         "test_each_entry_is_its_games_title_page_and_verdict": 0.30,
         "test_every_feed_is_valid_atom_read_by_feedparser": 0.27,
+        "test_ids_stay_the_same_across_a_rebuild": 0.20,
+        "test_the_deals_feed_of_a_first_build_holds_its_buy_now_games": 0.43,
     },
     "tests/build/test_parquet.py": {
         "test_games_read_back_as_the_detail_records": 0.31,
     },
     "tests/build/test_pipeline.py": {
+        "test_a_build_records_its_day_and_forecasts_from_it": 0.72,
         "test_a_shrinking_catalogue_is_refused_unless_allowed": 0.22,
         "test_an_export_is_written_with_its_change_counts": 0.34,
         "test_the_export_reuses_the_snapshots_detail_records_byte_for_byte": 0.35,
     },
     "tests/build/test_snapshot.py": {
         "test_forked_workers_render_the_same_objects_in_the_same_order": 0.54,
+    },
+    "tests/build/test_stage_cache.py": {
+        "test_a_rebuild_reads_the_scores_back_and_a_changed_catalogue_scores_again": 0.44,
+    },
+    "tests/build/test_stages.py": {
+        "test_a_build_reports_every_stage_and_they_add_up_to_at_most_the_whole": 0.39,
+        "test_the_publish_bar_has_a_total_first_estimated_then_the_current_snapshot_s": 0.29,
+        "test_timed_counts_the_producer_not_the_consumer": 0.30,
     },
     "tests/cli/test_build.py": {
         "test_a_build_from_a_damaged_dump_fails_naming_it_and_publishes_nothing": 0.35,
@@ -83,6 +94,9 @@ THOROUGH: dict[str, dict[str, float]] = {
     "tests/mail/test_webhooks.py": {
         "test_an_endpoint_failing_for_3_days_is_disabled_and_its_owner_told": 0.29,
     },
+    "tests/scoring/calibration/test_report.py": {
+        "test_summary_report_and_histogram": 0.68,
+    },
     "tests/scoring/test_sales.py": {
         "test_the_dumps_see_the_summer_sale_2026_where_the_table_dates_it": 0.55,
     },
@@ -91,6 +105,9 @@ THOROUGH: dict[str, dict[str, float]] = {
         "test_account_pages_are_never_cached_or_framed": 0.21,
         "test_account_pages_carry_rate_limit_headers": 0.27,
         "test_an_account_cannot_revoke_another_accounts_key": 0.43,
+    },
+    "tests/shim/account/test_watches.py": {
+        "test_the_account_page_shows_each_watchs_state": 0.21,
     },
     "tests/shim/test_answer.py": {
         "test_publish_stores_large_json_and_html_compressed_only": 0.18,
@@ -104,6 +121,7 @@ THOROUGH: dict[str, dict[str, float]] = {
         "test_old_snapshots_are_freed_after_a_switch": 0.80,
     },
     "tests/shim/test_downloads.py": {
+        "test_export_needs_a_bulk_key": 0.24,
         "test_local_export_links_cannot_be_forged": 0.33,
         "test_local_export_links_download_until_they_expire": 0.25,
     },
@@ -126,6 +144,7 @@ THOROUGH: dict[str, dict[str, float]] = {
     "tests/shim/test_push.py": {
         "test_a_feed_is_served_as_atom_and_counted_as_a_page": 0.40,
         "test_a_feed_that_does_not_exist_is_the_html_404": 0.40,
+        "test_a_feeds_reading_view_is_a_page_of_the_same_entries": 0.43,
     },
     "tests/shim/test_source.py": {
         "test_a_malformed_snapshot_is_refused_once_and_the_next_good_one_switched_to": 2.42,
@@ -134,6 +153,13 @@ THOROUGH: dict[str, dict[str, float]] = {
     },
     "tests/stores/test_sqlite_store.py": {
         "test_one_process_holds_a_bounded_number_of_leases": 1.49,
+    },
+    "tests/test_api_doc.py": {
+        "test_nothing_cites_documents_outside_the_repository": 0.20,
+        "test_the_docs_and_the_models_agree_on_which_day_a_date_field_names": 0.21,
+    },
+    "tests/test_api_doc_examples.py": {
+        "test_the_client_example_runs_as_written_on_recorded_answers": 0.23,
     },
     "tests/test_client_failures.py": {
         "test_24_hostile_16_mib_pages_leave_the_client_under_100_mb": 0.77,

@@ -168,9 +168,9 @@ imports: $(STAMP)  ## check the import contracts of pyproject.toml (import-linte
 	touch $(IMPORT_TREE)/bangscore/build/__init__.py
 	cd $(IMPORT_TREE) && PYTHONPATH=. ../$(BIN)/lint-imports ../pyproject.toml --no-cache
 
-# The linters, mypy and the import contracts run beside the tests (make -j): each keeps one core
-# busy for a second or less, while pytest's controller starts on one core and leaves the other
-# idle. Each target's output is printed whole when it ends (--output-sync). It ends by printing
+# The linters, mypy and the import contracts run beside the tests' shards (make -j): together
+# about 5 s of CPU, filling the gaps the shards leave (one ends first, or waits on a timeout).
+# Each target's output is printed whole when it ends (--output-sync). It ends by printing
 # its own wall time, the CPU time of everything it ran (the shell's `times`: children's user
 # and system) and the load average, so a figure quoted from it carries how busy the machine was.
 check: $(STAMP)  ## the fast loop (goal: under 20 s on 2 quiet cores; prints its time): lint, typecheck, import contracts, tests that need no server

@@ -8,9 +8,12 @@ inflates every figure alike; 61.0 s for the 2,916 tests). Listed: each test func
 case at 0.18 s or more, 54 functions (104 cases, 33.3 s). With those left out, the rest was
 measured again on ``make check``'s two pytest-xdist workers at 04:59 UTC (load 5.3 to 6.0;
 24.9 s for 2,850 tests) and the functions with a case at 0.2 s or more were added: 8 more
-(17 cases, 2.9 s). The figure beside each is its cases' sum in the run that listed it. The
-property tests (Hypothesis) stay in the loop at fewer examples (tests/conftest.py's ``check``
-profile; 7.7 s of the first run's 61.0 at 100). A test renamed or removed here fails
+(17 cases, 2.9 s). Measured once more the first way on 2 Dec 2026 at 07:47 UTC (load 10: another
+engineer's builds; 25.4 s of the tests' own CPU for 2,961 tests, 29.7 s for the process), 14
+more functions had a case at 0.2 s or more (20 cases, 4.6 s), most of them small builds: 76
+functions, 142 cases in all. The figure beside each is its cases' sum in the run that listed
+it. The property tests (Hypothesis) stay in the loop at fewer examples (tests/conftest.py's
+``check`` profile). A test renamed or removed here fails
 tests/test_fast_loop.py, so the list cannot go stale silently; a new test past 0.2 s belongs
 here (a ``thorough`` test is ``make test``'s, never skipped).
 """

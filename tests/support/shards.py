@@ -2,9 +2,9 @@
 processes side by side (``--shard=1/2`` and ``--shard=2/2``), each collecting only its own modules.
 
 Why not pytest-xdist's workers: each worker imports and collects every test module of the suite
-and the controller takes every report from them. On 2 Dec 2026 (08:00 UTC, load 12: the figures
-are inflated alike) the fast loop's tests took 30.5 s of CPU in one process and 43.6 s on two
-workers; two shards collect the suite once between them and need no controller.
+and the controller takes every report from them. On 2 Dec 2026 at 08:15 UTC (load 9: the figures
+are inflated alike) the fast loop's tests took 37.8 s of CPU on two workers and 30.4 s (14.9 and
+15.5) as two shards, which collect the suite once between them and need no controller.
 
 A module's shard is chosen before pytest imports it (``pytest_ignore_collect``), from the CPU
 seconds its tests took in the fast loop (shard_weights.json: measured with each test's process

@@ -31,11 +31,16 @@ AXE     := node_modules/axe-core/axe.min.js
 # fixture in tests/conftest.py, `thorough` by the list in tests/support/thorough.py, the tests
 # measured too costly for the fast loop): what remains needs no server and runs in seconds.
 CHECK_MARKERS := not slow and not s3 and not redis and not browser and not server and not thorough
-# pytest-xdist workers for `make check`: one per core; on a machine busy with other work,
-# CHECK_WORKERS=0 (no workers, one process) can be faster.
+# `make check` runs its tests as CHECK_SHARDS pytest processes side by side, one per core, each
+# collecting only its part of the test modules (`--shard`, tests/support/shards.py: pytest-xdist's
+# workers would each import and collect the whole suite, 13 s more CPU in all); on a machine
+# busy with other work CHECK_SHARDS=1 (one process) can be faster.
+CHECK_SHARDS  ?= $(shell nproc 2>/dev/null || echo 1)
+CHECK_PARTS   := $(addprefix check-shard-,$(shell seq 1 $(CHECK_SHARDS)))
+# pytest-xdist workers for `make test-clock`.
 CHECK_WORKERS ?= auto
 
-.PHONY: help venv deps lock hooks build run serve demo-key test check check-tests lint format docs typecheck imports ranking \
+.PHONY: help venv deps lock hooks build run serve demo-key test check check-tests $(CHECK_PARTS) lint format docs typecheck imports ranking \
         calibrate forecast-backtest test-clock port-free build-if-changed \
         bench bench-compare stack clean
 
@@ -172,22 +177,25 @@ imports: $(STAMP)  ## check the import contracts of pyproject.toml (import-linte
 	touch $(IMPORT_TREE)/bangscore/build/__init__.py
 	cd $(IMPORT_TREE) && PYTHONPATH=. ../$(BIN)/lint-imports ../pyproject.toml --no-cache
 
-# The linters, mypy and the import contracts run beside the tests (make -j): each keeps one core
-# busy for a second or less, while pytest's controller starts on one core and leaves the other
-# idle. Each target's output is printed whole when it ends (--output-sync). It ends by printing
+# The linters, mypy and the import contracts run beside the tests' shards (make -j): together
+# about 5 s of CPU, filling the gaps the shards leave (one ends first, or waits on a timeout).
+# Each target's output is printed whole when it ends (--output-sync). It ends by printing
 # its own wall time, the CPU time of everything it ran (the shell's `times`: children's user
 # and system) and the load average, so a figure quoted from it carries how busy the machine was.
 check: $(STAMP)  ## the fast loop (goal: under 20 s on 2 quiet cores; prints its time): lint, typecheck, import contracts, tests that need no server
 	@start=$$(date +%s%N); \
-	$(MAKE) --no-print-directory -j 4 --output-sync=target lint typecheck imports check-tests; rc=$$?; \
+	$(MAKE) --no-print-directory -j $(words lint typecheck imports $(CHECK_PARTS)) --output-sync=target \
+	  lint typecheck imports check-tests; rc=$$?; \
 	end=$$(date +%s%N); cpu=$$(mktemp); times >"$$cpu"; \
 	printf 'make check: %s s wall, CPU (user, system) %s, load %s\n' \
 	  "$$(awk "BEGIN { printf \"%.1f\", ($$end - $$start) / 1e9 }")" "$$(tail -n 1 "$$cpu")" \
 	  "$$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"; \
 	rm -f "$$cpu"; exit $$rc
 
-check-tests: $(STAMP)
-	$(BIN)/pytest -q -n $(CHECK_WORKERS) -m "$(CHECK_MARKERS)" --hypothesis-profile=check
+check-tests: $(CHECK_PARTS)
+
+$(CHECK_PARTS): check-shard-%: $(STAMP)
+	$(BIN)/pytest -q -n 0 -m "$(CHECK_MARKERS)" --hypothesis-profile=check --shard=$*/$(CHECK_SHARDS)
 
 # `make test`: the tools are checked first (a missing one fails at once, tests/support/tools.py). Then
 # `python -m tests.support.real_catalogue` fills the real catalogue's cache (tests/support/real_catalogue.py)

@@ -35,9 +35,10 @@ if TYPE_CHECKING:
 # once at a load of 13 and passed alone, its saved example replayed).
 settings.register_profile("bangscore", deadline=None)
 settings.load_profile("bangscore")
-# `make check` (the fast loop) runs them at a quarter of the examples (`--hypothesis-profile
-# check`): 7.7 s of its 61 s of CPU at 100 (tests/support/thorough.py); `make test` at 100.
-settings.register_profile("check", deadline=None, max_examples=25)
+# `make check` (the fast loop) runs them at a tenth of the examples (`--hypothesis-profile
+# check`): their 43 tests took 1.7 s of its 30 s of CPU at 25 (2 Dec 2026, load 10); `make test`
+# runs them at 100.
+settings.register_profile("check", deadline=None, max_examples=10)
 
 # The cyclic collector runs every 10,000 net allocations, not CPython's 700: a test session
 # allocates far more than it keeps, and each collection it triggered, the full ones walking the
@@ -88,6 +89,10 @@ GROUP_BY_FIXTURE = {
 }
 
 
+# The test modules of the other shards (``--shard``), found once per session at configure.
+_OTHER_SHARDS: set[Path] | None = None
+
+
 # Before pytest-xdist's own hook, which reads the xdist_group marks to place the tests.
 @pytest.hookimpl(tryfirst=True)
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -98,13 +103,28 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="start this process's wall clock at an RFC 3339 instant and let it tick "
         "(time-machine); `make test-clock` runs the suite at three instants",
     )
+    parser.addoption(
+        "--shard",
+        default=None,
+        help="i/n: collect only the i-th of n parts of the test modules, balanced by their "
+        "recorded CPU time (tests/support/shards.py); `make check` runs its parts side by side",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Given ``--clock``, move this process's wall clock there for the session: time.time,
     datetime.now and date.today read from that instant on, ticking; monotonic clocks and
-    other processes (servers the tests start, Redis) keep the real time. Raises
-    pytest.UsageError for an instant that does not parse."""
+    other processes (servers the tests start, Redis) keep the real time. Given ``--shard``,
+    find the other shards' modules. Raises pytest.UsageError for an instant or a shard that
+    does not parse."""
+    global _OTHER_SHARDS
+    if (spelling := config.getoption("--shard")) is not None:
+        from tests.support import shards
+
+        try:
+            _OTHER_SHARDS = shards.others(spelling)
+        except ValueError as exc:
+            raise pytest.UsageError(str(exc)) from exc
     instant = config.getoption("--clock")
     if instant is None:
         return
@@ -121,6 +141,12 @@ def pytest_configure(config: pytest.Config) -> None:
     traveller = time_machine.travel(start, tick=True)
     traveller.start()
     config.add_cleanup(traveller.stop)
+
+
+def pytest_ignore_collect(collection_path: Path) -> bool | None:
+    """With ``--shard=i/n``, leave uncollected (never imported) the test modules of the other
+    shards (tests/support/shards.py); otherwise leave the choice to pytest."""
+    return True if _OTHER_SHARDS and collection_path in _OTHER_SHARDS else None
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -22,10 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import boto3
 import pytest
-from botocore.config import Config
-from botocore.exceptions import BotoCoreError, ClientError
 
 if TYPE_CHECKING:
     from types_boto3_s3 import S3Client
@@ -80,6 +77,11 @@ class SeaweedServer:
 
     def client(self) -> S3Client:
         """Return a boto3 S3 client on this server (for fixtures; tests use S3Storage)."""
+        # Imported here: boto3 costs every pytest process a quarter of a second to import,
+        # and `make check` starts no SeaweedFS.
+        import boto3
+        from botocore.config import Config
+
         return boto3.client(
             "s3",
             endpoint_url=self.endpoint,
@@ -91,6 +93,8 @@ class SeaweedServer:
 
     def create_bucket(self, name: str) -> str:
         """Create a bucket (retrying while the volume server warms up); return its name."""
+        from botocore.exceptions import BotoCoreError, ClientError
+
         s3 = self.client()
         deadline = time.monotonic() + START_SECONDS
         while True:
@@ -173,6 +177,8 @@ def _start_seaweed(workdir: Path) -> SeaweedServer:
     server = SeaweedServer(
         f"http://127.0.0.1:{ports['s3']}", ACCESS_KEY, SECRET_KEY, REGION, process, log_path
     )
+    from botocore.exceptions import BotoCoreError, ClientError
+
     deadline = time.monotonic() + START_SECONDS
     s3 = server.client()
     while True:

@@ -12,7 +12,8 @@ measured again on ``make check``'s two pytest-xdist workers at 04:59 UTC (load 5
 engineer's builds; 25.4 s of the tests' own CPU for 2,961 tests, 29.7 s for the process), the
 functions with a case at 0.15 s or more were added, for the margin the fast loop's 20 s needs:
 22 more (28 cases, 5.9 s), most of them small builds and first users of a module's app; then
-the dumps read by two workers (3.18 s, 09:25 UTC, load 1.7); 85 functions, 151 cases in all. The figure beside each is its cases' sum in the run that listed
+the dumps read by two workers (3.18 s, 09:25 UTC, load 1.7); 85 functions, 151 cases in all.
+The figure beside each is its cases' sum in the run that listed
 it. The property tests (Hypothesis) stay in the loop at fewer examples (tests/conftest.py's
 ``check`` profile). A test renamed or removed here fails
 tests/test_fast_loop.py, so the list cannot go stale silently; a new test past 0.15 s belongs

@@ -42,6 +42,19 @@ STARDEW_VALLEY = 413150
 PLAYER = "player@example.com"
 
 
+def alert_below(appid: int, below_usd: float, record: dict[str, Any]) -> EmailMessage:
+    """Given a game, a below-price watch's bound (USD) and its detail record, return the alert
+    mail snapshot s1 sends player@example.com for it."""
+    watch = WatchRecord("w1", PLAYER, appid, Condition(below_usd=below_usd), 0)
+    return alert_message(
+        watch,
+        record,
+        from_address="BangScore <alerts@bangscore.test>",
+        unsubscribe_url="http://bangscore.test/u",
+        snapshot_id="s1",
+    )
+
+
 def hollow_knight(price: float) -> list[object]:
     """The small catalogue with Hollow Knight (list price $14.99) at ``price``."""
     discount = round(100 * (1 - price / 14.99))
@@ -319,14 +332,7 @@ def test_an_alert_names_a_stale_price_with_its_date(
         "tier": "banger",
         "url": "http://bangscore.test/game/367520/hollow-knight",
     }
-    watch = WatchRecord("w1", PLAYER, HOLLOW_KNIGHT, Condition(below_usd=10.0), 0)
-    message = alert_message(
-        watch,
-        record,
-        from_address="BangScore <alerts@bangscore.test>",
-        unsubscribe_url="http://bangscore.test/u",
-        snapshot_id="s1",
-    )
+    message = alert_below(HOLLOW_KNIGHT, 10.0, record)
     assert str(message["Subject"]).endswith(subject_words)
     for part in ("plain", "html"):
         body = body_text(message, part)
@@ -372,14 +378,7 @@ def test_an_alert_names_the_sale_forecast(likelihood: float, line: str | None) -
             "basis": "sold at $5.99 in the last 2 of 2 seasonal sales seen",
         },
     }
-    watch = WatchRecord("w1", PLAYER, HOLLOW_KNIGHT, Condition(below_usd=10.0), 0)
-    message = alert_message(
-        watch,
-        record,
-        from_address="BangScore <alerts@bangscore.test>",
-        unsubscribe_url="http://bangscore.test/u",
-        snapshot_id="s1",
-    )
+    message = alert_below(HOLLOW_KNIGHT, 10.0, record)
     text, html = body_text(message, "plain"), body_text(message, "html")
     if line is None:
         assert "Next sale" not in text and "Next sale" not in html
@@ -397,14 +396,7 @@ def test_the_alert_says_the_verdict_once_on_a_real_record(
     storage = real_snapshot[0]
     entry = read_manifest(storage, "s1").entries[detail_key(1086940)]
     record = orjson.loads(read_body(storage, entry))
-    watch = WatchRecord("w1", PLAYER, 1086940, Condition(below_usd=60.0), 0)
-    message = alert_message(
-        watch,
-        record,
-        from_address="BangScore <alerts@bangscore.test>",
-        unsubscribe_url="http://bangscore.test/u",
-        snapshot_id="s1",
-    )
+    message = alert_below(1086940, 60.0, record)
     text, html = body_text(message, "plain"), body_text(message, "html")
     assert "Verdict: Wait for a sale. Baldur's Gate 3 is a banger at list price $59.99" in text
     assert "<strong>Wait for a sale</strong>. Baldur&#39;s Gate 3 is a banger" in html
@@ -426,14 +418,7 @@ def test_the_alert_names_the_forecast_once_on_a_real_record(
     assert record["verdict"] == "wait_for_sale" and record["next_sale"] is not None
     price = record["next_sale"]["expected_price_usd"]
     assert round(price * 100) in {cents for _, cents in raw_prices()[STARDEW_VALLEY]}
-    watch = WatchRecord("w1", PLAYER, STARDEW_VALLEY, Condition(below_usd=20.0), 0)
-    message = alert_message(
-        watch,
-        record,
-        from_address="BangScore <alerts@bangscore.test>",
-        unsubscribe_url="http://bangscore.test/u",
-        snapshot_id="s1",
-    )
+    message = alert_below(STARDEW_VALLEY, 20.0, record)
     said = f"likely ${price:.2f} in the {record['next_sale']['name']} from "
     for body in (body_text(message, "plain"), body_text(message, "html")):
         assert body.count(said) == 1 and "Next sale" not in body

@@ -41,9 +41,12 @@ def read_share(lifetime: float, recent: float | None, recent_count: int | None) 
     departs = recent is not None and abs(recent - lifetime) >= RECENT_GAP - 1e-9
     if recent is None or count < RECENT_MIN or not departs:
         return lifetime
-    if lifetime < MIXED_BELOW:
-        return min(recent, MIXED_MOST)
-    return recent
+    return _recent_read(lifetime, recent)
+
+
+def _recent_read(lifetime: float, recent: float) -> float:
+    # A mixed game's recovery reads no higher than just under "mostly positive" (round 7).
+    return min(recent, MIXED_MOST) if lifetime < MIXED_BELOW else recent
 
 
 def pct(share: float) -> int:
@@ -86,7 +89,7 @@ class Reviews:
         """Return the share the score reads (:func:`read_share`)."""
         if not self.reads_recent or self.recent is None:
             return self.lifetime
-        return min(self.recent, MIXED_MOST) if self.lifetime < MIXED_BELOW else self.recent
+        return _recent_read(self.lifetime, self.recent)
 
 
 def _dated(at: dt.date | None, what: str) -> str:

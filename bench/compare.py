@@ -35,6 +35,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as dt
+import functools
+import math
 import os
 import shutil
 import statistics
@@ -60,7 +62,7 @@ from bench.machine import machine
 from bench.report import BULK_LIMIT
 from bench.run import DETAIL_APPID, ROTATIONS, SEARCH_WORD, work_folder
 from bench.servers import PY, REPO, free_port, redis_server, serving, wait_warm
-from bench.wrk import WrkResult, rotation_script, wrk
+from bench.wrk import WrkResult, process_cpu, rotation_script, wrk
 
 FLOOR = 0.9  # throughput below this share of the earlier commit's is a regression
 CEILING = 1.1  # a build's CPU seconds above this multiple of the earlier commit's is one
@@ -111,7 +113,8 @@ class Side:
 class Row:
     """One load's paired figures: medians of requests per second and of p50 and p99 latency
     (ms) for the earlier commit (``ref``) and this checkout (``head``), the non-2xx/3xx answers
-    and socket errors over all its runs (a figure of failures measures nothing), and whether it
+    and socket errors over all its runs (a figure of failures measures nothing), the medians of
+    each server's CPU microseconds per request (NaN when not measured), and whether it
     regressed."""
 
     name: str
@@ -122,6 +125,8 @@ class Row:
     head_p50: float
     head_p99: float
     failed: int = 0
+    ref_cpu_us: float = math.nan
+    head_cpu_us: float = math.nan
 
     @property
     def ratio(self) -> float:
@@ -205,7 +210,18 @@ def median_row(name: str, ref: Sequence[WrkResult], head: Sequence[WrkResult]) -
         statistics.median(r.p50_ms for r in head),
         statistics.median(r.p99_ms for r in head),
         sum(r.non_2xx + r.errors for r in (*ref, *head)),
+        _median_cpu(ref),
+        _median_cpu(head),
     )
+
+
+def _micros(value: float) -> str:
+    return "-" if math.isnan(value) else f"{value:.0f}"
+
+
+def _median_cpu(results: Sequence[WrkResult]) -> float:
+    measured = [r.cpu_us for r in results if r.cpu_us is not None]
+    return statistics.median(measured) if measured else math.nan
 
 
 def build_cpu(side: Side, state: Path, games: int) -> float:
@@ -229,7 +245,8 @@ def issue_bench_key(side: Side, state: Path, redis_url: str | None = None) -> st
     return out.stdout.strip()
 
 
-Load = Callable[[str, Mapping[str, str]], WrkResult]
+# A load: given the server's URL, a key's headers and the server's CPU seconds so far, run wrk.
+Load = Callable[[str, Mapping[str, str], Callable[[], float]], WrkResult]
 
 
 def loads(state: Path, work: Path, seconds: float) -> dict[str, tuple[str, Load]]:
@@ -246,19 +263,22 @@ def loads(state: Path, work: Path, seconds: float) -> dict[str, tuple[str, Load]
     detail = f"/api/v1/games/{DETAIL_APPID}"
 
     def fixed(path: str) -> tuple[str, Load]:
-        return path, lambda url, auth: wrk(url + path, seconds, headers=dict(auth))
-
-    def rotating(script: Path, first: str, connections: int = 64) -> tuple[str, Load]:
-        return first, lambda url, auth: wrk(
-            url, seconds, headers=dict(auth), script=script, warmup=False, connections=connections
+        return path, lambda url, auth, cpu: wrk(
+            url + path, seconds, headers=dict(auth), server_cpu=cpu
         )
 
-    def revalidate(url: str, auth: Mapping[str, str]) -> WrkResult:
+    def rotating(script: Path, first: str, connections: int = 64) -> tuple[str, Load]:
+        return first, lambda url, auth, cpu: wrk(
+            url, seconds, headers=dict(auth), script=script, warmup=False,
+            connections=connections, server_cpu=cpu,
+        )  # fmt: skip
+
+    def revalidate(url: str, auth: Mapping[str, str], cpu: Callable[[], float]) -> WrkResult:
         # The identity representation's tag: wrk sends no Accept-Encoding, and httpx's default
         # (gzip) would fetch the gzip tag, which wrk's requests never match (every one a 200).
         plain = {**auth, "Accept-Encoding": "identity"}
         etag = httpx.get(url + detail, headers=plain).headers["etag"]
-        return wrk(url + detail, seconds, headers={**auth, "If-None-Match": etag})
+        return wrk(url + detail, seconds, headers={**auth, "If-None-Match": etag}, server_cpu=cpu)
 
     return {
         "precomputed list page": fixed("/api/v1/games?genre=rpg"),
@@ -317,7 +337,7 @@ def serve_rounds(
     load and version. With ``redis_urls`` (a Redis database per version), each serves from
     that key store and only :data:`REDIS_LOADS` run, named with ", Redis store"."""
     with contextlib.ExitStack() as stack:
-        served: dict[str, tuple[str, dict[str, str]]] = {}
+        served: dict[str, tuple[str, dict[str, str], Callable[[], float]]] = {}
         for name, side in sides.items():
             store = redis_urls[name] if redis_urls else None
             auth = {"Authorization": f"Bearer {issue_bench_key(side, states[name], store)}"}
@@ -326,14 +346,18 @@ def serve_rounds(
             cmd += ["--state-dir", str(states[name]), "serve", "--port", url.rsplit(":", 1)[1]]
             cmd += ["--workers", "1", "--quiet"]
             log = work / f"serve-{name}{'-redis' if store else ''}.log"
-            stack.enter_context(serving(cmd, f"{url}/metrics", log, side.env, cwd=side.tree))
+            server = stack.enter_context(
+                serving(cmd, f"{url}/metrics", log, side.env, cwd=side.tree)
+            )
             settle(url, auth)
-            served[name] = (url, auth)
+            served[name] = (url, auth, functools.partial(process_cpu, server.pid))
         table = {
             row + (", Redis store" if redis_urls else ""): load
             for row, (path, load) in loads(states["head"], work, seconds).items()
             if (not redis_urls or row in REDIS_LOADS)
-            and all(httpx.get(u + path, headers=a).status_code == 200 for u, a in served.values())
+            and all(
+                httpx.get(u + path, headers=a).status_code == 200 for u, a, _ in served.values()
+            )
         }
         figures: dict[str, dict[str, list[WrkResult]]] = {}
         for i in range(rounds):
@@ -384,15 +408,15 @@ def report(
         "## Serving (one worker each, quota counting on; medians over the rounds)",
         "",
         f"| load | {ref} req/s | {head} req/s | head/ref | {ref} p50 / p99 ms "
-        f"| {head} p50 / p99 ms | non-2xx or errors | |",
-        "|---|---:|---:|---:|---:|---:|---:|---|",
+        f"| {head} p50 / p99 ms | server CPU µs per request, ref / head | non-2xx or errors | |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for row in rows:
         mark = "**regressed**" if row.regressed else ""
         lines.append(
             f"| {row.name} | {row.ref_rps:,.0f} | {row.head_rps:,.0f} | {row.ratio:.2f} "
             f"| {row.ref_p50:.2f} / {row.ref_p99:.2f} | {row.head_p50:.2f} / {row.head_p99:.2f} "
-            f"| {row.failed:,} | {mark} |"
+            f"| {_micros(row.ref_cpu_us)} / {_micros(row.head_cpu_us)} | {row.failed:,} | {mark} |"
         )
     return "\n".join(lines) + "\n"
 

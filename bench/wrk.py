@@ -4,13 +4,14 @@ Lua scripts that rotate through many paths, and profile a server under wrk load.
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import shutil
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 CONNECTIONS = 64
@@ -19,7 +20,8 @@ WRK_THREADS = 1  # 2 cores: one for the server under test, one for wrk
 
 @dataclass(frozen=True)
 class WrkResult:
-    """One wrk run: requests per second, p50/p99 latency (ms), requests, non-2xx/3xx, errors."""
+    """One wrk run: requests per second, p50/p99 latency (ms), requests, non-2xx/3xx, errors,
+    and the server's CPU microseconds per request (None when not measured)."""
 
     rps: float
     p50_ms: float
@@ -27,6 +29,7 @@ class WrkResult:
     requests: int
     non_2xx: int
     errors: int
+    cpu_us: float | None = None
 
 
 _UNITS_MS = {"us": 1e-3, "ms": 1.0, "s": 1e3, "m": 6e4}
@@ -86,8 +89,12 @@ def wrk(
     script: Path | None = None,
     warmup: bool = True,
     connections: int = CONNECTIONS,
+    server_cpu: Callable[[], float] | None = None,
 ) -> WrkResult:
-    """Given a URL, run wrk (64 connections, --latency) for ``seconds``; return its figures."""
+    """Given a URL, run wrk (64 connections, --latency) for ``seconds``; return its figures.
+    With ``server_cpu`` (the server's CPU seconds so far, e.g. :func:`process_cpu`), the result
+    also gives the server's CPU microseconds per request of the measured run (the warm-up's
+    aside): a figure the machine's other work moves far less than throughput."""
     args = ["wrk", f"-t{WRK_THREADS}", f"-c{connections}", "--latency", "--timeout", "5s"]
     for name, value in (headers or {}).items():
         args += ["-H", f"{name}: {value}"]
@@ -95,6 +102,7 @@ def wrk(
         args += ["-s", str(script)]
     if warmup:
         subprocess.run([*args, "-d1s", url], capture_output=True, check=True, timeout=60)
+    before = server_cpu() if server_cpu else 0.0
     out = subprocess.run(
         [*args, f"-d{int(seconds)}s", url],
         capture_output=True,
@@ -102,7 +110,31 @@ def wrk(
         check=True,
         timeout=seconds + 60,
     )
-    return parse_wrk(out.stdout)
+    result = parse_wrk(out.stdout)
+    if server_cpu is None or not result.requests:
+        return result
+    return replace(result, cpu_us=(server_cpu() - before) * 1e6 / result.requests)
+
+
+def process_cpu(pid: int, proc: Path = Path("/proc")) -> float:
+    """Given a process id, return the CPU seconds (user + system) it and its live descendants
+    have used, from ``/proc/<pid>/stat`` (Linux); 0.0 for a process that is gone."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    parents: dict[int, int] = {}
+    used: dict[int, float] = {}
+    for stat in proc.glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            # the command name (field 2) may hold spaces: the fields after its ")" are fixed
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            child = int(stat.parent.name)
+            parents[child] = int(fields[1])
+            used[child] = (int(fields[11]) + int(fields[12])) / ticks
+    tree, grew = {pid}, True
+    while grew:
+        more = {child for child, parent in parents.items() if parent in tree} - tree
+        tree |= more
+        grew = bool(more)
+    return sum(used.get(p, 0.0) for p in tree)
 
 
 def profile(pid: int, url: str, headers: dict[str, str], seconds: float, out: Path) -> list[str]:

@@ -278,8 +278,10 @@ def ok(
         return RawResponse(304, headers)
     if body is None:
         assert isinstance(resolved, Resolved), "a stored answer's body must be read"
-        gzipped = resolved.gzipped
-        body = gzipped[0] if encoded and gzipped is not None else resolved.body
+        # Compressed only for a client that takes gzip: an unremembered answer (a lookup)
+        # sent as identity once paid half its CPU for a gzip body it never sent.
+        gzipped = resolved.gzipped if encoded else None
+        body = gzipped[0] if gzipped is not None else resolved.body
     if encoded:
         headers.append(GZIP_HEADER)
     headers.append((b"content-length", str(len(body)).encode()))

@@ -3,9 +3,11 @@ the environment that makes its code the one imported."""
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -65,6 +67,14 @@ def test_median_row_and_its_mark(
     assert row.regressed is regressed
 
 
+def test_median_row_takes_the_median_server_cpu_of_the_runs_that_measured_it() -> None:
+    ref = [replace(_wrk(9000, 10.0), cpu_us=us) for us in (60.0, 90.0, 61.0)]
+    head = [_wrk(9000, 10.0), replace(_wrk(9000, 10.0), cpu_us=70.0)]
+    row = median_row("x", ref, head)
+    assert (row.ref_cpu_us, row.head_cpu_us) == (61.0, 70.0)
+    assert math.isnan(median_row("x", head[:1], head[:1]).ref_cpu_us)
+
+
 def test_report_marks_regressed_rows_and_builds() -> None:
     sides = {
         "ref": Side("ref 3cb03e9", Path("/r"), {}),
@@ -72,14 +82,17 @@ def test_report_marks_regressed_rows_and_builds() -> None:
     }
     rows = [
         Row("search", 10_000, 9_990, 5.0, 11.0, 5.5, 11.2),
-        Row("304", 10_000, 8_000, 4.0, 9.0, 7.0, 14.0, failed=3),
+        Row("304", 10_000, 8_000, 4.0, 9.0, 7.0, 14.0, failed=3, ref_cpu_us=61.4, head_cpu_us=70.6),
     ]
     facts = {"CPU": "Test CPU", "cores (nproc)": "2", "load average at start (1/5/15 min)": "0.10"}
     text = report(sides, {"ref": [100.0, 110.0], "head": [130.0, 128.0]}, rows, facts, "2 rounds.")
     lines = text.splitlines()
-    assert "| search | 10,000 | 9,990 | 1.00 | 5.00 / 11.00 | 5.50 / 11.20 | 0 |  |" in lines
     assert (
-        "| 304 | 10,000 | 8,000 | 0.80 | 4.00 / 9.00 | 7.00 / 14.00 | 3 | **regressed** |" in lines
+        "| search | 10,000 | 9,990 | 1.00 | 5.00 / 11.00 | 5.50 / 11.20 | - / - | 0 |  |" in lines
+    )
+    assert (
+        "| 304 | 10,000 | 8,000 | 0.80 | 4.00 / 9.00 | 7.00 / 14.00 | 61 / 71 | 3 | **regressed** |"
+        in lines
     )
     assert (
         "| median (100.0, 110.0 / 130.0, 128.0) | 105.0 | 129.0 | 1.23 | **regressed** |" in lines
@@ -139,7 +152,7 @@ def test_report_without_builds_says_they_were_not_run() -> None:
     facts = {"CPU": "c", "cores (nproc)": "2", "load average at start (1/5/15 min)": "0.10"}
     text = report(sides, {}, [Row("search", 100, 100, 0.5, 1.0, 0.5, 1.0)], facts, "no builds.")
     assert "| not run: served the state folders given (`--states`) | - | - | - | |" in text
-    assert "| search | 100 | 100 | 1.00 | 0.50 / 1.00 | 0.50 / 1.00 | 0 |  |" in text
+    assert "| search | 100 | 100 | 1.00 | 0.50 / 1.00 | 0.50 / 1.00 | - / - | 0 |  |" in text
 
 
 def test_median_row_counts_every_failed_answer_of_both_versions() -> None:

@@ -139,3 +139,31 @@ def test_a_lookup_304_compresses_nothing(
     packed = client.get(path, headers={**auth, "Accept-Encoding": "gzip"})
     assert packed.headers["etag"] == answer.gzip_etag_of(identity.headers["etag"])
     assert packed.headers["etag"] != identity.headers["etag"]
+
+
+@pytest.mark.parametrize(
+    ("accept", "compressions"),
+    [("gzip", 1), ("identity", 0), (None, 0)],
+    ids=["gzip", "identity", "no-accept-encoding"],
+)
+def test_a_lookup_200_is_compressed_only_for_a_client_that_takes_gzip(
+    api: Any, monkeypatch: pytest.MonkeyPatch, accept: str | None, compressions: int
+) -> None:
+    client, auth, rated = api
+    compressed: list[int] = []
+
+    def spy(body: bytes) -> bytes:
+        compressed.append(len(body))
+        return gzip_body(body)
+
+    monkeypatch.setattr(answer, "gzip_body", spy)
+    headers = {**auth, "Accept-Encoding": accept} if accept else auth
+    request = client.build_request("GET", "/api/v1/lookup?appids=" + ",".join(map(str, rated)))
+    request.headers.update(headers)
+    if accept is None:  # httpx sends "gzip, deflate" unless told otherwise
+        del request.headers["accept-encoding"]
+    response = client.send(request)
+    assert response.status_code == 200
+    assert response.headers.get("content-encoding") == ("gzip" if compressions else None)
+    assert len(compressed) == compressions
+    assert Lookup.model_validate(response.json()).games

@@ -82,7 +82,7 @@ class Observations:
     )
     appids: set[int] = field(default_factory=set)
     # field -> (appid -> winning value, appid -> its layer); built on first read of a field
-    # and dropped whenever a layer is added, so lookups are one dict access each.
+    # and dropped whenever a layer observing it is added, so lookups are one dict access each.
     _winners: dict[str, tuple[dict[int, Any], dict[int, Layer]]] = field(default_factory=dict)
 
     def add(self, layer: Layer, observations: Iterable[Observation]) -> int:
@@ -109,7 +109,10 @@ class Observations:
             positions = {lay.name: i for i, lay in enumerate(self._layers)}
             ranked.sort(key=lambda pair: pair[0].precedence(positions[pair[0].name]))
             self.appids.update(table)
-        self._winners.clear()
+            # Only this field's winners can change: the others' maps stay (the sources
+            # matched by title read the names of 180,000 apps between adds: their map was
+            # built again after every add).
+            self._winners.pop(name, None)
         return count
 
     @property

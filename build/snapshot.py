@@ -84,7 +84,7 @@ from bangscore.site.badge import badge
 from bangscore.site.better_value import Candidate, better_value
 from bangscore.site.chart import NARROW_WIDTH as NARROW_CHART
 from bangscore.site.chart import WIDTH as WIDE_CHART
-from bangscore.site.chart import PriceCurve, chart_prices, price_curve
+from bangscore.site.chart import PriceCurve, chart_prices, price_curves
 from bangscore.site.history_chart import NARROW_WIDTH as NARROW_HISTORY
 from bangscore.site.history_chart import WIDTH as WIDE_HISTORY
 from bangscore.site.history_chart import (
@@ -92,7 +92,7 @@ from bangscore.site.history_chart import (
     PriceHistory,
     ScoreMark,
     history_rows,
-    price_history,
+    price_histories,
 )
 from bangscore.site.render import SiteRenderer
 from bangscore.storage import StoredObject
@@ -406,13 +406,13 @@ def history_chart(
     """Given a game's dated prices, the prices' as-of date, its name and its score marks,
     return the game page's price-history charts (geometry): one for wide screens, one for
     phones."""
-    return [
-        price_history(points, as_of=as_of, name=name, chart_id=chart_id, width=width, scores=scores)
-        for chart_id, width in (
-            ("history-chart", WIDE_HISTORY),
-            ("history-chart-narrow", NARROW_HISTORY),
-        )
-    ]
+    return price_histories(
+        points,
+        as_of=as_of,
+        name=name,
+        charts=(("history-chart", WIDE_HISTORY), ("history-chart-narrow", NARROW_HISTORY)),
+        scores=scores,
+    )
 
 
 def score_at_price(game: ScoredGame, detail: dict[str, Any]) -> Callable[[float], float]:
@@ -434,19 +434,14 @@ def price_chart(game: ScoredGame, detail: dict[str, Any]) -> list[PriceCurve]:
     """Given a scored game and its detail record, return the game page's price charts
     (geometry): one drawn for wide screens and one for phones, the page's style showing one of
     them."""
-    score_at = score_at_price(game, detail)
     seen = price_date(game.record)
-    return [
-        price_curve(
-            score_at,
-            price_usd=detail["price_usd"],
-            historical_low_usd=detail["historical_low_usd"],
-            worth_it_at_usd=detail["worth_it_at_usd"],
-            becomes_banger_at_usd=detail["becomes_banger_at_usd"],
-            name=detail["name"],
-            chart_id=chart_id,
-            width=width,
-            price_date=day(seen) if seen else None,
-        )
-        for chart_id, width in (("price-chart", WIDE_CHART), ("price-chart-narrow", NARROW_CHART))
-    ]
+    return price_curves(
+        score_at_price(game, detail),
+        price_usd=detail["price_usd"],
+        historical_low_usd=detail["historical_low_usd"],
+        worth_it_at_usd=detail["worth_it_at_usd"],
+        becomes_banger_at_usd=detail["becomes_banger_at_usd"],
+        name=detail["name"],
+        charts=(("price-chart", WIDE_CHART), ("price-chart-narrow", NARROW_CHART)),
+        price_date=day(seen) if seen else None,
+    )

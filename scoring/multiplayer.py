@@ -7,6 +7,7 @@ under ``multiplayer`` (docs/API.md#genres); the length's source follows it too
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import Final
@@ -17,6 +18,7 @@ TAG_WINDOW: Final = 5
 _NON_ALNUM = re.compile(r"[^0-9a-z]+")
 
 
+@functools.lru_cache(maxsize=4096)  # a few hundred distinct names, read for every app rated
 def key(name: str) -> str:
     """Given a tag, category or genre name, return its matching key: casefolded, without
     spaces or punctuation ("Rogue-like" and "roguelike" are one key)."""

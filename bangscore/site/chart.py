@@ -279,7 +279,34 @@ def price_curve(
     (e.g. "24 Jul 2026") dates the price in the text alternative. Raises KeyError when
     ``score_at`` does at a price it was not sampled at.
     """
-    narrow = width < 500
+    (chart,) = price_curves(
+        score_at,
+        price_usd=price_usd,
+        historical_low_usd=historical_low_usd,
+        worth_it_at_usd=worth_it_at_usd,
+        becomes_banger_at_usd=becomes_banger_at_usd,
+        name=name,
+        charts=((chart_id, width),),
+        price_date=price_date,
+    )
+    return chart
+
+
+def price_curves(
+    score_at: Callable[[float], float],
+    *,
+    price_usd: float,
+    historical_low_usd: float | None,
+    worth_it_at_usd: float | None,
+    becomes_banger_at_usd: float | None,
+    name: str = "this game",
+    charts: Sequence[tuple[str, int]] = (("price-chart", WIDTH),),
+    price_date: str | None = None,
+) -> list[PriceCurve]:
+    """Given what :func:`price_curve` takes and the charts to draw (id, width), return each
+    chart's :func:`price_curve`, in that order. What does not depend on the width (the axis,
+    the markers, the prices sampled and their scores, the text alternative) is worked out once
+    for all of them: a game page draws the chart twice, wide and narrow."""
     candidates = [
         p for p in (price_usd, historical_low_usd, worth_it_at_usd, becomes_banger_at_usd) if p
     ]
@@ -293,6 +320,38 @@ def price_curve(
         price_date=price_date,
     )
     ordered = sorted(drawn, key=lambda m: m.price)
+    prices = sorted({top * i / SAMPLES for i in range(SAMPLES + 1)} | {m.price for m in drawn})
+    scored = _Scored(
+        top,
+        step,
+        ordered,
+        prices,
+        list(map(score_at, prices)),
+        [score_at(m.price) for m in ordered],
+        describe(drawn, score_at, name),
+    )
+    return [_price_curve(scored, name, chart_id, width) for chart_id, width in charts]
+
+
+class _Scored(NamedTuple):
+    """What a price chart draws at any width: the axis' top and tick step (USD), the markers
+    drawn (by price), the prices of the curve and the scores there, the markers' scores and
+    the text alternative."""
+
+    top: float
+    step: float
+    ordered: list[Marker]
+    prices: list[float]
+    scores: list[float]
+    marked: list[float]
+    description: str
+
+
+def _price_curve(scored: _Scored, name: str, chart_id: str, width: int) -> PriceCurve:
+    """Given what a price chart draws at any width, the game's name, the chart's id and its
+    width, return its geometry (:func:`price_curve`)."""
+    top, step, ordered = scored.top, scored.step, scored.ordered
+    narrow = width < 500
     left, right = float(_LEFT), float(width - (60 if narrow else 100))
     span = right - left
     rows = label_rows([(left + (m.price / top) * span, m.label) for m in ordered], left, right)
@@ -303,17 +362,16 @@ def price_curve(
     def y_of(score: float) -> float:
         return plot_bottom - (min(100.0, max(0.0, score)) / 100) * rise
 
-    prices = sorted({top * i / SAMPLES for i in range(SAMPLES + 1)} | {m.price for m in drawn})
     # x and y written out (the arithmetic of x_of and y_of), without two calls per point.
     curve = tuple(
         [
             (left + (p / top) * span, plot_bottom - (min(100.0, max(0.0, s)) / 100) * rise)
-            for p, s in zip(prices, map(score_at, prices), strict=True)
+            for p, s in zip(scored.prices, scored.scores, strict=True)
         ]
     )
     placed = []
-    for marker, row in zip(ordered, rows, strict=True):
-        x, y = left + (marker.price / top) * span, y_of(score_at(marker.price))
+    for marker, row, score in zip(ordered, rows, scored.marked, strict=True):
+        x, y = left + (marker.price / top) * span, y_of(score)
         label_y = 10 + _ROW * row + 10
         anchor_x = min(right - len(marker.label) * _CHAR_PX / 2, max(left + 20, x))
         placed.append(
@@ -332,7 +390,7 @@ def price_curve(
         width=width,
         height=HEIGHT,
         name=name,
-        description=describe(drawn, score_at, name),
+        description=scored.description,
         left=left,
         right=right,
         plot_top=plot_top,

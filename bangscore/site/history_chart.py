@@ -216,17 +216,39 @@ def price_history(
     when later or unknown); the price axis from $0 to a round figure above the highest list
     price. With no observation, the plot is None (the chart says so in words).
     """
+    (chart,) = price_histories(
+        points, as_of=as_of, name=name, charts=((chart_id, width),), scores=scores
+    )
+    return chart
+
+
+def price_histories(
+    points: Sequence[HistoryPoint],
+    *,
+    as_of: dt.date | None,
+    name: str = "this game",
+    charts: Sequence[tuple[str, int]] = (("history-chart", WIDTH),),
+    scores: Sequence[ScoreMark] = (),
+) -> list[PriceHistory]:
+    """Given what :func:`price_history` takes and the charts to draw (id, width), return each
+    chart's :func:`price_history`, in that order. The observations' order, the text
+    alternative and the dots' tooltips, which do not depend on the width, are worked out once
+    for all of them: a game page draws the chart twice, wide and narrow."""
     ordered = sorted(points, key=lambda p: p.date)
     summary = " ".join(filter(None, (describe(ordered, as_of, name), describe_scores(scores))))
-    return PriceHistory(
-        chart_id=chart_id,
-        width=width,
-        height=HEIGHT,
-        name=name,
-        description=summary,
-        plot=_plot(ordered, as_of, width, scores) if ordered else None,
-        message_at=(width / 2, HEIGHT / 2),
-    )
+    titles = [f"{usd(p.price_usd)} on {day(p.date)}" for p in ordered]
+    return [
+        PriceHistory(
+            chart_id=chart_id,
+            width=width,
+            height=HEIGHT,
+            name=name,
+            description=summary,
+            plot=_plot(ordered, as_of, width, scores, titles) if ordered else None,
+            message_at=(width / 2, HEIGHT / 2),
+        )
+        for chart_id, width in charts
+    ]
 
 
 def _plot(
@@ -234,9 +256,11 @@ def _plot(
     as_of: dt.date | None,
     width: int,
     scores: Sequence[ScoreMark],
+    titles: Sequence[str],
 ) -> HistoryPlot:
-    """Given observations (at least one, oldest first), the as-of date, the chart's width and
-    the score marks, return the plot's geometry."""
+    """Given observations (at least one, oldest first), the as-of date, the chart's width,
+    the score marks and the observations' tooltips (``$29.99 on 2 Jul 2026``), return the
+    plot's geometry."""
     start = min(ordered[0].date, scores[0].date) if scores else ordered[0].date
     end = max(ordered[-1].date, as_of or ordered[-1].date)
     span = max(1, (end - start).days)
@@ -288,13 +312,8 @@ def _plot(
         listed=tuple(listed),
         paid=tuple(paid),
         dots=tuple(
-            Dot(
-                x_of(p.date),
-                y_of(p.price_usd),
-                bool(p.discount_percent),
-                f"{usd(p.price_usd)} on {day(p.date)}",
-            )
-            for p in ordered
+            Dot(x_of(p.date), y_of(p.price_usd), bool(p.discount_percent), title)
+            for p, title in zip(ordered, titles, strict=True)
         ),
         scores=_score_series(scores, x_of, plot_top, plot_bottom, right) if scores else None,
         low_corner=(lx - 6, ly - 6),

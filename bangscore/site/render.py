@@ -86,6 +86,7 @@ def style_version(stylesheet: bytes) -> str:
     return hashlib.sha256(stylesheet).hexdigest()[:16]
 
 
+@functools.lru_cache(maxsize=4096)  # the better-value boxes link the same top games again
 def _local(url: str) -> str:
     """Given an absolute URL of the site, return its path and query (a root-relative link)."""
     parts = urlsplit(url)
@@ -174,6 +175,7 @@ class SiteRenderer:
         self.site_url = site_url.rstrip("/")
         self.root: str = self.env.globals["root"]  # type: ignore[assignment]
         self._game = self.env.get_template("game.html")
+        self._badge = self.env.get_template("badge.svg")
 
     def game_page(
         self,
@@ -250,7 +252,7 @@ class SiteRenderer:
     def badge_svg(self, badge: Badge) -> bytes:
         """Given a game's badge values (:func:`bangscore.site.badge.badge`), return the badge as
         a standalone SVG document (UTF-8 bytes, one line: the template ``badge.svg``)."""
-        return self.env.get_template("badge.svg").render(b=badge).encode()
+        return self._badge.render(b=badge).encode()
 
     def not_rated_page(
         self,

@@ -37,6 +37,11 @@ _SPACES = re.compile(r"\s+")
 def display_name(text: str) -> str:
     """Given a name as an upstream sent it, return it fit to show: control and bidirectional
     formatting characters removed, runs of white space made one space, trimmed."""
+    # Most names are already fit (a million a build): a printable str holds no control or
+    # formatting character (Unicode's Cc and Cf are not printable) and no white space but
+    # the ASCII space, so it is unchanged unless two spaces meet or one ends it.
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text
     return _SPACES.sub(" ", _UNSAFE_IN_NAMES.sub("", text)).strip()
 
 

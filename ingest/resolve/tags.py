@@ -23,7 +23,8 @@ on one half, the other half's tags alphabetised and reordered): the reconstructe
 
 from __future__ import annotations
 
-from collections import defaultdict
+import itertools
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
@@ -59,22 +60,23 @@ def typical_positions(ranked: Iterable[tuple[Sequence[str], Sequence[str]]]) -> 
     relative position of each tag and of each (tag, storefront genre) pair over the lists of
     at least :data:`MIN_RANKED_TAGS` tags (a tag at index ``i`` of ``n`` stands at ``i / n``)."""
     sums: dict[str, float] = defaultdict(float)
-    counts: dict[str, int] = defaultdict(int)
+    counts: Counter[str] = Counter()
     pair_sums: dict[tuple[str, str], float] = defaultdict(float)
-    pair_counts: dict[tuple[str, str], int] = defaultdict(int)
+    pair_counts: Counter[tuple[str, str]] = Counter()
     for tags, genres in ranked:
         n = len(tags)
         if n < MIN_RANKED_TAGS:
             continue
         distinct = tuple(dict.fromkeys(genres))  # once a game, not once a tag
+        # The counts in C (Counter.update), the sums in order (float addition's order is
+        # kept, so the means are the same to the last bit).
+        counts.update(tags)
+        pair_counts.update(itertools.product(tags, distinct))
         for i, tag in enumerate(tags):
             at = i / n
             sums[tag] += at
-            counts[tag] += 1
             for genre in distinct:
-                pair = (tag, genre)
-                pair_sums[pair] += at
-                pair_counts[pair] += 1
+                pair_sums[tag, genre] += at
     return TagPositions(
         {tag: sums[tag] / counts[tag] for tag in sums},
         {

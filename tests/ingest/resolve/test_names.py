@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from bangscore.ingest.resolve.names import normalise_name, sound_matches, years_agree
+from bangscore.ingest.resolve import names
+from bangscore.ingest.resolve.names import (
+    display_name,
+    normalise_name,
+    sound_matches,
+    years_agree,
+)
 
 
 @pytest.mark.parametrize(
@@ -77,3 +85,28 @@ def test_sound_matches_year_options() -> None:
     assert sound_matches(left, right).matches == {"y": 2}
     assert sound_matches(left, right, year_tolerance=None).matches == {"x": 1, "y": 2}
     assert sound_matches(left, right, year_tolerance=None, require_years=True).matches == {"x": 1}
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        pytest.param("Half-Life 2", "Half-Life 2", id="fit-kept"),
+        pytest.param("", "", id="empty"),
+        pytest.param("Pokémon™ 宝可梦", "Pokémon™ 宝可梦", id="not-ascii-kept"),
+        pytest.param("  Portal  2 ", "Portal 2", id="spaces"),
+        pytest.param("Portal\t2\n", "Portal2", id="tab-and-newline-are-controls"),
+        pytest.param("Portal\xa02", "Portal 2", id="no-break-space"),
+        pytest.param("Port\x00al\x1b 2\x85", "Portal 2", id="controls"),
+        pytest.param("\u202eevil\u2066 name\u200e", "evil name", id="bidi"),
+        pytest.param(" ", "", id="one-space"),
+    ],
+)
+def test_display_name(text: str, shown: str) -> None:
+    # The fast path for a name already fit to show and the full cleaning agree.
+    assert display_name(text) == shown
+
+
+@given(st.text(alphabet=st.sampled_from(" \t\n\x00\x85\xa0\u200e\u202e\u3000aé宝™")))
+def test_display_name_of_any_text_is_the_full_cleaning(text: str) -> None:
+    full = names._SPACES.sub(" ", names._UNSAFE_IN_NAMES.sub("", text)).strip()
+    assert display_name(text) == full

@@ -8,7 +8,6 @@ import re
 
 import orjson
 import pytest
-from jinja2 import DictLoader, Environment
 from markupsafe import Markup, escape
 
 from bangscore.contract.objects import detail_key, game_page_key
@@ -16,7 +15,6 @@ from bangscore.manifest import read_body, read_manifest_view
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.verdict_text import HEADINGS
 from bangscore.site import formats, render
-from bangscore.site.jinja_env import FastEnvironment, fast_escape
 from bangscore.site.render import Listing, SiteRenderer, escape_text
 from bangscore.storage import ObjectStorage
 from tests.support.raw_prices import raw_prices
@@ -107,42 +105,6 @@ def test_verdict_words(item: dict[str, object], words: str) -> None:
 def test_escape_text_escapes_as_markupsafe_does(value: object) -> None:
     got = escape_text(value)
     assert got == escape(value) and isinstance(got, Markup)
-
-
-@pytest.mark.parametrize(
-    "value",
-    [
-        pytest.param("<x&\"'>", id="hostile"),
-        pytest.param("", id="empty"),
-        pytest.param("Pokémon™ — 宝可梦", id="not-ascii"),
-        pytest.param(-12, id="int"),
-        pytest.param(10**30, id="big-int"),
-        pytest.param(True, id="bool"),
-        pytest.param(12.5, id="float"),
-        pytest.param(None, id="none"),
-        pytest.param(Markup("<b>safe</b>"), id="markup"),
-    ],
-)
-def test_fast_escape_escapes_as_markupsafe_does(value: object) -> None:
-    got = fast_escape(value)
-    assert got == escape(value) and type(got) is Markup
-
-
-def test_a_fast_environment_renders_what_jinja2_does() -> None:
-    # Every autoescaped output of the renderer's templates goes through fast_escape: the page
-    # is the one stock jinja2 renders, hostile values, Markup and numbers alike.
-    templates = {
-        "page.html": "{% from 'm.html' import box %}<p title=\"{{ name }}\">{{ name }} "
-        "{{ n }} {{ x }} {{ safe }} {{ none }}</p>{{ box(name) }}",
-        "m.html": "{% macro box(v) %}<b>{{ v }}</b>{% endmacro %}",
-    }
-    values = {"name": "<x&\"'>", "n": 7, "x": 1.5, "safe": Markup("<i>ok</i>"), "none": None}
-    pages = [
-        kind(loader=DictLoader(templates), autoescape=True).get_template("page.html").render(values)
-        for kind in (Environment, FastEnvironment)
-    ]
-    assert pages[1] == pages[0]
-    assert "&lt;x&amp;&#34;&#39;&gt;" in pages[1] and "<i>ok</i>" in pages[1]
 
 
 NEXT_SALE = {

@@ -3,7 +3,8 @@ product's norms and writes the calibration report, and what it derives today is 
 holds (scoring/genre_norms.json unchanged, CALIBRATION.md the same but for its date and load).
 The catalogue is the session's (``bundled``: ``load_bundled_catalog`` of data/, kept by
 tests/support/real_catalogue.py), what ``main`` joins from the same dumps: joining them again,
-under coverage, made this test take 319 s (make test of 2 Dec 2026, 14:05 UTC, load 2.5-6)."""
+under coverage, made this test take 319 s (make test of 2 Dec 2026, 14:05-14:45 UTC, load
+1.9-10: another helper's profiling shared the machine)."""
 
 from __future__ import annotations
 

@@ -204,15 +204,19 @@ $(CHECK_PARTS): check-shard-%: $(STAMP)
 # every other test on TEST_WORKERS pytest-xdist workers, which run the modules reading the cache
 # last (tests/conftest.py). Coverage adds up over both runs; both run even if the first fails.
 TEST_WORKERS ?= auto
+# Each of the two pytest runs ends by listing its slowest tests (setup, call and teardown
+# apart), so what makes the suite slow is in every run's output; TEST_FLAGS=--durations=40
+# lists more, and any other pytest option can be added the same way.
+TEST_FLAGS ?= --durations=25
 
 test: $(STAMP) deps  ## the whole suite (real servers, chromium), with coverage: coverage/html
 	$(BIN)/python -m tests.support.tools
 	rm -rf $(COV_DIR) .coverage .coverage.*
 	$(BIN)/python -m tests.support.real_catalogue & warm=$$!; \
-	  $(BIN)/pytest -q -n 0 -m serial --cov --cov-report=; serial=$$?; \
+	  $(BIN)/pytest -q -n 0 -m serial --cov --cov-report= $(TEST_FLAGS); serial=$$?; \
 	  $(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup -m "not serial" --cov --cov-append \
 	    --cov-report=term --cov-report=html:$(COV_DIR)/html \
-	    --cov-report=xml:$(COV_DIR)/coverage.xml --cov-fail-under=$(COV_FLOOR); rest=$$?; \
+	    --cov-report=xml:$(COV_DIR)/coverage.xml --cov-fail-under=$(COV_FLOOR) $(TEST_FLAGS); rest=$$?; \
 	  wait $$warm; test $$serial -eq 0 && test $$rest -eq 0
 
 # `make test-clock`: the suite's in-process tests at three instants (issue 60): half an hour after

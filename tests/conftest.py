@@ -6,7 +6,7 @@ import atexit
 import gc
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import settings
@@ -28,6 +28,7 @@ pytest_plugins = [
 ]
 
 if TYPE_CHECKING:
+    from bangscore.contract.export import ExportManifest
     from bangscore.ingest.catalog import IngestReport
 
 # Property tests check values, not speed (speed lives in `make bench`): no per-example deadline,
@@ -61,6 +62,9 @@ MARKS_BY_FIXTURE = {
     "bundled": "slow",
     "real_cache": "slow",
     "real_site": "slow",
+    "real_eve": "slow",
+    "real_export": "slow",
+    "as_of_pair": "slow",
     # real servers: shim processes, redis-server, SeaweedFS, replay HTTP servers
     "shared_server": "server",
     "server_factory": "server",
@@ -86,6 +90,21 @@ GROUP_BY_FIXTURE = {
     "real_cache": "real_catalogue",
     "bundled": "real_catalogue",
     "real_snapshot": "real_catalogue",
+    "real_eve": "real_catalogue",
+    "real_export": "real_catalogue",
+    "as_of_pair": "real_catalogue",
+}
+
+# The step of `make test`'s warm-up (tests/support/real_catalogue.py, WARM_STEPS) that fills
+# what each fixture reads; the modules are ordered by the last step they need.
+WARM_STEP_BY_FIXTURE = {
+    "real_cache": "catalogue",
+    "bundled": "catalogue",
+    "real_snapshot": "snapshot",
+    "real_site": "snapshot",
+    "real_eve": "eve",
+    "real_export": "export",
+    "as_of_pair": "pair",
 }
 
 
@@ -152,12 +171,15 @@ def pytest_ignore_collect(collection_path: Path) -> bool | None:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Add the markers that :data:`MARKS_BY_FIXTURE` implies to each collected test, and
     ``thorough`` to those tests/support/thorough.py lists, and the xdist group that
-    :data:`GROUP_BY_FIXTURE` names; put the modules of that group last."""
-    # The modules that read the real catalogue run last, and of those the ones that serve its
-    # published snapshot (the warm-up's last step) after the ones that only read the catalogue:
-    # by then `make test`'s warm-up (`python -m tests.support.real_catalogue`, beside pytest) has
-    # filled what they read, so no worker waits on a lock while other tests could run.
-    # pytest-xdist hands tests out in this order.
+    :data:`GROUP_BY_FIXTURE` names; put the modules of that group last, in the order of the
+    warm-up's steps they need (:data:`WARM_STEP_BY_FIXTURE`)."""
+    # The modules that read the real catalogue run last, each after the modules whose cache
+    # entries `make test`'s warm-up (`python -m tests.support.real_catalogue`, beside pytest)
+    # fills before its own: by the time a worker reaches one, the warm-up has filled what it
+    # reads, so no worker waits on a lock while other tests could run. pytest-xdist hands
+    # tests out in this order.
+    from tests.support.real_catalogue import WARM_STEPS
+
     needs: dict[Path, int] = {}
     for item in items:
         if is_thorough(item.nodeid):
@@ -169,8 +191,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         groups = {group for fixture, group in GROUP_BY_FIXTURE.items() if fixture in used}
         for group in sorted(groups):
             item.add_marker(pytest.mark.xdist_group(group))
-        need = 2 if "real_snapshot" in used else 1 if groups else 0
-        needs[item.path] = max(needs.get(item.path, 0), need)
+        steps = [WARM_STEPS.index(s) + 1 for f, s in WARM_STEP_BY_FIXTURE.items() if f in used]
+        needs[item.path] = max(needs.get(item.path, 0), *steps, 0)
     items.sort(key=lambda item: needs[item.path])
 
 
@@ -251,3 +273,35 @@ def real_snapshot(real_cache: Path) -> tuple[LocalStorage, list[ScoredGame]]:
     from tests.support.real_catalogue import cached_games, cached_snapshot
 
     return cached_snapshot(real_cache), cached_games(real_cache)
+
+
+@pytest.fixture(scope="session")
+def real_eve(real_cache: Path) -> tuple[Catalog, list[ScoredGame]]:
+    """The real catalogue as the eve of the Summer Sale 2026 knew it (24 Jun 2026,
+    ``bangscore build --as-of``'s catalogue) and its games scored, built once per set of
+    inputs (tests/support/real_catalogue.py)."""
+    from tests.support.real_catalogue import EVE, cached_catalogue_as_of, cached_games_as_of
+
+    return cached_catalogue_as_of(real_cache, EVE), cached_games_as_of(real_cache, EVE)
+
+
+@pytest.fixture(scope="session")
+def as_of_pair(real_cache: Path) -> tuple[LocalStorage, str, str]:
+    """The store of two real builds, the catalogue as of the eve of the Summer Sale 2026 and
+    then as of today, and their snapshot ids (eve, today): built once per set of inputs
+    (tests/support/real_builds.py), read only."""
+    from bangscore.manifest import list_snapshots
+    from tests.support.real_builds import cached_pair
+
+    storage = LocalStorage(cached_pair(real_cache))
+    eve, today = list_snapshots(storage)
+    return storage, eve, today
+
+
+@pytest.fixture(scope="session")
+def real_export(real_cache: Path) -> tuple[Path, ExportManifest, list[dict[str, Any]]]:
+    """The real catalogue's Bulk export: (the folder of its files, its manifest, its detail
+    records), written once per set of inputs (tests/support/real_builds.py), read only."""
+    from tests.support.real_builds import cached_export
+
+    return cached_export(real_cache)

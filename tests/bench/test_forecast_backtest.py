@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bangscore.scoring import forecast as fc
+from bangscore.scoring.records import Catalog
 from bench import decision_backtest as db
 from bench import forecast_backtest as fb
 from bench import forecast_report as fb_report
-from tests.support.real_catalogue import cached_catalogue_as_of
+from tests.support.real_catalogue import EVE
 
 REPO = Path(__file__).resolve().parents[2]
 RAW = REPO / "data" / fb.DUMPS
@@ -46,9 +48,10 @@ def _figures(text: str) -> tuple[str, ...]:
 
 
 @pytest.fixture(scope="module")
-def backtest(real_cache: Path) -> fb.Backtest:
+def backtest(real_eve: tuple[Catalog, Any]) -> fb.Backtest:
     """The backtests run on the real catalogue as of 24 Jun 2026, as `make forecast-backtest`."""
-    catalog = cached_catalogue_as_of(real_cache, fb.EVE)
+    assert fb.EVE == EVE  # the session's catalogue as of a day is the backtest's
+    catalog, _ = real_eve
     records = list(catalog.games)
     observed = fb.observed_in_sale(RAW, fb.HELD_OUT, {r.appid for r in records})
     decision = db.decide(catalog, RAW, fb.EVE)

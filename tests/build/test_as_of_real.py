@@ -6,23 +6,21 @@ day."""
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
 
 import pytest
 
 from bangscore.build.buyer import buyer_fields
-from bangscore.scoring.pipeline import score_catalog
+from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import Catalog, GameRecord
-from tests.support.real_catalogue import cached_catalogue_as_of
+from tests.support.real_catalogue import EVE
 
 pytestmark = pytest.mark.slow
-EVE = dt.date(2026, 6, 24)
 
 
 @pytest.fixture(scope="module")
-def eve(real_cache: Path) -> Catalog:
-    """The real catalogue as 24 Jun 2026 knew it."""
-    return cached_catalogue_as_of(real_cache, EVE)
+def eve(real_eve: tuple[Catalog, list[ScoredGame]]) -> Catalog:
+    """The real catalogue as 24 Jun 2026 knew it (the session's, kept with its scored games)."""
+    return real_eve[0]
 
 
 def _dates(record: GameRecord) -> list[tuple[str, dt.date]]:
@@ -51,8 +49,10 @@ def test_the_catalogue_as_of_a_day_holds_no_later_observation(eve: Catalog) -> N
     assert not any(p.date.year == 2026 for r in eve.games for p in r.price_history)
 
 
-def test_the_forecast_as_of_the_eve_names_the_summer_sale(eve: Catalog) -> None:
-    games = score_catalog(eve.games)
+def test_the_forecast_as_of_the_eve_names_the_summer_sale(
+    real_eve: tuple[Catalog, list[ScoredGame]],
+) -> None:
+    eve, games = real_eve  # games: score_catalog(eve.games), kept with the catalogue
     assert eve.prices_as_of is not None
     coming = [b["next_sale"] for b in buyer_fields(games, eve.prices_as_of.date(), EVE)]
     named = {(f["name"], f["starts"]) for f in coming if f is not None}

@@ -8,7 +8,6 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import io
-import pickle
 import re
 from collections import Counter
 from pathlib import Path
@@ -19,7 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from bangscore.build.export import export_records, render_export
+from bangscore.build.export import export_records
 from bangscore.build.parquet import (
     changes_table,
     games_table,
@@ -30,11 +29,9 @@ from bangscore.build.parquet import (
 )
 from bangscore.build.score_history import extend, read_score_history
 from bangscore.contract.export import FILES, ExportManifest
-from bangscore.scoring.records import Catalog, PriceObservation
+from bangscore.scoring.records import PriceObservation
 from bangscore.scoring.tiers import tier
 from tests.support import factories
-
-T0 = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
 
 
 def as_json(value: Any, field: str = "") -> Any:
@@ -154,34 +151,7 @@ def test_equal_records_give_equal_bytes(small: list[dict[str, Any]]) -> None:
 
 
 # -- the real catalogue's export, read as a customer reads it ---------------------------------
-
-
-@pytest.fixture(scope="module")
-def real_export(
-    bundled: tuple[Catalog, Any], real_cache: Path
-) -> tuple[Path, ExportManifest, list[dict[str, Any]]]:
-    """The real catalogue's export written to a folder: (folder, manifest, detail records).
-    Its score history is one build's, a point per game, as the first build writes it. Kept in
-    the real catalogue's cache (:func:`tests.support.real_catalogue.cached_entry`): writing it
-    takes about 45 s of CPU under coverage, once per run instead of once per worker."""
-    from tests.support.real_catalogue import cached_entry, cached_games
-
-    def write(folder: Path) -> None:
-        catalog, _ = bundled
-        games = cached_games(real_cache)
-        assert catalog.prices_as_of is not None
-        scores = ((g.record.appid, g.bang_score, g.record.price_usd) for g in games)
-        history = extend({}, scores, catalog.prices_as_of.date())
-        records = export_records(games, factories.SITE, catalog.prices_as_of, history)
-        export = render_export(records, snapshot_id="s1", created_at=T0, site_url=factories.SITE)
-        (folder / "files").mkdir()
-        for name, body in export.bodies.items():
-            (folder / "files" / name).write_bytes(body)
-        (folder / "loaded.pickle").write_bytes(pickle.dumps((export.manifest, records)))
-
-    entry = cached_entry(real_cache, "export", write)
-    manifest, records = pickle.loads((entry / "loaded.pickle").read_bytes())
-    return entry / "files", manifest, records
+# (``real_export``: the session's, written once by tests/support/real_builds.py.)
 
 
 PARQUET = [name for name, kind in FILES.items() if kind.format == "parquet"]

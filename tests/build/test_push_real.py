@@ -1,5 +1,6 @@
 """Push over two real builds (docs/API.md#push): the bundled catalogue built as of 24 Jun
-2026, then as of today, into one store (``bangscore build --as-of``, then the default build).
+2026, then as of today, into one store (``bangscore build --as-of``, then the default build:
+the session's ``as_of_pair``, tests/support/real_builds.py).
 The change feed lists exactly the games whose compared fields differ between the two
 snapshots' detail records (every record compared), and the deals feed holds the games that
 became ``buy_now``, valid Atom, its ids stable when the same data is built again."""
@@ -7,14 +8,12 @@ became ``buy_now``, valid Atom, its ids stable when the same data is built again
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
 from typing import Any
 
 import feedparser
 import orjson
 import pytest
 
-from bangscore.build.pipeline import BuildOptions, run_build
 from bangscore.build.push_state import advance, decode, qualifying
 from bangscore.build.snapshot import push_objects
 from bangscore.contract.push import (
@@ -24,39 +23,11 @@ from bangscore.contract.push import (
     changes_key,
     feed_key,
 )
-from bangscore.manifest import list_snapshots, read_body, read_manifest
+from bangscore.manifest import read_body, read_manifest
 from bangscore.storage import LocalStorage
 from tests.support.factories import SITE
-from tests.support.real_catalogue import cached_catalogue, cached_catalogue_as_of, cached_entry
 
 pytestmark = pytest.mark.slow
-EVE = dt.date(2026, 6, 24)
-
-
-def _build_pair(cache: Path, folder: Path) -> None:
-    """Build the catalogue as of EVE, then as of today, into the folder."""
-    eve = cached_catalogue_as_of(cache, EVE)
-    today, _ = cached_catalogue(cache)
-    for catalog, day in ((eve, EVE), (today, None)):
-        options = BuildOptions(
-            load_catalog=lambda c=catalog: c,  # type: ignore[misc]
-            out=str(folder),
-            site_url=SITE,
-            base_url=SITE,
-            allow_shrink=True,
-            as_of=day,
-        )
-        run_build(options)
-
-
-@pytest.fixture(scope="module")
-def pair(real_cache: Path) -> tuple[LocalStorage, str, str]:
-    """The store of the two builds and their snapshot ids (eve, today), built once per set of
-    inputs and kept in the real catalogue's cache."""
-    folder = cached_entry(real_cache, "push-pair", lambda f: _build_pair(real_cache, f))
-    storage = LocalStorage(folder)
-    eve, today = list_snapshots(storage)
-    return storage, eve, today
 
 
 def _details(storage: LocalStorage, snapshot: str) -> dict[int, dict[str, Any]]:
@@ -81,8 +52,8 @@ def _pages(storage: LocalStorage, snapshot: str, since: str) -> list[dict[str, A
     ]
 
 
-def test_the_change_feed_is_every_detail_records_difference(pair: Any) -> None:
-    storage, eve, today = pair
+def test_the_change_feed_is_every_detail_records_difference(as_of_pair: Any) -> None:
+    storage, eve, today = as_of_pair
     before, after = _details(storage, eve), _details(storage, today)
     expected = {}
     for appid in sorted(before.keys() | after.keys()):
@@ -97,8 +68,8 @@ def test_the_change_feed_is_every_detail_records_difference(pair: Any) -> None:
     assert len(expected) > 1000  # half a year of prices: most games changed
 
 
-def test_the_deals_feed_holds_the_games_that_became_buy_now(pair: Any) -> None:
-    storage, eve, today = pair
+def test_the_deals_feed_holds_the_games_that_became_buy_now(as_of_pair: Any) -> None:
+    storage, eve, today = as_of_pair
     before, after = _details(storage, eve), _details(storage, today)
     became = {
         a for a, r in after.items() if r["verdict"] == "buy_now"
@@ -116,8 +87,8 @@ def test_the_deals_feed_holds_the_games_that_became_buy_now(pair: Any) -> None:
     assert all(after[a]["bang_score"] <= shown for a in became - entries)
 
 
-def test_the_same_data_built_again_keeps_every_feeds_ids(pair: Any) -> None:
-    storage, _, today = pair
+def test_the_same_data_built_again_keeps_every_feeds_ids(as_of_pair: Any) -> None:
+    storage, _, today = as_of_pair
     manifest = read_manifest(storage, today)
     state = decode(read_body(storage, manifest.entries[PUSH_STATE_KEY]))
     records = sorted(

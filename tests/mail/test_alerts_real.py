@@ -1,13 +1,13 @@
 """The event watches over two real builds (issue 58: "the new conditions fire on the as-of pair
 of builds"): the bundled catalogue built as of 24 Jun 2026, then as of today, into one store
-(the pair of tests/build/test_push_real.py, from the real catalogue's cache). Watches "at or
-below its recent low" and "when its next sale starts" on every game that comes true between
-the two and on a sample of the rest; ``send_alerts`` over the first snapshot, then over the
-second, mails a real SMTP server (aiosmtpd). The second run mails exactly the watches whose
-condition holds in the second snapshot's detail record and did not in the first, once each;
-and what fired is held to the raw 2026 price dumps (data/raw), not only to our catalogue: a
-game newly on sale is discounted in its newest dump row at the price we show, a game newly
-at its recent low is no dearer than any price the dumps saw of it."""
+(the session's ``as_of_pair``, tests/support/real_builds.py, which tests/build/test_push_real.py
+reads too). Watches "at or below its recent low" and "when its next sale starts" on every game
+that comes true between the two and on a sample of the rest; ``send_alerts`` over the first
+snapshot, then over the second, mails a real SMTP server (aiosmtpd). The second run mails
+exactly the watches whose condition holds in the second snapshot's detail record and did not in
+the first, once each; and what fired is held to the raw 2026 price dumps (data/raw), not only
+to our catalogue: a game newly on sale is discounted in its newest dump row at the price we
+show, a game newly at its recent low is no dearer than any price the dumps saw of it."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from bangscore.mail.smtp import Mailer, SMTPServer
 from bangscore.manifest import read_manifest_view
 from bangscore.stores import open_watch_store
 from bangscore.stores.watchstore import Condition, WatchRecord
-from tests.build.test_push_real import _details, pair  # noqa: F401 -- the pair fixture
+from tests.build.test_push_real import _details
 from tests.support.raw_prices import raw_newest, raw_prices
 from tests.support.smtp_server import SMTPServer as LiveSMTP
 
@@ -43,11 +43,11 @@ def _source(record: dict[str, Any]) -> str | None:
 
 
 def test_event_watches_fire_on_the_as_of_pair_as_the_raw_dumps_say(
-    pair: Any,  # noqa: F811
+    as_of_pair: Any,
     smtp_server: LiveSMTP,
     tmp_path: Any,
 ) -> None:
-    storage, eve, today = pair
+    storage, eve, today = as_of_pair
     before, after = _details(storage, eve), _details(storage, today)
     both = sorted(before.keys() & after.keys())
     comes_true = {

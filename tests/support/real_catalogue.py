@@ -9,13 +9,18 @@ under coverage), and the published snapshot beside it, named by a digest of the 
 the code that writes it (:data:`SNAPSHOT_INPUTS`). A change to any of those files names a new
 entry, so a stale one is never read; ``make clean`` (it removes ``.pytest_cache``) drops them all.
 
-``python -m tests.support.real_catalogue`` fills the cache outside pytest: ``make test`` runs it
-beside the tests, untraced by coverage, while the tests that need no real catalogue run first
-(``tests/conftest.py`` orders the others last).
+``python -m tests.support.real_catalogue`` fills the cache outside pytest (:func:`warm`): ``make
+test`` runs it beside the tests, untraced by coverage, while the tests that need no real
+catalogue run first (``tests/conftest.py`` orders the others last, in the order of the warm-up's
+steps they need). Besides the catalogue and its snapshot it keeps the catalogue as of the eve of
+the Summer Sale 2026 (:data:`EVE`) with its scored games, the real Bulk export and the as-of
+pair of builds (tests/support/real_builds.py), so no pytest worker computes any of them under
+coverage.
 
-Entries are built under a lock file (``fcntl.flock``), so when several pytest-xdist workers
-need the catalogue at once, one builds it and the others wait and then read it; and written into
-a temporary folder renamed into place, so a killed test run never leaves a half-written entry.
+Entries are built under a lock file each (``fcntl.flock``), so when several processes need one
+at once, one builds it and the others wait and then read it; and written into a temporary
+folder renamed into place, so a killed test run never leaves a half-written entry, and one
+that exists is read without taking its lock.
 (The lock, not ``--dist loadgroup``, is what keeps it to one build: with pytest 9.2,
 pytest-xdist 3.8 no longer groups tests by ``xdist_group``, pytest-dev/pytest-xdist#1386.)
 
@@ -60,6 +65,9 @@ SNAPSHOT_INPUTS = (
 # Fixed, so that equal inputs give equal bytes (the catalogue's own date is not an input).
 CREATED_AT = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
 SNAPSHOT_ID = "s1"
+# The eve of the Summer Sale 2026: the warm-up keeps the catalogue as of this day too (what
+# `bangscore build --as-of` builds from; the as-of pair's first build, the forecast backtest).
+EVE = dt.date(2026, 6, 24)
 _COUNTERS = ("observations", "dropped", "checks", "years", "length_sources")
 
 
@@ -126,9 +134,9 @@ def _place(temp: Path, final: Path) -> None:
 
 @contextlib.contextmanager
 def locked(cache: Path, what: str) -> Iterator[None]:
-    """Hold the cache folder's lock on ``what`` ("catalogue" or "snapshot") for the block
-    (other processes wait for it). One lock each, so the tests that read only the catalogue
-    need not wait while the warm-up publishes the snapshot."""
+    """Hold the cache folder's lock on ``what`` (a catalogue entry's name, "snapshot",
+    "export", "push-pair") for the block (other processes wait for it). One lock each, so the
+    tests that read one entry need not wait while the warm-up builds another."""
     cache.mkdir(parents=True, exist_ok=True)
     with open(cache / f".lock-{what}", "a") as handle:
         try:
@@ -163,12 +171,8 @@ def cached_games(cache: Path) -> list[ScoredGame]:
 
 def _catalogue_entry(cache: Path) -> Path:
     """Given a cache folder, return the catalogue entry of the current inputs, built first
-    (under the lock) when missing."""
-    entry = cache / f"catalogue-{digest(CATALOGUE_INPUTS)[:20]}"
-    with locked(cache, "catalogue"):
-        if not entry.is_dir():
-            _build_catalogue(cache, entry)
-    return entry
+    when missing (:func:`_built`)."""
+    return _built(cache, cache / f"catalogue-{digest(CATALOGUE_INPUTS)[:20]}")
 
 
 # What this process unpickled, per catalogue entry: the catalogue and its scored games.
@@ -178,39 +182,69 @@ _LOADED: dict[Path, tuple[Catalog, list[ScoredGame]]] = {}
 def _loaded(cache: Path, entry: Path) -> tuple[Catalog, list[ScoredGame]]:
     """Given a cache folder and a built catalogue entry, return (the catalogue as read back from
     its file, its games scored), unpickled once per process from ``loaded.pickle`` (made first
-    when missing). Unpickling runs in C: under coverage it takes seconds where reading the
-    catalogue file and scoring it take most of a minute."""
+    when an entry of an older cache lacks it). Unpickling runs in C: under coverage it takes
+    seconds where reading the catalogue file and scoring it take most of a minute."""
     if entry in _LOADED:
         return _LOADED[entry]
     path = entry / "loaded.pickle"
-    with locked(cache, "catalogue"):
-        if not path.is_file():
-            say(f"scoring the real catalogue (about half a minute), kept as {path}")
-            catalog = read_catalog(entry / "catalog.json.gz")
-            loaded = catalog, score_catalog(catalog.games, progress=PROGRESS)
-            temp = path.with_name(f".loaded.{os.getpid()}.tmp")
-            temp.write_bytes(pickle.dumps(loaded, protocol=pickle.HIGHEST_PROTOCOL))
-            os.replace(temp, path)
-            _LOADED[entry] = loaded
-            return loaded
+    if not path.is_file():
+        with locked(cache, entry.name):
+            if not path.is_file():
+                temp = path.with_name(f".loaded.{os.getpid()}.tmp")
+                _LOADED[entry] = _score(entry / "catalog.json.gz", temp)
+                os.replace(temp, path)
+                return _LOADED[entry]
     _LOADED[entry] = pickle.loads(path.read_bytes())
     return _LOADED[entry]
+
+
+def _score(catalogue: Path, pickled: Path) -> tuple[Catalog, list[ScoredGame]]:
+    """Given a catalogue file and a path, read the catalogue back, score its games, keep both
+    pickled at the path and return them."""
+    say(f"scoring the real catalogue of {catalogue} (about half a minute), kept beside it")
+    catalog = read_catalog(catalogue)
+    loaded = catalog, score_catalog(catalog.games, progress=PROGRESS)
+    pickled.write_bytes(pickle.dumps(loaded, protocol=pickle.HIGHEST_PROTOCOL))
+    return loaded
 
 
 def cached_catalogue_as_of(cache: Path, day: dt.date) -> Catalog:
     """Given a cache folder and a day, return the real catalogue as that day knew it
     (``load_bundled_catalog(as_of=day)``, what ``bangscore build --as-of`` builds from), read
     from the cache when its inputs are unchanged, else built and then kept there."""
-    entry = cache / f"catalogue-{day.isoformat()}-{digest(CATALOGUE_INPUTS)[:20]}"
-    with locked(cache, "catalogue"):
-        if not entry.is_dir():
-            _build_catalogue(cache, entry, day)
-    return read_catalog(entry / "catalog.json.gz")
+    return _loaded(cache, _as_of_entry(cache, day))[0]
+
+
+def cached_games_as_of(cache: Path, day: dt.date) -> list[ScoredGame]:
+    """Given a cache folder and a day, return :func:`cached_catalogue_as_of`'s games scored
+    (:func:`~bangscore.scoring.pipeline.score_catalog`), kept beside it."""
+    return _loaded(cache, _as_of_entry(cache, day))[1]
+
+
+def _as_of_entry(cache: Path, day: dt.date) -> Path:
+    """Given a cache folder and a day, return the entry of the catalogue as of that day, built
+    first when missing (:func:`_built`)."""
+    return _built(
+        cache, cache / f"catalogue-{day.isoformat()}-{digest(CATALOGUE_INPUTS)[:20]}", day
+    )
+
+
+def _built(cache: Path, entry: Path, as_of: dt.date | None = None) -> Path:
+    """Given a cache folder, a catalogue entry's folder and its day (None: all the dumps),
+    return the entry, built first when missing under its own lock (a process reading one
+    catalogue never waits while another is built). An entry is renamed into place whole, so
+    one that exists is read without the lock."""
+    if not entry.is_dir():
+        with locked(cache, entry.name):
+            if not entry.is_dir():
+                _build_catalogue(cache, entry, as_of)
+    return entry
 
 
 def _build_catalogue(cache: Path, entry: Path, as_of: dt.date | None = None) -> None:
-    """Join the bundled dumps (as of a day, or all); keep the catalogue and its report as
-    ``entry``."""
+    """Join the bundled dumps (as of a day, or all); keep the catalogue, its report and the
+    catalogue read back with its games scored (``loaded.pickle``) as ``entry``: one step, so
+    that no other process scores it meanwhile."""
     say(
         f"joining the bundled dumps of {REPO / 'data' / 'raw'} into the real catalogue (a "
         f"minute or two on a quiet machine), kept as {entry}"
@@ -223,6 +257,8 @@ def _build_catalogue(cache: Path, entry: Path, as_of: dt.date | None = None) -> 
     temp.mkdir(parents=True)
     write_catalog(catalog, temp / "catalog.json.gz")
     (temp / "report.json").write_bytes(report_to_json(report))
+    del catalog  # scored as read back from its file, as every reader gets it
+    _LOADED[entry] = _score(temp / "catalog.json.gz", temp / "loaded.pickle")
     _place(temp, entry)
 
 
@@ -233,6 +269,8 @@ def cached_snapshot(cache: Path) -> LocalStorage:
     from tests.support import factories
 
     entry = cache / f"snapshot-{digest(SNAPSHOT_INPUTS)[:20]}"
+    if entry.is_dir():  # renamed into place whole: read without the lock
+        return LocalStorage(entry)
     with locked(cache, "snapshot"):
         if not entry.is_dir():
             catalog, games = _loaded(cache, _catalogue_entry(cache))
@@ -249,12 +287,20 @@ def cached_snapshot(cache: Path) -> LocalStorage:
     return LocalStorage(entry)
 
 
-def cached_entry(cache: Path, what: str, make: Callable[[Path], None]) -> Path:
-    """Given a cache folder, a name (``"export"``) and a function that fills an empty folder,
-    return the entry folder of that name for the current :data:`SNAPSHOT_INPUTS`, filled
-    first (under the lock on ``what``) when missing: each pytest-xdist worker needing it reads
-    one worker's result instead of computing its own."""
-    entry = cache / f"{what}-{digest(SNAPSHOT_INPUTS)[:20]}"
+def cached_entry(
+    cache: Path,
+    what: str,
+    make: Callable[[Path], None],
+    inputs: tuple[str, ...] = SNAPSHOT_INPUTS,
+) -> Path:
+    """Given a cache folder, a name (``"export"``), a function that fills an empty folder and
+    the files it is computed from (:data:`SNAPSHOT_INPUTS` by default), return the entry
+    folder of that name for the current inputs, filled first (under the lock on ``what``)
+    when missing: the process that gets there first (``make test``'s warm-up) computes it,
+    every other one reads it."""
+    entry = cache / f"{what}-{digest(inputs)[:20]}"
+    if entry.is_dir():  # renamed into place whole: read without the lock
+        return entry
     with locked(cache, what):
         if not entry.is_dir():
             temp = cache / f".{entry.name}.{os.getpid()}.tmp"
@@ -265,16 +311,33 @@ def cached_entry(cache: Path, what: str, make: Callable[[Path], None]) -> Path:
     return entry
 
 
+# The warm-up's steps in the order it takes them; tests/conftest.py runs the modules needing a
+# later step later (WARM_STEP_BY_FIXTURE), so each finds its entry filled. The snapshot comes
+# second: the last `serial` test (tests/hardening/test_memory.py) serves it, and the serial
+# run ends only when it has.
+WARM_STEPS = ("catalogue", "snapshot", "eve", "export", "pair")
+
+
 def warm(cache: Path = DEFAULT_CACHE) -> list[tuple[str, float]]:
-    """Given a cache folder, fill it: the catalogue with its scored games, and the published
-    snapshot (each only if missing); return each step's name and wall seconds."""
+    """Given a cache folder, fill it, each entry only if missing, in :data:`WARM_STEPS`' order:
+    the catalogue with its scored games, the published snapshot, the catalogue as of the eve of
+    the Summer Sale 2026 with its scored games, the Bulk export and the as-of pair of builds
+    (tests/support/real_builds.py); return each step's name and wall seconds."""
+    from tests.support import real_builds
+
+    fill: dict[str, Callable[[], object]] = {
+        "catalogue": lambda: cached_games(cache),  # its pickle holds the catalogue too
+        "snapshot": lambda: cached_snapshot(cache),
+        "eve": lambda: cached_games_as_of(cache, EVE),
+        "export": lambda: real_builds.cached_export(cache),
+        "pair": lambda: real_builds.cached_pair(cache),
+    }
     steps: list[tuple[str, float]] = []
-    started = time.perf_counter()
-    cached_catalogue(cache)  # its pickle holds the scored games too
-    steps.append(("catalogue and scored games", time.perf_counter() - started))
-    started = time.perf_counter()
-    cached_snapshot(cache)
-    steps.append(("snapshot", time.perf_counter() - started))
+    for name in WARM_STEPS:
+        started = time.perf_counter()
+        fill[name]()
+        steps.append((name, time.perf_counter() - started))
+        say(f"warm-up: {name} ready ({steps[-1][1]:.0f} s)")
     return steps
 
 

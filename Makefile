@@ -131,11 +131,12 @@ serve: $(RUNTIME)  ## serve the current snapshot (and the Bulk export under EXPO
 port-free: $(RUNTIME)
 	@$(BIN)/python -m bangscore.cli.port $(HOST) $(PORT)
 
-# The Bulk export is written in the background once the snapshot is current (its log:
-# var/export.log), so the server starts without waiting for it (README.md#the-first-run).
+# The games' pages and badges, then the Bulk export, are written in the background once the
+# snapshot is current (its log: var/background.log), so the server starts without waiting for
+# them (README.md#the-first-run).
 build-if-changed: $(RUNTIME)
 	BANGSCORE_HOST=$(HOST) BANGSCORE_PORT=$(PORT) BANGSCORE_BUILD_WORKERS=$(BUILD_WORKERS) \
-	  BANGSCORE_EXPORT=$(EXPORT) $(BIN)/bangscore build --if-changed --export-in-background
+	  BANGSCORE_EXPORT=$(EXPORT) $(BIN)/bangscore build --if-changed --finish-in-background
 
 run: port-free build-if-changed demo-key serve  ## the main job: build the snapshot from bundled data (unless current), make a demo key, serve it
 

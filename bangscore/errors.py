@@ -11,6 +11,7 @@ The tree (the module that raises each, in brackets)::
     ├── SnapshotError                       a snapshot manifest or pointer is unusable [manifest]
     ├── ObjectStorageError                  object storage failed [storage]
     │   ├── ObjectNotFound (also KeyError)  no object under a key
+    │   │   └── ObjectPending                 a game's page its snapshot writes after [shim]
     │   ├── ObjectStorageUnavailable        the store cannot be reached or written
     │   ├── PointerConflict                 another build moved ``current`` first
     │   └── CorruptObject                   a body does not match its digest [shim.source]
@@ -88,6 +89,11 @@ class ObjectStorageError(BangScoreError):
 
 class ObjectNotFound(ObjectStorageError, KeyError):
     """Raised when a key does not exist in the store."""
+
+
+class ObjectPending(ObjectNotFound):
+    """Raised when a snapshot has not written an object yet that it will hold: a game's page
+    or badge while ``make run`` writes them after the first answer (503, Retry-After)."""
 
 
 class ObjectStorageUnavailable(ObjectStorageError):

@@ -19,12 +19,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from bangscore.build.export import write_export
+from bangscore.build.game_pages import LaterPages
 from bangscore.build.guard import check_catalog, check_shrink
 from bangscore.build.heap import long_lived
 from bangscore.build.publish import (
     GC_GRACE_SECONDS,
+    PAGES_PENDING,
     PublishReport,
     collect_garbage,
+    complete_pages,
     new_snapshot_id,
     publish,
 )
@@ -60,7 +63,10 @@ class BuildOptions:
     games are kept and read back by the next build with the same key
     (:mod:`bangscore.build.stage_cache`). With ``export_later``, the build does not write the
     export: :attr:`BuildResult.pending_export` does, when its caller runs it (``bangscore
-    build --export-in-background`` runs it in a forked process once the snapshot is current).
+    build --finish-in-background`` runs it in a forked process once the snapshot is current).
+    With ``pages_later``, the snapshot is published without its games' pages and badges (its
+    manifest's meta ``pages`` says ``"pending"``) and :attr:`BuildResult.pending_pages` writes
+    them into it (:func:`bangscore.build.publish.complete_pages`).
     """
 
     load_catalog: Callable[[], Catalog]
@@ -78,6 +84,7 @@ class BuildOptions:
     cache: StageCache | None = None
     score_key: str | None = None
     export_later: bool = False
+    pages_later: bool = False
 
 
 @dataclass(frozen=True)
@@ -87,7 +94,8 @@ class BuildResult:
     counts (``added``, ``changed``, ``removed``; None without an export, or with the export
     left to ``pending_export``: the call that writes it and returns its counts, given with
     :attr:`BuildOptions.export_later`), wall ``seconds`` and the time of each stage
-    (:mod:`bangscore.build.stages`)."""
+    (:mod:`bangscore.build.stages`). With :attr:`BuildOptions.pages_later`, ``pending_pages``
+    writes the games' pages and badges into the published snapshot and returns how many."""
 
     location: str
     games: int
@@ -98,6 +106,7 @@ class BuildResult:
     seconds: float
     stages: StageClock
     pending_export: Callable[[], dict[str, int]] | None = None
+    pending_pages: Callable[[], int] | None = None
 
     @property
     def snapshot_id(self) -> str:
@@ -127,6 +136,7 @@ def run_build(options: BuildOptions) -> BuildResult:
         # The export reuses the snapshot's detail records (each game's computed once a build).
         details = DetailRecords(games) if options.export is not None else None
         snapshot_id = new_snapshot_id(now)
+        later = LaterPages() if options.pages_later else None
         objects = snapshot_objects(
             games,
             # each game's dated score and price at every earlier snapshot where either changed
@@ -141,14 +151,19 @@ def run_build(options: BuildOptions) -> BuildResult:
             prices_as_of=catalog.prices_as_of,
             workers=options.workers,
             as_of=day,
+            later=later,
         )
-        meta = {
+        meta: dict[str, Any] = {
             "games": len(games),
             "as_of": day.isoformat(),
             "catalog": {"origin": catalog.origin, "created_at": catalog.created_at.isoformat()},
             "site_url": options.site_url,
             "base_url": options.base_url,
         }
+        total = expected_objects(len(games), before_objects)
+        if later is not None:
+            meta[PAGES_PENDING] = "pending"
+            total -= 2 * len(games)  # a page and a badge a game, written after
         # Rendering runs inside the publish (a generator it consumes), its workers' CPU
         # counted as they are reaped; the publish's own time is what is left (stages.py).
         rendered = clock.timed("render", objects)
@@ -164,7 +179,7 @@ def run_build(options: BuildOptions) -> BuildResult:
                 progress=options.progress,
                 repair=options.repair,
                 stages=clock,
-                total=expected_objects(len(games), before_objects),
+                total=total,
             )
             collected, freed = collect_garbage(
                 storage,
@@ -185,6 +200,19 @@ def run_build(options: BuildOptions) -> BuildResult:
             )
 
     counts = export() if export is not None and not options.export_later else None
+    pages = None
+    if later is not None:
+        pending = later
+
+        def pages() -> int:
+            return complete_pages(
+                storage,
+                report.snapshot_id,
+                pending.objects(options.workers),
+                progress=options.progress,
+                total=len(pending),
+            )
+
     return BuildResult(
         location=options.out,
         games=len(games),
@@ -195,6 +223,7 @@ def run_build(options: BuildOptions) -> BuildResult:
         seconds=time.perf_counter() - started,
         stages=clock,
         pending_export=export if options.export_later else None,
+        pending_pages=pages,
     )
 
 

@@ -97,31 +97,9 @@ def publish(
     """
     started = time.perf_counter()
     expected = storage.read_pointer()
-    sizes = {info.key: info.size for info in storage.list_objects("objects/")}
-    present: set[str] = set()
-    entries: dict[str, Entry] = {}
-    counts = {"uploaded": 0, "bytes_total": 0, "bytes_uploaded": 0}
-
-    def fresh() -> Iterator[StoredObject]:
-        bar = tqdm(desc="publish", unit="obj", disable=not progress, total=total)
-        for obj in objects:
-            bar.update()
-            entry, body = _stored_form(obj, stages)
-            entries[obj.key] = entry
-            sha = entry.stored[0]
-            counts["bytes_total"] += len(body)
-            if sha in present or _intact(storage, sha, len(body), sizes, repair=repair):
-                present.add(sha)
-                continue
-            present.add(sha)
-            counts["uploaded"] += 1
-            counts["bytes_uploaded"] += len(body)
-            coding = GZIP if entry.encodings else None
-            yield StoredObject(object_key(sha), body, obj.content_type, coding)
-        bar.total = bar.n  # the total was an estimate: the last line says what was published
-        bar.close()
-
-    storage.put_many(fresh())
+    upload = _Upload(storage, repair=repair, stages=stages)
+    storage.put_many(upload.fresh(objects, progress=progress, total=total))
+    entries = upload.entries
     manifest = Manifest(snapshot_id, created_at, meta, entries)
     storage.put_many([StoredObject(manifest_key(snapshot_id), manifest.to_bytes())])
     try:
@@ -134,14 +112,88 @@ def publish(
     return PublishReport(
         snapshot_id=snapshot_id,
         objects=len(entries),
-        uploaded=counts["uploaded"],
-        skipped=len(entries) - counts["uploaded"],
-        bytes_total=counts["bytes_total"],
-        bytes_uploaded=counts["bytes_uploaded"],
+        uploaded=upload.uploaded,
+        skipped=len(entries) - upload.uploaded,
+        bytes_total=upload.bytes_total,
+        bytes_uploaded=upload.bytes_uploaded,
         seconds=time.perf_counter() - started,
         pruned=tuple(pruned),
         referenced=referenced,
     )
+
+
+class _Upload:
+    """One publish's writing of bodies: each object's manifest entry by key, and what was
+    uploaded; a body the store already holds intact is not uploaded again."""
+
+    def __init__(
+        self, storage: ObjectStorage, *, repair: bool = False, stages: StageClock | None = None
+    ) -> None:
+        self.storage = storage
+        self.repair = repair
+        self.stages = stages
+        self.sizes = {info.key: info.size for info in storage.list_objects("objects/")}
+        self.present: set[str] = set()
+        self.entries: dict[str, Entry] = {}
+        self.uploaded = self.bytes_total = self.bytes_uploaded = 0
+
+    def fresh(
+        self, objects: Iterable[StoredObject], *, progress: bool, total: int | None
+    ) -> Iterator[StoredObject]:
+        """Given a snapshot's objects, record each one's entry and yield the stored objects
+        to upload (content-addressed, compressed where they are), with a progress bar."""
+        bar = tqdm(desc="publish", unit="obj", disable=not progress, total=total)
+        for obj in objects:
+            bar.update()
+            entry, body = _stored_form(obj, self.stages)
+            self.entries[obj.key] = entry
+            sha = entry.stored[0]
+            self.bytes_total += len(body)
+            if sha in self.present or _intact(
+                self.storage, sha, len(body), self.sizes, repair=self.repair
+            ):
+                self.present.add(sha)
+                continue
+            self.present.add(sha)
+            self.uploaded += 1
+            self.bytes_uploaded += len(body)
+            coding = GZIP if entry.encodings else None
+            yield StoredObject(object_key(sha), body, obj.content_type, coding)
+        bar.total = bar.n  # the total was an estimate: the last line says what was published
+        bar.close()
+
+
+PAGES_PENDING = "pages"  # the manifest meta key of a snapshot whose game pages come later
+
+
+def complete_pages(
+    storage: ObjectStorage,
+    snapshot_id: str,
+    objects: Iterable[StoredObject],
+    *,
+    progress: bool = False,
+    total: int | None = None,
+) -> int:
+    """Given a store, a snapshot published without its games' pages and badges (its
+    manifest's meta ``pages`` is ``"pending"``: ``bangscore build --finish-in-background``)
+    and those objects (:meth:`bangscore.build.game_pages.LaterPages.objects`), write them,
+    then the snapshot's manifest again with their entries added and ``pages`` gone; return
+    how many objects were added.
+
+    The only manifest ever written twice, and only to add: every entry it had keeps its
+    bytes, so an answer served meanwhile stays right, and the pointer does not move (the
+    shim reloads a pending snapshot's manifest when it changes, :mod:`bangscore.shim.source`).
+    Raises SnapshotError if the snapshot is not pending, ObjectStorageError from the backend.
+    """
+    manifest = read_manifest(storage, snapshot_id)
+    if manifest.meta.get(PAGES_PENDING) != "pending":
+        raise SnapshotError(f"snapshot {snapshot_id} is not waiting for its pages")
+    upload = _Upload(storage)
+    storage.put_many(upload.fresh(objects, progress=progress, total=total))
+    meta = {k: v for k, v in manifest.meta.items() if k != PAGES_PENDING}
+    done = Manifest(snapshot_id, manifest.created_at, meta, {**manifest.entries, **upload.entries})
+    storage.put_many([StoredObject(manifest_key(snapshot_id), done.to_bytes())])
+    return len(upload.entries)
 
 
 def _stored_form(obj: StoredObject, stages: StageClock | None = None) -> tuple[Entry, bytes]:

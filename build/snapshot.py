@@ -10,37 +10,29 @@ the not-rated index, the API documents and the website pages. The publisher
 from __future__ import annotations
 
 import datetime as dt
-import multiprocessing
-from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from bangscore.build.aliases import ACCLAIMED_METASCORE, build_aliases, curated_for
-from bangscore.build.buyer import (
-    buyer_fields,
-    genre_typicals,
-    price_date,
-    price_points,
-)
+from bangscore.build.buyer import buyer_fields, genre_typicals
 from bangscore.build.buyer import prices_as_of as newest_price_day
 from bangscore.build.changes import answerable, change_objects
 from bangscore.build.feeds import feed_objects
+from bangscore.build.game_pages import (
+    HTML_TYPE,
+    JSON_TYPE,
+    SVG_TYPE,
+    GamePages,
+    LaterPages,
+    game_objects,
+)
 from bangscore.build.openapi import openapi_document
 from bangscore.build.push_state import PUSH_STATE_KEY, PushState, advance
 from bangscore.build.push_state import encode as encode_push
-from bangscore.build.score_history import (
-    SCORE_HISTORY_KEY,
-    ScoreHistory,
-    ScorePoint,
-    encode,
-    extend,
-)
-from bangscore.build.score_history import wire as score_wire
-from bangscore.build.wire import check, detail_record, dumps, list_item, rfc3339
+from bangscore.build.score_history import SCORE_HISTORY_KEY, ScoreHistory, encode, extend
+from bangscore.build.wire import check, dumps, list_item, rfc3339
 from bangscore.contract.api import root_listing
 from bangscore.contract.compact import (
     INDEX_TYPE,
@@ -65,41 +57,21 @@ from bangscore.contract.objects import (
     ROOT_KEY,
     SEARCH_KEY,
     STYLE_KEY,
-    badge_key,
-    detail_key,
-    game_page_key,
     list_key,
 )
 from bangscore.contract.paging import render_page
-from bangscore.contract.records import GameDetail, ListItem
+from bangscore.contract.records import ListItem
 from bangscore.contract.search import SearchIndex
 from bangscore.contract.search_words import name_words
-from bangscore.scoring.pipeline import ScoredGame, is_free
+from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import GameRecord, NotRated
 from bangscore.scoring.series import once_per_series
-from bangscore.scoring.verdict import day
 from bangscore.site import static_pages
 from bangscore.site.adult import keep_adult
-from bangscore.site.badge import badge
 from bangscore.site.better_value import Candidate, better_value
-from bangscore.site.chart import NARROW_WIDTH as NARROW_CHART
-from bangscore.site.chart import WIDTH as WIDE_CHART
-from bangscore.site.chart import PriceCurve, chart_prices, price_curves
-from bangscore.site.history_chart import NARROW_WIDTH as NARROW_HISTORY
-from bangscore.site.history_chart import WIDTH as WIDE_HISTORY
-from bangscore.site.history_chart import (
-    HistoryPoint,
-    PriceHistory,
-    ScoreMark,
-    history_rows,
-    price_histories,
-)
 from bangscore.site.render import SiteRenderer
 from bangscore.storage import StoredObject
 
-JSON_TYPE = "application/json"
-HTML_TYPE = "text/html; charset=utf-8"
-SVG_TYPE = "image/svg+xml"
 CSS_TYPE = "text/css; charset=utf-8"
 HOME_TOP = 25  # games the home page lists
 
@@ -165,6 +137,7 @@ def snapshot_objects(
     as_of: dt.date | None = None,
     snapshot_id: str = "",
     push_state: PushState | None = None,
+    later: LaterPages | None = None,
 ) -> Iterator[StoredObject]:
     """Given scored games in list order, the known apps that are not rated, the URLs, the
     catalog's ``prices_as_of`` (UTC) and the current snapshot's score histories
@@ -174,7 +147,8 @@ def snapshot_objects(
     snapshot's day (None: ``created_at``'s): ``GET /api/v1`` names it, the forecast starts from it.
     ``snapshot_id`` (the id it is published under) and the current snapshot's ``push_state``
     (:func:`build.push_state.read_push_state`; None: none yet) give the Atom feeds, the change
-    feed's pages and the advanced push state.
+    feed's pages and the advanced push state. With ``later``, the games' pages and badges are
+    not yielded: ``later`` is given what they are drawn from (:class:`LaterPages`).
 
     Keys are relative to the snapshot (see :mod:`bangscore.contract.filters`); bodies are final
     bytes.
@@ -223,7 +197,9 @@ def snapshot_objects(
         dates,
         histories,
     )
-    yield from game_objects(pages, workers)
+    if later is not None:
+        later.take(pages)
+    yield from game_objects(pages, workers, website=later is None)
     yield StoredObject(SCORE_HISTORY_KEY, encode(histories), JSON_TYPE)
     state = advance(
         push_state, items, snapshot_id=snapshot_id, created_at=created_at, as_of=snapshot_date
@@ -281,99 +257,6 @@ def push_objects(
     yield StoredObject(PUSH_STATE_KEY, encode_push(state), JSON_TYPE)
 
 
-@dataclass(frozen=True, slots=True)
-class GamePages:
-    """What every game's objects are drawn from: the games in list order, their list items,
-    the positions of the better games of each game's genre, the buyer fields, the genres'
-    typical figures, the renderer, the site URL and the snapshot's dates."""
-
-    games: Sequence[ScoredGame]
-    items: Sequence[dict[str, Any]]
-    better: Sequence[Sequence[int]]
-    buyer: Sequence[dict[str, Any]]
-    typical: Mapping[str, Any]
-    site: SiteRenderer
-    site_url: str
-    prices_as_of: dt.datetime | None
-    as_of_day: dt.date | None
-    dates: dict[str, str | None]
-    histories: Mapping[int, Sequence[ScorePoint]]
-
-    def objects(self, n: int) -> list[StoredObject]:
-        """Given a position in list order, return that game's detail record, page and badge."""
-        game, extra = self.games[n], self.buyer[n]
-        history = self.histories.get(game.record.appid, ())
-        detail = detail_record(
-            game, self.site_url, self.prices_as_of, extra, self.items[n], score_wire(history)
-        )
-        record = dumps(detail)
-        check(GameDetail, record)
-        points = price_points(game.record)
-        marks = [ScoreMark(p.date, p.bang_score) for p in history]
-        typical = self.typical[game.genre]
-        html = self.site.game_page(
-            detail,
-            # A free game's page has no value-at-every-price chart (nothing to price).
-            charts=() if is_free(game.record) else price_chart(game, detail),
-            histories=history_chart(points, self.as_of_day, detail["name"], marks),
-            history_rows=history_rows(points),
-            better=[self.items[i] for i in self.better[n]],
-            typical_price_per_hour=typical.price_per_hour,
-            typical_hours=typical.hours,
-            dates=self.dates,
-        )
-        svg = self.site.badge_svg(
-            badge(name=game.record.name, bang_score=game.bang_score, tier=game.tier)
-        )
-        appid = game.record.appid
-        return [
-            StoredObject(detail_key(appid), record, JSON_TYPE),
-            StoredObject(game_page_key(appid), html, HTML_TYPE),
-            StoredObject(badge_key(appid), svg, SVG_TYPE),
-        ]
-
-
-GAMES_PER_TASK = 200  # about 2.5 MB of pages a task: little to pickle, many tasks to share
-_PAGES: GamePages | None = None  # set before the workers fork; they inherit it
-
-
-def _render(bounds: tuple[int, int]) -> list[StoredObject]:
-    assert _PAGES is not None, "a render worker runs only in a process forked by game_objects"
-    return [obj for n in range(*bounds) for obj in _PAGES.objects(n)]
-
-
-def game_objects(pages: GamePages, workers: int = 1) -> Iterator[StoredObject]:
-    """Given what the games' objects are drawn from and a number of processes, yield each
-    game's detail record, page and badge in list order.
-
-    With ``workers`` > 1, forked processes render blocks of games (they inherit ``pages``, so
-    nothing but the finished objects crosses between processes); at most two blocks per worker
-    wait, so memory stays bounded when the writer is slower than the renderers.
-    """
-    if workers <= 1 or len(pages.games) <= GAMES_PER_TASK:
-        for n in range(len(pages.games)):
-            yield from pages.objects(n)
-        return
-    global _PAGES
-    _PAGES = pages
-    blocks = [
-        (start, min(start + GAMES_PER_TASK, len(pages.games)))
-        for start in range(0, len(pages.games), GAMES_PER_TASK)
-    ]
-    context = multiprocessing.get_context("fork")
-    try:
-        with ProcessPoolExecutor(workers, mp_context=context) as pool:
-            pending: deque[Future[list[StoredObject]]] = deque()
-            for bounds in blocks:
-                pending.append(pool.submit(_render, bounds))
-                if len(pending) > 2 * workers:
-                    yield from pending.popleft().result()
-            while pending:
-                yield from pending.popleft().result()
-    finally:
-        _PAGES = None
-
-
 def search_index(games: Sequence[ScoredGame]) -> SearchIndex:
     """Given scored games, return the search index over their names with the alias table
     (:mod:`build.aliases`), equally good matches ranked by review count (reach)."""
@@ -395,53 +278,3 @@ def search_index(games: Sequence[ScoredGame]) -> SearchIndex:
 def unrated_aliases(apps: Sequence[NotRated]) -> dict[str, int]:
     """Given the known apps that are not rated, return the curated aliases naming them."""
     return curated_for(a.appid for a in apps)
-
-
-def history_chart(
-    points: Sequence[HistoryPoint],
-    as_of: dt.date | None,
-    name: str,
-    scores: Sequence[ScoreMark] = (),
-) -> list[PriceHistory]:
-    """Given a game's dated prices, the prices' as-of date, its name and its score marks,
-    return the game page's price-history charts (geometry): one for wide screens, one for
-    phones."""
-    return price_histories(
-        points,
-        as_of=as_of,
-        name=name,
-        charts=(("history-chart", WIDE_HISTORY), ("history-chart-narrow", NARROW_HISTORY)),
-        scores=scores,
-    )
-
-
-def score_at_price(game: ScoredGame, detail: dict[str, Any]) -> Callable[[float], float]:
-    """Given a scored game and its detail record, return the lookup of its unrounded score
-    (0..100) at each price the chart reads (:func:`chart_prices`), sampled once from the score
-    curve scoring returned: the chart makes no call into the model."""
-    samples = game.curve.sample(
-        chart_prices(
-            detail["price_usd"],
-            detail["historical_low_usd"],
-            detail["worth_it_at_usd"],
-            detail["becomes_banger_at_usd"],
-        )
-    )
-    return samples.__getitem__
-
-
-def price_chart(game: ScoredGame, detail: dict[str, Any]) -> list[PriceCurve]:
-    """Given a scored game and its detail record, return the game page's price charts
-    (geometry): one drawn for wide screens and one for phones, the page's style showing one of
-    them."""
-    seen = price_date(game.record)
-    return price_curves(
-        score_at_price(game, detail),
-        price_usd=detail["price_usd"],
-        historical_low_usd=detail["historical_low_usd"],
-        worth_it_at_usd=detail["worth_it_at_usd"],
-        becomes_banger_at_usd=detail["becomes_banger_at_usd"],
-        name=detail["name"],
-        charts=(("price-chart", WIDE_CHART), ("price-chart-narrow", NARROW_CHART)),
-        price_date=day(seen) if seen else None,
-    )

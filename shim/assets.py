@@ -15,6 +15,7 @@ from starlette.responses import Response
 
 from bangscore.contract.limits import MAX_APPID_DIGITS
 from bangscore.contract.objects import FAVICON_KEY, STYLE_KEY, badge_key
+from bangscore.errors import ObjectPending
 from bangscore.manifest import etag_for
 from bangscore.shim.answer import Resolved, Stored, stored
 from bangscore.shim.pages import CACHE_VERSIONED, CSS_TYPE, SVG_TYPE
@@ -88,6 +89,10 @@ async def badge(request: Request) -> Response:
     )
 
     async def resolve(snap: LoadedSnapshot) -> Stored | Response:
+        if key is not None and snap.pages_pending and snap.entry(key) is None:
+            pending = snap.index.position.get(int(raw)) is not None  # a rated game's, to come
+            if pending:
+                raise ObjectPending(f"the badge of game {raw} is still being written")
         if key is None or snap.entry(key) is None:
             return Response(status_code=404, headers={"Cache-Control": "no-store"})
         return stored(snap, key, SVG_TYPE)

@@ -16,7 +16,7 @@ from starlette.responses import RedirectResponse, Response
 from bangscore.contract.limits import MAX_APPID_DIGITS
 from bangscore.contract.not_rated import REASON_LABEL
 from bangscore.contract.objects import game_page_key
-from bangscore.errors import BadRequest, ResourceNotFound
+from bangscore.errors import BadRequest, ObjectPending, ResourceNotFound
 from bangscore.manifest import etag_for
 from bangscore.shim.answer import HTML, Resolved, Stored, stored
 from bangscore.shim.pages import Pages, adult_shown
@@ -60,6 +60,8 @@ async def game(request: Request) -> Response:
             path = urlsplit(canonical).path
             query = "?adult=true" if adult else ""
             return RedirectResponse(f"{pages.origin}{path}{query}", 301)
+        if snap.pages_pending and snap.entry(game_page_key(int(raw))) is None:
+            raise ObjectPending(f"the page of game {raw} is still being written")
         if adult:
             return await with_adult(snap, int(raw))
         return stored(snap, game_page_key(int(raw)), HTML)

@@ -40,7 +40,13 @@ from bangscore.contract.objects import (
     HOME_KEY,
 )
 from bangscore.contract.search import SearchIndex
-from bangscore.errors import BadRequest, ParamError, ProblemRefusal, ResourceNotFound
+from bangscore.errors import (
+    BadRequest,
+    ObjectPending,
+    ParamError,
+    ProblemRefusal,
+    ResourceNotFound,
+)
 from bangscore.manifest import etag_for
 from bangscore.shim.answer import HTML, Allowance, Fault, Resolved, Stored, answer, stored
 from bangscore.shim.clients import client_subject
@@ -61,6 +67,8 @@ MIN_UNRATED_WORD = 3
 # queries back to back neither blocks the event loop nor takes every worker thread.
 SEARCH_THREADS = anyio.CapacityLimiter(2)
 SVG_TYPE = "image/svg+xml"
+# A game page not written yet: `make run` writes them all within about a minute of serving.
+PENDING_RETRY_AFTER = "10"
 CSS_TYPE = "text/css; charset=utf-8"
 # A versioned stylesheet URL (``?v=`` its digest) names one body for good.
 CACHE_VERSIONED = "public, max-age=31536000, immutable"
@@ -206,7 +214,18 @@ class Pages:
         return self.missing(request, rate, str(error))
 
     def unavailable(self, request: Request, rate: Rate, fault: Fault | None = None) -> Response:
-        """Return the HTML 503 page (snapshot store unreachable or nothing published)."""
+        """Return the HTML 503 page (snapshot store unreachable, nothing published, or a game's
+        page not written yet: ``make run`` writes them after its first answer)."""
+        if isinstance(fault, ObjectPending):
+            return self.html(
+                request,
+                503,
+                "This page is still being written",
+                "The ratings are published and the API answers; the games' pages follow within "
+                "about a minute of the server starting. Try again in a few seconds.",
+                rate,
+                {"Retry-After": PENDING_RETRY_AFTER},
+            )
         if fault is not None:
             log.error("request %s: %s", request.state.request_id, fault)
         return self.html(

@@ -7,6 +7,10 @@ cached by their SHA-256 (content address), checked against it when fetched, and 
 between snapshots that contain the same bytes. A body stored gzip-compressed
 (:mod:`bangscore.manifest`) is cached as stored, for clients that take gzip, and once
 decompressed, for the rare client that takes no encoding.
+
+A snapshot published with its games' pages still to come (``make run``'s first build:
+:func:`bangscore.build.publish.complete_pages`) is loaded again, under the same id, when its
+manifest is written with them: until then :attr:`LoadedSnapshot.pages_pending` is True.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from bangscore.manifest import (
     etag_for,
     etag_from_digest,
     gzip_body,
+    manifest_key,
     object_key,
     read_manifest_view,
 )
@@ -105,6 +110,9 @@ class LoadedSnapshot:
     budgets: AnswerBudgets = DEFAULT_BUDGETS
     # Built for other addresses than the ones served: how its bodies move (None: as stored).
     readdress: Readdress | None = None
+    # The manifest's (size, last write) just before it was read: a pending snapshot whose
+    # manifest has another is loaded again (SnapshotSource.refresh).
+    manifest_stamp: tuple[int, float] | None = None
     # The API's answers and the website's rendered pages, each by what a request read and
     # each spelling seen (bangscore.shim.memo): freed with the snapshot.
     memo: Memo = field(init=False, repr=False)
@@ -123,6 +131,12 @@ class LoadedSnapshot:
     def search(self) -> SearchIndex:
         """Return the search index (built on first use if it is not built yet)."""
         return self.deferred_search.get()
+
+    @property
+    def pages_pending(self) -> bool:
+        """Return True while the games' pages and badges are still being written into this
+        snapshot (its manifest's meta ``pages`` is ``"pending"``)."""
+        return self.manifest.meta.get("pages") == "pending"
 
     @property
     def base_url(self) -> str | None:
@@ -253,6 +267,7 @@ class SnapshotSource:
         returns (a switch: the old snapshot answers meanwhile)."""
         if not SNAPSHOT_ID.fullmatch(snapshot_id):
             raise SnapshotError(f"the pointer names no snapshot: {snapshot_id[:80]!r}")
+        stamp = self.manifest_stamp(snapshot_id)  # before the read: a rewrite after it shows
         manifest = read_manifest_view(self.storage, snapshot_id)
         try:
             if manifest.id != snapshot_id:
@@ -270,7 +285,7 @@ class SnapshotSource:
                 lambda: SearchIndex.from_json(orjson.loads(search_raw)), "search index"
             )
             loaded = LoadedSnapshot(
-                snapshot_id, manifest, index, search, not_rated, self.budgets, moves
+                snapshot_id, manifest, index, search, not_rated, self.budgets, moves, stamp
             )
             if not defer:
                 self.settle(loaded)
@@ -291,6 +306,15 @@ class SnapshotSource:
         snap.deferred_search.get()
         snap.manifest.check()
         self._settled = snap  # the newest settled: an older one is not kept alive
+
+    def manifest_stamp(self, snapshot_id: str) -> tuple[int, float] | None:
+        """Given a snapshot id, return its manifest's (size in bytes, last write in Unix
+        seconds), or None if it has none: one listing of the few manifests."""
+        key = manifest_key(snapshot_id)
+        for info in self.storage.list_objects("snapshots/"):
+            if info.key == key:
+                return info.size, info.modified
+        return None
 
     def read_pointer(self) -> str | None:
         """Return the published pointer's snapshot id (None: nothing published); raise
@@ -319,7 +343,9 @@ class SnapshotSource:
         if pointer is None or pointer == self.refused:
             return False
         if self.current is not None and pointer == self.current.id:
-            return False
+            current = self.current
+            if not current.pages_pending or self.manifest_stamp(pointer) == current.manifest_stamp:
+                return False
         try:
             loaded = self.load(pointer, defer=defer)
         except SnapshotError as exc:

@@ -1,10 +1,13 @@
 """Work a command leaves running after it returns (issue 56, item 1): ``bangscore build
---export-in-background`` (``make run``) publishes the snapshot, then writes the Bulk export in a
-forked process while the server starts, so the first answer does not wait for it.
+--finish-in-background`` (``make run``) publishes the snapshot without its games' web pages
+and badges, then writes them, the Bulk export and the kept stages in a forked process while the
+server starts, so the first answer waits for none of them.
 
-The export is written as ever (its ``latest.json`` last, so no reader sees it half written):
-until it is, ``GET /api/v1/export`` answers 404 "No Bulk export has been published yet", or the
-previous build's export.
+The pages are added to the published snapshot (:func:`bangscore.build.publish.complete_pages`):
+until they are, a game's page and badge answer 503 with ``Retry-After`` (every API answer is
+there from the first). The export is written as ever (its ``latest.json`` last, so no reader
+sees it half written): until it is, ``GET /api/v1/export`` answers 404 "No Bulk export has
+been published yet", or the previous build's export.
 """
 
 from __future__ import annotations
@@ -15,9 +18,16 @@ import sys
 import traceback
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-# Below the server and the shell that started it: the export must not slow the first answers.
+if TYPE_CHECKING:
+    from bangscore.build.pipeline import BuildResult
+    from bangscore.build.stage_cache import StageCache
+    from bangscore.settings import Settings
+
+# Below the server and the shell that started it: the work must not slow the first answers.
 NICENESS = 10
+LOG_NAME = "background.log"  # in the state folder
 
 
 def run_in_background(work: Callable[[], str], log: Path) -> int:
@@ -51,3 +61,55 @@ def run_in_background(work: Callable[[], str], log: Path) -> int:
     finally:
         sys.stdout.flush()
         os._exit(code)
+
+
+def finish_in_background(
+    result: BuildResult,
+    cache: StageCache | None,
+    settings: Settings,
+    whole: Callable[[], None] | None = None,
+) -> int | None:
+    """Given a published build's result, its stage cache and what to call once the snapshot
+    is whole (None: nothing), write what serving need not wait for in a background process
+    (:func:`run_in_background`): the games' pages and badges, the Bulk export, then the
+    stages the build made; say so, and where its log goes; return the process's pid (None:
+    nothing to write, nothing started)."""
+    pages, write = result.pending_pages, result.pending_export
+    keep = cache is not None and bool(cache.made)
+    if pages is None and write is None and not keep:
+        return None
+    log = settings.state_dir / LOG_NAME
+
+    def work() -> str:
+        said = []
+        if pages is not None:
+            said.append(f"wrote {pages():,} pages and badges into snapshot {result.snapshot_id}")
+            if whole is not None:
+                whole()
+        if write is not None:
+            counts = write()
+            said.append(
+                f"exported {result.games} games of snapshot {result.snapshot_id} to "
+                f"{settings.export}: {counts['added']} added, {counts['changed']} changed, "
+                f"{counts['removed']} removed since the previous export ("
+                + ", ".join(line for line in result.stages.lines() if "stage export" in line)
+                + ")"
+            )
+        if cache is not None:
+            said.append(f"kept stages: {', '.join(cache.keep_made()) or 'none'}")
+        return "; ".join(said)
+
+    pid = run_in_background(work, log)
+    what = (
+        (["the games' pages and badges"] if pages is not None else [])
+        + ([f"the Bulk export of snapshot {result.snapshot_id}"] if write is not None else [])
+        + (["the kept stages"] if keep else [])
+    )
+    notes = (["a game's page and badge answer 503 until theirs are written"] if pages else []) + (
+        ["GET /api/v1/export answers 404 until it is written"] if write is not None else []
+    )
+    print(
+        f"writing {', '.join(what[:-1]) + ' and ' if len(what) > 1 else ''}{what[-1]} in the "
+        f"background (process {pid}, log {log})" + "".join(f"; {n}" for n in notes)
+    )
+    return pid

@@ -9,6 +9,7 @@ import argparse
 import datetime as dt
 import sys
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,12 +19,8 @@ from bangscore.manifest import SNAPSHOT_ID  # never a path: no '.', no '/'
 from bangscore.settings import Settings
 
 if TYPE_CHECKING:
-    from bangscore.build.pipeline import BuildResult
     from bangscore.build.stage_cache import StageCache
     from bangscore.scoring.records import Catalog
-
-# The background export's log, in the state folder (``bangscore build --export-in-background``).
-EXPORT_LOG = "export.log"
 
 
 def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
@@ -69,14 +66,15 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
         as_of=as_of,
         cache=cache,
         score_key=score_key,
-        export_later=args.export_in_background,
+        export_later=args.finish_in_background,
+        pages_later=args.finish_in_background,
     )
     try:
         result = run_build(options)
     except (CatalogError, UnscorableGame, BangScoreError, OSError) as exc:
         print(f"error: build failed, the current snapshot is unchanged: {exc}", file=sys.stderr)
         return 1
-    if inputs is not None:
+    if inputs is not None and result.pending_pages is None:
         inputs.record(result.snapshot_id)
     # CPU beside wall: on a busy machine the wall time grows, the CPU time does not
     print("\n".join(result.stages.lines()))
@@ -84,7 +82,7 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
         print(
             f"kept stages ({cache.folder}): reused {', '.join(cache.reused) or 'none'}; "
             f"made {', '.join(cache.made) or 'none'}"
-            + (" (kept in the background)" if args.export_in_background and cache.made else "")
+            + (" (kept in the background)" if args.finish_in_background and cache.made else "")
         )
     report = result.publish
     print(
@@ -99,48 +97,14 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
             f"exported {result.games} games to {settings.export}: {counts['added']} added, "
             f"{counts['changed']} changed, {counts['removed']} removed since the previous export"
         )
-    if args.export_in_background:
-        _finish_in_background(result, cache, settings)
+    if args.finish_in_background:
+        from bangscore.cli.background import finish_in_background
+
+        # A snapshot is stamped as built once whole: one whose pages were never written (the
+        # background process killed) is built again by the next `make run`.
+        stamp = partial(inputs.record, result.snapshot_id) if inputs is not None else None
+        finish_in_background(result, cache, settings, stamp)
     return 0
-
-
-def _finish_in_background(
-    result: BuildResult, cache: StageCache | None, settings: Settings
-) -> None:
-    """Given a published build's result and its stage cache, write what serving need not wait
-    for in a background process (:mod:`bangscore.cli.background`): the Bulk export, then the
-    stages the build made; say so, and where its log goes. Nothing to write: nothing started."""
-    from bangscore.cli.background import run_in_background
-
-    write = result.pending_export
-    if write is None and not (cache is not None and cache.made):
-        return
-    log = settings.state_dir / EXPORT_LOG
-
-    def work() -> str:
-        said = []
-        if write is not None:
-            counts = write()
-            said.append(
-                f"exported {result.games} games of snapshot {result.snapshot_id} to "
-                f"{settings.export}: {counts['added']} added, {counts['changed']} changed, "
-                f"{counts['removed']} removed since the previous export ("
-                + ", ".join(line for line in result.stages.lines() if "stage export" in line)
-                + ")"
-            )
-        if cache is not None:
-            said.append(f"kept stages: {', '.join(cache.keep_made()) or 'none'}")
-        return "; ".join(said)
-
-    pid = run_in_background(work, log)
-    what = " and ".join(
-        ([f"the Bulk export of snapshot {result.snapshot_id}"] if write is not None else [])
-        + (["the kept stages"] if cache is not None and cache.made else [])
-    )
-    print(
-        f"writing {what} in the background (process {pid}, log {log})"
-        + ("; GET /api/v1/export answers 404 until it is written" if write is not None else "")
-    )
 
 
 @dataclass(frozen=True)
@@ -233,7 +197,7 @@ def _stage_cache(
         return None, None, None
     # `make run` keeps the stages in the background, once the snapshot is current.
     folder = settings.state_dir / "cache" / "stages"
-    return StageCache(folder, defer=args.export_in_background), ingest, score
+    return StageCache(folder, defer=args.finish_in_background), ingest, score
 
 
 def _load_catalog(
@@ -457,11 +421,11 @@ def add_parsers(sub: Any) -> None:
         "code, addresses and day (`make run` passes it)",
     )
     p.add_argument(
-        "--export-in-background",
+        "--finish-in-background",
         action="store_true",
-        help="write the Bulk export in a background process once the snapshot is published "
-        f"(its log: <state dir>/{EXPORT_LOG}), so serving need not wait for it "
-        "(`make run` passes it)",
+        help="publish the snapshot without the games' web pages and badges, then write them, "
+        "the Bulk export and the kept stages in a background process (its log: <state dir>/"
+        "background.log), so serving need not wait for them (`make run` passes it)",
     )
     p.set_defaults(func=cmd_build)
 

@@ -14,7 +14,7 @@ from bangscore.build.pipeline import BuildOptions, DetailRecords, current_games,
 from bangscore.build.score_history import read_score_history
 from bangscore.contract.export import CHANGES_JSONL, CHANGES_PARQUET, file_key
 from bangscore.contract.objects import ROOT_KEY, detail_key
-from bangscore.errors import CatalogRefused
+from bangscore.errors import CatalogRefused, SnapshotError
 from bangscore.manifest import list_snapshots, read_body, read_manifest
 from bangscore.scoring.pipeline import score_catalog
 from bangscore.storage import LocalStorage, StoredObject
@@ -141,3 +141,37 @@ def test_a_build_records_its_day_and_forecasts_from_it(
     assert named and all(dt.date.fromisoformat(f["ends"]) >= day for f in forecasts if f)
     if sale is not None:
         assert named == {sale}
+
+
+def test_pages_later_publishes_without_them_then_completes_the_same_snapshot(
+    tmp_path: Path,
+) -> None:
+    # Issue 56: `make run` answers before the games' pages are written; they are then added
+    # to the same snapshot, the very bytes a build writing them at once publishes.
+    result = run_build(options(tmp_path, pages_later=True))
+    store = LocalStorage(tmp_path / "snapshots")
+    pending = read_manifest(store, result.snapshot_id)
+    assert pending.meta["pages"] == "pending" and store.read_pointer() == result.snapshot_id
+    assert not any(k.startswith(("site/game/", "site/badge/")) for k in pending.entries)
+    assert detail_key(small_catalog()[0].appid) in pending.entries
+    assert result.pending_pages is not None
+    assert result.pending_pages() == 90  # a page and a badge for each of 45 games
+    done = read_manifest(store, result.snapshot_id)
+    assert "pages" not in done.meta and store.read_pointer() == result.snapshot_id
+    assert {k: e for k, e in done.entries.items() if k in pending.entries} == pending.entries
+    whole = run_build(options(tmp_path / "whole"))
+    entries = read_manifest(LocalStorage(tmp_path / "whole" / "snapshots"), whole.snapshot_id)
+    pages = {k: e for k, e in done.entries.items() if k.startswith("site/")}
+    assert pages.keys() == {k for k in entries.entries if k.startswith("site/")}
+    for key in pages.keys() & {f"site/game/{r.appid}.html" for r in small_catalog()[:45]}:
+        assert pages[key].sha256 == entries.entries[key].sha256, key
+    with pytest.raises(SnapshotError, match="not waiting for its pages"):
+        result.pending_pages()
+
+
+def test_a_whole_build_leaves_nothing_pending(tmp_path: Path) -> None:
+    result = run_build(options(tmp_path))
+    assert result.pending_pages is None
+    assert (
+        "pages" not in read_manifest(LocalStorage(tmp_path / "snapshots"), result.snapshot_id).meta
+    )

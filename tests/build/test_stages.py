@@ -53,8 +53,8 @@ def test_take_moves_an_inner_stage_out_of_the_outer_one() -> None:
 def test_a_build_reports_every_stage_and_they_add_up_to_at_most_the_whole(
     tmp_path: Path, workers: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Two blocks of games, so that two workers really fork (snapshot.GAMES_PER_TASK).
-    monkeypatch.setattr("bangscore.build.snapshot.GAMES_PER_TASK", 20)
+    # Two blocks of games, so that two workers really fork (game_pages.GAMES_PER_TASK).
+    monkeypatch.setattr("bangscore.build.game_pages.GAMES_PER_TASK", 20)
     result = run_build(options(tmp_path, workers=workers, export=str(tmp_path / "export")))
     clock = result.stages
     assert [line.split(":")[0] for line in clock.lines()] == [f"stage {s}" for s in STAGES]

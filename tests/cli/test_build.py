@@ -13,7 +13,7 @@ import pytest
 
 from bangscore.contract.export import GAMES_JSONL, file_key, read_latest
 from bangscore.ingest.catalog import read_catalog
-from bangscore.manifest import list_snapshots
+from bangscore.manifest import gunzip_body, list_snapshots, object_key, read_manifest
 from bangscore.storage import LocalStorage
 from tests.cli.test_main import run, state  # noqa: F401  (state is the fixture of the state folder)
 from tests.support.factories import make_record, publish_catalog
@@ -336,31 +336,58 @@ def _export_rows(export: Path) -> bytes:
     return gzip.decompress(LocalStorage(export).get(file_key(latest.snapshot, GAMES_JSONL)))
 
 
-def test_build_export_in_background_publishes_first_then_writes_the_same_export(
+def _pages(folder: Path) -> dict[str, bytes]:
+    """Given a state folder, return its current snapshot's games' pages and badges, by key."""
+    store = LocalStorage(folder / "snapshots")
+    pointer = store.read_pointer()
+    assert pointer is not None
+    entries = read_manifest(store, pointer).entries
+    return {
+        key: gunzip_body(store.get(object_key(e.stored[0])))
+        if e.encodings
+        else store.get(object_key(e.sha256))
+        for key, e in entries.items()
+        if key.startswith(("site/game/", "site/badge/"))
+    }
+
+
+def test_build_finish_in_background_publishes_first_then_writes_the_same_pages_and_export(
     state: Path,  # noqa: F811
     tmp_path_factory: pytest.TempPathFactory,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    # Issue 56: `make run` serves once the snapshot is current; the export follows.
+    # Issue 56: `make run` serves once the snapshot is current, its games' pages and badges
+    # missing; they, the export and the kept stages follow.
     export = state / "export"
-    code, out, _ = run(state, capsys, "build", "--export", str(export), "--export-in-background")
+    code, out, _ = run(state, capsys, "build", "--export", str(export), "--finish-in-background")
     assert code == 0
     said = re.search(r"in the background \(process (\d+), log (\S+)\)", out)
     assert said is not None, out
+    assert "the games' pages and badges, the Bulk export of snapshot" in out
+    assert "a game's page and badge answer 503 until theirs are written" in out
     assert "exported" not in out and "(kept in the background)" in out
-    assert LocalStorage(state / "snapshots").read_pointer() == _snapshots(state)[-1]
-    _, status = os.waitpid(int(said[1]), 0)  # the forked exporter, bounded by its own work
+    _, status = os.waitpid(int(said[1]), 0)  # the forked writer, bounded by its own work
     assert os.waitstatus_to_exitcode(status) == 0
+    snapshot = _snapshots(state)[-1]
+    assert LocalStorage(state / "snapshots").read_pointer() == snapshot
     log = Path(said[2]).read_text()
-    assert log.splitlines()[-1].startswith(
-        f"exported 45 games of snapshot {_snapshots(state)[-1]} to {export}: 45 added, "
-    )
-    assert log.splitlines()[-1].endswith("; kept stages: score")
+    assert Path(said[2]) == state / "background.log"
+    last = log.splitlines()[-1]
+    assert last.startswith(f"wrote 90 pages and badges into snapshot {snapshot}; ")
+    assert f"; exported 45 games of snapshot {snapshot} to {export}: 45 added, " in last
+    assert last.endswith("; kept stages: score")
     assert [p.name[:6] for p in (state / "cache" / "stages").iterdir()] == ["score-"]
+    manifest = read_manifest(LocalStorage(state / "snapshots"), snapshot)
+    assert "pages" not in manifest.meta
     latest = read_latest(LocalStorage(export))
-    assert latest is not None and latest.snapshot == _snapshots(state)[-1]
-    # The same rows as a build that exports before it returns.
+    assert latest is not None and latest.snapshot == snapshot
+    # Stamped once whole: the next build with the same inputs is skipped.
+    again = run(state, capsys, "build", "--export", str(export), "--if-changed")[1]
+    assert again.startswith(f"snapshot {snapshot} is current")
+    # The same pages and rows as a build that writes them before it returns.
     other = tmp_path_factory.mktemp("foreground")
     shutil.copy(state / "catalog.json.gz", other / "catalog.json.gz")
     assert run(other, capsys, "build", "--export", str(other / "export"))[0] == 0
+    pages = _pages(state)
+    assert len(pages) == 90 and pages == _pages(other)
     assert _export_rows(export) == _export_rows(other / "export")

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
+from bangscore.build.pipeline import BuildOptions, run_build
 from bangscore.errors import SnapshotError
 from bangscore.shim.source import SnapshotSource
-from bangscore.storage import MemoryStorage
+from bangscore.storage import LocalStorage, MemoryStorage
 from tests.support import factories
 from tests.support.factories import add_key, make_app
 from tests.support.malformed import DAMAGED_KEY, EVERY_CASE, named_in_log, publish_copy
@@ -126,3 +127,42 @@ def test_an_app_started_on_a_malformed_snapshot_answers_503_until_a_good_one(
     assert 500 not in before.values()
     assert set(after.values()) == {503}
     assert set(good.values()) == {200}
+
+
+def test_a_snapshot_whose_pages_come_later_answers_503_for_them_then_serves_them(
+    tmp_path: Path,
+) -> None:
+    # Issue 56: `make run` serves the API before the games' pages are written; a page or
+    # badge to come says so (503, Retry-After), and the source reloads the snapshot, under
+    # the same id, once its manifest holds them.
+    catalog = factories.make_catalog(factories.small_catalog())
+    result = run_build(
+        BuildOptions(
+            load_catalog=lambda: catalog,
+            out=str(tmp_path / "snapshots"),
+            site_url=factories.SITE,
+            base_url=factories.SITE,
+            pages_later=True,
+        )
+    )
+    app, store, _ = make_app(LocalStorage(tmp_path / "snapshots"), tmp_path)
+    auth = {"Authorization": f"Bearer {add_key(store, limit=10_000)}"}
+    source: SnapshotSource = app.state.source
+    appid = catalog.games[0].appid
+    paths = (f"/game/{appid}", f"/badge/{appid}.svg")
+    with TestClient(app) as client:
+        pending = [client.get(p) for p in paths]
+        unknown = client.get("/badge/999999999.svg")
+        api = client.get(f"/api/v1/games/{appid}", headers=auth)
+        assert source.current is not None and source.current.pages_pending
+        assert not source.refresh()  # the manifest has not changed: nothing to load
+        assert result.pending_pages is not None and result.pending_pages() > 0
+        assert source.refresh()
+        assert source.current.id == result.snapshot_id and not source.current.pages_pending
+        done = [client.get(p) for p in paths]
+    assert [(r.status_code, r.headers["retry-after"]) for r in pending] == [(503, "10")] * 2
+    assert "This page is still being written" in pending[0].text
+    assert unknown.status_code == 404 and api.status_code == 200
+    assert [r.status_code for r in done] == [200, 200]
+    assert done[0].headers["content-type"].startswith("text/html")
+    assert f"/game/{appid}/" in str(done[0].url)

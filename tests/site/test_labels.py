@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 import pytest
 
-from bangscore.build.snapshot import price_chart, score_at_price
+from bangscore.build.game_pages import price_chart, score_at_price
 from bangscore.build.wire import detail_record, list_item
 from bangscore.contract.objects import detail_key, game_page_key
 from bangscore.manifest import read_body, read_manifest

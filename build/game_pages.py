@@ -15,18 +15,20 @@ import multiprocessing
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bangscore.build.buyer import price_date, price_points
 from bangscore.build.score_history import ScorePoint
 from bangscore.build.score_history import wire as score_wire
 from bangscore.build.wire import check, detail_record, dumps
+from bangscore.contract.compact import cents
 from bangscore.contract.objects import badge_key, detail_key, game_page_key
 from bangscore.contract.records import GameDetail
 from bangscore.scoring.pipeline import ScoredGame, is_free
 from bangscore.scoring.verdict import day
 from bangscore.site.badge import badge
+from bangscore.site.better_value import Candidate, better_value
 from bangscore.site.chart import NARROW_WIDTH as NARROW_CHART
 from bangscore.site.chart import WIDTH as WIDE_CHART
 from bangscore.site.chart import PriceCurve, chart_prices, price_curves
@@ -47,15 +49,31 @@ HTML_TYPE = "text/html; charset=utf-8"
 SVG_TYPE = "image/svg+xml"
 
 
+def is_adult(item: Mapping[str, Any]) -> bool:
+    """Given a list item, return its ``adult`` flag (False for an item without one)."""
+    return bool(item.get("adult", False))
+
+
+def candidates(games: Sequence[ScoredGame], items: Sequence[dict[str, Any]]) -> list[Candidate]:
+    """Given games in list order and their list items, return them as the better-value box
+    reads them, adult games hidden: a game page is precomputed for the site's default, which
+    hides adult games (the shim recomposes the box for ``adult=true``)."""
+    return [
+        Candidate(g.genre, g.bang_score, cents(g.record.price_usd), is_adult(i))
+        for g, i in zip(games, items, strict=True)
+    ]
+
+
 @dataclass(frozen=True, slots=True)
 class GamePages:
     """What every game's objects are drawn from: the games in list order, their list items,
-    the positions of the better games of each game's genre, the buyer fields, the genres'
-    typical figures, the renderer, the site URL and the snapshot's dates."""
+    the positions of the better games of each game's genre (None until :meth:`with_better`),
+    the buyer fields, the genres' typical figures, the renderer, the site URL and the
+    snapshot's dates."""
 
     games: Sequence[ScoredGame]
     items: Sequence[dict[str, Any]]
-    better: Sequence[Sequence[int]]
+    better: Sequence[Sequence[int]] | None
     buyer: Sequence[dict[str, Any]]
     typical: Mapping[str, Any]
     site: SiteRenderer
@@ -64,6 +82,12 @@ class GamePages:
     as_of_day: dt.date | None
     dates: dict[str, str | None]
     histories: Mapping[int, Sequence[ScorePoint]]
+
+    def with_better(self) -> GamePages:
+        """Return these games' objects' sources with the better-value boxes' positions."""
+        if self.better is not None:
+            return self
+        return replace(self, better=better_value(candidates(self.games, self.items)))
 
     def objects(self, n: int, *, details: bool = True, website: bool = True) -> list[StoredObject]:
         """Given a position in list order, return that game's detail record (with
@@ -81,6 +105,7 @@ class GamePages:
             out.append(StoredObject(detail_key(appid), record, JSON_TYPE))
         if not website:
             return out
+        assert self.better is not None, "the better-value boxes first: GamePages.with_better"
         points = price_points(game.record)
         marks = [ScoreMark(p.date, p.bang_score) for p in history]
         typical = self.typical[game.genre]
@@ -125,7 +150,7 @@ class LaterPages:
         raise RuntimeError if the snapshot's objects were not all drawn yet (nothing taken)."""
         if self._pages is None:
             raise RuntimeError("no game pages to render: the snapshot's objects were not drawn")
-        yield from game_objects(self._pages, workers, details=False)
+        yield from game_objects(self._pages.with_better(), workers, details=False)
 
 
 GAMES_PER_TASK = 200  # about 2.5 MB of pages a task: little to pickle, many tasks to share

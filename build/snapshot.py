@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from bangscore.build.aliases import ACCLAIMED_METASCORE, build_aliases, curated_for
+from bangscore.build.aside import aside
 from bangscore.build.buyer import buyer_fields, genre_typicals
 from bangscore.build.buyer import prices_as_of as newest_price_day
 from bangscore.build.changes import answerable, change_objects
@@ -26,7 +27,9 @@ from bangscore.build.game_pages import (
     SVG_TYPE,
     GamePages,
     LaterPages,
+    candidates,
     game_objects,
+    is_adult,
 )
 from bangscore.build.openapi import openapi_document
 from bangscore.build.push_state import PUSH_STATE_KEY, PushState, advance
@@ -37,7 +40,6 @@ from bangscore.contract.api import root_listing
 from bangscore.contract.compact import (
     INDEX_TYPE,
     IndexColumns,
-    cents,
     decode_index,
     encode_index,
 )
@@ -68,7 +70,7 @@ from bangscore.scoring.records import GameRecord, NotRated
 from bangscore.scoring.series import once_per_series
 from bangscore.site import static_pages
 from bangscore.site.adult import keep_adult
-from bangscore.site.better_value import Candidate, better_value
+from bangscore.site.better_value import better_value
 from bangscore.site.render import SiteRenderer
 from bangscore.storage import StoredObject
 
@@ -79,21 +81,6 @@ HOME_TOP = 25  # games the home page lists
 def lower_tags(record: GameRecord) -> frozenset[str]:
     """Given a record, return its tags lowercased, as the tag filter compares them."""
     return frozenset(t.lower() for t in record.tags)
-
-
-def is_adult(item: Mapping[str, Any]) -> bool:
-    """Given a list item, return its ``adult`` flag (False for an item without one)."""
-    return bool(item.get("adult", False))
-
-
-def candidates(games: Sequence[ScoredGame], items: Sequence[dict[str, Any]]) -> list[Candidate]:
-    """Given games in list order and their list items, return them as the better-value box
-    reads them, adult games hidden: a game page is precomputed for the site's default, which
-    hides adult games (the shim recomposes the box for ``adult=true``)."""
-    return [
-        Candidate(g.genre, g.bang_score, cents(g.record.price_usd), is_adult(i))
-        for g, i in zip(games, items, strict=True)
-    ]
 
 
 def compact_index(
@@ -153,6 +140,9 @@ def snapshot_objects(
     Keys are relative to the snapshot (see :mod:`bangscore.contract.filters`); bodies are final
     bytes.
     """
+    # The search index needs only the games: drawn by another process meanwhile, on a core
+    # the serial work below leaves idle (issue 56: about 3 s off the first answer).
+    search = aside(search_bytes, games) if workers > 1 else None
     as_of_rfc = rfc3339(prices_as_of)
     as_of_day = prices_as_of.date() if prices_as_of is not None else newest_price_day(games)
     snapshot_date = as_of or (created_at.date() if created_at is not None else as_of_day)
@@ -175,7 +165,8 @@ def snapshot_objects(
             body = render_page([item_bytes[i] for i in chunk], page, len(hits), None, as_of_rfc)
             yield StoredObject(list_key(key, page), body, JSON_TYPE)
     site = SiteRenderer(site_url=site_url, base_url=base_url)
-    better = better_value(candidates(games, items))
+    # Only the games' pages read the better-value boxes: left to them when they come later.
+    better = better_value(candidates(games, items)) if later is None else None
     typical = genre_typicals(games)
     dates = {
         "snapshot_date": snapshot_date.isoformat() if snapshot_date else None,
@@ -209,7 +200,7 @@ def snapshot_objects(
     yield StoredObject(
         NOT_RATED_KEY, dumps(not_rated_index(not_rated, unrated_aliases(not_rated))), JSON_TYPE
     )
-    yield StoredObject(SEARCH_KEY, dumps(search_index(games).to_json()), JSON_TYPE)
+    yield StoredObject(SEARCH_KEY, search() if search else search_bytes(games), JSON_TYPE)
     root = root_listing(site_url, base_url, as_of_rfc, dates["snapshot_date"])
     yield StoredObject(ROOT_KEY, dumps(root), JSON_TYPE)
     openapi = openapi_document(site_url, base_url, answerable(state))
@@ -255,6 +246,11 @@ def push_objects(
     yield from feed_objects(state, items, texts, site_url=site_url)
     yield from change_objects(state)
     yield StoredObject(PUSH_STATE_KEY, encode_push(state), JSON_TYPE)
+
+
+def search_bytes(games: Sequence[ScoredGame]) -> bytes:
+    """Given scored games, return their search index's JSON bytes (:func:`search_index`)."""
+    return dumps(search_index(games).to_json())
 
 
 def search_index(games: Sequence[ScoredGame]) -> SearchIndex:

@@ -9,7 +9,7 @@ import orjson
 import pytest
 from pydantic import ValidationError
 
-from bangscore.build import snapshot
+from bangscore.build import game_pages, snapshot
 from bangscore.build.wire import check, detail_record, dumps, list_item, slugify
 from bangscore.contract.filters import Filters, precomputed_combos
 from bangscore.contract.objects import (
@@ -200,7 +200,7 @@ def test_every_envelope_and_the_root_say_prices_as_of(small_snapshot: Any) -> No
 def test_forked_workers_render_the_same_objects_in_the_same_order(
     workers: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(snapshot, "GAMES_PER_TASK", 4)  # 45 games: a dozen blocks to share
+    monkeypatch.setattr(game_pages, "GAMES_PER_TASK", 4)  # 45 games: a dozen blocks to share
     games = score_catalog(factories.small_catalog())
     moment = dt.datetime(2026, 7, 24, 12, tzinfo=dt.UTC)
 
@@ -219,6 +219,32 @@ def test_forked_workers_render_the_same_objects_in_the_same_order(
     alone, shared = objects(1), objects(workers)
     assert len(alone) > 3 * len(games)
     assert shared == alone
+    # Issue 56: the games' pages and badges drawn later are the same bytes, the rest the same
+    # objects in the same order.
+    later = game_pages.LaterPages()
+    first = list(
+        snapshot.snapshot_objects(
+            games,
+            site_url=factories.SITE,
+            base_url=factories.SITE,
+            prices_as_of=moment,
+            created_at=moment,
+            workers=workers,
+            later=later,
+        )
+    )
+    after = list(later.objects(workers))
+    assert len(after) == len(later) == 2 * len(games)
+    assert {o.key for o in after} == {
+        o.key for o in alone if o.key.startswith(("site/game/", "site/badge/"))
+    }
+    assert first == [o for o in alone if o.key not in {a.key for a in after}]
+    assert sorted(first + after, key=lambda o: o.key) == sorted(alone, key=lambda o: o.key)
+
+
+def test_later_pages_before_the_snapshot_is_drawn_are_refused() -> None:
+    with pytest.raises(RuntimeError, match="not drawn"):
+        next(game_pages.LaterPages().objects())
 
 
 @pytest.mark.parametrize(

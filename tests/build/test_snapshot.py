@@ -204,7 +204,7 @@ def test_forked_workers_render_the_same_objects_in_the_same_order(
     games = score_catalog(factories.small_catalog())
     moment = dt.datetime(2026, 7, 24, 12, tzinfo=dt.UTC)
 
-    def objects(n: int) -> list[StoredObject]:
+    def objects(n: int, later: game_pages.LaterPages | None = None) -> list[StoredObject]:
         return list(
             snapshot.snapshot_objects(
                 games,
@@ -213,6 +213,7 @@ def test_forked_workers_render_the_same_objects_in_the_same_order(
                 prices_as_of=moment,
                 created_at=moment,
                 workers=n,
+                later=later,
             )
         )
 
@@ -222,17 +223,7 @@ def test_forked_workers_render_the_same_objects_in_the_same_order(
     # Issue 56: the games' pages and badges drawn later are the same bytes, the rest the same
     # objects in the same order.
     later = game_pages.LaterPages()
-    first = list(
-        snapshot.snapshot_objects(
-            games,
-            site_url=factories.SITE,
-            base_url=factories.SITE,
-            prices_as_of=moment,
-            created_at=moment,
-            workers=workers,
-            later=later,
-        )
-    )
+    first = objects(workers, later)
     after = list(later.objects(workers))
     assert len(after) == len(later) == 2 * len(games)
     assert {o.key for o in after} == {

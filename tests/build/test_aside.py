@@ -1,4 +1,4 @@
-"""Work a build hands to a forked process (build/aside.py): the same result as the call, its
+"""Work handed to a forked process (build/aside.py): the same result as the call, its
 argument inherited rather than pickled, its failure raised where the result is asked for."""
 
 from __future__ import annotations

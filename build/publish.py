@@ -37,6 +37,7 @@ from bangscore.manifest import (
     manifest_key,
     object_key,
     read_manifest,
+    read_manifest_view,
 )
 from bangscore.storage import ObjectStorage, StoredObject
 
@@ -164,6 +165,13 @@ class _Upload:
 
 
 PAGES_PENDING = "pages"  # the manifest meta key of a snapshot whose game pages come later
+
+
+def pages_pending(storage: ObjectStorage, snapshot_id: str) -> bool:
+    """Given a store and a snapshot id, return True if that snapshot was published without
+    its games' pages and badges and they are not written yet (:func:`complete_pages`); raise
+    SnapshotError if it has no readable manifest."""
+    return bool(read_manifest_view(storage, snapshot_id).meta.get(PAGES_PENDING) == "pending")
 
 
 def complete_pages(

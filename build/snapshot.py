@@ -151,19 +151,10 @@ def snapshot_objects(
     item_bytes = [dumps(i) for i in items]
     for item in item_bytes:
         check(ListItem, item)
-    adult = [is_adult(i) for i in items]
     # The compact index first: the precomputed lists are selected over the very columns (and
     # so by the very predicates) the shim composes every other combination from.
     index = encode_index(compact_index(games, items, as_of_rfc), item_bytes)
-    columns = IndexColumns.of(decode_index(index))
-    for filters in precomputed_combos():
-        key = filters.combo_key
-        assert key is not None
-        hits: list[int] = np.flatnonzero(filters.mask(columns)).tolist()
-        for page in range(1, max(1, -(-len(hits) // PAGE_SIZE)) + 1):
-            chunk = hits[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
-            body = render_page([item_bytes[i] for i in chunk], page, len(hits), None, as_of_rfc)
-            yield StoredObject(list_key(key, page), body, JSON_TYPE)
+    yield from list_pages(IndexColumns.of(decode_index(index)), item_bytes, as_of_rfc)
     site = SiteRenderer(site_url=site_url, base_url=base_url)
     # Only the games' pages read the better-value boxes: left to them when they come later.
     better = better_value(candidates(games, items)) if later is None else None
@@ -206,21 +197,43 @@ def snapshot_objects(
     openapi = openapi_document(site_url, base_url, answerable(state))
     yield StoredObject(OPENAPI_KEY, dumps(openapi), JSON_TYPE)
     yield StoredObject(DOCS_KEY, site.docs_page(openapi), HTML_TYPE)
-    # The home page per state of the adult toggle, like the lists: hidden (the default), shown.
-    # The website lists a series once, at its best part (scoring.series).
-    shown = once_per_series([i for i, flag in zip(items, adult, strict=True) if not flag])
-    hidden = sum(adult)
-    home = site.home_page(
-        shown[:HOME_TOP], len(games), dates=dates, listed=len(shown), adult_hidden=hidden
-    )
-    yield StoredObject(HOME_KEY, home, HTML_TYPE)
-    every = once_per_series(items)
-    with_adult = site.home_page(every[:HOME_TOP], len(games), dates=dates, listed=len(every))
-    yield StoredObject(HOME_ADULT_KEY, keep_adult(with_adult, site.root), HTML_TYPE)
+    yield from home_pages(site, items, dates)
     yield from static_page_objects(site, dates)
     yield StoredObject(DATES_KEY, dumps(dates), JSON_TYPE)
     yield StoredObject(FAVICON_KEY, site.favicon(), SVG_TYPE)
     yield StoredObject(STYLE_KEY, site.stylesheet, CSS_TYPE)
+
+
+def list_pages(
+    columns: IndexColumns, item_bytes: Sequence[bytes], as_of_rfc: str | None
+) -> Iterator[StoredObject]:
+    """Given the compact index's columns, every list item's bytes in list order and the
+    prices' as-of time (RFC 3339), yield each page of every precomputed filter combination."""
+    for filters in precomputed_combos():
+        key = filters.combo_key
+        assert key is not None
+        hits: list[int] = np.flatnonzero(filters.mask(columns)).tolist()
+        for page in range(1, max(1, -(-len(hits) // PAGE_SIZE)) + 1):
+            chunk = hits[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
+            body = render_page([item_bytes[i] for i in chunk], page, len(hits), None, as_of_rfc)
+            yield StoredObject(list_key(key, page), body, JSON_TYPE)
+
+
+def home_pages(
+    site: SiteRenderer, items: Sequence[dict[str, Any]], dates: Mapping[str, str | None]
+) -> Iterator[StoredObject]:
+    """Given the site's renderer, the list items in list order and the snapshot's dates, yield
+    the home page per state of the adult toggle, like the lists: hidden (the default), shown.
+    The website lists a series once, at its best part (scoring.series)."""
+    adult = [is_adult(i) for i in items]
+    shown = once_per_series([i for i, flag in zip(items, adult, strict=True) if not flag])
+    home = site.home_page(
+        shown[:HOME_TOP], len(items), dates=dates, listed=len(shown), adult_hidden=sum(adult)
+    )
+    yield StoredObject(HOME_KEY, home, HTML_TYPE)
+    every = once_per_series(items)
+    with_adult = site.home_page(every[:HOME_TOP], len(items), dates=dates, listed=len(every))
+    yield StoredObject(HOME_ADULT_KEY, keep_adult(with_adult, site.root), HTML_TYPE)
 
 
 def static_page_objects(

@@ -12,6 +12,8 @@ been published yet", or the previous build's export.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import signal
 import sys
@@ -30,10 +32,33 @@ NICENESS = 10
 LOG_NAME = "background.log"  # in the state folder
 
 
-def run_in_background(work: Callable[[], str], log: Path) -> int:
-    """Given a call that returns a line saying what it did, and a log file, run the call in a
-    forked process at a lower priority (:data:`NICENESS`), its output and that line appended
-    to ``log``; return the child's pid.
+def lock_path(state_dir: Path, snapshot_id: str) -> Path:
+    """Given the state folder and a snapshot id, return the lock file its background writer
+    holds while it runs."""
+    return state_dir / f"background-{snapshot_id}.lock"
+
+
+def writing(lock: Path) -> bool:
+    """Given a background writer's lock file, return True while a process holds it (the
+    writer runs); False when none does (done, or killed: the kernel let the lock go)."""
+    try:
+        fd = os.open(lock, os.O_RDONLY)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def run_in_background(work: Callable[[], str], log: Path, lock: Path | None = None) -> int:
+    """Given a call that returns a line saying what it did, a log file and a lock file (None:
+    none), run the call in a forked process at a lower priority (:data:`NICENESS`), its
+    output and that line appended to ``log``, the lock held from before the fork until the
+    child ends (:func:`writing` asks); return the child's pid.
 
     The child ignores SIGINT: the Ctrl-C that stops ``make run`` leaves the export to finish
     (seconds) rather than leave none; SIGTERM still ends it. It exits 0 when the call
@@ -41,10 +66,15 @@ def run_in_background(work: Callable[[], str], log: Path) -> int:
     cannot be made.
     """
     log.parent.mkdir(parents=True, exist_ok=True)
+    held = os.open(lock, os.O_CREAT | os.O_WRONLY, 0o644) if lock is not None else None
+    if held is not None:
+        fcntl.flock(held, fcntl.LOCK_EX)  # the child's inherited descriptor keeps it
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
     if pid:
+        if held is not None:
+            os.close(held)
         return pid
     code = 1
     try:  # the child: never returns into the caller's code (os._exit below)
@@ -60,20 +90,20 @@ def run_in_background(work: Callable[[], str], log: Path) -> int:
         traceback.print_exc()
     finally:
         sys.stdout.flush()
+        if lock is not None:  # done or failed: the lock file goes (the kernel frees the lock)
+            with contextlib.suppress(OSError):
+                os.unlink(lock)
         os._exit(code)
 
 
 def finish_in_background(
-    result: BuildResult,
-    cache: StageCache | None,
-    settings: Settings,
-    whole: Callable[[], None] | None = None,
+    result: BuildResult, cache: StageCache | None, settings: Settings
 ) -> int | None:
-    """Given a published build's result, its stage cache and what to call once the snapshot
-    is whole (None: nothing), write what serving need not wait for in a background process
-    (:func:`run_in_background`): the games' pages and badges, the Bulk export, then the
-    stages the build made; say so, and where its log goes; return the process's pid (None:
-    nothing to write, nothing started)."""
+    """Given a published build's result and its stage cache, write what serving need not wait
+    for in a background process (:func:`run_in_background`, holding the snapshot's
+    :func:`lock_path` while the pages are to come): the games' pages and badges, the Bulk
+    export, then the stages the build made; say so, and where its log goes; return the
+    process's pid (None: nothing to write, nothing started)."""
     pages, write = result.pending_pages, result.pending_export
     keep = cache is not None and bool(cache.made)
     if pages is None and write is None and not keep:
@@ -84,8 +114,6 @@ def finish_in_background(
         said = []
         if pages is not None:
             said.append(f"wrote {pages():,} pages and badges into snapshot {result.snapshot_id}")
-            if whole is not None:
-                whole()
         if write is not None:
             counts = write()
             said.append(
@@ -99,7 +127,8 @@ def finish_in_background(
             said.append(f"kept stages: {', '.join(cache.keep_made()) or 'none'}")
         return "; ".join(said)
 
-    pid = run_in_background(work, log)
+    lock = lock_path(settings.state_dir, result.snapshot_id) if pages is not None else None
+    pid = run_in_background(work, log, lock)
     what = (
         (["the games' pages and badges"] if pages is not None else [])
         + ([f"the Bulk export of snapshot {result.snapshot_id}"] if write is not None else [])

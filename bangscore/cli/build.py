@@ -9,7 +9,6 @@ import argparse
 import datetime as dt
 import sys
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -74,7 +73,7 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
     except (CatalogError, UnscorableGame, BangScoreError, OSError) as exc:
         print(f"error: build failed, the current snapshot is unchanged: {exc}", file=sys.stderr)
         return 1
-    if inputs is not None and result.pending_pages is None:
+    if inputs is not None:
         inputs.record(result.snapshot_id)
     # CPU beside wall: on a busy machine the wall time grows, the CPU time does not
     print("\n".join(result.stages.lines()))
@@ -100,10 +99,7 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
     if args.finish_in_background:
         from bangscore.cli.background import finish_in_background
 
-        # A snapshot is stamped as built once whole: one whose pages were never written (the
-        # background process killed) is built again by the next `make run`.
-        stamp = partial(inputs.record, result.snapshot_id) if inputs is not None else None
-        finish_in_background(result, cache, settings, stamp)
+        finish_in_background(result, cache, settings)
     return 0
 
 
@@ -116,16 +112,24 @@ class _Inputs:
     location: str
 
     def current(self) -> str | None:
-        """Return the current snapshot's id if it was built from these inputs, else None."""
+        """Return the current snapshot's id if it was built from these inputs and is whole or
+        being completed (its games' pages' writer running), else None."""
+        from bangscore.build.publish import pages_pending
+        from bangscore.cli.background import lock_path, writing
         from bangscore.cli.inputs import current_build
-        from bangscore.errors import ObjectStorageError
+        from bangscore.errors import ObjectStorageError, SnapshotError
         from bangscore.storage import open_object_storage
 
         try:
-            pointer = open_object_storage(self.location).read_pointer()
-        except ObjectStorageError:
+            storage = open_object_storage(self.location)
+            found = current_build(self.stamp, self.digest, storage.read_pointer())
+            if found is None or not pages_pending(storage, found):
+                return found
+        except (ObjectStorageError, SnapshotError):
             return None
-        return current_build(self.stamp, self.digest, pointer)
+        # Its games' pages still to come: current while their writer runs, else (killed
+        # before it wrote them) built again.
+        return found if writing(lock_path(self.stamp.parent, found)) else None
 
     def record(self, snapshot_id: str) -> None:
         """Given the snapshot just published, stamp it with these inputs (best effort: a

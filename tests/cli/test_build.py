@@ -3,6 +3,7 @@ on a temporary state folder as tests/cli/test_main.py runs them."""
 
 from __future__ import annotations
 
+import fcntl
 import gzip
 import os
 import re
@@ -11,10 +12,17 @@ from pathlib import Path
 
 import pytest
 
+from bangscore.cli.background import lock_path, writing
 from bangscore.contract.export import GAMES_JSONL, file_key, read_latest
 from bangscore.ingest.catalog import read_catalog
-from bangscore.manifest import gunzip_body, list_snapshots, object_key, read_manifest
-from bangscore.storage import LocalStorage
+from bangscore.manifest import (
+    gunzip_body,
+    list_snapshots,
+    manifest_key,
+    object_key,
+    read_manifest,
+)
+from bangscore.storage import LocalStorage, StoredObject
 from tests.cli.test_main import run, state  # noqa: F401  (state is the fixture of the state folder)
 from tests.support.factories import make_record, publish_catalog
 
@@ -391,3 +399,32 @@ def test_build_finish_in_background_publishes_first_then_writes_the_same_pages_a
     pages = _pages(state)
     assert len(pages) == 90 and pages == _pages(other)
     assert _export_rows(export) == _export_rows(other / "export")
+
+
+def test_a_snapshot_whose_pages_are_to_come_is_current_while_their_writer_runs(
+    state: Path,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Issue 56: a `make run` stopped and started again while its pages are written serves
+    # at once; one whose writer was killed before it wrote them builds again.
+    code, out, _ = run(state, capsys, "build", "--finish-in-background")
+    said = re.search(r"in the background \(process (\d+),", out)
+    assert code == 0 and said is not None, out
+    _, status = os.waitpid(int(said[1]), 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    store = LocalStorage(state / "snapshots")
+    snapshot = _snapshots(state)[-1]
+    lock = lock_path(state, snapshot)
+    assert not lock.exists()  # the writer took its lock file with it
+    # As a writer killed before the pages were written leaves it: pending, nobody writing.
+    manifest = read_manifest(store, snapshot)
+    manifest.meta["pages"] = "pending"
+    store.put_many([StoredObject(manifest_key(snapshot), manifest.to_bytes())])
+    with lock.open("w") as held:  # a writer at work holds it
+        fcntl.flock(held, fcntl.LOCK_EX)
+        assert writing(lock)
+        again = run(state, capsys, "build", "--if-changed")[1]
+        assert again.startswith(f"snapshot {snapshot} is current")
+    assert not writing(lock)
+    rebuilt = run(state, capsys, "build", "--if-changed")[1]
+    assert "published snapshot" in rebuilt and _snapshots(state)[-1] != snapshot

@@ -253,6 +253,17 @@ _ENTRY = re.compile(rb'"((?:[^"\\]|\\.)*)":(\[)"[0-9a-f]{64}","')
 _OBJECTS = b',"objects":{'
 LOOKED_UP = 65_536  # entries kept decoded per snapshot (the keys actually requested)
 # A snapshot id as the builder writes one (bangscore build --snapshot-id): never a path.
+# The meta key of a snapshot published before its games' pages (``make run``), and its value.
+PAGES_PENDING = "pages"
+
+
+def pages_pending(meta: Mapping[str, Any]) -> bool:
+    """Given a manifest's meta, return True if its snapshot was published without its games'
+    pages and badges and they are not written yet
+    (:func:`bangscore.build.publish.complete_pages` writes them)."""
+    return meta.get(PAGES_PENDING) == "pending"
+
+
 SNAPSHOT_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z_-]{0,63}")
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 

@@ -24,7 +24,6 @@ from bangscore.build.guard import check_catalog, check_shrink
 from bangscore.build.heap import long_lived
 from bangscore.build.publish import (
     GC_GRACE_SECONDS,
-    PAGES_PENDING,
     PublishReport,
     collect_garbage,
     complete_pages,
@@ -39,7 +38,7 @@ from bangscore.build.stages import StageClock, children_cpu
 from bangscore.contract.export import SourceLicence
 from bangscore.contract.objects import detail_key
 from bangscore.errors import SnapshotError
-from bangscore.manifest import read_manifest
+from bangscore.manifest import PAGES_PENDING, read_manifest
 from bangscore.scoring.pipeline import ScoredGame, score_catalog
 from bangscore.scoring.records import Catalog
 from bangscore.storage import ObjectStorage, StoredObject, open_object_storage

@@ -25,6 +25,7 @@ from bangscore.build.stages import StageClock
 from bangscore.errors import ObjectNotFound, SnapshotError
 from bangscore.manifest import (
     GZIP,
+    PAGES_PENDING,
     Encoded,
     Entry,
     GzipError,
@@ -36,8 +37,8 @@ from bangscore.manifest import (
     list_snapshots,
     manifest_key,
     object_key,
+    pages_pending,
     read_manifest,
-    read_manifest_view,
 )
 from bangscore.storage import ObjectStorage, StoredObject
 
@@ -164,16 +165,6 @@ class _Upload:
         bar.close()
 
 
-PAGES_PENDING = "pages"  # the manifest meta key of a snapshot whose game pages come later
-
-
-def pages_pending(storage: ObjectStorage, snapshot_id: str) -> bool:
-    """Given a store and a snapshot id, return True if that snapshot was published without
-    its games' pages and badges and they are not written yet (:func:`complete_pages`); raise
-    SnapshotError if it has no readable manifest."""
-    return bool(read_manifest_view(storage, snapshot_id).meta.get(PAGES_PENDING) == "pending")
-
-
 def complete_pages(
     storage: ObjectStorage,
     snapshot_id: str,
@@ -194,7 +185,7 @@ def complete_pages(
     Raises SnapshotError if the snapshot is not pending, ObjectStorageError from the backend.
     """
     manifest = read_manifest(storage, snapshot_id)
-    if manifest.meta.get(PAGES_PENDING) != "pending":
+    if not pages_pending(manifest.meta):
         raise SnapshotError(f"snapshot {snapshot_id} is not waiting for its pages")
     upload = _Upload(storage)
     storage.put_many(upload.fresh(objects, progress=progress, total=total))

@@ -48,6 +48,7 @@ from bangscore.manifest import (
     gzip_body,
     manifest_key,
     object_key,
+    pages_pending,
     read_manifest_view,
 )
 from bangscore.shim.compose import CompactIndex
@@ -136,7 +137,7 @@ class LoadedSnapshot:
     def pages_pending(self) -> bool:
         """Return True while the games' pages and badges are still being written into this
         snapshot (its manifest's meta ``pages`` is ``"pending"``)."""
-        return self.manifest.meta.get("pages") == "pending"
+        return pages_pending(self.manifest.meta)
 
     @property
     def base_url(self) -> str | None:

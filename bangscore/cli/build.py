@@ -114,16 +114,16 @@ class _Inputs:
     def current(self) -> str | None:
         """Return the current snapshot's id if it was built from these inputs and is whole or
         being completed (its games' pages' writer running), else None."""
-        from bangscore.build.publish import pages_pending
         from bangscore.cli.background import lock_path, writing
         from bangscore.cli.inputs import current_build
         from bangscore.errors import ObjectStorageError, SnapshotError
+        from bangscore.manifest import pages_pending, read_manifest_view
         from bangscore.storage import open_object_storage
 
         try:
             storage = open_object_storage(self.location)
             found = current_build(self.stamp, self.digest, storage.read_pointer())
-            if found is None or not pages_pending(storage, found):
+            if found is None or not pages_pending(read_manifest_view(storage, found).meta):
                 return found
         except (ObjectStorageError, SnapshotError):
             return None

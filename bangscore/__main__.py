@@ -1,5 +1,5 @@
 """``python -m bangscore``: the same command line as the ``bangscore`` script."""
 
-from bangscore.cli.main import main
+from bangscore.cli.main import run
 
-raise SystemExit(main())
+run()

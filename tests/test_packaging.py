@@ -63,7 +63,7 @@ def test_python_m_build_makes_a_wheel_of_the_one_package(tmp_path: Path) -> None
     entry_points = zipfile.ZipFile(wheel).read(
         f"{wheel.name.split('-py3')[0]}.dist-info/entry_points.txt"
     )
-    assert b"bangscore = bangscore.cli.main:main" in entry_points
+    assert b"bangscore = bangscore.cli.main:run" in entry_points
 
 
 CONSUMER = """\

@@ -29,6 +29,7 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
     """
     from bangscore.build.licences import read_licences
     from bangscore.build.pipeline import BuildOptions, run_build
+    from bangscore.cli.lifetime import hold
     from bangscore.errors import CatalogError, UnscorableGame
 
     as_of: dt.date | None = args.as_of
@@ -73,6 +74,7 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
     except (CatalogError, UnscorableGame, BangScoreError, OSError) as exc:
         print(f"error: build failed, the current snapshot is unchanged: {exc}", file=sys.stderr)
         return 1
+    hold(result)  # the catalogue and the games, freed by no one: the process exits (lifetime)
     if inputs is not None:
         inputs.record(result.snapshot_id)
     # CPU beside wall: on a busy machine the wall time grows, the CPU time does not

@@ -14,10 +14,12 @@ import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from pydantic import ValidationError
 
 from bangscore.cli import build, keys, serve, watch, webhooks
+from bangscore.cli.lifetime import run_and_exit
 from bangscore.cli.serve import RedactKeys
 from bangscore.errors import StoreError, StoreUnavailable
 from bangscore.settings import Settings
@@ -78,5 +80,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
+def run() -> NoReturn:
+    """The ``bangscore`` script and ``python -m bangscore``: :func:`main` with ``sys.argv``,
+    the process ended by :func:`bangscore.cli.lifetime.run_and_exit` (no teardown)."""
+    run_and_exit(main)
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run()

@@ -6,6 +6,7 @@ reader keeps: :mod:`ingest.dumps.readers`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,12 @@ from bangscore.ingest.resolve.observations import Observation
 
 __all__ = ["PICS_FIELDS", "PICS_TYPES", "REVIEW_COUNT_FLOOR", "observe_pics"]
 
+# Observation((appid, field, value)) as its NamedTuple __new__ makes it, without a Python call
+# (1.4 million a read).
+_observation: Callable[[tuple[int, str, Any]], Observation] = functools.partial(
+    tuple.__new__, Observation
+)
+
 PICS_TYPES = {
     "game": "game",
     "dlc": "dlc",
@@ -35,6 +42,10 @@ PICS_TYPES = {
 }
 
 
+# "0", "1", ... : the keys of PICS's list encoding when they come in index order.
+_INDEXES = tuple(str(i) for i in range(1000))
+
+
 def _ordered(block: Any) -> list[str]:
     """Given PICS's ``{"0": v, "1": v}`` list encoding, return the values in index order.
 
@@ -43,7 +54,7 @@ def _ordered(block: Any) -> list[str]:
     if not isinstance(block, dict):
         return []
     values = [str(v) for v in block.values()]
-    if all(key == str(i) for i, key in enumerate(block)):
+    if tuple(block) == _INDEXES[: len(block)]:
         return values
     pairs = sorted(((int_of(k), str(v)) for k, v in block.items()), key=lambda kv: kv[0] or 0)
     return [v for k, v in pairs if k is not None]
@@ -66,79 +77,80 @@ class _PicsLookups:
 
 
 Field = tuple[str, Any]  # a field and the value an app's record observes for it
+# Each reader returns its fields as a tuple, () when the record is silent: 14 readers of
+# 124,000 apps, where a generator each cost a fifth of reading the dump (3 Dec 2026).
+Fields = tuple[Field, ...]
 
 
-def _pics_name(app: dict[str, Any], _: _PicsLookups) -> Iterator[Field]:
+def _pics_name(app: dict[str, Any], _: _PicsLookups) -> Fields:
     name = app.get("name")
     if isinstance(name, str) and (name := display_name(name)):
-        yield "name", name
+        return (("name", name),)
+    return ()
 
 
-def _pics_type(app: dict[str, Any], _: _PicsLookups) -> Iterator[Field]:
+def _pics_type(app: dict[str, Any], _: _PicsLookups) -> Fields:
     kind = PICS_TYPES.get(str(app.get("type", "")).lower())
-    if kind:
-        yield "app_type", kind
+    return (("app_type", kind),) if kind else ()
 
 
-def _pics_people(app: dict[str, Any], _: _PicsLookups) -> Iterator[Field]:
+def _pics_people(app: dict[str, Any], _: _PicsLookups) -> Fields:
+    found = []
     for assoc in (app.get("associations") or {}).values():
         role = assoc.get("type") if isinstance(assoc, dict) else None
         if role in ("developer", "publisher") and (name := display_cell(assoc.get("name"))):
-            yield role, name
+            found.append((role, name))
+    return tuple(found)
 
 
-def _pics_release(app: dict[str, Any], _: _PicsLookups) -> Iterator[Field]:
+def _pics_release(app: dict[str, Any], _: _PicsLookups) -> Fields:
     released = day_of(app.get("steam_release_date")) or day_of(app.get("original_release_date"))
-    if released is not None:
-        yield "release_date", released
+    return (("release_date", released),) if released is not None else ()
 
 
-def _pics_tags(app: dict[str, Any], lookups: _PicsLookups) -> Iterator[Field]:
+def _pics_tags(app: dict[str, Any], lookups: _PicsLookups) -> Fields:
     ranked = [lookups.tags[t] for t in _ordered(app.get("store_tags")) if t in lookups.tags]
-    if ranked:
-        yield "tags", tuple(ranked[:20])
+    return (("tags", tuple(ranked[:20])),) if ranked else ()
 
 
-def _pics_genres(app: dict[str, Any], lookups: _PicsLookups) -> Iterator[Field]:
+def _pics_genres(app: dict[str, Any], lookups: _PicsLookups) -> Fields:
     named = [lookups.genres[g] for g in _ordered(app.get("genres")) if g in lookups.genres]
-    if named:
-        yield "storefront_genres", tuple(named)
+    return (("storefront_genres", tuple(named)),) if named else ()
 
 
-def _pics_categories(app: dict[str, Any], lookups: _PicsLookups) -> Iterator[Field]:
+def _pics_categories(app: dict[str, Any], lookups: _PicsLookups) -> Fields:
     # ``category`` maps "category_<id>" to "1" for each store category the app has.
     block = app.get("category") or {}
     flags = block.items() if isinstance(block, dict) else ()
     features = [
         lookups.categories[k] for k, on in flags if str(on) == "1" and k in lookups.categories
     ]
-    if features:
-        yield "categories", tuple(dict.fromkeys(features))
+    return (("categories", tuple(dict.fromkeys(features))),) if features else ()
 
 
-def _pics_reviews(app: dict[str, Any], _: _PicsLookups) -> Iterator[Field]:
+def _pics_reviews(app: dict[str, Any], _: _PicsLookups) -> Fields:
+    found: list[Field] = []
     percent = float_of(app.get("review_percentage"))
     if percent is not None and 0 <= percent <= 100:
-        yield "review_score", percent / 100
+        found.append(("review_score", percent / 100))
     floor = REVIEW_COUNT_FLOOR.get(int_of(app.get("review_score")) or 0)
     if floor:
-        yield "review_count_floor", floor
+        found.append(("review_count_floor", floor))
+    return tuple(found)
 
 
-def _pics_metacritic(app: dict[str, Any], _: _PicsLookups) -> Iterator[Field]:
+def _pics_metacritic(app: dict[str, Any], _: _PicsLookups) -> Fields:
     metacritic = int_of(app.get("metacritic_score"))
-    if metacritic is not None and 0 < metacritic <= 100:
-        yield "metacritic", metacritic
+    return (("metacritic", metacritic),) if metacritic is not None and 0 < metacritic <= 100 else ()
+
+
+def _pics_descriptors(app: dict[str, Any], _: _PicsLookups) -> Fields:
+    descriptors = sorted({d for d in map(int_of, _ordered(app.get("content_descriptors"))) if d})
+    return (("content_descriptors", tuple(descriptors)),) if descriptors else ()
 
 
 # What one PICS app record observes, field by field, in this order.
-def _pics_descriptors(app: dict[str, Any], _: _PicsLookups) -> Iterator[Field]:
-    descriptors = sorted({d for d in map(int_of, _ordered(app.get("content_descriptors"))) if d})
-    if descriptors:
-        yield "content_descriptors", tuple(descriptors)
-
-
-PICS_FIELDS: tuple[Callable[[dict[str, Any], _PicsLookups], Iterator[Field]], ...] = (
+PICS_FIELDS: tuple[Callable[[dict[str, Any], _PicsLookups], Fields], ...] = (
     _pics_name,
     _pics_type,
     _pics_people,
@@ -179,4 +191,4 @@ def observe_pics(folder: Path) -> Iterator[Observation]:
                 continue
             for read in PICS_FIELDS:
                 for field, value in read(app, lookups):
-                    yield Observation(appid, field, value)
+                    yield _observation((appid, field, value))

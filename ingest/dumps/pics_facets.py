@@ -2,7 +2,7 @@
 Deck compatibility and its test date, controller support, languages (interface, full audio,
 subtitles) and the AI content disclosure, read from ``steam_pics_2026`` (July 2026).
 
-Each reader takes one app's PICS ``common`` block and yields ``(field, value)`` pairs, nothing
+Each reader takes one app's PICS ``common`` block and returns ``(field, value)`` pairs, none
 when the record is silent: absence is never read as "unsupported". The values are the catalog's
 (:class:`bangscore.scoring.records.GameRecord`): ``steam_deck`` (``verified``, ``playable``,
 ``unsupported``), ``steam_deck_tested_at`` (a date, UTC), ``controller_support`` (``full``,
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from collections.abc import Iterator
 from typing import Any, Final
 
 from bangscore.scoring.languages import LANGUAGE_CODES
@@ -52,7 +51,7 @@ def _language(code: str, interface: bool, audio: bool, subtitles: bool) -> Langu
 
 def _yes(value: Any) -> bool:
     # PICS writes a flag as "true" (nearly always) or "1"; "", "false" and junk are no.
-    return str(value).lower() in ("true", "1")
+    return value == "true" or str(value).lower() in ("true", "1")
 
 
 def _timestamp_day(value: Any) -> dt.date | None:
@@ -63,34 +62,36 @@ def _timestamp_day(value: Any) -> dt.date | None:
     return dt.datetime.fromtimestamp(seconds, dt.UTC).date() if seconds > 0 else None
 
 
-def pics_deck(app: dict[str, Any], _: object = None) -> Iterator[tuple[str, Any]]:
-    """Given a PICS app record, yield ``steam_deck`` and ``steam_deck_tested_at`` (the day of
+Fields = tuple[tuple[str, Any], ...]  # the (field, value) pairs a record observes, () if none
+
+
+def pics_deck(app: dict[str, Any], _: object = None) -> Fields:
+    """Given a PICS app record, return ``steam_deck`` and ``steam_deck_tested_at`` (the day of
     ``test_timestamp``, UTC) when its ``steam_deck_compatibility`` block rates it."""
     block = app.get("steam_deck_compatibility")
     status = DECK_CATEGORIES.get(str(block.get("category"))) if isinstance(block, dict) else None
     if status is None or not isinstance(block, dict):
-        return
-    yield "steam_deck", status
+        return ()
     if (tested := _timestamp_day(block.get("test_timestamp"))) is not None:
-        yield "steam_deck_tested_at", tested
+        return (("steam_deck", status), ("steam_deck_tested_at", tested))
+    return (("steam_deck", status),)
 
 
-def pics_controller(app: dict[str, Any], _: object = None) -> Iterator[tuple[str, Any]]:
-    """Given a PICS app record, yield ``controller_support`` (``full`` or ``partial``)."""
+def pics_controller(app: dict[str, Any], _: object = None) -> Fields:
+    """Given a PICS app record, return ``controller_support`` (``full`` or ``partial``)."""
     support = str(app.get("controller_support", "")).lower()
-    if support in CONTROLLER_SUPPORT:
-        yield "controller_support", support
+    return (("controller_support", support),) if support in CONTROLLER_SUPPORT else ()
 
 
-def pics_languages(app: dict[str, Any], _: object = None) -> Iterator[tuple[str, Any]]:
-    """Given a PICS app record, yield ``languages``: one :class:`Language` per language tag its
+def pics_languages(app: dict[str, Any], _: object = None) -> Fields:
+    """Given a PICS app record, return ``languages``: one :class:`Language` per language tag its
     ``supported_languages`` block names with at least one flag set (interface: ``supported``,
     ``full_audio``, ``subtitles``), in the record's order; two names of one tag are merged
     (their flags or-ed). Names :data:`LANGUAGE_CODES` does not know (a handful of typos such
     as ``german;``) are skipped."""
     block = app.get("supported_languages")
     if not isinstance(block, dict):
-        return
+        return ()
     flags: dict[str, tuple[bool, bool, bool]] = {}
     for name, value in block.items():
         code = LANGUAGE_CODES.get(str(name))
@@ -104,13 +105,11 @@ def pics_languages(app: dict[str, Any], _: object = None) -> Iterator[tuple[str,
         before = flags.get(code, (False, False, False))
         flags[code] = (before[0] or seen[0], before[1] or seen[1], before[2] or seen[2])
     languages = tuple(_language(code, i, a, s) for code, (i, a, s) in flags.items() if i or a or s)
-    if languages:
-        yield "languages", languages
+    return (("languages", languages),) if languages else ()
 
 
-def pics_ai_content(app: dict[str, Any], _: object = None) -> Iterator[tuple[str, Any]]:
-    """Given a PICS app record, yield ``ai_content``: the AI disclosure its ``aicontenttype``
+def pics_ai_content(app: dict[str, Any], _: object = None) -> Fields:
+    """Given a PICS app record, return ``ai_content``: the AI disclosure its ``aicontenttype``
     files, in words (:data:`AI_CONTENT`)."""
     text = AI_CONTENT.get(str(app.get("aicontenttype", "")))
-    if text is not None:
-        yield "ai_content", text
+    return (("ai_content", text),) if text is not None else ()

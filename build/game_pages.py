@@ -19,7 +19,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from bangscore.build.buyer import price_date, price_points
-from bangscore.build.publish import prepare
 from bangscore.build.score_history import ScorePoint
 from bangscore.build.score_history import wire as score_wire
 from bangscore.build.wire import check, detail_record, dumps
@@ -162,7 +161,7 @@ def _render(task: tuple[int, int, bool, bool]) -> list[StoredObject]:
     assert _PAGES is not None, "a render worker runs only in a process forked by game_objects"
     start, stop, details, website = task
     return [
-        prepare(obj)  # hashed and compressed here, on every core
+        obj
         for n in range(start, stop)
         for obj in _PAGES.objects(n, details=details, website=website)
     ]
@@ -175,9 +174,8 @@ def game_objects(
     game's detail record (with ``details``), page and badge (with ``website``) in list order.
 
     With ``workers`` > 1, forked processes render blocks of games (they inherit ``pages``, so
-    nothing but the finished objects crosses between processes) and hash and compress them
-    (:func:`~bangscore.build.publish.prepare`); at most two blocks per worker wait, so memory
-    stays bounded when the writer is slower than the renderers.
+    nothing but the finished objects crosses between processes); at most two blocks per worker
+    wait, so memory stays bounded when the writer is slower than the renderers.
     """
     if workers <= 1 or len(pages.games) <= GAMES_PER_TASK:
         for n in range(len(pages.games)):

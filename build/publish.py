@@ -195,32 +195,10 @@ def complete_pages(
     return len(upload.entries)
 
 
-@dataclass(frozen=True, slots=True)
-class Prepared(StoredObject):
-    """An object of a snapshot with its stored form already made (:func:`prepare`): its
-    manifest ``entry`` and the bytes ``stored`` for it, so the publishing process only writes
-    it."""
-
-    entry: Entry | None = None
-    stored: bytes = b""
-
-
-def prepare(obj: StoredObject) -> Prepared:
-    """Given an object of a snapshot, return it with its manifest entry and stored bytes made
-    (compressed where they are). The processes that render the games' objects call it, so
-    the hashing and the compression run on every core (issue 56: in the publishing process
-    they were about a fifth of the snapshot's wall time before its first answer)."""
-    entry, stored = _stored_form(obj)
-    return Prepared(obj.key, obj.body, obj.content_type, obj.content_encoding, entry, stored)
-
-
 def _stored_form(obj: StoredObject, stages: StageClock | None = None) -> tuple[Entry, bytes]:
     """Given an object of a snapshot (and the build's stage clock, or None), return its
     manifest entry and the bytes stored for it: gzip-compressed when
-    :func:`~bangscore.manifest.compressible`, else as they are; an object :func:`prepare`
-    made carries them already (its compression was counted where it ran)."""
-    if isinstance(obj, Prepared) and obj.entry is not None:
-        return obj.entry, obj.stored
+    :func:`~bangscore.manifest.compressible`, else as they are."""
     sha = digest(obj.body)
     if not compressible(obj.content_type, len(obj.body)):
         return Entry(sha, obj.content_type, len(obj.body)), obj.body

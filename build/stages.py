@@ -7,10 +7,9 @@ work the wall time of a stage grows while its CPU time does not. It is this proc
 (``time.process_time``) plus, for reading the dumps and for rendering, its worker processes'
 (``RUSAGE_CHILDREN``, counted once they are reaped). Rendering and publishing are interleaved
 (the renderer is a generator the publish consumes): the time spent inside the generator's
-``next`` is rendering's, the gzip compression of each body is compression's (but for the
-bodies the rendering workers compress as they render them: their CPU is rendering's), and the
-rest of the publish (hashing, writing, the manifest, the pointer, pruning, garbage
-collection) is publishing's.
+``next`` is rendering's, the gzip compression of each body is compression's, and the rest of
+the publish (hashing, writing, the manifest, the pointer, pruning, garbage collection) is
+publishing's.
 """
 
 from __future__ import annotations

@@ -11,7 +11,6 @@ import pytest
 from bangscore.build.publish import (
     collect_garbage,
     new_snapshot_id,
-    prepare,
     prune,
     publish,
     rollback,
@@ -162,28 +161,3 @@ def test_what_a_publish_references_is_what_its_manifest_names_and_gc_keeps_it() 
     known = {"s2": report.referenced}  # s2's manifest is not read back; s1's is
     assert collect_garbage(store, grace_seconds=0, now=later, known=known) == (1, 6)
     assert all(verify(store, sid).ok for sid in ("s1", "s2"))
-
-
-@pytest.mark.parametrize(
-    "obj",
-    [
-        StoredObject("games/1.json", b'{"name":"' + b"x" * 3000 + b'"}'),
-        StoredObject("games/2.json", b'{"i":2}'),
-        StoredObject("game/1.svg", b"<svg>" + b"y" * 3000 + b"</svg>", "image/svg+xml"),
-    ],
-    ids=["compressed-json", "small-json-as-is", "svg-as-is"],
-)
-def test_an_object_prepared_by_a_renderer_publishes_as_one_the_publisher_prepares(
-    obj: StoredObject,
-) -> None:
-    plain, prepared = MemoryStorage(), MemoryStorage()
-    publish(plain, "s1", [obj], created_at=T0, meta={}, keep=1)
-    ready = prepare(obj)
-    assert (ready.key, ready.body, ready.content_type) == (obj.key, obj.body, obj.content_type)
-    publish(prepared, "s1", [ready], created_at=T0, meta={}, keep=1)
-    entry = read_manifest(plain, "s1").entries[obj.key]
-    assert read_manifest(prepared, "s1").entries[obj.key] == entry
-    stored = object_key(entry.stored[0])
-    assert prepared.get(stored) == plain.get(stored) == ready.stored
-    assert digest(obj.body) == entry.sha256
-    assert (len(ready.stored) < len(obj.body)) == bool(entry.encodings)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
 from typing import Any
 
 import orjson
@@ -195,12 +194,6 @@ def test_every_envelope_and_the_root_say_prices_as_of(small_snapshot: Any) -> No
     assert pages and {body(key)["prices_as_of"] for key in pages} == {"2026-07-24T14:13:40Z"}
 
 
-def plain(objects: Iterable[StoredObject]) -> list[StoredObject]:
-    """Given a snapshot's objects, return each as a plain StoredObject (its key, body, type and
-    coding: what a publish stores of it)."""
-    return [StoredObject(o.key, o.body, o.content_type, o.content_encoding) for o in objects]
-
-
 @pytest.mark.parametrize(
     "workers", [pytest.param(2, id="two-processes"), pytest.param(3, id="three")]
 )
@@ -212,8 +205,7 @@ def test_forked_workers_render_the_same_objects_in_the_same_order(
     moment = dt.datetime(2026, 7, 24, 12, tzinfo=dt.UTC)
 
     def objects(n: int, later: game_pages.LaterPages | None = None) -> list[StoredObject]:
-        # As stored objects: a worker's come prepared (hashed and compressed: test_publish)
-        return plain(
+        return list(
             snapshot.snapshot_objects(
                 games,
                 site_url=factories.SITE,
@@ -232,7 +224,7 @@ def test_forked_workers_render_the_same_objects_in_the_same_order(
     # objects in the same order.
     later = game_pages.LaterPages()
     first = objects(workers, later)
-    after = plain(later.objects(workers))
+    after = list(later.objects(workers))
     assert len(after) == len(later) == 2 * len(games)
     assert {o.key for o in after} == {
         o.key for o in alone if o.key.startswith(("site/game/", "site/badge/"))

@@ -14,6 +14,7 @@ from typing import Any
 
 from bangscore.ingest.dumps.cells import day_of, float_of, int_of, json_of
 from bangscore.ingest.dumps.pics_facets import (
+    PicsFields,
     pics_ai_content,
     pics_controller,
     pics_deck,
@@ -77,24 +78,23 @@ class _PicsLookups:
 
 
 Field = tuple[str, Any]  # a field and the value an app's record observes for it
-# Each reader returns its fields as a tuple, () when the record is silent: 14 readers of
-# 124,000 apps, where a generator each cost a fifth of reading the dump (3 Dec 2026).
-Fields = tuple[Field, ...]
+# Each reader returns its fields as a tuple (pics_facets.PicsFields), () when the record is silent:
+# 14 readers of 124,000 apps, where a generator each cost a fifth of reading the dump (3 Dec 2026).
 
 
-def _pics_name(app: dict[str, Any], _: _PicsLookups) -> Fields:
+def _pics_name(app: dict[str, Any], _: _PicsLookups) -> PicsFields:
     name = app.get("name")
     if isinstance(name, str) and (name := display_name(name)):
         return (("name", name),)
     return ()
 
 
-def _pics_type(app: dict[str, Any], _: _PicsLookups) -> Fields:
+def _pics_type(app: dict[str, Any], _: _PicsLookups) -> PicsFields:
     kind = PICS_TYPES.get(str(app.get("type", "")).lower())
     return (("app_type", kind),) if kind else ()
 
 
-def _pics_people(app: dict[str, Any], _: _PicsLookups) -> Fields:
+def _pics_people(app: dict[str, Any], _: _PicsLookups) -> PicsFields:
     found = []
     for assoc in (app.get("associations") or {}).values():
         role = assoc.get("type") if isinstance(assoc, dict) else None
@@ -103,22 +103,22 @@ def _pics_people(app: dict[str, Any], _: _PicsLookups) -> Fields:
     return tuple(found)
 
 
-def _pics_release(app: dict[str, Any], _: _PicsLookups) -> Fields:
+def _pics_release(app: dict[str, Any], _: _PicsLookups) -> PicsFields:
     released = day_of(app.get("steam_release_date")) or day_of(app.get("original_release_date"))
     return (("release_date", released),) if released is not None else ()
 
 
-def _pics_tags(app: dict[str, Any], lookups: _PicsLookups) -> Fields:
+def _pics_tags(app: dict[str, Any], lookups: _PicsLookups) -> PicsFields:
     ranked = [lookups.tags[t] for t in _ordered(app.get("store_tags")) if t in lookups.tags]
     return (("tags", tuple(ranked[:20])),) if ranked else ()
 
 
-def _pics_genres(app: dict[str, Any], lookups: _PicsLookups) -> Fields:
+def _pics_genres(app: dict[str, Any], lookups: _PicsLookups) -> PicsFields:
     named = [lookups.genres[g] for g in _ordered(app.get("genres")) if g in lookups.genres]
     return (("storefront_genres", tuple(named)),) if named else ()
 
 
-def _pics_categories(app: dict[str, Any], lookups: _PicsLookups) -> Fields:
+def _pics_categories(app: dict[str, Any], lookups: _PicsLookups) -> PicsFields:
     # ``category`` maps "category_<id>" to "1" for each store category the app has.
     block = app.get("category") or {}
     flags = block.items() if isinstance(block, dict) else ()
@@ -128,7 +128,7 @@ def _pics_categories(app: dict[str, Any], lookups: _PicsLookups) -> Fields:
     return (("categories", tuple(dict.fromkeys(features))),) if features else ()
 
 
-def _pics_reviews(app: dict[str, Any], _: _PicsLookups) -> Fields:
+def _pics_reviews(app: dict[str, Any], _: _PicsLookups) -> PicsFields:
     found: list[Field] = []
     percent = float_of(app.get("review_percentage"))
     if percent is not None and 0 <= percent <= 100:
@@ -139,18 +139,18 @@ def _pics_reviews(app: dict[str, Any], _: _PicsLookups) -> Fields:
     return tuple(found)
 
 
-def _pics_metacritic(app: dict[str, Any], _: _PicsLookups) -> Fields:
+def _pics_metacritic(app: dict[str, Any], _: _PicsLookups) -> PicsFields:
     metacritic = int_of(app.get("metacritic_score"))
     return (("metacritic", metacritic),) if metacritic is not None and 0 < metacritic <= 100 else ()
 
 
-def _pics_descriptors(app: dict[str, Any], _: _PicsLookups) -> Fields:
+def _pics_descriptors(app: dict[str, Any], _: _PicsLookups) -> PicsFields:
     descriptors = sorted({d for d in map(int_of, _ordered(app.get("content_descriptors"))) if d})
     return (("content_descriptors", tuple(descriptors)),) if descriptors else ()
 
 
 # What one PICS app record observes, field by field, in this order.
-PICS_FIELDS: tuple[Callable[[dict[str, Any], _PicsLookups], Fields], ...] = (
+PICS_FIELDS: tuple[Callable[[dict[str, Any], _PicsLookups], PicsFields], ...] = (
     _pics_name,
     _pics_type,
     _pics_people,

@@ -62,10 +62,10 @@ def _timestamp_day(value: Any) -> dt.date | None:
     return dt.datetime.fromtimestamp(seconds, dt.UTC).date() if seconds > 0 else None
 
 
-Fields = tuple[tuple[str, Any], ...]  # the (field, value) pairs a record observes, () if none
+PicsFields = tuple[tuple[str, Any], ...]  # the (field, value) pairs a record observes, () if none
 
 
-def pics_deck(app: dict[str, Any], _: object = None) -> Fields:
+def pics_deck(app: dict[str, Any], _: object = None) -> PicsFields:
     """Given a PICS app record, return ``steam_deck`` and ``steam_deck_tested_at`` (the day of
     ``test_timestamp``, UTC) when its ``steam_deck_compatibility`` block rates it."""
     block = app.get("steam_deck_compatibility")
@@ -77,13 +77,13 @@ def pics_deck(app: dict[str, Any], _: object = None) -> Fields:
     return (("steam_deck", status),)
 
 
-def pics_controller(app: dict[str, Any], _: object = None) -> Fields:
+def pics_controller(app: dict[str, Any], _: object = None) -> PicsFields:
     """Given a PICS app record, return ``controller_support`` (``full`` or ``partial``)."""
     support = str(app.get("controller_support", "")).lower()
     return (("controller_support", support),) if support in CONTROLLER_SUPPORT else ()
 
 
-def pics_languages(app: dict[str, Any], _: object = None) -> Fields:
+def pics_languages(app: dict[str, Any], _: object = None) -> PicsFields:
     """Given a PICS app record, return ``languages``: one :class:`Language` per language tag its
     ``supported_languages`` block names with at least one flag set (interface: ``supported``,
     ``full_audio``, ``subtitles``), in the record's order; two names of one tag are merged
@@ -108,7 +108,7 @@ def pics_languages(app: dict[str, Any], _: object = None) -> Fields:
     return (("languages", languages),) if languages else ()
 
 
-def pics_ai_content(app: dict[str, Any], _: object = None) -> Fields:
+def pics_ai_content(app: dict[str, Any], _: object = None) -> PicsFields:
     """Given a PICS app record, return ``ai_content``: the AI disclosure its ``aicontenttype``
     files, in words (:data:`AI_CONTENT`)."""
     text = AI_CONTENT.get(str(app.get("aicontenttype", "")))

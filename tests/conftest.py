@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import atexit
 import gc
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +18,7 @@ from bangscore.storage import LocalStorage, ObjectStorage
 from bangscore.stores import Stores
 from tests.support import factories
 from tests.support.thorough import is_thorough
+from tests.support.untraced import outside_coverage, untraced_parts
 
 # The real servers' fixtures (Redis, SeaweedFS, SMTP) live with their helpers in tests/support.
 pytest_plugins = [
@@ -194,6 +195,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         steps = [WARM_STEPS.index(s) + 1 for f, s in WARM_STEP_BY_FIXTURE.items() if f in used]
         needs[item.path] = max(needs.get(item.path, 0), *steps, 0)
     items.sort(key=lambda item: needs[item.path])
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object]:
+    """Run the tests tests/support/untraced.py lists outside coverage's tracer (the parts it
+    names: the test's process, the processes it starts), setup and teardown included."""
+    parts = untraced_parts(item.nodeid)
+    if not parts:
+        return (yield)
+    with outside_coverage(parts):
+        return (yield)
 
 
 @pytest.fixture(scope="module", autouse=True)

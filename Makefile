@@ -203,7 +203,9 @@ $(CHECK_PARTS): check-shard-%: $(STAMP)
 # beside the tests, untraced by coverage: first beside the `serial` tests, which assert
 # wall-clock timings and so run alone in one process (each of the two has a core), then beside
 # every other test on TEST_WORKERS pytest-xdist workers, which run the modules reading the cache
-# last (tests/conftest.py). Coverage adds up over both runs; both run even if the first fails.
+# last (tests/conftest.py), each module whole on one worker (`--dist loadscope`: its fixtures
+# built once, not once a worker; in the order given, not by size). Coverage adds up over both
+# runs, leaving out the tests tests/support/untraced.py lists; both run even if the first fails.
 TEST_WORKERS ?= auto
 # Each of the two pytest runs ends by listing its slowest tests (setup, call and teardown
 # apart), so what makes the suite slow is in every run's output; TEST_FLAGS=--durations=40
@@ -215,8 +217,8 @@ test: $(STAMP) deps  ## the whole suite (real servers, chromium), with coverage:
 	rm -rf $(COV_DIR) .coverage .coverage.*
 	$(BIN)/python -m tests.support.real_catalogue & warm=$$!; \
 	  $(BIN)/pytest -q -n 0 -m serial --cov --cov-report= $(TEST_FLAGS); serial=$$?; \
-	  $(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup -m "not serial" --cov --cov-append \
-	    --cov-report=term --cov-report=html:$(COV_DIR)/html \
+	  $(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder -m "not serial" \
+	    --cov --cov-append --cov-report=term --cov-report=html:$(COV_DIR)/html \
 	    --cov-report=xml:$(COV_DIR)/coverage.xml --cov-fail-under=$(COV_FLOOR) $(TEST_FLAGS); rest=$$?; \
 	  wait $$warm; test $$serial -eq 0 && test $$rest -eq 0
 

@@ -85,17 +85,6 @@ MARKS_BY_FIXTURE = {
 }
 
 
-# The tests that use these fixtures run on one pytest-xdist worker (`--dist loadgroup` in `make
-# test`), so the session's real catalogue is read and published once, not once per worker.
-GROUP_BY_FIXTURE = {
-    "real_cache": "real_catalogue",
-    "bundled": "real_catalogue",
-    "real_snapshot": "real_catalogue",
-    "real_eve": "real_catalogue",
-    "real_export": "real_catalogue",
-    "as_of_pair": "real_catalogue",
-}
-
 # The step of `make test`'s warm-up (tests/support/real_catalogue.py, WARM_STEPS) that fills
 # what each fixture reads; the modules are ordered by the last step they need.
 WARM_STEP_BY_FIXTURE = {
@@ -113,7 +102,6 @@ WARM_STEP_BY_FIXTURE = {
 _OTHER_SHARDS: set[Path] | None = None
 
 
-# Before pytest-xdist's own hook, which reads the xdist_group marks to place the tests.
 @pytest.hookimpl(tryfirst=True)
 def pytest_addoption(parser: pytest.Parser) -> None:
     """``--clock=2026-11-30T00:30:00Z``: run the session from that instant (issue 60)."""
@@ -171,14 +159,14 @@ def pytest_ignore_collect(collection_path: Path) -> bool | None:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Add the markers that :data:`MARKS_BY_FIXTURE` implies to each collected test, and
-    ``thorough`` to those tests/support/thorough.py lists, and the xdist group that
-    :data:`GROUP_BY_FIXTURE` names; put the modules of that group last, in the order of the
-    warm-up's steps they need (:data:`WARM_STEP_BY_FIXTURE`)."""
+    ``thorough`` to those tests/support/thorough.py lists; put the modules reading the real
+    catalogue last, in the order of the warm-up's steps they need (:data:`WARM_STEP_BY_FIXTURE`)."""
     # The modules that read the real catalogue run last, each after the modules whose cache
     # entries `make test`'s warm-up (`python -m tests.support.real_catalogue`, beside pytest)
     # fills before its own: by the time a worker reaches one, the warm-up has filled what it
     # reads, so no worker waits on a lock while other tests could run. pytest-xdist hands
-    # tests out in this order.
+    # the modules out in this order (`--dist loadscope --no-loadscope-reorder` in `make test`:
+    # a module runs whole on one worker, so its module-scoped fixtures are built once).
     from tests.support.real_catalogue import WARM_STEPS
 
     needs: dict[Path, int] = {}
@@ -189,9 +177,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         for fixture, marker in MARKS_BY_FIXTURE.items():
             if fixture in used:
                 item.add_marker(marker)
-        groups = {group for fixture, group in GROUP_BY_FIXTURE.items() if fixture in used}
-        for group in sorted(groups):
-            item.add_marker(pytest.mark.xdist_group(group))
         steps = [WARM_STEPS.index(s) + 1 for f, s in WARM_STEP_BY_FIXTURE.items() if f in used]
         needs[item.path] = max(needs.get(item.path, 0), *steps, 0)
     items.sort(key=lambda item: needs[item.path])

@@ -21,8 +21,7 @@ Entries are built under a lock file each (``fcntl.flock``), so when several proc
 at once, one builds it and the others wait and then read it; and written into a temporary
 folder renamed into place, so a killed test run never leaves a half-written entry, and one
 that exists is read without taking its lock.
-(The lock, not ``--dist loadgroup``, is what keeps it to one build: with pytest 9.2,
-pytest-xdist 3.8 no longer groups tests by ``xdist_group``, pytest-dev/pytest-xdist#1386.)
+(The lock is what keeps it to one build: each pytest-xdist worker reads the entries it needs.)
 
 Every step that takes long says so as it starts, and a process that waits for another's lock
 says what it waits on (issue 56: a cold ``make test`` sat silent for minutes): through

@@ -185,9 +185,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object]:
     """Run the tests tests/support/untraced.py lists outside coverage's tracer (the parts it
-    names: the test's process, the processes it starts), setup and teardown included."""
+    names: the test's process, the processes it starts), setup and teardown included; with
+    ``--cov-context`` (measuring what each test runs, as that list was chosen) every test is
+    traced."""
     parts = untraced_parts(item.nodeid)
-    if not parts:
+    if not parts or item.config.getoption("cov_context", None):
         return (yield)
     with outside_coverage(parts):
         return (yield)

@@ -4,12 +4,12 @@ its process and in the processes it starts, and nothing else does."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 from pathlib import Path
 from typing import ClassVar
 
-import coverage
 import pytest
 
 from tests.support.untraced import (
@@ -24,12 +24,27 @@ from tests.support.untraced import (
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def case_ids(module: str, function: str) -> set[str]:
+    """Given a test module's path and a test function of it, return the ids its parametrize
+    marks give their cases (``pytest.param(..., id=...)`` or ``ids=[...]``)."""
+    test = getattr(importlib.import_module(module.removesuffix(".py").replace("/", ".")), function)
+    ids: set[str] = set()
+    for mark in getattr(test, "pytestmark", []):
+        if mark.name == "parametrize":
+            values, named = mark.args[1], mark.kwargs.get("ids") or []
+            ids |= {getattr(v, "id", None) or "" for v in values} | set(named)
+    return ids - {""}
+
+
 @pytest.mark.parametrize("module", sorted(UNTRACED))
 def test_each_listed_test_is_defined_where_the_list_says(module: str) -> None:
     source = (ROOT / module).read_text()
     defined = set(re.findall(r"^(?:async )?def (test_\w+)\(", source, re.MULTILINE))
-    assert set(UNTRACED[module]) <= defined
-    assert all(parts and set(parts) <= {TEST, CHILDREN} for parts in UNTRACED[module].values())
+    for listed, parts in UNTRACED[module].items():
+        function, _, case = listed.removesuffix("]").partition("[")
+        assert function in defined, listed
+        assert not case or case in case_ids(module, function), listed
+        assert parts and set(parts) <= {TEST, CHILDREN}, listed
 
 
 @pytest.mark.parametrize(
@@ -49,6 +64,18 @@ def test_each_listed_test_is_defined_where_the_list_says(module: str) -> None:
             "tests/hardening/test_schemathesis.py::test_schemathesis_passes_over_the_whole_document",
             {CHILDREN},
             id="children-only",
+        ),
+        pytest.param(
+            "tests/ingest/dumps/test_expectations.py::"
+            "test_a_damaged_dump_is_refused_naming_its_file_and_check[itad_2025-empty]",
+            {TEST},
+            id="a-listed-case",
+        ),
+        pytest.param(
+            "tests/ingest/dumps/test_expectations.py::"
+            "test_a_damaged_dump_is_refused_naming_its_file_and_check[itad_2025-truncated]",
+            set(),
+            id="a-case-not-listed",
         ),
         pytest.param("tests/shim/test_compose.py::test_not_listed", set(), id="other-function"),
         pytest.param(
@@ -87,7 +114,7 @@ def test_outside_coverage_pauses_this_process_and_its_children_then_restores_bot
     oldest, newest = Running("oldest", calls), Running("newest", calls)
     monkeypatch.setattr(Running, "stack", [oldest, newest])
     current = classmethod(lambda cls: Running.stack[-1] if Running.stack else None)
-    monkeypatch.setattr(coverage.Coverage, "current", current)
+    monkeypatch.setattr("coverage.Coverage.current", current)
     monkeypatch.setenv(CHILD_VARIABLES[0], "a serialized configuration")
     with outside_coverage(frozenset({TEST, CHILDREN})):
         assert Running.stack == []  # every one stopped, not only the newest

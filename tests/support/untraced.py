@@ -11,7 +11,9 @@ functions in order of the CPU the tracer cost them, most first, each of the test
 (``TEST``) and of the processes it starts (``CHILDREN``, servers and commands: coverage's
 ``patch = ["subprocess"]``) was left untraced when every arc it ran was run by a test still
 traced (or at import); those of a second or more are listed, 46 parts of 42 functions, 165 s
-of CPU in all under coverage. The figure beside each is the seconds the tracer cost it.
+of CPU in all under coverage. The figure beside each is the seconds the tracer cost it. Then
+the forecast backtest's fixture (its test's 4 arcs of its own now run by
+tests/scoring/test_forecast.py's unit test) and 14 cases of the damaged dumps' test (below).
 
 tests/conftest.py runs each listed test with coverage paused in its process (setup, call and
 teardown: a module's fixtures first built by it are built untraced) and with the variables that
@@ -19,7 +21,10 @@ carry coverage to a subprocess (``COVERAGE_PROCESS_CONFIG``, ``COVERAGE_PROCESS_
 the environment of what it starts. ``make check`` runs without coverage: there it changes
 nothing. A test renamed or removed here fails tests/test_untraced.py; the coverage floor
 (``COV_FLOOR``) fails `make test` if a listed test ever is the only one to run a line. To
-list more, measure again the same way (the contexts tell which arcs each test alone runs).
+list more, measure again the same way (with ``--cov-context`` every test is traced; the
+contexts tell which arcs each test alone runs). A test whose module's fixtures it builds first
+leaves them untraced: compare the arcs a whole run covers before and after (a case of
+hltb_2023 stays traced for that: the loop it ends ran, in one process, in the first case only).
 """
 
 from __future__ import annotations
@@ -34,9 +39,19 @@ CHILDREN = "children"
 # What coverage's subprocess patch passes to a child so that it measures itself.
 CHILD_VARIABLES = ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START")
 
-# Test module -> its functions run untraced -> each part left untraced, with the CPU seconds
-# the tracer cost it in the run that listed it.
+# tests/ingest/dumps/test_expectations.py's test of each source's damaged dumps: the cases of the
+# sources read after the storefront (hltb_2023, itad_2025: each reads the storefront's sample
+# again) and of the storefront itself whose every arc other cases run too, chosen by their
+# contexts as above; their figures are the module's own run with and without them listed, in
+# one process, 58.1 and 31.7 s of CPU (3 Dec 2026 02:40-02:42 UTC, load 3.4-6.7).
+DAMAGED = "test_a_damaged_dump_is_refused_naming_its_file_and_check"
+
+# Test module -> its functions (or single cases, ``function[case]``) run untraced -> each part
+# left untraced, with the CPU seconds the tracer cost it in the run that listed it.
 UNTRACED: dict[str, dict[str, dict[str, float]]] = {
+    "tests/bench/test_forecast_backtest.py": {
+        "test_the_code_reads_the_tables_the_backtest_fitted": {TEST: 15.3},
+    },
     "tests/bench/test_ranking.py": {
         "test_the_forecast_starts_from_the_build_day_not_from_prices_as_of": {TEST: 5.4},
     },
@@ -98,6 +113,22 @@ UNTRACED: dict[str, dict[str, dict[str, float]]] = {
     "tests/infra/test_locations.py": {
         "test_no_spelling_of_metrics_passes_the_edge": {TEST: 2.3, CHILDREN: 3.3},
     },
+    "tests/ingest/dumps/test_expectations.py": {
+        f"{DAMAGED}[hltb_2023-a-tenth-of-the-rows]": {TEST: 4.9},
+        f"{DAMAGED}[hltb_2023-bad-compression]": {TEST: 1.3},
+        f"{DAMAGED}[hltb_2023-empty]": {TEST: 1.4},
+        f"{DAMAGED}[hltb_2023-key-renamed]": {TEST: 1.4},
+        f"{DAMAGED}[hltb_2023-truncated]": {TEST: 1.3},
+        f"{DAMAGED}[hltb_2023-wrong-json-shape]": {TEST: 1.2},
+        f"{DAMAGED}[itad_2025-a-tenth-of-the-rows]": {TEST: 5.2},
+        f"{DAMAGED}[itad_2025-bad-compression]": {TEST: 1.3},
+        f"{DAMAGED}[itad_2025-bad-encoding]": {TEST: 1.4},
+        f"{DAMAGED}[itad_2025-empty]": {TEST: 1.4},
+        f"{DAMAGED}[itad_2025-key-renamed]": {TEST: 1.2},
+        f"{DAMAGED}[itad_2025-wrong-columns]": {TEST: 1.3},
+        f"{DAMAGED}[itad_2025-wrong-json-shape]": {TEST: 1.3},
+        f"{DAMAGED}[steam_pics_2026-a-tenth-of-the-rows]": {TEST: 1.7},
+    },
     "tests/ingest/resolve/test_tags.py": {
         "test_bundled_typical_order_recovers_genres_better_than_alphabetical": {TEST: 3.7},
     },
@@ -155,9 +186,11 @@ UNTRACED: dict[str, dict[str, dict[str, float]]] = {
 
 def untraced_parts(nodeid: str) -> frozenset[str]:
     """Given a test's node id (``path::function[case]``), return the parts of it listed to run
-    untraced (:data:`TEST`, :data:`CHILDREN`); empty for a test not listed."""
-    path, _, function = nodeid.partition("[")[0].partition("::")
-    return frozenset(UNTRACED.get(path, {}).get(function, {}))
+    untraced (:data:`TEST`, :data:`CHILDREN`): its case's when the case is listed
+    (``function[case]``), else its function's; empty for a test not listed."""
+    path, _, test = nodeid.partition("::")
+    listed = UNTRACED.get(path, {})
+    return frozenset(listed.get(test, listed.get(test.partition("[")[0], {})))
 
 
 @contextlib.contextmanager

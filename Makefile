@@ -232,9 +232,10 @@ test: $(STAMP) deps  ## the whole suite (real servers, chromium), with coverage:
 	    $(addprefix --ignore=,$(SIDE_TESTS)) --cov --cov-append --cov-report= $(TEST_FLAGS); rest=$$?; \
 	  wait $$side; side=$$?; echo "== $(SIDE_TESTS), beside:"; cat $(SIDE_DATA)/pytest.log; \
 	  $(BIN)/coverage combine --append --quiet $(SIDE_DATA); \
+	  $(BIN)/coverage html --quiet -d $(COV_DIR)/html & html=$$!; \
+	  $(BIN)/coverage xml --quiet -o $(COV_DIR)/coverage.xml & xml=$$!; \
 	  $(BIN)/coverage report --precision=2 --fail-under=$(COV_FLOOR); covered=$$?; \
-	  $(BIN)/coverage html --quiet -d $(COV_DIR)/html; $(BIN)/coverage xml --quiet -o $(COV_DIR)/coverage.xml; \
-	  test $$serial -eq 0 && test $$rest -eq 0 && test $$side -eq 0 && test $$covered -eq 0
+	  wait $$html $$xml; test $$serial -eq 0 && test $$rest -eq 0 && test $$side -eq 0 && test $$covered -eq 0
 
 # `make test-clock`: the suite's in-process tests at three instants (issue 60): half an hour after
 # midnight UTC (an hour-after-the-day rule's edge), the last second of a month, a leap day. Each

@@ -85,15 +85,9 @@ def cached_export(cache: Path) -> tuple[Path, ExportManifest, list[dict[str, Any
     """Given the real catalogue's cache folder, return its Bulk export: (the folder of its
     files, its manifest, its detail records). Its score history is one build's, a point per
     game, as the first build writes it. Written once per set of inputs."""
-    entry = export_entry(cache)
+    entry = cached_entry(cache, "export", lambda f: write_export(cache, f), BUILD_INPUTS)
     manifest, records = pickle.loads((entry / "loaded.pickle").read_bytes())
     return entry / "files", manifest, records
-
-
-def export_entry(cache: Path) -> Path:
-    """Given the real catalogue's cache folder, return the entry of its Bulk export (the files
-    under ``files/``, the manifest and records as ``loaded.pickle``), written first if missing."""
-    return cached_entry(cache, "export", lambda f: write_export(cache, f), BUILD_INPUTS)
 
 
 def write_export(cache: Path, folder: Path) -> None:

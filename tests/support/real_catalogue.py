@@ -21,7 +21,8 @@ Entries are built under a lock file each (``fcntl.flock``), so when several proc
 at once, one builds it and the others wait and then read it; and written into a temporary
 folder renamed into place, so a killed test run never leaves a half-written entry, and one
 that exists is read without taking its lock.
-(The lock is what keeps it to one build: each pytest-xdist worker reads the entries it needs.)
+(The lock, not ``--dist loadgroup``, is what keeps it to one build: with pytest 9.2,
+pytest-xdist 3.8 no longer groups tests by ``xdist_group``, pytest-dev/pytest-xdist#1386.)
 
 Every step that takes long says so as it starts, and a process that waits for another's lock
 says what it waits on (issue 56: a cold ``make test`` sat silent for minutes): through
@@ -197,15 +198,6 @@ def _loaded(cache: Path, entry: Path) -> tuple[Catalog, list[ScoredGame]]:
     return _LOADED[entry]
 
 
-def _scored(cache: Path, entry: Path) -> Path:
-    """Given a cache folder and a built catalogue entry, return the entry once it holds its
-    ``loaded.pickle`` (made by :func:`_loaded` when an entry of an older cache lacks it),
-    without reading it."""
-    if not (entry / "loaded.pickle").is_file():
-        _loaded(cache, entry)
-    return entry
-
-
 def _score(catalogue: Path, pickled: Path) -> tuple[Catalog, list[ScoredGame]]:
     """Given a catalogue file and a path, read the catalogue back, score its games, keep both
     pickled at the path and return them."""
@@ -330,15 +322,14 @@ def warm(cache: Path = DEFAULT_CACHE) -> list[tuple[str, float]]:
     """Given a cache folder, fill it, each entry only if missing, in :data:`WARM_STEPS`' order:
     the catalogue with its scored games, the published snapshot, the catalogue as of the eve of
     the Summer Sale 2026 with its scored games, the Bulk export and the as-of pair of builds
-    (tests/support/real_builds.py); return each step's name and wall seconds. An entry that is
-    there is not read (warm, the whole warm-up takes a second, not 20 s of unpickling)."""
+    (tests/support/real_builds.py); return each step's name and wall seconds."""
     from tests.support import real_builds
 
     fill: dict[str, Callable[[], object]] = {
-        "catalogue": lambda: _scored(cache, _catalogue_entry(cache)),
+        "catalogue": lambda: cached_games(cache),  # its pickle holds the catalogue too
         "snapshot": lambda: cached_snapshot(cache),
-        "eve": lambda: _scored(cache, _as_of_entry(cache, EVE)),
-        "export": lambda: real_builds.export_entry(cache),
+        "eve": lambda: cached_games_as_of(cache, EVE),
+        "export": lambda: real_builds.cached_export(cache),
         "pair": lambda: real_builds.cached_pair(cache),
     }
     steps: list[tuple[str, float]] = []

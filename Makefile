@@ -208,8 +208,18 @@ $(CHECK_PARTS): check-shard-%: $(STAMP)
 # beside the tests, untraced by coverage: first beside the `serial` tests, which assert
 # wall-clock timings and so run alone in one process (each of the two has a core), then beside
 # every other test on TEST_WORKERS pytest-xdist workers, which run the modules reading the cache
-# last (tests/conftest.py). Coverage adds up over both runs; both run even if the first fails.
+# last (tests/conftest.py), each module whole on one worker (`--dist loadscope`: its fixtures
+# built once, not once a worker; in the order given, not by size). Once the cache is filled, the
+# SIDE_TESTS modules run in one more pytest process, on the core the warm-up leaves: with the
+# cache already warm, beside the `serial` tests (where that core sat idle a minute), then beside
+# the workers; its output is printed when it ends. Coverage adds up over the three runs, leaving
+# out the tests tests/support/untraced.py lists, and is reported once all have ended; each runs
+# even if another fails.
 TEST_WORKERS ?= auto
+# In-process tests, CPU-bound (no server, no timing), that fill the core beside the `serial`
+# tests: about 80 s of CPU under coverage, longer than the serial tests' minute.
+SIDE_TESTS := tests/ingest/dumps/test_expectations.py tests/cli/test_calibrate.py
+SIDE_DATA  := $(COV_DIR)/side
 # Each of the two pytest runs ends by listing its slowest tests (setup, call and teardown
 # apart), so what makes the suite slow is in every run's output; TEST_FLAGS=--durations=40
 # lists more, and any other pytest option can be added the same way.
@@ -218,12 +228,19 @@ TEST_FLAGS ?= --durations=25
 test: $(STAMP) deps  ## the whole suite (real servers, chromium), with coverage: coverage/html
 	$(BIN)/python -m tests.support.tools
 	rm -rf $(COV_DIR) .coverage .coverage.*
-	$(BIN)/python -m tests.support.real_catalogue & warm=$$!; \
+	mkdir -p $(SIDE_DATA)
+	{ $(BIN)/python -m tests.support.real_catalogue; \
+	  COVERAGE_FILE=$(SIDE_DATA)/.coverage.side $(BIN)/pytest -q -n 0 -m "not serial" --cov \
+	    --cov-report= $(TEST_FLAGS) $(SIDE_TESTS) >$(SIDE_DATA)/pytest.log 2>&1; } & side=$$!; \
 	  $(BIN)/pytest -q -n 0 -m serial --cov --cov-report= $(TEST_FLAGS); serial=$$?; \
-	  $(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup -m "not serial" --cov --cov-append \
-	    --cov-report=term --cov-report=html:$(COV_DIR)/html \
-	    --cov-report=xml:$(COV_DIR)/coverage.xml --cov-fail-under=$(COV_FLOOR) $(TEST_FLAGS); rest=$$?; \
-	  wait $$warm; test $$serial -eq 0 && test $$rest -eq 0
+	  $(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder -m "not serial" \
+	    $(addprefix --ignore=,$(SIDE_TESTS)) --cov --cov-append --cov-report= $(TEST_FLAGS); rest=$$?; \
+	  wait $$side; side=$$?; echo "== $(SIDE_TESTS), beside:"; cat $(SIDE_DATA)/pytest.log; \
+	  $(BIN)/coverage combine --append --quiet $(SIDE_DATA); \
+	  $(BIN)/coverage html --quiet -d $(COV_DIR)/html & html=$$!; \
+	  $(BIN)/coverage xml --quiet -o $(COV_DIR)/coverage.xml & xml=$$!; \
+	  $(BIN)/coverage report --precision=2 --fail-under=$(COV_FLOOR); covered=$$?; \
+	  wait $$html $$xml; test $$serial -eq 0 && test $$rest -eq 0 && test $$side -eq 0 && test $$covered -eq 0
 
 # `make test-clock`: the suite's in-process tests at three instants (issue 60): half an hour after
 # midnight UTC (an hour-after-the-day rule's edge), the last second of a month, a leap day. Each

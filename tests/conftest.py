@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import atexit
 import gc
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +18,7 @@ from bangscore.storage import LocalStorage, ObjectStorage
 from bangscore.stores import Stores
 from tests.support import factories
 from tests.support.thorough import is_thorough
+from tests.support.untraced import outside_coverage, untraced_parts
 
 # The real servers' fixtures (Redis, SeaweedFS, SMTP) live with their helpers in tests/support.
 pytest_plugins = [
@@ -84,17 +85,6 @@ MARKS_BY_FIXTURE = {
 }
 
 
-# The tests that use these fixtures run on one pytest-xdist worker (`--dist loadgroup` in `make
-# test`), so the session's real catalogue is read and published once, not once per worker.
-GROUP_BY_FIXTURE = {
-    "real_cache": "real_catalogue",
-    "bundled": "real_catalogue",
-    "real_snapshot": "real_catalogue",
-    "real_eve": "real_catalogue",
-    "real_export": "real_catalogue",
-    "as_of_pair": "real_catalogue",
-}
-
 # The step of `make test`'s warm-up (tests/support/real_catalogue.py, WARM_STEPS) that fills
 # what each fixture reads; the modules are ordered by the last step they need.
 WARM_STEP_BY_FIXTURE = {
@@ -112,7 +102,6 @@ WARM_STEP_BY_FIXTURE = {
 _OTHER_SHARDS: set[Path] | None = None
 
 
-# Before pytest-xdist's own hook, which reads the xdist_group marks to place the tests.
 @pytest.hookimpl(tryfirst=True)
 def pytest_addoption(parser: pytest.Parser) -> None:
     """``--clock=2026-11-30T00:30:00Z``: run the session from that instant (issue 60)."""
@@ -170,14 +159,14 @@ def pytest_ignore_collect(collection_path: Path) -> bool | None:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Add the markers that :data:`MARKS_BY_FIXTURE` implies to each collected test, and
-    ``thorough`` to those tests/support/thorough.py lists, and the xdist group that
-    :data:`GROUP_BY_FIXTURE` names; put the modules of that group last, in the order of the
-    warm-up's steps they need (:data:`WARM_STEP_BY_FIXTURE`)."""
+    ``thorough`` to those tests/support/thorough.py lists; put the modules reading the real
+    catalogue last, in the order of the warm-up's steps they need (:data:`WARM_STEP_BY_FIXTURE`)."""
     # The modules that read the real catalogue run last, each after the modules whose cache
     # entries `make test`'s warm-up (`python -m tests.support.real_catalogue`, beside pytest)
     # fills before its own: by the time a worker reaches one, the warm-up has filled what it
     # reads, so no worker waits on a lock while other tests could run. pytest-xdist hands
-    # tests out in this order.
+    # the modules out in this order (`--dist loadscope --no-loadscope-reorder` in `make test`:
+    # a module runs whole on one worker, so its module-scoped fixtures are built once).
     from tests.support.real_catalogue import WARM_STEPS
 
     needs: dict[Path, int] = {}
@@ -188,12 +177,22 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         for fixture, marker in MARKS_BY_FIXTURE.items():
             if fixture in used:
                 item.add_marker(marker)
-        groups = {group for fixture, group in GROUP_BY_FIXTURE.items() if fixture in used}
-        for group in sorted(groups):
-            item.add_marker(pytest.mark.xdist_group(group))
         steps = [WARM_STEPS.index(s) + 1 for f, s in WARM_STEP_BY_FIXTURE.items() if f in used]
         needs[item.path] = max(needs.get(item.path, 0), *steps, 0)
     items.sort(key=lambda item: needs[item.path])
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object]:
+    """Run the tests tests/support/untraced.py lists outside coverage's tracer (the parts it
+    names: the test's process, the processes it starts), setup and teardown included; with
+    ``--cov-context`` (measuring what each test runs, as that list was chosen) every test is
+    traced."""
+    parts = untraced_parts(item.nodeid)
+    if not parts or item.config.getoption("cov_context", None):
+        return (yield)
+    with outside_coverage(parts):
+        return (yield)
 
 
 @pytest.fixture(scope="module", autouse=True)

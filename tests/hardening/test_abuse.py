@@ -20,7 +20,9 @@ from tests.hardening.test_edge import connect, parse, read_until_closed, rss_mib
 from tests.support import factories, signups
 from tests.support.live import ShimServer, wait_for
 
-pytestmark = [pytest.mark.slow, pytest.mark.serial]  # real servers; timings: run alone
+# Real servers. The tests that time the server (a burst's elapsed seconds, a body timeout)
+# are `serial`, run alone; the others ask for answers and headers, and run beside the rest.
+pytestmark = pytest.mark.slow
 
 BODY_SECONDS = 1.0
 PASSWORD = "lantern quietly orbits the harbour"
@@ -48,6 +50,7 @@ def sign_up(server: ShimServer, email: str, password: str = PASSWORD) -> httpx.R
 # -- 3: concurrent wrong sign-ins -------------------------------------------------------------
 
 
+@pytest.mark.serial
 def test_a_burst_of_wrong_sign_ins_is_throttled_and_memory_stays_flat(
     tmp_path: Path, server_factory: ServerFactory
 ) -> None:
@@ -127,6 +130,7 @@ STALLED = (
 )
 
 
+@pytest.mark.serial
 def test_a_body_that_never_comes_is_answered_408(
     body_server: ShimServer, sockets: list[socket.socket]
 ) -> None:
@@ -140,6 +144,7 @@ def test_a_body_that_never_comes_is_answered_408(
     assert b'"code":"request_timeout"' in body
 
 
+@pytest.mark.serial
 def test_others_are_served_while_one_client_holds_stalled_bodies(
     body_server: ShimServer, sockets: list[socket.socket]
 ) -> None:

@@ -106,11 +106,25 @@ def test_forecast(
     assert made.discounted == (likelihood >= 0.5 and price < history[-1].list_price_usd)
 
 
-def test_a_game_under_a_year_old_deepens_along_the_age_curve() -> None:
-    # Learnt: games under a year old at the sale 20% off, two-year-old ones 50% off.
+def age_curve() -> fc.ForecastModel:
+    """Return the model learnt from games under a year old at the sale 20% off and
+    two-year-old ones 50% off."""
     young = [game(seen(SUMMER_2026, 8.0, 10.0), released=D(2026, 3, 1)) for _ in range(5)]
     older = [game(seen(SUMMER_2026, 5.0, 10.0), released=D(2024, 6, 1)) for _ in range(5)]
-    model = fc.fit([*young, *older], AS_OF)
+    return fc.fit([*young, *older], AS_OF)
+
+
+def test_no_deepening_for_an_unknown_age_and_none_past_the_curves_last_point() -> None:
+    model = age_curve()
+    assert model.deepening(None, 1.25) == model.deepening(0.32, None) == 0.0
+    # Past the curve's last point (two years, 50%) the depth is that point's: from 20 at
+    # 0.32 years to 50 at 9, and nothing deeper from 2.5 years to 9.
+    assert model.deepening(0.32, 9.0) == 30.0
+    assert model.deepening(2.5, 9.0) == 0.0
+
+
+def test_a_game_under_a_year_old_deepens_along_the_age_curve() -> None:
+    model = age_curve()
     assert model.age_depth[:3] == (20.0, None, 50.0)
     winter = Sale("Winter Sale", 2027, D(2027, 6, 1), D(2027, 6, 8), "test")
     launch = game(seen(SUMMER_2026, 8.0, 10.0), released=D(2026, 3, 1))

@@ -145,12 +145,11 @@ class Entry:
         """Given a manifest row (:meth:`to_json`), return the Entry; KeyError, TypeError,
         IndexError or ValueError if malformed."""
         codings = row[3] if len(row) > 3 else {}
-        return cls(
-            str(row[0]),
-            str(row[1]),
-            int(row[2]),
-            tuple(Encoded(str(c), str(v[0]), int(v[1])) for c, v in sorted(codings.items())),
-        )
+        # A loop, not a generator: every served object's lookup decodes its entry here.
+        encoded = []
+        for coding, value in sorted(codings.items()):
+            encoded.append(Encoded(str(coding), str(value[0]), int(value[1])))
+        return cls(str(row[0]), str(row[1]), int(row[2]), tuple(encoded))
 
 
 @dataclass(frozen=True)
@@ -300,20 +299,20 @@ class LazyEntries(Mapping[str, Entry]):
         return None
 
     def get(self, key: str, default: Any = None) -> Any:
-        """Given a key, return its entry, or ``default`` if the manifest has none."""
-        try:
-            return self[key]
-        except KeyError:
-            return default
-
-    def __getitem__(self, key: str) -> Entry:
-        if key in self._found:
-            entry = self._found[key]
+        """Given a key, return its entry (looked up once while it stays in the bounded cache),
+        or ``default`` if the manifest has none."""
+        found = self._found
+        if key in found:
+            entry = found[key]
         else:
             entry = self._lookup(key)
-            if len(self._found) >= LOOKED_UP:
-                self._found.pop(next(iter(self._found)))
-            self._found[key] = entry
+            if len(found) >= LOOKED_UP:
+                found.pop(next(iter(found)))
+            found[key] = entry
+        return default if entry is None else entry
+
+    def __getitem__(self, key: str) -> Entry:
+        entry: Entry | None = self.get(key)
         if entry is None:
             raise KeyError(key)
         return entry

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Generic, TypeVar
 
 from starlette.requests import Request
@@ -212,13 +213,18 @@ async def keyed(request: Request, route: KeyedRoute[Any]) -> Response:
         return voice.unavailable(request, [], exc)
     request.scope.setdefault("state", {})["key_id"] = record.key_id  # for the access log
 
-    async def resolve(snap: LoadedSnapshot) -> Resolution:
-        if route.remember:
-            return await remembered(route, request, record, snap)
-        return await route.resolve(request, record, snap, route.read(request))
-
+    # A partial, not a closure: the answer policy calls the resolver itself, no frame between.
+    resolve: Resolver = partial(remembered if route.remember else _direct, route, request, record)
     allowance = key_allowance(record, voice, counted=route.counted)
     return await answer(request, resolve, allowance, source=state.source, quota=state.quota)
+
+
+async def _direct(
+    route: KeyedRoute[Any], request: Request, record: KeyRecord, snap: LoadedSnapshot
+) -> Resolution:
+    """Given a route that keeps no answers, a request, its key and the snapshot, return the
+    route's answer to what it reads of the request (BadRequest if it reads nothing valid)."""
+    return await route.resolve(request, record, snap, route.read(request))
 
 
 async def remembered(

@@ -4,10 +4,14 @@ holds (scoring/genre_norms.json unchanged, CALIBRATION.md the same but for its d
 The command's join of the dumps is the session's (``bundled``: ``load_bundled_catalog`` of
 data/, kept by tests/support/real_catalogue.py), the same join of the same dumps: joining them
 again, under coverage, made this test take 319 s (make test of 2 Dec 2026, 14:05-14:45 UTC, load
-1.9-10: another helper's profiling shared the machine); 73 s with the session's (14:46 UTC)."""
+1.9-10: another helper's profiling shared the machine); 73 s with the session's (14:46 UTC).
+Its scoring is the session's too (``cached_games``: ``score_catalog`` of that same catalogue by
+the same code, kept beside it), asked for the catalogue's own games once; scoring again, under
+coverage, was about a third of the test's CPU (cProfile, 3 Dec 2026: 13.5 of its 27.7 s)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,9 +22,12 @@ from bangscore.ingest import catalog as ingest_catalog
 from bangscore.scoring import value
 from bangscore.scoring.calibration.norms import DEFAULT_DATA_DIR, PACKAGE_DIR, REPORT_NAME
 from bangscore.scoring.calibration.report import HISTOGRAM_NAME
+from tests.support.real_catalogue import cached_games
 
 if TYPE_CHECKING:
     from bangscore.ingest.catalog import IngestReport
+    from bangscore.scoring.pipeline import ScoredGame
+    from bangscore.scoring.records import GameRecord
     from bangscore.scoring.records import Catalog
 
 # Lines that say when and under what load the report was made, not what it measured.
@@ -34,6 +41,7 @@ def _measured(text: str) -> list[str]:
 @pytest.mark.slow
 def test_make_calibrate_reproduces_the_committed_norms_and_report(
     bundled: tuple[Catalog, IngestReport],
+    real_cache: Path,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
@@ -45,7 +53,19 @@ def test_make_calibrate_reproduces_the_committed_norms_and_report(
         return bundled
 
     monkeypatch.setattr(ingest_catalog, "load_bundled_catalog", joined)
+    scored = cached_games(real_cache)
+    asked: list[int] = []
+
+    def score(games: Iterable[GameRecord], *, progress: bool) -> list[ScoredGame]:
+        assert games is bundled[0].games  # the joined catalogue's games, as the cache scored them
+        asked.append(1)
+        return scored
+
+    monkeypatch.setattr(calibrate, "score_catalog", score)
     assert calibrate.main(["--out-dir", str(tmp_path)]) == 0
+    # Scored once: the weights the scores give are the ones the model holds (else it scores
+    # again with the new weights, and the norms file below would have moved).
+    assert asked == [1]
     # The norms are a product input: a run on the same dumps and code leaves them as they are.
     assert value.NORMS_FILE.read_bytes() == norms_before
     written = (tmp_path / REPORT_NAME).read_text(encoding="utf-8")

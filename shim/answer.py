@@ -301,6 +301,16 @@ async def _representation(
     return await source.body(snap, found.key, coding)
 
 
+def _preconditions(request: Request, resolved: object) -> tuple[bool, bool, bool]:
+    """Given a request and its resolved answer, return (whether the client takes gzip,
+    whether If-None-Match is ``*``, whether it names the answer's entity tag)."""
+    headers = request.headers
+    gzip_ok = accepts_gzip(headers.get("accept-encoding"))
+    star, tags = if_none_match(headers.get("if-none-match"))
+    matched = isinstance(resolved, Resolved | Stored) and resolved.entity_tag(gzip_ok) in tags
+    return gzip_ok, star, matched
+
+
 async def answer(
     request: Request,
     resolve: Resolver,
@@ -328,10 +338,7 @@ async def answer(
         resolved = exc
     except (ObjectStorageError, StoreUnavailable) as exc:
         return voice.unavailable(request, _peek(quota, subject, limit), exc)
-    headers = request.headers
-    gzip_ok = accepts_gzip(headers.get("accept-encoding"))
-    star, tags = if_none_match(headers.get("if-none-match"))
-    matched = isinstance(resolved, Resolved | Stored) and resolved.entity_tag(gzip_ok) in tags
+    gzip_ok, star, matched = _preconditions(request, resolved)
     body: bytes | None = None
     if matched or not allowance.counted:
         hit, window = quota.peek(subject, limit)

@@ -129,11 +129,7 @@ class Memo:
             if refuse is None:
                 raise
             return refused
-        # kept()'s four lines again, so a list request's walk is one call shorter.
-        value = self.entries.find(("read", reading))
-        if value is None:
-            value = await resolve(reading)
-            self.entries.put(("read", reading), value)
+        value = await self.kept(reading, resolve)
         self.entries.put(("spelled", spelling), Spelled(reading, spelled))
         return value
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import fcntl
+import gc
 import hashlib
 import os
 import pickle
@@ -195,6 +196,10 @@ def _loaded(cache: Path, entry: Path) -> tuple[Catalog, list[ScoredGame]]:
                 os.replace(temp, path)
                 return _LOADED[entry]
     _LOADED[entry] = pickle.loads(path.read_bytes())
+    # Kept for the whole session, so out of the cyclic collector: each full collection walked
+    # these millions of objects again (test_memo and test_compose together: 14.0 s of 65 s in
+    # collections, 6.5 s with them frozen; 3 Dec 2026, quiet).
+    gc.freeze()
     return _LOADED[entry]
 
 

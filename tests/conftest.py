@@ -45,8 +45,12 @@ settings.register_profile("check", deadline=None, max_examples=10)
 # The cyclic collector runs every 10,000 net allocations, not CPython's 700: a test session
 # allocates far more than it keeps, and each collection it triggered, the full ones walking the
 # whole session's heap, cost 3.5 s of the fast loop's 31 s in one process (1.7 s at 10,000;
-# 3,460 collections to 184). Tests that need garbage gone call gc.collect().
-gc.set_threshold(10_000, 10, 10)
+# 3,460 collections to 184). A full collection runs after 100 of the middle generation's, not
+# 10: the real catalogue's workers made 15-30 of them, up to 2 s each, and tests/build with
+# tests/contract in one process spent 17.5-18.0 s of 76-79 s in collections, 6.1-6.4 s of 61-63 s
+# at 100 (its peak RSS 3.53 -> 3.61 GB; 3 Dec 2026 08:10-08:20 UTC, load 0.9-1.3). Tests that
+# need garbage gone call gc.collect().
+gc.set_threshold(10_000, 10, 100)
 
 # At exit (after pytest's last collections, which look for unraisable exceptions) every object
 # alive is frozen out of the collector, so the interpreter's shutdown collections skip the
@@ -193,6 +197,17 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object
         return (yield)
     with outside_coverage(parts):
         return (yield)
+
+
+@pytest.fixture
+def thawed() -> Iterator[None]:
+    """The collector's permanent generation emptied for a test of freezing, which counts it
+    (a process that read the real catalogue froze it: tests/support/real_catalogue.py), and
+    filled again after."""
+    gc.unfreeze()
+    yield
+    gc.collect()
+    gc.freeze()
 
 
 @pytest.fixture(scope="module", autouse=True)

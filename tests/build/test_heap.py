@@ -9,6 +9,9 @@ import pytest
 
 from bangscore.build.heap import long_lived
 
+# The session freezes its fixtures (tests/conftest.py); these tests count the frozen.
+pytestmark = pytest.mark.usefixtures("thawed")
+
 
 @pytest.mark.parametrize("enabled", [True, False], ids=["collector-on", "collector-off"])
 def test_long_lived_pauses_then_freezes_then_gives_back(enabled: bool) -> None:

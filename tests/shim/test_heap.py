@@ -21,6 +21,9 @@ from bangscore.storage import MemoryStorage
 from tests.support import factories
 from tests.support.factories import sqlite_stores
 
+# The session freezes its fixtures (tests/conftest.py); these tests count the frozen.
+pytestmark = pytest.mark.usefixtures("thawed")
+
 
 def _in_a_generation(obj: object) -> bool:
     """Return True if the collector's generations hold ``obj`` (``gc.get_objects`` leaves

@@ -163,11 +163,6 @@ UNTRACED: dict[str, dict[str, dict[str, float]]] = {
         "test_the_website_lists_each_series_once_and_the_api_keeps_every_part": {TEST: 1.7},
         "test_vectorised_filter_agrees_with_the_reference": {TEST: 9.6},
     },
-    # Listed later, on 3 Dec 2026 (08:35 UTC, quiet: 28.1 s of CPU traced, 15.2 s not): the
-    # whole run's missing lines and branches were the same with it traced and untraced.
-    "tests/shim/test_memo.py": {
-        "test_answers_on_the_real_catalogue_are_the_bytes_answered_without_the_memo": {TEST: 12.9},
-    },
     "tests/shim/test_metrics.py": {
         "test_a_scrape_sums_every_worker": {CHILDREN: 1.1},
     },

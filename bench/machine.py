@@ -10,6 +10,8 @@ import platform
 import re
 import sqlite3
 import subprocess
+import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -46,6 +48,24 @@ def machine() -> dict[str, str]:
     }
 
 
+# The probe's work: sum the squares below this in a plain loop (0.17-0.18 s of CPU here, 3 Dec 2026
+# 09:13 UTC, load 1.4).
+PROBE_LOOPS = 3_000_000
+
+
+def probe(loops: int = PROBE_LOOPS) -> float:
+    """Given a loop count, return the CPU seconds this process takes to sum the squares below
+    it in a plain Python loop: a fixed piece of work on one core, whose time moves with the
+    machine's speed (a shared host's load, its clock), so that two runs of the suite timed at
+    different hours can be told apart from a change in the code they ran."""
+    start = time.process_time()
+    total = 0
+    for n in range(loops):
+        total += n * n
+    assert total >= 0
+    return time.process_time() - start
+
+
 def versions() -> dict[str, str]:
     """Return the versions of everything measured."""
     return {
@@ -60,3 +80,16 @@ def versions() -> dict[str, str]:
         "nginx": command_version(["nginx", "-v"], r"nginx/(\S+)"),
         "wrk": command_version(["wrk", "-v"], r"wrk (\S+)"),
     }
+
+
+def main() -> int:
+    """``python -m bench.machine``: print the probe's CPU seconds (the best of three) and the
+    load average, one line; `make test` prints it when it starts and when it ends."""
+    best = min(probe() for _ in range(3))
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"machine probe: {best:.3f} s of CPU for {PROBE_LOOPS:,} loops (load {load})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

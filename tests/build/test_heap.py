@@ -9,7 +9,8 @@ import pytest
 
 from bangscore.build.heap import long_lived
 
-# The session freezes its fixtures (tests/conftest.py); these tests count the frozen.
+# A process that read the real catalogue froze it (tests/support/real_catalogue.py); these
+# tests count the frozen.
 pytestmark = pytest.mark.usefixtures("thawed")
 
 

@@ -21,7 +21,8 @@ from bangscore.storage import MemoryStorage
 from tests.support import factories
 from tests.support.factories import sqlite_stores
 
-# The session freezes its fixtures (tests/conftest.py); these tests count the frozen.
+# A process that read the real catalogue froze it (tests/support/real_catalogue.py); these
+# tests count the frozen.
 pytestmark = pytest.mark.usefixtures("thawed")
 
 

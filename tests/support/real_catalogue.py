@@ -194,11 +194,11 @@ def _loaded(cache: Path, entry: Path) -> tuple[Catalog, list[ScoredGame]]:
                 temp = path.with_name(f".loaded.{os.getpid()}.tmp")
                 _LOADED[entry] = _score(entry / "catalog.json.gz", temp)
                 os.replace(temp, path)
-                return _LOADED[entry]
-    _LOADED[entry] = pickle.loads(path.read_bytes())
-    # Kept for the whole session, so out of the cyclic collector: each full collection walked
-    # these millions of objects again (test_memo and test_compose together: 14.0 s of 65 s in
-    # collections, 6.5 s with them frozen; 3 Dec 2026, quiet).
+    if entry not in _LOADED:
+        _LOADED[entry] = pickle.loads(path.read_bytes())
+    # Kept for the whole session, scored here or unpickled, so out of the cyclic collector: each
+    # full collection walked these millions of objects again (test_memo and test_compose
+    # together: 14.0 s of 65 s in collections, 6.5 s with them frozen; 3 Dec 2026, quiet).
     gc.freeze()
     return _LOADED[entry]
 

@@ -83,13 +83,21 @@ def parse(raw: bytes) -> tuple[int, dict[str, str], bytes]:
     return int(lines[0].split()[1]), headers, body
 
 
+def memory_status(server: ShimServer) -> dict[str, int]:
+    """Given a started server, return its process's memory figures in kB as /proc's status
+    names them (``VmRSS``, ``RssAnon``, ``RssFile``, ``RssShmem``...)."""
+    assert server.process is not None
+    lines = Path(f"/proc/{server.process.pid}/status").read_text().splitlines()
+    return {
+        name: int(rest.split()[0])
+        for name, _, rest in (line.partition(":") for line in lines)
+        if rest.strip().endswith(" kB")
+    }
+
+
 def rss_mib(server: ShimServer) -> float:
     """Return the resident memory of the server process in MiB."""
-    assert server.process is not None
-    for line in Path(f"/proc/{server.process.pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise AssertionError("no VmRSS")
+    return memory_status(server)["VmRSS"] / 1024
 
 
 HEAD = b"GET /api/v1 HTTP/1.1\r\nHost: 127.0.0.1\r\n"

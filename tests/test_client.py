@@ -46,7 +46,7 @@ from bangscore.storage import LocalStorage
 from tests.hardening.conftest import add_key, publish_into
 from tests.support import factories, hostile_http
 from tests.support.hostile_http import Canned, HostileServer
-from tests.support.live import ShimServer, wait_for
+from tests.support.live import LOOPBACK, ShimServer, wait_for
 from tests.support.push_builds import two_builds
 
 UNKNOWN = 900_000  # appids from here up are known to no source
@@ -224,7 +224,7 @@ def test_a_503_is_retried_after_retry_after_then_raised(tmp_path: Path) -> None:
     waits: list[float] = []
     try:
         (tmp_path / "bangscore.sqlite3").unlink()  # the key store vanishes: every answer 503
-        wait_for(lambda: httpx.get(f"{server.url}/api/v1").status_code == 503, 5, "503s")
+        wait_for(lambda: LOOPBACK.get(f"{server.url}/api/v1").status_code == 503, 5, "503s")
         api = Client(key, base_url=server.url, retries=2, sleep=waits.append)
         with api, pytest.raises(Unavailable) as down:
             api.games()

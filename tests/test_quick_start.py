@@ -23,7 +23,7 @@ import pytest
 from bangscore.ingest.catalog import write_catalog
 from bangscore.mail.folder import message_links
 from tests.support.factories import make_catalog, small_catalog
-from tests.support.live import REPO, free_port, wait_for
+from tests.support.live import LOOPBACK, REPO, free_port, wait_for
 from tests.support.signups import CSRF, PASSWORD
 
 pytestmark = [pytest.mark.slow, pytest.mark.server]
@@ -100,7 +100,7 @@ def test_make_run_alone_signs_a_player_up_and_alerts_their_watch(tmp_path: Path)
     site = f"http://127.0.0.1:{port}"
     run = MakeRun(state, port)
     try:
-        wait_for(lambda: httpx.get(f"{site}/api/v1").status_code == 200, 180, "serving")
+        wait_for(lambda: LOOPBACK.get(f"{site}/api/v1").status_code == 200, 180, "serving")
         wait_for(lambda: "is kept in" in run.output, 10, "saying where mail is kept")
         key = KEY.search(run.output)
         assert key is not None, run.output

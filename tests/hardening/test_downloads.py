@@ -15,7 +15,7 @@ from bench.flood import write_export
 from tests.hardening.conftest import ServerFactory, add_key, publish_into
 from tests.hardening.test_memory import download_path, head_of, idle_reader
 from tests.support import factories
-from tests.support.live import wait_for
+from tests.support.live import LOOPBACK, wait_for
 
 pytestmark = pytest.mark.slow  # real servers
 
@@ -58,7 +58,7 @@ def test_a_stalled_download_frees_its_slot_within_the_send_timeout(
     assert httpx.head(f"{server.url}{path}", timeout=10).status_code == 429
     # ...until the send timeout drops them: a slot is free again within it (and a margin).
     wait_for(
-        lambda: httpx.head(f"{server.url}{path}", timeout=10).status_code == 200,
+        lambda: LOOPBACK.head(f"{server.url}{path}", timeout=10).status_code == 200,
         SEND_TIMEOUT + 5,
         "a slot freed",
     )

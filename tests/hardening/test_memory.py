@@ -25,7 +25,7 @@ from bench.servers import wait_warm
 from tests.hardening.conftest import ServerFactory, add_key, publish_into
 from tests.hardening.test_edge import memory_status, rss_mib
 from tests.support import factories
-from tests.support.live import ShimServer, wait_for
+from tests.support.live import LOOPBACK, ShimServer, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.serial]  # real servers, memory measured: run alone
 
@@ -100,7 +100,7 @@ def test_48_idle_download_readers_add_at_most_20_mb(
     assert extra.headers["retry-after"] == "10"
     readers[0].close()
     sockets.remove(readers[0])
-    wait_for(lambda: httpx.head(f"{server.url}{path}").status_code == 200, 10, "a slot freed")
+    wait_for(lambda: LOOPBACK.head(f"{server.url}{path}").status_code == 200, 10, "a slot freed")
 
 
 BUDGET_MIB = 8  # BANGSCORE_ANSWER_CACHE_BYTES in the flood tests

@@ -12,7 +12,7 @@ import pytest
 
 from tests.hardening.conftest import ServerFactory, SharedServer, publish_into
 from tests.support.factories import small_catalog
-from tests.support.live import ShimServer, parse_metrics, wait_for
+from tests.support.live import LOOPBACK, ShimServer, parse_metrics, wait_for
 
 SECRET_SERIES = "bangscore_store_errors_total"
 
@@ -47,7 +47,7 @@ class GuardedServer(ShimServer):
         assert self.process is not None
         if self.process.poll() is not None:
             raise AssertionError(f"server exited early:\n{self.log()}")
-        return httpx.get(f"{self.url}/metrics", timeout=1.0).status_code in (200, 404)
+        return LOOPBACK.get(f"{self.url}/metrics", timeout=1.0).status_code in (200, 404)
 
 
 @pytest.mark.slow
@@ -108,7 +108,7 @@ def test_a_worker_killed_with_sigkill_leaves_the_scrape(
         "a new worker in the dead one's place",
     )
     wait_for(
-        lambda: parse_metrics(httpx.get(f"{server.url}/metrics").text)["bangscore_workers"] == 2,
+        lambda: parse_metrics(LOOPBACK.get(f"{server.url}/metrics").text)["bangscore_workers"] == 2,
         10,
         "the dead worker marked dead",
     )

@@ -19,7 +19,7 @@ from bangscore.manifest import list_snapshots, object_key, read_manifest
 from bangscore.storage import LocalStorage, StoredObject
 from tests.hardening.conftest import ServerFactory, publish_into
 from tests.support.factories import make_catalog, small_catalog
-from tests.support.live import REPO, free_port, wait_for
+from tests.support.live import LOOPBACK, REPO, free_port, wait_for
 
 pytestmark = pytest.mark.slow  # real builds and servers
 
@@ -179,7 +179,7 @@ def test_a_store_removed_while_serving_answers_503(
     server = server_factory(tmp_path)
     assert httpx.get(f"{server.url}/api/v1").status_code == 200
     (tmp_path / "bangscore.sqlite3").unlink()
-    wait_for(lambda: httpx.get(f"{server.url}/api/v1").status_code == 503, 5, "answering 503")
+    wait_for(lambda: LOOPBACK.get(f"{server.url}/api/v1").status_code == 503, 5, "answering 503")
     answer = httpx.get(f"{server.url}/api/v1/games")
     assert answer.status_code == 503 and answer.json()["code"] == "unavailable"
     # The same voice as any key store outage (tests/shim/test_app.py), with its Retry-After.

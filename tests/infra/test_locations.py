@@ -14,7 +14,7 @@ import pytest
 
 from tests.hardening.conftest import publish_into
 from tests.support.factories import small_catalog
-from tests.support.live import REPO, ShimServer, free_port, wait_for
+from tests.support.live import LOOPBACK, REPO, ShimServer, free_port, wait_for
 from tests.support.tools import NGINX
 
 pytestmark = pytest.mark.slow
@@ -59,7 +59,7 @@ http {{
     process = subprocess.Popen([binary, "-c", str(conf), "-p", str(run)], stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_for(lambda: httpx.get(f"{url}/api/v1").status_code == 200, 15, "nginx proxying")
+        wait_for(lambda: LOOPBACK.get(f"{url}/api/v1").status_code == 200, 15, "nginx proxying")
         yield url, shim
     finally:
         process.send_signal(signal.SIGTERM)

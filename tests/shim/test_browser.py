@@ -14,7 +14,7 @@ from bangscore.stores.keys import is_well_formed
 from tests.shim.conftest import ShimFactory
 from tests.support import signups
 from tests.support.browser import chromium
-from tests.support.live import REPO, wait_for
+from tests.support.live import LOOPBACK, REPO, wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 SCREENSHOT = REPO / "tests" / "output" / "keys_page.png"
@@ -75,7 +75,9 @@ def test_sign_up_create_key_call_api_and_revoke_in_chromium(
     expect(row.locator(".state-revoked")).to_have_text("revoked")
 
     def refused() -> bool:  # within the key cache's lag (docs/API.md#key-states: 5 s at most)
-        answer = httpx.get(f"{shim.url}/api/v1/games", headers={"Authorization": f"Bearer {key}"})
+        answer = LOOPBACK.get(
+            f"{shim.url}/api/v1/games", headers={"Authorization": f"Bearer {key}"}
+        )
         return answer.status_code == 401 and answer.json()["code"] == "revoked_key"
 
     wait_for(refused, 5.0, "refused after revocation")

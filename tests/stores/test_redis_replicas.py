@@ -21,7 +21,7 @@ from bangscore.shim.quota import Quota
 from bangscore.stores.keys import key_id
 from tests.shim.conftest import ShimFactory, create_key
 from tests.stores.test_redis_counter import PATIENT, StoreFactory, counter, counter_of, redis_stores
-from tests.support.live import REPO, ShimServer, wait_for
+from tests.support.live import LOOPBACK, REPO, ShimServer, wait_for
 from tests.support.redis_server import RedisServer
 
 pytestmark = pytest.mark.redis
@@ -108,7 +108,7 @@ def test_a_revoked_key_is_refused_by_both_processes_within_5_seconds(
     for shim in shims:
 
         def refused(url: str = shim.url) -> bool:
-            answer = httpx.get(f"{url}/api/v1/games", headers=headers)
+            answer = LOOPBACK.get(f"{url}/api/v1/games", headers=headers)
             return answer.status_code == 401 and answer.json()["code"] == "revoked_key"
 
         wait_for(refused, deadline - time.monotonic(), f"revoked on {shim.url}")
@@ -132,7 +132,7 @@ def test_redis_killed_mid_load_fails_open_and_counts_continue_when_back(
         # An anonymous request is counted per IP, not against the key: it leaves the key's
         # count alone and shows whether the shim reaches Redis again (its breaker closed).
         before = shim.metrics()["bangscore_fail_open_admits_total"]
-        httpx.get(f"{shim.url}/api/v1/games")
+        LOOPBACK.get(f"{shim.url}/api/v1/games")
         return shim.metrics()["bangscore_fail_open_admits_total"] == before
 
     wait_for(lambda: all(store_back(s) for s in shims), 30, "Redis reachable from every shim")

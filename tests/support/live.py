@@ -26,6 +26,12 @@ from bangscore.stores.secret import load_session_secret
 
 REPO = Path(__file__).resolve().parents[2]
 READY_SECONDS = 30.0
+# One client for the polls of loopback servers (a server starting, a state awaited). httpx.get()
+# builds a client per call, and with it a TLS context that loads the CA bundle: 19 ms of CPU a
+# call (3 Dec 2026), polled every 50 ms while each of some hundreds of servers starts; py-spy
+# over a whole `make test` put about a tenth of the suite's CPU there. No keep-alive: each poll
+# opens its own connection, as httpx.get() did, so none outlives the server it went to.
+LOOPBACK = httpx.Client(limits=httpx.Limits(max_keepalive_connections=0))
 
 
 def free_port() -> int:
@@ -152,11 +158,11 @@ class ShimServer:
         if self.process.poll() is not None:
             raise AssertionError(f"server exited early:\n{self.log()}")
         # /metrics is neither counted nor keyed: polling it changes no count.
-        return httpx.get(f"{self.url}/metrics", timeout=1.0).status_code == 200
+        return LOOPBACK.get(f"{self.url}/metrics", timeout=1.0).status_code == 200
 
     def metrics(self) -> dict[str, float]:
         """Return the process's ``/metrics`` as a name -> value mapping."""
-        text = httpx.get(f"{self.url}/metrics", timeout=5.0).text
+        text = LOOPBACK.get(f"{self.url}/metrics", timeout=5.0).text
         return parse_metrics(text)
 
     def worker_clients(self, headers: dict[str, str] | None = None) -> list[httpx.Client]:

@@ -138,10 +138,10 @@ def test_make_run_alone_signs_a_player_up_and_alerts_their_watch(tmp_path: Path)
         own = NEW_KEY.search(made.text)
         assert made.status_code == 200 and own is not None, made.text
         bearer = {"Authorization": f"Bearer {own[1]}"}
-        assert httpx.get(f"{site}/api/v1/usage", headers=bearer).status_code == 200
+        assert LOOPBACK.get(f"{site}/api/v1/usage", headers=bearer).status_code == 200
 
         # Watch a game at a price it already has, so the next pass alerts it.
-        game = httpx.get(f"{site}/api/v1/games/{APPID}", headers=bearer).json()
+        game = LOOPBACK.get(f"{site}/api/v1/games/{APPID}", headers=bearer).json()
         page = player.get("/account/watch", params={"appid": APPID})
         assert page.status_code == 200 and f"Watch {game['name']}" in page.text
         watch = {"csrf": CSRF.findall(page.text)[0], "appid": str(APPID)}

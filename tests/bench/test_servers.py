@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import httpx
 import pytest
 
 from bangscore.storage import LocalStorage
 from bench.harden import bench_key, serve_command
 from bench.servers import free_port, serving, wait_warm
 from tests.support import factories
-from tests.support.live import parse_metrics
+from tests.support.live import LOOPBACK, parse_metrics
 
 pytestmark = pytest.mark.server  # each starts a `bangscore serve` process: not in make check
 
@@ -25,9 +24,9 @@ def test_a_shim_is_measured_only_once_warm(tmp_path: Path) -> None:
     url = f"http://127.0.0.1:{port}"
     with serving(serve_command(state, port, quiet=True), f"{url}/metrics", tmp_path / "log"):
         wait_warm(url, auth)
-        metrics = parse_metrics(httpx.get(f"{url}/metrics").text)
+        metrics = parse_metrics(LOOPBACK.get(f"{url}/metrics").text)
         assert metrics["bangscore_warm"] == 1.0
-        answer = httpx.get(f"{url}/api/v1/games", headers=auth)
+        answer = LOOPBACK.get(f"{url}/api/v1/games", headers=auth)
         assert answer.status_code == 200 and answer.json()["total"] > 0
 
 
@@ -41,4 +40,4 @@ def test_a_shim_that_never_warms_is_not_measured(tmp_path: Path) -> None:
     with serving(serve_command(state, port, quiet=True), f"{url}/metrics", tmp_path / "log"):
         with pytest.raises(RuntimeError, match="not warm after 3"):
             wait_warm(url, auth, seconds=3.0)
-        assert parse_metrics(httpx.get(f"{url}/metrics").text)["bangscore_warm"] == 0.0
+        assert parse_metrics(LOOPBACK.get(f"{url}/metrics").text)["bangscore_warm"] == 0.0

@@ -9,7 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import httpx
 import psutil
 import pytest
 from pydantic import SecretStr
@@ -18,7 +17,7 @@ from bangscore.cli.serve import SETTINGS_FILE_VARIABLE, worker_settings, write_w
 from bangscore.settings import Settings
 from bangscore.storage import LocalStorage
 from tests.support import factories
-from tests.support.live import ShimServer
+from tests.support.live import LOOPBACK, ShimServer
 
 SESSION = "session-secret-" + "s" * 40
 STEAM = "steam-key-" + "k" * 22
@@ -143,7 +142,7 @@ def test_no_secret_in_a_one_worker_server_s_environment_and_a_killed_one_s_file_
         assert handed.parent == state / "run" and handed.name == f"serve-{serving.pid}.json"
         assert stat.S_IMODE(os.stat(handed).st_mode) == 0o600
         assert SESSION in handed.read_text() and "smtp-password" not in handed.read_text()
-        assert httpx.get(f"{server.url}/api/v1").status_code == 200
+        assert LOOPBACK.get(f"{server.url}/api/v1").status_code == 200
         return server, handed
 
     first, first_file = started()

@@ -18,7 +18,7 @@ import pytest
 from tests.hardening.conftest import ServerFactory, SharedServer, publish_into
 from tests.hardening.test_edge import connect, parse, read_until_closed, rss_mib, send_all
 from tests.support import factories, signups
-from tests.support.live import ShimServer, wait_for
+from tests.support.live import LOOPBACK, ShimServer, wait_for
 
 # Real servers. The tests that time the server (a burst's elapsed seconds, a body timeout)
 # are `serial`, run alone; the others ask for answers and headers, and run beside the rest.
@@ -273,7 +273,7 @@ def test_one_address_may_sign_up_only_a_few_accounts(
 def test_pages_carry_a_content_security_policy_and_refuse_framing(
     shared_server: SharedServer, path: str
 ) -> None:
-    answer = httpx.get(f"{shared_server.server.url}{path}")
+    answer = LOOPBACK.get(f"{shared_server.server.url}{path}")
     assert answer.status_code == 200
     policy = answer.headers["content-security-policy"]
     assert "frame-ancestors 'none'" in policy and "script-src 'self'" in policy
@@ -284,14 +284,16 @@ def test_pages_carry_a_content_security_policy_and_refuse_framing(
 
 def test_account_pages_allow_no_cross_origin_reads(shared_server: SharedServer) -> None:
     url = shared_server.server.url
-    assert "access-control-allow-origin" not in httpx.get(f"{url}/account").headers
-    assert httpx.get(f"{url}/api/v1").headers["access-control-allow-origin"] == "*"
+    assert "access-control-allow-origin" not in LOOPBACK.get(f"{url}/account").headers
+    assert LOOPBACK.get(f"{url}/api/v1").headers["access-control-allow-origin"] == "*"
 
 
 def test_hsts_is_sent_when_the_site_is_https(tmp_path: Path, server_factory: ServerFactory) -> None:
     publish_into(tmp_path, factories.small_catalog(), "s1")
     server = server_factory(tmp_path, site_url="https://bangscore.example")
     for path in ("/", "/api/v1", "/account"):
-        assert "max-age=" in httpx.get(f"{server.url}{path}").headers["strict-transport-security"]
+        assert (
+            "max-age=" in LOOPBACK.get(f"{server.url}{path}").headers["strict-transport-security"]
+        )
     plain = server_factory(tmp_path)
-    assert "strict-transport-security" not in httpx.get(f"{plain.url}/").headers
+    assert "strict-transport-security" not in LOOPBACK.get(f"{plain.url}/").headers

@@ -23,7 +23,7 @@ import pytest
 from bangscore.stores.keys import generate_key
 from tests.hardening.conftest import ServerFactory, SharedServer, publish_into
 from tests.support.factories import small_catalog
-from tests.support.live import ShimServer, wait_for
+from tests.support.live import LOOPBACK, ShimServer, wait_for
 
 pytestmark = pytest.mark.slow  # real servers, thousands of requests
 
@@ -198,14 +198,14 @@ def logged(server: ShimServer, request_ids: list[str]) -> list[dict[str, Any]]:
 
 def test_line_separators_stay_inside_one_line(shared_server: SharedServer) -> None:
     url = shared_server.server.url
-    sent = httpx.get(f"{url}/x%E2%80%A8y%C2%85z%E2%80%A9w%0Bv")
+    sent = LOOPBACK.get(f"{url}/x%E2%80%A8y%C2%85z%E2%80%A9w%0Bv")
     [line] = logged(shared_server.server, [sent.headers["x-request-id"]])
     assert line["path"] == "/x\u2028y\u0085z\u2029w\x0bv"
 
 
 def test_a_head_logs_the_bytes_it_sent(shared_server: SharedServer) -> None:
     url = shared_server.server.url
-    head, get = httpx.head(f"{url}/api/v1"), httpx.get(f"{url}/api/v1")
+    head, get = LOOPBACK.head(f"{url}/api/v1"), LOOPBACK.get(f"{url}/api/v1")
     lines = logged(
         shared_server.server, [head.headers["x-request-id"], get.headers["x-request-id"]]
     )
@@ -253,7 +253,7 @@ TOKEN = "Zm9vYmFyYmF6cXV4LnNlY3JldC10b2tlbi12YWx1ZQ"
 def test_tokens_in_urls_are_redacted_like_keys(
     shared_server: SharedServer, method: str, path: str, logged_path: str
 ) -> None:
-    sent = httpx.request(method, f"{shared_server.server.url}{path}")
+    sent = LOOPBACK.request(method, f"{shared_server.server.url}{path}")
     [line] = logged(shared_server.server, [sent.headers["x-request-id"]])
     assert line["path"] == logged_path
     assert TOKEN not in shared_server.server.log()
@@ -271,7 +271,7 @@ def test_a_key_one_character_off_is_not_logged_whole(
     shared_server: SharedServer, near: Callable[[str], str]
 ) -> None:
     key = generate_key()
-    sent = httpx.get(f"{shared_server.server.url}/api/v1/search?q={near(key)}")
+    sent = LOOPBACK.get(f"{shared_server.server.url}/api/v1/search?q={near(key)}")
     [line] = logged(shared_server.server, [sent.headers["x-request-id"]])
     assert key[4:24] not in line["path"]
     assert key[4:24] not in shared_server.server.log()

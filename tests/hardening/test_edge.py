@@ -15,7 +15,7 @@ import pytest
 
 from tests.hardening.conftest import ServerFactory, publish_into
 from tests.support import factories, signups
-from tests.support.live import ShimServer
+from tests.support.live import LOOPBACK, ShimServer
 
 pytestmark = [pytest.mark.slow, pytest.mark.serial]  # real servers; timings: run alone
 
@@ -137,7 +137,7 @@ def test_oversized_or_malformed_heads_get_a_problem_and_a_closed_connection(
 
 def test_a_head_within_the_limits_is_served(edge_server: ShimServer) -> None:
     headers = {"X-Fine": "a" * (15 << 10)}
-    assert httpx.get(f"{edge_server.url}/api/v1", headers=headers).status_code == 200
+    assert LOOPBACK.get(f"{edge_server.url}/api/v1", headers=headers).status_code == 200
 
 
 @pytest.mark.parametrize(
@@ -214,7 +214,7 @@ def test_memory_stays_flat_under_many_unfinished_heads(
     assert grown < 32, f"the server grew by {grown:.0f} MiB"
     answers = [read_until_closed(sock) for sock in sockets]
     assert sum(a.startswith(b"HTTP/1.1 431") for a in answers) == SOCKETS
-    assert httpx.get(f"{edge_server.url}/api/v1").status_code == 200
+    assert LOOPBACK.get(f"{edge_server.url}/api/v1").status_code == 200
 
 
 def test_x_forwarded_for_is_ignored_unless_the_proxy_is_configured(
@@ -226,7 +226,7 @@ def test_x_forwarded_for_is_ignored_unless_the_proxy_is_configured(
 
     def used(server: ShimServer, ip: str | None) -> int:
         headers = {"X-Forwarded-For": ip} if ip else {}
-        response = httpx.get(f"{server.url}/api/v1", headers=headers)
+        response = LOOPBACK.get(f"{server.url}/api/v1", headers=headers)
         return int(response.headers["x-ratelimit-used"])
 
     # No proxy trusted: every claimed address is the same client, counted together.
@@ -260,7 +260,7 @@ def test_one_ipv6_64_behind_the_proxy_is_one_client(
         assert answered.count(429) == 40 - limit
         # Another /64 (the next subscriber) has its own allowance; an IPv4 client too.
         for other in ("2001:db8:1:3::1", "203.0.113.9"):
-            fresh = httpx.get(f"{server.url}{path}", headers={"X-Forwarded-For": other})
+            fresh = LOOPBACK.get(f"{server.url}{path}", headers={"X-Forwarded-For": other})
             assert fresh.status_code == 200, (path, other)
 
     # Sign-in: one account; 30 wrong passwords, each from another address of the /64.

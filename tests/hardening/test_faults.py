@@ -20,7 +20,7 @@ from bangscore.storage import LocalStorage, StoredObject
 from bangscore.stores.sqlite_counter import MAX_BLOCK
 from tests.hardening.conftest import ServerFactory, add_key, publish_into
 from tests.support import factories, malformed
-from tests.support.live import ShimServer, wait_for
+from tests.support.live import LOOPBACK, ShimServer, wait_for
 
 pytestmark = pytest.mark.slow  # real servers
 
@@ -226,12 +226,12 @@ def test_killed_and_restarted_server_keeps_every_count(
 
     server.start()
     auth = {"Authorization": f"Bearer {key}"}
-    usage = httpx.get(f"{server.url}/api/v1/usage", headers=auth).json()
+    usage = LOOPBACK.get(f"{server.url}/api/v1/usage", headers=auth).json()
     # Every answered request was counted before its answer left (the store counts a leased
     # block before any of it is spent); at most the in-flight ones and the block the killed
     # process had leased and not spent may have been counted as well.
     assert answered <= usage["used"] <= attempted + MAX_BLOCK
-    following = httpx.get(f"{server.url}/api/v1/games/10000", headers=auth)
+    following = LOOPBACK.get(f"{server.url}/api/v1/games/10000", headers=auth)
     assert following.status_code == 200
     assert int(following.headers["x-ratelimit-used"]) == usage["used"] + 1
     assert following.headers["x-snapshot"] == "s1"

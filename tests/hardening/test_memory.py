@@ -34,7 +34,7 @@ READERS = 48
 
 def download_path(server: ShimServer, key: str) -> str:
     """Given a server and a bulk key, return the signed path and query of games.jsonl.gz."""
-    answer = httpx.get(
+    answer = LOOPBACK.get(
         f"{server.url}/api/v1/export", headers={"Authorization": f"Bearer {key}"}, timeout=10
     )
     assert answer.status_code == 200, answer.text
@@ -85,7 +85,7 @@ def test_48_idle_download_readers_add_at_most_20_mb(
         },
     )
     path = download_path(server, add_key(tmp_path))
-    whole = httpx.get(f"{server.url}{path}", timeout=30)  # warm: every code path run once
+    whole = LOOPBACK.get(f"{server.url}{path}", timeout=30)  # warm: every code path run once
     assert whole.content == body
     before = rss_mib(server)
     readers = [idle_reader(server, path, sockets) for _ in range(READERS)]
@@ -94,7 +94,7 @@ def test_48_idle_download_readers_add_at_most_20_mb(
     grown = peak_rss(server, 1.5) - before
     assert grown <= 20, f"{READERS} idle readers of a {FILE_MIB} MiB file added {grown:.0f} MB"
     # One more from the same address is past its concurrent downloads: 429 with Retry-After.
-    extra = httpx.get(f"{server.url}{path}", timeout=10)
+    extra = LOOPBACK.get(f"{server.url}{path}", timeout=10)
     assert extra.status_code == 429
     assert extra.json()["code"] == "too_many_downloads"
     assert extra.headers["retry-after"] == "10"
@@ -177,7 +177,7 @@ def test_12_a_worker_over_the_real_catalogue_answers_everything_within_its_bound
     server = server_factory(tmp_path, snapshot=real_snapshot[0].root, traced=False, site_url=None)
     headers = {"Authorization": f"Bearer {add_key(tmp_path)}"}
     for path, keyed in EVERY_ENDPOINT:
-        answer = httpx.get(
+        answer = LOOPBACK.get(
             server.url + path, headers=headers if keyed else None, timeout=30, follow_redirects=True
         )
         assert answer.status_code == 200, (path, answer.text[:200])

@@ -7,7 +7,6 @@ import os
 import signal
 from pathlib import Path
 
-import httpx
 import pytest
 
 from tests.hardening.conftest import ServerFactory, SharedServer, publish_into
@@ -33,9 +32,9 @@ def test_metrics_answer_only_at_their_exact_path(
     shared_server: SharedServer, spelling: str
 ) -> None:
     url = shared_server.server.url
-    exact = httpx.get(f"{url}/metrics")
+    exact = LOOPBACK.get(f"{url}/metrics")
     assert exact.status_code == 200 and SECRET_SERIES in exact.text
-    other = httpx.get(f"{url}{spelling}")
+    other = LOOPBACK.get(f"{url}{spelling}")
     assert other.status_code == 404
     assert SECRET_SERIES not in other.text
 
@@ -67,10 +66,10 @@ def test_metrics_answer_only_the_configured_addresses(
         state, tmp_path / "server.log", env={"BANGSCORE_METRICS_ALLOW_IPS": allowed}
     ).start()
     try:
-        answer = httpx.get(f"{server.url}/metrics")
+        answer = LOOPBACK.get(f"{server.url}/metrics")
         assert answer.status_code == status
         assert (SECRET_SERIES in answer.text) is (status == 200)
-        assert httpx.get(f"{server.url}/api/v1").status_code == 200
+        assert LOOPBACK.get(f"{server.url}/api/v1").status_code == 200
     finally:
         server.stop()
 

@@ -11,7 +11,6 @@ import sys
 import time
 from pathlib import Path
 
-import httpx
 import pytest
 
 from bangscore.ingest.catalog import write_catalog
@@ -177,10 +176,10 @@ def test_a_store_removed_while_serving_answers_503(
 ) -> None:
     publish_into(tmp_path, small_catalog(), "s1")
     server = server_factory(tmp_path)
-    assert httpx.get(f"{server.url}/api/v1").status_code == 200
+    assert LOOPBACK.get(f"{server.url}/api/v1").status_code == 200
     (tmp_path / "bangscore.sqlite3").unlink()
     wait_for(lambda: LOOPBACK.get(f"{server.url}/api/v1").status_code == 503, 5, "answering 503")
-    answer = httpx.get(f"{server.url}/api/v1/games")
+    answer = LOOPBACK.get(f"{server.url}/api/v1/games")
     assert answer.status_code == 503 and answer.json()["code"] == "unavailable"
     # The same voice as any key store outage (tests/shim/test_app.py), with its Retry-After.
     assert answer.json()["detail"] == "The key store is unreachable; retry shortly."

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
 import orjson
 import pytest
 
@@ -22,7 +21,7 @@ from bangscore.stores.keystore import KeyRecord
 from tests.hardening.conftest import SharedServer
 from tests.support import factories
 from tests.support.factories import sqlite_stores
-from tests.support.live import REPO, wait_for
+from tests.support.live import LOOPBACK, REPO, wait_for
 
 # -- keys never appear in logs ----------------------------------------------------------------
 
@@ -47,10 +46,10 @@ def test_keys_never_appear_in_the_access_log(shared_server: SharedServer) -> Non
     key, stranger = shared_server.key(), generate_key()
     url = shared_server.server.url
     sent = [
-        httpx.get(f"{url}/api/v1/games?api_key={key}"),
-        httpx.get(f"{url}/api/v1/games/10000?api_key={key}&page=2"),  # a 400, logged too
-        httpx.get(f"{url}/api/v1/search?q=quest&api_key={stranger}"),  # unknown key: 401
-        httpx.get(f"{url}/api/v1/games", headers={"Authorization": f"Bearer {key}"}),
+        LOOPBACK.get(f"{url}/api/v1/games?api_key={key}"),
+        LOOPBACK.get(f"{url}/api/v1/games/10000?api_key={key}&page=2"),  # a 400, logged too
+        LOOPBACK.get(f"{url}/api/v1/search?q=quest&api_key={stranger}"),  # unknown key: 401
+        LOOPBACK.get(f"{url}/api/v1/games", headers={"Authorization": f"Bearer {key}"}),
     ]
     assert [r.status_code for r in sent] == [200, 400, 401, 200]
     lines = logged(shared_server, [r.headers["x-request-id"] for r in sent])
@@ -85,8 +84,8 @@ def test_percent_encoded_keys_never_appear_in_the_access_log(
     url = shared_server.server.url
     marker = f"marker{time.monotonic_ns()}"
     answers = [
-        httpx.get(f"{url}/api/v1/games?api_key={sent}&{marker}=1"),
-        httpx.get(f"{url}/api/v1/games/{sent}?{marker}=2"),  # a key in the path, too
+        LOOPBACK.get(f"{url}/api/v1/games?api_key={sent}&{marker}=1"),
+        LOOPBACK.get(f"{url}/api/v1/games/{sent}?{marker}=2"),  # a key in the path, too
     ]
     lines = logged(shared_server, [r.headers["x-request-id"] for r in answers])
     for line in map(str, lines):
@@ -243,7 +242,9 @@ def test_headers_leak_no_server_version_and_forbid_sniffing(
 ) -> None:
     key = shared_server.key()
     headers = {} if method == "GET-nokey" else {"Authorization": f"Bearer {key}"}
-    response = httpx.request(method.split("-")[0], shared_server.server.url + path, headers=headers)
+    response = LOOPBACK.request(
+        method.split("-")[0], shared_server.server.url + path, headers=headers
+    )
     assert response.status_code == status
     assert "server" not in response.headers
     assert "x-powered-by" not in response.headers
@@ -255,8 +256,8 @@ def test_headers_leak_no_server_version_and_forbid_sniffing(
 def test_304_also_carries_nosniff_and_no_server(shared_server: SharedServer) -> None:
     key = shared_server.key()
     url = f"{shared_server.server.url}/api/v1/games/10000"
-    first = httpx.get(url, headers={"Authorization": f"Bearer {key}"})
-    again = httpx.get(
+    first = LOOPBACK.get(url, headers={"Authorization": f"Bearer {key}"})
+    again = LOOPBACK.get(
         url, headers={"Authorization": f"Bearer {key}", "If-None-Match": first.headers["etag"]}
     )
     assert again.status_code == 304

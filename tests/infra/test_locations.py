@@ -96,4 +96,4 @@ def test_no_spelling_of_metrics_passes_the_edge(
         answer = client.send(request)
     assert answer.status_code == 404
     assert SECRET_SERIES not in answer.text
-    assert SECRET_SERIES in httpx.get(f"{shim.url}/metrics").text  # the replica still has them
+    assert SECRET_SERIES in LOOPBACK.get(f"{shim.url}/metrics").text  # the replica still has them

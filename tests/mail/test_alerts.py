@@ -11,7 +11,6 @@ from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
-import httpx
 import orjson
 import pytest
 
@@ -32,7 +31,7 @@ from bangscore.storage import LocalStorage
 from bangscore.stores import open_watch_store
 from bangscore.stores.watchstore import Condition, WatchRecord
 from tests.support import factories
-from tests.support.live import ShimServer, free_port
+from tests.support.live import LOOPBACK, ShimServer, free_port
 from tests.support.raw_prices import raw_prices
 from tests.support.smtp_server import SMTPServer as LiveSMTP
 from tests.support.smtp_server import body_text
@@ -152,7 +151,7 @@ def test_an_operator_watch_alerts_once_and_unsubscribes_in_one_click(
         message["Message-ID"],
     )
     # RFC 8058: the mail client POSTs the body below, with no cookie and no sign-in.
-    answer = httpx.post(unsubscribe, data={"List-Unsubscribe": "One-Click"}, timeout=10)
+    answer = LOOPBACK.post(unsubscribe, data={"List-Unsubscribe": "One-Click"}, timeout=10)
     assert answer.status_code == 200
     assert "Watch removed" in answer.text
     assert store.list_watches() == []

@@ -6,27 +6,28 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import httpx
 import pytest
 
 from bangscore.stores.keys import is_well_formed
 from tests.shim.conftest import ShimFactory
 from tests.support import signups
-from tests.support.browser import chromium
 from tests.support.live import LOOPBACK, REPO, wait_for
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 SCREENSHOT = REPO / "tests" / "output" / "keys_page.png"
 
 
 @pytest.fixture
-def page() -> Iterator[object]:
+def page(browser: Browser) -> Iterator[object]:
     """A fresh chromium page (Playwright gives it a new empty profile), closed after the test."""
-    with chromium() as browser:
-        context = browser.new_context(viewport={"width": 1100, "height": 760})
-        yield context.new_page()
-        context.close()
+    context = browser.new_context(viewport={"width": 1100, "height": 760})
+    yield context.new_page()
+    context.close()
 
 
 def test_sign_up_create_key_call_api_and_revoke_in_chromium(
@@ -59,7 +60,7 @@ def test_sign_up_create_key_call_api_and_revoke_in_chromium(
     page.click("#copy-key")
     expect(page.locator("#copy-key")).to_have_text("Copied")
 
-    answer = httpx.get(f"{shim.url}/api/v1/games", headers={"Authorization": f"Bearer {key}"})
+    answer = LOOPBACK.get(f"{shim.url}/api/v1/games", headers={"Authorization": f"Bearer {key}"})
     assert answer.status_code == 200 and answer.json()["games"]
 
     page.goto(f"{shim.url}/account")

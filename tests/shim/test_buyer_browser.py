@@ -11,7 +11,6 @@ import xml.etree.ElementTree as ET
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-import httpx
 import pytest
 
 from bangscore.ingest.catalog import IngestReport
@@ -25,7 +24,7 @@ from tests.support.browser import (
     axe_violations,
     save_report,
 )
-from tests.support.live import ShimServer
+from tests.support.live import LOOPBACK, ShimServer
 from tests.support.real_site import RealSite
 
 if TYPE_CHECKING:
@@ -89,7 +88,7 @@ def test_search_bg3_read_the_verdict_charts_percentile_and_badge(
     page.locator("#badge-snippet").select_text()  # what a reader does to copy it
     assert snippet.startswith('<a href="') and f"/badge/{BG3}.svg" in snippet
     badge_path = urlsplit(snippet.split('src="', 1)[1].split('"', 1)[0]).path
-    badge = httpx.get(server.url + badge_path)
+    badge = LOOPBACK.get(server.url + badge_path)
     assert badge.status_code == 200
     assert badge.headers["content-type"].startswith("image/svg+xml")
     title = ET.fromstring(badge.text).find("{http://www.w3.org/2000/svg}title")

@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import jsonschema_rs
 import orjson
 import pytest
@@ -45,6 +44,7 @@ from bangscore.stores.keystore import Plan, issue_key
 from bangscore.stores.secret import load_session_secret
 from tests.support import factories
 from tests.support.factories import sqlite_stores
+from tests.support.live import LOOPBACK
 from tests.support.servers import SeaweedServer
 
 T0 = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
@@ -99,7 +99,7 @@ def s3_app(tmp_path: Path) -> Iterator[Callable[[str], tuple[TestClient, Setting
 
 def download_of(url: str) -> bytes:
     """Given a download link, return the bytes it answers (200 only)."""
-    answer = httpx.get(url)
+    answer = LOOPBACK.get(url)
     assert answer.status_code == 200
     return answer.content
 
@@ -164,18 +164,18 @@ def test_export_gives_bulk_keys_presigned_urls_to_the_right_bytes(
         assert entry["address"] == f"{factories.SITE}/export/s1/{entry['name']}"
         expires = dt.datetime.fromisoformat(entry["expires_at"]).timestamp()
         assert before + 3600 - 5 <= expires <= time.time() + 3600
-        download = httpx.get(entry["url"])
+        download = LOOPBACK.get(entry["url"])
         assert download.status_code == 200
         assert hashlib.sha256(download.content).hexdigest() == entry["sha256"]
         assert len(download.content) == entry["bytes"]
     games = next(f for f in body["files"] if f["name"] == GAMES_JSONL)
     assert games["rows"] == len(records)
     tampered = games["url"].replace("Signature=", "Signature=0")
-    assert httpx.get(tampered).status_code == 403
+    assert LOOPBACK.get(tampered).status_code == 403
     # The permanent address sends a bulk key to a fresh presigned URL of the store.
     moved = client.get(games["address"], headers=bulk, follow_redirects=False)
     assert moved.status_code == 307 and moved.headers["location"].startswith(aws_env.endpoint)
-    assert httpx.get(moved.headers["location"]).content == download_of(games["url"])
+    assert LOOPBACK.get(moved.headers["location"]).content == download_of(games["url"])
 
     denied = client.get("/api/v1/export", headers=free)
     assert denied.status_code == 403

@@ -69,7 +69,8 @@ def test_two_shim_processes_sharing_redis_never_over_admit(
         # ... and no replica still holds a lease of its own: a replica that holds one answers
         # /usage (not counted) from it, and one that was refused a lease saw the full limit.
         return all(
-            httpx.get(f"{u}/api/v1/usage", headers=auth).json()["used"] == first[200] for u in urls
+            LOOPBACK.get(f"{u}/api/v1/usage", headers=auth).json()["used"] == first[200]
+            for u in urls
         )
 
     wait_for(leases_back, 10, "idle leases given back to Redis")
@@ -95,7 +96,7 @@ def test_a_revoked_key_is_refused_by_both_processes_within_5_seconds(
     key = create_key(store.keys, limit=1000)
     headers = {"Authorization": f"Bearer {key}"}
     for shim in shims:
-        assert httpx.get(f"{shim.url}/api/v1/games", headers=headers).status_code == 200
+        assert LOOPBACK.get(f"{shim.url}/api/v1/games", headers=headers).status_code == 200
     revoked = subprocess.run(
         [sys.executable, "-m", "bangscore", "--store", redis_url, "keys", "revoke", key[4:12]],
         cwd=REPO,

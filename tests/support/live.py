@@ -26,11 +26,12 @@ from bangscore.stores.secret import load_session_secret
 
 REPO = Path(__file__).resolve().parents[2]
 READY_SECONDS = 30.0
-# One client for the polls of loopback servers (a server starting, a state awaited). httpx.get()
-# builds a client per call, and with it a TLS context that loads the CA bundle: 19 ms of CPU a
-# call (3 Dec 2026), polled every 50 ms while each of some hundreds of servers starts; py-spy
-# over a whole `make test` put about a tenth of the suite's CPU there. No keep-alive: each poll
-# opens its own connection, as httpx.get() did, so none outlives the server it went to.
+# One client for the tests' one-off requests to loopback servers and for their polls (a server
+# starting, a state awaited). httpx.get() and its kin build a client per call, and with it a TLS
+# context that loads the CA bundle: 19 ms of CPU a call (3 Dec 2026), polled every 50 ms while
+# each of some hundreds of servers starts; py-spy over a whole `make test` put about a tenth of
+# the suite's CPU there. No keep-alive: each request opens its own connection, as httpx.get()
+# did, so none outlives the server it went to.
 LOOPBACK = httpx.Client(limits=httpx.Limits(max_keepalive_connections=0))
 
 

@@ -74,6 +74,10 @@ def real_site(
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    """One headless chromium for the module."""
+    """One headless chromium for the module: each start (chromium and Playwright's driver)
+    costs about 1 s of CPU. Not one for the session: Playwright's synchronous API holds its
+    event loop as the running one while it lives, and a later module's ``asyncio.run`` in the
+    same process then fails (tried, 3 Dec 2026). Each context a test opens is a fresh, empty
+    profile (Playwright), so no test sees another's cookies or pages."""
     with chromium() as started:
         yield started

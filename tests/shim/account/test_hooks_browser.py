@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -21,9 +22,11 @@ from tests.support.browser import (
     SERIOUS,
     ConsoleLog,
     axe_violations,
-    chromium,
 )
 from tests.support.live import ShimServer
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.server]
 
@@ -32,7 +35,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.server]
     "viewport", [pytest.param(DESKTOP, id="1280"), pytest.param(PHONE, id="375")]
 )
 def test_add_a_webhook_and_read_its_log_in_chromium(
-    viewport: dict[str, int], tmp_path: Path
+    browser: Browser, viewport: dict[str, int], tmp_path: Path
 ) -> None:
     from playwright.sync_api import expect
 
@@ -47,53 +50,50 @@ def test_add_a_webhook_and_read_its_log_in_chromium(
             {"name": c.name, "value": c.value or "", "url": server.url} for c in client.cookies.jar
         ]
         client.close()
-        with chromium() as browser:
-            context = browser.new_context(viewport=viewport)  # type: ignore[arg-type]
-            context.add_cookies(cookies)  # type: ignore[arg-type]
-            console = ConsoleLog()
-            page = console.watch(context.new_page())
-            page.goto(f"{server.url}/account#webhooks")
-            page.fill("#hook-url", "https://hooks.example.com/bangscore")
-            page.fill("#hook-appids", "10001, 10002")
-            page.click("#add-webhook button[type=submit]")
-            secret = page.locator("#new-webhook-secret code.key")
-            expect(secret).to_contain_text("whsec_")
-            page.locator("#webhooks").scroll_into_view_if_needed()
-            page.screenshot(path=str(OUTPUT / f"account_webhook_added_{width}.png"), full_page=True)
-            store = open_webhook_store(f"sqlite:///{server.state_dir / 'bangscore.sqlite3'}")
-            try:
-                (endpoint,) = store.endpoints(email)
-                now = int(time.time())
-                for n, (event, appid, status) in enumerate(
-                    [("price.dropped", 10001, 200), ("tier.changed", 10002, 500)]
-                ):
-                    store.enqueue(
-                        Delivery(
-                            f"msg_{n}",
-                            endpoint.id,
-                            event,
-                            "s1",
-                            appid,
-                            b"{}",
-                            now + n,
-                            0,
-                            "pending",
-                            None,
-                            None,
-                            None,
-                        )
+        context = browser.new_context(viewport=viewport)  # type: ignore[arg-type]
+        context.add_cookies(cookies)  # type: ignore[arg-type]
+        console = ConsoleLog()
+        page = console.watch(context.new_page())
+        page.goto(f"{server.url}/account#webhooks")
+        page.fill("#hook-url", "https://hooks.example.com/bangscore")
+        page.fill("#hook-appids", "10001, 10002")
+        page.click("#add-webhook button[type=submit]")
+        secret = page.locator("#new-webhook-secret code.key")
+        expect(secret).to_contain_text("whsec_")
+        page.locator("#webhooks").scroll_into_view_if_needed()
+        page.screenshot(path=str(OUTPUT / f"account_webhook_added_{width}.png"), full_page=True)
+        store = open_webhook_store(f"sqlite:///{server.state_dir / 'bangscore.sqlite3'}")
+        try:
+            (endpoint,) = store.endpoints(email)
+            now = int(time.time())
+            for n, (event, appid, status) in enumerate(
+                [("price.dropped", 10001, 200), ("tier.changed", 10002, 500)]
+            ):
+                store.enqueue(
+                    Delivery(
+                        f"msg_{n}",
+                        endpoint.id,
+                        event,
+                        "s1",
+                        appid,
+                        b"{}",
+                        now + n,
+                        0,
+                        "pending",
+                        None,
+                        None,
+                        None,
                     )
-                    store.finish(
-                        f"msg_{n}", now + n, status, None if status == 200 else "answered 500"
-                    )
-            finally:
-                store.close()
-            page.goto(f"{server.url}/account#webhooks")
-            expect(page.locator(".webhook-log tbody tr")).to_have_count(2)
-            assert page.locator("#new-webhook-secret").count() == 0  # shown once
-            page.screenshot(path=str(OUTPUT / f"account_webhooks_{width}.png"), full_page=True)
-            serious = [v for v in axe_violations(page) if v["impact"] in SERIOUS]
-            assert serious == []
-            assert console.errors == []
+                )
+                store.finish(f"msg_{n}", now + n, status, None if status == 200 else "answered 500")
+        finally:
+            store.close()
+        page.goto(f"{server.url}/account#webhooks")
+        expect(page.locator(".webhook-log tbody tr")).to_have_count(2)
+        assert page.locator("#new-webhook-secret").count() == 0  # shown once
+        page.screenshot(path=str(OUTPUT / f"account_webhooks_{width}.png"), full_page=True)
+        serious = [v for v in axe_violations(page) if v["impact"] in SERIOUS]
+        assert serious == []
+        assert console.errors == []
     finally:
         server.stop()

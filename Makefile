@@ -217,8 +217,8 @@ $(CHECK_PARTS): check-shard-%: $(STAMP)
 # even if another fails.
 # One worker more than cores: the tests wait on servers, browsers and sockets, and a third
 # worker fills that time (make test on 2 cores, 3 Dec 2026, quiet: 9 min 48 s with 2 workers
-# at 03:57, 9 min 22 s and 9 min 12 s with 3 at 04:08 and 04:18; the same tests passed). Two
-# more do not: 9 min 59 s and 1,063 s of CPU with 4 at 11:30, against 8 min 37 s and 905 s
+# at 03:57, 9 min 22 s and 9 min 12 s with 3 at 04:08 and 04:18; the same tests passed). A
+# fourth does not: 9 min 59 s and 1,063 s of CPU with 4 at 11:30, against 8 min 37 s and 905 s
 # with 3 at 11:19 (3a2f1eb); a fourth worker unpickles the real catalogue once more (its
 # share of the extra CPU not measured apart).
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))

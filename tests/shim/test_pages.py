@@ -3,20 +3,25 @@ for refused and missing pages, and the pages' own per-IP allowance."""
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import html
 import re
+import threading
 from collections.abc import Callable
 from typing import Any
 
+import anyio
+import anyio.to_thread
 import pytest
 from starlette.testclient import TestClient
 
 from bangscore.build.wire import slugify
+from bangscore.contract.search import SearchIndex
 from bangscore.manifest import etag_for
 from bangscore.scoring.pipeline import ScoredGame
 from bangscore.scoring.records import NotRated
-from bangscore.shim.pages import MAX_UNRATED_SHOWN
+from bangscore.shim.pages import MAX_UNRATED_SHOWN, Pages, UnratedNames
 from bangscore.shim.rate import appids_in
 from bangscore.site.render import SiteRenderer, style_version
 from bangscore.storage import ObjectStorage
@@ -278,6 +283,42 @@ def test_search_names_known_games_that_are_not_rated(
     assert "too few reviews" in both
     without, _ = site  # a snapshot without the object: no not-rated section, no error
     assert 'id="not-rated"' not in without.get("/search?q=rpg quest").text
+
+
+def test_searches_waiting_on_the_unrated_names_share_their_one_build(
+    client_factory: ClientFactory, with_not_rated: ObjectStorage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search that arrives while a snapshot's unrated names are being indexed waits for
+    that build and takes its index: one build per snapshot, however many searches wait."""
+    client, _ = client_factory(with_not_rated)
+    assert client.get("/").status_code == 200  # the snapshot is loaded
+    pages: Pages = client.app.state.pages  # type: ignore[attr-defined]
+    snap = pages.source.current
+    assert snap is not None
+    builds: list[str] = []
+    building, release = threading.Event(), threading.Event()
+    build = snap.not_rated.name_index
+
+    def held_build() -> SearchIndex | None:
+        builds.append(snap.id)
+        building.set()
+        assert release.wait(10)
+        return build()
+
+    monkeypatch.setattr(snap.not_rated, "name_index", held_build)
+
+    async def two_searches() -> tuple[UnratedNames, UnratedNames]:
+        first = asyncio.ensure_future(pages.not_rated(snap))
+        assert await anyio.to_thread.run_sync(building.wait, 10)  # it holds the lock
+        second = asyncio.ensure_future(pages.not_rated(snap))
+        await asyncio.sleep(0)  # its first step: the names not built, it waits on the lock
+        assert not second.done()
+        release.set()
+        return await first, await second
+
+    first, second = asyncio.run(two_searches())
+    assert builds == [snap.id]
+    assert second is first and first.index is not None
 
 
 @pytest.mark.parametrize(

@@ -99,6 +99,7 @@ WARM_STEP_BY_FIXTURE = {
     "real_eve": "eve",
     "real_export": "export",
     "as_of_pair": "pair",
+    "pair_details": "pair",
 }
 
 
@@ -310,6 +311,15 @@ def as_of_pair(real_cache: Path) -> tuple[LocalStorage, str, str]:
     storage = LocalStorage(cached_pair(real_cache))
     eve, today = list_snapshots(storage)
     return storage, eve, today
+
+
+@pytest.fixture(scope="session")
+def pair_details(real_cache: Path) -> tuple[dict[int, Any], dict[int, Any]]:
+    """Every detail record of the as-of pair's two builds by appid, (the eve's, today's):
+    decoded once per set of inputs (tests/support/real_builds.py), read only."""
+    from tests.support.real_builds import cached_pair_details
+
+    return cached_pair_details(real_cache)
 
 
 @pytest.fixture(scope="session")

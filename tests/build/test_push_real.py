@@ -26,22 +26,9 @@ from bangscore.contract.push import (
 from bangscore.manifest import read_body, read_manifest
 from bangscore.storage import LocalStorage
 from tests.support.factories import SITE
+from tests.support.real_builds import Details
 
 pytestmark = pytest.mark.slow
-# Detail records by appid.
-Details = dict[int, dict[str, Any]]
-
-
-def _details(storage: LocalStorage, snapshot: str) -> Details:
-    """Given a store and a snapshot, return every detail record by appid."""
-    manifest = read_manifest(storage, snapshot)
-    return {
-        int(key.removeprefix("games/").removesuffix(".json")): orjson.loads(
-            read_body(storage, entry)
-        )
-        for key, entry in manifest.entries.items()
-        if key.startswith("games/") and key.endswith(".json")
-    }
 
 
 def _pages(storage: LocalStorage, snapshot: str, since: str) -> list[dict[str, Any]]:
@@ -54,19 +41,11 @@ def _pages(storage: LocalStorage, snapshot: str, since: str) -> list[dict[str, A
     ]
 
 
-@pytest.fixture(scope="module")
-def details(as_of_pair: Any) -> tuple[Details, Details]:
-    """Every detail record of the eve's build and of today's, by appid: decoded once for the
-    module (each build's 40,000 records took its tests about 4 s of CPU a reading)."""
-    storage, eve, today = as_of_pair
-    return _details(storage, eve), _details(storage, today)
-
-
 def test_the_change_feed_is_every_detail_records_difference(
-    as_of_pair: Any, details: tuple[Details, Details]
+    as_of_pair: Any, pair_details: tuple[Details, Details]
 ) -> None:
     storage, eve, today = as_of_pair
-    before, after = details
+    before, after = pair_details
     expected = {}
     for appid in sorted(before.keys() | after.keys()):
         old, new = before.get(appid, {}), after.get(appid, {})
@@ -81,10 +60,10 @@ def test_the_change_feed_is_every_detail_records_difference(
 
 
 def test_the_deals_feed_holds_the_games_that_became_buy_now(
-    as_of_pair: Any, details: tuple[Details, Details]
+    as_of_pair: Any, pair_details: tuple[Details, Details]
 ) -> None:
     storage, _, today = as_of_pair
-    before, after = details
+    before, after = pair_details
     became = {
         a for a, r in after.items() if r["verdict"] == "buy_now"
         and before.get(a, {}).get("verdict") != "buy_now"
@@ -102,12 +81,12 @@ def test_the_deals_feed_holds_the_games_that_became_buy_now(
 
 
 def test_the_same_data_built_again_keeps_every_feeds_ids(
-    as_of_pair: Any, details: tuple[Details, Details]
+    as_of_pair: Any, pair_details: tuple[Details, Details]
 ) -> None:
     storage, _, today = as_of_pair
     manifest = read_manifest(storage, today)
     state = decode(read_body(storage, manifest.entries[PUSH_STATE_KEY]))
-    records = sorted(details[1].values(), key=lambda r: (-r["bang_score"], r["appid"]))
+    records = sorted(pair_details[1].values(), key=lambda r: (-r["bang_score"], r["appid"]))
     assert set(qualifying(records)) >= {"deals", "bangers"}
     now = dt.datetime.now(dt.UTC)
     rebuilt = advance(state, records, snapshot_id="rebuilt", created_at=now, as_of=now.date())

@@ -23,8 +23,8 @@ from bangscore.mail.smtp import Mailer, SMTPServer
 from bangscore.manifest import read_manifest_view
 from bangscore.stores import open_watch_store
 from bangscore.stores.watchstore import Condition, WatchRecord
-from tests.build.test_push_real import _details
 from tests.support.raw_prices import raw_newest, raw_prices
+from tests.support.real_builds import Details
 from tests.support.smtp_server import SMTPServer as LiveSMTP
 
 pytestmark = pytest.mark.slow
@@ -44,11 +44,12 @@ def _source(record: dict[str, Any]) -> str | None:
 
 def test_event_watches_fire_on_the_as_of_pair_as_the_raw_dumps_say(
     as_of_pair: Any,
+    pair_details: tuple[Details, Details],
     smtp_server: LiveSMTP,
     tmp_path: Any,
 ) -> None:
     storage, eve, today = as_of_pair
-    before, after = _details(storage, eve), _details(storage, today)
+    before, after = pair_details
     both = sorted(before.keys() & after.keys())
     comes_true = {
         (appid, name): cond.met(after[appid]) and not cond.met(before[appid])

@@ -29,7 +29,7 @@ from pathlib import Path
 import orjson
 
 from bangscore.build.buyer import buyer_fields
-from bangscore.scoring.pipeline import is_free, score_catalog
+from bangscore.scoring.pipeline import ScoredGame, is_free, score_catalog
 from bangscore.scoring.records import Catalog
 
 WINDOW_DAYS = 30
@@ -93,10 +93,17 @@ class Decision:
     prices_as_of: dt.date | None = None
 
 
-def decide(catalog: Catalog, dump_dir: Path, as_of: dt.date) -> Decision:
-    """Given the catalogue as of a day, the raw dumps and the day, score the catalogue, take
-    the verdicts as the snapshot of that day publishes them, and follow them."""
-    games = [g for g in score_catalog(catalog.games) if not is_free(g.record)]
+def decide(
+    catalog: Catalog,
+    dump_dir: Path,
+    as_of: dt.date,
+    scored: Sequence[ScoredGame] | None = None,
+) -> Decision:
+    """Given the catalogue as of a day, the raw dumps, the day and the catalogue's games
+    scored (``score_catalog``; scored here when not given), take the verdicts as the snapshot
+    of that day publishes them, and follow them."""
+    every = score_catalog(catalog.games) if scored is None else scored
+    games = [g for g in every if not is_free(g.record)]
     assert catalog.prices_as_of is not None
     fields = buyer_fields(games, catalog.prices_as_of.date(), as_of)
     start = as_of + dt.timedelta(days=1)

@@ -46,7 +46,7 @@ from bangscore.contract.compact import (
 from bangscore.contract.facets import language_tags
 from bangscore.contract.filters import precomputed_combos
 from bangscore.contract.limits import PAGE_SIZE
-from bangscore.contract.not_rated import not_rated_index
+from bangscore.contract.not_rated import not_rated_index, not_rated_search
 from bangscore.contract.objects import (
     DATES_KEY,
     DOCS_KEY,
@@ -55,6 +55,7 @@ from bangscore.contract.objects import (
     HOME_KEY,
     INDEX_KEY,
     NOT_RATED_KEY,
+    NOT_RATED_SEARCH_KEY,
     OPENAPI_KEY,
     ROOT_KEY,
     SEARCH_KEY,
@@ -188,9 +189,11 @@ def snapshot_objects(
     )
     yield from push_objects(state, items, buyer, site_url=site_url)
     yield StoredObject(INDEX_KEY, index, INDEX_TYPE)
-    yield StoredObject(
-        NOT_RATED_KEY, dumps(not_rated_index(not_rated, unrated_aliases(not_rated))), JSON_TYPE
-    )
+    unrated = not_rated_index(not_rated, unrated_aliases(not_rated))
+    yield StoredObject(NOT_RATED_KEY, dumps(unrated), JSON_TYPE)
+    names = not_rated_search(unrated)
+    if names is not None:
+        yield StoredObject(NOT_RATED_SEARCH_KEY, dumps(names), JSON_TYPE)
     yield StoredObject(SEARCH_KEY, search() if search else search_bytes(games), JSON_TYPE)
     root = root_listing(site_url, base_url, as_of_rfc, dates["snapshot_date"])
     yield StoredObject(ROOT_KEY, dumps(root), JSON_TYPE)

@@ -20,6 +20,7 @@ reading the website's service, :class:`Pages`, from ``request.app.state.pages``.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
@@ -325,15 +326,21 @@ class Pages:
     # -- the not-rated apps ------------------------------------------------------------------
 
     async def not_rated(self, snap: LoadedSnapshot) -> UnratedNames:
-        """Given a snapshot, return its known-but-unrated apps with a name index, built once
-        per snapshot from the index the snapshot loaded (off the event loop: seconds for 150k
-        names)."""
+        """Given a snapshot, return its known-but-unrated apps with a name index, made once
+        per snapshot, off the event loop: the snapshot's stored index read, or the names
+        indexed when it has none or a malformed one (logged)."""
         if self._not_rated is not None and self._not_rated[0] == snap.id:
             return self._not_rated[1]
         async with self._not_rated_lock:  # one build per snapshot, however many searches wait
             if self._not_rated is not None and self._not_rated[0] == snap.id:
                 return self._not_rated[1]
-            index = await anyio.to_thread.run_sync(snap.not_rated.name_index)
+            try:
+                index = await anyio.to_thread.run_sync(snap.not_rated.name_index)
+            except ValueError as exc:  # the names answer still: indexed here instead
+                log.warning("snapshot %s: %s; indexing the names instead", snap.id, exc)
+                index = await anyio.to_thread.run_sync(
+                    functools.partial(snap.not_rated.name_index, stored=False)
+                )
             loaded = UnratedNames(snap.not_rated, index)
             self._not_rated = (snap.id, loaded)
             return loaded

@@ -26,7 +26,13 @@ import anyio.to_thread
 import orjson
 
 from bangscore.contract.not_rated import NotRatedIndex
-from bangscore.contract.objects import INDEX_KEY, LEGACY_INDEX_KEY, NOT_RATED_KEY, SEARCH_KEY
+from bangscore.contract.objects import (
+    INDEX_KEY,
+    LEGACY_INDEX_KEY,
+    NOT_RATED_KEY,
+    NOT_RATED_SEARCH_KEY,
+    SEARCH_KEY,
+)
 from bangscore.contract.paging import page_bounds, render_page
 from bangscore.contract.search import SearchIndex
 from bangscore.errors import (
@@ -280,7 +286,12 @@ class SnapshotSource:
             # Snapshots built before the not-rated index simply have no such answers.
             not_rated_entry = manifest.entries.get(NOT_RATED_KEY)
             raw = self._fetch(not_rated_entry, readdress=moves) if not_rated_entry else b"null"
-            not_rated = Deferred(lambda: NotRatedIndex(orjson.loads(raw)), NOT_RATED_KEY).get()
+            # Snapshots built before the builder indexed the unrated names: the replica does.
+            names_entry = manifest.entries.get(NOT_RATED_SEARCH_KEY)
+            names = self._fetch(names_entry, readdress=moves) if names_entry else None
+            not_rated = Deferred(
+                lambda: NotRatedIndex(orjson.loads(raw), names), NOT_RATED_KEY
+            ).get()
             index = Deferred(lambda: CompactIndex.from_bytes(index_raw), "compact index")
             search = Deferred(
                 lambda: SearchIndex.from_json(orjson.loads(search_raw)), "search index"

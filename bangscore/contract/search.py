@@ -35,15 +35,15 @@ import re
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any, Final
 
 import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
-from bangscore.contract.search_words import alias_key, fold, name_words
+from bangscore.contract.search_words import alias_key, fold, max_edits, name_words, query_words
 
-MAX_QUERY_WORDS: Final = 8
 MAX_FUZZY_WORDS: Final = 3
 MAX_FUZZY_TERMS: Final = 64
 MAX_COMPARISONS: Final = 120_000
@@ -54,21 +54,9 @@ MAX_CUT_PARTS: Final = 4
 _LETTERS_DIGITS = re.compile(r"(?<=[^\W\d_])(?=\d)|(?<=\d)(?=[^\W\d_])")
 
 
-def max_edits(word: str) -> int:
-    """Given a query word, return the edits the typo-tolerant pass allows (0, 1 or 2)."""
-    return 0 if len(word) < 4 else 1 if len(word) < 8 else 2
-
-
-def query_words(folded: str) -> list[str]:
-    """Given a folded query, return the words that are matched: distinct, without a word that
-    is a prefix of another query word (every name matching the longer matches it), longest
-    first, at most :data:`MAX_QUERY_WORDS`."""
-    distinct = sorted(set(folded.split()), key=lambda w: (-len(w), w))
-    kept: list[str] = []
-    for word in distinct:
-        if not any(k.startswith(word) for k in kept):
-            kept.append(word)
-    return kept[:MAX_QUERY_WORDS]
+# An index's columns (SearchIndex.columns): appids, bang_scores, folded names, vocabulary, cum,
+# postings.
+Columns = tuple["array[int]", "array[int]", list[str], list[str], "array[int]", "array[int]"]
 
 
 @dataclass(slots=True)
@@ -117,23 +105,49 @@ class SearchIndex:
         postings: Mapping[str, Iterable[int]],
         aliases: dict[str, int] | None = None,
     ) -> None:
+        # Postings as one array in vocabulary order: a word's is a slice from cum (the
+        # postings before each word), and a prefix's (a range of words) is one slice too.
+        vocab = sorted(postings)
+        positions, cum = array("i"), array("q", [0])
+        for w in vocab:
+            positions.extend(postings[w])
+            cum.append(len(positions))
         # Entries are in tie order (review count desc, bang_score desc, appid asc): a position
         # is a tie rank.
-        self._appids = array("q", [e.appid for e in entries])
-        self._scores = array("h", [e.bang_score for e in entries])
-        self._folded = [e.folded for e in entries]
-        # Postings as one array in vocabulary order: a word's is a slice from _cum (the
-        # postings before each word), and a prefix's (a range of words) is one slice too.
-        self.vocab = sorted(postings)
-        self._positions = array("i")
-        self._cum = array("q", [0])
-        for w in self.vocab:
-            self._positions.extend(postings[w])
-            self._cum.append(len(self._positions))
+        appids = array("q", [e.appid for e in entries])
+        scores = array("h", [e.bang_score for e in entries])
+        self._arrange((appids, scores, [e.folded for e in entries], vocab, cum, positions), aliases)
+
+    def columns(self) -> Columns:
+        """Return the index's columns: (appids, bang_scores, folded names) in tie order, the
+        sorted vocabulary, each word's first posting (``cum``, one more than the words) and
+        the postings (positions) in vocabulary order."""
+        return self._appids, self._scores, self._folded, self.vocab, self._cum, self._positions
+
+    @classmethod
+    def from_columns(cls, columns: Columns, aliases: dict[str, int] | None = None) -> SearchIndex:
+        """Given the columns of :meth:`columns` and the alias table, return the index; raise
+        ValueError if the columns disagree (lengths, order, postings outside the entries)."""
+        appids, scores, folded, vocab, cum, positions = columns
+        at, starts = np.frombuffer(positions, dtype=np.int32), np.frombuffer(cum, dtype=np.int64)
+        if not len(appids) == len(scores) == len(folded) or len(starts) != len(vocab) + 1:
+            raise ValueError("search columns differ in length")
+        if starts[0] != 0 or starts[-1] != len(at) or bool(np.any(np.diff(starts) < 0)):
+            raise ValueError("search postings are not laid out by word")
+        if len(at) and (int(at.min()) < 0 or int(at.max()) >= len(folded)):
+            raise ValueError("search postings point outside the entries")
+        if any(a >= b for a, b in pairwise(vocab)):
+            raise ValueError("search vocabulary is not sorted")
+        index = cls.__new__(cls)
+        index._arrange(columns, aliases)
+        return index
+
+    def _arrange(self, columns: Columns, aliases: dict[str, int] | None) -> None:
+        self._appids, self._scores, self._folded, self.vocab, self._cum, self._positions = columns
         # An appid's position: bisected in the sorted appids, not a dict of boxed ints.
-        appids = np.frombuffer(self._appids, dtype=np.int64)
-        order = np.argsort(appids, kind="stable")
-        self._sorted_appids = array("q", appids[order].tobytes())
+        by_appid = np.frombuffer(self._appids, dtype=np.int64)
+        order = np.argsort(by_appid, kind="stable")
+        self._sorted_appids = array("q", by_appid[order].tobytes())
         self._sorted_positions = array("i", order.astype(np.int32).tobytes())
         self.aliases = {k: a for k, a in (aliases or {}).items() if self.position_of(a) is not None}
         # Whole folded names in order, with their positions: the names starting with a query

@@ -2,13 +2,16 @@
 (docs/API.md#search): case, accents, marks, apostrophes and ™ ® © folded away, roman
 numerals II-XX as digits (:func:`fold`), hyphenated words joined too, number words one to
 twenty and a last word ``I`` as digits too (:func:`name_words`); the alias table's keys
-(:func:`alias_key`). The index and its queries are :mod:`bangscore.contract.search`'s.
+(:func:`alias_key`); the words of a query that are matched (:func:`query_words`) and the
+typos each may hold (:func:`max_edits`). The index and its queries are
+:mod:`bangscore.contract.search`'s.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Final
 
 DROPPED_CHARS = dict.fromkeys(map(ord, "™®©℠'’`´"), None)
 _SPLIT = re.compile(r"[^\w]+|_")
@@ -68,3 +71,23 @@ def name_words(name: str) -> list[str]:
 def alias_key(text: str) -> str:
     """Given a query or an alias, return its alias-table key: folded, spaces removed."""
     return "".join(fold(text).split())
+
+
+MAX_QUERY_WORDS: Final = 8
+
+
+def max_edits(word: str) -> int:
+    """Given a query word, return the edits the typo-tolerant pass allows (0, 1 or 2)."""
+    return 0 if len(word) < 4 else 1 if len(word) < 8 else 2
+
+
+def query_words(folded: str) -> list[str]:
+    """Given a folded query, return the words that are matched: distinct, without a word that
+    is a prefix of another query word (every name matching the longer matches it), longest
+    first, at most :data:`MAX_QUERY_WORDS`."""
+    distinct = sorted(set(folded.split()), key=lambda w: (-len(w), w))
+    kept: list[str] = []
+    for word in distinct:
+        if not any(k.startswith(word) for k in kept):
+            kept.append(word)
+    return kept[:MAX_QUERY_WORDS]

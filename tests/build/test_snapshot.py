@@ -12,9 +12,11 @@ from pydantic import ValidationError
 from bangscore.build import game_pages, snapshot
 from bangscore.build.wire import check, detail_record, dumps, list_item, slugify
 from bangscore.contract.filters import Filters, precomputed_combos
+from bangscore.contract.not_rated import unpacked_search
 from bangscore.contract.objects import (
     DOCS_KEY,
     INDEX_KEY,
+    NOT_RATED_SEARCH_KEY,
     OPENAPI_KEY,
     ROOT_KEY,
     SEARCH_KEY,
@@ -61,6 +63,16 @@ def test_one_detail_and_page_per_game_plus_documents(small_snapshot: Any) -> Non
         assert entries[game_page_key(game.record.appid)].content_type.startswith("text/html")
     for key in (INDEX_KEY, SEARCH_KEY, ROOT_KEY, OPENAPI_KEY, DOCS_KEY):
         assert key in entries
+
+
+@pytest.mark.parametrize("app", factories.NOT_RATED, ids=lambda a: a.name)
+def test_the_stored_unrated_name_index_finds_each_unrated_app_by_its_name(
+    small_snapshot: Any, app: Any
+) -> None:
+    storage, _ = small_snapshot
+    stored = body(storage, NOT_RATED_SEARCH_KEY)
+    assert len(stored["folded"]) == len(factories.NOT_RATED)  # every one is named
+    assert unpacked_search(orjson.dumps(stored)).search(app.name)[0] == app.appid
 
 
 @pytest.mark.parametrize(

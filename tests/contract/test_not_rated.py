@@ -3,8 +3,11 @@ every reason."""
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
+import numpy as np
+import orjson
 import pytest
 
 from bangscore.contract.not_rated import (
@@ -12,6 +15,7 @@ from bangscore.contract.not_rated import (
     REASON_LABEL,
     NotRatedIndex,
     not_rated_index,
+    not_rated_search,
 )
 from bangscore.scoring.records import NOT_RATED_REASONS, NotRated
 
@@ -37,6 +41,69 @@ def test_name_index_finds_named_apps_only() -> None:
     assert names is not None
     assert names.search("day of defeat") == [304]
     assert NotRatedIndex(not_rated_index(APPS[2:])).name_index() is None
+
+
+@pytest.mark.parametrize(
+    "query", ["day of defeat", "counter strike", "cs2", "defeat source", "counter strkie"]
+)
+def test_the_stored_name_index_answers_as_the_names_indexed_here(query: str) -> None:
+    doc = not_rated_index(APPS, {"cs2": 730})
+    stored = not_rated_search(doc)
+    assert stored is not None and len(stored["folded"]) == 2  # the named apps only
+    loaded = NotRatedIndex(doc, orjson.dumps(stored)).name_index()
+    built = NotRatedIndex(doc).name_index(stored=False)
+    assert loaded is not None and built is not None
+    assert loaded.search(query) == built.search(query) != []
+
+
+def test_no_name_index_is_stored_when_no_app_has_a_name() -> None:
+    assert not_rated_search(not_rated_index(APPS[2:])) is None
+
+
+def _packed(**changed: Any) -> bytes:
+    """The stored name index of APPS with some fields changed."""
+    stored = not_rated_search(not_rated_index(APPS))
+    assert stored is not None
+    return orjson.dumps({**stored, **changed})
+
+
+def _column(dtype: str, *values: int) -> str:
+    return base64.b64encode(np.array(values, dtype=dtype).tobytes()).decode()
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"\xff{",
+        b"null",
+        b"[]",
+        _packed(positions="not base64!"),
+        _packed(positions=7),
+        _packed(positions=_column("<i4", 0, 1, 9, 0, 1, 1)),  # a posting past the 2 names
+        _packed(appids=_column("<i8", 730)),  # one appid for two names
+        _packed(cum="AAA="),  # 2 bytes: no whole 8-byte integer
+        _packed(vocab=["z", "a"]),
+        _packed(folded=None),
+    ],
+    ids=[
+        "not-json",
+        "null",
+        "a-list",
+        "bad-base64",
+        "column-not-a-string",
+        "posting-outside",
+        "columns-differ",
+        "partial-integer",
+        "vocab-unsorted",
+        "no-names",
+    ],
+)
+def test_a_malformed_stored_name_index_is_refused_and_the_names_still_index(body: bytes) -> None:
+    index = NotRatedIndex(not_rated_index(APPS), body)
+    with pytest.raises(ValueError, match="search"):
+        index.name_index()
+    names = index.name_index(stored=False)
+    assert names is not None and names.search("counter") == [730]
 
 
 @pytest.mark.parametrize(

@@ -9,13 +9,8 @@ from typing import Any
 import pytest
 
 from bangscore.build.snapshot import search_index
-from bangscore.contract.search import (
-    MAX_COMPARISONS,
-    MAX_QUERY_WORDS,
-    SearchIndex,
-    query_words,
-)
-from bangscore.contract.search_words import fold, name_words
+from bangscore.contract.search import MAX_COMPARISONS, SearchIndex
+from bangscore.contract.search_words import MAX_QUERY_WORDS, fold, name_words, query_words
 from tests.support.real_catalogue import cached_games
 
 GAMES = [

@@ -17,6 +17,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from bangscore.build.wire import slugify
+from bangscore.contract.objects import NOT_RATED_SEARCH_KEY
 from bangscore.contract.search import SearchIndex
 from bangscore.manifest import etag_for
 from bangscore.scoring.pipeline import ScoredGame
@@ -28,6 +29,7 @@ from bangscore.storage import ObjectStorage
 from bangscore.stores import Stores
 from tests.support import factories
 from tests.support.factories import SITE, add_key
+from tests.support.malformed import publish_copy, publish_without
 
 ClientFactory = Callable[..., tuple[TestClient, Stores]]
 HTML = "text/html; charset=utf-8"
@@ -283,6 +285,33 @@ def test_search_names_known_games_that_are_not_rated(
     assert "too few reviews" in both
     without, _ = site  # a snapshot without the object: no not-rated section, no error
     assert 'id="not-rated"' not in without.get("/search?q=rpg quest").text
+
+
+@pytest.mark.parametrize(
+    ("change", "logged"),
+    [
+        (lambda s: publish_copy(s, "s1", "s2", **{NOT_RATED_SEARCH_KEY: b"[]"}), True),
+        (lambda s: publish_without(s, "s1", "s2", NOT_RATED_SEARCH_KEY), False),
+        (lambda s: None, False),
+    ],
+    ids=["stored-index-malformed", "built-before-the-stored-index", "stored-index"],
+)
+def test_unrated_names_are_found_whatever_name_index_the_snapshot_stores(
+    client_factory: ClientFactory,
+    caplog: pytest.LogCaptureFixture,
+    change: Callable[[ObjectStorage], None],
+    logged: bool,
+) -> None:
+    storage, _ = factories.publish_catalog(factories.small_catalog(), not_rated=NOT_RATED)
+    change(storage)
+    client, _ = client_factory(storage)
+    html = client.get("/search?q=hades").text
+    assert re.search(r'<a href="/game/\d+">Hades Demo</a> — not rated: not a game', html)
+    warned = [r.getMessage() for r in caplog.records if r.name == "bangscore.pages"]
+    assert [
+        w.startswith("snapshot s2: malformed not-rated search index: TypeError(") for w in warned
+    ] == ([True] if logged else [])
+    assert all(w.endswith("; indexing the names instead") for w in warned)
 
 
 def test_searches_waiting_on_the_unrated_names_share_their_one_build(

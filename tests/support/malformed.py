@@ -82,7 +82,9 @@ def _damaged_row(storage: ObjectStorage, base: str, new: str, fault: str) -> Non
     point_at(storage, new.encode())
 
 
-def _manifest_without(storage: ObjectStorage, base: str, new: str, key: str) -> None:
+def publish_without(storage: ObjectStorage, base: str, new: str, key: str) -> None:
+    """Given a store, a published snapshot id, a new id and a key, publish a copy whose
+    manifest has no entry for that key."""
     copy = copy_as(storage, base, new)
     entries = {k: e for k, e in copy.entries.items() if k != key}
     raw = dataclasses.replace(copy, entries=entries).to_bytes()
@@ -114,7 +116,7 @@ MALFORMED: dict[str, Publish] = {
     "not-rated-unsorted": lambda s, b, n: publish_copy(
         s, b, n, **{NOT_RATED_KEY: orjson.dumps(NOT_RATED_UNSORTED)}
     ),
-    "manifest-without-search": lambda s, b, n: _manifest_without(s, b, n, SEARCH_KEY),
+    "manifest-without-search": lambda s, b, n: publish_without(s, b, n, SEARCH_KEY),
     "pointer-traversal": lambda s, b, n: point_at(s, b"../../etc/passwd"),
     "pointer-not-utf8": lambda s, b, n: point_at(s, b"\xff\xfe" + n.encode()),
 }

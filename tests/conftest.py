@@ -317,9 +317,15 @@ def as_of_pair(real_cache: Path) -> tuple[LocalStorage, str, str]:
 def pair_details(real_cache: Path) -> tuple[dict[int, Any], dict[int, Any]]:
     """Every detail record of the as-of pair's two builds by appid, (the eve's, today's):
     decoded once per set of inputs (tests/support/real_builds.py), read only."""
+    import gc
+
     from tests.support.real_builds import cached_pair_details
 
-    return cached_pair_details(real_cache)
+    pair = cached_pair_details(real_cache)
+    # Kept for the session: out of the cyclic collector, as the scored catalogue is
+    # (tests/support/real_catalogue.py), or each full collection walks them again.
+    gc.freeze()
+    return pair
 
 
 @pytest.fixture(scope="session")

@@ -26,7 +26,7 @@ INDEX_KEY = "index/games.bin"
 LEGACY_INDEX_KEY = "index/games.json"
 SEARCH_KEY = "index/search.json"
 NOT_RATED_KEY = "index/not_rated.json"
-# The name search index over the apps of NOT_RATED_KEY (SearchIndex.to_json): built by the
+# The name search index over the apps of NOT_RATED_KEY (not_rated.not_rated_search): built by the
 # builder, so a replica loads it rather than indexing 145,000 names itself.
 NOT_RATED_SEARCH_KEY = "index/not_rated_search.json"
 ROOT_KEY = "api/v1/index.json"
